@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rpcrdma/svc.h - the Responder side: an ONC RPC server over RPC-over-RDMA.
+ *
+ * The transport accepts connections with rdma_cm, receives calls, pulls
+ * Read chunks with RDMA Read, hands each rebuilt call to the dispatch
+ * function registered for its program and version, and returns the result
+ * inline, through Write chunks, or through the Reply chunk (RFC 8166 3.5).
+ *
+ * A dispatch function decodes its arguments from rq_args and encodes its
+ * results into rq_res (both positioned past the RPC header).  DDP-eligible
+ * result data (RFC 8267: NFS READ and READLINK data) is placed with
+ * rpcrdma_svc_ddp_begin()/rpcrdma_svc_ddp_end() so that the transport can
+ * move it by RDMA Write without copying it.
+ */
+#ifndef RPCRDMA_SVC_H
+#define RPCRDMA_SVC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/socket.h>
+
+#include <rpcrdma/wire.h>
+#include <rpcrdma/xdr.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* accept_stat values (RFC 5531 9) a dispatch function may return. */
+#define RPCRDMA_SVC_SUCCESS 0
+#define RPCRDMA_SVC_PROG_UNAVAIL 1
+#define RPCRDMA_SVC_PROG_MISMATCH 2
+#define RPCRDMA_SVC_PROC_UNAVAIL 3
+#define RPCRDMA_SVC_GARBAGE_ARGS 4
+#define RPCRDMA_SVC_SYSTEM_ERR 5
+/** Return value asking for MSG_DENIED / AUTH_ERROR with rq_auth_stat. */
+#define RPCRDMA_SVC_AUTH_ERROR 100
+/* auth_stat values (RFC 5531 9) for rq_auth_stat. */
+#define RPCRDMA_AUTH_BADCRED 1
+#define RPCRDMA_AUTH_REJECTEDCRED 2
+#define RPCRDMA_AUTH_TOOWEAK 5
+
+/**
+ * One call being served.  The transport owns it; a dispatch function may
+ * use it only until it returns.
+ */
+struct rpcrdma_svc_req {
+	struct rpcrdma_rpc_msg rq_msg; /* decoded call header (prog, vers, proc, cred) */
+	struct rpcrdma_xdr rq_args;    /* arguments: cursor just past the call header */
+	struct rpcrdma_xdr rq_res;     /* results: cursor just past the accepted reply header */
+	struct sockaddr_storage rq_peer; /* the Requester's address */
+	uint32_t rq_auth_stat;         /* with RPCRDMA_SVC_AUTH_ERROR */
+
+	/* DDP-eligible result data inside rq_res (set by rpcrdma_svc_ddp_end) */
+	bool rq_ddp;
+	size_t rq_ddp_pos; /* byte offset in rq_res.xs_base */
+	size_t rq_ddp_len; /* bytes, without XDR pad */
+
+	void *rq_xprt; /* transport-private */
+};
+
+/**
+ * rpcrdma_svc_dispatch_fn - serve one call.
+ * @req: the call; results go into req->rq_res.
+ * @arg: the pointer given to rpcrdma_svc_register().
+ *
+ * Runs on a worker thread; several may run at once.  Return: an
+ * accept_stat (RPCRDMA_SVC_SUCCESS ...), or RPCRDMA_SVC_AUTH_ERROR.
+ * On anything but SUCCESS the transport discards rq_res and sends the
+ * matching error reply.
+ */
+typedef int (*rpcrdma_svc_dispatch_fn)(struct rpcrdma_svc_req *req, void *arg);
+
+/**
+ * rpcrdma_svc_ddp_begin - start DDP-eligible result data at rq_res's cursor.
+ * @req: the call.
+ * @max: most bytes the caller will write.
+ *
+ * The caller has already encoded the opaque's length word (or reserved it).
+ * Return: where to write up to @max bytes (inside the transport's
+ * registered reply buffer), or NULL when rq_res has no room for @max bytes
+ * plus pad.  Only one DDP item per reply.
+ */
+uint8_t *rpcrdma_svc_ddp_begin(struct rpcrdma_svc_req *req, size_t max);
+
+/**
+ * rpcrdma_svc_ddp_end - finish the DDP item with @len bytes (<= max).
+ * Advances rq_res past the data and its XDR pad (pad zeroed) and records
+ * the item so the transport can send it by RDMA Write (RFC 8166 3.4.6).
+ */
+void rpcrdma_svc_ddp_end(struct rpcrdma_svc_req *req, size_t len);
+
+/** Server configuration; zero fields take the defaults noted. */
+struct rpcrdma_svc_config {
+	const char *sc_listen;      /* address to bind; NULL: any (IPv6 and IPv4) */
+	uint16_t sc_port;           /* default RPCRDMA_NFS_PORT (20049) */
+	uint32_t sc_credits;        /* credits granted, default 64 */
+	uint32_t sc_inline_size;    /* our inline send and receive size, default 4096 */
+	uint32_t sc_max_payload;    /* largest READ/WRITE payload, default 1 MiB */
+	uint32_t sc_call_contexts;  /* large call contexts per connection, default 16 */
+	unsigned sc_threads;        /* worker threads, default 4 */
+	/** Optional: return false to refuse a connection from @peer. */
+	bool (*sc_accept)(const struct sockaddr *peer, void *arg);
+	void *sc_accept_arg;
+	FILE *sc_log;               /* connection and error log; NULL: stderr */
+	int sc_verbose;
+};
+
+/** Server counters (all monotonic except the gauges marked). */
+struct rpcrdma_svc_stats {
+	uint64_t ss_connections;
+	uint64_t ss_calls;
+	uint64_t ss_replies_inline;
+	uint64_t ss_replies_write_chunk; /* replies that used a Write chunk */
+	uint64_t ss_replies_reply_chunk;
+	uint64_t ss_rdma_errors_sent;
+	uint64_t ss_drops;
+	uint64_t ss_read_chunks;
+	uint64_t ss_rdma_read_bytes;
+	uint64_t ss_rdma_write_bytes;
+	uint64_t ss_send_bytes;
+	uint64_t ss_recv_bytes;
+	uint64_t ss_ctx_waits;     /* a call waited for a free call context */
+	uint64_t ss_ctx_in_use;    /* gauge: call contexts not in their pool */
+	uint64_t ss_ctx_high;      /* high-water mark of ss_ctx_in_use */
+	uint64_t ss_recv_in_use;   /* gauge: receive buffers held (not posted) */
+	uint64_t ss_conns_open;    /* gauge */
+};
+
+struct rpcrdma_svc;
+
+/**
+ * rpcrdma_svc_create - create a server and start listening.
+ * @cfg: configuration (copied).
+ * @out: the server, owned by the caller (rpcrdma_svc_destroy()).
+ *
+ * Return: 0; -ENOMEM; -EADDRINUSE / -EADDRNOTAVAIL / -ENODEV from binding
+ * the rdma_cm listener (no RDMA device serves the address); -EINVAL for a
+ * bad address.
+ */
+int rpcrdma_svc_create(const struct rpcrdma_svc_config *cfg,
+		       struct rpcrdma_svc **out);
+
+/**
+ * rpcrdma_svc_register - serve program @prog version @vers with @fn.
+ * Call before rpcrdma_svc_run().  Return: 0, -ENOSPC (table full),
+ * -EEXIST (already registered).
+ */
+int rpcrdma_svc_register(struct rpcrdma_svc *svc, uint32_t prog, uint32_t vers,
+			 rpcrdma_svc_dispatch_fn fn, void *arg);
+
+/**
+ * rpcrdma_svc_run - serve until rpcrdma_svc_stop().
+ * Return: 0 after a stop; a negative errno when the event loop fails.
+ */
+int rpcrdma_svc_run(struct rpcrdma_svc *svc);
+
+/** rpcrdma_svc_stop - ask rpcrdma_svc_run() to return; async-signal-safe. */
+void rpcrdma_svc_stop(struct rpcrdma_svc *svc);
+
+/** rpcrdma_svc_dump_stats - ask the run loop to print counters; async-signal-safe. */
+void rpcrdma_svc_dump_stats(struct rpcrdma_svc *svc);
+
+/** rpcrdma_svc_get_stats - copy the counters. */
+void rpcrdma_svc_get_stats(struct rpcrdma_svc *svc, struct rpcrdma_svc_stats *st);
+
+/** rpcrdma_svc_stats_json - print the counters to @f as one JSON object. */
+void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f);
+
+/** rpcrdma_svc_destroy - close every connection and free the server. */
+void rpcrdma_svc_destroy(struct rpcrdma_svc *svc);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RPCRDMA_SVC_H */
