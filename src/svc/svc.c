@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: MIT
+/*
+ * svc.c - server object and run loop: the rdma_cm listener, connection
+ * events, completion channels, the worker done queue, and counters.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "svc/svc_internal.h"
+
+/* epoll tags for the two fds that are not connections */
+static char svc_tag_cm, svc_tag_wake;
+
+void svc_log(struct rpcrdma_svc *svc, const char *fmt, ...)
+{
+	FILE *f = svc->sv_cfg.sc_log ? svc->sv_cfg.sc_log : stderr;
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("rpcrdma-svc: ", f);
+	vfprintf(f, fmt, ap);
+	fputc('\n', f);
+	fflush(f);
+	va_end(ap);
+}
+
+static void svc_cfg_defaults(struct rpcrdma_svc_config *cfg)
+{
+	if (!cfg->sc_port)
+		cfg->sc_port = RPCRDMA_NFS_PORT;
+	if (!cfg->sc_credits)
+		cfg->sc_credits = 64;
+	if (!cfg->sc_inline_size)
+		cfg->sc_inline_size = 4096;
+	if (!cfg->sc_max_payload)
+		cfg->sc_max_payload = 1u << 20;
+	if (!cfg->sc_call_contexts)
+		cfg->sc_call_contexts = 16;
+	if (!cfg->sc_threads)
+		cfg->sc_threads = 4;
+}
+
+static int svc_listen(struct rpcrdma_svc *svc)
+{
+	const struct rpcrdma_svc_config *cfg = &svc->sv_cfg;
+	struct rdma_addrinfo hints, *res = NULL;
+	char port[8];
+	int rc;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_flags = RAI_PASSIVE | RAI_NUMERICHOST;
+	hints.ai_port_space = RDMA_PS_TCP;
+	snprintf(port, sizeof(port), "%u", cfg->sc_port);
+	if (rdma_getaddrinfo(cfg->sc_listen ? cfg->sc_listen : "0.0.0.0", port,
+			     &hints, &res))
+		return -EINVAL;
+	if (rdma_create_id(svc->sv_cm_channel, &svc->sv_listen_id, svc, RDMA_PS_TCP)) {
+		rc = -errno;
+		goto out;
+	}
+	if (rdma_bind_addr(svc->sv_listen_id, res->ai_src_addr)) {
+		rc = -errno;
+		goto out;
+	}
+	if (rdma_listen(svc->sv_listen_id, 64)) {
+		rc = -errno;
+		goto out;
+	}
+	rc = 0;
+out:
+	rdma_freeaddrinfo(res);
+	return rc;
+}
+
+int rpcrdma_svc_create(const struct rpcrdma_svc_config *cfg, struct rpcrdma_svc **out)
+{
+	struct rpcrdma_svc *svc;
+	struct epoll_event ev;
+	int rc;
+
+	svc = calloc(1, sizeof(*svc));
+	if (!svc)
+		return -ENOMEM;
+	svc->sv_cfg = *cfg;
+	svc_cfg_defaults(&svc->sv_cfg);
+	if (svc->sv_cfg.sc_credits > 4096 || svc->sv_cfg.sc_inline_size < 1024 ||
+	    svc->sv_cfg.sc_inline_size > 262144) {
+		free(svc);
+		return -EINVAL;
+	}
+	rpcrdma_wire_limits_default(&svc->sv_limits);
+	svc->sv_limits.wl_max_chunk_bytes = svc->sv_cfg.sc_max_payload + SVC_PAYLOAD_SLACK;
+	svc->sv_epoll = -1;
+	svc->sv_wake_fd = -1;
+	pthread_mutex_init(&svc->sv_wq_lock, NULL);
+	pthread_cond_init(&svc->sv_wq_cond, NULL);
+
+	svc->sv_cm_channel = rdma_create_event_channel();
+	if (!svc->sv_cm_channel) {
+		rc = -errno ? -errno : -ENODEV;
+		goto err;
+	}
+	if (fcntl(svc->sv_cm_channel->fd, F_SETFL,
+		  fcntl(svc->sv_cm_channel->fd, F_GETFL) | O_NONBLOCK) < 0) {
+		rc = -errno;
+		goto err;
+	}
+	rc = svc_listen(svc);
+	if (rc)
+		goto err;
+	svc->sv_epoll = epoll_create1(EPOLL_CLOEXEC);
+	svc->sv_wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (svc->sv_epoll < 0 || svc->sv_wake_fd < 0) {
+		rc = -errno;
+		goto err;
+	}
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.ptr = &svc_tag_cm;
+	if (epoll_ctl(svc->sv_epoll, EPOLL_CTL_ADD, svc->sv_cm_channel->fd, &ev)) {
+		rc = -errno;
+		goto err;
+	}
+	ev.data.ptr = &svc_tag_wake;
+	if (epoll_ctl(svc->sv_epoll, EPOLL_CTL_ADD, svc->sv_wake_fd, &ev)) {
+		rc = -errno;
+		goto err;
+	}
+	*out = svc;
+	return 0;
+err:
+	rpcrdma_svc_destroy(svc);
+	return rc;
+}
+
+int rpcrdma_svc_register(struct rpcrdma_svc *svc, uint32_t prog, uint32_t vers,
+			 rpcrdma_svc_dispatch_fn fn, void *arg)
+{
+	unsigned i;
+
+	for (i = 0; i < svc->sv_nprogs; i++)
+		if (svc->sv_progs[i].sp_prog == prog && svc->sv_progs[i].sp_vers == vers)
+			return -EEXIST;
+	if (svc->sv_nprogs == SVC_MAX_PROGRAMS)
+		return -ENOSPC;
+	svc->sv_progs[svc->sv_nprogs++] = (struct svc_program){
+		.sp_prog = prog, .sp_vers = vers, .sp_fn = fn, .sp_arg = arg,
+	};
+	return 0;
+}
+
+static void svc_cm_event(struct rpcrdma_svc *svc)
+{
+	struct rdma_cm_event *ev;
+
+	while (rdma_get_cm_event(svc->sv_cm_channel, &ev) == 0) {
+		enum rdma_cm_event_type type = ev->event;
+		struct rdma_cm_id *id = ev->id;
+		struct svc_conn *conn = id->context != svc ? id->context : NULL;
+
+		if (svc->sv_cfg.sc_verbose)
+			svc_log(svc, "cm event %s", rdma_event_str(type));
+		switch (type) {
+		case RDMA_CM_EVENT_CONNECT_REQUEST:
+			id->context = NULL;
+			if (svc_conn_accept(svc, ev)) {
+				rdma_reject(id, NULL, 0);
+				rdma_ack_cm_event(ev);
+				rdma_destroy_id(id);
+				continue;
+			}
+			break;
+		case RDMA_CM_EVENT_ESTABLISHED:
+			if (conn)
+				conn->sx_established = true;
+			break;
+		case RDMA_CM_EVENT_DISCONNECTED:
+		case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		case RDMA_CM_EVENT_CONNECT_ERROR:
+		case RDMA_CM_EVENT_UNREACHABLE:
+		case RDMA_CM_EVENT_REJECTED:
+			rdma_ack_cm_event(ev);
+			if (conn)
+				svc_conn_disconnected(conn);
+			continue;
+		default:
+			break;
+		}
+		rdma_ack_cm_event(ev);
+	}
+}
+
+static void svc_take_done(struct rpcrdma_svc *svc)
+{
+	struct svc_call *cc = svc_done_take_all(svc), *next;
+
+	for (; cc; cc = next) {
+		next = cc->cc_next;
+		cc->cc_next = NULL;
+		svc_rpc_finish(cc);
+	}
+}
+
+int rpcrdma_svc_run(struct rpcrdma_svc *svc)
+{
+	struct epoll_event evs[16];
+	int rc, n, i;
+
+	rc = svc_workers_start(svc, svc->sv_cfg.sc_threads);
+	if (rc)
+		return rc;
+	while (!atomic_load(&svc->sv_stop)) {
+		n = epoll_wait(svc->sv_epoll, evs, 16, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = -errno;
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			void *tag = evs[i].data.ptr;
+
+			if (tag == &svc_tag_cm) {
+				svc_cm_event(svc);
+			} else if (tag == &svc_tag_wake) {
+				uint64_t v;
+				ssize_t r = read(svc->sv_wake_fd, &v, sizeof(v));
+
+				(void)r;
+				svc_take_done(svc);
+			} else {
+				svc_conn_cq_event(tag);
+			}
+		}
+		svc_conn_reap(svc);
+		if (atomic_exchange(&svc->sv_dump, false)) {
+			struct rpcrdma_svc_stats st;
+			FILE *f = svc->sv_cfg.sc_log ? svc->sv_cfg.sc_log : stderr;
+
+			rpcrdma_svc_get_stats(svc, &st);
+			rpcrdma_svc_stats_json(&st, f);
+			fflush(f);
+		}
+	}
+	svc_workers_stop(svc);
+	svc_take_done(svc);
+	return rc;
+}
+
+void rpcrdma_svc_stop(struct rpcrdma_svc *svc)
+{
+	uint64_t one = 1;
+	ssize_t r;
+
+	atomic_store(&svc->sv_stop, true);
+	r = write(svc->sv_wake_fd, &one, sizeof(one));
+	(void)r;
+}
+
+void rpcrdma_svc_dump_stats(struct rpcrdma_svc *svc)
+{
+	uint64_t one = 1;
+	ssize_t r;
+
+	atomic_store(&svc->sv_dump, true);
+	r = write(svc->sv_wake_fd, &one, sizeof(one));
+	(void)r;
+}
+
+void rpcrdma_svc_get_stats(struct rpcrdma_svc *svc, struct rpcrdma_svc_stats *st)
+{
+	const struct svc_counters *c = &svc->sv_ct;
+
+	st->ss_connections = atomic_load(&c->connections);
+	st->ss_calls = atomic_load(&c->calls);
+	st->ss_replies_inline = atomic_load(&c->replies_inline);
+	st->ss_replies_write_chunk = atomic_load(&c->replies_write_chunk);
+	st->ss_replies_reply_chunk = atomic_load(&c->replies_reply_chunk);
+	st->ss_rdma_errors_sent = atomic_load(&c->rdma_errors_sent);
+	st->ss_drops = atomic_load(&c->drops);
+	st->ss_read_chunks = atomic_load(&c->read_chunks);
+	st->ss_rdma_read_bytes = atomic_load(&c->rdma_read_bytes);
+	st->ss_rdma_write_bytes = atomic_load(&c->rdma_write_bytes);
+	st->ss_send_bytes = atomic_load(&c->send_bytes);
+	st->ss_recv_bytes = atomic_load(&c->recv_bytes);
+	st->ss_ctx_waits = atomic_load(&c->ctx_waits);
+	st->ss_ctx_in_use = atomic_load(&c->ctx_in_use);
+	st->ss_ctx_high = atomic_load(&c->ctx_high);
+	st->ss_recv_in_use = atomic_load(&c->recv_in_use);
+	st->ss_conns_open = atomic_load(&c->conns_open);
+}
+
+void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
+{
+	fprintf(f, "{\"connections\":%llu,\"calls\":%llu,\"replies_inline\":%llu,"
+		"\"replies_write_chunk\":%llu,\"replies_reply_chunk\":%llu,"
+		"\"rdma_errors_sent\":%llu,\"drops\":%llu,\"read_chunks\":%llu,"
+		"\"rdma_read_bytes\":%llu,\"rdma_write_bytes\":%llu,\"send_bytes\":%llu,"
+		"\"recv_bytes\":%llu,\"ctx_waits\":%llu,\"ctx_in_use\":%llu,"
+		"\"ctx_high\":%llu,\"recv_in_use\":%llu,\"conns_open\":%llu}\n",
+		(unsigned long long)st->ss_connections, (unsigned long long)st->ss_calls,
+		(unsigned long long)st->ss_replies_inline,
+		(unsigned long long)st->ss_replies_write_chunk,
+		(unsigned long long)st->ss_replies_reply_chunk,
+		(unsigned long long)st->ss_rdma_errors_sent, (unsigned long long)st->ss_drops,
+		(unsigned long long)st->ss_read_chunks,
+		(unsigned long long)st->ss_rdma_read_bytes,
+		(unsigned long long)st->ss_rdma_write_bytes,
+		(unsigned long long)st->ss_send_bytes, (unsigned long long)st->ss_recv_bytes,
+		(unsigned long long)st->ss_ctx_waits, (unsigned long long)st->ss_ctx_in_use,
+		(unsigned long long)st->ss_ctx_high, (unsigned long long)st->ss_recv_in_use,
+		(unsigned long long)st->ss_conns_open);
+}
+
+/* Disconnect every connection and wait (bounded) for their work to flush. */
+static void svc_drain_all(struct rpcrdma_svc *svc)
+{
+	struct epoll_event evs[16];
+	int tries, n, i;
+	struct svc_conn *conn;
+
+	for (conn = svc->sv_conns; conn; conn = conn->sx_next)
+		svc_conn_disconnected(conn);
+	svc_conn_reap(svc);
+	for (tries = 0; svc->sv_conns && tries < 200; tries++) {
+		n = epoll_wait(svc->sv_epoll, evs, 16, 10);
+		for (i = 0; i < n; i++) {
+			void *tag = evs[i].data.ptr;
+
+			if (tag == &svc_tag_cm)
+				svc_cm_event(svc);
+			else if (tag != &svc_tag_wake)
+				svc_conn_cq_event(tag);
+		}
+		/* Flushes may complete without an event when the CQ was not armed. */
+		for (conn = svc->sv_conns; conn; conn = conn->sx_next)
+			svc_conn_cq_event_poll(conn);
+		svc_conn_reap(svc);
+	}
+	while ((conn = svc->sv_conns)) {
+		svc_log(svc, "conn %u: did not drain (%u receives posted, %u calls out)",
+			conn->sx_id_num, conn->sx_recvs_posted, conn->sx_calls_out);
+		svc->sv_conns = conn->sx_next;
+		svc_conn_destroy(conn);
+	}
+}
+
+void rpcrdma_svc_destroy(struct rpcrdma_svc *svc)
+{
+	if (!svc)
+		return;
+	svc_drain_all(svc);
+	if (svc->sv_listen_id)
+		rdma_destroy_id(svc->sv_listen_id);
+	if (svc->sv_cm_channel)
+		rdma_destroy_event_channel(svc->sv_cm_channel);
+	if (svc->sv_epoll >= 0)
+		close(svc->sv_epoll);
+	if (svc->sv_wake_fd >= 0)
+		close(svc->sv_wake_fd);
+	pthread_mutex_destroy(&svc->sv_wq_lock);
+	pthread_cond_destroy(&svc->sv_wq_cond);
+	free(svc);
+}

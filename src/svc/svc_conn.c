@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: MIT
+/*
+ * svc_conn.c - one Responder connection: accept (with RFC 8797 private
+ * data), the registered slab and its pools, completion dispatch, teardown.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <fcntl.h>
+
+#include "svc/svc_internal.h"
+
+#define SVC_EXTRA_RECVS 8u /* beyond the credit grant: headroom for bad peers */
+
+static uint32_t min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+struct svc_call *svc_call_get(struct svc_conn *conn)
+{
+	struct rpcrdma_svc *svc = conn->sx_svc;
+	struct svc_call *cc = conn->sx_call_free;
+	uint64_t in_use, high;
+
+	if (!cc)
+		return NULL;
+	conn->sx_call_free = cc->cc_next;
+	cc->cc_next = NULL;
+	conn->sx_calls_out++;
+	in_use = SVC_INC(svc, ctx_in_use, 1) + 1;
+	high = atomic_load_explicit(&svc->sv_ct.ctx_high, memory_order_relaxed);
+	while (in_use > high &&
+	       !atomic_compare_exchange_weak(&svc->sv_ct.ctx_high, &high, in_use))
+		;
+	return cc;
+}
+
+void svc_call_put(struct svc_call *cc)
+{
+	struct svc_conn *conn = cc->cc_conn;
+	struct svc_recv *rc;
+
+	cc->cc_state = CC_FREE;
+	cc->cc_failed = false;
+	cc->cc_reads_pending = 0;
+	cc->cc_next = conn->sx_call_free;
+	conn->sx_call_free = cc;
+	conn->sx_calls_out--;
+	SVC_DEC(conn->sx_svc, ctx_in_use, 1);
+
+	if (conn->sx_closing) {
+		svc_conn_maybe_destroy(conn);
+		return;
+	}
+	/* A message waiting for a call context takes this one. */
+	rc = conn->sx_wait_head;
+	if (rc) {
+		conn->sx_wait_head = rc->rc_next;
+		if (!conn->sx_wait_head)
+			conn->sx_wait_tail = NULL;
+		svc_recv_start(rc, svc_call_get(conn));
+	}
+}
+
+int svc_conn_post_recv(struct svc_conn *conn, struct svc_recv *rc)
+{
+	struct ibv_recv_wr *bad;
+	int rc_post;
+
+	if (conn->sx_closing)
+		return -ESHUTDOWN;
+	rc->rc_wr.next = NULL;
+	rc_post = rpcrdma_verbs_post_recv(conn->sx_id->qp, &rc->rc_wr, &bad);
+	if (rc_post)
+		return rc_post;
+	conn->sx_recvs_posted++;
+	SVC_DEC(conn->sx_svc, recv_in_use, 1);
+	return 0;
+}
+
+/* Post every receive buffer with one chained post. */
+static int svc_conn_post_all_recvs(struct svc_conn *conn)
+{
+	struct ibv_recv_wr *bad;
+	uint32_t i;
+	int rc;
+
+	for (i = 0; i < conn->sx_nrecvs; i++)
+		conn->sx_recvs[i].rc_wr.next =
+			i + 1 < conn->sx_nrecvs ? &conn->sx_recvs[i + 1].rc_wr : NULL;
+	rc = rpcrdma_verbs_post_recv(conn->sx_id->qp, &conn->sx_recvs[0].rc_wr, &bad);
+	if (rc)
+		return rc;
+	conn->sx_recvs_posted = conn->sx_nrecvs;
+	return 0;
+}
+
+/* Carve the registered slab into receive buffers and call contexts. */
+static int svc_conn_alloc_pools(struct svc_conn *conn)
+{
+	const struct rpcrdma_svc_config *cfg = &conn->sx_svc->sv_cfg;
+	uint32_t call_cap = cfg->sc_max_payload + SVC_PAYLOAD_SLACK;
+	size_t per_call = (size_t)call_cap * 2 + SVC_HDR_BUF;
+	uint8_t *p;
+	uint32_t i;
+
+	conn->sx_nrecvs = conn->sx_credits + SVC_EXTRA_RECVS;
+	conn->sx_ncalls = cfg->sc_call_contexts;
+	conn->sx_slab_len = (size_t)conn->sx_nrecvs * conn->sx_inline_recv +
+			    (size_t)conn->sx_ncalls * per_call;
+	if (posix_memalign((void **)&conn->sx_slab, 4096, conn->sx_slab_len))
+		return -ENOMEM;
+	conn->sx_recvs = calloc(conn->sx_nrecvs, sizeof(*conn->sx_recvs));
+	conn->sx_calls = calloc(conn->sx_ncalls, sizeof(*conn->sx_calls));
+	if (!conn->sx_recvs || !conn->sx_calls)
+		return -ENOMEM;
+	conn->sx_mr = ibv_reg_mr(conn->sx_pd, conn->sx_slab, conn->sx_slab_len,
+				 IBV_ACCESS_LOCAL_WRITE);
+	if (!conn->sx_mr)
+		return -errno;
+
+	p = conn->sx_slab;
+	for (i = 0; i < conn->sx_ncalls; i++) {
+		struct svc_call *cc = &conn->sx_calls[i];
+
+		cc->cc_cqe.ce_type = 0; /* set per post: READ or SEND */
+		cc->cc_conn = conn;
+		cc->cc_call = p;
+		cc->cc_call_cap = call_cap;
+		p += call_cap;
+		cc->cc_reply = p;
+		cc->cc_reply_cap = call_cap;
+		p += call_cap;
+		cc->cc_hdrbuf = p;
+		p += SVC_HDR_BUF;
+		cc->cc_next = i + 1 < conn->sx_ncalls ? &conn->sx_calls[i + 1] : NULL;
+	}
+	conn->sx_call_free = &conn->sx_calls[0];
+	for (i = 0; i < conn->sx_nrecvs; i++) {
+		struct svc_recv *rc = &conn->sx_recvs[i];
+
+		rc->rc_cqe.ce_type = RPCRDMA_CQE_RECV;
+		rc->rc_cqe.ce_id = i;
+		rc->rc_conn = conn;
+		rc->rc_buf = p;
+		p += conn->sx_inline_recv;
+		rc->rc_sge.addr = (uintptr_t)rc->rc_buf;
+		rc->rc_sge.length = conn->sx_inline_recv;
+		rc->rc_sge.lkey = conn->sx_mr->lkey;
+		rc->rc_wr.wr_id = (uintptr_t)&rc->rc_cqe;
+		rc->rc_wr.sg_list = &rc->rc_sge;
+		rc->rc_wr.num_sge = 1;
+	}
+	return 0;
+}
+
+static int svc_conn_create_qp(struct svc_conn *conn,
+			      const struct ibv_device_attr *dev)
+{
+	struct ibv_qp_init_attr attr;
+	uint32_t send_wr = conn->sx_ncalls * SVC_CTX_MAX_WR + 1;
+	struct rdma_cm_id *id = conn->sx_id;
+
+	if (send_wr > (uint32_t)dev->max_qp_wr)
+		send_wr = (uint32_t)dev->max_qp_wr;
+	conn->sx_pd = ibv_alloc_pd(id->verbs);
+	if (!conn->sx_pd)
+		return -ENOMEM;
+	conn->sx_channel = ibv_create_comp_channel(id->verbs);
+	if (!conn->sx_channel)
+		return -errno;
+	if (fcntl(conn->sx_channel->fd, F_SETFL,
+		  fcntl(conn->sx_channel->fd, F_GETFL) | O_NONBLOCK) < 0)
+		return -errno;
+	conn->sx_cq = ibv_create_cq(id->verbs, (int)(send_wr + conn->sx_credits +
+						     SVC_EXTRA_RECVS),
+				    conn, conn->sx_channel, 0);
+	if (!conn->sx_cq)
+		return -errno;
+	if (ibv_req_notify_cq(conn->sx_cq, 0))
+		return -EIO;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.send_cq = conn->sx_cq;
+	attr.recv_cq = conn->sx_cq;
+	attr.qp_type = IBV_QPT_RC;
+	attr.cap.max_send_wr = send_wr;
+	attr.cap.max_recv_wr = conn->sx_credits + SVC_EXTRA_RECVS;
+	attr.cap.max_send_sge = RPCRDMA_RW_MAX_SGE;
+	attr.cap.max_recv_sge = 1;
+	if (rdma_create_qp(id, conn->sx_pd, &attr))
+		return -errno;
+	return 0;
+}
+
+int svc_conn_accept(struct rpcrdma_svc *svc, struct rdma_cm_event *ev)
+{
+	const struct rpcrdma_svc_config *cfg = &svc->sv_cfg;
+	struct rdma_cm_id *id = ev->id;
+	struct rdma_conn_param param;
+	struct rpcrdma_cm_private peer, ours;
+	struct ibv_device_attr dev;
+	struct epoll_event eev;
+	uint8_t pdata[RPCRDMA_CM_PRIVATE_BYTES];
+	struct svc_conn *conn;
+	uint32_t peer_recv = 0;
+	int rc;
+
+	if (cfg->sc_accept && !cfg->sc_accept(rdma_get_peer_addr(id), cfg->sc_accept_arg)) {
+		svc_log(svc, "refused a connection: address not allowed");
+		return -EACCES;
+	}
+	if (ibv_query_device(id->verbs, &dev))
+		return -EIO;
+
+	conn = calloc(1, sizeof(*conn));
+	if (!conn)
+		return -ENOMEM;
+	conn->sx_svc = svc;
+	conn->sx_id = id;
+	conn->sx_id_num = ++svc->sv_conn_ids;
+	conn->sx_credits = cfg->sc_credits;
+	conn->sx_inline_recv = cfg->sc_inline_size;
+
+	memset(&peer, 0, sizeof(peer));
+	rc = rpcrdma_wire_decode_private(ev->param.conn.private_data,
+					 ev->param.conn.private_data_len, &peer);
+	if (rc == 0) {
+		peer_recv = peer.cp_recv_size;
+		conn->sx_peer_rsi = peer.cp_flags & RPCRDMA_CM_FLAG_RSI;
+	}
+	conn->sx_inline_send = rpcrdma_wire_inline_threshold(cfg->sc_inline_size,
+							     peer_recv);
+
+	rc = svc_conn_create_qp(conn, &dev);
+	if (rc)
+		goto out_err;
+	rc = svc_conn_alloc_pools(conn);
+	if (rc)
+		goto out_err;
+	rc = svc_conn_post_all_recvs(conn);
+	if (rc)
+		goto out_err;
+
+	memset(&eev, 0, sizeof(eev));
+	eev.events = EPOLLIN;
+	eev.data.ptr = conn;
+	if (epoll_ctl(svc->sv_epoll, EPOLL_CTL_ADD, conn->sx_channel->fd, &eev)) {
+		rc = -errno;
+		goto out_err;
+	}
+	id->context = conn;
+
+	ours.cp_version = RPCRDMA_CM_VERSION;
+	ours.cp_flags = 0; /* we do not take Send With Invalidate: we never register */
+	ours.cp_send_size = cfg->sc_inline_size;
+	ours.cp_recv_size = cfg->sc_inline_size;
+	rpcrdma_wire_encode_private(pdata, &ours);
+	memset(&param, 0, sizeof(param));
+	param.private_data = pdata;
+	param.private_data_len = sizeof(pdata);
+	param.responder_resources = (uint8_t)min_u32(ev->param.conn.initiator_depth,
+						     (uint32_t)dev.max_qp_rd_atom);
+	param.initiator_depth = (uint8_t)min_u32(ev->param.conn.responder_resources,
+						 (uint32_t)dev.max_qp_init_rd_atom);
+	param.rnr_retry_count = 7;
+	param.flow_control = 1;
+	if (rdma_accept(id, &param)) {
+		rc = -errno;
+		epoll_ctl(svc->sv_epoll, EPOLL_CTL_DEL, conn->sx_channel->fd, NULL);
+		id->context = NULL;
+		goto out_err;
+	}
+	conn->sx_next = svc->sv_conns;
+	svc->sv_conns = conn;
+	SVC_INC(svc, connections, 1);
+	SVC_INC(svc, conns_open, 1);
+	svc_log(svc, "conn %u: accepted; peer inline receive %u (sent %s), our inline %u, "
+		"credits %u, read depth %u",
+		conn->sx_id_num, conn->sx_inline_send, peer_recv ? "private data" : "none",
+		conn->sx_inline_recv, conn->sx_credits, param.initiator_depth);
+	return 0;
+
+out_err:
+	svc_log(svc, "conn %u: accept failed: %s", conn->sx_id_num, strerror(-rc));
+	conn->sx_id = NULL; /* the caller rejects and destroys the cm_id */
+	if (id->qp)
+		rdma_destroy_qp(id);
+	conn->sx_recvs_posted = 0;
+	svc_conn_destroy(conn);
+	return rc;
+}
+
+void svc_conn_disconnected(struct svc_conn *conn)
+{
+	struct svc_recv *rc;
+
+	if (!conn->sx_closing) {
+		conn->sx_closing = true;
+		svc_log(conn->sx_svc, "conn %u: disconnected", conn->sx_id_num);
+		rdma_disconnect(conn->sx_id); /* moves the QP to error: posted work flushes */
+	}
+	/* Messages waiting for a call context are dropped with the connection. */
+	while ((rc = conn->sx_wait_head)) {
+		conn->sx_wait_head = rc->rc_next;
+		SVC_INC(conn->sx_svc, drops, 1);
+	}
+	conn->sx_wait_tail = NULL;
+	svc_conn_maybe_destroy(conn);
+}
+
+/* A closing connection can go once every posted Receive has flushed and
+ * every call context is back in its pool; the run loop frees it. */
+void svc_conn_maybe_destroy(struct svc_conn *conn)
+{
+	if (conn->sx_closing && !conn->sx_recvs_posted && !conn->sx_calls_out)
+		conn->sx_reap = true;
+}
+
+/* Release everything; the caller made sure nothing is posted any more. */
+void svc_conn_destroy(struct svc_conn *conn)
+{
+	uint32_t held = conn->sx_nrecvs - conn->sx_recvs_posted;
+
+	/* Receive buffers not posted were counted as held; return them. */
+	if (conn->sx_recvs && conn->sx_closing)
+		SVC_DEC(conn->sx_svc, recv_in_use, held);
+	if (conn->sx_id) {
+		if (conn->sx_id->qp)
+			rdma_destroy_qp(conn->sx_id);
+		rdma_destroy_id(conn->sx_id);
+	}
+	if (conn->sx_cq) {
+		if (conn->sx_unacked_events)
+			ibv_ack_cq_events(conn->sx_cq, conn->sx_unacked_events);
+		ibv_destroy_cq(conn->sx_cq);
+	}
+	if (conn->sx_channel)
+		ibv_destroy_comp_channel(conn->sx_channel);
+	if (conn->sx_mr)
+		ibv_dereg_mr(conn->sx_mr);
+	if (conn->sx_pd)
+		ibv_dealloc_pd(conn->sx_pd);
+	free(conn->sx_slab);
+	free(conn->sx_recvs);
+	free(conn->sx_calls);
+	free(conn);
+}
+
+static void svc_conn_handle_wc(struct svc_conn *conn, const struct ibv_wc *wc)
+{
+	struct rpcrdma_cqe *cqe = rpcrdma_cqe_of(wc);
+
+	if (wc->status != IBV_WC_SUCCESS && wc->status != IBV_WC_WR_FLUSH_ERR &&
+	    !conn->sx_closing) {
+		svc_log(conn->sx_svc, "conn %u: completion error %s (type %u id %u)",
+			conn->sx_id_num, ibv_wc_status_str(wc->status),
+			cqe->ce_type, cqe->ce_id);
+	}
+	switch (cqe->ce_type) {
+	case RPCRDMA_CQE_RECV: {
+		struct svc_recv *rc = rpcrdma_container_of(cqe, struct svc_recv, rc_cqe);
+
+		conn->sx_recvs_posted--;
+		SVC_INC(conn->sx_svc, recv_in_use, 1);
+		svc_recv_complete(rc, wc);
+		break;
+	}
+	case RPCRDMA_CQE_READ:
+		svc_read_complete(rpcrdma_container_of(cqe, struct svc_call, cc_cqe), wc);
+		break;
+	case RPCRDMA_CQE_SEND:
+		svc_send_complete(rpcrdma_container_of(cqe, struct svc_call, cc_cqe), wc);
+		break;
+	default:
+		break;
+	}
+	if (wc->status != IBV_WC_SUCCESS && !conn->sx_closing)
+		svc_conn_disconnected(conn);
+}
+
+void svc_conn_cq_event(struct svc_conn *conn)
+{
+	struct ibv_cq *cq;
+	void *ctx;
+
+	if (ibv_get_cq_event(conn->sx_channel, &cq, &ctx) == 0) {
+		if (++conn->sx_unacked_events >= 16) {
+			ibv_ack_cq_events(conn->sx_cq, conn->sx_unacked_events);
+			conn->sx_unacked_events = 0;
+		}
+		ibv_req_notify_cq(conn->sx_cq, 0);
+	}
+	svc_conn_cq_event_poll(conn);
+}
+
+void svc_conn_cq_event_poll(struct svc_conn *conn)
+{
+	struct ibv_wc wc[16];
+	int n, i;
+
+	/* Drain; a connection that becomes reapable is freed by the run loop
+	 * only after this batch of events, so conn stays valid here. */
+	while ((n = rpcrdma_verbs_poll(conn->sx_cq, 16, wc)) > 0)
+		for (i = 0; i < n; i++)
+			svc_conn_handle_wc(conn, &wc[i]);
+}
+
+void svc_conn_reap(struct rpcrdma_svc *svc)
+{
+	struct svc_conn **pp = &svc->sv_conns, *conn;
+
+	while ((conn = *pp)) {
+		if (!conn->sx_reap) {
+			pp = &conn->sx_next;
+			continue;
+		}
+		*pp = conn->sx_next;
+		epoll_ctl(svc->sv_epoll, EPOLL_CTL_DEL, conn->sx_channel->fd, NULL);
+		SVC_DEC(svc, conns_open, 1);
+		svc_log(svc, "conn %u: closed, all contexts returned", conn->sx_id_num);
+		svc_conn_destroy(conn);
+	}
+}

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+/*
+ * svc_recv.c - the Responder's receive path (RFC 8166 3.5 and 4.3.1):
+ * decode the transport header, pull Read chunks with RDMA Read into the
+ * call context's registered buffer, and rebuild the RPC call message:
+ * inline part, chunk data at its position (XDR round-up restored), then
+ * the inline content that follows the chunk.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "svc/svc_internal.h"
+
+/* Queue a received message until a call context is free. */
+static void svc_recv_wait(struct svc_conn *conn, struct svc_recv *rc)
+{
+	rc->rc_next = NULL;
+	if (conn->sx_wait_tail)
+		conn->sx_wait_tail->rc_next = rc;
+	else
+		conn->sx_wait_head = rc;
+	conn->sx_wait_tail = rc;
+	SVC_INC(conn->sx_svc, ctx_waits, 1);
+}
+
+void svc_recv_complete(struct svc_recv *rc, const struct ibv_wc *wc)
+{
+	struct svc_conn *conn = rc->rc_conn;
+	struct svc_call *cc;
+
+	/* A flushed or failed Receive is held until the connection goes. */
+	if (wc->status != IBV_WC_SUCCESS || conn->sx_closing) {
+		svc_conn_maybe_destroy(conn);
+		return;
+	}
+	rc->rc_len = wc->byte_len;
+	SVC_INC(conn->sx_svc, recv_bytes, wc->byte_len);
+	cc = svc_call_get(conn);
+	if (!cc) {
+		svc_recv_wait(conn, rc);
+		return;
+	}
+	svc_recv_start(rc, cc);
+}
+
+/* Give the Receive back to the device; a failure breaks the connection. */
+static void svc_recv_repost(struct svc_conn *conn, struct svc_recv *rc)
+{
+	int err = svc_conn_post_recv(conn, rc);
+
+	if (err && !conn->sx_closing) {
+		svc_log(conn->sx_svc, "conn %u: repost of receive %u failed: %s",
+			conn->sx_id_num, rc->rc_cqe.ce_id, strerror(-err));
+		svc_conn_disconnected(conn);
+	}
+}
+
+/*
+ * Lay out the rebuilt call in cc_call and build the RDMA Read chains.
+ * Returns the number of work requests, or -EBADMSG when the chunks do not
+ * fit the inline body or the buffer (answered with ERR_CHUNK).
+ */
+static int svc_recv_rebuild(struct svc_call *cc, const uint8_t *body,
+			    uint32_t body_len, uint32_t *chain_end)
+{
+	const struct rpcrdma_hdr *hdr = &cc->cc_hdr;
+	uint32_t lkey = cc->cc_conn->sx_mr->lkey;
+	uint64_t out = 0, consumed = 0;
+	uint32_t in = 0, k, nwr = 0;
+
+	for (k = 0; k < hdr->rh_nread; k++) {
+		const struct rpcrdma_chunk *ch = &hdr->rh_read[k];
+		uint64_t padded = (ch->rc_length + 3) & ~(uint64_t)3;
+		uint64_t at;
+		int n;
+
+		/* Position in the rebuilt stream -> offset in the inline body. */
+		if (ch->rc_position < consumed)
+			return -EBADMSG;
+		at = ch->rc_position - consumed;
+		if (at < in || at > body_len)
+			return -EBADMSG;
+		if (out + (at - in) + padded > cc->cc_call_cap)
+			return -EBADMSG;
+		memcpy(cc->cc_call + out, body + in, at - in);
+		out += at - in;
+		in = (uint32_t)at;
+
+		n = rpcrdma_rw_build_reads(&hdr->rh_segs[ch->rc_first], ch->rc_nsegs,
+					   cc->cc_call + out, lkey, &cc->cc_wr[nwr],
+					   &cc->cc_sge[nwr], SVC_CTX_MAX_WR - nwr);
+		if (n < 0)
+			return -EBADMSG;
+		if (n == 0) {
+			chain_end[k] = UINT32_MAX; /* nothing to read */
+		} else {
+			nwr += (uint32_t)n;
+			chain_end[k] = nwr - 1;
+		}
+		/* XDR round-up: the pad is ours to supply when the chunk omits it. */
+		memset(cc->cc_call + out + ch->rc_length, 0, padded - ch->rc_length);
+		out += padded;
+		consumed += padded;
+	}
+	if (out + (body_len - in) > cc->cc_call_cap)
+		return -EBADMSG;
+	memcpy(cc->cc_call + out, body + in, body_len - in);
+	out += body_len - in;
+	cc->cc_call_len = (uint32_t)out;
+	return (int)nwr;
+}
+
+static void svc_recv_post_reads(struct svc_call *cc, const uint32_t *chain_end)
+{
+	struct svc_conn *conn = cc->cc_conn;
+	struct rpcrdma_svc *svc = conn->sx_svc;
+	uint32_t k, first = 0;
+
+	cc->cc_state = CC_READING;
+	cc->cc_cqe.ce_type = RPCRDMA_CQE_READ;
+	cc->cc_cqe.ce_id = ++conn->sx_cqe_ids;
+	/* Count every chain before the first post: a completion may arrive
+	 * before post returns. */
+	cc->cc_reads_pending = 0;
+	for (k = 0; k < cc->cc_hdr.rh_nread; k++)
+		if (chain_end[k] != UINT32_MAX)
+			cc->cc_reads_pending++;
+	if (!cc->cc_reads_pending) {
+		svc_rpc_dispatch(cc);
+		return;
+	}
+	for (k = 0; k < cc->cc_hdr.rh_nread; k++) {
+		struct ibv_send_wr *last, *bad;
+		int err;
+
+		if (chain_end[k] == UINT32_MAX)
+			continue;
+		last = &cc->cc_wr[chain_end[k]];
+		last->next = NULL;
+		last->send_flags = IBV_SEND_SIGNALED;
+		last->wr_id = (uintptr_t)&cc->cc_cqe;
+		err = rpcrdma_verbs_post_send(conn->sx_id->qp, &cc->cc_wr[first], &bad);
+		if (err) {
+			uint32_t k2, unposted = 0;
+
+			svc_log(svc, "conn %u: RDMA Read post failed: %s",
+				conn->sx_id_num, strerror(-err));
+			for (k2 = k; k2 < cc->cc_hdr.rh_nread; k2++)
+				if (chain_end[k2] != UINT32_MAX)
+					unposted++;
+			cc->cc_failed = true;
+			cc->cc_reads_pending -= unposted;
+			if (!cc->cc_reads_pending)
+				svc_call_put(cc);
+			svc_conn_disconnected(conn);
+			return;
+		}
+		SVC_INC(svc, read_chunks, 1);
+		SVC_INC(svc, rdma_read_bytes, cc->cc_hdr.rh_read[k].rc_length);
+		first = chain_end[k] + 1;
+	}
+}
+
+void svc_recv_start(struct svc_recv *rc, struct svc_call *cc)
+{
+	struct svc_conn *conn = rc->rc_conn;
+	struct rpcrdma_svc *svc = conn->sx_svc;
+	struct rpcrdma_wire_err err;
+	uint32_t chain_end[RPCRDMA_WIRE_MAX_READ_CHUNKS];
+	uint32_t body_len;
+	int n;
+
+	if (rpcrdma_wire_decode_call(rc->rc_buf, rc->rc_len, &svc->sv_limits,
+				     &cc->cc_hdr, &err)) {
+		if (svc->sv_cfg.sc_verbose)
+			svc_log(svc, "conn %u: bad header (%s): %s", conn->sx_id_num,
+				err.we_rule, err.we_detail);
+		svc_recv_repost(conn, rc);
+		if (err.we_answer == RPCRDMA_ANSWER_DROP) {
+			SVC_INC(svc, drops, 1);
+			svc_call_put(cc);
+			return;
+		}
+		svc_send_rdma_error(cc, err.we_xid,
+				    err.we_answer == RPCRDMA_ANSWER_ERR_VERS ? ERR_VERS : ERR_CHUNK);
+		return;
+	}
+
+	/* RDMA_NOMSG: the whole call is in the position-zero chunk. */
+	body_len = cc->cc_hdr.rh_proc == RDMA_NOMSG ? 0 : cc->cc_hdr.rh_inline_len;
+	n = svc_recv_rebuild(cc, rc->rc_buf + cc->cc_hdr.rh_hdr_len, body_len, chain_end);
+	/* The inline part is copied out: the Receive can go back now. */
+	svc_recv_repost(conn, rc);
+	if (n < 0) {
+		if (svc->sv_cfg.sc_verbose)
+			svc_log(svc, "conn %u: Read chunks do not fit the call", conn->sx_id_num);
+		svc_send_rdma_error(cc, cc->cc_hdr.rh_xid, ERR_CHUNK);
+		return;
+	}
+	if (cc->cc_hdr.rh_nread == 0) {
+		svc_rpc_dispatch(cc);
+		return;
+	}
+	svc_recv_post_reads(cc, chain_end);
+}
+
+void svc_read_complete(struct svc_call *cc, const struct ibv_wc *wc)
+{
+	struct svc_conn *conn = cc->cc_conn;
+
+	if (wc->status != IBV_WC_SUCCESS)
+		cc->cc_failed = true;
+	if (--cc->cc_reads_pending)
+		return;
+	if (cc->cc_failed || conn->sx_closing) {
+		SVC_INC(conn->sx_svc, drops, 1);
+		svc_call_put(cc);
+		return;
+	}
+	svc_rpc_dispatch(cc);
+}

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+/*
+ * svc_rpc.c - the ONC RPC layer of the Responder (RFC 5531 9): find the
+ * program, hand the call to a worker, and encode the reply header.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "svc/svc_internal.h"
+
+#define RPC_MSG_ACCEPTED 0u
+#define RPC_MSG_DENIED 1u
+#define RPC_MISMATCH 0u
+#define RPC_AUTH_ERROR 1u
+
+/* Encode the reply header into cc_reply; returns its length in bytes. */
+static uint32_t svc_rpc_reply_header(struct svc_call *cc, uint32_t xid, int status,
+				     uint32_t low, uint32_t high)
+{
+	struct rpcrdma_xdr xs;
+
+	rpcrdma_xdr_init(&xs, cc->cc_reply, cc->cc_reply_cap);
+	rpcrdma_xdr_put_u32(&xs, xid);
+	rpcrdma_xdr_put_u32(&xs, RPC_DIR_REPLY);
+	if (status == RPCRDMA_SVC_AUTH_ERROR) {
+		rpcrdma_xdr_put_u32(&xs, RPC_MSG_DENIED);
+		rpcrdma_xdr_put_u32(&xs, RPC_AUTH_ERROR);
+		rpcrdma_xdr_put_u32(&xs, cc->cc_req.rq_auth_stat);
+		return (uint32_t)xs.xs_pos;
+	}
+	if (status < 0) { /* RPC version mismatch */
+		rpcrdma_xdr_put_u32(&xs, RPC_MSG_DENIED);
+		rpcrdma_xdr_put_u32(&xs, RPC_MISMATCH);
+		rpcrdma_xdr_put_u32(&xs, RPC_MSG_VERSION);
+		rpcrdma_xdr_put_u32(&xs, RPC_MSG_VERSION);
+		return (uint32_t)xs.xs_pos;
+	}
+	rpcrdma_xdr_put_u32(&xs, RPC_MSG_ACCEPTED);
+	rpcrdma_xdr_put_u32(&xs, RPC_AUTH_NONE); /* verifier */
+	rpcrdma_xdr_put_u32(&xs, 0);
+	rpcrdma_xdr_put_u32(&xs, (uint32_t)status);
+	if (status == RPCRDMA_SVC_PROG_MISMATCH) {
+		rpcrdma_xdr_put_u32(&xs, low);
+		rpcrdma_xdr_put_u32(&xs, high);
+	}
+	return (uint32_t)xs.xs_pos;
+}
+
+/* Reply without running a handler (errors found by the RPC layer). */
+static void svc_rpc_reply_now(struct svc_call *cc, int status, uint32_t low, uint32_t high)
+{
+	cc->cc_req.rq_ddp = false;
+	cc->cc_reply_len = svc_rpc_reply_header(cc, cc->cc_req.rq_msg.rm_xid, status,
+						low, high);
+	svc_send_reply(cc);
+}
+
+void svc_rpc_dispatch(struct svc_call *cc)
+{
+	struct svc_conn *conn = cc->cc_conn;
+	struct rpcrdma_svc *svc = conn->sx_svc;
+	struct rpcrdma_svc_req *req = &cc->cc_req;
+	struct rpcrdma_rpc_msg *msg = &req->rq_msg;
+	const struct svc_program *match = NULL;
+	uint32_t low = UINT32_MAX, high = 0;
+	struct sockaddr *peer;
+	unsigned i;
+	int rc;
+
+	SVC_INC(svc, calls, 1);
+	memset(req, 0, sizeof(*req));
+	rc = rpcrdma_wire_decode_rpc(cc->cc_call, cc->cc_call_len, msg);
+	if (rc == -EPROTO) {
+		svc_rpc_reply_now(cc, -1, 0, 0);
+		return;
+	}
+	if (rc || msg->rm_dir != RPC_DIR_CALL) {
+		/* Unreadable, or a backchannel reply: we sent no callbacks. */
+		SVC_INC(svc, drops, 1);
+		svc_call_put(cc);
+		return;
+	}
+	for (i = 0; i < svc->sv_nprogs; i++) {
+		const struct svc_program *sp = &svc->sv_progs[i];
+
+		if (sp->sp_prog != msg->rm_prog)
+			continue;
+		if (sp->sp_vers == msg->rm_vers)
+			match = sp;
+		low = sp->sp_vers < low ? sp->sp_vers : low;
+		high = sp->sp_vers > high ? sp->sp_vers : high;
+	}
+	if (!match) {
+		svc_rpc_reply_now(cc, high ? RPCRDMA_SVC_PROG_MISMATCH : RPCRDMA_SVC_PROG_UNAVAIL,
+				  low, high);
+		return;
+	}
+
+	rpcrdma_xdr_init(&req->rq_args, cc->cc_call, cc->cc_call_len);
+	req->rq_args.xs_pos = msg->rm_hdr_len;
+	rpcrdma_xdr_init(&req->rq_res, cc->cc_reply, cc->cc_reply_cap);
+	req->rq_res.xs_pos = SVC_RPC_REPLY_HDR;
+	peer = rdma_get_peer_addr(conn->sx_id);
+	memcpy(&req->rq_peer, peer, peer->sa_family == AF_INET6 ?
+	       sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
+	req->rq_xprt = cc;
+	cc->cc_fn = match->sp_fn;
+	cc->cc_fn_arg = match->sp_arg;
+	svc_work_enqueue(svc, cc);
+}
+
+void svc_rpc_finish(struct svc_call *cc)
+{
+	struct rpcrdma_svc_req *req = &cc->cc_req;
+	int status = cc->cc_status;
+
+	if (cc->cc_conn->sx_closing) {
+		svc_call_put(cc);
+		return;
+	}
+	if (status == RPCRDMA_SVC_SUCCESS && !rpcrdma_xdr_ok(&req->rq_res))
+		status = RPCRDMA_SVC_SYSTEM_ERR;
+	if (status != RPCRDMA_SVC_SUCCESS) {
+		svc_rpc_reply_now(cc, status, 0, 0);
+		return;
+	}
+	svc_rpc_reply_header(cc, req->rq_msg.rm_xid, RPCRDMA_SVC_SUCCESS, 0, 0);
+	cc->cc_reply_len = (uint32_t)req->rq_res.xs_pos;
+	svc_send_reply(cc);
+}

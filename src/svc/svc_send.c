@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+/*
+ * svc_send.c - the Responder's reply path (RFC 8166 3.5.3, 4.3.2, 4.5.3):
+ * DDP-eligible result data by RDMA Write into the first Write chunk, the
+ * rest inline in one Send when header + body fit the Requester's inline
+ * threshold, otherwise by RDMA Write into the Reply chunk with an
+ * RDMA_NOMSG header; ERR_CHUNK when it fits nowhere.  Writes are
+ * unsignalled and chained before the signalled Send: one post, one
+ * completion per reply.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "svc/svc_internal.h"
+
+/* Post cc_wr[0 .. nwr] (writes then the Send at index nwr). */
+static void svc_send_post(struct svc_call *cc, uint32_t nwr)
+{
+	struct svc_conn *conn = cc->cc_conn;
+	struct ibv_send_wr *send = &cc->cc_wr[nwr], *bad;
+	int err;
+
+	send->next = NULL;
+	send->opcode = IBV_WR_SEND;
+	send->send_flags = IBV_SEND_SIGNALED;
+	send->wr_id = (uintptr_t)&cc->cc_cqe;
+	if (nwr)
+		cc->cc_wr[nwr - 1].next = send;
+	cc->cc_state = CC_SENDING;
+	cc->cc_cqe.ce_type = RPCRDMA_CQE_SEND;
+	cc->cc_cqe.ce_id = ++conn->sx_cqe_ids;
+	if (conn->sx_closing) {
+		svc_call_put(cc);
+		return;
+	}
+	err = rpcrdma_verbs_post_send(conn->sx_id->qp, &cc->cc_wr[0], &bad);
+	if (err) {
+		svc_log(conn->sx_svc, "conn %u: Send post failed: %s",
+			conn->sx_id_num, strerror(-err));
+		svc_call_put(cc);
+		svc_conn_disconnected(conn);
+	}
+}
+
+/* Prepare the Send at cc_wr[nwr] with SGEs: header, then @pieces. */
+static void svc_send_prepare(struct svc_call *cc, uint32_t nwr, uint32_t hdr_len,
+			     const struct rpcrdma_rw_piece *pieces, unsigned npieces)
+{
+	struct ibv_send_wr *send = &cc->cc_wr[nwr];
+	struct ibv_sge *sge = &cc->cc_sge[nwr * RPCRDMA_RW_MAX_SGE];
+	uint32_t lkey = cc->cc_conn->sx_mr->lkey;
+	uint64_t bytes = hdr_len;
+	unsigned i;
+
+	memset(send, 0, sizeof(*send));
+	send->sg_list = sge;
+	sge[0].addr = (uintptr_t)cc->cc_hdrbuf;
+	sge[0].length = hdr_len;
+	sge[0].lkey = lkey;
+	send->num_sge = 1;
+	for (i = 0; i < npieces; i++) {
+		if (!pieces[i].rp_len)
+			continue;
+		sge[send->num_sge].addr = (uintptr_t)pieces[i].rp_addr;
+		sge[send->num_sge].length = pieces[i].rp_len;
+		sge[send->num_sge].lkey = lkey;
+		send->num_sge++;
+		bytes += pieces[i].rp_len;
+	}
+	SVC_INC(cc->cc_conn->sx_svc, send_bytes, bytes);
+}
+
+void svc_send_rdma_error(struct svc_call *cc, uint32_t xid, uint32_t code)
+{
+	int len = rpcrdma_wire_encode_error(cc->cc_hdrbuf, SVC_HDR_BUF, xid,
+					    cc->cc_conn->sx_credits, code);
+
+	if (len < 0) {
+		svc_call_put(cc);
+		return;
+	}
+	SVC_INC(cc->cc_conn->sx_svc, rdma_errors_sent, 1);
+	svc_send_prepare(cc, 0, (uint32_t)len, NULL, 0);
+	svc_send_post(cc, 0);
+}
+
+/* Copy the call's chunk @src into the reply header as @dst, with lengths. */
+static void svc_echo_chunk(struct rpcrdma_hdr *rh, struct rpcrdma_chunk *dst,
+			   const struct rpcrdma_hdr *call,
+			   const struct rpcrdma_chunk *src, const uint32_t *written)
+{
+	uint32_t i;
+
+	dst->rc_position = 0;
+	dst->rc_first = rh->rh_nsegs;
+	dst->rc_nsegs = src->rc_nsegs;
+	dst->rc_length = 0;
+	for (i = 0; i < src->rc_nsegs; i++) {
+		struct rpcrdma_segment *seg = &rh->rh_segs[rh->rh_nsegs++];
+
+		*seg = call->rh_segs[src->rc_first + i];
+		seg->rs_length = written ? written[i] : 0;
+		dst->rc_length += seg->rs_length;
+	}
+}
+
+void svc_send_reply(struct svc_call *cc)
+{
+	struct svc_conn *conn = cc->cc_conn;
+	struct rpcrdma_svc *svc = conn->sx_svc;
+	const struct rpcrdma_hdr *call = &cc->cc_hdr;
+	struct rpcrdma_hdr *rh = &cc->cc_rhdr;
+	struct rpcrdma_svc_req *req = &cc->cc_req;
+	struct rpcrdma_rw_piece pieces[2];
+	uint32_t lkey = conn->sx_mr->lkey, nwr = 0, i;
+	unsigned npieces;
+	uint64_t body = 0;
+	bool ddp_written = false;
+	int n, hdr_len;
+
+	memset(rh, 0, offsetof(struct rpcrdma_hdr, rh_segs));
+	rh->rh_nread = rh->rh_nwrite = 0;
+	rh->rh_has_reply = false;
+	rh->rh_xid = call->rh_xid;
+	rh->rh_vers = RPCRDMA_VERSION;
+	rh->rh_credits = conn->sx_credits;
+	rh->rh_proc = RDMA_MSG;
+
+	/* DDP-eligible data goes into the first Write chunk, pad omitted. */
+	if (req->rq_ddp && call->rh_nwrite > 0) {
+		const struct rpcrdma_chunk *wc = &call->rh_write[0];
+		struct rpcrdma_rw_piece data = {
+			.rp_addr = cc->cc_reply + req->rq_ddp_pos,
+			.rp_len = (uint32_t)req->rq_ddp_len,
+		};
+
+		n = rpcrdma_rw_build_writes(&data, 1, &call->rh_segs[wc->rc_first],
+					    wc->rc_nsegs, lkey, cc->cc_wr, cc->cc_sge,
+					    SVC_CTX_MAX_WR - 1, cc->cc_written);
+		if (n < 0)
+			goto err_chunk;
+		nwr = (uint32_t)n;
+		ddp_written = true;
+		SVC_INC(svc, rdma_write_bytes, req->rq_ddp_len);
+		pieces[0].rp_addr = cc->cc_reply;
+		pieces[0].rp_len = (uint32_t)req->rq_ddp_pos;
+		pieces[1].rp_addr = cc->cc_reply + req->rq_ddp_pos +
+				    RPCRDMA_XDR_ALIGN(req->rq_ddp_len);
+		pieces[1].rp_len = cc->cc_reply_len - (uint32_t)req->rq_ddp_pos -
+				   (uint32_t)RPCRDMA_XDR_ALIGN(req->rq_ddp_len);
+		npieces = 2;
+	} else {
+		pieces[0].rp_addr = cc->cc_reply;
+		pieces[0].rp_len = cc->cc_reply_len;
+		npieces = 1;
+	}
+	for (i = 0; i < npieces; i++)
+		body += pieces[i].rp_len;
+
+	/* The Write list echoes every Write chunk with the bytes written. */
+	for (i = 0; i < call->rh_nwrite; i++)
+		svc_echo_chunk(rh, &rh->rh_write[rh->rh_nwrite++], call, &call->rh_write[i],
+			       i == 0 && ddp_written ? cc->cc_written : NULL);
+
+	if (rpcrdma_wire_hdr_size(rh) + body <= conn->sx_inline_send) {
+		hdr_len = rpcrdma_wire_encode(cc->cc_hdrbuf, SVC_HDR_BUF, rh);
+		if (hdr_len < 0)
+			goto err_chunk;
+		svc_send_prepare(cc, nwr, (uint32_t)hdr_len, pieces, npieces);
+		if (ddp_written)
+			SVC_INC(svc, replies_write_chunk, 1);
+		else
+			SVC_INC(svc, replies_inline, 1);
+		svc_send_post(cc, nwr);
+		return;
+	}
+	if (!call->rh_has_reply)
+		goto err_chunk;
+
+	/* Too large for inline: the whole (remaining) reply goes into the Reply chunk. */
+	n = rpcrdma_rw_build_writes(pieces, npieces, &call->rh_segs[call->rh_reply.rc_first],
+				    call->rh_reply.rc_nsegs, lkey, &cc->cc_wr[nwr],
+				    &cc->cc_sge[nwr * RPCRDMA_RW_MAX_SGE],
+				    SVC_CTX_MAX_WR - 1 - nwr, cc->cc_written);
+	if (n < 0)
+		goto err_chunk;
+	if (nwr && n)
+		cc->cc_wr[nwr - 1].next = &cc->cc_wr[nwr];
+	nwr += (uint32_t)n;
+	SVC_INC(svc, rdma_write_bytes, body);
+	rh->rh_proc = RDMA_NOMSG;
+	rh->rh_has_reply = true;
+	svc_echo_chunk(rh, &rh->rh_reply, call, &call->rh_reply, cc->cc_written);
+	hdr_len = rpcrdma_wire_encode(cc->cc_hdrbuf, SVC_HDR_BUF, rh);
+	if (hdr_len < 0)
+		goto err_chunk;
+	svc_send_prepare(cc, nwr, (uint32_t)hdr_len, NULL, 0);
+	SVC_INC(svc, replies_reply_chunk, 1);
+	svc_send_post(cc, nwr);
+	return;
+
+err_chunk:
+	/* RFC 8166 4.5.3: a reply that fits nowhere the Requester offered. */
+	if (svc->sv_cfg.sc_verbose)
+		svc_log(svc, "conn %u: reply of %u bytes fits no chunk: ERR_CHUNK",
+			conn->sx_id_num, cc->cc_reply_len);
+	svc_send_rdma_error(cc, call->rh_xid, ERR_CHUNK);
+}
+
+void svc_send_complete(struct svc_call *cc, const struct ibv_wc *wc)
+{
+	(void)wc;
+	svc_call_put(cc);
+}

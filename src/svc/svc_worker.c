@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+/*
+ * svc_worker.c - worker threads that run dispatch functions.
+ *
+ * The run loop queues call contexts on the work queue; a worker runs the
+ * dispatch function and moves the context to the done queue, then wakes
+ * the run loop through its eventfd.  Nothing else is shared.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "svc/svc_internal.h"
+
+static void svc_wake(struct rpcrdma_svc *svc)
+{
+	uint64_t one = 1;
+	ssize_t rc;
+
+	rc = write(svc->sv_wake_fd, &one, sizeof(one));
+	(void)rc; /* a full counter still wakes the loop */
+}
+
+static void *svc_worker_main(void *arg)
+{
+	struct rpcrdma_svc *svc = arg;
+
+	pthread_mutex_lock(&svc->sv_wq_lock);
+	for (;;) {
+		struct svc_call *cc;
+
+		while (!svc->sv_wq_head && !svc->sv_wq_quit)
+			pthread_cond_wait(&svc->sv_wq_cond, &svc->sv_wq_lock);
+		if (!svc->sv_wq_head)
+			break;
+		cc = svc->sv_wq_head;
+		svc->sv_wq_head = cc->cc_next;
+		if (!svc->sv_wq_head)
+			svc->sv_wq_tail = NULL;
+		pthread_mutex_unlock(&svc->sv_wq_lock);
+
+		cc->cc_status = cc->cc_fn(&cc->cc_req, cc->cc_fn_arg);
+
+		pthread_mutex_lock(&svc->sv_wq_lock);
+		cc->cc_next = NULL;
+		if (svc->sv_done_tail)
+			svc->sv_done_tail->cc_next = cc;
+		else
+			svc->sv_done_head = cc;
+		svc->sv_done_tail = cc;
+		svc_wake(svc);
+	}
+	pthread_mutex_unlock(&svc->sv_wq_lock);
+	return NULL;
+}
+
+int svc_workers_start(struct rpcrdma_svc *svc, unsigned n)
+{
+	unsigned i;
+	int rc;
+
+	svc->sv_workers = calloc(n, sizeof(*svc->sv_workers));
+	if (!svc->sv_workers)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		rc = pthread_create(&svc->sv_workers[i], NULL, svc_worker_main, svc);
+		if (rc) {
+			svc->sv_nworkers = i;
+			svc_workers_stop(svc);
+			return -rc;
+		}
+	}
+	svc->sv_nworkers = n;
+	return 0;
+}
+
+void svc_workers_stop(struct rpcrdma_svc *svc)
+{
+	unsigned i;
+
+	pthread_mutex_lock(&svc->sv_wq_lock);
+	svc->sv_wq_quit = true;
+	pthread_cond_broadcast(&svc->sv_wq_cond);
+	pthread_mutex_unlock(&svc->sv_wq_lock);
+	for (i = 0; i < svc->sv_nworkers; i++)
+		pthread_join(svc->sv_workers[i], NULL);
+	free(svc->sv_workers);
+	svc->sv_workers = NULL;
+	svc->sv_nworkers = 0;
+}
+
+void svc_work_enqueue(struct rpcrdma_svc *svc, struct svc_call *cc)
+{
+	cc->cc_state = CC_WORKING;
+	cc->cc_next = NULL;
+	pthread_mutex_lock(&svc->sv_wq_lock);
+	if (svc->sv_wq_tail)
+		svc->sv_wq_tail->cc_next = cc;
+	else
+		svc->sv_wq_head = cc;
+	svc->sv_wq_tail = cc;
+	pthread_cond_signal(&svc->sv_wq_cond);
+	pthread_mutex_unlock(&svc->sv_wq_lock);
+}
+
+struct svc_call *svc_done_take_all(struct rpcrdma_svc *svc)
+{
+	struct svc_call *list;
+
+	pthread_mutex_lock(&svc->sv_wq_lock);
+	list = svc->sv_done_head;
+	svc->sv_done_head = svc->sv_done_tail = NULL;
+	pthread_mutex_unlock(&svc->sv_wq_lock);
+	return list;
+}

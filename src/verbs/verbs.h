@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * verbs.h - the verbs seam and completion tags (internal to librpcrdma).
+ *
+ * Every post and poll the protocol engines make goes through
+ * rpcrdma_verbs_ops, so that unit tests can replace the device with a
+ * script of completions (errors, flushes, reordering, a completion
+ * delivered before post returns).  Work requests carry a pointer to a
+ * struct rpcrdma_cqe as wr_id: a type tag plus a completion ID for traces.
+ *
+ * Error convention: libibverbs returns the errno value, librdmacm returns
+ * -1 and sets errno; everything here returns a negative errno.
+ */
+#ifndef RPCRDMA_VERBS_H
+#define RPCRDMA_VERBS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+/** Completion tag: what kind of work request a completion belongs to. */
+enum rpcrdma_cqe_type {
+	RPCRDMA_CQE_RECV = 1,
+	RPCRDMA_CQE_SEND,
+	RPCRDMA_CQE_READ,  /* last RDMA Read of one Read chunk */
+	RPCRDMA_CQE_WRITE, /* signalled RDMA Write (normally unsignalled) */
+};
+
+/** Embedded in each context that posts work; wr_id points at it. */
+struct rpcrdma_cqe {
+	uint32_t ce_type; /* enum rpcrdma_cqe_type */
+	uint32_t ce_id;   /* completion ID, for traces */
+};
+
+#define rpcrdma_container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+/** The seam: real verbs by default, replaced by unit tests. */
+struct rpcrdma_verbs_ops {
+	int (*vo_post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			    struct ibv_send_wr **bad);
+	int (*vo_post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			    struct ibv_recv_wr **bad);
+	int (*vo_poll_cq)(struct ibv_cq *cq, int n, struct ibv_wc *wc);
+};
+
+/** The ops in use (rpcrdma_verbs_real unless a test installed others). */
+extern const struct rpcrdma_verbs_ops *rpcrdma_verbs;
+extern const struct rpcrdma_verbs_ops rpcrdma_verbs_real;
+
+/**
+ * rpcrdma_verbs_post_send - post a chain of send-queue work requests.
+ * Return: 0 or a negative errno (the verbs provider's value, negated);
+ * on failure nothing from *@bad onwards was posted.
+ */
+int rpcrdma_verbs_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			    struct ibv_send_wr **bad);
+/** rpcrdma_verbs_post_recv - as above, for the receive queue. */
+int rpcrdma_verbs_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			    struct ibv_recv_wr **bad);
+/** rpcrdma_verbs_poll - poll up to @n completions; count or negative errno. */
+int rpcrdma_verbs_poll(struct ibv_cq *cq, int n, struct ibv_wc *wc);
+
+/** rpcrdma_cqe_of - the tag a work completion carries. */
+static inline struct rpcrdma_cqe *rpcrdma_cqe_of(const struct ibv_wc *wc)
+{
+	return (struct rpcrdma_cqe *)(uintptr_t)wc->wr_id;
+}
+
+#endif /* RPCRDMA_VERBS_H */
