@@ -47,6 +47,25 @@ static void svc_cfg_defaults(struct rpcrdma_svc_config *cfg)
 		cfg->sc_threads = 4;
 }
 
+/* Everything but the listener and epoll; unit tests start here. */
+int svc_init(struct rpcrdma_svc *svc, const struct rpcrdma_svc_config *cfg)
+{
+	svc->sv_cfg = *cfg;
+	svc_cfg_defaults(&svc->sv_cfg);
+	if (svc->sv_cfg.sc_credits > 4096 || svc->sv_cfg.sc_inline_size < 1024 ||
+	    svc->sv_cfg.sc_inline_size > 262144 || svc->sv_cfg.sc_max_payload > (64u << 20))
+		return -EINVAL;
+	rpcrdma_wire_limits_default(&svc->sv_limits);
+	svc->sv_limits.wl_max_chunk_bytes = svc->sv_cfg.sc_max_payload + SVC_PAYLOAD_SLACK;
+	svc->sv_epoll = -1;
+	svc->sv_wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (svc->sv_wake_fd < 0)
+		return -errno;
+	pthread_mutex_init(&svc->sv_wq_lock, NULL);
+	pthread_cond_init(&svc->sv_wq_cond, NULL);
+	return 0;
+}
+
 static int svc_listen(struct rpcrdma_svc *svc)
 {
 	const struct rpcrdma_svc_config *cfg = &svc->sv_cfg;
@@ -88,20 +107,11 @@ int rpcrdma_svc_create(const struct rpcrdma_svc_config *cfg, struct rpcrdma_svc 
 	svc = calloc(1, sizeof(*svc));
 	if (!svc)
 		return -ENOMEM;
-	svc->sv_cfg = *cfg;
-	svc_cfg_defaults(&svc->sv_cfg);
-	if (svc->sv_cfg.sc_credits > 4096 || svc->sv_cfg.sc_inline_size < 1024 ||
-	    svc->sv_cfg.sc_inline_size > 262144) {
+	rc = svc_init(svc, cfg);
+	if (rc) {
 		free(svc);
-		return -EINVAL;
+		return rc;
 	}
-	rpcrdma_wire_limits_default(&svc->sv_limits);
-	svc->sv_limits.wl_max_chunk_bytes = svc->sv_cfg.sc_max_payload + SVC_PAYLOAD_SLACK;
-	svc->sv_epoll = -1;
-	svc->sv_wake_fd = -1;
-	pthread_mutex_init(&svc->sv_wq_lock, NULL);
-	pthread_cond_init(&svc->sv_wq_cond, NULL);
-
 	svc->sv_cm_channel = rdma_create_event_channel();
 	if (!svc->sv_cm_channel) {
 		rc = -errno ? -errno : -ENODEV;
@@ -116,8 +126,7 @@ int rpcrdma_svc_create(const struct rpcrdma_svc_config *cfg, struct rpcrdma_svc 
 	if (rc)
 		goto err;
 	svc->sv_epoll = epoll_create1(EPOLL_CLOEXEC);
-	svc->sv_wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (svc->sv_epoll < 0 || svc->sv_wake_fd < 0) {
+	if (svc->sv_epoll < 0) {
 		rc = -errno;
 		goto err;
 	}
@@ -197,7 +206,7 @@ static void svc_cm_event(struct rpcrdma_svc *svc)
 	}
 }
 
-static void svc_take_done(struct rpcrdma_svc *svc)
+void svc_take_done(struct rpcrdma_svc *svc)
 {
 	struct svc_call *cc = svc_done_take_all(svc), *next;
 

@@ -81,7 +81,7 @@ int svc_conn_post_recv(struct svc_conn *conn, struct svc_recv *rc)
 }
 
 /* Post every receive buffer with one chained post. */
-static int svc_conn_post_all_recvs(struct svc_conn *conn)
+int svc_conn_post_all_recvs(struct svc_conn *conn)
 {
 	struct ibv_recv_wr *bad;
 	uint32_t i;
@@ -98,7 +98,7 @@ static int svc_conn_post_all_recvs(struct svc_conn *conn)
 }
 
 /* Carve the registered slab into receive buffers and call contexts. */
-static int svc_conn_alloc_pools(struct svc_conn *conn)
+int svc_conn_alloc_pools(struct svc_conn *conn)
 {
 	const struct rpcrdma_svc_config *cfg = &conn->sx_svc->sv_cfg;
 	uint32_t call_cap = cfg->sc_max_payload + SVC_PAYLOAD_SLACK;
@@ -116,7 +116,7 @@ static int svc_conn_alloc_pools(struct svc_conn *conn)
 	conn->sx_calls = calloc(conn->sx_ncalls, sizeof(*conn->sx_calls));
 	if (!conn->sx_recvs || !conn->sx_calls)
 		return -ENOMEM;
-	conn->sx_mr = ibv_reg_mr(conn->sx_pd, conn->sx_slab, conn->sx_slab_len,
+	conn->sx_mr = rpcrdma_verbs_reg_mr(conn->sx_pd, conn->sx_slab, conn->sx_slab_len,
 				 IBV_ACCESS_LOCAL_WRITE);
 	if (!conn->sx_mr)
 		return -errno;
@@ -300,7 +300,7 @@ void svc_conn_disconnected(struct svc_conn *conn)
 	if (!conn->sx_closing) {
 		conn->sx_closing = true;
 		svc_log(conn->sx_svc, "conn %u: disconnected", conn->sx_id_num);
-		rdma_disconnect(conn->sx_id); /* moves the QP to error: posted work flushes */
+		rpcrdma_verbs_disconnect(conn->sx_id); /* moves the QP to error: posted work flushes */
 	}
 	/* Messages waiting for a call context are dropped with the connection. */
 	while ((rc = conn->sx_wait_head)) {
@@ -340,7 +340,7 @@ void svc_conn_destroy(struct svc_conn *conn)
 	if (conn->sx_channel)
 		ibv_destroy_comp_channel(conn->sx_channel);
 	if (conn->sx_mr)
-		ibv_dereg_mr(conn->sx_mr);
+		rpcrdma_verbs_dereg_mr(conn->sx_mr);
 	if (conn->sx_pd)
 		ibv_dealloc_pd(conn->sx_pd);
 	free(conn->sx_slab);

@@ -168,7 +168,13 @@ struct rpcrdma_svc {
 void svc_log(struct rpcrdma_svc *svc, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* svc.c */
+int svc_init(struct rpcrdma_svc *svc, const struct rpcrdma_svc_config *cfg);
+void svc_take_done(struct rpcrdma_svc *svc);
+
 /* svc_conn.c */
+int svc_conn_alloc_pools(struct svc_conn *conn);
+int svc_conn_post_all_recvs(struct svc_conn *conn);
 int svc_conn_accept(struct rpcrdma_svc *svc, struct rdma_cm_event *ev);
 void svc_conn_disconnected(struct svc_conn *conn);
 void svc_conn_maybe_destroy(struct svc_conn *conn);

@@ -23,7 +23,26 @@ static int real_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 	return ibv_poll_cq(cq, n, wc);
 }
 
+static struct ibv_mr *real_reg_mr(struct ibv_pd *pd, void *addr, size_t len,
+				  int access)
+{
+	return ibv_reg_mr(pd, addr, len, access);
+}
+
+static int real_dereg_mr(struct ibv_mr *mr)
+{
+	return ibv_dereg_mr(mr);
+}
+
+static int real_disconnect(struct rdma_cm_id *id)
+{
+	return rdma_disconnect(id) ? -errno : 0;
+}
+
 const struct rpcrdma_verbs_ops rpcrdma_verbs_real = {
+	.vo_disconnect = real_disconnect,
+	.vo_reg_mr = real_reg_mr,
+	.vo_dereg_mr = real_dereg_mr,
 	.vo_post_send = real_post_send,
 	.vo_post_recv = real_post_recv,
 	.vo_poll_cq = real_poll_cq,
@@ -52,4 +71,22 @@ int rpcrdma_verbs_poll(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 	int rc = rpcrdma_verbs->vo_poll_cq(cq, n, wc);
 
 	return rc < 0 ? -EIO : rc;
+}
+
+struct ibv_mr *rpcrdma_verbs_reg_mr(struct ibv_pd *pd, void *addr, size_t len,
+				    int access)
+{
+	return rpcrdma_verbs->vo_reg_mr(pd, addr, len, access);
+}
+
+int rpcrdma_verbs_dereg_mr(struct ibv_mr *mr)
+{
+	int rc = rpcrdma_verbs->vo_dereg_mr(mr);
+
+	return rc > 0 ? -rc : rc;
+}
+
+int rpcrdma_verbs_disconnect(struct rdma_cm_id *id)
+{
+	return rpcrdma_verbs->vo_disconnect(id);
 }

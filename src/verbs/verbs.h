@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
 
 /** Completion tag: what kind of work request a completion belongs to. */
 enum rpcrdma_cqe_type {
@@ -43,6 +44,10 @@ struct rpcrdma_verbs_ops {
 	int (*vo_post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 			    struct ibv_recv_wr **bad);
 	int (*vo_poll_cq)(struct ibv_cq *cq, int n, struct ibv_wc *wc);
+	struct ibv_mr *(*vo_reg_mr)(struct ibv_pd *pd, void *addr, size_t len,
+				    int access);
+	int (*vo_dereg_mr)(struct ibv_mr *mr);
+	int (*vo_disconnect)(struct rdma_cm_id *id);
 };
 
 /** The ops in use (rpcrdma_verbs_real unless a test installed others). */
@@ -61,6 +66,18 @@ int rpcrdma_verbs_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 			    struct ibv_recv_wr **bad);
 /** rpcrdma_verbs_poll - poll up to @n completions; count or negative errno. */
 int rpcrdma_verbs_poll(struct ibv_cq *cq, int n, struct ibv_wc *wc);
+
+/**
+ * rpcrdma_verbs_reg_mr - register @len bytes at @addr with @access.
+ * Return: the region, or NULL with errno set.
+ */
+struct ibv_mr *rpcrdma_verbs_reg_mr(struct ibv_pd *pd, void *addr, size_t len,
+				    int access);
+/** rpcrdma_verbs_dereg_mr - release a region; 0 or a negative errno. */
+int rpcrdma_verbs_dereg_mr(struct ibv_mr *mr);
+
+/** rpcrdma_verbs_disconnect - rdma_disconnect(); 0 or a negative errno. */
+int rpcrdma_verbs_disconnect(struct rdma_cm_id *id);
 
 /** rpcrdma_cqe_of - the tag a work completion carries. */
 static inline struct rpcrdma_cqe *rpcrdma_cqe_of(const struct ibv_wc *wc)
