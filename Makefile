@@ -1,6 +1,8 @@
 # rpcrdma: thin wrapper around CMake/CTest.  See README.md.
 BUILD      ?= build
 BUILD_ASAN ?= build-asan
+BUILD_FUZZ ?= build-fuzz
+FUZZ_TIME  ?= 60
 PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
@@ -39,6 +41,16 @@ vm-check: build
 
 demo: deps build
 	scripts/demo
+
+$(BUILD_FUZZ)/CMakeCache.txt:
+	cmake -S . -B $(BUILD_FUZZ) -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DRPCRDMA_FUZZ=ON -DRPCRDMA_TESTS=OFF -DRPCRDMA_VM_TESTS=OFF
+
+# libFuzzer over the wire codec, both directions, for FUZZ_TIME seconds.
+fuzz: $(BUILD_FUZZ)/CMakeCache.txt
+	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_wire wire_seeds
+	mkdir -p $(BUILD_FUZZ)/seeds $(BUILD_FUZZ)/corpus
+	$(BUILD_FUZZ)/tests/fuzz/wire_seeds $(BUILD_FUZZ)/seeds
+	$(BUILD_FUZZ)/tests/fuzz/fuzz_wire -max_total_time=$(FUZZ_TIME) -max_len=8192 -artifact_prefix=$(BUILD_FUZZ)/ $(BUILD_FUZZ)/corpus $(BUILD_FUZZ)/seeds
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

@@ -267,7 +267,10 @@ uint32_t rpcrdma_wire_inline_threshold(uint32_t local, uint32_t peer);
 
 /* ---- ONC RPC message header, RFC 5531 ---- */
 
+/* <rpc/rpc_msg.h> (libtirpc) defines the same value; keep theirs if first. */
+#ifndef RPC_MSG_VERSION
 #define RPC_MSG_VERSION 2u
+#endif
 enum rpcrdma_rpc_dir { RPC_DIR_CALL = 0, RPC_DIR_REPLY = 1 };
 enum rpcrdma_rpc_auth { RPC_AUTH_NONE = 0, RPC_AUTH_SYS = 1 };
 #define RPC_AUTH_MAX_BODY 400u     /* RFC 5531 8.2: opaque_auth body */
@@ -306,7 +309,25 @@ struct rpcrdma_rpc_msg {
 	uint32_t rm_accept_stat; /* when accepted */
 	/* bytes of header consumed: CALL args / REPLY results start here */
 	uint32_t rm_hdr_len;
+	/* Added for the codec: */
+	const uint8_t *rm_verf_body; /* CALL and accepted REPLY verifier */
+	uint32_t rm_reject_stat;     /* when denied: RPC_MISMATCH 0 / AUTH_ERROR 1 */
+	uint32_t rm_auth_stat;       /* when denied with AUTH_ERROR */
+	uint32_t rm_mismatch_low;    /* PROG_MISMATCH or RPC_MISMATCH */
+	uint32_t rm_mismatch_high;
 };
+
+/* RFC 5531 section 9 reply status values. */
+enum rpcrdma_rpc_reply_stat { RPC_MSG_ACCEPTED = 0, RPC_MSG_DENIED = 1 };
+enum rpcrdma_rpc_accept_stat {
+	RPC_ACCEPT_SUCCESS = 0,
+	RPC_ACCEPT_PROG_UNAVAIL = 1,
+	RPC_ACCEPT_PROG_MISMATCH = 2,
+	RPC_ACCEPT_PROC_UNAVAIL = 3,
+	RPC_ACCEPT_GARBAGE_ARGS = 4,
+	RPC_ACCEPT_SYSTEM_ERR = 5,
+};
+enum rpcrdma_rpc_reject_stat { RPC_REJECT_RPC_MISMATCH = 0, RPC_REJECT_AUTH_ERROR = 1 };
 
 /**
  * rpcrdma_wire_decode_rpc - decode an ONC RPC call or reply header.
@@ -317,9 +338,19 @@ struct rpcrdma_rpc_msg {
  * 400 bytes); AUTH_SYS bodies are parsed with their own limits (name up to
  * 255 bytes, up to 16 gids) and must fill the credential exactly.
  *
- * Return: 0; -EBADMSG when the bytes are cut short or a length is out of
- * range; -EPROTO when a call's RPC version is not 2 (the caller answers
- * RPC_MISMATCH).
+ * A credential of flavor AUTH_SYS whose body is malformed is not an error
+ * here: the call decodes with rm_has_authsys false, and the caller answers
+ * AUTH_ERROR (AUTH_BADCRED).  Replies: accepted (verifier, accept_stat,
+ * and mismatch_info for PROG_MISMATCH) or denied (RPC_MISMATCH with its
+ * range, or AUTH_ERROR with its auth_stat).  @msg is zeroed first; on
+ * failure the fields decoded before the failure point stay filled (at
+ * least rm_xid and rm_dir once 8 bytes are present).
+ *
+ * Return: 0; -EBADMSG when the bytes are cut short, a length is out of
+ * range, or msg_type, reply_stat, accept_stat or reject_stat is not a
+ * value RFC 5531 defines; -EPROTO when a call's RPC version is not 2
+ * (the caller answers RPC_MISMATCH; rm_rpcvers holds the version, and
+ * nothing after it is decoded).
  */
 int rpcrdma_wire_decode_rpc(const void *buf, size_t len,
 			    struct rpcrdma_rpc_msg *msg);
