@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nfs3_xdr.c - RFC 1813 result pieces: fattr3 (2.6), post_op_attr,
+ * wcc_data (2.6 "Weak cache consistency"), nfsstat3 from errno.
+ */
+#include <errno.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "nfs3_internal.h"
+
+void nfs3_put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+uint32_t nfs3_errno_to_stat(int err)
+{
+	if (err < 0)
+		err = -err;
+	switch (err) {
+	case 0:
+		return NFS3_OK;
+	case EPERM:
+		return NFS3ERR_PERM;
+	case ENOENT:
+		return NFS3ERR_NOENT;
+	case ENXIO:
+		return NFS3ERR_NXIO;
+	case EACCES:
+		return NFS3ERR_ACCES;
+	case EEXIST:
+		return NFS3ERR_EXIST;
+	case EXDEV:
+		return NFS3ERR_XDEV;
+	case ENODEV:
+		return NFS3ERR_NODEV;
+	case ENOTDIR:
+		return NFS3ERR_NOTDIR;
+	case EISDIR:
+		return NFS3ERR_ISDIR;
+	case EINVAL:
+	case ELOOP: /* a symlink where none is followed */
+		return NFS3ERR_INVAL;
+	case EFBIG:
+		return NFS3ERR_FBIG;
+	case ENOSPC:
+		return NFS3ERR_NOSPC;
+	case EROFS:
+		return NFS3ERR_ROFS;
+	case EMLINK:
+		return NFS3ERR_MLINK;
+	case ENAMETOOLONG:
+		return NFS3ERR_NAMETOOLONG;
+	case ENOTEMPTY:
+		return NFS3ERR_NOTEMPTY;
+	case EDQUOT:
+		return NFS3ERR_DQUOT;
+	case ESTALE:
+		return NFS3ERR_STALE;
+	case EBADMSG:
+		return NFS3ERR_BADHANDLE;
+	case EOPNOTSUPP:
+		return NFS3ERR_NOTSUPP;
+	case EAGAIN:
+	case EBUSY:
+		return NFS3ERR_JUKEBOX;
+	case ENOMEM:
+	case EOVERFLOW:
+		return NFS3ERR_SERVERFAULT;
+	default:
+		return NFS3ERR_IO;
+	}
+}
+
+uint32_t nfs3_mode_to_ftype(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG:
+		return NF3REG;
+	case S_IFDIR:
+		return NF3DIR;
+	case S_IFBLK:
+		return NF3BLK;
+	case S_IFCHR:
+		return NF3CHR;
+	case S_IFLNK:
+		return NF3LNK;
+	case S_IFSOCK:
+		return NF3SOCK;
+	default:
+		return NF3FIFO;
+	}
+}
+
+static void put_time(struct rpcrdma_xdr *xs, const struct timespec *ts)
+{
+	rpcrdma_xdr_put_u32(xs, (uint32_t)ts->tv_sec);
+	rpcrdma_xdr_put_u32(xs, (uint32_t)ts->tv_nsec);
+}
+
+void nfs3_put_fattr(struct rpcrdma_xdr *xs, const struct rpcrdma_nfs3_export *exp,
+		    const struct stat *st)
+{
+	rpcrdma_xdr_put_u32(xs, nfs3_mode_to_ftype(st->st_mode));
+	rpcrdma_xdr_put_u32(xs, st->st_mode & 07777);
+	rpcrdma_xdr_put_u32(xs, (uint32_t)st->st_nlink);
+	rpcrdma_xdr_put_u32(xs, st->st_uid);
+	rpcrdma_xdr_put_u32(xs, st->st_gid);
+	rpcrdma_xdr_put_u64(xs, (uint64_t)st->st_size);
+	rpcrdma_xdr_put_u64(xs, (uint64_t)st->st_blocks * 512u);
+	rpcrdma_xdr_put_u32(xs, major(st->st_rdev));
+	rpcrdma_xdr_put_u32(xs, minor(st->st_rdev));
+	rpcrdma_xdr_put_u64(xs, exp->ex_fsid);
+	rpcrdma_xdr_put_u64(xs, (uint64_t)st->st_ino);
+	put_time(xs, &st->st_atim);
+	put_time(xs, &st->st_mtim);
+	put_time(xs, &st->st_ctim);
+}
+
+void nfs3_put_post_op_attr(struct rpcrdma_xdr *xs,
+			   const struct rpcrdma_nfs3_export *exp,
+			   const struct stat *st)
+{
+	rpcrdma_xdr_put_u32(xs, st != NULL);
+	if (st)
+		nfs3_put_fattr(xs, exp, st);
+}
+
+void nfs3_put_post_op_fd(struct rpcrdma_xdr *xs,
+			 const struct rpcrdma_nfs3_export *exp, int fd)
+{
+	struct stat st;
+
+	nfs3_put_post_op_attr(xs, exp, fd >= 0 && fstat(fd, &st) == 0 ? &st : NULL);
+}
+
+void nfs3_put_wcc(struct rpcrdma_xdr *xs, const struct rpcrdma_nfs3_export *exp,
+		  const struct stat *pre, const struct stat *post)
+{
+	rpcrdma_xdr_put_u32(xs, pre != NULL);
+	if (pre) {
+		rpcrdma_xdr_put_u64(xs, (uint64_t)pre->st_size);
+		put_time(xs, &pre->st_mtim);
+		put_time(xs, &pre->st_ctim);
+	}
+	nfs3_put_post_op_attr(xs, exp, post);
+}

@@ -1,0 +1,873 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_nfs3_proc.c - NFSv3 procedures against a temporary export, once on
+ * tmpfs (/dev/shm) and once on the file system of $TMPDIR (or /tmp).
+ * Needs root (file handles need CAP_DAC_READ_SEARCH; squash tests chown).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "test_nfs3_harness.h"
+
+#define NOBODY 65534u
+
+struct t_env {
+	char dir[256];
+	struct rpcrdma_nfs3_export *exp;
+	struct rpcrdma_nfs3_export *exp_nosquash;
+	uint8_t root[64];
+	uint32_t rootlen;
+	struct t_call c;
+};
+
+static const char *g_base;
+
+static void rm_rf(const char *path)
+{
+	char cmd[PATH_MAX + 32];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
+	assert_int_equal(system(cmd), 0);
+}
+
+static int env_setup(void **state)
+{
+	struct t_env *e = calloc(1, sizeof(*e));
+	struct rpcrdma_nfs3_config cfg = { 0 };
+
+	if (!e)
+		return -1;
+	snprintf(e->dir, sizeof(e->dir), "%s/nfs3test.XXXXXX", g_base);
+	if (!mkdtemp(e->dir))
+		return -1;
+	chmod(e->dir, 0777);
+	cfg.nc_export = e->dir;
+	for (unsigned i = 0; i < sizeof(cfg.nc_key); i++)
+		cfg.nc_key[i] = (uint8_t)(i * 7 + 1);
+	cfg.nc_max_payload = 1u << 20;
+	if (rpcrdma_nfs3_export_open(&cfg, &e->exp))
+		return -1;
+	cfg.nc_no_root_squash = true;
+	if (rpcrdma_nfs3_export_open(&cfg, &e->exp_nosquash))
+		return -1;
+	if (rpcrdma_nfs3_root_fh(e->exp, e->root, &e->rootlen))
+		return -1;
+	*state = e;
+	return 0;
+}
+
+static int env_teardown(void **state)
+{
+	struct t_env *e = *state;
+
+	rpcrdma_nfs3_export_close(e->exp);
+	rpcrdma_nfs3_export_close(e->exp_nosquash);
+	rm_rf(e->dir);
+	t_free(&e->c);
+	free(e);
+	return 0;
+}
+
+static void path_of(struct t_env *e, const char *name, char *buf)
+{
+	snprintf(buf, PATH_MAX, "%s/%s", e->dir, name);
+}
+
+static void make_file(struct t_env *e, const char *name, const char *data,
+		      mode_t mode)
+{
+	char p[PATH_MAX];
+	int fd;
+
+	path_of(e, name, p);
+	fd = open(p, O_CREAT | O_TRUNC | O_WRONLY, mode);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, strlen(data)), (ssize_t)strlen(data));
+	close(fd);
+	assert_int_equal(chmod(p, mode), 0);
+}
+
+/* LOOKUP @name in directory handle @dir: returns the NFS status. */
+static uint32_t do_lookup(struct t_env *e, const uint8_t *dir, uint32_t dirlen,
+			  const char *name, uint8_t *fh, uint32_t *fhlen,
+			  struct t_fattr *a)
+{
+	struct t_call *c = &e->c;
+	uint32_t st;
+
+	t_begin(c, 3, 1000, 1000);
+	t_opaque(c, dir, dirlen);
+	t_str(c, name);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	st = r_u32(c);
+	if (st == 0) {
+		uint32_t n;
+		const uint8_t *p = r_opaque(c, &n);
+
+		assert_true(n <= 64);
+		if (fh) {
+			memcpy(fh, p, n);
+			*fhlen = n;
+		}
+		assert_true(r_post_op(c, a));
+	}
+	r_post_op(c, NULL); /* dir attributes */
+	assert_int_equal(c->rpos, c->rlen);
+	return st;
+}
+
+static void test_null_and_getattr_root(void **state)
+{
+	struct t_env *e = *state;
+	struct t_call *c = &e->c;
+	struct t_fattr a;
+	struct stat st;
+
+	t_begin(c, 0, 0, 0);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(c->rlen, 0);
+
+	t_begin(c, 1, 1000, 1000);
+	t_opaque(c, e->root, e->rootlen);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 0);
+	r_fattr(c, &a);
+	assert_int_equal(c->rpos, c->rlen); /* 4 + 84 bytes exactly */
+	assert_int_equal(c->rlen, 88);
+	assert_int_equal(stat(e->dir, &st), 0);
+	assert_int_equal(a.type, 2); /* NF3DIR */
+	assert_int_equal(a.mode, 0777);
+	assert_int_equal(a.fileid, st.st_ino);
+	assert_int_equal(a.fsid, (uint64_t)st.st_dev);
+}
+
+static void test_lookup_file(void **state)
+{
+	struct t_env *e = *state;
+	struct t_fattr a;
+	struct stat st;
+	char p[PATH_MAX];
+	uint8_t fh[64];
+	uint32_t fhlen;
+
+	make_file(e, "hello.txt", "12345", 0640);
+	path_of(e, "hello.txt", p);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(do_lookup(e, e->root, e->rootlen, "hello.txt", fh, &fhlen, &a), 0);
+	assert_int_equal(a.type, 1); /* NF3REG */
+	assert_int_equal(a.mode, 0640);
+	assert_int_equal(a.size, 5);
+	assert_int_equal(a.nlink, 1);
+	assert_int_equal(a.fileid, st.st_ino);
+	assert_int_equal(a.mtime[0], (uint32_t)st.st_mtim.tv_sec);
+	assert_int_equal(a.mtime[1], (uint32_t)st.st_mtim.tv_nsec);
+
+	assert_int_equal(do_lookup(e, e->root, e->rootlen, "nope", NULL, NULL, NULL),
+			 2); /* NFS3ERR_NOENT */
+	assert_int_equal(do_lookup(e, e->root, e->rootlen, "a/b", NULL, NULL, NULL),
+			 13); /* '/' in a name: NFS3ERR_ACCES */
+	assert_int_equal(do_lookup(e, e->root, e->rootlen, "", NULL, NULL, NULL), 13);
+	/* a file handle is not a directory: NFS3ERR_NOTDIR */
+	assert_int_equal(do_lookup(e, fh, fhlen, "x", NULL, NULL, NULL), 20);
+}
+
+static void test_lookup_dotdot_at_root(void **state)
+{
+	struct t_env *e = *state;
+	struct t_fattr a;
+	struct stat st;
+	uint8_t fh[64];
+	uint32_t fhlen;
+
+	assert_int_equal(do_lookup(e, e->root, e->rootlen, "..", fh, &fhlen, &a), 0);
+	assert_int_equal(stat(e->dir, &st), 0);
+	assert_int_equal(a.fileid, st.st_ino);
+	assert_int_equal(fhlen, e->rootlen);
+	assert_memory_equal(fh, e->root, fhlen);
+	assert_int_equal(do_lookup(e, e->root, e->rootlen, ".", fh, &fhlen, &a), 0);
+	assert_memory_equal(fh, e->root, fhlen);
+}
+
+static void test_write_read_commit(void **state)
+{
+	struct t_env *e = *state;
+	struct t_call *c = &e->c;
+	static const char msg[] = "hello world";
+	uint8_t fh[64], wverf[8];
+	uint32_t fhlen, n;
+	const uint8_t *p;
+	struct t_fattr a;
+	char path[PATH_MAX];
+	struct stat st;
+
+	make_file(e, "data", "", 0644);
+	assert_int_equal(do_lookup(e, e->root, e->rootlen, "data", fh, &fhlen, &a), 0);
+
+	/* root squash: uid 0 is nobody, who may not write a 0644 root file */
+	t_begin(c, 7, 0, 0);
+	t_opaque(c, fh, fhlen);
+	t_u64(c, 3);
+	t_u32(c, 11);
+	t_u32(c, 0);
+	t_opaque(c, msg, 11);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 13); /* NFS3ERR_ACCES */
+
+	t_begin(c, 7, 0, 0);
+	t_opaque(c, fh, fhlen);
+	t_u64(c, 3);
+	t_u32(c, 11);
+	t_u32(c, 0); /* UNSTABLE */
+	t_opaque(c, msg, 11);
+	assert_int_equal(t_run(c, e->exp_nosquash), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 0);
+	r_wcc(c, &a);
+	assert_int_equal(a.size, 14);
+	assert_int_equal(r_u32(c), 11); /* count */
+	assert_int_equal(r_u32(c), 0);  /* committed: UNSTABLE */
+	memcpy(wverf, c->res + c->rpos, 8);
+	c->rpos += 8;
+	assert_int_equal(c->rpos, c->rlen);
+	path_of(e, "data", path);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 14);
+
+	/* READ it all back: data through the DDP item */
+	t_begin(c, 6, 1000, 1000);
+	t_opaque(c, fh, fhlen);
+	t_u64(c, 0);
+	t_u32(c, 100);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 0);
+	assert_true(r_post_op(c, &a));
+	assert_int_equal(a.size, 14);
+	assert_int_equal(r_u32(c), 14); /* count */
+	assert_int_equal(r_u32(c), 1);  /* eof */
+	p = r_opaque(c, &n);
+	assert_int_equal(n, 14);
+	assert_int_equal(c->rpos, c->rlen);
+	assert_true(c->req.rq_ddp);
+	assert_int_equal(c->req.rq_ddp_len, 14);
+	assert_ptr_equal(c->res + c->req.rq_ddp_pos, p);
+	assert_memory_equal(p, "\0\0\0hello world", 14);
+	assert_memory_equal(p + 14, "\0\0", 2); /* XDR pad */
+
+	/* a partial READ in the middle: not eof */
+	t_begin(c, 6, 1000, 1000);
+	t_opaque(c, fh, fhlen);
+	t_u64(c, 4);
+	t_u32(c, 4);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 0);
+	r_post_op(c, NULL);
+	assert_int_equal(r_u32(c), 4);
+	assert_int_equal(r_u32(c), 0);
+	p = r_opaque(c, &n);
+	assert_memory_equal(p, "ello", 4);
+
+	/* COMMIT: same verifier as WRITE (same server instance) */
+	t_begin(c, 21, 1000, 1000);
+	t_opaque(c, fh, fhlen);
+	t_u64(c, 0);
+	t_u32(c, 0);
+	assert_int_equal(t_run(c, e->exp_nosquash), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 0);
+	r_wcc(c, NULL);
+	assert_memory_equal(c->res + c->rpos, wverf, 8);
+	assert_int_equal(c->rpos + 8, c->rlen);
+
+	/* READ of a directory: NFS3ERR_ISDIR */
+	t_begin(c, 6, 1000, 1000);
+	t_opaque(c, e->root, e->rootlen);
+	t_u64(c, 0);
+	t_u32(c, 10);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 21);
+}
+
+static void test_read_permission(void **state)
+{
+	struct t_env *e = *state;
+	struct t_call *c = &e->c;
+	uint8_t fh[64];
+	uint32_t fhlen;
+
+	make_file(e, "secret", "xyz", 0600); /* owned by root */
+	assert_int_equal(do_lookup(e, e->root, e->rootlen, "secret", fh, &fhlen, NULL), 0);
+	t_begin(c, 6, 1000, 1000);
+	t_opaque(c, fh, fhlen);
+	t_u64(c, 0);
+	t_u32(c, 3);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 13); /* NFS3ERR_ACCES */
+	assert_false(c->req.rq_ddp);
+
+	/* ACCESS agrees: READ|MODIFY asked, nothing granted */
+	t_begin(c, 4, 1000, 1000);
+	t_opaque(c, fh, fhlen);
+	t_u32(c, 0x1 | 0x4);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 0);
+	assert_true(r_post_op(c, NULL));
+	assert_int_equal(r_u32(c), 0);
+	/* ...and the owner (uid 0, no squash) gets both */
+	t_begin(c, 4, 0, 0);
+	t_opaque(c, fh, fhlen);
+	t_u32(c, 0x1 | 0x4);
+	assert_int_equal(t_run(c, e->exp_nosquash), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 0);
+	assert_true(r_post_op(c, NULL));
+	assert_int_equal(r_u32(c), 0x5);
+}
+
+/* CREATE/MKDIR of @name as uid/gid; returns status, fills fh. */
+static uint32_t do_create(struct t_env *e, struct rpcrdma_nfs3_export *exp,
+			  uint32_t proc, const char *name, uint32_t uid,
+			  uint8_t *fh, uint32_t *fhlen)
+{
+	struct t_call *c = &e->c;
+	uint32_t st;
+
+	t_begin(c, proc, uid, uid);
+	t_opaque(c, e->root, e->rootlen);
+	t_str(c, name);
+	if (proc == 8)
+		t_u32(c, 1); /* GUARDED */
+	t_sattr_mode(c, 0751);
+	assert_int_equal(t_run(c, exp), RPCRDMA_SVC_SUCCESS);
+	st = r_u32(c);
+	if (st == 0) {
+		uint32_t n;
+		const uint8_t *p;
+
+		assert_int_equal(r_u32(c), 1); /* handle follows */
+		p = r_opaque(c, &n);
+		memcpy(fh, p, n);
+		*fhlen = n;
+		assert_true(r_post_op(c, NULL));
+	}
+	r_wcc(c, NULL);
+	assert_int_equal(c->rpos, c->rlen);
+	return st;
+}
+
+static uint32_t do_remove(struct t_env *e, uint32_t proc, const char *name)
+{
+	struct t_call *c = &e->c;
+	uint32_t st;
+
+	t_begin(c, proc, 1000, 1000);
+	t_opaque(c, e->root, e->rootlen);
+	t_str(c, name);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	st = r_u32(c);
+	r_wcc(c, NULL);
+	assert_int_equal(c->rpos, c->rlen);
+	return st;
+}
+
+static void test_create_mkdir_remove_rmdir(void **state)
+{
+	struct t_env *e = *state;
+	char p[PATH_MAX];
+	struct stat st;
+	uint8_t fh[64];
+	uint32_t fhlen;
+
+	assert_int_equal(do_create(e, e->exp, 8, "f1", 1000, fh, &fhlen), 0);
+	path_of(e, "f1", p);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0751);
+	assert_int_equal(st.st_uid, 1000);
+	/* GUARDED on an existing name: NFS3ERR_EXIST */
+	assert_int_equal(do_create(e, e->exp, 8, "f1", 1000, fh, &fhlen), 17);
+
+	assert_int_equal(do_create(e, e->exp, 9, "d1", 1000, fh, &fhlen), 0);
+	path_of(e, "d1", p);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0751);
+
+	/* REMOVE of a directory fails; RMDIR of a file fails */
+	assert_int_not_equal(do_remove(e, 12, "d1"), 0);
+	assert_int_equal(do_remove(e, 13, "f1"), 20); /* NFS3ERR_NOTDIR */
+	assert_int_equal(do_remove(e, 12, "f1"), 0);
+	path_of(e, "f1", p);
+	assert_int_equal(lstat(p, &st), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(do_remove(e, 13, "d1"), 0);
+	path_of(e, "d1", p);
+	assert_int_equal(lstat(p, &st), -1);
+	assert_int_equal(do_remove(e, 12, "f1"), 2); /* NFS3ERR_NOENT */
+	assert_int_equal(do_remove(e, 13, "."), 22); /* NFS3ERR_INVAL */
+	assert_int_equal(do_remove(e, 13, ".."), 66); /* NFS3ERR_NOTEMPTY */
+}
+
+static void test_root_squash(void **state)
+{
+	struct t_env *e = *state;
+	char p[PATH_MAX];
+	struct stat st;
+	uint8_t fh[64];
+	uint32_t fhlen;
+
+	assert_int_equal(do_create(e, e->exp, 8, "sq", 0, fh, &fhlen), 0);
+	path_of(e, "sq", p);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(st.st_uid, NOBODY);
+	assert_int_equal(st.st_gid, NOBODY);
+
+	assert_int_equal(do_create(e, e->exp_nosquash, 8, "nosq", 0, fh, &fhlen), 0);
+	path_of(e, "nosq", p);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(st.st_uid, 0);
+	assert_int_equal(st.st_gid, 0);
+
+	/* AUTH_NONE is nobody too */
+	t_begin(&e->c, 9, 0, 0);
+	e->c.req.rq_msg.rm_cred_flavor = 0;
+	e->c.req.rq_msg.rm_has_authsys = false;
+	t_opaque(&e->c, e->root, e->rootlen);
+	t_str(&e->c, "anon");
+	t_sattr_none(&e->c);
+	assert_int_equal(t_run(&e->c, e->exp_nosquash), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(&e->c), 0);
+	path_of(e, "anon", p);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(st.st_uid, NOBODY);
+}
+
+static void test_readdirplus_cookies(void **state)
+{
+	struct t_env *e = *state;
+	struct t_call *c = &e->c;
+	enum { NFILES = 40 };
+	int seen[NFILES + 2] = { 0 }; /* files, ".", ".." */
+	uint64_t cookie = 0;
+	uint8_t verf[8] = { 0 };
+	unsigned calls = 0;
+	bool eof = false;
+	struct stat root;
+
+	for (int i = 0; i < NFILES; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "file-%02d", i);
+		make_file(e, name, "x", 0644);
+	}
+	assert_int_equal(stat(e->dir, &root), 0);
+
+	while (!eof) {
+		assert_true(++calls < 100);
+		t_begin(c, 17, 1000, 1000);
+		t_opaque(c, e->root, e->rootlen);
+		t_u64(c, cookie);
+		memcpy(c->args + c->alen, verf, 8);
+		c->alen += 8;
+		t_u32(c, 4096); /* dircount */
+		t_u32(c, 1024); /* maxcount: ~5 entries with handles */
+		assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+		assert_true(c->rlen <= 1024);
+		assert_int_equal(r_u32(c), 0);
+		assert_true(r_post_op(c, NULL));
+		memcpy(verf, c->res + c->rpos, 8);
+		c->rpos += 8;
+		while (r_u32(c)) {
+			uint64_t fileid = r_u64(c);
+			uint32_t n, fhl;
+			const uint8_t *name = r_opaque(c, &n);
+			char buf[256];
+			struct t_fattr a;
+			int idx;
+
+			cookie = r_u64(c);
+			assert_true(n < sizeof(buf));
+			memcpy(buf, name, n);
+			buf[n] = '\0';
+			assert_true(r_post_op(c, &a));
+			assert_int_equal(a.fileid, fileid);
+			assert_int_equal(r_u32(c), 1); /* handle follows */
+			r_opaque(c, &fhl);
+			assert_true(fhl > 0 && fhl <= 64);
+			if (strcmp(buf, ".") == 0) {
+				idx = NFILES;
+				assert_int_equal(fileid, root.st_ino);
+			} else if (strcmp(buf, "..") == 0) {
+				idx = NFILES + 1;
+				assert_int_equal(fileid, root.st_ino);
+			} else {
+				assert_int_equal(sscanf(buf, "file-%d", &idx), 1);
+				assert_true(idx >= 0 && idx < NFILES);
+				assert_int_equal(a.size, 1);
+			}
+			seen[idx]++;
+		}
+		eof = r_u32(c);
+		assert_int_equal(c->rpos, c->rlen);
+	}
+	assert_true(calls >= 5);
+	for (int i = 0; i < NFILES + 2; i++)
+		assert_int_equal(seen[i], 1);
+
+	/* maxcount too small for one entry: NFS3ERR_TOOSMALL */
+	t_begin(c, 17, 1000, 1000);
+	t_opaque(c, e->root, e->rootlen);
+	t_u64(c, 0);
+	t_u64(c, 0);
+	t_u32(c, 4096);
+	t_u32(c, 120);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 10005);
+}
+
+static void test_bad_handles(void **state)
+{
+	struct t_env *e = *state;
+	struct t_call *c = &e->c;
+	uint8_t fh[64];
+	uint32_t fhlen;
+	char p[PATH_MAX];
+
+	/* one flipped bit anywhere: NFS3ERR_BADHANDLE */
+	for (uint32_t i = 0; i < e->rootlen; i++) {
+		memcpy(fh, e->root, e->rootlen);
+		fh[i] ^= 0x10;
+		t_begin(c, 1, 1000, 1000);
+		t_opaque(c, fh, e->rootlen);
+		assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+		assert_int_equal(r_u32(c), 10001);
+		assert_int_equal(c->rlen, 4);
+	}
+	/* truncated, and empty */
+	t_begin(c, 1, 1000, 1000);
+	t_opaque(c, e->root, e->rootlen - 1);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 10001);
+	t_begin(c, 1, 1000, 1000);
+	t_opaque(c, e->root, 0);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 10001);
+
+	/* a deleted file's handle: NFS3ERR_STALE */
+	make_file(e, "gone", "", 0644);
+	assert_int_equal(do_lookup(e, e->root, e->rootlen, "gone", fh, &fhlen, NULL), 0);
+	path_of(e, "gone", p);
+	assert_int_equal(unlink(p), 0);
+	t_begin(c, 1, 1000, 1000);
+	t_opaque(c, fh, fhlen);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 70);
+}
+
+static void test_symlink_not_followed(void **state)
+{
+	struct t_env *e = *state;
+	struct t_call *c = &e->c;
+	uint8_t fh[64];
+	uint32_t fhlen, n;
+	struct t_fattr a;
+	char p[PATH_MAX];
+	const uint8_t *t;
+
+	path_of(e, "esc", p);
+	assert_int_equal(symlink("/etc/passwd", p), 0);
+	path_of(e, "escdir", p);
+	assert_int_equal(symlink("/etc", p), 0);
+
+	assert_int_equal(do_lookup(e, e->root, e->rootlen, "esc", fh, &fhlen, &a), 0);
+	assert_int_equal(a.type, 5); /* NF3LNK */
+	assert_int_equal(a.size, strlen("/etc/passwd"));
+
+	t_begin(c, 6, 0, 0);
+	t_opaque(c, fh, fhlen);
+	t_u64(c, 0);
+	t_u32(c, 100);
+	assert_int_equal(t_run(c, e->exp_nosquash), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 22); /* NFS3ERR_INVAL: not a regular file */
+	assert_false(c->req.rq_ddp);
+
+	/* READLINK gives the text, unresolved */
+	t_begin(c, 5, 1000, 1000);
+	t_opaque(c, fh, fhlen);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 0);
+	assert_true(r_post_op(c, NULL));
+	t = r_opaque(c, &n);
+	assert_int_equal(n, 11);
+	assert_memory_equal(t, "/etc/passwd", 11);
+
+	/* a symlink to a directory is no directory to LOOKUP in */
+	assert_int_equal(do_lookup(e, e->root, e->rootlen, "escdir", fh, &fhlen, &a), 0);
+	assert_int_equal(a.type, 5);
+	assert_int_equal(do_lookup(e, fh, fhlen, "passwd", NULL, NULL, NULL), 20);
+
+	/* SYMLINK creates one (the server never resolves the target) */
+	t_begin(c, 10, 1000, 1000);
+	t_opaque(c, e->root, e->rootlen);
+	t_str(c, "made");
+	t_sattr_none(c);
+	t_str(c, "../../x");
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 0);
+	path_of(e, "made", p);
+	{
+		char buf[64];
+		ssize_t l = readlink(p, buf, sizeof(buf));
+
+		assert_int_equal(l, 7);
+		assert_memory_equal(buf, "../../x", 7);
+	}
+}
+
+static void test_garbage_and_auth(void **state)
+{
+	struct t_env *e = *state;
+	struct t_call *c = &e->c;
+
+	/* GETATTR with no argument at all */
+	t_begin(c, 1, 1000, 1000);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_GARBAGE_ARGS);
+	/* a handle longer than NFS3_FHSIZE */
+	t_begin(c, 1, 1000, 1000);
+	t_u32(c, 65);
+	for (int i = 0; i < 17; i++)
+		t_u32(c, 0);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_GARBAGE_ARGS);
+	/* a length that runs past the end */
+	t_begin(c, 3, 1000, 1000);
+	t_opaque(c, e->root, e->rootlen);
+	t_u32(c, 200);
+	t_u32(c, 0x41414141);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_GARBAGE_ARGS);
+	/* WRITE whose count exceeds its data */
+	t_begin(c, 7, 1000, 1000);
+	t_opaque(c, e->root, e->rootlen);
+	t_u64(c, 0);
+	t_u32(c, 8);
+	t_u32(c, 0);
+	t_opaque(c, "abcd", 4);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_GARBAGE_ARGS);
+	/* a bool that is not 0 or 1 in SETATTR */
+	t_begin(c, 2, 1000, 1000);
+	t_opaque(c, e->root, e->rootlen);
+	t_u32(c, 7);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_GARBAGE_ARGS);
+	/* unknown procedure */
+	t_begin(c, 22, 1000, 1000);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_PROC_UNAVAIL);
+	/* RPCSEC_GSS (6) is too weak a flavour here... */
+	t_begin(c, 1, 1000, 1000);
+	c->req.rq_msg.rm_cred_flavor = 6;
+	c->req.rq_msg.rm_has_authsys = false;
+	t_opaque(c, e->root, e->rootlen);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_AUTH_ERROR);
+	assert_int_equal(c->req.rq_auth_stat, RPCRDMA_AUTH_TOOWEAK);
+	/* ...and a malformed AUTH_SYS credential is a bad one */
+	t_begin(c, 1, 1000, 1000);
+	c->req.rq_msg.rm_has_authsys = false;
+	t_opaque(c, e->root, e->rootlen);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_AUTH_ERROR);
+	assert_int_equal(c->req.rq_auth_stat, RPCRDMA_AUTH_BADCRED);
+	/* MKNOD: a proper NFS3ERR_NOTSUPP reply */
+	t_begin(c, 11, 1000, 1000);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 10004);
+	/* no room for the result: SYSTEM_ERR */
+	t_begin(c, 1, 1000, 1000);
+	t_opaque(c, e->root, e->rootlen);
+	assert_int_equal(t_run_len(c, e->exp, 40), RPCRDMA_SVC_SYSTEM_ERR);
+}
+
+static void test_setattr_and_fsinfo(void **state)
+{
+	struct t_env *e = *state;
+	struct t_call *c = &e->c;
+	uint8_t fh[64];
+	uint32_t fhlen;
+	struct t_fattr a;
+	char p[PATH_MAX];
+	struct stat st;
+
+	make_file(e, "sz", "0123456789", 0644);
+	path_of(e, "sz", p);
+	assert_int_equal(chown(p, 1000, 1000), 0);
+	assert_int_equal(do_lookup(e, e->root, e->rootlen, "sz", fh, &fhlen, NULL), 0);
+	/* the owner sets size and an explicit atime */
+	t_begin(c, 2, 1000, 1000);
+	t_opaque(c, fh, fhlen);
+	t_u32(c, 0); /* mode */
+	t_u32(c, 0); /* uid */
+	t_u32(c, 0); /* gid */
+	t_u32(c, 1); /* size */
+	t_u64(c, 3);
+	t_u32(c, 2); /* atime: client time */
+	t_u32(c, 1000000);
+	t_u32(c, 5);
+	t_u32(c, 0); /* mtime: don't change */
+	t_u32(c, 0); /* no guard */
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 0);
+	r_wcc(c, &a);
+	assert_int_equal(a.size, 3);
+	assert_int_equal(a.atime[0], 1000000);
+	assert_int_equal(a.atime[1], 5);
+	path_of(e, "sz", p);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_size, 3);
+
+	/* chmod by a non-owner: NFS3ERR_PERM */
+	t_begin(c, 2, 2000, 2000);
+	t_opaque(c, fh, fhlen);
+	t_sattr_mode(c, 0600);
+	t_u32(c, 0);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 1);
+
+	t_begin(c, 19, 1000, 1000);
+	t_opaque(c, e->root, e->rootlen);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 0);
+	assert_true(r_post_op(c, NULL));
+	assert_int_equal(r_u32(c), 1u << 20); /* rtmax */
+	assert_int_equal(r_u32(c), 1u << 20); /* rtpref */
+	assert_int_equal(r_u32(c), 4096);     /* rtmult */
+	assert_int_equal(r_u32(c), 1u << 20); /* wtmax */
+	assert_int_equal(r_u32(c), 1u << 20); /* wtpref */
+	assert_int_equal(r_u32(c), 4096);     /* wtmult */
+	assert_int_equal(r_u32(c), 65536);    /* dtpref */
+	assert_int_equal(r_u64(c), 0x7fffffffffffffffull);
+	assert_int_equal(r_u32(c), 0);        /* time_delta 0 s 1 ns */
+	assert_int_equal(r_u32(c), 1);
+	assert_int_equal(r_u32(c), 0x1b);     /* LINK|SYMLINK|HOMOGENEOUS|CANSETTIME */
+	assert_int_equal(c->rpos, c->rlen);
+
+	t_begin(c, 18, 1000, 1000);
+	t_opaque(c, e->root, e->rootlen);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 0);
+	assert_true(r_post_op(c, NULL));
+	{
+		struct statfs sf;
+		uint64_t tbytes = r_u64(c);
+
+		assert_int_equal(statfs(e->dir, &sf), 0);
+		assert_int_equal(tbytes, (uint64_t)sf.f_blocks * sf.f_frsize);
+	}
+}
+
+/* Every strict prefix of a well-formed argument list is GARBAGE_ARGS. */
+static void check_prefixes(struct t_env *e, struct t_call *c)
+{
+	uint8_t full[sizeof(c->args)];
+	size_t len = c->alen;
+	uint32_t proc = c->req.rq_msg.rm_proc;
+
+	memcpy(full, c->args, len);
+	for (size_t n = 0; n < len; n++) {
+		t_begin(c, proc, 1000, 1000);
+		memcpy(c->args, full, n);
+		c->alen = n;
+		assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_GARBAGE_ARGS);
+	}
+}
+
+static void test_truncated_args(void **state)
+{
+	struct t_env *e = *state;
+	struct t_call *c = &e->c;
+
+	t_begin(c, 2, 1000, 1000); /* SETATTR: every field set, guard */
+	t_opaque(c, e->root, e->rootlen);
+	t_u32(c, 1); t_u32(c, 0755);
+	t_u32(c, 1); t_u32(c, 1000);
+	t_u32(c, 1); t_u32(c, 1000);
+	t_u32(c, 1); t_u64(c, 0);
+	t_u32(c, 2); t_u32(c, 1); t_u32(c, 2);
+	t_u32(c, 2); t_u32(c, 1); t_u32(c, 2);
+	t_u32(c, 1); t_u32(c, 5); t_u32(c, 6);
+	check_prefixes(e, c);
+
+	t_begin(c, 7, 1000, 1000); /* WRITE */
+	t_opaque(c, e->root, e->rootlen);
+	t_u64(c, 0);
+	t_u32(c, 5);
+	t_u32(c, 2);
+	t_opaque(c, "abcde", 5);
+	check_prefixes(e, c);
+
+	t_begin(c, 8, 1000, 1000); /* CREATE EXCLUSIVE */
+	t_opaque(c, e->root, e->rootlen);
+	t_str(c, "name");
+	t_u32(c, 2);
+	t_u64(c, 0x0102030405060708ull);
+	check_prefixes(e, c);
+
+	t_begin(c, 10, 1000, 1000); /* SYMLINK */
+	t_opaque(c, e->root, e->rootlen);
+	t_str(c, "ln");
+	t_sattr_mode(c, 0777);
+	t_str(c, "target");
+	check_prefixes(e, c);
+
+	t_begin(c, 14, 1000, 1000); /* RENAME */
+	t_opaque(c, e->root, e->rootlen);
+	t_str(c, "a");
+	t_opaque(c, e->root, e->rootlen);
+	t_str(c, "b");
+	check_prefixes(e, c);
+
+	t_begin(c, 17, 1000, 1000); /* READDIRPLUS */
+	t_opaque(c, e->root, e->rootlen);
+	t_u64(c, 0);
+	t_u64(c, 0);
+	t_u32(c, 100);
+	t_u32(c, 1000);
+	check_prefixes(e, c);
+}
+
+static int run_on(const char *base)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_null_and_getattr_root, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_lookup_file, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_lookup_dotdot_at_root, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_write_read_commit, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_read_permission, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_create_mkdir_remove_rmdir, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_root_squash, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_readdirplus_cookies, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_handles, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_symlink_not_followed, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_garbage_and_auth, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_setattr_and_fsinfo, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_truncated_args, env_setup, env_teardown),
+	};
+	char name[64];
+
+	g_base = base;
+	snprintf(name, sizeof(name), "nfs3_proc on %s", base);
+	return _cmocka_run_group_tests(name, tests, sizeof(tests) / sizeof(tests[0]),
+				       NULL, NULL);
+}
+
+int main(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct statfs sf;
+	int fails = 0;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "test_nfs3_proc: needs root (file handles); skipped\n");
+		return 77;
+	}
+	if (statfs("/dev/shm", &sf) == 0 && sf.f_type == 0x01021994) /* TMPFS_MAGIC */
+		fails += run_on("/dev/shm");
+	fails += run_on(tmp && *tmp ? tmp : "/tmp");
+	return fails;
+}

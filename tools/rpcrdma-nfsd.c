@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rpcrdma-nfsd - serve one directory over NFSv3 on RPC-over-RDMA, with
+ * MOUNT v3 over TCP.  See man/rpcrdma-nfsd.8.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <ifaddrs.h>
+#include <limits.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <rpcrdma/nfs3.h>
+#include <rpcrdma/svc.h>
+
+#define PROG "rpcrdma-nfsd"
+#define DEFAULT_KEY_FILE "/var/lib/rpcrdma/nfsd-handle.key"
+#define MAX_NETS 64
+
+struct allow_net {
+	struct sockaddr_storage an_net;
+	unsigned an_prefix;
+};
+
+struct allow_list {
+	struct allow_net al_nets[MAX_NETS];
+	unsigned al_n;
+};
+
+static struct rpcrdma_svc *g_svc;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: " PROG " --export DIR [options]\n"
+"Serve DIR over NFSv3 on RPC-over-RDMA (RFC 8166/8267), MOUNT v3 over TCP.\n"
+"\n"
+"  -e, --export DIR        directory to export (required)\n"
+"  -l, --listen ADDR       local address for RDMA and MOUNT (default: any)\n"
+"  -p, --port N            RPC-over-RDMA port (default 20049)\n"
+"  -m, --mount-port N      MOUNT TCP port (default 20048)\n"
+"  -a, --allow CIDR        allow clients in CIDR (repeatable; default: the\n"
+"                          listen address's subnet(s) and loopback)\n"
+"  -t, --threads N         worker threads (default 4)\n"
+"  -k, --handle-key FILE   file handle key (default " DEFAULT_KEY_FILE ")\n"
+"      --no-root-squash    do not map AUTH_SYS uid/gid 0 to 65534\n"
+"      --stats             print the final counters as JSON on exit\n"
+"      --rpcbind           register MOUNT with rpcbind\n"
+"  -v, --verbose           more logging (repeatable)\n"
+"  -h, --help              this text\n");
+}
+
+static int parse_uint(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+
+	if (!*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	*out = strtoul(s, &end, 10);
+	if (errno || *end || *out > max)
+		return -EINVAL;
+	return 0;
+}
+
+static bool allow_peer(const struct sockaddr *peer, void *arg)
+{
+	const struct allow_list *al = arg;
+
+	for (unsigned i = 0; i < al->al_n; i++)
+		if (rpcrdma_nfs3_cidr_match(peer, &al->al_nets[i].an_net,
+					    al->al_nets[i].an_prefix))
+			return true;
+	return false;
+}
+
+static int add_net(struct allow_list *al, const char *cidr)
+{
+	if (al->al_n == MAX_NETS)
+		return -ENOSPC;
+	if (rpcrdma_nfs3_cidr_parse(cidr, &al->al_nets[al->al_n].an_net,
+				    &al->al_nets[al->al_n].an_prefix))
+		return -EINVAL;
+	al->al_n++;
+	return 0;
+}
+
+static unsigned mask_bits(const struct sockaddr *mask)
+{
+	const uint8_t *p;
+	unsigned n, bits = 0;
+
+	if (mask->sa_family == AF_INET) {
+		p = (const uint8_t *)&((const struct sockaddr_in *)mask)->sin_addr;
+		n = 4;
+	} else {
+		p = ((const struct sockaddr_in6 *)mask)->sin6_addr.s6_addr;
+		n = 16;
+	}
+	for (unsigned i = 0; i < n; i++)
+		bits += (unsigned)__builtin_popcount(p[i]);
+	return bits;
+}
+
+static bool same_addr(const struct sockaddr *a, const struct sockaddr_storage *b)
+{
+	if (a->sa_family != b->ss_family)
+		return false;
+	if (a->sa_family == AF_INET)
+		return !memcmp(&((const struct sockaddr_in *)a)->sin_addr,
+			       &((const struct sockaddr_in *)b)->sin_addr, 4);
+	return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+		       &((const struct sockaddr_in6 *)b)->sin6_addr, 16);
+}
+
+/*
+ * The default rule: loopback, plus the subnet of the listen address (of
+ * every local interface address when listening on any address).
+ */
+static int default_allow(struct allow_list *al, const char *listen_addr)
+{
+	struct sockaddr_storage want;
+	unsigned unused;
+	struct ifaddrs *ifs, *i;
+
+	add_net(al, "127.0.0.0/8");
+	add_net(al, "::1/128");
+	if (listen_addr && rpcrdma_nfs3_cidr_parse(listen_addr, &want, &unused))
+		return -EINVAL;
+	if (getifaddrs(&ifs) < 0)
+		return 0; /* loopback only */
+	for (i = ifs; i && al->al_n < MAX_NETS; i = i->ifa_next) {
+		struct allow_net *n;
+
+		if (!i->ifa_addr || !i->ifa_netmask ||
+		    (i->ifa_addr->sa_family != AF_INET &&
+		     i->ifa_addr->sa_family != AF_INET6) ||
+		    (i->ifa_flags & IFF_LOOPBACK))
+			continue;
+		if (listen_addr && !same_addr(i->ifa_addr, &want))
+			continue;
+		n = &al->al_nets[al->al_n++];
+		memset(&n->an_net, 0, sizeof(n->an_net));
+		memcpy(&n->an_net, i->ifa_addr, i->ifa_addr->sa_family == AF_INET ?
+		       sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
+		n->an_prefix = mask_bits(i->ifa_netmask);
+	}
+	freeifaddrs(ifs);
+	return 0;
+}
+
+static void print_allow(const struct allow_list *al, FILE *f)
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	for (unsigned i = 0; i < al->al_n; i++) {
+		const struct sockaddr_storage *s = &al->al_nets[i].an_net;
+		const void *a = s->ss_family == AF_INET ?
+			(const void *)&((const struct sockaddr_in *)s)->sin_addr :
+			(const void *)&((const struct sockaddr_in6 *)s)->sin6_addr;
+
+		inet_ntop(s->ss_family, a, buf, sizeof(buf));
+		fprintf(f, PROG ": allowing %s/%u\n", buf, al->al_nets[i].an_prefix);
+	}
+}
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	if (g_svc)
+		rpcrdma_svc_stop(g_svc);
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	if (g_svc)
+		rpcrdma_svc_dump_stats(g_svc);
+}
+
+static int load_key(const char *path, uint8_t key[RPCRDMA_NFS3_KEY_BYTES],
+		    bool is_default)
+{
+	int err;
+
+	if (is_default)
+		mkdir("/var/lib/rpcrdma", 0700); /* may exist */
+	err = rpcrdma_nfs3_load_key(path, key);
+	if (err)
+		fprintf(stderr, PROG ": handle key %s: %s\n", path, strerror(-err));
+	return err;
+}
+
+enum { OPT_NO_ROOT_SQUASH = 256, OPT_STATS, OPT_RPCBIND };
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "export", required_argument, NULL, 'e' },
+		{ "listen", required_argument, NULL, 'l' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "mount-port", required_argument, NULL, 'm' },
+		{ "allow", required_argument, NULL, 'a' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "handle-key", required_argument, NULL, 'k' },
+		{ "no-root-squash", no_argument, NULL, OPT_NO_ROOT_SQUASH },
+		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "rpcbind", no_argument, NULL, OPT_RPCBIND },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct allow_list allow;
+	struct rpcrdma_nfs3_config ncfg = { 0 };
+	struct rpcrdma_svc_config scfg = { 0 };
+	struct rpcrdma_nfs3_export *exp = NULL;
+	struct rpcrdma_mnt *mnt = NULL;
+	struct rpcrdma_svc_stats stats;
+	struct sigaction sa = { 0 };
+	const char *export_arg = NULL, *listen_addr = NULL;
+	const char *key_file = DEFAULT_KEY_FILE;
+	unsigned long port = RPCRDMA_NFS_PORT, mport = RPCRDMA_MNT_PORT;
+	unsigned long threads = 0, v;
+	bool stats_json = false, rpcbind = false, no_squash = false;
+	struct sockaddr_storage tmp;
+	unsigned prefix;
+	bool default_key = true;
+	char export_path[PATH_MAX];
+	struct stat st;
+	int verbose = 0, c, err, ret = 1;
+
+	while ((c = getopt_long(argc, argv, "e:l:p:m:a:t:k:vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			export_arg = optarg;
+			break;
+		case 'l':
+			if (rpcrdma_nfs3_cidr_parse(optarg, &tmp, &prefix) ||
+			    strchr(optarg, '/')) {
+				fprintf(stderr, PROG ": --listen: not a numeric address: %s\n",
+					optarg);
+				return 2;
+			}
+			listen_addr = optarg;
+			break;
+		case 'p':
+		case 'm':
+			if (parse_uint(optarg, 65535, &v) || v == 0) {
+				fprintf(stderr, PROG ": bad port: %s\n", optarg);
+				return 2;
+			}
+			*(c == 'p' ? &port : &mport) = v;
+			break;
+		case 'a':
+			err = add_net(&allow, optarg);
+			if (err) {
+				fprintf(stderr, PROG ": --allow: %s: %s\n", optarg,
+					err == -ENOSPC ? "too many networks" :
+					"expected ADDR[/PREFIX]");
+				return 2;
+			}
+			break;
+		case 't':
+			if (parse_uint(optarg, 1024, &threads) || threads == 0) {
+				fprintf(stderr, PROG ": --threads: expected 1..1024: %s\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'k':
+			key_file = optarg;
+			default_key = false;
+			break;
+		case OPT_NO_ROOT_SQUASH:
+			no_squash = true;
+			break;
+		case OPT_STATS:
+			stats_json = true;
+			break;
+		case OPT_RPCBIND:
+			rpcbind = true;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, PROG ": unexpected argument: %s\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (!export_arg) {
+		fprintf(stderr, PROG ": --export DIR is required\n");
+		usage(stderr);
+		return 2;
+	}
+	if (!realpath(export_arg, export_path) || stat(export_path, &st) < 0) {
+		fprintf(stderr, PROG ": export directory %s: %s\n", export_arg,
+			strerror(errno));
+		return 1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, PROG ": export %s: not a directory\n", export_arg);
+		return 1;
+	}
+	if (!allow.al_n && default_allow(&allow, listen_addr) < 0) {
+		fprintf(stderr, PROG ": --listen: bad address %s\n", listen_addr);
+		return 2;
+	}
+	if (verbose)
+		print_allow(&allow, stderr);
+
+	if (load_key(key_file, ncfg.nc_key, default_key))
+		return 1;
+	ncfg.nc_export = export_path;
+	ncfg.nc_max_payload = 1u << 20;
+	ncfg.nc_no_root_squash = no_squash;
+	ncfg.nc_allow = allow_peer;
+	ncfg.nc_allow_arg = &allow;
+	ncfg.nc_log = stderr;
+	ncfg.nc_verbose = verbose;
+	err = rpcrdma_nfs3_export_open(&ncfg, &exp);
+	if (err) {
+		fprintf(stderr, PROG ": cannot export %s: %s%s\n", export_path,
+			strerror(-err), err == -EPERM ?
+			" (file handles need CAP_DAC_READ_SEARCH: run as root)" : "");
+		return 1;
+	}
+
+	scfg.sc_listen = listen_addr;
+	scfg.sc_port = (uint16_t)port;
+	scfg.sc_max_payload = ncfg.nc_max_payload;
+	scfg.sc_threads = (unsigned)threads;
+	scfg.sc_accept = allow_peer;
+	scfg.sc_accept_arg = &allow;
+	scfg.sc_log = stderr;
+	scfg.sc_verbose = verbose;
+	err = rpcrdma_svc_create(&scfg, &g_svc);
+	if (err) {
+		fprintf(stderr, PROG ": cannot listen on %s port %lu: %s\n",
+			listen_addr ? listen_addr : "any address", port, strerror(-err));
+		goto out_export;
+	}
+	err = rpcrdma_svc_register(g_svc, RPCRDMA_NFS3_PROGRAM, RPCRDMA_NFS3_VERSION,
+				   rpcrdma_nfs3_dispatch, exp);
+	if (err) {
+		fprintf(stderr, PROG ": register NFSv3: %s\n", strerror(-err));
+		goto out_svc;
+	}
+	err = rpcrdma_mnt_start(exp, listen_addr, (uint16_t)mport, rpcbind, &mnt);
+	if (err) {
+		fprintf(stderr, PROG ": MOUNT on TCP port %lu: %s\n", mport,
+			strerror(-err));
+		goto out_svc;
+	}
+
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	printf(PROG ": serving %s on %s:%lu (mount port %lu)\n", export_path,
+	       listen_addr ? listen_addr : "*", port, mport);
+	fflush(stdout);
+
+	err = rpcrdma_svc_run(g_svc);
+	if (err)
+		fprintf(stderr, PROG ": server loop failed: %s\n", strerror(-err));
+	else
+		ret = 0;
+	if (stats_json) {
+		rpcrdma_svc_get_stats(g_svc, &stats);
+		rpcrdma_svc_stats_json(&stats, stdout);
+		fflush(stdout);
+	}
+	rpcrdma_mnt_stop(mnt);
+out_svc:
+	rpcrdma_svc_destroy(g_svc);
+	g_svc = NULL;
+out_export:
+	rpcrdma_nfs3_export_close(exp);
+	return ret;
+}
