@@ -106,8 +106,6 @@ int svc_conn_alloc_pools(struct svc_conn *conn)
 	uint8_t *p;
 	uint32_t i;
 
-	conn->sx_nrecvs = conn->sx_credits + SVC_EXTRA_RECVS;
-	conn->sx_ncalls = cfg->sc_call_contexts;
 	conn->sx_slab_len = (size_t)conn->sx_nrecvs * conn->sx_inline_recv +
 			    (size_t)conn->sx_ncalls * per_call;
 	if (posix_memalign((void **)&conn->sx_slab, 4096, conn->sx_slab_len))
@@ -187,11 +185,15 @@ static int svc_conn_create_qp(struct svc_conn *conn,
 	attr.recv_cq = conn->sx_cq;
 	attr.qp_type = IBV_QPT_RC;
 	attr.cap.max_send_wr = send_wr;
-	attr.cap.max_recv_wr = conn->sx_credits + SVC_EXTRA_RECVS;
+	attr.cap.max_recv_wr = conn->sx_nrecvs;
 	attr.cap.max_send_sge = RPCRDMA_RW_MAX_SGE;
 	attr.cap.max_recv_sge = 1;
 	if (rdma_create_qp(id, conn->sx_pd, &attr))
 		return -errno;
+	if (conn->sx_svc->sv_cfg.sc_verbose)
+		svc_log(conn->sx_svc, "conn %u: QP send queue %u (asked %u), receive queue %u, send sge %u",
+			conn->sx_id_num, attr.cap.max_send_wr, send_wr, attr.cap.max_recv_wr,
+			attr.cap.max_send_sge);
 	return 0;
 }
 
@@ -223,6 +225,8 @@ int svc_conn_accept(struct rpcrdma_svc *svc, struct rdma_cm_event *ev)
 	conn->sx_id_num = ++svc->sv_conn_ids;
 	conn->sx_credits = cfg->sc_credits;
 	conn->sx_inline_recv = cfg->sc_inline_size;
+	conn->sx_nrecvs = conn->sx_credits + SVC_EXTRA_RECVS;
+	conn->sx_ncalls = cfg->sc_call_contexts;
 
 	memset(&peer, 0, sizeof(peer));
 	rc = rpcrdma_wire_decode_private(ev->param.conn.private_data,
@@ -261,10 +265,13 @@ int svc_conn_accept(struct rpcrdma_svc *svc, struct rdma_cm_event *ev)
 	memset(&param, 0, sizeof(param));
 	param.private_data = pdata;
 	param.private_data_len = sizeof(pdata);
-	param.responder_resources = (uint8_t)min_u32(ev->param.conn.initiator_depth,
-						     (uint32_t)dev.max_qp_rd_atom);
-	param.initiator_depth = (uint8_t)min_u32(ev->param.conn.responder_resources,
+	/* The CM reports the peer's values from our side already: its
+	 * responder resources as our initiator depth (the RDMA Reads we may
+	 * have outstanding) and vice versa. */
+	param.initiator_depth = (uint8_t)min_u32(ev->param.conn.initiator_depth,
 						 (uint32_t)dev.max_qp_init_rd_atom);
+	param.responder_resources = (uint8_t)min_u32(ev->param.conn.responder_resources,
+						     (uint32_t)dev.max_qp_rd_atom);
 	param.rnr_retry_count = 7;
 	param.flow_control = 1;
 	if (rdma_accept(id, &param)) {
@@ -357,9 +364,11 @@ static void svc_conn_handle_wc(struct svc_conn *conn, const struct ibv_wc *wc)
 	    !conn->sx_closing) {
 		svc_log(conn->sx_svc, "conn %u: completion error %s (type %u id %u)",
 			conn->sx_id_num, ibv_wc_status_str(wc->status),
-			cqe->ce_type, cqe->ce_id);
+			cqe ? cqe->ce_type : 0, cqe ? cqe->ce_id : 0);
 	}
-	switch (cqe->ce_type) {
+	/* Unsignalled work requests (chained RDMA Reads and Writes) carry no
+	 * tag; they complete only as flushes, which need no action. */
+	switch (cqe ? cqe->ce_type : 0) {
 	case RPCRDMA_CQE_RECV: {
 		struct svc_recv *rc = rpcrdma_container_of(cqe, struct svc_recv, rc_cqe);
 

@@ -143,8 +143,10 @@ static void svc_recv_post_reads(struct svc_call *cc, const uint32_t *chain_end)
 		if (err) {
 			uint32_t k2, unposted = 0;
 
-			svc_log(svc, "conn %u: RDMA Read post failed: %s",
-				conn->sx_id_num, strerror(-err));
+			svc_log(svc, "conn %u: RDMA Read post failed: %s (chunk %u of %u, %u segments, %llu bytes, work requests %u..%u)",
+				conn->sx_id_num, strerror(-err), k, cc->cc_hdr.rh_nread,
+				cc->cc_hdr.rh_read[k].rc_nsegs,
+				(unsigned long long)cc->cc_hdr.rh_read[k].rc_length, first, chain_end[k]);
 			for (k2 = k; k2 < cc->cc_hdr.rh_nread; k2++)
 				if (chain_end[k2] != UINT32_MAX)
 					unposted++;

@@ -255,6 +255,8 @@ static int setup(void **state)
 	f->conn->sx_credits = 4;
 	f->conn->sx_inline_recv = 1024;
 	f->conn->sx_inline_send = 1024;
+	f->conn->sx_nrecvs = 4 + 8;
+	f->conn->sx_ncalls = 2;
 	assert_int_equal(svc_conn_alloc_pools(f->conn), 0);
 	assert_int_equal(svc_conn_post_all_recvs(f->conn), 0);
 	/* credits + 8 spare Receives, posted with one chained post */
