@@ -7,7 +7,7 @@ PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all build deps asan check unit vm-check demo install clean fuzz
+.PHONY: all build deps asan check unit vm-check demo install clean fuzz bench-wire
 
 all: build
 
@@ -51,6 +51,10 @@ fuzz: $(BUILD_FUZZ)/CMakeCache.txt
 	mkdir -p $(BUILD_FUZZ)/seeds $(BUILD_FUZZ)/corpus
 	$(BUILD_FUZZ)/tests/fuzz/wire_seeds $(BUILD_FUZZ)/seeds
 	$(BUILD_FUZZ)/tests/fuzz/fuzz_wire -max_total_time=$(FUZZ_TIME) -max_len=8192 -artifact_prefix=$(BUILD_FUZZ)/ $(BUILD_FUZZ)/corpus $(BUILD_FUZZ)/seeds
+
+# Codec micro-benchmark: ns per decode/encode (issue: wire codec).
+bench-wire: build
+	$(BUILD)/bench/bench_wire
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
