@@ -77,8 +77,12 @@ static int svc_listen(struct rpcrdma_svc *svc)
 	hints.ai_flags = RAI_PASSIVE | RAI_NUMERICHOST;
 	hints.ai_port_space = RDMA_PS_TCP;
 	snprintf(port, sizeof(port), "%u", cfg->sc_port);
-	if (rdma_getaddrinfo(cfg->sc_listen ? cfg->sc_listen : "0.0.0.0", port,
-			     &hints, &res))
+	/* No address: the IPv6 wildcard, which also takes IPv4 unless the
+	 * host sets bindv6only; 0.0.0.0 where IPv6 is not available. */
+	if (rdma_getaddrinfo(cfg->sc_listen ? cfg->sc_listen : "::", port,
+			     &hints, &res) &&
+	    (cfg->sc_listen ||
+	     rdma_getaddrinfo("0.0.0.0", port, &hints, &res)))
 		return -EINVAL;
 	if (rdma_create_id(svc->sv_cm_channel, &svc->sv_listen_id, svc, RDMA_PS_TCP)) {
 		rc = -errno;
@@ -299,6 +303,7 @@ void rpcrdma_svc_get_stats(struct rpcrdma_svc *svc, struct rpcrdma_svc_stats *st
 	st->ss_rdma_write_bytes = atomic_load(&c->rdma_write_bytes);
 	st->ss_send_bytes = atomic_load(&c->send_bytes);
 	st->ss_recv_bytes = atomic_load(&c->recv_bytes);
+	st->ss_send_invalidates = atomic_load(&c->send_invalidates);
 	st->ss_ctx_waits = atomic_load(&c->ctx_waits);
 	st->ss_ctx_in_use = atomic_load(&c->ctx_in_use);
 	st->ss_ctx_high = atomic_load(&c->ctx_high);
@@ -312,7 +317,7 @@ void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 		"\"replies_write_chunk\":%llu,\"replies_reply_chunk\":%llu,"
 		"\"rdma_errors_sent\":%llu,\"drops\":%llu,\"read_chunks\":%llu,"
 		"\"rdma_read_bytes\":%llu,\"rdma_write_bytes\":%llu,\"send_bytes\":%llu,"
-		"\"recv_bytes\":%llu,\"ctx_waits\":%llu,\"ctx_in_use\":%llu,"
+		"\"recv_bytes\":%llu,\"send_invalidates\":%llu,\"ctx_waits\":%llu,\"ctx_in_use\":%llu,"
 		"\"ctx_high\":%llu,\"recv_in_use\":%llu,\"conns_open\":%llu}\n",
 		(unsigned long long)st->ss_connections, (unsigned long long)st->ss_calls,
 		(unsigned long long)st->ss_replies_inline,
@@ -323,6 +328,7 @@ void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 		(unsigned long long)st->ss_rdma_read_bytes,
 		(unsigned long long)st->ss_rdma_write_bytes,
 		(unsigned long long)st->ss_send_bytes, (unsigned long long)st->ss_recv_bytes,
+		(unsigned long long)st->ss_send_invalidates,
 		(unsigned long long)st->ss_ctx_waits, (unsigned long long)st->ss_ctx_in_use,
 		(unsigned long long)st->ss_ctx_high, (unsigned long long)st->ss_recv_in_use,
 		(unsigned long long)st->ss_conns_open);

@@ -284,9 +284,11 @@ int svc_conn_accept(struct rpcrdma_svc *svc, struct rdma_cm_event *ev)
 	svc->sv_conns = conn;
 	SVC_INC(svc, connections, 1);
 	SVC_INC(svc, conns_open, 1);
-	svc_log(svc, "conn %u: accepted; peer inline receive %u (sent %s), our inline %u, "
+	svc_log(svc, "conn %u: accepted; peer inline receive %u (%s), our inline %u, "
 		"credits %u, read depth %u",
-		conn->sx_id_num, conn->sx_inline_send, peer_recv ? "private data" : "none",
+		conn->sx_id_num, conn->sx_inline_send,
+		!peer_recv ? "no private data" :
+		conn->sx_peer_rsi ? "private data, Send With Invalidate ok" : "private data",
 		conn->sx_inline_recv, conn->sx_credits, param.initiator_depth);
 	return 0;
 

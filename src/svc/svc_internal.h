@@ -133,7 +133,8 @@ struct svc_counters {
 	_Atomic uint64_t connections, calls, replies_inline, replies_write_chunk,
 		replies_reply_chunk, rdma_errors_sent, drops, read_chunks,
 		rdma_read_bytes, rdma_write_bytes, send_bytes, recv_bytes,
-		ctx_waits, ctx_in_use, ctx_high, recv_in_use, conns_open;
+		ctx_waits, ctx_in_use, ctx_high, recv_in_use, conns_open,
+		send_invalidates;
 };
 
 struct rpcrdma_svc {

@@ -13,15 +13,44 @@
 
 #include "svc/svc_internal.h"
 
-/* Post cc_wr[0 .. nwr] (writes then the Send at index nwr). */
-static void svc_send_post(struct svc_call *cc, uint32_t nwr)
+/*
+ * Send With Invalidate (RFC 8797 section 5): allowed when the Requester set
+ * the flag in its private data, and used only when every segment of the
+ * call's chunks carries one handle, so exactly that registration goes.
+ * Return: true with *@handle set when the reply may invalidate it.
+ */
+static bool svc_send_inv_handle(const struct svc_call *cc, uint32_t *handle)
+{
+	const struct rpcrdma_hdr *call = &cc->cc_hdr;
+	uint32_t i;
+
+	if (!cc->cc_conn->sx_peer_rsi || !call->rh_nsegs)
+		return false;
+	*handle = call->rh_segs[0].rs_handle;
+	for (i = 1; i < call->rh_nsegs; i++)
+		if (call->rh_segs[i].rs_handle != *handle)
+			return false;
+	return true;
+}
+
+/*
+ * Post cc_wr[0 .. nwr]: the chained RDMA Writes, then the Send at index
+ * nwr; @reply: a normal reply (not RDMA_ERROR), which may invalidate.
+ */
+static void svc_send_post(struct svc_call *cc, uint32_t nwr, bool reply)
 {
 	struct svc_conn *conn = cc->cc_conn;
 	struct ibv_send_wr *send = &cc->cc_wr[nwr], *bad;
+	uint32_t handle;
 	int err;
 
 	send->next = NULL;
 	send->opcode = IBV_WR_SEND;
+	if (reply && svc_send_inv_handle(cc, &handle)) {
+		send->opcode = IBV_WR_SEND_WITH_INV;
+		send->invalidate_rkey = handle;
+		SVC_INC(conn->sx_svc, send_invalidates, 1);
+	}
 	send->send_flags = IBV_SEND_SIGNALED;
 	send->wr_id = (uintptr_t)&cc->cc_cqe;
 	if (nwr)
@@ -81,7 +110,7 @@ void svc_send_rdma_error(struct svc_call *cc, uint32_t xid, uint32_t code)
 	}
 	SVC_INC(cc->cc_conn->sx_svc, rdma_errors_sent, 1);
 	svc_send_prepare(cc, 0, (uint32_t)len, NULL, 0);
-	svc_send_post(cc, 0);
+	svc_send_post(cc, 0, false);
 }
 
 /* Copy the call's chunk @src into the reply header as @dst, with lengths. */
@@ -171,7 +200,7 @@ void svc_send_reply(struct svc_call *cc)
 			SVC_INC(svc, replies_write_chunk, 1);
 		else
 			SVC_INC(svc, replies_inline, 1);
-		svc_send_post(cc, nwr);
+		svc_send_post(cc, nwr, true);
 		return;
 	}
 	if (!call->rh_has_reply)
@@ -196,7 +225,7 @@ void svc_send_reply(struct svc_call *cc)
 		goto err_chunk;
 	svc_send_prepare(cc, nwr, (uint32_t)hdr_len, NULL, 0);
 	SVC_INC(svc, replies_reply_chunk, 1);
-	svc_send_post(cc, nwr);
+	svc_send_post(cc, nwr, true);
 	return;
 
 err_chunk:

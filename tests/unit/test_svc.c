@@ -43,6 +43,8 @@ static struct {
 	uint8_t sent[65536];     /* the last Send's bytes */
 	uint32_t sent_len;
 	unsigned nsends, nreads, nwrites, nposts;
+	int send_opcode;         /* the last Send's opcode and invalidated handle */
+	uint32_t inv_rkey;
 	enum ibv_wc_status read_status; /* status for RDMA Read completions */
 	bool disconnected;
 	struct ibv_mr mr;
@@ -111,7 +113,10 @@ static int fk_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_se
 			assert_false(wr->send_flags & IBV_SEND_SIGNALED);
 			break;
 		case IBV_WR_SEND:
+		case IBV_WR_SEND_WITH_INV:
 			fk.nsends++;
+			fk.send_opcode = wr->opcode;
+			fk.inv_rkey = wr->opcode == IBV_WR_SEND_WITH_INV ? wr->invalidate_rkey : 0;
 			fk.sent_len = 0;
 			for (i = 0; i < wr->num_sge; i++) {
 				memcpy(fk.sent + fk.sent_len, (void *)(uintptr_t)wr->sg_list[i].addr,
@@ -424,8 +429,10 @@ static void test_bad_version(void **state)
 	p = put32(p, 0);
 	p = put32(p, 0);
 	p = put32(p, 0);
+	f->conn->sx_peer_rsi = true;
 	deliver(f, msg, sizeof(msg));
 	svc_conn_cq_event_poll(f->conn);
+	assert_int_equal(fk.send_opcode, IBV_WR_SEND); /* RDMA_ERROR never invalidates */
 	assert_int_equal(fk.sent_len, sizeof(want));
 	assert_memory_equal(fk.sent, want, sizeof(want));
 	assert_baseline(f);
@@ -454,6 +461,7 @@ static void test_read_chunk_and_reply_chunk(void **state)
 		data[i] = (uint8_t)(i * 7 + 1);
 	add_remote(0x99, 0x10000, data, sizeof(data));
 	add_remote(0x77, 0x70000, reply, sizeof(reply));
+	f->conn->sx_peer_rsi = true;
 
 	p = put32(p, 0x51);
 	p = put32(p, 1);
@@ -498,6 +506,8 @@ static void test_read_chunk_and_reply_chunk(void **state)
 	assert_int_equal(get32(fk.sent + 36), 5032);
 	rb = fk.sent + 44;
 	assert_int_equal(get32(rb), 0x70000);
+	/* Two handles (0x99, 0x77): no single one to invalidate. */
+	assert_int_equal(fk.send_opcode, IBV_WR_SEND);
 	assert_baseline(f);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.rdma_read_bytes), 5001);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.replies_reply_chunk), 1);
@@ -516,6 +526,7 @@ static void test_write_chunk(void **state)
 	uint32_t i;
 
 	add_remote(0x55, 0x50000, wbuf, sizeof(wbuf));
+	f->conn->sx_peer_rsi = true; /* the Requester accepts Send With Invalidate */
 	p = put32(p, 0x61);
 	p = put32(p, 1);
 	p = put32(p, 4);
@@ -559,6 +570,9 @@ static void test_write_chunk(void **state)
 	assert_int_equal(get32(s + 68), 0x6161);
 	assert_int_equal(get32(s + 92), 700);
 	assert_int_equal(get32(s + 96), 0xc0ffee);
+	/* Both segments carry handle 0x55: the reply invalidates it. */
+	assert_int_equal(fk.send_opcode, IBV_WR_SEND_WITH_INV);
+	assert_int_equal(fk.inv_rkey, 0x55);
 	assert_baseline(f);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.rdma_write_bytes), 700);
 }
