@@ -1,0 +1,262 @@
+# shellcheck shell=bash
+# tests/vm/lib.sh: helpers for the VM tests.  Source it from a test script that
+# scripts/vm runs inside the guest:
+#
+#	#!/usr/bin/env bash
+#	. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+#
+# Sourcing it sets `set -euo pipefail`, an EXIT trap that runs the registered
+# cleanups (in reverse order) and, when the test fails, the registered
+# diagnostics (server logs, ...) and the tail of dmesg.  A test passes when it
+# exits 0.  Every command that could block is bounded with `timeout`.
+#
+# Environment (set by scripts/vm): RPCRDMA_SERVER_ADDR, RPCRDMA_CLIENT_ADDR,
+# RPCRDMA_KMOD_DIR, RPCRDMA_VM_SCRATCH, RPCRDMA_CHECKOUT; RPCRDMA_BUILD_DIR
+# (default <checkout>/build) says where our binaries are.
+
+set -euo pipefail
+
+VM_TEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+VM_TEST_NAME=$(basename "${BASH_SOURCE[1]:-$0}" .sh)
+RPCRDMA_CHECKOUT=${RPCRDMA_CHECKOUT:-$(cd "$VM_TEST_DIR/../.." && pwd)}
+RPCRDMA_BUILD_DIR=${RPCRDMA_BUILD_DIR:-$RPCRDMA_CHECKOUT/build}
+# For the test scripts:
+# shellcheck disable=SC2034
+SERVER_ADDR=${RPCRDMA_SERVER_ADDR:-192.0.2.1}
+# shellcheck disable=SC2034
+CLIENT_ADDR=${RPCRDMA_CLIENT_ADDR:-192.0.2.2}
+# shellcheck disable=SC2034
+SCRATCH=${RPCRDMA_VM_SCRATCH:-/tmp}
+# NFS/RDMA port (IANA "nfsrdma", 20049) and the MOUNT port our server uses.
+NFS_RDMA_PORT=20049
+# shellcheck disable=SC2034
+MOUNT_PORT=20048
+# The six test files: 0 B, 1 B, one page -1/+1, 1 MiB + 3 B, 16 MiB.
+TEST_FILE_SIZES=(0 1 4095 4097 1048579 16777216)
+
+_vm_t0=$SECONDS
+read -r _vm_up0 _ </proc/uptime
+
+# log MSG...: progress line with seconds since the test started.
+log() { printf '[%4ds] %s\n' "$((SECONDS - _vm_t0))" "$*"; }
+
+# pass MSG...: record one passed check.
+pass() { printf '[%4ds] PASS: %s\n' "$((SECONDS - _vm_t0))" "$*"; }
+
+# fail MSG...: report the failure on stderr and end the test (status 1).  The
+# EXIT trap then prints the diagnostics and runs the cleanups.
+fail() {
+	printf '[%4ds] FAIL: %s\n' "$((SECONDS - _vm_t0))" "$*" >&2
+	exit 1
+}
+
+# skip MSG...: end the test as skipped (status 77).
+skip() {
+	printf '[%4ds] SKIP: %s\n' "$((SECONDS - _vm_t0))" "$*"
+	exit 77
+}
+
+# ------------------------------------------------------------------ cleanup
+_vm_cleanups=()
+_vm_diags=()
+
+# at_exit CMD...: run CMD (one string, eval'd) when the test exits, last registered first.
+at_exit() { _vm_cleanups+=("$*"); }
+
+# on_failure CMD...: run CMD (one string, eval'd) when the test fails, before the cleanups.
+on_failure() { _vm_diags+=("$*"); }
+
+_vm_exit() {
+	local rc=$1 i
+	set +e
+	trap - EXIT ERR
+	if ((rc != 0 && rc != 77)); then
+		echo "==== $VM_TEST_NAME FAILED (status $rc) after $((SECONDS - _vm_t0))s ===="
+		for ((i = 0; i < ${#_vm_diags[@]}; i++)); do
+			eval "${_vm_diags[$i]}"
+		done
+		echo "---- dmesg since the test started (last 60 lines) ----"
+		dmesg 2>/dev/null | awk -v t0="$_vm_up0" '
+			{ ts = substr($0, 2, index($0, "]") - 2) + 0 }
+			ts >= t0 { print }' | tail -n 60
+	fi
+	for ((i = ${#_vm_cleanups[@]} - 1; i >= 0; i--)); do
+		eval "${_vm_cleanups[$i]}" >/dev/null 2>&1
+	done
+	if ((rc == 0)); then
+		echo "==== $VM_TEST_NAME PASSED in $((SECONDS - _vm_t0))s ===="
+	fi
+	exit "$rc"
+}
+trap '_vm_exit $?' EXIT
+# set -e exits do not say where: name the failing command and line.
+trap 'printf "[%4ds] FAIL: status %d at %s:%d: %s\n" "$((SECONDS - _vm_t0))" "$?" "${BASH_SOURCE[0]}" "$LINENO" "$BASH_COMMAND" >&2' ERR
+
+# vm_require_guest: refuse to run outside scripts/vm (the tests load modules,
+# mount and start daemons).
+vm_require_guest() {
+	[[ "${RPCRDMA_VM:-}" == 1 ]] ||
+		fail "run me inside the test VM: scripts/vm run -- $0"
+}
+
+# ------------------------------------------------------------------ modules
+# vm_kmod NAME...: load guest kernel modules (and their dependencies).
+vm_kmod() {
+	local kdir=${RPCRDMA_KMOD_DIR:-}
+	if [[ -n "$kdir" ]]; then
+		/sbin/modprobe -d "$kdir" -a "$@" || fail "modprobe -d $kdir $*"
+	else
+		/sbin/modprobe -a "$@" || fail "modprobe $*"
+	fi
+}
+
+# drop_caches: write back and drop the guest's page, dentry and inode caches.
+drop_caches() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+}
+
+# ------------------------------------------------------------------ binaries
+# rpcrdma_bin NAME: print the path of our built binary NAME (looks in
+# $RPCRDMA_BUILD_DIR, its tools/ and bin/); fails the test when it is missing.
+rpcrdma_bin() {
+	local name=$1 d
+	for d in "$RPCRDMA_BUILD_DIR" "$RPCRDMA_BUILD_DIR/tools" "$RPCRDMA_BUILD_DIR/bin"; do
+		if [[ -x "$d/$name" && -f "$d/$name" ]]; then
+			echo "$d/$name"
+			return 0
+		fi
+	done
+	fail "$name is not built in $RPCRDMA_BUILD_DIR (run 'make build', or set RPCRDMA_BUILD_DIR)"
+}
+
+# ------------------------------------------------------------------ files
+# make_test_files DIR: create the six files of TEST_FILE_SIZES bytes of
+# random data, named DIR/<size>.bin.
+make_test_files() {
+	local dir=$1 s
+	mkdir -p "$dir"
+	for s in "${TEST_FILE_SIZES[@]}"; do
+		head -c "$s" /dev/urandom >"$dir/$s.bin"
+		[[ $(stat -c %s "$dir/$s.bin") == "$s" ]] || fail "could not create $dir/$s.bin"
+	done
+}
+
+# compare_files A B: fail unless A and B have the same bytes.
+compare_files() {
+	local a=$1 b=$2 out
+	[[ -f "$a" ]] || fail "compare: $a does not exist"
+	[[ -f "$b" ]] || fail "compare: $b does not exist"
+	if ! out=$(timeout -k 10 120 cmp -- "$a" "$b" 2>&1); then
+		fail "$a ($(stat -c %s "$a") B) and $b ($(stat -c %s "$b") B) differ: $out"
+	fi
+}
+
+# ------------------------------------------------------------------ network
+# wait_tcp_listen ADDR PORT SECONDS: wait until something listens on TCP
+# ADDR:PORT (or on the wildcard address); fails after SECONDS.  Uses ss, so
+# it never connects to the listener.
+wait_tcp_listen() {
+	local addr=$1 port=$2 limit=$3 i
+	for ((i = 0; i < limit * 5; i++)); do
+		if ss -Hltn "sport = :$port" 2>/dev/null |
+		   awk -v a="$addr:$port" -v p="$port" '
+			$4 == a || $4 == "0.0.0.0:" p || $4 == "*:" p || $4 == "[::]:" p { f = 1 }
+			END { exit !f }'; then
+			return 0
+		fi
+		sleep 0.2
+	done
+	return 1
+}
+
+# ------------------------------------------------------------------ kernel nfsd
+_knfsd_pids=()
+_knfsd_dirs=()
+
+# knfsd_start DIR: kernel nfsd exporting DIR (read-write, no root squash) to
+# 192.0.2.0/24 over RDMA on port 20049 (and TCP 2049), with rpcbind and
+# rpc.mountd.  knfsd_stop (registered to run at exit) undoes it.
+knfsd_start() {
+	local dir=$1
+	mkdir -p "$dir"
+	vm_kmod nfsd rpcrdma
+	mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd ||
+		fail "mount -t nfsd nfsd /proc/fs/nfsd"
+	mkdir -p /var/lib/nfs/rpc_pipefs /var/lib/nfs/v4recovery
+	touch /var/lib/nfs/etab /var/lib/nfs/rmtab
+	at_exit knfsd_stop
+	if ! pidof rpcbind >/dev/null; then
+		rpcbind -w -f &
+		_knfsd_pids+=($!)
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			[[ -S /run/rpcbind.sock ]] && break
+			sleep 0.2
+		done
+	fi
+	timeout -k 10 30 exportfs -o rw,no_root_squash,insecure,no_subtree_check,sync,fsid=0 \
+		"192.0.2.0/24:$dir" || fail "exportfs $dir"
+	_knfsd_dirs+=("$dir")
+	rpc.mountd -F &
+	_knfsd_pids+=($!)
+	timeout -k 10 60 rpc.nfsd --rdma="$NFS_RDMA_PORT" 4 || fail "rpc.nfsd --rdma=$NFS_RDMA_PORT"
+	grep -q "rdma $NFS_RDMA_PORT" /proc/fs/nfsd/portlist ||
+		fail "kernel nfsd does not list 'rdma $NFS_RDMA_PORT' in /proc/fs/nfsd/portlist: $(cat /proc/fs/nfsd/portlist)"
+	log "kernel nfsd exports $dir on rdma $NFS_RDMA_PORT"
+}
+
+# knfsd_stop: stop the kernel nfsd and the daemons knfsd_start started.
+knfsd_stop() {
+	local d p
+	timeout -k 10 30 rpc.nfsd 0 || true
+	for d in "${_knfsd_dirs[@]}"; do
+		timeout -k 10 10 exportfs -u "192.0.2.0/24:$d" || true
+	done
+	_knfsd_dirs=()
+	for p in "${_knfsd_pids[@]}"; do
+		kill "$p" 2>/dev/null || true
+	done
+	for p in "${_knfsd_pids[@]}"; do
+		timeout -k 10 10 tail --pid="$p" -f /dev/null 2>/dev/null || kill -9 "$p" 2>/dev/null || true
+	done
+	_knfsd_pids=()
+	return 0
+}
+
+# ------------------------------------------------------------------ kernel client
+# kmount SERVER:DIR MNT [OPTS]: mount with the kernel NFSv3 client over RDMA
+# (vers=3,proto=rdma,port=20049,nolock plus OPTS, comma separated).  NFSv3 has
+# no mount option for the local address (clientaddr= is NFSv4 only), so the
+# client's source address is whatever the route to SERVER gives.
+kmount() {
+	local src=$1 mnt=$2 extra=${3:-}
+	local opts=vers=3,proto=rdma,port=$NFS_RDMA_PORT,nolock${extra:+,$extra}
+	mkdir -p "$mnt"
+	vm_kmod nfsv3 rpcrdma
+	timeout -k 10 120 mount -t nfs -o "$opts" "$src" "$mnt" ||
+		fail "mount -t nfs -o $opts $src $mnt"
+	at_exit "kumount '$mnt'"
+	log "mounted $src on $mnt ($opts)"
+}
+
+# kumount MNT: unmount MNT if mounted (lazily and forced after 60 s).
+kumount() {
+	local mnt=$1
+	mountpoint -q "$mnt" || return 0
+	timeout -k 10 60 umount "$mnt" && return 0
+	timeout -k 10 30 umount -f -l "$mnt" || fail "cannot unmount $mnt"
+}
+
+# mountstats_xprt MNT: print the "xprt:" line of MNT from /proc/self/mountstats.
+mountstats_xprt() {
+	awk -v m="$1" '$1 == "device" && $5 == m { on = 1; next }
+		       $1 == "device" { on = 0 }
+		       on && $1 == "xprt:" { sub(/^[ \t]+/, ""); print; exit }' /proc/self/mountstats
+}
+
+# mountstats_ops MNT OP: print the number of OP calls (READ, WRITE, ...) sent on MNT.
+mountstats_ops() {
+	awk -v m="$1" -v op="$2:" '$1 == "device" && $5 == m { on = 1; next }
+		       $1 == "device" { on = 0 }
+		       on && $1 == op { print $2; exit }' /proc/self/mountstats
+}
