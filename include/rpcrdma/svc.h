@@ -124,6 +124,7 @@ struct rpcrdma_svc_stats {
 	uint64_t ss_send_bytes;
 	uint64_t ss_recv_bytes;
 	uint64_t ss_send_invalidates; /* replies sent With Invalidate */
+	uint64_t ss_recv_refills;  /* chained posts returning Receives */
 	uint64_t ss_ctx_waits;     /* a call waited for a free call context */
 	uint64_t ss_ctx_in_use;    /* gauge: call contexts not in their pool */
 	uint64_t ss_ctx_high;      /* high-water mark of ss_ctx_in_use */

@@ -64,19 +64,44 @@ void svc_call_put(struct svc_call *cc)
 	}
 }
 
-int svc_conn_post_recv(struct svc_conn *conn, struct svc_recv *rc)
+void svc_conn_queue_recv(struct svc_conn *conn, struct svc_recv *rc)
+{
+	if (conn->sx_closing)
+		return; /* held until the connection goes */
+	rc->rc_wr.next = NULL;
+	if (conn->sx_refill_tail)
+		conn->sx_refill_tail->rc_wr.next = &rc->rc_wr;
+	else
+		conn->sx_refill_head = rc;
+	conn->sx_refill_tail = rc;
+	conn->sx_refill_count++;
+}
+
+int svc_conn_flush_recvs(struct svc_conn *conn)
 {
 	struct ibv_recv_wr *bad;
-	int rc_post;
+	uint32_t n = conn->sx_refill_count;
+	int rc;
 
-	if (conn->sx_closing)
+	if (!n)
+		return 0;
+	conn->sx_refill_tail = NULL;
+	conn->sx_refill_count = 0;
+	if (conn->sx_closing) {
+		conn->sx_refill_head = NULL;
 		return -ESHUTDOWN;
-	rc->rc_wr.next = NULL;
-	rc_post = rpcrdma_verbs_post_recv(conn->sx_id->qp, &rc->rc_wr, &bad);
-	if (rc_post)
-		return rc_post;
-	conn->sx_recvs_posted++;
-	SVC_DEC(conn->sx_svc, recv_in_use, 1);
+	}
+	rc = rpcrdma_verbs_post_recv(conn->sx_id->qp, &conn->sx_refill_head->rc_wr, &bad);
+	conn->sx_refill_head = NULL;
+	if (rc) {
+		svc_log(conn->sx_svc, "conn %u: refill of %u receives failed: %s",
+			conn->sx_id_num, n, strerror(-rc));
+		svc_conn_disconnected(conn);
+		return rc;
+	}
+	conn->sx_recvs_posted += n;
+	SVC_INC(conn->sx_svc, recv_refills, 1);
+	SVC_DEC(conn->sx_svc, recv_in_use, n);
 	return 0;
 }
 
@@ -417,6 +442,8 @@ void svc_conn_cq_event_poll(struct svc_conn *conn)
 	while ((n = rpcrdma_verbs_poll(conn->sx_cq, 16, wc)) > 0)
 		for (i = 0; i < n; i++)
 			svc_conn_handle_wc(conn, &wc[i]);
+	/* Receives freed by this batch go back with one chained post. */
+	svc_conn_flush_recvs(conn);
 }
 
 void svc_conn_reap(struct rpcrdma_svc *svc)

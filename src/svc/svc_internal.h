@@ -113,6 +113,8 @@ struct svc_conn {
 	uint32_t sx_nrecvs;
 	uint32_t sx_recvs_posted;
 	struct svc_recv *sx_wait_head, *sx_wait_tail; /* waiting for a call context */
+	struct svc_recv *sx_refill_head, *sx_refill_tail; /* to repost, in one batch */
+	uint32_t sx_refill_count;
 
 	struct svc_call *sx_calls;   /* array */
 	uint32_t sx_ncalls;
@@ -134,7 +136,7 @@ struct svc_counters {
 		replies_reply_chunk, rdma_errors_sent, drops, read_chunks,
 		rdma_read_bytes, rdma_write_bytes, send_bytes, recv_bytes,
 		ctx_waits, ctx_in_use, ctx_high, recv_in_use, conns_open,
-		send_invalidates;
+		send_invalidates, recv_refills;
 };
 
 struct rpcrdma_svc {
@@ -181,7 +183,8 @@ void svc_conn_disconnected(struct svc_conn *conn);
 void svc_conn_maybe_destroy(struct svc_conn *conn);
 void svc_conn_destroy(struct svc_conn *conn);
 void svc_conn_reap(struct rpcrdma_svc *svc);
-int svc_conn_post_recv(struct svc_conn *conn, struct svc_recv *rc);
+void svc_conn_queue_recv(struct svc_conn *conn, struct svc_recv *rc);
+int svc_conn_flush_recvs(struct svc_conn *conn);
 void svc_conn_cq_event(struct svc_conn *conn);
 void svc_conn_cq_event_poll(struct svc_conn *conn);
 struct svc_call *svc_call_get(struct svc_conn *conn);

@@ -43,16 +43,10 @@ void svc_recv_complete(struct svc_recv *rc, const struct ibv_wc *wc)
 	svc_recv_start(rc, cc);
 }
 
-/* Give the Receive back to the device; a failure breaks the connection. */
+/* Give the Receive back: queued, and posted with others in one batch. */
 static void svc_recv_repost(struct svc_conn *conn, struct svc_recv *rc)
 {
-	int err = svc_conn_post_recv(conn, rc);
-
-	if (err && !conn->sx_closing) {
-		svc_log(conn->sx_svc, "conn %u: repost of receive %u failed: %s",
-			conn->sx_id_num, rc->rc_cqe.ce_id, strerror(-err));
-		svc_conn_disconnected(conn);
-	}
+	svc_conn_queue_recv(conn, rc);
 }
 
 /*

@@ -40,6 +40,7 @@ static struct {
 	unsigned cq_head, cq_tail;
 	uint64_t recv_wr_ids[MAX_CQ];
 	unsigned nrecv_posted;   /* Receives posted since reset */
+	unsigned nrecv_posts;    /* post_recv calls */
 	uint8_t sent[65536];     /* the last Send's bytes */
 	uint32_t sent_len;
 	unsigned nsends, nreads, nwrites, nposts;
@@ -137,6 +138,7 @@ static int fk_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_re
 {
 	(void)qp;
 	(void)bad;
+	fk.nrecv_posts++;
 	for (; wr; wr = wr->next)
 		fk.recv_wr_ids[fk.nrecv_posted++ % MAX_CQ] = wr->wr_id;
 	return 0;
@@ -325,8 +327,8 @@ static void add_remote(uint32_t handle, uint64_t base, uint8_t *mem, size_t len)
 	fk.remote[fk.nremote++] = (struct remote){ handle, base, mem, len };
 }
 
-/* Deliver @len bytes as the next Receive completion, then poll. */
-static void deliver(struct fixture *f, const uint8_t *msg, uint32_t len)
+/* Fill the next posted Receive with @len bytes and queue its completion. */
+static void queue_recv(struct fixture *f, const uint8_t *msg, uint32_t len)
 {
 	struct svc_recv *rc = NULL;
 	uint32_t i;
@@ -348,6 +350,12 @@ static void deliver(struct fixture *f, const uint8_t *msg, uint32_t len)
 	assert_non_null(rc);
 	memcpy(rc->rc_buf, msg, len);
 	cq_push((uintptr_t)&rc->rc_cqe, IBV_WC_SUCCESS, IBV_WC_RECV, len);
+}
+
+/* Deliver @len bytes as the next Receive completion, then poll. */
+static void deliver(struct fixture *f, const uint8_t *msg, uint32_t len)
+{
+	queue_recv(f, msg, len);
 	svc_conn_cq_event_poll(f->conn);
 }
 
@@ -715,6 +723,33 @@ static void test_read_error_and_flush(void **state)
 	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_in_use), 0);
 }
 
+/* Three calls completed in one poll: their Receives go back in one post. */
+static void test_recv_refill_batched(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t msg[28], *p = msg;
+	unsigned posts_before;
+	int i;
+
+	p = put32(p, 0xb1);
+	p = put32(p, 9); /* ERR_VERS: answered without a worker */
+	p = put32(p, 4);
+	p = put32(p, RDMA_MSG);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	posts_before = fk.nrecv_posts;
+	for (i = 0; i < 2; i++)
+		queue_recv(f, msg, sizeof(msg));
+	queue_recv(f, msg, 3); /* dropped: too short */
+	svc_conn_cq_event_poll(f->conn);
+	assert_int_equal(fk.nrecv_posts, posts_before + 1);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.recv_refills), 1);
+	svc_conn_cq_event_poll(f->conn); /* Send completions */
+	assert_int_equal(fk.nsends, 2);
+	assert_baseline(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -726,6 +761,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_prog_unavail_mismatch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_context_backpressure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_error_and_flush, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recv_refill_batched, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
