@@ -52,6 +52,7 @@ kumount "$MNT"
 echo "== server counters (SIGUSR1)"
 kill -USR1 "$spid"
 sleep 1
+grep '^{"connections"' "$SLOG" | tail -n 1 | sed 's/,"/,\n  "/g; s/^{/{\n  /; s/}$/\n}/'
 kill -TERM "$spid"
 for ((i = 0; i < 150; i++)); do
 	kill -0 "$spid" 2>/dev/null || break
