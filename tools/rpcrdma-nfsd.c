@@ -49,6 +49,7 @@ static void usage(FILE *f)
 "  -a, --allow CIDR        allow clients in CIDR (repeatable; default: the\n"
 "                          listen address's subnet(s) and loopback)\n"
 "  -t, --threads N         worker threads (default 4)\n"
+"      --credits N         credits granted per connection (default 64, 1..4096)\n"
 "  -k, --handle-key FILE   file handle key (default " DEFAULT_KEY_FILE ")\n"
 "      --no-root-squash    do not map AUTH_SYS uid/gid 0 to 65534\n"
 "      --stats             print the final counters as JSON on exit\n"
@@ -198,7 +199,7 @@ static int load_key(const char *path, uint8_t key[RPCRDMA_NFS3_KEY_BYTES],
 	return err;
 }
 
-enum { OPT_NO_ROOT_SQUASH = 256, OPT_STATS, OPT_RPCBIND };
+enum { OPT_NO_ROOT_SQUASH = 256, OPT_STATS, OPT_RPCBIND, OPT_CREDITS };
 
 int main(int argc, char **argv)
 {
@@ -209,6 +210,7 @@ int main(int argc, char **argv)
 		{ "mount-port", required_argument, NULL, 'm' },
 		{ "allow", required_argument, NULL, 'a' },
 		{ "threads", required_argument, NULL, 't' },
+		{ "credits", required_argument, NULL, OPT_CREDITS },
 		{ "handle-key", required_argument, NULL, 'k' },
 		{ "no-root-squash", no_argument, NULL, OPT_NO_ROOT_SQUASH },
 		{ "stats", no_argument, NULL, OPT_STATS },
@@ -227,7 +229,7 @@ int main(int argc, char **argv)
 	const char *export_arg = NULL, *listen_addr = NULL;
 	const char *key_file = DEFAULT_KEY_FILE;
 	unsigned long port = RPCRDMA_NFS_PORT, mport = RPCRDMA_MNT_PORT;
-	unsigned long threads = 0, v;
+	unsigned long threads = 0, credits = 64, v;
 	bool stats_json = false, rpcbind = false, no_squash = false;
 	struct sockaddr_storage tmp;
 	unsigned prefix;
@@ -270,6 +272,13 @@ int main(int argc, char **argv)
 		case 't':
 			if (parse_uint(optarg, 1024, &threads) || threads == 0) {
 				fprintf(stderr, PROG ": --threads: expected 1..1024: %s\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case OPT_CREDITS:
+			if (parse_uint(optarg, 4096, &credits) || credits == 0) {
+				fprintf(stderr, PROG ": --credits: expected 1..4096: %s\n",
 					optarg);
 				return 2;
 			}
@@ -345,6 +354,7 @@ int main(int argc, char **argv)
 	scfg.sc_port = (uint16_t)port;
 	scfg.sc_max_payload = ncfg.nc_max_payload;
 	scfg.sc_threads = (unsigned)threads;
+	scfg.sc_credits = (uint32_t)credits;
 	scfg.sc_accept = allow_peer;
 	scfg.sc_accept_arg = &allow;
 	scfg.sc_log = stderr;
