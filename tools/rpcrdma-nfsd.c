@@ -50,6 +50,7 @@ static void usage(FILE *f)
 "                          listen address's subnet(s) and loopback)\n"
 "  -t, --threads N         worker threads (default 4)\n"
 "      --credits N         credits granted per connection (default 64, 1..4096)\n"
+"      --poll              busy-poll completions (lower latency, one core busy)\n"
 "  -k, --handle-key FILE   file handle key (default " DEFAULT_KEY_FILE ")\n"
 "      --no-root-squash    do not map AUTH_SYS uid/gid 0 to 65534\n"
 "      --stats             print the final counters as JSON on exit\n"
@@ -199,7 +200,7 @@ static int load_key(const char *path, uint8_t key[RPCRDMA_NFS3_KEY_BYTES],
 	return err;
 }
 
-enum { OPT_NO_ROOT_SQUASH = 256, OPT_STATS, OPT_RPCBIND, OPT_CREDITS };
+enum { OPT_NO_ROOT_SQUASH = 256, OPT_STATS, OPT_RPCBIND, OPT_CREDITS, OPT_POLL };
 
 int main(int argc, char **argv)
 {
@@ -211,6 +212,7 @@ int main(int argc, char **argv)
 		{ "allow", required_argument, NULL, 'a' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "credits", required_argument, NULL, OPT_CREDITS },
+		{ "poll", no_argument, NULL, OPT_POLL },
 		{ "handle-key", required_argument, NULL, 'k' },
 		{ "no-root-squash", no_argument, NULL, OPT_NO_ROOT_SQUASH },
 		{ "stats", no_argument, NULL, OPT_STATS },
@@ -230,7 +232,7 @@ int main(int argc, char **argv)
 	const char *key_file = DEFAULT_KEY_FILE;
 	unsigned long port = RPCRDMA_NFS_PORT, mport = RPCRDMA_MNT_PORT;
 	unsigned long threads = 0, credits = 64, v;
-	bool stats_json = false, rpcbind = false, no_squash = false;
+	bool stats_json = false, rpcbind = false, no_squash = false, poll_mode = false;
 	struct sockaddr_storage tmp;
 	unsigned prefix;
 	bool default_key = true;
@@ -275,6 +277,9 @@ int main(int argc, char **argv)
 					optarg);
 				return 2;
 			}
+			break;
+		case OPT_POLL:
+			poll_mode = true;
 			break;
 		case OPT_CREDITS:
 			if (parse_uint(optarg, 4096, &credits) || credits == 0) {
@@ -355,6 +360,7 @@ int main(int argc, char **argv)
 	scfg.sc_max_payload = ncfg.nc_max_payload;
 	scfg.sc_threads = (unsigned)threads;
 	scfg.sc_credits = (uint32_t)credits;
+	scfg.sc_poll = poll_mode;
 	scfg.sc_accept = allow_peer;
 	scfg.sc_accept_arg = &allow;
 	scfg.sc_log = stderr;

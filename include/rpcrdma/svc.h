@@ -105,6 +105,7 @@ struct rpcrdma_svc_config {
 	/** Optional: return false to refuse a connection from @peer. */
 	bool (*sc_accept)(const struct sockaddr *peer, void *arg);
 	void *sc_accept_arg;
+	bool sc_poll;               /* busy-poll the CQs instead of sleeping */
 	FILE *sc_log;               /* connection and error log; NULL: stderr */
 	int sc_verbose;
 };
@@ -125,6 +126,7 @@ struct rpcrdma_svc_stats {
 	uint64_t ss_recv_bytes;
 	uint64_t ss_send_invalidates; /* replies sent With Invalidate */
 	uint64_t ss_recv_refills;  /* chained posts returning Receives */
+	uint64_t ss_post_errors;   /* posts the device refused (queue full, QP in error) */
 	uint64_t ss_ctx_waits;     /* a call waited for a free call context */
 	uint64_t ss_ctx_in_use;    /* gauge: call contexts not in their pool */
 	uint64_t ss_ctx_high;      /* high-water mark of ss_ctx_in_use */

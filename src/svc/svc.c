@@ -230,13 +230,17 @@ int rpcrdma_svc_run(struct rpcrdma_svc *svc)
 	if (rc)
 		return rc;
 	while (!atomic_load(&svc->sv_stop)) {
-		n = epoll_wait(svc->sv_epoll, evs, 16, -1);
+		/* Polling mode spins on the CQs instead of sleeping. */
+		n = epoll_wait(svc->sv_epoll, evs, 16, svc->sv_cfg.sc_poll ? 0 : -1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			rc = -errno;
 			break;
 		}
+		if (svc->sv_cfg.sc_poll)
+			for (struct svc_conn *conn = svc->sv_conns; conn; conn = conn->sx_next)
+				svc_conn_cq_event_poll(conn);
 		for (i = 0; i < n; i++) {
 			void *tag = evs[i].data.ptr;
 
@@ -309,6 +313,7 @@ void rpcrdma_svc_get_stats(struct rpcrdma_svc *svc, struct rpcrdma_svc_stats *st
 	st->ss_recv_bytes = atomic_load(&c->recv_bytes);
 	st->ss_send_invalidates = atomic_load(&c->send_invalidates);
 	st->ss_recv_refills = atomic_load(&c->recv_refills);
+	st->ss_post_errors = atomic_load(&c->post_errors);
 	st->ss_ctx_waits = atomic_load(&c->ctx_waits);
 	st->ss_ctx_in_use = atomic_load(&c->ctx_in_use);
 	st->ss_ctx_high = atomic_load(&c->ctx_high);
@@ -322,7 +327,7 @@ void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 		"\"replies_write_chunk\":%llu,\"replies_reply_chunk\":%llu,"
 		"\"rdma_errors_sent\":%llu,\"drops\":%llu,\"read_chunks\":%llu,"
 		"\"rdma_read_bytes\":%llu,\"rdma_write_bytes\":%llu,\"send_bytes\":%llu,"
-		"\"recv_bytes\":%llu,\"send_invalidates\":%llu,\"recv_refills\":%llu,\"ctx_waits\":%llu,\"ctx_in_use\":%llu,"
+		"\"recv_bytes\":%llu,\"send_invalidates\":%llu,\"recv_refills\":%llu,\"post_errors\":%llu,\"ctx_waits\":%llu,\"ctx_in_use\":%llu,"
 		"\"ctx_high\":%llu,\"recv_in_use\":%llu,\"conns_open\":%llu}\n",
 		(unsigned long long)st->ss_connections, (unsigned long long)st->ss_calls,
 		(unsigned long long)st->ss_replies_inline,
@@ -335,6 +340,7 @@ void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 		(unsigned long long)st->ss_send_bytes, (unsigned long long)st->ss_recv_bytes,
 		(unsigned long long)st->ss_send_invalidates,
 		(unsigned long long)st->ss_recv_refills,
+		(unsigned long long)st->ss_post_errors,
 		(unsigned long long)st->ss_ctx_waits, (unsigned long long)st->ss_ctx_in_use,
 		(unsigned long long)st->ss_ctx_high, (unsigned long long)st->ss_recv_in_use,
 		(unsigned long long)st->ss_conns_open);

@@ -94,6 +94,7 @@ int svc_conn_flush_recvs(struct svc_conn *conn)
 	rc = rpcrdma_verbs_post_recv(conn->sx_id->qp, &conn->sx_refill_head->rc_wr, &bad);
 	conn->sx_refill_head = NULL;
 	if (rc) {
+		SVC_INC(conn->sx_svc, post_errors, 1);
 		svc_log(conn->sx_svc, "conn %u: refill of %u receives failed: %s",
 			conn->sx_id_num, n, strerror(-rc));
 		svc_conn_disconnected(conn);

@@ -137,6 +137,7 @@ static void svc_recv_post_reads(struct svc_call *cc, const uint32_t *chain_end)
 		if (err) {
 			uint32_t k2, unposted = 0;
 
+			SVC_INC(svc, post_errors, 1);
 			svc_log(svc, "conn %u: RDMA Read post failed: %s (chunk %u of %u, %u segments, %llu bytes, work requests %u..%u)",
 				conn->sx_id_num, strerror(-err), k, cc->cc_hdr.rh_nread,
 				cc->cc_hdr.rh_read[k].rc_nsegs,

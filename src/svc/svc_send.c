@@ -64,6 +64,7 @@ static void svc_send_post(struct svc_call *cc, uint32_t nwr, bool reply)
 	}
 	err = rpcrdma_verbs_post_send(conn->sx_id->qp, &cc->cc_wr[0], &bad);
 	if (err) {
+		SVC_INC(conn->sx_svc, post_errors, 1);
 		svc_log(conn->sx_svc, "conn %u: Send post failed: %s",
 			conn->sx_id_num, strerror(-err));
 		svc_call_put(cc);
