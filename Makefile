@@ -14,10 +14,15 @@ all: build
 deps:
 	scripts/install-deps
 
+# A clear word when the tools are missing (a fresh machine: run make deps).
+NEED_CMAKE = @command -v cmake >/dev/null || { echo "rpcrdma: cmake not found: run scripts/install-deps (or make deps) first" >&2; exit 1; }
+
 $(BUILD)/CMakeCache.txt:
+	$(NEED_CMAKE)
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_ARGS)
 
 $(BUILD_ASAN)/CMakeCache.txt:
+	$(NEED_CMAKE)
 	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DRPCRDMA_SANITIZE=ON -DRPCRDMA_VM_TESTS=OFF $(CMAKE_ARGS)
 
 build: $(BUILD)/CMakeCache.txt
@@ -31,7 +36,9 @@ unit: asan
 	cd $(BUILD_ASAN) && ctest --output-on-failure -L unit
 
 # Every test: unit tests (ASan build) and the VM tests (normal build).
-check: deps build asan
+# deps first, even under make -j: the builds need what it installs.
+check: deps
+	$(MAKE) build asan
 	cd $(BUILD_ASAN) && ctest --output-on-failure -L unit
 	cd $(BUILD) && ctest --output-on-failure
 
@@ -39,10 +46,12 @@ check: deps build asan
 vm-check: build
 	cd $(BUILD) && ctest --output-on-failure -L vm
 
-demo: deps build
+demo: deps
+	$(MAKE) build
 	scripts/demo
 
 $(BUILD_FUZZ)/CMakeCache.txt:
+	$(NEED_CMAKE)
 	cmake -S . -B $(BUILD_FUZZ) -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DRPCRDMA_FUZZ=ON -DRPCRDMA_TESTS=OFF -DRPCRDMA_VM_TESTS=OFF
 
 # libFuzzer over the wire codec, both directions, for FUZZ_TIME seconds.
