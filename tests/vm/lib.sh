@@ -260,3 +260,103 @@ mountstats_ops() {
 		       $1 == "device" { on = 0 }
 		       on && $1 == op { print $2; exit }' /proc/self/mountstats
 }
+
+# ------------------------------------------------------------------ rpcrdma-nfsd
+# (kernel-client-interop, asan-interop)
+
+# bounded SECS WHAT CMD...: run CMD under `timeout -k 10 SECS` (a process
+# blocked on a hard NFS mount ignores SIGTERM; the SIGKILL ends it); fail
+# with "WHAT: ..." when it fails or times out.
+bounded() {
+	local secs=$1 what=$2 rc=0
+	shift 2
+	timeout -k 10 "$secs" "$@" || rc=$?
+	((rc == 0)) && return 0
+	((rc == 124 || rc == 137)) && fail "$what: timed out after $secs s ($*)"
+	fail "$what: status $rc ($*)"
+}
+
+RNFSD_PID=
+RNFSD_LOG=
+
+# rnfsd_start BIN EXPORT LOG [ARGS...]: start rpcrdma-nfsd BIN exporting
+# EXPORT on SERVER_ADDR (RDMA port 20049, MOUNT TCP port 20048, clients
+# 192.0.2.0/24) with ARGS, stdout and stderr to LOG; wait (30 s at most) for
+# its "serving" line, after which its signal handlers are installed.  Sets
+# RNFSD_PID and RNFSD_LOG; the server is killed at exit and its log printed
+# on failure.  Extra environment: put it before the call (VAR=x rnfsd_start).
+rnfsd_start() {
+	local bin=$1 export=$2 slog=$3 i rc
+	shift 3
+	mkdir -p "$export"
+	"$bin" --export "$export" --listen "$SERVER_ADDR" --port "$NFS_RDMA_PORT" \
+		--mount-port "$MOUNT_PORT" --allow 192.0.2.0/24 "$@" >"$slog" 2>&1 &
+	RNFSD_PID=$!
+	RNFSD_LOG=$slog
+	at_exit "kill -KILL $RNFSD_PID 2>/dev/null"
+	on_failure "echo '---- rpcrdma-nfsd log (last 150 lines) ----'; tail -n 150 '$slog'"
+	for ((i = 0; ; i++)); do
+		grep -q '^rpcrdma-nfsd: serving ' "$slog" 2>/dev/null && break
+		if ! kill -0 "$RNFSD_PID" 2>/dev/null; then
+			rc=0
+			wait "$RNFSD_PID" || rc=$?
+			fail "rpcrdma-nfsd exited (status $rc) before serving"
+		fi
+		((i < 150)) || fail "rpcrdma-nfsd not serving after 30 s"
+		sleep 0.2
+	done
+	wait_tcp_listen "$SERVER_ADDR" "$MOUNT_PORT" 10 ||
+		fail "rpcrdma-nfsd says it serves but nothing listens on TCP $SERVER_ADDR:$MOUNT_PORT"
+	log "started $bin (pid $RNFSD_PID): $(grep -m1 '^rpcrdma-nfsd: serving ' "$slog")"
+}
+
+# rnfsd_term [SECS]: SIGTERM the server rnfsd_start started and wait (default
+# 30 s) for it to exit; fail unless it exits with status 0.
+rnfsd_term() {
+	local limit=${1:-30} i rc=0
+	kill -TERM "$RNFSD_PID" 2>/dev/null || fail "rpcrdma-nfsd (pid $RNFSD_PID) was not running at SIGTERM"
+	for ((i = 0; i < limit * 5; i++)); do
+		kill -0 "$RNFSD_PID" 2>/dev/null || break
+		sleep 0.2
+	done
+	kill -0 "$RNFSD_PID" 2>/dev/null && fail "rpcrdma-nfsd still running $limit s after SIGTERM"
+	wait "$RNFSD_PID" || rc=$?
+	((rc == 0)) || fail "rpcrdma-nfsd exited with status $rc after SIGTERM"
+	pass "rpcrdma-nfsd exited with status 0 after SIGTERM"
+}
+
+# rnfsd_stat KEY: the server's final counter KEY, from the last --stats JSON
+# line of RNFSD_LOG (empty when absent).
+rnfsd_stat() {
+	grep '^{"connections"' "$RNFSD_LOG" | tail -n 1 |
+		sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"
+}
+
+# rnfsd_check_final_stats: after rnfsd_term, with --stats: every pool back at
+# its baseline (ctx_in_use, recv_in_use, conns_open 0), no RDMA_ERROR sent,
+# calls served.  Prints the JSON line.
+rnfsd_check_final_stats() {
+	local k v
+	grep -q '^{"connections"' "$RNFSD_LOG" || fail "no final counters (--stats) in the server log"
+	log "server counters: $(grep '^{"connections"' "$RNFSD_LOG" | tail -n 1)"
+	for k in ctx_in_use recv_in_use conns_open rdma_errors_sent; do
+		v=$(rnfsd_stat "$k")
+		[[ "$v" == 0 ]] || fail "server counter $k is '${v}' after unmount and SIGTERM, expected 0"
+	done
+	v=$(rnfsd_stat calls)
+	((${v:-0} > 0)) || fail "server counter calls is '${v}': no call was served"
+	pass "server counters: ctx_in_use, recv_in_use, conns_open back at 0; no RDMA_ERROR sent"
+}
+
+# tree_manifest DIR: one line per object under DIR (sorted): path, type,
+# mode, owner, size (regular files), mtime (not for symlinks), link target
+# (symlinks), and the sha256 of regular files.
+tree_manifest() {
+	local dir=$1
+	(
+		cd "$dir" || exit 1
+		find . -mindepth 1 ! -type l -printf '%P %y %m %U:%G %s %T@\n' | sed 's/^\(.* d [0-7]* [0-9:]*\) [0-9]* /\1 - /'
+		find . -mindepth 1 -type l -printf '%P %y %U:%G -> %l\n'
+		find . -type f -print0 | xargs -0 -r sha256sum | sed 's/^\([0-9a-f]*\)  \.\//sha256 \1 /'
+	) | LC_ALL=C sort
+}
