@@ -457,8 +457,20 @@ static int proc_readlink(struct nfs3_call *c)
 	}
 	rpcrdma_xdr_put_u32(c->c_res, nfs3_errno_to_stat(err));
 	nfs3_put_post_op_attr(c->c_res, c->c_exp, fd >= 0 ? &st : NULL);
-	if (!err)
-		rpcrdma_xdr_put_opaque(c->c_res, buf, (uint32_t)n);
+	if (!err) {
+		/* The target is DDP-eligible (RFC 8267 section 3.1): the
+		 * transport moves it into a Write chunk when the call has one. */
+		uint8_t *data;
+
+		rpcrdma_xdr_put_u32(c->c_res, (uint32_t)n);
+		data = rpcrdma_svc_ddp_begin(c->c_req, (size_t)n);
+		if (!data) {
+			close_fd(fd);
+			return RPCRDMA_SVC_SYSTEM_ERR;
+		}
+		memcpy(data, buf, (size_t)n);
+		rpcrdma_svc_ddp_end(c->c_req, (size_t)n);
+	}
 	close_fd(fd);
 	return RPCRDMA_SVC_SUCCESS;
 }

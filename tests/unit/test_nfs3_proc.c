@@ -601,6 +601,10 @@ static void test_symlink_not_followed(void **state)
 	t = r_opaque(c, &n);
 	assert_int_equal(n, 11);
 	assert_memory_equal(t, "/etc/passwd", 11);
+	/* ... handed to the transport as DDP-eligible data (RFC 8267) */
+	assert_true(c->req.rq_ddp);
+	assert_int_equal(c->req.rq_ddp_len, 11);
+	assert_ptr_equal(c->req.rq_res.xs_base + c->req.rq_ddp_pos, t);
 
 	/* a symlink to a directory is no directory to LOOKUP in */
 	assert_int_equal(do_lookup(e, e->root, e->rootlen, "escdir", fh, &fhlen, &a), 0);
