@@ -108,7 +108,8 @@ static void svc_recv_post_reads(struct svc_call *cc, const uint32_t *chain_end)
 {
 	struct svc_conn *conn = cc->cc_conn;
 	struct rpcrdma_svc *svc = conn->sx_svc;
-	uint32_t k, first = 0;
+	uint32_t k, first = 0, next_first;
+	uint32_t nread = cc->cc_hdr.rh_nread;
 
 	cc->cc_state = CC_READING;
 	cc->cc_cqe.ce_type = RPCRDMA_CQE_READ;
@@ -116,14 +117,14 @@ static void svc_recv_post_reads(struct svc_call *cc, const uint32_t *chain_end)
 	/* Count every chain before the first post: a completion may arrive
 	 * before post returns. */
 	cc->cc_reads_pending = 0;
-	for (k = 0; k < cc->cc_hdr.rh_nread; k++)
+	for (k = 0; k < nread; k++)
 		if (chain_end[k] != UINT32_MAX)
 			cc->cc_reads_pending++;
 	if (!cc->cc_reads_pending) {
 		svc_rpc_dispatch(cc);
 		return;
 	}
-	for (k = 0; k < cc->cc_hdr.rh_nread; k++) {
+	for (k = 0; k < nread; k++) {
 		struct ibv_send_wr *last, *bad;
 		int err;
 
@@ -133,6 +134,11 @@ static void svc_recv_post_reads(struct svc_call *cc, const uint32_t *chain_end)
 		last->next = NULL;
 		last->send_flags = IBV_SEND_SIGNALED;
 		last->wr_id = (uintptr_t)&cc->cc_cqe;
+		/* Counted before the post: once the last chain is posted the
+		 * call may complete and its context be reused at any time. */
+		SVC_INC(svc, read_chunks, 1);
+		SVC_INC(svc, rdma_read_bytes, cc->cc_hdr.rh_read[k].rc_length);
+		next_first = chain_end[k] + 1;
 		err = rpcrdma_verbs_post_send(conn->sx_id->qp, &cc->cc_wr[first], &bad);
 		if (err) {
 			uint32_t k2, unposted = 0;
@@ -142,7 +148,7 @@ static void svc_recv_post_reads(struct svc_call *cc, const uint32_t *chain_end)
 				conn->sx_id_num, strerror(-err), k, cc->cc_hdr.rh_nread,
 				cc->cc_hdr.rh_read[k].rc_nsegs,
 				(unsigned long long)cc->cc_hdr.rh_read[k].rc_length, first, chain_end[k]);
-			for (k2 = k; k2 < cc->cc_hdr.rh_nread; k2++)
+			for (k2 = k; k2 < nread; k2++)
 				if (chain_end[k2] != UINT32_MAX)
 					unposted++;
 			cc->cc_failed = true;
@@ -152,9 +158,7 @@ static void svc_recv_post_reads(struct svc_call *cc, const uint32_t *chain_end)
 			svc_conn_disconnected(conn);
 			return;
 		}
-		SVC_INC(svc, read_chunks, 1);
-		SVC_INC(svc, rdma_read_bytes, cc->cc_hdr.rh_read[k].rc_length);
-		first = chain_end[k] + 1;
+		first = next_first;
 	}
 }
 

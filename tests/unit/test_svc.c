@@ -47,6 +47,8 @@ static struct {
 	int send_opcode;         /* the last Send's opcode and invalidated handle */
 	uint32_t inv_rkey;
 	enum ibv_wc_status read_status; /* status for RDMA Read completions */
+	struct svc_conn *reenter;  /* deliver completions inside post_send */
+	bool in_post;
 	bool disconnected;
 	struct ibv_mr mr;
 } fk;
@@ -130,6 +132,12 @@ static int fk_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_se
 		default:
 			fail_msg("unexpected opcode %d", wr->opcode);
 		}
+	}
+	/* A provider that completes work before post returns. */
+	if (fk.reenter && !fk.in_post) {
+		fk.in_post = true;
+		svc_conn_cq_event_poll(fk.reenter);
+		fk.in_post = false;
 	}
 	return 0;
 }
@@ -723,6 +731,51 @@ static void test_read_error_and_flush(void **state)
 	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_in_use), 0);
 }
 
+/*
+ * Completions delivered inside post_send: the Read chunk's completion
+ * dispatches the call before the post returns, and the Send completion
+ * frees the context before its post returns.  Nothing may touch the
+ * context after its last post.
+ */
+static void test_completion_inside_post(void **state)
+{
+	struct fixture *f = *state;
+	static uint8_t data[200];
+	uint8_t msg[256], *p = msg;
+	uint32_t i;
+
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(255 - i);
+	add_remote(0x42, 0x40000, data, sizeof(data));
+	fk.reenter = f->conn;
+	p = put32(p, 0xc1);
+	p = put32(p, 1);
+	p = put32(p, 4);
+	p = put32(p, RDMA_MSG);
+	p = put32(p, 1);
+	p = put32(p, 44);
+	p = put32(p, 0x42);
+	p = put32(p, 200);
+	p = put32(p, 0);
+	p = put32(p, 0x40000);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	p = put_call(p, 0xc1c1, TPROG, 1, TP_ECHO);
+	p = put32(p, 200);
+	deliver(f, msg, (uint32_t)(p - msg));
+	/* The Read completed inside its post: the call is already queued. */
+	assert_int_equal(fk.nreads, 1);
+	assert_int_equal(f->conn->sx_calls[0].cc_state == CC_WORKING ||
+			 f->conn->sx_calls[1].cc_state == CC_WORKING, 1);
+	run_workers(f);
+	/* Inline reply: 28 header + 24 RPC + 4 length + 200 data. */
+	assert_int_equal(fk.sent_len, 28 + 24 + 4 + 200);
+	assert_memory_equal(fk.sent + 56, data, 200);
+	assert_baseline(f);
+	fk.reenter = NULL;
+}
+
 /* Three calls completed in one poll: their Receives go back in one post. */
 static void test_recv_refill_batched(void **state)
 {
@@ -762,6 +815,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_context_backpressure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_error_and_flush, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recv_refill_batched, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_completion_inside_post, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
