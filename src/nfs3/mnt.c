@@ -287,11 +287,21 @@ int rpcrdma_mnt_start(struct rpcrdma_nfs3_export *exp, const char *listen_addr,
 		goto out_close;
 	}
 	mnt_current = m;
-	/* protocol 0: no portmapper registration */
+	/* Protocol 0: svc_register does not talk to rpcbind.  It would
+	 * register the listening transport's port, which libtirpc sets to
+	 * 0xffff for a rendezvous socket; we register the real port below. */
 	if (!svc_register(m->m_xprt, RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION,
-			  mnt_dispatch, rpcbind ? IPPROTO_TCP : 0)) {
+			  mnt_dispatch, 0)) {
 		err = -EIO;
 		goto out_xprt;
+	}
+	if (rpcbind) {
+		pmap_unset(RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION);
+		if (!pmap_set(RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION, IPPROTO_TCP,
+			      port ? port : RPCRDMA_MNT_PORT)) {
+			err = -ECONNREFUSED; /* rpcbind not running */
+			goto out_xprt;
+		}
 	}
 	err = -pthread_create(&m->m_thread, NULL, mnt_thread, m);
 	if (err)

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# rpcbind-mount: with --rpcbind, rpcrdma-nfsd registers MOUNT v3 with the
+# local rpcbind at its real TCP port, so the kernel client mounts with plain
+# `-o vers=3,rdma` (no mountport/mountproto); on SIGTERM the registration
+# goes away again.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+vm_require_guest
+
+NFSD=$(rpcrdma_bin rpcrdma-nfsd)
+EXPORT=$SCRATCH/export
+MNT=/mnt/x
+
+mkdir -p /run/rpcbind
+rpcbind -w -f &
+rpcbind_pid=$!
+at_exit "kill $rpcbind_pid 2>/dev/null"
+for _ in $(seq 50); do [[ -S /run/rpcbind.sock ]] && break; sleep 0.2; done
+[[ -S /run/rpcbind.sock ]] || fail "rpcbind did not start"
+
+rnfsd_start "$NFSD" "$EXPORT" "$SCRATCH/rpcrdma-nfsd.log" --rpcbind --no-root-squash \
+	--stats --handle-key "$SCRATCH/key"
+reg=$(bounded 20 "rpcinfo -p" rpcinfo -p 127.0.0.1 | awk '$1 == 100005 && $2 == 3 && $3 == "tcp" { print $4 }')
+[[ "$reg" == "$MOUNT_PORT" ]] || fail "rpcbind has MOUNT v3/tcp at port '${reg}', expected $MOUNT_PORT"
+pass "MOUNT v3 registered with rpcbind at TCP port $MOUNT_PORT"
+
+mkdir -p "$MNT"
+bounded 60 "mount -o vers=3,rdma,nolock" mount -t nfs -o vers=3,rdma,nolock \
+	"$SERVER_ADDR:$EXPORT" "$MNT"
+at_exit "umount -f $MNT 2>/dev/null"
+[[ "$(mountstats_xprt "$MNT")" == "xprt:"*"rdma"* ]] || fail "mount is not over RDMA"
+echo "rpcbind mount" >"$MNT/hello" || fail "write through the mount"
+[[ "$(cat "$EXPORT/hello")" == "rpcbind mount" ]] || fail "the server's copy differs"
+kumount "$MNT"
+pass "plain -o vers=3,rdma mount found MOUNT through rpcbind; a file went through"
+
+rnfsd_term
+reg=$(bounded 20 "rpcinfo -p" rpcinfo -p 127.0.0.1 | awk '$1 == 100005 { print $4 }')
+[[ -z "$reg" ]] || fail "MOUNT still registered with rpcbind after exit (port $reg)"
+rnfsd_check_final_stats
+pass "registration removed on exit; server counters at baseline"
