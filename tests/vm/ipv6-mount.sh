@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# ipv6-mount: rpcrdma-nfsd listening on an IPv6 address (RDMA and MOUNT);
+# the kernel client mounts it with proto=rdma6 and mountproto=tcp6, writes a
+# file (RDMA Read of a Read chunk) and reads it back after a remount.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+vm_require_guest
+
+NFSD=$(rpcrdma_bin rpcrdma-nfsd)
+EXPORT=$SCRATCH/export
+MNT=/mnt/x
+SLOG=$SCRATCH/rpcrdma-nfsd.log
+V6S=2001:db8::1
+V6C=2001:db8::2
+
+ip -6 addr add $V6S/64 dev "$RPCRDMA_NETDEV" nodad || fail "add $V6S"
+ip -6 addr add $V6C/64 dev "$RPCRDMA_NETDEV" nodad || fail "add $V6C"
+mkdir -p "$EXPORT" "$MNT"
+"$NFSD" --export "$EXPORT" --listen $V6S --allow 2001:db8::/64 --no-root-squash --stats \
+	--handle-key "$SCRATCH/key" >"$SLOG" 2>&1 &
+spid=$!
+at_exit "kill -KILL $spid 2>/dev/null"
+on_failure "echo '---- rpcrdma-nfsd log ----'; cat '$SLOG'"
+for ((i = 0; i < 150; i++)); do
+	grep -q '^rpcrdma-nfsd: serving ' "$SLOG" && break
+	kill -0 $spid 2>/dev/null || fail "rpcrdma-nfsd exited before serving"
+	sleep 0.2
+done
+grep -q "serving .* on $V6S:20049" "$SLOG" || fail "rpcrdma-nfsd does not say it serves $V6S:20049"
+
+opts=vers=3,proto=rdma6,port=20049,mountport=$MOUNT_PORT,mountproto=tcp6,nolock
+vm_kmod rpcrdma nfsv3
+bounded 60 "mount over rdma6" mount -t nfs -o $opts "[$V6S]:$EXPORT" "$MNT"
+at_exit "umount -f $MNT 2>/dev/null"
+[[ "$(mountstats_xprt "$MNT")" == "xprt:"*"rdma"* ]] || fail "mount is not over RDMA"
+head -c 300001 /dev/urandom >"$SCRATCH/orig"
+bounded 60 "cp in" cp "$SCRATCH/orig" "$MNT/f"
+kumount "$MNT"
+drop_caches
+bounded 60 "remount over rdma6" mount -t nfs -o $opts "[$V6S]:$EXPORT" "$MNT"
+compare_files "$SCRATCH/orig" "$EXPORT/f"
+compare_files "$SCRATCH/orig" "$MNT/f"
+kumount "$MNT"
+pass "kernel client over IPv6 (rdma6): 300001 bytes written and read back"
+
+kill -TERM $spid
+rc=0
+timeout 30 tail --pid=$spid -f /dev/null || fail "rpcrdma-nfsd still running after SIGTERM"
+wait $spid || rc=$?
+((rc == 0)) || fail "rpcrdma-nfsd exited with $rc"
+grep -q '"conns_open":0' "$SLOG" && grep -q '"ctx_in_use":0' "$SLOG" ||
+	fail "server counters not at baseline: $(grep '^{' "$SLOG" | tail -n 1)"
+pass "SIGTERM exit 0, counters at baseline"
