@@ -314,6 +314,25 @@ static uint32_t get32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+/* Transport header fixed part: xid, vers, credits, proc (RFC 8166 4.2). */
+static uint8_t *put_fixed(uint8_t *p, uint32_t xid, uint32_t vers, uint32_t credits,
+			  uint32_t proc)
+{
+	p = put32(p, xid);
+	p = put32(p, vers);
+	p = put32(p, credits);
+	return put32(p, proc);
+}
+
+/* An RDMA_MSG header with three empty chunk lists: 28 bytes. */
+static uint8_t *put_msg_nochunks(uint8_t *p, uint32_t xid, uint32_t vers)
+{
+	p = put_fixed(p, xid, vers, 4, RDMA_MSG);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	return put32(p, 0);
+}
+
 /* RPC call header, AUTH_NONE: 40 bytes (RFC 5531 9). */
 static uint8_t *put_call(uint8_t *p, uint32_t xid, uint32_t prog, uint32_t vers,
 			 uint32_t proc)
@@ -479,10 +498,7 @@ static void test_read_chunk_and_reply_chunk(void **state)
 	add_remote(0x77, 0x70000, reply, sizeof(reply));
 	f->conn->sx_peer_rsi = true;
 
-	p = put32(p, 0x51);
-	p = put32(p, 1);
-	p = put32(p, 4);
-	p = put32(p, RDMA_MSG);
+	p = put_fixed(p, 0x51, 1, 4, RDMA_MSG);
 	p = put32(p, 1);                 /* Read list: one segment */
 	p = put32(p, 44);                /* position: after header (40) + length word */
 	p = put32(p, 0x99);
@@ -543,10 +559,7 @@ static void test_write_chunk(void **state)
 
 	add_remote(0x55, 0x50000, wbuf, sizeof(wbuf));
 	f->conn->sx_peer_rsi = true; /* the Requester accepts Send With Invalidate */
-	p = put32(p, 0x61);
-	p = put32(p, 1);
-	p = put32(p, 4);
-	p = put32(p, RDMA_MSG);
+	p = put_fixed(p, 0x61, 1, 4, RDMA_MSG);
 	p = put32(p, 0);                 /* no Read list */
 	p = put32(p, 1);                 /* Write list: one chunk of two segments */
 	p = put32(p, 2);
@@ -602,13 +615,7 @@ static void test_reply_fits_nowhere(void **state)
 		0, 0, 0, 0x71, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 2,
 	};
 
-	p = put32(p, 0x71);
-	p = put32(p, 1);
-	p = put32(p, 4);
-	p = put32(p, RDMA_MSG);
-	p = put32(p, 0);
-	p = put32(p, 0);
-	p = put32(p, 0);
+	p = put_msg_nochunks(p, 0x71, 1);
 	p = put_call(p, 0x7171, TPROG, 1, TP_BIG);
 	deliver(f, msg, (uint32_t)(p - msg));
 	run_workers(f);
@@ -624,13 +631,7 @@ static void test_prog_unavail_mismatch(void **state)
 	uint8_t msg[128], *p;
 
 	p = msg;
-	p = put32(p, 0x81);
-	p = put32(p, 1);
-	p = put32(p, 4);
-	p = put32(p, RDMA_MSG);
-	p = put32(p, 0);
-	p = put32(p, 0);
-	p = put32(p, 0);
+	p = put_msg_nochunks(p, 0x81, 1);
 	p = put_call(p, 0x8181, 100099, 1, 0);
 	deliver(f, msg, (uint32_t)(p - msg));
 	assert_int_equal(fk.sent_len, 28 + 24);
@@ -659,13 +660,7 @@ static void test_context_backpressure(void **state)
 
 	for (i = 0; i < 3; i++) {
 		p = msg;
-		p = put32(p, 0x90 + (uint32_t)i);
-		p = put32(p, 1);
-		p = put32(p, 4);
-		p = put32(p, RDMA_MSG);
-		p = put32(p, 0);
-		p = put32(p, 0);
-		p = put32(p, 0);
+		p = put_msg_nochunks(p, 0x90 + (uint32_t)i, 1);
 		p = put_call(p, 0x9090 + (uint32_t)i, TPROG, 1, TP_NULL);
 		deliver(f, msg, (uint32_t)(p - msg));
 	}
@@ -692,10 +687,7 @@ static void test_read_error_and_flush(void **state)
 	uint32_t i;
 
 	fk.read_status = IBV_WC_REM_ACCESS_ERR;
-	p = put32(p, 0xa1);
-	p = put32(p, 1);
-	p = put32(p, 4);
-	p = put32(p, RDMA_MSG);
+	p = put_fixed(p, 0xa1, 1, 4, RDMA_MSG);
 	p = put32(p, 1);
 	p = put32(p, 44);
 	p = put32(p, 0xdead);
@@ -748,10 +740,7 @@ static void test_completion_inside_post(void **state)
 		data[i] = (uint8_t)(255 - i);
 	add_remote(0x42, 0x40000, data, sizeof(data));
 	fk.reenter = f->conn;
-	p = put32(p, 0xc1);
-	p = put32(p, 1);
-	p = put32(p, 4);
-	p = put32(p, RDMA_MSG);
+	p = put_fixed(p, 0xc1, 1, 4, RDMA_MSG);
 	p = put32(p, 1);
 	p = put32(p, 44);
 	p = put32(p, 0x42);
