@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * probe.h - rpcrdma-probe, a conformance prober for RPC-over-RDMA Version 1
+ * servers (RFC 8166, RFC 8797).  Private to tools/probe.
+ *
+ * The prober is a Requester: it connects with rdma_cm, sends crafted
+ * transport headers and compares each answer with the one RFC 8166 (and
+ * our codec's rules, rpcrdma-decode(8)) requires.  Files:
+ *
+ *	probe_conn.c	one RDMA connection: set-up, Sends, Receives, waiting
+ *	probe_msg.c	building transport headers and RPC calls
+ *	probe_observe.c	classifying what came back for one message
+ *	probe_cases.c	the catalogue of cases and their expectations
+ *	probe_mount.c	MOUNT v3 over TCP (libtirpc) for the root file handle
+ *	probe_report.c	the table and the JSON report
+ *	probe_main.c	options and the run
+ *
+ * Every function that can fail returns 0 or a negative errno.
+ */
+#ifndef RPCRDMA_PROBE_H
+#define RPCRDMA_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include <rpcrdma/wire.h>
+
+/* ---- Options ---- */
+
+/** What the user asked for on the command line. */
+struct probe_opts {
+	const char *po_server;     /* SERVER */
+	uint16_t po_port;          /* RPC-over-RDMA port, default 20049 */
+	const char *po_source;     /* local address to bind, or NULL */
+	const char *po_export;     /* export path for MOUNT, or NULL */
+	uint16_t po_mount_port;    /* MOUNT v3 TCP port, default 20048 */
+	bool po_json;              /* JSON instead of a table */
+	unsigned int po_timeout_ms; /* how long "no answer" takes, default 1000 */
+	bool po_verbose;           /* progress on stderr */
+	bool po_linux;             /* the server is Linux nfsd: known differences */
+};
+
+/* ---- Connection (probe_conn.c) ---- */
+
+/** Receives we keep posted: more than any grant we test against. */
+#define PROBE_NRECV 256u
+/** Bytes per Receive buffer (we advertise less: PROBE_INLINE_RECV). */
+#define PROBE_RECV_BYTES 4096u
+/** Send slots and the largest message we send. */
+#define PROBE_NSEND 288u
+#define PROBE_SEND_BYTES 2048u
+/** Inline sizes we advertise in our RFC 8797 private data. */
+#define PROBE_INLINE_RECV 1024u
+#define PROBE_INLINE_SEND 1024u
+/** Bytes of the chunk area the server may read from and write into. */
+#define PROBE_CHUNK_BYTES ((1u << 20) + (64u << 10))
+
+/** One connection to the server under test. */
+struct probe_conn {
+	const struct probe_opts *pc_opts;
+	struct rdma_event_channel *pc_cm_ch;
+	struct rdma_cm_id *pc_id;
+	struct ibv_pd *pc_pd;
+	struct ibv_comp_channel *pc_comp_ch;
+	struct ibv_cq *pc_cq;
+	struct ibv_mr *pc_mr;
+	uint8_t *pc_slab;            /* recvs, then sends, then the chunk area */
+	uint8_t *pc_recv;            /* PROBE_NRECV x PROBE_RECV_BYTES */
+	uint8_t *pc_send;            /* PROBE_NSEND x PROBE_SEND_BYTES */
+	uint8_t *pc_chunk;           /* PROBE_CHUNK_BYTES, remote read/write */
+	uint32_t pc_send_next;       /* next send slot */
+	uint32_t pc_sends_out;       /* Sends posted and not completed */
+	bool pc_up;                  /* established, not yet disconnected */
+	bool pc_peer_pdata;          /* the server sent RFC 8797 private data */
+	struct rpcrdma_cm_private pc_peer; /* what it said */
+	uint32_t pc_inline_send;     /* most bytes we may send inline */
+	uint32_t pc_grant;           /* last credit grant seen (0: none yet) */
+	uint32_t pc_xid;             /* next xid */
+	uint32_t pc_disc_status;     /* first bad work completion status */
+	char pc_down_why[96];        /* how the connection ended */
+};
+
+/** One received message, copied out of its Receive buffer. */
+struct probe_msg {
+	uint32_t pm_len;
+	uint8_t pm_buf[PROBE_RECV_BYTES];
+};
+
+int probe_conn_open(struct probe_conn *pc, const struct probe_opts *opts);
+void probe_conn_close(struct probe_conn *pc);
+int probe_conn_send(struct probe_conn *pc, const void *buf, uint32_t len);
+int probe_conn_wait(struct probe_conn *pc, struct probe_msg *msg,
+		    unsigned int timeout_ms);
+uint32_t probe_conn_new_xid(struct probe_conn *pc);
+void probe_conn_abort(struct probe_conn *pc);
+int probe_conn_sends_done(struct probe_conn *pc, unsigned int timeout_ms);
+
+/* ---- Messages (probe_msg.c) ---- */
+
+/** NFS program and version the probes call (RFC 1813). */
+#define PROBE_NFS_PROG 100003u
+#define PROBE_NFS_VERS 3u
+#define PROBE_NFS3_NULL 0u
+#define PROBE_NFS3_READDIRPLUS 17u
+/** Bytes of an NFSv3 NULL call with AUTH_NONE (10 words). */
+#define PROBE_NULL_CALL_BYTES 40u
+/** Largest NFSv3 file handle (RFC 1813 FHSIZE3). */
+#define PROBE_FHSIZE3 64u
+
+/** A little XDR writer over a caller's buffer; overflow is sticky. */
+struct probe_xdr {
+	uint8_t *px_buf;
+	uint32_t px_cap;
+	uint32_t px_len;
+	bool px_over;
+};
+
+void probe_xdr_init(struct probe_xdr *x, void *buf, uint32_t cap);
+void probe_xdr_u32(struct probe_xdr *x, uint32_t v);
+void probe_xdr_u64(struct probe_xdr *x, uint64_t v);
+void probe_xdr_bytes(struct probe_xdr *x, const void *p, uint32_t len);
+void probe_xdr_opaque(struct probe_xdr *x, const void *p, uint32_t len);
+
+uint32_t probe_rpc_null_call(void *buf, uint32_t cap, uint32_t xid);
+uint32_t probe_rpc_readdirplus_call(void *buf, uint32_t cap, uint32_t xid,
+				    const uint8_t *fh, uint32_t fhlen,
+				    uint32_t dircount, uint32_t maxcount);
+void probe_hdr_init(struct rpcrdma_hdr *h, uint32_t xid, uint32_t credits,
+		    uint32_t proc);
+void probe_hdr_add_read(struct rpcrdma_hdr *h, uint32_t position,
+			uint32_t handle, uint32_t length, uint64_t offset);
+void probe_hdr_add_write(struct rpcrdma_hdr *h, uint32_t handle,
+			 uint32_t length, uint64_t offset);
+void probe_hdr_set_reply(struct rpcrdma_hdr *h, uint32_t handle,
+			 uint32_t length, uint64_t offset);
+void probe_hdr_set_reply_split(struct rpcrdma_hdr *h, uint32_t handle,
+			       uint32_t length, uint64_t offset, uint32_t nsegs);
+int probe_msg_build(void *buf, uint32_t cap, const struct rpcrdma_hdr *h,
+		    const void *body, uint32_t body_len);
+
+/* ---- Observations ---- */
+
+/** What came back for one probe message. */
+enum probe_outcome {
+	PO_REPLY = 0,     /* an RPC reply with the probe's xid */
+	PO_ERR_VERS,      /* RDMA_ERROR ERR_VERS */
+	PO_ERR_CHUNK,     /* RDMA_ERROR ERR_CHUNK */
+	PO_DROP,          /* nothing within the timeout, connection up */
+	PO_DISCONNECT,    /* the connection ended */
+	PO_OTHER,         /* something else: wrong xid, malformed, ... */
+	PO_NONE,          /* not run (a precondition failed) */
+};
+
+/** One observation with the details the checks need. */
+struct probe_obs {
+	enum probe_outcome ob_kind;
+	uint32_t ob_credits;   /* grant in the answer */
+	uint32_t ob_vers_low;  /* ERR_VERS range */
+	uint32_t ob_vers_high;
+	uint32_t ob_accept;    /* RPC accept_stat of a REPLY */
+	uint32_t ob_proc;      /* transport procedure of a REPLY */
+	uint32_t ob_nfs_status; /* first result word (NFS status), if any */
+	uint32_t ob_body_len;  /* bytes of RPC reply (inline or Reply chunk) */
+	uint32_t ob_nwrite;    /* Write chunks echoed in a REPLY */
+	uint32_t ob_write_nsegs; /* segments of the first one */
+	uint64_t ob_write_len; /* bytes the server says it wrote into it */
+	char ob_rule[32];      /* codec rule the answer broke, or "" */
+	char ob_text[256];     /* a short description */
+};
+
+int probe_observe(struct probe_conn *pc, uint32_t xid, unsigned int timeout_ms,
+		  struct probe_obs *ob);
+int probe_observe_mask(struct probe_conn *pc, uint32_t xid, uint32_t mask,
+		       unsigned int timeout_ms, struct probe_obs *ob);
+const char *probe_outcome_name(enum probe_outcome k);
+
+/* ---- Cases (probe_cases.c) ---- */
+
+/** Result of one case, for the report. */
+struct probe_result {
+	char pr_name[48];
+	char pr_expected[64];
+	char pr_observed[288];
+	char pr_after[288]; /* the NULL call afterwards: ok, reconnected, ... */
+	bool pr_pass;
+	bool pr_skipped;
+	bool pr_linux_diff; /* failed, but as the Linux kernel is known to */
+};
+
+/** The run: options, the live connection, the results. */
+struct probe_run {
+	const struct probe_opts *pr_opts;
+	struct probe_conn pr_conn;
+	bool pr_have_fh;
+	uint8_t pr_fh[PROBE_FHSIZE3];
+	uint32_t pr_fhlen;
+	char pr_mount_err[128];
+	struct probe_result *pr_results;
+	uint32_t pr_nresults;
+	uint32_t pr_cap;
+	bool pr_fatal;            /* a reconnect failed: stop */
+};
+
+int probe_run_all(struct probe_run *run);
+void probe_list(void);
+
+/* ---- MOUNT (probe_mount.c) ---- */
+
+int probe_mount_root(const struct probe_opts *opts, uint8_t *fh,
+		     uint32_t *fhlen, char *why, size_t whylen);
+
+/* ---- Report (probe_report.c) ---- */
+
+void probe_report_table(const struct probe_run *run);
+const char *probe_result_word(const struct probe_result *r);
+void probe_report_json(const struct probe_run *run);
+
+#endif /* RPCRDMA_PROBE_H */
