@@ -132,6 +132,8 @@ struct rpcrdma_svc_stats {
 	uint64_t ss_ctx_high;      /* high-water mark of ss_ctx_in_use */
 	uint64_t ss_recv_in_use;   /* gauge: receive buffers held (not posted) */
 	uint64_t ss_conns_open;    /* gauge */
+	uint64_t ss_mrs_open;      /* gauge: registered memory regions */
+	uint64_t ss_mr_bytes;      /* gauge: bytes they cover */
 };
 
 struct rpcrdma_svc;

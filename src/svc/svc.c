@@ -319,6 +319,8 @@ void rpcrdma_svc_get_stats(struct rpcrdma_svc *svc, struct rpcrdma_svc_stats *st
 	st->ss_ctx_high = atomic_load(&c->ctx_high);
 	st->ss_recv_in_use = atomic_load(&c->recv_in_use);
 	st->ss_conns_open = atomic_load(&c->conns_open);
+	st->ss_mrs_open = atomic_load(&c->mrs_open);
+	st->ss_mr_bytes = atomic_load(&c->mr_bytes);
 }
 
 void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
@@ -328,7 +330,8 @@ void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 		"\"rdma_errors_sent\":%llu,\"drops\":%llu,\"read_chunks\":%llu,"
 		"\"rdma_read_bytes\":%llu,\"rdma_write_bytes\":%llu,\"send_bytes\":%llu,"
 		"\"recv_bytes\":%llu,\"send_invalidates\":%llu,\"recv_refills\":%llu,\"post_errors\":%llu,\"ctx_waits\":%llu,\"ctx_in_use\":%llu,"
-		"\"ctx_high\":%llu,\"recv_in_use\":%llu,\"conns_open\":%llu}\n",
+		"\"ctx_high\":%llu,\"recv_in_use\":%llu,\"conns_open\":%llu,"
+		"\"mrs_open\":%llu,\"mr_bytes\":%llu}\n",
 		(unsigned long long)st->ss_connections, (unsigned long long)st->ss_calls,
 		(unsigned long long)st->ss_replies_inline,
 		(unsigned long long)st->ss_replies_write_chunk,
@@ -343,7 +346,8 @@ void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 		(unsigned long long)st->ss_post_errors,
 		(unsigned long long)st->ss_ctx_waits, (unsigned long long)st->ss_ctx_in_use,
 		(unsigned long long)st->ss_ctx_high, (unsigned long long)st->ss_recv_in_use,
-		(unsigned long long)st->ss_conns_open);
+		(unsigned long long)st->ss_conns_open,
+		(unsigned long long)st->ss_mrs_open, (unsigned long long)st->ss_mr_bytes);
 }
 
 /* Disconnect every connection and wait (bounded) for their work to flush. */

@@ -144,6 +144,8 @@ int svc_conn_alloc_pools(struct svc_conn *conn)
 				 IBV_ACCESS_LOCAL_WRITE);
 	if (!conn->sx_mr)
 		return -errno;
+	SVC_INC(conn->sx_svc, mrs_open, 1);
+	SVC_INC(conn->sx_svc, mr_bytes, conn->sx_slab_len);
 
 	p = conn->sx_slab;
 	for (i = 0; i < conn->sx_ncalls; i++) {
@@ -374,8 +376,11 @@ void svc_conn_destroy(struct svc_conn *conn)
 	}
 	if (conn->sx_channel)
 		ibv_destroy_comp_channel(conn->sx_channel);
-	if (conn->sx_mr)
+	if (conn->sx_mr) {
 		rpcrdma_verbs_dereg_mr(conn->sx_mr);
+		SVC_DEC(conn->sx_svc, mrs_open, 1);
+		SVC_DEC(conn->sx_svc, mr_bytes, conn->sx_slab_len);
+	}
 	if (conn->sx_pd)
 		ibv_dealloc_pd(conn->sx_pd);
 	free(conn->sx_slab);

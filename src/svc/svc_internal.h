@@ -136,7 +136,7 @@ struct svc_counters {
 		replies_reply_chunk, rdma_errors_sent, drops, read_chunks,
 		rdma_read_bytes, rdma_write_bytes, send_bytes, recv_bytes,
 		ctx_waits, ctx_in_use, ctx_high, recv_in_use, conns_open,
-		send_invalidates, recv_refills, post_errors;
+		send_invalidates, recv_refills, post_errors, mrs_open, mr_bytes;
 };
 
 struct rpcrdma_svc {

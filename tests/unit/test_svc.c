@@ -292,6 +292,9 @@ static int teardown(void **state)
 		f->conn->sx_pd = NULL;
 		svc_conn_destroy(f->conn);
 	}
+	/* Every registered region went with its connection. */
+	assert_int_equal(atomic_load(&f->svc.sv_ct.mrs_open), 0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.mr_bytes), 0);
 	close(f->svc.sv_wake_fd);
 	free(f);
 	rpcrdma_verbs = &rpcrdma_verbs_real;

@@ -339,13 +339,13 @@ rnfsd_check_final_stats() {
 	local k v
 	grep -q '^{"connections"' "$RNFSD_LOG" || fail "no final counters (--stats) in the server log"
 	log "server counters: $(grep '^{"connections"' "$RNFSD_LOG" | tail -n 1)"
-	for k in ctx_in_use recv_in_use conns_open rdma_errors_sent; do
+	for k in ctx_in_use recv_in_use conns_open mrs_open mr_bytes rdma_errors_sent; do
 		v=$(rnfsd_stat "$k")
 		[[ "$v" == 0 ]] || fail "server counter $k is '${v}' after unmount and SIGTERM, expected 0"
 	done
 	v=$(rnfsd_stat calls)
 	((${v:-0} > 0)) || fail "server counter calls is '${v}': no call was served"
-	pass "server counters: ctx_in_use, recv_in_use, conns_open back at 0; no RDMA_ERROR sent"
+	pass "server counters: ctx_in_use, recv_in_use, conns_open, mrs_open back at 0; no RDMA_ERROR sent"
 }
 
 # tree_manifest DIR: one line per object under DIR (sorted): path, type,

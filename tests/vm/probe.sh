@@ -45,11 +45,11 @@ pass "rpcrdma-probe --json: one valid JSON object, no failures"
 
 rnfsd_term
 grep '^{"connections"' "$RNFSD_LOG" | tail -n 1
-for k in ctx_in_use recv_in_use conns_open; do
+for k in ctx_in_use recv_in_use conns_open mrs_open mr_bytes; do
 	v=$(rnfsd_stat "$k")
 	[[ "$v" == 0 ]] || fail "server counter $k is '$v' after the probe and SIGTERM, expected 0"
 done
-pass "server counters: ctx_in_use, recv_in_use, conns_open back at 0"
+pass "server counters: ctx_in_use, recv_in_use, conns_open, mrs_open back at 0"
 
 # ---- the kernel's nfsd: recorded, not required to pass.  With --linux its
 # known differences (docs/probe.md) are reported as DIFF; anything else that

@@ -103,7 +103,7 @@ pass "rpcrdma-nfsd exited with status 0 after SIGTERM"
 stats=$(grep '^{"connections"' "$SLOG" | tail -n 1)
 [[ -n "$stats" ]] || fail "no final counters (--stats) in the server log"
 stat_of() { sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p" <<<"$stats"; }
-for k in ctx_in_use recv_in_use conns_open; do
+for k in ctx_in_use recv_in_use conns_open mrs_open mr_bytes; do
 	[[ "$(stat_of $k)" == 0 ]] || fail "server counter $k is $(stat_of $k) after unmount, expected 0"
 done
 # WRITE data above the inline threshold came by RDMA Read, READ data went
