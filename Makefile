@@ -7,7 +7,7 @@ PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all build deps asan check unit vm-check demo install clean fuzz bench-wire
+.PHONY: all build deps asan check unit vm-check demo install clean fuzz fuzz-svc bench-wire
 
 all: build
 
@@ -64,6 +64,12 @@ fuzz: $(BUILD_FUZZ)/CMakeCache.txt
 # Codec micro-benchmark: ns per decode/encode (issue: wire codec).
 bench-wire: build
 	$(BUILD)/bench/bench_wire
+
+# libFuzzer over the server's receive path through the verbs seam.
+fuzz-svc: $(BUILD_FUZZ)/CMakeCache.txt
+	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_svc
+	mkdir -p $(BUILD_FUZZ)/svc-corpus
+	$(BUILD_FUZZ)/tests/fuzz/fuzz_svc -max_total_time=$(FUZZ_TIME) -max_len=1025 -artifact_prefix=$(BUILD_FUZZ)/svc- $(BUILD_FUZZ)/svc-corpus tests/fuzz/svc-seeds
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
