@@ -1,0 +1,560 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rpcrdma/clnt.h - the Requester side: ONC RPC calls over RPC-over-RDMA
+ * Version 1 (RFC 8166, RFC 8797), and an NFSv3 client (RFC 1813) on top.
+ *
+ * Transport (rpcrdma_clnt_*): one RC connection made with rdma_cm, RFC 8797
+ * private data both ways, a credit-limited pool of requests with their
+ * inline Send buffers registered once, and a completion thread driven by
+ * the CQ's completion channel.  Each call is marshalled as RFC 8166 3.5
+ * describes:
+ *   - inline (RDMA_MSG, no chunks) when transport header + call fit the
+ *     Responder's inline receive size;
+ *   - otherwise DDP-eligible argument data (NFS WRITE, SYMLINK) goes in a
+ *     Read chunk at its XDR position, its XDR pad omitted;
+ *   - a call that still does not fit goes whole in a position-zero Read
+ *     chunk (RDMA_NOMSG);
+ *   - DDP-eligible result data (NFS READ, READLINK) lands in a Write chunk
+ *     that points straight at the caller's buffer;
+ *   - a Reply chunk is offered when the largest reply the caller expects
+ *     does not fit our inline receive size.
+ * Memory registration: the caller's buffers are registered for the one
+ * call (ibv_reg_mr) and deregistered before the call returns, whatever
+ * the outcome (reply, RDMA_ERROR, timeout, disconnect): once a call has
+ * returned, the Responder can no longer read or write the caller's memory.
+ *
+ * NFS client (rpcrdma_nfsc_*): MOUNT v3 over TCP with libtirpc, then the
+ * NFSv3 procedures over the transport above.  All functions return 0 or
+ * a negative errno; NFS3ERR_* statuses map to the errno of the same name.
+ */
+#ifndef RPCRDMA_CLNT_H
+#define RPCRDMA_CLNT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rpcrdma/wire.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Transport                                                           */
+/* ------------------------------------------------------------------ */
+
+/** Client configuration; zero fields take the defaults noted. */
+struct rpcrdma_clnt_config {
+	const char *cf_server;       /* host name or numeric IPv4/IPv6 address */
+	uint16_t cf_port;            /* default RPCRDMA_NFS_PORT (20049) */
+	const char *cf_source;       /* numeric source address to bind, or NULL */
+	uint32_t cf_max_credits;     /* most calls in flight we ask for, default 32 */
+	uint32_t cf_inline_size;     /* our inline send and receive size, default 4096 */
+	unsigned cf_timeout_ms;      /* per call, default 60000 */
+	unsigned cf_connect_timeout_ms; /* address, route, connect: default 5000 each */
+	unsigned cf_retries;         /* per call: reconnects + retransmissions, default 0 */
+	unsigned cf_backoff_max_ms;  /* reconnect back-off cap, default 8000 */
+	bool cf_memory_windows;      /* registered buffers: per-call type 2 windows */
+	bool cf_auth_none;           /* AUTH_NONE instead of AUTH_SYS */
+	bool cf_ids_set;             /* use cf_uid/cf_gid, not getuid()/getgid() */
+	uint32_t cf_uid, cf_gid;     /* AUTH_SYS identity */
+	FILE *cf_log;                /* errors and (verbose) connection log; NULL: stderr */
+	int cf_verbose;
+};
+
+/**
+ * One call.  The caller owns every buffer; they are registered for the
+ * duration of rpcrdma_clnt_call() only.
+ *
+ * Arguments are the XDR-encoded procedure arguments (without the RPC call
+ * header, which the transport writes) in three pieces: ca_args, then
+ * ca_ddp_len bytes of DDP-eligible data (an opaque's bytes, without pad;
+ * its length word ends ca_args), then ca_tail.  ca_args_len and
+ * ca_tail_len must be multiples of 4.
+ *
+ * Results: ca_res receives the RPC reply (header and results) except the
+ * DDP-eligible result data, which the Responder writes into ca_rddp when
+ * ca_rddp_cap > 0 (RFC 8166 3.4.6: the opaque's length word stays in the
+ * results, its bytes and pad are taken out).  ca_res_cap is also the
+ * largest reply the caller expects: when it exceeds our inline receive
+ * size a Reply chunk is offered.
+ */
+struct rpcrdma_clnt_call {
+	uint32_t ca_prog, ca_vers, ca_proc;
+	const void *ca_args;
+	uint32_t ca_args_len;   /* bytes, multiple of 4 */
+	const void *ca_ddp;
+	uint32_t ca_ddp_len;    /* bytes, no pad */
+	const void *ca_tail;
+	uint32_t ca_tail_len;   /* bytes, multiple of 4 */
+	void *ca_res;
+	uint32_t ca_res_cap;    /* bytes */
+	void *ca_rddp;
+	uint32_t ca_rddp_cap;   /* bytes; 0: no Write chunk */
+	unsigned ca_timeout_ms; /* 0: the client's default */
+
+	/* out */
+	uint32_t ca_res_off;    /* results start here in ca_res */
+	uint32_t ca_res_len;    /* bytes of RPC reply in ca_res */
+	bool ca_rddp_used;      /* a Write chunk was offered */
+	uint32_t ca_rddp_len;   /* bytes the Responder wrote into ca_rddp */
+};
+
+/** Counters (monotonic except gauges). */
+struct rpcrdma_clnt_stats {
+	uint64_t cs_calls;
+	uint64_t cs_inline;         /* calls sent without chunks */
+	uint64_t cs_read_chunks;    /* calls with a DDP Read chunk */
+	uint64_t cs_nomsg;          /* calls sent as a position-zero Read chunk */
+	uint64_t cs_write_chunks;   /* calls offering a Write chunk */
+	uint64_t cs_reply_chunks;   /* calls offering a Reply chunk */
+	uint64_t cs_replies;
+	uint64_t cs_rdma_errors;    /* RDMA_ERROR replies */
+	uint64_t cs_bad_replies;    /* replies whose header did not decode */
+	uint64_t cs_unknown_xid;    /* replies dropped: no such call pending */
+	uint64_t cs_timeouts;
+	uint64_t cs_credit_waits;   /* a call waited for a credit or request */
+	uint64_t cs_reconnects;     /* successful reconnects */
+	uint64_t cs_retransmits;    /* calls sent again (same xid) after a reconnect */
+	uint64_t cs_reg_per_call;   /* chunks registered for one call */
+	uint64_t cs_reg_persistent; /* chunks inside a registered buffer */
+	uint64_t cs_mw_binds;       /* memory windows bound (and invalidated) */
+	uint64_t cs_credits;        /* gauge: current grant */
+	uint64_t cs_outstanding;    /* gauge: calls in flight */
+	uint64_t cs_reqs_in_use;    /* gauge: requests out of the pool */
+};
+
+struct rpcrdma_clnt;
+
+/**
+ * rpcrdma_clnt_create - connect to a Responder.
+ * @cfg: configuration (copied; the strings are used only during the call).
+ * @out: the client, owned by the caller (rpcrdma_clnt_destroy()).
+ *
+ * Resolves the address and route (rdma_cm, IPv4 or IPv6, bound to
+ * cf_source when given), creates the QP, registers the request pool, posts
+ * the Receives and connects with RFC 8797 private data; the inline
+ * thresholds are then min(ours, the peer's), 1024 when the peer sent none.
+ * Starts the completion thread.
+ *
+ * Return: 0; -EINVAL (bad configuration or address); -ENOMEM;
+ * -EHOSTUNREACH / -ENETUNREACH (no route, or no RDMA device for it);
+ * -ECONNREFUSED (rejected); -ETIMEDOUT; -EPROTO (unexpected CM event);
+ * another negative errno from rdma_cm or verbs.
+ */
+int rpcrdma_clnt_create(const struct rpcrdma_clnt_config *cfg,
+			struct rpcrdma_clnt **out);
+
+/**
+ * rpcrdma_clnt_call - make one call and wait for its reply.
+ * @cl: the client; any number of threads may call at once, at most the
+ *      current credit grant are in flight, the others wait.
+ * @ca: the call (in: program, procedure, buffers; out: where the results
+ *      are).
+ *
+ * With cf_retries > 0, a call that fails because the connection was lost
+ * (-ECONNRESET, -ENOTCONN) or timed out is sent again with the same xid
+ * (so the server's duplicate request cache can recognise it) after the
+ * client has reconnected, waiting 0, 250, 500, ... up to
+ * cf_backoff_max_ms between connection attempts; each retry counts.
+ *
+ * Return: 0 when the call was accepted with SUCCESS (results at
+ * ca_res + ca_res_off); -EINVAL (inconsistent @ca); -EMSGSIZE (the call
+ * cannot be marshalled, or the reply does not fit ca_res / ca_rddp);
+ * -ENOMEM or another negative errno from memory registration;
+ * -ENOTCONN (the connection is gone); -ECONNRESET (lost while waiting);
+ * -ETIMEDOUT (no reply in time: the connection is then closed, since a
+ * Responder that may still be working on the call can no longer be
+ * trusted with credits); -EIO (RDMA_ERROR for this call, or a reply whose
+ * transport header does not decode); for a reply that is not
+ * MSG_ACCEPTED/SUCCESS: -EPROTONOSUPPORT (PROG_UNAVAIL, PROG_MISMATCH),
+ * -EOPNOTSUPP (PROC_UNAVAIL), -EBADMSG (GARBAGE_ARGS or an undecodable
+ * RPC reply), -EREMOTEIO (SYSTEM_ERR), -EACCES (AUTH_ERROR), -EPROTO
+ * (RPC_MISMATCH).
+ */
+int rpcrdma_clnt_call(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca);
+
+/**
+ * rpcrdma_clnt_done_fn - completion callback of an asynchronous call.
+ * @ca: the call (results filled as rpcrdma_clnt_call() fills them).
+ * @status: what rpcrdma_clnt_call() would have returned, or -ECANCELED
+ *          after rpcrdma_clnt_abort().
+ * @arg: the pointer given with the call.
+ *
+ * Runs on the completion thread (or on the thread whose action ended the
+ * call: abort, timeout, destroy), without the client's lock, after the
+ * call's memory has been deregistered.  It must not start or wait for
+ * calls: starting one may wait for a credit that only the completion
+ * thread can return.
+ */
+typedef void (*rpcrdma_clnt_done_fn)(struct rpcrdma_clnt_call *ca, int status, void *arg);
+
+/**
+ * rpcrdma_clnt_call_async - start one call; @done reports its outcome.
+ * @cl, @ca: as for rpcrdma_clnt_call(); @ca and its buffers must stay
+ *      valid until @done has run.
+ * @done, @arg: the completion callback and its argument.
+ * @xid: out (optional): the call's xid, for rpcrdma_clnt_abort().
+ *
+ * Blocks only while the credit window is full (back-pressure).  The call
+ * times out after ca_timeout_ms like a synchronous one (checked every
+ * 200 ms); it is not retransmitted.
+ * Return: 0 (@done will run exactly once), or before anything was sent
+ * -EINVAL, -EMSGSIZE, -ENOMEM, -ENOTCONN, or a registration error (@done
+ * will not run).
+ */
+int rpcrdma_clnt_call_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
+			    rpcrdma_clnt_done_fn done, void *arg, uint32_t *xid);
+
+/**
+ * rpcrdma_clnt_abort - give up a pending call.
+ * @cl: the client.  @xid: the call's xid.
+ *
+ * The call completes with -ECANCELED (its caller or callback sees that),
+ * its registrations are released before then, so a late RDMA Write or
+ * Read from the Responder fails instead of touching the caller's memory;
+ * a late reply is dropped as an unknown xid.  The credit is returned.
+ * Return: 0, or -ENOENT when no call with @xid is pending.
+ */
+int rpcrdma_clnt_abort(struct rpcrdma_clnt *cl, uint32_t xid);
+
+/** Most buffers registered at once with rpcrdma_clnt_register_buffer(). */
+#define RPCRDMA_CLNT_MAX_BUFFERS 16
+
+/**
+ * rpcrdma_clnt_register_buffer - keep @len bytes at @addr registered for
+ * the Responder's RDMA Read and Write until unregistered.
+ * @cl: the client.  @addr, @len: the buffer (@len > 0).
+ *
+ * Calls whose chunk memory (ca_ddp, ca_rddp, ca_res) lies inside such a
+ * buffer use its registration instead of registering per call.
+ * Without cf_memory_windows (or on a device without type 2B memory
+ * windows) the buffer is registered for remote access: the fastest mode
+ * and the weakest isolation, since the Responder can reach the whole
+ * buffer, between calls too, as long as it stays registered.
+ * With cf_memory_windows the buffer is registered for local access and
+ * window binding only; each call binds a type 2 memory window over just
+ * its chunk (posted before the Send) and invalidates it (LOCAL_INV,
+ * waited for) before the call returns: no per-call system call, and the
+ * Responder reaches only the chunk, only during the call.
+ * Re-registered automatically after a reconnect.
+ *
+ * Return: 0; -EINVAL (@len 0 or overlapping another buffer); -ENOSPC
+ * (RPCRDMA_CLNT_MAX_BUFFERS in use); -ENOTCONN; -EOPNOTSUPP
+ * (cf_memory_windows on a device without type 2B windows: the caller's
+ * calls then register per call); a registration error.
+ */
+int rpcrdma_clnt_register_buffer(struct rpcrdma_clnt *cl, void *addr, size_t len);
+
+/**
+ * rpcrdma_clnt_unregister_buffer - release a registered buffer.
+ * Return: 0; -ENOENT (@addr does not start one); -EBUSY (a call in
+ * flight uses it).
+ */
+int rpcrdma_clnt_unregister_buffer(struct rpcrdma_clnt *cl, void *addr);
+
+/**
+ * rpcrdma_clnt_inline_send - the Responder's inline receive size in use
+ * (bytes): header + call above it needs chunks (RFC 8797 4).
+ */
+uint32_t rpcrdma_clnt_inline_send(const struct rpcrdma_clnt *cl);
+
+/** rpcrdma_clnt_inline_recv - our inline receive size in use (bytes). */
+uint32_t rpcrdma_clnt_inline_recv(const struct rpcrdma_clnt *cl);
+
+/** rpcrdma_clnt_get_stats - copy the counters. */
+void rpcrdma_clnt_get_stats(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_stats *st);
+
+/**
+ * rpcrdma_clnt_destroy - disconnect, fail calls still waiting with
+ * -ECONNRESET, stop the completion thread, free everything (NULL: no-op).
+ * No other thread may be inside rpcrdma_clnt_call() when the memory is
+ * freed: callers must have returned.
+ */
+void rpcrdma_clnt_destroy(struct rpcrdma_clnt *cl);
+
+/* ------------------------------------------------------------------ */
+/* NFSv3 client                                                        */
+/* ------------------------------------------------------------------ */
+
+#define RPCRDMA_NFSC_FHSIZE 64u
+
+/** An NFSv3 file handle (RFC 1813 2.5, nfs_fh3). */
+struct rpcrdma_nfsc_fh {
+	uint32_t fh_len;
+	uint8_t fh_data[RPCRDMA_NFSC_FHSIZE];
+};
+
+/** File types (RFC 1813 2.5, ftype3). */
+enum rpcrdma_nfsc_ftype {
+	NFSC_REG = 1, NFSC_DIR = 2, NFSC_BLK = 3, NFSC_CHR = 4,
+	NFSC_LNK = 5, NFSC_SOCK = 6, NFSC_FIFO = 7,
+};
+
+/** Attributes (RFC 1813 2.5, fattr3); times in seconds + nanoseconds. */
+struct rpcrdma_nfsc_attr {
+	uint32_t at_type;   /* enum rpcrdma_nfsc_ftype */
+	uint32_t at_mode, at_nlink, at_uid, at_gid;
+	uint64_t at_size, at_used;
+	uint32_t at_rdev_major, at_rdev_minor;
+	uint64_t at_fsid, at_fileid;
+	uint32_t at_atime_s, at_atime_ns;
+	uint32_t at_mtime_s, at_mtime_ns;
+	uint32_t at_ctime_s, at_ctime_ns;
+};
+
+/** FSSTAT results (RFC 1813 3.3.18), bytes and file slots. */
+struct rpcrdma_nfsc_fsstat {
+	uint64_t fs_tbytes, fs_fbytes, fs_abytes;
+	uint64_t fs_tfiles, fs_ffiles, fs_afiles;
+	uint32_t fs_invarsec;
+};
+
+/** FSINFO results (RFC 1813 3.3.19), bytes. */
+struct rpcrdma_nfsc_fsinfo {
+	uint32_t fi_rtmax, fi_rtpref, fi_rtmult;
+	uint32_t fi_wtmax, fi_wtpref, fi_wtmult;
+	uint32_t fi_dtpref;
+	uint64_t fi_maxfilesize;
+	uint32_t fi_properties;
+};
+
+/** NFS client configuration; zero fields take the defaults noted. */
+struct rpcrdma_nfsc_config {
+	const char *nf_server;     /* host name or numeric address */
+	const char *nf_export;     /* exported path to MOUNT */
+	uint16_t nf_port;          /* NFS over RDMA, default 20049 */
+	uint16_t nf_mount_port;    /* MOUNT over TCP; 0: ask rpcbind */
+	const char *nf_source;     /* source address for RDMA, or NULL */
+	uint32_t nf_rsize;         /* READ size, default 1 MiB (capped by FSINFO rtmax) */
+	uint32_t nf_wsize;         /* WRITE size, default 1 MiB (capped by FSINFO wtmax) */
+	uint32_t nf_credits;       /* default 32 */
+	unsigned nf_retries;       /* reconnects + retransmissions per call, default 0 */
+	bool nf_memory_windows;    /* see cf_memory_windows */
+	unsigned nf_timeout_ms;    /* per call, default 60000 */
+	FILE *nf_log;
+	int nf_verbose;
+};
+
+struct rpcrdma_nfsc;
+
+/**
+ * rpcrdma_nfsc_mount - MOUNT v3 (RFC 1813 5.2.1) the export over TCP, then
+ * connect the NFSv3 transport and read FSINFO (rsize/wsize are capped to
+ * the server's rtmax/wtmax).
+ * @cfg: configuration (strings used during the call only).
+ * @out: the mount, owned by the caller (rpcrdma_nfsc_umount()).
+ *
+ * Return: 0; -EINVAL; -ENOMEM; -ECONNREFUSED / -EHOSTUNREACH / -ETIMEDOUT
+ * from MOUNT (libtirpc) or the transport; -ENOENT / -EACCES / -EPERM /
+ * -ENOTDIR from the MOUNT status; errors of rpcrdma_clnt_create().
+ */
+int rpcrdma_nfsc_mount(const struct rpcrdma_nfsc_config *cfg,
+		       struct rpcrdma_nfsc **out);
+
+/** rpcrdma_nfsc_umount - send UMNT, close the transport, free (NULL: no-op). */
+void rpcrdma_nfsc_umount(struct rpcrdma_nfsc *nc);
+
+/** rpcrdma_nfsc_root - the export's root handle (from MOUNT). */
+void rpcrdma_nfsc_root(const struct rpcrdma_nfsc *nc, struct rpcrdma_nfsc_fh *fh);
+
+/** rpcrdma_nfsc_rsize / _wsize - transfer sizes in use (bytes). */
+uint32_t rpcrdma_nfsc_rsize(const struct rpcrdma_nfsc *nc);
+uint32_t rpcrdma_nfsc_wsize(const struct rpcrdma_nfsc *nc);
+
+/** rpcrdma_nfsc_clnt - the transport (for its counters). */
+struct rpcrdma_clnt *rpcrdma_nfsc_clnt(struct rpcrdma_nfsc *nc);
+
+/*
+ * The procedures below (RFC 1813 3.3.x) each return 0, a negative errno
+ * for an NFS3ERR_* status (NFS3ERR_NOENT -> -ENOENT, ..., BADHANDLE and
+ * STALE -> -ESTALE, NOTSUPP -> -EOPNOTSUPP, SERVERFAULT -> -EREMOTEIO,
+ * JUKEBOX -> -EAGAIN, others -> -EIO), -EBADMSG when the results do not
+ * decode, or an error of rpcrdma_clnt_call().  Names are at most 255
+ * bytes (-ENAMETOOLONG).  Optional out pointers may be NULL.
+ */
+
+/** rpcrdma_nfsc_null - NFSPROC3_NULL (3.3.0). */
+int rpcrdma_nfsc_null(struct rpcrdma_nfsc *nc);
+
+/** rpcrdma_nfsc_getattr - GETATTR (3.3.1). */
+int rpcrdma_nfsc_getattr(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *fh,
+			 struct rpcrdma_nfsc_attr *attr);
+
+/**
+ * rpcrdma_nfsc_lookup - LOOKUP (3.3.3) @name in @dir.
+ * @fh: out: its handle; @attr: out (optional): its attributes (fetched
+ * with GETATTR when the reply carries none).
+ */
+int rpcrdma_nfsc_lookup(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *dir,
+			const char *name, struct rpcrdma_nfsc_fh *fh,
+			struct rpcrdma_nfsc_attr *attr);
+
+/**
+ * rpcrdma_nfsc_lookup_path - LOOKUP each '/'-separated component of @path
+ * from the root ("", "/" and "." are the root).  Return as LOOKUP.
+ */
+int rpcrdma_nfsc_lookup_path(struct rpcrdma_nfsc *nc, const char *path,
+			     struct rpcrdma_nfsc_fh *fh, struct rpcrdma_nfsc_attr *attr);
+
+/** rpcrdma_nfsc_access - ACCESS (3.3.4): @want bits in, granted bits out. */
+int rpcrdma_nfsc_access(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *fh,
+			uint32_t want, uint32_t *granted);
+
+/**
+ * rpcrdma_nfsc_read - READ (3.3.6) up to @count bytes at @offset into @buf
+ * (the Responder writes them there through a Write chunk).
+ * @count: at most rpcrdma_nfsc_rsize().  @nread, @eof: out.
+ */
+int rpcrdma_nfsc_read(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *fh,
+		      uint64_t offset, void *buf, uint32_t count,
+		      uint32_t *nread, bool *eof);
+
+/**
+ * rpcrdma_nfsc_read_pipelined - READ @len bytes at @offset into @buf with
+ * up to @depth READs of rpcrdma_nfsc_rsize() bytes in flight (asynchronous
+ * calls), each placed by the server straight into its part of @buf.
+ * Short reads before end of file are completed with further READs.
+ * @nread: out: bytes read; less than @len only at end of file.
+ * Return: 0, -EINVAL (@depth 0), -ENOMEM, or the first error of a READ.
+ */
+int rpcrdma_nfsc_read_pipelined(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *fh,
+				uint64_t offset, void *buf, uint64_t len, unsigned depth,
+				uint64_t *nread);
+
+/**
+ * rpcrdma_nfsc_write_pipelined - WRITE @len bytes from @buf at @offset with
+ * up to @depth WRITEs of rpcrdma_nfsc_wsize() bytes in flight.
+ * @stable: as for rpcrdma_nfsc_write().
+ * @verf: out (optional): the last write verifier seen.
+ * @verf_changed: out (optional): the verifier differed between WRITEs
+ *        (the server restarted: UNSTABLE data may be lost).
+ * Return: 0, -EINVAL, -ENOMEM, or the first error of a WRITE.
+ */
+int rpcrdma_nfsc_write_pipelined(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *fh,
+				 uint64_t offset, const void *buf, uint64_t len,
+				 unsigned depth, uint32_t stable, uint8_t verf[8],
+				 bool *verf_changed);
+
+/**
+ * rpcrdma_nfsc_write - WRITE (3.3.7) @count bytes from @buf at @offset
+ * (sent in a Read chunk when they do not fit inline).
+ * @stable: 0 UNSTABLE, 1 DATA_SYNC, 2 FILE_SYNC.  @written: out.
+ * @verf: out (optional): the 8-byte write verifier.
+ */
+int rpcrdma_nfsc_write(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *fh,
+		       uint64_t offset, const void *buf, uint32_t count,
+		       uint32_t stable, uint32_t *written, uint8_t verf[8]);
+
+/**
+ * rpcrdma_nfsc_create - CREATE (3.3.8) @name in @dir, UNCHECKED with mode
+ * @mode; @truncate also sets size 0 (an existing file is emptied).
+ */
+int rpcrdma_nfsc_create(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *dir,
+			const char *name, uint32_t mode, bool truncate,
+			struct rpcrdma_nfsc_fh *fh);
+
+/** rpcrdma_nfsc_mkdir - MKDIR (3.3.9). */
+int rpcrdma_nfsc_mkdir(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *dir,
+		       const char *name, uint32_t mode, struct rpcrdma_nfsc_fh *fh);
+
+/** rpcrdma_nfsc_symlink - SYMLINK (3.3.10): @name in @dir pointing at @target. */
+int rpcrdma_nfsc_symlink(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *dir,
+			 const char *name, const char *target);
+
+/**
+ * rpcrdma_nfsc_readlink - READLINK (3.3.5) into @buf (NUL-terminated).
+ * @cap: bytes at @buf; a target of @cap bytes or more is -ENAMETOOLONG.
+ */
+int rpcrdma_nfsc_readlink(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *fh,
+			  char *buf, uint32_t cap);
+
+/** rpcrdma_nfsc_remove - REMOVE (3.3.12). */
+int rpcrdma_nfsc_remove(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *dir,
+			const char *name);
+
+/** rpcrdma_nfsc_rmdir - RMDIR (3.3.13). */
+int rpcrdma_nfsc_rmdir(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *dir,
+		       const char *name);
+
+/** rpcrdma_nfsc_rename - RENAME (3.3.14). */
+int rpcrdma_nfsc_rename(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *from_dir,
+			const char *from, const struct rpcrdma_nfsc_fh *to_dir,
+			const char *to);
+
+/**
+ * rpcrdma_nfsc_readdir_fn - one directory entry from READDIRPLUS.
+ * @attr, @fh: NULL when the server returned none.
+ * Return: 0 to go on, non-zero to stop (rpcrdma_nfsc_readdirplus returns it).
+ */
+typedef int (*rpcrdma_nfsc_readdir_fn)(const char *name, uint64_t fileid,
+				       const struct rpcrdma_nfsc_attr *attr,
+				       const struct rpcrdma_nfsc_fh *fh, void *arg);
+
+/**
+ * rpcrdma_nfsc_readdirplus - READDIRPLUS (3.3.17) the whole directory,
+ * "." and ".." included, calling @fn per entry (replies of up to 32 KiB,
+ * through a Reply chunk).
+ */
+int rpcrdma_nfsc_readdirplus(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *dir,
+			     rpcrdma_nfsc_readdir_fn fn, void *arg);
+
+/** rpcrdma_nfsc_fsstat - FSSTAT (3.3.18). */
+int rpcrdma_nfsc_fsstat(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *fh,
+			struct rpcrdma_nfsc_fsstat *st);
+
+/** rpcrdma_nfsc_fsinfo - FSINFO (3.3.19). */
+int rpcrdma_nfsc_fsinfo(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *fh,
+			struct rpcrdma_nfsc_fsinfo *fi);
+
+/** Attributes to set (RFC 1813 2.6, sattr3); false fields stay unchanged. */
+struct rpcrdma_nfsc_sattr {
+	bool sa_set_mode, sa_set_uid, sa_set_gid, sa_set_size;
+	uint32_t sa_mode, sa_uid, sa_gid;
+	uint64_t sa_size;
+	bool sa_atime_now, sa_mtime_now; /* SET_TO_SERVER_TIME */
+};
+
+/** rpcrdma_nfsc_setattr - SETATTR (3.3.2), unguarded. */
+int rpcrdma_nfsc_setattr(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *fh,
+			 const struct rpcrdma_nfsc_sattr *sa);
+
+/** rpcrdma_nfsc_link - LINK (3.3.15): @name in @dir becomes a hard link to @fh. */
+int rpcrdma_nfsc_link(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *fh,
+		      const struct rpcrdma_nfsc_fh *dir, const char *name);
+
+/**
+ * rpcrdma_nfsc_mknod - MKNOD (3.3.11) of @type (NFSC_CHR, NFSC_BLK with
+ * @major/@minor; NFSC_SOCK, NFSC_FIFO) with @mode.  -EINVAL for another type.
+ */
+int rpcrdma_nfsc_mknod(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *dir,
+		       const char *name, uint32_t type, uint32_t mode, uint32_t major,
+		       uint32_t minor);
+
+/**
+ * rpcrdma_nfsc_readdir - READDIR (3.3.16) the whole directory, calling @fn
+ * with names and file ids only (attr and fh NULL).
+ */
+int rpcrdma_nfsc_readdir(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *dir,
+			 rpcrdma_nfsc_readdir_fn fn, void *arg);
+
+/** PATHCONF results (RFC 1813 3.3.20). */
+struct rpcrdma_nfsc_pathconf {
+	uint32_t pc_linkmax, pc_name_max;
+	bool pc_no_trunc, pc_chown_restricted, pc_case_insensitive, pc_case_preserving;
+};
+
+/** rpcrdma_nfsc_pathconf - PATHCONF (3.3.20). */
+int rpcrdma_nfsc_pathconf(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *fh,
+			  struct rpcrdma_nfsc_pathconf *pc);
+
+/** rpcrdma_nfsc_commit - COMMIT (3.3.21) @count bytes at @offset (0, 0: all). */
+int rpcrdma_nfsc_commit(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *fh,
+			uint64_t offset, uint32_t count, uint8_t verf[8]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RPCRDMA_CLNT_H */

@@ -1,0 +1,1164 @@
+// SPDX-License-Identifier: MIT
+/*
+ * clnt_call.c - the Requester's call path: marshalling (RFC 8166 3.5),
+ * credits (3.3.1), matching replies by xid, request lifetime, timeouts.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clnt/clnt_internal.h"
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static uint32_t get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Return @rl to the pool once both owners have let go.  Lock held. */
+static void clnt_req_release(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned owner)
+{
+	rl->rl_owners &= ~owner;
+	if (rl->rl_owners)
+		return;
+	rl->rl_state = RL_FREE;
+	rl->rl_call = NULL;
+	rl->rl_next = cl->cl_free;
+	cl->cl_free = rl;
+	cl->cl_reqs_out--;
+	pthread_cond_broadcast(&cl->cl_slot_cond);
+}
+
+/*
+ * Put @rl's Send in the ring; signal it when half the ring has gone
+ * unsignalled, so at most half the requests wait for a later completion
+ * to be released and the pool can never empty itself.  Lock held.
+ */
+static void clnt_sq_push(struct rpcrdma_clnt *cl, struct clnt_req *rl)
+{
+	uint32_t every = cl->cl_nreqs / 2 ? cl->cl_nreqs / 2 : 1;
+
+	rl->rl_sq_pos = cl->cl_sq_tail++;
+	cl->cl_sq_ring[rl->rl_sq_pos % cl->cl_nreqs] = rl;
+	rl->rl_sq_signaled = ++cl->cl_sq_unsignaled >= every;
+	if (rl->rl_sq_signaled) {
+		cl->cl_sq_unsignaled = 0;
+		cl->cl_sq_signaled++;
+	}
+	rl->rl_wr.send_flags = rl->rl_sq_signaled ? IBV_SEND_SIGNALED : 0;
+	rl->rl_owners |= CLNT_OWNER_SEND;
+}
+
+/* Undo clnt_sq_push() of the last Send (its post failed).  Lock held. */
+static void clnt_sq_pop(struct rpcrdma_clnt *cl, struct clnt_req *rl)
+{
+	cl->cl_sq_tail--;
+	if (rl->rl_sq_signaled)
+		cl->cl_sq_signaled--;
+	else if (cl->cl_sq_unsignaled)
+		cl->cl_sq_unsignaled--;
+	rl->rl_owners &= ~CLNT_OWNER_SEND;
+}
+
+/* A Send completed (or flushed): the send queue is in order, so every
+ * Send posted before it is done too.  Lock held. */
+static void clnt_sq_complete(struct rpcrdma_clnt *cl, struct clnt_req *rl)
+{
+	if (rl->rl_sq_pos < cl->cl_sq_head)
+		return; /* already released (teardown) */
+	if (rl->rl_sq_signaled && cl->cl_sq_signaled)
+		cl->cl_sq_signaled--;
+	while (cl->cl_sq_head <= rl->rl_sq_pos) {
+		struct clnt_req *done = cl->cl_sq_ring[cl->cl_sq_head++ % cl->cl_nreqs];
+
+		clnt_req_release(cl, done, CLNT_OWNER_SEND);
+	}
+}
+
+/* Teardown: release every Send whose completion will never come. */
+void clnt_sq_release_all(struct rpcrdma_clnt *cl)
+{
+	while (cl->cl_sq_head < cl->cl_sq_tail)
+		clnt_req_release(cl, cl->cl_sq_ring[cl->cl_sq_head++ % cl->cl_nreqs],
+				 CLNT_OWNER_SEND);
+	cl->cl_sq_unsignaled = 0;
+	cl->cl_sq_signaled = 0;
+}
+
+/* Take @rl off the pending list; true when it was there.  Lock held. */
+static bool clnt_pending_remove(struct rpcrdma_clnt *cl, struct clnt_req *rl)
+{
+	struct clnt_req **pp;
+
+	for (pp = &cl->cl_pending; *pp; pp = &(*pp)->rl_next) {
+		if (*pp == rl) {
+			*pp = rl->rl_next;
+			rl->rl_next = NULL;
+			return true;
+		}
+	}
+	return false;
+}
+
+static struct clnt_req *clnt_pending_find(struct rpcrdma_clnt *cl, uint32_t xid)
+{
+	struct clnt_req *rl;
+
+	for (rl = cl->cl_pending; rl; rl = rl->rl_next)
+		if (rl->rl_xid == xid)
+			return rl;
+	return NULL;
+}
+
+/* Record the outcome of a pending call and wake its caller.  Lock held;
+ * @rl already off the pending list. */
+static void clnt_complete(struct rpcrdma_clnt *cl, struct clnt_req *rl, int status)
+{
+	rl->rl_status = status;
+	rl->rl_state = RL_DONE;
+	if (cl->cl_outstanding)
+		cl->cl_outstanding--;
+	if (rl->rl_done) {
+		/* Finished outside the lock by clnt_run_done(). */
+		rl->rl_next = cl->cl_done;
+		cl->cl_done = rl;
+	} else {
+		pthread_cond_signal(&rl->rl_cond);
+	}
+	pthread_cond_broadcast(&cl->cl_slot_cond);
+}
+
+void clnt_fail_pending(struct rpcrdma_clnt *cl, int status)
+{
+	struct clnt_req *rl;
+
+	while ((rl = cl->cl_pending)) {
+		cl->cl_pending = rl->rl_next;
+		rl->rl_next = NULL;
+		clnt_complete(cl, rl, status);
+	}
+}
+
+/* A registered buffer holding [addr, addr + len), or NULL.  Lock held. */
+static struct clnt_buffer *clnt_buffer_find(struct rpcrdma_clnt *cl, const void *addr,
+					    size_t len)
+{
+	uintptr_t a = (uintptr_t)addr;
+	unsigned i;
+
+	for (i = 0; i < RPCRDMA_CLNT_MAX_BUFFERS; i++) {
+		struct clnt_buffer *b = &cl->cl_bufs[i];
+		uintptr_t base = (uintptr_t)b->cb_addr;
+
+		if (b->cb_used && b->cb_mr && a >= base && len <= b->cb_len &&
+		    a - base <= b->cb_len - len)
+			return b;
+	}
+	return NULL;
+}
+
+/* Queue the bind of @rl's window @idx over @m's bytes (posted with the
+ * Send, before it).  The window gets a fresh key each time. */
+static void clnt_bind_window(struct clnt_req *rl, unsigned idx, struct clnt_mapping *m,
+			     int access)
+{
+	struct ibv_send_wr *wr = &rl->rl_bind_wr[rl->rl_nbind++];
+
+	m->cm_mw = rl->rl_mw[idx];
+	rl->rl_mw_rkey[idx] = ibv_inc_rkey(rl->rl_mw_rkey[idx]);
+	m->cm_rkey = rl->rl_mw_rkey[idx];
+	memset(wr, 0, sizeof(*wr));
+	wr->opcode = IBV_WR_BIND_MW;
+	wr->bind_mw.mw = m->cm_mw;
+	wr->bind_mw.rkey = m->cm_rkey;
+	wr->bind_mw.bind_info.mr = m->cm_mr;
+	wr->bind_mw.bind_info.addr = (uint64_t)(uintptr_t)m->cm_addr;
+	wr->bind_mw.bind_info.length = m->cm_len;
+	wr->bind_mw.bind_info.mw_access_flags =
+		access & (IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE);
+}
+
+/* Make @len bytes at @addr reachable by the Responder for this call:
+ * a window over a registered buffer, the buffer's own registration, or a
+ * registration for this call alone.  @idx: the chunk kind (0 Read,
+ * 1 Write, 2 Reply). */
+static int clnt_map(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned idx,
+		    struct clnt_mapping *m, void *addr, uint32_t len, int access)
+{
+	struct clnt_buffer *b;
+
+	m->cm_addr = addr;
+	m->cm_len = len;
+	pthread_mutex_lock(&cl->cl_lock);
+	b = clnt_buffer_find(cl, addr, len);
+	if (b) {
+		b->cb_users++;
+		m->cm_buf = b;
+		m->cm_mr = b->cb_mr;
+		m->cm_rkey = b->cb_mr->rkey;
+		cl->cl_stats.cs_reg_persistent++;
+		if (b->cb_mw && rl->rl_mw[idx]) {
+			clnt_bind_window(rl, idx, m, access);
+			cl->cl_stats.cs_mw_binds++;
+		}
+	} else {
+		cl->cl_stats.cs_reg_per_call++;
+	}
+	pthread_mutex_unlock(&cl->cl_lock);
+	if (b)
+		return 0;
+	m->cm_mr = rpcrdma_verbs_reg_mr(cl->cl_pd, addr, len, access);
+	if (!m->cm_mr)
+		return errno ? -errno : -ENOMEM;
+	m->cm_rkey = m->cm_mr->rkey;
+	return 0;
+}
+
+static void clnt_unmap_one(struct rpcrdma_clnt *cl, struct clnt_mapping *m)
+{
+	if (m->cm_buf) {
+		pthread_mutex_lock(&cl->cl_lock);
+		m->cm_buf->cb_users--;
+		pthread_mutex_unlock(&cl->cl_lock);
+	} else if (m->cm_mr) {
+		rpcrdma_verbs_dereg_mr(m->cm_mr);
+	}
+	m->cm_buf = NULL;
+	m->cm_mw = NULL;
+	m->cm_mr = NULL;
+}
+
+/* Release every registration of @rl (the caller's memory is then out of
+ * the Responder's reach, unless it lies in a registered buffer).  Called
+ * without the lock. */
+void clnt_unmap(struct clnt_req *rl)
+{
+	clnt_unmap_one(rl->rl_clnt, &rl->rl_read);
+	clnt_unmap_one(rl->rl_clnt, &rl->rl_write);
+	clnt_unmap_one(rl->rl_clnt, &rl->rl_reply);
+	free(rl->rl_nomsg);
+	rl->rl_nomsg = NULL;
+}
+
+/* Access for a registered buffer: remote access itself, or (with memory
+ * windows) local access and binding only. */
+static int clnt_buffer_access(bool mw)
+{
+	return mw ? IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND :
+		    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE;
+}
+
+int rpcrdma_clnt_register_buffer(struct rpcrdma_clnt *cl, void *addr, size_t len)
+{
+	struct clnt_buffer *b = NULL;
+	uintptr_t a = (uintptr_t)addr;
+	unsigned i;
+	int rc = 0;
+
+	if (!addr || !len)
+		return -EINVAL;
+	pthread_mutex_lock(&cl->cl_lock);
+	while (cl->cl_reconnecting)
+		pthread_cond_wait(&cl->cl_slot_cond, &cl->cl_lock);
+	for (i = 0; i < RPCRDMA_CLNT_MAX_BUFFERS; i++) {
+		struct clnt_buffer *o = &cl->cl_bufs[i];
+		uintptr_t base = (uintptr_t)o->cb_addr;
+
+		if (!o->cb_used) {
+			if (!b)
+				b = o;
+			continue;
+		}
+		if (a < base + o->cb_len && base < a + len)
+			rc = -EINVAL;
+	}
+	if (!rc && !b)
+		rc = -ENOSPC;
+	if (!rc && !cl->cl_connected)
+		rc = -ENOTCONN;
+	/* Windows asked for but not available: do not silently widen the
+	 * exposure to the whole buffer. */
+	if (!rc && cl->cl_cfg.cf_memory_windows && !cl->cl_mw_enabled)
+		rc = -EOPNOTSUPP;
+	if (!rc) {
+		/* Under the lock: a reconnect cannot swap the PD meanwhile. */
+		b->cb_mr = rpcrdma_verbs_reg_mr(cl->cl_pd, addr, len,
+						clnt_buffer_access(cl->cl_mw_enabled));
+		if (!b->cb_mr) {
+			rc = errno ? -errno : -ENOMEM;
+		} else {
+			b->cb_addr = addr;
+			b->cb_len = len;
+			b->cb_users = 0;
+			b->cb_mw = cl->cl_mw_enabled;
+			b->cb_used = true;
+		}
+	}
+	pthread_mutex_unlock(&cl->cl_lock);
+	return rc;
+}
+
+int rpcrdma_clnt_unregister_buffer(struct rpcrdma_clnt *cl, void *addr)
+{
+	struct ibv_mr *mr = NULL;
+	unsigned i;
+	int rc = -ENOENT;
+
+	pthread_mutex_lock(&cl->cl_lock);
+	while (cl->cl_reconnecting)
+		pthread_cond_wait(&cl->cl_slot_cond, &cl->cl_lock);
+	for (i = 0; i < RPCRDMA_CLNT_MAX_BUFFERS; i++) {
+		struct clnt_buffer *b = &cl->cl_bufs[i];
+
+		if (!b->cb_used || b->cb_addr != addr)
+			continue;
+		if (b->cb_users) {
+			rc = -EBUSY;
+			break;
+		}
+		mr = b->cb_mr;
+		memset(b, 0, sizeof(*b));
+		rc = 0;
+		break;
+	}
+	pthread_mutex_unlock(&cl->cl_lock);
+	if (mr)
+		rpcrdma_verbs_dereg_mr(mr);
+	return rc;
+}
+
+/* Reconnect: drop the registered buffers' MRs of the old PD. */
+void clnt_buffers_deregister(struct rpcrdma_clnt *cl)
+{
+	unsigned i;
+
+	for (i = 0; i < RPCRDMA_CLNT_MAX_BUFFERS; i++) {
+		struct clnt_buffer *b = &cl->cl_bufs[i];
+
+		if (b->cb_used && b->cb_mr) {
+			rpcrdma_verbs_dereg_mr(b->cb_mr);
+			b->cb_mr = NULL;
+		}
+	}
+}
+
+/* Reconnect: register the buffers again with the new PD. */
+int clnt_buffers_register(struct rpcrdma_clnt *cl)
+{
+	unsigned i;
+
+	for (i = 0; i < RPCRDMA_CLNT_MAX_BUFFERS; i++) {
+		struct clnt_buffer *b = &cl->cl_bufs[i];
+
+		if (!b->cb_used || b->cb_mr)
+			continue;
+		b->cb_mr = rpcrdma_verbs_reg_mr(cl->cl_pd, b->cb_addr, b->cb_len,
+						clnt_buffer_access(b->cb_mw));
+		if (!b->cb_mr)
+			return errno ? -errno : -ENOMEM;
+	}
+	return 0;
+}
+
+static void seg_of(struct rpcrdma_segment *seg, const struct clnt_mapping *m)
+{
+	seg->rs_handle = m->cm_rkey;
+	seg->rs_length = m->cm_len;
+	seg->rs_offset = (uint64_t)(uintptr_t)m->cm_addr;
+}
+
+/* The RPC call header (RFC 5531 9): xid, CALL, 2, prog, vers, proc, cred, verf. */
+static uint32_t clnt_rpc_header(struct rpcrdma_clnt *cl, struct clnt_req *rl, uint8_t *p)
+{
+	const struct rpcrdma_clnt_call *ca = rl->rl_call;
+
+	put_be32(p, rl->rl_xid);
+	put_be32(p + 4, RPC_DIR_CALL);
+	put_be32(p + 8, RPC_MSG_VERSION);
+	put_be32(p + 12, ca->ca_prog);
+	put_be32(p + 16, ca->ca_vers);
+	put_be32(p + 20, ca->ca_proc);
+	memcpy(p + 24, cl->cl_cred, cl->cl_cred_len);
+	return 24 + cl->cl_cred_len;
+}
+
+/* Copy head, DDP data (+ zero pad) and tail to @dst; return bytes. */
+static uint32_t clnt_copy_args(const struct rpcrdma_clnt_call *ca, uint8_t *dst)
+{
+	uint32_t pad = (uint32_t)RPCRDMA_XDR_ALIGN(ca->ca_ddp_len) - ca->ca_ddp_len;
+	uint8_t *p = dst;
+
+	if (ca->ca_args_len)
+		memcpy(p, ca->ca_args, ca->ca_args_len);
+	p += ca->ca_args_len;
+	if (ca->ca_ddp_len)
+		memcpy(p, ca->ca_ddp, ca->ca_ddp_len);
+	p += ca->ca_ddp_len;
+	memset(p, 0, pad);
+	p += pad;
+	if (ca->ca_tail_len)
+		memcpy(p, ca->ca_tail, ca->ca_tail_len);
+	p += ca->ca_tail_len;
+	return (uint32_t)(p - dst);
+}
+
+/*
+ * Marshal @rl's call into its header and body buffers, registering the
+ * caller's memory the chunks need.  Called without the lock.  On failure
+ * every registration made here is released; the request's owners are
+ * left alone.
+ */
+int clnt_marshal(struct rpcrdma_clnt *cl, struct clnt_req *rl)
+{
+	struct rpcrdma_clnt_call *ca = rl->rl_call;
+	uint32_t nwrite = ca->ca_rddp_cap ? 1 : 0, nreply = 0, nread = 0;
+	uint32_t rpc_len, full_len, head_len, pos = 0;
+	uint8_t rpchdr[24 + CLNT_RPC_HDR_MAX];
+	struct rpcrdma_hdr *rh;
+	uint64_t full64;
+	int rc;
+
+	full64 = (uint64_t)24 + cl->cl_cred_len + ca->ca_args_len +
+		 RPCRDMA_XDR_ALIGN((uint64_t)ca->ca_ddp_len) + ca->ca_tail_len;
+	if (full64 > (64u << 20))
+		return -EMSGSIZE;
+	rl->rl_nbind = 0;
+	rpc_len = clnt_rpc_header(cl, rl, rpchdr);
+	full_len = (uint32_t)full64;
+	head_len = rpc_len + ca->ca_args_len;
+
+	/* Reply chunk: when the largest reply may not fit our inline receive. */
+	if ((uint64_t)ca->ca_res_cap + rpcrdma_wire_max_hdr_size(0, nwrite, nwrite, 0) >
+	    cl->cl_inline_recv)
+		nreply = 1;
+
+	rh = calloc(1, sizeof(*rh));
+	if (!rh)
+		return -ENOMEM;
+	rh->rh_xid = rl->rl_xid;
+	rh->rh_vers = RPCRDMA_VERSION;
+	rh->rh_credits = cl->cl_max_credits;
+	rh->rh_proc = RDMA_MSG;
+
+	if (rpcrdma_wire_max_hdr_size(0, nwrite, nwrite, nreply) + full_len <=
+	    cl->cl_inline_send) {
+		/* Everything inline. */
+		memcpy(rl->rl_body, rpchdr, rpc_len);
+		rl->rl_body_len = rpc_len + clnt_copy_args(ca, rl->rl_body + rpc_len);
+	} else if (ca->ca_ddp_len &&
+		   rpcrdma_wire_max_hdr_size(1, nwrite, nwrite, nreply) + head_len +
+		   ca->ca_tail_len <= cl->cl_inline_send) {
+		/* DDP-eligible data in a Read chunk at its XDR position, pad omitted. */
+		rc = clnt_map(cl, rl, 0, &rl->rl_read, (void *)(uintptr_t)ca->ca_ddp,
+			      ca->ca_ddp_len,
+			      IBV_ACCESS_REMOTE_READ);
+		if (rc)
+			goto err;
+		memcpy(rl->rl_body, rpchdr, rpc_len);
+		if (ca->ca_args_len)
+			memcpy(rl->rl_body + rpc_len, ca->ca_args, ca->ca_args_len);
+		if (ca->ca_tail_len)
+			memcpy(rl->rl_body + head_len, ca->ca_tail, ca->ca_tail_len);
+		rl->rl_body_len = head_len + ca->ca_tail_len;
+		pos = head_len;
+		nread = 1;
+	} else {
+		/* The whole call in a position-zero Read chunk (RDMA_NOMSG). */
+		if (rpcrdma_wire_max_hdr_size(1, nwrite, nwrite, nreply) > cl->cl_inline_send) {
+			rc = -EMSGSIZE;
+			goto err;
+		}
+		rl->rl_nomsg = malloc(full_len);
+		if (!rl->rl_nomsg) {
+			rc = -ENOMEM;
+			goto err;
+		}
+		memcpy(rl->rl_nomsg, rpchdr, rpc_len);
+		clnt_copy_args(ca, rl->rl_nomsg + rpc_len);
+		rc = clnt_map(cl, rl, 0, &rl->rl_read, rl->rl_nomsg, full_len,
+			      IBV_ACCESS_REMOTE_READ);
+		if (rc)
+			goto err;
+		rl->rl_body_len = 0;
+		rh->rh_proc = RDMA_NOMSG;
+		nread = 1;
+	}
+	if (nread) {
+		seg_of(&rh->rh_segs[rh->rh_nsegs], &rl->rl_read);
+		rh->rh_read[0] = (struct rpcrdma_chunk){
+			.rc_position = pos, .rc_first = rh->rh_nsegs, .rc_nsegs = 1,
+			.rc_length = rl->rl_read.cm_len,
+		};
+		rh->rh_nsegs++;
+		rh->rh_nread = 1;
+	}
+	if (nwrite) {
+		rc = clnt_map(cl, rl, 1, &rl->rl_write, ca->ca_rddp, ca->ca_rddp_cap,
+			      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+		if (rc)
+			goto err;
+		seg_of(&rh->rh_segs[rh->rh_nsegs], &rl->rl_write);
+		rh->rh_write[0] = (struct rpcrdma_chunk){
+			.rc_first = rh->rh_nsegs, .rc_nsegs = 1, .rc_length = ca->ca_rddp_cap,
+		};
+		rh->rh_nsegs++;
+		rh->rh_nwrite = 1;
+	}
+	if (nreply) {
+		rc = clnt_map(cl, rl, 2, &rl->rl_reply, ca->ca_res, ca->ca_res_cap,
+			      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+		if (rc)
+			goto err;
+		seg_of(&rh->rh_segs[rh->rh_nsegs], &rl->rl_reply);
+		rh->rh_reply = (struct rpcrdma_chunk){
+			.rc_first = rh->rh_nsegs, .rc_nsegs = 1, .rc_length = ca->ca_res_cap,
+		};
+		rh->rh_nsegs++;
+		rh->rh_has_reply = true;
+	}
+	rc = rpcrdma_wire_encode(rl->rl_hdrbuf, CLNT_HDR_BUF, rh);
+	if (rc < 0)
+		goto err;
+	rl->rl_hdr_len = (uint32_t)rc;
+	rl->rl_proc = rh->rh_proc;
+	free(rh);
+
+	memset(&rl->rl_wr, 0, sizeof(rl->rl_wr));
+	rl->rl_sge[0].addr = (uintptr_t)rl->rl_hdrbuf;
+	rl->rl_sge[0].length = rl->rl_hdr_len;
+	rl->rl_sge[0].lkey = cl->cl_mr->lkey;
+	rl->rl_sge[1].addr = (uintptr_t)rl->rl_body;
+	rl->rl_sge[1].length = rl->rl_body_len;
+	rl->rl_sge[1].lkey = cl->cl_mr->lkey;
+	rl->rl_wr.sg_list = rl->rl_sge;
+	rl->rl_wr.num_sge = rl->rl_body_len ? 2 : 1;
+	rl->rl_wr.opcode = IBV_WR_SEND;
+	rl->rl_wr.wr_id = (uintptr_t)&rl->rl_cqe;
+	return 0;
+
+err:
+	free(rh);
+	clnt_unmap(rl);
+	return rc;
+}
+
+static bool clnt_call_valid(const struct rpcrdma_clnt_call *ca)
+{
+	if ((ca->ca_args_len & 3) || (ca->ca_tail_len & 3))
+		return false;
+	if ((ca->ca_args_len && !ca->ca_args) || (ca->ca_tail_len && !ca->ca_tail) ||
+	    (ca->ca_ddp_len && !ca->ca_ddp))
+		return false;
+	if (!ca->ca_res || ca->ca_res_cap < 24)
+		return false;
+	if (ca->ca_rddp_cap && !ca->ca_rddp)
+		return false;
+	return true;
+}
+
+/*
+ * Take a request and a credit, marshal and post the call.  On success
+ * *@out is pending (or already done, when the Reply beat us here).
+ */
+int clnt_call_start(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
+		    struct clnt_req **out)
+{
+	return clnt_call_start_xid(cl, ca, out, NULL);
+}
+
+static int clnt_call_start_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
+				  struct clnt_req **out, const uint32_t *xid,
+				  rpcrdma_clnt_done_fn done, void *arg, uint64_t deadline);
+
+/* As clnt_call_start(); @xid, when not NULL, is reused (a retransmission). */
+int clnt_call_start_xid(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
+			struct clnt_req **out, const uint32_t *xid)
+{
+	return clnt_call_start_common(cl, ca, out, xid, NULL, NULL, 0);
+}
+
+static int clnt_call_start_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
+				 struct clnt_req **out, rpcrdma_clnt_done_fn done,
+				 void *arg, uint64_t deadline)
+{
+	return clnt_call_start_common(cl, ca, out, NULL, done, arg, deadline);
+}
+
+static int clnt_call_start_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
+				  struct clnt_req **out, const uint32_t *xid,
+				  rpcrdma_clnt_done_fn done, void *arg, uint64_t deadline)
+{
+	struct ibv_send_wr *bad;
+	uint32_t i;
+	struct clnt_req *rl;
+	bool waited = false;
+	int rc;
+
+	if (!clnt_call_valid(ca))
+		return -EINVAL;
+	ca->ca_res_off = ca->ca_res_len = 0;
+	ca->ca_rddp_used = false;
+	ca->ca_rddp_len = 0;
+
+	pthread_mutex_lock(&cl->cl_lock);
+	while (cl->cl_connected && (!cl->cl_free || cl->cl_outstanding >= cl->cl_credits)) {
+		if (!waited)
+			cl->cl_stats.cs_credit_waits++;
+		waited = true;
+		pthread_cond_wait(&cl->cl_slot_cond, &cl->cl_lock);
+	}
+	if (!cl->cl_connected) {
+		pthread_mutex_unlock(&cl->cl_lock);
+		return -ENOTCONN;
+	}
+	rl = cl->cl_free;
+	cl->cl_free = rl->rl_next;
+	rl->rl_next = NULL;
+	cl->cl_reqs_out++;
+	cl->cl_outstanding++; /* the credit is ours from here */
+	rl->rl_owners = CLNT_OWNER_RPC;
+	rl->rl_state = RL_PREPARED;
+	rl->rl_status = 0;
+	rl->rl_call = ca;
+	rl->rl_done = NULL;
+	rl->rl_xid = xid ? *xid : cl->cl_next_xid++;
+	cl->cl_rpc_busy++;
+	cl->cl_stats.cs_calls++;
+	pthread_mutex_unlock(&cl->cl_lock);
+
+	rc = clnt_marshal(cl, rl);
+
+	pthread_mutex_lock(&cl->cl_lock);
+	if (!rc && !cl->cl_connected)
+		rc = -ENOTCONN;
+	if (rc)
+		goto err_unlock;
+	if (rl->rl_proc == RDMA_NOMSG)
+		cl->cl_stats.cs_nomsg++;
+	else if (rl->rl_read.cm_mr)
+		cl->cl_stats.cs_read_chunks++;
+	else
+		cl->cl_stats.cs_inline++;
+	if (rl->rl_write.cm_mr)
+		cl->cl_stats.cs_write_chunks++;
+	if (rl->rl_reply.cm_mr)
+		cl->cl_stats.cs_reply_chunks++;
+	rl->rl_done = done;
+	rl->rl_done_arg = arg;
+	rl->rl_deadline_ms = deadline;
+	rl->rl_state = RL_PENDING;
+	rl->rl_next = cl->cl_pending;
+	cl->cl_pending = rl;
+	rl->rl_cqe.ce_type = RPCRDMA_CQE_SEND;
+	rl->rl_cqe.ce_id = ++cl->cl_cqe_ids;
+	/* In the ring before the post: its completion may come first. */
+	clnt_sq_push(cl, rl);
+	/* Window binds go first on the send queue, unsignalled; the queue
+	 * executes in order, so they take effect before the Send. */
+	rl->rl_wr.next = NULL;
+	for (i = 0; i < rl->rl_nbind; i++) {
+		rl->rl_bind_wr[i].next = i + 1 < rl->rl_nbind ? &rl->rl_bind_wr[i + 1] :
+							    &rl->rl_wr;
+		rl->rl_bind_wr[i].wr_id = (uintptr_t)&rl->rl_inv_cqe;
+	}
+	rc = rpcrdma_verbs_post_send(cl->cl_qp, rl->rl_nbind ? &rl->rl_bind_wr[0] : &rl->rl_wr,
+				     &bad);
+	if (rc) {
+		clnt_sq_pop(cl, rl);
+		clnt_pending_remove(cl, rl);
+		goto err_unlock;
+	}
+	/* A bind names its window by the window's current key (ibv_mw.rkey);
+	 * from now on that is the key we just bound. */
+	for (i = 0; i < rl->rl_nbind; i++)
+		rl->rl_bind_wr[i].bind_mw.mw->rkey = rl->rl_bind_wr[i].bind_mw.rkey;
+	*out = rl;
+	pthread_mutex_unlock(&cl->cl_lock);
+	return 0;
+
+err_unlock:
+	pthread_mutex_unlock(&cl->cl_lock);
+	clnt_unmap(rl);
+	pthread_mutex_lock(&cl->cl_lock);
+	cl->cl_outstanding--;
+	cl->cl_rpc_busy--;
+	clnt_req_release(cl, rl, CLNT_OWNER_RPC);
+	pthread_cond_broadcast(&cl->cl_slot_cond);
+	pthread_mutex_unlock(&cl->cl_lock);
+	return rc;
+}
+
+static int clnt_rpc_status(const struct rpcrdma_rpc_msg *m)
+{
+	if (m->rm_reply_stat == RPC_MSG_DENIED)
+		return m->rm_reject_stat == RPC_REJECT_AUTH_ERROR ? -EACCES : -EPROTO;
+	switch (m->rm_accept_stat) {
+	case RPC_ACCEPT_SUCCESS:
+		return 0;
+	case RPC_ACCEPT_PROG_UNAVAIL:
+	case RPC_ACCEPT_PROG_MISMATCH:
+		return -EPROTONOSUPPORT;
+	case RPC_ACCEPT_PROC_UNAVAIL:
+		return -EOPNOTSUPP;
+	case RPC_ACCEPT_GARBAGE_ARGS:
+		return -EBADMSG;
+	default:
+		return -EREMOTEIO;
+	}
+}
+
+static int clnt_call_finish(struct rpcrdma_clnt *cl, struct clnt_req *rl, int rc);
+
+/* Poll the CQ once, without finishing asynchronous calls (a caller that
+ * waits for its own LOCAL_INV may be the completion thread itself). */
+static void clnt_poll_cq(struct rpcrdma_clnt *cl)
+{
+	struct ibv_wc wc[16];
+	int n, i;
+
+	pthread_mutex_lock(&cl->cl_lock);
+	n = rpcrdma_verbs_poll(cl->cl_cq, 16, wc);
+	for (i = 0; i < n; i++)
+		clnt_handle_wc(cl, &wc[i]);
+	pthread_mutex_unlock(&cl->cl_lock);
+}
+
+/*
+ * Invalidate every window bound for @rl (LOCAL_INV, the last one
+ * signalled) and wait for it.  On a connection that is gone nothing can
+ * be posted, and nothing is needed: a type 2 window is reachable only
+ * through the QP it was bound on, which is in error.  No lock held.
+ */
+static void clnt_invalidate(struct rpcrdma_clnt *cl, struct clnt_req *rl)
+{
+	struct clnt_mapping *maps[CLNT_NMAPS] = { &rl->rl_read, &rl->rl_write, &rl->rl_reply };
+	struct ibv_send_wr *bad, *prev = NULL, *first = NULL;
+	unsigned i, n = 0, spins;
+	bool done;
+
+	pthread_mutex_lock(&cl->cl_lock);
+	for (i = 0; i < CLNT_NMAPS; i++) {
+		struct ibv_send_wr *wr = &rl->rl_inv_wr[n];
+
+		if (!maps[i]->cm_mw)
+			continue;
+		memset(wr, 0, sizeof(*wr));
+		wr->opcode = IBV_WR_LOCAL_INV;
+		wr->invalidate_rkey = maps[i]->cm_rkey;
+		wr->wr_id = (uintptr_t)&rl->rl_inv_cqe;
+		if (prev)
+			prev->next = wr;
+		else
+			first = wr;
+		prev = wr;
+		n++;
+	}
+	if (!n || !cl->cl_connected) {
+		pthread_mutex_unlock(&cl->cl_lock);
+		return;
+	}
+	prev->send_flags = IBV_SEND_SIGNALED;
+	rl->rl_inv_cqe.ce_type = CLNT_CQE_LINV;
+	rl->rl_inv_done = false;
+	if (rpcrdma_verbs_post_send(cl->cl_qp, first, &bad)) {
+		clnt_log(cl, "LOCAL_INV post failed: disconnecting");
+		clnt_disconnected(cl);
+		rl->rl_inv_done = true;
+	}
+	pthread_mutex_unlock(&cl->cl_lock);
+
+	/* Invalidation is local and quick; poll for it rather than depend on
+	 * the completion thread, which may be the thread running this. */
+	for (spins = 0;; spins++) {
+		pthread_mutex_lock(&cl->cl_lock);
+		done = rl->rl_inv_done || !cl->cl_connected;
+		if (!done && spins > 100000) {
+			clnt_log(cl, "LOCAL_INV did not complete: disconnecting");
+			clnt_disconnected(cl);
+			done = true;
+		}
+		pthread_mutex_unlock(&cl->cl_lock);
+		if (done)
+			break;
+		clnt_poll_cq(cl);
+		if (spins > 100)
+			usleep(50);
+	}
+}
+
+/* Wait for @rl's outcome (a synchronous call), then finish it. */
+int clnt_call_wait(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned timeout_ms)
+{
+	struct timespec dl;
+	uint32_t xid = rl->rl_xid;
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &dl);
+	dl.tv_sec += timeout_ms / 1000;
+	dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (dl.tv_nsec >= 1000000000L) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000L;
+	}
+
+	pthread_mutex_lock(&cl->cl_lock);
+	while (rl->rl_state != RL_DONE) {
+		rc = pthread_cond_timedwait(&rl->rl_cond, &cl->cl_lock, &dl);
+		if (rc == ETIMEDOUT && rl->rl_state != RL_DONE) {
+			clnt_pending_remove(cl, rl);
+			clnt_complete(cl, rl, -ETIMEDOUT);
+			cl->cl_stats.cs_timeouts++;
+			clnt_log(cl, "call xid 0x%08x timed out after %u ms: disconnecting",
+				 xid, timeout_ms);
+			clnt_disconnected(cl);
+		}
+	}
+	rc = rl->rl_status;
+	pthread_mutex_unlock(&cl->cl_lock);
+	/* A timeout closed the connection: asynchronous calls failed with it. */
+	clnt_run_done(cl);
+	return clnt_call_finish(cl, rl, rc);
+}
+
+/* The RPC side's end of a call whose outcome is @rc: release the caller's
+ * memory, decode the RPC reply header, give the request up.  No lock. */
+static int clnt_call_finish(struct rpcrdma_clnt *cl, struct clnt_req *rl, int rc)
+{
+	struct rpcrdma_clnt_call *ca = rl->rl_call;
+	struct rpcrdma_rpc_msg msg;
+	uint32_t xid = rl->rl_xid;
+
+	/* Invalidate the call's windows and deregister its memory before
+	 * returning: the Responder cannot touch the caller's memory any
+	 * more, whatever happened to the call. */
+	clnt_invalidate(cl, rl);
+	clnt_unmap(rl);
+
+	if (!rc) {
+		if (rpcrdma_wire_decode_rpc(ca->ca_res, ca->ca_res_len, &msg) ||
+		    msg.rm_dir != RPC_DIR_REPLY || msg.rm_xid != xid)
+			rc = -EBADMSG;
+		else
+			rc = clnt_rpc_status(&msg);
+		if (!rc)
+			ca->ca_res_off = msg.rm_hdr_len;
+	}
+
+	pthread_mutex_lock(&cl->cl_lock);
+	cl->cl_rpc_busy--;
+	clnt_req_release(cl, rl, CLNT_OWNER_RPC);
+	pthread_cond_broadcast(&cl->cl_slot_cond);
+	pthread_mutex_unlock(&cl->cl_lock);
+	return rc;
+}
+
+static bool clnt_retryable(int rc)
+{
+	return rc == -ECONNRESET || rc == -ENOTCONN || rc == -ETIMEDOUT;
+}
+
+int rpcrdma_clnt_call(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca)
+{
+	unsigned timeout = ca->ca_timeout_ms ? ca->ca_timeout_ms : cl->cl_cfg.cf_timeout_ms;
+	unsigned attempt = 0;
+	struct clnt_req *rl;
+	uint32_t xid = 0;
+	bool have_xid = false;
+	int rc;
+
+	for (;;) {
+		rc = clnt_call_start_xid(cl, ca, &rl, have_xid ? &xid : NULL);
+		if (!rc) {
+			if (have_xid) {
+				pthread_mutex_lock(&cl->cl_lock);
+				cl->cl_stats.cs_retransmits++;
+				pthread_mutex_unlock(&cl->cl_lock);
+			}
+			xid = rl->rl_xid;
+			have_xid = true;
+			rc = clnt_call_wait(cl, rl, timeout);
+		}
+		if (!clnt_retryable(rc) || attempt >= cl->cl_cfg.cf_retries)
+			return rc;
+		attempt++;
+		rc = clnt_reconnect(cl);
+		if (rc && attempt >= cl->cl_cfg.cf_retries)
+			return rc;
+	}
+}
+
+/* ---- asynchronous calls ---- */
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+int rpcrdma_clnt_call_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
+			    rpcrdma_clnt_done_fn done, void *arg, uint32_t *xid)
+{
+	unsigned timeout = ca->ca_timeout_ms ? ca->ca_timeout_ms : cl->cl_cfg.cf_timeout_ms;
+	struct clnt_req *rl;
+	int rc;
+
+	if (!done)
+		return -EINVAL;
+	/* The callback is attached before the post (under the lock the
+	 * completion side takes), so even a reply that beats the post's
+	 * return goes to the callback. */
+	rc = clnt_call_start_async(cl, ca, &rl, done, arg, now_ms() + timeout);
+	if (rc)
+		return rc;
+	if (xid)
+		*xid = rl->rl_xid;
+	clnt_run_done(cl);
+	return 0;
+}
+
+/* Finish every asynchronous call whose outcome is in.  No lock held. */
+void clnt_run_done(struct rpcrdma_clnt *cl)
+{
+	struct clnt_req *rl, *next;
+
+again:
+	pthread_mutex_lock(&cl->cl_lock);
+	rl = cl->cl_done;
+	cl->cl_done = NULL;
+	pthread_mutex_unlock(&cl->cl_lock);
+	if (!rl)
+		return;
+	for (; rl; rl = next) {
+		struct rpcrdma_clnt_call *ca = rl->rl_call;
+		rpcrdma_clnt_done_fn done = rl->rl_done;
+		void *arg = rl->rl_done_arg;
+		int rc;
+
+		next = rl->rl_next;
+		rl->rl_next = NULL;
+		rc = clnt_call_finish(cl, rl, rl->rl_status);
+		done(ca, rc, arg);
+	}
+	/* Finishing may have polled the CQ (LOCAL_INV) and completed more. */
+	goto again;
+}
+
+int rpcrdma_clnt_abort(struct rpcrdma_clnt *cl, uint32_t xid)
+{
+	struct clnt_req *rl;
+
+	pthread_mutex_lock(&cl->cl_lock);
+	rl = clnt_pending_find(cl, xid);
+	if (rl) {
+		clnt_pending_remove(cl, rl);
+		clnt_complete(cl, rl, -ECANCELED);
+	}
+	pthread_mutex_unlock(&cl->cl_lock);
+	clnt_run_done(cl);
+	return rl ? 0 : -ENOENT;
+}
+
+/* Time out asynchronous calls past their deadline (the completion thread
+ * calls this periodically); like a synchronous timeout, it closes the
+ * connection. */
+void clnt_check_deadlines(struct rpcrdma_clnt *cl)
+{
+	uint64_t now = now_ms();
+	struct clnt_req *rl, *next;
+	bool expired = false;
+
+	pthread_mutex_lock(&cl->cl_lock);
+	for (rl = cl->cl_pending; rl; rl = next) {
+		next = rl->rl_next;
+		if (!rl->rl_done || now < rl->rl_deadline_ms)
+			continue;
+		clnt_log(cl, "call xid 0x%08x timed out: disconnecting", rl->rl_xid);
+		clnt_pending_remove(cl, rl);
+		clnt_complete(cl, rl, -ETIMEDOUT);
+		cl->cl_stats.cs_timeouts++;
+		expired = true;
+	}
+	if (expired)
+		clnt_disconnected(cl);
+	pthread_mutex_unlock(&cl->cl_lock);
+	clnt_run_done(cl);
+}
+
+/* ---- completion side ---- */
+
+static void clnt_repost(struct rpcrdma_clnt *cl, struct clnt_recv *rr)
+{
+	struct ibv_recv_wr *bad;
+
+	if (!cl->cl_connected)
+		return;
+	rr->rr_wr.next = NULL;
+	if (rpcrdma_verbs_post_recv(cl->cl_qp, &rr->rr_wr, &bad) == 0)
+		cl->cl_recvs_posted++;
+}
+
+/* Work out the outcome of a decoded reply for @rl.  Lock held. */
+static int clnt_reply_result(struct rpcrdma_clnt *cl, struct clnt_req *rl,
+			     const uint8_t *buf)
+{
+	const struct rpcrdma_hdr *rh = &cl->cl_rhdr;
+	struct rpcrdma_clnt_call *ca = rl->rl_call;
+
+	if (rh->rh_proc == RDMA_ERROR) {
+		cl->cl_stats.cs_rdma_errors++;
+		clnt_log(cl, "xid 0x%08x: RDMA_ERROR %s", rl->rl_xid,
+			 rh->rh_err == ERR_VERS ? "ERR_VERS" :
+			 rh->rh_err == ERR_CHUNK ? "ERR_CHUNK" : "(unknown code)");
+		return -EIO;
+	}
+	/* Never trust the wire: whatever the Responder claims to have
+	 * written must fit what we offered. */
+	if (rh->rh_nwrite > 1 || (rh->rh_nwrite && !rl->rl_write.cm_mr))
+		return -EIO;
+	if (rl->rl_write.cm_mr) {
+		ca->ca_rddp_used = true;
+		if (rh->rh_nwrite) {
+			const struct rpcrdma_chunk *wc = &rh->rh_write[0];
+
+			/* The echo must name the segment we offered. */
+			if (wc->rc_nsegs > 1 || wc->rc_length > rl->rl_write.cm_len ||
+			    (wc->rc_nsegs &&
+			     rh->rh_segs[wc->rc_first].rs_handle != rl->rl_write.cm_rkey))
+				return -EIO;
+			ca->ca_rddp_len = (uint32_t)rh->rh_write[0].rc_length;
+		}
+	}
+	if (rh->rh_proc == RDMA_MSG) {
+		if (rh->rh_inline_len > ca->ca_res_cap)
+			return -EMSGSIZE;
+		memcpy(ca->ca_res, buf + rh->rh_hdr_len, rh->rh_inline_len);
+		ca->ca_res_len = rh->rh_inline_len;
+		return 0;
+	}
+	/* RDMA_NOMSG: the reply is in our Reply chunk. */
+	if (!rh->rh_has_reply || !rl->rl_reply.cm_mr ||
+	    rh->rh_reply.rc_length > rl->rl_reply.cm_len)
+		return -EIO;
+	ca->ca_res_len = (uint32_t)rh->rh_reply.rc_length;
+	return 0;
+}
+
+static void clnt_recv_complete(struct rpcrdma_clnt *cl, struct clnt_recv *rr,
+			       const struct ibv_wc *wc)
+{
+	struct rpcrdma_hdr *rh = &cl->cl_rhdr;
+	struct rpcrdma_wire_err err;
+	struct clnt_req *rl;
+	uint32_t credits;
+	int status;
+
+	cl->cl_recvs_posted--;
+	if (wc->status != IBV_WC_SUCCESS) {
+		if (cl->cl_connected)
+			clnt_disconnected(cl);
+		return;
+	}
+	if (rpcrdma_wire_decode_reply(rr->rr_buf, wc->byte_len, &cl->cl_limits, rh, &err)) {
+		cl->cl_stats.cs_bad_replies++;
+		clnt_log(cl, "bad reply header (%s): %s", err.we_rule, err.we_detail);
+		rl = wc->byte_len >= 4 ? clnt_pending_find(cl, get_be32(rr->rr_buf)) : NULL;
+		clnt_repost(cl, rr);
+		if (rl) {
+			clnt_pending_remove(cl, rl);
+			clnt_complete(cl, rl, -EIO);
+		}
+		return;
+	}
+	/* Credits: 0 counts as 1, more than we asked for as our maximum. */
+	credits = rh->rh_credits;
+	if (credits == 0)
+		credits = 1;
+	if (credits > cl->cl_max_credits)
+		credits = cl->cl_max_credits;
+	cl->cl_credits = credits;
+	cl->cl_stats.cs_replies++;
+
+	rl = clnt_pending_find(cl, rh->rh_xid);
+	if (!rl) {
+		cl->cl_stats.cs_unknown_xid++;
+		if (cl->cl_cfg.cf_verbose)
+			clnt_log(cl, "reply for unknown xid 0x%08x dropped", rh->rh_xid);
+		clnt_repost(cl, rr);
+		pthread_cond_broadcast(&cl->cl_slot_cond);
+		return;
+	}
+	clnt_pending_remove(cl, rl);
+	status = clnt_reply_result(cl, rl, rr->rr_buf);
+	/* The Receive goes back before anyone waiting is woken. */
+	clnt_repost(cl, rr);
+	clnt_complete(cl, rl, status);
+}
+
+static void clnt_send_complete(struct rpcrdma_clnt *cl, struct clnt_req *rl,
+			       const struct ibv_wc *wc)
+{
+	if (wc->status != IBV_WC_SUCCESS && cl->cl_connected) {
+		if (wc->status != IBV_WC_WR_FLUSH_ERR)
+			clnt_log(cl, "Send xid 0x%08x failed: %s", rl->rl_xid,
+				 ibv_wc_status_str(wc->status));
+		clnt_disconnected(cl);
+	}
+	clnt_sq_complete(cl, rl);
+}
+
+/* Dispatch one work completion.  Lock held. */
+void clnt_handle_wc(struct rpcrdma_clnt *cl, const struct ibv_wc *wc)
+{
+	struct rpcrdma_cqe *cqe = rpcrdma_cqe_of(wc);
+
+	switch (cqe->ce_type) {
+	case RPCRDMA_CQE_RECV:
+		clnt_recv_complete(cl, rpcrdma_container_of(cqe, struct clnt_recv, rr_cqe), wc);
+		break;
+	case CLNT_CQE_LINV: {
+		struct clnt_req *rl = rpcrdma_container_of(cqe, struct clnt_req, rl_inv_cqe);
+
+		/* Binds share the tag; only a LOCAL_INV chain's last WR is
+		 * signalled, but a flush reports binds too. */
+		if (wc->status != IBV_WC_SUCCESS && cl->cl_connected) {
+			if (wc->status != IBV_WC_WR_FLUSH_ERR)
+				clnt_log(cl, "window bind/invalidate failed: %s",
+					 ibv_wc_status_str(wc->status));
+			clnt_disconnected(cl);
+		}
+		if (wc->opcode == IBV_WC_LOCAL_INV || wc->status != IBV_WC_SUCCESS)
+			rl->rl_inv_done = true;
+		break;
+	}
+	case RPCRDMA_CQE_SEND:
+		clnt_send_complete(cl, rpcrdma_container_of(cqe, struct clnt_req, rl_cqe), wc);
+		break;
+	default:
+		break;
+	}
+}
+
+void clnt_poll(struct rpcrdma_clnt *cl)
+{
+	struct ibv_wc wc[16];
+	int n, i;
+
+	pthread_mutex_lock(&cl->cl_lock);
+	while ((n = rpcrdma_verbs_poll(cl->cl_cq, 16, wc)) > 0)
+		for (i = 0; i < n; i++)
+			clnt_handle_wc(cl, &wc[i]);
+	pthread_mutex_unlock(&cl->cl_lock);
+	clnt_run_done(cl);
+}

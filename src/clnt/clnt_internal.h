@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * clnt_internal.h - private to src/clnt: the Requester's transport.
+ *
+ * Locking: one mutex (cl_lock) guards the request pool, the pending list,
+ * the credit accounting and the connection state; posts are made under
+ * it.  The completion thread takes it per work completion.  Memory
+ * registration of the caller's buffers is done by the calling thread
+ * without the lock.
+ *
+ * Request lifetime: a request has up to two owners, the RPC side (the
+ * thread in rpcrdma_clnt_call) and the Send side (from post until the
+ * Send completion or its flush).  It returns to the pool only when both
+ * have let go: a Reply may arrive before the Send completion.
+ *
+ * Owner prefixes: cl_ client, rl_ request, rr_ receive buffer.
+ */
+#ifndef RPCRDMA_CLNT_INTERNAL_H
+#define RPCRDMA_CLNT_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include <rpcrdma/clnt.h>
+#include <rpcrdma/wire.h>
+#include <rpcrdma/xdr.h>
+
+#include "verbs/verbs.h"
+
+/* Room reserved for the transport header of a call. */
+#define CLNT_HDR_BUF 512u
+/* Receives beyond the credit limit: room for stray or duplicate replies. */
+#define CLNT_EXTRA_RECVS 2u
+/* Largest RPC call header we write: 40 bytes + AUTH_SYS body (<= 400). */
+#define CLNT_RPC_HDR_MAX 448u
+
+/* Chunk kinds a call may register: Read, Write, Reply. */
+#define CLNT_NMAPS 3u
+/* Completion tag of a LOCAL_INV chain (outside enum rpcrdma_cqe_type). */
+#define CLNT_CQE_LINV 0x100u
+
+/* Owners of a request (rl_owners bits). */
+#define CLNT_OWNER_RPC 0x1u
+#define CLNT_OWNER_SEND 0x2u
+
+enum clnt_req_state {
+	RL_FREE = 0,
+	RL_PREPARED, /* marshalled, not yet posted */
+	RL_PENDING,  /* posted, waiting for its reply */
+	RL_DONE,     /* reply (or failure) recorded */
+};
+
+/* A buffer registered until unregistered (rpcrdma_clnt_register_buffer). */
+struct clnt_buffer {
+	uint8_t *cb_addr;
+	size_t cb_len;
+	struct ibv_mr *cb_mr;        /* NULL while reconnecting */
+	uint32_t cb_users;           /* mappings of calls in flight */
+	bool cb_mw;                  /* registered for window binding only */
+	bool cb_used;                /* table slot taken */
+};
+
+/* One registered caller buffer (chunk). */
+struct clnt_mapping {
+	struct clnt_buffer *cm_buf;  /* borrowed from a registered buffer */
+	struct ibv_mw *cm_mw;        /* window bound for this call, or NULL */
+	uint32_t cm_rkey;            /* the handle the Responder is given */
+	struct ibv_mr *cm_mr;
+	void *cm_addr;
+	uint32_t cm_len;
+};
+
+/** A request: one call in flight, with its inline Send buffers. */
+struct clnt_req {
+	struct rpcrdma_cqe rl_cqe;    /* Send completion */
+	struct rpcrdma_clnt *rl_clnt;
+	struct clnt_req *rl_next;     /* free list / pending list */
+	enum clnt_req_state rl_state;
+	unsigned rl_owners;           /* CLNT_OWNER_* */
+	uint32_t rl_xid;
+	int rl_status;                /* result for the RPC side */
+	pthread_cond_t rl_cond;
+
+	struct rpcrdma_clnt_call *rl_call;
+	rpcrdma_clnt_done_fn rl_done;  /* asynchronous call: its callback */
+	void *rl_done_arg;
+	uint64_t rl_deadline_ms;      /* asynchronous call: CLOCK_MONOTONIC */
+	uint8_t *rl_hdrbuf;           /* transport header (registered, CLNT_HDR_BUF) */
+	uint32_t rl_hdr_len;
+	uint8_t *rl_body;             /* inline RPC message (registered, inline size) */
+	uint32_t rl_body_len;
+	uint8_t *rl_nomsg;            /* RDMA_NOMSG: whole call (malloc, registered) */
+
+	struct clnt_mapping rl_read;   /* Read chunk source */
+	struct clnt_mapping rl_write;  /* Write chunk (ca_rddp) */
+	struct clnt_mapping rl_reply;  /* Reply chunk (ca_res) */
+	uint32_t rl_proc;              /* RDMA_MSG or RDMA_NOMSG */
+
+	/* memory windows (cl_mw_enabled): one per chunk kind */
+	struct ibv_mw *rl_mw[CLNT_NMAPS];
+	uint32_t rl_mw_rkey[CLNT_NMAPS];
+	struct ibv_send_wr rl_bind_wr[CLNT_NMAPS];
+	uint32_t rl_nbind;
+	struct ibv_send_wr rl_inv_wr[CLNT_NMAPS];
+	struct rpcrdma_cqe rl_inv_cqe; /* LOCAL_INV completion */
+	bool rl_inv_done;
+
+	uint64_t rl_sq_pos;           /* position in the Send ring */
+	bool rl_sq_signaled;
+	struct ibv_sge rl_sge[2];
+	struct ibv_send_wr rl_wr;
+};
+
+/** A receive buffer, in the registered slab. */
+struct clnt_recv {
+	struct rpcrdma_cqe rr_cqe;
+	uint8_t *rr_buf;
+	struct ibv_sge rr_sge;
+	struct ibv_recv_wr rr_wr;
+};
+
+struct rpcrdma_clnt {
+	struct rpcrdma_clnt_config cl_cfg;
+	pthread_mutex_t cl_lock;
+	pthread_cond_t cl_slot_cond;  /* a credit or a request became free */
+
+	/* rdma_cm and verbs objects (NULL in unit tests except cl_qp/cl_cq tags) */
+	struct rdma_event_channel *cl_cm_channel;
+	struct rdma_cm_id *cl_id;
+	struct ibv_pd *cl_pd;
+	struct ibv_comp_channel *cl_channel;
+	struct ibv_cq *cl_cq;
+	struct ibv_qp *cl_qp;
+	unsigned cl_unacked_events;
+	pthread_t cl_thread;
+	bool cl_thread_started;
+	char *cl_server;              /* kept for reconnecting */
+	char *cl_source;
+	bool cl_reconnecting;         /* one thread is reconnecting */
+	uint32_t cl_rpc_busy;         /* requests the RPC side holds (may have MRs) */
+	unsigned cl_backoff_ms;       /* next reconnect delay */
+	int cl_wake_fd;               /* eventfd: stop the completion thread */
+
+	/* negotiated (RFC 8797) */
+	uint32_t cl_inline_send;      /* Responder's receive size */
+	uint32_t cl_inline_recv;      /* what the Responder may send us inline */
+	bool cl_peer_rsi;
+	bool cl_mw_enabled;           /* type 2 windows asked for and supported */
+
+	/* state */
+	bool cl_connected;
+	bool cl_stopping;
+	uint32_t cl_max_credits;
+	uint32_t cl_credits;          /* current grant, 1 .. cl_max_credits */
+	uint32_t cl_outstanding;      /* calls posted and not yet answered */
+	uint32_t cl_next_xid;
+	uint32_t cl_cqe_ids;
+
+	/* registered slab: receive buffers, header and body buffers */
+	uint8_t *cl_slab;
+	size_t cl_slab_len;
+	struct ibv_mr *cl_mr;
+	struct clnt_recv *cl_recvs;
+	uint32_t cl_nrecvs;
+	uint32_t cl_recvs_posted;
+	struct clnt_req *cl_reqs;
+	uint32_t cl_nreqs;
+	struct clnt_req *cl_free;
+	uint32_t cl_reqs_out;
+	struct clnt_req *cl_pending;  /* posted calls, by xid */
+	struct clnt_req *cl_done;     /* asynchronous calls to finish */
+
+	/* Send ring: requests whose Send is posted, in posting order.  Most
+	 * Sends are unsignalled; a completion releases every Send up to it. */
+	struct clnt_req **cl_sq_ring; /* cl_nreqs entries */
+	uint64_t cl_sq_head, cl_sq_tail;
+	uint32_t cl_sq_unsignaled;    /* posted since the last signalled one */
+	uint32_t cl_sq_signaled;      /* signalled Sends not yet completed */
+
+	struct clnt_buffer cl_bufs[RPCRDMA_CLNT_MAX_BUFFERS];
+
+	struct rpcrdma_wire_limits cl_limits;
+	struct rpcrdma_hdr cl_rhdr;   /* completion side: the reply being decoded */
+	struct rpcrdma_clnt_stats cl_stats;
+
+	/* RPC call header constants */
+	uint8_t cl_cred[CLNT_RPC_HDR_MAX];
+	uint32_t cl_cred_len;         /* encoded cred + verf, bytes */
+};
+
+void clnt_log(struct rpcrdma_clnt *cl, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* clnt.c: setup without rdma_cm (unit tests start here) */
+int clnt_init(struct rpcrdma_clnt *cl, const struct rpcrdma_clnt_config *cfg);
+int clnt_alloc_pools(struct rpcrdma_clnt *cl);
+int clnt_register_slab(struct rpcrdma_clnt *cl);
+int clnt_post_all_recvs(struct rpcrdma_clnt *cl);
+void clnt_set_peer(struct rpcrdma_clnt *cl, const void *pdata, size_t len);
+void clnt_free(struct rpcrdma_clnt *cl);
+void clnt_disconnected(struct rpcrdma_clnt *cl);
+
+/* clnt_call.c */
+int clnt_call_start(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
+		    struct clnt_req **out);
+int clnt_call_start_xid(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
+			struct clnt_req **out, const uint32_t *xid);
+int clnt_reconnect(struct rpcrdma_clnt *cl);
+int clnt_call_wait(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned timeout_ms);
+int clnt_marshal(struct rpcrdma_clnt *cl, struct clnt_req *rl);
+void clnt_unmap(struct clnt_req *rl);
+int clnt_buffers_register(struct rpcrdma_clnt *cl);
+int clnt_mws_alloc(struct rpcrdma_clnt *cl);
+void clnt_mws_free(struct rpcrdma_clnt *cl);
+void clnt_buffers_deregister(struct rpcrdma_clnt *cl);
+void clnt_handle_wc(struct rpcrdma_clnt *cl, const struct ibv_wc *wc);
+void clnt_poll(struct rpcrdma_clnt *cl);
+void clnt_fail_pending(struct rpcrdma_clnt *cl, int status);
+void clnt_sq_release_all(struct rpcrdma_clnt *cl);
+void clnt_run_done(struct rpcrdma_clnt *cl);
+void clnt_check_deadlines(struct rpcrdma_clnt *cl);
+
+#endif /* RPCRDMA_CLNT_INTERNAL_H */

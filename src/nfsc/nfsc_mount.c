@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nfsc_mount.c - the MOUNT v3 client (RFC 1813 section 5) over TCP with
+ * libtirpc: MNT to get the export's root handle, UMNT when done.  The
+ * MOUNT port is given, or asked of rpcbind.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <rpc/rpc.h>
+/* <rpc/rpc_msg.h> and <rpcrdma/wire.h> both define RPC_MSG_VERSION. */
+#undef RPC_MSG_VERSION
+
+#include "nfsc/nfsc_internal.h"
+
+enum { MOUNTPROC3_MNT = 1, MOUNTPROC3_UMNT = 3 };
+#define NFSC_MNT_PATHLEN 1024u
+
+struct nfsc_mnt_res {
+	uint32_t mr_status;
+	struct rpcrdma_nfsc_fh mr_fh;
+};
+
+static bool_t nfsc_xdr_dirpath(XDR *x, char **path)
+{
+	return xdr_string(x, path, NFSC_MNT_PATHLEN);
+}
+
+/* mountres3: status; on MNT3_OK fhandle3<64> and auth_flavors<>. */
+static bool_t nfsc_xdr_mnt_res(XDR *x, struct nfsc_mnt_res *r)
+{
+	char *fh = (char *)r->mr_fh.fh_data;
+	u_int len = 0, n, i;
+	int flavor;
+
+	if (!xdr_u_int(x, &r->mr_status))
+		return FALSE;
+	if (r->mr_status)
+		return TRUE;
+	if (!xdr_bytes(x, &fh, &len, RPCRDMA_NFSC_FHSIZE))
+		return FALSE;
+	r->mr_fh.fh_len = len;
+	if (!xdr_u_int(x, &n) || n > 64)
+		return FALSE;
+	for (i = 0; i < n; i++)
+		if (!xdr_int(x, &flavor))
+			return FALSE;
+	return TRUE;
+}
+
+static int mnt_status_errno(uint32_t st)
+{
+	switch (st) {
+	case 1: return -EPERM;
+	case 2: return -ENOENT;
+	case 5: return -EIO;
+	case 13: return -EACCES;
+	case 20: return -ENOTDIR;
+	case 22: return -EINVAL;
+	case 63: return -ENAMETOOLONG;
+	case 10004: return -EOPNOTSUPP;
+	default: return -EIO;
+	}
+}
+
+/* A TCP CLIENT for MOUNT v3 on @port, or through rpcbind when 0. */
+static CLIENT *mnt_client(const char *server, uint16_t port, int *err)
+{
+	struct addrinfo hints, *res = NULL, *ai;
+	struct netbuf nb;
+	char sport[8];
+	CLIENT *clnt;
+	int fd = -1;
+
+	if (!port) {
+		clnt = clnt_create(server, NFSC_MNT_PROGRAM, NFSC_MNT_VERSION, "tcp");
+		if (!clnt)
+			*err = -ECONNREFUSED;
+		return clnt;
+	}
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_STREAM;
+	snprintf(sport, sizeof(sport), "%u", port);
+	if (getaddrinfo(server, sport, &hints, &res)) {
+		*err = -EHOSTUNREACH;
+		return NULL;
+	}
+	*err = -ECONNREFUSED;
+	for (ai = res; ai; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			continue;
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+			break;
+		*err = -errno;
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0) {
+		freeaddrinfo(res);
+		return NULL;
+	}
+	nb.buf = ai->ai_addr;
+	nb.len = nb.maxlen = ai->ai_addrlen;
+	clnt = clnt_vc_create(fd, &nb, NFSC_MNT_PROGRAM, NFSC_MNT_VERSION, 0, 0);
+	freeaddrinfo(res);
+	if (!clnt) {
+		close(fd);
+		*err = -ECONNREFUSED;
+		return NULL;
+	}
+	clnt_control(clnt, CLSET_FD_CLOSE, NULL);
+	return clnt;
+}
+
+int nfsc_mnt(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_config *cfg)
+{
+	struct timeval tv = { .tv_sec = 10 };
+	struct nfsc_mnt_res res;
+	char *path = (char *)cfg->nf_export;
+	enum clnt_stat st;
+	CLIENT *clnt;
+	int rc = 0;
+
+	clnt = mnt_client(cfg->nf_server, cfg->nf_mount_port, &rc);
+	if (!clnt)
+		return rc;
+	clnt->cl_auth = authunix_create_default();
+	memset(&res, 0, sizeof(res));
+	st = clnt_call(clnt, MOUNTPROC3_MNT, (xdrproc_t)nfsc_xdr_dirpath, (caddr_t)&path,
+		       (xdrproc_t)nfsc_xdr_mnt_res, (caddr_t)&res, tv);
+	if (st != RPC_SUCCESS) {
+		if (nc->nc_log)
+			fprintf(nc->nc_log, "rpcrdma-nfsc: MOUNT: %s\n", clnt_sperrno(st));
+		rc = st == RPC_TIMEDOUT ? -ETIMEDOUT : -ECONNREFUSED;
+		goto err;
+	}
+	if (res.mr_status) {
+		rc = mnt_status_errno(res.mr_status);
+		goto err;
+	}
+	nc->nc_root = res.mr_fh;
+	nc->nc_mnt = clnt;
+	return 0;
+err:
+	if (clnt->cl_auth)
+		auth_destroy(clnt->cl_auth);
+	clnt_destroy(clnt);
+	return rc;
+}
+
+static bool_t nfsc_xdr_void(XDR *x, void *p)
+{
+	(void)x;
+	(void)p;
+	return TRUE;
+}
+
+void nfsc_umnt(struct rpcrdma_nfsc *nc)
+{
+	struct timeval tv = { .tv_sec = 5 };
+	CLIENT *clnt = nc->nc_mnt;
+	char *path = nc->nc_export;
+
+	if (!clnt)
+		return;
+	if (path)
+		clnt_call(clnt, MOUNTPROC3_UMNT, (xdrproc_t)nfsc_xdr_dirpath, (caddr_t)&path,
+			  (xdrproc_t)nfsc_xdr_void, NULL, tv);
+	if (clnt->cl_auth)
+		auth_destroy(clnt->cl_auth);
+	clnt_destroy(clnt);
+	nc->nc_mnt = NULL;
+}

@@ -1,0 +1,1225 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_clnt.c - the Requester transport driven through the verbs seam.
+ *
+ * A fake device captures each Send's bytes, hands out memory regions with
+ * made-up keys and counts them, and queues completions that the test
+ * delivers (in the order it chooses) by polling.  Expected header bytes
+ * are worked out by hand from RFC 8166 section 4 and RFC 5531 section 9.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "clnt/clnt_internal.h"
+
+/* ---------- the fake device ---------- */
+
+#define MAX_CQ 256
+#define MAX_MR 16
+
+static struct {
+	struct ibv_wc cq[MAX_CQ];
+	unsigned cq_head, cq_tail;
+	uint64_t recv_ids[MAX_CQ];     /* posted Receives, FIFO */
+	unsigned recv_head, recv_tail;
+	uint8_t sent[8192];            /* the last Send's bytes */
+	uint32_t sent_len;
+	int sent_nsge;
+	uint64_t send_wr_id;           /* the last Send's wr_id */
+	unsigned nsends;
+	uint64_t send_ids[64];         /* every Send's wr_id and flags, in order */
+	unsigned send_flags[64];
+	struct ibv_mr mrs[MAX_MR];
+	bool mr_live[MAX_MR];
+	int mr_access[MAX_MR];
+	unsigned nregs, nderegs;
+	int fail_reg_at;               /* 1-based registration that fails; 0: none */
+	bool disconnected;
+	struct {
+		struct ibv_mw *mw;
+		uint32_t rkey;
+		struct ibv_mw_bind_info bind_info;
+	} binds[8];
+	unsigned nbinds;
+	uint32_t invs[8];
+	unsigned ninvs;
+	struct rpcrdma_clnt *inline_cl; /* complete Sends inside post_send */
+	const uint8_t *inline_reply;
+	uint32_t inline_reply_len;
+} fk;
+
+static void cq_push(uint64_t wr_id, enum ibv_wc_status st, enum ibv_wc_opcode op,
+		    uint32_t len)
+{
+	struct ibv_wc *wc = &fk.cq[fk.cq_tail++ % MAX_CQ];
+
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = wr_id;
+	wc->status = st;
+	wc->opcode = op;
+	wc->byte_len = len;
+}
+
+static struct clnt_recv *take_recv(void)
+{
+	assert_true(fk.recv_head != fk.recv_tail);
+	return rpcrdma_container_of((struct rpcrdma_cqe *)(uintptr_t)
+				    fk.recv_ids[fk.recv_head++ % MAX_CQ],
+				    struct clnt_recv, rr_cqe);
+}
+
+static int fk_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+{
+	int i;
+
+	(void)qp;
+	(void)bad;
+	/* Memory-window work: binds chained before a Send, LOCAL_INV chains. */
+	for (; wr && wr->opcode != IBV_WR_SEND; wr = wr->next) {
+		if (wr->opcode == IBV_WR_BIND_MW) {
+			fk.binds[fk.nbinds % 8].mw = wr->bind_mw.mw;
+			fk.binds[fk.nbinds % 8].rkey = wr->bind_mw.rkey;
+			fk.binds[fk.nbinds % 8].bind_info = wr->bind_mw.bind_info;
+			fk.nbinds++;
+			assert_false(wr->send_flags & IBV_SEND_SIGNALED);
+		} else {
+			assert_int_equal(wr->opcode, IBV_WR_LOCAL_INV);
+			fk.invs[fk.ninvs++ % 8] = wr->invalidate_rkey;
+			if (wr->send_flags & IBV_SEND_SIGNALED)
+				cq_push(wr->wr_id, IBV_WC_SUCCESS, IBV_WC_LOCAL_INV, 0);
+		}
+	}
+	if (!wr)
+		return 0;
+	assert_null(wr->next);
+	fk.nsends++;
+	fk.sent_len = 0;
+	fk.sent_nsge = wr->num_sge;
+	for (i = 0; i < wr->num_sge; i++) {
+		memcpy(fk.sent + fk.sent_len, (void *)(uintptr_t)wr->sg_list[i].addr,
+		       wr->sg_list[i].length);
+		fk.sent_len += wr->sg_list[i].length;
+	}
+	fk.send_wr_id = wr->wr_id;
+	fk.send_ids[(fk.nsends - 1) % 64] = wr->wr_id;
+	fk.send_flags[(fk.nsends - 1) % 64] = wr->send_flags;
+	if (fk.inline_cl) {
+		/* Completions that race ahead of the post's return: the
+		 * completion side runs them under the client lock, which the
+		 * poster holds here. */
+		struct ibv_wc wc = { .wr_id = wr->wr_id, .status = IBV_WC_SUCCESS,
+				     .opcode = IBV_WC_SEND };
+		struct clnt_recv *rr = take_recv();
+
+		clnt_handle_wc(fk.inline_cl, &wc);
+		memcpy(rr->rr_buf, fk.inline_reply, fk.inline_reply_len);
+		memset(&wc, 0, sizeof(wc));
+		wc.wr_id = (uintptr_t)&rr->rr_cqe;
+		wc.opcode = IBV_WC_RECV;
+		wc.byte_len = fk.inline_reply_len;
+		clnt_handle_wc(fk.inline_cl, &wc);
+	}
+	return 0;
+}
+
+static int fk_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+{
+	(void)qp;
+	(void)bad;
+	for (; wr; wr = wr->next)
+		fk.recv_ids[fk.recv_tail++ % MAX_CQ] = wr->wr_id;
+	return 0;
+}
+
+static int fk_poll(struct ibv_cq *cq, int n, struct ibv_wc *wc)
+{
+	int got = 0;
+
+	(void)cq;
+	while (got < n && fk.cq_head != fk.cq_tail)
+		wc[got++] = fk.cq[fk.cq_head++ % MAX_CQ];
+	return got;
+}
+
+static struct ibv_mr *fk_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int access)
+{
+	unsigned i;
+
+	(void)pd;
+	fk.nregs++;
+	if (fk.fail_reg_at && (int)fk.nregs == fk.fail_reg_at) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < MAX_MR; i++) {
+		if (fk.mr_live[i])
+			continue;
+		fk.mr_live[i] = true;
+		fk.mr_access[i] = access;
+		fk.mrs[i].addr = addr;
+		fk.mrs[i].length = len;
+		fk.mrs[i].lkey = 0x1000 + i;
+		fk.mrs[i].rkey = 0xa000 + i;
+		return &fk.mrs[i];
+	}
+	fail_msg("out of fake MRs");
+	return NULL;
+}
+
+static int fk_dereg_mr(struct ibv_mr *mr)
+{
+	unsigned i = (unsigned)(mr - fk.mrs);
+
+	assert_true(i < MAX_MR && fk.mr_live[i]);
+	fk.mr_live[i] = false;
+	fk.nderegs++;
+	return 0;
+}
+
+static int fk_disconnect(struct rdma_cm_id *id)
+{
+	(void)id;
+	fk.disconnected = true;
+	return 0;
+}
+
+static const struct rpcrdma_verbs_ops fk_ops = {
+	.vo_post_send = fk_post_send,
+	.vo_post_recv = fk_post_recv,
+	.vo_poll_cq = fk_poll,
+	.vo_reg_mr = fk_reg_mr,
+	.vo_dereg_mr = fk_dereg_mr,
+	.vo_disconnect = fk_disconnect,
+};
+
+/* Live MRs other than the pool's (index 0, registered first). */
+static unsigned live_call_mrs(void)
+{
+	unsigned i, n = 0;
+
+	for (i = 1; i < MAX_MR; i++)
+		n += fk.mr_live[i];
+	return n;
+}
+
+/* ---------- fixture ---------- */
+
+static struct ibv_qp fake_qp;
+static struct ibv_cq fake_cq;
+
+/* A connected client with 4 credits asked for; the peer advertised
+ * @peer_recv bytes of inline receive and 4096 of send. */
+static struct rpcrdma_clnt *make_clnt(uint32_t peer_recv)
+{
+	struct rpcrdma_clnt_config cfg = {
+		.cf_max_credits = 4,
+		.cf_inline_size = 4096,
+		.cf_auth_none = true,
+		.cf_log = stderr,
+	};
+	struct rpcrdma_cm_private peer = {
+		.cp_version = 1, .cp_send_size = 4096, .cp_recv_size = peer_recv,
+	};
+	uint8_t pdata[RPCRDMA_CM_PRIVATE_BYTES];
+	struct rpcrdma_clnt *cl = calloc(1, sizeof(*cl));
+
+	assert_non_null(cl);
+	assert_int_equal(clnt_init(cl, &cfg), 0);
+	cl->cl_qp = &fake_qp;
+	cl->cl_cq = &fake_cq;
+	assert_int_equal(clnt_alloc_pools(cl), 0);
+	assert_int_equal(clnt_post_all_recvs(cl), 0);
+	/* credits + 2 spare Receives in one chained post */
+	assert_int_equal(fk.recv_tail, 6);
+	rpcrdma_wire_encode_private(pdata, &peer);
+	clnt_set_peer(cl, pdata, sizeof(pdata));
+	assert_int_equal(cl->cl_inline_send, peer_recv);
+	assert_int_equal(cl->cl_inline_recv, 4096);
+	cl->cl_connected = true;
+	cl->cl_next_xid = 0x100;
+	return cl;
+}
+
+static int setup(void **state)
+{
+	memset(&fk, 0, sizeof(fk));
+	rpcrdma_verbs = &fk_ops;
+	*state = NULL;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct rpcrdma_clnt *cl = *state;
+
+	if (cl)
+		clnt_free(cl);
+	rpcrdma_verbs = &rpcrdma_verbs_real;
+	return 0;
+}
+
+/* ---------- message helpers ---------- */
+
+static uint8_t *put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+	return p + 4;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Compare the last Send's first @n words with @w. */
+static void assert_words(const uint8_t *buf, const uint32_t *w, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (get32(buf + 4 * i) != w[i])
+			fail_msg("word %u: got 0x%08x, want 0x%08x", i, get32(buf + 4 * i), w[i]);
+}
+
+/* An accepted RPC reply header with AUTH_NONE verifier: 24 bytes. */
+static uint8_t *put_rpc_reply(uint8_t *p, uint32_t xid, uint32_t accept_stat)
+{
+	p = put32(p, xid);
+	p = put32(p, 1);  /* REPLY */
+	p = put32(p, 0);  /* MSG_ACCEPTED */
+	p = put32(p, 0);  /* verf flavor */
+	p = put32(p, 0);  /* verf length */
+	return put32(p, accept_stat);
+}
+
+/* Deliver @len bytes as the next Receive completion. */
+static void deliver(struct rpcrdma_clnt *cl, const uint8_t *msg, uint32_t len)
+{
+	struct clnt_recv *rr = take_recv();
+
+	(void)cl;
+	memcpy(rr->rr_buf, msg, len);
+	cq_push((uintptr_t)&rr->rr_cqe, IBV_WC_SUCCESS, IBV_WC_RECV, len);
+}
+
+/* An inline RDMA_MSG reply: xid, vers 1, @credits, MSG, three empty lists,
+ * then the RPC reply and a 4-byte result. */
+static uint32_t build_inline_reply(uint8_t *buf, uint32_t xid, uint32_t credits,
+				   uint32_t result)
+{
+	uint8_t *p = buf;
+
+	p = put32(p, xid);
+	p = put32(p, 1);
+	p = put32(p, credits);
+	p = put32(p, RDMA_MSG);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	p = put_rpc_reply(p, xid, 0);
+	p = put32(p, result);
+	return (uint32_t)(p - buf); /* 28 + 24 + 4 = 56 */
+}
+
+static void send_complete(enum ibv_wc_status st)
+{
+	cq_push(fk.send_wr_id, st, IBV_WC_SEND, 0);
+}
+
+/* ---------- tests ---------- */
+
+/* Inline call; the Reply arrives before the Send completion. */
+static void test_inline_reply_before_send(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(4096);
+	uint8_t args[8] = { 0, 0, 0, 7, 0, 0, 0, 9 }, res[256], reply[64];
+	struct rpcrdma_clnt_call ca = {
+		.ca_prog = 100003, .ca_vers = 3, .ca_proc = 1,
+		.ca_args = args, .ca_args_len = 8, .ca_res = res, .ca_res_cap = sizeof(res),
+	};
+	const uint32_t want[] = {
+		0x100, 1, 4, RDMA_MSG, 0, 0, 0,            /* transport header, 28 bytes */
+		0x100, 0, 2, 100003, 3, 1, 0, 0, 0, 0,     /* RPC call, AUTH_NONE, 40 bytes */
+		7, 9,                                      /* arguments */
+	};
+	struct clnt_req *rl;
+
+	*state = cl;
+	assert_int_equal(clnt_call_start(cl, &ca, &rl), 0);
+	assert_int_equal(fk.sent_len, 28 + 40 + 8);
+	assert_int_equal(fk.sent_nsge, 2);
+	assert_words(fk.sent, want, 19);
+	assert_int_equal(cl->cl_outstanding, 1);
+	assert_int_equal(live_call_mrs(), 0); /* inline: nothing registered */
+
+	deliver(cl, reply, build_inline_reply(reply, 0x100, 5, 0xfeedf00d));
+	clnt_poll(cl);
+	assert_int_equal(clnt_call_wait(cl, rl, 1000), 0);
+	assert_int_equal(ca.ca_res_off, 24);
+	assert_int_equal(ca.ca_res_len, 28);
+	assert_int_equal(get32(res + 24), 0xfeedf00d);
+	assert_int_equal(cl->cl_credits, 4); /* 5 granted, 4 is our maximum */
+	assert_int_equal(cl->cl_outstanding, 0);
+	/* The Send side still owns the request. */
+	assert_int_equal(cl->cl_reqs_out, 1);
+	assert_int_equal(cl->cl_recvs_posted, 6); /* reposted */
+	send_complete(IBV_WC_SUCCESS);
+	clnt_poll(cl);
+	assert_int_equal(cl->cl_reqs_out, 0);
+	assert_int_equal(cl->cl_stats.cs_inline, 1);
+}
+
+/* WRITE-like call too large for a 1024-byte inline threshold: the DDP
+ * data goes in a Read chunk at its XDR position, pad omitted, the tail
+ * right after the head in the inline body. */
+static void test_read_chunk(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(1024);
+	static uint8_t data[2001];
+	uint8_t head[16] = { 0 }, tail[8] = { 0, 0, 0, 1, 0, 0, 0, 2 }, res[256];
+	struct rpcrdma_clnt_call ca = {
+		.ca_prog = 100003, .ca_vers = 3, .ca_proc = 7,
+		.ca_args = head, .ca_args_len = 16, .ca_ddp = data, .ca_ddp_len = 2001,
+		.ca_tail = tail, .ca_tail_len = 8, .ca_res = res, .ca_res_cap = sizeof(res),
+	};
+	uint64_t off = (uintptr_t)data;
+	const uint32_t want[] = {
+		0x100, 1, 4, RDMA_MSG,
+		1, 56, 0xa001, 2001, (uint32_t)(off >> 32), (uint32_t)off, 0, /* Read list */
+		0, 0,                                      /* Write list, Reply chunk */
+	};
+	struct clnt_req *rl;
+
+	*state = cl;
+	assert_int_equal(clnt_call_start(cl, &ca, &rl), 0);
+	assert_int_equal(fk.sent_len, 52 + 40 + 16 + 8);
+	assert_words(fk.sent, want, 13);
+	/* body: RPC header, head, then the tail directly (no data, no pad) */
+	assert_int_equal(get32(fk.sent + 52 + 56), 1);
+	assert_int_equal(get32(fk.sent + 52 + 60), 2);
+	assert_int_equal(fk.mr_access[1], IBV_ACCESS_REMOTE_READ);
+	assert_ptr_equal(fk.mrs[1].addr, data);
+	assert_int_equal(live_call_mrs(), 1);
+	assert_int_equal(cl->cl_stats.cs_read_chunks, 1);
+
+	/* The Send completes before the Reply this time. */
+	send_complete(IBV_WC_SUCCESS);
+	clnt_poll(cl);
+	assert_int_equal(cl->cl_reqs_out, 1);
+	{
+		uint8_t reply[64];
+
+		deliver(cl, reply, build_inline_reply(reply, 0x100, 1, 0));
+	}
+	clnt_poll(cl);
+	assert_int_equal(clnt_call_wait(cl, rl, 1000), 0);
+	assert_int_equal(live_call_mrs(), 0);
+	assert_int_equal(cl->cl_reqs_out, 0);
+}
+
+/* A call that does not fit and has no DDP data: RDMA_NOMSG with the whole
+ * call in a position-zero Read chunk; only the header is sent. */
+static void test_nomsg(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(1024);
+	static uint8_t args[1200];
+	uint8_t res[256], *copy;
+	struct rpcrdma_clnt_call ca = {
+		.ca_prog = 100003, .ca_vers = 3, .ca_proc = 8,
+		.ca_args = args, .ca_args_len = 1200, .ca_res = res, .ca_res_cap = sizeof(res),
+	};
+	struct clnt_req *rl;
+	uint64_t off;
+
+	*state = cl;
+	memset(args, 0x3c, sizeof(args));
+	assert_int_equal(clnt_call_start(cl, &ca, &rl), 0);
+	copy = fk.mrs[1].addr;
+	off = (uintptr_t)copy;
+	{
+		const uint32_t want[] = {
+			0x100, 1, 4, RDMA_NOMSG,
+			1, 0, 0xa001, 1240, (uint32_t)(off >> 32), (uint32_t)off, 0,
+			0, 0,
+		};
+
+		assert_words(fk.sent, want, 13);
+	}
+	assert_int_equal(fk.sent_len, 52);
+	assert_int_equal(fk.sent_nsge, 1);
+	assert_int_equal(fk.mrs[1].length, 1240);
+	assert_int_equal(get32(copy), 0x100);      /* the RPC call starts the chunk */
+	assert_int_equal(get32(copy + 20), 8);     /* proc */
+	assert_int_equal(copy[40], 0x3c);
+	assert_int_equal(copy[1239], 0x3c);
+	assert_int_equal(cl->cl_stats.cs_nomsg, 1);
+
+	clnt_disconnected(cl);
+	assert_int_equal(clnt_call_wait(cl, rl, 1000), -ECONNRESET);
+	assert_int_equal(live_call_mrs(), 0);
+}
+
+/* A Write chunk pointing at the caller's buffer; the Reply reports the
+ * bytes written.  A second call whose Reply claims more than was offered
+ * fails with -EIO. */
+static void test_write_chunk(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(4096);
+	static uint8_t data[8192];
+	uint8_t res[256], reply[128], *p;
+	struct rpcrdma_clnt_call ca = {
+		.ca_prog = 100003, .ca_vers = 3, .ca_proc = 6,
+		.ca_res = res, .ca_res_cap = sizeof(res),
+		.ca_rddp = data, .ca_rddp_cap = sizeof(data),
+	};
+	uint64_t off = (uintptr_t)data;
+	const uint32_t want[] = {
+		0x100, 1, 4, RDMA_MSG,
+		0,                                                  /* Read list */
+		1, 1, 0xa001, 8192, (uint32_t)(off >> 32), (uint32_t)off, 0, /* Write list */
+		0,                                                  /* Reply chunk */
+	};
+	struct clnt_req *rl;
+	uint32_t claimed;
+
+	*state = cl;
+	for (claimed = 5000; claimed <= 9000; claimed += 4000) {
+		assert_int_equal(clnt_call_start(cl, &ca, &rl), 0);
+		if (claimed == 5000) {
+			assert_int_equal(fk.sent_len, 52 + 40);
+			assert_words(fk.sent, want, 13);
+			assert_int_equal(fk.mr_access[1],
+					 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+		}
+		p = reply;
+		p = put32(p, rl->rl_xid);
+		p = put32(p, 1);
+		p = put32(p, 4);
+		p = put32(p, RDMA_MSG);
+		p = put32(p, 0);
+		p = put32(p, 1);
+		p = put32(p, 1);
+		p = put32(p, fk.mrs[1].rkey);
+		p = put32(p, claimed);
+		p = put32(p, (uint32_t)(off >> 32));
+		p = put32(p, (uint32_t)off);
+		p = put32(p, 0);
+		p = put32(p, 0);
+		p = put_rpc_reply(p, rl->rl_xid, 0);
+		p = put32(p, claimed); /* the opaque's length word stays inline */
+		send_complete(IBV_WC_SUCCESS);
+		deliver(cl, reply, (uint32_t)(p - reply));
+		clnt_poll(cl);
+		if (claimed == 5000) {
+			assert_int_equal(clnt_call_wait(cl, rl, 1000), 0);
+			assert_true(ca.ca_rddp_used);
+			assert_int_equal(ca.ca_rddp_len, 5000);
+			assert_int_equal(get32(res + ca.ca_res_off), 5000);
+		} else {
+			assert_int_equal(clnt_call_wait(cl, rl, 1000), -EIO);
+		}
+		assert_int_equal(live_call_mrs(), 0);
+	}
+	assert_int_equal(cl->cl_reqs_out, 0);
+}
+
+/* Reply chunk offered when the largest reply exceeds our inline receive;
+ * the Responder answers RDMA_NOMSG with the reply in it. */
+static void test_reply_chunk(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(4096);
+	static uint8_t res[8192];
+	uint8_t reply[128], *p;
+	struct rpcrdma_clnt_call ca = {
+		.ca_prog = 100003, .ca_vers = 3, .ca_proc = 17,
+		.ca_res = res, .ca_res_cap = sizeof(res),
+	};
+	uint64_t off = (uintptr_t)res;
+	const uint32_t want[] = {
+		0x100, 1, 4, RDMA_MSG, 0, 0,
+		1, 1, 0xa001, 8192, (uint32_t)(off >> 32), (uint32_t)off, /* Reply chunk */
+	};
+	struct clnt_req *rl;
+
+	*state = cl;
+	assert_int_equal(clnt_call_start(cl, &ca, &rl), 0);
+	assert_int_equal(fk.sent_len, 48 + 40);
+	assert_words(fk.sent, want, 12);
+	/* The Responder writes 100 bytes of reply into the chunk. */
+	put_rpc_reply(res, rl->rl_xid, 0);
+	memset(res + 24, 0x77, 76);
+	p = reply;
+	p = put32(p, rl->rl_xid);
+	p = put32(p, 1);
+	p = put32(p, 2);
+	p = put32(p, RDMA_NOMSG);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	p = put32(p, 1);
+	p = put32(p, 1);
+	p = put32(p, fk.mrs[1].rkey);
+	p = put32(p, 100);
+	p = put32(p, (uint32_t)(off >> 32));
+	p = put32(p, (uint32_t)off);
+	deliver(cl, reply, (uint32_t)(p - reply));
+	clnt_poll(cl);
+	assert_int_equal(clnt_call_wait(cl, rl, 1000), 0);
+	assert_int_equal(ca.ca_res_len, 100);
+	assert_int_equal(ca.ca_res_off, 24);
+	assert_int_equal(cl->cl_credits, 2);
+	assert_int_equal(cl->cl_stats.cs_reply_chunks, 1);
+	assert_int_equal(live_call_mrs(), 0);
+}
+
+struct starter {
+	struct rpcrdma_clnt *cl;
+	struct rpcrdma_clnt_call ca;
+	struct clnt_req *rl;
+	int rc;
+	uint8_t res[64];
+};
+
+static void *start_thread(void *arg)
+{
+	struct starter *s = arg;
+
+	s->rc = clnt_call_start(s->cl, &s->ca, &s->rl);
+	return NULL;
+}
+
+/* Grants: 0 counts as 1, 1 is 1, a huge grant is our maximum (4); with
+ * one credit a second call waits until the first is answered. */
+static void test_grants(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(4096);
+	static const uint32_t grants[] = { 0, 1, 0xffffffffu, 3 };
+	static const uint32_t expect[] = { 1, 1, 4, 3 };
+	uint8_t res[64], reply[64];
+	struct rpcrdma_clnt_call ca = { .ca_prog = 1, .ca_vers = 1, .ca_res = res,
+					.ca_res_cap = sizeof(res) };
+	struct starter s = { .cl = cl };
+	struct clnt_req *rl;
+	pthread_t t;
+	unsigned i;
+
+	*state = cl;
+	assert_int_equal(cl->cl_credits, 1); /* before any reply */
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(clnt_call_start(cl, &ca, &rl), 0);
+		send_complete(IBV_WC_SUCCESS);
+		deliver(cl, reply, build_inline_reply(reply, rl->rl_xid, grants[i], 0));
+		clnt_poll(cl);
+		assert_int_equal(clnt_call_wait(cl, rl, 1000), 0);
+		assert_int_equal(cl->cl_credits, expect[i]);
+	}
+
+	/* Back to a grant of 0 (= 1): the second caller waits. */
+	assert_int_equal(clnt_call_start(cl, &ca, &rl), 0);
+	send_complete(IBV_WC_SUCCESS);
+	deliver(cl, reply, build_inline_reply(reply, rl->rl_xid, 0, 0));
+	clnt_poll(cl);
+	assert_int_equal(clnt_call_wait(cl, rl, 1000), 0);
+	assert_int_equal(cl->cl_credits, 1);
+
+	assert_int_equal(clnt_call_start(cl, &ca, &rl), 0);
+	s.ca = ca;
+	s.ca.ca_res = s.res;
+	fk.nsends = 0;
+	assert_int_equal(pthread_create(&t, NULL, start_thread, &s), 0);
+	usleep(50000);
+	assert_int_equal(fk.nsends, 0); /* held back by the credit limit */
+	assert_int_equal(cl->cl_stats.cs_credit_waits, 1);
+	send_complete(IBV_WC_SUCCESS);
+	deliver(cl, reply, build_inline_reply(reply, rl->rl_xid, 0, 0));
+	clnt_poll(cl);
+	pthread_join(t, NULL);
+	assert_int_equal(s.rc, 0);
+	assert_int_equal(fk.nsends, 1);
+	assert_int_equal(clnt_call_wait(cl, rl, 1000), 0);
+	send_complete(IBV_WC_SUCCESS);
+	deliver(cl, reply, build_inline_reply(reply, s.rl->rl_xid, 1, 0));
+	clnt_poll(cl);
+	assert_int_equal(clnt_call_wait(cl, s.rl, 1000), 0);
+	assert_int_equal(cl->cl_reqs_out, 0);
+}
+
+/* RDMA_ERROR fails only the call it names; a reply for an unknown xid is
+ * dropped and its Receive reposted; a malformed header naming a pending
+ * xid fails that call. */
+static void test_rdma_error_and_unknown_xid(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(4096);
+	uint8_t res1[64], res2[64], res3[64], reply[64], *p;
+	struct rpcrdma_clnt_call c1 = { .ca_prog = 1, .ca_vers = 1, .ca_res = res1,
+					.ca_res_cap = sizeof(res1) };
+	struct rpcrdma_clnt_call c2 = c1, c3 = c1;
+	struct clnt_req *r1, *r2, *r3;
+
+	*state = cl;
+	c2.ca_res = res2;
+	c3.ca_res = res3;
+	cl->cl_credits = 4;
+	assert_int_equal(clnt_call_start(cl, &c1, &r1), 0);
+	send_complete(IBV_WC_SUCCESS);
+	assert_int_equal(clnt_call_start(cl, &c2, &r2), 0);
+	send_complete(IBV_WC_SUCCESS);
+	assert_int_equal(clnt_call_start(cl, &c3, &r3), 0);
+	send_complete(IBV_WC_SUCCESS);
+	assert_int_equal(cl->cl_outstanding, 3);
+
+	/* RDMA_ERROR / ERR_CHUNK for the second call: 20 bytes. */
+	p = reply;
+	p = put32(p, r2->rl_xid);
+	p = put32(p, 1);
+	p = put32(p, 4);
+	p = put32(p, RDMA_ERROR);
+	p = put32(p, ERR_CHUNK);
+	deliver(cl, reply, 20);
+	/* ERR_VERS for an xid nobody sent: 28 bytes, dropped. */
+	p = reply;
+	p = put32(p, 0xdead);
+	p = put32(p, 1);
+	p = put32(p, 4);
+	p = put32(p, RDMA_ERROR);
+	p = put32(p, ERR_VERS);
+	p = put32(p, 1);
+	p = put32(p, 1);
+	deliver(cl, reply, 28);
+	/* An ordinary reply for an unknown xid: dropped too. */
+	deliver(cl, reply, build_inline_reply(reply, 0xbeef, 4, 0));
+	clnt_poll(cl);
+	assert_int_equal(clnt_call_wait(cl, r2, 1000), -EIO);
+	assert_int_equal(cl->cl_stats.cs_rdma_errors, 1);
+	assert_int_equal(cl->cl_stats.cs_unknown_xid, 2);
+	assert_int_equal(cl->cl_outstanding, 2);
+	assert_int_equal(cl->cl_recvs_posted, 6);
+
+	/* RDMA_ERROR with an unknown code still fails only its call. */
+	p = reply;
+	p = put32(p, r3->rl_xid);
+	p = put32(p, 1);
+	p = put32(p, 4);
+	p = put32(p, RDMA_ERROR);
+	p = put32(p, 77);
+	deliver(cl, reply, 20);
+	clnt_poll(cl);
+	assert_int_equal(clnt_call_wait(cl, r3, 1000), -EIO);
+
+	/* The first call is still pending and completes normally. */
+	assert_int_equal(r1->rl_state, RL_PENDING);
+	deliver(cl, reply, build_inline_reply(reply, r1->rl_xid, 4, 42));
+	clnt_poll(cl);
+	assert_int_equal(clnt_call_wait(cl, r1, 1000), 0);
+	assert_int_equal(get32(res1 + 24), 42);
+	assert_int_equal(cl->cl_outstanding, 0);
+	assert_int_equal(cl->cl_reqs_out, 0);
+}
+
+/* A disconnect fails the pending call; its Send completion comes back
+ * flushed afterwards and only then is the request back in the pool. */
+static void test_send_flushed_on_disconnect(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(4096);
+	uint8_t res[64];
+	struct rpcrdma_clnt_call ca = { .ca_prog = 1, .ca_vers = 1, .ca_res = res,
+					.ca_res_cap = sizeof(res) };
+	struct clnt_req *rl;
+	unsigned i;
+
+	*state = cl;
+	assert_int_equal(clnt_call_start(cl, &ca, &rl), 0);
+	pthread_mutex_lock(&cl->cl_lock);
+	clnt_disconnected(cl);
+	pthread_mutex_unlock(&cl->cl_lock);
+	assert_true(fk.disconnected);
+	assert_int_equal(clnt_call_wait(cl, rl, 1000), -ECONNRESET);
+	assert_int_equal(cl->cl_reqs_out, 1);
+	send_complete(IBV_WC_WR_FLUSH_ERR);
+	for (i = 0; i < 6; i++) {
+		struct clnt_recv *rr = take_recv();
+
+		cq_push((uintptr_t)&rr->rr_cqe, IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV, 0);
+	}
+	clnt_poll(cl);
+	assert_int_equal(cl->cl_reqs_out, 0);
+	assert_int_equal(cl->cl_recvs_posted, 0);
+	/* Nothing is reposted on a dead connection, and new calls fail. */
+	assert_int_equal(fk.recv_tail, 6);
+	assert_int_equal(clnt_call_start(cl, &ca, &rl), -ENOTCONN);
+}
+
+/* The Send and Reply completions run before post_send returns. */
+static void test_completion_before_post_returns(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(4096);
+	uint8_t res[64], reply[64];
+	struct rpcrdma_clnt_call ca = { .ca_prog = 1, .ca_vers = 1, .ca_res = res,
+					.ca_res_cap = sizeof(res) };
+	struct clnt_req *rl;
+
+	*state = cl;
+	fk.inline_cl = cl;
+	fk.inline_reply = reply;
+	fk.inline_reply_len = build_inline_reply(reply, 0x100, 2, 99);
+	assert_int_equal(clnt_call_start(cl, &ca, &rl), 0);
+	assert_int_equal(rl->rl_state, RL_DONE);
+	assert_int_equal(rl->rl_owners, CLNT_OWNER_RPC);
+	assert_int_equal(clnt_call_wait(cl, rl, 1000), 0);
+	assert_int_equal(get32(res + 24), 99);
+	assert_int_equal(cl->cl_reqs_out, 0);
+	assert_int_equal(cl->cl_credits, 2);
+}
+
+/* A marshal failure (the Write chunk cannot be registered after the Read
+ * chunk was) releases what it registered and gives the credit back. */
+static void test_marshal_failure(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(1024);
+	static uint8_t data[2000], rbuf[4096];
+	uint8_t head[16] = { 0 }, res[64];
+	struct rpcrdma_clnt_call ca = {
+		.ca_prog = 1, .ca_vers = 1, .ca_args = head, .ca_args_len = 16,
+		.ca_ddp = data, .ca_ddp_len = 2000, .ca_res = res, .ca_res_cap = sizeof(res),
+		.ca_rddp = rbuf, .ca_rddp_cap = sizeof(rbuf),
+	};
+	struct clnt_req *rl;
+
+	*state = cl;
+	fk.fail_reg_at = 3; /* pool, Read chunk, then the Write chunk fails */
+	assert_int_equal(clnt_call_start(cl, &ca, &rl), -ENOMEM);
+	assert_int_equal(fk.nsends, 0);
+	assert_int_equal(live_call_mrs(), 0);
+	assert_int_equal(fk.nderegs, 1);
+	assert_int_equal(cl->cl_outstanding, 0);
+	assert_int_equal(cl->cl_reqs_out, 0);
+	/* Unaligned argument lengths are refused before anything happens. */
+	ca.ca_args_len = 15;
+	assert_int_equal(clnt_call_start(cl, &ca, &rl), -EINVAL);
+}
+
+/* A call with a Write chunk times out: the call returns -ETIMEDOUT with
+ * its buffer deregistered, the connection is closed, and a late Reply for
+ * it is dropped as an unknown xid. */
+static void test_timeout_with_write_chunk(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(4096);
+	static uint8_t data[4096];
+	uint8_t res[64], reply[64];
+	struct rpcrdma_clnt_call ca = {
+		.ca_prog = 1, .ca_vers = 1, .ca_res = res, .ca_res_cap = sizeof(res),
+		.ca_rddp = data, .ca_rddp_cap = sizeof(data),
+	};
+	struct clnt_req *rl;
+	uint32_t xid;
+
+	*state = cl;
+	assert_int_equal(clnt_call_start(cl, &ca, &rl), 0);
+	xid = rl->rl_xid;
+	assert_int_equal(live_call_mrs(), 1);
+	assert_int_equal(clnt_call_wait(cl, rl, 30), -ETIMEDOUT);
+	assert_int_equal(live_call_mrs(), 0);
+	assert_true(fk.disconnected);
+	assert_int_equal(cl->cl_stats.cs_timeouts, 1);
+	assert_int_equal(cl->cl_outstanding, 0);
+	deliver(cl, reply, build_inline_reply(reply, xid, 4, 0));
+	send_complete(IBV_WC_WR_FLUSH_ERR);
+	clnt_poll(cl);
+	assert_int_equal(cl->cl_stats.cs_unknown_xid, 1);
+	assert_int_equal(cl->cl_reqs_out, 0);
+}
+
+struct async_seen {
+	unsigned calls;
+	int status;
+	uint32_t result;
+};
+
+static void async_done(struct rpcrdma_clnt_call *ca, int status, void *arg)
+{
+	struct async_seen *s = arg;
+	unsigned i;
+
+	s->calls++;
+	s->status = status;
+	if (!status)
+		s->result = get32((uint8_t *)ca->ca_res + ca->ca_res_off);
+	/* This call's memory is out of the Responder's reach before we are told. */
+	for (i = 1; i < MAX_MR; i++)
+		assert_false(fk.mr_live[i] && (fk.mrs[i].addr == ca->ca_res ||
+					       fk.mrs[i].addr == ca->ca_rddp));
+}
+
+/* Two asynchronous calls: one answered, one aborted (with its Write chunk
+ * deregistered before its callback); the aborted call's late reply is
+ * dropped; a third one times out. */
+static void test_async_abort_timeout(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(4096);
+	static uint8_t data[4096];
+	uint8_t res1[64], res2[64], res3[64], reply[64];
+	struct rpcrdma_clnt_call c1 = { .ca_prog = 1, .ca_vers = 1, .ca_res = res1,
+					.ca_res_cap = sizeof(res1) };
+	struct rpcrdma_clnt_call c2 = { .ca_prog = 1, .ca_vers = 1, .ca_res = res2,
+					.ca_res_cap = sizeof(res2), .ca_rddp = data,
+					.ca_rddp_cap = sizeof(data) };
+	struct rpcrdma_clnt_call c3 = { .ca_prog = 1, .ca_vers = 1, .ca_res = res3,
+					.ca_res_cap = sizeof(res3), .ca_timeout_ms = 10 };
+	struct async_seen s1 = { 0 }, s2 = { 0 }, s3 = { 0 };
+	uint32_t x1, x2, x3;
+
+	*state = cl;
+	cl->cl_credits = 4;
+	assert_int_equal(rpcrdma_clnt_call_async(cl, &c1, async_done, &s1, &x1), 0);
+	send_complete(IBV_WC_SUCCESS);
+	assert_int_equal(rpcrdma_clnt_call_async(cl, &c2, async_done, &s2, &x2), 0);
+	send_complete(IBV_WC_SUCCESS);
+	assert_int_equal(x1, 0x100);
+	assert_int_equal(x2, 0x101);
+	assert_int_equal(live_call_mrs(), 1);
+	assert_int_equal(cl->cl_outstanding, 2);
+
+	deliver(cl, reply, build_inline_reply(reply, x1, 4, 1234));
+	clnt_poll(cl);
+	assert_int_equal(s1.calls, 1);
+	assert_int_equal(s1.status, 0);
+	assert_int_equal(s1.result, 1234);
+
+	assert_int_equal(rpcrdma_clnt_abort(cl, x2), 0);
+	assert_int_equal(s2.calls, 1);
+	assert_int_equal(s2.status, -ECANCELED);
+	assert_int_equal(rpcrdma_clnt_abort(cl, x2), -ENOENT);
+	assert_int_equal(cl->cl_outstanding, 0);
+	deliver(cl, reply, build_inline_reply(reply, x2, 4, 0));
+	clnt_poll(cl);
+	assert_int_equal(cl->cl_stats.cs_unknown_xid, 1);
+	assert_int_equal(s2.calls, 1);
+
+	assert_int_equal(rpcrdma_clnt_call_async(cl, &c3, async_done, &s3, &x3), 0);
+	send_complete(IBV_WC_SUCCESS);
+	clnt_check_deadlines(cl);
+	assert_int_equal(s3.calls, 0); /* not yet */
+	usleep(20000);
+	clnt_check_deadlines(cl);
+	assert_int_equal(s3.calls, 1);
+	assert_int_equal(s3.status, -ETIMEDOUT);
+	assert_true(fk.disconnected);
+	clnt_poll(cl);
+	assert_int_equal(cl->cl_reqs_out, 0);
+	assert_int_equal(cl->cl_rpc_busy, 0);
+}
+
+/* Sends are signalled once per half ring (4 requests: every 2nd); one
+ * completion releases every Send posted before it, in order. */
+static void test_send_ring(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(4096);
+	uint8_t res[3][64], reply[64];
+	struct rpcrdma_clnt_call ca[3];
+	struct clnt_req *rl[3];
+	unsigned i;
+
+	*state = cl;
+	cl->cl_credits = 4;
+	for (i = 0; i < 3; i++) {
+		ca[i] = (struct rpcrdma_clnt_call){ .ca_prog = 1, .ca_vers = 1,
+						    .ca_res = res[i], .ca_res_cap = 64 };
+		assert_int_equal(clnt_call_start(cl, &ca[i], &rl[i]), 0);
+	}
+	assert_int_equal(fk.send_flags[0], 0);
+	assert_int_equal(fk.send_flags[1], IBV_SEND_SIGNALED);
+	assert_int_equal(fk.send_flags[2], 0);
+	for (i = 0; i < 3; i++) {
+		deliver(cl, reply, build_inline_reply(reply, rl[i]->rl_xid, 4, i));
+		clnt_poll(cl);
+		assert_int_equal(clnt_call_wait(cl, rl[i], 1000), 0);
+	}
+	/* Replies are in; the Sends still hold all three requests. */
+	assert_int_equal(cl->cl_reqs_out, 3);
+	cq_push(fk.send_ids[1], IBV_WC_SUCCESS, IBV_WC_SEND, 0);
+	clnt_poll(cl);
+	assert_int_equal(cl->cl_reqs_out, 1); /* the first two */
+	assert_int_equal(cl->cl_sq_signaled, 0);
+	/* Teardown releases the third, whose completion never comes. */
+	pthread_mutex_lock(&cl->cl_lock);
+	clnt_sq_release_all(cl);
+	pthread_mutex_unlock(&cl->cl_lock);
+	assert_int_equal(cl->cl_reqs_out, 0);
+}
+
+/* A registered buffer: a Write chunk inside it borrows its registration
+ * (no per-call reg_mr); it cannot be unregistered while a call uses it. */
+static void test_registered_buffer(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(4096);
+	static uint8_t data[16384];
+	uint8_t res[64], reply[96], *p;
+	struct rpcrdma_clnt_call ca = {
+		.ca_prog = 1, .ca_vers = 1, .ca_res = res, .ca_res_cap = sizeof(res),
+		.ca_rddp = data + 4096, .ca_rddp_cap = 4096,
+	};
+	uint64_t off = (uintptr_t)(data + 4096);
+	const uint32_t want[] = {
+		0x100, 1, 4, RDMA_MSG, 0,
+		1, 1, 0xa001, 4096, (uint32_t)(off >> 32), (uint32_t)off, 0, 0,
+	};
+	struct clnt_req *rl;
+	unsigned regs;
+
+	*state = cl;
+	assert_int_equal(rpcrdma_clnt_register_buffer(cl, data, sizeof(data)), 0);
+	assert_int_equal(fk.mr_access[1], IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+			 IBV_ACCESS_REMOTE_WRITE);
+	assert_int_equal(rpcrdma_clnt_register_buffer(cl, data + 100, 10), -EINVAL);
+	regs = fk.nregs;
+	assert_int_equal(clnt_call_start(cl, &ca, &rl), 0);
+	assert_int_equal(fk.nregs, regs); /* nothing registered for the call */
+	assert_words(fk.sent, want, 13);
+	assert_int_equal(rpcrdma_clnt_unregister_buffer(cl, data), -EBUSY);
+	p = reply;
+	p = put32(p, 0x100);
+	p = put32(p, 1);
+	p = put32(p, 4);
+	p = put32(p, RDMA_MSG);
+	p = put32(p, 0);
+	p = put32(p, 1);
+	p = put32(p, 1);
+	p = put32(p, 0xa001);
+	p = put32(p, 10);
+	p = put32(p, (uint32_t)(off >> 32));
+	p = put32(p, (uint32_t)off);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	p = put_rpc_reply(p, 0x100, 0);
+	send_complete(IBV_WC_SUCCESS);
+	deliver(cl, reply, (uint32_t)(p - reply));
+	clnt_poll(cl);
+	assert_int_equal(clnt_call_wait(cl, rl, 1000), 0);
+	assert_int_equal(ca.ca_rddp_len, 10);
+	assert_int_equal(live_call_mrs(), 1); /* the buffer stays registered */
+	assert_int_equal(cl->cl_stats.cs_reg_persistent, 1);
+	assert_int_equal(rpcrdma_clnt_unregister_buffer(cl, data), 0);
+	assert_int_equal(live_call_mrs(), 0);
+	assert_int_equal(rpcrdma_clnt_unregister_buffer(cl, data), -ENOENT);
+}
+
+/* Memory windows: a Write chunk inside a buffer registered for binding
+ * only gets a type 2 window bound before the Send with a fresh key, and
+ * the window is invalidated (LOCAL_INV, waited for) before the call
+ * returns; the next call on the same request binds the next key. */
+static void test_memory_window(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(4096);
+	static struct ibv_mw mws[4][CLNT_NMAPS];
+	static uint8_t data[8192];
+	uint8_t res[64], reply[96], *p;
+	struct rpcrdma_clnt_call ca = {
+		.ca_prog = 1, .ca_vers = 1, .ca_res = res, .ca_res_cap = sizeof(res),
+		.ca_rddp = data + 100, .ca_rddp_cap = 1000,
+	};
+	struct clnt_req *rl;
+	uint32_t i, j, key;
+
+	*state = cl;
+	cl->cl_mw_enabled = true;
+	cl->cl_credits = 1;
+	for (i = 0; i < cl->cl_nreqs; i++)
+		for (j = 0; j < CLNT_NMAPS; j++) {
+			mws[i][j].rkey = 0x5500 + 0x100 * i + 0x10 * j;
+			cl->cl_reqs[i].rl_mw[j] = &mws[i][j];
+			cl->cl_reqs[i].rl_mw_rkey[j] = mws[i][j].rkey;
+			cl->cl_reqs[i].rl_inv_cqe.ce_type = CLNT_CQE_LINV;
+		}
+	assert_int_equal(rpcrdma_clnt_register_buffer(cl, data, sizeof(data)), 0);
+	/* registered for local access and binding only */
+	assert_int_equal(fk.mr_access[1], IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+
+	for (i = 0; i < 2; i++) {
+		uint64_t off = (uintptr_t)(data + 100);
+
+		assert_int_equal(clnt_call_start(cl, &ca, &rl), 0);
+		j = (uint32_t)(rl - cl->cl_reqs);
+		key = mws[j][1].rkey; /* updated to the bound key after the post */
+		assert_int_equal(fk.nbinds, i + 1);
+		assert_ptr_equal(fk.binds[i].mw, &mws[j][1]);
+		assert_int_equal(fk.binds[i].rkey, key);
+		assert_int_equal(fk.binds[i].bind_info.addr, off);
+		assert_int_equal(fk.binds[i].bind_info.length, 1000);
+		assert_int_equal(fk.binds[i].bind_info.mw_access_flags, IBV_ACCESS_REMOTE_WRITE);
+		assert_ptr_equal(fk.binds[i].bind_info.mr, &fk.mrs[1]);
+		/* the Write segment carries the window's key, not the MR's */
+		assert_int_equal(get32(fk.sent + 28), key);
+		p = reply;
+		p = put32(p, rl->rl_xid);
+		p = put32(p, 1);
+		p = put32(p, 1);
+		p = put32(p, RDMA_MSG);
+		p = put32(p, 0);
+		p = put32(p, 1);
+		p = put32(p, 1);
+		p = put32(p, key);
+		p = put32(p, 7);
+		p = put32(p, (uint32_t)(off >> 32));
+		p = put32(p, (uint32_t)off);
+		p = put32(p, 0);
+		p = put32(p, 0);
+		p = put_rpc_reply(p, rl->rl_xid, 0);
+		send_complete(IBV_WC_SUCCESS);
+		deliver(cl, reply, (uint32_t)(p - reply));
+		clnt_poll(cl);
+		assert_int_equal(clnt_call_wait(cl, rl, 1000), 0);
+		assert_int_equal(ca.ca_rddp_len, 7);
+		/* invalidated before the call returned */
+		assert_int_equal(fk.ninvs, i + 1);
+		assert_int_equal(fk.invs[i], key);
+	}
+	/* same request both times (credit 1, every Send signalled): the
+	 * second bind used the next key of the same window */
+	assert_int_equal(fk.binds[1].rkey, ibv_inc_rkey(fk.binds[0].rkey));
+	assert_int_equal(cl->cl_stats.cs_mw_binds, 2);
+	assert_int_equal(rpcrdma_clnt_unregister_buffer(cl, data), 0);
+	for (i = 0; i < cl->cl_nreqs; i++) /* fake windows: nothing to free */
+		for (j = 0; j < CLNT_NMAPS; j++)
+			cl->cl_reqs[i].rl_mw[j] = NULL;
+}
+
+/* Never trust the wire: a Write list naming another handle, RDMA_NOMSG
+ * without a Reply chunk offered, an inline reply larger than the caller's
+ * buffer, a Reply chunk length beyond the one offered: each fails only its
+ * call, and every registration is released. */
+static void test_bad_replies(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(4096);
+	static uint8_t data[4096], big[8192];
+	uint8_t res[32], reply[128], *p;
+	struct rpcrdma_clnt_call wr = { .ca_prog = 1, .ca_vers = 1, .ca_res = res,
+					.ca_res_cap = sizeof(res), .ca_rddp = data,
+					.ca_rddp_cap = sizeof(data) };
+	struct rpcrdma_clnt_call small = { .ca_prog = 1, .ca_vers = 1, .ca_res = res,
+					   .ca_res_cap = sizeof(res) };
+	struct rpcrdma_clnt_call rc = { .ca_prog = 1, .ca_vers = 1, .ca_res = big,
+					.ca_res_cap = sizeof(big) };
+	struct clnt_req *rl;
+	unsigned i;
+
+	*state = cl;
+	/* 1: the Write list names handle 0xbad instead of 0xa001 */
+	assert_int_equal(clnt_call_start(cl, &wr, &rl), 0);
+	p = reply;
+	p = put32(p, rl->rl_xid);
+	p = put32(p, 1);
+	p = put32(p, 1);
+	p = put32(p, RDMA_MSG);
+	p = put32(p, 0);
+	p = put32(p, 1);
+	p = put32(p, 1);
+	p = put32(p, 0xbad);
+	p = put32(p, 4);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	p = put_rpc_reply(p, rl->rl_xid, 0);
+	deliver(cl, reply, (uint32_t)(p - reply));
+	send_complete(IBV_WC_SUCCESS);
+	clnt_poll(cl);
+	assert_int_equal(clnt_call_wait(cl, rl, 1000), -EIO);
+
+	/* 2: RDMA_NOMSG but no Reply chunk was offered */
+	assert_int_equal(clnt_call_start(cl, &small, &rl), 0);
+	p = reply;
+	p = put32(p, rl->rl_xid);
+	p = put32(p, 1);
+	p = put32(p, 1);
+	p = put32(p, RDMA_NOMSG);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	p = put32(p, 1);
+	p = put32(p, 1);
+	p = put32(p, 0xa001);
+	p = put32(p, 64);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	deliver(cl, reply, (uint32_t)(p - reply));
+	send_complete(IBV_WC_SUCCESS);
+	clnt_poll(cl);
+	assert_int_equal(clnt_call_wait(cl, rl, 1000), -EIO);
+
+	/* 3: an inline reply of 24 + 40 bytes for a 32-byte buffer */
+	assert_int_equal(clnt_call_start(cl, &small, &rl), 0);
+	p = reply;
+	p = put32(p, rl->rl_xid);
+	p = put32(p, 1);
+	p = put32(p, 1);
+	p = put32(p, RDMA_MSG);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	p = put_rpc_reply(p, rl->rl_xid, 0);
+	for (i = 0; i < 10; i++)
+		p = put32(p, i);
+	deliver(cl, reply, (uint32_t)(p - reply));
+	send_complete(IBV_WC_SUCCESS);
+	clnt_poll(cl);
+	assert_int_equal(clnt_call_wait(cl, rl, 1000), -EMSGSIZE);
+
+	/* 4: the Reply chunk comes back longer than offered (8192) */
+	assert_int_equal(clnt_call_start(cl, &rc, &rl), 0);
+	p = reply;
+	p = put32(p, rl->rl_xid);
+	p = put32(p, 1);
+	p = put32(p, 1);
+	p = put32(p, RDMA_NOMSG);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	p = put32(p, 1);
+	p = put32(p, 1);
+	p = put32(p, fk.mrs[1].rkey);
+	p = put32(p, 8196);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	deliver(cl, reply, (uint32_t)(p - reply));
+	send_complete(IBV_WC_SUCCESS);
+	clnt_poll(cl);
+	assert_int_equal(clnt_call_wait(cl, rl, 1000), -EIO);
+
+	assert_int_equal(live_call_mrs(), 0);
+	assert_int_equal(cl->cl_reqs_out, 0);
+	assert_int_equal(cl->cl_outstanding, 0);
+	assert_int_equal(cl->cl_recvs_posted, 6);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_inline_reply_before_send, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_chunk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nomsg, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_chunk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reply_chunk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_grants, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rdma_error_and_unknown_xid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_send_flushed_on_disconnect, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_completion_before_post_returns, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_marshal_failure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_timeout_with_write_chunk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_async_abort_timeout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_send_ring, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_registered_buffer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_memory_window, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_replies, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
