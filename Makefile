@@ -7,7 +7,7 @@ PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all build deps asan check unit vm-check demo install clean fuzz fuzz-svc bench-wire
+.PHONY: all build deps asan check unit vm-check demo install clean fuzz fuzz-svc bench-wire bench
 
 all: build
 
@@ -60,6 +60,12 @@ fuzz: $(BUILD_FUZZ)/CMakeCache.txt
 	mkdir -p $(BUILD_FUZZ)/seeds $(BUILD_FUZZ)/corpus
 	$(BUILD_FUZZ)/tests/fuzz/wire_seeds $(BUILD_FUZZ)/seeds
 	$(BUILD_FUZZ)/tests/fuzz/fuzz_wire -max_total_time=$(FUZZ_TIME) -max_len=8192 -artifact_prefix=$(BUILD_FUZZ)/ $(BUILD_FUZZ)/corpus $(BUILD_FUZZ)/seeds
+
+# Benchmarks next to kernel nfsd, the kernel client and perftest: boots the
+# test VM once (host mode on RDMA hardware); see bench/README.md.
+bench: deps
+	$(MAKE) build
+	bench/run-bench
 
 # Codec micro-benchmark: ns per decode/encode (issue: wire codec).
 bench-wire: build
