@@ -16,7 +16,10 @@
 #              rename, remove of BENCH_META_FILES files); server CPU from /proc
 #   clients    against kernel nfsd: kernel client vs rpcrdma-nfs, sequential
 #              get and put of the file (needs build/rpcrdma-nfs)
-#   transport  rpcrdma client to rpcrdma server alone: not measured yet
+#   transport  rpcrdma client to rpcrdma server alone (build/bench/bench_rpc):
+#              NULL call rate and latency at 1, 8 and 64 calls in flight
+#              (BENCH_RPC_SECONDS each), 1 MiB echo (Read chunk in, Write
+#              chunk out) BENCH_RPC_ECHO_COUNT times
 # Every figure runs BENCH_REPEAT times, the servers (and clients) alternating
 # within each repeat so background noise hits both alike.
 #
@@ -47,6 +50,14 @@ RNFSD_PORT=${BENCH_RNFSD_PORT:-20050}
 RNFSD_ARGS=(--no-root-squash --stats --threads 4)
 # shellcheck disable=SC2206
 RNFSD_ARGS+=(${BENCH_RNFSD_ARGS:-})
+RPC_PORT=${BENCH_RPC_PORT:-20051}
+RPC_SECONDS=${BENCH_RPC_SECONDS:-3}
+RPC_ECHO_COUNT=${BENCH_RPC_ECHO_COUNT:-32}
+RPC_ECHO_INFLIGHT=${BENCH_RPC_ECHO_INFLIGHT:-1}
+# shellcheck disable=SC2206
+RPC_ARGS=(${BENCH_RPC_ARGS:-})
+# shellcheck disable=SC2206
+RPC_SERVER_ARGS=(${BENCH_RPC_SERVER_ARGS:-})
 RAW=$BENCH_OUT/raw.jsonl
 FIO_DIR=$BENCH_OUT/fio
 W=$SCRATCH/bench
@@ -326,12 +337,53 @@ section_clients() {
 }
 
 # ================================================================ 4. transport
+# rpc_client RUN ARGS...: one bench_rpc client run against the bench_rpc
+# server; emits its JSON object (one per figure) with section and run added.
+rpc_client() {
+	local run=$1 out line rc=0 got=0
+	shift
+	out=$(timeout -k 10 300 "$RPC_BIN" client --source "$CLIENT_ADDR" "$SERVER_ADDR" \
+		--port "$RPC_PORT" "$@" 2>>"$W/bench_rpc-client.log") || rc=$?
+	while IFS= read -r line; do
+		[[ "$line" == "{"*"}" ]] || continue
+		emit "\"section\":\"transport\",\"run\":$run,${line:1:${#line}-2}"
+		log "bench_rpc $* (run $run): $line"
+		got=1
+	done <<<"$out"
+	if ((rc != 0 || !got)); then
+		emit "\"section\":\"transport\",\"run\":$run,\"args\":\"$*\",\"error\":\"client status $rc\""
+		log "bench_rpc $* (run $run): FAILED (status $rc)"
+	fi
+	return 0
+}
+
 section_transport() {
-	# Placeholder: needs a small rpcrdma client <-> rpcrdma server test program
-	# (NULL call rate and latency at 1, 8, 64 in flight; 1 MiB echo through a
-	# Read chunk and a Write chunk).
-	log "== 4. transport alone: not measured: needs rpcrdma-nfs (transport test program)"
-	emit "\"section\":\"transport\",\"skipped\":\"not measured: needs rpcrdma-nfs (transport test program: NULL rate, 1 MiB echo)\""
+	local r n srv
+	RPC_BIN=$RPCRDMA_BUILD_DIR/bench/bench_rpc
+	if [[ ! -x "$RPC_BIN" ]]; then
+		log "== 4. transport alone: not measured: needs build/bench/bench_rpc"
+		emit "\"section\":\"transport\",\"skipped\":\"not measured: needs bench_rpc (make build)\""
+		return 0
+	fi
+	log "== 4. transport alone: bench_rpc client -> bench_rpc server (NULL $RPC_SECONDS s at 1, 8, 64 in flight; $RPC_ECHO_COUNT x 1 MiB echo; $REPEAT runs)"
+	"$RPC_BIN" server --listen "$SERVER_ADDR" --port "$RPC_PORT" "${RPC_SERVER_ARGS[@]}" \
+		>"$W/bench_rpc-server.log" 2>&1 &
+	srv=$!
+	if ! wait_cm_listen "$RPC_PORT" 30 "$srv"; then
+		kill "$srv" 2>/dev/null || true
+		emit "\"section\":\"transport\",\"error\":\"bench_rpc server not listening\""
+		return 0
+	fi
+	emit "\"section\":\"info\",\"transport_tool\":\"bench_rpc\",\"null_seconds\":$RPC_SECONDS,\"echo_count\":$RPC_ECHO_COUNT,\"echo_inflight\":$RPC_ECHO_INFLIGHT,\"args\":\"${RPC_ARGS[*]}\",\"server_args\":\"${RPC_SERVER_ARGS[*]}\""
+	for ((r = 1; r <= REPEAT; r++)); do
+		for n in 1 8 64; do
+			rpc_client "$r" --null --inflight "$n" --seconds "$RPC_SECONDS" "${RPC_ARGS[@]}"
+		done
+		rpc_client "$r" --echo 1048576 --count "$RPC_ECHO_COUNT" --inflight "$RPC_ECHO_INFLIGHT" "${RPC_ARGS[@]}"
+	done
+	kill -TERM "$srv" 2>/dev/null || true
+	wait "$srv" 2>/dev/null || true
+	grep '^{' "$W/bench_rpc-server.log" | tail -n 1 >"$BENCH_OUT/bench_rpc-server-stats.json" || true
 }
 
 # ================================================================ main

@@ -3,7 +3,8 @@
 (DIR/raw.jsonl and DIR/fio/*.json) into DIR/results.json and DIR/results.md,
 and print the Markdown.  Medians with min and max over the runs; ratios
 rpcrdma-nfsd / kernel nfsd, rpcrdma-nfs / kernel client, and NFS sequential
-goodput / the perftest bandwidth of the matching RDMA operation.
+goodput / the perftest bandwidth of the matching RDMA operation (and the
+bench_rpc 1 MiB echo goodput / ib_read_bw and ib_write_bw at 1 MiB).
 
 MB/s here is 2^20 bytes per second, as perftest counts it.
 """
@@ -74,6 +75,8 @@ def main():
                 mounts[r["mount"]] = r
             elif "client_tool" in r:
                 info["client_info"] = r
+            elif "transport_tool" in r:
+                info["transport_info"] = r
             else:
                 info.update(r)
     # perftest now and then prints a 0.00 MB/s row (seen with ib_send_bw
@@ -163,6 +166,29 @@ def main():
                         "ratio_net": ratio(net, k and k.get("MBps"))}
     skipped = {r["section"]: r["skipped"] for r in rows if "skipped" in r}
 
+    # ---------------------------------------------------------- 4. transport
+    # bench_rpc: NULL calls at 1, 8, 64 in flight; 1 MiB echo, whose data
+    # comes in by RDMA Read (Read chunk) and goes back by RDMA Write (Write
+    # chunk): its goodput set against ib_read_bw and ib_write_bw at 1 MiB.
+    transport = {}
+    for r in rows:
+        if r.get("section") != "transport" or "figure" not in r or "error" in r:
+            continue
+        key = "%s/%d" % (r["figure"], r["inflight"])
+        t = transport.setdefault(key, {"figure": r["figure"], "inflight": r["inflight"],
+                                       "bytes": r.get("bytes"), "_": []})
+        t["_"].append(r)
+    for t in transport.values():
+        rs = t.pop("_")
+        for k in ("calls_per_s", "lat_median_us", "lat_p99_us", "MBps"):
+            st = stats([x.get(k) for x in rs])
+            if st:
+                t[k] = st
+        if t["figure"] == "echo":
+            for tool in ("ib_read_bw", "ib_write_bw"):
+                w = wire.get("%s/1048576" % tool)
+                t["vs_" + tool] = ratio(t.get("MBps"), w and w.get("bw_MBps"))
+
     # ---------------------------------------------------------- goodput / wire
     # NFS WRITE data moves by RDMA Read (the server pulls it): ib_read_bw;
     # NFS READ data by RDMA Write (the server pushes it): ib_write_bw.
@@ -185,7 +211,7 @@ def main():
 
     result = {"generated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
               "info": info, "mounts": mounts, "wire": wire, "servers": servers,
-              "clients": clients, "goodput_vs_wire": goodput, "skipped": skipped,
+              "clients": clients, "transport": transport, "goodput_vs_wire": goodput, "skipped": skipped,
               "errors": errors, "units": {"MBps": "2^20 bytes/s", "cpu_us_per_op": "server CPU microseconds (utime+stime) per I/O or metadata op"}}
     sp = os.path.join(d, "rpcrdma-nfsd-stats.json")
     if os.path.exists(sp):
@@ -315,9 +341,37 @@ def markdown(R):
     L.append("")
 
     # 4
-    L.append("## 4. Transport alone")
+    L.append("## 4. Transport alone: rpcrdma client -> rpcrdma server (bench_rpc)")
     L.append("")
-    L.append(R["skipped"].get("transport", "not measured"))
+    T = R.get("transport") or {}
+    nulls = sorted((t for t in T.values() if t["figure"] == "null"), key=lambda t: t["inflight"])
+    echos = sorted((t for t in T.values() if t["figure"] == "echo"), key=lambda t: t["inflight"])
+    if nulls or echos:
+        ti = i.get("transport_info", {})
+        if nulls:
+            L.append("| NULL calls in flight | calls/s | latency median µs | latency 99th percentile µs |")
+            L.append("| --- | --- | --- | --- |")
+            for t in nulls:
+                L.append("| %d | %s | %s | %s |" % (t["inflight"], fmt(t.get("calls_per_s"), 0),
+                                                  fmt(t.get("lat_median_us"), 0), fmt(t.get("lat_p99_us"), 0)))
+            L.append("")
+        if echos:
+            L.append("| echo | in flight | MB/s (each way) | latency median µs | / ib_read_bw 1 MiB | / ib_write_bw 1 MiB |")
+            L.append("| --- | --- | --- | --- | --- | --- |")
+            for t in echos:
+                L.append("| %s KiB | %d | %s | %s | %s | %s |" % (
+                    (t.get("bytes") or 0) // 1024, t["inflight"], fmt(t.get("MBps")),
+                    fmt(t.get("lat_median_us"), 0), fmt_ratio(t.get("vs_ib_read_bw")),
+                    fmt_ratio(t.get("vs_ib_write_bw"))))
+            L.append("")
+        L.append("bench_rpc: program 0x20000088, asynchronous calls (rpcrdma_clnt_call_async) kept in flight; "
+                 "NULL for %s s per figure; echo: %s calls whose 1 MiB argument comes in through a Read chunk "
+                 "(RDMA Read by the server) and goes back as DDP result data through a Write chunk (RDMA Write), "
+                 "MB/s = echoed bytes per second, each way. Latency: call sent to completion callback.%s" %
+                 (ti.get("null_seconds", "?"), ti.get("echo_count", "?"),
+                  (" Extra client options: `%s`." % ti["args"]) if ti.get("args") else ""))
+    else:
+        L.append(R["skipped"].get("transport", "not measured"))
     L.append("")
 
     if R["errors"]:

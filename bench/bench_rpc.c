@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bench_rpc.c - the RPC-over-RDMA transport alone: an rpcrdma client
+ * calling an rpcrdma server, no NFS (a benchmark, not a test).
+ *
+ *   bench_rpc server --listen ADDR [--port N] [--threads N] [--contexts N]
+ *   bench_rpc client [--source ADDR] SERVER [--port N]
+ *             (--null --inflight N --seconds S | --echo BYTES --count N
+ *              [--inflight N]) [--persistent-mr]
+ *
+ * The server serves program 0x20000088 version 1: procedure 0 is NULL,
+ * procedure 1 "echo" takes an opaque and returns it.  The client sends the
+ * opaque as DDP-eligible argument data (a Read chunk once it does not fit
+ * inline) and offers a Write chunk for the result, which the server fills
+ * with rpcrdma_svc_ddp_begin()/rpcrdma_svc_ddp_end(): one 1 MiB echo moves
+ * 1 MiB by RDMA Read and 1 MiB by RDMA Write.
+ *
+ * --contexts sets the server's call contexts per connection
+ * (sc_call_contexts, default 16); every call, NULL too, holds one while it
+ * is served, so more calls than that in flight queue at the server.
+ *
+ * The client keeps --inflight asynchronous calls in flight for --seconds
+ * (NULL) or for --count calls (echo) and prints one JSON object: calls per
+ * second, latency median and 99th percentile (microseconds, send to
+ * completion callback), and for echo the goodput in MB/s (2^20 B/s, the
+ * echoed bytes per second, each way).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <arpa/inet.h>
+
+#include <rpcrdma/clnt.h>
+#include <rpcrdma/svc.h>
+#include <rpcrdma/xdr.h>
+
+#define BENCH_PROG 0x20000088u
+#define BENCH_VERS 1u
+#define BENCH_PROC_NULL 0u
+#define BENCH_PROC_ECHO 1u
+#define BENCH_PORT 20051
+#define BENCH_MAX_ECHO (1u << 20)
+#define BENCH_MAX_INFLIGHT 128
+#define BENCH_RES_CAP 512
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------------ server */
+
+static struct rpcrdma_svc *g_svc;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (g_svc)
+		rpcrdma_svc_stop(g_svc);
+}
+
+/**
+ * bench_dispatch - serve NULL and echo.
+ * @req: the call.  @arg: unused.
+ *
+ * Echo decodes opaque<BENCH_MAX_ECHO> and returns it as DDP-eligible
+ * result data, so it goes back through the Write chunk the client offers.
+ * Return: an accept_stat.
+ */
+static int bench_dispatch(struct rpcrdma_svc_req *req, void *arg)
+{
+	const uint8_t *data;
+	uint8_t *dst;
+	uint32_t len;
+
+	(void)arg;
+	switch (req->rq_msg.rm_proc) {
+	case BENCH_PROC_NULL:
+		return RPCRDMA_SVC_SUCCESS;
+	case BENCH_PROC_ECHO:
+		data = rpcrdma_xdr_get_opaque(&req->rq_args, BENCH_MAX_ECHO, &len);
+		if (!data)
+			return RPCRDMA_SVC_GARBAGE_ARGS;
+		rpcrdma_xdr_put_u32(&req->rq_res, len);
+		dst = rpcrdma_svc_ddp_begin(req, len);
+		if (!dst || !rpcrdma_xdr_ok(&req->rq_res))
+			return RPCRDMA_SVC_SYSTEM_ERR;
+		memcpy(dst, data, len);
+		rpcrdma_svc_ddp_end(req, len);
+		return RPCRDMA_SVC_SUCCESS;
+	default:
+		return RPCRDMA_SVC_PROC_UNAVAIL;
+	}
+}
+
+static int run_server(const char *listen, uint16_t port, unsigned threads,
+		      unsigned contexts)
+{
+	struct rpcrdma_svc_config cfg = {
+		.sc_listen = listen,
+		.sc_port = port,
+		.sc_threads = threads,
+		.sc_call_contexts = contexts,
+		.sc_max_payload = BENCH_MAX_ECHO,
+	};
+	struct rpcrdma_svc_stats st;
+	struct sigaction sa = { .sa_handler = on_signal };
+	int ret;
+
+	ret = rpcrdma_svc_create(&cfg, &g_svc);
+	if (ret) {
+		fprintf(stderr, "bench_rpc: cannot listen on %s port %u: %s\n",
+			listen ? listen : "any", port, strerror(-ret));
+		return 1;
+	}
+	ret = rpcrdma_svc_register(g_svc, BENCH_PROG, BENCH_VERS, bench_dispatch, NULL);
+	if (ret) {
+		fprintf(stderr, "bench_rpc: register: %s\n", strerror(-ret));
+		rpcrdma_svc_destroy(g_svc);
+		return 1;
+	}
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	fprintf(stderr, "bench_rpc: serving program %#x version %u on %s port %u\n",
+		BENCH_PROG, BENCH_VERS, listen ? listen : "any", port);
+	ret = rpcrdma_svc_run(g_svc);
+	rpcrdma_svc_get_stats(g_svc, &st);
+	rpcrdma_svc_stats_json(&st, stderr);
+	rpcrdma_svc_destroy(g_svc);
+	if (ret) {
+		fprintf(stderr, "bench_rpc: server: %s\n", strerror(-ret));
+		return 1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ client */
+
+/** One call slot: a call kept in flight again and again. */
+struct slot {
+	struct rpcrdma_clnt_call ca;
+	uint32_t len_be;          /* echo: the opaque's length word */
+	uint8_t *rddp;            /* echo: where the result data lands */
+	uint8_t res[BENCH_RES_CAP];
+	uint64_t t_sent;
+	uint64_t t_done;
+	int status;
+	struct run *run;
+	unsigned idx;
+};
+
+/** The completions the callback hands back to the main thread. */
+struct run {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned done[BENCH_MAX_INFLIGHT]; /* ring of finished slot indexes */
+	unsigned head, count;
+};
+
+static void call_done(struct rpcrdma_clnt_call *ca, int status, void *arg)
+{
+	struct slot *s = arg;
+	struct run *r = s->run;
+
+	(void)ca;
+	s->t_done = now_ns();
+	s->status = status;
+	pthread_mutex_lock(&r->lock);
+	r->done[(r->head + r->count) % BENCH_MAX_INFLIGHT] = s->idx;
+	r->count++;
+	pthread_cond_signal(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+}
+
+static unsigned wait_done(struct run *r)
+{
+	unsigned i;
+
+	pthread_mutex_lock(&r->lock);
+	while (!r->count)
+		pthread_cond_wait(&r->cond, &r->lock);
+	i = r->done[r->head];
+	r->head = (r->head + 1) % BENCH_MAX_INFLIGHT;
+	r->count--;
+	pthread_mutex_unlock(&r->lock);
+	return i;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* percentile of the sorted @v[0..n): nearest rank */
+static double percentile(const double *v, size_t n, double p)
+{
+	size_t k;
+
+	if (!n)
+		return 0;
+	k = (size_t)(p / 100.0 * (double)n + 0.999999);
+	if (k < 1)
+		k = 1;
+	if (k > n)
+		k = n;
+	return v[k - 1];
+}
+
+struct client_opts {
+	const char *server, *source;
+	uint16_t port;
+	bool echo, persistent;
+	unsigned inflight;
+	double seconds;
+	uint32_t bytes;
+	unsigned long count;
+};
+
+static int start_call(struct rpcrdma_clnt *cl, struct slot *s)
+{
+	s->t_sent = now_ns();
+	return rpcrdma_clnt_call_async(cl, &s->ca, call_done, s, NULL);
+}
+
+static int run_client(const struct client_opts *o)
+{
+	struct rpcrdma_clnt_config cfg = {
+		.cf_server = o->server,
+		.cf_port = o->port,
+		.cf_source = o->source,
+		.cf_max_credits = o->inflight < 32 ? 32 : o->inflight,
+	};
+	struct rpcrdma_clnt_stats st;
+	struct rpcrdma_clnt *cl = NULL;
+	struct run run = { .head = 0, .count = 0 };
+	struct slot *slots = NULL;
+	uint8_t *src = NULL, *arena = NULL;
+	size_t arena_len = 0, nlat = 0, cap_lat = 0;
+	double *lat = NULL, secs;
+	unsigned long sent = 0, completed = 0, errors = 0;
+	unsigned i, outstanding = 0;
+	uint64_t t0, t1, deadline;
+	int ret, first_err = 0, rc = 1;
+
+	pthread_mutex_init(&run.lock, NULL);
+	pthread_cond_init(&run.cond, NULL);
+	ret = rpcrdma_clnt_create(&cfg, &cl);
+	if (ret) {
+		fprintf(stderr, "bench_rpc: cannot connect to %s port %u: %s\n",
+			o->server, o->port, strerror(-ret));
+		goto out;
+	}
+	slots = calloc(o->inflight, sizeof(*slots));
+	if (!slots)
+		goto out_nomem;
+	if (o->echo) {
+		/* one arena: the source data, then each slot's result buffer */
+		size_t each = RPCRDMA_XDR_ALIGN(o->bytes) + 64;
+
+		arena_len = each * (o->inflight + 1);
+		arena = aligned_alloc(4096, (arena_len + 4095) & ~(size_t)4095);
+		if (!arena)
+			goto out_nomem;
+		src = arena;
+		for (i = 0; i < o->bytes; i++)
+			src[i] = (uint8_t)(i * 131u + 7u);
+		for (i = 0; i < o->inflight; i++)
+			slots[i].rddp = arena + each * (i + 1);
+		if (o->persistent) {
+			ret = rpcrdma_clnt_register_buffer(cl, arena, arena_len);
+			if (ret)
+				fprintf(stderr, "bench_rpc: register_buffer: %s (registering per call)\n",
+					strerror(-ret));
+		}
+	}
+	for (i = 0; i < o->inflight; i++) {
+		struct slot *s = &slots[i];
+
+		s->run = &run;
+		s->idx = i;
+		s->ca.ca_prog = BENCH_PROG;
+		s->ca.ca_vers = BENCH_VERS;
+		s->ca.ca_res = s->res;
+		s->ca.ca_res_cap = sizeof(s->res);
+		if (o->echo) {
+			s->len_be = htonl(o->bytes);
+			s->ca.ca_proc = BENCH_PROC_ECHO;
+			s->ca.ca_args = &s->len_be;
+			s->ca.ca_args_len = 4;
+			s->ca.ca_ddp = src;
+			s->ca.ca_ddp_len = o->bytes;
+			s->ca.ca_rddp = s->rddp;
+			s->ca.ca_rddp_cap = o->bytes;
+		} else {
+			s->ca.ca_proc = BENCH_PROC_NULL;
+		}
+	}
+
+	t0 = now_ns();
+	deadline = t0 + (uint64_t)(o->seconds * 1e9);
+	for (i = 0; i < o->inflight; i++) {
+		if (o->echo && sent >= o->count)
+			break;
+		ret = start_call(cl, &slots[i]);
+		if (ret) {
+			first_err = ret;
+			break;
+		}
+		sent++;
+		outstanding++;
+	}
+	while (outstanding) {
+		struct slot *s = &slots[wait_done(&run)];
+		bool more;
+
+		outstanding--;
+		if (s->status) {
+			if (!first_err)
+				first_err = s->status;
+			errors++;
+		} else if (o->echo && (s->ca.ca_rddp_len != o->bytes ||
+				       (completed == 0 && memcmp(s->rddp, src, o->bytes)))) {
+			if (!first_err)
+				first_err = -EBADMSG;
+			errors++;
+		} else {
+			completed++;
+			if (nlat == cap_lat) {
+				double *n;
+
+				cap_lat = cap_lat ? cap_lat * 2 : 4096;
+				n = realloc(lat, cap_lat * sizeof(*lat));
+				if (!n)
+					goto out_nomem;
+				lat = n;
+			}
+			lat[nlat++] = (double)(s->t_done - s->t_sent) / 1e3;
+		}
+		if (first_err)
+			more = false;
+		else if (o->echo)
+			more = sent < o->count;
+		else
+			more = now_ns() < deadline;
+		if (more) {
+			ret = start_call(cl, s);
+			if (ret) {
+				first_err = ret;
+				continue;
+			}
+			sent++;
+			outstanding++;
+		}
+	}
+	t1 = now_ns();
+	secs = (double)(t1 - t0) / 1e9;
+	if (first_err)
+		fprintf(stderr, "bench_rpc: %lu call(s) failed, first: %s\n", errors,
+			strerror(-first_err));
+	rpcrdma_clnt_get_stats(cl, &st);
+	qsort(lat, nlat, sizeof(*lat), cmp_double);
+	printf("{\"figure\":\"%s\",\"inflight\":%u,", o->echo ? "echo" : "null", o->inflight);
+	if (o->echo)
+		printf("\"bytes\":%u,\"MBps\":%.2f,", o->bytes,
+		       (double)completed * o->bytes / 1048576.0 / secs);
+	printf("\"calls\":%lu,\"errors\":%lu,\"seconds\":%.3f,\"calls_per_s\":%.1f,"
+	       "\"lat_median_us\":%.1f,\"lat_p99_us\":%.1f,"
+	       "\"read_chunks\":%llu,\"write_chunks\":%llu,\"inline\":%llu,"
+	       "\"credits\":%llu,\"credit_waits\":%llu,\"persistent_mr\":%s}\n",
+	       completed, errors, secs, (double)completed / secs,
+	       percentile(lat, nlat, 50), percentile(lat, nlat, 99),
+	       (unsigned long long)st.cs_read_chunks, (unsigned long long)st.cs_write_chunks,
+	       (unsigned long long)st.cs_inline, (unsigned long long)st.cs_credits,
+	       (unsigned long long)st.cs_credit_waits, o->persistent ? "true" : "false");
+	fflush(stdout);
+	rc = first_err || !completed ? 1 : 0;
+	goto out;
+
+out_nomem:
+	fprintf(stderr, "bench_rpc: out of memory\n");
+	/* calls still in flight own slots: let them finish first */
+	while (outstanding) {
+		wait_done(&run);
+		outstanding--;
+	}
+out:
+	if (cl && arena && o->persistent)
+		rpcrdma_clnt_unregister_buffer(cl, arena);
+	rpcrdma_clnt_destroy(cl);
+	free(lat);
+	free(arena);
+	free(slots);
+	pthread_cond_destroy(&run.cond);
+	pthread_mutex_destroy(&run.lock);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ main */
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: bench_rpc server --listen ADDR [--port N] [--threads N] [--contexts N]\n"
+		"       bench_rpc client [--source ADDR] SERVER [--port N] [--persistent-mr]\n"
+		"                 (--null --inflight N --seconds S | --echo BYTES --count N [--inflight N])\n");
+	exit(2);
+}
+
+static unsigned long num(const char *s, unsigned long max)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || end == s || *end || v > max) {
+		fprintf(stderr, "bench_rpc: bad number '%s' (at most %lu)\n", s, max);
+		exit(2);
+	}
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "listen", required_argument, NULL, 'l' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "contexts", required_argument, NULL, 'C' },
+		{ "source", required_argument, NULL, 's' },
+		{ "null", no_argument, NULL, 'n' },
+		{ "echo", required_argument, NULL, 'e' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "inflight", required_argument, NULL, 'i' },
+		{ "seconds", required_argument, NULL, 'S' },
+		{ "persistent-mr", no_argument, NULL, 'P' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct client_opts o = { .port = BENCH_PORT, .inflight = 1, .seconds = 3, .count = 16 };
+	const char *listen = NULL;
+	unsigned threads = 4, contexts = 0;
+	bool server, mode = false;
+	int c;
+
+	if (argc < 2)
+		usage();
+	if (!strcmp(argv[1], "server"))
+		server = true;
+	else if (!strcmp(argv[1], "client"))
+		server = false;
+	else
+		usage();
+	argv++;
+	argc--;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			listen = optarg;
+			break;
+		case 'p':
+			o.port = (uint16_t)num(optarg, 65535);
+			break;
+		case 't':
+			threads = (unsigned)num(optarg, 256);
+			break;
+		case 'C':
+			contexts = (unsigned)num(optarg, 1024);
+			break;
+		case 's':
+			o.source = optarg;
+			break;
+		case 'n':
+			o.echo = false;
+			mode = true;
+			break;
+		case 'e':
+			o.echo = true;
+			o.bytes = (uint32_t)num(optarg, BENCH_MAX_ECHO);
+			mode = true;
+			break;
+		case 'c':
+			o.count = num(optarg, 1000000000ul);
+			break;
+		case 'i':
+			o.inflight = (unsigned)num(optarg, BENCH_MAX_INFLIGHT);
+			break;
+		case 'S':
+			o.seconds = (double)num(optarg, 86400);
+			break;
+		case 'P':
+			o.persistent = true;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (server) {
+		if (optind != argc)
+			usage();
+		return run_server(listen, o.port, threads, contexts);
+	}
+	if (optind != argc - 1 || !mode || !o.inflight || (o.echo && !o.count))
+		usage();
+	o.server = argv[optind];
+	return run_client(&o);
+}
