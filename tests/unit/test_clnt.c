@@ -18,6 +18,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "test_words.h"
+
 #include "clnt/clnt_internal.h"
 
 /* ---------- the fake device ---------- */
@@ -267,20 +269,6 @@ static int teardown(void **state)
 }
 
 /* ---------- message helpers ---------- */
-
-static uint8_t *put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-	return p + 4;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
 
 /* Compare the last Send's first @n words with @w. */
 static void assert_words(const uint8_t *buf, const uint32_t *w, unsigned n)

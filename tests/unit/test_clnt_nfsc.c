@@ -20,6 +20,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "test_words.h"
+
 #include "clnt/clnt_internal.h"
 #include "nfsc/nfsc_internal.h"
 
@@ -45,20 +47,6 @@ static struct {
 	bool live[16];
 	struct rpcrdma_clnt *cl;
 } sv;
-
-static uint8_t *put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-	return p + 4;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
 
 static void deliver_wc(uint64_t wr_id, enum ibv_wc_opcode op, uint32_t len)
 {

@@ -19,6 +19,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "test_words.h"
+
 #include "svc/svc_internal.h"
 
 /* ---------- the fake device ---------- */
@@ -302,20 +304,6 @@ static int teardown(void **state)
 }
 
 /* ---------- message building ---------- */
-
-static uint8_t *put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-	return p + 4;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
 
 /* Transport header fixed part: xid, vers, credits, proc (RFC 8166 4.2). */
 static uint8_t *put_fixed(uint8_t *p, uint32_t xid, uint32_t vers, uint32_t credits,
