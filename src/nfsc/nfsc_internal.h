@@ -45,7 +45,61 @@ struct rpcrdma_nfsc {
 int nfsc_mnt(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_config *cfg);
 void nfsc_umnt(struct rpcrdma_nfsc *nc);
 
-/* nfsc_proc.c */
+/* Arguments never exceed this: two handles, two names, a sattr3. */
+#define NFSC_ARGS_MAX 1024u
+/* Results of every procedure but READDIR(PLUS) fit here, inline. */
+#define NFSC_RES_INLINE 2048u
+/* READDIRPLUS reply size asked for (maxcount) and its dircount. */
+#define NFSC_RDP_MAXCOUNT 32768u
+#define NFSC_RDP_DIRCOUNT 8192u
+#define NFSC_NAME_MAX 255u
+#define NFSC_PATH_MAX 4096u
+
+/* One call being built: arguments, results, and the transport's call. */
+struct nfsc_call {
+	struct rpcrdma_clnt_call nk_ca;
+	struct rpcrdma_xdr nk_args;
+	struct rpcrdma_xdr nk_res;   /* after the status word */
+	uint8_t nk_argbuf[NFSC_ARGS_MAX];
+	uint8_t nk_resbuf[NFSC_RES_INLINE];
+};
+
+/*
+ * nfsc_call.c: one call's life.  nk_new() allocates and begins a call
+ * (free() it when done); nk_call() makes it and leaves nk_res after the
+ * nfsstat3.  Errors are negative errno: -ENOMEM, -EINVAL (arguments did
+ * not fit), -EBADMSG (results short or inconsistent), a mapped NFS3ERR_*
+ * (nfsc_status_errno) or the transport's error.
+ */
 int nfsc_status_errno(uint32_t status);
+void nk_begin(struct nfsc_call *k, uint32_t proc);
+struct nfsc_call *nk_new(uint32_t proc);
+int nk_args_done(struct rpcrdma_nfsc *nc, struct nfsc_call *k);
+int nk_status(struct nfsc_call *k);
+int nk_call(struct rpcrdma_nfsc *nc, struct nfsc_call *k);
+int nk_fh_query(struct rpcrdma_nfsc *nc, uint32_t proc, const struct rpcrdma_nfsc_fh *fh,
+		void (*decode)(struct rpcrdma_xdr *x, void *out), void *out);
+void nfsc_put_fh(struct rpcrdma_xdr *x, const struct rpcrdma_nfsc_fh *fh);
+int nfsc_put_name(struct rpcrdma_xdr *x, const char *name);
+int nfsc_put_dirop(struct rpcrdma_xdr *x, const struct rpcrdma_nfsc_fh *dir,
+		   const char *name);
+void nfsc_put_sattr(struct rpcrdma_xdr *x, bool set_mode, uint32_t mode, bool trunc);
+void nfsc_put_sattr_full(struct rpcrdma_xdr *x, const struct rpcrdma_nfsc_sattr *sa);
+void nfsc_get_fattr(struct rpcrdma_xdr *x, struct rpcrdma_nfsc_attr *a);
+bool nfsc_get_post_op_attr(struct rpcrdma_xdr *x, struct rpcrdma_nfsc_attr *a);
+void nfsc_skip_wcc(struct rpcrdma_xdr *x);
+bool nfsc_get_fh(struct rpcrdma_xdr *x, struct rpcrdma_nfsc_fh *fh);
+bool nfsc_get_post_op_fh(struct rpcrdma_xdr *x, struct rpcrdma_nfsc_fh *fh);
+int nfsc_take_ddp(struct nfsc_call *k, uint32_t len, void *dst, uint32_t cap);
+
+/* nfsc_io.c: READ and WRITE (RFC 1813 3.3.6, 3.3.7), shared with nfsc_pipe.c */
+void nk_put_read(struct nfsc_call *k, const struct rpcrdma_nfsc_fh *fh,
+		 uint64_t offset, void *buf, uint32_t count);
+void nk_put_write(struct nfsc_call *k, const struct rpcrdma_nfsc_fh *fh,
+		  uint64_t offset, const void *buf, uint32_t count, uint32_t stable);
+int nk_get_read(struct nfsc_call *k, void *buf, uint32_t cap, uint32_t *got,
+		bool *eof);
+int nk_get_write(struct nfsc_call *k, uint32_t count, uint32_t *written,
+		 const uint8_t **verf);
 
 #endif /* RPCRDMA_NFSC_INTERNAL_H */

@@ -39,7 +39,7 @@ static uint32_t cm_size_decode(uint8_t code)
 void rpcrdma_wire_encode_private(uint8_t buf[RPCRDMA_CM_PRIVATE_BYTES],
 				 const struct rpcrdma_cm_private *p)
 {
-	wire_store32(buf, RPCRDMA_CM_MAGIC);
+	store_be32(buf, RPCRDMA_CM_MAGIC);
 	buf[4] = RPCRDMA_CM_VERSION;
 	/* Reserved flag bits are sent as zero (RFC 8797 4.1). */
 	buf[5] = (uint8_t)(p->cp_flags & RPCRDMA_CM_FLAG_RSI);
@@ -53,7 +53,7 @@ int rpcrdma_wire_decode_private(const void *buf, size_t len,
 	const uint8_t *b = buf;
 
 	if (!b || len < RPCRDMA_CM_PRIVATE_BYTES ||
-	    wire_load32(b) != RPCRDMA_CM_MAGIC)
+	    load_be32(b) != RPCRDMA_CM_MAGIC)
 		return -ENODATA;
 	if (b[4] != RPCRDMA_CM_VERSION)
 		return -EPROTONOSUPPORT;

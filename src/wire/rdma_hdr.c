@@ -78,9 +78,9 @@ static int hdr_reject(struct hdr_decoder *hd, enum rpcrdma_wire_answer answer,
 
 static void load_segment(struct rpcrdma_segment *seg, const uint8_t *p)
 {
-	seg->rs_handle = wire_load32(p);
-	seg->rs_length = wire_load32(p + 4);
-	seg->rs_offset = wire_load64(p + 8);
+	seg->rs_handle = load_be32(p);
+	seg->rs_length = load_be32(p + 4);
+	seg->rs_offset = load_be64(p + 8);
 }
 
 /* A chunk's total length must fit an XDR length and the configured limit. */
@@ -124,7 +124,7 @@ static int decode_read_list(struct hdr_decoder *hd)
 		if (!p)
 			return hdr_reject(hd, RPCRDMA_ANSWER_ERR_CHUNK, "read-list-overrun",
 					  "Read segment runs past the end of the message");
-		pos = wire_load32(p);
+		pos = load_be32(p);
 		if (!c || pos != c->rc_position) {
 			if (h->rh_nread >= hd->hd_lim.wl_max_read_chunks)
 				return hdr_reject(hd, RPCRDMA_ANSWER_ERR_CHUNK, "read-chunks",
@@ -511,17 +511,11 @@ size_t rpcrdma_wire_max_hdr_size(uint32_t nread_segs, uint32_t nwrite_chunks,
 	return (size_t)size;
 }
 
-static uint8_t *put32(uint8_t *p, uint32_t v)
-{
-	wire_store32(p, v);
-	return p + 4;
-}
-
 static uint8_t *put_segment(uint8_t *p, const struct rpcrdma_segment *seg)
 {
-	wire_store32(p, seg->rs_handle);
-	wire_store32(p + 4, seg->rs_length);
-	wire_store64(p + 8, seg->rs_offset);
+	store_be32(p, seg->rs_handle);
+	store_be32(p + 4, seg->rs_length);
+	store_be64(p + 8, seg->rs_offset);
 	return p + SEG_BYTES;
 }
 
@@ -530,7 +524,7 @@ static uint8_t *put_counted_chunk(uint8_t *p, const struct rpcrdma_hdr *h,
 {
 	uint32_t i;
 
-	p = put32(p, c->rc_nsegs);
+	p = put_be32(p, c->rc_nsegs);
 	for (i = 0; i < c->rc_nsegs; i++)
 		p = put_segment(p, &h->rh_segs[c->rc_first + i]);
 	return p;
@@ -547,15 +541,15 @@ int rpcrdma_wire_encode(void *buf, size_t cap, const struct rpcrdma_hdr *hdr)
 	if (cap < size)
 		return -ENOSPC;
 
-	p = put32(p, hdr->rh_xid);
-	p = put32(p, RPCRDMA_VERSION);
-	p = put32(p, hdr->rh_credits);
-	p = put32(p, hdr->rh_proc);
+	p = put_be32(p, hdr->rh_xid);
+	p = put_be32(p, RPCRDMA_VERSION);
+	p = put_be32(p, hdr->rh_credits);
+	p = put_be32(p, hdr->rh_proc);
 	if (hdr->rh_proc == RDMA_ERROR) {
-		p = put32(p, hdr->rh_err);
+		p = put_be32(p, hdr->rh_err);
 		if (hdr->rh_err == ERR_VERS) {
-			p = put32(p, hdr->rh_vers_low);
-			put32(p, hdr->rh_vers_high);
+			p = put_be32(p, hdr->rh_vers_low);
+			put_be32(p, hdr->rh_vers_high);
 		}
 		return (int)size;
 	}
@@ -564,22 +558,22 @@ int rpcrdma_wire_encode(void *buf, size_t cap, const struct rpcrdma_hdr *hdr)
 		const struct rpcrdma_chunk *c = &hdr->rh_read[i];
 
 		for (j = 0; j < c->rc_nsegs; j++) {
-			p = put32(p, 1);
-			p = put32(p, c->rc_position);
+			p = put_be32(p, 1);
+			p = put_be32(p, c->rc_position);
 			p = put_segment(p, &hdr->rh_segs[c->rc_first + j]);
 		}
 	}
-	p = put32(p, 0);
+	p = put_be32(p, 0);
 	for (i = 0; i < hdr->rh_nwrite; i++) {
-		p = put32(p, 1);
+		p = put_be32(p, 1);
 		p = put_counted_chunk(p, hdr, &hdr->rh_write[i]);
 	}
-	p = put32(p, 0);
+	p = put_be32(p, 0);
 	if (hdr->rh_has_reply) {
-		p = put32(p, 1);
+		p = put_be32(p, 1);
 		put_counted_chunk(p, hdr, &hdr->rh_reply);
 	} else {
-		put32(p, 0);
+		put_be32(p, 0);
 	}
 	return (int)size;
 }
@@ -598,14 +592,14 @@ int rpcrdma_wire_encode_error(void *buf, size_t cap, uint32_t xid,
 		return -EINVAL;
 	if (cap < size)
 		return -ENOSPC;
-	p = put32(p, xid);
-	p = put32(p, RPCRDMA_VERSION);
-	p = put32(p, credits);
-	p = put32(p, RDMA_ERROR);
-	p = put32(p, code);
+	p = put_be32(p, xid);
+	p = put_be32(p, RPCRDMA_VERSION);
+	p = put_be32(p, credits);
+	p = put_be32(p, RDMA_ERROR);
+	p = put_be32(p, code);
 	if (code == ERR_VERS) {
-		p = put32(p, RPCRDMA_VERSION);
-		put32(p, RPCRDMA_VERSION);
+		p = put_be32(p, RPCRDMA_VERSION);
+		put_be32(p, RPCRDMA_VERSION);
 	}
 	return (int)size;
 }

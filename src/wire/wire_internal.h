@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * wire_internal.h - helpers private to src/wire: big-endian loads and
- * stores and a bounded, read-only word cursor.
+ * wire_internal.h - helpers private to src/wire: a bounded, read-only
+ * word cursor (big-endian loads and stores are in common/be.h).
  *
  * The cursor never reads past its end: wc_take() answers NULL when fewer
  * bytes remain than asked for, and the caller turns that into a rejection.
@@ -11,38 +11,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
-/* memcpy: the buffer may be unaligned; compilers turn this into one load. */
-static inline uint32_t wire_load32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	v = __builtin_bswap32(v);
-#endif
-	return v;
-}
-
-static inline uint64_t wire_load64(const uint8_t *p)
-{
-	return (uint64_t)wire_load32(p) << 32 | wire_load32(p + 4);
-}
-
-static inline void wire_store32(uint8_t *p, uint32_t v)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	v = __builtin_bswap32(v);
-#endif
-	memcpy(p, &v, sizeof(v));
-}
-
-static inline void wire_store64(uint8_t *p, uint64_t v)
-{
-	wire_store32(p, (uint32_t)(v >> 32));
-	wire_store32(p + 4, (uint32_t)v);
-}
+#include "common/be.h"
 
 /** A read-only cursor over wc_base[0 .. wc_len); wc_pos in bytes. */
 struct wire_cursor {
@@ -75,7 +45,7 @@ static inline int wc_u32(struct wire_cursor *wc, uint32_t *v)
 
 	if (!p)
 		return -1;
-	*v = wire_load32(p);
+	*v = load_be32(p);
 	return 0;
 }
 

@@ -6,6 +6,8 @@
 
 #include <rpcrdma/xdr.h>
 
+#include "common/be.h"
+
 void rpcrdma_xdr_init(struct rpcrdma_xdr *xs, void *base, size_t len)
 {
 	xs->xs_base = base;
@@ -28,20 +30,6 @@ static uint8_t *xdr_take(struct rpcrdma_xdr *xs, size_t len)
 	return p;
 }
 
-static inline uint32_t load_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
-
-static inline void store_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 uint32_t rpcrdma_xdr_get_u32(struct rpcrdma_xdr *xs)
 {
 	const uint8_t *p = xdr_take(xs, 4);
@@ -53,7 +41,7 @@ uint64_t rpcrdma_xdr_get_u64(struct rpcrdma_xdr *xs)
 {
 	const uint8_t *p = xdr_take(xs, 8);
 
-	return p ? (uint64_t)load_be32(p) << 32 | load_be32(p + 4) : 0;
+	return p ? load_be64(p) : 0;
 }
 
 bool rpcrdma_xdr_get_bool(struct rpcrdma_xdr *xs)
@@ -122,8 +110,7 @@ void rpcrdma_xdr_put_u64(struct rpcrdma_xdr *xs, uint64_t v)
 	uint8_t *p = xdr_take(xs, 8);
 
 	if (p) {
-		store_be32(p, (uint32_t)(v >> 32));
-		store_be32(p + 4, (uint32_t)v);
+		store_be64(p, v);
 	}
 }
 

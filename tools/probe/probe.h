@@ -10,7 +10,12 @@
  *	probe_conn.c	one RDMA connection: set-up, Sends, Receives, waiting
  *	probe_msg.c	building transport headers and RPC calls
  *	probe_observe.c	classifying what came back for one message
- *	probe_cases.c	the catalogue of cases and their expectations
+ *	probe_case_util.c	what the cases share: sending, observing, notes
+ *	probe_case_hdr.c	cases: the header's fixed fields, crafted headers
+ *	probe_case_chunk.c	cases: Read, Write and Reply chunks
+ *	probe_case_flow.c	cases: credits, disconnects under load
+ *	probe_catalogue.c	the catalogue of cases and their expectations
+ *	probe_run.c	running the catalogue, the NULL check after each case
  *	probe_mount.c	MOUNT v3 over TCP (libtirpc) for the root file handle
  *	probe_report.c	the table and the JSON report
  *	probe_main.c	options and the run
@@ -181,7 +186,7 @@ int probe_observe_mask(struct probe_conn *pc, uint32_t xid, uint32_t mask,
 		       unsigned int timeout_ms, struct probe_obs *ob);
 const char *probe_outcome_name(enum probe_outcome k);
 
-/* ---- Cases (probe_cases.c) ---- */
+/* ---- Cases and the run ---- */
 
 /** Result of one case, for the report. */
 struct probe_result {
@@ -208,8 +213,122 @@ struct probe_run {
 	bool pr_fatal;            /* a reconnect failed: stop */
 };
 
-int probe_run_all(struct probe_run *run);
+/* Credits a well-behaved call asks for. */
+#define PROBE_CREDITS_ASK 32u
+/* Case flags. */
+#define PK_NEED_FH 0x1u /* needs the export's root file handle (--export) */
+#define PK_SPLIT_REPLY 0x2u /* Reply chunk of 16 contiguous segments */
+#define PK_BAD_HANDLE 0x4u  /* the chunk's handle was never registered */
+/* Calls of the disconnect-under-load cases. */
+#define PROBE_ABORT_CALLS 8u
+
+struct probe_case;
+/*
+ * One case: send, observe into @ob (always filled in), and answer whether
+ * the details beyond the outcome were right (the run compares the outcome
+ * with pk_expect).
+ */
+typedef bool (*probe_case_fn)(struct probe_run *run, const struct probe_case *pk,
+			      struct probe_obs *ob);
+
+/** One entry of the catalogue. */
+struct probe_case {
+	const char *pk_name;        /* the codec's rule name where there is one */
+	enum probe_outcome pk_expect;
+	probe_case_fn pk_fn;
+	uint32_t pk_arg;
+	unsigned int pk_flags;
+	const char *pk_what;        /* one line for --list and the docs */
+};
+
+/* Crafted headers built word by word (probe_case_raw). */
+enum raw_kind {
+	RAW_READ_OVERRUN,
+	RAW_WRITE_OVERRUN,
+	RAW_REPLY_OVERRUN,
+	RAW_DISCRIMINATOR,
+	RAW_WRITE_WRAP,
+	RAW_REPLY_WRAP,
+	RAW_WRITE_EMPTY,
+	RAW_REPLY_EMPTY,
+	RAW_WRITE_17SEGS,
+	RAW_17_WRITES,
+	RAW_17_READS,
+	RAW_RDMA_ERROR,
+	RAW_BC_REPLY,
+};
+
+/* Read chunk layouts around an inline NULL call (probe_case_read). */
+enum read_kind {
+	RD_ALIGN,
+	RD_RANGE,
+	RD_ORDER,
+	RD_OVERLAP,
+	RD_POS0_MSG,
+	RD_TOO_LONG,
+	RD_LEN_WRAP,
+	RD_NOMSG_NO_POS0,
+	RD_16_CHUNKS,
+	RD_17_SEGS,
+	RD_16_ODD_SEGS,
+};
+
+/* probe_catalogue.c */
+extern const struct probe_case probe_catalogue[];
+extern const size_t probe_ncases;
 void probe_list(void);
+
+/* probe_run.c */
+int probe_run_all(struct probe_run *run);
+
+/* probe_case_util.c */
+int64_t probe_now_ms(void);
+uint64_t probe_chunk_addr(const struct probe_conn *pc, uint32_t off);
+uint32_t probe_bad_handle(const struct probe_conn *pc);
+int probe_null_msg(uint8_t *buf, uint32_t cap, uint32_t xid, uint32_t credits);
+void probe_send_observe_mask(struct probe_run *run, const void *buf, int len,
+			     uint32_t xid, uint32_t mask, unsigned int timeout_ms,
+			     struct probe_obs *ob);
+void probe_send_observe(struct probe_run *run, const void *buf, int len,
+			uint32_t xid, unsigned int timeout_ms, struct probe_obs *ob);
+void probe_obs_append(struct probe_obs *ob, const char *s);
+bool probe_null_accepted(struct probe_obs *ob);
+bool probe_abort_after_first_send(struct probe_run *run, int rc, uint32_t *replies,
+				  struct probe_obs *ob);
+
+/* probe_case_hdr.c */
+bool probe_case_null(struct probe_run *run, const struct probe_case *pk,
+		     struct probe_obs *ob);
+bool probe_case_version(struct probe_run *run, const struct probe_case *pk,
+			struct probe_obs *ob);
+bool probe_case_proc(struct probe_run *run, const struct probe_case *pk,
+		     struct probe_obs *ob);
+bool probe_case_cut(struct probe_run *run, const struct probe_case *pk,
+		    struct probe_obs *ob);
+bool probe_case_raw(struct probe_run *run, const struct probe_case *pk,
+		    struct probe_obs *ob);
+
+/* probe_case_chunk.c */
+bool probe_case_read(struct probe_run *run, const struct probe_case *pk,
+		     struct probe_obs *ob);
+bool probe_case_nomsg_null(struct probe_run *run, const struct probe_case *pk,
+			   struct probe_obs *ob);
+bool probe_case_nomsg_split(struct probe_run *run, const struct probe_case *pk,
+			    struct probe_obs *ob);
+bool probe_case_bad_handle(struct probe_run *run, const struct probe_case *pk,
+			   struct probe_obs *ob);
+bool probe_case_write_unused(struct probe_run *run, const struct probe_case *pk,
+			     struct probe_obs *ob);
+bool probe_case_readdirplus(struct probe_run *run, const struct probe_case *pk,
+			    struct probe_obs *ob);
+
+/* probe_case_flow.c */
+bool probe_case_over_grant(struct probe_run *run, const struct probe_case *pk,
+			   struct probe_obs *ob);
+bool probe_case_read_abort(struct probe_run *run, const struct probe_case *pk,
+			   struct probe_obs *ob);
+bool probe_case_reply_abort(struct probe_run *run, const struct probe_case *pk,
+			    struct probe_obs *ob);
 
 /* ---- MOUNT (probe_mount.c) ---- */
 

@@ -151,7 +151,7 @@ static struct rpcrdma_segment *hdr_new_seg(struct rpcrdma_hdr *h)
  * added one after another with the same position form one Read chunk;
  * Read segments must be added before any Write or Reply segment.  Past
  * the capacities of struct rpcrdma_hdr nothing is added: headers beyond
- * the codec's limits are built word by word instead (probe_cases.c).
+ * the codec's limits are built word by word instead (probe_case_hdr.c).
  */
 void probe_hdr_add_read(struct rpcrdma_hdr *h, uint32_t position,
 			uint32_t handle, uint32_t length, uint64_t offset)

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nfsc_call.c - one NFSv3 call's life over the RPC-over-RDMA Requester:
+ * begin it, encode the common argument types, make it, and decode the
+ * common result types (RFC 1813 sections 2.5, 2.6 and 3.3).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nfsc/nfsc_internal.h"
+
+int nfsc_status_errno(uint32_t status)
+{
+	switch (status) {
+	case 0: return 0;
+	case 1: return -EPERM;
+	case 2: return -ENOENT;
+	case 5: return -EIO;
+	case 6: return -ENXIO;
+	case 13: return -EACCES;
+	case 17: return -EEXIST;
+	case 18: return -EXDEV;
+	case 19: return -ENODEV;
+	case 20: return -ENOTDIR;
+	case 21: return -EISDIR;
+	case 22: return -EINVAL;
+	case 27: return -EFBIG;
+	case 28: return -ENOSPC;
+	case 30: return -EROFS;
+	case 31: return -EMLINK;
+	case 63: return -ENAMETOOLONG;
+	case 66: return -ENOTEMPTY;
+	case 69: return -EDQUOT;
+	case 70: return -ESTALE;
+	case 71: return -EREMOTE;
+	case 10001: return -ESTALE;     /* BADHANDLE */
+	case 10004: return -EOPNOTSUPP; /* NOTSUPP */
+	case 10005: return -EINVAL;     /* TOOSMALL */
+	case 10006: return -EREMOTEIO;  /* SERVERFAULT */
+	case 10008: return -EAGAIN;     /* JUKEBOX */
+	default: return -EIO;
+	}
+}
+
+void nk_begin(struct nfsc_call *k, uint32_t proc)
+{
+	memset(&k->nk_ca, 0, sizeof(k->nk_ca));
+	k->nk_ca.ca_prog = NFSC_PROGRAM;
+	k->nk_ca.ca_vers = NFSC_VERSION;
+	k->nk_ca.ca_proc = proc;
+	k->nk_ca.ca_res = k->nk_resbuf;
+	k->nk_ca.ca_res_cap = sizeof(k->nk_resbuf);
+	rpcrdma_xdr_init(&k->nk_args, k->nk_argbuf, sizeof(k->nk_argbuf));
+}
+
+/* A begun call of @proc, or NULL when out of memory; free() it. */
+struct nfsc_call *nk_new(uint32_t proc)
+{
+	struct nfsc_call *k = malloc(sizeof(*k));
+
+	if (k)
+		nk_begin(k, proc);
+	return k;
+}
+
+/* Hand the encoded arguments to the transport call; -EINVAL if they overflowed. */
+int nk_args_done(struct rpcrdma_nfsc *nc, struct nfsc_call *k)
+{
+	if (!rpcrdma_xdr_ok(&k->nk_args))
+		return -EINVAL;
+	k->nk_ca.ca_args = k->nk_argbuf;
+	k->nk_ca.ca_args_len = (uint32_t)k->nk_args.xs_pos;
+	k->nk_ca.ca_timeout_ms = nc->nc_timeout_ms;
+	return 0;
+}
+
+/* Position nk_res after the nfsstat3 of a completed call; map the status. */
+int nk_status(struct nfsc_call *k)
+{
+	struct rpcrdma_clnt_call *ca = &k->nk_ca;
+	uint32_t status;
+
+	rpcrdma_xdr_init(&k->nk_res, (uint8_t *)ca->ca_res + ca->ca_res_off,
+			 ca->ca_res_len - ca->ca_res_off);
+	status = rpcrdma_xdr_get_u32(&k->nk_res);
+	if (!rpcrdma_xdr_ok(&k->nk_res))
+		return -EBADMSG;
+	return nfsc_status_errno(status);
+}
+
+/*
+ * Make the call; on return nk_res is positioned after the nfsstat3.
+ * Return: 0 for NFS3_OK; a mapped NFS3ERR_* (nk_res then holds the
+ * failure arm); -EINVAL when the arguments overflowed; a transport error.
+ */
+int nk_call(struct rpcrdma_nfsc *nc, struct nfsc_call *k)
+{
+	int rc = nk_args_done(nc, k);
+
+	if (!rc)
+		rc = rpcrdma_clnt_call(nc->nc_clnt, &k->nk_ca);
+	if (rc)
+		return rc;
+	return nk_status(k);
+}
+
+/*
+ * A procedure whose arguments are one file handle: call @proc on @fh and
+ * let @decode read the resok arm into @out.  -EBADMSG when it ran short.
+ */
+int nk_fh_query(struct rpcrdma_nfsc *nc, uint32_t proc, const struct rpcrdma_nfsc_fh *fh,
+		void (*decode)(struct rpcrdma_xdr *x, void *out), void *out)
+{
+	struct nfsc_call *k = nk_new(proc);
+	int rc;
+
+	if (!k)
+		return -ENOMEM;
+	nfsc_put_fh(&k->nk_args, fh);
+	rc = nk_call(nc, k);
+	if (!rc) {
+		decode(&k->nk_res, out);
+		if (!rpcrdma_xdr_ok(&k->nk_res))
+			rc = -EBADMSG;
+	}
+	free(k);
+	return rc;
+}
+
+void nfsc_put_fh(struct rpcrdma_xdr *x, const struct rpcrdma_nfsc_fh *fh)
+{
+	rpcrdma_xdr_put_opaque(x, fh->fh_data, fh->fh_len);
+}
+
+/* filename3: -ENAMETOOLONG over NFSC_NAME_MAX bytes, -EINVAL when empty. */
+int nfsc_put_name(struct rpcrdma_xdr *x, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len > NFSC_NAME_MAX)
+		return -ENAMETOOLONG;
+	if (!len)
+		return -EINVAL;
+	rpcrdma_xdr_put_opaque(x, name, (uint32_t)len);
+	return 0;
+}
+
+/* diropargs3 (RFC 1813 3.3.3): the directory's handle and a name. */
+int nfsc_put_dirop(struct rpcrdma_xdr *x, const struct rpcrdma_nfsc_fh *dir,
+		   const char *name)
+{
+	nfsc_put_fh(x, dir);
+	return nfsc_put_name(x, name);
+}
+
+/* sattr3 (RFC 1813 2.6) setting the mode and, optionally, size 0. */
+void nfsc_put_sattr(struct rpcrdma_xdr *x, bool set_mode, uint32_t mode, bool trunc)
+{
+	rpcrdma_xdr_put_u32(x, set_mode);
+	if (set_mode)
+		rpcrdma_xdr_put_u32(x, mode & 07777);
+	rpcrdma_xdr_put_u32(x, 0); /* uid */
+	rpcrdma_xdr_put_u32(x, 0); /* gid */
+	rpcrdma_xdr_put_u32(x, trunc);
+	if (trunc)
+		rpcrdma_xdr_put_u64(x, 0);
+	rpcrdma_xdr_put_u32(x, 0); /* atime: DONT_CHANGE */
+	rpcrdma_xdr_put_u32(x, 0); /* mtime: DONT_CHANGE */
+}
+
+/* sattr3 from a caller's description (RFC 1813 2.6). */
+void nfsc_put_sattr_full(struct rpcrdma_xdr *x, const struct rpcrdma_nfsc_sattr *sa)
+{
+	rpcrdma_xdr_put_u32(x, sa->sa_set_mode);
+	if (sa->sa_set_mode)
+		rpcrdma_xdr_put_u32(x, sa->sa_mode & 07777);
+	rpcrdma_xdr_put_u32(x, sa->sa_set_uid);
+	if (sa->sa_set_uid)
+		rpcrdma_xdr_put_u32(x, sa->sa_uid);
+	rpcrdma_xdr_put_u32(x, sa->sa_set_gid);
+	if (sa->sa_set_gid)
+		rpcrdma_xdr_put_u32(x, sa->sa_gid);
+	rpcrdma_xdr_put_u32(x, sa->sa_set_size);
+	if (sa->sa_set_size)
+		rpcrdma_xdr_put_u64(x, sa->sa_size);
+	rpcrdma_xdr_put_u32(x, sa->sa_atime_now ? 1 : 0); /* SET_TO_SERVER_TIME */
+	rpcrdma_xdr_put_u32(x, sa->sa_mtime_now ? 1 : 0);
+}
+
+/* fattr3 (RFC 1813 2.6). */
+void nfsc_get_fattr(struct rpcrdma_xdr *x, struct rpcrdma_nfsc_attr *a)
+{
+	a->at_type = rpcrdma_xdr_get_u32(x);
+	a->at_mode = rpcrdma_xdr_get_u32(x);
+	a->at_nlink = rpcrdma_xdr_get_u32(x);
+	a->at_uid = rpcrdma_xdr_get_u32(x);
+	a->at_gid = rpcrdma_xdr_get_u32(x);
+	a->at_size = rpcrdma_xdr_get_u64(x);
+	a->at_used = rpcrdma_xdr_get_u64(x);
+	a->at_rdev_major = rpcrdma_xdr_get_u32(x);
+	a->at_rdev_minor = rpcrdma_xdr_get_u32(x);
+	a->at_fsid = rpcrdma_xdr_get_u64(x);
+	a->at_fileid = rpcrdma_xdr_get_u64(x);
+	a->at_atime_s = rpcrdma_xdr_get_u32(x);
+	a->at_atime_ns = rpcrdma_xdr_get_u32(x);
+	a->at_mtime_s = rpcrdma_xdr_get_u32(x);
+	a->at_mtime_ns = rpcrdma_xdr_get_u32(x);
+	a->at_ctime_s = rpcrdma_xdr_get_u32(x);
+	a->at_ctime_ns = rpcrdma_xdr_get_u32(x);
+}
+
+/* post_op_attr: true when attributes followed (decoded into @a, if any). */
+bool nfsc_get_post_op_attr(struct rpcrdma_xdr *x, struct rpcrdma_nfsc_attr *a)
+{
+	struct rpcrdma_nfsc_attr tmp;
+
+	if (!rpcrdma_xdr_get_bool(x))
+		return false;
+	nfsc_get_fattr(x, a ? a : &tmp);
+	return rpcrdma_xdr_ok(x);
+}
+
+/* wcc_data (RFC 1813 2.6): read past it. */
+void nfsc_skip_wcc(struct rpcrdma_xdr *x)
+{
+	if (rpcrdma_xdr_get_bool(x))
+		rpcrdma_xdr_get_fixed(x, 24); /* wcc_attr: size, mtime, ctime */
+	nfsc_get_post_op_attr(x, NULL);
+}
+
+/* nfs_fh3 (RFC 1813 2.5) into @fh; false when short or too long. */
+bool nfsc_get_fh(struct rpcrdma_xdr *x, struct rpcrdma_nfsc_fh *fh)
+{
+	const uint8_t *p;
+	uint32_t len;
+
+	p = rpcrdma_xdr_get_opaque(x, RPCRDMA_NFSC_FHSIZE, &len);
+	if (!p)
+		return false;
+	fh->fh_len = len;
+	memcpy(fh->fh_data, p, len);
+	return true;
+}
+
+/* post_op_fh3: true when a handle followed. */
+bool nfsc_get_post_op_fh(struct rpcrdma_xdr *x, struct rpcrdma_nfsc_fh *fh)
+{
+	if (!rpcrdma_xdr_get_bool(x))
+		return false;
+	return nfsc_get_fh(x, fh);
+}
+
+/*
+ * Take DDP-eligible result data whose length word was just decoded: it is
+ * in the Write chunk when the Responder used it, or inline (then copied to
+ * @dst) when it did not.
+ */
+int nfsc_take_ddp(struct nfsc_call *k, uint32_t len, void *dst, uint32_t cap)
+{
+	const uint8_t *p;
+
+	if (len > cap)
+		return -EBADMSG;
+	if (k->nk_ca.ca_rddp_used && k->nk_ca.ca_rddp_len == len)
+		return 0;
+	if (k->nk_ca.ca_rddp_len)
+		return -EBADMSG; /* wrote a different amount than it reports */
+	p = rpcrdma_xdr_get_fixed(&k->nk_res, len);
+	if (!p)
+		return -EBADMSG;
+	memcpy(dst, p, len);
+	return 0;
+}

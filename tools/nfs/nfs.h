@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nfs.h - private to tools/nfs, the rpcrdma-nfs command-line client: its
+ * options, shared helpers and one function per command.  Commands return
+ * the process exit status (0, 1 on failure, EXIT_USAGE) after printing
+ * any error.
+ */
+#ifndef RPCRDMA_TOOLS_NFS_H
+#define RPCRDMA_TOOLS_NFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <rpcrdma/clnt.h>
+
+#define PROG "rpcrdma-nfs"
+#define EXIT_USAGE 2
+#define MAX_STREAMS 16u
+
+/* nfs_main.c: options */
+extern bool opt_quiet, opt_stats;
+extern unsigned opt_streams;
+extern unsigned opt_retries;
+extern bool opt_persistent;
+
+/* nfs_main.c: print "PROG: @what: strerror(-@err)"; returns 1. */
+int fail(const char *what, int err);
+
+/* nfs_names.c: split "a/b/c" into the handle of "a/b" and "c" (0 or -errno). */
+int resolve_parent(struct rpcrdma_nfsc *nc, const char *path,
+		   struct rpcrdma_nfsc_fh *dir, char *name, size_t cap);
+
+/* nfs_progress.c: a progress line on stderr for get and put. */
+struct progress {
+	const char *pg_name;
+	uint64_t pg_total;
+	_Atomic uint64_t pg_done;
+	struct timespec pg_start;
+	bool pg_show;
+	double pg_last;
+};
+
+void progress_init(struct progress *pg, const char *name, uint64_t total);
+void progress_draw(struct progress *pg, bool final);
+
+/* nfs_xfer.c */
+int cmd_get(struct rpcrdma_nfsc *nc, const char *remote, const char *local, bool cat);
+int cmd_put(struct rpcrdma_nfsc *nc, const char *local, const char *remote);
+
+/* nfs_info.c */
+int cmd_ls(struct rpcrdma_nfsc *nc, const char *path, bool lng);
+int cmd_stat(struct rpcrdma_nfsc *nc, const char *path);
+int cmd_df(struct rpcrdma_nfsc *nc, const char *spec);
+void print_stats(struct rpcrdma_nfsc *nc);
+
+/* nfs_names.c */
+int cmd_dirop(struct rpcrdma_nfsc *nc, const char *cmd, const char *path);
+int cmd_mv(struct rpcrdma_nfsc *nc, const char *from, const char *to);
+int cmd_ln(struct rpcrdma_nfsc *nc, const char *target, const char *link);
+int cmd_hardlink(struct rpcrdma_nfsc *nc, const char *target, const char *link);
+int cmd_chmod(struct rpcrdma_nfsc *nc, const char *mode, const char *path);
+int cmd_readlink(struct rpcrdma_nfsc *nc, const char *path);
+
+#endif /* RPCRDMA_TOOLS_NFS_H */
