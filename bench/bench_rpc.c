@@ -4,6 +4,7 @@
  * calling an rpcrdma server, no NFS (a benchmark, not a test).
  *
  *   bench_rpc server --listen ADDR [--port N] [--threads N] [--contexts N]
+ *                    [--small-contexts N]
  *   bench_rpc client [--source ADDR] SERVER [--port N]
  *             (--null --inflight N --seconds S | --echo BYTES --count N
  *              [--inflight N]) [--persistent-mr]
@@ -15,9 +16,11 @@
  * with rpcrdma_svc_ddp_begin()/rpcrdma_svc_ddp_end(): one 1 MiB echo moves
  * 1 MiB by RDMA Read and 1 MiB by RDMA Write.
  *
- * --contexts sets the server's call contexts per connection
- * (sc_call_contexts, default 16); every call, NULL too, holds one while it
- * is served, so more calls than that in flight queue at the server.
+ * --contexts sets the server's large call contexts per connection
+ * (sc_call_contexts, default 16), which only calls with chunks beyond the
+ * inline size take (the echo); every call holds one of the small ones, one
+ * per credit (sc_small_contexts, --small-contexts).  --threads 0 serves
+ * the calls on the server's run-loop thread (sc_loop_dispatch).
  *
  * The client keeps --inflight asynchronous calls in flight for --seconds
  * (NULL) or for --count calls (echo) and prints one JSON object: calls per
@@ -104,13 +107,15 @@ static int bench_dispatch(struct rpcrdma_svc_req *req, void *arg)
 }
 
 static int run_server(const char *listen, uint16_t port, unsigned threads,
-		      unsigned contexts)
+		      unsigned contexts, unsigned small_contexts)
 {
 	struct rpcrdma_svc_config cfg = {
 		.sc_listen = listen,
 		.sc_port = port,
 		.sc_threads = threads,
+		.sc_loop_dispatch = threads == 0,
 		.sc_call_contexts = contexts,
+		.sc_small_contexts = small_contexts,
 		.sc_max_payload = BENCH_MAX_ECHO,
 	};
 	struct rpcrdma_svc_stats st;
@@ -413,7 +418,7 @@ out:
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: bench_rpc server --listen ADDR [--port N] [--threads N] [--contexts N]\n"
+		"usage: bench_rpc server --listen ADDR [--port N] [--threads N] [--contexts N] [--small-contexts N]\n"
 		"       bench_rpc client [--source ADDR] SERVER [--port N] [--persistent-mr]\n"
 		"                 (--null --inflight N --seconds S | --echo BYTES --count N [--inflight N])\n");
 	exit(2);
@@ -440,6 +445,7 @@ int main(int argc, char **argv)
 		{ "port", required_argument, NULL, 'p' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "contexts", required_argument, NULL, 'C' },
+		{ "small-contexts", required_argument, NULL, 'X' },
 		{ "source", required_argument, NULL, 's' },
 		{ "null", no_argument, NULL, 'n' },
 		{ "echo", required_argument, NULL, 'e' },
@@ -451,7 +457,7 @@ int main(int argc, char **argv)
 	};
 	struct client_opts o = { .port = BENCH_PORT, .inflight = 1, .seconds = 3, .count = 16 };
 	const char *listen = NULL;
-	unsigned threads = 4, contexts = 0;
+	unsigned threads = 4, contexts = 0, small_contexts = 0;
 	bool server, mode = false;
 	int c;
 
@@ -478,6 +484,9 @@ int main(int argc, char **argv)
 			break;
 		case 'C':
 			contexts = (unsigned)num(optarg, 1024);
+			break;
+		case 'X':
+			small_contexts = (unsigned)num(optarg, 4096);
 			break;
 		case 's':
 			o.source = optarg;
@@ -510,7 +519,7 @@ int main(int argc, char **argv)
 	if (server) {
 		if (optind != argc)
 			usage();
-		return run_server(listen, o.port, threads, contexts);
+		return run_server(listen, o.port, threads, contexts, small_contexts);
 	}
 	if (optind != argc - 1 || !mode || !o.inflight || (o.echo && !o.count))
 		usage();

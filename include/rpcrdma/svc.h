@@ -100,12 +100,32 @@ struct rpcrdma_svc_config {
 	uint32_t sc_credits;        /* credits granted, default 64 */
 	uint32_t sc_inline_size;    /* our inline send and receive size, default 4096 */
 	uint32_t sc_max_payload;    /* largest READ/WRITE payload, default 1 MiB */
-	uint32_t sc_call_contexts;  /* large call contexts per connection, default 16 */
+	/** Large call contexts per connection, default 16, at most 4096:
+	 *  call and reply buffers of sc_max_payload + 64 KiB each (2 MiB +
+	 *  128 KiB by default), taken (besides the small one) only by a call
+	 *  with Read chunks, or whose Write and Reply chunks offer more room
+	 *  than a small context's reply buffer or have more than 7 segments. */
+	uint32_t sc_call_contexts;
+	/** Small call contexts per connection, at most 8192, default twice
+	 *  sc_credits (a call holds its context until its Send completes,
+	 *  which can be after the Requester has sent the next call): every
+	 *  call holds one (call buffer of the inline size, reply buffer of
+	 *  twice that), so a Requester can keep its whole credit grant of
+	 *  inline calls in flight. */
+	uint32_t sc_small_contexts;
 	unsigned sc_threads;        /* worker threads, default 4 */
 	/** Optional: return false to refuse a connection from @peer. */
 	bool (*sc_accept)(const struct sockaddr *peer, void *arg);
 	void *sc_accept_arg;
 	bool sc_poll;               /* busy-poll the CQs instead of sleeping */
+	/** Run dispatch functions on the run-loop thread, no worker threads
+	 *  (sc_threads is ignored): saves two thread wake-ups per call, but a
+	 *  handler that blocks stalls every connection.  The handlers must
+	 *  not change the thread's credentials (setfsuid, setgroups ...): the
+	 *  kernel refuses uverbs and rdma_cm write()s, which are how Soft-RoCE
+	 *  posts, from a thread whose credentials changed since the device
+	 *  was opened, even after changing them back.  So not for NFS. */
+	bool sc_loop_dispatch;
 	FILE *sc_log;               /* connection and error log; NULL: stderr */
 	int sc_verbose;
 };
@@ -127,9 +147,12 @@ struct rpcrdma_svc_stats {
 	uint64_t ss_send_invalidates; /* replies sent With Invalidate */
 	uint64_t ss_recv_refills;  /* chained posts returning Receives */
 	uint64_t ss_post_errors;   /* posts the device refused (queue full, QP in error) */
-	uint64_t ss_ctx_waits;     /* a call waited for a free call context */
-	uint64_t ss_ctx_in_use;    /* gauge: call contexts not in their pool */
+	uint64_t ss_ctx_waits;     /* a call waited for a free (small) call context */
+	uint64_t ss_ctx_in_use;    /* gauge: small call contexts not in their pool */
 	uint64_t ss_ctx_high;      /* high-water mark of ss_ctx_in_use */
+	uint64_t ss_large_waits;   /* a call waited for a free large call context */
+	uint64_t ss_large_in_use;  /* gauge: large call contexts not in their pool */
+	uint64_t ss_large_high;    /* high-water mark of ss_large_in_use */
 	uint64_t ss_recv_in_use;   /* gauge: receive buffers held (not posted) */
 	uint64_t ss_conns_open;    /* gauge */
 	uint64_t ss_mrs_open;      /* gauge: registered memory regions */

@@ -351,6 +351,34 @@ void clnt_free(struct rpcrdma_clnt *cl)
 
 /* ---- rdma_cm ---- */
 
+int clnt_cm_connect_status(enum rdma_cm_event_type event, int status,
+			   enum rdma_cm_event_type want)
+{
+	int rc;
+
+	if (event == want)
+		return 0;
+	switch (event) {
+	case RDMA_CM_EVENT_REJECTED:
+		return -ECONNREFUSED;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+		rc = status < 0 ? status : -EHOSTUNREACH;
+		if (rc == -ETIMEDOUT || rc == -ENODEV || rc == -EADDRNOTAVAIL)
+			rc = -EHOSTUNREACH;
+		return rc;
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		return status < 0 ? status : -ECONNRESET;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		return -ECONNRESET;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		return -ENODEV;
+	default:
+		return -EPROTO;
+	}
+}
+
 /* Wait for the next CM event on our channel, up to @ms. */
 static int clnt_cm_wait(struct rpcrdma_clnt *cl, unsigned ms,
 			enum rdma_cm_event_type want)
@@ -368,31 +396,10 @@ static int clnt_cm_wait(struct rpcrdma_clnt *cl, unsigned ms,
 		return -errno;
 	if (cl->cl_cfg.cf_verbose)
 		clnt_log(cl, "cm event %s (status %d)", rdma_event_str(ev->event), ev->status);
-	if (ev->event == want) {
-		if (want == RDMA_CM_EVENT_ESTABLISHED)
-			clnt_set_peer(cl, ev->param.conn.private_data,
-				      ev->param.conn.private_data_len);
-		rc = 0;
-	} else {
-		switch (ev->event) {
-		case RDMA_CM_EVENT_REJECTED:
-			rc = -ECONNREFUSED;
-			break;
-		case RDMA_CM_EVENT_ADDR_ERROR:
-		case RDMA_CM_EVENT_ROUTE_ERROR:
-		case RDMA_CM_EVENT_UNREACHABLE:
-			rc = ev->status < 0 ? ev->status : -EHOSTUNREACH;
-			if (rc == -ETIMEDOUT || rc == -ENODEV || rc == -EADDRNOTAVAIL)
-				rc = -EHOSTUNREACH;
-			break;
-		case RDMA_CM_EVENT_CONNECT_ERROR:
-			rc = ev->status < 0 ? ev->status : -ECONNRESET;
-			break;
-		default:
-			rc = -EPROTO;
-			break;
-		}
-	}
+	rc = clnt_cm_connect_status(ev->event, ev->status, want);
+	if (!rc && want == RDMA_CM_EVENT_ESTABLISHED)
+		clnt_set_peer(cl, ev->param.conn.private_data,
+			      ev->param.conn.private_data_len);
 	rdma_ack_cm_event(ev);
 	return rc;
 }
@@ -516,6 +523,27 @@ static int clnt_connect(struct rpcrdma_clnt *cl)
 			    RDMA_CM_EVENT_ESTABLISHED);
 }
 
+bool clnt_cm_event(struct rpcrdma_clnt *cl, enum rdma_cm_event_type type)
+{
+	switch (type) {
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		pthread_mutex_lock(&cl->cl_lock);
+		if (cl->cl_connected && !cl->cl_stopping)
+			clnt_log(cl, "connection lost: %s", rdma_event_str(type));
+		clnt_disconnected(cl);
+		pthread_mutex_unlock(&cl->cl_lock);
+		clnt_run_done(cl);
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void clnt_cm_events(struct rpcrdma_clnt *cl)
 {
 	struct rdma_cm_event *ev;
@@ -526,23 +554,7 @@ static void clnt_cm_events(struct rpcrdma_clnt *cl)
 		rdma_ack_cm_event(ev);
 		if (cl->cl_cfg.cf_verbose)
 			clnt_log(cl, "cm event %s", rdma_event_str(type));
-		switch (type) {
-		case RDMA_CM_EVENT_DISCONNECTED:
-		case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		case RDMA_CM_EVENT_CONNECT_ERROR:
-		case RDMA_CM_EVENT_UNREACHABLE:
-		case RDMA_CM_EVENT_REJECTED:
-		case RDMA_CM_EVENT_TIMEWAIT_EXIT:
-			pthread_mutex_lock(&cl->cl_lock);
-			if (cl->cl_connected && !cl->cl_stopping)
-				clnt_log(cl, "disconnected by the server");
-			clnt_disconnected(cl);
-			pthread_mutex_unlock(&cl->cl_lock);
-			clnt_run_done(cl);
-			break;
-		default:
-			break;
-		}
+		clnt_cm_event(cl, type);
 	}
 }
 

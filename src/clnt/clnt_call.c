@@ -62,11 +62,18 @@ static void clnt_sq_push(struct rpcrdma_clnt *cl, struct clnt_req *rl)
 /* Undo clnt_sq_push() of the last Send (its post failed).  Lock held. */
 static void clnt_sq_pop(struct rpcrdma_clnt *cl, struct clnt_req *rl)
 {
+	uint32_t every = cl->cl_nreqs / 2 ? cl->cl_nreqs / 2 : 1;
+
 	cl->cl_sq_tail--;
-	if (rl->rl_sq_signaled)
+	if (rl->rl_sq_signaled) {
+		/* The Sends before it are unsignalled again: a later Send
+		 * must be signalled where this one would have been, or they
+		 * pile up until no request is free and none completes. */
 		cl->cl_sq_signaled--;
-	else if (cl->cl_sq_unsignaled)
+		cl->cl_sq_unsignaled = every - 1;
+	} else if (cl->cl_sq_unsignaled) {
 		cl->cl_sq_unsignaled--;
+	}
 	rl->rl_owners &= ~CLNT_OWNER_SEND;
 }
 
@@ -1001,12 +1008,21 @@ void clnt_check_deadlines(struct rpcrdma_clnt *cl)
 static void clnt_repost(struct rpcrdma_clnt *cl, struct clnt_recv *rr)
 {
 	struct ibv_recv_wr *bad;
+	int rc;
 
 	if (!cl->cl_connected)
 		return;
 	rr->rr_wr.next = NULL;
-	if (rpcrdma_verbs_post_recv(cl->cl_qp, &rr->rr_wr, &bad) == 0)
+	rc = rpcrdma_verbs_post_recv(cl->cl_qp, &rr->rr_wr, &bad);
+	if (rc == 0) {
 		cl->cl_recvs_posted++;
+		return;
+	}
+	/* A Receive lost for good would starve the connection: replies
+	 * would wait for it forever (RNR retry is unlimited).  Close the
+	 * connection instead; pending calls fail and may be retried. */
+	clnt_log(cl, "Receive repost failed: %s: disconnecting", strerror(-rc));
+	clnt_disconnected(cl);
 }
 
 /* Work out the outcome of a decoded reply for @rl.  Lock held. */
@@ -1075,10 +1091,9 @@ static void clnt_recv_complete(struct rpcrdma_clnt *cl, struct clnt_recv *rr,
 		clnt_log(cl, "bad reply header (%s): %s", err.we_rule, err.we_detail);
 		rl = wc->byte_len >= 4 ? clnt_pending_find(cl, get_be32(rr->rr_buf)) : NULL;
 		clnt_repost(cl, rr);
-		if (rl) {
-			clnt_pending_remove(cl, rl);
+		/* A failed repost may have failed every pending call already. */
+		if (rl && clnt_pending_remove(cl, rl))
 			clnt_complete(cl, rl, -EIO);
-		}
 		return;
 	}
 	/* Credits: 0 counts as 1, more than we asked for as our maximum. */

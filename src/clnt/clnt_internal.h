@@ -204,6 +204,37 @@ void clnt_set_peer(struct rpcrdma_clnt *cl, const void *pdata, size_t len);
 void clnt_free(struct rpcrdma_clnt *cl);
 void clnt_disconnected(struct rpcrdma_clnt *cl);
 
+/*
+ * clnt_cm_connect_status - the outcome of CM event @event (with its status
+ * field @status) while connecting and waiting for @want (librdmacm's
+ * address, route and connect steps).
+ * Return: 0 when @event is @want; otherwise
+ *   -ECONNREFUSED  REJECTED: no listener, or the server refused us;
+ *   -EHOSTUNREACH  ADDR_ERROR, ROUTE_ERROR, UNREACHABLE, when the status
+ *                  is not a negative errno or is -ETIMEDOUT, -ENODEV or
+ *                  -EADDRNOTAVAIL (any other negative status is returned
+ *                  as it is, e.g. -ENETUNREACH);
+ *   -ECONNRESET    CONNECT_ERROR without a negative status (else that
+ *                  status), or DISCONNECTED before the connection was up;
+ *   -ENODEV        DEVICE_REMOVAL;
+ *   -EPROTO        any other event.
+ */
+int clnt_cm_connect_status(enum rdma_cm_event_type event, int status,
+			   enum rdma_cm_event_type want);
+/*
+ * clnt_cm_event - act on CM event @type of an established connection (the
+ * completion thread's rdma_cm handler; unit tests call it).  DISCONNECTED,
+ * DEVICE_REMOVAL, CONNECT_ERROR, UNREACHABLE, REJECTED and TIMEWAIT_EXIT
+ * close the connection: the QP goes to error (posted work flushes), every
+ * pending call fails with -ECONNRESET (synchronous callers wake,
+ * asynchronous callbacks run here, their memory already deregistered),
+ * and new calls get -ENOTCONN until rpcrdma_clnt_call() reconnects, which
+ * first releases the old connection's QP, regions and PD.  No lock held.
+ * Return: true when the event closed the connection; other events are
+ * ignored (false).
+ */
+bool clnt_cm_event(struct rpcrdma_clnt *cl, enum rdma_cm_event_type type);
+
 /* clnt_call.c */
 int clnt_call_start(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
 		    struct clnt_req **out);

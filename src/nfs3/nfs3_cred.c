@@ -10,8 +10,19 @@
  * fsuid away from 0 also drops the file system capabilities
  * (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER, ...) from the
  * thread's effective set, and switching back restores them.
+ *
+ * Every call switches to the caller and back (open_by_handle_at needs the
+ * server's CAP_DAC_READ_SEARCH), so each thread remembers what it last
+ * set and makes only the system calls that change something: a root
+ * caller served by a root server switches nothing, and a caller whose
+ * groups did not change since the last call costs no setgroups.  A server
+ * running as root keeps the last caller's supplementary groups while it
+ * acts as itself: with fsuid 0 it holds the file system capabilities, so
+ * no permission check it makes depends on them.
  */
 #include <errno.h>
+#include <stdbool.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -49,28 +60,81 @@ uint32_t nfs3_cred_from_req(const struct rpcrdma_nfs3_export *exp,
 	}
 }
 
+/* What this thread last set; tl_known false: nothing known, set all. */
+static __thread bool tl_known;
+static __thread uint32_t tl_fsuid, tl_fsgid, tl_ngids;
+static __thread gid_t tl_gids[RPC_AUTH_SYS_MAX_GIDS];
+/* The server's own ids (a thread's, but the process never changes them). */
+static __thread bool tl_have_ids;
+static __thread uid_t tl_euid;
+static __thread gid_t tl_egid;
+
+static void server_ids(void)
+{
+	if (!tl_have_ids) {
+		tl_euid = geteuid();
+		tl_egid = getegid();
+		tl_have_ids = true;
+	}
+}
+
+static int set_groups(uint32_t n, const gid_t *gids)
+{
+	if (tl_known && tl_ngids == n && !memcmp(tl_gids, gids, n * sizeof(gids[0])))
+		return 0;
+	if (syscall(SYS_setgroups, (size_t)n, gids) < 0) {
+		tl_known = false;
+		return -errno;
+	}
+	memcpy(tl_gids, gids, n * sizeof(gids[0]));
+	tl_ngids = n;
+	return 0;
+}
+
 int nfs3_cred_apply(const struct nfs3_cred *cr)
 {
 	gid_t gids[RPC_AUTH_SYS_MAX_GIDS];
+	int err;
 
 	for (uint32_t i = 0; i < cr->cr_ngids; i++)
 		gids[i] = cr->cr_gids[i];
-	if (syscall(SYS_setgroups, (size_t)cr->cr_ngids, gids) < 0)
-		return -errno;
+	err = set_groups(cr->cr_ngids, gids);
+	if (err)
+		return err;
+	if (tl_known && tl_fsuid == cr->cr_uid && tl_fsgid == cr->cr_gid)
+		return 0;
 	syscall(SYS_setfsgid, (gid_t)cr->cr_gid);
 	syscall(SYS_setfsuid, (uid_t)cr->cr_uid);
 	/* setfsuid/setfsgid report no errors: read back with an invalid id */
 	if ((uint32_t)syscall(SYS_setfsgid, (gid_t)-1) != cr->cr_gid ||
 	    (uint32_t)syscall(SYS_setfsuid, (uid_t)-1) != cr->cr_uid) {
+		tl_known = false;
 		nfs3_cred_restore();
 		return -EPERM;
 	}
+	tl_fsuid = cr->cr_uid;
+	tl_fsgid = cr->cr_gid;
+	tl_known = true;
 	return 0;
 }
 
 void nfs3_cred_restore(void)
 {
-	syscall(SYS_setfsuid, geteuid());
-	syscall(SYS_setfsgid, getegid());
-	syscall(SYS_setgroups, (size_t)0, NULL);
+	bool ok = true;
+
+	server_ids();
+	if (!tl_known || tl_fsuid != tl_euid || tl_fsgid != tl_egid) {
+		syscall(SYS_setfsuid, tl_euid);
+		syscall(SYS_setfsgid, tl_egid);
+	}
+	/* Not root: the groups would count in the server's own checks. */
+	if (!tl_known || (tl_euid != 0 && tl_ngids != 0)) {
+		if (syscall(SYS_setgroups, (size_t)0, NULL) == 0)
+			tl_ngids = 0;
+		else
+			ok = false; /* groups unknown: set them again next time */
+	}
+	tl_fsuid = tl_euid;
+	tl_fsgid = tl_egid;
+	tl_known = ok;
 }

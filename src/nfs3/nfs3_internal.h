@@ -183,7 +183,12 @@ uint32_t nfs3_cred_from_req(const struct rpcrdma_nfs3_export *exp,
 /** nfs3_cred_apply - run this thread's file system calls as @cr. 0/-errno. */
 int nfs3_cred_apply(const struct nfs3_cred *cr);
 
-/** nfs3_cred_restore - back to the server's identity (uid/gid 0, no groups). */
+/**
+ * nfs3_cred_restore - back to the server's identity: fsuid/fsgid the
+ * effective ids; no supplementary groups, except that a root server keeps
+ * the last caller's (its file system capabilities make them irrelevant).
+ * Each thread remembers what it set: only changes cost system calls.
+ */
 void nfs3_cred_restore(void);
 
 /* ---- nfs3_xdr.c ---- */

@@ -19,6 +19,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "common/be.h"
 #include "nfs3_internal.h"
 
 /* A decoded filename3 (RFC 1813 2.5), NUL-terminated. */
@@ -711,12 +712,6 @@ static void put_create_res(struct nfs3_call *c, struct nfs3_dirop *d,
 }
 
 enum { CREATE_UNCHECKED = 0, CREATE_GUARDED = 1, CREATE_EXCLUSIVE = 2 };
-
-static uint32_t load_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
 
 static int proc_create(struct nfs3_call *c)
 {

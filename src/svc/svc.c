@@ -43,6 +43,10 @@ static void svc_cfg_defaults(struct rpcrdma_svc_config *cfg)
 		cfg->sc_max_payload = 1u << 20;
 	if (!cfg->sc_call_contexts)
 		cfg->sc_call_contexts = 16;
+	/* One per credit, and as many again for calls whose reply is sent
+	 * but whose Send completion has not been seen yet. */
+	if (!cfg->sc_small_contexts)
+		cfg->sc_small_contexts = cfg->sc_credits * 2;
 	if (!cfg->sc_threads)
 		cfg->sc_threads = 4;
 }
@@ -52,7 +56,8 @@ int svc_init(struct rpcrdma_svc *svc, const struct rpcrdma_svc_config *cfg)
 {
 	svc->sv_cfg = *cfg;
 	svc_cfg_defaults(&svc->sv_cfg);
-	if (svc->sv_cfg.sc_credits > 4096 || svc->sv_cfg.sc_inline_size < 1024 ||
+	if (svc->sv_cfg.sc_credits > 4096 || svc->sv_cfg.sc_small_contexts > 8192 ||
+	    svc->sv_cfg.sc_call_contexts > 4096 || svc->sv_cfg.sc_inline_size < 1024 ||
 	    svc->sv_cfg.sc_inline_size > 262144 || svc->sv_cfg.sc_max_payload > (64u << 20))
 		return -EINVAL;
 	rpcrdma_wire_limits_default(&svc->sv_limits);
@@ -190,21 +195,12 @@ static void svc_cm_event(struct rpcrdma_svc *svc)
 				continue;
 			}
 			break;
-		case RDMA_CM_EVENT_ESTABLISHED:
-			if (conn)
-				conn->sx_established = true;
-			break;
-		case RDMA_CM_EVENT_DISCONNECTED:
-		case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		case RDMA_CM_EVENT_CONNECT_ERROR:
-		case RDMA_CM_EVENT_UNREACHABLE:
-		case RDMA_CM_EVENT_REJECTED:
-			rdma_ack_cm_event(ev);
-			if (conn)
-				svc_conn_disconnected(conn);
-			continue;
 		default:
-			break;
+			/* An accepted connection's or the listener's event. */
+			rdma_ack_cm_event(ev);
+			if (conn || id == svc->sv_listen_id)
+				svc_conn_cm_event(svc, conn, type);
+			continue;
 		}
 		rdma_ack_cm_event(ev);
 	}
@@ -226,7 +222,7 @@ int rpcrdma_svc_run(struct rpcrdma_svc *svc)
 	struct epoll_event evs[16];
 	int rc, n, i;
 
-	rc = svc_workers_start(svc, svc->sv_cfg.sc_threads);
+	rc = svc_workers_start(svc, svc->sv_cfg.sc_loop_dispatch ? 0 : svc->sv_cfg.sc_threads);
 	if (rc)
 		return rc;
 	while (!atomic_load(&svc->sv_stop)) {
@@ -317,6 +313,9 @@ void rpcrdma_svc_get_stats(struct rpcrdma_svc *svc, struct rpcrdma_svc_stats *st
 	st->ss_ctx_waits = atomic_load(&c->ctx_waits);
 	st->ss_ctx_in_use = atomic_load(&c->ctx_in_use);
 	st->ss_ctx_high = atomic_load(&c->ctx_high);
+	st->ss_large_waits = atomic_load(&c->large_waits);
+	st->ss_large_in_use = atomic_load(&c->large_in_use);
+	st->ss_large_high = atomic_load(&c->large_high);
 	st->ss_recv_in_use = atomic_load(&c->recv_in_use);
 	st->ss_conns_open = atomic_load(&c->conns_open);
 	st->ss_mrs_open = atomic_load(&c->mrs_open);
@@ -330,7 +329,8 @@ void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 		"\"rdma_errors_sent\":%llu,\"drops\":%llu,\"read_chunks\":%llu,"
 		"\"rdma_read_bytes\":%llu,\"rdma_write_bytes\":%llu,\"send_bytes\":%llu,"
 		"\"recv_bytes\":%llu,\"send_invalidates\":%llu,\"recv_refills\":%llu,\"post_errors\":%llu,\"ctx_waits\":%llu,\"ctx_in_use\":%llu,"
-		"\"ctx_high\":%llu,\"recv_in_use\":%llu,\"conns_open\":%llu,"
+		"\"ctx_high\":%llu,\"large_waits\":%llu,\"large_in_use\":%llu,"
+		"\"large_high\":%llu,\"recv_in_use\":%llu,\"conns_open\":%llu,"
 		"\"mrs_open\":%llu,\"mr_bytes\":%llu}\n",
 		(unsigned long long)st->ss_connections, (unsigned long long)st->ss_calls,
 		(unsigned long long)st->ss_replies_inline,
@@ -345,7 +345,9 @@ void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 		(unsigned long long)st->ss_recv_refills,
 		(unsigned long long)st->ss_post_errors,
 		(unsigned long long)st->ss_ctx_waits, (unsigned long long)st->ss_ctx_in_use,
-		(unsigned long long)st->ss_ctx_high, (unsigned long long)st->ss_recv_in_use,
+		(unsigned long long)st->ss_ctx_high,
+		(unsigned long long)st->ss_large_waits, (unsigned long long)st->ss_large_in_use,
+		(unsigned long long)st->ss_large_high, (unsigned long long)st->ss_recv_in_use,
 		(unsigned long long)st->ss_conns_open,
 		(unsigned long long)st->ss_mrs_open, (unsigned long long)st->ss_mr_bytes);
 }

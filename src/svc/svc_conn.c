@@ -12,39 +12,167 @@
 #include "svc/svc_internal.h"
 
 #define SVC_EXTRA_RECVS 8u /* beyond the credit grant: headroom for bad peers */
+/*
+ * Receives held back for one chained repost at most.  A call answered
+ * during the drain (an error reply, or sc_loop_dispatch) frees its credit
+ * while its Receive still waits to be reposted, so the Requester may send
+ * that many more calls than we have posted Receives, up to the
+ * SVC_EXTRA_RECVS headroom; beyond it the Requester would get RNR NAKs.
+ */
+#define SVC_REFILL_BATCH (SVC_EXTRA_RECVS / 2)
 
 static uint32_t min_u32(uint32_t a, uint32_t b)
 {
 	return a < b ? a : b;
 }
 
+/* Raise the high-water mark @high to @in_use. */
+static void svc_note_high(_Atomic uint64_t *high, uint64_t in_use)
+{
+	uint64_t h = atomic_load_explicit(high, memory_order_relaxed);
+
+	while (in_use > h && !atomic_compare_exchange_weak(high, &h, in_use))
+		;
+}
+
 struct svc_call *svc_call_get(struct svc_conn *conn)
 {
 	struct rpcrdma_svc *svc = conn->sx_svc;
 	struct svc_call *cc = conn->sx_call_free;
-	uint64_t in_use, high;
 
 	if (!cc)
 		return NULL;
 	conn->sx_call_free = cc->cc_next;
 	cc->cc_next = NULL;
 	conn->sx_calls_out++;
-	in_use = SVC_INC(svc, ctx_in_use, 1) + 1;
-	high = atomic_load_explicit(&svc->sv_ct.ctx_high, memory_order_relaxed);
-	while (in_use > high &&
-	       !atomic_compare_exchange_weak(&svc->sv_ct.ctx_high, &high, in_use))
-		;
+	svc_note_high(&svc->sv_ct.ctx_high, SVC_INC(svc, ctx_in_use, 1) + 1);
 	return cc;
+}
+
+/*
+ * Reply room a call's chunks ask for: the largest reply the Requester can
+ * take is its Write chunks' data plus the rest inline or in the Reply
+ * chunk, whichever is larger (RFC 8166 3.5.3).
+ */
+static uint64_t svc_call_reply_room(const struct svc_call *cc)
+{
+	const struct rpcrdma_hdr *hdr = &cc->cc_hdr;
+	uint64_t room = cc->cc_conn->sx_inline_send;
+	uint32_t i;
+
+	if (hdr->rh_has_reply && hdr->rh_reply.rc_length > room)
+		room = hdr->rh_reply.rc_length;
+	for (i = 0; i < hdr->rh_nwrite; i++)
+		room += RPCRDMA_XDR_ALIGN(hdr->rh_write[i].rc_length);
+	return room;
+}
+
+/* True when the decoded call in @cc needs a large call context. */
+bool svc_call_needs_large(const struct svc_call *cc)
+{
+	const struct rpcrdma_hdr *hdr = &cc->cc_hdr;
+	uint32_t nwr = 1; /* the Send */
+
+	/* Read chunk data is rebuilt into the call buffer; an inline call
+	 * always fits the small one (it is as large as a Receive). */
+	if (hdr->rh_nread > 0)
+		return true;
+	/* Reply data goes by RDMA Write only into the first Write chunk and
+	 * the Reply chunk, one work request per segment. */
+	if (hdr->rh_nwrite > 0)
+		nwr += hdr->rh_write[0].rc_nsegs;
+	if (hdr->rh_has_reply)
+		nwr += hdr->rh_reply.rc_nsegs;
+	return nwr > SVC_SMALL_MAX_WR ||
+	       svc_call_reply_room(cc) > cc->cc_conn->sx_inline_recv * 2u;
+}
+
+/* Send-queue work requests @cc may post at once. */
+uint32_t svc_call_max_wr(const struct svc_call *cc)
+{
+	return cc->cc_large ? SVC_CTX_MAX_WR : SVC_SMALL_MAX_WR;
+}
+
+/* Give @cc a large context and switch it to its buffers; false: none free. */
+bool svc_large_attach(struct svc_call *cc)
+{
+	struct svc_conn *conn = cc->cc_conn;
+	struct rpcrdma_svc *svc = conn->sx_svc;
+	struct svc_large *lg = conn->sx_large_free;
+
+	if (!lg)
+		return false;
+	conn->sx_large_free = lg->lg_next;
+	lg->lg_next = NULL;
+	conn->sx_large_out++;
+	svc_note_high(&svc->sv_ct.large_high, SVC_INC(svc, large_in_use, 1) + 1);
+	cc->cc_large = lg;
+	cc->cc_call = lg->lg_call;
+	cc->cc_call_cap = conn->sx_large_cap;
+	cc->cc_reply = lg->lg_reply;
+	cc->cc_reply_cap = conn->sx_large_cap;
+	return true;
+}
+
+/* Give the large context back and return to the small buffers. */
+static void svc_large_detach(struct svc_call *cc)
+{
+	struct svc_conn *conn = cc->cc_conn;
+	struct svc_large *lg = cc->cc_large;
+
+	cc->cc_large = NULL;
+	cc->cc_call = cc->cc_small_call;
+	cc->cc_call_cap = conn->sx_inline_recv;
+	cc->cc_reply = cc->cc_small_reply;
+	cc->cc_reply_cap = conn->sx_inline_recv * 2u;
+	lg->lg_next = conn->sx_large_free;
+	conn->sx_large_free = lg;
+	conn->sx_large_out--;
+	SVC_DEC(conn->sx_svc, large_in_use, 1);
+}
+
+/* Queue @cc, holding the message @rc, until a large context is free. */
+void svc_large_wait(struct svc_call *cc, struct svc_recv *rc)
+{
+	struct svc_conn *conn = cc->cc_conn;
+
+	cc->cc_state = CC_WAITING;
+	cc->cc_wait_rc = rc;
+	cc->cc_next = NULL;
+	if (conn->sx_lwait_tail)
+		conn->sx_lwait_tail->cc_next = cc;
+	else
+		conn->sx_lwait_head = cc;
+	conn->sx_lwait_tail = cc;
+	SVC_INC(conn->sx_svc, large_waits, 1);
+}
+
+/* Closing: calls waiting for a large context are dropped. */
+static void svc_conn_drop_large_waiters(struct svc_conn *conn)
+{
+	struct svc_call *cc = conn->sx_lwait_head, *next;
+
+	conn->sx_lwait_head = conn->sx_lwait_tail = NULL;
+	for (; cc; cc = next) {
+		next = cc->cc_next;
+		cc->cc_wait_rc = NULL; /* its Receive is held until the connection goes */
+		SVC_INC(conn->sx_svc, drops, 1);
+		svc_call_put(cc);
+	}
 }
 
 void svc_call_put(struct svc_call *cc)
 {
 	struct svc_conn *conn = cc->cc_conn;
 	struct svc_recv *rc;
+	bool had_large = cc->cc_large != NULL;
 
+	if (had_large)
+		svc_large_detach(cc);
 	cc->cc_state = CC_FREE;
 	cc->cc_failed = false;
 	cc->cc_reads_pending = 0;
+	cc->cc_wait_rc = NULL;
 	cc->cc_next = conn->sx_call_free;
 	conn->sx_call_free = cc;
 	conn->sx_calls_out--;
@@ -53,6 +181,21 @@ void svc_call_put(struct svc_call *cc)
 	if (conn->sx_closing) {
 		svc_conn_maybe_destroy(conn);
 		return;
+	}
+	/* The oldest call waiting for a large context takes the one freed. */
+	if (had_large && conn->sx_lwait_head) {
+		struct svc_call *w = conn->sx_lwait_head;
+
+		conn->sx_lwait_head = w->cc_next;
+		if (!conn->sx_lwait_head)
+			conn->sx_lwait_tail = NULL;
+		w->cc_next = NULL;
+		rc = w->cc_wait_rc;
+		w->cc_wait_rc = NULL;
+		svc_large_attach(w);
+		svc_recv_continue(rc, w);
+		if (conn->sx_closing)
+			return;
 	}
 	/* A message waiting for a call context takes this one. */
 	rc = conn->sx_wait_head;
@@ -123,22 +266,35 @@ int svc_conn_post_all_recvs(struct svc_conn *conn)
 	return 0;
 }
 
-/* Carve the registered slab into receive buffers and call contexts. */
+/*
+ * Carve the registered slab into receive buffers, small call contexts
+ * (call buffer of the inline size, reply buffer of twice that, reply
+ * header) and large call contexts (call and reply buffers of the largest
+ * payload plus slack).  Zero sx_ncalls / sx_nlarge take the configured
+ * numbers.
+ */
 int svc_conn_alloc_pools(struct svc_conn *conn)
 {
 	const struct rpcrdma_svc_config *cfg = &conn->sx_svc->sv_cfg;
-	uint32_t call_cap = cfg->sc_max_payload + SVC_PAYLOAD_SLACK;
-	size_t per_call = (size_t)call_cap * 2 + SVC_HDR_BUF;
+	uint32_t small_call = conn->sx_inline_recv, small_reply = conn->sx_inline_recv * 2u;
+	size_t per_small = (size_t)small_call + small_reply + SVC_HDR_BUF;
 	uint8_t *p;
 	uint32_t i;
 
+	if (!conn->sx_ncalls)
+		conn->sx_ncalls = cfg->sc_small_contexts ? cfg->sc_small_contexts : conn->sx_credits;
+	if (!conn->sx_nlarge)
+		conn->sx_nlarge = cfg->sc_call_contexts;
+	conn->sx_large_cap = cfg->sc_max_payload + SVC_PAYLOAD_SLACK;
 	conn->sx_slab_len = (size_t)conn->sx_nrecvs * conn->sx_inline_recv +
-			    (size_t)conn->sx_ncalls * per_call;
+			    (size_t)conn->sx_ncalls * per_small +
+			    (size_t)conn->sx_nlarge * conn->sx_large_cap * 2;
 	if (posix_memalign((void **)&conn->sx_slab, 4096, conn->sx_slab_len))
 		return -ENOMEM;
 	conn->sx_recvs = calloc(conn->sx_nrecvs, sizeof(*conn->sx_recvs));
 	conn->sx_calls = calloc(conn->sx_ncalls, sizeof(*conn->sx_calls));
-	if (!conn->sx_recvs || !conn->sx_calls)
+	conn->sx_larges = calloc(conn->sx_nlarge ? conn->sx_nlarge : 1, sizeof(*conn->sx_larges));
+	if (!conn->sx_recvs || !conn->sx_calls || !conn->sx_larges)
 		return -ENOMEM;
 	conn->sx_mr = rpcrdma_verbs_reg_mr(conn->sx_pd, conn->sx_slab, conn->sx_slab_len,
 				 IBV_ACCESS_LOCAL_WRITE);
@@ -148,17 +304,29 @@ int svc_conn_alloc_pools(struct svc_conn *conn)
 	SVC_INC(conn->sx_svc, mr_bytes, conn->sx_slab_len);
 
 	p = conn->sx_slab;
+	for (i = 0; i < conn->sx_nlarge; i++) {
+		struct svc_large *lg = &conn->sx_larges[i];
+
+		lg->lg_call = p;
+		p += conn->sx_large_cap;
+		lg->lg_reply = p;
+		p += conn->sx_large_cap;
+		lg->lg_next = i + 1 < conn->sx_nlarge ? &conn->sx_larges[i + 1] : NULL;
+	}
+	conn->sx_large_free = conn->sx_nlarge ? &conn->sx_larges[0] : NULL;
 	for (i = 0; i < conn->sx_ncalls; i++) {
 		struct svc_call *cc = &conn->sx_calls[i];
 
 		cc->cc_cqe.ce_type = 0; /* set per post: READ or SEND */
 		cc->cc_conn = conn;
+		cc->cc_small_call = p;
 		cc->cc_call = p;
-		cc->cc_call_cap = call_cap;
-		p += call_cap;
+		cc->cc_call_cap = small_call;
+		p += small_call;
+		cc->cc_small_reply = p;
 		cc->cc_reply = p;
-		cc->cc_reply_cap = call_cap;
-		p += call_cap;
+		cc->cc_reply_cap = small_reply;
+		p += small_reply;
 		cc->cc_hdrbuf = p;
 		p += SVC_HDR_BUF;
 		cc->cc_next = i + 1 < conn->sx_ncalls ? &conn->sx_calls[i + 1] : NULL;
@@ -186,7 +354,8 @@ static int svc_conn_create_qp(struct svc_conn *conn,
 			      const struct ibv_device_attr *dev)
 {
 	struct ibv_qp_init_attr attr;
-	uint32_t send_wr = conn->sx_ncalls * SVC_CTX_MAX_WR + 1;
+	uint32_t send_wr = conn->sx_nlarge * SVC_CTX_MAX_WR +
+			   conn->sx_ncalls * SVC_SMALL_MAX_WR + 1;
 	struct rdma_cm_id *id = conn->sx_id;
 
 	if (send_wr > (uint32_t)dev->max_qp_wr)
@@ -254,7 +423,8 @@ int svc_conn_accept(struct rpcrdma_svc *svc, struct rdma_cm_event *ev)
 	conn->sx_credits = cfg->sc_credits;
 	conn->sx_inline_recv = cfg->sc_inline_size;
 	conn->sx_nrecvs = conn->sx_credits + SVC_EXTRA_RECVS;
-	conn->sx_ncalls = cfg->sc_call_contexts;
+	conn->sx_ncalls = cfg->sc_small_contexts;
+	conn->sx_nlarge = cfg->sc_call_contexts;
 
 	memset(&peer, 0, sizeof(peer));
 	rc = rpcrdma_wire_decode_private(ev->param.conn.private_data,
@@ -352,7 +522,11 @@ void svc_conn_disconnected(struct svc_conn *conn)
  * every call context is back in its pool; the run loop frees it. */
 void svc_conn_maybe_destroy(struct svc_conn *conn)
 {
-	if (conn->sx_closing && !conn->sx_recvs_posted && !conn->sx_calls_out)
+	if (!conn->sx_closing)
+		return;
+	if (conn->sx_lwait_head)
+		svc_conn_drop_large_waiters(conn);
+	if (!conn->sx_recvs_posted && !conn->sx_calls_out)
 		conn->sx_reap = true;
 }
 
@@ -386,6 +560,7 @@ void svc_conn_destroy(struct svc_conn *conn)
 	free(conn->sx_slab);
 	free(conn->sx_recvs);
 	free(conn->sx_calls);
+	free(conn->sx_larges);
 	free(conn);
 }
 
@@ -445,11 +620,17 @@ void svc_conn_cq_event_poll(struct svc_conn *conn)
 
 	/* Drain; a connection that becomes reapable is freed by the run loop
 	 * only after this batch of events, so conn stays valid here. */
-	while ((n = rpcrdma_verbs_poll(conn->sx_cq, 16, wc)) > 0)
-		for (i = 0; i < n; i++)
+	while ((n = rpcrdma_verbs_poll(conn->sx_cq, 16, wc)) > 0) {
+		for (i = 0; i < n; i++) {
 			svc_conn_handle_wc(conn, &wc[i]);
-	/* Receives freed by this batch go back with one chained post. */
-	svc_conn_flush_recvs(conn);
+			if (conn->sx_refill_count >= SVC_REFILL_BATCH)
+				svc_conn_flush_recvs(conn);
+		}
+		/* Receives freed by this batch go back with one chained post,
+		 * before the next batch: while calls keep arriving the drain
+		 * may last, and the Requester must not run out of Receives. */
+		svc_conn_flush_recvs(conn);
+	}
 }
 
 void svc_conn_reap(struct rpcrdma_svc *svc)
@@ -466,5 +647,37 @@ void svc_conn_reap(struct rpcrdma_svc *svc)
 		SVC_DEC(svc, conns_open, 1);
 		svc_log(svc, "conn %u: closed, all contexts returned", conn->sx_id_num);
 		svc_conn_destroy(conn);
+	}
+}
+
+void svc_conn_cm_event(struct rpcrdma_svc *svc, struct svc_conn *conn,
+		       enum rdma_cm_event_type type)
+{
+	switch (type) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		if (conn)
+			conn->sx_established = true;
+		break;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		if (!conn) {
+			/* The listener's device is gone: nothing can be
+			 * accepted on it again.  Close every connection and
+			 * stop the run loop; rpcrdma_svc_destroy() drains. */
+			svc_log(svc, "listener: device removed: closing all connections, stopping");
+			for (conn = svc->sv_conns; conn; conn = conn->sx_next)
+				svc_conn_disconnected(conn);
+			atomic_store(&svc->sv_stop, true);
+			break;
+		}
+		/* fall through */
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+		if (conn)
+			svc_conn_disconnected(conn);
+		break;
+	default:
+		break;
 	}
 }

@@ -7,8 +7,19 @@
  * functions on call contexts handed to them, and hand them back through
  * the done queue; a call context belongs to exactly one thread at a time.
  *
+ * Call contexts come in two pools per connection.  Every call takes a
+ * small one (inline-sized buffers, sx_ncalls of them, by default two per
+ * credit); a call that has Read chunks, or whose Write and Reply chunks
+ * offer more room than a small reply buffer or need more work requests
+ * than a small context may post, also takes a large one
+ * (buffers for the largest payload, sx_nlarge of them) and uses its
+ * buffers instead.  An empty pool makes the message wait: for a small
+ * context holding only its Receive, for a large one holding its small
+ * context and Receive.
+ *
  * Owner prefixes: sv_ server, sx_ connection, rc_ receive context,
- * cc_ call context, wq_ work queue, sp_ program table entry.
+ * cc_ call context, lg_ large call context, wq_ work queue, sp_ program
+ * table entry.
  */
 #ifndef RPCRDMA_SVC_INTERNAL_H
 #define RPCRDMA_SVC_INTERNAL_H
@@ -28,8 +39,11 @@
 #include "verbs/verbs.h"
 
 #define SVC_MAX_PROGRAMS 8
-/* Send-queue work requests one call context may post at once. */
+/* Send-queue work requests one call context may post at once: with a
+ * large context attached, and with only its small one (RDMA Writes into
+ * the first Write chunk and the Reply chunk, one per segment, and the Send). */
 #define SVC_CTX_MAX_WR 64u
+#define SVC_SMALL_MAX_WR 8u
 /* Room for the reply's transport header (Write list echo included). */
 #define SVC_HDR_BUF 8192u
 /* Room for RPC and NFS headers around a maximal payload. */
@@ -52,12 +66,20 @@ struct svc_recv {
 
 enum svc_call_state {
 	CC_FREE = 0,
+	CC_WAITING,  /* waiting for a large call context */
 	CC_READING,  /* RDMA Reads of Read chunks outstanding */
 	CC_WORKING,  /* in the work queue or a worker */
 	CC_SENDING,  /* reply posted, waiting for the Send completion */
 };
 
-/** A call context: everything one call needs from receive to Send. */
+/** A large call context: call and reply buffers for the largest payload. */
+struct svc_large {
+	uint8_t *lg_call;               /* registered, sx_large_cap bytes */
+	uint8_t *lg_reply;              /* registered, sx_large_cap bytes */
+	struct svc_large *lg_next;      /* free list */
+};
+
+/** A (small) call context: everything one call needs from receive to Send. */
 struct svc_call {
 	struct rpcrdma_cqe cc_cqe;      /* Read-chunk and Send completions */
 	struct svc_conn *cc_conn;
@@ -73,6 +95,10 @@ struct svc_call {
 	uint32_t cc_reply_len;
 	struct rpcrdma_hdr cc_rhdr;     /* the reply's transport header */
 	uint8_t *cc_hdrbuf;             /* reply transport header (registered) */
+	uint8_t *cc_small_call;         /* own buffers, used when cc_large is NULL */
+	uint8_t *cc_small_reply;
+	struct svc_large *cc_large;     /* attached large context, or NULL */
+	struct svc_recv *cc_wait_rc;    /* CC_WAITING: the message to rebuild */
 
 	uint32_t cc_reads_pending;      /* Read chunks not yet completed */
 	bool cc_failed;                 /* a Read failed: drop the call */
@@ -116,10 +142,16 @@ struct svc_conn {
 	struct svc_recv *sx_refill_head, *sx_refill_tail; /* to repost, in one batch */
 	uint32_t sx_refill_count;
 
-	struct svc_call *sx_calls;   /* array */
+	struct svc_call *sx_calls;   /* array of small call contexts */
 	uint32_t sx_ncalls;
 	struct svc_call *sx_call_free;
-	uint32_t sx_calls_out;       /* call contexts not on the free list */
+	uint32_t sx_calls_out;       /* small call contexts not on the free list */
+	struct svc_large *sx_larges; /* array of large call contexts */
+	uint32_t sx_nlarge;
+	uint32_t sx_large_cap;       /* bytes of each large buffer */
+	struct svc_large *sx_large_free;
+	uint32_t sx_large_out;       /* large call contexts not on the free list */
+	struct svc_call *sx_lwait_head, *sx_lwait_tail; /* CC_WAITING contexts */
 	uint32_t sx_cqe_ids;
 };
 
@@ -135,7 +167,8 @@ struct svc_counters {
 	_Atomic uint64_t connections, calls, replies_inline, replies_write_chunk,
 		replies_reply_chunk, rdma_errors_sent, drops, read_chunks,
 		rdma_read_bytes, rdma_write_bytes, send_bytes, recv_bytes,
-		ctx_waits, ctx_in_use, ctx_high, recv_in_use, conns_open,
+		ctx_waits, ctx_in_use, ctx_high, large_waits, large_in_use,
+		large_high, recv_in_use, conns_open,
 		send_invalidates, recv_refills, post_errors, mrs_open, mr_bytes;
 };
 
@@ -180,6 +213,19 @@ int svc_conn_alloc_pools(struct svc_conn *conn);
 int svc_conn_post_all_recvs(struct svc_conn *conn);
 int svc_conn_accept(struct rpcrdma_svc *svc, struct rdma_cm_event *ev);
 void svc_conn_disconnected(struct svc_conn *conn);
+/*
+ * svc_conn_cm_event - act on CM event @type for @conn, or for the listener
+ * when @conn is NULL (the run loop's rdma_cm handler; unit tests call it).
+ * ESTABLISHED marks the connection established.  DISCONNECTED,
+ * DEVICE_REMOVAL, CONNECT_ERROR, UNREACHABLE, REJECTED: svc_conn_disconnected()
+ * (QP to error, waiting messages dropped); the connection is freed by the
+ * run loop only when every posted Receive has flushed and every call
+ * context has come back (RDMA Reads and Sends complete or flush first).
+ * DEVICE_REMOVAL on the listener closes every connection and stops the run
+ * loop (rpcrdma_svc_run() returns 0; rpcrdma_svc_destroy() drains).
+ */
+void svc_conn_cm_event(struct rpcrdma_svc *svc, struct svc_conn *conn,
+		       enum rdma_cm_event_type type);
 void svc_conn_maybe_destroy(struct svc_conn *conn);
 void svc_conn_destroy(struct svc_conn *conn);
 void svc_conn_reap(struct rpcrdma_svc *svc);
@@ -189,10 +235,15 @@ void svc_conn_cq_event(struct svc_conn *conn);
 void svc_conn_cq_event_poll(struct svc_conn *conn);
 struct svc_call *svc_call_get(struct svc_conn *conn);
 void svc_call_put(struct svc_call *cc);
+bool svc_call_needs_large(const struct svc_call *cc);
+uint32_t svc_call_max_wr(const struct svc_call *cc);
+bool svc_large_attach(struct svc_call *cc);
+void svc_large_wait(struct svc_call *cc, struct svc_recv *rc);
 
 /* svc_recv.c */
 void svc_recv_complete(struct svc_recv *rc, const struct ibv_wc *wc);
 void svc_recv_start(struct svc_recv *rc, struct svc_call *cc);
+void svc_recv_continue(struct svc_recv *rc, struct svc_call *cc);
 void svc_read_complete(struct svc_call *cc, const struct ibv_wc *wc);
 
 /* svc_send.c */

@@ -167,9 +167,6 @@ void svc_recv_start(struct svc_recv *rc, struct svc_call *cc)
 	struct svc_conn *conn = rc->rc_conn;
 	struct rpcrdma_svc *svc = conn->sx_svc;
 	struct rpcrdma_wire_err err;
-	uint32_t chain_end[RPCRDMA_WIRE_MAX_READ_CHUNKS];
-	uint32_t body_len;
-	int n;
 
 	if (rpcrdma_wire_decode_call(rc->rc_buf, rc->rc_len, &svc->sv_limits,
 				     &cc->cc_hdr, &err)) {
@@ -186,6 +183,25 @@ void svc_recv_start(struct svc_recv *rc, struct svc_call *cc)
 				    err.we_answer == RPCRDMA_ANSWER_ERR_VERS ? ERR_VERS : ERR_CHUNK);
 		return;
 	}
+
+	/* Chunks that need more room than the small buffers: a large call
+	 * context, or wait (holding the Receive) until one comes back. */
+	if (svc_call_needs_large(cc) && !svc_large_attach(cc)) {
+		svc_large_wait(cc, rc);
+		return;
+	}
+	svc_recv_continue(rc, cc);
+}
+
+/* Rebuild the call from @rc into @cc's buffers, give @rc back, and read
+ * its chunks or dispatch it. */
+void svc_recv_continue(struct svc_recv *rc, struct svc_call *cc)
+{
+	struct svc_conn *conn = rc->rc_conn;
+	struct rpcrdma_svc *svc = conn->sx_svc;
+	uint32_t chain_end[RPCRDMA_WIRE_MAX_READ_CHUNKS];
+	uint32_t body_len;
+	int n;
 
 	/* RDMA_NOMSG: the whole call is in the position-zero chunk. */
 	body_len = cc->cc_hdr.rh_proc == RDMA_NOMSG ? 0 : cc->cc_hdr.rh_inline_len;

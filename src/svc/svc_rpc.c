@@ -106,6 +106,13 @@ void svc_rpc_dispatch(struct svc_call *cc)
 	req->rq_xprt = cc;
 	cc->cc_fn = match->sp_fn;
 	cc->cc_fn_arg = match->sp_arg;
+	if (svc->sv_cfg.sc_loop_dispatch) {
+		/* No hand-off: serve it here and send the reply now. */
+		cc->cc_state = CC_WORKING;
+		cc->cc_status = cc->cc_fn(req, cc->cc_fn_arg);
+		svc_rpc_finish(cc);
+		return;
+	}
 	svc_work_enqueue(svc, cc);
 }
 
@@ -118,8 +125,19 @@ void svc_rpc_finish(struct svc_call *cc)
 		svc_call_put(cc);
 		return;
 	}
-	if (status == RPCRDMA_SVC_SUCCESS && !rpcrdma_xdr_ok(&req->rq_res))
+	if (status == RPCRDMA_SVC_SUCCESS && !rpcrdma_xdr_ok(&req->rq_res)) {
+		/* A small context's reply buffer holds all the room the call's
+		 * chunks offer (svc_call_needs_large()): a reply that overflows
+		 * it fits nowhere the Requester offered (RFC 8166 4.5.3). */
+		if (!cc->cc_large) {
+			if (cc->cc_conn->sx_svc->sv_cfg.sc_verbose)
+				svc_log(cc->cc_conn->sx_svc, "conn %u: reply larger than the room offered: ERR_CHUNK",
+					cc->cc_conn->sx_id_num);
+			svc_send_rdma_error(cc, cc->cc_hdr.rh_xid, ERR_CHUNK);
+			return;
+		}
 		status = RPCRDMA_SVC_SYSTEM_ERR;
+	}
 	if (status != RPCRDMA_SVC_SUCCESS) {
 		svc_rpc_reply_now(cc, status, 0, 0);
 		return;

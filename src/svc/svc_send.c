@@ -166,7 +166,7 @@ void svc_send_reply(struct svc_call *cc)
 
 		n = rpcrdma_rw_build_writes(&data, 1, &call->rh_segs[wc->rc_first],
 					    wc->rc_nsegs, lkey, cc->cc_wr, cc->cc_sge,
-					    SVC_CTX_MAX_WR - 1, cc->cc_written);
+					    svc_call_max_wr(cc) - 1, cc->cc_written);
 		if (n < 0)
 			goto err_chunk;
 		nwr = (uint32_t)n;
@@ -211,7 +211,7 @@ void svc_send_reply(struct svc_call *cc)
 	n = rpcrdma_rw_build_writes(pieces, npieces, &call->rh_segs[call->rh_reply.rc_first],
 				    call->rh_reply.rc_nsegs, lkey, &cc->cc_wr[nwr],
 				    &cc->cc_sge[nwr * RPCRDMA_RW_MAX_SGE],
-				    SVC_CTX_MAX_WR - 1 - nwr, cc->cc_written);
+				    svc_call_max_wr(cc) - 1 - nwr, cc->cc_written);
 	if (n < 0)
 		goto err_chunk;
 	if (nwr && n)

@@ -59,6 +59,8 @@ int svc_workers_start(struct rpcrdma_svc *svc, unsigned n)
 	unsigned i;
 	int rc;
 
+	if (!n)
+		return 0; /* calls are served on the run-loop thread */
 	svc->sv_workers = calloc(n, sizeof(*svc->sv_workers));
 	if (!svc->sv_workers)
 		return -ENOMEM;

@@ -5,16 +5,30 @@
  * RDMA Reads, call rebuild, RPC dispatch, and the reply path (inline, Write
  * chunk, Reply chunk, RDMA_ERROR).
  *
+ * The device is the unit tests' shared fake (tests/unit/fake_verbs.c).
  * Input: one control byte, then the received message (at most the inline
- * size).  Control bits: 0x01 the RDMA Reads fail (remote access error),
- * 0x02 completions arrive inside post_send, 0x04 the Send completions
- * are flushed instead of succeeding.  A fake device executes Reads and
- * Writes against a zero-filled 2 MiB "remote" area whatever the handle;
- * dispatch runs on this thread.
+ * size).  Control bits script the completions:
+ *   0x01 the RDMA Reads fail (IBV_WC_REM_ACCESS_ERR);
+ *   0x02 completions are polled inside every post_send;
+ *   0x04 the Sends complete flushed (IBV_WC_WR_FLUSH_ERR);
+ *   0x08 an error puts the QP in error, as on a real RC QP: everything
+ *        outstanding and everything posted later flushes;
+ *   0x10 half the poll batches interleave send- and receive-queue
+ *        completions (each queue kept in order);
+ *   0x20 one post_send or post_recv in ten fails with ENOMEM.
+ * The fault generator is seeded from the input, so an input replays
+ * exactly.  Every segment of the message's chunk lists (as the server's
+ * own limits decode them, the first FV_MAX_REMOTE) is reachable by RDMA:
+ * each maps to the start of one 2 MiB "remote" area, whatever its handle
+ * and offset.  Dispatch runs on this thread.
  *
  * After each input every call context and every Receive must be back
- * (or, when the connection broke, it must be ready to free); anything else
- * is a leak and aborts.
+ * (or, when the connection broke, it must drain and free to baseline:
+ * contexts, Receives, registered regions); anything else is a leak and
+ * aborts.  So does any work request the QP would refuse (more than
+ * RPCRDMA_RW_MAX_SGE entries, a local address outside a live region, an
+ * RDMA Read with more than one entry), a signalled RDMA Write or an
+ * unsignalled Send.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -24,157 +38,44 @@
 #include <unistd.h>
 
 #include "svc/svc_internal.h"
+#include "fake_verbs.h"
 
 #define REMOTE_BYTES (2u << 20)
-#define MAX_CQ 4096
+
+enum {
+	CTL_READ_FAIL = 0x01,
+	CTL_INSIDE_POST = 0x02,
+	CTL_SEND_FLUSH = 0x04,
+	CTL_QP_ERROR = 0x08,
+	CTL_REORDER = 0x10,
+	CTL_POST_FAIL = 0x20,
+};
 
 static uint8_t remote[REMOTE_BYTES];
-static struct ibv_wc cq[MAX_CQ];
-static unsigned cq_head, cq_tail;
-static uint64_t posted_recvs[256];
-static unsigned nposted;
-static unsigned ctl;
-static bool in_post;
-static struct ibv_mr mr;
+static struct rpcrdma_verbs_ops fz_ops;
 static struct svc_conn *conn;
 static struct rpcrdma_svc svc;
 static struct rdma_cm_id id;
 static struct ibv_qp qp;
 static struct ibv_pd pd;
+static struct rpcrdma_hdr hdr;
 
-static void cq_push(uint64_t wr_id, enum ibv_wc_status st, uint32_t len)
+/* The QP was created with max_send_sge RPCRDMA_RW_MAX_SGE: more is refused. */
+static int fz_post_send(struct ibv_qp *q, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 {
-	struct ibv_wc *wc;
+	const struct ibv_send_wr *s;
 
-	if (cq_tail - cq_head >= MAX_CQ)
-		abort(); /* more outstanding work than any queue allows */
-	wc = &cq[cq_tail++ % MAX_CQ];
-	memset(wc, 0, sizeof(*wc));
-	wc->wr_id = wr_id;
-	wc->status = st;
-	wc->byte_len = len;
-}
-
-/* The local address must lie inside the registered slab. */
-static void check_local(const struct ibv_sge *sge)
-{
-	uintptr_t a = (uintptr_t)sge->addr, base = (uintptr_t)mr.addr;
-
-	if (sge->lkey != mr.lkey || a < base || a + sge->length > base + mr.length ||
-	    a + sge->length < a)
-		abort();
-}
-
-static uint8_t *remote_at(uint64_t addr, uint32_t len)
-{
-	return remote + (addr % (REMOTE_BYTES - len + 1));
-}
-
-static int fk_post_send(struct ibv_qp *q, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
-{
-	(void)q;
-	(void)bad;
-	for (; wr; wr = wr->next) {
-		uint64_t raddr = wr->wr.rdma.remote_addr;
-		int i;
-
-		if (wr->num_sge > (int)RPCRDMA_RW_MAX_SGE)
+	for (s = wr; s; s = s->next)
+		if (s->num_sge > (int)RPCRDMA_RW_MAX_SGE)
 			abort();
-		for (i = 0; i < wr->num_sge; i++)
-			check_local(&wr->sg_list[i]);
-		switch (wr->opcode) {
-		case IBV_WR_RDMA_READ:
-			if (wr->num_sge != 1 || wr->sg_list[0].length > REMOTE_BYTES)
-				abort();
-			if (!(ctl & 1))
-				memcpy((void *)(uintptr_t)wr->sg_list[0].addr,
-				       remote_at(raddr, wr->sg_list[0].length),
-				       wr->sg_list[0].length);
-			if (wr->send_flags & IBV_SEND_SIGNALED)
-				cq_push(wr->wr_id, ctl & 1 ? IBV_WC_REM_ACCESS_ERR : IBV_WC_SUCCESS, 0);
-			break;
-		case IBV_WR_RDMA_WRITE:
-			for (i = 0; i < wr->num_sge; i++) {
-				uint32_t len = wr->sg_list[i].length;
-
-				if (len > REMOTE_BYTES)
-					abort();
-				memcpy(remote_at(raddr, len), (void *)(uintptr_t)wr->sg_list[i].addr, len);
-				raddr += len;
-			}
-			if (wr->send_flags & IBV_SEND_SIGNALED)
-				abort(); /* Writes are never signalled */
-			break;
-		case IBV_WR_SEND:
-		case IBV_WR_SEND_WITH_INV:
-			if (!(wr->send_flags & IBV_SEND_SIGNALED))
-				abort();
-			cq_push(wr->wr_id, ctl & 4 ? IBV_WC_WR_FLUSH_ERR : IBV_WC_SUCCESS, 0);
-			break;
-		default:
-			abort();
-		}
-	}
-	if ((ctl & 2) && !in_post) {
-		in_post = true;
-		svc_conn_cq_event_poll(conn);
-		in_post = false;
-	}
-	return 0;
+	return fv_ops.vo_post_send(q, wr, bad);
 }
 
-static int fk_post_recv(struct ibv_qp *q, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+static void fz_poll_inside(void *arg)
 {
-	(void)q;
-	(void)bad;
-	for (; wr; wr = wr->next) {
-		if (nposted == sizeof(posted_recvs) / sizeof(posted_recvs[0]))
-			abort();
-		posted_recvs[nposted++] = wr->wr_id;
-	}
-	return 0;
+	(void)arg;
+	svc_conn_cq_event_poll(conn);
 }
-
-static int fk_poll(struct ibv_cq *c, int n, struct ibv_wc *wc)
-{
-	int got = 0;
-
-	(void)c;
-	while (got < n && cq_head != cq_tail)
-		wc[got++] = cq[cq_head++ % MAX_CQ];
-	return got;
-}
-
-static struct ibv_mr *fk_reg_mr(struct ibv_pd *p, void *addr, size_t len, int access)
-{
-	(void)p;
-	(void)access;
-	mr.addr = addr;
-	mr.length = len;
-	mr.lkey = 0x5a5a;
-	return &mr;
-}
-
-static int fk_dereg_mr(struct ibv_mr *m)
-{
-	(void)m;
-	return 0;
-}
-
-static int fk_disconnect(struct rdma_cm_id *i)
-{
-	(void)i;
-	return 0;
-}
-
-static const struct rpcrdma_verbs_ops fk_ops = {
-	.vo_post_send = fk_post_send,
-	.vo_post_recv = fk_post_recv,
-	.vo_poll_cq = fk_poll,
-	.vo_reg_mr = fk_reg_mr,
-	.vo_dereg_mr = fk_dereg_mr,
-	.vo_disconnect = fk_disconnect,
-};
 
 /* A test program: 0 NULL, 1 echo inline, 2 echo as DDP data, 3 N zero bytes. */
 static int fz_dispatch(struct rpcrdma_svc_req *req, void *arg)
@@ -215,8 +116,13 @@ static int fz_dispatch(struct rpcrdma_svc_req *req, void *arg)
 	}
 }
 
+/* A new connection on a fresh, fault-free QP, its Receives all posted. */
 static void conn_new(void)
 {
+	memset(&fv.fv_faults, 0, sizeof(fv.fv_faults));
+	fv.fv_read_status = IBV_WC_SUCCESS;
+	fv.fv_auto_flush = false;
+	fv_qp_reset();
 	conn = calloc(1, sizeof(*conn));
 	if (!conn)
 		abort();
@@ -229,7 +135,6 @@ static void conn_new(void)
 	conn->sx_peer_rsi = true;
 	conn->sx_nrecvs = conn->sx_credits + 8;
 	conn->sx_ncalls = svc.sv_cfg.sc_call_contexts;
-	nposted = 0;
 	if (svc_conn_alloc_pools(conn) || svc_conn_post_all_recvs(conn))
 		abort();
 	svc.sv_conns = conn;
@@ -242,7 +147,6 @@ static void conn_free(void)
 	svc_conn_destroy(conn);
 	svc.sv_conns = NULL;
 	conn = NULL;
-	cq_head = cq_tail = 0;
 }
 
 static void setup(void)
@@ -256,12 +160,54 @@ static void setup(void)
 		.sc_log = fopen("/dev/null", "w"),
 	};
 
-	rpcrdma_verbs = &fk_ops;
+	fv_reset();
+	fz_ops = fv_ops;
+	fz_ops.vo_post_send = fz_post_send;
+	rpcrdma_verbs = &fz_ops;
+	fv.fv_inside_post = fz_poll_inside;
 	if (svc_init(&svc, &cfg) || rpcrdma_svc_register(&svc, 0x20000077, 1, fz_dispatch, NULL))
 		abort();
 	id.qp = &qp;
 	id.route.addr.dst_sin.sin_family = AF_INET;
 	conn_new();
+}
+
+/* Script this input's completions from the control byte; the generator's
+ * seed is a hash of the whole input. */
+static void script(const uint8_t *data, size_t size)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+	unsigned ctl = data[0];
+	size_t i;
+
+	for (i = 0; i < size; i++)
+		h = (h ^ data[i]) * 0x100000001b3ull;
+	fv.fv_rng = h | 1;
+	memset(&fv.fv_faults, 0, sizeof(fv.fv_faults));
+	fv.fv_read_status = ctl & CTL_READ_FAIL ? IBV_WC_REM_ACCESS_ERR : IBV_WC_SUCCESS;
+	fv.fv_faults.ff_inside_post_pct = ctl & CTL_INSIDE_POST ? 100 : 0;
+	fv.fv_faults.ff_flush_pct[FV_Q_SEND] = ctl & CTL_SEND_FLUSH ? 100 : 0;
+	fv.fv_auto_flush = ctl & CTL_QP_ERROR;
+	fv.fv_faults.ff_reorder_pct = ctl & CTL_REORDER ? 50 : 0;
+	fv.fv_faults.ff_post_fail_pct[0] = ctl & CTL_POST_FAIL ? 10 : 0;
+	fv.fv_faults.ff_post_fail_pct[1] = ctl & CTL_POST_FAIL ? 10 : 0;
+}
+
+/* Make the message's segments reachable: each maps to the remote area. */
+static void map_segments(const uint8_t *msg, size_t len)
+{
+	struct rpcrdma_wire_err err;
+	uint32_t i;
+
+	fv.fv_nremote = 0;
+	if (rpcrdma_wire_decode_call(msg, len, &svc.sv_limits, &hdr, &err))
+		return;
+	for (i = 0; i < hdr.rh_nsegs && i < FV_MAX_REMOTE; i++) {
+		const struct rpcrdma_segment *sg = &hdr.rh_segs[i];
+
+		fv_add_remote(sg->rs_handle, sg->rs_offset, remote,
+			      sg->rs_length < REMOTE_BYTES ? sg->rs_length : REMOTE_BYTES);
+	}
 }
 
 /* Run queued calls here and finish them, until nothing is left to do. */
@@ -283,43 +229,39 @@ static void run_queued(void)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct svc_recv *rc;
-	uint64_t wr_id;
-	unsigned i;
-
 	if (!conn)
 		setup();
-	if (size < 1 || size - 1 > conn->sx_inline_recv || !nposted)
+	if (size < 1 || size - 1 > conn->sx_inline_recv)
 		return 0;
-	ctl = data[0];
+	script(data, size);
+	map_segments(data + 1, size - 1);
 
 	/* The oldest posted Receive takes the message. */
-	wr_id = posted_recvs[0];
-	memmove(posted_recvs, posted_recvs + 1, --nposted * sizeof(posted_recvs[0]));
-	rc = rpcrdma_container_of((struct rpcrdma_cqe *)(uintptr_t)wr_id, struct svc_recv, rc_cqe);
-	memcpy(rc->rc_buf, data + 1, size - 1);
-	cq_push(wr_id, IBV_WC_SUCCESS, (uint32_t)(size - 1));
+	if (fv_deliver(data + 1, (uint32_t)(size - 1)))
+		abort();
 	svc_conn_cq_event_poll(conn);
 	run_queued();
 	svc_conn_cq_event_poll(conn);
 
+	if (fv_sq_pending() || fv_cq_pending() || fv.fv_signaled_writes ||
+	    fv.fv_unsignaled_sends)
+		abort(); /* work left behind, or a Write/Send wrongly signalled */
 	if (conn->sx_closing) {
 		/* The QP is in error: every posted Receive flushes. */
-		for (i = 0; i < nposted; i++)
-			cq_push(posted_recvs[i], IBV_WC_WR_FLUSH_ERR, 0);
-		nposted = 0;
+		fv_qp_to_error();
 		svc_conn_cq_event_poll(conn);
 		run_queued();
 		if (!conn->sx_reap || conn->sx_calls_out)
 			abort(); /* a context or Receive leaked */
 		conn_free();
-		if (atomic_load(&svc.sv_ct.ctx_in_use) || atomic_load(&svc.sv_ct.mrs_open))
+		if (atomic_load(&svc.sv_ct.ctx_in_use) || atomic_load(&svc.sv_ct.mrs_open) ||
+		    fv_live_mrs())
 			abort();
 		conn_new();
 		return 0;
 	}
 	if (conn->sx_calls_out || conn->sx_wait_head ||
-	    conn->sx_recvs_posted != conn->sx_nrecvs || nposted != conn->sx_nrecvs)
+	    conn->sx_recvs_posted != conn->sx_nrecvs || fv_recvs_posted() != conn->sx_nrecvs)
 		abort(); /* a context or Receive did not come back */
 	return 0;
 }

@@ -18,197 +18,60 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "fake_verbs.h"
 #include "test_words.h"
 
 #include "clnt/clnt_internal.h"
 
-/* ---------- the fake device ---------- */
-
-#define MAX_CQ 256
-#define MAX_MR 16
-
-static struct {
-	struct ibv_wc cq[MAX_CQ];
-	unsigned cq_head, cq_tail;
-	uint64_t recv_ids[MAX_CQ];     /* posted Receives, FIFO */
-	unsigned recv_head, recv_tail;
-	uint8_t sent[8192];            /* the last Send's bytes */
-	uint32_t sent_len;
-	int sent_nsge;
-	uint64_t send_wr_id;           /* the last Send's wr_id */
-	unsigned nsends;
-	uint64_t send_ids[64];         /* every Send's wr_id and flags, in order */
-	unsigned send_flags[64];
-	struct ibv_mr mrs[MAX_MR];
-	bool mr_live[MAX_MR];
-	int mr_access[MAX_MR];
-	unsigned nregs, nderegs;
-	int fail_reg_at;               /* 1-based registration that fails; 0: none */
-	bool disconnected;
-	struct {
-		struct ibv_mw *mw;
-		uint32_t rkey;
-		struct ibv_mw_bind_info bind_info;
-	} binds[8];
-	unsigned nbinds;
-	uint32_t invs[8];
-	unsigned ninvs;
-	struct rpcrdma_clnt *inline_cl; /* complete Sends inside post_send */
-	const uint8_t *inline_reply;
-	uint32_t inline_reply_len;
-} fk;
+/* ---------- the fake device (fake_verbs.c) ---------- */
 
 static void cq_push(uint64_t wr_id, enum ibv_wc_status st, enum ibv_wc_opcode op,
 		    uint32_t len)
 {
-	struct ibv_wc *wc = &fk.cq[fk.cq_tail++ % MAX_CQ];
-
-	memset(wc, 0, sizeof(*wc));
-	wc->wr_id = wr_id;
-	wc->status = st;
-	wc->opcode = op;
-	wc->byte_len = len;
+	fv_push(wr_id, st, op, len, op == IBV_WC_RECV);
 }
 
 static struct clnt_recv *take_recv(void)
 {
-	assert_true(fk.recv_head != fk.recv_tail);
-	return rpcrdma_container_of((struct rpcrdma_cqe *)(uintptr_t)
-				    fk.recv_ids[fk.recv_head++ % MAX_CQ],
+	return rpcrdma_container_of((struct rpcrdma_cqe *)(uintptr_t)fv_take_recv()->wr_id,
 				    struct clnt_recv, rr_cqe);
 }
 
-static int fk_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+/* Complete Sends inside post_send: the Send, then the scripted Reply. */
+static struct {
+	struct rpcrdma_clnt *cl;
+	const uint8_t *reply;
+	uint32_t reply_len;
+} inl;
+
+static bool inline_answer(const uint8_t *msg, uint32_t len, const struct fv_wr *w, void *arg)
 {
-	int i;
+	/* Completions that race ahead of the post's return: the completion
+	 * side runs them under the client lock, which the poster holds here. */
+	struct ibv_wc wc = { .wr_id = w->w_wr_id, .status = IBV_WC_SUCCESS,
+			     .opcode = IBV_WC_SEND };
+	struct clnt_recv *rr = take_recv();
 
-	(void)qp;
-	(void)bad;
-	/* Memory-window work: binds chained before a Send, LOCAL_INV chains. */
-	for (; wr && wr->opcode != IBV_WR_SEND; wr = wr->next) {
-		if (wr->opcode == IBV_WR_BIND_MW) {
-			fk.binds[fk.nbinds % 8].mw = wr->bind_mw.mw;
-			fk.binds[fk.nbinds % 8].rkey = wr->bind_mw.rkey;
-			fk.binds[fk.nbinds % 8].bind_info = wr->bind_mw.bind_info;
-			fk.nbinds++;
-			assert_false(wr->send_flags & IBV_SEND_SIGNALED);
-		} else {
-			assert_int_equal(wr->opcode, IBV_WR_LOCAL_INV);
-			fk.invs[fk.ninvs++ % 8] = wr->invalidate_rkey;
-			if (wr->send_flags & IBV_SEND_SIGNALED)
-				cq_push(wr->wr_id, IBV_WC_SUCCESS, IBV_WC_LOCAL_INV, 0);
-		}
-	}
-	if (!wr)
-		return 0;
-	assert_null(wr->next);
-	fk.nsends++;
-	fk.sent_len = 0;
-	fk.sent_nsge = wr->num_sge;
-	for (i = 0; i < wr->num_sge; i++) {
-		memcpy(fk.sent + fk.sent_len, (void *)(uintptr_t)wr->sg_list[i].addr,
-		       wr->sg_list[i].length);
-		fk.sent_len += wr->sg_list[i].length;
-	}
-	fk.send_wr_id = wr->wr_id;
-	fk.send_ids[(fk.nsends - 1) % 64] = wr->wr_id;
-	fk.send_flags[(fk.nsends - 1) % 64] = wr->send_flags;
-	if (fk.inline_cl) {
-		/* Completions that race ahead of the post's return: the
-		 * completion side runs them under the client lock, which the
-		 * poster holds here. */
-		struct ibv_wc wc = { .wr_id = wr->wr_id, .status = IBV_WC_SUCCESS,
-				     .opcode = IBV_WC_SEND };
-		struct clnt_recv *rr = take_recv();
-
-		clnt_handle_wc(fk.inline_cl, &wc);
-		memcpy(rr->rr_buf, fk.inline_reply, fk.inline_reply_len);
-		memset(&wc, 0, sizeof(wc));
-		wc.wr_id = (uintptr_t)&rr->rr_cqe;
-		wc.opcode = IBV_WC_RECV;
-		wc.byte_len = fk.inline_reply_len;
-		clnt_handle_wc(fk.inline_cl, &wc);
-	}
-	return 0;
+	(void)msg;
+	(void)len;
+	(void)arg;
+	clnt_handle_wc(inl.cl, &wc);
+	memcpy(rr->rr_buf, inl.reply, inl.reply_len);
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = (uintptr_t)&rr->rr_cqe;
+	wc.opcode = IBV_WC_RECV;
+	wc.byte_len = inl.reply_len;
+	clnt_handle_wc(inl.cl, &wc);
+	return true;
 }
-
-static int fk_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
-{
-	(void)qp;
-	(void)bad;
-	for (; wr; wr = wr->next)
-		fk.recv_ids[fk.recv_tail++ % MAX_CQ] = wr->wr_id;
-	return 0;
-}
-
-static int fk_poll(struct ibv_cq *cq, int n, struct ibv_wc *wc)
-{
-	int got = 0;
-
-	(void)cq;
-	while (got < n && fk.cq_head != fk.cq_tail)
-		wc[got++] = fk.cq[fk.cq_head++ % MAX_CQ];
-	return got;
-}
-
-static struct ibv_mr *fk_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int access)
-{
-	unsigned i;
-
-	(void)pd;
-	fk.nregs++;
-	if (fk.fail_reg_at && (int)fk.nregs == fk.fail_reg_at) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	for (i = 0; i < MAX_MR; i++) {
-		if (fk.mr_live[i])
-			continue;
-		fk.mr_live[i] = true;
-		fk.mr_access[i] = access;
-		fk.mrs[i].addr = addr;
-		fk.mrs[i].length = len;
-		fk.mrs[i].lkey = 0x1000 + i;
-		fk.mrs[i].rkey = 0xa000 + i;
-		return &fk.mrs[i];
-	}
-	fail_msg("out of fake MRs");
-	return NULL;
-}
-
-static int fk_dereg_mr(struct ibv_mr *mr)
-{
-	unsigned i = (unsigned)(mr - fk.mrs);
-
-	assert_true(i < MAX_MR && fk.mr_live[i]);
-	fk.mr_live[i] = false;
-	fk.nderegs++;
-	return 0;
-}
-
-static int fk_disconnect(struct rdma_cm_id *id)
-{
-	(void)id;
-	fk.disconnected = true;
-	return 0;
-}
-
-static const struct rpcrdma_verbs_ops fk_ops = {
-	.vo_post_send = fk_post_send,
-	.vo_post_recv = fk_post_recv,
-	.vo_poll_cq = fk_poll,
-	.vo_reg_mr = fk_reg_mr,
-	.vo_dereg_mr = fk_dereg_mr,
-	.vo_disconnect = fk_disconnect,
-};
 
 /* Live MRs other than the pool's (index 0, registered first). */
 static unsigned live_call_mrs(void)
 {
 	unsigned i, n = 0;
 
-	for (i = 1; i < MAX_MR; i++)
-		n += fk.mr_live[i];
+	for (i = 1; i < FV_MAX_MR; i++)
+		n += fv.fv_mr_live[i];
 	return n;
 }
 
@@ -240,7 +103,7 @@ static struct rpcrdma_clnt *make_clnt(uint32_t peer_recv)
 	assert_int_equal(clnt_alloc_pools(cl), 0);
 	assert_int_equal(clnt_post_all_recvs(cl), 0);
 	/* credits + 2 spare Receives in one chained post */
-	assert_int_equal(fk.recv_tail, 6);
+	assert_int_equal(fv.fv_nrecv_posted, 6);
 	rpcrdma_wire_encode_private(pdata, &peer);
 	clnt_set_peer(cl, pdata, sizeof(pdata));
 	assert_int_equal(cl->cl_inline_send, peer_recv);
@@ -252,8 +115,8 @@ static struct rpcrdma_clnt *make_clnt(uint32_t peer_recv)
 
 static int setup(void **state)
 {
-	memset(&fk, 0, sizeof(fk));
-	rpcrdma_verbs = &fk_ops;
+	fv_reset();
+	fv.fv_script_sends = true; /* each test completes its Sends */
 	*state = NULL;
 	return 0;
 }
@@ -264,7 +127,7 @@ static int teardown(void **state)
 
 	if (cl)
 		clnt_free(cl);
-	rpcrdma_verbs = &rpcrdma_verbs_real;
+	fv_uninstall();
 	return 0;
 }
 
@@ -322,7 +185,7 @@ static uint32_t build_inline_reply(uint8_t *buf, uint32_t xid, uint32_t credits,
 
 static void send_complete(enum ibv_wc_status st)
 {
-	cq_push(fk.send_wr_id, st, IBV_WC_SEND, 0);
+	cq_push(fv.fv_send_wr_id, st, IBV_WC_SEND, 0);
 }
 
 /* ---------- tests ---------- */
@@ -345,9 +208,9 @@ static void test_inline_reply_before_send(void **state)
 
 	*state = cl;
 	assert_int_equal(clnt_call_start(cl, &ca, &rl), 0);
-	assert_int_equal(fk.sent_len, 28 + 40 + 8);
-	assert_int_equal(fk.sent_nsge, 2);
-	assert_words(fk.sent, want, 19);
+	assert_int_equal(fv.fv_sent_len, 28 + 40 + 8);
+	assert_int_equal(fv.fv_sent_nsge, 2);
+	assert_words(fv.fv_sent, want, 19);
 	assert_int_equal(cl->cl_outstanding, 1);
 	assert_int_equal(live_call_mrs(), 0); /* inline: nothing registered */
 
@@ -391,13 +254,13 @@ static void test_read_chunk(void **state)
 
 	*state = cl;
 	assert_int_equal(clnt_call_start(cl, &ca, &rl), 0);
-	assert_int_equal(fk.sent_len, 52 + 40 + 16 + 8);
-	assert_words(fk.sent, want, 13);
+	assert_int_equal(fv.fv_sent_len, 52 + 40 + 16 + 8);
+	assert_words(fv.fv_sent, want, 13);
 	/* body: RPC header, head, then the tail directly (no data, no pad) */
-	assert_int_equal(get32(fk.sent + 52 + 56), 1);
-	assert_int_equal(get32(fk.sent + 52 + 60), 2);
-	assert_int_equal(fk.mr_access[1], IBV_ACCESS_REMOTE_READ);
-	assert_ptr_equal(fk.mrs[1].addr, data);
+	assert_int_equal(get32(fv.fv_sent + 52 + 56), 1);
+	assert_int_equal(get32(fv.fv_sent + 52 + 60), 2);
+	assert_int_equal(fv.fv_mr_access[1], IBV_ACCESS_REMOTE_READ);
+	assert_ptr_equal(fv.fv_mrs[1].addr, data);
 	assert_int_equal(live_call_mrs(), 1);
 	assert_int_equal(cl->cl_stats.cs_read_chunks, 1);
 
@@ -433,7 +296,7 @@ static void test_nomsg(void **state)
 	*state = cl;
 	memset(args, 0x3c, sizeof(args));
 	assert_int_equal(clnt_call_start(cl, &ca, &rl), 0);
-	copy = fk.mrs[1].addr;
+	copy = fv.fv_mrs[1].addr;
 	off = (uintptr_t)copy;
 	{
 		const uint32_t want[] = {
@@ -442,11 +305,11 @@ static void test_nomsg(void **state)
 			0, 0,
 		};
 
-		assert_words(fk.sent, want, 13);
+		assert_words(fv.fv_sent, want, 13);
 	}
-	assert_int_equal(fk.sent_len, 52);
-	assert_int_equal(fk.sent_nsge, 1);
-	assert_int_equal(fk.mrs[1].length, 1240);
+	assert_int_equal(fv.fv_sent_len, 52);
+	assert_int_equal(fv.fv_sent_nsge, 1);
+	assert_int_equal(fv.fv_mrs[1].length, 1240);
 	assert_int_equal(get32(copy), 0x100);      /* the RPC call starts the chunk */
 	assert_int_equal(get32(copy + 20), 8);     /* proc */
 	assert_int_equal(copy[40], 0x3c);
@@ -485,9 +348,9 @@ static void test_write_chunk(void **state)
 	for (claimed = 5000; claimed <= 9000; claimed += 4000) {
 		assert_int_equal(clnt_call_start(cl, &ca, &rl), 0);
 		if (claimed == 5000) {
-			assert_int_equal(fk.sent_len, 52 + 40);
-			assert_words(fk.sent, want, 13);
-			assert_int_equal(fk.mr_access[1],
+			assert_int_equal(fv.fv_sent_len, 52 + 40);
+			assert_words(fv.fv_sent, want, 13);
+			assert_int_equal(fv.fv_mr_access[1],
 					 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 		}
 		p = reply;
@@ -498,7 +361,7 @@ static void test_write_chunk(void **state)
 		p = put32(p, 0);
 		p = put32(p, 1);
 		p = put32(p, 1);
-		p = put32(p, fk.mrs[1].rkey);
+		p = put32(p, fv.fv_mrs[1].rkey);
 		p = put32(p, claimed);
 		p = put32(p, (uint32_t)(off >> 32));
 		p = put32(p, (uint32_t)off);
@@ -542,8 +405,8 @@ static void test_reply_chunk(void **state)
 
 	*state = cl;
 	assert_int_equal(clnt_call_start(cl, &ca, &rl), 0);
-	assert_int_equal(fk.sent_len, 48 + 40);
-	assert_words(fk.sent, want, 12);
+	assert_int_equal(fv.fv_sent_len, 48 + 40);
+	assert_words(fv.fv_sent, want, 12);
 	/* The Responder writes 100 bytes of reply into the chunk. */
 	put_rpc_reply(res, rl->rl_xid, 0);
 	memset(res + 24, 0x77, 76);
@@ -556,7 +419,7 @@ static void test_reply_chunk(void **state)
 	p = put32(p, 0);
 	p = put32(p, 1);
 	p = put32(p, 1);
-	p = put32(p, fk.mrs[1].rkey);
+	p = put32(p, fv.fv_mrs[1].rkey);
 	p = put32(p, 100);
 	p = put32(p, (uint32_t)(off >> 32));
 	p = put32(p, (uint32_t)off);
@@ -623,17 +486,17 @@ static void test_grants(void **state)
 	assert_int_equal(clnt_call_start(cl, &ca, &rl), 0);
 	s.ca = ca;
 	s.ca.ca_res = s.res;
-	fk.nsends = 0;
+	fv.fv_nsends = 0;
 	assert_int_equal(pthread_create(&t, NULL, start_thread, &s), 0);
 	usleep(50000);
-	assert_int_equal(fk.nsends, 0); /* held back by the credit limit */
+	assert_int_equal(fv.fv_nsends, 0); /* held back by the credit limit */
 	assert_int_equal(cl->cl_stats.cs_credit_waits, 1);
 	send_complete(IBV_WC_SUCCESS);
 	deliver(cl, reply, build_inline_reply(reply, rl->rl_xid, 0, 0));
 	clnt_poll(cl);
 	pthread_join(t, NULL);
 	assert_int_equal(s.rc, 0);
-	assert_int_equal(fk.nsends, 1);
+	assert_int_equal(fv.fv_nsends, 1);
 	assert_int_equal(clnt_call_wait(cl, rl, 1000), 0);
 	send_complete(IBV_WC_SUCCESS);
 	deliver(cl, reply, build_inline_reply(reply, s.rl->rl_xid, 1, 0));
@@ -730,7 +593,7 @@ static void test_send_flushed_on_disconnect(void **state)
 	pthread_mutex_lock(&cl->cl_lock);
 	clnt_disconnected(cl);
 	pthread_mutex_unlock(&cl->cl_lock);
-	assert_true(fk.disconnected);
+	assert_true(fv.fv_disconnected);
 	assert_int_equal(clnt_call_wait(cl, rl, 1000), -ECONNRESET);
 	assert_int_equal(cl->cl_reqs_out, 1);
 	send_complete(IBV_WC_WR_FLUSH_ERR);
@@ -743,7 +606,7 @@ static void test_send_flushed_on_disconnect(void **state)
 	assert_int_equal(cl->cl_reqs_out, 0);
 	assert_int_equal(cl->cl_recvs_posted, 0);
 	/* Nothing is reposted on a dead connection, and new calls fail. */
-	assert_int_equal(fk.recv_tail, 6);
+	assert_int_equal(fv.fv_nrecv_posted, 6);
 	assert_int_equal(clnt_call_start(cl, &ca, &rl), -ENOTCONN);
 }
 
@@ -757,9 +620,10 @@ static void test_completion_before_post_returns(void **state)
 	struct clnt_req *rl;
 
 	*state = cl;
-	fk.inline_cl = cl;
-	fk.inline_reply = reply;
-	fk.inline_reply_len = build_inline_reply(reply, 0x100, 2, 99);
+	inl.cl = cl;
+	inl.reply = reply;
+	inl.reply_len = build_inline_reply(reply, 0x100, 2, 99);
+	fv.fv_on_send = inline_answer;
 	assert_int_equal(clnt_call_start(cl, &ca, &rl), 0);
 	assert_int_equal(rl->rl_state, RL_DONE);
 	assert_int_equal(rl->rl_owners, CLNT_OWNER_RPC);
@@ -784,11 +648,11 @@ static void test_marshal_failure(void **state)
 	struct clnt_req *rl;
 
 	*state = cl;
-	fk.fail_reg_at = 3; /* pool, Read chunk, then the Write chunk fails */
+	fv.fv_fail_reg_at = 3; /* pool, Read chunk, then the Write chunk fails */
 	assert_int_equal(clnt_call_start(cl, &ca, &rl), -ENOMEM);
-	assert_int_equal(fk.nsends, 0);
+	assert_int_equal(fv.fv_nsends, 0);
 	assert_int_equal(live_call_mrs(), 0);
-	assert_int_equal(fk.nderegs, 1);
+	assert_int_equal(fv.fv_nderegs, 1);
 	assert_int_equal(cl->cl_outstanding, 0);
 	assert_int_equal(cl->cl_reqs_out, 0);
 	/* Unaligned argument lengths are refused before anything happens. */
@@ -817,7 +681,7 @@ static void test_timeout_with_write_chunk(void **state)
 	assert_int_equal(live_call_mrs(), 1);
 	assert_int_equal(clnt_call_wait(cl, rl, 30), -ETIMEDOUT);
 	assert_int_equal(live_call_mrs(), 0);
-	assert_true(fk.disconnected);
+	assert_true(fv.fv_disconnected);
 	assert_int_equal(cl->cl_stats.cs_timeouts, 1);
 	assert_int_equal(cl->cl_outstanding, 0);
 	deliver(cl, reply, build_inline_reply(reply, xid, 4, 0));
@@ -843,9 +707,9 @@ static void async_done(struct rpcrdma_clnt_call *ca, int status, void *arg)
 	if (!status)
 		s->result = get32((uint8_t *)ca->ca_res + ca->ca_res_off);
 	/* This call's memory is out of the Responder's reach before we are told. */
-	for (i = 1; i < MAX_MR; i++)
-		assert_false(fk.mr_live[i] && (fk.mrs[i].addr == ca->ca_res ||
-					       fk.mrs[i].addr == ca->ca_rddp));
+	for (i = 1; i < FV_MAX_MR; i++)
+		assert_false(fv.fv_mr_live[i] && (fv.fv_mrs[i].addr == ca->ca_res ||
+					       fv.fv_mrs[i].addr == ca->ca_rddp));
 }
 
 /* Two asynchronous calls: one answered, one aborted (with its Write chunk
@@ -901,7 +765,7 @@ static void test_async_abort_timeout(void **state)
 	clnt_check_deadlines(cl);
 	assert_int_equal(s3.calls, 1);
 	assert_int_equal(s3.status, -ETIMEDOUT);
-	assert_true(fk.disconnected);
+	assert_true(fv.fv_disconnected);
 	clnt_poll(cl);
 	assert_int_equal(cl->cl_reqs_out, 0);
 	assert_int_equal(cl->cl_rpc_busy, 0);
@@ -924,9 +788,9 @@ static void test_send_ring(void **state)
 						    .ca_res = res[i], .ca_res_cap = 64 };
 		assert_int_equal(clnt_call_start(cl, &ca[i], &rl[i]), 0);
 	}
-	assert_int_equal(fk.send_flags[0], 0);
-	assert_int_equal(fk.send_flags[1], IBV_SEND_SIGNALED);
-	assert_int_equal(fk.send_flags[2], 0);
+	assert_int_equal(fv.fv_send_flags[0], 0);
+	assert_int_equal(fv.fv_send_flags[1], IBV_SEND_SIGNALED);
+	assert_int_equal(fv.fv_send_flags[2], 0);
 	for (i = 0; i < 3; i++) {
 		deliver(cl, reply, build_inline_reply(reply, rl[i]->rl_xid, 4, i));
 		clnt_poll(cl);
@@ -934,7 +798,7 @@ static void test_send_ring(void **state)
 	}
 	/* Replies are in; the Sends still hold all three requests. */
 	assert_int_equal(cl->cl_reqs_out, 3);
-	cq_push(fk.send_ids[1], IBV_WC_SUCCESS, IBV_WC_SEND, 0);
+	cq_push(fv.fv_send_ids[1], IBV_WC_SUCCESS, IBV_WC_SEND, 0);
 	clnt_poll(cl);
 	assert_int_equal(cl->cl_reqs_out, 1); /* the first two */
 	assert_int_equal(cl->cl_sq_signaled, 0);
@@ -966,13 +830,13 @@ static void test_registered_buffer(void **state)
 
 	*state = cl;
 	assert_int_equal(rpcrdma_clnt_register_buffer(cl, data, sizeof(data)), 0);
-	assert_int_equal(fk.mr_access[1], IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+	assert_int_equal(fv.fv_mr_access[1], IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
 			 IBV_ACCESS_REMOTE_WRITE);
 	assert_int_equal(rpcrdma_clnt_register_buffer(cl, data + 100, 10), -EINVAL);
-	regs = fk.nregs;
+	regs = fv.fv_nregs;
 	assert_int_equal(clnt_call_start(cl, &ca, &rl), 0);
-	assert_int_equal(fk.nregs, regs); /* nothing registered for the call */
-	assert_words(fk.sent, want, 13);
+	assert_int_equal(fv.fv_nregs, regs); /* nothing registered for the call */
+	assert_words(fv.fv_sent, want, 13);
 	assert_int_equal(rpcrdma_clnt_unregister_buffer(cl, data), -EBUSY);
 	p = reply;
 	p = put32(p, 0x100);
@@ -1030,7 +894,7 @@ static void test_memory_window(void **state)
 		}
 	assert_int_equal(rpcrdma_clnt_register_buffer(cl, data, sizeof(data)), 0);
 	/* registered for local access and binding only */
-	assert_int_equal(fk.mr_access[1], IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	assert_int_equal(fv.fv_mr_access[1], IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
 
 	for (i = 0; i < 2; i++) {
 		uint64_t off = (uintptr_t)(data + 100);
@@ -1038,15 +902,15 @@ static void test_memory_window(void **state)
 		assert_int_equal(clnt_call_start(cl, &ca, &rl), 0);
 		j = (uint32_t)(rl - cl->cl_reqs);
 		key = mws[j][1].rkey; /* updated to the bound key after the post */
-		assert_int_equal(fk.nbinds, i + 1);
-		assert_ptr_equal(fk.binds[i].mw, &mws[j][1]);
-		assert_int_equal(fk.binds[i].rkey, key);
-		assert_int_equal(fk.binds[i].bind_info.addr, off);
-		assert_int_equal(fk.binds[i].bind_info.length, 1000);
-		assert_int_equal(fk.binds[i].bind_info.mw_access_flags, IBV_ACCESS_REMOTE_WRITE);
-		assert_ptr_equal(fk.binds[i].bind_info.mr, &fk.mrs[1]);
+		assert_int_equal(fv.fv_nbinds, i + 1);
+		assert_ptr_equal(fv.fv_binds[i].mw, &mws[j][1]);
+		assert_int_equal(fv.fv_binds[i].rkey, key);
+		assert_int_equal(fv.fv_binds[i].bind_info.addr, off);
+		assert_int_equal(fv.fv_binds[i].bind_info.length, 1000);
+		assert_int_equal(fv.fv_binds[i].bind_info.mw_access_flags, IBV_ACCESS_REMOTE_WRITE);
+		assert_ptr_equal(fv.fv_binds[i].bind_info.mr, &fv.fv_mrs[1]);
 		/* the Write segment carries the window's key, not the MR's */
-		assert_int_equal(get32(fk.sent + 28), key);
+		assert_int_equal(get32(fv.fv_sent + 28), key);
 		p = reply;
 		p = put32(p, rl->rl_xid);
 		p = put32(p, 1);
@@ -1068,12 +932,12 @@ static void test_memory_window(void **state)
 		assert_int_equal(clnt_call_wait(cl, rl, 1000), 0);
 		assert_int_equal(ca.ca_rddp_len, 7);
 		/* invalidated before the call returned */
-		assert_int_equal(fk.ninvs, i + 1);
-		assert_int_equal(fk.invs[i], key);
+		assert_int_equal(fv.fv_ninvs, i + 1);
+		assert_int_equal(fv.fv_invs[i], key);
 	}
 	/* same request both times (credit 1, every Send signalled): the
 	 * second bind used the next key of the same window */
-	assert_int_equal(fk.binds[1].rkey, ibv_inc_rkey(fk.binds[0].rkey));
+	assert_int_equal(fv.fv_binds[1].rkey, ibv_inc_rkey(fv.fv_binds[0].rkey));
 	assert_int_equal(cl->cl_stats.cs_mw_binds, 2);
 	assert_int_equal(rpcrdma_clnt_unregister_buffer(cl, data), 0);
 	for (i = 0; i < cl->cl_nreqs; i++) /* fake windows: nothing to free */
@@ -1172,7 +1036,7 @@ static void test_bad_replies(void **state)
 	p = put32(p, 0);
 	p = put32(p, 1);
 	p = put32(p, 1);
-	p = put32(p, fk.mrs[1].rkey);
+	p = put32(p, fv.fv_mrs[1].rkey);
 	p = put32(p, 8196);
 	p = put32(p, 0);
 	p = put32(p, 0);
@@ -1185,6 +1049,98 @@ static void test_bad_replies(void **state)
 	assert_int_equal(cl->cl_reqs_out, 0);
 	assert_int_equal(cl->cl_outstanding, 0);
 	assert_int_equal(cl->cl_recvs_posted, 6);
+}
+
+/* Regression (found by test_clnt_faults, profile post-send-fail-10): the
+ * Send whose post fails was the one due to be signalled; the next Send is
+ * signalled in its place, or unsignalled Sends pile up until no request is
+ * free and no completion ever comes. */
+static void test_send_post_failure_keeps_signalling(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(4096);
+	uint8_t res[3][64], reply[64];
+	struct rpcrdma_clnt_call ca[3];
+	struct clnt_req *rl[3];
+	unsigned i;
+
+	*state = cl;
+	cl->cl_credits = 4;
+	for (i = 0; i < 3; i++)
+		ca[i] = (struct rpcrdma_clnt_call){ .ca_prog = 1, .ca_vers = 1,
+						    .ca_res = res[i], .ca_res_cap = 64 };
+	assert_int_equal(clnt_call_start(cl, &ca[0], &rl[0]), 0);
+	fv.fv_fail_send_post_at = fv.fv_send_post_calls + 1;
+	assert_int_equal(clnt_call_start(cl, &ca[1], &rl[1]), -ENOMEM);
+	assert_int_equal(cl->cl_reqs_out, 1);
+	assert_int_equal(cl->cl_outstanding, 1);
+	assert_int_equal(clnt_call_start(cl, &ca[2], &rl[2]), 0);
+	assert_int_equal(fv.fv_nsends, 2);
+	assert_int_equal(fv.fv_send_flags[0], 0);
+	assert_int_equal(fv.fv_send_flags[1], IBV_SEND_SIGNALED);
+	deliver(cl, reply, build_inline_reply(reply, rl[0]->rl_xid, 4, 1));
+	deliver(cl, reply, build_inline_reply(reply, rl[2]->rl_xid, 4, 2));
+	clnt_poll(cl);
+	assert_int_equal(clnt_call_wait(cl, rl[0], 1000), 0);
+	assert_int_equal(clnt_call_wait(cl, rl[2], 1000), 0);
+	/* The one completion releases both Sends. */
+	assert_int_equal(cl->cl_reqs_out, 2);
+	cq_push(fv.fv_send_ids[1], IBV_WC_SUCCESS, IBV_WC_SEND, 0);
+	clnt_poll(cl);
+	assert_int_equal(cl->cl_reqs_out, 0);
+	assert_int_equal(cl->cl_sq_signaled, 0);
+}
+
+/* Regression (found by test_clnt_faults, profile post-recv-fail-10): a
+ * Receive that cannot be reposted closes the connection, so a pending call
+ * fails instead of waiting forever for a reply with nowhere to land. */
+static void test_recv_repost_failure_disconnects(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(4096);
+	uint8_t res1[64], res2[64], reply[64];
+	struct rpcrdma_clnt_call c1 = { .ca_prog = 1, .ca_vers = 1, .ca_res = res1,
+					.ca_res_cap = sizeof(res1) };
+	struct rpcrdma_clnt_call c2 = { .ca_prog = 1, .ca_vers = 1, .ca_res = res2,
+					.ca_res_cap = sizeof(res2) };
+	struct clnt_req *r1, *r2;
+
+	*state = cl;
+	cl->cl_credits = 4;
+	assert_int_equal(clnt_call_start(cl, &c1, &r1), 0);
+	assert_int_equal(clnt_call_start(cl, &c2, &r2), 0);
+	fv.fv_fail_recv_post_at = fv.fv_recv_post_calls + 1;
+	deliver(cl, reply, build_inline_reply(reply, r1->rl_xid, 4, 5));
+	clnt_poll(cl);
+	assert_int_equal(clnt_call_wait(cl, r1, 1000), 0); /* its reply was in */
+	assert_int_equal(clnt_call_wait(cl, r2, 1000), -ECONNRESET);
+	assert_true(fv.fv_disconnected);
+	assert_false(cl->cl_connected);
+	assert_int_equal(cl->cl_recvs_posted, 5);
+}
+
+/* A malformed reply naming a pending asynchronous call, whose Receive then
+ * cannot be reposted: the call still ends exactly once. */
+static void test_bad_reply_and_repost_failure(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(4096);
+	uint8_t res[64], reply[12], *p = reply;
+	struct rpcrdma_clnt_call ca = { .ca_prog = 1, .ca_vers = 1, .ca_res = res,
+					.ca_res_cap = sizeof(res) };
+	struct async_seen seen = { 0 };
+	uint32_t xid;
+
+	*state = cl;
+	assert_int_equal(rpcrdma_clnt_call_async(cl, &ca, async_done, &seen, &xid), 0);
+	p = put32(p, xid); /* 12 bytes: too short for a transport header */
+	p = put32(p, 1);
+	put32(p, 1);
+	fv.fv_fail_recv_post_at = fv.fv_recv_post_calls + 1;
+	deliver(cl, reply, sizeof(reply));
+	clnt_poll(cl);
+	assert_int_equal(seen.calls, 1);
+	assert_true(seen.status < 0);
+	assert_false(cl->cl_connected);
+	assert_int_equal(cl->cl_outstanding, 0);
+	assert_int_equal(cl->cl_rpc_busy, 0);
 }
 
 int main(void)
@@ -1207,6 +1163,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_registered_buffer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_memory_window, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_replies, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_send_post_failure_keeps_signalling, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_recv_repost_failure_disconnects, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_bad_reply_and_repost_failure, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

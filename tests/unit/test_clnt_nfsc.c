@@ -20,6 +20,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "fake_verbs.h"
 #include "test_words.h"
 
 #include "clnt/clnt_internal.h"
@@ -41,10 +42,6 @@ static struct {
 	uint8_t args[MAX_SCRIPT][16384]; /* rebuilt arguments, after the RPC header */
 	uint32_t args_len[MAX_SCRIPT];
 	bool read_chunk[MAX_SCRIPT], write_chunk[MAX_SCRIPT], reply_chunk[MAX_SCRIPT];
-	uint64_t recv_ids[64];
-	unsigned recv_head, recv_tail;
-	struct ibv_mr mrs[16];
-	bool live[16];
 	struct rpcrdma_clnt *cl;
 } sv;
 
@@ -56,24 +53,20 @@ static void deliver_wc(uint64_t wr_id, enum ibv_wc_opcode op, uint32_t len)
 	clnt_handle_wc(sv.cl, &wc);
 }
 
-/* Serve one call: runs inside post_send with the client lock held. */
-static int fk_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+/* Serve one call: the fake device runs this when it executes the Send,
+ * inside post_send, with the client lock held. */
+static bool serve(const uint8_t *msg, uint32_t len, const struct fv_wr *wr, void *arg)
 {
-	static uint8_t msg[65536], call[65536];
+	static uint8_t call[65536];
 	static struct rpcrdma_hdr h, r;
 	struct rpcrdma_wire_err err;
 	struct scripted *sc;
 	struct clnt_recv *rr;
-	uint32_t len = 0, call_len, n, xid, body_off;
+	uint32_t call_len, n, xid, body_off;
 	uint8_t *p, *reply;
-	int i, rc;
+	int rc;
 
-	(void)qp;
-	(void)bad;
-	for (i = 0; i < wr->num_sge; i++) {
-		memcpy(msg + len, (void *)(uintptr_t)wr->sg_list[i].addr, wr->sg_list[i].length);
-		len += wr->sg_list[i].length;
-	}
+	(void)arg;
 	assert_int_equal(rpcrdma_wire_decode_call(msg, len, NULL, &h, &err), 0);
 	n = sv.next;
 	assert_true(n < sv.nscript);
@@ -81,10 +74,14 @@ static int fk_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_se
 	call_len = 0;
 	if (h.rh_nread) {
 		const struct rpcrdma_segment *seg = &h.rh_segs[h.rh_read[0].rc_first];
+		const uint8_t *src;
 		uint32_t pos = h.rh_read[0].rc_position;
 
 		memcpy(call, msg + h.rh_hdr_len, pos);
-		memcpy(call + pos, (void *)(uintptr_t)seg->rs_offset, seg->rs_length);
+		src = fv_remote_ptr(seg->rs_handle, seg->rs_offset, seg->rs_length,
+				    IBV_ACCESS_REMOTE_READ);
+		assert_non_null(src);
+		memcpy(call + pos, src, seg->rs_length);
 		call_len = pos + seg->rs_length;
 		while (call_len & 3)
 			call[call_len++] = 0;
@@ -106,7 +103,7 @@ static int fk_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_se
 	sc = &sv.script[sv.next++];
 
 	/* Send completion first, then the Reply. */
-	deliver_wc(wr->wr_id, IBV_WC_SEND, 0);
+	deliver_wc(wr->w_wr_id, IBV_WC_SEND, 0);
 
 	memset(&r, 0, offsetof(struct rpcrdma_hdr, rh_segs));
 	r.rh_nread = r.rh_nwrite = 0;
@@ -120,7 +117,8 @@ static int fk_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_se
 
 		assert_true(sc->ddp_len <= seg->rs_length);
 		if (sc->ddp)
-			memcpy((void *)(uintptr_t)seg->rs_offset, sc->ddp, sc->ddp_len);
+			memcpy(fv_remote_ptr(seg->rs_handle, seg->rs_offset, sc->ddp_len,
+					     IBV_ACCESS_REMOTE_WRITE), sc->ddp, sc->ddp_len);
 		r.rh_segs[0] = *seg;
 		r.rh_segs[0].rs_length = sc->ddp ? sc->ddp_len : 0;
 		r.rh_write[0] = (struct rpcrdma_chunk){ .rc_first = 0, .rc_nsegs = 1,
@@ -139,14 +137,16 @@ static int fk_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_se
 	memcpy(p, sc->res, sc->res_len);
 	call_len = 24 + sc->res_len;
 
-	rr = rpcrdma_container_of((struct rpcrdma_cqe *)(uintptr_t)
-				  sv.recv_ids[sv.recv_head++ % 64], struct clnt_recv, rr_cqe);
+	rr = rpcrdma_container_of((struct rpcrdma_cqe *)(uintptr_t)fv_take_recv()->wr_id,
+				  struct clnt_recv, rr_cqe);
 	reply = rr->rr_buf;
 	if (rpcrdma_wire_hdr_size(&r) + call_len > 4096) {
 		struct rpcrdma_segment *seg = &h.rh_segs[h.rh_reply.rc_first];
 
 		assert_true(h.rh_has_reply);
 		assert_true(call_len <= seg->rs_length);
+		assert_non_null(fv_remote_ptr(seg->rs_handle, seg->rs_offset, call_len,
+					      IBV_ACCESS_REMOTE_WRITE));
 		memcpy((void *)(uintptr_t)seg->rs_offset, call, call_len);
 		r.rh_proc = RDMA_NOMSG;
 		r.rh_segs[r.rh_nsegs] = *seg;
@@ -166,65 +166,8 @@ static int fk_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_se
 		len = body_off + call_len;
 	}
 	deliver_wc((uintptr_t)&rr->rr_cqe, IBV_WC_RECV, len);
-	return 0;
+	return true; /* the completions went straight to the client */
 }
-
-static int fk_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
-{
-	(void)qp;
-	(void)bad;
-	for (; wr; wr = wr->next)
-		sv.recv_ids[sv.recv_tail++ % 64] = wr->wr_id;
-	return 0;
-}
-
-static int fk_poll(struct ibv_cq *cq, int n, struct ibv_wc *wc)
-{
-	(void)cq;
-	(void)n;
-	(void)wc;
-	return 0;
-}
-
-static struct ibv_mr *fk_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int access)
-{
-	unsigned i;
-
-	(void)pd;
-	(void)access;
-	for (i = 0; i < 16; i++) {
-		if (sv.live[i])
-			continue;
-		sv.live[i] = true;
-		sv.mrs[i].addr = addr;
-		sv.mrs[i].length = len;
-		sv.mrs[i].lkey = 0x100 + i;
-		sv.mrs[i].rkey = 0x200 + i;
-		return &sv.mrs[i];
-	}
-	return NULL;
-}
-
-static int fk_dereg_mr(struct ibv_mr *mr)
-{
-	sv.live[mr - sv.mrs] = false;
-	return 0;
-}
-
-static int fk_disconnect(struct rdma_cm_id *id)
-{
-	(void)id;
-	return 0;
-}
-
-static const struct rpcrdma_verbs_ops fk_ops = {
-	.vo_post_send = fk_post_send,
-	.vo_post_recv = fk_post_recv,
-	.vo_poll_cq = fk_poll,
-	.vo_reg_mr = fk_reg_mr,
-	.vo_dereg_mr = fk_dereg_mr,
-	.vo_disconnect = fk_disconnect,
-};
 
 static struct ibv_qp fake_qp;
 static struct ibv_cq fake_cq;
@@ -239,7 +182,8 @@ static int setup(void **state)
 	struct rpcrdma_clnt *cl = calloc(1, sizeof(*cl));
 
 	memset(&sv, 0, sizeof(sv));
-	rpcrdma_verbs = &fk_ops;
+	fv_reset();
+	fv.fv_on_send = serve; /* answers every Send at once */
 	assert_int_equal(clnt_init(cl, &cfg), 0);
 	cl->cl_qp = &fake_qp;
 	cl->cl_cq = &fake_cq;
@@ -262,13 +206,11 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct rpcrdma_clnt *cl = *state;
-	unsigned i;
 
 	assert_int_equal(cl->cl_reqs_out, 0);
 	clnt_free(cl);
-	for (i = 0; i < 16; i++)
-		assert_false(sv.live[i]); /* every registration released */
-	rpcrdma_verbs = &rpcrdma_verbs_real;
+	assert_int_equal(fv_live_mrs(), 0); /* every registration released */
+	fv_uninstall();
 	return 0;
 }
 

@@ -14,6 +14,10 @@
 
 #include "test_nfs3_harness.h"
 
+#include <sys/syscall.h>
+
+#include "nfs3/nfs3_internal.h"
+
 #define NOBODY 65534u
 
 struct t_env {
@@ -835,6 +839,51 @@ static void test_truncated_args(void **state)
 	check_prefixes(e, c);
 }
 
+/* This thread's fsuid, fsgid (read back with an invalid id) and groups. */
+static void assert_thread_ids(uint32_t uid, uint32_t gid, unsigned ngids, const gid_t *gids)
+{
+	gid_t got[RPC_AUTH_SYS_MAX_GIDS + 1];
+	int n = getgroups(RPC_AUTH_SYS_MAX_GIDS + 1, got);
+
+	assert_int_equal((uint32_t)syscall(SYS_setfsuid, (uid_t)-1), uid);
+	assert_int_equal((uint32_t)syscall(SYS_setfsgid, (gid_t)-1), gid);
+	assert_int_equal(n, (int)ngids);
+	if (ngids)
+		assert_memory_equal(got, gids, ngids * sizeof(gid_t));
+}
+
+/*
+ * The per-thread credential cache: whatever was set before, apply leaves
+ * the caller's fsuid, fsgid and groups, restore the server's ids; a root
+ * server keeps the last caller's groups while it acts as itself.
+ */
+static void test_cred_switch_cached(void **state)
+{
+	const struct nfs3_cred a = { .cr_uid = 1000, .cr_gid = 1001, .cr_ngids = 2,
+				     .cr_gids = { 7, 8 } };
+	const struct nfs3_cred b = { .cr_uid = 1002, .cr_gid = 1003, .cr_ngids = 0 };
+	const struct nfs3_cred root = { .cr_uid = 0, .cr_gid = 0, .cr_ngids = 0 };
+	const gid_t ga[] = { 7, 8 };
+
+	(void)state;
+	assert_int_equal(nfs3_cred_apply(&a), 0);
+	assert_thread_ids(1000, 1001, 2, ga);
+	assert_int_equal(nfs3_cred_apply(&a), 0); /* unchanged: nothing to do */
+	assert_thread_ids(1000, 1001, 2, ga);
+	nfs3_cred_restore();
+	assert_thread_ids(0, 0, 2, ga);
+	assert_int_equal(nfs3_cred_apply(&a), 0);
+	assert_thread_ids(1000, 1001, 2, ga);
+	assert_int_equal(nfs3_cred_apply(&b), 0);
+	assert_thread_ids(1002, 1003, 0, NULL);
+	nfs3_cred_restore();
+	assert_thread_ids(0, 0, 0, NULL);
+	assert_int_equal(nfs3_cred_apply(&root), 0);
+	assert_thread_ids(0, 0, 0, NULL);
+	nfs3_cred_restore();
+	assert_thread_ids(0, 0, 0, NULL);
+}
+
 static int run_on(const char *base)
 {
 	const struct CMUnitTest tests[] = {
@@ -869,6 +918,11 @@ int main(void)
 	if (geteuid() != 0) {
 		fprintf(stderr, "test_nfs3_proc: needs root (file handles); skipped\n");
 		return 77;
+	}
+	{
+		const struct CMUnitTest cred[] = { cmocka_unit_test(test_cred_switch_cached) };
+
+		fails += cmocka_run_group_tests_name("nfs3 credentials", cred, NULL, NULL);
 	}
 	if (statfs("/dev/shm", &sf) == 0 && sf.f_type == 0x01021994) /* TMPFS_MAGIC */
 		fails += run_on("/dev/shm");

@@ -19,182 +19,25 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "fake_verbs.h"
 #include "test_words.h"
 
 #include "svc/svc_internal.h"
 
-/* ---------- the fake device ---------- */
+/* ---------- the fake device (fake_verbs.c) ---------- */
 
-#define MAX_REMOTE 8
-#define MAX_CQ 512
-
-struct remote {
-	uint32_t handle;
-	uint64_t base;
-	uint8_t *mem;
-	size_t len;
-};
-
-static struct {
-	struct remote remote[MAX_REMOTE];
-	unsigned nremote;
-	struct ibv_wc cq[MAX_CQ];
-	unsigned cq_head, cq_tail;
-	uint64_t recv_wr_ids[MAX_CQ];
-	unsigned nrecv_posted;   /* Receives posted since reset */
-	unsigned nrecv_posts;    /* post_recv calls */
-	uint8_t sent[65536];     /* the last Send's bytes */
-	uint32_t sent_len;
-	unsigned nsends, nreads, nwrites, nposts;
-	int send_opcode;         /* the last Send's opcode and invalidated handle */
-	uint32_t inv_rkey;
-	enum ibv_wc_status read_status; /* status for RDMA Read completions */
-	struct svc_conn *reenter;  /* deliver completions inside post_send */
-	bool in_post;
-	bool disconnected;
-	struct ibv_mr mr;
-} fk;
-
-static struct remote *remote_find(uint32_t handle, uint64_t addr, size_t len)
+/* A provider that completes work before post returns: poll inside it. */
+static void reenter_poll(void *arg)
 {
-	unsigned i;
-
-	for (i = 0; i < fk.nremote; i++) {
-		struct remote *r = &fk.remote[i];
-
-		if (r->handle == handle && addr >= r->base && addr + len <= r->base + r->len)
-			return r;
-	}
-	return NULL;
+	svc_conn_cq_event_poll(arg);
 }
 
-static void cq_push(uint64_t wr_id, enum ibv_wc_status st, enum ibv_wc_opcode op,
-		    uint32_t len)
+static void set_reenter(struct svc_conn *conn)
 {
-	struct ibv_wc *wc = &fk.cq[fk.cq_tail++ % MAX_CQ];
-
-	memset(wc, 0, sizeof(*wc));
-	wc->wr_id = wr_id;
-	wc->status = st;
-	wc->opcode = op;
-	wc->byte_len = len;
+	fv.fv_inside_post = conn ? reenter_poll : NULL;
+	fv.fv_inside_post_arg = conn;
+	fv.fv_faults.ff_inside_post_pct = conn ? 100 : 0;
 }
-
-static int fk_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
-{
-	(void)qp;
-	(void)bad;
-	fk.nposts++;
-	for (; wr; wr = wr->next) {
-		uint64_t raddr = wr->wr.rdma.remote_addr;
-		int i;
-
-		switch (wr->opcode) {
-		case IBV_WR_RDMA_READ: {
-			struct remote *r = remote_find(wr->wr.rdma.rkey, raddr, wr->sg_list[0].length);
-
-			fk.nreads++;
-			assert_int_equal(wr->num_sge, 1);
-			assert_int_equal(wr->sg_list[0].lkey, fk.mr.lkey);
-			if (r && fk.read_status == IBV_WC_SUCCESS)
-				memcpy((void *)(uintptr_t)wr->sg_list[0].addr,
-				       r->mem + (raddr - r->base), wr->sg_list[0].length);
-			if (wr->send_flags & IBV_SEND_SIGNALED)
-				cq_push(wr->wr_id, r ? fk.read_status : IBV_WC_REM_ACCESS_ERR,
-					IBV_WC_RDMA_READ, 0);
-			break;
-		}
-		case IBV_WR_RDMA_WRITE:
-			fk.nwrites++;
-			for (i = 0; i < wr->num_sge; i++) {
-				struct remote *r = remote_find(wr->wr.rdma.rkey, raddr,
-							       wr->sg_list[i].length);
-
-				assert_non_null(r);
-				memcpy(r->mem + (raddr - r->base),
-				       (void *)(uintptr_t)wr->sg_list[i].addr, wr->sg_list[i].length);
-				raddr += wr->sg_list[i].length;
-			}
-			assert_false(wr->send_flags & IBV_SEND_SIGNALED);
-			break;
-		case IBV_WR_SEND:
-		case IBV_WR_SEND_WITH_INV:
-			fk.nsends++;
-			fk.send_opcode = wr->opcode;
-			fk.inv_rkey = wr->opcode == IBV_WR_SEND_WITH_INV ? wr->invalidate_rkey : 0;
-			fk.sent_len = 0;
-			for (i = 0; i < wr->num_sge; i++) {
-				memcpy(fk.sent + fk.sent_len, (void *)(uintptr_t)wr->sg_list[i].addr,
-				       wr->sg_list[i].length);
-				fk.sent_len += wr->sg_list[i].length;
-			}
-			assert_true(wr->send_flags & IBV_SEND_SIGNALED);
-			cq_push(wr->wr_id, IBV_WC_SUCCESS, IBV_WC_SEND, 0);
-			break;
-		default:
-			fail_msg("unexpected opcode %d", wr->opcode);
-		}
-	}
-	/* A provider that completes work before post returns. */
-	if (fk.reenter && !fk.in_post) {
-		fk.in_post = true;
-		svc_conn_cq_event_poll(fk.reenter);
-		fk.in_post = false;
-	}
-	return 0;
-}
-
-static int fk_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
-{
-	(void)qp;
-	(void)bad;
-	fk.nrecv_posts++;
-	for (; wr; wr = wr->next)
-		fk.recv_wr_ids[fk.nrecv_posted++ % MAX_CQ] = wr->wr_id;
-	return 0;
-}
-
-static int fk_poll(struct ibv_cq *cq, int n, struct ibv_wc *wc)
-{
-	int got = 0;
-
-	(void)cq;
-	while (got < n && fk.cq_head != fk.cq_tail)
-		wc[got++] = fk.cq[fk.cq_head++ % MAX_CQ];
-	return got;
-}
-
-static struct ibv_mr *fk_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int access)
-{
-	(void)pd;
-	(void)access;
-	fk.mr.addr = addr;
-	fk.mr.length = len;
-	fk.mr.lkey = 0x1234;
-	return &fk.mr;
-}
-
-static int fk_dereg_mr(struct ibv_mr *mr)
-{
-	assert_ptr_equal(mr, &fk.mr);
-	return 0;
-}
-
-static int fk_disconnect(struct rdma_cm_id *id)
-{
-	(void)id;
-	fk.disconnected = true;
-	return 0;
-}
-
-static const struct rpcrdma_verbs_ops fk_ops = {
-	.vo_post_send = fk_post_send,
-	.vo_post_recv = fk_post_recv,
-	.vo_poll_cq = fk_poll,
-	.vo_reg_mr = fk_reg_mr,
-	.vo_dereg_mr = fk_dereg_mr,
-	.vo_disconnect = fk_disconnect,
-};
 
 /* ---------- a test program: 0x20000099 version 1 ---------- */
 
@@ -229,7 +72,8 @@ static int tprog_dispatch(struct rpcrdma_svc_req *req, void *arg)
 		return RPCRDMA_SVC_SUCCESS;
 	case TP_BIG:
 		dst = rpcrdma_xdr_reserve(&req->rq_res, 3000);
-		memset(dst, 0x5a, 3000);
+		if (dst) /* NULL: no room, rq_res marks the overflow */
+			memset(dst, 0x5a, 3000);
 		return RPCRDMA_SVC_SUCCESS;
 	default:
 		return RPCRDMA_SVC_PROC_UNAVAIL;
@@ -258,8 +102,7 @@ static int setup(void **state)
 	};
 	struct fixture *f = calloc(1, sizeof(*f));
 
-	memset(&fk, 0, sizeof(fk));
-	rpcrdma_verbs = &fk_ops;
+	fv_reset();
 	assert_int_equal(svc_init(&f->svc, &cfg), 0);
 	assert_int_equal(rpcrdma_svc_register(&f->svc, TPROG, 1, tprog_dispatch, NULL), 0);
 	assert_int_equal(rpcrdma_svc_register(&f->svc, TPROG, 1, tprog_dispatch, NULL), -EEXIST);
@@ -273,11 +116,12 @@ static int setup(void **state)
 	f->conn->sx_inline_recv = 1024;
 	f->conn->sx_inline_send = 1024;
 	f->conn->sx_nrecvs = 4 + 8;
-	f->conn->sx_ncalls = 2;
+	f->conn->sx_ncalls = 4; /* small call contexts: one per credit */
+	f->conn->sx_nlarge = 2;
 	assert_int_equal(svc_conn_alloc_pools(f->conn), 0);
 	assert_int_equal(svc_conn_post_all_recvs(f->conn), 0);
 	/* credits + 8 spare Receives, posted with one chained post */
-	assert_int_equal(fk.nrecv_posted, 12);
+	assert_int_equal(fv.fv_nrecv_posted, 12);
 	f->svc.sv_conns = f->conn;
 	*state = f;
 	return 0;
@@ -299,7 +143,10 @@ static int teardown(void **state)
 	assert_int_equal(atomic_load(&f->svc.sv_ct.mr_bytes), 0);
 	close(f->svc.sv_wake_fd);
 	free(f);
-	rpcrdma_verbs = &rpcrdma_verbs_real;
+	/* Writes go unsignalled, every Send signalled. */
+	assert_int_equal(fv.fv_signaled_writes, 0);
+	assert_int_equal(fv.fv_unsignaled_sends, 0);
+	fv_uninstall();
 	return 0;
 }
 
@@ -340,34 +187,11 @@ static uint8_t *put_call(uint8_t *p, uint32_t xid, uint32_t prog, uint32_t vers,
 	return put32(p, 0);
 }
 
-static void add_remote(uint32_t handle, uint64_t base, uint8_t *mem, size_t len)
-{
-	fk.remote[fk.nremote++] = (struct remote){ handle, base, mem, len };
-}
-
-/* Fill the next posted Receive with @len bytes and queue its completion. */
+/* Fill the oldest posted Receive with @len bytes and queue its completion. */
 static void queue_recv(struct fixture *f, const uint8_t *msg, uint32_t len)
 {
-	struct svc_recv *rc = NULL;
-	uint32_t i;
-
-	/* Any posted receive will do: take the first one the fake holds. */
-	for (i = 0; i < f->conn->sx_nrecvs; i++) {
-		struct svc_recv *c = &f->conn->sx_recvs[i];
-		unsigned k;
-
-		for (k = 0; k < fk.nrecv_posted && k < MAX_CQ; k++)
-			if (fk.recv_wr_ids[k] == (uintptr_t)&c->rc_cqe) {
-				fk.recv_wr_ids[k] = 0;
-				rc = c;
-				break;
-			}
-		if (rc)
-			break;
-	}
-	assert_non_null(rc);
-	memcpy(rc->rc_buf, msg, len);
-	cq_push((uintptr_t)&rc->rc_cqe, IBV_WC_SUCCESS, IBV_WC_RECV, len);
+	(void)f;
+	assert_int_equal(fv_deliver(msg, len), 0);
 }
 
 /* Deliver @len bytes as the next Receive completion, then poll. */
@@ -403,6 +227,9 @@ static void assert_baseline(struct fixture *f)
 {
 	assert_int_equal(f->conn->sx_calls_out, 0);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_in_use), 0);
+	assert_int_equal(f->conn->sx_large_out, 0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.large_in_use), 0);
+	assert_null(f->conn->sx_lwait_head);
 	assert_int_equal(f->conn->sx_recvs_posted, f->conn->sx_nrecvs);
 }
 
@@ -431,9 +258,9 @@ static void test_inline_call(void **state)
 	p = put_call(p, 0xaabbccdd, TPROG, 1, TP_NULL);
 	deliver(f, msg, (uint32_t)(p - msg));
 	run_workers(f);
-	assert_int_equal(fk.nsends, 1);
-	assert_int_equal(fk.sent_len, sizeof(want));
-	assert_memory_equal(fk.sent, want, sizeof(want));
+	assert_int_equal(fv.fv_nsends, 1);
+	assert_int_equal(fv.fv_sent_len, sizeof(want));
+	assert_memory_equal(fv.fv_sent, want, sizeof(want));
 	assert_baseline(f);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.replies_inline), 1);
 }
@@ -458,15 +285,15 @@ static void test_bad_version(void **state)
 	f->conn->sx_peer_rsi = true;
 	deliver(f, msg, sizeof(msg));
 	svc_conn_cq_event_poll(f->conn);
-	assert_int_equal(fk.send_opcode, IBV_WR_SEND); /* RDMA_ERROR never invalidates */
-	assert_int_equal(fk.sent_len, sizeof(want));
-	assert_memory_equal(fk.sent, want, sizeof(want));
+	assert_int_equal(fv.fv_send_opcode, IBV_WR_SEND); /* RDMA_ERROR never invalidates */
+	assert_int_equal(fv.fv_sent_len, sizeof(want));
+	assert_memory_equal(fv.fv_sent, want, sizeof(want));
 	assert_baseline(f);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.rdma_errors_sent), 1);
 
 	/* Three bytes: no xid to answer, dropped. */
 	deliver(f, msg, 3);
-	assert_int_equal(fk.nsends, 1);
+	assert_int_equal(fv.fv_nsends, 1);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.drops), 1);
 	assert_baseline(f);
 }
@@ -485,8 +312,8 @@ static void test_read_chunk_and_reply_chunk(void **state)
 
 	for (i = 0; i < sizeof(data); i++)
 		data[i] = (uint8_t)(i * 7 + 1);
-	add_remote(0x99, 0x10000, data, sizeof(data));
-	add_remote(0x77, 0x70000, reply, sizeof(reply));
+	fv_add_remote(0x99, 0x10000, data, sizeof(data));
+	fv_add_remote(0x77, 0x70000, reply, sizeof(reply));
 	f->conn->sx_peer_rsi = true;
 
 	p = put_fixed(p, 0x51, 1, 4, RDMA_MSG);
@@ -508,7 +335,7 @@ static void test_read_chunk_and_reply_chunk(void **state)
 	p = put32(p, 5001);              /* the opaque's length; its bytes are in the chunk */
 	deliver(f, msg, (uint32_t)(p - msg));
 	/* One chain, one signalled completion, already queued by the fake. */
-	assert_int_equal(fk.nreads, 1);
+	assert_int_equal(fv.fv_nreads, 1);
 	svc_conn_cq_event_poll(f->conn);
 	run_workers(f);
 
@@ -519,18 +346,18 @@ static void test_read_chunk_and_reply_chunk(void **state)
 	assert_memory_equal(reply + 28, data, 5001);
 	assert_int_equal(reply[28 + 5001], 0);
 	/* Header: xid 0x51, MSG? no: NOMSG, empty lists, Reply chunk echo 5032 bytes. */
-	assert_int_equal(fk.sent_len, 28 + 16 + 4);
-	assert_int_equal(get32(fk.sent + 12), RDMA_NOMSG);
-	assert_int_equal(get32(fk.sent + 16), 0);
-	assert_int_equal(get32(fk.sent + 20), 0);
-	assert_int_equal(get32(fk.sent + 24), 1);
-	assert_int_equal(get32(fk.sent + 28), 1);
-	assert_int_equal(get32(fk.sent + 32), 0x77);
-	assert_int_equal(get32(fk.sent + 36), 5032);
-	rb = fk.sent + 44;
+	assert_int_equal(fv.fv_sent_len, 28 + 16 + 4);
+	assert_int_equal(get32(fv.fv_sent + 12), RDMA_NOMSG);
+	assert_int_equal(get32(fv.fv_sent + 16), 0);
+	assert_int_equal(get32(fv.fv_sent + 20), 0);
+	assert_int_equal(get32(fv.fv_sent + 24), 1);
+	assert_int_equal(get32(fv.fv_sent + 28), 1);
+	assert_int_equal(get32(fv.fv_sent + 32), 0x77);
+	assert_int_equal(get32(fv.fv_sent + 36), 5032);
+	rb = fv.fv_sent + 44;
 	assert_int_equal(get32(rb), 0x70000);
 	/* Two handles (0x99, 0x77): no single one to invalidate. */
-	assert_int_equal(fk.send_opcode, IBV_WR_SEND);
+	assert_int_equal(fv.fv_send_opcode, IBV_WR_SEND);
 	assert_baseline(f);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.rdma_read_bytes), 5001);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.replies_reply_chunk), 1);
@@ -548,7 +375,7 @@ static void test_write_chunk(void **state)
 	uint8_t msg[1024], *p = msg, *s;
 	uint32_t i;
 
-	add_remote(0x55, 0x50000, wbuf, sizeof(wbuf));
+	fv_add_remote(0x55, 0x50000, wbuf, sizeof(wbuf));
 	f->conn->sx_peer_rsi = true; /* the Requester accepts Send With Invalidate */
 	p = put_fixed(p, 0x61, 1, 4, RDMA_MSG);
 	p = put32(p, 0);                 /* no Read list */
@@ -573,9 +400,9 @@ static void test_write_chunk(void **state)
 
 	for (i = 0; i < 700; i++)
 		assert_int_equal(wbuf[i], (uint8_t)(i ^ 0x3c));
-	assert_int_equal(fk.nwrites, 2);
+	assert_int_equal(fv.fv_nwrites, 2);
 	/* header: 16 fixed + 4 (no Read) + 4+4+2*16 (chunk) + 4 (end) + 4 (no Reply) = 68 */
-	s = fk.sent;
+	s = fv.fv_sent;
 	assert_int_equal(get32(s + 12), RDMA_MSG);
 	assert_int_equal(get32(s + 20), 1);
 	assert_int_equal(get32(s + 24), 2);
@@ -586,13 +413,13 @@ static void test_write_chunk(void **state)
 	assert_int_equal(get32(s + 60), 0);
 	assert_int_equal(get32(s + 64), 0);
 	/* body: RPC reply 24 + length word 700 + trailer word, no data */
-	assert_int_equal(fk.sent_len, 68 + 24 + 4 + 4);
+	assert_int_equal(fv.fv_sent_len, 68 + 24 + 4 + 4);
 	assert_int_equal(get32(s + 68), 0x6161);
 	assert_int_equal(get32(s + 92), 700);
 	assert_int_equal(get32(s + 96), 0xc0ffee);
 	/* Both segments carry handle 0x55: the reply invalidates it. */
-	assert_int_equal(fk.send_opcode, IBV_WR_SEND_WITH_INV);
-	assert_int_equal(fk.inv_rkey, 0x55);
+	assert_int_equal(fv.fv_send_opcode, IBV_WR_SEND_WITH_INV);
+	assert_int_equal(fv.fv_inv_rkey, 0x55);
 	assert_baseline(f);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.rdma_write_bytes), 700);
 }
@@ -610,8 +437,8 @@ static void test_reply_fits_nowhere(void **state)
 	p = put_call(p, 0x7171, TPROG, 1, TP_BIG);
 	deliver(f, msg, (uint32_t)(p - msg));
 	run_workers(f);
-	assert_int_equal(fk.sent_len, sizeof(want));
-	assert_memory_equal(fk.sent, want, sizeof(want));
+	assert_int_equal(fv.fv_sent_len, sizeof(want));
+	assert_memory_equal(fv.fv_sent, want, sizeof(want));
 	assert_baseline(f);
 }
 
@@ -625,23 +452,24 @@ static void test_prog_unavail_mismatch(void **state)
 	p = put_msg_nochunks(p, 0x81, 1);
 	p = put_call(p, 0x8181, 100099, 1, 0);
 	deliver(f, msg, (uint32_t)(p - msg));
-	assert_int_equal(fk.sent_len, 28 + 24);
-	assert_int_equal(get32(fk.sent + 28 + 20), RPCRDMA_SVC_PROG_UNAVAIL);
+	assert_int_equal(fv.fv_sent_len, 28 + 24);
+	assert_int_equal(get32(fv.fv_sent + 28 + 20), RPCRDMA_SVC_PROG_UNAVAIL);
 
 	p = msg + 28;
 	p = put_call(p, 0x8282, TPROG, 7, 0);
 	deliver(f, msg, (uint32_t)(p - msg));
-	assert_int_equal(fk.sent_len, 28 + 32);
-	assert_int_equal(get32(fk.sent + 28 + 20), RPCRDMA_SVC_PROG_MISMATCH);
-	assert_int_equal(get32(fk.sent + 28 + 24), 1); /* low */
-	assert_int_equal(get32(fk.sent + 28 + 28), 1); /* high */
+	assert_int_equal(fv.fv_sent_len, 28 + 32);
+	assert_int_equal(get32(fv.fv_sent + 28 + 20), RPCRDMA_SVC_PROG_MISMATCH);
+	assert_int_equal(get32(fv.fv_sent + 28 + 24), 1); /* low */
+	assert_int_equal(get32(fv.fv_sent + 28 + 28), 1); /* high */
 	svc_conn_cq_event_poll(f->conn);
 	assert_baseline(f);
 }
 
 /*
- * Back-pressure: with two call contexts, a third call waits (counted) and
- * is served when a context comes back.
+ * Back-pressure: with four small call contexts, a fifth inline call waits
+ * (counted) and is served when a context comes back; none takes a large
+ * context.
  */
 static void test_context_backpressure(void **state)
 {
@@ -649,21 +477,119 @@ static void test_context_backpressure(void **state)
 	uint8_t msg[128], *p;
 	int i;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 5; i++) {
 		p = msg;
 		p = put_msg_nochunks(p, 0x90 + (uint32_t)i, 1);
 		p = put_call(p, 0x9090 + (uint32_t)i, TPROG, 1, TP_NULL);
 		deliver(f, msg, (uint32_t)(p - msg));
 	}
-	assert_int_equal(f->conn->sx_calls_out, 2);
+	assert_int_equal(f->conn->sx_calls_out, 4);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_waits), 1);
 	assert_non_null(f->conn->sx_wait_head);
-	run_workers(f);  /* two replies; their Send completions free the contexts */
+	run_workers(f);  /* four replies; their Send completions free the contexts */
 	run_workers(f);  /* the waiting call now runs */
-	assert_int_equal(fk.nsends, 3);
-	assert_int_equal(get32(fk.sent), 0x92);
+	assert_int_equal(fv.fv_nsends, 5);
+	assert_int_equal(get32(fv.fv_sent), 0x94);
 	assert_baseline(f);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_high), 2);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_high), 4);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.large_high), 0);
+}
+
+/* A NULL call whose only chunk is a Reply chunk of @nsegs segments of @len bytes. */
+static uint32_t put_reply_chunk_segs(uint8_t *msg, uint32_t xid, uint32_t nsegs, uint32_t len)
+{
+	uint8_t *p = msg;
+	uint32_t i;
+
+	p = put_fixed(p, xid, 1, 4, RDMA_MSG);
+	p = put32(p, 0);          /* no Read list */
+	p = put32(p, 0);          /* no Write list */
+	p = put32(p, 1);          /* Reply chunk */
+	p = put32(p, nsegs);
+	for (i = 0; i < nsegs; i++) {
+		p = put32(p, 0x66);       /* handle */
+		p = put32(p, len);
+		p = put32(p, 0);          /* offset */
+		p = put32(p, 0x60000 + i * len);
+	}
+	p = put_call(p, xid * 0x101u, TPROG, 1, TP_NULL);
+	return (uint32_t)(p - msg);
+}
+
+/* A NULL call whose only chunk is a one-segment Reply chunk of @len bytes. */
+static uint32_t put_reply_chunk_call(uint8_t *msg, uint32_t xid, uint32_t len)
+{
+	return put_reply_chunk_segs(msg, xid, 1, len);
+}
+
+/*
+ * Inline calls use small contexts: the room a call's chunks offer decides.
+ * Inline threshold 1024, small reply buffer 2 x 1024: a Reply chunk of
+ * 2048 bytes still fits a small context, one of 2049 needs a large one,
+ * and so does a small Reply chunk of 8 segments (8 Writes + the Send is
+ * more than the 8 work requests a small context may post).
+ */
+static void test_inline_call_small_context(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t msg[256], *p = msg;
+
+	p = put_msg_nochunks(p, 0xd1, 1);
+	p = put_call(p, 0xd1d1, TPROG, 1, TP_NULL);
+	deliver(f, msg, (uint32_t)(p - msg));
+	deliver(f, msg, put_reply_chunk_call(msg, 0xd2, 2048));
+	assert_int_equal(f->conn->sx_calls_out, 2);
+	assert_int_equal(f->conn->sx_large_out, 0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.large_in_use), 0);
+	deliver(f, msg, put_reply_chunk_call(msg, 0xd3, 2049));
+	assert_int_equal(f->conn->sx_calls_out, 3);
+	assert_int_equal(f->conn->sx_large_out, 1);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.large_in_use), 1);
+	deliver(f, msg, put_reply_chunk_segs(msg, 0xd4, 7, 16));
+	assert_int_equal(f->conn->sx_calls_out, 4);
+	assert_int_equal(f->conn->sx_large_out, 1);
+	run_workers(f);
+	assert_int_equal(fv.fv_nsends, 4);
+	assert_baseline(f);
+	deliver(f, msg, put_reply_chunk_segs(msg, 0xd5, 8, 16));
+	assert_int_equal(f->conn->sx_calls_out, 1);
+	assert_int_equal(f->conn->sx_large_out, 1);
+	run_workers(f);
+	assert_int_equal(fv.fv_nsends, 5);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.replies_inline), 5);
+	assert_baseline(f);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.large_high), 1);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_high), 4);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_waits), 0);
+}
+
+/*
+ * Large-context back-pressure: with two large contexts, a third call that
+ * needs one waits holding its small context and Receive (counted), and is
+ * served when a large context comes back.
+ */
+static void test_large_context_backpressure(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t msg[128];
+	uint32_t i;
+
+	for (i = 0; i < 3; i++)
+		deliver(f, msg, put_reply_chunk_call(msg, 0xe0 + i, 4096));
+	assert_int_equal(f->conn->sx_calls_out, 3);
+	assert_int_equal(f->conn->sx_large_out, 2);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.large_waits), 1);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_waits), 0);
+	assert_non_null(f->conn->sx_lwait_head);
+	assert_int_equal(f->conn->sx_lwait_head->cc_state, CC_WAITING);
+	/* Its Receive is held: 12 - 3 posted, none back yet for the waiter. */
+	assert_int_equal(f->conn->sx_recvs_posted + f->conn->sx_refill_count, 11);
+	run_workers(f);  /* two replies; their Send completions free the large contexts */
+	run_workers(f);  /* the waiting call now runs */
+	assert_int_equal(fv.fv_nsends, 3);
+	assert_int_equal(get32(fv.fv_sent), 0xe2);
+	assert_baseline(f);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.large_high), 2);
 }
 
 /*
@@ -675,9 +601,8 @@ static void test_read_error_and_flush(void **state)
 {
 	struct fixture *f = *state;
 	uint8_t msg[256], *p = msg;
-	uint32_t i;
 
-	fk.read_status = IBV_WC_REM_ACCESS_ERR;
+	fv.fv_read_status = IBV_WC_REM_ACCESS_ERR;
 	p = put_fixed(p, 0xa1, 1, 4, RDMA_MSG);
 	p = put32(p, 1);
 	p = put32(p, 44);
@@ -692,22 +617,13 @@ static void test_read_error_and_flush(void **state)
 	p = put32(p, 100);
 	deliver(f, msg, (uint32_t)(p - msg));
 	svc_conn_cq_event_poll(f->conn);
-	assert_true(fk.disconnected);
+	assert_true(fv.fv_disconnected);
 	assert_true(f->conn->sx_closing);
 	assert_int_equal(f->conn->sx_calls_out, 0);
-	assert_int_equal(fk.nsends, 0);
+	assert_int_equal(fv.fv_nsends, 0);
 	assert_false(f->conn->sx_reap);
 	/* The QP is in error: every posted Receive flushes. */
-	for (i = 0; i < f->conn->sx_nrecvs; i++) {
-		struct svc_recv *rc = &f->conn->sx_recvs[i];
-		unsigned k;
-
-		for (k = 0; k < fk.nrecv_posted && k < MAX_CQ; k++)
-			if (fk.recv_wr_ids[k] == (uintptr_t)&rc->rc_cqe) {
-				fk.recv_wr_ids[k] = 0;
-				cq_push((uintptr_t)&rc->rc_cqe, IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV, 0);
-			}
-	}
+	fv_flush_recvs();
 	svc_conn_cq_event_poll(f->conn);
 	assert_int_equal(f->conn->sx_recvs_posted, 0);
 	assert_true(f->conn->sx_reap);
@@ -729,8 +645,8 @@ static void test_completion_inside_post(void **state)
 
 	for (i = 0; i < sizeof(data); i++)
 		data[i] = (uint8_t)(255 - i);
-	add_remote(0x42, 0x40000, data, sizeof(data));
-	fk.reenter = f->conn;
+	fv_add_remote(0x42, 0x40000, data, sizeof(data));
+	set_reenter(f->conn);
 	p = put_fixed(p, 0xc1, 1, 4, RDMA_MSG);
 	p = put32(p, 1);
 	p = put32(p, 44);
@@ -745,15 +661,15 @@ static void test_completion_inside_post(void **state)
 	p = put32(p, 200);
 	deliver(f, msg, (uint32_t)(p - msg));
 	/* The Read completed inside its post: the call is already queued. */
-	assert_int_equal(fk.nreads, 1);
+	assert_int_equal(fv.fv_nreads, 1);
 	assert_int_equal(f->conn->sx_calls[0].cc_state == CC_WORKING ||
 			 f->conn->sx_calls[1].cc_state == CC_WORKING, 1);
 	run_workers(f);
 	/* Inline reply: 28 header + 24 RPC + 4 length + 200 data. */
-	assert_int_equal(fk.sent_len, 28 + 24 + 4 + 200);
-	assert_memory_equal(fk.sent + 56, data, 200);
+	assert_int_equal(fv.fv_sent_len, 28 + 24 + 4 + 200);
+	assert_memory_equal(fv.fv_sent + 56, data, 200);
 	assert_baseline(f);
-	fk.reenter = NULL;
+	set_reenter(NULL);
 }
 
 /* Three calls completed in one poll: their Receives go back in one post. */
@@ -771,15 +687,41 @@ static void test_recv_refill_batched(void **state)
 	p = put32(p, 0);
 	p = put32(p, 0);
 	p = put32(p, 0);
-	posts_before = fk.nrecv_posts;
+	posts_before = fv.fv_nrecv_posts;
 	for (i = 0; i < 2; i++)
 		queue_recv(f, msg, sizeof(msg));
 	queue_recv(f, msg, 3); /* dropped: too short */
 	svc_conn_cq_event_poll(f->conn);
-	assert_int_equal(fk.nrecv_posts, posts_before + 1);
+	assert_int_equal(fv.fv_nrecv_posts, posts_before + 1);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.recv_refills), 1);
 	svc_conn_cq_event_poll(f->conn); /* Send completions */
-	assert_int_equal(fk.nsends, 2);
+	assert_int_equal(fv.fv_nsends, 2);
+	assert_baseline(f);
+}
+
+/*
+ * A long drain gives Receives back in chains of at most 4 (half the 8
+ * spare Receives), so calls answered during the drain cannot leave the
+ * Requester short of posted Receives: 9 messages dropped in one poll go
+ * back as chains of 4, 4 and 1.
+ */
+static void test_recv_refill_bounded(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t msg[4] = { 0, 0, 0, 0xb2 };
+	unsigned posts_before, posted_before;
+	int i;
+
+	posts_before = fv.fv_nrecv_posts;
+	posted_before = fv.fv_nrecv_posted;
+	for (i = 0; i < 9; i++)
+		queue_recv(f, msg, 3); /* dropped: too short */
+	svc_conn_cq_event_poll(f->conn);
+	assert_int_equal(fv.fv_nrecv_posts, posts_before + 3);
+	assert_int_equal(fv.fv_nrecv_posted, posted_before + 9);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.recv_refills), 3);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.drops), 9);
+	assert_int_equal(fv.fv_nsends, 0);
 	assert_baseline(f);
 }
 
@@ -793,8 +735,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reply_fits_nowhere, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prog_unavail_mismatch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_context_backpressure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_inline_call_small_context, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_large_context_backpressure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_error_and_flush, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recv_refill_batched, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recv_refill_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_completion_inside_post, setup, teardown),
 	};
 

@@ -1,0 +1,695 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_clnt_faults.c - the Requester under injected faults, and its
+ * rdma_cm event handling.
+ *
+ * A responder behind the fake device (fake_verbs.c) answers every Send it
+ * executes: it checks the Read chunk's bytes through the client's
+ * registration, writes 100 bytes into a Write chunk, puts the reply in the
+ * Reply chunk (RDMA_NOMSG) when one is offered, and queues the reply, which
+ * the driver delivers later in random order (or at once, before the Send
+ * completes).  The driver issues asynchronous calls of five kinds (inline,
+ * Read chunk, Write chunk, Reply chunk, RDMA_NOMSG), executes send work,
+ * delivers replies and polls in an order drawn from the seed, under
+ * profiles of fault rates.  Invariants:
+ *  - every call issued ends exactly once, with success (the right reply:
+ *    the result word is the xid ^ 0x5a5a5a5a) or a negative errno:
+ *    issued == succeeded + failed;
+ *  - on a connection that is still up and idle, no call is left pending;
+ *  - when the connection is gone, requests, credits and registrations are
+ *    back at baseline, and after clnt_free() no region is left.
+ * Each run prints its profile and seed; FAULTS_SEED=n FAULTS_PROFILE=name
+ * replays one run.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "fake_verbs.h"
+#include "test_words.h"
+
+#include "clnt/clnt_internal.h"
+
+#define NSLOTS 12
+#define NREPLIES 64
+#define RESULT_KEY 0x5a5a5a5au
+#define WRITE_BYTES 100u
+
+enum kind { K_INLINE, K_READ, K_WRITE, K_REPLY, K_NOMSG, NKINDS };
+
+struct slot {
+	struct rpcrdma_clnt_call ca;
+	uint8_t args[1200];
+	uint8_t ddp[3000];
+	uint8_t rddp[4096];
+	uint8_t res[8192];
+	enum kind kind;
+	bool busy;
+	unsigned ndone;
+};
+
+static struct {
+	struct rpcrdma_clnt *cl;
+	struct slot slots[NSLOTS];
+	struct {
+		uint8_t buf[256];
+		uint32_t len;
+	} replies[NREPLIES];
+	unsigned nreplies;
+	unsigned issued, ok, failed;
+	const char *profile;
+	uint64_t seed;
+} d;
+
+static struct ibv_qp fake_qp;
+static struct ibv_cq fake_cq;
+
+static uint8_t ddp_byte(uint32_t i)
+{
+	return (uint8_t)(i * 7 + 3);
+}
+
+static uint8_t args_byte(uint32_t i)
+{
+	return (uint8_t)(i * 5 + 1);
+}
+
+static uint8_t write_byte(uint32_t xid, uint32_t i)
+{
+	return (uint8_t)(xid ^ i);
+}
+
+/* A connected client asking for 8 credits, 4096 inline receive; the peer
+ * receives 1024 bytes inline, so large arguments go in Read chunks. */
+static struct rpcrdma_clnt *make_clnt(void)
+{
+	struct rpcrdma_clnt_config cfg = {
+		.cf_max_credits = 8,
+		.cf_inline_size = 4096,
+		.cf_auth_none = true,
+		.cf_timeout_ms = 600000,
+		.cf_log = stderr,
+	};
+	struct rpcrdma_cm_private peer = {
+		.cp_version = 1, .cp_send_size = 4096, .cp_recv_size = 1024,
+	};
+	uint8_t pdata[RPCRDMA_CM_PRIVATE_BYTES];
+	struct rpcrdma_clnt *cl = calloc(1, sizeof(*cl));
+
+	assert_non_null(cl);
+	assert_int_equal(clnt_init(cl, &cfg), 0);
+	cl->cl_qp = &fake_qp;
+	cl->cl_cq = &fake_cq;
+	assert_int_equal(clnt_alloc_pools(cl), 0);
+	/* The first post of the Receives may be a failure the injector chose. */
+	if (clnt_post_all_recvs(cl)) {
+		clnt_free(cl);
+		return NULL;
+	}
+	rpcrdma_wire_encode_private(pdata, &peer);
+	clnt_set_peer(cl, pdata, sizeof(pdata));
+	cl->cl_connected = true;
+	cl->cl_credits = 8;
+	return cl;
+}
+
+/* ---------- the responder ---------- */
+
+static uint8_t *put_rpc_reply(uint8_t *p, uint32_t xid)
+{
+	p = put32(p, xid);
+	p = put32(p, 1);  /* REPLY */
+	p = put32(p, 0);  /* MSG_ACCEPTED */
+	p = put32(p, 0);  /* verf AUTH_NONE */
+	p = put32(p, 0);
+	p = put32(p, 0);  /* SUCCESS */
+	return put32(p, xid ^ RESULT_KEY);
+}
+
+static uint8_t *put_seg(uint8_t *p, const struct rpcrdma_segment *s, uint32_t len)
+{
+	p = put32(p, s->rs_handle);
+	p = put32(p, len);
+	p = put32(p, (uint32_t)(s->rs_offset >> 32));
+	return put32(p, (uint32_t)s->rs_offset);
+}
+
+static void queue_reply(const uint8_t *buf, uint32_t len)
+{
+	assert_true(d.nreplies < NREPLIES);
+	memcpy(d.replies[d.nreplies].buf, buf, len);
+	d.replies[d.nreplies].len = len;
+	d.nreplies++;
+}
+
+/* Deliver queued reply @i; a reply that finds no Receive waits (RNR). */
+static void deliver_reply(unsigned i)
+{
+	int rc = fv_deliver(d.replies[i].buf, d.replies[i].len);
+
+	if (rc == -ENOBUFS)
+		return;
+	d.replies[i] = d.replies[--d.nreplies];
+}
+
+static bool respond(const uint8_t *msg, uint32_t len, const struct fv_wr *w, void *arg)
+{
+	static struct rpcrdma_hdr h;
+	struct rpcrdma_wire_err err;
+	uint8_t reply[256], rpc[64], *p = reply;
+	uint32_t xid, k, rpc_len;
+
+	(void)w;
+	(void)arg;
+	assert_int_equal(rpcrdma_wire_decode_call(msg, len, NULL, &h, &err), 0);
+	xid = h.rh_xid;
+	/* Read chunks: the data must be readable through the client's handle. */
+	for (k = 0; k < h.rh_nread; k++) {
+		const struct rpcrdma_segment *s = &h.rh_segs[h.rh_read[k].rc_first];
+		const uint8_t *src = fv_remote_ptr(s->rs_handle, s->rs_offset, s->rs_length,
+						   IBV_ACCESS_REMOTE_READ);
+		uint32_t i;
+
+		if (!src)
+			fail_msg("xid 0x%x: Read chunk not readable", xid);
+		for (i = 0; i < s->rs_length; i++) {
+			uint8_t want = h.rh_read[k].rc_position ? ddp_byte(i) :
+				       i >= 40 ? args_byte(i - 40) : src[i];
+
+			if (src[i] != want)
+				fail_msg("xid 0x%x: Read chunk byte %u", xid, i);
+		}
+	}
+	rpc_len = (uint32_t)(put_rpc_reply(rpc, xid) - rpc);
+	p = put32(p, xid);
+	p = put32(p, 1);
+	p = put32(p, 8);
+	p = put32(p, h.rh_has_reply ? RDMA_NOMSG : RDMA_MSG);
+	p = put32(p, 0);                      /* no Read list */
+	if (h.rh_nwrite) {
+		const struct rpcrdma_segment *s = &h.rh_segs[h.rh_write[0].rc_first];
+		uint8_t *dst = fv_remote_ptr(s->rs_handle, s->rs_offset, WRITE_BYTES,
+					     IBV_ACCESS_REMOTE_WRITE);
+		uint32_t i;
+
+		if (!dst)
+			fail_msg("xid 0x%x: Write chunk not writable", xid);
+		for (i = 0; i < WRITE_BYTES; i++)
+			dst[i] = write_byte(xid, i);
+		p = put32(p, 1);
+		p = put32(p, 1);
+		p = put_seg(p, s, WRITE_BYTES);
+	}
+	p = put32(p, 0);                      /* end of Write list */
+	if (h.rh_has_reply) {
+		const struct rpcrdma_segment *s = &h.rh_segs[h.rh_reply.rc_first];
+		uint8_t *dst = fv_remote_ptr(s->rs_handle, s->rs_offset, rpc_len,
+					     IBV_ACCESS_REMOTE_WRITE);
+
+		if (!dst)
+			fail_msg("xid 0x%x: Reply chunk not writable", xid);
+		memcpy(dst, rpc, rpc_len);
+		p = put32(p, 1);
+		p = put32(p, 1);
+		p = put_seg(p, s, rpc_len);
+	} else {
+		p = put32(p, 0);
+		memcpy(p, rpc, rpc_len);
+		p += rpc_len;
+	}
+	queue_reply(reply, (uint32_t)(p - reply));
+	/* Sometimes the Reply overtakes the Send's own completion. */
+	if (fv_roll(50))
+		deliver_reply(d.nreplies - 1);
+	return false;
+}
+
+/* Completions before post returns: the poster holds the client lock. */
+static void inside_poll(void *arg)
+{
+	struct ibv_wc wc[16];
+	int n, i;
+
+	(void)arg;
+	while ((n = rpcrdma_verbs_poll(d.cl->cl_cq, 16, wc)) > 0)
+		for (i = 0; i < n; i++)
+			clnt_handle_wc(d.cl, &wc[i]);
+}
+
+/* ---------- the driver ---------- */
+
+static void call_done(struct rpcrdma_clnt_call *ca, int status, void *arg)
+{
+	struct slot *s = arg;
+	unsigned i;
+
+	if (s->ndone++)
+		fail_msg("profile %s seed %llu: a call ended twice", d.profile,
+			 (unsigned long long)d.seed);
+	assert_true(s->busy);
+	s->busy = false;
+	/* The call's memory is out of the Responder's reach before we hear. */
+	for (i = 0; i < FV_MAX_MR; i++)
+		assert_false(fv.fv_mr_live[i] && (fv.fv_mrs[i].addr == ca->ca_res ||
+						  fv.fv_mrs[i].addr == ca->ca_rddp ||
+						  fv.fv_mrs[i].addr == ca->ca_ddp));
+	if (status) {
+		assert_true(status < 0);
+		d.failed++;
+		return;
+	}
+	d.ok++;
+	assert_int_equal(get32(ca->ca_res + ca->ca_res_off),
+			 get32(ca->ca_res) ^ RESULT_KEY);
+	if (s->kind == K_WRITE) {
+		assert_true(ca->ca_rddp_used);
+		assert_int_equal(ca->ca_rddp_len, WRITE_BYTES);
+		for (i = 0; i < WRITE_BYTES; i++)
+			assert_int_equal(s->rddp[i], write_byte(get32(ca->ca_res), i));
+	}
+}
+
+static void issue(void)
+{
+	struct rpcrdma_clnt *cl = d.cl;
+	struct slot *s = NULL;
+	uint32_t xid;
+	unsigned i;
+	int rc;
+
+	for (i = 0; i < NSLOTS; i++)
+		if (!d.slots[i].busy) {
+			s = &d.slots[i];
+			break;
+		}
+	/* A caller without a credit would block: this driver has one thread. */
+	if (!s || !cl->cl_free || cl->cl_outstanding >= cl->cl_credits)
+		return;
+	s->kind = (enum kind)(fv_rand() % NKINDS);
+	memset(&s->ca, 0, sizeof(s->ca));
+	s->ca.ca_prog = 100003;
+	s->ca.ca_vers = 3;
+	s->ca.ca_proc = s->kind;
+	s->ca.ca_args = s->args;
+	s->ca.ca_args_len = 8;
+	s->ca.ca_res = s->res;
+	s->ca.ca_res_cap = 256;
+	switch (s->kind) {
+	case K_READ:
+		s->ca.ca_args_len = 16;
+		s->ca.ca_ddp = s->ddp;
+		s->ca.ca_ddp_len = sizeof(s->ddp);
+		break;
+	case K_WRITE:
+		s->ca.ca_rddp = s->rddp;
+		s->ca.ca_rddp_cap = sizeof(s->rddp);
+		break;
+	case K_REPLY:
+		s->ca.ca_res_cap = sizeof(s->res);
+		break;
+	case K_NOMSG:
+		s->ca.ca_args_len = sizeof(s->args);
+		break;
+	default:
+		break;
+	}
+	for (i = 0; i < sizeof(s->args); i++)
+		s->args[i] = args_byte(i);
+	for (i = 0; i < sizeof(s->ddp); i++)
+		s->ddp[i] = ddp_byte(i);
+	s->busy = true;
+	s->ndone = 0;
+	d.issued++;
+	rc = rpcrdma_clnt_call_async(cl, &s->ca, call_done, s, &xid);
+	if (rc) {
+		/* Refused at once: no callback, nothing held. */
+		assert_true(rc < 0);
+		assert_int_equal(s->ndone, 0);
+		s->busy = false;
+		d.failed++;
+	}
+}
+
+static unsigned busy_slots(void)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < NSLOTS; i++)
+		n += d.slots[i].busy;
+	return n;
+}
+
+/* Run everything that can run until nothing changes. */
+static void drain(void)
+{
+	unsigned rounds, i;
+
+	for (rounds = 0; rounds < 1000; rounds++) {
+		bool moved = fv_sq_pending() || fv_cq_pending();
+
+		fv_run_sq(UINT32_MAX);
+		for (i = d.nreplies; i-- > 0;) {
+			unsigned before = d.nreplies;
+
+			deliver_reply(i);
+			moved |= d.nreplies != before;
+		}
+		clnt_poll(d.cl);
+		if (!moved)
+			return;
+	}
+	fail_msg("profile %s seed %llu: did not drain", d.profile, (unsigned long long)d.seed);
+}
+
+/* The connection is over (lost, or the run ended): check and release. */
+static void end_connection(void)
+{
+	struct rpcrdma_clnt *cl = d.cl;
+
+	drain();
+	/* Idle and still connected, or noticed the loss: either way no call
+	 * may still be waiting. */
+	if (busy_slots())
+		fail_msg("profile %s seed %llu: %u calls neither completed nor failed "
+			 "(connected %d)", d.profile, (unsigned long long)d.seed, busy_slots(),
+			 cl->cl_connected);
+	pthread_mutex_lock(&cl->cl_lock);
+	clnt_disconnected(cl);
+	pthread_mutex_unlock(&cl->cl_lock);
+	clnt_run_done(cl);
+	drain();
+	assert_int_equal(cl->cl_outstanding, 0);
+	assert_int_equal(cl->cl_rpc_busy, 0);
+	assert_int_equal(cl->cl_recvs_posted, 0);
+	assert_null(cl->cl_pending);
+	/* Sends that completed unsignalled give no flush: teardown releases. */
+	pthread_mutex_lock(&cl->cl_lock);
+	clnt_sq_release_all(cl);
+	pthread_mutex_unlock(&cl->cl_lock);
+	assert_int_equal(cl->cl_reqs_out, 0);
+	assert_int_equal(fv_live_mrs(), 1); /* the slab only */
+	clnt_free(cl);
+	assert_int_equal(fv_live_mrs(), 0);
+	d.cl = NULL;
+	d.nreplies = 0;
+	fv_qp_reset();
+}
+
+static bool connect_new(void)
+{
+	unsigned tries;
+
+	for (tries = 0; tries < 100; tries++) {
+		d.cl = make_clnt();
+		if (d.cl)
+			return true;
+		assert_int_equal(fv_live_mrs(), 0);
+		fv_qp_reset();
+	}
+	return false;
+}
+
+static void run_one(const char *profile, const struct fv_faults *f, unsigned ncalls)
+{
+	unsigned q, last_issued = 0, idle = 0;
+	bool clean = true;
+
+	for (q = 0; q < FV_NQ; q++)
+		clean &= !f->ff_error_pct[q] && !f->ff_flush_pct[q];
+	clean &= !f->ff_post_fail_pct[0] && !f->ff_post_fail_pct[1];
+
+	memset(&d, 0, sizeof(d));
+	d.profile = profile;
+	d.seed = f->ff_seed;
+	fprintf(stderr, "clnt-faults: profile %s seed %llu\n", profile,
+		(unsigned long long)f->ff_seed);
+	fv_reset();
+	fv_seed(f);
+	fv.fv_on_send = respond;
+	fv.fv_inside_post = inside_poll;
+	assert_true(connect_new());
+	while (d.issued < ncalls) {
+		if (d.issued != last_issued) {
+			last_issued = d.issued;
+			idle = 0;
+		} else if (++idle > 100000) {
+			struct rpcrdma_clnt *cl = d.cl;
+
+			fail_msg("profile %s seed %llu: stalled after %u calls: credits %u "
+				 "outstanding %u free %d reqs out %u pending %d; calls waiting %u, "
+				 "replies queued %u, Receives posted %u, send work %u",
+				 profile, (unsigned long long)f->ff_seed, d.issued, cl->cl_credits,
+				 cl->cl_outstanding, cl->cl_free != NULL, cl->cl_reqs_out,
+				 cl->cl_pending != NULL, busy_slots(), d.nreplies,
+				 fv_recvs_posted(), fv_sq_pending());
+		}
+		if (!d.cl->cl_connected) {
+			end_connection();
+			assert_true(connect_new());
+			continue;
+		}
+		switch (fv_rand() % 8) {
+		case 0:
+		case 1:
+		case 2:
+			issue();
+			break;
+		case 3:
+		case 4:
+			fv_run_sq(1 + (unsigned)(fv_rand() % 3));
+			break;
+		case 5:
+			if (d.nreplies)
+				deliver_reply((unsigned)(fv_rand() % d.nreplies));
+			break;
+		default:
+			clnt_poll(d.cl);
+			break;
+		}
+	}
+	end_connection();
+	fprintf(stderr, "  issued %u ok %u failed %u; injected: errors %u flushes %u "
+		"post failures %u reorders %u inside post %u\n", d.issued, d.ok, d.failed,
+		fv.fv_n_errors, fv.fv_n_flushes, fv.fv_n_post_fails, fv.fv_n_reorders,
+		fv.fv_n_inside);
+	if (d.issued != d.ok + d.failed)
+		fail_msg("profile %s seed %llu: issued %u != ok %u + failed %u", profile,
+			 (unsigned long long)f->ff_seed, d.issued, d.ok, d.failed);
+	if (clean && d.failed)
+		fail_msg("profile %s seed %llu: %u calls failed without a fault", profile,
+			 (unsigned long long)f->ff_seed, d.failed);
+	fv_uninstall();
+}
+
+struct profile {
+	const char *name;
+	struct fv_faults f;
+};
+
+static void test_fault_profiles(void **state)
+{
+	static const unsigned rates[] = { 0, 1, 10, 50 };
+	struct profile p[32];
+	unsigned np = 0, r, i;
+	const char *only = getenv("FAULTS_PROFILE"), *seed_env = getenv("FAULTS_SEED");
+	uint64_t seed0 = seed_env ? strtoull(seed_env, NULL, 0) : 1;
+	unsigned nseeds = seed_env ? 1 : 4;
+	static char names[32][32];
+
+	(void)state;
+	/* Every fault kind at every rate on every queue the client uses. */
+	for (r = 0; r < 4; r++) {
+		unsigned pct = rates[r];
+
+		snprintf(names[np], sizeof(names[np]), "all-%u", pct);
+		p[np] = (struct profile){ names[np], { .ff_error_pct = { pct, pct },
+			.ff_flush_pct = { pct, pct }, .ff_post_fail_pct = { pct, pct },
+			.ff_reorder_pct = pct, .ff_inside_post_pct = pct } };
+		np++;
+	}
+	p[np++] = (struct profile){ "send-error-10", { .ff_error_pct = { 10 } } };
+	p[np++] = (struct profile){ "recv-error-10", { .ff_error_pct = { 0, 10 } } };
+	p[np++] = (struct profile){ "send-flush-10", { .ff_flush_pct = { 10 } } };
+	p[np++] = (struct profile){ "recv-flush-10", { .ff_flush_pct = { 0, 10 } } };
+	p[np++] = (struct profile){ "post-send-fail-10", { .ff_post_fail_pct = { 10 } } };
+	p[np++] = (struct profile){ "post-recv-fail-10", { .ff_post_fail_pct = { 0, 10 } } };
+	p[np++] = (struct profile){ "reorder-50", { .ff_reorder_pct = 50 } };
+	p[np++] = (struct profile){ "inside-post-50", { .ff_inside_post_pct = 50 } };
+	for (i = 0; i < np; i++) {
+		uint64_t s;
+
+		if (only && strcmp(only, p[i].name))
+			continue;
+		for (s = seed0; s < seed0 + nseeds; s++) {
+			p[i].f.ff_seed = s;
+			run_one(p[i].name, &p[i].f, 300);
+		}
+	}
+}
+
+/* ---------- rdma_cm events ---------- */
+
+/* Each failure while connecting maps to one documented errno. */
+static void test_cm_connect_status(void **state)
+{
+	const enum rdma_cm_event_type EST = RDMA_CM_EVENT_ESTABLISHED;
+
+	(void)state;
+	assert_int_equal(clnt_cm_connect_status(EST, 0, EST), 0);
+	assert_int_equal(clnt_cm_connect_status(RDMA_CM_EVENT_ADDR_RESOLVED, 0,
+						RDMA_CM_EVENT_ADDR_RESOLVED), 0);
+	/* REJECTED's status is the reject reason (e.g. 28, no listener). */
+	assert_int_equal(clnt_cm_connect_status(RDMA_CM_EVENT_REJECTED, 28, EST), -ECONNREFUSED);
+	assert_int_equal(clnt_cm_connect_status(RDMA_CM_EVENT_REJECTED, 8, EST), -ECONNREFUSED);
+	assert_int_equal(clnt_cm_connect_status(RDMA_CM_EVENT_UNREACHABLE, -ETIMEDOUT, EST),
+			 -EHOSTUNREACH);
+	assert_int_equal(clnt_cm_connect_status(RDMA_CM_EVENT_UNREACHABLE, 0, EST),
+			 -EHOSTUNREACH);
+	assert_int_equal(clnt_cm_connect_status(RDMA_CM_EVENT_ADDR_ERROR, -ENODEV,
+						RDMA_CM_EVENT_ADDR_RESOLVED), -EHOSTUNREACH);
+	assert_int_equal(clnt_cm_connect_status(RDMA_CM_EVENT_ADDR_ERROR, -EADDRNOTAVAIL,
+						RDMA_CM_EVENT_ADDR_RESOLVED), -EHOSTUNREACH);
+	assert_int_equal(clnt_cm_connect_status(RDMA_CM_EVENT_ADDR_ERROR, -ENETUNREACH,
+						RDMA_CM_EVENT_ADDR_RESOLVED), -ENETUNREACH);
+	assert_int_equal(clnt_cm_connect_status(RDMA_CM_EVENT_ROUTE_ERROR, -ETIMEDOUT,
+						RDMA_CM_EVENT_ROUTE_RESOLVED), -EHOSTUNREACH);
+	assert_int_equal(clnt_cm_connect_status(RDMA_CM_EVENT_ROUTE_ERROR, 5,
+						RDMA_CM_EVENT_ROUTE_RESOLVED), -EHOSTUNREACH);
+	assert_int_equal(clnt_cm_connect_status(RDMA_CM_EVENT_CONNECT_ERROR, 0, EST),
+			 -ECONNRESET);
+	assert_int_equal(clnt_cm_connect_status(RDMA_CM_EVENT_CONNECT_ERROR, -ETIMEDOUT, EST),
+			 -ETIMEDOUT);
+	assert_int_equal(clnt_cm_connect_status(RDMA_CM_EVENT_DISCONNECTED, 0, EST),
+			 -ECONNRESET);
+	assert_int_equal(clnt_cm_connect_status(RDMA_CM_EVENT_DEVICE_REMOVAL, 0, EST), -ENODEV);
+	/* Another step's success is not the one awaited. */
+	assert_int_equal(clnt_cm_connect_status(RDMA_CM_EVENT_ADDR_RESOLVED, 0,
+						RDMA_CM_EVENT_ROUTE_RESOLVED), -EPROTO);
+}
+
+struct waiter {
+	struct rpcrdma_clnt *cl;
+	struct clnt_req *rl;
+	int rc;
+};
+
+static void *wait_thread(void *arg)
+{
+	struct waiter *w = arg;
+
+	w->rc = clnt_call_wait(w->cl, w->rl, 600000);
+	return NULL;
+}
+
+/*
+ * The connection goes (@type) with three calls in flight whose Sends the
+ * device has not executed: a synchronous caller blocked in its wait, an
+ * asynchronous call with a Write chunk and one with a Reply chunk.  All
+ * three fail with -ECONNRESET, a new call gets -ENOTCONN, the Sends flush,
+ * and every request and registration comes back.
+ */
+static void cm_loss_in_flight(enum rdma_cm_event_type type)
+{
+	struct fv_faults f = { .ff_seed = 7 };
+	struct slot *s1, *s2;
+	struct rpcrdma_clnt_call sync_ca = { .ca_prog = 1, .ca_vers = 1 };
+	uint8_t sync_res[64];
+	struct waiter w;
+	pthread_t t;
+	uint32_t xid;
+
+	memset(&d, 0, sizeof(d));
+	d.profile = rdma_event_str(type);
+	fv_reset();
+	fv_seed(&f); /* deferred Sends, flushes on disconnect; no faults */
+	fv.fv_on_send = respond;
+	d.cl = make_clnt();
+	assert_non_null(d.cl);
+	sync_ca.ca_res = sync_res;
+	sync_ca.ca_res_cap = sizeof(sync_res);
+	assert_int_equal(clnt_call_start(d.cl, &sync_ca, &w.rl), 0);
+	w.cl = d.cl;
+	w.rc = 1;
+	assert_int_equal(pthread_create(&t, NULL, wait_thread, &w), 0);
+
+	s1 = &d.slots[0];
+	s2 = &d.slots[1];
+	s1->ca = (struct rpcrdma_clnt_call){ .ca_prog = 1, .ca_vers = 1, .ca_res = s1->res,
+		.ca_res_cap = 256, .ca_rddp = s1->rddp, .ca_rddp_cap = sizeof(s1->rddp) };
+	s1->busy = true;
+	s2->ca = (struct rpcrdma_clnt_call){ .ca_prog = 1, .ca_vers = 1, .ca_res = s2->res,
+		.ca_res_cap = sizeof(s2->res) };
+	s2->busy = true;
+	assert_int_equal(rpcrdma_clnt_call_async(d.cl, &s1->ca, call_done, s1, &xid), 0);
+	assert_int_equal(rpcrdma_clnt_call_async(d.cl, &s2->ca, call_done, s2, &xid), 0);
+	assert_int_equal(fv_sq_pending(), 3);
+	assert_int_equal(fv_live_mrs(), 3); /* slab, Write chunk, Reply chunk */
+
+	/* An event that is not a loss changes nothing. */
+	assert_false(clnt_cm_event(d.cl, RDMA_CM_EVENT_ADDR_CHANGE));
+	assert_true(d.cl->cl_connected);
+
+	assert_true(clnt_cm_event(d.cl, type));
+	pthread_join(t, NULL);
+	assert_int_equal(w.rc, -ECONNRESET);
+	assert_int_equal(d.failed, 2);
+	assert_int_equal(s1->ndone, 1);
+	assert_int_equal(s2->ndone, 1);
+	assert_false(d.cl->cl_connected);
+	assert_true(fv.fv_disconnected);
+	assert_int_equal(fv_live_mrs(), 1);
+	assert_int_equal(clnt_call_start(d.cl, &sync_ca, &w.rl), -ENOTCONN);
+	/* The Sends still own their requests until they flush. */
+	assert_int_equal(d.cl->cl_reqs_out, 3);
+	clnt_poll(d.cl);
+	assert_int_equal(d.cl->cl_reqs_out, 0);
+	assert_int_equal(d.cl->cl_recvs_posted, 0);
+	assert_int_equal(d.cl->cl_outstanding, 0);
+	assert_int_equal(d.cl->cl_rpc_busy, 0);
+	assert_int_equal(fv.fv_nsends, 0); /* nothing reached the wire */
+	clnt_free(d.cl);
+	assert_int_equal(fv_live_mrs(), 0);
+	d.cl = NULL;
+	fv_uninstall();
+}
+
+static void test_cm_disconnected_mid_call(void **state)
+{
+	(void)state;
+	cm_loss_in_flight(RDMA_CM_EVENT_DISCONNECTED);
+}
+
+static void test_cm_device_removal(void **state)
+{
+	(void)state;
+	cm_loss_in_flight(RDMA_CM_EVENT_DEVICE_REMOVAL);
+}
+
+static void test_cm_other_losses(void **state)
+{
+	(void)state;
+	cm_loss_in_flight(RDMA_CM_EVENT_CONNECT_ERROR);
+	cm_loss_in_flight(RDMA_CM_EVENT_UNREACHABLE);
+	cm_loss_in_flight(RDMA_CM_EVENT_REJECTED);
+	cm_loss_in_flight(RDMA_CM_EVENT_TIMEWAIT_EXIT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cm_connect_status),
+		cmocka_unit_test(test_cm_disconnected_mid_call),
+		cmocka_unit_test(test_cm_device_removal),
+		cmocka_unit_test(test_cm_other_losses),
+		cmocka_unit_test(test_fault_profiles),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
