@@ -3,11 +3,12 @@ BUILD      ?= build
 BUILD_ASAN ?= build-asan
 BUILD_FUZZ ?= build-fuzz
 FUZZ_TIME  ?= 60
+DURATION   ?= 90
 PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all build deps asan check unit vm-check demo install clean fuzz fuzz-svc bench-wire bench
+.PHONY: all build deps asan check unit vm-check demo install clean fuzz fuzz-svc bench-wire bench soak
 
 all: build
 
@@ -66,6 +67,12 @@ fuzz: $(BUILD_FUZZ)/CMakeCache.txt
 bench: deps
 	$(MAKE) build
 	bench/run-bench
+
+# Soak: random mixed load (kernel client and rpcrdma-nfs against rpcrdma-nfsd,
+# every byte verified, server memory sampled) for DURATION seconds in one VM;
+# results under $(BUILD)/soak/ (docs/soak.md).
+soak: build
+	RPCRDMA_BUILD_DIR=$(abspath $(BUILD)) scripts/soak $(DURATION)
 
 # Codec micro-benchmark: ns per decode/encode (issue: wire codec).
 bench-wire: build

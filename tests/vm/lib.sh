@@ -339,13 +339,13 @@ rnfsd_check_final_stats() {
 	local k v
 	grep -q '^{"connections"' "$RNFSD_LOG" || fail "no final counters (--stats) in the server log"
 	log "server counters: $(grep '^{"connections"' "$RNFSD_LOG" | tail -n 1)"
-	for k in ctx_in_use recv_in_use conns_open mrs_open mr_bytes rdma_errors_sent; do
+	for k in ctx_in_use large_in_use recv_in_use conns_open mrs_open mr_bytes rdma_errors_sent; do
 		v=$(rnfsd_stat "$k")
 		[[ "$v" == 0 ]] || fail "server counter $k is '${v}' after unmount and SIGTERM, expected 0"
 	done
 	v=$(rnfsd_stat calls)
 	((${v:-0} > 0)) || fail "server counter calls is '${v}': no call was served"
-	pass "server counters: ctx_in_use, recv_in_use, conns_open, mrs_open back at 0; no RDMA_ERROR sent"
+	pass "server counters: ctx_in_use, large_in_use, recv_in_use, conns_open, mrs_open back at 0; no RDMA_ERROR sent"
 }
 
 # tree_manifest DIR: one line per object under DIR (sorted): path, type,
@@ -489,4 +489,57 @@ client_suite() {
 	"$NFS" >/dev/null 2>&1 || rc=$?
 	((rc == 2)) || fail "no arguments: status $rc, expected 2"
 	pass "stat, df; a missing file exits 1 with a message; usage exits 2"
+}
+
+# ---- fault-injection helpers (disconnect-storm, client-killed, server-restart)
+
+# rnfsd_counters_now: make the running server (RNFSD_PID) print its counters
+# to its log (SIGUSR1) and wait (10 s at most) for the new JSON line, after
+# which rnfsd_stat reads it.  Fails when the server is gone.
+rnfsd_counters_now() {
+	local n i
+	n=$(grep -c '^{"connections"' "$RNFSD_LOG" || true)
+	kill -USR1 "$RNFSD_PID" 2>/dev/null || fail "rpcrdma-nfsd (pid $RNFSD_PID) is not running"
+	for ((i = 0; i < 50; i++)); do
+		(($(grep -c '^{"connections"' "$RNFSD_LOG" || true) > n)) && return 0
+		sleep 0.2
+	done
+	kill -0 "$RNFSD_PID" 2>/dev/null || fail "rpcrdma-nfsd (pid $RNFSD_PID) died"
+	fail "rpcrdma-nfsd did not print its counters within 10 s of SIGUSR1"
+}
+
+# rnfsd_wait_baseline CONNS SECS: poll the running server's counters until
+# its pools are at the baseline of CONNS idle connections: conns_open and
+# mrs_open CONNS (one registered slab per connection), ctx_in_use,
+# large_in_use (when the server counts it) and recv_in_use 0 (mr_bytes 0
+# too when CONNS is 0); fail after SECS seconds
+# with the last counters.  Dropped connections are reaped asynchronously,
+# hence the polling.
+rnfsd_wait_baseline() {
+	local conns=$1 limit=$2 t0=$SECONDS k v ok
+	while :; do
+		rnfsd_counters_now
+		ok=1
+		for k in ctx_in_use large_in_use recv_in_use conns_open mrs_open mr_bytes; do
+			v=$(rnfsd_stat "$k")
+			case $k in
+			large_in_use) [[ "$v" == 0 || -z "$v" ]] || ok=0 ;;
+			conns_open | mrs_open) [[ "$v" == "$conns" ]] || ok=0 ;;
+			mr_bytes) ((conns > 0)) || [[ "$v" == 0 ]] || ok=0 ;;
+			*) [[ "$v" == 0 ]] || ok=0 ;;
+			esac
+		done
+		((ok)) && break
+		((SECONDS - t0 < limit)) ||
+			fail "server pools not at baseline ($conns connection(s)) after $limit s: $(grep '^{"connections"' "$RNFSD_LOG" | tail -n 1)"
+		sleep 1
+	done
+	pass "server pools at baseline: conns_open $conns, mrs_open $conns, ctx_in_use, large_in_use, recv_in_use 0 (after $((SECONDS - t0)) s)"
+}
+
+# random_delay MIN_CS MAX_CS: print a random delay between MIN_CS and MAX_CS
+# hundredths of a second, as seconds for sleep/timeout ("1.37").
+random_delay() {
+	local cs=$(($1 + RANDOM % ($2 - $1 + 1)))
+	printf '%d.%02d\n' $((cs / 100)) $((cs % 100))
 }
