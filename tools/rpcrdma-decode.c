@@ -16,6 +16,8 @@
 
 #include <rpcrdma/wire.h>
 
+#include "common/be.h"
+
 #define EXIT_INVALID 1
 #define EXIT_USAGE 2
 /* Far more than any inline threshold (RFC 8797 caps it at 256 KiB). */
@@ -145,12 +147,6 @@ static void json_chunk_segs(const struct rpcrdma_hdr *h,
 	putchar(']');
 }
 
-static uint32_t load32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
-
 /*
  * The RPC header fields the inline body holds, as far as its bytes go:
  * xid and direction (RFC 5531 9), and for a call prog, vers and proc.
@@ -162,14 +158,14 @@ static void json_rpc(const uint8_t *body, size_t len)
 
 	if (len < 8)
 		return;
-	dir = load32(body + 4);
+	dir = load_be32(body + 4);
 	if (dir != RPC_DIR_CALL && dir != RPC_DIR_REPLY)
 		return;
 	printf(",\"rpc\":{\"xid\":%" PRIu32 ",\"direction\":\"%s\"",
-	       load32(body), dir == RPC_DIR_CALL ? "CALL" : "REPLY");
+	       load_be32(body), dir == RPC_DIR_CALL ? "CALL" : "REPLY");
 	/* call body: rpcvers at 8, then prog, vers, proc */
 	for (i = 0; dir == RPC_DIR_CALL && i < 3 && 16 + 4 * (size_t)i <= len; i++)
-		printf(",\"%s\":%" PRIu32, call_field[i], load32(body + 12 + 4 * i));
+		printf(",\"%s\":%" PRIu32, call_field[i], load_be32(body + 12 + 4 * i));
 	putchar('}');
 }
 

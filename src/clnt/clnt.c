@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "clnt/clnt_internal.h"
+#include "common/be.h"
 
 void clnt_log(struct rpcrdma_clnt *cl, const char *fmt, ...)
 {
@@ -46,14 +47,6 @@ static void cfg_defaults(struct rpcrdma_clnt_config *cfg)
 		cfg->cf_backoff_max_ms = 8000;
 }
 
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 /* Encode the credential and verifier every call carries (RFC 5531 9,
  * appendix A): AUTH_SYS with our host name, uid, gid and no extra gids,
  * or AUTH_NONE; the verifier is AUTH_NONE. */
@@ -74,20 +67,20 @@ static void clnt_encode_cred(struct rpcrdma_clnt *cl)
 	host[sizeof(host) - 1] = '\0';
 	nlen = (uint32_t)strlen(host);
 	body = 4 + 4 + (uint32_t)RPCRDMA_XDR_ALIGN(nlen) + 4 + 4 + 4;
-	put_be32(p, RPC_AUTH_SYS);
-	put_be32(p + 4, body);
+	store_be32(p, RPC_AUTH_SYS);
+	store_be32(p + 4, body);
 	p += 8;
-	put_be32(p, (uint32_t)time(NULL));
-	put_be32(p + 4, nlen);
+	store_be32(p, (uint32_t)time(NULL));
+	store_be32(p + 4, nlen);
 	memset(p + 8, 0, RPCRDMA_XDR_ALIGN(nlen));
 	memcpy(p + 8, host, nlen);
 	p += 8 + RPCRDMA_XDR_ALIGN(nlen);
-	put_be32(p, cfg->cf_ids_set ? cfg->cf_uid : (uint32_t)getuid());
-	put_be32(p + 4, cfg->cf_ids_set ? cfg->cf_gid : (uint32_t)getgid());
-	put_be32(p + 8, 0); /* gids<16>: none */
+	store_be32(p, cfg->cf_ids_set ? cfg->cf_uid : (uint32_t)getuid());
+	store_be32(p + 4, cfg->cf_ids_set ? cfg->cf_gid : (uint32_t)getgid());
+	store_be32(p + 8, 0); /* gids<16>: none */
 	p += 12;
-	put_be32(p, RPC_AUTH_NONE);
-	put_be32(p + 4, 0);
+	store_be32(p, RPC_AUTH_NONE);
+	store_be32(p + 4, 0);
 	p += 8;
 	cl->cl_cred_len = (uint32_t)(p - cl->cl_cred);
 }

@@ -11,19 +11,7 @@
 #include <unistd.h>
 
 #include "clnt/clnt_internal.h"
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static uint32_t get_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
+#include "common/be.h"
 
 /* Return @rl to the pool once both owners have let go.  Lock held. */
 static void clnt_req_release(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned owner)
@@ -389,12 +377,12 @@ static uint32_t clnt_rpc_header(struct rpcrdma_clnt *cl, struct clnt_req *rl, ui
 {
 	const struct rpcrdma_clnt_call *ca = rl->rl_call;
 
-	put_be32(p, rl->rl_xid);
-	put_be32(p + 4, RPC_DIR_CALL);
-	put_be32(p + 8, RPC_MSG_VERSION);
-	put_be32(p + 12, ca->ca_prog);
-	put_be32(p + 16, ca->ca_vers);
-	put_be32(p + 20, ca->ca_proc);
+	store_be32(p, rl->rl_xid);
+	store_be32(p + 4, RPC_DIR_CALL);
+	store_be32(p + 8, RPC_MSG_VERSION);
+	store_be32(p + 12, ca->ca_prog);
+	store_be32(p + 16, ca->ca_vers);
+	store_be32(p + 20, ca->ca_proc);
 	memcpy(p + 24, cl->cl_cred, cl->cl_cred_len);
 	return 24 + cl->cl_cred_len;
 }
@@ -1089,7 +1077,7 @@ static void clnt_recv_complete(struct rpcrdma_clnt *cl, struct clnt_recv *rr,
 	if (rpcrdma_wire_decode_reply(rr->rr_buf, wc->byte_len, &cl->cl_limits, rh, &err)) {
 		cl->cl_stats.cs_bad_replies++;
 		clnt_log(cl, "bad reply header (%s): %s", err.we_rule, err.we_detail);
-		rl = wc->byte_len >= 4 ? clnt_pending_find(cl, get_be32(rr->rr_buf)) : NULL;
+		rl = wc->byte_len >= 4 ? clnt_pending_find(cl, load_be32(rr->rr_buf)) : NULL;
 		clnt_repost(cl, rr);
 		/* A failed repost may have failed every pending call already. */
 		if (rl && clnt_pending_remove(cl, rl))

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/be.h"
 #include "nfs3_internal.h"
 
 static inline uint64_t rotl64(uint64_t x, unsigned b)
@@ -121,7 +122,7 @@ int nfs3_fh_make(const struct rpcrdma_nfs3_export *exp, int dirfd,
 	fh[1] = (uint8_t)n;
 	fh[2] = 0;
 	fh[3] = 0;
-	nfs3_put_be32(fh + 4, (uint32_t)k.fh.handle_type);
+	store_be32(fh + 4, (uint32_t)k.fh.handle_type);
 	memcpy(fh + 8, k.fh.f_handle, n);
 	store_le64(fh + 8 + n, nfs3_siphash(exp->ex_key, fh, 8 + n));
 	*lenp = NFS3_FH_OVERHEAD + n;
@@ -150,8 +151,7 @@ int nfs3_fh_open(const struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
 		return -EBADMSG;
 
 	k.fh.handle_bytes = n;
-	k.fh.handle_type = (int)((uint32_t)fh[4] << 24 | (uint32_t)fh[5] << 16 |
-				 (uint32_t)fh[6] << 8 | fh[7]);
+	k.fh.handle_type = (int)load_be32(fh + 4);
 	memcpy(k.fh.f_handle, fh + 8, n);
 	fd = open_by_handle_at(exp->ex_fd, &k.fh, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {

@@ -207,7 +207,6 @@ void nfs3_put_post_op_fd(struct rpcrdma_xdr *xs,
 /** wcc_data: @pre / @post NULL encode "not present". */
 void nfs3_put_wcc(struct rpcrdma_xdr *xs, const struct rpcrdma_nfs3_export *exp,
 		  const struct stat *pre, const struct stat *post);
-void nfs3_put_be32(uint8_t *p, uint32_t v);
 
 /** nfs3_is_root - does @st describe the export root? */
 static inline bool nfs3_is_root(const struct rpcrdma_nfs3_export *exp,

@@ -557,9 +557,9 @@ static int proc_read(struct nfs3_call *c)
 		post = st;
 	rpcrdma_xdr_init(&patch, attrp, NFS3_POST_OP_ATTR_BYTES);
 	nfs3_put_post_op_attr(&patch, c->c_exp, &post);
-	nfs3_put_be32(countp, (uint32_t)n);
-	nfs3_put_be32(eofp, offset + (uint64_t)n >= (uint64_t)post.st_size);
-	nfs3_put_be32(lenp, (uint32_t)n);
+	store_be32(countp, (uint32_t)n);
+	store_be32(eofp, offset + (uint64_t)n >= (uint64_t)post.st_size);
+	store_be32(lenp, (uint32_t)n);
 	goto out_close;
 
 out_err:

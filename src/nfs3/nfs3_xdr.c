@@ -9,14 +9,6 @@
 
 #include "nfs3_internal.h"
 
-void nfs3_put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 uint32_t nfs3_errno_to_stat(int err)
 {
 	if (err < 0)

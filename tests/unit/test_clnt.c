@@ -23,6 +23,8 @@
 
 #include "clnt/clnt_internal.h"
 
+#include "clnt_fixture.h"
+
 /* ---------- the fake device (fake_verbs.c) ---------- */
 
 static void cq_push(uint64_t wr_id, enum ibv_wc_status st, enum ibv_wc_opcode op,
@@ -77,9 +79,6 @@ static unsigned live_call_mrs(void)
 
 /* ---------- fixture ---------- */
 
-static struct ibv_qp fake_qp;
-static struct ibv_cq fake_cq;
-
 /* A connected client with 4 credits asked for; the peer advertised
  * @peer_recv bytes of inline receive and 4096 of send. */
 static struct rpcrdma_clnt *make_clnt(uint32_t peer_recv)
@@ -90,22 +89,12 @@ static struct rpcrdma_clnt *make_clnt(uint32_t peer_recv)
 		.cf_auth_none = true,
 		.cf_log = stderr,
 	};
-	struct rpcrdma_cm_private peer = {
-		.cp_version = 1, .cp_send_size = 4096, .cp_recv_size = peer_recv,
-	};
-	uint8_t pdata[RPCRDMA_CM_PRIVATE_BYTES];
-	struct rpcrdma_clnt *cl = calloc(1, sizeof(*cl));
+	struct rpcrdma_clnt *cl = clnt_fixture_new(&cfg);
 
-	assert_non_null(cl);
-	assert_int_equal(clnt_init(cl, &cfg), 0);
-	cl->cl_qp = &fake_qp;
-	cl->cl_cq = &fake_cq;
-	assert_int_equal(clnt_alloc_pools(cl), 0);
 	assert_int_equal(clnt_post_all_recvs(cl), 0);
 	/* credits + 2 spare Receives in one chained post */
 	assert_int_equal(fv.fv_nrecv_posted, 6);
-	rpcrdma_wire_encode_private(pdata, &peer);
-	clnt_set_peer(cl, pdata, sizeof(pdata));
+	clnt_fixture_set_peer(cl, 4096, peer_recv);
 	assert_int_equal(cl->cl_inline_send, peer_recv);
 	assert_int_equal(cl->cl_inline_recv, 4096);
 	cl->cl_connected = true;
@@ -164,6 +153,16 @@ static void deliver(struct rpcrdma_clnt *cl, const uint8_t *msg, uint32_t len)
 	cq_push((uintptr_t)&rr->rr_cqe, IBV_WC_SUCCESS, IBV_WC_RECV, len);
 }
 
+/* The fixed words a reply's transport header opens with (RFC 8166
+ * 4.2.1): @xid, version 1, a grant of @credits, @proc. */
+static uint8_t *put_rdma_hdr(uint8_t *p, uint32_t xid, uint32_t credits, uint32_t proc)
+{
+	p = put32(p, xid);
+	p = put32(p, 1);
+	p = put32(p, credits);
+	return put32(p, proc);
+}
+
 /* An inline RDMA_MSG reply: xid, vers 1, @credits, MSG, three empty lists,
  * then the RPC reply and a 4-byte result. */
 static uint32_t build_inline_reply(uint8_t *buf, uint32_t xid, uint32_t credits,
@@ -171,10 +170,7 @@ static uint32_t build_inline_reply(uint8_t *buf, uint32_t xid, uint32_t credits,
 {
 	uint8_t *p = buf;
 
-	p = put32(p, xid);
-	p = put32(p, 1);
-	p = put32(p, credits);
-	p = put32(p, RDMA_MSG);
+	p = put_rdma_hdr(p, xid, credits, RDMA_MSG);
 	p = put32(p, 0);
 	p = put32(p, 0);
 	p = put32(p, 0);
@@ -186,6 +182,17 @@ static uint32_t build_inline_reply(uint8_t *buf, uint32_t xid, uint32_t credits,
 static void send_complete(enum ibv_wc_status st)
 {
 	cq_push(fv.fv_send_wr_id, st, IBV_WC_SEND, 0);
+}
+
+/* Deliver reply[0 .. @end) as the next Receive, complete the Send, and
+ * return what clnt_call_wait() then says for @rl. */
+static int answer_call(struct rpcrdma_clnt *cl, struct clnt_req *rl, const uint8_t *reply,
+		       const uint8_t *end)
+{
+	deliver(cl, reply, (uint32_t)(end - reply));
+	send_complete(IBV_WC_SUCCESS);
+	clnt_poll(cl);
+	return clnt_call_wait(cl, rl, 1000);
 }
 
 /* ---------- tests ---------- */
@@ -353,11 +360,7 @@ static void test_write_chunk(void **state)
 			assert_int_equal(fv.fv_mr_access[1],
 					 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 		}
-		p = reply;
-		p = put32(p, rl->rl_xid);
-		p = put32(p, 1);
-		p = put32(p, 4);
-		p = put32(p, RDMA_MSG);
+		p = put_rdma_hdr(reply, rl->rl_xid, 4, RDMA_MSG);
 		p = put32(p, 0);
 		p = put32(p, 1);
 		p = put32(p, 1);
@@ -410,11 +413,7 @@ static void test_reply_chunk(void **state)
 	/* The Responder writes 100 bytes of reply into the chunk. */
 	put_rpc_reply(res, rl->rl_xid, 0);
 	memset(res + 24, 0x77, 76);
-	p = reply;
-	p = put32(p, rl->rl_xid);
-	p = put32(p, 1);
-	p = put32(p, 2);
-	p = put32(p, RDMA_NOMSG);
+	p = put_rdma_hdr(reply, rl->rl_xid, 2, RDMA_NOMSG);
 	p = put32(p, 0);
 	p = put32(p, 0);
 	p = put32(p, 1);
@@ -771,23 +770,40 @@ static void test_async_abort_timeout(void **state)
 	assert_int_equal(cl->cl_rpc_busy, 0);
 }
 
-/* Sends are signalled once per half ring (4 requests: every 2nd); one
- * completion releases every Send posted before it, in order. */
-static void test_send_ring(void **state)
-{
-	struct rpcrdma_clnt *cl = make_clnt(4096);
-	uint8_t res[3][64], reply[64];
+/* Three small calls (program 1, version 1, a 64-byte result each) for a
+ * client with 4 credits in hand, and the requests they start. */
+struct three_calls {
+	uint8_t res[3][64];
 	struct rpcrdma_clnt_call ca[3];
 	struct clnt_req *rl[3];
+};
+
+/* make_clnt(4096), owned by *@state for teardown, with @t's calls ready. */
+static struct rpcrdma_clnt *three_calls_clnt(void **state, struct three_calls *t)
+{
+	struct rpcrdma_clnt *cl = make_clnt(4096);
 	unsigned i;
 
 	*state = cl;
 	cl->cl_credits = 4;
-	for (i = 0; i < 3; i++) {
-		ca[i] = (struct rpcrdma_clnt_call){ .ca_prog = 1, .ca_vers = 1,
-						    .ca_res = res[i], .ca_res_cap = 64 };
-		assert_int_equal(clnt_call_start(cl, &ca[i], &rl[i]), 0);
-	}
+	for (i = 0; i < 3; i++)
+		t->ca[i] = (struct rpcrdma_clnt_call){ .ca_prog = 1, .ca_vers = 1,
+						       .ca_res = t->res[i], .ca_res_cap = 64 };
+	return cl;
+}
+
+/* Sends are signalled once per half ring (4 requests: every 2nd); one
+ * completion releases every Send posted before it, in order. */
+static void test_send_ring(void **state)
+{
+	struct three_calls t;
+	struct rpcrdma_clnt *cl = three_calls_clnt(state, &t);
+	struct clnt_req **rl = t.rl;
+	uint8_t reply[64];
+	unsigned i;
+
+	for (i = 0; i < 3; i++)
+		assert_int_equal(clnt_call_start(cl, &t.ca[i], &rl[i]), 0);
 	assert_int_equal(fv.fv_send_flags[0], 0);
 	assert_int_equal(fv.fv_send_flags[1], IBV_SEND_SIGNALED);
 	assert_int_equal(fv.fv_send_flags[2], 0);
@@ -838,11 +854,7 @@ static void test_registered_buffer(void **state)
 	assert_int_equal(fv.fv_nregs, regs); /* nothing registered for the call */
 	assert_words(fv.fv_sent, want, 13);
 	assert_int_equal(rpcrdma_clnt_unregister_buffer(cl, data), -EBUSY);
-	p = reply;
-	p = put32(p, 0x100);
-	p = put32(p, 1);
-	p = put32(p, 4);
-	p = put32(p, RDMA_MSG);
+	p = put_rdma_hdr(reply, 0x100, 4, RDMA_MSG);
 	p = put32(p, 0);
 	p = put32(p, 1);
 	p = put32(p, 1);
@@ -911,11 +923,7 @@ static void test_memory_window(void **state)
 		assert_ptr_equal(fv.fv_binds[i].bind_info.mr, &fv.fv_mrs[1]);
 		/* the Write segment carries the window's key, not the MR's */
 		assert_int_equal(get32(fv.fv_sent + 28), key);
-		p = reply;
-		p = put32(p, rl->rl_xid);
-		p = put32(p, 1);
-		p = put32(p, 1);
-		p = put32(p, RDMA_MSG);
+		p = put_rdma_hdr(reply, rl->rl_xid, 1, RDMA_MSG);
 		p = put32(p, 0);
 		p = put32(p, 1);
 		p = put32(p, 1);
@@ -967,11 +975,7 @@ static void test_bad_replies(void **state)
 	*state = cl;
 	/* 1: the Write list names handle 0xbad instead of 0xa001 */
 	assert_int_equal(clnt_call_start(cl, &wr, &rl), 0);
-	p = reply;
-	p = put32(p, rl->rl_xid);
-	p = put32(p, 1);
-	p = put32(p, 1);
-	p = put32(p, RDMA_MSG);
+	p = put_rdma_hdr(reply, rl->rl_xid, 1, RDMA_MSG);
 	p = put32(p, 0);
 	p = put32(p, 1);
 	p = put32(p, 1);
@@ -982,18 +986,11 @@ static void test_bad_replies(void **state)
 	p = put32(p, 0);
 	p = put32(p, 0);
 	p = put_rpc_reply(p, rl->rl_xid, 0);
-	deliver(cl, reply, (uint32_t)(p - reply));
-	send_complete(IBV_WC_SUCCESS);
-	clnt_poll(cl);
-	assert_int_equal(clnt_call_wait(cl, rl, 1000), -EIO);
+	assert_int_equal(answer_call(cl, rl, reply, p), -EIO);
 
 	/* 2: RDMA_NOMSG but no Reply chunk was offered */
 	assert_int_equal(clnt_call_start(cl, &small, &rl), 0);
-	p = reply;
-	p = put32(p, rl->rl_xid);
-	p = put32(p, 1);
-	p = put32(p, 1);
-	p = put32(p, RDMA_NOMSG);
+	p = put_rdma_hdr(reply, rl->rl_xid, 1, RDMA_NOMSG);
 	p = put32(p, 0);
 	p = put32(p, 0);
 	p = put32(p, 1);
@@ -1002,36 +999,22 @@ static void test_bad_replies(void **state)
 	p = put32(p, 64);
 	p = put32(p, 0);
 	p = put32(p, 0);
-	deliver(cl, reply, (uint32_t)(p - reply));
-	send_complete(IBV_WC_SUCCESS);
-	clnt_poll(cl);
-	assert_int_equal(clnt_call_wait(cl, rl, 1000), -EIO);
+	assert_int_equal(answer_call(cl, rl, reply, p), -EIO);
 
 	/* 3: an inline reply of 24 + 40 bytes for a 32-byte buffer */
 	assert_int_equal(clnt_call_start(cl, &small, &rl), 0);
-	p = reply;
-	p = put32(p, rl->rl_xid);
-	p = put32(p, 1);
-	p = put32(p, 1);
-	p = put32(p, RDMA_MSG);
+	p = put_rdma_hdr(reply, rl->rl_xid, 1, RDMA_MSG);
 	p = put32(p, 0);
 	p = put32(p, 0);
 	p = put32(p, 0);
 	p = put_rpc_reply(p, rl->rl_xid, 0);
 	for (i = 0; i < 10; i++)
 		p = put32(p, i);
-	deliver(cl, reply, (uint32_t)(p - reply));
-	send_complete(IBV_WC_SUCCESS);
-	clnt_poll(cl);
-	assert_int_equal(clnt_call_wait(cl, rl, 1000), -EMSGSIZE);
+	assert_int_equal(answer_call(cl, rl, reply, p), -EMSGSIZE);
 
 	/* 4: the Reply chunk comes back longer than offered (8192) */
 	assert_int_equal(clnt_call_start(cl, &rc, &rl), 0);
-	p = reply;
-	p = put32(p, rl->rl_xid);
-	p = put32(p, 1);
-	p = put32(p, 1);
-	p = put32(p, RDMA_NOMSG);
+	p = put_rdma_hdr(reply, rl->rl_xid, 1, RDMA_NOMSG);
 	p = put32(p, 0);
 	p = put32(p, 0);
 	p = put32(p, 1);
@@ -1040,10 +1023,7 @@ static void test_bad_replies(void **state)
 	p = put32(p, 8196);
 	p = put32(p, 0);
 	p = put32(p, 0);
-	deliver(cl, reply, (uint32_t)(p - reply));
-	send_complete(IBV_WC_SUCCESS);
-	clnt_poll(cl);
-	assert_int_equal(clnt_call_wait(cl, rl, 1000), -EIO);
+	assert_int_equal(answer_call(cl, rl, reply, p), -EIO);
 
 	assert_int_equal(live_call_mrs(), 0);
 	assert_int_equal(cl->cl_reqs_out, 0);
@@ -1057,23 +1037,17 @@ static void test_bad_replies(void **state)
  * free and no completion ever comes. */
 static void test_send_post_failure_keeps_signalling(void **state)
 {
-	struct rpcrdma_clnt *cl = make_clnt(4096);
-	uint8_t res[3][64], reply[64];
-	struct rpcrdma_clnt_call ca[3];
-	struct clnt_req *rl[3];
-	unsigned i;
+	struct three_calls t;
+	struct rpcrdma_clnt *cl = three_calls_clnt(state, &t);
+	struct clnt_req **rl = t.rl;
+	uint8_t reply[64];
 
-	*state = cl;
-	cl->cl_credits = 4;
-	for (i = 0; i < 3; i++)
-		ca[i] = (struct rpcrdma_clnt_call){ .ca_prog = 1, .ca_vers = 1,
-						    .ca_res = res[i], .ca_res_cap = 64 };
-	assert_int_equal(clnt_call_start(cl, &ca[0], &rl[0]), 0);
+	assert_int_equal(clnt_call_start(cl, &t.ca[0], &rl[0]), 0);
 	fv.fv_fail_send_post_at = fv.fv_send_post_calls + 1;
-	assert_int_equal(clnt_call_start(cl, &ca[1], &rl[1]), -ENOMEM);
+	assert_int_equal(clnt_call_start(cl, &t.ca[1], &rl[1]), -ENOMEM);
 	assert_int_equal(cl->cl_reqs_out, 1);
 	assert_int_equal(cl->cl_outstanding, 1);
-	assert_int_equal(clnt_call_start(cl, &ca[2], &rl[2]), 0);
+	assert_int_equal(clnt_call_start(cl, &t.ca[2], &rl[2]), 0);
 	assert_int_equal(fv.fv_nsends, 2);
 	assert_int_equal(fv.fv_send_flags[0], 0);
 	assert_int_equal(fv.fv_send_flags[1], IBV_SEND_SIGNALED);

@@ -37,6 +37,8 @@
 
 #include "clnt/clnt_internal.h"
 
+#include "clnt_fixture.h"
+
 #define NSLOTS 12
 #define NREPLIES 64
 #define RESULT_KEY 0x5a5a5a5au
@@ -68,9 +70,6 @@ static struct {
 	uint64_t seed;
 } d;
 
-static struct ibv_qp fake_qp;
-static struct ibv_cq fake_cq;
-
 static uint8_t ddp_byte(uint32_t i)
 {
 	return (uint8_t)(i * 7 + 3);
@@ -97,24 +96,14 @@ static struct rpcrdma_clnt *make_clnt(void)
 		.cf_timeout_ms = 600000,
 		.cf_log = stderr,
 	};
-	struct rpcrdma_cm_private peer = {
-		.cp_version = 1, .cp_send_size = 4096, .cp_recv_size = 1024,
-	};
-	uint8_t pdata[RPCRDMA_CM_PRIVATE_BYTES];
-	struct rpcrdma_clnt *cl = calloc(1, sizeof(*cl));
+	struct rpcrdma_clnt *cl = clnt_fixture_new(&cfg);
 
-	assert_non_null(cl);
-	assert_int_equal(clnt_init(cl, &cfg), 0);
-	cl->cl_qp = &fake_qp;
-	cl->cl_cq = &fake_cq;
-	assert_int_equal(clnt_alloc_pools(cl), 0);
 	/* The first post of the Receives may be a failure the injector chose. */
 	if (clnt_post_all_recvs(cl)) {
 		clnt_free(cl);
 		return NULL;
 	}
-	rpcrdma_wire_encode_private(pdata, &peer);
-	clnt_set_peer(cl, pdata, sizeof(pdata));
+	clnt_fixture_set_peer(cl, 4096, 1024);
 	cl->cl_connected = true;
 	cl->cl_credits = 8;
 	return cl;
@@ -589,14 +578,15 @@ static void *wait_thread(void *arg)
 }
 
 /*
- * The connection goes (@type) with three calls in flight whose Sends the
- * device has not executed: a synchronous caller blocked in its wait, an
+ * The connection goes (*@state: the rdma_cm event, one test each) with
+ * three calls in flight whose Sends the device has not executed: a synchronous caller blocked in its wait, an
  * asynchronous call with a Write chunk and one with a Reply chunk.  All
  * three fail with -ECONNRESET, a new call gets -ENOTCONN, the Sends flush,
  * and every request and registration comes back.
  */
-static void cm_loss_in_flight(enum rdma_cm_event_type type)
+static void test_cm_loss_in_flight(void **state)
 {
+	enum rdma_cm_event_type type = *(const enum rdma_cm_event_type *)*state;
 	struct fv_faults f = { .ff_seed = 7 };
 	struct slot *s1, *s2;
 	struct rpcrdma_clnt_call sync_ca = { .ca_prog = 1, .ca_vers = 1 };
@@ -660,34 +650,21 @@ static void cm_loss_in_flight(enum rdma_cm_event_type type)
 	fv_uninstall();
 }
 
-static void test_cm_disconnected_mid_call(void **state)
-{
-	(void)state;
-	cm_loss_in_flight(RDMA_CM_EVENT_DISCONNECTED);
-}
-
-static void test_cm_device_removal(void **state)
-{
-	(void)state;
-	cm_loss_in_flight(RDMA_CM_EVENT_DEVICE_REMOVAL);
-}
-
-static void test_cm_other_losses(void **state)
-{
-	(void)state;
-	cm_loss_in_flight(RDMA_CM_EVENT_CONNECT_ERROR);
-	cm_loss_in_flight(RDMA_CM_EVENT_UNREACHABLE);
-	cm_loss_in_flight(RDMA_CM_EVENT_REJECTED);
-	cm_loss_in_flight(RDMA_CM_EVENT_TIMEWAIT_EXIT);
-}
+/* test_cm_loss_in_flight with RDMA_CM_EVENT_@ev, named after it. */
+#define CM_LOSS_TEST(ev)                                                   \
+	{ "test_cm_loss_in_flight/" #ev, test_cm_loss_in_flight, NULL, NULL, \
+	  &(enum rdma_cm_event_type){ RDMA_CM_EVENT_##ev } }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cm_connect_status),
-		cmocka_unit_test(test_cm_disconnected_mid_call),
-		cmocka_unit_test(test_cm_device_removal),
-		cmocka_unit_test(test_cm_other_losses),
+		CM_LOSS_TEST(DISCONNECTED),
+		CM_LOSS_TEST(DEVICE_REMOVAL),
+		CM_LOSS_TEST(CONNECT_ERROR),
+		CM_LOSS_TEST(UNREACHABLE),
+		CM_LOSS_TEST(REJECTED),
+		CM_LOSS_TEST(TIMEWAIT_EXIT),
 		cmocka_unit_test(test_fault_profiles),
 	};
 

@@ -26,6 +26,8 @@
 #include "clnt/clnt_internal.h"
 #include "nfsc/nfsc_internal.h"
 
+#include "clnt_fixture.h"
+
 #define MAX_SCRIPT 8
 
 struct scripted {
@@ -169,8 +171,6 @@ static bool serve(const uint8_t *msg, uint32_t len, const struct fv_wr *wr, void
 	return true; /* the completions went straight to the client */
 }
 
-static struct ibv_qp fake_qp;
-static struct ibv_cq fake_cq;
 static struct rpcrdma_nfsc nc;
 
 static int setup(void **state)
@@ -179,15 +179,12 @@ static int setup(void **state)
 		.cf_max_credits = 8, .cf_inline_size = 4096, .cf_auth_none = true,
 		.cf_log = stderr,
 	};
-	struct rpcrdma_clnt *cl = calloc(1, sizeof(*cl));
+	struct rpcrdma_clnt *cl;
 
 	memset(&sv, 0, sizeof(sv));
 	fv_reset();
 	fv.fv_on_send = serve; /* answers every Send at once */
-	assert_int_equal(clnt_init(cl, &cfg), 0);
-	cl->cl_qp = &fake_qp;
-	cl->cl_cq = &fake_cq;
-	assert_int_equal(clnt_alloc_pools(cl), 0);
+	cl = clnt_fixture_new(&cfg);
 	assert_int_equal(clnt_post_all_recvs(cl), 0);
 	clnt_set_peer(cl, NULL, 0); /* no private data: 1024-byte thresholds */
 	cl->cl_inline_send = 4096;  /* as if the server advertised 4096 */

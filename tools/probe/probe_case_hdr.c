@@ -8,16 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/be.h"
 #include "probe.h"
-
-/* Store @v at @p as one big-endian word. */
-static void store32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
 
 /* Valid NULL with credits @pk_arg: a reply, and a grant of at least 1. */
 bool probe_case_null(struct probe_run *run, const struct probe_case *pk,
@@ -46,7 +38,7 @@ static void null_with_word(struct probe_run *run, uint32_t off, uint32_t v,
 	int len = probe_null_msg(buf, sizeof(buf), xid, PROBE_CREDITS_ASK);
 
 	if (len > 0)
-		store32(buf + off, v);
+		store_be32(buf + off, v);
 	probe_send_observe(run, buf, len, xid, run->pr_opts->po_timeout_ms, ob);
 }
 

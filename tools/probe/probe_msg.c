@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "common/be.h"
 #include "probe.h"
 
 #define RPC_CALL 0u
@@ -31,10 +32,7 @@ void probe_xdr_u32(struct probe_xdr *x, uint32_t v)
 		x->px_over = true;
 		return;
 	}
-	x->px_buf[x->px_len] = (uint8_t)(v >> 24);
-	x->px_buf[x->px_len + 1] = (uint8_t)(v >> 16);
-	x->px_buf[x->px_len + 2] = (uint8_t)(v >> 8);
-	x->px_buf[x->px_len + 3] = (uint8_t)v;
+	store_be32(x->px_buf + x->px_len, v);
 	x->px_len += 4;
 }
 

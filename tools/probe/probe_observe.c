@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/be.h"
 #include "probe.h"
 
 static const char *const outcome_names[] = {
@@ -38,11 +39,6 @@ static int64_t obs_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static uint32_t load32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 /* Append up to 8 words of @m in hex: what an answer we reject said. */
 static void obs_words(char *out, size_t cap, const struct probe_msg *m)
 {
@@ -50,7 +46,7 @@ static void obs_words(char *out, size_t cap, const struct probe_msg *m)
 	uint32_t i;
 
 	for (i = 0; i + 4 <= m->pm_len && i < 32 && n + 10 < cap; i += 4) {
-		snprintf(out + n, cap - n, " %08x", load32(m->pm_buf + i));
+		snprintf(out + n, cap - n, " %08x", load_be32(m->pm_buf + i));
 		n = strlen(out);
 	}
 }
@@ -63,18 +59,18 @@ static void obs_words(char *out, size_t cap, const struct probe_msg *m)
 static void obs_rejected(const struct probe_msg *m, const struct rpcrdma_wire_err *err,
 			 struct probe_obs *ob)
 {
-	uint32_t code = m->pm_len >= 20 ? load32(m->pm_buf + 16) : 0;
+	uint32_t code = m->pm_len >= 20 ? load_be32(m->pm_buf + 16) : 0;
 
 	ob->ob_kind = PO_OTHER;
 	snprintf(ob->ob_rule, sizeof(ob->ob_rule), "%s", err->we_rule);
 	if (!strcmp(err->we_rule, "version") && m->pm_len >= 20 &&
-	    load32(m->pm_buf + 12) == RDMA_ERROR &&
+	    load_be32(m->pm_buf + 12) == RDMA_ERROR &&
 	    ((code == ERR_VERS && m->pm_len >= 28) || code == ERR_CHUNK)) {
-		ob->ob_credits = load32(m->pm_buf + 8);
+		ob->ob_credits = load_be32(m->pm_buf + 8);
 		if (code == ERR_VERS) {
 			ob->ob_kind = PO_ERR_VERS;
-			ob->ob_vers_low = load32(m->pm_buf + 20);
-			ob->ob_vers_high = load32(m->pm_buf + 24);
+			ob->ob_vers_low = load_be32(m->pm_buf + 20);
+			ob->ob_vers_high = load_be32(m->pm_buf + 24);
 			snprintf(ob->ob_text, sizeof(ob->ob_text), "ERR_VERS %u..%u",
 				 ob->ob_vers_low, ob->ob_vers_high);
 		} else {
@@ -84,7 +80,7 @@ static void obs_rejected(const struct probe_msg *m, const struct rpcrdma_wire_er
 		snprintf(ob->ob_text + strlen(ob->ob_text),
 			 sizeof(ob->ob_text) - strlen(ob->ob_text),
 			 ", grant %u, but its own version field is %u, not 1:",
-			 ob->ob_credits, load32(m->pm_buf + 4));
+			 ob->ob_credits, load_be32(m->pm_buf + 4));
 	} else {
 		snprintf(ob->ob_text, sizeof(ob->ob_text),
 			 "%u-byte answer our codec rejects (%s):", m->pm_len, err->we_rule);
@@ -184,7 +180,7 @@ static void obs_answer(struct probe_conn *pc, const struct rpcrdma_hdr *h,
 	ob->ob_accept = rpc.rm_accept_stat;
 	ob->ob_nfs_status = UINT32_MAX;
 	if (rpc.rm_accept_stat == RPC_ACCEPT_SUCCESS && len >= rpc.rm_hdr_len + 4)
-		ob->ob_nfs_status = load32(body + rpc.rm_hdr_len);
+		ob->ob_nfs_status = load_be32(body + rpc.rm_hdr_len);
 	snprintf(ob->ob_text, sizeof(ob->ob_text), "REPLY (%s, %u bytes, accept_stat %u), grant %u",
 		 h->rh_proc == RDMA_NOMSG ? "RDMA_NOMSG, Reply chunk" : "RDMA_MSG",
 		 len, rpc.rm_accept_stat, h->rh_credits);
@@ -230,7 +226,7 @@ int probe_observe_mask(struct probe_conn *pc, uint32_t xid, uint32_t mask,
 			break;
 		}
 		if (rpcrdma_wire_decode_reply(m.pm_buf, m.pm_len, NULL, &h, &err)) {
-			if (m.pm_len >= 4 && (load32(m.pm_buf) & mask) == (xid & mask)) {
+			if (m.pm_len >= 4 && (load_be32(m.pm_buf) & mask) == (xid & mask)) {
 				obs_rejected(&m, &err, ob);
 				break;
 			}
