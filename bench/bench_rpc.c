@@ -18,9 +18,9 @@
  *
  * --contexts sets the server's large call contexts per connection
  * (sc_call_contexts, default 16), which only calls with chunks beyond the
- * inline size take (the echo); every call holds one of the small ones, one
- * per credit (sc_small_contexts, --small-contexts).  --threads 0 serves
- * the calls on the server's run-loop thread (sc_loop_dispatch).
+ * inline size take (the echo); every call holds one of the small ones, by
+ * default two per credit (sc_small_contexts, --small-contexts).  --threads 0
+ * serves the calls on the server's run-loop thread (sc_loop_dispatch).
  *
  * The client keeps --inflight asynchronous calls in flight for --seconds
  * (NULL) or for --count calls (echo) and prints one JSON object: calls per

@@ -141,8 +141,10 @@ struct rpcrdma_clnt;
  *
  * Return: 0; -EINVAL (bad configuration or address); -ENOMEM;
  * -EHOSTUNREACH / -ENETUNREACH (no route, or no RDMA device for it);
- * -ECONNREFUSED (rejected); -ETIMEDOUT; -EPROTO (unexpected CM event);
- * another negative errno from rdma_cm or verbs.
+ * -ECONNREFUSED (rejected); -ETIMEDOUT; -ECONNRESET (CONNECT_ERROR
+ * without a status, or DISCONNECTED before the connection was up);
+ * -ENODEV (DEVICE_REMOVAL while connecting); -EPROTO (any other
+ * unexpected CM event); another negative errno from rdma_cm or verbs.
  */
 int rpcrdma_clnt_create(const struct rpcrdma_clnt_config *cfg,
 			struct rpcrdma_clnt **out);

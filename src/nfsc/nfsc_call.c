@@ -10,6 +10,13 @@
 
 #include "nfsc/nfsc_internal.h"
 
+/*
+ * nfsc_status_errno - the negative errno for nfsstat3 @status (RFC 1813
+ * 2.6): 0 for NFS3_OK, the errno of the same name for the NFS3ERR_* codes
+ * that mirror one, -ESTALE for BADHANDLE, -EOPNOTSUPP for NOTSUPP, -EINVAL
+ * for TOOSMALL, -EREMOTEIO for SERVERFAULT, -EAGAIN for JUKEBOX, -EIO for
+ * anything else.
+ */
 int nfsc_status_errno(uint32_t status)
 {
 	switch (status) {
@@ -43,6 +50,8 @@ int nfsc_status_errno(uint32_t status)
 	}
 }
 
+/* Begin call @proc of NFS version 3 in @k (caller's memory): empty
+ * arguments, results into k->nk_resbuf (NFSC_RES_INLINE bytes). */
 void nk_begin(struct nfsc_call *k, uint32_t proc)
 {
 	memset(&k->nk_ca, 0, sizeof(k->nk_ca));
@@ -128,6 +137,8 @@ int nk_fh_query(struct rpcrdma_nfsc *nc, uint32_t proc, const struct rpcrdma_nfs
 	return rc;
 }
 
+/* nfs_fh3 (RFC 1813 2.5): @fh as variable-length opaque; an overflow
+ * shows in rpcrdma_xdr_ok(@x). */
 void nfsc_put_fh(struct rpcrdma_xdr *x, const struct rpcrdma_nfsc_fh *fh)
 {
 	rpcrdma_xdr_put_opaque(x, fh->fh_data, fh->fh_len);
@@ -254,7 +265,10 @@ bool nfsc_get_post_op_fh(struct rpcrdma_xdr *x, struct rpcrdma_nfsc_fh *fh)
 /*
  * Take DDP-eligible result data whose length word was just decoded: it is
  * in the Write chunk when the Responder used it, or inline (then copied to
- * @dst) when it did not.
+ * @dst) when it did not.  @len and @cap in bytes.
+ * Return: 0; -EBADMSG when @len exceeds @cap, the Responder wrote a
+ * different amount into the Write chunk than @len, or the inline data is
+ * short.
  */
 int nfsc_take_ddp(struct nfsc_call *k, uint32_t len, void *dst, uint32_t cap)
 {
