@@ -397,7 +397,11 @@ int main(int argc, char **argv)
 	fflush(stdout);
 
 	err = rpcrdma_svc_run(g_svc);
-	if (err)
+	if (err == -ENODEV)
+		fprintf(stderr, PROG ": the RDMA device serving %s was removed: "
+			"every connection closed, stopping\n",
+			listen_addr ? listen_addr : "the listen address");
+	else if (err)
 		fprintf(stderr, PROG ": server loop failed: %s\n", strerror(-err));
 	else
 		ret = 0;

@@ -168,7 +168,9 @@ struct rpcrdma_svc;
  *
  * Return: 0; -ENOMEM; -EADDRINUSE / -EADDRNOTAVAIL / -ENODEV from binding
  * the rdma_cm listener (no RDMA device serves the address); -EINVAL for a
- * bad address.
+ * bad address or a configuration out of range (sc_credits above 4096,
+ * sc_small_contexts above 8192, sc_call_contexts above 4096, sc_inline_size
+ * outside 1024..262144, sc_max_payload above 64 MiB).
  */
 int rpcrdma_svc_create(const struct rpcrdma_svc_config *cfg,
 		       struct rpcrdma_svc **out);
@@ -182,8 +184,14 @@ int rpcrdma_svc_register(struct rpcrdma_svc *svc, uint32_t prog, uint32_t vers,
 			 rpcrdma_svc_dispatch_fn fn, void *arg);
 
 /**
- * rpcrdma_svc_run - serve until rpcrdma_svc_stop().
- * Return: 0 after a stop; a negative errno when the event loop fails.
+ * rpcrdma_svc_run - serve until rpcrdma_svc_stop(), or until the listener's
+ * RDMA device is removed (rdma_cm DEVICE_REMOVAL on the listening cm_id:
+ * every connection is closed; call rpcrdma_svc_destroy() next).  Starts
+ * sc_threads worker threads, none with sc_loop_dispatch.
+ * Return: 0 after rpcrdma_svc_stop(); -ENODEV after the listener's device
+ * was removed; -ENOMEM, or the negated error of pthread_create() (-EAGAIN
+ * ...), when the worker threads cannot be started; the negative errno of
+ * epoll_wait() when the event loop fails.
  */
 int rpcrdma_svc_run(struct rpcrdma_svc *svc);
 

@@ -268,6 +268,8 @@ int rpcrdma_svc_run(struct rpcrdma_svc *svc)
 	}
 	svc_workers_stop(svc);
 	svc_take_done(svc);
+	if (!rc)
+		rc = svc->sv_stop_cause; /* 0 after rpcrdma_svc_stop() */
 	return rc;
 }
 

@@ -192,7 +192,7 @@ void svc_call_put(struct svc_call *cc)
 		w->cc_next = NULL;
 		rc = w->cc_wait_rc;
 		w->cc_wait_rc = NULL;
-		svc_large_attach(w);
+		svc_large_attach(w); /* cannot fail: takes the one just freed */
 		svc_recv_continue(rc, w);
 		if (conn->sx_closing)
 			return;
@@ -662,10 +662,12 @@ void svc_conn_cm_event(struct rpcrdma_svc *svc, struct svc_conn *conn,
 		if (!conn) {
 			/* The listener's device is gone: nothing can be
 			 * accepted on it again.  Close every connection and
-			 * stop the run loop; rpcrdma_svc_destroy() drains. */
+			 * stop the run loop, which reports the cause;
+			 * rpcrdma_svc_destroy() drains. */
 			svc_log(svc, "listener: device removed: closing all connections, stopping");
 			for (conn = svc->sv_conns; conn; conn = conn->sx_next)
 				svc_conn_disconnected(conn);
+			svc->sv_stop_cause = -ENODEV;
 			atomic_store(&svc->sv_stop, true);
 			break;
 		}

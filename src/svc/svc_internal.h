@@ -179,6 +179,8 @@ struct rpcrdma_svc {
 	int sv_epoll;
 	int sv_wake_fd;          /* eventfd: stop, stats, done queue */
 	atomic_bool sv_stop;
+	int sv_stop_cause;       /* rpcrdma_svc_run()'s return after a stop:
+				  * 0, or -ENODEV (listener's device removed) */
 	atomic_bool sv_dump;
 	struct svc_program sv_progs[SVC_MAX_PROGRAMS];
 	unsigned sv_nprogs;
@@ -222,7 +224,8 @@ void svc_conn_disconnected(struct svc_conn *conn);
  * run loop only when every posted Receive has flushed and every call
  * context has come back (RDMA Reads and Sends complete or flush first).
  * DEVICE_REMOVAL on the listener closes every connection and stops the run
- * loop (rpcrdma_svc_run() returns 0; rpcrdma_svc_destroy() drains).
+ * loop, recording the cause (rpcrdma_svc_run() returns -ENODEV;
+ * rpcrdma_svc_destroy() drains).
  */
 void svc_conn_cm_event(struct rpcrdma_svc *svc, struct svc_conn *conn,
 		       enum rdma_cm_event_type type);
@@ -235,14 +238,50 @@ void svc_conn_cq_event(struct svc_conn *conn);
 void svc_conn_cq_event_poll(struct svc_conn *conn);
 struct svc_call *svc_call_get(struct svc_conn *conn);
 void svc_call_put(struct svc_call *cc);
+/*
+ * svc_call_needs_large - true when the call decoded into @cc->cc_hdr needs
+ * a large call context: it has Read chunks (their data is rebuilt into the
+ * call buffer), or its first Write chunk and its Reply chunk have more
+ * than SVC_SMALL_MAX_WR - 1 segments together (one RDMA Write each, plus
+ * the Send), or the reply room its chunks offer (RFC 8166 3.5.3: the
+ * inline threshold or the Reply chunk, whichever is larger, plus every
+ * Write chunk, in bytes) exceeds a small reply buffer (twice our inline
+ * size).  Reads only the header; no side effects.
+ */
 bool svc_call_needs_large(const struct svc_call *cc);
+/* svc_call_max_wr - Send-queue work requests @cc may post for one reply:
+ * SVC_CTX_MAX_WR with a large context attached, else SVC_SMALL_MAX_WR. */
 uint32_t svc_call_max_wr(const struct svc_call *cc);
+/*
+ * svc_large_attach - take a large call context from @cc's connection for
+ * @cc (run-loop thread only): cc_call/cc_reply and their capacities switch
+ * to its buffers (sx_large_cap bytes each); large_in_use and large_high are
+ * updated.  The context is owned by @cc until svc_call_put() gives it
+ * back.  Return: false (nothing changed) when the pool is empty.
+ */
 bool svc_large_attach(struct svc_call *cc);
+/*
+ * svc_large_wait - park @cc (already holding its small context) in state
+ * CC_WAITING on its connection's FIFO of calls waiting for a large
+ * context, keeping the message's Receive @rc (not reposted) until then;
+ * counts large_waits.  svc_call_put() of a call holding a large context
+ * hands it to the oldest waiter and continues it (svc_recv_continue());
+ * when the connection closes, waiters are dropped (counted in drops) by
+ * svc_conn_maybe_destroy() and their Receives held until it is freed.
+ */
 void svc_large_wait(struct svc_call *cc, struct svc_recv *rc);
 
 /* svc_recv.c */
 void svc_recv_complete(struct svc_recv *rc, const struct ibv_wc *wc);
 void svc_recv_start(struct svc_recv *rc, struct svc_call *cc);
+/*
+ * svc_recv_continue - second half of svc_recv_start(), once @cc has every
+ * context it needs: rebuild the call from Receive @rc into @cc's call
+ * buffer, give @rc back for reposting, then post the RDMA Reads of its
+ * Read chunks or dispatch it.  A call whose Read chunks do not fit the
+ * call buffer is answered with RDMA_ERROR ERR_CHUNK; @cc goes back to its
+ * pool when that Send completes.
+ */
 void svc_recv_continue(struct svc_recv *rc, struct svc_call *cc);
 void svc_read_complete(struct svc_call *cc, const struct ibv_wc *wc);
 
@@ -260,5 +299,13 @@ int svc_workers_start(struct rpcrdma_svc *svc, unsigned n);
 void svc_workers_stop(struct rpcrdma_svc *svc);
 void svc_work_enqueue(struct rpcrdma_svc *svc, struct svc_call *cc);
 struct svc_call *svc_done_take_all(struct rpcrdma_svc *svc);
+/*
+ * svc_worker_run_one - one step of a worker: take the oldest call on the
+ * work queue, if any, run its dispatch function, move it to the done queue
+ * and wake the run loop.  Worker threads loop on it; unit tests call it to
+ * run dispatch on their own thread, then svc_take_done() to send the reply.
+ * Return: true when it served a call, false when the queue was empty.
+ */
+bool svc_worker_run_one(struct rpcrdma_svc *svc);
 
 #endif /* RPCRDMA_SVC_INTERNAL_H */

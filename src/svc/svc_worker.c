@@ -21,36 +21,70 @@ static void svc_wake(struct rpcrdma_svc *svc)
 	(void)rc; /* a full counter still wakes the loop */
 }
 
+/* Take the oldest queued call, or NULL; sv_wq_lock held. */
+static struct svc_call *svc_wq_take(struct rpcrdma_svc *svc)
+{
+	struct svc_call *cc = svc->sv_wq_head;
+
+	if (cc) {
+		svc->sv_wq_head = cc->cc_next;
+		if (!svc->sv_wq_head)
+			svc->sv_wq_tail = NULL;
+	}
+	return cc;
+}
+
+/* Run @cc's dispatch function and put it on the done queue; called
+ * without sv_wq_lock, returns without it. */
+static void svc_worker_serve(struct rpcrdma_svc *svc, struct svc_call *cc)
+{
+	cc->cc_status = cc->cc_fn(&cc->cc_req, cc->cc_fn_arg);
+
+	pthread_mutex_lock(&svc->sv_wq_lock);
+	cc->cc_next = NULL;
+	if (svc->sv_done_tail)
+		svc->sv_done_tail->cc_next = cc;
+	else
+		svc->sv_done_head = cc;
+	svc->sv_done_tail = cc;
+	pthread_mutex_unlock(&svc->sv_wq_lock);
+	svc_wake(svc);
+}
+
+bool svc_worker_run_one(struct rpcrdma_svc *svc)
+{
+	struct svc_call *cc;
+
+	pthread_mutex_lock(&svc->sv_wq_lock);
+	cc = svc_wq_take(svc);
+	pthread_mutex_unlock(&svc->sv_wq_lock);
+	if (!cc)
+		return false;
+	svc_worker_serve(svc, cc);
+	return true;
+}
+
 static void *svc_worker_main(void *arg)
 {
 	struct rpcrdma_svc *svc = arg;
 
-	pthread_mutex_lock(&svc->sv_wq_lock);
 	for (;;) {
-		struct svc_call *cc;
-
+		pthread_mutex_lock(&svc->sv_wq_lock);
 		while (!svc->sv_wq_head && !svc->sv_wq_quit)
 			pthread_cond_wait(&svc->sv_wq_cond, &svc->sv_wq_lock);
-		if (!svc->sv_wq_head)
-			break;
-		cc = svc->sv_wq_head;
-		svc->sv_wq_head = cc->cc_next;
-		if (!svc->sv_wq_head)
-			svc->sv_wq_tail = NULL;
 		pthread_mutex_unlock(&svc->sv_wq_lock);
+		/* Another worker may take it first: then wait again.  After
+		 * a quit, the queue is drained before the thread ends. */
+		if (!svc_worker_run_one(svc)) {
+			bool quit;
 
-		cc->cc_status = cc->cc_fn(&cc->cc_req, cc->cc_fn_arg);
-
-		pthread_mutex_lock(&svc->sv_wq_lock);
-		cc->cc_next = NULL;
-		if (svc->sv_done_tail)
-			svc->sv_done_tail->cc_next = cc;
-		else
-			svc->sv_done_head = cc;
-		svc->sv_done_tail = cc;
-		svc_wake(svc);
+			pthread_mutex_lock(&svc->sv_wq_lock);
+			quit = svc->sv_wq_quit && !svc->sv_wq_head;
+			pthread_mutex_unlock(&svc->sv_wq_lock);
+			if (quit)
+				break;
+		}
 	}
-	pthread_mutex_unlock(&svc->sv_wq_lock);
 	return NULL;
 }
 

@@ -39,6 +39,7 @@
 
 #include "svc/svc_internal.h"
 #include "fake_verbs.h"
+#include "tprog.h"
 
 #define REMOTE_BYTES (2u << 20)
 
@@ -77,45 +78,6 @@ static void fz_poll_inside(void *arg)
 	svc_conn_cq_event_poll(conn);
 }
 
-/* A test program: 0 NULL, 1 echo inline, 2 echo as DDP data, 3 N zero bytes. */
-static int fz_dispatch(struct rpcrdma_svc_req *req, void *arg)
-{
-	const uint8_t *p;
-	uint32_t len;
-	uint8_t *dst;
-
-	(void)arg;
-	switch (req->rq_msg.rm_proc) {
-	case 0:
-		return RPCRDMA_SVC_SUCCESS;
-	case 1:
-	case 2:
-		p = rpcrdma_xdr_get_opaque(&req->rq_args, 1u << 20, &len);
-		if (!rpcrdma_xdr_ok(&req->rq_args))
-			return RPCRDMA_SVC_GARBAGE_ARGS;
-		if (req->rq_msg.rm_proc == 1) {
-			rpcrdma_xdr_put_opaque(&req->rq_res, p, len);
-			return RPCRDMA_SVC_SUCCESS;
-		}
-		rpcrdma_xdr_put_u32(&req->rq_res, len);
-		dst = rpcrdma_svc_ddp_begin(req, len);
-		if (!dst)
-			return RPCRDMA_SVC_SYSTEM_ERR;
-		memcpy(dst, p, len);
-		rpcrdma_svc_ddp_end(req, len);
-		return RPCRDMA_SVC_SUCCESS;
-	case 3:
-		len = rpcrdma_xdr_get_u32(&req->rq_args);
-		if (!rpcrdma_xdr_ok(&req->rq_args))
-			return RPCRDMA_SVC_GARBAGE_ARGS;
-		if (!rpcrdma_xdr_reserve(&req->rq_res, len % (200u << 10)))
-			return RPCRDMA_SVC_SYSTEM_ERR;
-		return RPCRDMA_SVC_SUCCESS;
-	default:
-		return RPCRDMA_SVC_PROC_UNAVAIL;
-	}
-}
-
 /* A new connection on a fresh, fault-free QP, its Receives all posted. */
 static void conn_new(void)
 {
@@ -134,7 +96,9 @@ static void conn_new(void)
 	conn->sx_inline_send = svc.sv_cfg.sc_inline_size;
 	conn->sx_peer_rsi = true;
 	conn->sx_nrecvs = conn->sx_credits + 8;
-	conn->sx_ncalls = svc.sv_cfg.sc_call_contexts;
+	/* Pool sizes left 0: the configured ones, as svc_conn_accept() sets
+	 * them (sc_small_contexts small, sc_call_contexts large).  One call
+	 * per input never empties either pool. */
 	if (svc_conn_alloc_pools(conn) || svc_conn_post_all_recvs(conn))
 		abort();
 	svc.sv_conns = conn;
@@ -165,7 +129,7 @@ static void setup(void)
 	fz_ops.vo_post_send = fz_post_send;
 	rpcrdma_verbs = &fz_ops;
 	fv.fv_inside_post = fz_poll_inside;
-	if (svc_init(&svc, &cfg) || rpcrdma_svc_register(&svc, 0x20000077, 1, fz_dispatch, NULL))
+	if (svc_init(&svc, &cfg) || rpcrdma_svc_register(&svc, 0x20000077, 1, tprog_dispatch, NULL))
 		abort();
 	id.qp = &qp;
 	id.route.addr.dst_sin.sin_family = AF_INET;
@@ -210,19 +174,12 @@ static void map_segments(const uint8_t *msg, size_t len)
 	}
 }
 
-/* Run queued calls here and finish them, until nothing is left to do. */
+/* Run queued calls here as a worker would, and finish them as the run
+ * loop does, until nothing is left to do. */
 static void run_queued(void)
 {
-	for (;;) {
-		struct svc_call *cc = svc.sv_wq_head;
-
-		if (!cc)
-			break;
-		svc.sv_wq_head = cc->cc_next;
-		if (!svc.sv_wq_head)
-			svc.sv_wq_tail = NULL;
-		cc->cc_status = cc->cc_fn(&cc->cc_req, cc->cc_fn_arg);
-		svc_rpc_finish(cc);
+	while (svc_worker_run_one(&svc)) {
+		svc_take_done(&svc);
 		svc_conn_cq_event_poll(conn);
 	}
 }

@@ -9,7 +9,6 @@
  * are worked out by hand from RFC 8166 and RFC 5531.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +20,7 @@
 
 #include "fake_verbs.h"
 #include "test_words.h"
+#include "tprog.h"
 
 #include "svc/svc_internal.h"
 
@@ -37,47 +37,6 @@ static void set_reenter(struct svc_conn *conn)
 	fv.fv_inside_post = conn ? reenter_poll : NULL;
 	fv.fv_inside_post_arg = conn;
 	fv.fv_faults.ff_inside_post_pct = conn ? 100 : 0;
-}
-
-/* ---------- a test program: 0x20000099 version 1 ---------- */
-
-#define TPROG 0x20000099u
-enum { TP_NULL = 0, TP_ECHO = 1, TP_ECHO_DDP = 2, TP_BIG = 3 };
-
-static int tprog_dispatch(struct rpcrdma_svc_req *req, void *arg)
-{
-	const uint8_t *p;
-	uint32_t len;
-	uint8_t *dst;
-
-	(void)arg;
-	switch (req->rq_msg.rm_proc) {
-	case TP_NULL:
-		return RPCRDMA_SVC_SUCCESS;
-	case TP_ECHO:
-	case TP_ECHO_DDP:
-		p = rpcrdma_xdr_get_opaque(&req->rq_args, 1u << 20, &len);
-		if (!rpcrdma_xdr_ok(&req->rq_args))
-			return RPCRDMA_SVC_GARBAGE_ARGS;
-		if (req->rq_msg.rm_proc == TP_ECHO) {
-			rpcrdma_xdr_put_opaque(&req->rq_res, p, len);
-			return RPCRDMA_SVC_SUCCESS;
-		}
-		rpcrdma_xdr_put_u32(&req->rq_res, len);
-		dst = rpcrdma_svc_ddp_begin(req, len);
-		assert_non_null(dst);
-		memcpy(dst, p, len);
-		rpcrdma_svc_ddp_end(req, len);
-		rpcrdma_xdr_put_u32(&req->rq_res, 0xc0ffee); /* after the data */
-		return RPCRDMA_SVC_SUCCESS;
-	case TP_BIG:
-		dst = rpcrdma_xdr_reserve(&req->rq_res, 3000);
-		if (dst) /* NULL: no room, rq_res marks the overflow */
-			memset(dst, 0x5a, 3000);
-		return RPCRDMA_SVC_SUCCESS;
-	default:
-		return RPCRDMA_SVC_PROC_UNAVAIL;
-	}
 }
 
 /* ---------- fixture ---------- */
@@ -127,12 +86,22 @@ static int setup(void **state)
 	return 0;
 }
 
+/* The same, serving calls on the run-loop thread (sc_loop_dispatch). */
+static int setup_loop(void **state)
+{
+	struct fixture *f;
+
+	setup(state);
+	f = *state;
+	f->svc.sv_cfg.sc_loop_dispatch = true;
+	return 0;
+}
+
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	if (f->svc.sv_nworkers)
-		svc_workers_stop(&f->svc);
+	assert_int_equal(f->svc.sv_nworkers, 0);
 	if (f->conn) {
 		f->conn->sx_id = NULL;
 		f->conn->sx_pd = NULL;
@@ -201,24 +170,21 @@ static void deliver(struct fixture *f, const uint8_t *msg, uint32_t len)
 	svc_conn_cq_event_poll(f->conn);
 }
 
-/* Run queued calls on a worker and send their replies. */
+/*
+ * Run every queued call's dispatch function here, as a worker thread
+ * would (no worker threads in these tests), send their replies, then poll
+ * once: the Send completions free the contexts, which may start calls
+ * that were waiting for one (they are queued, and run on the next call).
+ */
 static void run_workers(struct fixture *f)
 {
-	int i;
-
-	if (!f->svc.sv_nworkers)
-		assert_int_equal(svc_workers_start(&f->svc, 1), 0);
-	for (i = 0; i < 2000; i++) {
-		bool idle;
-
-		pthread_mutex_lock(&f->svc.sv_wq_lock);
-		idle = !f->svc.sv_wq_head && f->svc.sv_done_head;
-		pthread_mutex_unlock(&f->svc.sv_wq_lock);
-		if (idle)
-			break;
-		usleep(1000);
+	if (f->svc.sv_cfg.sc_loop_dispatch) {
+		/* Served, and its reply posted, on this thread already. */
+		assert_null(f->svc.sv_wq_head);
+		assert_null(f->svc.sv_done_head);
 	}
-	usleep(2000); /* let a worker finish a call it already took */
+	while (svc_worker_run_one(&f->svc))
+		;
 	svc_take_done(&f->svc);
 	svc_conn_cq_event_poll(f->conn);
 }
@@ -416,7 +382,7 @@ static void test_write_chunk(void **state)
 	assert_int_equal(fv.fv_sent_len, 68 + 24 + 4 + 4);
 	assert_int_equal(get32(s + 68), 0x6161);
 	assert_int_equal(get32(s + 92), 700);
-	assert_int_equal(get32(s + 96), 0xc0ffee);
+	assert_int_equal(get32(s + 96), TPROG_TRAILER);
 	/* Both segments carry handle 0x55: the reply invalidates it. */
 	assert_int_equal(fv.fv_send_opcode, IBV_WR_SEND_WITH_INV);
 	assert_int_equal(fv.fv_inv_rkey, 0x55);
@@ -435,6 +401,7 @@ static void test_reply_fits_nowhere(void **state)
 
 	p = put_msg_nochunks(p, 0x71, 1);
 	p = put_call(p, 0x7171, TPROG, 1, TP_BIG);
+	p = put32(p, 3000);              /* 3000 bytes of results */
 	deliver(f, msg, (uint32_t)(p - msg));
 	run_workers(f);
 	assert_int_equal(fv.fv_sent_len, sizeof(want));
@@ -582,7 +549,8 @@ static void test_large_context_backpressure(void **state)
 	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_waits), 0);
 	assert_non_null(f->conn->sx_lwait_head);
 	assert_int_equal(f->conn->sx_lwait_head->cc_state, CC_WAITING);
-	/* Its Receive is held: 12 - 3 posted, none back yet for the waiter. */
+	/* Of 12 Receives, the two served calls' are back (posted or in the
+	 * refill batch); the waiter's is held until its call is rebuilt. */
 	assert_int_equal(f->conn->sx_recvs_posted + f->conn->sx_refill_count, 11);
 	run_workers(f);  /* two replies; their Send completions free the large contexts */
 	run_workers(f);  /* the waiting call now runs */
@@ -590,6 +558,58 @@ static void test_large_context_backpressure(void **state)
 	assert_int_equal(get32(fv.fv_sent), 0xe2);
 	assert_baseline(f);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.large_high), 2);
+}
+
+/*
+ * The connection goes while a call waits for a large context (the setup of
+ * test_large_context_backpressure): the waiter is dropped (counted), the
+ * two calls being served get no reply, the large contexts they give back
+ * go to nobody, and once the Receives have flushed the connection is ready
+ * to be freed; freeing it returns every Receive buffer it held.
+ */
+static void test_disconnect_while_large_waiting(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t msg[128];
+	uint64_t drops;
+	uint32_t i;
+
+	for (i = 0; i < 3; i++)
+		deliver(f, msg, put_reply_chunk_call(msg, 0xf0 + i, 4096));
+	assert_int_equal(f->conn->sx_large_out, 2);
+	assert_non_null(f->conn->sx_lwait_head);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_in_use), 3);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.large_in_use), 2);
+	drops = atomic_load(&f->svc.sv_ct.drops);
+
+	svc_conn_cm_event(&f->svc, f->conn, RDMA_CM_EVENT_DISCONNECTED);
+	assert_true(fv.fv_disconnected);
+	assert_true(f->conn->sx_closing);
+	assert_null(f->conn->sx_lwait_head);
+	assert_null(f->conn->sx_lwait_tail);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.drops), drops + 1);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_in_use), 2);
+	assert_false(f->conn->sx_reap);
+
+	run_workers(f); /* the two queued calls finish: no reply on a closing connection */
+	assert_int_equal(fv.fv_nsends, 0);
+	assert_int_equal(f->conn->sx_calls_out, 0);
+	assert_int_equal(f->conn->sx_large_out, 0);
+	assert_false(f->conn->sx_reap); /* Receives still posted */
+	fv_flush_recvs();
+	svc_conn_cq_event_poll(f->conn);
+	assert_int_equal(f->conn->sx_recvs_posted, 0);
+	assert_true(f->conn->sx_reap);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.drops), drops + 1);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_in_use), 0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.large_in_use), 0);
+
+	f->conn->sx_id = NULL; /* as the reaper frees it; fake cm_id and PD */
+	f->conn->sx_pd = NULL;
+	svc_conn_destroy(f->conn);
+	f->conn = NULL;
+	f->svc.sv_conns = NULL;
+	assert_int_equal(atomic_load(&f->svc.sv_ct.recv_in_use), 0);
 }
 
 /*
@@ -725,18 +745,37 @@ static void test_recv_refill_bounded(void **state)
 	assert_baseline(f);
 }
 
+/*
+ * sc_loop_dispatch: the same calls served on the run-loop thread, with no
+ * worker: the reply is posted before the Receive's poll returns, nothing
+ * passes through the work or done queue (run_workers() checks), and the
+ * bytes on the wire are the same.
+ */
+static void test_loop_inline_call(void **state)
+{
+	test_inline_call(state);
+}
+
+static void test_loop_read_chunk(void **state)
+{
+	test_read_chunk_and_reply_chunk(state);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_inline_call, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_chunk_and_reply_chunk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_loop_inline_call, setup_loop, teardown),
+		cmocka_unit_test_setup_teardown(test_loop_read_chunk, setup_loop, teardown),
 		cmocka_unit_test_setup_teardown(test_write_chunk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reply_fits_nowhere, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prog_unavail_mismatch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_context_backpressure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inline_call_small_context, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_large_context_backpressure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_disconnect_while_large_waiting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_error_and_flush, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recv_refill_batched, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recv_refill_bounded, setup, teardown),

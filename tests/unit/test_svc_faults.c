@@ -32,53 +32,15 @@
 
 #include "fake_verbs.h"
 #include "test_words.h"
+#include "tprog.h"
 
 #include "svc/svc_internal.h"
 
-#define TPROG 0x20000099u
-enum { TP_NULL = 0, TP_ECHO = 1, TP_ECHO_DDP = 2, TP_BIG = 3 };
 enum kind { K_NULL, K_ECHO, K_READ, K_WRITE, K_BIG, NKINDS };
 
 #define XID0 0x10000000u
 #define MAX_CALLS 4096
 #define CREDITS 4u
-
-static int tprog_dispatch(struct rpcrdma_svc_req *req, void *arg)
-{
-	const uint8_t *p;
-	uint32_t len;
-	uint8_t *dst;
-
-	(void)arg;
-	switch (req->rq_msg.rm_proc) {
-	case TP_NULL:
-		return RPCRDMA_SVC_SUCCESS;
-	case TP_ECHO:
-	case TP_ECHO_DDP:
-		p = rpcrdma_xdr_get_opaque(&req->rq_args, 1u << 20, &len);
-		if (!rpcrdma_xdr_ok(&req->rq_args))
-			return RPCRDMA_SVC_GARBAGE_ARGS;
-		if (req->rq_msg.rm_proc == TP_ECHO) {
-			rpcrdma_xdr_put_opaque(&req->rq_res, p, len);
-			return RPCRDMA_SVC_SUCCESS;
-		}
-		rpcrdma_xdr_put_u32(&req->rq_res, len);
-		dst = rpcrdma_svc_ddp_begin(req, len);
-		if (!dst)
-			return RPCRDMA_SVC_SYSTEM_ERR;
-		memcpy(dst, p, len);
-		rpcrdma_svc_ddp_end(req, len);
-		return RPCRDMA_SVC_SUCCESS;
-	case TP_BIG:
-		dst = rpcrdma_xdr_reserve(&req->rq_res, 3000);
-		if (!dst)
-			return RPCRDMA_SVC_SYSTEM_ERR;
-		memset(dst, 0x5a, 3000);
-		return RPCRDMA_SVC_SUCCESS;
-	default:
-		return RPCRDMA_SVC_PROC_UNAVAIL;
-	}
-}
 
 static struct {
 	struct rpcrdma_svc svc;
@@ -118,11 +80,12 @@ static void check_reply(uint32_t xid, enum kind kind, const uint8_t *msg, uint32
 		rpc = d.reply_dst;
 		break;
 	case K_WRITE:
-		/* Write list echo: 16 + 4 + 4 + 4 + 2 * 16 + 4 + 4 = 68. */
+		/* Write list echo: 16 + 4 + 4 + 4 + 2 * 16 + 4 + 4 = 68;
+		 * inline: RPC reply header, length word, trailer word. */
 		assert_int_equal(get32(msg + 12), RDMA_MSG);
 		assert_int_equal(get32(msg + 48), 700 - 512);
 		rpc = msg + 68;
-		assert_int_equal(len, 68 + 24 + 4);
+		assert_int_equal(len, 68 + 24 + 4 + 4);
 		break;
 	default:
 		assert_int_equal(get32(msg + 12), RDMA_MSG);
@@ -148,6 +111,7 @@ static void check_reply(uint32_t xid, enum kind kind, const uint8_t *msg, uint32
 		break;
 	case K_WRITE:
 		assert_int_equal(get32(rpc + 24), 700);
+		assert_int_equal(get32(rpc + 28), TPROG_TRAILER);
 		for (i = 0; i < 700; i++)
 			assert_int_equal(d.write_dst[i], (uint8_t)i);
 		break;
@@ -256,6 +220,7 @@ static struct svc_conn *conn_new(void)
 static void assert_baseline(void)
 {
 	assert_int_equal(atomic_load(&d.svc.sv_ct.ctx_in_use), 0);
+	assert_int_equal(atomic_load(&d.svc.sv_ct.large_in_use), 0);
 	assert_int_equal(atomic_load(&d.svc.sv_ct.recv_in_use), 0);
 	assert_int_equal(atomic_load(&d.svc.sv_ct.mrs_open), 0);
 	assert_int_equal(atomic_load(&d.svc.sv_ct.mr_bytes), 0);
@@ -266,6 +231,11 @@ static void assert_baseline(void)
 static void conn_free(struct svc_conn *conn)
 {
 	assert_true(conn->sx_reap);
+	assert_int_equal(conn->sx_calls_out, 0);
+	assert_int_equal(conn->sx_large_out, 0);
+	assert_null(conn->sx_lwait_head);
+	assert_null(conn->sx_lwait_tail);
+	assert_null(conn->sx_wait_head);
 	conn->sx_id = NULL; /* the fake cm_id and PD are not rdma_cm's */
 	conn->sx_pd = NULL;
 	svc_conn_destroy(conn);
@@ -345,7 +315,8 @@ static uint32_t build_call(uint8_t *msg, uint32_t xid, enum kind kind)
 		p = put32(p, 1);
 		p = put32(p, 1);
 		p = put_seg(p, 0x77, 8192, 0x70000);
-		return (uint32_t)(put_call(p, xid, TP_BIG) - msg);
+		p = put_call(p, xid, TP_BIG);
+		return (uint32_t)(put32(p, 3000) - msg);
 	case K_ECHO:
 		p = put32(p, 0);
 		p = put32(p, 0);
@@ -384,32 +355,13 @@ static bool deliver_call(enum kind kind)
 	return true;
 }
 
-/* What a worker thread does with one queued call. */
+/* What a worker thread does with one queued call, then the run loop's
+ * handling of the done queue (the reply is posted). */
 static bool run_worker(void)
 {
-	struct rpcrdma_svc *svc = &d.svc;
-	struct svc_call *cc;
-
-	pthread_mutex_lock(&svc->sv_wq_lock);
-	cc = svc->sv_wq_head;
-	if (cc) {
-		svc->sv_wq_head = cc->cc_next;
-		if (!svc->sv_wq_head)
-			svc->sv_wq_tail = NULL;
-	}
-	pthread_mutex_unlock(&svc->sv_wq_lock);
-	if (!cc)
+	if (!svc_worker_run_one(&d.svc))
 		return false;
-	cc->cc_status = cc->cc_fn(&cc->cc_req, cc->cc_fn_arg);
-	pthread_mutex_lock(&svc->sv_wq_lock);
-	cc->cc_next = NULL;
-	if (svc->sv_done_tail)
-		svc->sv_done_tail->cc_next = cc;
-	else
-		svc->sv_done_head = cc;
-	svc->sv_done_tail = cc;
-	pthread_mutex_unlock(&svc->sv_wq_lock);
-	svc_take_done(svc);
+	svc_take_done(&d.svc);
 	return true;
 }
 
@@ -706,12 +658,16 @@ static void test_cm_established_and_repeats(void **state)
 	svc_conn_cq_event_poll(conn);
 	conn_free(conn);
 	assert_baseline();
+	/* Connection events never stop the server; a stop returns 0. */
+	assert_false(atomic_load(&d.svc.sv_stop));
+	rpcrdma_svc_stop(&d.svc);
+	assert_int_equal(rpcrdma_svc_run(&d.svc), 0);
 	svc_teardown();
 	fv_uninstall();
 }
 
 /* The listener's device goes: every connection closes and drains, and the
- * run loop is told to stop. */
+ * run loop stops, returning -ENODEV. */
 static void test_cm_device_removal_listener(void **state)
 {
 	struct svc_conn *c1, *c2;
@@ -754,6 +710,8 @@ static void test_cm_device_removal_listener(void **state)
 	conn_free(c1);
 	conn_free(c2);
 	assert_baseline();
+	/* The loop sees the stop at once, stops its worker and says why. */
+	assert_int_equal(rpcrdma_svc_run(&d.svc), -ENODEV);
 	svc_teardown();
 	fv_uninstall();
 }
