@@ -450,8 +450,12 @@ class ClientWorker(Worker):
             opts += ["--streams", str(self.rng.randint(1, 16))]
         cmd = [self.tool] + opts + [self.spec] + list(args)
         self.current = " ".join(cmd[1:])
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           timeout=timeout)
+        TOOL.enter()
+        try:
+            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               timeout=timeout)
+        finally:
+            TOOL.leave()
         if p.returncode != 0:
             raise RuntimeError("%s: status %d: %s" % (" ".join(cmd), p.returncode,
                                                       p.stderr.decode(errors="replace")[-400:]))
@@ -640,6 +644,34 @@ class ClientWorker(Worker):
             self.op_get_name(name)
 
 
+class ToolActivity:
+    """Whether an rpcrdma-nfs process is running.  While one connects, the
+    server is building that connection's pool (RSS climbs for a moment
+    with conns_open not yet counting it), so memory samples taken then are
+    marked unsteady and not judged."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.busy = 0
+        self.gen = 0
+
+    def enter(self):
+        with self.lock:
+            self.busy += 1
+            self.gen += 1
+
+    def leave(self):
+        with self.lock:
+            self.busy -= 1
+
+    def snap(self):
+        with self.lock:
+            return self.busy, self.gen
+
+
+TOOL = ToolActivity()
+
+
 class Sampler(threading.Thread):
     """Samples the server's memory and pool gauges every interval seconds."""
 
@@ -673,6 +705,8 @@ class Sampler(threading.Thread):
     def sample(self, tag="run"):
         """One sample: SIGUSR1, wait (5 s at most) for the new JSON line."""
         before = len(self.stats_lines())
+        busy0, gen0 = TOOL.snap()
+        rss0 = self.status().get("VmRSS")
         os.kill(self.pid, signal.SIGUSR1)
         gauges = None
         for _ in range(50):
@@ -682,7 +716,13 @@ class Sampler(threading.Thread):
                 break
             time.sleep(0.1)
         st = self.status()
-        s = {"t": round(time.monotonic() - self.t0, 1), "tag": tag,
+        busy1, gen1 = TOOL.snap()
+        # Steady: no rpcrdma-nfs process ran during the sample and RSS did
+        # not move by more than 1 MiB while the counters were read.
+        steady = (gauges is not None and busy0 == 0 and busy1 == 0 and gen0 == gen1
+                  and rss0 is not None and st.get("VmRSS") is not None
+                  and abs(st["VmRSS"] - rss0) <= 1024)
+        s = {"t": round(time.monotonic() - self.t0, 1), "tag": tag, "steady": steady,
              "rss_kib": st.get("VmRSS"), "hwm_kib": st.get("VmHWM"),
              "vsz_kib": st.get("VmSize"), "threads": st.get("Threads")}
         if gauges is None:
@@ -709,8 +749,10 @@ def rss_verdict(samples, slack_kib):
     in the first half with as many connections, plus slack_kib.  After the
     warm-up the pools are allocated; growth beyond that is a leak.  Levels
     seen in the last quarter only are reported, not judged; the level with the
-    most samples must be judged."""
-    run = [s for s in samples if s["tag"] == "run" and s["rss_kib"]]
+    most samples must be judged.  Only steady samples count (no rpcrdma-nfs
+    process running, RSS still while the counters were read): a connection
+    being set up is half-built memory that conns_open does not count yet."""
+    run = [s for s in samples if s["tag"] == "run" and s["rss_kib"] and s.get("steady", True)]
     if len(run) < 8:
         return {"ok": True, "note": "too few samples to judge (%d)" % len(run)}
     tmax = run[-1]["t"]
