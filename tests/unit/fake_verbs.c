@@ -9,6 +9,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -555,4 +557,54 @@ void fv_seed(const struct fv_faults *f)
 		fv.fv_rng = 1;
 	fv.fv_defer_sq = true;
 	fv.fv_auto_flush = true;
+}
+
+/* One fault profile of fv_run_profiles(). */
+struct fv_profile {
+	const char *fp_name;
+	struct fv_faults fp_f;
+};
+
+void fv_run_profiles(unsigned nq, void (*run)(const char *name, const struct fv_faults *f))
+{
+	static const unsigned rates[] = { 0, 1, 10, 50 };
+	static const char *const qname[FV_NQ] = { "send", "recv", "read", "write" };
+	static char names[4 + 2 * FV_NQ][32];
+	struct fv_profile p[4 + 2 * FV_NQ + 4];
+	const char *only = getenv("FAULTS_PROFILE"), *seed_env = getenv("FAULTS_SEED");
+	uint64_t seed0 = seed_env ? strtoull(seed_env, NULL, 0) : 1, s;
+	unsigned nseeds = seed_env ? 1 : 4, np = 0, nn = 0, r, q, i;
+
+	if (nq > FV_NQ)
+		nq = FV_NQ;
+	/* Every fault kind at every rate on every queue in use. */
+	for (r = 0; r < 4; r++) {
+		p[np] = (struct fv_profile){ names[nn], { .ff_post_fail_pct = { rates[r], rates[r] },
+			.ff_reorder_pct = rates[r], .ff_inside_post_pct = rates[r] } };
+		for (q = 0; q < nq; q++)
+			p[np].fp_f.ff_error_pct[q] = p[np].fp_f.ff_flush_pct[q] = rates[r];
+		snprintf(names[nn++], sizeof(names[0]), "all-%u", rates[r]);
+		np++;
+	}
+	/* Each queue's errors and flushes alone. */
+	for (q = 0; q < nq; q++) {
+		p[np] = (struct fv_profile){ names[nn], { .ff_seed = 0 } };
+		p[np++].fp_f.ff_error_pct[q] = 10;
+		snprintf(names[nn++], sizeof(names[0]), "%s-error-10", qname[q]);
+		p[np] = (struct fv_profile){ names[nn], { .ff_seed = 0 } };
+		p[np++].fp_f.ff_flush_pct[q] = 10;
+		snprintf(names[nn++], sizeof(names[0]), "%s-flush-10", qname[q]);
+	}
+	p[np++] = (struct fv_profile){ "post-send-fail-10", { .ff_post_fail_pct = { 10 } } };
+	p[np++] = (struct fv_profile){ "post-recv-fail-10", { .ff_post_fail_pct = { 0, 10 } } };
+	p[np++] = (struct fv_profile){ "reorder-50", { .ff_reorder_pct = 50 } };
+	p[np++] = (struct fv_profile){ "inside-post-50", { .ff_inside_post_pct = 50 } };
+	for (i = 0; i < np; i++) {
+		if (only && strcmp(only, p[i].fp_name))
+			continue;
+		for (s = seed0; s < seed0 + nseeds; s++) {
+			p[i].fp_f.ff_seed = s;
+			run(p[i].fp_name, &p[i].fp_f);
+		}
+	}
 }

@@ -168,6 +168,15 @@ void fv_reset(void);
 void fv_uninstall(void);
 /** fv_seed - set fault rates and seed; turns on deferral and auto-flush. */
 void fv_seed(const struct fv_faults *f);
+
+/**
+ * fv_run_profiles - run @run once per fault profile and seed.  The profiles
+ * cover the first @nq queues (FV_Q_SEND upwards): every fault kind at 0, 1,
+ * 10 and 50 % ("all-N"), then each queue's errors and flushes alone at 10 %
+ * ("send-error-10", ...), post failures, reordering and completions inside
+ * post.  Seeds 1..4, or FAULTS_SEED alone; FAULTS_PROFILE=name runs one.
+ */
+void fv_run_profiles(unsigned nq, void (*run)(const char *name, const struct fv_faults *f));
 /** fv_rand - next value of the seeded generator. */
 uint64_t fv_rand(void);
 /** fv_roll - true with probability @pct percent. */

@@ -477,50 +477,15 @@ static void run_one(const char *profile, const struct fv_faults *f, unsigned nca
 	fv_uninstall();
 }
 
-struct profile {
-	const char *name;
-	struct fv_faults f;
-};
+static void run_profile(const char *name, const struct fv_faults *f)
+{
+	run_one(name, f, 300);
+}
 
 static void test_fault_profiles(void **state)
 {
-	static const unsigned rates[] = { 0, 1, 10, 50 };
-	struct profile p[32];
-	unsigned np = 0, r, i;
-	const char *only = getenv("FAULTS_PROFILE"), *seed_env = getenv("FAULTS_SEED");
-	uint64_t seed0 = seed_env ? strtoull(seed_env, NULL, 0) : 1;
-	unsigned nseeds = seed_env ? 1 : 4;
-	static char names[32][32];
-
 	(void)state;
-	/* Every fault kind at every rate on every queue the client uses. */
-	for (r = 0; r < 4; r++) {
-		unsigned pct = rates[r];
-
-		snprintf(names[np], sizeof(names[np]), "all-%u", pct);
-		p[np] = (struct profile){ names[np], { .ff_error_pct = { pct, pct },
-			.ff_flush_pct = { pct, pct }, .ff_post_fail_pct = { pct, pct },
-			.ff_reorder_pct = pct, .ff_inside_post_pct = pct } };
-		np++;
-	}
-	p[np++] = (struct profile){ "send-error-10", { .ff_error_pct = { 10 } } };
-	p[np++] = (struct profile){ "recv-error-10", { .ff_error_pct = { 0, 10 } } };
-	p[np++] = (struct profile){ "send-flush-10", { .ff_flush_pct = { 10 } } };
-	p[np++] = (struct profile){ "recv-flush-10", { .ff_flush_pct = { 0, 10 } } };
-	p[np++] = (struct profile){ "post-send-fail-10", { .ff_post_fail_pct = { 10 } } };
-	p[np++] = (struct profile){ "post-recv-fail-10", { .ff_post_fail_pct = { 0, 10 } } };
-	p[np++] = (struct profile){ "reorder-50", { .ff_reorder_pct = 50 } };
-	p[np++] = (struct profile){ "inside-post-50", { .ff_inside_post_pct = 50 } };
-	for (i = 0; i < np; i++) {
-		uint64_t s;
-
-		if (only && strcmp(only, p[i].name))
-			continue;
-		for (s = seed0; s < seed0 + nseeds; s++) {
-			p[i].f.ff_seed = s;
-			run_one(p[i].name, &p[i].f, 300);
-		}
-	}
+	fv_run_profiles(2 /* Send and Receive: the client posts no RDMA Read or Write */, run_profile);
 }
 
 /* ---------- rdma_cm events ---------- */
