@@ -18,6 +18,7 @@
  *	probe_run.c	running the catalogue, the NULL check after each case
  *	probe_mount.c	MOUNT v3 over TCP (libtirpc) for the root file handle
  *	probe_report.c	the table and the JSON report
+ *	probe_load.c	load mode: N connections, a NULL call on each, held
  *	probe_main.c	options and the run
  *
  * Every function that can fail returns 0 or a negative errno.
@@ -50,7 +51,19 @@ struct probe_opts {
 	unsigned int po_timeout_ms; /* how long "no answer" takes, default 1000 */
 	bool po_verbose;           /* progress on stderr */
 	bool po_linux;             /* the server is Linux nfsd: known differences */
+	/* Load mode (--connections): 0 runs the catalogue instead. */
+	uint32_t po_connections;   /* connections to open, 1..PROBE_LOAD_MAX */
+	uint32_t po_hold_s;        /* seconds to hold them, 0..PROBE_HOLD_MAX */
+	uint32_t po_parallel;      /* connection attempts on their way at a time */
 };
+
+/** Limits of the load mode's options. */
+#define PROBE_LOAD_MAX 10000u
+#define PROBE_HOLD_MAX 86400u
+#define PROBE_PARALLEL_MAX 1024u
+#define PROBE_PARALLEL_DEFAULT 32u
+/** Per-connection deadline (connect and NULL reply) in load mode. */
+#define PROBE_LOAD_TIMEOUT_MS 30000u
 
 /* ---- Connection (probe_conn.c) ---- */
 
@@ -334,6 +347,10 @@ bool probe_case_reply_abort(struct probe_run *run, const struct probe_case *pk,
 
 int probe_mount_root(const struct probe_opts *opts, uint8_t *fh,
 		     uint32_t *fhlen, char *why, size_t whylen);
+
+/* ---- Load mode (probe_load.c) ---- */
+
+int probe_load_run(const struct probe_opts *opts);
 
 /* ---- Report (probe_report.c) ---- */
 

@@ -4,7 +4,9 @@
  * servers (see rpcrdma-probe(8) and docs/probe.md).
  *
  * Exit status: 0 every case passed, 1 some case failed, 2 usage error or
- * no connection to the server.
+ * no connection to the server.  In load mode (--connections N [--hold S],
+ * probe_load.c): 0 every connection established and its NULL call
+ * answered, 1 some refused or failed, 2 usage error or cannot start.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,6 +24,8 @@ static void usage(FILE *f, const char *prog)
 	fprintf(f,
 		"usage: %s [--port N] [--source ADDR] [--export PATH] [--mount-port N]\n"
 		"       [--json] [--timeout-ms N] [--linux] [--verbose] SERVER\n"
+		"       %s --connections N [--hold S] [--parallel P] [--port N]\n"
+		"       [--source ADDR] [--timeout-ms N] [--verbose] SERVER\n"
 		"       %s --list\n"
 		"Send a catalogue of crafted RPC-over-RDMA v1 transport headers to SERVER\n"
 		"and check each answer against RFC 8166.\n"
@@ -36,8 +40,18 @@ static void usage(FILE *f, const char *prog)
 		"  -v, --verbose        progress on stderr\n"
 		"  -l, --list           print the catalogue and exit\n"
 		"  -h, --help           show this help\n"
-		"Exit status: 0 all cases pass, 1 some case fails, 2 usage or connection error.\n",
-		prog, prog);
+		"Load mode: open N connections (1..%u), one NFSv3 NULL call on each,\n"
+		"hold them all S seconds, disconnect, print one JSON object:\n"
+		"  -c, --connections N  connections to open\n"
+		"  -H, --hold S         seconds to hold them open (0..%u, default 0)\n"
+		"  -P, --parallel P     connection attempts under way at a time\n"
+		"                       (1..%u, default %u)\n"
+		"  -t, --timeout-ms N   per connection: connect and NULL reply (default %u)\n"
+		"Exit status: 0 all cases pass, 1 some case fails, 2 usage or connection error;\n"
+		"load mode: 0 every connection up and its NULL call answered, 1 some\n"
+		"refused or failed (the JSON is still printed), 2 usage error or cannot start.\n",
+		prog, prog, prog, PROBE_LOAD_MAX, PROBE_HOLD_MAX, PROBE_PARALLEL_MAX,
+		PROBE_PARALLEL_DEFAULT, PROBE_LOAD_TIMEOUT_MS);
 }
 
 static int parse_uint(const char *s, unsigned long max, unsigned long *out)
@@ -64,6 +78,9 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "connections", required_argument, NULL, 'c' },
+		{ "hold", required_argument, NULL, 'H' },
+		{ "parallel", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct probe_opts opts = {
@@ -72,10 +89,11 @@ int main(int argc, char **argv)
 		.po_timeout_ms = 1000,
 	};
 	static struct probe_run run;
+	bool timeout_set = false, hold_set = false, parallel_set = false, list = false;
 	unsigned long v;
 	int c, rc, failed;
 
-	while ((c = getopt_long(argc, argv, "p:s:e:m:jt:Lvlh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:s:e:m:jt:Lvlhc:H:P:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 		case 'm':
@@ -103,6 +121,33 @@ int main(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			opts.po_timeout_ms = (unsigned int)v;
+			timeout_set = true;
+			break;
+		case 'c':
+			if (parse_uint(optarg, PROBE_LOAD_MAX, &v) || !v) {
+				fprintf(stderr, "%s: --connections takes a number from 1 to %u, not '%s'\n",
+					argv[0], PROBE_LOAD_MAX, optarg);
+				return EXIT_USAGE;
+			}
+			opts.po_connections = (uint32_t)v;
+			break;
+		case 'H':
+			if (parse_uint(optarg, PROBE_HOLD_MAX, &v)) {
+				fprintf(stderr, "%s: --hold takes seconds from 0 to %u, not '%s'\n",
+					argv[0], PROBE_HOLD_MAX, optarg);
+				return EXIT_USAGE;
+			}
+			opts.po_hold_s = (uint32_t)v;
+			hold_set = true;
+			break;
+		case 'P':
+			if (parse_uint(optarg, PROBE_PARALLEL_MAX, &v) || !v) {
+				fprintf(stderr, "%s: --parallel takes a number from 1 to %u, not '%s'\n",
+					argv[0], PROBE_PARALLEL_MAX, optarg);
+				return EXIT_USAGE;
+			}
+			opts.po_parallel = (uint32_t)v;
+			parallel_set = true;
 			break;
 		case 'L':
 			opts.po_linux = true;
@@ -111,8 +156,8 @@ int main(int argc, char **argv)
 			opts.po_verbose = true;
 			break;
 		case 'l':
-			probe_list();
-			return 0;
+			list = true;
+			break;
 		case 'h':
 			usage(stdout, argv[0]);
 			return 0;
@@ -121,11 +166,36 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	if ((hold_set || parallel_set) && !opts.po_connections) {
+		fprintf(stderr, "%s: --hold and --parallel need --connections N\n", argv[0]);
+		return EXIT_USAGE;
+	}
+	if (opts.po_connections && (opts.po_export || opts.po_linux || list)) {
+		fprintf(stderr, "%s: --export, --linux and --list do not go with --connections\n",
+			argv[0]);
+		return EXIT_USAGE;
+	}
+	if (list) {
+		probe_list();
+		return 0;
+	}
 	if (optind != argc - 1) {
+		if (optind == argc)
+			fprintf(stderr, "%s: no SERVER given\n", argv[0]);
+		else
+			fprintf(stderr, "%s: one SERVER only ('%s' is extra)\n", argv[0],
+				argv[optind + 1]);
 		usage(stderr, argv[0]);
 		return EXIT_USAGE;
 	}
 	opts.po_server = argv[optind];
+	if (opts.po_connections) {
+		if (!parallel_set)
+			opts.po_parallel = PROBE_PARALLEL_DEFAULT;
+		if (!timeout_set)
+			opts.po_timeout_ms = PROBE_LOAD_TIMEOUT_MS;
+		return probe_load_run(&opts);
+	}
 	run.pr_opts = &opts;
 
 	if (opts.po_export) {
