@@ -97,22 +97,36 @@ void rpcrdma_svc_ddp_end(struct rpcrdma_svc_req *req, size_t len);
 struct rpcrdma_svc_config {
 	const char *sc_listen;      /* address to bind; NULL: any (IPv6 and IPv4) */
 	uint16_t sc_port;           /* default RPCRDMA_NFS_PORT (20049) */
-	uint32_t sc_credits;        /* credits granted, default 64 */
+	/** Most credits granted per connection, default 128, 1..4096.  A new
+	 *  connection is granted min(16, sc_credits); the grant doubles (its
+	 *  Receives posted first) whenever half of it is in use, up to this,
+	 *  while the memory budget's receive share has room (RFC 8166 3.3.1). */
+	uint32_t sc_credits;
 	uint32_t sc_inline_size;    /* our inline send and receive size, default 4096 */
 	uint32_t sc_max_payload;    /* largest READ/WRITE payload, default 1 MiB */
-	/** Large call contexts per connection, default 16, at most 4096:
-	 *  call and reply buffers of sc_max_payload + 64 KiB each (2 MiB +
-	 *  128 KiB by default), taken (besides the small one) only by a call
-	 *  with Read chunks, or whose Write and Reply chunks offer more room
-	 *  than a small context's reply buffer or have more than 7 segments. */
+	/** Large call contexts per RDMA device, shared by its connections,
+	 *  default 256, at most 65536: work-request arrays for calls with Read
+	 *  chunks, or whose Write and Reply chunks offer more room than a
+	 *  small context's reply buffer or have more than 7 segments.  Their
+	 *  call and reply buffers come from the pool, sized to the chunks. */
 	uint32_t sc_call_contexts;
-	/** Small call contexts per connection, at most 8192, default twice
-	 *  sc_credits (a call holds its context until its Send completes,
-	 *  which can be after the Requester has sent the next call): every
-	 *  call holds one (call buffer of the inline size, reply buffer of
-	 *  twice that), so a Requester can keep its whole credit grant of
-	 *  inline calls in flight. */
+	/** Most (small) call contexts per RDMA device, default 4096, at most
+	 *  65536; created on demand in batches: every call holds one (call
+	 *  buffer of the inline size, reply buffer of twice that, header)
+	 *  from its Receive until its Send completes.  None free: the message
+	 *  waits, in order. */
 	uint32_t sc_small_contexts;
+	/** Registered memory budget in bytes for all devices together
+	 *  (receive buffers, call buffers, chunk buffers), default a quarter of
+	 *  the machine's memory, at least 64 MiB; never less than 16 slabs
+	 *  (a slab: sc_max_payload + 64 KiB rounded up to a power of two, at
+	 *  least 64 KiB; 2 MiB by default).  Receive
+	 *  buffers may take half of it; slabs are registered as needed. */
+	uint64_t sc_memory;
+	/** Connections accepted at once; beyond it rdma_reject (counted in
+	 *  conns_refused).  Default: the receive share of sc_memory divided by
+	 *  a new connection's receive buffers, at most 65536. */
+	uint32_t sc_max_connections;
 	unsigned sc_threads;        /* worker threads, default 4 */
 	/** Optional: return false to refuse a connection from @peer. */
 	bool (*sc_accept)(const struct sockaddr *peer, void *arg);
@@ -157,6 +171,15 @@ struct rpcrdma_svc_stats {
 	uint64_t ss_conns_open;    /* gauge */
 	uint64_t ss_mrs_open;      /* gauge: registered memory regions */
 	uint64_t ss_mr_bytes;      /* gauge: bytes they cover */
+	uint64_t ss_conns_refused; /* connections rejected: limit or memory */
+	uint64_t ss_buf_waits;     /* calls served after waiting for chunk buffers */
+	uint64_t ss_buf_bytes_in_use; /* gauge: pool bytes handed out to receives and
+				       * calls (a call context's own buffer excluded) */
+	uint64_t ss_buf_bytes_high;   /* high-water mark of ss_buf_bytes_in_use */
+	uint64_t ss_credit_grows;  /* grants raised */
+	uint64_t ss_credit_grow_denied; /* grants held below wish: no room in the budget */
+	uint64_t ss_sq_waits;      /* a chain waited for send-queue slots */
+	uint64_t ss_pool_trims;    /* idle slabs deregistered */
 };
 
 struct rpcrdma_svc;
@@ -169,8 +192,9 @@ struct rpcrdma_svc;
  * Return: 0; -ENOMEM; -EADDRINUSE / -EADDRNOTAVAIL / -ENODEV from binding
  * the rdma_cm listener (no RDMA device serves the address); -EINVAL for a
  * bad address or a configuration out of range (sc_credits above 4096,
- * sc_small_contexts above 8192, sc_call_contexts above 4096, sc_inline_size
- * outside 1024..262144, sc_max_payload above 64 MiB).
+ * sc_small_contexts or sc_call_contexts above 65536, sc_inline_size
+ * outside 1024..262144, sc_max_payload above 64 MiB, sc_memory below 16
+ * slabs).
  */
 int rpcrdma_svc_create(const struct rpcrdma_svc_config *cfg,
 		       struct rpcrdma_svc **out);

@@ -36,32 +36,62 @@ static void svc_cfg_defaults(struct rpcrdma_svc_config *cfg)
 	if (!cfg->sc_port)
 		cfg->sc_port = RPCRDMA_NFS_PORT;
 	if (!cfg->sc_credits)
-		cfg->sc_credits = 64;
+		cfg->sc_credits = 128;
 	if (!cfg->sc_inline_size)
 		cfg->sc_inline_size = 4096;
 	if (!cfg->sc_max_payload)
 		cfg->sc_max_payload = 1u << 20;
 	if (!cfg->sc_call_contexts)
-		cfg->sc_call_contexts = 16;
-	/* One per credit, and as many again for calls whose reply is sent
-	 * but whose Send completion has not been seen yet. */
+		cfg->sc_call_contexts = 256;
 	if (!cfg->sc_small_contexts)
-		cfg->sc_small_contexts = cfg->sc_credits * 2;
+		cfg->sc_small_contexts = 4096;
+	if (!cfg->sc_memory) {
+		long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+		uint64_t phys = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
+
+		cfg->sc_memory = phys / 4 > (64ull << 20) ? phys / 4 : 64ull << 20;
+	}
 	if (!cfg->sc_threads)
 		cfg->sc_threads = 4;
+}
+
+/* Power-of-two slab holding the largest call or reply buffer. */
+static size_t svc_slab_size(const struct rpcrdma_svc_config *cfg)
+{
+	size_t need = (size_t)cfg->sc_max_payload + SVC_PAYLOAD_SLACK, sz = 65536;
+
+	if (need < (size_t)cfg->sc_inline_size * 4u)
+		need = (size_t)cfg->sc_inline_size * 4u;
+	while (sz < need)
+		sz <<= 1;
+	return sz;
 }
 
 /* Everything but the listener and epoll; unit tests start here. */
 int svc_init(struct rpcrdma_svc *svc, const struct rpcrdma_svc_config *cfg)
 {
-	svc->sv_cfg = *cfg;
-	svc_cfg_defaults(&svc->sv_cfg);
-	if (svc->sv_cfg.sc_credits > 4096 || svc->sv_cfg.sc_small_contexts > 8192 ||
-	    svc->sv_cfg.sc_call_contexts > 4096 || svc->sv_cfg.sc_inline_size < 1024 ||
-	    svc->sv_cfg.sc_inline_size > 262144 || svc->sv_cfg.sc_max_payload > (64u << 20))
+	struct rpcrdma_svc_config *c = &svc->sv_cfg;
+	uint64_t per_conn;
+
+	*c = *cfg;
+	svc_cfg_defaults(c);
+	if (c->sc_credits > 4096 || c->sc_small_contexts > 65536 ||
+	    c->sc_call_contexts > 65536 || c->sc_inline_size < 1024 ||
+	    c->sc_inline_size > 262144 || c->sc_max_payload > (64u << 20))
 		return -EINVAL;
+	svc->sv_slab_bytes = svc_slab_size(c);
+	if (c->sc_memory < 16 * (uint64_t)svc->sv_slab_bytes)
+		return -EINVAL;
+	if (!c->sc_max_connections) {
+		/* As many as the receive share holds at the initial grant. */
+		per_conn = (uint64_t)((c->sc_credits < SVC_INITIAL_CREDITS ?
+				       c->sc_credits : SVC_INITIAL_CREDITS) + SVC_EXTRA_RECVS) *
+			   c->sc_inline_size;
+		c->sc_max_connections = (uint32_t)(c->sc_memory / 2 / per_conn < 65536 ?
+						   c->sc_memory / 2 / per_conn : 65536);
+	}
 	rpcrdma_wire_limits_default(&svc->sv_limits);
-	svc->sv_limits.wl_max_chunk_bytes = svc->sv_cfg.sc_max_payload + SVC_PAYLOAD_SLACK;
+	svc->sv_limits.wl_max_chunk_bytes = c->sc_max_payload + SVC_PAYLOAD_SLACK;
 	svc->sv_epoll = -1;
 	svc->sv_wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (svc->sv_wake_fd < 0)
@@ -206,6 +236,19 @@ static void svc_cm_event(struct rpcrdma_svc *svc)
 	}
 }
 
+/* Connections whose drain stopped at its budget get another turn. */
+static void svc_poll_more(struct rpcrdma_svc *svc)
+{
+	struct svc_conn *conn;
+
+	if (!svc->sv_more)
+		return;
+	svc->sv_more = false;
+	for (conn = svc->sv_conns; conn; conn = conn->sx_next)
+		if (conn->sx_more)
+			svc_conn_cq_event_poll(conn);
+}
+
 void svc_take_done(struct rpcrdma_svc *svc)
 {
 	struct svc_call *cc = svc_done_take_all(svc), *next;
@@ -227,7 +270,8 @@ int rpcrdma_svc_run(struct rpcrdma_svc *svc)
 		return rc;
 	while (!atomic_load(&svc->sv_stop)) {
 		/* Polling mode spins on the CQs instead of sleeping. */
-		n = epoll_wait(svc->sv_epoll, evs, 16, svc->sv_cfg.sc_poll ? 0 : -1);
+		n = epoll_wait(svc->sv_epoll, evs, 16,
+			       svc->sv_cfg.sc_poll || svc->sv_more ? 0 : -1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -237,6 +281,7 @@ int rpcrdma_svc_run(struct rpcrdma_svc *svc)
 		if (svc->sv_cfg.sc_poll)
 			for (struct svc_conn *conn = svc->sv_conns; conn; conn = conn->sx_next)
 				svc_conn_cq_event_poll(conn);
+		svc_poll_more(svc);
 		for (i = 0; i < n; i++) {
 			void *tag = evs[i].data.ptr;
 
@@ -249,7 +294,7 @@ int rpcrdma_svc_run(struct rpcrdma_svc *svc)
 				(void)r;
 				svc_take_done(svc);
 			} else {
-				svc_conn_cq_event(tag);
+				svc_dev_cq_event(tag);
 			}
 		}
 		/* Receives freed outside a completion batch (a call context
@@ -322,6 +367,14 @@ void rpcrdma_svc_get_stats(struct rpcrdma_svc *svc, struct rpcrdma_svc_stats *st
 	st->ss_conns_open = atomic_load(&c->conns_open);
 	st->ss_mrs_open = atomic_load(&c->mrs_open);
 	st->ss_mr_bytes = atomic_load(&c->mr_bytes);
+	st->ss_conns_refused = atomic_load(&c->conns_refused);
+	st->ss_buf_waits = atomic_load(&c->buf_waits);
+	st->ss_buf_bytes_in_use = atomic_load(&c->buf_bytes_in_use);
+	st->ss_buf_bytes_high = atomic_load(&c->buf_bytes_high);
+	st->ss_credit_grows = atomic_load(&c->credit_grows);
+	st->ss_credit_grow_denied = atomic_load(&c->credit_grow_denied);
+	st->ss_sq_waits = atomic_load(&c->sq_waits);
+	st->ss_pool_trims = atomic_load(&c->pool_trims);
 }
 
 void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
@@ -333,7 +386,10 @@ void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 		"\"recv_bytes\":%llu,\"send_invalidates\":%llu,\"recv_refills\":%llu,\"post_errors\":%llu,\"ctx_waits\":%llu,\"ctx_in_use\":%llu,"
 		"\"ctx_high\":%llu,\"large_waits\":%llu,\"large_in_use\":%llu,"
 		"\"large_high\":%llu,\"recv_in_use\":%llu,\"conns_open\":%llu,"
-		"\"mrs_open\":%llu,\"mr_bytes\":%llu}\n",
+		"\"mrs_open\":%llu,\"mr_bytes\":%llu,\"conns_refused\":%llu,"
+		"\"buf_waits\":%llu,\"buf_bytes_in_use\":%llu,\"buf_bytes_high\":%llu,"
+		"\"credit_grows\":%llu,\"credit_grow_denied\":%llu,\"sq_waits\":%llu,"
+		"\"pool_trims\":%llu}\n",
 		(unsigned long long)st->ss_connections, (unsigned long long)st->ss_calls,
 		(unsigned long long)st->ss_replies_inline,
 		(unsigned long long)st->ss_replies_write_chunk,
@@ -351,7 +407,13 @@ void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 		(unsigned long long)st->ss_large_waits, (unsigned long long)st->ss_large_in_use,
 		(unsigned long long)st->ss_large_high, (unsigned long long)st->ss_recv_in_use,
 		(unsigned long long)st->ss_conns_open,
-		(unsigned long long)st->ss_mrs_open, (unsigned long long)st->ss_mr_bytes);
+		(unsigned long long)st->ss_mrs_open, (unsigned long long)st->ss_mr_bytes,
+		(unsigned long long)st->ss_conns_refused, (unsigned long long)st->ss_buf_waits,
+		(unsigned long long)st->ss_buf_bytes_in_use,
+		(unsigned long long)st->ss_buf_bytes_high,
+		(unsigned long long)st->ss_credit_grows,
+		(unsigned long long)st->ss_credit_grow_denied,
+		(unsigned long long)st->ss_sq_waits, (unsigned long long)st->ss_pool_trims);
 }
 
 /* Disconnect every connection and wait (bounded) for their work to flush. */
@@ -372,7 +434,7 @@ static void svc_drain_all(struct rpcrdma_svc *svc)
 			if (tag == &svc_tag_cm)
 				svc_cm_event(svc);
 			else if (tag != &svc_tag_wake)
-				svc_conn_cq_event(tag);
+				svc_dev_cq_event(tag);
 		}
 		/* Flushes may complete without an event when the CQ was not armed. */
 		for (conn = svc->sv_conns; conn; conn = conn->sx_next)
@@ -383,6 +445,7 @@ static void svc_drain_all(struct rpcrdma_svc *svc)
 		svc_log(svc, "conn %u: did not drain (%u receives posted, %u calls out)",
 			conn->sx_id_num, conn->sx_recvs_posted, conn->sx_calls_out);
 		svc->sv_conns = conn->sx_next;
+		svc->sv_nconns--;
 		svc_conn_destroy(conn);
 	}
 }
@@ -392,6 +455,7 @@ void rpcrdma_svc_destroy(struct rpcrdma_svc *svc)
 	if (!svc)
 		return;
 	svc_drain_all(svc);
+	svc_dev_destroy_all(svc);
 	if (svc->sv_listen_id)
 		rdma_destroy_id(svc->sv_listen_id);
 	if (svc->sv_cm_channel)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * svc_conn.c - one Responder connection: accept (with RFC 8797 private
- * data), the registered slab and its pools, completion dispatch, teardown.
+ * svc_conn.c - one Responder connection: admission and accept (with RFC
+ * 8797 private data), its receive buffers and credit grant, send-queue
+ * slots, completion dispatch, teardown.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -11,7 +12,6 @@
 
 #include "svc/svc_internal.h"
 
-#define SVC_EXTRA_RECVS 8u /* beyond the credit grant: headroom for bad peers */
 /*
  * Receives held back for one chained repost at most.  A call answered
  * during the drain (an error reply, or sc_loop_dispatch) frees its credit
@@ -26,184 +26,59 @@ static uint32_t min_u32(uint32_t a, uint32_t b)
 	return a < b ? a : b;
 }
 
-/* Raise the high-water mark @high to @in_use. */
-static void svc_note_high(_Atomic uint64_t *high, uint64_t in_use)
+bool svc_conn_sq_reserve(struct svc_conn *conn, struct svc_call *cc, uint32_t n,
+			 bool reads)
 {
-	uint64_t h = atomic_load_explicit(high, memory_order_relaxed);
-
-	while (in_use > h && !atomic_compare_exchange_weak(high, &h, in_use))
-		;
-}
-
-struct svc_call *svc_call_get(struct svc_conn *conn)
-{
-	struct rpcrdma_svc *svc = conn->sx_svc;
-	struct svc_call *cc = conn->sx_call_free;
-
-	if (!cc)
-		return NULL;
-	conn->sx_call_free = cc->cc_next;
-	cc->cc_next = NULL;
-	conn->sx_calls_out++;
-	svc_note_high(&svc->sv_ct.ctx_high, SVC_INC(svc, ctx_in_use, 1) + 1);
-	return cc;
-}
-
-/*
- * Reply room a call's chunks ask for: the largest reply the Requester can
- * take is its Write chunks' data plus the rest inline or in the Reply
- * chunk, whichever is larger (RFC 8166 3.5.3).
- */
-static uint64_t svc_call_reply_room(const struct svc_call *cc)
-{
-	const struct rpcrdma_hdr *hdr = &cc->cc_hdr;
-	uint64_t room = cc->cc_conn->sx_inline_send;
-	uint32_t i;
-
-	if (hdr->rh_has_reply && hdr->rh_reply.rc_length > room)
-		room = hdr->rh_reply.rc_length;
-	for (i = 0; i < hdr->rh_nwrite; i++)
-		room += RPCRDMA_XDR_ALIGN(hdr->rh_write[i].rc_length);
-	return room;
-}
-
-/* True when the decoded call in @cc needs a large call context. */
-bool svc_call_needs_large(const struct svc_call *cc)
-{
-	const struct rpcrdma_hdr *hdr = &cc->cc_hdr;
-	uint32_t nwr = 1; /* the Send */
-
-	/* Read chunk data is rebuilt into the call buffer; an inline call
-	 * always fits the small one (it is as large as a Receive). */
-	if (hdr->rh_nread > 0)
+	if (!conn->sx_sqwait_head && conn->sx_sq_free >= n) {
+		conn->sx_sq_free -= n;
+		cc->cc_sq_used += n;
 		return true;
-	/* Reply data goes by RDMA Write only into the first Write chunk and
-	 * the Reply chunk, one work request per segment. */
-	if (hdr->rh_nwrite > 0)
-		nwr += hdr->rh_write[0].rc_nsegs;
-	if (hdr->rh_has_reply)
-		nwr += hdr->rh_reply.rc_nsegs;
-	return nwr > SVC_SMALL_MAX_WR ||
-	       svc_call_reply_room(cc) > cc->cc_conn->sx_inline_recv * 2u;
-}
-
-/* Send-queue work requests @cc may post at once. */
-uint32_t svc_call_max_wr(const struct svc_call *cc)
-{
-	return cc->cc_large ? SVC_CTX_MAX_WR : SVC_SMALL_MAX_WR;
-}
-
-/* Give @cc a large context and switch it to its buffers; false: none free. */
-bool svc_large_attach(struct svc_call *cc)
-{
-	struct svc_conn *conn = cc->cc_conn;
-	struct rpcrdma_svc *svc = conn->sx_svc;
-	struct svc_large *lg = conn->sx_large_free;
-
-	if (!lg)
-		return false;
-	conn->sx_large_free = lg->lg_next;
-	lg->lg_next = NULL;
-	conn->sx_large_out++;
-	svc_note_high(&svc->sv_ct.large_high, SVC_INC(svc, large_in_use, 1) + 1);
-	cc->cc_large = lg;
-	cc->cc_call = lg->lg_call;
-	cc->cc_call_cap = conn->sx_large_cap;
-	cc->cc_reply = lg->lg_reply;
-	cc->cc_reply_cap = conn->sx_large_cap;
-	return true;
-}
-
-/* Give the large context back and return to the small buffers. */
-static void svc_large_detach(struct svc_call *cc)
-{
-	struct svc_conn *conn = cc->cc_conn;
-	struct svc_large *lg = cc->cc_large;
-
-	cc->cc_large = NULL;
-	cc->cc_call = cc->cc_small_call;
-	cc->cc_call_cap = conn->sx_inline_recv;
-	cc->cc_reply = cc->cc_small_reply;
-	cc->cc_reply_cap = conn->sx_inline_recv * 2u;
-	lg->lg_next = conn->sx_large_free;
-	conn->sx_large_free = lg;
-	conn->sx_large_out--;
-	SVC_DEC(conn->sx_svc, large_in_use, 1);
-}
-
-/* Queue @cc, holding the message @rc, until a large context is free. */
-void svc_large_wait(struct svc_call *cc, struct svc_recv *rc)
-{
-	struct svc_conn *conn = cc->cc_conn;
-
-	cc->cc_state = CC_WAITING;
-	cc->cc_wait_rc = rc;
+	}
+	cc->cc_state = CC_SQ_WAIT;
+	cc->cc_sq_want = n;
+	cc->cc_sq_reads = reads;
 	cc->cc_next = NULL;
-	if (conn->sx_lwait_tail)
-		conn->sx_lwait_tail->cc_next = cc;
+	if (conn->sx_sqwait_tail)
+		conn->sx_sqwait_tail->cc_next = cc;
 	else
-		conn->sx_lwait_head = cc;
-	conn->sx_lwait_tail = cc;
-	SVC_INC(conn->sx_svc, large_waits, 1);
+		conn->sx_sqwait_head = cc;
+	conn->sx_sqwait_tail = cc;
+	SVC_INC(conn->sx_svc, sq_waits, 1);
+	return false;
 }
 
-/* Closing: calls waiting for a large context are dropped. */
-static void svc_conn_drop_large_waiters(struct svc_conn *conn)
+void svc_conn_sq_release(struct svc_conn *conn, struct svc_call *cc)
 {
-	struct svc_call *cc = conn->sx_lwait_head, *next;
+	conn->sx_sq_free += cc->cc_sq_used;
+	cc->cc_sq_used = 0;
+	while (conn->sx_sqwait_head && !conn->sx_closing &&
+	       conn->sx_sq_free >= conn->sx_sqwait_head->cc_sq_want) {
+		struct svc_call *w = conn->sx_sqwait_head;
 
-	conn->sx_lwait_head = conn->sx_lwait_tail = NULL;
+		conn->sx_sqwait_head = w->cc_next;
+		if (!conn->sx_sqwait_head)
+			conn->sx_sqwait_tail = NULL;
+		w->cc_next = NULL;
+		conn->sx_sq_free -= w->cc_sq_want;
+		w->cc_sq_used += w->cc_sq_want;
+		if (w->cc_sq_reads)
+			svc_recv_resume_reads(w);
+		else
+			svc_send_resume(w);
+	}
+}
+
+/* Closing: calls parked for send-queue slots are dropped. */
+static void svc_conn_drop_sq_waiters(struct svc_conn *conn)
+{
+	struct svc_call *cc = conn->sx_sqwait_head, *next;
+
+	conn->sx_sqwait_head = conn->sx_sqwait_tail = NULL;
 	for (; cc; cc = next) {
 		next = cc->cc_next;
-		cc->cc_wait_rc = NULL; /* its Receive is held until the connection goes */
+		cc->cc_next = NULL;
 		SVC_INC(conn->sx_svc, drops, 1);
 		svc_call_put(cc);
-	}
-}
-
-void svc_call_put(struct svc_call *cc)
-{
-	struct svc_conn *conn = cc->cc_conn;
-	struct svc_recv *rc;
-	bool had_large = cc->cc_large != NULL;
-
-	if (had_large)
-		svc_large_detach(cc);
-	cc->cc_state = CC_FREE;
-	cc->cc_failed = false;
-	cc->cc_reads_pending = 0;
-	cc->cc_wait_rc = NULL;
-	cc->cc_next = conn->sx_call_free;
-	conn->sx_call_free = cc;
-	conn->sx_calls_out--;
-	SVC_DEC(conn->sx_svc, ctx_in_use, 1);
-
-	if (conn->sx_closing) {
-		svc_conn_maybe_destroy(conn);
-		return;
-	}
-	/* The oldest call waiting for a large context takes the one freed. */
-	if (had_large && conn->sx_lwait_head) {
-		struct svc_call *w = conn->sx_lwait_head;
-
-		conn->sx_lwait_head = w->cc_next;
-		if (!conn->sx_lwait_head)
-			conn->sx_lwait_tail = NULL;
-		w->cc_next = NULL;
-		rc = w->cc_wait_rc;
-		w->cc_wait_rc = NULL;
-		svc_large_attach(w); /* cannot fail: takes the one just freed */
-		svc_recv_continue(rc, w);
-		if (conn->sx_closing)
-			return;
-	}
-	/* A message waiting for a call context takes this one. */
-	rc = conn->sx_wait_head;
-	if (rc) {
-		conn->sx_wait_head = rc->rc_next;
-		if (!conn->sx_wait_head)
-			conn->sx_wait_tail = NULL;
-		svc_recv_start(rc, svc_call_get(conn));
 	}
 }
 
@@ -266,112 +141,107 @@ int svc_conn_post_all_recvs(struct svc_conn *conn)
 	return 0;
 }
 
-/*
- * Carve the registered slab into receive buffers, small call contexts
- * (call buffer of the inline size, reply buffer of twice that, reply
- * header) and large call contexts (call and reply buffers of the largest
- * payload plus slack).  Zero sx_ncalls / sx_nlarge take the configured
- * numbers.
- */
+/* Give receive context @i a buffer from the pool; -EAGAIN when none. */
+static int svc_conn_recv_init(struct svc_conn *conn, uint32_t i)
+{
+	struct svc_recv *rc = &conn->sx_recvs[i];
+	int err;
+
+	err = svc_buf_get(conn->sx_dev, conn->sx_inline_recv, true, &rc->rc_mem);
+	if (err)
+		return err;
+	rc->rc_cqe.ce_type = RPCRDMA_CQE_RECV;
+	rc->rc_cqe.ce_id = i;
+	rc->rc_conn = conn;
+	rc->rc_buf = rc->rc_mem.sb_addr;
+	rc->rc_sge.addr = (uintptr_t)rc->rc_buf;
+	rc->rc_sge.length = conn->sx_inline_recv;
+	rc->rc_sge.lkey = svc_buf_lkey(&rc->rc_mem);
+	rc->rc_wr.wr_id = (uintptr_t)&rc->rc_cqe;
+	rc->rc_wr.sg_list = &rc->rc_sge;
+	rc->rc_wr.num_sge = 1;
+	rc->rc_wr.next = NULL;
+	return 0;
+}
+
 int svc_conn_alloc_pools(struct svc_conn *conn)
 {
-	const struct rpcrdma_svc_config *cfg = &conn->sx_svc->sv_cfg;
-	uint32_t small_call = conn->sx_inline_recv, small_reply = conn->sx_inline_recv * 2u;
-	size_t per_small = (size_t)small_call + small_reply + SVC_HDR_BUF;
-	uint8_t *p;
-	uint32_t i;
+	uint32_t want = conn->sx_credits + SVC_EXTRA_RECVS, i;
+	int err;
 
-	if (!conn->sx_ncalls)
-		conn->sx_ncalls = cfg->sc_small_contexts ? cfg->sc_small_contexts : conn->sx_credits;
-	if (!conn->sx_nlarge)
-		conn->sx_nlarge = cfg->sc_call_contexts;
-	conn->sx_large_cap = cfg->sc_max_payload + SVC_PAYLOAD_SLACK;
-	conn->sx_slab_len = (size_t)conn->sx_nrecvs * conn->sx_inline_recv +
-			    (size_t)conn->sx_ncalls * per_small +
-			    (size_t)conn->sx_nlarge * conn->sx_large_cap * 2;
-	if (posix_memalign((void **)&conn->sx_slab, 4096, conn->sx_slab_len))
+	if (conn->sx_max_credits < conn->sx_credits)
+		conn->sx_max_credits = conn->sx_credits;
+	conn->sx_recvs = calloc(conn->sx_max_credits + SVC_EXTRA_RECVS,
+				sizeof(*conn->sx_recvs));
+	if (!conn->sx_recvs)
 		return -ENOMEM;
-	conn->sx_recvs = calloc(conn->sx_nrecvs, sizeof(*conn->sx_recvs));
-	conn->sx_calls = calloc(conn->sx_ncalls, sizeof(*conn->sx_calls));
-	conn->sx_larges = calloc(conn->sx_nlarge ? conn->sx_nlarge : 1, sizeof(*conn->sx_larges));
-	if (!conn->sx_recvs || !conn->sx_calls || !conn->sx_larges)
-		return -ENOMEM;
-	conn->sx_mr = rpcrdma_verbs_reg_mr(conn->sx_pd, conn->sx_slab, conn->sx_slab_len,
-				 IBV_ACCESS_LOCAL_WRITE);
-	if (!conn->sx_mr)
-		return -errno;
-	SVC_INC(conn->sx_svc, mrs_open, 1);
-	SVC_INC(conn->sx_svc, mr_bytes, conn->sx_slab_len);
-
-	p = conn->sx_slab;
-	for (i = 0; i < conn->sx_nlarge; i++) {
-		struct svc_large *lg = &conn->sx_larges[i];
-
-		lg->lg_call = p;
-		p += conn->sx_large_cap;
-		lg->lg_reply = p;
-		p += conn->sx_large_cap;
-		lg->lg_next = i + 1 < conn->sx_nlarge ? &conn->sx_larges[i + 1] : NULL;
+	for (i = 0; i < want; i++) {
+		err = svc_conn_recv_init(conn, i);
+		if (err)
+			return err;
+		conn->sx_nrecvs++;
 	}
-	conn->sx_large_free = conn->sx_nlarge ? &conn->sx_larges[0] : NULL;
-	for (i = 0; i < conn->sx_ncalls; i++) {
-		struct svc_call *cc = &conn->sx_calls[i];
-
-		cc->cc_cqe.ce_type = 0; /* set per post: READ or SEND */
-		cc->cc_conn = conn;
-		cc->cc_small_call = p;
-		cc->cc_call = p;
-		cc->cc_call_cap = small_call;
-		p += small_call;
-		cc->cc_small_reply = p;
-		cc->cc_reply = p;
-		cc->cc_reply_cap = small_reply;
-		p += small_reply;
-		cc->cc_hdrbuf = p;
-		p += SVC_HDR_BUF;
-		cc->cc_next = i + 1 < conn->sx_ncalls ? &conn->sx_calls[i + 1] : NULL;
-	}
-	conn->sx_call_free = &conn->sx_calls[0];
-	for (i = 0; i < conn->sx_nrecvs; i++) {
-		struct svc_recv *rc = &conn->sx_recvs[i];
-
-		rc->rc_cqe.ce_type = RPCRDMA_CQE_RECV;
-		rc->rc_cqe.ce_id = i;
-		rc->rc_conn = conn;
-		rc->rc_buf = p;
-		p += conn->sx_inline_recv;
-		rc->rc_sge.addr = (uintptr_t)rc->rc_buf;
-		rc->rc_sge.length = conn->sx_inline_recv;
-		rc->rc_sge.lkey = conn->sx_mr->lkey;
-		rc->rc_wr.wr_id = (uintptr_t)&rc->rc_cqe;
-		rc->rc_wr.sg_list = &rc->rc_sge;
-		rc->rc_wr.num_sge = 1;
-	}
+	if (!conn->sx_sq_size)
+		conn->sx_sq_size = conn->sx_sq_free = 2 * conn->sx_max_credits + SVC_CTX_MAX_WR;
 	return 0;
+}
+
+void svc_conn_grow_credits(struct svc_conn *conn)
+{
+	struct rpcrdma_svc *svc = conn->sx_svc;
+	uint32_t target, first = conn->sx_nrecvs, n = 0, i;
+	struct ibv_recv_wr *bad;
+
+	if (conn->sx_closing || conn->sx_credits >= conn->sx_max_credits ||
+	    conn->sx_calls_out * 2 < conn->sx_credits)
+		return;
+	target = min_u32(conn->sx_credits * 2, conn->sx_max_credits);
+	for (i = first; i < target + SVC_EXTRA_RECVS; i++) {
+		if (svc_conn_recv_init(conn, i))
+			break;
+		conn->sx_recvs[i].rc_wr.next = NULL;
+		if (n)
+			conn->sx_recvs[i - 1].rc_wr.next = &conn->sx_recvs[i].rc_wr;
+		n++;
+	}
+	if (!n) {
+		SVC_INC(svc, credit_grow_denied, 1);
+		return;
+	}
+	/* Posted before the larger grant is ever sent. */
+	if (rpcrdma_verbs_post_recv(conn->sx_id->qp, &conn->sx_recvs[first].rc_wr, &bad)) {
+		for (i = first; i < first + n; i++)
+			svc_buf_put(conn->sx_dev, &conn->sx_recvs[i].rc_mem, true);
+		SVC_INC(svc, post_errors, 1);
+		svc_conn_disconnected(conn);
+		return;
+	}
+	conn->sx_nrecvs += n;
+	conn->sx_recvs_posted += n;
+	conn->sx_credits = conn->sx_nrecvs - SVC_EXTRA_RECVS;
+	if (conn->sx_credits < target)
+		SVC_INC(svc, credit_grow_denied, 1);
+	SVC_INC(svc, credit_grows, 1);
+	if (svc->sv_cfg.sc_verbose)
+		svc_log(svc, "conn %u: credits raised to %u", conn->sx_id_num, conn->sx_credits);
 }
 
 static int svc_conn_create_qp(struct svc_conn *conn,
 			      const struct ibv_device_attr *dev)
 {
 	struct ibv_qp_init_attr attr;
-	uint32_t send_wr = conn->sx_nlarge * SVC_CTX_MAX_WR +
-			   conn->sx_ncalls * SVC_SMALL_MAX_WR + 1;
 	struct rdma_cm_id *id = conn->sx_id;
+	uint32_t recv_wr = conn->sx_max_credits + SVC_EXTRA_RECVS;
 
-	if (send_wr > (uint32_t)dev->max_qp_wr)
-		send_wr = (uint32_t)dev->max_qp_wr;
-	conn->sx_pd = ibv_alloc_pd(id->verbs);
-	if (!conn->sx_pd)
-		return -ENOMEM;
-	conn->sx_channel = ibv_create_comp_channel(id->verbs);
-	if (!conn->sx_channel)
-		return -errno;
-	if (fcntl(conn->sx_channel->fd, F_SETFL,
-		  fcntl(conn->sx_channel->fd, F_GETFL) | O_NONBLOCK) < 0)
-		return -errno;
-	conn->sx_cq = ibv_create_cq(id->verbs, (int)(send_wr + conn->sx_credits +
-						     SVC_EXTRA_RECVS),
-				    conn, conn->sx_channel, 0);
+	/* Slots are counted (svc_conn_sq_reserve()): the queue never holds
+	 * more than this, so a smaller device limit only means waiting. */
+	if (conn->sx_sq_size > (uint32_t)dev->max_qp_wr)
+		conn->sx_sq_size = (uint32_t)dev->max_qp_wr;
+	if (recv_wr > (uint32_t)dev->max_qp_wr)
+		return -EINVAL;
+	conn->sx_sq_free = conn->sx_sq_size;
+	conn->sx_cq = ibv_create_cq(id->verbs, (int)(conn->sx_sq_size + recv_wr),
+				    conn, conn->sx_dev->dv_channel, 0);
 	if (!conn->sx_cq)
 		return -errno;
 	if (ibv_req_notify_cq(conn->sx_cq, 0))
@@ -381,17 +251,26 @@ static int svc_conn_create_qp(struct svc_conn *conn,
 	attr.send_cq = conn->sx_cq;
 	attr.recv_cq = conn->sx_cq;
 	attr.qp_type = IBV_QPT_RC;
-	attr.cap.max_send_wr = send_wr;
-	attr.cap.max_recv_wr = conn->sx_nrecvs;
+	attr.cap.max_send_wr = conn->sx_sq_size;
+	attr.cap.max_recv_wr = recv_wr;
 	attr.cap.max_send_sge = RPCRDMA_RW_MAX_SGE;
 	attr.cap.max_recv_sge = 1;
-	if (rdma_create_qp(id, conn->sx_pd, &attr))
+	if (rdma_create_qp(id, conn->sx_dev->dv_pd, &attr))
 		return -errno;
+	/* The provider may give more; we count only what we asked for. */
 	if (conn->sx_svc->sv_cfg.sc_verbose)
-		svc_log(conn->sx_svc, "conn %u: QP send queue %u (asked %u), receive queue %u, send sge %u",
-			conn->sx_id_num, attr.cap.max_send_wr, send_wr, attr.cap.max_recv_wr,
-			attr.cap.max_send_sge);
+		svc_log(conn->sx_svc, "conn %u: QP send queue %u (counted %u), receive queue %u, send sge %u",
+			conn->sx_id_num, attr.cap.max_send_wr, conn->sx_sq_size,
+			attr.cap.max_recv_wr, attr.cap.max_send_sge);
 	return 0;
+}
+
+/* Log refusals once per burst: the first, then a count when accepting again. */
+static void svc_conn_refused(struct rpcrdma_svc *svc, const char *why)
+{
+	SVC_INC(svc, conns_refused, 1);
+	if (!svc->sv_refused_burst++)
+		svc_log(svc, "refusing connections: %s (%u open)", why, svc->sv_nconns);
 }
 
 int svc_conn_accept(struct rpcrdma_svc *svc, struct rdma_cm_event *ev)
@@ -400,8 +279,7 @@ int svc_conn_accept(struct rpcrdma_svc *svc, struct rdma_cm_event *ev)
 	struct rdma_cm_id *id = ev->id;
 	struct rdma_conn_param param;
 	struct rpcrdma_cm_private peer, ours;
-	struct ibv_device_attr dev;
-	struct epoll_event eev;
+	struct ibv_device_attr dattr;
 	uint8_t pdata[RPCRDMA_CM_PRIVATE_BYTES];
 	struct svc_conn *conn;
 	uint32_t peer_recv = 0;
@@ -411,7 +289,11 @@ int svc_conn_accept(struct rpcrdma_svc *svc, struct rdma_cm_event *ev)
 		svc_log(svc, "refused a connection: address not allowed");
 		return -EACCES;
 	}
-	if (ibv_query_device(id->verbs, &dev))
+	if (svc->sv_nconns >= cfg->sc_max_connections) {
+		svc_conn_refused(svc, "--max-connections reached");
+		return -EBUSY;
+	}
+	if (ibv_query_device(id->verbs, &dattr))
 		return -EIO;
 
 	conn = calloc(1, sizeof(*conn));
@@ -420,11 +302,14 @@ int svc_conn_accept(struct rpcrdma_svc *svc, struct rdma_cm_event *ev)
 	conn->sx_svc = svc;
 	conn->sx_id = id;
 	conn->sx_id_num = ++svc->sv_conn_ids;
-	conn->sx_credits = cfg->sc_credits;
+	conn->sx_max_credits = cfg->sc_credits;
+	conn->sx_credits = min_u32(cfg->sc_credits, SVC_INITIAL_CREDITS);
 	conn->sx_inline_recv = cfg->sc_inline_size;
-	conn->sx_nrecvs = conn->sx_credits + SVC_EXTRA_RECVS;
-	conn->sx_ncalls = cfg->sc_small_contexts;
-	conn->sx_nlarge = cfg->sc_call_contexts;
+	conn->sx_dev = svc_dev_get(svc, id->verbs, NULL);
+	if (!conn->sx_dev) {
+		rc = -errno;
+		goto out_err;
+	}
 
 	memset(&peer, 0, sizeof(peer));
 	rc = rpcrdma_wire_decode_private(ev->param.conn.private_data,
@@ -436,23 +321,20 @@ int svc_conn_accept(struct rpcrdma_svc *svc, struct rdma_cm_event *ev)
 	conn->sx_inline_send = rpcrdma_wire_inline_threshold(cfg->sc_inline_size,
 							     peer_recv);
 
-	rc = svc_conn_create_qp(conn, &dev);
+	/* Receive buffers first: a full pool refuses before any QP exists. */
+	rc = svc_conn_alloc_pools(conn);
+	if (rc == -EAGAIN) {
+		svc_conn_refused(svc, "memory budget's receive share in use");
+		goto out_err;
+	}
 	if (rc)
 		goto out_err;
-	rc = svc_conn_alloc_pools(conn);
+	rc = svc_conn_create_qp(conn, &dattr);
 	if (rc)
 		goto out_err;
 	rc = svc_conn_post_all_recvs(conn);
 	if (rc)
 		goto out_err;
-
-	memset(&eev, 0, sizeof(eev));
-	eev.events = EPOLLIN;
-	eev.data.ptr = conn;
-	if (epoll_ctl(svc->sv_epoll, EPOLL_CTL_ADD, conn->sx_channel->fd, &eev)) {
-		rc = -errno;
-		goto out_err;
-	}
 	id->context = conn;
 
 	ours.cp_version = RPCRDMA_CM_VERSION;
@@ -467,31 +349,39 @@ int svc_conn_accept(struct rpcrdma_svc *svc, struct rdma_cm_event *ev)
 	 * responder resources as our initiator depth (the RDMA Reads we may
 	 * have outstanding) and vice versa. */
 	param.initiator_depth = (uint8_t)min_u32(ev->param.conn.initiator_depth,
-						 (uint32_t)dev.max_qp_init_rd_atom);
+						 (uint32_t)dattr.max_qp_init_rd_atom);
 	param.responder_resources = (uint8_t)min_u32(ev->param.conn.responder_resources,
-						     (uint32_t)dev.max_qp_rd_atom);
+						     (uint32_t)dattr.max_qp_rd_atom);
 	param.rnr_retry_count = 7;
 	param.flow_control = 1;
 	if (rdma_accept(id, &param)) {
 		rc = -errno;
-		epoll_ctl(svc->sv_epoll, EPOLL_CTL_DEL, conn->sx_channel->fd, NULL);
 		id->context = NULL;
 		goto out_err;
 	}
 	conn->sx_next = svc->sv_conns;
 	svc->sv_conns = conn;
+	svc->sv_nconns++;
+	if (svc->sv_refused_burst) {
+		svc_log(svc, "accepting again after %llu refused connections",
+			(unsigned long long)svc->sv_refused_burst);
+		svc->sv_refused_burst = 0;
+	}
 	SVC_INC(svc, connections, 1);
 	SVC_INC(svc, conns_open, 1);
-	svc_log(svc, "conn %u: accepted; peer inline receive %u (%s), our inline %u, "
-		"credits %u, read depth %u",
-		conn->sx_id_num, conn->sx_inline_send,
-		!peer_recv ? "no private data" :
-		conn->sx_peer_rsi ? "private data, Send With Invalidate ok" : "private data",
-		conn->sx_inline_recv, conn->sx_credits, param.initiator_depth);
+	if (cfg->sc_verbose || svc->sv_nconns <= 64)
+		svc_log(svc, "conn %u: accepted; peer inline receive %u (%s), our inline %u, "
+			"credits %u (up to %u), read depth %u",
+			conn->sx_id_num, conn->sx_inline_send,
+			!peer_recv ? "no private data" :
+			conn->sx_peer_rsi ? "private data, Send With Invalidate ok" : "private data",
+			conn->sx_inline_recv, conn->sx_credits, conn->sx_max_credits,
+			param.initiator_depth);
 	return 0;
 
 out_err:
-	svc_log(svc, "conn %u: accept failed: %s", conn->sx_id_num, strerror(-rc));
+	if (rc != -EAGAIN)
+		svc_log(svc, "conn %u: accept failed: %s", conn->sx_id_num, strerror(-rc));
 	conn->sx_id = NULL; /* the caller rejects and destroys the cm_id */
 	if (id->qp)
 		rdma_destroy_qp(id);
@@ -502,19 +392,14 @@ out_err:
 
 void svc_conn_disconnected(struct svc_conn *conn)
 {
-	struct svc_recv *rc;
-
 	if (!conn->sx_closing) {
 		conn->sx_closing = true;
-		svc_log(conn->sx_svc, "conn %u: disconnected", conn->sx_id_num);
+		if (conn->sx_svc->sv_cfg.sc_verbose || conn->sx_svc->sv_nconns <= 64)
+			svc_log(conn->sx_svc, "conn %u: disconnected", conn->sx_id_num);
 		rpcrdma_verbs_disconnect(conn->sx_id); /* moves the QP to error: posted work flushes */
 	}
-	/* Messages waiting for a call context are dropped with the connection. */
-	while ((rc = conn->sx_wait_head)) {
-		conn->sx_wait_head = rc->rc_next;
-		SVC_INC(conn->sx_svc, drops, 1);
-	}
-	conn->sx_wait_tail = NULL;
+	/* Messages and calls waiting on the device are dropped with it. */
+	svc_dev_drop_waiters(conn->sx_dev, conn);
 	svc_conn_maybe_destroy(conn);
 }
 
@@ -524,8 +409,8 @@ void svc_conn_maybe_destroy(struct svc_conn *conn)
 {
 	if (!conn->sx_closing)
 		return;
-	if (conn->sx_lwait_head)
-		svc_conn_drop_large_waiters(conn);
+	if (conn->sx_sqwait_head)
+		svc_conn_drop_sq_waiters(conn);
 	if (!conn->sx_recvs_posted && !conn->sx_calls_out)
 		conn->sx_reap = true;
 }
@@ -533,7 +418,7 @@ void svc_conn_maybe_destroy(struct svc_conn *conn)
 /* Release everything; the caller made sure nothing is posted any more. */
 void svc_conn_destroy(struct svc_conn *conn)
 {
-	uint32_t held = conn->sx_nrecvs - conn->sx_recvs_posted;
+	uint32_t held = conn->sx_nrecvs - conn->sx_recvs_posted, i;
 
 	/* Receive buffers not posted were counted as held; return them. */
 	if (conn->sx_recvs && conn->sx_closing)
@@ -548,19 +433,12 @@ void svc_conn_destroy(struct svc_conn *conn)
 			ibv_ack_cq_events(conn->sx_cq, conn->sx_unacked_events);
 		ibv_destroy_cq(conn->sx_cq);
 	}
-	if (conn->sx_channel)
-		ibv_destroy_comp_channel(conn->sx_channel);
-	if (conn->sx_mr) {
-		rpcrdma_verbs_dereg_mr(conn->sx_mr);
-		SVC_DEC(conn->sx_svc, mrs_open, 1);
-		SVC_DEC(conn->sx_svc, mr_bytes, conn->sx_slab_len);
-	}
-	if (conn->sx_pd)
-		ibv_dealloc_pd(conn->sx_pd);
-	free(conn->sx_slab);
+	if (conn->sx_recvs)
+		for (i = 0; i < conn->sx_nrecvs; i++)
+			svc_buf_put(conn->sx_dev, &conn->sx_recvs[i].rc_mem, true);
+	if (conn->sx_dev)
+		svc_pool_trim(conn->sx_dev);
 	free(conn->sx_recvs);
-	free(conn->sx_calls);
-	free(conn->sx_larges);
 	free(conn);
 }
 
@@ -598,29 +476,37 @@ static void svc_conn_handle_wc(struct svc_conn *conn, const struct ibv_wc *wc)
 		svc_conn_disconnected(conn);
 }
 
-void svc_conn_cq_event(struct svc_conn *conn)
+void svc_dev_cq_event(struct svc_dev *dev)
 {
 	struct ibv_cq *cq;
 	void *ctx;
 
-	if (ibv_get_cq_event(conn->sx_channel, &cq, &ctx) == 0) {
+	/* Every connection of the device shares the channel: drain events
+	 * until none is left, each naming its CQ's connection. */
+	while (ibv_get_cq_event(dev->dv_channel, &cq, &ctx) == 0) {
+		struct svc_conn *conn = ctx;
+
 		if (++conn->sx_unacked_events >= 16) {
 			ibv_ack_cq_events(conn->sx_cq, conn->sx_unacked_events);
 			conn->sx_unacked_events = 0;
 		}
 		ibv_req_notify_cq(conn->sx_cq, 0);
+		svc_conn_cq_event_poll(conn);
 	}
-	svc_conn_cq_event_poll(conn);
 }
 
 void svc_conn_cq_event_poll(struct svc_conn *conn)
 {
 	struct ibv_wc wc[16];
-	int n, i;
+	int n = 0, i, budget = 4;
 
-	/* Drain; a connection that becomes reapable is freed by the run loop
-	 * only after this batch of events, so conn stays valid here. */
-	while ((n = rpcrdma_verbs_poll(conn->sx_cq, 16, wc)) > 0) {
+	/* Drain, at most a few batches at a time so one busy connection does
+	 * not starve the others: one that still has completions is marked and
+	 * polled again by the run loop before it sleeps.  A connection that
+	 * becomes reapable is freed by the run loop only after this, so conn
+	 * stays valid here. */
+	conn->sx_more = false;
+	while (budget-- > 0 && (n = rpcrdma_verbs_poll(conn->sx_cq, 16, wc)) > 0) {
 		for (i = 0; i < n; i++) {
 			svc_conn_handle_wc(conn, &wc[i]);
 			if (conn->sx_refill_count >= SVC_REFILL_BATCH)
@@ -630,7 +516,14 @@ void svc_conn_cq_event_poll(struct svc_conn *conn)
 		 * before the next batch: while calls keep arriving the drain
 		 * may last, and the Requester must not run out of Receives. */
 		svc_conn_flush_recvs(conn);
+		if (n < 16)
+			break;
 	}
+	if (budget < 0 && n == 16) {
+		conn->sx_more = true;
+		conn->sx_svc->sv_more = true;
+	}
+	svc_conn_grow_credits(conn);
 }
 
 void svc_conn_reap(struct rpcrdma_svc *svc)
@@ -643,9 +536,10 @@ void svc_conn_reap(struct rpcrdma_svc *svc)
 			continue;
 		}
 		*pp = conn->sx_next;
-		epoll_ctl(svc->sv_epoll, EPOLL_CTL_DEL, conn->sx_channel->fd, NULL);
+		svc->sv_nconns--;
 		SVC_DEC(svc, conns_open, 1);
-		svc_log(svc, "conn %u: closed, all contexts returned", conn->sx_id_num);
+		if (svc->sv_cfg.sc_verbose || svc->sv_nconns < 64)
+			svc_log(svc, "conn %u: closed, all contexts returned", conn->sx_id_num);
 		svc_conn_destroy(conn);
 	}
 }

@@ -7,19 +7,24 @@
  * functions on call contexts handed to them, and hand them back through
  * the done queue; a call context belongs to exactly one thread at a time.
  *
- * Call contexts come in two pools per connection.  Every call takes a
- * small one (inline-sized buffers, sx_ncalls of them, by default two per
- * credit); a call that has Read chunks, or whose Write and Reply chunks
- * offer more room than a small reply buffer or need more work requests
- * than a small context may post, also takes a large one
- * (buffers for the largest payload, sx_nlarge of them) and uses its
- * buffers instead.  An empty pool makes the message wait: for a small
- * context holding only its Receive, for a large one holding its small
- * context and Receive.
+ * Memory (docs/design.md, "Memory shared across connections"): every RDMA
+ * device the server accepts on has one struct svc_dev with one protection
+ * domain, one completion channel and one pool of registered memory
+ * (svc_pool.c), shared by every connection on that device.  The pool is
+ * carved into buffers of power-of-two size classes from slabs registered
+ * on demand, within the server-wide budget (sc_memory).  A connection
+ * registers nothing of its own: it takes its receive buffers from the pool
+ * (as many as its credit grant plus spares; the grant starts small and
+ * grows with the connection's load), and every call takes a call context
+ * from its device (small: one buffer for the inline call, the reply and
+ * its header) and, when its chunks need more room, a large context (work
+ * request arrays for many segments) with call and reply buffers sized to
+ * what the chunks ask for.  An empty pool or a budget reached makes the
+ * message wait in order; it is never an error.
  *
- * Owner prefixes: sv_ server, sx_ connection, rc_ receive context,
- * cc_ call context, lg_ large call context, wq_ work queue, sp_ program
- * table entry.
+ * Owner prefixes: sv_ server, dv_ device, sl_ slab, sb_ buffer handle,
+ * sx_ connection, rc_ receive context, cc_ call context, lg_ large call
+ * context, wq_ work queue, sp_ program table entry.
  */
 #ifndef RPCRDMA_SVC_INTERNAL_H
 #define RPCRDMA_SVC_INTERNAL_H
@@ -44,84 +49,164 @@
  * the first Write chunk and the Reply chunk, one per segment, and the Send). */
 #define SVC_CTX_MAX_WR 64u
 #define SVC_SMALL_MAX_WR 8u
-/* Room for the reply's transport header (Write list echo included). */
-#define SVC_HDR_BUF 8192u
 /* Room for RPC and NFS headers around a maximal payload. */
 #define SVC_PAYLOAD_SLACK 65536u
 /* RPC accepted-reply header: xid, REPLY, MSG_ACCEPTED, verf(0,0), stat. */
 #define SVC_RPC_REPLY_HDR 24u
+/* Pool buffers: 4 KiB << class, up to the slab size. */
+#define SVC_BUF_MIN_SHIFT 12u
+#define SVC_BUF_CLASSES 20u
+/* Credits a new connection starts with; the grant doubles under load up
+ * to sc_credits (svc_conn_grow_credits()). */
+#define SVC_INITIAL_CREDITS 16u
+/* Receives beyond the credit grant: headroom for bad peers and batching. */
+#define SVC_EXTRA_RECVS 8u
+/* Call contexts created at once when a device's pool runs dry. */
+#define SVC_CALL_BATCH 16u
 
 struct svc_conn;
+struct svc_dev;
+struct svc_slab;
 
-/** A receive buffer; rc_buf is inside the connection's registered slab. */
+/** A piece of registered memory from a device's pool. */
+struct svc_buf {
+	uint8_t *sb_addr;
+	struct svc_slab *sb_slab; /* NULL: no buffer */
+};
+
+/** Registered slab: one memory region carved into buffers of one class. */
+struct svc_slab {
+	struct svc_dev *sl_dev;
+	uint8_t *sl_base;
+	struct ibv_mr *sl_mr;
+	unsigned sl_class;
+	uint32_t sl_nbufs;
+	uint32_t sl_nfree;
+	struct svc_slab *sl_next;
+};
+
+/* Free-list node, kept inside the free buffer itself. */
+struct svc_free {
+	struct svc_free *fr_next, *fr_prev;
+	struct svc_slab *fr_slab;
+};
+
+/** A receive buffer; rc_buf comes from the device's pool. */
 struct svc_recv {
 	struct rpcrdma_cqe rc_cqe;
 	struct svc_conn *rc_conn;
+	struct svc_buf rc_mem;
 	uint8_t *rc_buf;
 	uint32_t rc_len;         /* bytes received */
-	struct svc_recv *rc_next; /* free / waiting list link */
+	struct svc_recv *rc_next; /* device wait list link */
 	struct ibv_sge rc_sge;
 	struct ibv_recv_wr rc_wr;
 };
 
 enum svc_call_state {
 	CC_FREE = 0,
-	CC_WAITING,  /* waiting for a large call context */
+	CC_WAITING,  /* waiting for a large context or chunk buffers */
 	CC_READING,  /* RDMA Reads of Read chunks outstanding */
 	CC_WORKING,  /* in the work queue or a worker */
 	CC_SENDING,  /* reply posted, waiting for the Send completion */
+	CC_SQ_WAIT,  /* waiting for send-queue slots */
 };
 
-/** A large call context: call and reply buffers for the largest payload. */
+/** A large call context: work-request arrays for many segments, and the
+ *  call and reply buffers taken for one call (sized to its chunks). */
 struct svc_large {
-	uint8_t *lg_call;               /* registered, sx_large_cap bytes */
-	uint8_t *lg_reply;              /* registered, sx_large_cap bytes */
+	struct svc_buf lg_call;
+	struct svc_buf lg_reply;
 	struct svc_large *lg_next;      /* free list */
+	struct ibv_send_wr lg_wr[SVC_CTX_MAX_WR];
+	struct ibv_sge lg_sge[SVC_CTX_MAX_WR * RPCRDMA_RW_MAX_SGE];
 };
 
 /** A (small) call context: everything one call needs from receive to Send. */
 struct svc_call {
 	struct rpcrdma_cqe cc_cqe;      /* Read-chunk and Send completions */
-	struct svc_conn *cc_conn;
+	struct svc_dev *cc_dev;
+	struct svc_conn *cc_conn;       /* while in use */
 	enum svc_call_state cc_state;
-	struct svc_call *cc_next;       /* free list / work and done queues */
+	struct svc_call *cc_next;       /* free list / wait, work and done queues */
 
 	struct rpcrdma_hdr cc_hdr;      /* the call's transport header */
 	uint8_t *cc_call;               /* rebuilt RPC call (registered) */
 	uint32_t cc_call_cap;
 	uint32_t cc_call_len;
+	uint32_t cc_call_lkey;
 	uint8_t *cc_reply;              /* RPC reply stream (registered) */
 	uint32_t cc_reply_cap;
 	uint32_t cc_reply_len;
+	uint32_t cc_reply_lkey;
 	struct rpcrdma_hdr cc_rhdr;     /* the reply's transport header */
 	uint8_t *cc_hdrbuf;             /* reply transport header (registered) */
-	uint8_t *cc_small_call;         /* own buffers, used when cc_large is NULL */
-	uint8_t *cc_small_reply;
+	uint32_t cc_hdr_cap;
+	struct svc_buf cc_mem;          /* own buffer: call | reply | header */
+	uint32_t cc_lkey;
 	struct svc_large *cc_large;     /* attached large context, or NULL */
+	uint32_t cc_need_call;          /* large: call buffer bytes wanted */
+	uint32_t cc_need_reply;         /* large: reply buffer bytes wanted */
 	struct svc_recv *cc_wait_rc;    /* CC_WAITING: the message to rebuild */
+	struct ibv_send_wr *cc_wr;      /* cc_small_wr or the large context's */
+	struct ibv_sge *cc_sge;
+	uint32_t cc_sq_used;            /* send-queue slots held until completion */
+	uint32_t cc_sq_want;            /* CC_SQ_WAIT: slots wanted */
+	bool cc_sq_reads;               /* CC_SQ_WAIT: resume the Reads, else the Send */
 
 	uint32_t cc_reads_pending;      /* Read chunks not yet completed */
+	uint32_t cc_chain_end[RPCRDMA_WIRE_MAX_READ_CHUNKS]; /* last WR of each Read chain */
 	bool cc_failed;                 /* a Read failed: drop the call */
 	int cc_status;                  /* dispatch result (accept_stat) */
 	rpcrdma_svc_dispatch_fn cc_fn;
 	void *cc_fn_arg;
 	struct rpcrdma_svc_req cc_req;
 
-	struct ibv_send_wr cc_wr[SVC_CTX_MAX_WR];
-	struct ibv_sge cc_sge[SVC_CTX_MAX_WR * RPCRDMA_RW_MAX_SGE];
+	struct ibv_send_wr cc_small_wr[SVC_SMALL_MAX_WR];
+	struct ibv_sge cc_small_sge[SVC_SMALL_MAX_WR * RPCRDMA_RW_MAX_SGE];
 	uint32_t cc_written[RPCRDMA_WIRE_MAX_SEGS];
 };
 
-/** One connection: QP, CQ, registered slab and its pools. */
+/* A batch of call contexts allocated together (freed at server destroy). */
+struct svc_call_batch {
+	struct svc_call_batch *cb_next;
+	uint32_t cb_n;
+	struct svc_call cb_calls[];
+};
+
+/** Per RDMA device: shared PD, completion channel, pools and wait lists. */
+struct svc_dev {
+	struct rpcrdma_svc *dv_svc;
+	struct ibv_context *dv_verbs;   /* NULL in unit tests */
+	struct ibv_pd *dv_pd;
+	bool dv_own_pd;
+	struct ibv_comp_channel *dv_channel; /* shared by every connection's CQ */
+	struct svc_dev *dv_next;
+
+	struct svc_slab *dv_slabs;
+	struct svc_free dv_free[SVC_BUF_CLASSES]; /* circular list heads */
+	uint32_t dv_nfree[SVC_BUF_CLASSES];
+
+	struct svc_call_batch *dv_batches;
+	struct svc_call *dv_call_free;
+	uint32_t dv_ncalls;             /* call contexts created */
+	struct svc_large *dv_larges;    /* array */
+	struct svc_large *dv_large_free;
+	uint32_t dv_nlarge;
+
+	/* Messages waiting for a call context, in arrival order. */
+	struct svc_recv *dv_rwait_head, *dv_rwait_tail;
+	/* Calls waiting for a large context or chunk buffers, in order. */
+	struct svc_call *dv_cwait_head, *dv_cwait_tail;
+	bool dv_kicking;
+};
+
+/** One connection: QP and CQ; buffers come from its device's pool. */
 struct svc_conn {
 	struct rpcrdma_svc *sx_svc;
+	struct svc_dev *sx_dev;
 	struct rdma_cm_id *sx_id;
-	struct ibv_pd *sx_pd;
-	struct ibv_comp_channel *sx_channel;
 	struct ibv_cq *sx_cq;
-	struct ibv_mr *sx_mr;
-	uint8_t *sx_slab;
-	size_t sx_slab_len;
 	uint32_t sx_id_num;          /* connection number, for logs */
 	struct svc_conn *sx_next;    /* server's connection list */
 
@@ -129,29 +214,24 @@ struct svc_conn {
 	bool sx_closing;             /* disconnect seen: drain, then destroy */
 	bool sx_reap;                /* drained: the run loop frees it */
 	unsigned sx_unacked_events;  /* CQ events not yet acked */
+	bool sx_more;                /* drain stopped at its budget: poll again */
 
 	uint32_t sx_credits;         /* granted in every reply */
+	uint32_t sx_max_credits;     /* the grant may grow to this */
 	uint32_t sx_inline_recv;     /* our receive buffer size */
 	uint32_t sx_inline_send;     /* most bytes the peer receives inline */
 	bool sx_peer_rsi;            /* peer accepts Send With Invalidate */
 
-	struct svc_recv *sx_recvs;   /* array */
-	uint32_t sx_nrecvs;
+	struct svc_recv *sx_recvs;   /* array of sx_max_credits + extra */
+	uint32_t sx_nrecvs;          /* with a buffer: credits + extra */
 	uint32_t sx_recvs_posted;
-	struct svc_recv *sx_wait_head, *sx_wait_tail; /* waiting for a call context */
 	struct svc_recv *sx_refill_head, *sx_refill_tail; /* to repost, in one batch */
 	uint32_t sx_refill_count;
+	uint32_t sx_calls_out;       /* call contexts serving this connection */
 
-	struct svc_call *sx_calls;   /* array of small call contexts */
-	uint32_t sx_ncalls;
-	struct svc_call *sx_call_free;
-	uint32_t sx_calls_out;       /* small call contexts not on the free list */
-	struct svc_large *sx_larges; /* array of large call contexts */
-	uint32_t sx_nlarge;
-	uint32_t sx_large_cap;       /* bytes of each large buffer */
-	struct svc_large *sx_large_free;
-	uint32_t sx_large_out;       /* large call contexts not on the free list */
-	struct svc_call *sx_lwait_head, *sx_lwait_tail; /* CC_WAITING contexts */
+	uint32_t sx_sq_size;         /* send-queue slots */
+	uint32_t sx_sq_free;
+	struct svc_call *sx_sqwait_head, *sx_sqwait_tail; /* CC_SQ_WAIT, in order */
 	uint32_t sx_cqe_ids;
 };
 
@@ -169,7 +249,9 @@ struct svc_counters {
 		rdma_read_bytes, rdma_write_bytes, send_bytes, recv_bytes,
 		ctx_waits, ctx_in_use, ctx_high, large_waits, large_in_use,
 		large_high, recv_in_use, conns_open,
-		send_invalidates, recv_refills, post_errors, mrs_open, mr_bytes;
+		send_invalidates, recv_refills, post_errors, mrs_open, mr_bytes,
+		conns_refused, buf_waits, buf_bytes_in_use, buf_bytes_high,
+		credit_grows, credit_grow_denied, sq_waits, pool_trims;
 };
 
 struct rpcrdma_svc {
@@ -186,6 +268,13 @@ struct rpcrdma_svc {
 	unsigned sv_nprogs;
 	struct svc_conn *sv_conns;
 	uint32_t sv_conn_ids;
+	uint32_t sv_nconns;          /* on sv_conns, closing ones included */
+	bool sv_more;                /* some connection has sx_more set */
+	struct svc_dev *sv_devs;
+	size_t sv_slab_bytes;        /* size of every registered slab */
+	uint64_t sv_mem_registered;  /* bytes in slabs, all devices */
+	uint64_t sv_recv_bytes_held; /* of which receive buffers */
+	uint64_t sv_refused_burst;   /* refusals not yet logged */
 
 	/* work queue (run loop -> workers) and done queue (workers -> loop) */
 	pthread_mutex_t sv_wq_lock;
@@ -210,9 +299,108 @@ void svc_log(struct rpcrdma_svc *svc, const char *fmt, ...)
 int svc_init(struct rpcrdma_svc *svc, const struct rpcrdma_svc_config *cfg);
 void svc_take_done(struct rpcrdma_svc *svc);
 
+/* svc_pool.c */
+/*
+ * svc_dev_get - the device object for @verbs (created on first use: PD,
+ * completion channel registered with the run loop's epoll, empty pools).
+ * @pd: unit tests only: use this PD and no completion channel (@verbs NULL).
+ * Return: the device, or NULL with errno set (ENOMEM, or the verbs error).
+ */
+struct svc_dev *svc_dev_get(struct rpcrdma_svc *svc, struct ibv_context *verbs,
+			    struct ibv_pd *pd);
+/* svc_dev_destroy_all - free every device: call contexts, slabs (memory
+ * regions deregistered), PD, channel.  Every connection is gone. */
+void svc_dev_destroy_all(struct rpcrdma_svc *svc);
+/*
+ * svc_buf_get - a buffer of at least @bytes from @dev's pool, into @out.
+ * Takes a free buffer of the size class, or registers a new slab when the
+ * server's budget allows, or reuses a slab of another class whose buffers
+ * are all free.  @recv: a receive buffer, which must also fit the budget's
+ * receive share (half of it).
+ * Return: 0; -EAGAIN when nothing is free now (wait for svc_buf_put());
+ * -E2BIG when @bytes exceeds the slab size; -ENOMEM or a verbs error when
+ * a slab could not be allocated or registered.
+ */
+int svc_buf_get(struct svc_dev *dev, size_t bytes, bool recv, struct svc_buf *out);
+/* svc_buf_put - give @b back (no-op for an empty handle). */
+void svc_buf_put(struct svc_dev *dev, struct svc_buf *b, bool recv);
+/* svc_buf_lkey - the local key of @b's region. */
+static inline uint32_t svc_buf_lkey(const struct svc_buf *b)
+{
+	return b->sb_slab->sl_mr->lkey;
+}
+/* svc_buf_cap - usable bytes of @b (its class size). */
+size_t svc_buf_cap(const struct svc_buf *b);
+/* svc_pool_trim - deregister slabs whose buffers are all free while the
+ * registered total exceeds the keep level (a quarter of the budget). */
+void svc_pool_trim(struct svc_dev *dev);
+/*
+ * svc_call_get - a free call context of @dev for @conn (created in batches
+ * up to sc_small_contexts per device).  Return: NULL when none can be had
+ * now: the caller queues its message (svc_dev_wait_recv()).
+ */
+struct svc_call *svc_call_get(struct svc_dev *dev, struct svc_conn *conn);
+/* svc_call_put - give @cc and everything attached back; serves waiters
+ * (svc_dev_kick()) and lets a closing connection go. */
+void svc_call_put(struct svc_call *cc);
+/*
+ * svc_call_needs_large - true when the call decoded into @cc->cc_hdr needs
+ * a large call context: it has Read chunks (their data is rebuilt into the
+ * call buffer), or its first Write chunk and its Reply chunk have more
+ * than SVC_SMALL_MAX_WR - 1 segments together (one RDMA Write each, plus
+ * the Send), or the reply room its chunks offer (RFC 8166 3.5.3: the
+ * inline threshold or the Reply chunk, whichever is larger, plus every
+ * Write chunk, in bytes) exceeds a small reply buffer (twice our inline
+ * size).  Sets cc_need_call and cc_need_reply to the buffer sizes the
+ * call needs (capped at the largest payload plus slack).
+ */
+bool svc_call_needs_large(struct svc_call *cc);
+/* svc_call_max_wr - Send-queue work requests @cc may post for one reply:
+ * SVC_CTX_MAX_WR with a large context attached, else SVC_SMALL_MAX_WR. */
+uint32_t svc_call_max_wr(const struct svc_call *cc);
+/*
+ * svc_large_attach - take a large context and call and reply buffers of
+ * cc_need_call / cc_need_reply bytes for @cc; cc_call/cc_reply switch to
+ * them.  Return: 0; -EAGAIN (nothing changed) when one of them cannot be
+ * had now; -E2BIG when the call asks for more than a slab.
+ */
+int svc_large_attach(struct svc_call *cc);
+/*
+ * svc_large_wait - park @cc (already holding its small context) in state
+ * CC_WAITING at the tail of its device's FIFO of calls waiting for a large
+ * context or buffers, keeping the message's Receive @rc (not reposted)
+ * until then; counts large_waits.  Served in order by svc_dev_kick();
+ * dropped (counted in drops) when the connection closes.
+ */
+void svc_large_wait(struct svc_call *cc, struct svc_recv *rc);
+/* svc_dev_wait_recv - queue received message @rc until a call context of
+ * its device is free (counts ctx_waits). */
+void svc_dev_wait_recv(struct svc_dev *dev, struct svc_recv *rc);
+/* svc_dev_kick - serve the waiters of @dev in order while what the oldest
+ * needs can be had; safe to call from inside itself (no recursion). */
+void svc_dev_kick(struct svc_dev *dev);
+/* svc_dev_drop_waiters - drop @conn's messages and calls waiting on its
+ * device (counted in drops); their Receives stay held with @conn. */
+void svc_dev_drop_waiters(struct svc_dev *dev, struct svc_conn *conn);
+
 /* svc_conn.c */
+/*
+ * svc_conn_alloc_pools - take @conn's receive buffers from its device's
+ * pool: sx_credits + SVC_EXTRA_RECVS of them (sx_max_credits +
+ * SVC_EXTRA_RECVS receive contexts, the rest filled when the grant grows).
+ * Return: 0, -ENOMEM, or -EAGAIN when the pool's receive share is spent
+ * (the connection is refused).
+ */
 int svc_conn_alloc_pools(struct svc_conn *conn);
 int svc_conn_post_all_recvs(struct svc_conn *conn);
+/*
+ * svc_conn_grow_credits - when @conn has at least half its grant in
+ * progress and may grow, take more receive buffers (the grant doubles, up
+ * to sx_max_credits), post them, and only then raise sx_credits, so the
+ * Requester never sends into a Receive not yet posted.  Counts
+ * credit_grows, or credit_grow_denied when the pool has no room.
+ */
+void svc_conn_grow_credits(struct svc_conn *conn);
 int svc_conn_accept(struct rpcrdma_svc *svc, struct rdma_cm_event *ev);
 void svc_conn_disconnected(struct svc_conn *conn);
 /*
@@ -234,46 +422,30 @@ void svc_conn_destroy(struct svc_conn *conn);
 void svc_conn_reap(struct rpcrdma_svc *svc);
 void svc_conn_queue_recv(struct svc_conn *conn, struct svc_recv *rc);
 int svc_conn_flush_recvs(struct svc_conn *conn);
-void svc_conn_cq_event(struct svc_conn *conn);
+/* svc_dev_cq_event - a completion event on @dev's shared channel: find
+ * its CQ's connection, re-arm, and drain it. */
+void svc_dev_cq_event(struct svc_dev *dev);
 void svc_conn_cq_event_poll(struct svc_conn *conn);
-struct svc_call *svc_call_get(struct svc_conn *conn);
-void svc_call_put(struct svc_call *cc);
 /*
- * svc_call_needs_large - true when the call decoded into @cc->cc_hdr needs
- * a large call context: it has Read chunks (their data is rebuilt into the
- * call buffer), or its first Write chunk and its Reply chunk have more
- * than SVC_SMALL_MAX_WR - 1 segments together (one RDMA Write each, plus
- * the Send), or the reply room its chunks offer (RFC 8166 3.5.3: the
- * inline threshold or the Reply chunk, whichever is larger, plus every
- * Write chunk, in bytes) exceeds a small reply buffer (twice our inline
- * size).  Reads only the header; no side effects.
+ * svc_conn_sq_reserve - hold @n send-queue slots of @conn for @cc (in
+ * cc_sq_used) before it posts, so the send queue never overflows.
+ * Return: true when reserved; false when fewer are free or others wait
+ * first: @cc is parked in state CC_SQ_WAIT (in order, counted in
+ * sq_waits) and resumed by svc_conn_sq_release() with the slots held
+ * (@reads: svc_recv_resume_reads(), else svc_send_resume()).
  */
-bool svc_call_needs_large(const struct svc_call *cc);
-/* svc_call_max_wr - Send-queue work requests @cc may post for one reply:
- * SVC_CTX_MAX_WR with a large context attached, else SVC_SMALL_MAX_WR. */
-uint32_t svc_call_max_wr(const struct svc_call *cc);
-/*
- * svc_large_attach - take a large call context from @cc's connection for
- * @cc (run-loop thread only): cc_call/cc_reply and their capacities switch
- * to its buffers (sx_large_cap bytes each); large_in_use and large_high are
- * updated.  The context is owned by @cc until svc_call_put() gives it
- * back.  Return: false (nothing changed) when the pool is empty.
- */
-bool svc_large_attach(struct svc_call *cc);
-/*
- * svc_large_wait - park @cc (already holding its small context) in state
- * CC_WAITING on its connection's FIFO of calls waiting for a large
- * context, keeping the message's Receive @rc (not reposted) until then;
- * counts large_waits.  svc_call_put() of a call holding a large context
- * hands it to the oldest waiter and continues it (svc_recv_continue());
- * when the connection closes, waiters are dropped (counted in drops) by
- * svc_conn_maybe_destroy() and their Receives held until it is freed.
- */
-void svc_large_wait(struct svc_call *cc, struct svc_recv *rc);
+bool svc_conn_sq_reserve(struct svc_conn *conn, struct svc_call *cc, uint32_t n,
+			 bool reads);
+/* svc_conn_sq_release - @cc's slots come back (its chains completed or
+ * flushed); parked calls that now fit are resumed in order. */
+void svc_conn_sq_release(struct svc_conn *conn, struct svc_call *cc);
 
 /* svc_recv.c */
 void svc_recv_complete(struct svc_recv *rc, const struct ibv_wc *wc);
 void svc_recv_start(struct svc_recv *rc, struct svc_call *cc);
+/* svc_recv_resume_reads - post the Read chains of @cc parked for send-queue
+ * slots (CC_SQ_WAIT from svc_recv_continue()). */
+void svc_recv_resume_reads(struct svc_call *cc);
 /*
  * svc_recv_continue - second half of svc_recv_start(), once @cc has every
  * context it needs: rebuild the call from Receive @rc into @cc's call
@@ -289,6 +461,8 @@ void svc_read_complete(struct svc_call *cc, const struct ibv_wc *wc);
 void svc_send_reply(struct svc_call *cc);
 void svc_send_rdma_error(struct svc_call *cc, uint32_t xid, uint32_t code);
 void svc_send_complete(struct svc_call *cc, const struct ibv_wc *wc);
+/* svc_send_resume - post the reply chain of @cc parked for slots. */
+void svc_send_resume(struct svc_call *cc);
 
 /* svc_rpc.c */
 void svc_rpc_dispatch(struct svc_call *cc);

@@ -11,18 +11,6 @@
 
 #include "svc/svc_internal.h"
 
-/* Queue a received message until a call context is free. */
-static void svc_recv_wait(struct svc_conn *conn, struct svc_recv *rc)
-{
-	rc->rc_next = NULL;
-	if (conn->sx_wait_tail)
-		conn->sx_wait_tail->rc_next = rc;
-	else
-		conn->sx_wait_head = rc;
-	conn->sx_wait_tail = rc;
-	SVC_INC(conn->sx_svc, ctx_waits, 1);
-}
-
 void svc_recv_complete(struct svc_recv *rc, const struct ibv_wc *wc)
 {
 	struct svc_conn *conn = rc->rc_conn;
@@ -35,9 +23,10 @@ void svc_recv_complete(struct svc_recv *rc, const struct ibv_wc *wc)
 	}
 	rc->rc_len = wc->byte_len;
 	SVC_INC(conn->sx_svc, recv_bytes, wc->byte_len);
-	cc = svc_call_get(conn);
+	/* In order: a message may not pass others waiting for a context. */
+	cc = conn->sx_dev->dv_rwait_head ? NULL : svc_call_get(conn->sx_dev, conn);
 	if (!cc) {
-		svc_recv_wait(conn, rc);
+		svc_dev_wait_recv(conn->sx_dev, rc);
 		return;
 	}
 	svc_recv_start(rc, cc);
@@ -58,7 +47,7 @@ static int svc_recv_rebuild(struct svc_call *cc, const uint8_t *body,
 			    uint32_t body_len, uint32_t *chain_end)
 {
 	const struct rpcrdma_hdr *hdr = &cc->cc_hdr;
-	uint32_t lkey = cc->cc_conn->sx_mr->lkey;
+	uint32_t lkey = cc->cc_call_lkey;
 	uint64_t out = 0, consumed = 0;
 	uint32_t in = 0, k, nwr = 0;
 
@@ -82,7 +71,8 @@ static int svc_recv_rebuild(struct svc_call *cc, const uint8_t *body,
 
 		n = rpcrdma_rw_build_reads(&hdr->rh_segs[ch->rc_first], ch->rc_nsegs,
 					   cc->cc_call + out, lkey, &cc->cc_wr[nwr],
-					   &cc->cc_sge[nwr], SVC_CTX_MAX_WR - nwr);
+					   &cc->cc_sge[nwr * RPCRDMA_RW_MAX_SGE],
+					   svc_call_max_wr(cc) - nwr);
 		if (n < 0)
 			return -EBADMSG;
 		if (n == 0) {
@@ -104,26 +94,16 @@ static int svc_recv_rebuild(struct svc_call *cc, const uint8_t *body,
 	return (int)nwr;
 }
 
-static void svc_recv_post_reads(struct svc_call *cc, const uint32_t *chain_end)
+/* Post the Read chains of @cc; its send-queue slots are held. */
+static void svc_recv_post_chains(struct svc_call *cc)
 {
 	struct svc_conn *conn = cc->cc_conn;
 	struct rpcrdma_svc *svc = conn->sx_svc;
+	const uint32_t *chain_end = cc->cc_chain_end;
 	uint32_t k, first = 0, next_first;
 	uint32_t nread = cc->cc_hdr.rh_nread;
 
 	cc->cc_state = CC_READING;
-	cc->cc_cqe.ce_type = RPCRDMA_CQE_READ;
-	cc->cc_cqe.ce_id = ++conn->sx_cqe_ids;
-	/* Count every chain before the first post: a completion may arrive
-	 * before post returns. */
-	cc->cc_reads_pending = 0;
-	for (k = 0; k < nread; k++)
-		if (chain_end[k] != UINT32_MAX)
-			cc->cc_reads_pending++;
-	if (!cc->cc_reads_pending) {
-		svc_rpc_dispatch(cc);
-		return;
-	}
 	for (k = 0; k < nread; k++) {
 		struct ibv_send_wr *last, *bad;
 		int err;
@@ -153,13 +133,42 @@ static void svc_recv_post_reads(struct svc_call *cc, const uint32_t *chain_end)
 					unposted++;
 			cc->cc_failed = true;
 			cc->cc_reads_pending -= unposted;
+			/* The connection goes down first: no call may be handed
+			 * this context's buffers while chains posted before the
+			 * failure still target them (they flush). */
+			svc_conn_disconnected(conn);
 			if (!cc->cc_reads_pending)
 				svc_call_put(cc);
-			svc_conn_disconnected(conn);
 			return;
 		}
 		first = next_first;
 	}
+}
+
+static void svc_recv_post_reads(struct svc_call *cc, uint32_t nwr)
+{
+	struct svc_conn *conn = cc->cc_conn;
+	uint32_t k, nread = cc->cc_hdr.rh_nread;
+
+	cc->cc_cqe.ce_type = RPCRDMA_CQE_READ;
+	cc->cc_cqe.ce_id = ++conn->sx_cqe_ids;
+	/* Count every chain before the first post: a completion may arrive
+	 * before post returns. */
+	cc->cc_reads_pending = 0;
+	for (k = 0; k < nread; k++)
+		if (cc->cc_chain_end[k] != UINT32_MAX)
+			cc->cc_reads_pending++;
+	if (!cc->cc_reads_pending) {
+		svc_rpc_dispatch(cc);
+		return;
+	}
+	if (svc_conn_sq_reserve(conn, cc, nwr, true))
+		svc_recv_post_chains(cc);
+}
+
+void svc_recv_resume_reads(struct svc_call *cc)
+{
+	svc_recv_post_chains(cc);
 }
 
 void svc_recv_start(struct svc_recv *rc, struct svc_call *cc)
@@ -185,10 +194,21 @@ void svc_recv_start(struct svc_recv *rc, struct svc_call *cc)
 	}
 
 	/* Chunks that need more room than the small buffers: a large call
-	 * context, or wait (holding the Receive) until one comes back. */
-	if (svc_call_needs_large(cc) && !svc_large_attach(cc)) {
-		svc_large_wait(cc, rc);
-		return;
+	 * context and buffers sized to them, or wait (holding the Receive)
+	 * in order until they can be had. */
+	if (svc_call_needs_large(cc)) {
+		int err = cc->cc_dev->dv_cwait_head ? -EAGAIN : svc_large_attach(cc);
+
+		if (err == -EAGAIN) {
+			svc_large_wait(cc, rc);
+			return;
+		}
+		if (err) {
+			/* More than the largest buffer: the chunks cannot fit. */
+			svc_recv_repost(conn, rc);
+			svc_send_rdma_error(cc, cc->cc_hdr.rh_xid, ERR_CHUNK);
+			return;
+		}
 	}
 	svc_recv_continue(rc, cc);
 }
@@ -199,7 +219,7 @@ void svc_recv_continue(struct svc_recv *rc, struct svc_call *cc)
 {
 	struct svc_conn *conn = rc->rc_conn;
 	struct rpcrdma_svc *svc = conn->sx_svc;
-	uint32_t chain_end[RPCRDMA_WIRE_MAX_READ_CHUNKS];
+	uint32_t *chain_end = cc->cc_chain_end;
 	uint32_t body_len;
 	int n;
 
@@ -218,7 +238,7 @@ void svc_recv_continue(struct svc_recv *rc, struct svc_call *cc)
 		svc_rpc_dispatch(cc);
 		return;
 	}
-	svc_recv_post_reads(cc, chain_end);
+	svc_recv_post_reads(cc, (uint32_t)n);
 }
 
 void svc_read_complete(struct svc_call *cc, const struct ibv_wc *wc)
@@ -229,6 +249,7 @@ void svc_read_complete(struct svc_call *cc, const struct ibv_wc *wc)
 		cc->cc_failed = true;
 	if (--cc->cc_reads_pending)
 		return;
+	svc_conn_sq_release(conn, cc);
 	if (cc->cc_failed || conn->sx_closing) {
 		SVC_INC(conn->sx_svc, drops, 1);
 		svc_call_put(cc);

@@ -35,14 +35,14 @@ static bool svc_send_inv_handle(const struct svc_call *cc, uint32_t *handle)
 
 /*
  * Post cc_wr[0 .. nwr]: the chained RDMA Writes, then the Send at index
- * nwr; @reply: a normal reply (not RDMA_ERROR), which may invalidate.
+ * nwr, once the send queue has room for them; @reply: a normal reply (not
+ * RDMA_ERROR), which may invalidate.
  */
 static void svc_send_post(struct svc_call *cc, uint32_t nwr, bool reply)
 {
 	struct svc_conn *conn = cc->cc_conn;
-	struct ibv_send_wr *send = &cc->cc_wr[nwr], *bad;
+	struct ibv_send_wr *send = &cc->cc_wr[nwr];
 	uint32_t handle;
-	int err;
 
 	send->next = NULL;
 	send->opcode = IBV_WR_SEND;
@@ -62,6 +62,18 @@ static void svc_send_post(struct svc_call *cc, uint32_t nwr, bool reply)
 		svc_call_put(cc);
 		return;
 	}
+	if (!svc_conn_sq_reserve(conn, cc, nwr + 1, false))
+		return; /* svc_send_resume() posts it */
+	svc_send_resume(cc);
+}
+
+void svc_send_resume(struct svc_call *cc)
+{
+	struct svc_conn *conn = cc->cc_conn;
+	struct ibv_send_wr *bad;
+	int err;
+
+	cc->cc_state = CC_SENDING;
 	err = rpcrdma_verbs_post_send(conn->sx_id->qp, &cc->cc_wr[0], &bad);
 	if (err) {
 		SVC_INC(conn->sx_svc, post_errors, 1);
@@ -78,7 +90,6 @@ static void svc_send_prepare(struct svc_call *cc, uint32_t nwr, uint32_t hdr_len
 {
 	struct ibv_send_wr *send = &cc->cc_wr[nwr];
 	struct ibv_sge *sge = &cc->cc_sge[nwr * RPCRDMA_RW_MAX_SGE];
-	uint32_t lkey = cc->cc_conn->sx_mr->lkey;
 	uint64_t bytes = hdr_len;
 	unsigned i;
 
@@ -86,14 +97,14 @@ static void svc_send_prepare(struct svc_call *cc, uint32_t nwr, uint32_t hdr_len
 	send->sg_list = sge;
 	sge[0].addr = (uintptr_t)cc->cc_hdrbuf;
 	sge[0].length = hdr_len;
-	sge[0].lkey = lkey;
+	sge[0].lkey = cc->cc_lkey;
 	send->num_sge = 1;
 	for (i = 0; i < npieces; i++) {
 		if (!pieces[i].rp_len)
 			continue;
 		sge[send->num_sge].addr = (uintptr_t)pieces[i].rp_addr;
 		sge[send->num_sge].length = pieces[i].rp_len;
-		sge[send->num_sge].lkey = lkey;
+		sge[send->num_sge].lkey = cc->cc_reply_lkey;
 		send->num_sge++;
 		bytes += pieces[i].rp_len;
 	}
@@ -102,7 +113,7 @@ static void svc_send_prepare(struct svc_call *cc, uint32_t nwr, uint32_t hdr_len
 
 void svc_send_rdma_error(struct svc_call *cc, uint32_t xid, uint32_t code)
 {
-	int len = rpcrdma_wire_encode_error(cc->cc_hdrbuf, SVC_HDR_BUF, xid,
+	int len = rpcrdma_wire_encode_error(cc->cc_hdrbuf, cc->cc_hdr_cap, xid,
 					    cc->cc_conn->sx_credits, code);
 
 	if (len < 0) {
@@ -142,7 +153,7 @@ void svc_send_reply(struct svc_call *cc)
 	struct rpcrdma_hdr *rh = &cc->cc_rhdr;
 	struct rpcrdma_svc_req *req = &cc->cc_req;
 	struct rpcrdma_rw_piece pieces[2];
-	uint32_t lkey = conn->sx_mr->lkey, nwr = 0, i;
+	uint32_t lkey = cc->cc_reply_lkey, nwr = 0, i;
 	unsigned npieces;
 	uint64_t body = 0;
 	bool ddp_written = false;
@@ -193,7 +204,7 @@ void svc_send_reply(struct svc_call *cc)
 			       i == 0 && ddp_written ? cc->cc_written : NULL);
 
 	if (rpcrdma_wire_hdr_size(rh) + body <= conn->sx_inline_send) {
-		hdr_len = rpcrdma_wire_encode(cc->cc_hdrbuf, SVC_HDR_BUF, rh);
+		hdr_len = rpcrdma_wire_encode(cc->cc_hdrbuf, cc->cc_hdr_cap, rh);
 		if (hdr_len < 0)
 			goto err_chunk;
 		svc_send_prepare(cc, nwr, (uint32_t)hdr_len, pieces, npieces);
@@ -221,7 +232,11 @@ void svc_send_reply(struct svc_call *cc)
 	rh->rh_proc = RDMA_NOMSG;
 	rh->rh_has_reply = true;
 	svc_echo_chunk(rh, &rh->rh_reply, call, &call->rh_reply, cc->cc_written);
-	hdr_len = rpcrdma_wire_encode(cc->cc_hdrbuf, SVC_HDR_BUF, rh);
+	/* RFC 8166 4.5.3: the transport header itself must fit the
+	 * Requester's Receive, or the reply cannot be delivered at all. */
+	if (rpcrdma_wire_hdr_size(rh) > conn->sx_inline_send)
+		goto err_chunk;
+	hdr_len = rpcrdma_wire_encode(cc->cc_hdrbuf, cc->cc_hdr_cap, rh);
 	if (hdr_len < 0)
 		goto err_chunk;
 	svc_send_prepare(cc, nwr, (uint32_t)hdr_len, NULL, 0);
@@ -239,6 +254,11 @@ err_chunk:
 
 void svc_send_complete(struct svc_call *cc, const struct ibv_wc *wc)
 {
+	struct svc_conn *conn = cc->cc_conn;
+
 	(void)wc;
+	/* The Send was the chain's last, signalled work request: every slot
+	 * the chain held is free again. */
+	svc_conn_sq_release(conn, cc);
 	svc_call_put(cc);
 }

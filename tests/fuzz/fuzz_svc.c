@@ -90,12 +90,14 @@ static void conn_new(void)
 		abort();
 	conn->sx_svc = &svc;
 	conn->sx_id = &id;
-	conn->sx_pd = &pd;
+	conn->sx_dev = svc_dev_get(&svc, NULL, &pd);
+	if (!conn->sx_dev)
+		abort();
 	conn->sx_credits = svc.sv_cfg.sc_credits;
+	conn->sx_max_credits = svc.sv_cfg.sc_credits;
 	conn->sx_inline_recv = svc.sv_cfg.sc_inline_size;
 	conn->sx_inline_send = svc.sv_cfg.sc_inline_size;
 	conn->sx_peer_rsi = true;
-	conn->sx_nrecvs = conn->sx_credits + 8;
 	/* Pool sizes left 0: the configured ones, as svc_conn_accept() sets
 	 * them (sc_small_contexts small, sc_call_contexts large).  One call
 	 * per input never empties either pool. */
@@ -107,7 +109,6 @@ static void conn_new(void)
 static void conn_free(void)
 {
 	conn->sx_id = NULL;
-	conn->sx_pd = NULL;
 	svc_conn_destroy(conn);
 	svc.sv_conns = NULL;
 	conn = NULL;
@@ -217,7 +218,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		conn_new();
 		return 0;
 	}
-	if (conn->sx_calls_out || conn->sx_wait_head ||
+	if (conn->sx_calls_out || conn->sx_dev->dv_rwait_head ||
 	    conn->sx_recvs_posted != conn->sx_nrecvs || fv_recvs_posted() != conn->sx_nrecvs)
 		abort(); /* a context or Receive did not come back */
 	return 0;

@@ -56,6 +56,7 @@ static int setup(void **state)
 		.sc_inline_size = 1024,
 		.sc_max_payload = 65536,
 		.sc_call_contexts = 2,
+		.sc_small_contexts = 4, /* one per credit */
 		.sc_threads = 1,
 		.sc_log = stderr,
 	};
@@ -70,13 +71,12 @@ static int setup(void **state)
 	f->conn = calloc(1, sizeof(*f->conn));
 	f->conn->sx_svc = &f->svc;
 	f->conn->sx_id = &f->id;
-	f->conn->sx_pd = &f->pd;
+	f->conn->sx_dev = svc_dev_get(&f->svc, NULL, &f->pd);
+	assert_non_null(f->conn->sx_dev);
 	f->conn->sx_credits = 4;
+	f->conn->sx_max_credits = 4;
 	f->conn->sx_inline_recv = 1024;
 	f->conn->sx_inline_send = 1024;
-	f->conn->sx_nrecvs = 4 + 8;
-	f->conn->sx_ncalls = 4; /* small call contexts: one per credit */
-	f->conn->sx_nlarge = 2;
 	assert_int_equal(svc_conn_alloc_pools(f->conn), 0);
 	assert_int_equal(svc_conn_post_all_recvs(f->conn), 0);
 	/* credits + 8 spare Receives, posted with one chained post */
@@ -104,10 +104,11 @@ static int teardown(void **state)
 	assert_int_equal(f->svc.sv_nworkers, 0);
 	if (f->conn) {
 		f->conn->sx_id = NULL;
-		f->conn->sx_pd = NULL;
 		svc_conn_destroy(f->conn);
 	}
-	/* Every registered region went with its connection. */
+	assert_int_equal(atomic_load(&f->svc.sv_ct.buf_bytes_in_use), 0);
+	svc_dev_destroy_all(&f->svc);
+	/* Every registered region went with the device's pool. */
 	assert_int_equal(atomic_load(&f->svc.sv_ct.mrs_open), 0);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.mr_bytes), 0);
 	close(f->svc.sv_wake_fd);
@@ -189,13 +190,25 @@ static void run_workers(struct fixture *f)
 	svc_conn_cq_event_poll(f->conn);
 }
 
+/* Call contexts of the connection's device in state @st. */
+static unsigned count_state(struct fixture *f, enum svc_call_state st)
+{
+	struct svc_call_batch *cb;
+	unsigned n = 0, i;
+
+	for (cb = f->conn->sx_dev->dv_batches; cb; cb = cb->cb_next)
+		for (i = 0; i < cb->cb_n; i++)
+			n += cb->cb_calls[i].cc_state == st;
+	return n;
+}
+
 static void assert_baseline(struct fixture *f)
 {
 	assert_int_equal(f->conn->sx_calls_out, 0);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_in_use), 0);
-	assert_int_equal(f->conn->sx_large_out, 0);
+	assert_int_equal(((uint32_t)atomic_load(&f->conn->sx_svc->sv_ct.large_in_use)), 0);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.large_in_use), 0);
-	assert_null(f->conn->sx_lwait_head);
+	assert_null(f->conn->sx_dev->dv_cwait_head);
 	assert_int_equal(f->conn->sx_recvs_posted, f->conn->sx_nrecvs);
 }
 
@@ -452,7 +465,7 @@ static void test_context_backpressure(void **state)
 	}
 	assert_int_equal(f->conn->sx_calls_out, 4);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_waits), 1);
-	assert_non_null(f->conn->sx_wait_head);
+	assert_non_null(f->conn->sx_dev->dv_rwait_head);
 	run_workers(f);  /* four replies; their Send completions free the contexts */
 	run_workers(f);  /* the waiting call now runs */
 	assert_int_equal(fv.fv_nsends, 5);
@@ -506,21 +519,21 @@ static void test_inline_call_small_context(void **state)
 	deliver(f, msg, (uint32_t)(p - msg));
 	deliver(f, msg, put_reply_chunk_call(msg, 0xd2, 2048));
 	assert_int_equal(f->conn->sx_calls_out, 2);
-	assert_int_equal(f->conn->sx_large_out, 0);
+	assert_int_equal(((uint32_t)atomic_load(&f->conn->sx_svc->sv_ct.large_in_use)), 0);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.large_in_use), 0);
 	deliver(f, msg, put_reply_chunk_call(msg, 0xd3, 2049));
 	assert_int_equal(f->conn->sx_calls_out, 3);
-	assert_int_equal(f->conn->sx_large_out, 1);
+	assert_int_equal(((uint32_t)atomic_load(&f->conn->sx_svc->sv_ct.large_in_use)), 1);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.large_in_use), 1);
 	deliver(f, msg, put_reply_chunk_segs(msg, 0xd4, 7, 16));
 	assert_int_equal(f->conn->sx_calls_out, 4);
-	assert_int_equal(f->conn->sx_large_out, 1);
+	assert_int_equal(((uint32_t)atomic_load(&f->conn->sx_svc->sv_ct.large_in_use)), 1);
 	run_workers(f);
 	assert_int_equal(fv.fv_nsends, 4);
 	assert_baseline(f);
 	deliver(f, msg, put_reply_chunk_segs(msg, 0xd5, 8, 16));
 	assert_int_equal(f->conn->sx_calls_out, 1);
-	assert_int_equal(f->conn->sx_large_out, 1);
+	assert_int_equal(((uint32_t)atomic_load(&f->conn->sx_svc->sv_ct.large_in_use)), 1);
 	run_workers(f);
 	assert_int_equal(fv.fv_nsends, 5);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.replies_inline), 5);
@@ -544,11 +557,11 @@ static void test_large_context_backpressure(void **state)
 	for (i = 0; i < 3; i++)
 		deliver(f, msg, put_reply_chunk_call(msg, 0xe0 + i, 4096));
 	assert_int_equal(f->conn->sx_calls_out, 3);
-	assert_int_equal(f->conn->sx_large_out, 2);
+	assert_int_equal(((uint32_t)atomic_load(&f->conn->sx_svc->sv_ct.large_in_use)), 2);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.large_waits), 1);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_waits), 0);
-	assert_non_null(f->conn->sx_lwait_head);
-	assert_int_equal(f->conn->sx_lwait_head->cc_state, CC_WAITING);
+	assert_non_null(f->conn->sx_dev->dv_cwait_head);
+	assert_int_equal(f->conn->sx_dev->dv_cwait_head->cc_state, CC_WAITING);
 	/* Of 12 Receives, the two served calls' are back (posted or in the
 	 * refill batch); the waiter's is held until its call is rebuilt. */
 	assert_int_equal(f->conn->sx_recvs_posted + f->conn->sx_refill_count, 11);
@@ -576,8 +589,8 @@ static void test_disconnect_while_large_waiting(void **state)
 
 	for (i = 0; i < 3; i++)
 		deliver(f, msg, put_reply_chunk_call(msg, 0xf0 + i, 4096));
-	assert_int_equal(f->conn->sx_large_out, 2);
-	assert_non_null(f->conn->sx_lwait_head);
+	assert_int_equal(((uint32_t)atomic_load(&f->conn->sx_svc->sv_ct.large_in_use)), 2);
+	assert_non_null(f->conn->sx_dev->dv_cwait_head);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_in_use), 3);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.large_in_use), 2);
 	drops = atomic_load(&f->svc.sv_ct.drops);
@@ -585,8 +598,8 @@ static void test_disconnect_while_large_waiting(void **state)
 	svc_conn_cm_event(&f->svc, f->conn, RDMA_CM_EVENT_DISCONNECTED);
 	assert_true(fv.fv_disconnected);
 	assert_true(f->conn->sx_closing);
-	assert_null(f->conn->sx_lwait_head);
-	assert_null(f->conn->sx_lwait_tail);
+	assert_null(f->conn->sx_dev->dv_cwait_head);
+	assert_null(f->conn->sx_dev->dv_cwait_tail);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.drops), drops + 1);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_in_use), 2);
 	assert_false(f->conn->sx_reap);
@@ -594,7 +607,7 @@ static void test_disconnect_while_large_waiting(void **state)
 	run_workers(f); /* the two queued calls finish: no reply on a closing connection */
 	assert_int_equal(fv.fv_nsends, 0);
 	assert_int_equal(f->conn->sx_calls_out, 0);
-	assert_int_equal(f->conn->sx_large_out, 0);
+	assert_int_equal(((uint32_t)atomic_load(&f->conn->sx_svc->sv_ct.large_in_use)), 0);
 	assert_false(f->conn->sx_reap); /* Receives still posted */
 	fv_flush_recvs();
 	svc_conn_cq_event_poll(f->conn);
@@ -605,7 +618,6 @@ static void test_disconnect_while_large_waiting(void **state)
 	assert_int_equal(atomic_load(&f->svc.sv_ct.large_in_use), 0);
 
 	f->conn->sx_id = NULL; /* as the reaper frees it; fake cm_id and PD */
-	f->conn->sx_pd = NULL;
 	svc_conn_destroy(f->conn);
 	f->conn = NULL;
 	f->svc.sv_conns = NULL;
@@ -682,8 +694,7 @@ static void test_completion_inside_post(void **state)
 	deliver(f, msg, (uint32_t)(p - msg));
 	/* The Read completed inside its post: the call is already queued. */
 	assert_int_equal(fv.fv_nreads, 1);
-	assert_int_equal(f->conn->sx_calls[0].cc_state == CC_WORKING ||
-			 f->conn->sx_calls[1].cc_state == CC_WORKING, 1);
+	assert_int_equal(count_state(f, CC_WORKING), 1);
 	run_workers(f);
 	/* Inline reply: 28 header + 24 RPC + 4 length + 200 data. */
 	assert_int_equal(fv.fv_sent_len, 28 + 24 + 4 + 200);

@@ -170,6 +170,7 @@ static void svc_setup(void)
 		.sc_inline_size = 1024,
 		.sc_max_payload = 65536,
 		.sc_call_contexts = 2,
+		.sc_small_contexts = 2,
 		.sc_threads = 1,
 		.sc_log = stderr,
 	};
@@ -183,6 +184,11 @@ static void svc_setup(void)
 
 static void svc_teardown(void)
 {
+	assert_int_equal(atomic_load(&d.svc.sv_ct.buf_bytes_in_use), 0);
+	svc_dev_destroy_all(&d.svc);
+	assert_int_equal(atomic_load(&d.svc.sv_ct.mrs_open), 0);
+	assert_int_equal(atomic_load(&d.svc.sv_ct.mr_bytes), 0);
+	assert_int_equal(fv_live_mrs(), 0);
 	close(d.svc.sv_wake_fd);
 	pthread_mutex_destroy(&d.svc.sv_wq_lock);
 	pthread_cond_destroy(&d.svc.sv_wq_cond);
@@ -197,18 +203,17 @@ static struct svc_conn *conn_new(void)
 	assert_non_null(conn);
 	conn->sx_svc = &d.svc;
 	conn->sx_id = &d.id;
-	conn->sx_pd = &d.pd;
+	conn->sx_dev = svc_dev_get(&d.svc, NULL, &d.pd);
+	assert_non_null(conn->sx_dev);
 	conn->sx_id_num = ++d.conns;
 	conn->sx_credits = CREDITS;
+	conn->sx_max_credits = CREDITS;
 	conn->sx_inline_recv = 1024;
 	conn->sx_inline_send = 1024;
-	conn->sx_nrecvs = CREDITS + 8;
-	conn->sx_ncalls = 2;
 	conn->sx_peer_rsi = true;
 	assert_int_equal(svc_conn_alloc_pools(conn), 0);
 	if (svc_conn_post_all_recvs(conn)) {
 		conn->sx_id = NULL;
-		conn->sx_pd = NULL;
 		conn->sx_recvs_posted = 0; /* as svc_conn_accept() unwinds */
 		svc_conn_destroy(conn);
 		return NULL;
@@ -222,9 +227,10 @@ static void assert_baseline(void)
 	assert_int_equal(atomic_load(&d.svc.sv_ct.ctx_in_use), 0);
 	assert_int_equal(atomic_load(&d.svc.sv_ct.large_in_use), 0);
 	assert_int_equal(atomic_load(&d.svc.sv_ct.recv_in_use), 0);
-	assert_int_equal(atomic_load(&d.svc.sv_ct.mrs_open), 0);
-	assert_int_equal(atomic_load(&d.svc.sv_ct.mr_bytes), 0);
-	assert_int_equal(fv_live_mrs(), 0);
+	/* No buffer handed out; the registered pool stays within budget. */
+	assert_int_equal(atomic_load(&d.svc.sv_ct.buf_bytes_in_use), 0);
+	assert_true(atomic_load(&d.svc.sv_ct.mr_bytes) <= d.svc.sv_cfg.sc_memory);
+	assert_int_equal(atomic_load(&d.svc.sv_ct.mrs_open), fv_live_mrs());
 }
 
 /* Free a drained connection, as the run loop's reaper does. */
@@ -232,12 +238,11 @@ static void conn_free(struct svc_conn *conn)
 {
 	assert_true(conn->sx_reap);
 	assert_int_equal(conn->sx_calls_out, 0);
-	assert_int_equal(conn->sx_large_out, 0);
-	assert_null(conn->sx_lwait_head);
-	assert_null(conn->sx_lwait_tail);
-	assert_null(conn->sx_wait_head);
+	assert_int_equal(atomic_load(&conn->sx_svc->sv_ct.large_in_use), 0);
+	assert_null(conn->sx_dev->dv_cwait_head);
+	assert_null(conn->sx_dev->dv_cwait_tail);
+	assert_null(conn->sx_dev->dv_rwait_head);
 	conn->sx_id = NULL; /* the fake cm_id and PD are not rdma_cm's */
-	conn->sx_pd = NULL;
 	svc_conn_destroy(conn);
 	if (d.svc.sv_conns == conn)
 		d.svc.sv_conns = NULL;
