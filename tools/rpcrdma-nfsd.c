@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -49,7 +50,12 @@ static void usage(FILE *f)
 "  -a, --allow CIDR        allow clients in CIDR (repeatable; default: the\n"
 "                          listen address's subnet(s) and loopback)\n"
 "  -t, --threads N         worker threads (default 4)\n"
-"      --credits N         credits granted per connection (default 64, 1..4096)\n"
+"      --credits N         most credits granted per connection (default 128,\n"
+"                          1..4096; a connection starts at 16, grows with load)\n"
+"      --memory SIZE       registered-memory budget, e.g. 512M or 4G (default:\n"
+"                          a quarter of the machine's memory, at least 64M)\n"
+"      --max-connections N connections served at once; more are refused\n"
+"                          (default: what the budget's receive share holds)\n"
 "      --poll              busy-poll completions (lower latency, one core busy)\n"
 "  -k, --handle-key FILE   file handle key (default " DEFAULT_KEY_FILE ")\n"
 "      --no-root-squash    do not map AUTH_SYS uid/gid 0 to 65534\n"
@@ -200,7 +206,38 @@ static int load_key(const char *path, uint8_t key[RPCRDMA_NFS3_KEY_BYTES],
 	return err;
 }
 
-enum { OPT_NO_ROOT_SQUASH = 256, OPT_STATS, OPT_RPCBIND, OPT_CREDITS, OPT_POLL };
+enum { OPT_NO_ROOT_SQUASH = 256, OPT_STATS, OPT_RPCBIND, OPT_CREDITS, OPT_POLL,
+       OPT_MEMORY, OPT_MAX_CONNS };
+
+/* SIZE: a number of bytes with an optional K, M, G or T suffix (binary). */
+static int parse_size(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned shift = 0;
+	char *end;
+
+	if (!*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	default: break;
+	}
+	if (*end == 'i' && shift)
+		end++;
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end || v > (UINT64_MAX >> shift))
+		return -EINVAL;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -212,6 +249,8 @@ int main(int argc, char **argv)
 		{ "allow", required_argument, NULL, 'a' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "credits", required_argument, NULL, OPT_CREDITS },
+		{ "memory", required_argument, NULL, OPT_MEMORY },
+		{ "max-connections", required_argument, NULL, OPT_MAX_CONNS },
 		{ "poll", no_argument, NULL, OPT_POLL },
 		{ "handle-key", required_argument, NULL, 'k' },
 		{ "no-root-squash", no_argument, NULL, OPT_NO_ROOT_SQUASH },
@@ -231,7 +270,9 @@ int main(int argc, char **argv)
 	const char *export_arg = NULL, *listen_addr = NULL;
 	const char *key_file = DEFAULT_KEY_FILE;
 	unsigned long port = RPCRDMA_NFS_PORT, mport = RPCRDMA_MNT_PORT;
-	unsigned long threads = 0, credits = 64, v;
+	unsigned long threads = 0, credits = 128, max_conns = 0, v;
+	uint64_t memory = 0;
+	struct rlimit rl;
 	bool stats_json = false, rpcbind = false, no_squash = false, poll_mode = false;
 	struct sockaddr_storage tmp;
 	unsigned prefix;
@@ -284,6 +325,20 @@ int main(int argc, char **argv)
 		case OPT_CREDITS:
 			if (parse_uint(optarg, 4096, &credits) || credits == 0) {
 				fprintf(stderr, PROG ": --credits: expected 1..4096: %s\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case OPT_MEMORY:
+			if (parse_size(optarg, &memory) || memory < (64ull << 20)) {
+				fprintf(stderr, PROG ": --memory: expected a size of at least 64M (e.g. 512M, 4G): %s\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case OPT_MAX_CONNS:
+			if (parse_uint(optarg, 65536, &max_conns) || max_conns == 0) {
+				fprintf(stderr, PROG ": --max-connections: expected 1..65536: %s\n",
 					optarg);
 				return 2;
 			}
@@ -360,6 +415,14 @@ int main(int argc, char **argv)
 	scfg.sc_max_payload = ncfg.nc_max_payload;
 	scfg.sc_threads = (unsigned)threads;
 	scfg.sc_credits = (uint32_t)credits;
+	scfg.sc_memory = memory;
+	scfg.sc_max_connections = (uint32_t)max_conns;
+	/* Each connection's cm_id costs no descriptor, but MOUNT's TCP
+	 * clients and the files being served do: take the hard limit. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 	scfg.sc_poll = poll_mode;
 	scfg.sc_accept = allow_peer;
 	scfg.sc_accept_arg = &allow;

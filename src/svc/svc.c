@@ -181,6 +181,12 @@ int rpcrdma_svc_create(const struct rpcrdma_svc_config *cfg, struct rpcrdma_svc 
 		rc = -errno;
 		goto err;
 	}
+	svc_log(svc, "memory budget %llu MiB (slabs of %zu KiB), up to %u connections, "
+		"credits %u rising to %u per connection",
+		(unsigned long long)(svc->sv_cfg.sc_memory >> 20), svc->sv_slab_bytes >> 10,
+		svc->sv_cfg.sc_max_connections,
+		svc->sv_cfg.sc_credits < SVC_INITIAL_CREDITS ? svc->sv_cfg.sc_credits :
+		SVC_INITIAL_CREDITS, svc->sv_cfg.sc_credits);
 	*out = svc;
 	return 0;
 err:
