@@ -543,3 +543,68 @@ random_delay() {
 	local cs=$(($1 + RANDOM % ($2 - $1 + 1)))
 	printf '%d.%02d\n' $((cs / 100)) $((cs % 100))
 }
+
+# ---- counters read generically (many-connections, connection-flood): the
+# server's counter set changes, so these helpers name no counter except
+# conns_open.
+
+# rnfsd_counters_line: the newest counters JSON line in RNFSD_LOG (call
+# rnfsd_counters_now first for a fresh one).
+rnfsd_counters_line() {
+	grep '^{.*"conns_open":' "$RNFSD_LOG" | tail -n 1
+}
+
+# RNFSD_GAUGE_RE: which counters are gauges (levels that go back down when
+# the load is gone), as a Python regular expression over the JSON keys;
+# high-water marks (*_high) and event counts are not gauges.
+RNFSD_GAUGE_RE=${RNFSD_GAUGE_RE:-'(_in_use|_open|_inflight|_pending|_queued|_outstanding|_used)$|^mrs?_|_mr_bytes$|_mem(_bytes)?$'}
+
+# rnfsd_gauges_differ BASE_LINE NOW_LINE: print the gauges (RNFSD_GAUGE_RE)
+# of NOW_LINE that differ from BASE_LINE, and conns_open unless it is 0, one
+# "key now (baseline base)" per line; prints nothing when all are back.
+rnfsd_gauges_differ() {
+	python3 - "$1" "$2" "$RNFSD_GAUGE_RE" <<'PYEOF'
+import json, re, sys
+base, now, gauge = json.loads(sys.argv[1]), json.loads(sys.argv[2]), re.compile(sys.argv[3])
+for k, v in now.items():
+    if k == "conns_open":
+        if v != 0:
+            print(f"conns_open {v} (expected 0)")
+    elif gauge.search(k) and not k.endswith("_high") and k in base and v != base[k]:
+        print(f"{k} {v} (baseline {base[k]})")
+PYEOF
+}
+
+# rnfsd_gauges_list LINE: the names of the gauges in LINE (for the log).
+rnfsd_gauges_list() {
+	python3 -c 'import json, re, sys
+print(" ".join(k for k in json.loads(sys.argv[1]) if k == "conns_open" or
+      (re.search(sys.argv[2], k) and not k.endswith("_high"))))' "$1" "$RNFSD_GAUGE_RE"
+}
+
+# rnfsd_wait_gauges_baseline BASE_LINE SECS: poll the running server's
+# counters until every gauge is back at its value in BASE_LINE (read right
+# after the start) and conns_open is 0; fail after SECS with what differs.
+rnfsd_wait_gauges_baseline() {
+	local base=$1 limit=$2 t0=$SECONDS now diff
+	while :; do
+		rnfsd_counters_now
+		now=$(rnfsd_counters_line)
+		diff=$(rnfsd_gauges_differ "$base" "$now")
+		[[ -z "$diff" ]] && break
+		((SECONDS - t0 < limit)) ||
+			fail "server gauges not back at their start values after $limit s: $(echo "$diff" | paste -sd ';' -); counters: $now"
+		sleep 1
+	done
+	pass "server gauges back at their start values, conns_open 0 ($(rnfsd_gauges_list "$now")) after $((SECONDS - t0)) s"
+}
+
+# rnfsd_counter LINE KEY: KEY's value in the counters JSON LINE (empty when absent).
+rnfsd_counter() {
+	sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p" <<<"$1"
+}
+
+# rnfsd_rss_kb: the running server's resident memory (VmRSS, KiB).
+rnfsd_rss_kb() {
+	awk '$1 == "VmRSS:" { print $2 }' "/proc/$RNFSD_PID/status"
+}
