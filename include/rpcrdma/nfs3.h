@@ -36,6 +36,10 @@ extern "C" {
 #define RPCRDMA_NFS3_KEY_BYTES 16u
 /** The uid and gid squashed credentials map to. */
 #define RPCRDMA_NFS3_NOBODY 65534u
+/** Open-file cache entries when nc_fcache_entries is 0. */
+#define RPCRDMA_NFS3_FCACHE_DEFAULT 1024u
+/** nc_fcache_entries value that turns the open-file cache off. */
+#define RPCRDMA_NFS3_FCACHE_OFF UINT32_MAX
 
 /** Export configuration; zero fields take the defaults noted. */
 struct rpcrdma_nfs3_config {
@@ -49,6 +53,13 @@ struct rpcrdma_nfs3_config {
 	void *nc_allow_arg;
 	FILE *nc_log;              /* NULL: stderr */
 	int nc_verbose;
+	/**
+	 * Open regular files kept across calls, keyed by file handle (up to
+	 * three descriptors each; the soft RLIMIT_NOFILE is raised to fit, or
+	 * the cache shrunk to what the hard limit allows).  0: the default,
+	 * RPCRDMA_NFS3_FCACHE_DEFAULT; RPCRDMA_NFS3_FCACHE_OFF: no cache.
+	 */
+	uint32_t nc_fcache_entries;
 };
 
 struct rpcrdma_nfs3_export;
@@ -99,6 +110,33 @@ int rpcrdma_nfs3_dispatch(struct rpcrdma_svc_req *req, void *arg);
  */
 int rpcrdma_nfs3_root_fh(struct rpcrdma_nfs3_export *exp,
 			 uint8_t fh[RPCRDMA_NFS3_FHSIZE], uint32_t *len);
+
+/** Counters of the open-file cache (see nc_fcache_entries). */
+struct rpcrdma_nfs3_fcache_stats {
+	uint64_t fcs_capacity;  /* entries it may hold (0: the cache is off) */
+	uint64_t fcs_entries;   /* entries it holds now (open files) */
+	uint64_t fcs_hits;      /* lookups that found the handle's file open */
+	uint64_t fcs_misses;    /* lookups that had to open the handle */
+	uint64_t fcs_evictions; /* entries closed to make room (least recently used) */
+	uint64_t fcs_forgotten; /* entries dropped because REMOVE or RENAME
+				 * unlinked the file's last name */
+};
+
+/**
+ * rpcrdma_nfs3_fcache_stats - read the open-file cache's counters.
+ * @exp: the export.
+ * @out: out: the counters, summed over the cache's shards (each shard is
+ *       read under its lock, so the sum is not one atomic snapshot while
+ *       calls run); all zero when the cache is off.  Counts since
+ *       rpcrdma_nfs3_export_open(); hits and misses count the lookups of
+ *       READ, WRITE, GETATTR, SETATTR and COMMIT (misses include handles
+ *       of non-regular files, which are never cached).
+ *
+ * Thread-safe; may be called while rpcrdma_nfs3_dispatch() runs.
+ * Return: 0, or -EINVAL when @exp or @out is NULL.
+ */
+int rpcrdma_nfs3_fcache_stats(const struct rpcrdma_nfs3_export *exp,
+			      struct rpcrdma_nfs3_fcache_stats *out);
 
 /** rpcrdma_nfs3_export_path - the exported path (owned by @exp). */
 const char *rpcrdma_nfs3_export_path(const struct rpcrdma_nfs3_export *exp);

@@ -25,7 +25,7 @@ int rpcrdma_nfs3_export_open(const struct rpcrdma_nfs3_config *cfg,
 	struct file_handle probe;
 	struct timespec now;
 	struct stat st;
-	uint64_t v;
+	uint64_t v, r;
 	int err, fd;
 
 	if (!cfg || !cfg->nc_export || cfg->nc_export[0] != '/')
@@ -86,7 +86,14 @@ int rpcrdma_nfs3_export_open(const struct rpcrdma_nfs3_config *cfg,
 	clock_gettime(CLOCK_REALTIME, &now);
 	v = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 	v ^= (uint64_t)getpid() << 48;
+	/* and random bits: a clock stepped back cannot repeat it */
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) == (ssize_t)sizeof(r))
+		v ^= r;
 	memcpy(exp->ex_verf, &v, sizeof(v));
+
+	err = nfs3_fcache_create(cfg->nc_fcache_entries, &exp->ex_fcache);
+	if (err)
+		goto out_close;
 	*out = exp;
 	return 0;
 
@@ -103,6 +110,7 @@ void rpcrdma_nfs3_export_close(struct rpcrdma_nfs3_export *exp)
 {
 	if (!exp)
 		return;
+	nfs3_fcache_destroy(exp->ex_fcache);
 	close(exp->ex_fd);
 	free(exp->ex_path);
 	free(exp);

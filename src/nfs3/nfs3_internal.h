@@ -128,6 +128,7 @@ struct rpcrdma_nfs3_export {
 	void *ex_allow_arg;
 	FILE *ex_log;
 	int ex_verbose;
+	struct nfs3_fcache *ex_fcache; /* open files; NULL: no cache */
 };
 
 /* ---- nfs3_fh.c ---- */
@@ -162,6 +163,85 @@ int nfs3_fh_make(const struct rpcrdma_nfs3_export *exp, int dirfd,
  */
 int nfs3_fh_open(const struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
 		 uint32_t len, int *fdp, struct stat *st);
+
+/* ---- nfs3_fcache.c ---- */
+
+/*
+ * One open regular file of the cache, or (fe_shard NULL) an object opened
+ * for one call only.  fe_path, fe_type and the handle are fixed while a
+ * call holds a reference; fe_rfd/fe_wfd go from -1 to a descriptor once
+ * (atomically, nfs3_fcache_set_fd) and are closed with the entry.
+ */
+struct nfs3_fshard;
+struct nfs3_fentry {
+	struct nfs3_fentry *fe_hnext;   /* hash chain, or free list */
+	struct nfs3_fentry *fe_prev;    /* LRU list of the shard */
+	struct nfs3_fentry *fe_next;
+	struct nfs3_fshard *fe_shard;   /* NULL: not cached */
+	uint64_t fe_hash;
+	uint32_t fe_refs;               /* calls, +1 while hashed; shard lock */
+	bool fe_hashed;
+	mode_t fe_type;                 /* S_IFMT bits */
+	int fe_path;                    /* O_PATH|O_NOFOLLOW, from the handle */
+	int fe_rfd;                     /* O_RDONLY, or -1 */
+	int fe_wfd;                     /* O_WRONLY, or -1 */
+	uint32_t fe_fhlen;
+	uint8_t fe_fh[RPCRDMA_NFS3_FHSIZE];
+};
+
+struct nfs3_fcache;
+
+/**
+ * nfs3_fcache_create - a cache of @entries open files (0: the default;
+ * RPCRDMA_NFS3_FCACHE_OFF: *@out NULL, no cache).
+ * Return: 0 or -ENOMEM.
+ */
+int nfs3_fcache_create(uint32_t entries, struct nfs3_fcache **out);
+
+/** nfs3_fcache_destroy - close every entry; no call may hold one. */
+void nfs3_fcache_destroy(struct nfs3_fcache *fc);
+
+/**
+ * nfs3_fcache_get - the open object a handle names: a cached entry, or on
+ * a miss the handle decoded with nfs3_fh_open() (server credentials) and,
+ * for a regular file, cached (evicting the least recently used entry of
+ * its shard when full).  Objects not cached use @local (caller storage).
+ * No permission is checked here (see nfs3_proc.c, file_fd()).
+ * @st: NULL, or out: the object's attributes now (an fstat on a hit).
+ * @out: out: the entry; release it with nfs3_fcache_put().
+ * Return: 0, or the errors of nfs3_fh_open() (-EBADMSG, -ESTALE, ...) and
+ * of fstat.  Locking: takes and drops a shard lock, never across a
+ * system call.
+ */
+int nfs3_fcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
+		    uint32_t len, struct nfs3_fentry *local,
+		    struct nfs3_fentry **out, struct stat *st);
+
+/** nfs3_fcache_put - drop a reference (NULL: no-op); the last one closes. */
+void nfs3_fcache_put(struct nfs3_fentry *fe);
+
+/**
+ * nfs3_fcache_fd - the entry's descriptor for @acc (O_RDONLY or
+ * O_WRONLY), or -1 when none was opened yet.  The caller must check the
+ * current caller's access before using it.
+ */
+int nfs3_fcache_fd(struct nfs3_fentry *fe, int acc);
+
+/**
+ * nfs3_fcache_set_fd - give @fd (opened for @acc) to the entry.
+ * Return: the descriptor to use: @fd, or the one another call stored
+ * first (then @fd is closed).  The entry owns it either way.
+ */
+int nfs3_fcache_set_fd(struct nfs3_fentry *fe, int acc, int fd);
+
+/**
+ * nfs3_fcache_forget - after REMOVE or RENAME unlinked a name: if the
+ * handle's file is cached and has no links left, drop it from the cache
+ * (closed when its last call ends), as knfsd closes cached files on
+ * unlink, so the space is freed and the handle turns STALE.
+ */
+void nfs3_fcache_forget(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
+			uint32_t len);
 
 /* ---- nfs3_cred.c ---- */
 

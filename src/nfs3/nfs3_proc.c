@@ -130,17 +130,37 @@ static void proc_path(char *buf, size_t len, int fd)
 }
 
 /*
+ * may_override - after EACCES: like knfsd, the owner may read and write its
+ * own file whatever the mode bits say (an open file keeps working after
+ * chmod on a local file system; NFS has no open), and READ is allowed with
+ * execute permission (a client must read what it runs).  @st NULL: fstat
+ * @fd for the owner.
+ */
+static bool may_override(struct nfs3_call *c, int fd, const struct stat *st,
+			 int acc)
+{
+	struct stat own;
+
+	if (!st) {
+		if (fstat(fd, &own) < 0)
+			return false;
+		st = &own;
+	}
+	if (c->c_as_caller && c->c_cred.cr_uid == st->st_uid)
+		return true;
+	return acc == O_RDONLY &&
+	       faccessat(fd, "", X_OK, AT_EMPTY_PATH | AT_EACCESS) == 0;
+}
+
+/*
  * reopen - a real descriptor for the regular file behind O_PATH @fd,
- * checked against the caller's identity.  Like knfsd, the owner may read
- * and write its own file whatever the mode bits say (an open file keeps
- * working after chmod on a local file system; NFS has no open), and READ
- * is allowed with execute permission (a client must read what it runs).
+ * checked against the caller's identity (with the overrides of
+ * may_override(), which re-open with the server's identity).
  */
 static int reopen(struct nfs3_call *c, int fd, const struct stat *st, int flags)
 {
 	char path[32];
 	int nfd, err;
-	bool override;
 
 	proc_path(path, sizeof(path), fd);
 	nfd = open(path, flags | O_CLOEXEC);
@@ -149,10 +169,7 @@ static int reopen(struct nfs3_call *c, int fd, const struct stat *st, int flags)
 	err = errno;
 	if (err != EACCES)
 		return -err;
-	override = c->c_as_caller && c->c_cred.cr_uid == st->st_uid;
-	if (!override && (flags & O_ACCMODE) == O_RDONLY)
-		override = faccessat(fd, "", X_OK, AT_EMPTY_PATH | AT_EACCESS) == 0;
-	if (!override)
+	if (!may_override(c, fd, st, flags & O_ACCMODE))
 		return -EACCES;
 	nfs3_cred_restore();
 	nfd = open(path, flags | O_CLOEXEC);
@@ -164,6 +181,65 @@ static int reopen(struct nfs3_call *c, int fd, const struct stat *st, int flags)
 		return -EPERM;
 	}
 	return nfd >= 0 ? nfd : -err;
+}
+
+/*
+ * file_fd - a descriptor of @fe's regular file open for @acc (O_RDONLY or
+ * O_WRONLY; the entry owns it), for the caller (nfs3_become_caller done).
+ * A descriptor the cache already holds is used only after the caller
+ * passes the same check an open would make: faccessat(AT_EACCESS), which
+ * checks the thread's fsuid, fsgid, groups and capabilities, with the
+ * overrides of may_override().  Otherwise the file is re-opened as the
+ * caller (reopen()) and the descriptor kept in the entry.
+ * @st: the file's attributes, or NULL (fetched only when needed).
+ * Return: the descriptor, or a negative errno (-EACCES, ...).
+ */
+static int file_fd(struct nfs3_call *c, struct nfs3_fentry *fe,
+		   const struct stat *st, int acc)
+{
+	int fd = nfs3_fcache_fd(fe, acc);
+
+	if (fd >= 0) {
+		if (faccessat(fe->fe_path, "", acc == O_RDONLY ? R_OK : W_OK,
+			      AT_EMPTY_PATH | AT_EACCESS) == 0)
+			return fd;
+		if (errno != EACCES)
+			return -errno;
+		return may_override(c, fe->fe_path, st, acc) ? fd : -EACCES;
+	}
+	fd = reopen(c, fe->fe_path, st, acc);
+	if (fd < 0)
+		return fd;
+	return nfs3_fcache_set_fd(fe, acc, fd);
+}
+
+/* get_file - the handle's object through the open-file cache. */
+static int get_file(struct nfs3_call *c, const uint8_t *fh, uint32_t len,
+		    struct nfs3_fentry *local, struct nfs3_fentry **fep,
+		    struct stat *st)
+{
+	return nfs3_fcache_get(c->c_exp, fh, len, local, fep, st);
+}
+
+/* want_regular_type - want_regular() on an entry's file type. */
+static int want_regular_type(mode_t type)
+{
+	if (type == S_IFDIR)
+		return -EISDIR;
+	return type == S_IFREG ? 0 : -EINVAL;
+}
+
+/*
+ * unlink_fh - before REMOVE or RENAME takes @name out of @dirfd: the
+ * handle of what it names, when the open-file cache could hold it (its
+ * entry is forgotten once the last link is gone, nfs3_fcache_forget()).
+ * Return: true when @fh holds the handle.
+ */
+static bool unlink_fh(struct nfs3_call *c, int dirfd, const char *name,
+		      uint8_t *fh, uint32_t *len)
+{
+	return c->c_exp->ex_fcache &&
+	       nfs3_fh_make(c->c_exp, dirfd, name, fh, len) == 0;
 }
 
 /* Type check for READ/WRITE/COMMIT/size changes: 0 or -EISDIR/-EINVAL. */
@@ -240,7 +316,8 @@ static int set_times(int fd, const struct nfs3_sattr *sa)
  * then owner, then mode (a chown may clear set-id bits), then times.
  */
 static int sattr_apply(struct nfs3_call *c, int fd, const struct stat *st,
-		       const struct nfs3_sattr *sa, bool skip_mode)
+		       const struct nfs3_sattr *sa, bool skip_mode,
+		       struct nfs3_fentry *fe)
 {
 	char path[32];
 	int err, wfd;
@@ -251,11 +328,13 @@ static int sattr_apply(struct nfs3_call *c, int fd, const struct stat *st,
 			return err;
 		if (sa->sa_size > INT64_MAX)
 			return -EFBIG;
-		wfd = reopen(c, fd, st, O_WRONLY);
+		/* @fe: the cache's write descriptor (@fd is its O_PATH) */
+		wfd = fe ? file_fd(c, fe, st, O_WRONLY) : reopen(c, fd, st, O_WRONLY);
 		if (wfd < 0)
 			return wfd;
 		err = ftruncate(wfd, (off_t)sa->sa_size) < 0 ? -errno : 0;
-		close(wfd);
+		if (!fe)
+			close(wfd);
 		if (err)
 			return err;
 	}
@@ -285,17 +364,18 @@ static int proc_getattr(struct nfs3_call *c)
 {
 	const uint8_t *fh;
 	uint32_t fhlen;
+	struct nfs3_fentry local, *fe;
 	struct stat st;
-	int fd, err;
+	int err;
 
 	fh = get_fh(c->c_args, &fhlen);
 	if (!rpcrdma_xdr_ok(c->c_args))
 		return RPCRDMA_SVC_GARBAGE_ARGS;
-	err = open_handle(c, fh, fhlen, &fd, &st);
+	err = get_file(c, fh, fhlen, &local, &fe, &st);
 	rpcrdma_xdr_put_u32(c->c_res, nfs3_errno_to_stat(err));
 	if (!err)
 		nfs3_put_fattr(c->c_res, c->c_exp, &st);
-	close_fd(fd);
+	nfs3_fcache_put(fe);
 	return RPCRDMA_SVC_SUCCESS;
 }
 
@@ -307,7 +387,8 @@ static int proc_setattr(struct nfs3_call *c)
 	struct timespec guard = { 0 };
 	bool check;
 	struct stat pre, post;
-	int fd, err;
+	struct nfs3_fentry local, *fe = NULL;
+	int fd = -1, err;
 
 	fh = get_fh(c->c_args, &fhlen);
 	get_sattr(c->c_args, &sa);
@@ -317,9 +398,10 @@ static int proc_setattr(struct nfs3_call *c)
 	if (!rpcrdma_xdr_ok(c->c_args))
 		return RPCRDMA_SVC_GARBAGE_ARGS;
 
-	err = open_handle(c, fh, fhlen, &fd, &pre);
+	err = get_file(c, fh, fhlen, &local, &fe, &pre);
 	if (err)
 		goto out;
+	fd = fe->fe_path;
 	if (check && (pre.st_ctim.tv_sec != guard.tv_sec ||
 		      pre.st_ctim.tv_nsec != guard.tv_nsec)) {
 		rpcrdma_xdr_put_u32(c->c_res, NFS3ERR_NOT_SYNC);
@@ -328,7 +410,7 @@ static int proc_setattr(struct nfs3_call *c)
 	}
 	err = nfs3_become_caller(c);
 	if (!err)
-		err = sattr_apply(c, fd, &pre, &sa, false);
+		err = sattr_apply(c, fd, &pre, &sa, false, fe);
 out:
 	rpcrdma_xdr_put_u32(c->c_res, nfs3_errno_to_stat(err));
 	if (fd >= 0 && fstat(fd, &post) == 0)
@@ -336,7 +418,7 @@ out:
 	else
 		nfs3_put_wcc(c->c_res, c->c_exp, NULL, NULL);
 out_close:
-	close_fd(fd);
+	nfs3_fcache_put(fe);
 	return RPCRDMA_SVC_SUCCESS;
 }
 
@@ -501,11 +583,13 @@ static int proc_read(struct nfs3_call *c)
 	const uint8_t *fh;
 	uint32_t fhlen, count;
 	uint64_t offset;
-	struct stat st, post;
+	struct stat post;
+	struct nfs3_fentry local, *fe = NULL;
 	uint8_t *attrp, *countp, *eofp, *lenp, *data;
 	size_t start, room;
 	ssize_t n = 0;
-	int fd, rfd = -1, err;
+	bool eof;
+	int rfd = -1, err;
 
 	fh = get_fh(c->c_args, &fhlen);
 	offset = rpcrdma_xdr_get_u64(c->c_args);
@@ -513,15 +597,16 @@ static int proc_read(struct nfs3_call *c)
 	if (!rpcrdma_xdr_ok(c->c_args))
 		return RPCRDMA_SVC_GARBAGE_ARGS;
 
-	err = open_handle(c, fh, fhlen, &fd, &st);
+	/* no attributes needed before the read: a hit costs no fstat */
+	err = get_file(c, fh, fhlen, &local, &fe, NULL);
 	if (!err)
-		err = want_regular(&st);
+		err = want_regular_type(fe->fe_type);
 	if (!err && offset > INT64_MAX)
 		err = -EINVAL;
 	if (!err)
 		err = nfs3_become_caller(c);
 	if (!err) {
-		rfd = reopen(c, fd, &st, O_RDONLY);
+		rfd = file_fd(c, fe, NULL, O_RDONLY);
 		if (rfd < 0)
 			err = rfd;
 	}
@@ -553,21 +638,27 @@ static int proc_read(struct nfs3_call *c)
 		}
 		rpcrdma_svc_ddp_end(c->c_req, (size_t)n);
 	}
-	if (fstat(rfd, &post) < 0)
-		post = st;
 	rpcrdma_xdr_init(&patch, attrp, NFS3_POST_OP_ATTR_BYTES);
-	nfs3_put_post_op_attr(&patch, c->c_exp, &post);
+	if (fstat(rfd, &post) == 0) {
+		nfs3_put_post_op_attr(&patch, c->c_exp, &post);
+		eof = offset + (uint64_t)n >= (uint64_t)post.st_size;
+	} else { /* no attributes: a short read is the end */
+		nfs3_put_post_op_attr(&patch, c->c_exp, NULL);
+		eof = (uint64_t)n < count;
+	}
 	store_be32(countp, (uint32_t)n);
-	store_be32(eofp, offset + (uint64_t)n >= (uint64_t)post.st_size);
+	store_be32(eofp, eof);
 	store_be32(lenp, (uint32_t)n);
 	goto out_close;
 
 out_err:
 	rpcrdma_xdr_put_u32(res, nfs3_errno_to_stat(err));
-	nfs3_put_post_op_attr(res, c->c_exp, fd >= 0 ? &st : NULL);
+	if (fe)
+		nfs3_put_post_op_fd(res, c->c_exp, fe->fe_path);
+	else
+		nfs3_put_post_op_attr(res, c->c_exp, NULL);
 out_close:
-	close_fd(rfd);
-	close_fd(fd);
+	nfs3_fcache_put(fe);
 	return RPCRDMA_SVC_SUCCESS;
 }
 
@@ -594,8 +685,9 @@ static int proc_write(struct nfs3_call *c)
 	uint32_t fhlen, count, stable, dlen;
 	uint64_t offset;
 	struct stat pre, post;
+	struct nfs3_fentry local, *fe = NULL;
 	ssize_t n = 0;
-	int fd, wfd = -1, err;
+	int fd = -1, wfd = -1, err;
 
 	fh = get_fh(c->c_args, &fhlen);
 	offset = rpcrdma_xdr_get_u64(c->c_args);
@@ -605,15 +697,17 @@ static int proc_write(struct nfs3_call *c)
 	if (!rpcrdma_xdr_ok(c->c_args) || stable > NFS3_FILE_SYNC || count > dlen)
 		return RPCRDMA_SVC_GARBAGE_ARGS;
 
-	err = open_handle(c, fh, fhlen, &fd, &pre);
-	if (!err)
+	err = get_file(c, fh, fhlen, &local, &fe, &pre);
+	if (!err) {
+		fd = fe->fe_path;
 		err = want_regular(&pre);
+	}
 	if (!err && (offset > INT64_MAX || count > INT64_MAX - offset))
 		err = -EFBIG;
 	if (!err)
 		err = nfs3_become_caller(c);
 	if (!err) {
-		wfd = reopen(c, fd, &pre, O_WRONLY);
+		wfd = file_fd(c, fe, &pre, O_WRONLY);
 		if (wfd < 0)
 			err = wfd;
 	}
@@ -637,8 +731,7 @@ static int proc_write(struct nfs3_call *c)
 		rpcrdma_xdr_put_u32(c->c_res, stable);
 		rpcrdma_xdr_put_fixed(c->c_res, c->c_exp->ex_verf, 8);
 	}
-	close_fd(wfd);
-	close_fd(fd);
+	nfs3_fcache_put(fe);
 	return RPCRDMA_SVC_SUCCESS;
 }
 
@@ -781,7 +874,7 @@ static int proc_create(struct nfs3_call *c)
 			sa.sa_set_mode = sa.sa_set_uid = sa.sa_set_gid = false;
 			sa.sa_atime_how = sa.sa_mtime_how = TIME_DONT_CHANGE;
 		}
-		err = sattr_apply(c, fd, &st, &sa, true);
+		err = sattr_apply(c, fd, &st, &sa, true, NULL);
 	}
 	if (err)
 		goto out_err;
@@ -828,7 +921,7 @@ static int proc_mkdir(struct nfs3_call *c)
 		err = nfs3_lookup_at(c->c_exp, d.d_fd, &d.d_pre, d.d_name.n_buf,
 				     &fd, &st);
 	if (!err)
-		err = sattr_apply(c, fd, &st, &sa, true);
+		err = sattr_apply(c, fd, &st, &sa, true, NULL);
 	stat = nfs3_errno_to_stat(err);
 out:
 	put_create_res(c, &d, stat, fd);
@@ -893,7 +986,9 @@ static int proc_remove_common(struct nfs3_call *c, bool dir)
 {
 	struct nfs3_dirop d;
 	const uint8_t *dfh;
-	uint32_t dfhlen, stat;
+	uint32_t dfhlen, stat, fhlen = 0;
+	uint8_t fh[RPCRDMA_NFS3_FHSIZE];
+	bool have_fh = false;
 	int err;
 
 	dirop_decode(c, &d, &dfh, &dfhlen);
@@ -912,8 +1007,12 @@ static int proc_remove_common(struct nfs3_call *c, bool dir)
 		goto out;
 	}
 	err = nfs3_become_caller(c);
+	if (!err && !dir)
+		have_fh = unlink_fh(c, d.d_fd, d.d_name.n_buf, fh, &fhlen);
 	if (!err && unlinkat(d.d_fd, d.d_name.n_buf, dir ? AT_REMOVEDIR : 0) < 0)
 		err = -errno;
+	if (!err && have_fh)
+		nfs3_fcache_forget(c->c_exp, fh, fhlen);
 	stat = nfs3_errno_to_stat(err);
 out:
 	rpcrdma_xdr_put_u32(c->c_res, stat);
@@ -936,7 +1035,9 @@ static int proc_rename(struct nfs3_call *c)
 {
 	struct nfs3_dirop from, to;
 	const uint8_t *ffh, *tfh;
-	uint32_t ffhlen, tfhlen, stat;
+	uint32_t ffhlen, tfhlen, stat, fhlen = 0;
+	uint8_t fh[RPCRDMA_NFS3_FHSIZE];
+	bool have_fh = false;
 	int err;
 
 	dirop_decode(c, &from, &ffh, &ffhlen);
@@ -954,9 +1055,14 @@ static int proc_rename(struct nfs3_call *c)
 		goto out;
 	}
 	err = nfs3_become_caller(c);
+	/* a file the rename replaces loses that link */
+	if (!err)
+		have_fh = unlink_fh(c, to.d_fd, to.d_name.n_buf, fh, &fhlen);
 	if (!err && renameat(from.d_fd, from.d_name.n_buf, to.d_fd,
 			     to.d_name.n_buf) < 0)
 		err = -errno;
+	if (!err && have_fh)
+		nfs3_fcache_forget(c->c_exp, fh, fhlen);
 	stat = nfs3_errno_to_stat(err);
 out:
 	rpcrdma_xdr_put_u32(c->c_res, stat);
@@ -1128,8 +1234,9 @@ static int proc_commit(struct nfs3_call *c)
 	const uint8_t *fh;
 	uint32_t fhlen;
 	struct stat pre, post;
+	struct nfs3_fentry local, *fe = NULL;
 	char path[32];
-	int fd, sfd = -1, err;
+	int fd = -1, sfd = -1, err;
 
 	fh = get_fh(c->c_args, &fhlen);
 	(void)rpcrdma_xdr_get_u64(c->c_args); /* offset: the whole file is synced */
@@ -1137,13 +1244,27 @@ static int proc_commit(struct nfs3_call *c)
 	if (!rpcrdma_xdr_ok(c->c_args))
 		return RPCRDMA_SVC_GARBAGE_ARGS;
 
-	err = open_handle(c, fh, fhlen, &fd, &pre);
-	if (!err)
-		err = want_regular(&pre);
+	err = get_file(c, fh, fhlen, &local, &fe, &pre);
 	if (!err) {
-		/* server credentials: syncing reveals and changes no data */
-		proc_path(path, sizeof(path), fd);
-		sfd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = fe->fe_path;
+		err = want_regular(&pre);
+	}
+	if (!err) {
+		/*
+		 * server credentials: syncing reveals and changes no data.  Any
+		 * descriptor of the file will do (fsync syncs the inode); one
+		 * opened here is kept as the entry's read descriptor, which
+		 * file_fd() checks against each caller before a READ uses it.
+		 */
+		sfd = nfs3_fcache_fd(fe, O_WRONLY);
+		if (sfd < 0)
+			sfd = nfs3_fcache_fd(fe, O_RDONLY);
+		if (sfd < 0) {
+			proc_path(path, sizeof(path), fd);
+			sfd = open(path, O_RDONLY | O_CLOEXEC);
+			if (sfd >= 0)
+				sfd = nfs3_fcache_set_fd(fe, O_RDONLY, sfd);
+		}
 		if (sfd < 0 || fsync(sfd) < 0)
 			err = -errno;
 	}
@@ -1154,8 +1275,7 @@ static int proc_commit(struct nfs3_call *c)
 		nfs3_put_wcc(c->c_res, c->c_exp, NULL, NULL);
 	if (!err)
 		rpcrdma_xdr_put_fixed(c->c_res, c->c_exp->ex_verf, 8);
-	close_fd(sfd);
-	close_fd(fd);
+	nfs3_fcache_put(fe);
 	return RPCRDMA_SVC_SUCCESS;
 }
 

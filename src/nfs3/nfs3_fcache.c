@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nfs3_fcache.c - open regular files kept across calls, keyed by NFS file
+ * handle, so READ, WRITE, GETATTR, COMMIT and SETATTR of a size do not
+ * decode the handle (open_by_handle_at), reopen it through /proc/self/fd,
+ * fstat it and close two descriptors on every call.
+ *
+ * An entry holds the O_PATH descriptor of the handle and, once a call
+ * needed them, an O_RDONLY and an O_WRONLY descriptor (never one wider
+ * than the open that made it).  The descriptors are only containers: the
+ * procedures check the current caller's access before every use of a
+ * cached read or write descriptor (nfs3_proc.c, file_fd()), so the cache
+ * never decides a permission.
+ *
+ * The cache is split into shards by the handle's MAC (its last 8 bytes,
+ * a keyed PRF of the rest, so entries spread evenly): each shard has its
+ * own mutex, hash table, least-recently-used list and an equal share of
+ * the entries, all preallocated.  A shard lock is held only for list and
+ * counter updates, never across a system call.  Up to 255 entries make
+ * one shard (exact LRU over the whole cache); larger caches up to
+ * NFS3_FCACHE_SHARDS shards of at least 64 entries each (LRU per shard).
+ *
+ * Lifetime: an entry is referenced by the cache while it is hashed and by
+ * every call using it (fe_refs, under the shard lock).  Eviction and
+ * nfs3_fcache_forget() unhash it and drop the cache's reference; the last
+ * reference closes its descriptors and returns it to the shard's free
+ * list.  So a call never sees its descriptors closed under it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "nfs3_internal.h"
+
+#define NFS3_FCACHE_SHARDS 16u
+#define NFS3_FCACHE_SHARD_MIN 64u
+/* descriptors left for everything else when sizing against RLIMIT_NOFILE */
+#define NFS3_FCACHE_FD_RESERVE 256u
+
+struct nfs3_fshard {
+	pthread_mutex_t sh_lock;
+	struct nfs3_fentry **sh_buckets;
+	uint32_t sh_mask;             /* buckets - 1 (a power of two) */
+	uint32_t sh_cap;              /* hashed entries at most */
+	uint32_t sh_count;            /* hashed entries now */
+	struct nfs3_fentry *sh_head;  /* LRU: most recently used */
+	struct nfs3_fentry *sh_tail;  /* LRU: next to evict */
+	struct nfs3_fentry *sh_free;  /* unused entries (linked by fe_hnext) */
+	struct nfs3_fentry *sh_entries;
+	uint64_t sh_hits, sh_misses, sh_evictions, sh_forgotten;
+} __attribute__((aligned(64)));
+
+struct nfs3_fcache {
+	uint32_t fc_nshards;
+	uint32_t fc_cap;
+	struct nfs3_fshard *fc_shards;
+};
+
+static uint64_t fh_hash(const uint8_t *fh, uint32_t len)
+{
+	uint64_t h = 0;
+
+	/* the MAC; a malformed short handle just hashes what it has */
+	for (uint32_t i = len >= 8 ? len - 8 : 0; i < len; i++)
+		h = (h << 8) | fh[i];
+	return h;
+}
+
+static struct nfs3_fshard *shard_of(struct nfs3_fcache *fc, uint64_t h)
+{
+	return &fc->fc_shards[h % fc->fc_nshards];
+}
+
+static struct nfs3_fentry **bucket_of(struct nfs3_fshard *sh, uint64_t h)
+{
+	return &sh->sh_buckets[(h >> 32) & sh->sh_mask];
+}
+
+static void entry_init(struct nfs3_fentry *fe)
+{
+	memset(fe, 0, sizeof(*fe));
+	fe->fe_path = -1;
+	fe->fe_rfd = -1;
+	fe->fe_wfd = -1;
+}
+
+/* Close @fe's descriptors (no lock: nobody else can reach it). */
+static void entry_close(struct nfs3_fentry *fe)
+{
+	if (fe->fe_rfd >= 0)
+		close(fe->fe_rfd);
+	if (fe->fe_wfd >= 0)
+		close(fe->fe_wfd);
+	if (fe->fe_path >= 0)
+		close(fe->fe_path);
+	fe->fe_rfd = fe->fe_wfd = fe->fe_path = -1;
+}
+
+/* Raise the soft RLIMIT_NOFILE to hold @want descriptors; the number held. */
+static uint64_t fd_budget(uint64_t want)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return want;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ?
+			      want : rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	return rl.rlim_cur == RLIM_INFINITY ? want : rl.rlim_cur;
+}
+
+int nfs3_fcache_create(uint32_t entries, struct nfs3_fcache **out)
+{
+	struct nfs3_fcache *fc;
+	uint64_t fds;
+	uint32_t nsh, i = 0;
+	int err;
+
+	*out = NULL;
+	if (entries == RPCRDMA_NFS3_FCACHE_OFF)
+		return 0;
+	if (entries == 0)
+		entries = RPCRDMA_NFS3_FCACHE_DEFAULT;
+	/* three descriptors an entry, and room for the rest of the server */
+	fds = fd_budget(3ull * entries + NFS3_FCACHE_FD_RESERVE);
+	if (fds < 3ull * entries + NFS3_FCACHE_FD_RESERVE)
+		entries = fds > NFS3_FCACHE_FD_RESERVE + 3 ?
+			  (uint32_t)((fds - NFS3_FCACHE_FD_RESERVE) / 3) : 1;
+	nsh = entries / NFS3_FCACHE_SHARD_MIN;
+	if (entries < 4 * NFS3_FCACHE_SHARD_MIN || nsh == 0)
+		nsh = 1;
+	if (nsh > NFS3_FCACHE_SHARDS)
+		nsh = NFS3_FCACHE_SHARDS;
+
+	fc = calloc(1, sizeof(*fc));
+	if (!fc)
+		return -ENOMEM;
+	fc->fc_cap = entries;
+	fc->fc_nshards = nsh;
+	fc->fc_shards = aligned_alloc(64, sizeof(*fc->fc_shards) * nsh);
+	if (!fc->fc_shards) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	for (i = 0; i < nsh; i++) {
+		struct nfs3_fshard *sh = &fc->fc_shards[i];
+		uint32_t cap = entries / nsh + (i < entries % nsh);
+		uint32_t nb = 1;
+
+		memset(sh, 0, sizeof(*sh));
+		while (nb < cap)
+			nb <<= 1;
+		sh->sh_cap = cap;
+		sh->sh_mask = nb - 1;
+		sh->sh_buckets = calloc(nb, sizeof(*sh->sh_buckets));
+		sh->sh_entries = calloc(cap, sizeof(*sh->sh_entries));
+		if (!sh->sh_buckets || !sh->sh_entries) {
+			free(sh->sh_buckets);
+			free(sh->sh_entries);
+			err = -ENOMEM;
+			goto out_shards;
+		}
+		for (uint32_t j = 0; j < cap; j++) {
+			entry_init(&sh->sh_entries[j]);
+			sh->sh_entries[j].fe_shard = sh;
+			sh->sh_entries[j].fe_hnext = sh->sh_free;
+			sh->sh_free = &sh->sh_entries[j];
+		}
+		pthread_mutex_init(&sh->sh_lock, NULL);
+	}
+	*out = fc;
+	return 0;
+
+out_shards:
+	while (i-- > 0) {
+		pthread_mutex_destroy(&fc->fc_shards[i].sh_lock);
+		free(fc->fc_shards[i].sh_buckets);
+		free(fc->fc_shards[i].sh_entries);
+	}
+	free(fc->fc_shards);
+out_free:
+	free(fc);
+	return err;
+}
+
+void nfs3_fcache_destroy(struct nfs3_fcache *fc)
+{
+	if (!fc)
+		return;
+	for (uint32_t i = 0; i < fc->fc_nshards; i++) {
+		struct nfs3_fshard *sh = &fc->fc_shards[i];
+
+		for (uint32_t j = 0; j < sh->sh_cap; j++)
+			entry_close(&sh->sh_entries[j]);
+		pthread_mutex_destroy(&sh->sh_lock);
+		free(sh->sh_buckets);
+		free(sh->sh_entries);
+	}
+	free(fc->fc_shards);
+	free(fc);
+}
+
+/* ---- under the shard lock ---- */
+
+static void lru_unlink(struct nfs3_fshard *sh, struct nfs3_fentry *fe)
+{
+	if (fe->fe_prev)
+		fe->fe_prev->fe_next = fe->fe_next;
+	else
+		sh->sh_head = fe->fe_next;
+	if (fe->fe_next)
+		fe->fe_next->fe_prev = fe->fe_prev;
+	else
+		sh->sh_tail = fe->fe_prev;
+	fe->fe_prev = fe->fe_next = NULL;
+}
+
+static void lru_push(struct nfs3_fshard *sh, struct nfs3_fentry *fe)
+{
+	fe->fe_prev = NULL;
+	fe->fe_next = sh->sh_head;
+	if (sh->sh_head)
+		sh->sh_head->fe_prev = fe;
+	else
+		sh->sh_tail = fe;
+	sh->sh_head = fe;
+}
+
+static struct nfs3_fentry *find(struct nfs3_fshard *sh, uint64_t h,
+				const uint8_t *fh, uint32_t len)
+{
+	for (struct nfs3_fentry *fe = *bucket_of(sh, h); fe; fe = fe->fe_hnext)
+		if (fe->fe_hash == h && fe->fe_fhlen == len &&
+		    !memcmp(fe->fe_fh, fh, len))
+			return fe;
+	return NULL;
+}
+
+/*
+ * unhash - take @fe out of the table and the LRU list and drop the cache's
+ * reference.  Return: true when that was the last one (the caller closes
+ * it outside the lock and gives it back with release()).
+ */
+static bool unhash(struct nfs3_fshard *sh, struct nfs3_fentry *fe)
+{
+	struct nfs3_fentry **pp = bucket_of(sh, fe->fe_hash);
+
+	while (*pp != fe)
+		pp = &(*pp)->fe_hnext;
+	*pp = fe->fe_hnext;
+	fe->fe_hnext = NULL;
+	lru_unlink(sh, fe);
+	fe->fe_hashed = false;
+	sh->sh_count--;
+	return --fe->fe_refs == 0;
+}
+
+/* ---- outside the lock ---- */
+
+/* release - close an unreferenced entry and put it on its free list. */
+static void release(struct nfs3_fentry *fe)
+{
+	struct nfs3_fshard *sh = fe->fe_shard;
+
+	entry_close(fe);
+	pthread_mutex_lock(&sh->sh_lock);
+	fe->fe_hnext = sh->sh_free;
+	sh->sh_free = fe;
+	pthread_mutex_unlock(&sh->sh_lock);
+}
+
+/* An entry for one call only (not cached, or no room): closed by put. */
+static struct nfs3_fentry *one_call(struct nfs3_fentry *local, int fd,
+				    const struct stat *st)
+{
+	entry_init(local);
+	local->fe_refs = 1;
+	local->fe_path = fd;
+	local->fe_type = st->st_mode & S_IFMT;
+	return local;
+}
+
+int nfs3_fcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
+		    uint32_t len, struct nfs3_fentry *local,
+		    struct nfs3_fentry **out, struct stat *st)
+{
+	struct nfs3_fcache *fc = exp->ex_fcache;
+	struct nfs3_fshard *sh = NULL;
+	struct nfs3_fentry *fe, *victim = NULL;
+	struct stat ost;
+	uint64_t h = 0;
+	int fd, err;
+
+	*out = NULL;
+	if (fc && len <= RPCRDMA_NFS3_FHSIZE) {
+		h = fh_hash(fh, len);
+		sh = shard_of(fc, h);
+		pthread_mutex_lock(&sh->sh_lock);
+		fe = find(sh, h, fh, len);
+		if (fe) {
+			fe->fe_refs++;
+			sh->sh_hits++;
+			lru_unlink(sh, fe);
+			lru_push(sh, fe);
+			pthread_mutex_unlock(&sh->sh_lock);
+			if (st && fstat(fe->fe_path, st) < 0) {
+				err = -errno;
+				nfs3_fcache_put(fe);
+				return err;
+			}
+			*out = fe;
+			return 0;
+		}
+		sh->sh_misses++;
+		pthread_mutex_unlock(&sh->sh_lock);
+	}
+
+	/* a miss: decode and open the handle (server credentials) */
+	err = nfs3_fh_open(exp, fh, len, &fd, &ost);
+	if (err)
+		return err;
+	if (st)
+		*st = ost;
+	if (!sh || !S_ISREG(ost.st_mode)) {
+		*out = one_call(local, fd, &ost);
+		return 0;
+	}
+
+	pthread_mutex_lock(&sh->sh_lock);
+	fe = find(sh, h, fh, len);
+	if (fe) { /* another thread cached it meanwhile: use that one */
+		fe->fe_refs++;
+		lru_unlink(sh, fe);
+		lru_push(sh, fe);
+		pthread_mutex_unlock(&sh->sh_lock);
+		close(fd);
+		*out = fe;
+		return 0;
+	}
+	/*
+	 * Entries are hashed, free, or evicted but still in a call's hands;
+	 * with none free, evict the least recently used one.  If no call
+	 * holds it, close it (outside the lock) and take its place.
+	 */
+	fe = sh->sh_free;
+	if (fe) {
+		sh->sh_free = fe->fe_hnext;
+	} else if (sh->sh_tail) {
+		victim = sh->sh_tail;
+		sh->sh_evictions++;
+		if (unhash(sh, victim)) {
+			pthread_mutex_unlock(&sh->sh_lock);
+			entry_close(victim);
+			pthread_mutex_lock(&sh->sh_lock);
+			fe = victim;
+		}
+	}
+	if (!fe) { /* every entry is in use by a call: this one goes uncached */
+		pthread_mutex_unlock(&sh->sh_lock);
+		*out = one_call(local, fd, &ost);
+		return 0;
+	}
+	if (find(sh, h, fh, len)) {
+		/* raced while the lock was dropped: rare; serve uncached */
+		fe->fe_hnext = sh->sh_free;
+		sh->sh_free = fe;
+		pthread_mutex_unlock(&sh->sh_lock);
+		*out = one_call(local, fd, &ost);
+		return 0;
+	}
+	fe->fe_hash = h;
+	fe->fe_fhlen = len;
+	memcpy(fe->fe_fh, fh, len);
+	fe->fe_path = fd;
+	fe->fe_rfd = fe->fe_wfd = -1;
+	fe->fe_type = ost.st_mode & S_IFMT;
+	fe->fe_refs = 2; /* the cache and this call */
+	fe->fe_hashed = true;
+	fe->fe_hnext = *bucket_of(sh, h);
+	*bucket_of(sh, h) = fe;
+	lru_push(sh, fe);
+	sh->sh_count++;
+	pthread_mutex_unlock(&sh->sh_lock);
+	*out = fe;
+	return 0;
+}
+
+void nfs3_fcache_put(struct nfs3_fentry *fe)
+{
+	struct nfs3_fshard *sh;
+	bool last;
+
+	if (!fe)
+		return;
+	sh = fe->fe_shard;
+	if (!sh) { /* one call's entry */
+		entry_close(fe);
+		return;
+	}
+	pthread_mutex_lock(&sh->sh_lock);
+	last = --fe->fe_refs == 0;
+	pthread_mutex_unlock(&sh->sh_lock);
+	if (last)
+		release(fe);
+}
+
+static int *fd_slot(struct nfs3_fentry *fe, int acc)
+{
+	return acc == O_RDONLY ? &fe->fe_rfd : &fe->fe_wfd;
+}
+
+int nfs3_fcache_fd(struct nfs3_fentry *fe, int acc)
+{
+	return __atomic_load_n(fd_slot(fe, acc), __ATOMIC_ACQUIRE);
+}
+
+int nfs3_fcache_set_fd(struct nfs3_fentry *fe, int acc, int fd)
+{
+	int expect = -1;
+
+	if (__atomic_compare_exchange_n(fd_slot(fe, acc), &expect, fd, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return fd;
+	close(fd); /* another call stored one first */
+	return expect;
+}
+
+void nfs3_fcache_forget(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
+			uint32_t len)
+{
+	struct nfs3_fcache *fc = exp->ex_fcache;
+	struct nfs3_fshard *sh;
+	struct nfs3_fentry *fe;
+	struct stat st;
+	uint64_t h;
+	bool last = false;
+
+	if (!fc || len > RPCRDMA_NFS3_FHSIZE)
+		return;
+	h = fh_hash(fh, len);
+	sh = shard_of(fc, h);
+	pthread_mutex_lock(&sh->sh_lock);
+	fe = find(sh, h, fh, len);
+	if (fe)
+		fe->fe_refs++;
+	pthread_mutex_unlock(&sh->sh_lock);
+	if (!fe)
+		return;
+	/* other links left: the file lives on under another name */
+	if (fstat(fe->fe_path, &st) == 0 && st.st_nlink > 0) {
+		nfs3_fcache_put(fe);
+		return;
+	}
+	pthread_mutex_lock(&sh->sh_lock);
+	if (fe->fe_hashed) {
+		sh->sh_forgotten++;
+		unhash(sh, fe); /* our reference keeps it */
+	}
+	last = --fe->fe_refs == 0;
+	pthread_mutex_unlock(&sh->sh_lock);
+	if (last)
+		release(fe);
+}
+
+int rpcrdma_nfs3_fcache_stats(const struct rpcrdma_nfs3_export *exp,
+			      struct rpcrdma_nfs3_fcache_stats *out)
+{
+	struct nfs3_fcache *fc;
+
+	if (!exp || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	fc = exp->ex_fcache;
+	if (!fc)
+		return 0;
+	out->fcs_capacity = fc->fc_cap;
+	for (uint32_t i = 0; i < fc->fc_nshards; i++) {
+		struct nfs3_fshard *sh = &fc->fc_shards[i];
+
+		pthread_mutex_lock(&sh->sh_lock);
+		out->fcs_hits += sh->sh_hits;
+		out->fcs_misses += sh->sh_misses;
+		out->fcs_evictions += sh->sh_evictions;
+		out->fcs_forgotten += sh->sh_forgotten;
+		out->fcs_entries += sh->sh_count;
+		pthread_mutex_unlock(&sh->sh_lock);
+	}
+	return 0;
+}

@@ -1,0 +1,784 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_nfs3_fcache.c - the open-file cache behind READ, WRITE, GETATTR,
+ * SETATTR and COMMIT (src/nfs3/nfs3_fcache.c), through
+ * rpcrdma_nfs3_dispatch() on a temporary export (tmpfs and $TMPDIR):
+ * LRU eviction, unlink and rename of cached files, descriptors never
+ * wider than the access a call needs, the caller's permission checked on
+ * every hit (chmod between calls, another user, supplementary groups),
+ * the write verifier across restarts, and four threads at once.
+ * Needs root (file handles, credentials).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "test_nfs3_harness.h"
+
+#include "nfs3/nfs3_internal.h"
+
+enum {
+	P_GETATTR = 1, P_SETATTR = 2, P_LOOKUP = 3, P_READ = 6, P_WRITE = 7,
+	P_REMOVE = 12, P_RENAME = 14, P_COMMIT = 21,
+};
+#define S_ACCES 13u
+#define S_STALE 70u
+
+struct t_env {
+	char dir[256];
+	struct rpcrdma_nfs3_export *exp;
+	uint8_t root[64];
+	uint32_t rootlen;
+	struct t_call c;
+};
+
+struct t_fh {
+	uint8_t fh[64];
+	uint32_t len;
+};
+
+static const char *g_base;
+
+static void rm_rf(const char *path)
+{
+	char cmd[PATH_MAX + 32];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void fill_key(struct rpcrdma_nfs3_config *cfg)
+{
+	for (unsigned i = 0; i < sizeof(cfg->nc_key); i++)
+		cfg->nc_key[i] = (uint8_t)(i * 7 + 1);
+}
+
+static int env_open(void **state, uint32_t entries)
+{
+	struct t_env *e = calloc(1, sizeof(*e));
+	struct rpcrdma_nfs3_config cfg = { 0 };
+
+	if (!e)
+		return -1;
+	snprintf(e->dir, sizeof(e->dir), "%s/fcachetest.XXXXXX", g_base);
+	if (!mkdtemp(e->dir))
+		return -1;
+	chmod(e->dir, 0777);
+	cfg.nc_export = e->dir;
+	fill_key(&cfg);
+	cfg.nc_fcache_entries = entries;
+	if (rpcrdma_nfs3_export_open(&cfg, &e->exp))
+		return -1;
+	if (rpcrdma_nfs3_root_fh(e->exp, e->root, &e->rootlen))
+		return -1;
+	*state = e;
+	return 0;
+}
+
+static int setup_default(void **state)
+{
+	return env_open(state, 0);
+}
+
+static int setup_four(void **state)
+{
+	return env_open(state, 4);
+}
+
+static int setup_eight(void **state)
+{
+	return env_open(state, 8);
+}
+
+static int setup_off(void **state)
+{
+	return env_open(state, RPCRDMA_NFS3_FCACHE_OFF);
+}
+
+static int env_teardown(void **state)
+{
+	struct t_env *e = *state;
+
+	rpcrdma_nfs3_export_close(e->exp);
+	rm_rf(e->dir);
+	t_free(&e->c);
+	free(e);
+	return 0;
+}
+
+static void path_of(struct t_env *e, const char *name, char *buf)
+{
+	snprintf(buf, PATH_MAX, "%s/%s", e->dir, name);
+}
+
+/* make_file - @name with @data, owned by @uid:@gid, mode @mode. */
+static void make_file(struct t_env *e, const char *name, const char *data,
+		      mode_t mode, uid_t uid, gid_t gid)
+{
+	char p[PATH_MAX];
+	int fd;
+
+	path_of(e, name, p);
+	fd = open(p, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, strlen(data)), (ssize_t)strlen(data));
+	close(fd);
+	assert_int_equal(chown(p, uid, gid), 0);
+	assert_int_equal(chmod(p, mode), 0);
+}
+
+static void lookup(struct t_env *e, const char *name, struct t_fh *f)
+{
+	struct t_call *c = &e->c;
+	const uint8_t *p;
+
+	t_begin(c, P_LOOKUP, 0, 0);
+	t_opaque(c, e->root, e->rootlen);
+	t_str(c, name);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 0);
+	p = r_opaque(c, &f->len);
+	assert_true(f->len <= 64);
+	memcpy(f->fh, p, f->len);
+}
+
+static void set_groups(struct t_call *c, uint32_t n, const uint32_t *gids)
+{
+	c->req.rq_msg.rm_authsys.as_ngids = n;
+	for (uint32_t i = 0; i < n; i++)
+		c->req.rq_msg.rm_authsys.as_gids[i] = gids[i];
+}
+
+/* READ @len bytes at 0 as @uid:@gid (+ @ngids groups): the status; the data in @out. */
+static uint32_t do_read_g(struct t_env *e, const struct t_fh *f, uint32_t uid,
+			  uint32_t gid, uint32_t ngids, const uint32_t *gids,
+			  char *out, uint32_t len)
+{
+	struct t_call *c = &e->c;
+	const uint8_t *p;
+	uint32_t st, n;
+
+	t_begin(c, P_READ, uid, gid);
+	set_groups(c, ngids, gids);
+	t_opaque(c, f->fh, f->len);
+	t_u64(c, 0);
+	t_u32(c, len);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	st = r_u32(c);
+	r_post_op(c, NULL);
+	if (st == 0) {
+		n = r_u32(c);
+		r_u32(c); /* eof */
+		p = r_opaque(c, &n);
+		if (out) {
+			memcpy(out, p, n);
+			out[n] = '\0';
+		}
+	}
+	return st;
+}
+
+static uint32_t do_read(struct t_env *e, const struct t_fh *f, uint32_t uid,
+			char *out, uint32_t len)
+{
+	return do_read_g(e, f, uid, uid, 0, NULL, out, len);
+}
+
+/* WRITE @data at @off as @uid, with @stable: the status. */
+static uint32_t do_write_s(struct t_env *e, const struct t_fh *f, uint32_t uid,
+			   uint64_t off, const char *data, uint32_t stable,
+			   uint8_t verf[8])
+{
+	struct t_call *c = &e->c;
+	uint32_t st, len = (uint32_t)strlen(data);
+
+	t_begin(c, P_WRITE, uid, uid);
+	t_opaque(c, f->fh, f->len);
+	t_u64(c, off);
+	t_u32(c, len);
+	t_u32(c, stable);
+	t_opaque(c, data, len);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	st = r_u32(c);
+	r_wcc(c, NULL);
+	if (st == 0) {
+		assert_int_equal(r_u32(c), len);
+		assert_int_equal(r_u32(c), stable);
+		if (verf)
+			memcpy(verf, c->res + c->rpos, 8);
+	}
+	return st;
+}
+
+static uint32_t do_write(struct t_env *e, const struct t_fh *f, uint32_t uid,
+			 uint64_t off, const char *data)
+{
+	return do_write_s(e, f, uid, off, data, 0, NULL);
+}
+
+static uint32_t do_getattr(struct t_env *e, const struct t_fh *f,
+			   struct t_fattr *a)
+{
+	struct t_call *c = &e->c;
+	uint32_t st;
+
+	t_begin(c, P_GETATTR, 1000, 1000);
+	t_opaque(c, f->fh, f->len);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	st = r_u32(c);
+	if (st == 0)
+		r_fattr(c, a);
+	return st;
+}
+
+static uint32_t do_remove(struct t_env *e, const char *name)
+{
+	struct t_call *c = &e->c;
+
+	t_begin(c, P_REMOVE, 0, 0);
+	t_opaque(c, e->root, e->rootlen);
+	t_str(c, name);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	return r_u32(c);
+}
+
+static uint32_t do_rename(struct t_env *e, const char *from, const char *to)
+{
+	struct t_call *c = &e->c;
+
+	t_begin(c, P_RENAME, 0, 0);
+	t_opaque(c, e->root, e->rootlen);
+	t_str(c, from);
+	t_opaque(c, e->root, e->rootlen);
+	t_str(c, to);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	return r_u32(c);
+}
+
+static struct rpcrdma_nfs3_fcache_stats stats(struct t_env *e)
+{
+	struct rpcrdma_nfs3_fcache_stats s;
+
+	assert_int_equal(rpcrdma_nfs3_fcache_stats(e->exp, &s), 0);
+	return s;
+}
+
+/* The access mode of the entry's descriptor for @acc, -1 when it has none. */
+static int cached_mode(struct t_env *e, const struct t_fh *f, int acc)
+{
+	struct nfs3_fentry local, *fe;
+	int fd, mode = -1;
+
+	assert_int_equal(nfs3_fcache_get(e->exp, f->fh, f->len, &local, &fe, NULL), 0);
+	assert_non_null(fe->fe_shard); /* a cached entry */
+	fd = nfs3_fcache_fd(fe, acc);
+	if (fd >= 0)
+		mode = fcntl(fd, F_GETFL) & O_ACCMODE;
+	nfs3_fcache_put(fe);
+	return mode;
+}
+
+/*
+ * A cache of 4: after files 0-3 and a touch of 0, file 4 evicts file 1
+ * (the least recently used), not file 0 (the first one in).
+ */
+static void test_lru_eviction(void **state)
+{
+	struct t_env *e = *state;
+	struct t_fh f[5];
+	struct t_fattr a;
+	struct rpcrdma_nfs3_fcache_stats s;
+	char name[16];
+
+	for (int i = 0; i < 5; i++) {
+		snprintf(name, sizeof(name), "f%d", i);
+		make_file(e, name, "x", 0644, 0, 0);
+		lookup(e, name, &f[i]);
+	}
+	s = stats(e);
+	assert_int_equal(s.fcs_capacity, 4);
+	assert_int_equal(s.fcs_entries, 0);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(do_getattr(e, &f[i], &a), 0);
+	s = stats(e);
+	assert_int_equal(s.fcs_misses, 4);
+	assert_int_equal(s.fcs_entries, 4);
+	assert_int_equal(s.fcs_evictions, 0);
+	assert_int_equal(do_getattr(e, &f[0], &a), 0); /* 0 is now the newest */
+	assert_int_equal(stats(e).fcs_hits, 1);
+	assert_int_equal(do_getattr(e, &f[4], &a), 0);
+	s = stats(e);
+	assert_int_equal(s.fcs_misses, 5);
+	assert_int_equal(s.fcs_evictions, 1);
+	assert_int_equal(s.fcs_entries, 4);
+	/* 0, 2, 3, 4 are cached; 1 is not */
+	assert_int_equal(do_getattr(e, &f[0], &a), 0);
+	assert_int_equal(do_getattr(e, &f[2], &a), 0);
+	assert_int_equal(do_getattr(e, &f[3], &a), 0);
+	assert_int_equal(do_getattr(e, &f[4], &a), 0);
+	s = stats(e);
+	assert_int_equal(s.fcs_hits, 5);
+	assert_int_equal(s.fcs_misses, 5);
+	assert_int_equal(do_getattr(e, &f[1], &a), 0);
+	s = stats(e);
+	assert_int_equal(s.fcs_misses, 6);
+	assert_int_equal(s.fcs_evictions, 2);
+	assert_int_equal(s.fcs_entries, 4);
+}
+
+/* A READ hit reads through the cached descriptor: no new open. */
+static void test_hit_reuses_descriptor(void **state)
+{
+	struct t_env *e = *state;
+	struct t_fh f;
+	char buf[64];
+	struct rpcrdma_nfs3_fcache_stats s;
+
+	make_file(e, "a", "alpha", 0644, 0, 0);
+	lookup(e, "a", &f);
+	assert_int_equal(do_read(e, &f, 1000, buf, 32), 0);
+	assert_string_equal(buf, "alpha");
+	assert_int_equal(do_read(e, &f, 1000, buf, 32), 0);
+	assert_string_equal(buf, "alpha");
+	s = stats(e);
+	assert_int_equal(s.fcs_misses, 1);
+	assert_int_equal(s.fcs_hits, 1);
+	assert_int_equal(cached_mode(e, &f, O_RDONLY), O_RDONLY);
+	assert_int_equal(cached_mode(e, &f, O_WRONLY), -1);
+}
+
+/*
+ * Unlinked on the server's file system: a cached file keeps working like
+ * an open descriptor; one that is not cached is STALE as before.
+ */
+static void test_unlink_local(void **state)
+{
+	struct t_env *e = *state;
+	struct t_fh f, g;
+	struct t_fattr a;
+	char p[PATH_MAX], buf[64];
+
+	make_file(e, "kept", "still here", 0666, 0, 0);
+	make_file(e, "gone", "bye", 0666, 0, 0);
+	lookup(e, "kept", &f);
+	lookup(e, "gone", &g);
+	assert_int_equal(do_read(e, &f, 1000, buf, 32), 0);
+	path_of(e, "kept", p);
+	assert_int_equal(unlink(p), 0);
+	path_of(e, "gone", p);
+	assert_int_equal(unlink(p), 0);
+
+	assert_int_equal(do_read(e, &f, 1000, buf, 32), 0);
+	assert_string_equal(buf, "still here");
+	assert_int_equal(do_write(e, &f, 1000, 0, "STILL"), 0);
+	assert_int_equal(do_read(e, &f, 1000, buf, 32), 0);
+	assert_string_equal(buf, "STILL here");
+	assert_int_equal(do_getattr(e, &f, &a), 0);
+	assert_int_equal(a.nlink, 0);
+
+	assert_int_equal(do_getattr(e, &g, &a), S_STALE);
+	assert_int_equal(do_read(e, &g, 1000, buf, 32), S_STALE);
+}
+
+/*
+ * NFS REMOVE of the last link drops the entry (as knfsd closes cached
+ * files on unlink): the handle is STALE as without a cache.  REMOVE of
+ * one of two links keeps it.
+ */
+static void test_remove_forgets(void **state)
+{
+	struct t_env *e = *state;
+	struct t_fh f, h;
+	char p[PATH_MAX], q[PATH_MAX], buf[64];
+
+	make_file(e, "victim", "data", 0644, 0, 0);
+	lookup(e, "victim", &f);
+	assert_int_equal(do_read(e, &f, 1000, buf, 32), 0);
+	assert_int_equal(stats(e).fcs_entries, 1);
+	assert_int_equal(do_remove(e, "victim"), 0);
+	assert_int_equal(stats(e).fcs_forgotten, 1);
+	assert_int_equal(stats(e).fcs_entries, 0);
+	assert_int_equal(do_read(e, &f, 1000, buf, 32), S_STALE);
+
+	make_file(e, "one", "two names", 0644, 0, 0);
+	path_of(e, "one", p);
+	path_of(e, "two", q);
+	assert_int_equal(link(p, q), 0);
+	lookup(e, "one", &h);
+	assert_int_equal(do_read(e, &h, 1000, buf, 32), 0);
+	assert_int_equal(do_remove(e, "one"), 0);
+	assert_int_equal(stats(e).fcs_forgotten, 1);
+	assert_int_equal(do_read(e, &h, 1000, buf, 32), 0);
+	assert_string_equal(buf, "two names");
+	assert_int_equal(stats(e).fcs_hits, 1);
+}
+
+/*
+ * Keyed by handle, not name: a cached file renamed (through NFS or on the
+ * server) is still served; a cached file a RENAME replaced is forgotten.
+ */
+static void test_rename(void **state)
+{
+	struct t_env *e = *state;
+	struct t_fh f, t;
+	char p[PATH_MAX], q[PATH_MAX], buf[64];
+	struct rpcrdma_nfs3_fcache_stats s;
+
+	make_file(e, "old", "payload", 0644, 0, 0);
+	make_file(e, "target", "replaced", 0644, 0, 0);
+	lookup(e, "old", &f);
+	lookup(e, "target", &t);
+	assert_int_equal(do_read(e, &f, 1000, buf, 32), 0);
+	assert_int_equal(do_read(e, &t, 1000, buf, 32), 0);
+
+	assert_int_equal(do_rename(e, "old", "new"), 0);
+	assert_int_equal(do_read(e, &f, 1000, buf, 32), 0);
+	assert_string_equal(buf, "payload");
+	path_of(e, "new", p);
+	path_of(e, "newer", q);
+	assert_int_equal(rename(p, q), 0);
+	assert_int_equal(do_read(e, &f, 1000, buf, 32), 0);
+	assert_string_equal(buf, "payload");
+	s = stats(e);
+	assert_int_equal(s.fcs_misses, 2);
+	assert_int_equal(s.fcs_hits, 2);
+
+	/* "newer" over "target": target's last link goes */
+	assert_int_equal(do_rename(e, "newer", "target"), 0);
+	assert_int_equal(stats(e).fcs_forgotten, 1);
+	assert_int_equal(do_read(e, &t, 1000, buf, 32), S_STALE);
+	assert_int_equal(do_read(e, &f, 1000, buf, 32), 0);
+	assert_string_equal(buf, "payload");
+}
+
+/*
+ * A descriptor opened for reading never serves a write: WRITE after READ
+ * opens (and keeps) an O_WRONLY one, and is refused where the caller may
+ * read but not write.
+ */
+static void test_never_widen(void **state)
+{
+	struct t_env *e = *state;
+	struct t_fh f, r;
+	char buf[64];
+	struct t_fattr a;
+
+	make_file(e, "rw", "0123456789", 0644, 1000, 1000);
+	lookup(e, "rw", &f);
+	assert_int_equal(do_read(e, &f, 1000, buf, 32), 0);
+	assert_int_equal(cached_mode(e, &f, O_WRONLY), -1);
+	assert_int_equal(do_write(e, &f, 1000, 2, "ab"), 0);
+	assert_int_equal(cached_mode(e, &f, O_RDONLY), O_RDONLY);
+	assert_int_equal(cached_mode(e, &f, O_WRONLY), O_WRONLY);
+	assert_int_equal(do_read(e, &f, 1000, buf, 32), 0);
+	assert_string_equal(buf, "01ab456789");
+
+	/* root's 0644 file: uid 1000 reads, may not write */
+	make_file(e, "ro", "read only", 0644, 0, 0);
+	lookup(e, "ro", &r);
+	assert_int_equal(do_read(e, &r, 1000, buf, 32), 0);
+	assert_int_equal(do_write(e, &r, 1000, 0, "X"), S_ACCES);
+	assert_int_equal(cached_mode(e, &r, O_WRONLY), -1);
+	assert_int_equal(do_read(e, &r, 1000, buf, 32), 0);
+	assert_string_equal(buf, "read only");
+
+	/* SETATTR size after READ: through a write descriptor, and checked */
+	{
+		struct t_call *c = &e->c;
+
+		t_begin(c, P_SETATTR, 1000, 1000);
+		t_opaque(c, r.fh, r.len);
+		for (int i = 0; i < 3; i++)
+			t_u32(c, 0);
+		t_u32(c, 1);
+		t_u64(c, 4);
+		t_u32(c, 0);
+		t_u32(c, 0);
+		t_u32(c, 0); /* no guard */
+		assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+		assert_int_equal(r_u32(c), S_ACCES);
+
+		t_begin(c, P_SETATTR, 1000, 1000);
+		t_opaque(c, f.fh, f.len);
+		for (int i = 0; i < 3; i++)
+			t_u32(c, 0);
+		t_u32(c, 1);
+		t_u64(c, 4);
+		t_u32(c, 0);
+		t_u32(c, 0);
+		t_u32(c, 0);
+		assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+		assert_int_equal(r_u32(c), 0);
+	}
+	assert_int_equal(do_getattr(e, &f, &a), 0);
+	assert_int_equal(a.size, 4);
+}
+
+/*
+ * The caller's permission is checked on every hit: uid B cannot read the
+ * 0600 file of uid A that A's READ put in the cache, and chmod between
+ * two calls of one user takes effect on the second.
+ */
+static void test_permission_recheck(void **state)
+{
+	struct t_env *e = *state;
+	struct t_fh f, g, w;
+	char buf[64], p[PATH_MAX];
+
+	make_file(e, "private", "A's secret", 0600, 1000, 1000);
+	lookup(e, "private", &f);
+	assert_int_equal(do_read(e, &f, 1000, buf, 32), 0);
+	assert_string_equal(buf, "A's secret");
+	assert_int_equal(do_read(e, &f, 1001, buf, 32), S_ACCES);
+	assert_int_equal(do_write(e, &f, 1001, 0, "B"), S_ACCES);
+	assert_int_equal(do_read(e, &f, 1000, buf, 32), 0);
+	assert_int_equal(stats(e).fcs_hits, 3);
+
+	/* chmod on the server between two READs of the same user */
+	make_file(e, "shared", "open to all", 0644, 0, 0);
+	lookup(e, "shared", &g);
+	assert_int_equal(do_read(e, &g, 1000, buf, 32), 0);
+	path_of(e, "shared", p);
+	assert_int_equal(chmod(p, 0600), 0);
+	assert_int_equal(do_read(e, &g, 1000, buf, 32), S_ACCES);
+	assert_int_equal(chmod(p, 0604), 0);
+	assert_int_equal(do_read(e, &g, 1000, buf, 32), 0);
+
+	/* and between two WRITEs */
+	make_file(e, "w", "..........", 0666, 0, 0);
+	lookup(e, "w", &w);
+	assert_int_equal(do_write(e, &w, 1000, 0, "a"), 0);
+	path_of(e, "w", p);
+	assert_int_equal(chmod(p, 0644), 0);
+	assert_int_equal(do_write(e, &w, 1000, 1, "b"), S_ACCES);
+	assert_int_equal(do_read(e, &w, 1000, buf, 32), 0);
+	assert_string_equal(buf, "a.........");
+}
+
+/* Supplementary groups of the caller count on a hit, and only they. */
+static void test_groups_recheck(void **state)
+{
+	struct t_env *e = *state;
+	struct t_fh f;
+	const uint32_t grp[] = { 4321 };
+	char buf[64];
+
+	make_file(e, "group", "for the group", 0640, 0, 4321);
+	lookup(e, "group", &f);
+	assert_int_equal(do_read_g(e, &f, 1000, 1000, 1, grp, buf, 32), 0);
+	assert_string_equal(buf, "for the group");
+	assert_int_equal(do_read_g(e, &f, 1000, 1000, 0, NULL, buf, 32), S_ACCES);
+	assert_int_equal(do_read_g(e, &f, 1000, 4321, 0, NULL, buf, 32), 0);
+	assert_int_equal(stats(e).fcs_hits, 2);
+}
+
+/*
+ * knfsd's owner override stays as it was (the owner writes its own 0400
+ * file, a caller with execute permission reads), on a miss and on a hit,
+ * and goes no further (another user still may not).
+ */
+static void test_owner_override_kept(void **state)
+{
+	struct t_env *e = *state;
+	struct t_fh f, x;
+	char buf[64];
+
+	make_file(e, "mine", "----", 0400, 1000, 1000);
+	lookup(e, "mine", &f);
+	assert_int_equal(do_write(e, &f, 1000, 0, "a"), 0);
+	assert_int_equal(do_write(e, &f, 1000, 1, "b"), 0);
+	assert_int_equal(do_write(e, &f, 1001, 2, "c"), S_ACCES);
+	assert_int_equal(do_read(e, &f, 1000, buf, 32), 0);
+	assert_string_equal(buf, "ab--");
+
+	make_file(e, "prog", "#!", 0711, 0, 0);
+	lookup(e, "prog", &x);
+	assert_int_equal(do_read(e, &x, 1000, buf, 32), 0);
+	assert_int_equal(do_read(e, &x, 1000, buf, 32), 0);
+	assert_string_equal(buf, "#!");
+	assert_int_equal(do_write(e, &x, 1000, 0, "x"), S_ACCES);
+}
+
+/*
+ * UNSTABLE stays unstable and COMMIT answers the WRITE verifier; a new
+ * export (a server restart) has another verifier.
+ */
+static void test_verifier_restart(void **state)
+{
+	struct t_env *e = *state;
+	struct rpcrdma_nfs3_config cfg = { 0 };
+	struct rpcrdma_nfs3_export *again;
+	struct t_call *c = &e->c;
+	struct t_fh f;
+	uint8_t v1[8], v2[8], v3[8];
+
+	make_file(e, "v", "", 0666, 0, 0);
+	lookup(e, "v", &f);
+	assert_int_equal(do_write_s(e, &f, 1000, 0, "u", 0, v1), 0);
+	assert_int_equal(do_write_s(e, &f, 1000, 1, "f", 2, v2), 0);
+	assert_memory_equal(v1, v2, 8);
+	t_begin(c, P_COMMIT, 1000, 1000);
+	t_opaque(c, f.fh, f.len);
+	t_u64(c, 0);
+	t_u32(c, 0);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 0);
+	r_wcc(c, NULL);
+	assert_memory_equal(c->res + c->rpos, v1, 8);
+
+	/* restart: the same export opened again */
+	cfg.nc_export = e->dir;
+	fill_key(&cfg);
+	assert_int_equal(rpcrdma_nfs3_export_open(&cfg, &again), 0);
+	rpcrdma_nfs3_export_close(e->exp);
+	e->exp = again;
+	assert_int_equal(do_write_s(e, &f, 1000, 0, "u", 0, v3), 0);
+	assert_memory_not_equal(v1, v3, 8);
+}
+
+/* The cache off: calls work, nothing is counted. */
+static void test_cache_off(void **state)
+{
+	struct t_env *e = *state;
+	struct t_fh f;
+	char buf[64];
+	struct rpcrdma_nfs3_fcache_stats s;
+
+	make_file(e, "a", "alpha", 0666, 0, 0);
+	lookup(e, "a", &f);
+	assert_int_equal(do_read(e, &f, 1000, buf, 32), 0);
+	assert_int_equal(do_write(e, &f, 1000, 0, "A"), 0);
+	assert_int_equal(do_read(e, &f, 1000, buf, 32), 0);
+	assert_string_equal(buf, "Alpha");
+	s = stats(e);
+	assert_int_equal(s.fcs_capacity, 0);
+	assert_int_equal(s.fcs_hits + s.fcs_misses + s.fcs_entries, 0);
+}
+
+/* ---- four threads, 32 files, a cache of 8 ---- */
+
+#define MT_FILES 32
+#define MT_THREADS 4
+#define MT_ITERS 1500
+
+struct mt_arg {
+	struct t_env *ma_env;
+	struct t_fh *ma_fh;
+	unsigned ma_seed;
+	int ma_fails;
+};
+
+static uint32_t mt_call(struct t_call *c, struct rpcrdma_nfs3_export *exp)
+{
+	rpcrdma_xdr_init(&c->req.rq_args, c->args, c->alen);
+	rpcrdma_xdr_init(&c->req.rq_res, c->res, T_RES_BYTES);
+	if (rpcrdma_nfs3_dispatch(&c->req, exp) != RPCRDMA_SVC_SUCCESS)
+		return UINT32_MAX;
+	c->rlen = c->req.rq_res.xs_pos;
+	c->rpos = 0;
+	return c->rlen >= 4 ? r_u32(c) : UINT32_MAX;
+}
+
+static void *mt_worker(void *p)
+{
+	struct mt_arg *a = p;
+	struct t_call c = { 0 };
+
+	for (int i = 0; i < MT_ITERS; i++) {
+		unsigned r = rand_r(&a->ma_seed);
+		const struct t_fh *f = &a->ma_fh[r % MT_FILES];
+		uint32_t proc = (r >> 8) % 3 == 0 ? P_WRITE :
+				(r >> 8) % 3 == 1 ? P_READ : P_GETATTR;
+		uint32_t uid = 1000 + (r >> 12) % 2;
+
+		t_begin(&c, proc, uid, uid);
+		t_opaque(&c, f->fh, f->len);
+		if (proc != P_GETATTR) {
+			t_u64(&c, 0);
+			t_u32(&c, 4);
+		}
+		if (proc == P_WRITE) {
+			t_u32(&c, 0);
+			t_opaque(&c, "abcd", 4);
+		}
+		if (mt_call(&c, a->ma_env->exp) != 0)
+			a->ma_fails++;
+	}
+	nfs3_cred_restore();
+	free(c.res);
+	return NULL;
+}
+
+static void test_threads(void **state)
+{
+	struct t_env *e = *state;
+	struct t_fh fh[MT_FILES];
+	struct mt_arg args[MT_THREADS];
+	pthread_t th[MT_THREADS];
+	struct rpcrdma_nfs3_fcache_stats s;
+	char name[16];
+
+	for (int i = 0; i < MT_FILES; i++) {
+		snprintf(name, sizeof(name), "m%d", i);
+		make_file(e, name, "....", 0666, 0, 0);
+		lookup(e, name, &fh[i]);
+	}
+	for (int i = 0; i < MT_THREADS; i++) {
+		args[i] = (struct mt_arg){ .ma_env = e, .ma_fh = fh, .ma_seed = 17u * (unsigned)i + 1 };
+		assert_int_equal(pthread_create(&th[i], NULL, mt_worker, &args[i]), 0);
+	}
+	for (int i = 0; i < MT_THREADS; i++) {
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+		assert_int_equal(args[i].ma_fails, 0);
+	}
+	s = stats(e);
+	assert_int_equal(s.fcs_hits + s.fcs_misses, MT_THREADS * MT_ITERS);
+	assert_true(s.fcs_entries <= 8);
+	assert_true(s.fcs_evictions > 0);
+	assert_true(s.fcs_hits > 0);
+}
+
+static int run_on(const char *base)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_lru_eviction, setup_four, env_teardown),
+		cmocka_unit_test_setup_teardown(test_hit_reuses_descriptor, setup_default, env_teardown),
+		cmocka_unit_test_setup_teardown(test_unlink_local, setup_default, env_teardown),
+		cmocka_unit_test_setup_teardown(test_remove_forgets, setup_default, env_teardown),
+		cmocka_unit_test_setup_teardown(test_rename, setup_default, env_teardown),
+		cmocka_unit_test_setup_teardown(test_never_widen, setup_default, env_teardown),
+		cmocka_unit_test_setup_teardown(test_permission_recheck, setup_default, env_teardown),
+		cmocka_unit_test_setup_teardown(test_groups_recheck, setup_default, env_teardown),
+		cmocka_unit_test_setup_teardown(test_owner_override_kept, setup_default, env_teardown),
+		cmocka_unit_test_setup_teardown(test_verifier_restart, setup_default, env_teardown),
+		cmocka_unit_test_setup_teardown(test_cache_off, setup_off, env_teardown),
+		cmocka_unit_test_setup_teardown(test_threads, setup_eight, env_teardown),
+	};
+	char name[64];
+
+	g_base = base;
+	snprintf(name, sizeof(name), "nfs3_fcache on %s", base);
+	return _cmocka_run_group_tests(name, tests, sizeof(tests) / sizeof(tests[0]),
+				       NULL, NULL);
+}
+
+int main(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct statfs sf;
+	int fails = 0;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "test_nfs3_fcache: needs root (file handles); skipped\n");
+		return 77;
+	}
+	if (statfs("/dev/shm", &sf) == 0 && sf.f_type == 0x01021994) /* TMPFS_MAGIC */
+		fails += run_on("/dev/shm");
+	fails += run_on(tmp && *tmp ? tmp : "/tmp");
+	return fails;
+}
