@@ -49,6 +49,9 @@ struct fixture {
 	struct ibv_pd pd;
 };
 
+/* Most credits the fixture's connection may grow to (setup_grow: 16). */
+static uint32_t g_max_credits = 4;
+
 static int setup(void **state)
 {
 	struct rpcrdma_svc_config cfg = {
@@ -74,7 +77,7 @@ static int setup(void **state)
 	f->conn->sx_dev = svc_dev_get(&f->svc, NULL, &f->pd);
 	assert_non_null(f->conn->sx_dev);
 	f->conn->sx_credits = 4;
-	f->conn->sx_max_credits = 4;
+	f->conn->sx_max_credits = g_max_credits;
 	f->conn->sx_inline_recv = 1024;
 	f->conn->sx_inline_send = 1024;
 	assert_int_equal(svc_conn_alloc_pools(f->conn), 0);
@@ -84,6 +87,17 @@ static int setup(void **state)
 	f->svc.sv_conns = f->conn;
 	*state = f;
 	return 0;
+}
+
+/* The same, with a grant that may grow from 4 to 16. */
+static int setup_grow(void **state)
+{
+	int rc;
+
+	g_max_credits = 16;
+	rc = setup(state);
+	g_max_credits = 4;
+	return rc;
 }
 
 /* The same, serving calls on the run-loop thread (sc_loop_dispatch). */
@@ -772,6 +786,246 @@ static void test_loop_read_chunk(void **state)
 	test_read_chunk_and_reply_chunk(state);
 }
 
+/*
+ * RFC 8166 4.5.3: a reply whose transport header alone is larger than the
+ * Requester's inline threshold cannot be delivered.  The peer receives 600
+ * bytes inline; the call (one Receive of 1024 bytes) has a Write list of
+ * three chunks of 12 segments and a one-segment Reply chunk.  The NULL
+ * result is small, but the RDMA_NOMSG header that echoes 36 + 1 segments
+ * takes 16 + 4 + (4 + 3 x (8 + 12 x 16)) + 4 + (8 + 16) = 652 bytes.  The
+ * answer must be RDMA_ERROR ERR_CHUNK (20 bytes), not a 652-byte Send.
+ */
+static void test_reply_header_beyond_inline(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t msg[1024], *p = msg;
+	static const uint8_t want[] = {
+		0, 0, 0, 0x75, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 2,
+	};
+	uint32_t c, i;
+
+	f->conn->sx_inline_send = 600;
+	p = put_fixed(p, 0x75, 1, 4, RDMA_MSG);
+	p = put32(p, 0);                  /* no Read list */
+	for (c = 0; c < 3; c++) {
+		p = put32(p, 1);          /* a Write chunk */
+		p = put32(p, 12);
+		for (i = 0; i < 12; i++) {
+			p = put32(p, 0x55);
+			p = put32(p, 8);
+			p = put32(p, 0);
+			p = put32(p, 0x50000 + (c * 12 + i) * 8);
+		}
+	}
+	p = put32(p, 0);                  /* end of the Write list */
+	p = put32(p, 1);                  /* Reply chunk */
+	p = put32(p, 1);
+	p = put32(p, 0x77);
+	p = put32(p, 512);
+	p = put32(p, 0);
+	p = put32(p, 0x70000);
+	p = put_call(p, 0x7575, TPROG, 1, TP_NULL);
+	assert_true(p - msg <= 1024);
+	deliver(f, msg, (uint32_t)(p - msg));
+	run_workers(f);
+	assert_int_equal(fv.fv_nsends, 1);
+	assert_int_equal(fv.fv_sent_len, sizeof(want));
+	assert_memory_equal(fv.fv_sent, want, sizeof(want));
+	assert_int_equal(fv.fv_nwrites, 0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.rdma_errors_sent), 1);
+	assert_baseline(f);
+}
+
+/*
+ * Send-queue slots are counted: with one slot, the second reply waits
+ * (counted in sq_waits) until the first Send's completion returns the
+ * slot, and the device never holds more than one work request.
+ */
+static void test_send_queue_slots(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t msg[128], *p;
+	uint32_t i;
+
+	f->conn->sx_sq_size = f->conn->sx_sq_free = 1;
+	fv.fv_defer_sq = true;
+	for (i = 0; i < 2; i++) {
+		p = msg;
+		p = put_msg_nochunks(p, 0x30 + i, 1);
+		p = put_call(p, 0x3030 + i, TPROG, 1, TP_NULL);
+		deliver(f, msg, (uint32_t)(p - msg));
+	}
+	run_workers(f);
+	assert_int_equal(fv_sq_pending(), 1);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.sq_waits), 1);
+	assert_int_equal(f->conn->sx_sq_free, 0);
+	assert_int_equal(fv_run_sq(1), 1);       /* the first Send executes */
+	assert_int_equal(get32(fv.fv_sent), 0x30);
+	svc_conn_cq_event_poll(f->conn);          /* its completion frees the slot */
+	assert_int_equal(fv_sq_pending(), 1);     /* the second is posted now */
+	assert_int_equal(fv_run_sq(1), 1);
+	assert_int_equal(get32(fv.fv_sent), 0x31);
+	svc_conn_cq_event_poll(f->conn);
+	assert_int_equal(fv.fv_nsends, 2);
+	assert_int_equal(f->conn->sx_sq_free, 1);
+	fv.fv_defer_sq = false;
+	assert_baseline(f);
+}
+
+/* A call with one Read chunk of @len bytes at position 44 (TP_ECHO). */
+static uint32_t put_read_call(uint8_t *msg, uint32_t xid, uint32_t handle, uint32_t len)
+{
+	uint8_t *p = msg;
+
+	p = put_fixed(p, xid, 1, 4, RDMA_MSG);
+	p = put32(p, 1);
+	p = put32(p, 44);
+	p = put32(p, handle);
+	p = put32(p, len);
+	p = put32(p, 0);
+	p = put32(p, 0x40000);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	p = put_call(p, xid * 0x101u, TPROG, 1, TP_ECHO);
+	p = put32(p, len);
+	return (uint32_t)(p - msg);
+}
+
+/*
+ * A failed RDMA Read post takes the connection down before the call's
+ * context and buffers go back: the call waiting for a large context is
+ * dropped, never handed buffers a partly posted chain may still target,
+ * and nothing more is posted.  Two large contexts: A and X hold them
+ * (their Reads deferred), B and C wait.  A's Read and reply complete; B
+ * takes A's large context and its Read post (the fourth post) fails.
+ */
+static void test_read_post_failure_disconnects_first(void **state)
+{
+	struct fixture *f = *state;
+	static uint8_t data[100];
+	uint8_t msg[256];
+	uint64_t drops;
+
+	fv_add_remote(0x42, 0x40000, data, sizeof(data));
+	fv.fv_defer_sq = true;
+	deliver(f, msg, put_read_call(msg, 0xa0, 0x42, 100)); /* A: post 1 */
+	deliver(f, msg, put_read_call(msg, 0xa1, 0x42, 100)); /* X: post 2 */
+	deliver(f, msg, put_read_call(msg, 0xa2, 0x42, 100)); /* B waits */
+	deliver(f, msg, put_read_call(msg, 0xa3, 0x42, 100)); /* C waits */
+	assert_int_equal(atomic_load(&f->svc.sv_ct.large_waits), 2);
+	assert_int_equal(fv.fv_send_post_calls, 2);
+	drops = atomic_load(&f->svc.sv_ct.drops);
+	fv.fv_fail_send_post_at = 4;
+	assert_int_equal(fv_run_sq(1), 1);        /* A's Read */
+	svc_conn_cq_event_poll(f->conn);
+	while (svc_worker_run_one(&f->svc))
+		;
+	svc_take_done(&f->svc);                   /* A's reply: post 3 */
+	assert_int_equal(fv.fv_send_post_calls, 3);
+	fv_run_sq(2);                             /* X's Read, A's Send */
+	svc_conn_cq_event_poll(f->conn);          /* B's Read post fails */
+	assert_true(fv.fv_disconnected);
+	assert_true(f->conn->sx_closing);
+	assert_null(f->conn->sx_dev->dv_cwait_head);
+	/* B's post was the last: C got nothing. */
+	assert_int_equal(fv.fv_send_post_calls, 4);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.drops), drops + 1); /* C */
+	assert_int_equal(atomic_load(&f->svc.sv_ct.post_errors), 1);  /* B */
+	fv.fv_defer_sq = false;
+	while (svc_worker_run_one(&f->svc))
+		;
+	svc_take_done(&f->svc);
+	fv_flush_recvs();
+	svc_conn_cq_event_poll(f->conn);
+	assert_true(f->conn->sx_reap);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_in_use), 0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.large_in_use), 0);
+}
+
+/*
+ * Admission: once sc_max_connections are open, a connection request is
+ * refused before anything is allocated, and counted.
+ */
+static void test_admission_limit(void **state)
+{
+	struct fixture *f = *state;
+	struct rdma_cm_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.id = &f->id;
+	f->svc.sv_cfg.sc_max_connections = 1;
+	f->svc.sv_nconns = 1;
+	assert_int_equal(svc_conn_accept(&f->svc, &ev), -EBUSY);
+	assert_int_equal(svc_conn_accept(&f->svc, &ev), -EBUSY);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_refused), 2);
+	assert_int_equal(f->svc.sv_refused_burst, 2);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open), 0);
+	f->svc.sv_nconns = 0;
+}
+
+/*
+ * The grant grows with load: a connection granted 4 credits (up to 16)
+ * with two calls in progress gets 4 more Receives posted, and only then
+ * do replies carry 8.
+ */
+static void test_credit_growth(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t msg[128], *p;
+	unsigned posted = fv.fv_nrecv_posted;
+	uint32_t i;
+
+	for (i = 0; i < 2; i++) {
+		p = msg;
+		p = put_msg_nochunks(p, 0x40 + i, 1);
+		p = put_call(p, 0x4040 + i, TPROG, 1, TP_NULL);
+		deliver(f, msg, (uint32_t)(p - msg));
+	}
+	assert_int_equal(f->conn->sx_credits, 8);
+	assert_int_equal(f->conn->sx_nrecvs, 8 + 8);
+	/* the two calls' Receives reposted, and four new ones */
+	assert_int_equal(fv.fv_nrecv_posted, posted + 2 + 4);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.credit_grows), 1);
+	run_workers(f);
+	assert_int_equal(get32(fv.fv_sent + 8), 8); /* the grant in the reply */
+	assert_baseline(f);
+}
+
+/*
+ * The pool never registers more than its budget: buffers come from new
+ * slabs while the budget allows, then from slabs of another class whose
+ * buffers are all free, then -EAGAIN; receive buffers stop at half.
+ */
+static void test_pool_budget(void **state)
+{
+	struct fixture *f = *state;
+	struct svc_dev *dev = f->conn->sx_dev;
+	size_t slab = f->svc.sv_slab_bytes;
+	struct svc_buf big[64], b;
+	unsigned n = 0;
+
+	f->svc.sv_cfg.sc_memory = f->svc.sv_mem_registered + 2 * slab;
+	while (n < 64 && svc_buf_get(dev, slab, false, &big[n]) == 0)
+		n++;
+	assert_int_equal(n, 2 + 0);   /* two new slabs; none of the others is all free */
+	assert_true(f->svc.sv_mem_registered <= f->svc.sv_cfg.sc_memory);
+	assert_int_equal(svc_buf_get(dev, slab * 2, false, &b), -E2BIG);
+	/* One slab back: a 64 KiB buffer re-carves it. */
+	svc_buf_put(dev, &big[1], false);
+	assert_int_equal(svc_buf_get(dev, 65536, false, &b), 0);
+	assert_int_equal(svc_buf_cap(&b), 65536);
+	assert_int_equal(svc_buf_get(dev, slab, false, &big[1]), -EAGAIN);
+	svc_buf_put(dev, &b, false);
+	svc_buf_put(dev, &big[0], false);
+	/* Receive buffers: at most half of the budget. */
+	f->svc.sv_cfg.sc_memory = 2 * f->svc.sv_recv_bytes_held + 8192;
+	assert_int_equal(svc_buf_get(dev, 1024, true, &b), 0);
+	assert_int_equal(svc_buf_get(dev, 1024, true, &big[0]), -EAGAIN);
+	svc_buf_put(dev, &b, true);
+	assert_baseline(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -782,6 +1036,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_loop_read_chunk, setup_loop, teardown),
 		cmocka_unit_test_setup_teardown(test_write_chunk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reply_fits_nowhere, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reply_header_beyond_inline, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_send_queue_slots, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_post_failure_disconnects_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_admission_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_credit_growth, setup_grow, teardown),
+		cmocka_unit_test_setup_teardown(test_pool_budget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prog_unavail_mismatch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_context_backpressure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inline_call_small_context, setup, teardown),

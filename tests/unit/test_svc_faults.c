@@ -171,6 +171,8 @@ static void svc_setup(void)
 		.sc_max_payload = 65536,
 		.sc_call_contexts = 2,
 		.sc_small_contexts = 2,
+		/* The smallest budget allowed: 16 slabs of 128 KiB. */
+		.sc_memory = 16u << 17,
 		.sc_threads = 1,
 		.sc_log = stderr,
 	};
