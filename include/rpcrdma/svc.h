@@ -209,9 +209,10 @@ int rpcrdma_svc_register(struct rpcrdma_svc *svc, uint32_t prog, uint32_t vers,
 
 /**
  * rpcrdma_svc_run - serve until rpcrdma_svc_stop(), or until the listener's
- * RDMA device is removed (rdma_cm DEVICE_REMOVAL on the listening cm_id:
- * every connection is closed; call rpcrdma_svc_destroy() next).  Starts
- * sc_threads worker threads, none with sc_loop_dispatch.
+ * RDMA device is removed (rdma_cm DEVICE_REMOVAL on the listening cm_id).
+ * Starts sc_threads worker threads, none with sc_loop_dispatch.  On return
+ * every connection is closed and every registered pool released (the
+ * counters then show anything left over); call rpcrdma_svc_destroy() next.
  * Return: 0 after rpcrdma_svc_stop(); -ENODEV after the listener's device
  * was removed; -ENOMEM, or the negated error of pthread_create() (-EAGAIN
  * ...), when the worker threads cannot be started; the negative errno of

@@ -242,6 +242,8 @@ static void svc_cm_event(struct rpcrdma_svc *svc)
 	}
 }
 
+static void svc_drain_all(struct rpcrdma_svc *svc);
+
 /* Connections whose drain stopped at its budget get another turn. */
 static void svc_poll_more(struct rpcrdma_svc *svc)
 {
@@ -319,6 +321,10 @@ int rpcrdma_svc_run(struct rpcrdma_svc *svc)
 	}
 	svc_workers_stop(svc);
 	svc_take_done(svc);
+	/* Nothing is served any more: close every connection and give the
+	 * registered pools back, so the final counters show what leaked. */
+	svc_drain_all(svc);
+	svc_dev_destroy_all(svc);
 	if (!rc)
 		rc = svc->sv_stop_cause; /* 0 after rpcrdma_svc_stop() */
 	return rc;

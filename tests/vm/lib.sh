@@ -509,23 +509,23 @@ rnfsd_counters_now() {
 }
 
 # rnfsd_wait_baseline CONNS SECS: poll the running server's counters until
-# its pools are at the baseline of CONNS idle connections: conns_open and
-# mrs_open CONNS (one registered slab per connection), ctx_in_use,
-# large_in_use (when the server counts it) and recv_in_use 0 (mr_bytes 0
-# too when CONNS is 0); fail after SECS seconds
-# with the last counters.  Dropped connections are reaped asynchronously,
-# hence the polling.
+# its pools are at the baseline of CONNS idle connections: conns_open CONNS,
+# ctx_in_use, large_in_use and recv_in_use 0, and with no connection left no
+# pool buffer handed out (buf_bytes_in_use 0; the shared pool itself stays
+# registered, within the budget, while the server runs); fail after SECS
+# seconds with the last counters.  Dropped connections are reaped
+# asynchronously, hence the polling.
 rnfsd_wait_baseline() {
 	local conns=$1 limit=$2 t0=$SECONDS k v ok
 	while :; do
 		rnfsd_counters_now
 		ok=1
-		for k in ctx_in_use large_in_use recv_in_use conns_open mrs_open mr_bytes; do
+		for k in ctx_in_use large_in_use recv_in_use conns_open buf_bytes_in_use; do
 			v=$(rnfsd_stat "$k")
 			case $k in
 			large_in_use) [[ "$v" == 0 || -z "$v" ]] || ok=0 ;;
-			conns_open | mrs_open) [[ "$v" == "$conns" ]] || ok=0 ;;
-			mr_bytes) ((conns > 0)) || [[ "$v" == 0 ]] || ok=0 ;;
+			conns_open) [[ "$v" == "$conns" ]] || ok=0 ;;
+			buf_bytes_in_use) ((conns > 0)) || [[ "$v" == 0 ]] || ok=0 ;;
 			*) [[ "$v" == 0 ]] || ok=0 ;;
 			esac
 		done
@@ -534,7 +534,7 @@ rnfsd_wait_baseline() {
 			fail "server pools not at baseline ($conns connection(s)) after $limit s: $(grep '^{"connections"' "$RNFSD_LOG" | tail -n 1)"
 		sleep 1
 	done
-	pass "server pools at baseline: conns_open $conns, mrs_open $conns, ctx_in_use, large_in_use, recv_in_use 0 (after $((SECONDS - t0)) s)"
+	pass "server pools at baseline: conns_open $conns, ctx_in_use, large_in_use, recv_in_use 0$( ((conns > 0)) || echo ', no pool buffer in use') (after $((SECONDS - t0)) s)"
 }
 
 # random_delay MIN_CS MAX_CS: print a random delay between MIN_CS and MAX_CS
