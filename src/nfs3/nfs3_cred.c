@@ -105,7 +105,16 @@ int nfs3_cred_apply(const struct nfs3_cred *cr)
 		return 0;
 	syscall(SYS_setfsgid, (gid_t)cr->cr_gid);
 	syscall(SYS_setfsuid, (uid_t)cr->cr_uid);
-	/* setfsuid/setfsgid report no errors: read back with an invalid id */
+	/*
+	 * setfsuid/setfsgid report no errors: read back with an invalid id.
+	 * These two calls stay (checked for issue 12): a switch that did not
+	 * take leaves the thread with the server's identity (root, with the
+	 * file system capabilities), and besides ids the kernel does not map
+	 * (such as 0xffffffff) it fails on an allocation failure in
+	 * prepare_creds() or an LSM refusal (security_task_fix_setuid), which
+	 * nothing checked once at start-up can rule out.  They are made only
+	 * when the ids change (see the top of this file).
+	 */
 	if ((uint32_t)syscall(SYS_setfsgid, (gid_t)-1) != cr->cr_gid ||
 	    (uint32_t)syscall(SYS_setfsuid, (uid_t)-1) != cr->cr_uid) {
 		tl_known = false;
