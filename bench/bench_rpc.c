@@ -16,10 +16,11 @@
  * with rpcrdma_svc_ddp_begin()/rpcrdma_svc_ddp_end(): one 1 MiB echo moves
  * 1 MiB by RDMA Read and 1 MiB by RDMA Write.
  *
- * --contexts sets the server's large call contexts per connection
- * (sc_call_contexts, default 16), which only calls with chunks beyond the
- * inline size take (the echo); every call holds one of the small ones, by
- * default two per credit (sc_small_contexts, --small-contexts).  --threads 0
+ * --contexts sets the server's large call contexts per RDMA device
+ * (sc_call_contexts, default 256), which only calls with chunks beyond the
+ * inline size take (the echo); every call holds one of the small ones,
+ * created on demand up to sc_small_contexts (default 4096,
+ * --small-contexts).  --threads 0
  * serves the calls on the server's run-loop thread (sc_loop_dispatch).
  *
  * The client keeps --inflight asynchronous calls in flight for --seconds
