@@ -53,7 +53,7 @@ t_probe=$SECONDS
 timeout -k 10 $((OPEN_LIMIT + HOLD + 120)) "$PROBE" --verbose --connections "$N" \
 	--hold "$HOLD" --source "$CLIENT_ADDR" "$SERVER_ADDR" >"$PJSON" 2>"$PERR" &
 PROBE_PID=$!
-at_exit "kill -KILL $PROBE_PID 2>/dev/null"
+at_exit "kill -TERM $PROBE_PID 2>/dev/null"
 on_failure "echo '---- rpcrdma-probe stderr (last 40 lines) ----'; tail -n 40 '$PERR'; echo '---- its JSON ----'; cat '$PJSON'"
 
 # Wait for the probe to say it holds them (or to end early).
