@@ -516,10 +516,8 @@ void svc_conn_cq_event_poll(struct svc_conn *conn)
 		 * before the next batch: while calls keep arriving the drain
 		 * may last, and the Requester must not run out of Receives. */
 		svc_conn_flush_recvs(conn);
-		if (n < 16)
-			break;
 	}
-	if (budget < 0 && n == 16) {
+	if (budget < 0 && n > 0) {
 		conn->sx_more = true;
 		conn->sx_svc->sv_more = true;
 	}

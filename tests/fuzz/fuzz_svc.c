@@ -121,6 +121,8 @@ static void setup(void)
 		.sc_inline_size = 1024,
 		.sc_max_payload = 128u << 10,
 		.sc_call_contexts = 2,
+		/* The smallest budget allowed: 16 slabs of 256 KiB. */
+		.sc_memory = 16u << 18,
 		.sc_threads = 1,
 		.sc_log = fopen("/dev/null", "w"),
 	};
@@ -175,13 +177,22 @@ static void map_segments(const uint8_t *msg, size_t len)
 	}
 }
 
+/* Drain the CQ as the run loop does: again while the drain stopped at
+ * its budget. */
+static void poll_all(void)
+{
+	do
+		svc_conn_cq_event_poll(conn);
+	while (conn->sx_more);
+}
+
 /* Run queued calls here as a worker would, and finish them as the run
  * loop does, until nothing is left to do. */
 static void run_queued(void)
 {
 	while (svc_worker_run_one(&svc)) {
 		svc_take_done(&svc);
-		svc_conn_cq_event_poll(conn);
+		poll_all();
 	}
 }
 
@@ -197,9 +208,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The oldest posted Receive takes the message. */
 	if (fv_deliver(data + 1, (uint32_t)(size - 1)))
 		abort();
-	svc_conn_cq_event_poll(conn);
+	poll_all();
 	run_queued();
-	svc_conn_cq_event_poll(conn);
+	poll_all();
 
 	if (fv_sq_pending() || fv_cq_pending() || fv.fv_signaled_writes ||
 	    fv.fv_unsignaled_sends)
@@ -207,13 +218,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (conn->sx_closing) {
 		/* The QP is in error: every posted Receive flushes. */
 		fv_qp_to_error();
-		svc_conn_cq_event_poll(conn);
+		poll_all();
 		run_queued();
 		if (!conn->sx_reap || conn->sx_calls_out)
 			abort(); /* a context or Receive leaked */
 		conn_free();
-		if (atomic_load(&svc.sv_ct.ctx_in_use) || atomic_load(&svc.sv_ct.mrs_open) ||
-		    fv_live_mrs())
+		/* No buffer handed out; the shared pool stays registered,
+		 * within the budget, for the next connection. */
+		if (atomic_load(&svc.sv_ct.ctx_in_use) ||
+		    atomic_load(&svc.sv_ct.buf_bytes_in_use) ||
+		    atomic_load(&svc.sv_ct.mrs_open) != fv_live_mrs() ||
+		    atomic_load(&svc.sv_ct.mr_bytes) > svc.sv_cfg.sc_memory)
 			abort();
 		conn_new();
 		return 0;
