@@ -56,8 +56,19 @@ PROBE_PID=$!
 at_exit "kill -TERM $PROBE_PID 2>/dev/null"
 on_failure "echo '---- rpcrdma-probe stderr (last 40 lines) ----'; tail -n 40 '$PERR'; echo '---- its JSON ----'; cat '$PJSON'"
 
+# server_alive WHEN: fail, saying so when the OOM killer did it, unless the
+# server runs.
+server_alive() {
+	kill -0 "$RNFSD_PID" 2>/dev/null && return 0
+	if dmesg | grep -q "Killed process $RNFSD_PID (rpcrdma-nfsd)"; then
+		fail "rpcrdma-nfsd was killed by the OOM killer $1: $(dmesg | grep -m1 "Killed process $RNFSD_PID")"
+	fi
+	fail "rpcrdma-nfsd died $1"
+}
+
 # Wait for the probe to say it holds them (or to end early).
 while ! grep -q 'connections opened in' "$PERR" 2>/dev/null; do
+	server_alive "while the probe opened $N connections ($(tail -n 1 "$PERR"))"
 	kill -0 "$PROBE_PID" 2>/dev/null || break
 	((SECONDS - t_probe < OPEN_LIMIT)) ||
 		fail "rpcrdma-probe has not opened its $N connections after $OPEN_LIMIT s: $(tail -n 1 "$PERR")"
@@ -67,11 +78,13 @@ kill -0 "$PROBE_PID" 2>/dev/null ||
 	fail "rpcrdma-probe ended before holding its connections: $(tail -n 3 "$PERR") $(cat "$PJSON")"
 log "probe: $(grep -m1 'connections opened in' "$PERR") (after $((SECONDS - t_probe)) s)"
 t_held=$SECONDS
+server_alive "while the probe opened $N connections"
 
 # sample WHAT: counters and memory now, with per-connection figures.
 CONNS_MAX=0
 sample() {
 	local line conns mr rss
+	server_alive "while $N connections were held"
 	rnfsd_counters_now
 	line=$(rnfsd_counters_line)
 	conns=$(rnfsd_counter "$line" conns_open)
@@ -116,7 +129,7 @@ pass "rpcrdma-probe: $N connections, $N NULL calls answered, none dropped while 
 ((CONNS_MAX >= N + CONNS1)) ||
 	fail "conns_open was at most $CONNS_MAX while the probe held $N connections (expected >= $((N + CONNS1)))"
 pass "conns_open reached $CONNS_MAX while held (>= $N + $CONNS1)"
-kill -0 "$RNFSD_PID" 2>/dev/null || fail "rpcrdma-nfsd died"
+server_alive "after the probe"
 
 # ---- all gone: back at the start values
 kumount "$MNT"

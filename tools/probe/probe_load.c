@@ -35,6 +35,13 @@
 #define LOAD_RESOLVE_MS 5000
 /* wr_id of the Send; the Receive's is 0. */
 #define LOAD_WR_SEND 1u
+/*
+ * RDMA_CM_EVENT_REJECTED statuses that mean the server's rdma_reject (or the
+ * server process dropping the connect request): the IB CM's reason
+ * "consumer defined" (28, InfiniBand and RoCE), or -ECONNREFUSED (iWARP).
+ * Any other status (8, invalid service ID: nobody listens) is a failure.
+ */
+#define LOAD_REJ_CONSUMER 28
 /* Verbs contexts (devices) we keep a PD and an MR for. */
 #define LOAD_MAX_DEVS 8
 
@@ -467,9 +474,16 @@ static void load_cm_events(struct load_run *lr)
 				load_conn_call(lr, lc);
 			break;
 		case RDMA_CM_EVENT_REJECTED:
-			snprintf(why, sizeof(why), "rejected (RDMA_CM_EVENT_REJECTED, status %d)",
-				 status);
-			load_conn_end(lr, lc, LS_REFUSED, why);
+			if (status == LOAD_REJ_CONSUMER || status == -ECONNREFUSED) {
+				snprintf(why, sizeof(why),
+					 "refused (RDMA_CM_EVENT_REJECTED, status %d)", status);
+				load_conn_end(lr, lc, LS_REFUSED, why);
+				break;
+			}
+			snprintf(why, sizeof(why), "RDMA_CM_EVENT_REJECTED with status %d%s",
+				 status, status == 8 ? " (invalid service ID: nothing listens)" :
+				 ", not the server's rdma_reject");
+			load_conn_end(lr, lc, LS_FAILED, why);
 			break;
 		case RDMA_CM_EVENT_DISCONNECTED:
 		case RDMA_CM_EVENT_DEVICE_REMOVAL:
@@ -699,9 +713,15 @@ int probe_load_run(const struct probe_opts *opts)
 	}
 	now = load_now_ms();
 	open_ms = (uint32_t)(now - t0);
-	if (opts->po_verbose)
-		fprintf(stderr, "rpcrdma-probe: %u connections opened in %u ms; holding %u s\n",
-			n - lr.lr_refused - lr.lr_failed, open_ms, opts->po_hold_s);
+	if (opts->po_verbose) {
+		uint32_t up = 0;
+
+		for (i = 0; i < n; i++)
+			up += lr.lr_conns[i].lc_state == LS_UP;
+		fprintf(stderr, "rpcrdma-probe: %u of %u connections opened in %u ms "
+			"(%u refused, %u failed, %u dropped); holding %u s\n", up, n, open_ms,
+			lr.lr_refused, lr.lr_failed, lr.lr_dropped, opts->po_hold_s);
+	}
 
 	/* Hold: watch for the server ending connections. */
 	hold_end = now + (int64_t)opts->po_hold_s * 1000;
