@@ -279,7 +279,8 @@ int rpcrdma_svc_run(struct rpcrdma_svc *svc)
 	while (!atomic_load(&svc->sv_stop)) {
 		/* Polling mode spins on the CQs instead of sleeping. */
 		n = epoll_wait(svc->sv_epoll, evs, 16,
-			       svc->sv_cfg.sc_poll || svc->sv_more ? 0 : -1);
+			       svc->sv_cfg.sc_poll || svc->sv_more ? 0 :
+			       svc->sv_handshakes ? 1000 : -1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -309,6 +310,8 @@ int rpcrdma_svc_run(struct rpcrdma_svc *svc)
 		 * came back and took a waiting message) go back now. */
 		for (struct svc_conn *conn = svc->sv_conns; conn; conn = conn->sx_next)
 			svc_conn_flush_recvs(conn);
+		if (svc->sv_handshakes)
+			svc_conn_expire_handshakes(svc, svc_now_ms());
 		svc_conn_reap(svc);
 		if (atomic_exchange(&svc->sv_dump, false)) {
 			struct rpcrdma_svc_stats st;

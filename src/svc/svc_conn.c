@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <fcntl.h>
+#include <time.h>
 
 #include "svc/svc_internal.h"
 
@@ -362,6 +363,8 @@ int svc_conn_accept(struct rpcrdma_svc *svc, struct rdma_cm_event *ev)
 	conn->sx_next = svc->sv_conns;
 	svc->sv_conns = conn;
 	svc->sv_nconns++;
+	conn->sx_accepted_ms = svc_now_ms();
+	svc->sv_handshakes++;
 	if (svc->sv_refused_burst) {
 		svc_log(svc, "accepting again after %llu refused connections",
 			(unsigned long long)svc->sv_refused_burst);
@@ -394,6 +397,8 @@ void svc_conn_disconnected(struct svc_conn *conn)
 {
 	if (!conn->sx_closing) {
 		conn->sx_closing = true;
+		if (!conn->sx_established && conn->sx_accepted_ms)
+			conn->sx_svc->sv_handshakes--;
 		if (conn->sx_svc->sv_cfg.sc_verbose || conn->sx_svc->sv_nconns <= 64)
 			svc_log(conn->sx_svc, "conn %u: disconnected", conn->sx_id_num);
 		rpcrdma_verbs_disconnect(conn->sx_id); /* moves the QP to error: posted work flushes */
@@ -524,6 +529,28 @@ void svc_conn_cq_event_poll(struct svc_conn *conn)
 	svc_conn_grow_credits(conn);
 }
 
+uint64_t svc_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+void svc_conn_expire_handshakes(struct rpcrdma_svc *svc, uint64_t now_ms)
+{
+	struct svc_conn *conn;
+
+	for (conn = svc->sv_conns; conn && svc->sv_handshakes; conn = conn->sx_next) {
+		if (conn->sx_established || conn->sx_closing ||
+		    now_ms - conn->sx_accepted_ms < SVC_HANDSHAKE_MS)
+			continue;
+		svc_log(svc, "conn %u: not established %u s after accept: closing",
+			conn->sx_id_num, SVC_HANDSHAKE_MS / 1000u);
+		svc_conn_disconnected(conn);
+	}
+}
+
 void svc_conn_reap(struct rpcrdma_svc *svc)
 {
 	struct svc_conn **pp = &svc->sv_conns, *conn;
@@ -547,8 +574,11 @@ void svc_conn_cm_event(struct rpcrdma_svc *svc, struct svc_conn *conn,
 {
 	switch (type) {
 	case RDMA_CM_EVENT_ESTABLISHED:
-		if (conn)
+		if (conn && !conn->sx_established) {
 			conn->sx_established = true;
+			if (!conn->sx_closing && conn->sx_accepted_ms)
+				svc->sv_handshakes--;
+		}
 		break;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		if (!conn) {

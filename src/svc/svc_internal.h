@@ -61,6 +61,9 @@
 #define SVC_INITIAL_CREDITS 16u
 /* Receives beyond the credit grant: headroom for bad peers and batching. */
 #define SVC_EXTRA_RECVS 8u
+/* An accepted connection not ESTABLISHED after this is closed (a peer
+ * that vanished between our accept and its RTU holds nothing for long). */
+#define SVC_HANDSHAKE_MS 10000u
 /* Call contexts created at once when a device's pool runs dry. */
 #define SVC_CALL_BATCH 16u
 
@@ -211,6 +214,7 @@ struct svc_conn {
 	struct svc_conn *sx_next;    /* server's connection list */
 
 	bool sx_established;
+	uint64_t sx_accepted_ms;     /* CLOCK_MONOTONIC, for the handshake timeout */
 	bool sx_closing;             /* disconnect seen: drain, then destroy */
 	bool sx_reap;                /* drained: the run loop frees it */
 	unsigned sx_unacked_events;  /* CQ events not yet acked */
@@ -270,6 +274,7 @@ struct rpcrdma_svc {
 	uint32_t sv_conn_ids;
 	uint32_t sv_nconns;          /* on sv_conns, closing ones included */
 	bool sv_more;                /* some connection has sx_more set */
+	uint32_t sv_handshakes;      /* accepted, not yet ESTABLISHED nor closing */
 	struct svc_dev *sv_devs;
 	size_t sv_slab_bytes;        /* size of every registered slab */
 	uint64_t sv_mem_registered;  /* bytes in slabs, all devices */
@@ -420,6 +425,11 @@ void svc_conn_cm_event(struct rpcrdma_svc *svc, struct svc_conn *conn,
 void svc_conn_maybe_destroy(struct svc_conn *conn);
 void svc_conn_destroy(struct svc_conn *conn);
 void svc_conn_reap(struct rpcrdma_svc *svc);
+/* svc_conn_expire_handshakes - close accepted connections that did not
+ * reach ESTABLISHED within SVC_HANDSHAKE_MS of @now_ms (monotonic). */
+void svc_conn_expire_handshakes(struct rpcrdma_svc *svc, uint64_t now_ms);
+/* svc_now_ms - CLOCK_MONOTONIC in milliseconds. */
+uint64_t svc_now_ms(void);
 void svc_conn_queue_recv(struct svc_conn *conn, struct svc_recv *rc);
 int svc_conn_flush_recvs(struct svc_conn *conn);
 /* svc_dev_cq_event - a completion event on @dev's shared channel: find

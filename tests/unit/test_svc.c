@@ -1026,6 +1026,35 @@ static void test_pool_budget(void **state)
 	assert_baseline(f);
 }
 
+/*
+ * A connection accepted but never ESTABLISHED (the peer vanished before
+ * its RTU) is closed SVC_HANDSHAKE_MS after the accept, not before; an
+ * established one is never touched.
+ */
+static void test_handshake_timeout(void **state)
+{
+	struct fixture *f = *state;
+
+	f->conn->sx_accepted_ms = 5000;
+	f->svc.sv_handshakes = 1;
+	svc_conn_expire_handshakes(&f->svc, 5000 + SVC_HANDSHAKE_MS - 1);
+	assert_false(f->conn->sx_closing);
+	svc_conn_cm_event(&f->svc, f->conn, RDMA_CM_EVENT_ESTABLISHED);
+	assert_int_equal(f->svc.sv_handshakes, 0);
+	svc_conn_expire_handshakes(&f->svc, 5000 + SVC_HANDSHAKE_MS * 9);
+	assert_false(f->conn->sx_closing);
+
+	f->conn->sx_established = false;
+	f->svc.sv_handshakes = 1;
+	svc_conn_expire_handshakes(&f->svc, 5000 + SVC_HANDSHAKE_MS);
+	assert_true(f->conn->sx_closing);
+	assert_true(fv.fv_disconnected);
+	assert_int_equal(f->svc.sv_handshakes, 0);
+	fv_flush_recvs();
+	svc_conn_cq_event_poll(f->conn);
+	assert_true(f->conn->sx_reap);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1040,6 +1069,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_send_queue_slots, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_post_failure_disconnects_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_admission_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_handshake_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_credit_growth, setup_grow, teardown),
 		cmocka_unit_test_setup_teardown(test_pool_budget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prog_unavail_mismatch, setup, teardown),
