@@ -113,8 +113,9 @@ struct rpcrdma_svc_config {
 	/** Most (small) call contexts per RDMA device, default 4096, at most
 	 *  65536; created on demand in batches: every call holds one (call
 	 *  buffer of the inline size, reply buffer of twice that, header)
-	 *  from its Receive until its Send completes.  None free: the message
-	 *  waits, in order. */
+	 *  from its Receive until its Send completes; their buffers never take
+	 *  more than a quarter of sc_memory.  None free: the message waits, in
+	 *  order. */
 	uint32_t sc_small_contexts;
 	/** Registered memory budget in bytes for all devices together
 	 *  (receive buffers, call buffers, chunk buffers), default a quarter of

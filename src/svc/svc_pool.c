@@ -247,6 +247,12 @@ static void svc_call_grow(struct svc_dev *dev)
 	uint32_t cap = svc->sv_cfg.sc_small_contexts, n, i;
 	struct svc_call_batch *cb;
 
+	/* Context buffers stay with their contexts: at most a quarter of the
+	 * budget, so that with receives at most half, chunk buffers always
+	 * have a quarter (at least four slabs) to finish calls with. */
+	if ((uint64_t)(dev->dv_ncalls + SVC_CALL_BATCH) * svc->sv_cfg.sc_inline_size * 4u >
+	    svc->sv_cfg.sc_memory / 4)
+		cap = dev->dv_ncalls < cap ? dev->dv_ncalls : cap;
 	if (dev->dv_ncalls >= cap)
 		return;
 	n = cap - dev->dv_ncalls < SVC_CALL_BATCH ? cap - dev->dv_ncalls : SVC_CALL_BATCH;
