@@ -56,6 +56,8 @@ static void usage(FILE *f)
 "                          a quarter of the machine's memory, at least 64M)\n"
 "      --max-connections N connections served at once; more are refused\n"
 "                          (default: what the budget's receive share holds)\n"
+"      --file-cache N      open files kept for READ/WRITE/GETATTR/COMMIT\n"
+"                          (default 1024; 0 turns the cache off)\n"
 "      --poll              busy-poll completions (lower latency, one core busy)\n"
 "  -k, --handle-key FILE   file handle key (default " DEFAULT_KEY_FILE ")\n"
 "      --no-root-squash    do not map AUTH_SYS uid/gid 0 to 65534\n"
@@ -207,7 +209,7 @@ static int load_key(const char *path, uint8_t key[RPCRDMA_NFS3_KEY_BYTES],
 }
 
 enum { OPT_NO_ROOT_SQUASH = 256, OPT_STATS, OPT_RPCBIND, OPT_CREDITS, OPT_POLL,
-       OPT_MEMORY, OPT_MAX_CONNS };
+       OPT_MEMORY, OPT_MAX_CONNS, OPT_FILE_CACHE };
 
 /* SIZE: a number of bytes with an optional K, M, G or T suffix (binary). */
 static int parse_size(const char *s, uint64_t *out)
@@ -251,6 +253,7 @@ int main(int argc, char **argv)
 		{ "credits", required_argument, NULL, OPT_CREDITS },
 		{ "memory", required_argument, NULL, OPT_MEMORY },
 		{ "max-connections", required_argument, NULL, OPT_MAX_CONNS },
+		{ "file-cache", required_argument, NULL, OPT_FILE_CACHE },
 		{ "poll", no_argument, NULL, OPT_POLL },
 		{ "handle-key", required_argument, NULL, 'k' },
 		{ "no-root-squash", no_argument, NULL, OPT_NO_ROOT_SQUASH },
@@ -270,7 +273,9 @@ int main(int argc, char **argv)
 	const char *export_arg = NULL, *listen_addr = NULL;
 	const char *key_file = DEFAULT_KEY_FILE;
 	unsigned long port = RPCRDMA_NFS_PORT, mport = RPCRDMA_MNT_PORT;
-	unsigned long threads = 0, credits = 128, max_conns = 0, v;
+	unsigned long threads = 0, credits = 128, max_conns = 0, fcache = 0, v;
+	bool fcache_set = false;
+	struct rpcrdma_nfs3_fcache_stats fst;
 	uint64_t memory = 0;
 	struct rlimit rl;
 	bool stats_json = false, rpcbind = false, no_squash = false, poll_mode = false;
@@ -335,6 +340,14 @@ int main(int argc, char **argv)
 					optarg);
 				return 2;
 			}
+			break;
+		case OPT_FILE_CACHE:
+			if (parse_uint(optarg, 1u << 20, &fcache)) {
+				fprintf(stderr, PROG ": --file-cache: expected 0..1048576: %s\n",
+					optarg);
+				return 2;
+			}
+			fcache_set = true;
 			break;
 		case OPT_MAX_CONNS:
 			if (parse_uint(optarg, 65536, &max_conns) || max_conns == 0) {
@@ -402,6 +415,8 @@ int main(int argc, char **argv)
 	ncfg.nc_allow_arg = &allow;
 	ncfg.nc_log = stderr;
 	ncfg.nc_verbose = verbose;
+	if (fcache_set)
+		ncfg.nc_fcache_entries = fcache ? (uint32_t)fcache : RPCRDMA_NFS3_FCACHE_OFF;
 	err = rpcrdma_nfs3_export_open(&ncfg, &exp);
 	if (err) {
 		fprintf(stderr, PROG ": cannot export %s: %s%s\n", export_path,
@@ -473,6 +488,13 @@ int main(int argc, char **argv)
 		rpcrdma_svc_stats_json(&stats, stdout);
 		fflush(stdout);
 	}
+	if (rpcrdma_nfs3_fcache_stats(exp, &fst) == 0 && fst.fcs_capacity)
+		fprintf(stderr, PROG ": open-file cache: %llu hits, %llu misses, %llu evictions, "
+			"%llu forgotten, %llu of %llu entries open\n",
+			(unsigned long long)fst.fcs_hits, (unsigned long long)fst.fcs_misses,
+			(unsigned long long)fst.fcs_evictions,
+			(unsigned long long)fst.fcs_forgotten,
+			(unsigned long long)fst.fcs_entries, (unsigned long long)fst.fcs_capacity);
 	rpcrdma_mnt_stop(mnt);
 out_svc:
 	rpcrdma_svc_destroy(g_svc);
