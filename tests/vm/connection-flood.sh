@@ -36,6 +36,9 @@ BASE=$(rnfsd_counters_line)
 log "counters at start: $BASE"
 
 kmount "$SERVER_ADDR:$EXPORT" "$MNT" "$MOPTS"
+# With the server gone, anything touching the hard mount (kumount's
+# mountpoint check too) blocks: detach it first when the test fails.
+on_failure "kill -0 $RNFSD_PID 2>/dev/null || { echo 'rpcrdma-nfsd is gone: lazy unmount of $MNT'; timeout -k 5 20 umount -f -l '$MNT'; }"
 ls "$MNT" >/dev/null
 rnfsd_counters_now
 K=$(rnfsd_counter "$(rnfsd_counters_line)" conns_open)
@@ -57,7 +60,8 @@ writer() {
 timeout -k 10 200 bash -c "$(declare -f writer); STOP='$STOP' SCRATCH='$SCRATCH' MNT='$MNT' writer" \
 	>"$OUT/written" 2>"$OUT/writer.err" &
 WRITER=$!
-at_exit "touch '$STOP'; kill -TERM $WRITER 2>/dev/null"
+# SIGKILL to timeout's process group: a cp blocked on the hard mount ends only so.
+at_exit "touch '$STOP'; kill -KILL -- -$WRITER 2>/dev/null"
 on_failure "echo '---- writer ----'; cat '$OUT/writer.err'; tail -n 3 '$OUT/written'"
 # Let it get going.
 for ((i = 0; i < 60; i++)); do
