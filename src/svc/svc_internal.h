@@ -336,8 +336,11 @@ static inline uint32_t svc_buf_lkey(const struct svc_buf *b)
 }
 /* svc_buf_cap - usable bytes of @b (its class size). */
 size_t svc_buf_cap(const struct svc_buf *b);
+/* Registered bytes the pool keeps when idle slabs are trimmed. */
+#define SVC_POOL_KEEP (32ull << 20)
 /* svc_pool_trim - deregister slabs whose buffers are all free while the
- * registered total exceeds the keep level (a quarter of the budget). */
+ * registered total exceeds the keep level (a quarter of the budget, at
+ * most SVC_POOL_KEEP). */
 void svc_pool_trim(struct svc_dev *dev);
 /*
  * svc_call_get - a free call context of @dev for @conn (created in batches

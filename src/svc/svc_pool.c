@@ -208,7 +208,8 @@ void svc_pool_trim(struct svc_dev *dev)
 {
 	struct rpcrdma_svc *svc = dev->dv_svc;
 	struct svc_slab **pp = &dev->dv_slabs, *sl;
-	uint64_t keep = svc->sv_cfg.sc_memory / 4;
+	uint64_t keep = svc->sv_cfg.sc_memory / 4 < SVC_POOL_KEEP ?
+			svc->sv_cfg.sc_memory / 4 : SVC_POOL_KEEP;
 
 	while ((sl = *pp) && svc->sv_mem_registered > keep) {
 		if (sl->sl_nfree != sl->sl_nbufs) {

@@ -556,8 +556,11 @@ rnfsd_counters_line() {
 
 # RNFSD_GAUGE_RE: which counters are gauges (levels that go back down when
 # the load is gone), as a Python regular expression over the JSON keys;
-# high-water marks (*_high) and event counts are not gauges.
-RNFSD_GAUGE_RE=${RNFSD_GAUGE_RE:-'(_in_use|_open|_inflight|_pending|_queued|_outstanding|_used)$|^mrs?_|_mr_bytes$|_mem(_bytes)?$'}
+# high-water marks (*_high) and event counts are not gauges, and neither
+# are mrs_open and mr_bytes: they measure the shared registered pool, which
+# stays (within --memory) while the server runs; buf_bytes_in_use is what
+# the pool has handed out.
+RNFSD_GAUGE_RE=${RNFSD_GAUGE_RE:-'^(?!mrs_open$|mr_bytes$).*((_in_use|_open|_inflight|_pending|_queued|_outstanding|_used)$|_mem(_bytes)?$)'}
 
 # rnfsd_gauges_differ BASE_LINE NOW_LINE: print the gauges (RNFSD_GAUGE_RE)
 # of NOW_LINE that differ from BASE_LINE, and conns_open unless it is 0, one
