@@ -266,6 +266,8 @@ void svc_take_done(struct rpcrdma_svc *svc)
 		cc->cc_next = NULL;
 		svc_rpc_finish(cc);
 	}
+	/* Calls started by contexts these replies gave back. */
+	svc_work_flush(svc);
 }
 
 int rpcrdma_svc_run(struct rpcrdma_svc *svc)
@@ -310,6 +312,7 @@ int rpcrdma_svc_run(struct rpcrdma_svc *svc)
 		 * came back and took a waiting message) go back now. */
 		for (struct svc_conn *conn = svc->sv_conns; conn; conn = conn->sx_next)
 			svc_conn_flush_recvs(conn);
+		svc_work_flush(svc);
 		if (svc->sv_handshakes)
 			svc_conn_expire_handshakes(svc, svc_now_ms());
 		svc_conn_reap(svc);
@@ -440,6 +443,7 @@ static void svc_drain_all(struct rpcrdma_svc *svc)
 
 	for (conn = svc->sv_conns; conn; conn = conn->sx_next)
 		svc_conn_disconnected(conn);
+	svc_work_drop_all(svc); /* no worker runs them any more */
 	svc_conn_reap(svc);
 	for (tries = 0; svc->sv_conns && tries < 200; tries++) {
 		n = epoll_wait(svc->sv_epoll, evs, 16, 10);

@@ -527,6 +527,8 @@ void svc_conn_cq_event_poll(struct svc_conn *conn)
 		conn->sx_svc->sv_more = true;
 	}
 	svc_conn_grow_credits(conn);
+	/* The calls of this drain go to the workers together. */
+	svc_work_flush(conn->sx_svc);
 }
 
 uint64_t svc_now_ms(void)

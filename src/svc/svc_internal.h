@@ -287,6 +287,14 @@ struct rpcrdma_svc {
 	struct svc_call *sv_wq_head, *sv_wq_tail;
 	struct svc_call *sv_done_head, *sv_done_tail;
 	bool sv_wq_quit;
+	bool sv_done_woken;      /* the run loop's eventfd was written for the
+				  * done queue and it has not taken it yet */
+	unsigned sv_wq_idle;     /* workers waiting on sv_wq_cond */
+	/* Calls dispatched by the run loop since its last flush: handed to
+	 * the workers together, with one lock and one wake per idle worker
+	 * needed (run-loop thread only). */
+	struct svc_call *sv_batch_head, *sv_batch_tail;
+	unsigned sv_batch_n;
 	pthread_t *sv_workers;
 	unsigned sv_nworkers;
 
@@ -484,7 +492,15 @@ void svc_rpc_finish(struct svc_call *cc);
 /* svc_worker.c */
 int svc_workers_start(struct rpcrdma_svc *svc, unsigned n);
 void svc_workers_stop(struct rpcrdma_svc *svc);
+/* svc_work_enqueue - add @cc to the run loop's batch for the workers
+ * (run-loop thread); svc_work_flush() hands the batch over. */
 void svc_work_enqueue(struct rpcrdma_svc *svc, struct svc_call *cc);
+/* svc_work_flush - append the batch to the work queue under one lock and
+ * wake as many idle workers as it has calls (no wake when none sleeps). */
+void svc_work_flush(struct rpcrdma_svc *svc);
+/* svc_work_drop_all - with the workers stopped and every connection
+ * closing: calls still queued will not run; give them back (drops). */
+void svc_work_drop_all(struct rpcrdma_svc *svc);
 struct svc_call *svc_done_take_all(struct rpcrdma_svc *svc);
 /*
  * svc_worker_run_one - one step of a worker: take the oldest call on the

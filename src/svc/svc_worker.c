@@ -2,9 +2,12 @@
 /*
  * svc_worker.c - worker threads that run dispatch functions.
  *
- * The run loop queues call contexts on the work queue; a worker runs the
- * dispatch function and moves the context to the done queue, then wakes
- * the run loop through its eventfd.  Nothing else is shared.
+ * The run loop collects the calls of one completion drain and hands them
+ * to the work queue together (svc_work_flush()), waking only as many idle
+ * workers as there are calls; a worker runs the dispatch function and
+ * moves the context to the done queue, and writes the run loop's eventfd
+ * only when no write is pending since the loop last took the done queue:
+ * under load, many replies come back per wake-up.  Nothing else is shared.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -38,6 +41,8 @@ static struct svc_call *svc_wq_take(struct rpcrdma_svc *svc)
  * without sv_wq_lock, returns without it. */
 static void svc_worker_serve(struct rpcrdma_svc *svc, struct svc_call *cc)
 {
+	bool wake;
+
 	cc->cc_status = cc->cc_fn(&cc->cc_req, cc->cc_fn_arg);
 
 	pthread_mutex_lock(&svc->sv_wq_lock);
@@ -47,8 +52,11 @@ static void svc_worker_serve(struct rpcrdma_svc *svc, struct svc_call *cc)
 	else
 		svc->sv_done_head = cc;
 	svc->sv_done_tail = cc;
+	wake = !svc->sv_done_woken;
+	svc->sv_done_woken = true;
 	pthread_mutex_unlock(&svc->sv_wq_lock);
-	svc_wake(svc);
+	if (wake)
+		svc_wake(svc);
 }
 
 bool svc_worker_run_one(struct rpcrdma_svc *svc)
@@ -70,8 +78,11 @@ static void *svc_worker_main(void *arg)
 
 	for (;;) {
 		pthread_mutex_lock(&svc->sv_wq_lock);
-		while (!svc->sv_wq_head && !svc->sv_wq_quit)
+		while (!svc->sv_wq_head && !svc->sv_wq_quit) {
+			svc->sv_wq_idle++;
 			pthread_cond_wait(&svc->sv_wq_cond, &svc->sv_wq_lock);
+			svc->sv_wq_idle--;
+		}
 		pthread_mutex_unlock(&svc->sv_wq_lock);
 		/* Another worker may take it first: then wait again.  After
 		 * a quit, the queue is drained before the thread ends. */
@@ -129,14 +140,33 @@ void svc_work_enqueue(struct rpcrdma_svc *svc, struct svc_call *cc)
 {
 	cc->cc_state = CC_WORKING;
 	cc->cc_next = NULL;
+	if (svc->sv_batch_tail)
+		svc->sv_batch_tail->cc_next = cc;
+	else
+		svc->sv_batch_head = cc;
+	svc->sv_batch_tail = cc;
+	svc->sv_batch_n++;
+}
+
+void svc_work_flush(struct rpcrdma_svc *svc)
+{
+	unsigned n = svc->sv_batch_n, wake;
+
+	if (!n)
+		return;
 	pthread_mutex_lock(&svc->sv_wq_lock);
 	if (svc->sv_wq_tail)
-		svc->sv_wq_tail->cc_next = cc;
+		svc->sv_wq_tail->cc_next = svc->sv_batch_head;
 	else
-		svc->sv_wq_head = cc;
-	svc->sv_wq_tail = cc;
-	pthread_cond_signal(&svc->sv_wq_cond);
+		svc->sv_wq_head = svc->sv_batch_head;
+	svc->sv_wq_tail = svc->sv_batch_tail;
+	/* A worker that is busy now looks at the queue again before it
+	 * sleeps: only sleeping ones need a wake, one per call. */
+	for (wake = n < svc->sv_wq_idle ? n : svc->sv_wq_idle; wake > 0; wake--)
+		pthread_cond_signal(&svc->sv_wq_cond);
 	pthread_mutex_unlock(&svc->sv_wq_lock);
+	svc->sv_batch_head = svc->sv_batch_tail = NULL;
+	svc->sv_batch_n = 0;
 }
 
 struct svc_call *svc_done_take_all(struct rpcrdma_svc *svc)
@@ -146,6 +176,24 @@ struct svc_call *svc_done_take_all(struct rpcrdma_svc *svc)
 	pthread_mutex_lock(&svc->sv_wq_lock);
 	list = svc->sv_done_head;
 	svc->sv_done_head = svc->sv_done_tail = NULL;
+	svc->sv_done_woken = false;
 	pthread_mutex_unlock(&svc->sv_wq_lock);
 	return list;
+}
+
+void svc_work_drop_all(struct rpcrdma_svc *svc)
+{
+	struct svc_call *cc, *next;
+
+	svc_work_flush(svc);
+	pthread_mutex_lock(&svc->sv_wq_lock);
+	cc = svc->sv_wq_head;
+	svc->sv_wq_head = svc->sv_wq_tail = NULL;
+	pthread_mutex_unlock(&svc->sv_wq_lock);
+	for (; cc; cc = next) {
+		next = cc->cc_next;
+		cc->cc_next = NULL;
+		SVC_INC(svc, drops, 1);
+		svc_call_put(cc);
+	}
 }

@@ -1055,6 +1055,48 @@ static void test_handshake_timeout(void **state)
 	assert_true(f->conn->sx_reap);
 }
 
+/*
+ * Hand-off: three calls received in one drain go to the work queue
+ * together; the three replies a worker finishes before the run loop takes
+ * the done queue cost one eventfd write, not three.
+ */
+static void test_handoff_batched(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t msg[128], *p;
+	uint64_t v = 0;
+	uint32_t i;
+
+	while (read(f->svc.sv_wake_fd, &v, sizeof(v)) > 0)
+		;
+	for (i = 0; i < 3; i++) {
+		p = msg;
+		p = put_msg_nochunks(p, 0x50 + i, 1);
+		p = put_call(p, 0x5050 + i, TPROG, 1, TP_NULL);
+		queue_recv(f, msg, (uint32_t)(p - msg));
+	}
+	svc_conn_cq_event_poll(f->conn);
+	assert_null(f->svc.sv_batch_head); /* flushed at the end of the drain */
+	for (i = 0; i < 3; i++)
+		assert_true(svc_worker_run_one(&f->svc));
+	assert_int_equal(read(f->svc.sv_wake_fd, &v, sizeof(v)), sizeof(v));
+	assert_int_equal(v, 1);
+	svc_take_done(&f->svc);
+	assert_false(f->svc.sv_done_woken);
+	assert_int_equal(fv.fv_nsends, 3);
+	/* The next reply wakes the loop again. */
+	p = msg;
+	p = put_msg_nochunks(p, 0x53, 1);
+	p = put_call(p, 0x5053, TPROG, 1, TP_NULL);
+	deliver(f, msg, (uint32_t)(p - msg));
+	assert_true(svc_worker_run_one(&f->svc));
+	assert_int_equal(read(f->svc.sv_wake_fd, &v, sizeof(v)), sizeof(v));
+	assert_int_equal(v, 1);
+	svc_take_done(&f->svc);
+	svc_conn_cq_event_poll(f->conn);
+	assert_baseline(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1069,6 +1111,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_send_queue_slots, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_post_failure_disconnects_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_admission_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_handoff_batched, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_handshake_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_credit_growth, setup_grow, teardown),
 		cmocka_unit_test_setup_teardown(test_pool_budget, setup, teardown),
