@@ -181,6 +181,7 @@ struct rpcrdma_svc_stats {
 	uint64_t ss_credit_grow_denied; /* grants held below wish: no room in the budget */
 	uint64_t ss_sq_waits;      /* a chain waited for send-queue slots */
 	uint64_t ss_pool_trims;    /* idle slabs deregistered */
+	uint64_t ss_send_batches;  /* posts carrying the replies of one done-queue take */
 };
 
 struct rpcrdma_svc;

@@ -261,11 +261,15 @@ void svc_take_done(struct rpcrdma_svc *svc)
 {
 	struct svc_call *cc = svc_done_take_all(svc), *next;
 
+	/* The replies of one take go out with one post per connection. */
+	svc->sv_post_batch = cc != NULL;
+
 	for (; cc; cc = next) {
 		next = cc->cc_next;
 		cc->cc_next = NULL;
 		svc_rpc_finish(cc);
 	}
+	svc_send_flush(svc);
 	/* Calls started by contexts these replies gave back. */
 	svc_work_flush(svc);
 }
@@ -393,6 +397,7 @@ void rpcrdma_svc_get_stats(struct rpcrdma_svc *svc, struct rpcrdma_svc_stats *st
 	st->ss_credit_grow_denied = atomic_load(&c->credit_grow_denied);
 	st->ss_sq_waits = atomic_load(&c->sq_waits);
 	st->ss_pool_trims = atomic_load(&c->pool_trims);
+	st->ss_send_batches = atomic_load(&c->send_batches);
 }
 
 void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
@@ -407,7 +412,7 @@ void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 		"\"mrs_open\":%llu,\"mr_bytes\":%llu,\"conns_refused\":%llu,"
 		"\"buf_waits\":%llu,\"buf_bytes_in_use\":%llu,\"buf_bytes_high\":%llu,"
 		"\"credit_grows\":%llu,\"credit_grow_denied\":%llu,\"sq_waits\":%llu,"
-		"\"pool_trims\":%llu}\n",
+		"\"pool_trims\":%llu,\"send_batches\":%llu}\n",
 		(unsigned long long)st->ss_connections, (unsigned long long)st->ss_calls,
 		(unsigned long long)st->ss_replies_inline,
 		(unsigned long long)st->ss_replies_write_chunk,
@@ -431,7 +436,8 @@ void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 		(unsigned long long)st->ss_buf_bytes_high,
 		(unsigned long long)st->ss_credit_grows,
 		(unsigned long long)st->ss_credit_grow_denied,
-		(unsigned long long)st->ss_sq_waits, (unsigned long long)st->ss_pool_trims);
+		(unsigned long long)st->ss_sq_waits, (unsigned long long)st->ss_pool_trims,
+		(unsigned long long)st->ss_send_batches);
 }
 
 /* Disconnect every connection and wait (bounded) for their work to flush. */

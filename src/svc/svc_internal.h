@@ -153,6 +153,7 @@ struct svc_call {
 	struct svc_recv *cc_wait_rc;    /* CC_WAITING: the message to rebuild */
 	struct ibv_send_wr *cc_wr;      /* cc_small_wr or the large context's */
 	struct ibv_sge *cc_sge;
+	struct ibv_send_wr *cc_send_wr; /* the reply chain's last (the Send) */
 	uint32_t cc_sq_used;            /* send-queue slots held until completion */
 	uint32_t cc_sq_want;            /* CC_SQ_WAIT: slots wanted */
 	bool cc_sq_reads;               /* CC_SQ_WAIT: resume the Reads, else the Send */
@@ -237,6 +238,11 @@ struct svc_conn {
 	uint32_t sx_sq_free;
 	struct svc_call *sx_sqwait_head, *sx_sqwait_tail; /* CC_SQ_WAIT, in order */
 	uint32_t sx_cqe_ids;
+	/* Reply chains queued by svc_send_resume() in a batch (sv_post_batch),
+	 * posted together by svc_send_flush(). */
+	struct ibv_send_wr *sx_post_head, *sx_post_tail;
+	struct svc_conn *sx_post_next;
+	bool sx_post_queued;
 };
 
 struct svc_program {
@@ -255,7 +261,7 @@ struct svc_counters {
 		large_high, recv_in_use, conns_open,
 		send_invalidates, recv_refills, post_errors, mrs_open, mr_bytes,
 		conns_refused, buf_waits, buf_bytes_in_use, buf_bytes_high,
-		credit_grows, credit_grow_denied, sq_waits, pool_trims;
+		credit_grows, credit_grow_denied, sq_waits, pool_trims, send_batches;
 };
 
 struct rpcrdma_svc {
@@ -275,6 +281,8 @@ struct rpcrdma_svc {
 	uint32_t sv_nconns;          /* on sv_conns, closing ones included */
 	bool sv_more;                /* some connection has sx_more set */
 	uint32_t sv_handshakes;      /* accepted, not yet ESTABLISHED nor closing */
+	bool sv_post_batch;          /* replies queue on their connection ... */
+	struct svc_conn *sv_post_conns; /* ... and these are posted by svc_send_flush() */
 	struct svc_dev *sv_devs;
 	size_t sv_slab_bytes;        /* size of every registered slab */
 	uint64_t sv_mem_registered;  /* bytes in slabs, all devices */
@@ -482,8 +490,14 @@ void svc_read_complete(struct svc_call *cc, const struct ibv_wc *wc);
 void svc_send_reply(struct svc_call *cc);
 void svc_send_rdma_error(struct svc_call *cc, uint32_t xid, uint32_t code);
 void svc_send_complete(struct svc_call *cc, const struct ibv_wc *wc);
-/* svc_send_resume - post the reply chain of @cc parked for slots. */
+/* svc_send_resume - post the reply chain of @cc (its slots held), or,
+ * while sv_post_batch is set, chain it after its connection's other
+ * replies of the batch. */
 void svc_send_resume(struct svc_call *cc);
+/* svc_send_flush - end a batch: post each connection's queued replies
+ * with one post (counted in send_batches); a connection that went down
+ * meanwhile gets its queued calls back without posting them. */
+void svc_send_flush(struct rpcrdma_svc *svc);
 
 /* svc_rpc.c */
 void svc_rpc_dispatch(struct svc_call *cc);

@@ -53,6 +53,7 @@ static void svc_send_post(struct svc_call *cc, uint32_t nwr, bool reply)
 	}
 	send->send_flags = IBV_SEND_SIGNALED;
 	send->wr_id = (uintptr_t)&cc->cc_cqe;
+	cc->cc_send_wr = send;
 	if (nwr)
 		cc->cc_wr[nwr - 1].next = send;
 	cc->cc_state = CC_SENDING;
@@ -67,20 +68,81 @@ static void svc_send_post(struct svc_call *cc, uint32_t nwr, bool reply)
 	svc_send_resume(cc);
 }
 
+/*
+ * After a failed post of @chain: every call whose Send is at or after @bad
+ * was not posted and gets no completion, so it is given back here, once
+ * the connection is going down (no waiter may be handed buffers that a
+ * posted part of a chain may still target).
+ */
+static void svc_send_post_failed(struct svc_conn *conn, struct ibv_send_wr *bad, int err)
+{
+	struct ibv_send_wr *wr, *next;
+
+	SVC_INC(conn->sx_svc, post_errors, 1);
+	svc_log(conn->sx_svc, "conn %u: Send post failed: %s",
+		conn->sx_id_num, strerror(-err));
+	svc_conn_disconnected(conn);
+	for (wr = bad; wr; wr = next) {
+		next = wr->next;
+		if (wr->opcode == IBV_WR_SEND || wr->opcode == IBV_WR_SEND_WITH_INV)
+			svc_call_put(rpcrdma_container_of(rpcrdma_cqe_of(&(struct ibv_wc){
+				.wr_id = wr->wr_id }), struct svc_call, cc_cqe));
+	}
+}
+
 void svc_send_resume(struct svc_call *cc)
 {
 	struct svc_conn *conn = cc->cc_conn;
+	struct rpcrdma_svc *svc = conn->sx_svc;
 	struct ibv_send_wr *bad;
 	int err;
 
 	cc->cc_state = CC_SENDING;
+	if (svc->sv_post_batch) {
+		/* Chained after the connection's other replies of this batch:
+		 * one post (one doorbell) for all of them. */
+		if (conn->sx_post_tail)
+			conn->sx_post_tail->next = &cc->cc_wr[0];
+		else
+			conn->sx_post_head = &cc->cc_wr[0];
+		conn->sx_post_tail = cc->cc_send_wr;
+		if (!conn->sx_post_queued) {
+			conn->sx_post_queued = true;
+			conn->sx_post_next = svc->sv_post_conns;
+			svc->sv_post_conns = conn;
+		}
+		return;
+	}
 	err = rpcrdma_verbs_post_send(conn->sx_id->qp, &cc->cc_wr[0], &bad);
-	if (err) {
-		SVC_INC(conn->sx_svc, post_errors, 1);
-		svc_log(conn->sx_svc, "conn %u: Send post failed: %s",
-			conn->sx_id_num, strerror(-err));
-		svc_call_put(cc);
-		svc_conn_disconnected(conn);
+	if (err)
+		svc_send_post_failed(conn, bad, err);
+}
+
+void svc_send_flush(struct rpcrdma_svc *svc)
+{
+	struct svc_conn *conn;
+	struct ibv_send_wr *chain, *bad;
+	int err;
+
+	svc->sv_post_batch = false;
+	while ((conn = svc->sv_post_conns)) {
+		svc->sv_post_conns = conn->sx_post_next;
+		conn->sx_post_next = NULL;
+		conn->sx_post_queued = false;
+		chain = conn->sx_post_head;
+		conn->sx_post_head = conn->sx_post_tail = NULL;
+		if (!chain)
+			continue;
+		if (conn->sx_closing) {
+			/* Went down after these were queued: none is posted. */
+			svc_send_post_failed(conn, chain, -ESHUTDOWN);
+			continue;
+		}
+		err = rpcrdma_verbs_post_send(conn->sx_id->qp, chain, &bad);
+		if (err)
+			svc_send_post_failed(conn, bad, err);
+		else
+			SVC_INC(svc, send_batches, 1);
 	}
 }
 

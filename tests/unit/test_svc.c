@@ -1064,6 +1064,7 @@ static void test_handoff_batched(void **state)
 {
 	struct fixture *f = *state;
 	uint8_t msg[128], *p;
+	unsigned posts;
 	uint64_t v = 0;
 	uint32_t i;
 
@@ -1081,9 +1082,13 @@ static void test_handoff_batched(void **state)
 		assert_true(svc_worker_run_one(&f->svc));
 	assert_int_equal(read(f->svc.sv_wake_fd, &v, sizeof(v)), sizeof(v));
 	assert_int_equal(v, 1);
+	posts = fv.fv_send_post_calls;
 	svc_take_done(&f->svc);
 	assert_false(f->svc.sv_done_woken);
 	assert_int_equal(fv.fv_nsends, 3);
+	/* ... and go out chained, with one post. */
+	assert_int_equal(fv.fv_send_post_calls, posts + 1);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.send_batches), 1);
 	/* The next reply wakes the loop again. */
 	p = msg;
 	p = put_msg_nochunks(p, 0x53, 1);
@@ -1095,6 +1100,38 @@ static void test_handoff_batched(void **state)
 	svc_take_done(&f->svc);
 	svc_conn_cq_event_poll(f->conn);
 	assert_baseline(f);
+}
+
+/*
+ * A batched post of three replies fails: the connection goes down first,
+ * then the three calls (none posted, so no completion will come) are
+ * given back; nothing leaks.
+ */
+static void test_batched_post_failure(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t msg[128], *p;
+	uint32_t i;
+
+	for (i = 0; i < 3; i++) {
+		p = msg;
+		p = put_msg_nochunks(p, 0x60 + i, 1);
+		p = put_call(p, 0x6060 + i, TPROG, 1, TP_NULL);
+		queue_recv(f, msg, (uint32_t)(p - msg));
+	}
+	svc_conn_cq_event_poll(f->conn);
+	for (i = 0; i < 3; i++)
+		assert_true(svc_worker_run_one(&f->svc));
+	fv.fv_fail_send_post_at = fv.fv_send_post_calls + 1;
+	svc_take_done(&f->svc);
+	assert_int_equal(fv.fv_nsends, 0);
+	assert_true(f->conn->sx_closing);
+	assert_int_equal(f->conn->sx_calls_out, 0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.post_errors), 1);
+	fv_flush_recvs();
+	svc_conn_cq_event_poll(f->conn);
+	assert_true(f->conn->sx_reap);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_in_use), 0);
 }
 
 int main(void)
@@ -1112,6 +1149,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_read_post_failure_disconnects_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_admission_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_handoff_batched, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_batched_post_failure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_handshake_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_credit_growth, setup_grow, teardown),
 		cmocka_unit_test_setup_teardown(test_pool_budget, setup, teardown),
