@@ -5,7 +5,7 @@
 # object per line, to $BENCH_OUT/raw.jsonl (fio's own JSON output next to it);
 # bench/report.py turns them into results.json and results.md.
 #
-# Sections (BENCH_SECTIONS, default all four):
+# Sections (BENCH_SECTIONS, default all five):
 #   wire       perftest ib_write_bw / ib_read_bw / ib_send_bw at 4 KiB, 64 KiB,
 #              1 MiB and ib_send_lat at 64 B, rdma_cm (-R), client -> server
 #   servers    the kernel NFS client against kernel nfsd and against
@@ -20,6 +20,12 @@
 #              NULL call rate and latency at 1, 8 and 64 calls in flight
 #              (BENCH_RPC_SECONDS each), 1 MiB echo (Read chunk in, Write
 #              chunk out) BENCH_RPC_ECHO_COUNT times
+#   connections many idle connections (rpcrdma-probe --connections N --hold S)
+#              to kernel nfsd and to rpcrdma-nfsd: memory per connection at
+#              N = 1, 64, 256 (rpcrdma-nfsd VmRSS and mr_bytes, MemAvailable
+#              for both), connections + NULL calls per second, and the most
+#              connections each holds (N = 512, 1000 while BENCH_CONN_MAX s
+#              last)
 # Every figure runs BENCH_REPEAT times, the servers (and clients) alternating
 # within each repeat so background noise hits both alike.
 #
@@ -35,7 +41,7 @@ IODEPTH=${BENCH_IODEPTH:-8}
 SEQ_IODEPTH=${BENCH_SEQ_IODEPTH:-1}
 CLIENT_IODEPTH=${BENCH_CLIENT_IODEPTH:-8}
 META_FILES=${BENCH_META_FILES:-1000}
-SECTIONS=${BENCH_SECTIONS:-wire servers clients transport}
+SECTIONS=${BENCH_SECTIONS:-wire servers clients transport connections}
 PERF_ITERS=${BENCH_PERF_ITERS:-4096:2000 65536:500 1048576:64}
 LAT_ITERS=${BENCH_LAT_ITERS:-1000}
 # BENCH_PERF_EVENTS=1: ib_read_bw sleeps on CQ events (-e) instead of
@@ -58,6 +64,10 @@ RPC_ECHO_INFLIGHT=${BENCH_RPC_ECHO_INFLIGHT:-1}
 RPC_ARGS=(${BENCH_RPC_ARGS:-})
 # shellcheck disable=SC2206
 RPC_SERVER_ARGS=(${BENCH_RPC_SERVER_ARGS:-})
+CONN_NS=${BENCH_CONN_NS:-1 64 256}
+CONN_STEPS=${BENCH_CONN_STEPS:-512 1000}
+CONN_HOLD=${BENCH_CONN_HOLD:-6}
+CONN_MAX=${BENCH_CONN_MAX:-600}
 RAW=$BENCH_OUT/raw.jsonl
 FIO_DIR=$BENCH_OUT/fio
 W=$SCRATCH/bench
@@ -386,11 +396,236 @@ section_transport() {
 	grep '^{' "$W/bench_rpc-server.log" | tail -n 1 >"$BENCH_OUT/bench_rpc-server-stats.json" || true
 }
 
+# ================================================================ 5. connections
+# Idle connections from rpcrdma-probe's load mode (--connections N --hold S,
+# one NULL call on each), to kernel nfsd (port 20049, the kernel mount of
+# section 2 stays up) and to rpcrdma-nfsd: for rpcrdma-nfsd a new server
+# without any mount for every probe run, so each run starts from its cold
+# pool (a pool warmed by an earlier run would hide the registration).
+
+# meminfo_kb KEY: KEY's value in /proc/meminfo (KiB), builtins only.
+meminfo_kb() {
+	local k v
+	while read -r k v _; do
+		[[ $k == "$1:" ]] && { echo "$v"; return 0; }
+	done </proc/meminfo
+	echo null
+}
+
+# vmrss_kb PID: VmRSS of PID (KiB), null when it is gone.
+vmrss_kb() {
+	local k v s
+	s=$(cat "/proc/$1/status" 2>/dev/null) || true
+	while read -r k v _; do
+		[[ $k == VmRSS: ]] && { echo "$v"; return 0; }
+	done <<<"$s"
+	echo null
+}
+
+# cm_conns PORT: rdma_cm connections whose local end is SERVER_ADDR:PORT
+# and that are not listeners (the server's side of each connection).
+cm_conns() {
+	rdma res show cm_id 2>/dev/null |
+		awk -v a="$SERVER_ADDR:$1" '$0 !~ /state LISTEN/ { for (i = 1; i < NF; i++) if ($i == "src-addr" && $(i + 1) == a) { n++; break } } END { print n + 0 }'
+}
+
+# conn_counters: ask the running rpcrdma-nfsd for its counters (SIGUSR1) and
+# print the new line; empty when it does not answer within 10 s (no fail:
+# a server killed by the guest's OOM killer is a result here).
+conn_counters() {
+	local n i
+	n=$(grep -c '^{"connections"' "$RNFSD_LOG" || true)
+	kill -USR1 "$RNFSD_PID" 2>/dev/null || return 0
+	for ((i = 0; i < 50; i++)); do
+		if (($(grep -c '^{"connections"' "$RNFSD_LOG" || true) > n)); then
+			rnfsd_counters_line
+			return 0
+		fi
+		kill -0 "$RNFSD_PID" 2>/dev/null || return 0
+		sleep 0.2
+	done
+}
+
+# conn_rnfsd_up / conn_rnfsd_down: a new rpcrdma-nfsd (no mount) on
+# RNFSD_PORT; its end, SIGKILL after 30 s, never failing the bench.
+conn_rnfsd_up() {
+	NFS_RDMA_PORT=$RNFSD_PORT rnfsd_start "$RNFSD" "$REXPORT" "$W/rpcrdma-nfsd-conn.log" \
+		"${RNFSD_ARGS[@]}" --allow "$ALLOW" --handle-key "$W/handle.key"
+	wait_cm_listen "$RNFSD_PORT" 30 "$RNFSD_PID" || log "rpcrdma-nfsd: no rdma_cm listener on $RNFSD_PORT"
+}
+conn_rnfsd_down() {
+	local i
+	kill -TERM "$RNFSD_PID" 2>/dev/null || return 0
+	for ((i = 0; i < 150; i++)); do
+		kill -0 "$RNFSD_PID" 2>/dev/null || break
+		sleep 0.2
+	done
+	kill -KILL "$RNFSD_PID" 2>/dev/null || true
+	wait "$RNFSD_PID" 2>/dev/null || true
+}
+
+# conn_settle PORT BASE: wait (at most 60 s) until the server on PORT has at
+# most BASE connections, so the next "before" figures are not taken while
+# the previous run's connections are still being torn down.
+conn_settle() {
+	local i c
+	for ((i = 0; i < 120; i++)); do
+		c=$(cm_conns "$1")
+		((c <= $2)) && return 0
+		sleep 0.5
+	done
+	log "note: $c connections still open on port $1 after 60 s (expected at most $2)"
+}
+
+# conn_probe FIGURE WHO N RUN OPEN_LIMIT: one rpcrdma-probe run, N
+# connections held CONN_HOLD s, against WHO (knfsd or rnfsd); memory before
+# and while they are held (sampled as soon as the probe says it holds them);
+# emits one line with the probe's JSON object under "probe".  Sets
+# CONN_OPEN_S (seconds until the probe held them) and CONN_OK (1 when every
+# connection was established, answered and kept).
+conn_probe() {
+	local fig=$1 who=$2 n=$3 run=$4 limit=$5 port pid t0 t1 deadline json err out rc=0
+	local ma0 ma1 rss0=null rss1=null mr0=null mr1=null bu0=null bu1=null co0=null co1=null
+	local cm0 cm1=null prss=null line held=0 body
+	json=$W/probe-$fig-$who-$n-$run.json
+	err=$W/probe-$fig-$who-$n-$run.err
+	CONN_OK=0 CONN_OPEN_S=$limit
+	if [[ $who == knfsd ]]; then
+		port=$NFS_RDMA_PORT
+		conn_settle "$port" "$CONN_KBASE"
+	else
+		port=$RNFSD_PORT
+		conn_rnfsd_up
+		sleep 1	# let the new server's start-up allocations settle
+	fi
+	cm0=$(cm_conns "$port")
+	if [[ $who == rnfsd ]]; then
+		line=$(conn_counters)
+		mr0=$(rnfsd_counter "$line" mr_bytes) bu0=$(rnfsd_counter "$line" buf_bytes_in_use)
+		co0=$(rnfsd_counter "$line" conns_open)
+		rss0=$(vmrss_kb "$RNFSD_PID")
+	fi
+	ma0=$(meminfo_kb MemAvailable)
+	: >"$err"
+	t0=$(now)
+	"$PROBE" --verbose --connections "$n" --hold "$CONN_HOLD" --port "$port" \
+		--source "$CLIENT_ADDR" "$SERVER_ADDR" >"$json" 2>"$err" &
+	pid=$!
+	deadline=$((SECONDS + limit))
+	while kill -0 "$pid" 2>/dev/null; do
+		out=$(<"$err")
+		if [[ $out == *"connections opened in"* ]]; then
+			held=1
+			break
+		fi
+		if ((SECONDS >= deadline)); then
+			log "rpcrdma-probe: $n connections to $who not open after $limit s: ${out##*$'\n'}"
+			kill -KILL "$pid" 2>/dev/null || true
+			break
+		fi
+		sleep 0.5
+	done
+	t1=$(now)
+	CONN_OPEN_S=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a + 1 }')
+	if ((held)); then
+		# sample while held
+		prss=$(vmrss_kb "$pid")
+		ma1=$(meminfo_kb MemAvailable)
+		if [[ $who == rnfsd ]]; then
+			# where the resident memory is, once per N (bench/README.md)
+			[[ $run == 1 ]] && cat "/proc/$RNFSD_PID/smaps" >"$BENCH_OUT/connections/rpcrdma-nfsd-smaps-$fig-$n.txt" 2>/dev/null
+			rss1=$(vmrss_kb "$RNFSD_PID")
+			line=$(conn_counters)
+			mr1=$(rnfsd_counter "$line" mr_bytes) bu1=$(rnfsd_counter "$line" buf_bytes_in_use)
+			co1=$(rnfsd_counter "$line" conns_open)
+		fi
+		cm1=$(cm_conns "$port")
+	else
+		ma1=null
+	fi
+	# the probe ends by itself after the hold (and its disconnects)
+	deadline=$((SECONDS + CONN_HOLD + 60 + n / 10))
+	while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.5; done
+	kill -KILL "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || rc=$?
+	t1=$(now)
+	body=$(<"$json")
+	[[ $body == "{"*"}" ]] || body=
+	if [[ -z $body ]]; then
+		out=$(tail -n 1 "$err" | tr -d '"\\')
+		body="\"error\":\"no JSON from rpcrdma-probe (status $rc): $out\""
+	else
+		body="\"probe\":$body"
+	fi
+	emit "\"section\":\"connections\",\"figure\":\"$fig\",\"who\":\"$who\",\"n\":$n,\"run\":$run,\"hold_s\":$CONN_HOLD,\"status\":$rc,\"held\":$held,\"wall_s\":$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }'),\"mem_avail_kb_before\":$ma0,\"mem_avail_kb_held\":$ma1,\"cm_conns_before\":$cm0,\"cm_conns_held\":$cm1,\"probe_rss_kb\":$prss,\"rss_kb_before\":$rss0,\"rss_kb_held\":$rss1,\"mr_bytes_before\":${mr0:-null},\"mr_bytes_held\":${mr1:-null},\"buf_bytes_in_use_before\":${bu0:-null},\"buf_bytes_in_use_held\":${bu1:-null},\"conns_open_before\":${co0:-null},\"conns_open_held\":${co1:-null},$body"
+	out="connections $fig $who N=$n run $run: status $rc, $body; server side held $cm1 (before $cm0); MemAvailable $ma0 -> $ma1 KiB; probe VmRSS $prss KiB"
+	[[ $who == rnfsd ]] && out+="; rpcrdma-nfsd VmRSS $rss0 -> $rss1 KiB, mr_bytes $mr0 -> $mr1, buf_bytes_in_use $bu0 -> $bu1, conns_open $co0 -> $co1"
+	log "$out"
+	if [[ $who == rnfsd ]]; then
+		if ! kill -0 "$RNFSD_PID" 2>/dev/null && dmesg | grep -q "Killed process $RNFSD_PID "; then
+			log "rpcrdma-nfsd was killed by the OOM killer"
+			emit "\"section\":\"connections\",\"figure\":\"$fig\",\"who\":\"$who\",\"n\":$n,\"run\":$run,\"error\":\"rpcrdma-nfsd killed by the OOM killer\""
+		fi
+		conn_rnfsd_down
+	fi
+	[[ $body == *'"refused":0,"failed":0,'* && $body == *'"dropped_during_hold":0,'* && $body == *"\"connected\":$n,"* ]] && CONN_OK=1
+	return 0
+}
+
+section_connections() {
+	local t0=$SECONDS r n s left est last_n last_s line
+	PROBE=$(rpcrdma_bin rpcrdma-probe)
+	log "== 5. connections: rpcrdma-probe --connections N --hold $CONN_HOLD, N = $CONN_NS ($REPEAT runs), then the most held (N = $CONN_STEPS; at most $CONN_MAX s for the section)"
+	# rpcrdma-nfsd runs anew for every probe run, without a mount
+	if [[ -n "${RNFSD_PID:-}" ]] && kill -0 "$RNFSD_PID" 2>/dev/null; then
+		kumount "$RMNT"
+		conn_rnfsd_down
+	fi
+	mkdir -p "$BENCH_OUT/connections"
+	CONN_KBASE=$(cm_conns "$NFS_RDMA_PORT")
+	emit "\"section\":\"info\",\"connections_tool\":\"rpcrdma-probe\",\"hold_s\":$CONN_HOLD,\"ns\":\"$CONN_NS\",\"steps\":\"$CONN_STEPS\",\"max_s\":$CONN_MAX,\"knfsd_base_conns\":$CONN_KBASE,\"mem_total_kb\":$(meminfo_kb MemTotal),\"rnfsd_args\":\"${RNFSD_ARGS[*]}\""
+	for ((r = 1; r <= REPEAT; r++)); do
+		for n in $CONN_NS; do
+			for s in knfsd rnfsd; do
+				left=$((CONN_MAX - (SECONDS - t0)))
+				if ((left < CONN_HOLD + 30)); then
+					emit "\"section\":\"connections\",\"figure\":\"idle\",\"who\":\"$s\",\"n\":$n,\"run\":$r,\"skipped\":\"not measured: BENCH_CONN_MAX $CONN_MAX s reached\""
+					continue
+				fi
+				conn_probe idle "$s" "$n" "$r" "$left"
+			done
+		done
+	done
+	# the most connections held: growing N while the previous step held all
+	# and the estimate (open time growing with N) fits in what is left
+	for s in rnfsd knfsd; do
+		last_n=0 last_s=0
+		for n in $CONN_STEPS; do
+			left=$((CONN_MAX - (SECONDS - t0)))
+			est=$((last_n ? last_s * n / last_n + CONN_HOLD + 20 : CONN_HOLD + 30))
+			if ((est > left)); then
+				emit "\"section\":\"connections\",\"figure\":\"limit\",\"who\":\"$s\",\"n\":$n,\"run\":1,\"skipped\":\"not measured: BENCH_CONN_MAX $CONN_MAX s (about $est s needed, $left s left)\""
+				log "connections limit $s N=$n: not measured (about $est s needed, $left s left of BENCH_CONN_MAX)"
+				break
+			fi
+			conn_probe limit "$s" "$n" 1 "$left"
+			last_n=$n last_s=$CONN_OPEN_S
+			((CONN_OK)) || break
+		done
+	done
+	# the kernel's reasons for closing connections (svc_check_conn_limits)
+	dmesg | grep -iE "too many open connections|Killed process" | tail -n 5 | while IFS= read -r line; do
+		log "dmesg: $line"
+	done || true
+	log "connections: section took $((SECONDS - t0)) s"
+	emit "\"section\":\"connections\",\"figure\":\"time\",\"section_s\":$((SECONDS - t0))"
+}
+
 # ================================================================ main
 emit "\"section\":\"info\",\"kernel\":\"$(uname -r)\",\"ncpu\":$(nproc),\"vm\":${RPCRDMA_VM:-0},\"server\":\"$SERVER_ADDR\",\"client\":\"$CLIENT_ADDR\",\"rdma_dev\":\"$RDMA_DEV\",\"repeat\":$REPEAT,\"file_mb\":$FILE_MB,\"runtime_s\":$RUNTIME,\"iodepth\":$IODEPTH,\"perftest_events\":$PERF_EVENTS,\"seq_iodepth\":$SEQ_IODEPTH,\"meta_files\":$META_FILES,\"clk_tck\":$CLK_TCK"
 command -v fio >/dev/null || fail "fio is not installed (apt-get install fio)"
 has wire && section_wire
-if has servers || has clients; then
+if has servers || has clients || has connections; then
 	start_servers
 fi
 has servers && section_servers
@@ -401,4 +636,6 @@ if has servers; then
 	rnfsd_term 30
 	grep '^{' "$W/rpcrdma-nfsd.log" | tail -n 1 >"$BENCH_OUT/rpcrdma-nfsd-stats.json" || true
 fi
+# last: it restarts rpcrdma-nfsd for every probe run
+has connections && section_connections
 log "raw results: $RAW ($(wc -l <"$RAW") lines)"

@@ -4,7 +4,8 @@
 and print the Markdown.  Medians with min and max over the runs; ratios
 rpcrdma-nfsd / kernel nfsd, rpcrdma-nfs / kernel client, and NFS sequential
 goodput / the perftest bandwidth of the matching RDMA operation (and the
-bench_rpc 1 MiB echo goodput / ib_read_bw and ib_write_bw at 1 MiB).
+bench_rpc 1 MiB echo goodput / ib_read_bw and ib_write_bw at 1 MiB), and
+section 5's memory per idle connection and the most connections held.
 
 MB/s here is 2^20 bytes per second, as perftest counts it.
 """
@@ -64,6 +65,82 @@ def fmt_ratio(r):
     return "n/a" if r is None else "%.2f" % r
 
 
+WHO = {"knfsd": "kernel nfsd", "rnfsd": "rpcrdma-nfsd"}
+
+
+def conn_run(r):
+    """One probe run of section 5: per-connection figures (KiB) over the
+    connections the server held when sampled (its side of the rdma_cm
+    connections, minus those open before), and connections + NULL calls
+    per second from the probe's open_ms."""
+    p = r.get("probe") or {}
+    out = {"who": r["who"], "n": r["n"], "run": r["run"], "figure": r["figure"],
+           "connected": p.get("connected"), "refused": p.get("refused"), "failed": p.get("failed"),
+           "null_ok": p.get("null_ok"), "dropped_during_hold": p.get("dropped_during_hold"),
+           "open_ms": p.get("open_ms"), "first_failure": p.get("first_failure"), "status": r.get("status")}
+    held = None
+    if r.get("cm_conns_held") is not None and r.get("cm_conns_before") is not None:
+        held = r["cm_conns_held"] - r["cm_conns_before"]
+    elif p.get("connected") is not None:
+        held = p["connected"] - (p.get("dropped_during_hold") or 0)
+    out["held"] = held
+
+    def per(a, b, scale=1.0):
+        if held and r.get(a) is not None and r.get(b) is not None:
+            return (r[a] - r[b]) / scale / held
+        return None
+    out["rss_kib_per_conn"] = per("rss_kb_held", "rss_kb_before")
+    out["mr_kib_per_conn"] = per("mr_bytes_held", "mr_bytes_before", 1024.0)
+    out["buf_kib_per_conn"] = per("buf_bytes_in_use_held", "buf_bytes_in_use_before", 1024.0)
+    out["mem_avail_kib_per_conn"] = per("mem_avail_kb_before", "mem_avail_kb_held")
+    out["probe_rss_kib"] = r.get("probe_rss_kb")
+    out["conns_per_s"] = (p["connected"] * 1000.0 / p["open_ms"]) if p.get("open_ms") and p.get("connected") else None
+    out["full"] = bool(p) and p.get("connected") == r["n"] and not p.get("refused") and not p.get("failed") \
+        and not p.get("dropped_during_hold") and p.get("null_ok") == r["n"]
+    return out
+
+
+def conn_results(rows):
+    runs = [conn_run(r) for r in rows
+            if r.get("section") == "connections" and r.get("figure") in ("idle", "limit")
+            and "error" not in r and "skipped" not in r]
+    # the search for the most held (one run per N) measures the same
+    # figures: its rows join the table
+    idle = {}
+    for x in runs:
+        idle.setdefault((x["who"], x["n"]), []).append(x)
+    per_n = {}
+    for (who, n), xs in sorted(idle.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        e = per_n.setdefault(str(n), {"n": n})
+        a = {"runs": len(xs), "held": stats([x["held"] for x in xs])}
+        for k in ("rss_kib_per_conn", "mr_kib_per_conn", "buf_kib_per_conn", "mem_avail_kib_per_conn",
+                  "probe_rss_kib", "conns_per_s"):
+            st = stats([x[k] for x in xs])
+            if st:
+                a[k] = st
+        e[WHO.get(who, who)] = a
+    most = {}
+    for who in ("rnfsd", "knfsd"):
+        xs = [x for x in runs if x["who"] == who]
+        if not xs:
+            continue
+        full = [x["n"] for x in xs if x["full"]]
+        short = sorted((x for x in xs if not x["full"]), key=lambda x: x["n"])
+        m = {"largest_n_held_in_full": max(full) if full else None,
+             "most_held_at_once": max((x["held"] for x in xs if x["held"] is not None), default=None),
+             "limit_runs": [x for x in xs if x["figure"] == "limit"]}
+        if short:
+            f = short[0]
+            m["first_short"] = {k: f[k] for k in ("n", "connected", "refused", "failed", "dropped_during_hold",
+                                                  "held", "first_failure", "status")}
+        most[WHO[who]] = m
+    skipped = [r for r in rows if r.get("section") == "connections" and "skipped" in r]
+    errors = [r for r in rows if r.get("section") == "connections" and "error" in r]
+    t = [r["section_s"] for r in rows if r.get("section") == "connections" and r.get("figure") == "time"]
+    return {"per_n": per_n, "most_held": most, "runs": runs, "skipped": skipped, "errors": errors,
+            "section_s": t[0] if t else None} if (runs or skipped or errors) else {}
+
+
 def main():
     d = sys.argv[1]
     rows = load(d)
@@ -77,6 +154,8 @@ def main():
                 info["client_info"] = r
             elif "transport_tool" in r:
                 info["transport_info"] = r
+            elif "connections_tool" in r:
+                info["connections_info"] = r
             else:
                 info.update(r)
     # perftest now and then prints a 0.00 MB/s row (seen with ib_send_bw
@@ -189,6 +268,8 @@ def main():
                 w = wire.get("%s/1048576" % tool)
                 t["vs_" + tool] = ratio(t.get("MBps"), w and w.get("bw_MBps"))
 
+    connections = conn_results(rows)
+
     # ---------------------------------------------------------- goodput / wire
     # NFS WRITE data moves by RDMA Read (the server pulls it): ib_read_bw;
     # NFS READ data by RDMA Write (the server pushes it): ib_write_bw.
@@ -211,7 +292,8 @@ def main():
 
     result = {"generated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
               "info": info, "mounts": mounts, "wire": wire, "servers": servers,
-              "clients": clients, "transport": transport, "goodput_vs_wire": goodput, "skipped": skipped,
+              "clients": clients, "transport": transport, "connections": connections,
+              "goodput_vs_wire": goodput, "skipped": skipped,
               "errors": errors, "units": {"MBps": "2^20 bytes/s", "cpu_us_per_op": "server CPU microseconds (utime+stime) per I/O or metadata op"}}
     sp = os.path.join(d, "rpcrdma-nfsd-stats.json")
     if os.path.exists(sp):
@@ -374,6 +456,9 @@ def markdown(R):
         L.append(R["skipped"].get("transport", "not measured"))
     L.append("")
 
+    # 5
+    L.extend(conn_markdown(R))
+
     if R["errors"]:
         L.append("## Errors")
         L.append("")
@@ -381,6 +466,73 @@ def markdown(R):
             L.append("- %s" % json.dumps(e))
         L.append("")
     return "\n".join(L)
+
+
+def conn_markdown(R):
+    L = ["## 5. Connections: many idle connections (rpcrdma-probe load mode)", ""]
+    C = R.get("connections") or {}
+    ci = R["info"].get("connections_info", {})
+    if not C:
+        L.append("not measured")
+        L.append("")
+        return L
+    if C["per_n"]:
+        L.append("| N | rpcrdma-nfsd VmRSS KiB/conn | rpcrdma-nfsd registered (mr_bytes) KiB/conn | "
+                 "rpcrdma-nfsd buffers in use KiB/conn | MemAvailable drop KiB/conn, rpcrdma-nfsd | "
+                 "MemAvailable drop KiB/conn, kernel nfsd | connections + NULL/s, rpcrdma-nfsd | "
+                 "connections + NULL/s, kernel nfsd | probe VmRSS KiB |")
+        L.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for e in C["per_n"].values():
+            r, k = e.get("rpcrdma-nfsd") or {}, e.get("kernel nfsd") or {}
+            n = e["n"]
+
+            def held(a):
+                h = a.get("held")
+                if h and h["median"] != n:
+                    return " (held %d)" % h["median"]
+                return ""
+            L.append("| %d | %s | %s | %s | %s%s | %s%s | %s | %s | %s |" % (
+                n, fmt(r.get("rss_kib_per_conn"), 0), fmt(r.get("mr_kib_per_conn"), 0),
+                fmt(r.get("buf_kib_per_conn"), 0), fmt(r.get("mem_avail_kib_per_conn"), 0), held(r),
+                fmt(k.get("mem_avail_kib_per_conn"), 0), held(k),
+                fmt(r.get("conns_per_s"), 0), fmt(k.get("conns_per_s"), 0),
+                fmt((r or k).get("probe_rss_kib"), 0)))
+        L.append("")
+    M = C["most_held"]
+    if M:
+        L.append("| server | largest N held in full | most held at once | first N not held in full |")
+        L.append("| --- | --- | --- | --- |")
+        for who, m in M.items():
+            f = m.get("first_short")
+            if f:
+                fs = "%d: connected %s, refused %s, failed %s, dropped during the hold %s, held %s%s" % (
+                    f["n"], f["connected"], f["refused"], f["failed"], f["dropped_during_hold"], f["held"],
+                    (" (%s)" % f["first_failure"]) if f.get("first_failure") else "")
+            else:
+                fs = "none up to %d" % max(x["n"] for x in C["runs"] if WHO.get(x["who"]) == who)
+            L.append("| %s | %s | %s | %s |" % (who, m["largest_n_held_in_full"], m["most_held_at_once"], fs))
+        for sk in C["skipped"]:
+            if sk.get("figure") == "limit":
+                L.append("")
+                L.append("%s N=%s: %s." % (WHO.get(sk["who"], sk["who"]), sk["n"], sk["skipped"]))
+        L.append("")
+    L.append("Targets (issue): an idle connection costs rpcrdma-nfsd at most 256 KiB registered and 512 KiB "
+             "resident in all; 1,000 connections in the 2 GiB guest.")
+    L.append("")
+    L.append("Each run: `rpcrdma-probe --connections N --hold %s` (one NFSv3 NULL call on each connection, "
+             "%d parallel attempts), sampled as soon as the probe holds them, minus the same figures just before; "
+             "divided by the connections the server held then (its side of the rdma_cm connections). "
+             "rpcrdma-nfsd is started anew, without a mount, for every run (a cold pool: registration comes in "
+             "2 MiB slabs, so N = 1 shows whole slabs); the kernel nfsd keeps the section-2 mount (1 connection). "
+             "MemAvailable (/proc/meminfo) is the whole guest's: it includes the probe's side (its VmRSS while "
+             "holding them: last column; and its QPs and CQs in the kernel) for both servers alike, and is noisy: median of the runs. "
+             "Connections + NULL/s: connections established and NULL calls answered per second of the probe's "
+             "open_ms (first address resolution to the last NULL reply; not the probe's start, the hold or the "
+             "disconnects). The most held: N growing (%s) while each N was held in full and time was left "
+             "(BENCH_CONN_MAX %s s); the section took %s s." % (
+                 ci.get("hold_s", "?"), 32, ci.get("steps", "?"), ci.get("max_s", "?"), C.get("section_s") or "?"))
+    L.append("")
+    return L
 
 
 if __name__ == "__main__":
