@@ -1134,6 +1134,32 @@ static void test_batched_post_failure(void **state)
 	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_in_use), 0);
 }
 
+/*
+ * Calls waiting for a large context are served in arrival order: with two
+ * large contexts and four calls that need one, the third and fourth wait,
+ * and their replies follow in the order they arrived.
+ */
+static void test_large_waiters_in_order(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t msg[128];
+	uint32_t i;
+
+	for (i = 0; i < 4; i++)
+		deliver(f, msg, put_reply_chunk_call(msg, 0x70 + i, 4096));
+	assert_int_equal(atomic_load(&f->svc.sv_ct.large_waits), 2);
+	assert_int_equal(f->conn->sx_dev->dv_cwait_head->cc_hdr.rh_xid, 0x72);
+	assert_int_equal(f->conn->sx_dev->dv_cwait_tail->cc_hdr.rh_xid, 0x73);
+	run_workers(f);
+	run_workers(f);
+	assert_int_equal(fv.fv_nsends, 4);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(rpcrdma_container_of((struct rpcrdma_cqe *)(uintptr_t)
+				 fv.fv_send_ids[i], struct svc_call, cc_cqe)->cc_hdr.rh_xid,
+				 0x70 + i);
+	assert_baseline(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1149,6 +1175,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_read_post_failure_disconnects_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_admission_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_handoff_batched, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_large_waiters_in_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batched_post_failure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_handshake_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_credit_growth, setup_grow, teardown),
