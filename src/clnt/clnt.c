@@ -487,29 +487,15 @@ static int clnt_create_qp(struct rpcrdma_clnt *cl)
 static int clnt_connect(struct rpcrdma_clnt *cl)
 {
 	struct rdma_conn_param param;
-	struct rpcrdma_cm_private ours;
 	struct ibv_device_attr dev;
 	uint8_t pdata[RPCRDMA_CM_PRIVATE_BYTES];
 
 	if (ibv_query_device(cl->cl_id->verbs, &dev))
 		return -EIO;
-	ours.cp_version = RPCRDMA_CM_VERSION;
 	/* Our registrations are plain MRs that are deregistered by the
-	 * caller's thread: nothing for the Responder to invalidate. */
-	ours.cp_flags = 0;
-	ours.cp_send_size = cl->cl_cfg.cf_inline_size;
-	ours.cp_recv_size = cl->cl_cfg.cf_inline_size;
-	rpcrdma_wire_encode_private(pdata, &ours);
-	memset(&param, 0, sizeof(param));
-	param.private_data = pdata;
-	param.private_data_len = sizeof(pdata);
-	/* The Responder reads our Read chunks: let it have several in flight. */
-	param.responder_resources = (uint8_t)(dev.max_qp_rd_atom > 255 ? 255 : dev.max_qp_rd_atom);
-	param.initiator_depth = (uint8_t)(dev.max_qp_init_rd_atom > 255 ? 255 :
-					  dev.max_qp_init_rd_atom);
-	param.retry_count = 7;
-	param.rnr_retry_count = 7;
-	param.flow_control = 1;
+	 * caller's thread: nothing for the Responder to invalidate (flags 0). */
+	rpcrdma_verbs_conn_param(&param, &dev, pdata, cl->cl_cfg.cf_inline_size,
+				 cl->cl_cfg.cf_inline_size);
 	if (rdma_connect(cl->cl_id, &param))
 		return -errno;
 	return clnt_cm_wait(cl, cl->cl_cfg.cf_connect_timeout_ms + 1000,

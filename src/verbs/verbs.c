@@ -3,6 +3,9 @@
  * verbs.c - the default (real device) side of the verbs seam.
  */
 #include <errno.h>
+#include <string.h>
+
+#include <rpcrdma/wire.h>
 
 #include "verbs/verbs.h"
 
@@ -89,4 +92,31 @@ int rpcrdma_verbs_dereg_mr(struct ibv_mr *mr)
 int rpcrdma_verbs_disconnect(struct rdma_cm_id *id)
 {
 	return rpcrdma_verbs->vo_disconnect(id);
+}
+
+static uint8_t verbs_depth(int v)
+{
+	return (uint8_t)(v > 255 ? 255 : v < 0 ? 0 : v);
+}
+
+void rpcrdma_verbs_conn_param(struct rdma_conn_param *param,
+			      const struct ibv_device_attr *dev, uint8_t *pdata,
+			      uint32_t send, uint32_t recv)
+{
+	struct rpcrdma_cm_private ours = {
+		.cp_version = RPCRDMA_CM_VERSION,
+		.cp_flags = 0,
+		.cp_send_size = send,
+		.cp_recv_size = recv,
+	};
+
+	rpcrdma_wire_encode_private(pdata, &ours);
+	memset(param, 0, sizeof(*param));
+	param->private_data = pdata;
+	param->private_data_len = RPCRDMA_CM_PRIVATE_BYTES;
+	param->responder_resources = verbs_depth(dev->max_qp_rd_atom);
+	param->initiator_depth = verbs_depth(dev->max_qp_init_rd_atom);
+	param->retry_count = 7;
+	param->rnr_retry_count = 7;
+	param->flow_control = 1;
 }

@@ -79,6 +79,22 @@ int rpcrdma_verbs_dereg_mr(struct ibv_mr *mr);
 /** rpcrdma_verbs_disconnect - rdma_disconnect(); 0 or a negative errno. */
 int rpcrdma_verbs_disconnect(struct rdma_cm_id *id);
 
+/**
+ * rpcrdma_verbs_conn_param - a Requester's connection parameters.
+ * @param: out: zeroed, then filled: RFC 8797 private data in @pdata (our
+ *         version, no flags, @send and @recv as the inline sizes in bytes),
+ *         RDMA Read depths from @dev capped at 255 (the Responder reads
+ *         our Read chunks: let it have several in flight), retry_count
+ *         and rnr_retry_count 7 (the most), flow control on.
+ * @dev: the device's attributes (ibv_query_device).
+ * @pdata: RPCRDMA_CM_PRIVATE_BYTES bytes, owned by the caller, which must
+ *         outlive the rdma_connect() call that uses @param.
+ * Used by the client transport and by rpcrdma-probe.
+ */
+void rpcrdma_verbs_conn_param(struct rdma_conn_param *param,
+			      const struct ibv_device_attr *dev, uint8_t *pdata,
+			      uint32_t send, uint32_t recv);
+
 /** rpcrdma_cqe_of - the tag a work completion carries. */
 static inline struct rpcrdma_cqe *rpcrdma_cqe_of(const struct ibv_wc *wc)
 {

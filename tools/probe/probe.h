@@ -358,4 +358,8 @@ void probe_report_table(const struct probe_run *run);
 const char *probe_result_word(const struct probe_result *r);
 void probe_report_json(const struct probe_run *run);
 
+/* probe_addr - fill @ss from @host and @port (numeric or a name that
+ * resolves); 0, or -EINVAL when it does not resolve.  (probe_conn.c) */
+int probe_addr(const char *host, uint16_t port, struct sockaddr_storage *ss);
+
 #endif /* RPCRDMA_PROBE_H */

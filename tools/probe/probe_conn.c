@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "probe.h"
+#include "verbs/verbs.h"
 
 /* wr_id of a Send carries this bit; a Receive's is its buffer index. */
 #define PROBE_WR_SEND (1ull << 63)
@@ -55,10 +56,10 @@ static void conn_down(struct probe_conn *pc, const char *fmt, const char *arg)
 }
 
 /*
- * Fill @ss from @host and @port (numeric or resolvable).
+ * probe_addr - fill @ss from @host and @port (numeric or resolvable).
  * Returns 0, or -EINVAL when the name does not resolve.
  */
-static int conn_addr(const char *host, uint16_t port, struct sockaddr_storage *ss)
+int probe_addr(const char *host, uint16_t port, struct sockaddr_storage *ss)
 {
 	struct addrinfo hints, *res;
 	char serv[8];
@@ -226,7 +227,6 @@ static int conn_post_all_recvs(struct probe_conn *pc)
 int probe_conn_open(struct probe_conn *pc, const struct probe_opts *opts)
 {
 	struct sockaddr_storage dst, src;
-	struct rpcrdma_cm_private ours;
 	struct rdma_conn_param param;
 	struct ibv_device_attr dev;
 	struct rdma_cm_event *ev;
@@ -243,11 +243,11 @@ int probe_conn_open(struct probe_conn *pc, const struct probe_opts *opts)
 	}
 	probe_ring->pr_head = probe_ring->pr_count = 0;
 
-	rc = conn_addr(opts->po_server, opts->po_port, &dst);
+	rc = probe_addr(opts->po_server, opts->po_port, &dst);
 	if (rc)
 		return rc;
 	if (opts->po_source) {
-		rc = conn_addr(opts->po_source, 0, &src);
+		rc = probe_addr(opts->po_source, 0, &src);
 		if (rc)
 			return rc;
 	}
@@ -292,21 +292,8 @@ int probe_conn_open(struct probe_conn *pc, const struct probe_opts *opts)
 	if (rc)
 		goto out_close;
 
-	ours.cp_version = RPCRDMA_CM_VERSION;
-	ours.cp_flags = 0;
-	ours.cp_send_size = PROBE_INLINE_SEND;
-	ours.cp_recv_size = PROBE_INLINE_RECV;
-	rpcrdma_wire_encode_private(pdata, &ours);
-	memset(&param, 0, sizeof(param));
-	param.private_data = pdata;
-	param.private_data_len = sizeof(pdata);
 	/* The server pulls our Read chunks: let it have Reads outstanding. */
-	param.responder_resources = (uint8_t)(dev.max_qp_rd_atom > 255 ? 255 : dev.max_qp_rd_atom);
-	param.initiator_depth = (uint8_t)(dev.max_qp_init_rd_atom > 255 ? 255 :
-					  dev.max_qp_init_rd_atom);
-	param.retry_count = 7;
-	param.rnr_retry_count = 7;
-	param.flow_control = 1;
+	rpcrdma_verbs_conn_param(&param, &dev, pdata, PROBE_INLINE_SEND, PROBE_INLINE_RECV);
 	if (rdma_connect(pc->pc_id, &param)) {
 		rc = -errno;
 		goto out_close;

@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "probe.h"
+#include "verbs/verbs.h"
 
 /* Bytes of each connection's Receive buffer: the inline size we advertise. */
 #define LOAD_RECV_BYTES PROBE_INLINE_RECV
@@ -106,25 +107,6 @@ static int64_t load_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Fill @ss from @host and @port.  Returns 0 or -EINVAL. */
-static int load_addr(const char *host, uint16_t port, struct sockaddr_storage *ss)
-{
-	struct addrinfo hints, *res;
-	char serv[8];
-
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_NUMERICSERV;
-	snprintf(serv, sizeof(serv), "%u", port);
-	if (getaddrinfo(host, serv, &hints, &res))
-		return -EINVAL;
-	memset(ss, 0, sizeof(*ss));
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	freeaddrinfo(res);
-	return 0;
 }
 
 static uint8_t *slot_recv(struct load_run *lr, const struct load_conn *lc)
@@ -250,7 +232,6 @@ static void load_conn_connect(struct load_run *lr, struct load_conn *lc)
 {
 	struct ibv_qp_init_attr attr;
 	struct ibv_recv_wr rwr, *rbad;
-	struct rpcrdma_cm_private ours;
 	struct rdma_conn_param param;
 	struct ibv_device_attr dev;
 	struct ibv_sge sge;
@@ -301,20 +282,7 @@ static void load_conn_connect(struct load_run *lr, struct load_conn *lc)
 		load_conn_fail(lr, lc, "ibv_query_device", EIO);
 		return;
 	}
-	ours.cp_version = RPCRDMA_CM_VERSION;
-	ours.cp_flags = 0;
-	ours.cp_send_size = PROBE_INLINE_SEND;
-	ours.cp_recv_size = PROBE_INLINE_RECV;
-	rpcrdma_wire_encode_private(pdata, &ours);
-	memset(&param, 0, sizeof(param));
-	param.private_data = pdata;
-	param.private_data_len = sizeof(pdata);
-	param.responder_resources = (uint8_t)(dev.max_qp_rd_atom > 255 ? 255 : dev.max_qp_rd_atom);
-	param.initiator_depth = (uint8_t)(dev.max_qp_init_rd_atom > 255 ? 255 :
-					  dev.max_qp_init_rd_atom);
-	param.retry_count = 7;
-	param.rnr_retry_count = 7;
-	param.flow_control = 1;
+	rpcrdma_verbs_conn_param(&param, &dev, pdata, PROBE_INLINE_SEND, PROBE_INLINE_RECV);
 	if (rdma_connect(lc->lc_id, &param)) {
 		load_conn_fail(lr, lc, "rdma_connect", errno);
 		return;
@@ -669,11 +637,11 @@ int probe_load_run(const struct probe_opts *opts)
 	memset(&lr, 0, sizeof(lr));
 	lr.lr_opts = opts;
 	load_raise_nofile();
-	if (load_addr(opts->po_server, opts->po_port, &lr.lr_dst)) {
+	if (probe_addr(opts->po_server, opts->po_port, &lr.lr_dst)) {
 		fprintf(stderr, "rpcrdma-probe: cannot resolve %s\n", opts->po_server);
 		return 2;
 	}
-	if (opts->po_source && load_addr(opts->po_source, 0, &lr.lr_src)) {
+	if (opts->po_source && probe_addr(opts->po_source, 0, &lr.lr_src)) {
 		fprintf(stderr, "rpcrdma-probe: cannot resolve source %s\n", opts->po_source);
 		return 2;
 	}
