@@ -235,7 +235,10 @@ static int svc_conn_create_qp(struct svc_conn *conn,
 	uint32_t recv_wr = conn->sx_max_credits + SVC_EXTRA_RECVS;
 
 	/* Slots are counted (svc_conn_sq_reserve()): the queue never holds
-	 * more than this, so a smaller device limit only means waiting. */
+	 * more than this, so a smaller device limit only means waiting, as
+	 * long as the longest chain a call posts still fits. */
+	if ((uint32_t)dev->max_qp_wr < SVC_CTX_MAX_WR + 1)
+		return -EINVAL;
 	if (conn->sx_sq_size > (uint32_t)dev->max_qp_wr)
 		conn->sx_sq_size = (uint32_t)dev->max_qp_wr;
 	if (recv_wr > (uint32_t)dev->max_qp_wr)
