@@ -353,7 +353,7 @@ static inline uint32_t svc_buf_lkey(const struct svc_buf *b)
 /* svc_buf_cap - usable bytes of @b (its class size). */
 size_t svc_buf_cap(const struct svc_buf *b);
 /* Registered bytes the pool keeps when idle slabs are trimmed. */
-#define SVC_POOL_KEEP (32ull << 20)
+#define SVC_POOL_KEEP (64ull << 20)
 /* svc_pool_trim - deregister slabs whose buffers are all free while the
  * registered total exceeds the keep level (a quarter of the budget, at
  * most SVC_POOL_KEEP). */
