@@ -84,8 +84,7 @@ int svc_init(struct rpcrdma_svc *svc, const struct rpcrdma_svc_config *cfg)
 		return -EINVAL;
 	if (!c->sc_max_connections) {
 		/* As many as the receive share holds at the initial grant. */
-		per_conn = (uint64_t)((c->sc_credits < SVC_INITIAL_CREDITS ?
-				       c->sc_credits : SVC_INITIAL_CREDITS) + SVC_EXTRA_RECVS) *
+		per_conn = (uint64_t)(svc_initial_credits(c) + SVC_EXTRA_RECVS) *
 			   c->sc_inline_size;
 		c->sc_max_connections = (uint32_t)(c->sc_memory / 2 / per_conn < 65536 ?
 						   c->sc_memory / 2 / per_conn : 65536);
@@ -185,8 +184,7 @@ int rpcrdma_svc_create(const struct rpcrdma_svc_config *cfg, struct rpcrdma_svc 
 		"credits %u rising to %u per connection",
 		(unsigned long long)(svc->sv_cfg.sc_memory >> 20), svc->sv_slab_bytes >> 10,
 		svc->sv_cfg.sc_max_connections,
-		svc->sv_cfg.sc_credits < SVC_INITIAL_CREDITS ? svc->sv_cfg.sc_credits :
-		SVC_INITIAL_CREDITS, svc->sv_cfg.sc_credits);
+		svc_initial_credits(&svc->sv_cfg), svc->sv_cfg.sc_credits);
 	*out = svc;
 	return 0;
 err:

@@ -38,12 +38,7 @@ bool svc_conn_sq_reserve(struct svc_conn *conn, struct svc_call *cc, uint32_t n,
 	cc->cc_state = CC_SQ_WAIT;
 	cc->cc_sq_want = n;
 	cc->cc_sq_reads = reads;
-	cc->cc_next = NULL;
-	if (conn->sx_sqwait_tail)
-		conn->sx_sqwait_tail->cc_next = cc;
-	else
-		conn->sx_sqwait_head = cc;
-	conn->sx_sqwait_tail = cc;
+	svc_call_append(&conn->sx_sqwait_head, &conn->sx_sqwait_tail, cc);
 	SVC_INC(conn->sx_svc, sq_waits, 1);
 	return false;
 }
@@ -63,7 +58,7 @@ void svc_conn_sq_release(struct svc_conn *conn, struct svc_call *cc)
 		conn->sx_sq_free -= w->cc_sq_want;
 		w->cc_sq_used += w->cc_sq_want;
 		if (w->cc_sq_reads)
-			svc_recv_resume_reads(w);
+			svc_recv_post_chains(w);
 		else
 			svc_send_resume(w);
 	}
@@ -307,7 +302,7 @@ int svc_conn_accept(struct rpcrdma_svc *svc, struct rdma_cm_event *ev)
 	conn->sx_id = id;
 	conn->sx_id_num = ++svc->sv_conn_ids;
 	conn->sx_max_credits = cfg->sc_credits;
-	conn->sx_credits = min_u32(cfg->sc_credits, SVC_INITIAL_CREDITS);
+	conn->sx_credits = svc_initial_credits(cfg);
 	conn->sx_inline_recv = cfg->sc_inline_size;
 	conn->sx_dev = svc_dev_get(svc, id->verbs, NULL);
 	if (!conn->sx_dev) {

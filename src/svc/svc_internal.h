@@ -310,6 +310,26 @@ struct rpcrdma_svc {
 	struct svc_counters sv_ct;
 };
 
+/* svc_call_append - put @cc at the tail of the FIFO *@head .. *@tail
+ * (linked through cc_next): the wait lists and the work, batch and done
+ * queues are all such FIFOs. */
+static inline void svc_call_append(struct svc_call **head, struct svc_call **tail,
+				   struct svc_call *cc)
+{
+	cc->cc_next = NULL;
+	if (*tail)
+		(*tail)->cc_next = cc;
+	else
+		*head = cc;
+	*tail = cc;
+}
+
+/* svc_initial_credits - the grant a new connection starts with. */
+static inline uint32_t svc_initial_credits(const struct rpcrdma_svc_config *cfg)
+{
+	return cfg->sc_credits < SVC_INITIAL_CREDITS ? cfg->sc_credits : SVC_INITIAL_CREDITS;
+}
+
 #define SVC_INC(svc, f, n) atomic_fetch_add_explicit(&(svc)->sv_ct.f, (n), memory_order_relaxed)
 #define SVC_DEC(svc, f, n) atomic_fetch_sub_explicit(&(svc)->sv_ct.f, (n), memory_order_relaxed)
 
@@ -461,7 +481,7 @@ void svc_conn_cq_event_poll(struct svc_conn *conn);
  * Return: true when reserved; false when fewer are free or others wait
  * first: @cc is parked in state CC_SQ_WAIT (in order, counted in
  * sq_waits) and resumed by svc_conn_sq_release() with the slots held
- * (@reads: svc_recv_resume_reads(), else svc_send_resume()).
+ * (@reads: svc_recv_post_chains(), else svc_send_resume()).
  */
 bool svc_conn_sq_reserve(struct svc_conn *conn, struct svc_call *cc, uint32_t n,
 			 bool reads);
@@ -472,9 +492,9 @@ void svc_conn_sq_release(struct svc_conn *conn, struct svc_call *cc);
 /* svc_recv.c */
 void svc_recv_complete(struct svc_recv *rc, const struct ibv_wc *wc);
 void svc_recv_start(struct svc_recv *rc, struct svc_call *cc);
-/* svc_recv_resume_reads - post the Read chains of @cc parked for send-queue
- * slots (CC_SQ_WAIT from svc_recv_continue()). */
-void svc_recv_resume_reads(struct svc_call *cc);
+/* svc_recv_post_chains - post the Read chains of @cc, its send-queue slots
+ * held (directly, or when parked in CC_SQ_WAIT, by svc_conn_sq_release()). */
+void svc_recv_post_chains(struct svc_call *cc);
 /*
  * svc_recv_continue - second half of svc_recv_start(), once @cc has every
  * context it needs: rebuild the call from Receive @rc into @cc's call

@@ -409,12 +409,7 @@ void svc_large_wait(struct svc_call *cc, struct svc_recv *rc)
 
 	cc->cc_state = CC_WAITING;
 	cc->cc_wait_rc = rc;
-	cc->cc_next = NULL;
-	if (dev->dv_cwait_tail)
-		dev->dv_cwait_tail->cc_next = cc;
-	else
-		dev->dv_cwait_head = cc;
-	dev->dv_cwait_tail = cc;
+	svc_call_append(&dev->dv_cwait_head, &dev->dv_cwait_tail, cc);
 	SVC_INC(dev->dv_svc, large_waits, 1);
 }
 

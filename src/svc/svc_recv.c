@@ -94,8 +94,7 @@ static int svc_recv_rebuild(struct svc_call *cc, const uint8_t *body,
 	return (int)nwr;
 }
 
-/* Post the Read chains of @cc; its send-queue slots are held. */
-static void svc_recv_post_chains(struct svc_call *cc)
+void svc_recv_post_chains(struct svc_call *cc)
 {
 	struct svc_conn *conn = cc->cc_conn;
 	struct rpcrdma_svc *svc = conn->sx_svc;
@@ -164,11 +163,6 @@ static void svc_recv_post_reads(struct svc_call *cc, uint32_t nwr)
 	}
 	if (svc_conn_sq_reserve(conn, cc, nwr, true))
 		svc_recv_post_chains(cc);
-}
-
-void svc_recv_resume_reads(struct svc_call *cc)
-{
-	svc_recv_post_chains(cc);
 }
 
 void svc_recv_start(struct svc_recv *rc, struct svc_call *cc)

@@ -85,8 +85,8 @@ static void svc_send_post_failed(struct svc_conn *conn, struct ibv_send_wr *bad,
 	for (wr = bad; wr; wr = next) {
 		next = wr->next;
 		if (wr->opcode == IBV_WR_SEND || wr->opcode == IBV_WR_SEND_WITH_INV)
-			svc_call_put(rpcrdma_container_of(rpcrdma_cqe_of(&(struct ibv_wc){
-				.wr_id = wr->wr_id }), struct svc_call, cc_cqe));
+			svc_call_put(rpcrdma_container_of((struct rpcrdma_cqe *)(uintptr_t)wr->wr_id,
+							  struct svc_call, cc_cqe));
 	}
 }
 

@@ -46,12 +46,7 @@ static void svc_worker_serve(struct rpcrdma_svc *svc, struct svc_call *cc)
 	cc->cc_status = cc->cc_fn(&cc->cc_req, cc->cc_fn_arg);
 
 	pthread_mutex_lock(&svc->sv_wq_lock);
-	cc->cc_next = NULL;
-	if (svc->sv_done_tail)
-		svc->sv_done_tail->cc_next = cc;
-	else
-		svc->sv_done_head = cc;
-	svc->sv_done_tail = cc;
+	svc_call_append(&svc->sv_done_head, &svc->sv_done_tail, cc);
 	wake = !svc->sv_done_woken;
 	svc->sv_done_woken = true;
 	pthread_mutex_unlock(&svc->sv_wq_lock);
@@ -139,12 +134,7 @@ void svc_workers_stop(struct rpcrdma_svc *svc)
 void svc_work_enqueue(struct rpcrdma_svc *svc, struct svc_call *cc)
 {
 	cc->cc_state = CC_WORKING;
-	cc->cc_next = NULL;
-	if (svc->sv_batch_tail)
-		svc->sv_batch_tail->cc_next = cc;
-	else
-		svc->sv_batch_head = cc;
-	svc->sv_batch_tail = cc;
+	svc_call_append(&svc->sv_batch_head, &svc->sv_batch_tail, cc);
 	svc->sv_batch_n++;
 }
 
