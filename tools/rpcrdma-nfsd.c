@@ -55,7 +55,7 @@ static void usage(FILE *f)
 "      --memory SIZE       registered-memory budget, e.g. 512M or 4G (default:\n"
 "                          a quarter of the machine's memory, at least 64M)\n"
 "      --max-connections N connections served at once; more are refused\n"
-"                          (default: what the budget's receive share holds)\n"
+"                          (default: as many idle ones as the budget holds)\n"
 "      --file-cache N      open files kept for READ/WRITE/GETATTR/COMMIT\n"
 "                          (default 1024; 0 turns the cache off)\n"
 "      --poll              busy-poll completions (lower latency, one core busy)\n"

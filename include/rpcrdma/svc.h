@@ -125,8 +125,10 @@ struct rpcrdma_svc_config {
 	 *  buffers may take half of it; slabs are registered as needed. */
 	uint64_t sc_memory;
 	/** Connections accepted at once; beyond it rdma_reject (counted in
-	 *  conns_refused).  Default: the receive share of sc_memory divided by
-	 *  a new connection's receive buffers, at most 65536. */
+	 *  conns_refused).  Default: sc_memory divided by an idle
+	 *  connection's cost (its receive buffers at the initial grant plus
+	 *  its queue rings as Soft-RoCE sizes them), never more than the
+	 *  receive half holds, at most 65536. */
 	uint32_t sc_max_connections;
 	unsigned sc_threads;        /* worker threads, default 4 */
 	/** Optional: return false to refuse a connection from @peer. */

@@ -71,7 +71,6 @@ static size_t svc_slab_size(const struct rpcrdma_svc_config *cfg)
 int svc_init(struct rpcrdma_svc *svc, const struct rpcrdma_svc_config *cfg)
 {
 	struct rpcrdma_svc_config *c = &svc->sv_cfg;
-	uint64_t per_conn;
 
 	*c = *cfg;
 	svc_cfg_defaults(c);
@@ -83,11 +82,19 @@ int svc_init(struct rpcrdma_svc *svc, const struct rpcrdma_svc_config *cfg)
 	if (c->sc_memory < 16 * (uint64_t)svc->sv_slab_bytes)
 		return -EINVAL;
 	if (!c->sc_max_connections) {
-		/* As many as the receive share holds at the initial grant. */
-		per_conn = (uint64_t)(svc_initial_credits(c) + SVC_EXTRA_RECVS) *
-			   c->sc_inline_size;
-		c->sc_max_connections = (uint32_t)(c->sc_memory / 2 / per_conn < 65536 ?
-						   c->sc_memory / 2 / per_conn : 65536);
+		/* As many as the budget holds at the initial grant, counting
+		 * each connection's queue rings as well as its Receives: the
+		 * rings are not registered memory, but with Soft-RoCE they are
+		 * mapped into this process (about 220 KiB at 128 credits), and
+		 * a flood of idle connections must stop at the budget, not at
+		 * the kernel's OOM killer.  Never beyond the receive share. */
+		uint64_t recvs = (uint64_t)(svc_initial_credits(c) + SVC_EXTRA_RECVS) *
+				 c->sc_inline_size;
+		uint64_t n = c->sc_memory / (recvs + svc_conn_queue_bytes(c->sc_credits));
+
+		if (n > c->sc_memory / 2 / recvs)
+			n = c->sc_memory / 2 / recvs;
+		c->sc_max_connections = (uint32_t)(n < 65536 ? n : 65536);
 	}
 	rpcrdma_wire_limits_default(&svc->sv_limits);
 	svc->sv_limits.wl_max_chunk_bytes = c->sc_max_payload + SVC_PAYLOAD_SLACK;

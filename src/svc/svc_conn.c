@@ -178,7 +178,7 @@ int svc_conn_alloc_pools(struct svc_conn *conn)
 		conn->sx_nrecvs++;
 	}
 	if (!conn->sx_sq_size)
-		conn->sx_sq_size = conn->sx_sq_free = conn->sx_max_credits + SVC_CTX_MAX_WR;
+		conn->sx_sq_size = conn->sx_sq_free = svc_conn_sq_slots(conn->sx_max_credits);
 	return 0;
 }
 

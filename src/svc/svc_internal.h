@@ -324,6 +324,39 @@ static inline void svc_call_append(struct svc_call **head, struct svc_call **tai
 	*tail = cc;
 }
 
+/* Soft-RoCE's ring entries (rxe rounds entries and slot counts to powers
+ * of two): a send work request with 4 SGEs, a receive, a completion. */
+#define SVC_RING_SEND_ENTRY 512u
+#define SVC_RING_RECV_ENTRY 64u
+#define SVC_RING_CQ_ENTRY 64u
+
+/* The send-queue slots of a connection granted up to @max_credits. */
+static inline uint32_t svc_conn_sq_slots(uint32_t max_credits)
+{
+	return max_credits + SVC_CTX_MAX_WR;
+}
+
+static inline uint64_t svc_pow2(uint64_t n)
+{
+	uint64_t p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+/* svc_conn_queue_bytes - an estimate of one connection's queue rings (send
+ * queue, receive queue, completion queue) at @max_credits, as Soft-RoCE
+ * sizes them; hardware providers size theirs differently, usually smaller.
+ * Counted against the budget when sc_max_connections is derived. */
+static inline uint64_t svc_conn_queue_bytes(uint32_t max_credits)
+{
+	uint64_t sq = svc_conn_sq_slots(max_credits), rq = max_credits + SVC_EXTRA_RECVS;
+
+	return svc_pow2(sq + 1) * SVC_RING_SEND_ENTRY + svc_pow2(rq + 1) * SVC_RING_RECV_ENTRY +
+	       svc_pow2(sq + rq + 1) * SVC_RING_CQ_ENTRY;
+}
+
 /* svc_initial_credits - the grant a new connection starts with. */
 static inline uint32_t svc_initial_credits(const struct rpcrdma_svc_config *cfg)
 {

@@ -1160,6 +1160,39 @@ static void test_large_waiters_in_order(void **state)
 	assert_baseline(f);
 }
 
+/*
+ * The default --max-connections keeps idle connections within the budget,
+ * their queue rings included.  Budget 2 MiB, 128 credits, inline 4096: a
+ * new connection has 16 + 8 Receives of 4 KiB (96 KiB) and, as Soft-RoCE
+ * sizes them, a send queue of 256 x 512 B (192 slots rounded up), a
+ * receive queue of 256 x 64 B (136) and a CQ of 512 x 64 B (328): 176 KiB.
+ * 2 MiB / 272 KiB = 7 connections (the receive half alone would allow 10).
+ */
+static void test_default_max_connections(void **state)
+{
+	struct rpcrdma_svc svc;
+	struct rpcrdma_svc_config cfg = {
+		.sc_credits = 128,
+		.sc_inline_size = 4096,
+		.sc_max_payload = 65536,
+		.sc_memory = 2u << 20,
+		.sc_log = stderr,
+	};
+
+	(void)state;
+	memset(&svc, 0, sizeof(svc));
+	assert_int_equal(svc_conn_queue_bytes(128), 176u << 10);
+	assert_int_equal(svc_init(&svc, &cfg), 0);
+	assert_int_equal(svc.sv_cfg.sc_max_connections, 7);
+	/* Given explicitly, it is taken as it is. */
+	close(svc.sv_wake_fd);
+	memset(&svc, 0, sizeof(svc));
+	cfg.sc_max_connections = 100;
+	assert_int_equal(svc_init(&svc, &cfg), 0);
+	assert_int_equal(svc.sv_cfg.sc_max_connections, 100);
+	close(svc.sv_wake_fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1174,6 +1207,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_send_queue_slots, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_post_failure_disconnects_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_admission_limit, setup, teardown),
+		cmocka_unit_test(test_default_max_connections),
 		cmocka_unit_test_setup_teardown(test_handoff_batched, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_large_waiters_in_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batched_post_failure, setup, teardown),
