@@ -59,6 +59,9 @@ static void usage(FILE *f)
 "      --file-cache N      open files kept for READ/WRITE/GETATTR/COMMIT\n"
 "                          (default 1024; 0 turns the cache off)\n"
 "      --poll              busy-poll completions (lower latency, one core busy)\n"
+"      --workers-only      serve every call on a worker thread (default: calls\n"
+"                          that need no identity switch and no disk wait run\n"
+"                          on the transport thread, without a hand-off)\n"
 "  -k, --handle-key FILE   file handle key (default " DEFAULT_KEY_FILE ")\n"
 "      --no-root-squash    do not map AUTH_SYS uid/gid 0 to 65534\n"
 "      --stats             print the final counters as JSON on exit\n"
@@ -209,7 +212,7 @@ static int load_key(const char *path, uint8_t key[RPCRDMA_NFS3_KEY_BYTES],
 }
 
 enum { OPT_NO_ROOT_SQUASH = 256, OPT_STATS, OPT_RPCBIND, OPT_CREDITS, OPT_POLL,
-       OPT_MEMORY, OPT_MAX_CONNS, OPT_FILE_CACHE };
+       OPT_MEMORY, OPT_MAX_CONNS, OPT_FILE_CACHE, OPT_WORKERS_ONLY };
 
 /* SIZE: a number of bytes with an optional K, M, G or T suffix (binary). */
 static int parse_size(const char *s, uint64_t *out)
@@ -255,6 +258,7 @@ int main(int argc, char **argv)
 		{ "max-connections", required_argument, NULL, OPT_MAX_CONNS },
 		{ "file-cache", required_argument, NULL, OPT_FILE_CACHE },
 		{ "poll", no_argument, NULL, OPT_POLL },
+		{ "workers-only", no_argument, NULL, OPT_WORKERS_ONLY },
 		{ "handle-key", required_argument, NULL, 'k' },
 		{ "no-root-squash", no_argument, NULL, OPT_NO_ROOT_SQUASH },
 		{ "stats", no_argument, NULL, OPT_STATS },
@@ -279,6 +283,7 @@ int main(int argc, char **argv)
 	uint64_t memory = 0;
 	struct rlimit rl;
 	bool stats_json = false, rpcbind = false, no_squash = false, poll_mode = false;
+	bool workers_only = false;
 	struct sockaddr_storage tmp;
 	unsigned prefix;
 	bool default_key = true;
@@ -326,6 +331,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_POLL:
 			poll_mode = true;
+			break;
+		case OPT_WORKERS_ONLY:
+			workers_only = true;
 			break;
 		case OPT_CREDITS:
 			if (parse_uint(optarg, 4096, &credits) || credits == 0) {
@@ -449,8 +457,9 @@ int main(int argc, char **argv)
 			listen_addr ? listen_addr : "any address", port, strerror(-err));
 		goto out_export;
 	}
-	err = rpcrdma_svc_register(g_svc, RPCRDMA_NFS3_PROGRAM, RPCRDMA_NFS3_VERSION,
-				   rpcrdma_nfs3_dispatch, exp);
+	err = rpcrdma_svc_register_flags(g_svc, RPCRDMA_NFS3_PROGRAM, RPCRDMA_NFS3_VERSION,
+					 rpcrdma_nfs3_dispatch, exp,
+					 workers_only ? 0 : RPCRDMA_SVC_TRY_TRANSPORT);
 	if (err) {
 		fprintf(stderr, PROG ": register NFSv3: %s\n", strerror(-err));
 		goto out_svc;

@@ -38,6 +38,13 @@ extern "C" {
 #define RPCRDMA_SVC_SYSTEM_ERR 5
 /** Return value asking for MSG_DENIED / AUTH_ERROR with rq_auth_stat. */
 #define RPCRDMA_SVC_AUTH_ERROR 100
+/**
+ * Return value of a dispatch function called with rq_transport set
+ * (registered with RPCRDMA_SVC_TRY_TRANSPORT): "serve me on a worker".
+ * Returned before the function did anything: it is called again, from the
+ * start of its arguments, on a worker thread.
+ */
+#define RPCRDMA_SVC_DEFER 101
 /* auth_stat values (RFC 5531 9) for rq_auth_stat. */
 #define RPCRDMA_AUTH_BADCRED 1
 #define RPCRDMA_AUTH_REJECTEDCRED 2
@@ -59,6 +66,16 @@ struct rpcrdma_svc_req {
 	size_t rq_ddp_pos; /* byte offset in rq_res.xs_base */
 	size_t rq_ddp_len; /* bytes, without XDR pad */
 
+	/**
+	 * Set while the dispatch function runs on the transport thread (the
+	 * thread that posts to the device), for a program registered with
+	 * RPCRDMA_SVC_TRY_TRANSPORT.  There the function must neither block
+	 * for long nor change the thread's credentials (see sc_loop_dispatch);
+	 * it serves the call only when it can keep to that, and otherwise
+	 * returns RPCRDMA_SVC_DEFER at once.
+	 */
+	bool rq_transport;
+
 	void *rq_xprt; /* transport-private */
 };
 
@@ -67,7 +84,9 @@ struct rpcrdma_svc_req {
  * @req: the call; results go into req->rq_res.
  * @arg: the pointer given to rpcrdma_svc_register().
  *
- * Runs on a worker thread; several may run at once.  Return: an
+ * Runs on a worker thread; several may run at once.  A program registered
+ * with RPCRDMA_SVC_TRY_TRANSPORT is first called on the transport thread
+ * (rq_transport set) and may return RPCRDMA_SVC_DEFER there.  Return: an
  * accept_stat (RPCRDMA_SVC_SUCCESS ...), or RPCRDMA_SVC_AUTH_ERROR.
  * On anything but SUCCESS the transport discards rq_res and sends the
  * matching error reply.
@@ -184,6 +203,8 @@ struct rpcrdma_svc_stats {
 	uint64_t ss_sq_waits;      /* a chain waited for send-queue slots */
 	uint64_t ss_pool_trims;    /* idle slabs deregistered */
 	uint64_t ss_send_batches;  /* posts carrying the replies of one done-queue take */
+	uint64_t ss_transport_calls; /* calls served on the transport thread (no hand-off) */
+	uint64_t ss_transport_defers; /* calls tried there that asked for a worker */
 };
 
 struct rpcrdma_svc;
@@ -210,6 +231,23 @@ int rpcrdma_svc_create(const struct rpcrdma_svc_config *cfg,
  */
 int rpcrdma_svc_register(struct rpcrdma_svc *svc, uint32_t prog, uint32_t vers,
 			 rpcrdma_svc_dispatch_fn fn, void *arg);
+
+/** Flag of rpcrdma_svc_register_flags(): try each call on the transport
+ *  thread first (rq_transport set; RPCRDMA_SVC_DEFER hands it to a
+ *  worker).  A call served there costs no thread hand-off: no worker
+ *  wake-up, no wake-up of the transport thread to post the reply. */
+#define RPCRDMA_SVC_TRY_TRANSPORT 0x1u
+
+/**
+ * rpcrdma_svc_register_flags - rpcrdma_svc_register() with @flags
+ * (RPCRDMA_SVC_TRY_TRANSPORT, or 0).  With sc_loop_dispatch every call
+ * runs on the transport thread anyway and the flag changes nothing.
+ * Return: 0, -ENOSPC (table full), -EEXIST (already registered), -EINVAL
+ * (an unknown flag).
+ */
+int rpcrdma_svc_register_flags(struct rpcrdma_svc *svc, uint32_t prog,
+			       uint32_t vers, rpcrdma_svc_dispatch_fn fn,
+			       void *arg, unsigned flags);
 
 /**
  * rpcrdma_svc_run - serve until rpcrdma_svc_stop(), or until the listener's

@@ -68,6 +68,8 @@ static __thread gid_t tl_gids[RPC_AUTH_SYS_MAX_GIDS];
 static __thread bool tl_have_ids;
 static __thread uid_t tl_euid;
 static __thread gid_t tl_egid;
+/* nfs3_cred_freeze(): no credential change on this thread */
+static __thread bool tl_frozen;
 
 static void server_ids(void)
 {
@@ -91,10 +93,26 @@ static int set_groups(uint32_t n, const gid_t *gids)
 	return 0;
 }
 
+bool nfs3_cred_is_server(const struct nfs3_cred *cr)
+{
+	server_ids();
+	if (cr->cr_uid != tl_euid || cr->cr_gid != tl_egid)
+		return false;
+	return tl_euid == 0 || cr->cr_ngids == 0;
+}
+
+void nfs3_cred_freeze(bool on)
+{
+	tl_frozen = on;
+}
+
 int nfs3_cred_apply(const struct nfs3_cred *cr)
 {
 	gid_t gids[RPC_AUTH_SYS_MAX_GIDS];
 	int err;
+
+	if (tl_frozen)
+		return nfs3_cred_is_server(cr) ? 0 : -EPERM;
 
 	for (uint32_t i = 0; i < cr->cr_ngids; i++)
 		gids[i] = cr->cr_gids[i];
@@ -131,6 +149,8 @@ void nfs3_cred_restore(void)
 {
 	bool ok = true;
 
+	if (tl_frozen)
+		return;
 	server_ids();
 	if (!tl_known || tl_fsuid != tl_euid || tl_fsgid != tl_egid) {
 		syscall(SYS_setfsuid, tl_euid);

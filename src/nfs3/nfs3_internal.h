@@ -129,6 +129,9 @@ struct rpcrdma_nfs3_export {
 	FILE *ex_log;
 	int ex_verbose;
 	struct nfs3_fcache *ex_fcache; /* open files; NULL: no cache */
+	/* preadv2(RWF_NOWAIT) refused by the file system: READ is never
+	 * served on the transport thread (nfs3_transport.c) */
+	_Atomic bool ex_nowait_unsupported;
 };
 
 /* ---- nfs3_fh.c ---- */
@@ -271,6 +274,24 @@ int nfs3_cred_apply(const struct nfs3_cred *cr);
  */
 void nfs3_cred_restore(void);
 
+/**
+ * nfs3_cred_is_server - true when the server acting as itself already
+ * serves @cr exactly: a root server and a root caller whose group is the
+ * server's (with fsuid 0 the file system capabilities decide, the
+ * supplementary groups do not), or a non-root server and a caller with its
+ * uid and gid and no supplementary groups.
+ */
+bool nfs3_cred_is_server(const struct nfs3_cred *cr);
+
+/**
+ * nfs3_cred_freeze - while @on, this thread's credentials never change:
+ * nfs3_cred_apply() succeeds only for an identity nfs3_cred_is_server()
+ * accepts (else -EPERM), and nfs3_cred_restore() does nothing.  For the
+ * transport thread, whose device posts the kernel refuses once its
+ * credentials have changed (docs/bench-profile.md).
+ */
+void nfs3_cred_freeze(bool on);
+
 /* ---- nfs3_xdr.c ---- */
 
 uint32_t nfs3_errno_to_stat(int err);
@@ -305,7 +326,22 @@ struct nfs3_call {
 	struct rpcrdma_xdr *c_res;
 	struct nfs3_cred c_cred;
 	bool c_as_caller; /* thread runs with c_cred */
+	/* On the transport thread: file data only from the page cache
+	 * (RWF_NOWAIT); c_defer set when the call must move to a worker */
+	bool c_nowait;
+	bool c_defer;
 };
+
+/* ---- nfs3_transport.c ---- */
+
+/**
+ * nfs3_transport_ok - may procedure @proc of a caller with (squashed)
+ * identity @cr run on the transport thread (rq_transport)?  Only when it
+ * needs no credential switch there and does not wait for the disk by
+ * design (no fsync, no directory listing, no write).
+ */
+bool nfs3_transport_ok(const struct rpcrdma_nfs3_export *exp, uint32_t proc,
+		       const struct nfs3_cred *cr);
 
 /** nfs3_become_caller - switch the thread to the caller's identity. 0/-errno. */
 int nfs3_become_caller(struct nfs3_call *c);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "common/be.h"
@@ -397,6 +398,11 @@ static int proc_setattr(struct nfs3_call *c)
 		get_time(c->c_args, &guard);
 	if (!rpcrdma_xdr_ok(c->c_args))
 		return RPCRDMA_SVC_GARBAGE_ARGS;
+	if (sa.sa_set_size && c->c_nowait) {
+		/* freeing a large file's blocks may wait: on a worker */
+		c->c_defer = true;
+		return RPCRDMA_SVC_SUCCESS;
+	}
 
 	err = get_file(c, fh, fhlen, &local, &fe, &pre);
 	if (err)
@@ -558,16 +564,26 @@ static int proc_readlink(struct nfs3_call *c)
 	return RPCRDMA_SVC_SUCCESS;
 }
 
-static ssize_t pread_full(int fd, uint8_t *buf, size_t len, off_t off)
+/*
+ * pread_full - read @len bytes at @off, or up to the end of the file.
+ * @nowait: only what the page cache holds (preadv2 RWF_NOWAIT): stops
+ * short when the rest is not cached, -EAGAIN when nothing is.
+ */
+static ssize_t pread_full(int fd, uint8_t *buf, size_t len, off_t off,
+			  bool nowait)
 {
 	size_t done = 0;
 
 	while (done < len) {
-		ssize_t n = pread(fd, buf + done, len - done, off + (off_t)done);
+		struct iovec iov = { .iov_base = buf + done, .iov_len = len - done };
+		ssize_t n = preadv2(fd, &iov, 1, off + (off_t)done,
+				    nowait ? RWF_NOWAIT : 0);
 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
+			if (nowait && errno == EAGAIN && done)
+				break;
 			return -errno;
 		}
 		if (n == 0)
@@ -630,7 +646,14 @@ static int proc_read(struct nfs3_call *c)
 	if (count && !data)
 		count = 0;
 	if (count) {
-		n = pread_full(rfd, data, count, (off_t)offset);
+		n = pread_full(rfd, data, count, (off_t)offset, c->c_nowait);
+		if (n < 0 && c->c_nowait && (n == -EAGAIN || n == -EOPNOTSUPP)) {
+			/* not cached (or no RWF_NOWAIT here): a worker reads it */
+			if (n == -EOPNOTSUPP)
+				c->c_exp->ex_nowait_unsupported = true;
+			c->c_defer = true;
+			goto out_close;
+		}
 		if (n < 0) {
 			err = (int)n;
 			res->xs_pos = start;
@@ -1329,9 +1352,20 @@ int rpcrdma_nfs3_dispatch(struct rpcrdma_svc_req *req, void *arg)
 		req->rq_auth_stat = auth;
 		return RPCRDMA_SVC_AUTH_ERROR;
 	}
+	if (req->rq_transport) {
+		if (!nfs3_transport_ok(c.c_exp, proc, &c.c_cred))
+			return RPCRDMA_SVC_DEFER;
+		c.c_nowait = true;
+		nfs3_cred_freeze(true);
+	}
 	ret = nfs3_procs[proc](&c);
-	if (c.c_as_caller)
+	if (c.c_nowait) {
+		nfs3_cred_freeze(false);
+		if (c.c_defer)
+			return RPCRDMA_SVC_DEFER;
+	} else if (c.c_as_caller) {
 		nfs3_cred_restore();
+	}
 	if (ret == RPCRDMA_SVC_SUCCESS && !rpcrdma_xdr_ok(&req->rq_res))
 		ret = RPCRDMA_SVC_SYSTEM_ERR;
 	if (c.c_exp->ex_verbose > 1)

@@ -202,8 +202,17 @@ err:
 int rpcrdma_svc_register(struct rpcrdma_svc *svc, uint32_t prog, uint32_t vers,
 			 rpcrdma_svc_dispatch_fn fn, void *arg)
 {
+	return rpcrdma_svc_register_flags(svc, prog, vers, fn, arg, 0);
+}
+
+int rpcrdma_svc_register_flags(struct rpcrdma_svc *svc, uint32_t prog,
+			       uint32_t vers, rpcrdma_svc_dispatch_fn fn,
+			       void *arg, unsigned flags)
+{
 	unsigned i;
 
+	if (flags & ~RPCRDMA_SVC_TRY_TRANSPORT)
+		return -EINVAL;
 	for (i = 0; i < svc->sv_nprogs; i++)
 		if (svc->sv_progs[i].sp_prog == prog && svc->sv_progs[i].sp_vers == vers)
 			return -EEXIST;
@@ -211,6 +220,7 @@ int rpcrdma_svc_register(struct rpcrdma_svc *svc, uint32_t prog, uint32_t vers,
 		return -ENOSPC;
 	svc->sv_progs[svc->sv_nprogs++] = (struct svc_program){
 		.sp_prog = prog, .sp_vers = vers, .sp_fn = fn, .sp_arg = arg,
+		.sp_flags = flags,
 	};
 	return 0;
 }
@@ -403,6 +413,8 @@ void rpcrdma_svc_get_stats(struct rpcrdma_svc *svc, struct rpcrdma_svc_stats *st
 	st->ss_sq_waits = atomic_load(&c->sq_waits);
 	st->ss_pool_trims = atomic_load(&c->pool_trims);
 	st->ss_send_batches = atomic_load(&c->send_batches);
+	st->ss_transport_calls = atomic_load(&c->transport_calls);
+	st->ss_transport_defers = atomic_load(&c->transport_defers);
 }
 
 void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
@@ -417,7 +429,8 @@ void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 		"\"mrs_open\":%llu,\"mr_bytes\":%llu,\"conns_refused\":%llu,"
 		"\"buf_waits\":%llu,\"buf_bytes_in_use\":%llu,\"buf_bytes_high\":%llu,"
 		"\"credit_grows\":%llu,\"credit_grow_denied\":%llu,\"sq_waits\":%llu,"
-		"\"pool_trims\":%llu,\"send_batches\":%llu}\n",
+		"\"pool_trims\":%llu,\"send_batches\":%llu,\"transport_calls\":%llu,"
+		"\"transport_defers\":%llu}\n",
 		(unsigned long long)st->ss_connections, (unsigned long long)st->ss_calls,
 		(unsigned long long)st->ss_replies_inline,
 		(unsigned long long)st->ss_replies_write_chunk,
@@ -442,7 +455,9 @@ void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 		(unsigned long long)st->ss_credit_grows,
 		(unsigned long long)st->ss_credit_grow_denied,
 		(unsigned long long)st->ss_sq_waits, (unsigned long long)st->ss_pool_trims,
-		(unsigned long long)st->ss_send_batches);
+		(unsigned long long)st->ss_send_batches,
+		(unsigned long long)st->ss_transport_calls,
+		(unsigned long long)st->ss_transport_defers);
 }
 
 /* Disconnect every connection and wait (bounded) for their work to flush. */

@@ -250,6 +250,7 @@ struct svc_program {
 	uint32_t sp_vers;
 	rpcrdma_svc_dispatch_fn sp_fn;
 	void *sp_arg;
+	unsigned sp_flags;           /* RPCRDMA_SVC_TRY_TRANSPORT */
 };
 
 /** Counters; updated with relaxed atomics from any thread. */
@@ -261,7 +262,8 @@ struct svc_counters {
 		large_high, recv_in_use, conns_open,
 		send_invalidates, recv_refills, post_errors, mrs_open, mr_bytes,
 		conns_refused, buf_waits, buf_bytes_in_use, buf_bytes_high,
-		credit_grows, credit_grow_denied, sq_waits, pool_trims, send_batches;
+		credit_grows, credit_grow_denied, sq_waits, pool_trims, send_batches,
+		transport_calls, transport_defers;
 };
 
 struct rpcrdma_svc {

@@ -113,6 +113,29 @@ void svc_rpc_dispatch(struct svc_call *cc)
 		svc_rpc_finish(cc);
 		return;
 	}
+	if (match->sp_flags & RPCRDMA_SVC_TRY_TRANSPORT) {
+		int status;
+
+		cc->cc_state = CC_WORKING;
+		req->rq_transport = true;
+		status = cc->cc_fn(req, cc->cc_fn_arg);
+		req->rq_transport = false;
+		if (status != RPCRDMA_SVC_DEFER) {
+			SVC_INC(svc, transport_calls, 1);
+			cc->cc_status = status;
+			svc_rpc_finish(cc);
+			return;
+		}
+		/* Start again from the arguments on a worker. */
+		SVC_INC(svc, transport_defers, 1);
+		rpcrdma_xdr_init(&req->rq_args, cc->cc_call, cc->cc_call_len);
+		req->rq_args.xs_pos = msg->rm_hdr_len;
+		rpcrdma_xdr_init(&req->rq_res, cc->cc_reply, cc->cc_reply_cap);
+		req->rq_res.xs_pos = SVC_RPC_REPLY_HDR;
+		req->rq_auth_stat = 0;
+		req->rq_ddp = false;
+		req->rq_ddp_pos = req->rq_ddp_len = 0;
+	}
 	svc_work_enqueue(svc, cc);
 }
 

@@ -1193,6 +1193,88 @@ static void test_default_max_connections(void **state)
 	close(svc.sv_wake_fd);
 }
 
+/*
+ * RPCRDMA_SVC_TRY_TRANSPORT: a call is first offered to its dispatch
+ * function on the transport thread (rq_transport set).  Served there, its
+ * reply is posted before the Receive's poll returns, with no worker; a
+ * call that answers RPCRDMA_SVC_DEFER goes to a worker and is dispatched
+ * again from the start of its arguments, whatever the first try read or
+ * wrote.
+ */
+static unsigned g_try_transport, g_try_worker;
+
+static int try_dispatch(struct rpcrdma_svc_req *req, void *arg)
+{
+	if (!req->rq_transport) {
+		g_try_worker++;
+		return tprog_dispatch(req, arg);
+	}
+	g_try_transport++;
+	if (req->rq_msg.rm_proc != TP_ECHO)
+		return tprog_dispatch(req, arg);
+	/* read and write a little, then give up: all of it must be undone */
+	(void)rpcrdma_xdr_get_u32(&req->rq_args);
+	rpcrdma_xdr_put_u32(&req->rq_res, 0xdeadbeef);
+	return RPCRDMA_SVC_DEFER;
+}
+
+static void test_try_transport(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t msg[128], *p;
+	static const uint8_t echo_tail[] = {
+		0, 0, 0, 0x77, 0, 0, 0, 1, 0, 0, 0, 0, /* rpc xid, REPLY, accepted */
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,   /* verf none, SUCCESS */
+		0, 0, 0, 5, 'h', 'e', 'l', 'l', 'o', 0, 0, 0,
+	};
+
+	g_try_transport = g_try_worker = 0;
+	assert_int_equal(rpcrdma_svc_register_flags(&f->svc, TPROG, 2, try_dispatch, NULL, 0x2),
+			 -EINVAL);
+	assert_int_equal(rpcrdma_svc_register_flags(&f->svc, TPROG, 2, try_dispatch, NULL,
+						    RPCRDMA_SVC_TRY_TRANSPORT), 0);
+	/* NULL: served during the poll, nothing queued for a worker */
+	p = put_msg_nochunks(msg, 0x61, 1);
+	p = put_call(p, 0x66, TPROG, 2, TP_NULL);
+	deliver(f, msg, (uint32_t)(p - msg));
+	assert_int_equal(fv.fv_nsends, 1);
+	assert_null(f->svc.sv_wq_head);
+	assert_null(f->svc.sv_batch_head);
+	assert_int_equal(g_try_transport, 1);
+	assert_int_equal(g_try_worker, 0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.transport_calls), 1);
+	svc_conn_cq_event_poll(f->conn); /* the Send completion */
+	assert_baseline(f);
+
+	/* ECHO: deferred, then served by a worker from its first argument */
+	p = put_msg_nochunks(msg, 0x62, 1);
+	p = put_call(p, 0x77, TPROG, 2, TP_ECHO);
+	p = put32(p, 5);
+	memcpy(p, "hello\0\0\0", 8);
+	p += 8;
+	deliver(f, msg, (uint32_t)(p - msg));
+	assert_int_equal(fv.fv_nsends, 1);
+	assert_non_null(f->svc.sv_wq_head);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.transport_defers), 1);
+	run_workers(f);
+	assert_int_equal(g_try_transport, 2);
+	assert_int_equal(g_try_worker, 1);
+	assert_int_equal(fv.fv_nsends, 2);
+	assert_int_equal(fv.fv_sent_len, 28 + sizeof(echo_tail));
+	assert_memory_equal(fv.fv_sent + 28, echo_tail, sizeof(echo_tail));
+	assert_int_equal(atomic_load(&f->svc.sv_ct.transport_calls), 1);
+	assert_baseline(f);
+	/* version 1, registered without the flag, never tries */
+	p = put_msg_nochunks(msg, 0x63, 1);
+	p = put_call(p, 0x78, TPROG, 1, TP_NULL);
+	deliver(f, msg, (uint32_t)(p - msg));
+	assert_int_equal(fv.fv_nsends, 2);
+	run_workers(f);
+	assert_int_equal(fv.fv_nsends, 3);
+	assert_int_equal(g_try_transport, 2);
+	assert_baseline(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1209,6 +1291,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_admission_limit, setup, teardown),
 		cmocka_unit_test(test_default_max_connections),
 		cmocka_unit_test_setup_teardown(test_handoff_batched, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_try_transport, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_large_waiters_in_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batched_post_failure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_handshake_timeout, setup, teardown),

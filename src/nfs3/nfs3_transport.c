@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nfs3_transport.c - which NFSv3 calls are served on the transport thread.
+ *
+ * The transport tries each NFS call on its own thread first (rq_transport,
+ * RPCRDMA_SVC_TRY_TRANSPORT): a call served there costs no hand-off to a
+ * worker and back, which is most of the cost of a small call
+ * (docs/bench-profile.md).  That thread posts to the device, so it must
+ * never change its credentials (Soft-RoCE and siw post by write() to the
+ * uverbs device, refused once they changed) and must not wait long, since
+ * every connection's completions wait with it.  So a call stays there only
+ * when:
+ *  - its procedure needs no caller identity (GETATTR, READLINK, FSSTAT,
+ *    FSINFO, PATHCONF), or the server acting as itself already is the
+ *    caller (nfs3_cred_is_server(): a root client of a no_root_squash
+ *    export served by a root server), and
+ *  - it does not wait for the disk by design: WRITE, COMMIT (fsync),
+ *    READDIR and READDIRPLUS (listing a cold directory reads it) always go
+ *    to a worker; READ reads only what the page cache holds
+ *    (preadv2 RWF_NOWAIT) and moves to a worker when that is not all.
+ * Everything else (other callers, other procedures) is served by a worker
+ * as before.
+ */
+#include "nfs3_internal.h"
+
+bool nfs3_transport_ok(const struct rpcrdma_nfs3_export *exp, uint32_t proc,
+		       const struct nfs3_cred *cr)
+{
+	switch (proc) {
+	case NFSPROC3_NULL:
+	case NFSPROC3_GETATTR:
+	case NFSPROC3_READLINK:
+	case NFSPROC3_FSSTAT:
+	case NFSPROC3_FSINFO:
+	case NFSPROC3_PATHCONF:
+		return true;
+	case NFSPROC3_READ:
+		if (exp->ex_nowait_unsupported)
+			return false;
+		return nfs3_cred_is_server(cr);
+	case NFSPROC3_SETATTR:
+	case NFSPROC3_LOOKUP:
+	case NFSPROC3_ACCESS:
+	case NFSPROC3_CREATE:
+	case NFSPROC3_MKDIR:
+	case NFSPROC3_SYMLINK:
+	case NFSPROC3_MKNOD:
+	case NFSPROC3_REMOVE:
+	case NFSPROC3_RMDIR:
+	case NFSPROC3_RENAME:
+	case NFSPROC3_LINK:
+		return nfs3_cred_is_server(cr);
+	default: /* WRITE, COMMIT, READDIR, READDIRPLUS */
+		return false;
+	}
+}

@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_nfs3_transport.c - which NFSv3 calls rpcrdma_nfs3_dispatch() serves
+ * on the transport thread (rq_transport set) and which it hands to a
+ * worker (RPCRDMA_SVC_DEFER), on a temporary export of $TMPDIR (or /tmp).
+ *
+ * The rules (src/nfs3/nfs3_transport.c): the transport thread never
+ * changes its credentials and never waits for the disk by design.  So
+ * GETATTR serves any caller there; the other permission-checked
+ * procedures only a caller the server acting as itself already is (a
+ * root caller of a no_root_squash export, group 0); WRITE, COMMIT,
+ * READDIR, READDIRPLUS and a SETATTR of the size always defer; READ is
+ * served from the page cache only.  A deferred call must have changed
+ * nothing.  The last test runs the transport calls under a seccomp filter
+ * that kills the process on any credential system call.
+ * Needs root (file handles, chown).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test_nfs3_harness.h"
+
+#include "nfs3/nfs3_internal.h"
+
+#define P_GETATTR 1u
+#define P_SETATTR 2u
+#define P_LOOKUP 3u
+#define P_READ 6u
+#define P_WRITE 7u
+#define P_CREATE 8u
+#define P_REMOVE 12u
+#define P_READDIR 16u
+#define P_COMMIT 21u
+#define TMPFS_MAGIC_ 0x01021994
+
+struct t_env {
+	char dir[256];
+	struct rpcrdma_nfs3_export *exp;         /* root squashed */
+	struct rpcrdma_nfs3_export *exp_nosquash;
+	uint8_t root[64];
+	uint32_t rootlen;
+	struct t_call c;
+};
+
+static int env_setup(void **state)
+{
+	struct t_env *e = calloc(1, sizeof(*e));
+	struct rpcrdma_nfs3_config cfg = { 0 };
+	const char *tmp = getenv("TMPDIR");
+
+	if (!e)
+		return -1;
+	snprintf(e->dir, sizeof(e->dir), "%s/nfs3tr.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(e->dir))
+		return -1;
+	chmod(e->dir, 0777);
+	cfg.nc_export = e->dir;
+	for (unsigned i = 0; i < sizeof(cfg.nc_key); i++)
+		cfg.nc_key[i] = (uint8_t)(i * 5 + 3);
+	cfg.nc_max_payload = 1u << 20;
+	if (rpcrdma_nfs3_export_open(&cfg, &e->exp))
+		return -1;
+	cfg.nc_no_root_squash = true;
+	if (rpcrdma_nfs3_export_open(&cfg, &e->exp_nosquash))
+		return -1;
+	if (rpcrdma_nfs3_root_fh(e->exp, e->root, &e->rootlen))
+		return -1;
+	*state = e;
+	return 0;
+}
+
+static int env_teardown(void **state)
+{
+	struct t_env *e = *state;
+	char cmd[PATH_MAX + 32];
+
+	rpcrdma_nfs3_export_close(e->exp);
+	rpcrdma_nfs3_export_close(e->exp_nosquash);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", e->dir);
+	assert_int_equal(system(cmd), 0);
+	t_free(&e->c);
+	free(e);
+	return 0;
+}
+
+static void path_of(struct t_env *e, const char *name, char *buf)
+{
+	snprintf(buf, PATH_MAX, "%s/%s", e->dir, name);
+}
+
+/* A call of @proc from @uid/@gid on the transport thread (or not). */
+static void begin(struct t_env *e, uint32_t proc, uint32_t uid, uint32_t gid,
+		  bool transport)
+{
+	t_begin(&e->c, proc, uid, gid);
+	e->c.req.rq_transport = transport;
+}
+
+/* The handle of @name (made here, as the server makes them). */
+static uint32_t fh_of(struct t_env *e, const char *name, uint8_t *fh)
+{
+	uint32_t len;
+	int dfd = open(e->dir, O_RDONLY | O_DIRECTORY);
+
+	assert_true(dfd >= 0);
+	assert_int_equal(nfs3_fh_make(e->exp, dfd, name, fh, &len), 0);
+	close(dfd);
+	return len;
+}
+
+static void make_file(struct t_env *e, const char *name, size_t len)
+{
+	char p[PATH_MAX];
+	uint8_t buf[4096];
+	int fd;
+
+	path_of(e, name, p);
+	fd = open(p, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+	assert_true(fd >= 0);
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(i * 13 + 1);
+	for (size_t done = 0; done < len; done += sizeof(buf))
+		assert_int_equal(write(fd, buf, sizeof(buf)), (ssize_t)sizeof(buf));
+	assert_int_equal(fsync(fd), 0);
+	close(fd);
+}
+
+static void create_args(struct t_env *e, const char *name)
+{
+	t_opaque(&e->c, e->root, e->rootlen);
+	t_str(&e->c, name);
+	t_u32(&e->c, 1); /* GUARDED */
+	t_sattr_mode(&e->c, 0640);
+}
+
+static bool exists(struct t_env *e, const char *name)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	path_of(e, name, p);
+	return lstat(p, &st) == 0;
+}
+
+/* An ordinary user: GETATTR here; LOOKUP and CREATE need its identity. */
+static void test_user_calls(void **state)
+{
+	struct t_env *e = *state;
+	struct t_fattr a;
+
+	begin(e, P_GETATTR, 1000, 1000, true);
+	t_opaque(&e->c, e->root, e->rootlen);
+	assert_int_equal(t_run(&e->c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(&e->c), 0);
+	r_fattr(&e->c, &a);
+	assert_int_equal(a.type, 2); /* NF3DIR */
+	assert_int_equal(e->c.rpos, e->c.rlen);
+
+	make_file(e, "f", 4096);
+	begin(e, P_LOOKUP, 1000, 1000, true);
+	t_opaque(&e->c, e->root, e->rootlen);
+	t_str(&e->c, "f");
+	assert_int_equal(t_run(&e->c, e->exp), RPCRDMA_SVC_DEFER);
+
+	begin(e, P_CREATE, 1000, 1000, true);
+	create_args(e, "new");
+	assert_int_equal(t_run(&e->c, e->exp), RPCRDMA_SVC_DEFER);
+	assert_false(exists(e, "new"));
+	/* root squashed to nobody is an ordinary user too */
+	begin(e, P_CREATE, 0, 0, true);
+	create_args(e, "new");
+	assert_int_equal(t_run(&e->c, e->exp), RPCRDMA_SVC_DEFER);
+	assert_false(exists(e, "new"));
+	/* the same call on a worker is served */
+	begin(e, P_CREATE, 1000, 1000, false);
+	create_args(e, "new");
+	assert_int_equal(t_run(&e->c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(&e->c), 0);
+	assert_true(exists(e, "new"));
+}
+
+/* Root on a no_root_squash export: metadata calls are served here. */
+static void test_root_calls(void **state)
+{
+	struct t_env *e = *state;
+	uint8_t fh[64];
+	uint32_t fhlen;
+	char p[PATH_MAX];
+	struct stat st;
+
+	begin(e, P_CREATE, 0, 0, true);
+	create_args(e, "r1");
+	assert_int_equal(t_run(&e->c, e->exp_nosquash), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(&e->c), 0);
+	path_of(e, "r1", p);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(st.st_uid, 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	/* a root caller in another group is not the server: a worker */
+	begin(e, P_CREATE, 0, 5, true);
+	create_args(e, "r2");
+	assert_int_equal(t_run(&e->c, e->exp_nosquash), RPCRDMA_SVC_DEFER);
+	assert_false(exists(e, "r2"));
+
+	fhlen = fh_of(e, "r1", fh);
+	/* SETATTR of the mode: here; of the size: a worker, nothing changed */
+	begin(e, P_SETATTR, 0, 0, true);
+	t_opaque(&e->c, fh, fhlen);
+	t_sattr_mode(&e->c, 0600);
+	t_u32(&e->c, 0); /* no guard */
+	assert_int_equal(t_run(&e->c, e->exp_nosquash), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(&e->c), 0);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	begin(e, P_SETATTR, 0, 0, true);
+	t_opaque(&e->c, fh, fhlen);
+	for (int i = 0; i < 3; i++)
+		t_u32(&e->c, 0); /* mode, uid, gid not set */
+	t_u32(&e->c, 1);
+	t_u64(&e->c, 12345); /* size */
+	t_u32(&e->c, 0);
+	t_u32(&e->c, 0); /* times not set */
+	t_u32(&e->c, 0);
+	assert_int_equal(t_run(&e->c, e->exp_nosquash), RPCRDMA_SVC_DEFER);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(st.st_size, 0);
+
+	/* WRITE, COMMIT and READDIR wait for the disk by design */
+	begin(e, P_WRITE, 0, 0, true);
+	t_opaque(&e->c, fh, fhlen);
+	t_u64(&e->c, 0);
+	t_u32(&e->c, 3);
+	t_u32(&e->c, 2); /* FILE_SYNC */
+	t_opaque(&e->c, "abc", 3);
+	assert_int_equal(t_run(&e->c, e->exp_nosquash), RPCRDMA_SVC_DEFER);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(st.st_size, 0);
+	begin(e, P_COMMIT, 0, 0, true);
+	t_opaque(&e->c, fh, fhlen);
+	t_u64(&e->c, 0);
+	t_u32(&e->c, 0);
+	assert_int_equal(t_run(&e->c, e->exp_nosquash), RPCRDMA_SVC_DEFER);
+	begin(e, P_READDIR, 0, 0, true);
+	t_opaque(&e->c, e->root, e->rootlen);
+	t_u64(&e->c, 0);
+	t_u64(&e->c, 0);
+	t_u32(&e->c, 4096);
+	assert_int_equal(t_run(&e->c, e->exp_nosquash), RPCRDMA_SVC_DEFER);
+
+	begin(e, P_REMOVE, 0, 0, true);
+	t_opaque(&e->c, e->root, e->rootlen);
+	t_str(&e->c, "r1");
+	assert_int_equal(t_run(&e->c, e->exp_nosquash), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(&e->c), 0);
+	assert_false(exists(e, "r1"));
+}
+
+/* READ: from the page cache here; what is not cached on a worker. */
+static void test_read_cached_only(void **state)
+{
+	struct t_env *e = *state;
+	uint8_t fh[64];
+	uint32_t fhlen, n;
+	const uint8_t *data;
+	struct statfs sf;
+	char p[PATH_MAX];
+	int fd;
+
+	make_file(e, "d", 8192);
+	fhlen = fh_of(e, "d", fh);
+	begin(e, P_READ, 0, 0, true);
+	t_opaque(&e->c, fh, fhlen);
+	t_u64(&e->c, 4096);
+	t_u32(&e->c, 100);
+	if (t_run(&e->c, e->exp_nosquash) == RPCRDMA_SVC_DEFER) {
+		/* only when the file system has no RWF_NOWAIT: then never again */
+		assert_true(e->exp_nosquash->ex_nowait_unsupported);
+		begin(e, P_READ, 0, 0, true);
+		t_opaque(&e->c, fh, fhlen);
+		t_u64(&e->c, 0);
+		t_u32(&e->c, 1);
+		assert_int_equal(t_run(&e->c, e->exp_nosquash), RPCRDMA_SVC_DEFER);
+		return;
+	}
+	assert_int_equal(e->c.ret, RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(&e->c), 0);
+	assert_true(r_post_op(&e->c, NULL));
+	assert_int_equal(r_u32(&e->c), 100); /* count */
+	assert_int_equal(r_u32(&e->c), 0);   /* not eof */
+	data = r_opaque(&e->c, &n);
+	assert_int_equal(n, 100);
+	for (uint32_t i = 0; i < n; i++)
+		assert_int_equal(data[i], (uint8_t)(i * 13 + 1)); /* 4096 % 4096 == 0 */
+
+	/* dropped from the page cache (not possible on tmpfs): a worker */
+	assert_int_equal(statfs(e->dir, &sf), 0);
+	if (sf.f_type == TMPFS_MAGIC_)
+		return;
+	path_of(e, "d", p);
+	fd = open(p, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	close(fd);
+	/* the open-file cache's descriptor may keep nothing cached either */
+	begin(e, P_READ, 0, 0, true);
+	t_opaque(&e->c, fh, fhlen);
+	t_u64(&e->c, 0);
+	t_u32(&e->c, 4096);
+	assert_int_equal(t_run(&e->c, e->exp_nosquash), RPCRDMA_SVC_DEFER);
+	begin(e, P_READ, 0, 0, false);
+	t_opaque(&e->c, fh, fhlen);
+	t_u64(&e->c, 0);
+	t_u32(&e->c, 4096);
+	assert_int_equal(t_run(&e->c, e->exp_nosquash), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(&e->c), 0);
+	assert_true(r_post_op(&e->c, NULL));
+	assert_int_equal(r_u32(&e->c), 4096);
+}
+
+/* A frozen thread keeps its ids: apply only succeeds for the server. */
+static void test_cred_freeze(void **state)
+{
+	const struct nfs3_cred user = { .cr_uid = 1000, .cr_gid = 1000 };
+	const struct nfs3_cred root = { .cr_uid = 0, .cr_gid = 0, .cr_ngids = 1,
+					.cr_gids = { 4 } };
+	const struct nfs3_cred root_g5 = { .cr_uid = 0, .cr_gid = 5 };
+
+	(void)state;
+	assert_true(nfs3_cred_is_server(&root));
+	assert_false(nfs3_cred_is_server(&root_g5));
+	assert_false(nfs3_cred_is_server(&user));
+	nfs3_cred_freeze(true);
+	assert_int_equal(nfs3_cred_apply(&user), -EPERM);
+	assert_int_equal((uint32_t)syscall(SYS_setfsuid, (uid_t)-1), 0);
+	assert_int_equal(nfs3_cred_apply(&root), 0);
+	nfs3_cred_restore();
+	nfs3_cred_freeze(false);
+	assert_int_equal(nfs3_cred_apply(&user), 0);
+	assert_int_equal((uint32_t)syscall(SYS_setfsuid, (uid_t)-1), 1000);
+	nfs3_cred_restore();
+	assert_int_equal((uint32_t)syscall(SYS_setfsuid, (uid_t)-1), 0);
+}
+
+/* Kill the process on any system call that changes credentials. */
+static int forbid_cred_syscalls(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_setfsuid, 6, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_setfsgid, 5, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_setgroups, 4, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_setresuid, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_setresgid, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_capset, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
+struct filtered_run {
+	struct t_env *fr_env;
+	int fr_calls;
+	int fr_bad;
+};
+
+/*
+ * The calls of run_filtered(), on a thread of their own: like the
+ * transport thread, it has set no credentials yet, so nothing it may skip
+ * as "already set" hides a switch.
+ */
+static void *filtered_calls(void *arg)
+{
+	struct filtered_run *fr = arg;
+	struct t_env *e = fr->fr_env;
+	struct t_call *c = &e->c;
+	int bad = 0;
+
+	if (fr->fr_calls == 1) {
+		t_begin(c, P_LOOKUP, 1000, 1000);
+		t_opaque(c, e->root, e->rootlen);
+		t_str(c, "x");
+		(void)t_run(c, e->exp);
+		return NULL;
+	}
+	t_begin(c, P_GETATTR, 1000, 1000);
+	c->req.rq_transport = true;
+	t_opaque(c, e->root, e->rootlen);
+	bad |= t_run(c, e->exp) != RPCRDMA_SVC_SUCCESS;
+	t_begin(c, P_CREATE, 0, 0);
+	c->req.rq_transport = true;
+	create_args(e, "s");
+	bad |= (t_run(c, e->exp_nosquash) != RPCRDMA_SVC_SUCCESS) << 1;
+	t_begin(c, P_LOOKUP, 0, 0);
+	c->req.rq_transport = true;
+	t_opaque(c, e->root, e->rootlen);
+	t_str(c, "s");
+	bad |= (t_run(c, e->exp_nosquash) != RPCRDMA_SVC_SUCCESS) << 2;
+	t_begin(c, P_REMOVE, 0, 0);
+	c->req.rq_transport = true;
+	t_opaque(c, e->root, e->rootlen);
+	t_str(c, "s");
+	bad |= (t_run(c, e->exp_nosquash) != RPCRDMA_SVC_SUCCESS) << 3;
+	fr->fr_bad = bad;
+	return NULL;
+}
+
+/*
+ * In a child under the filter, on a new thread, run @calls: 0 = the
+ * transport-thread calls of a GETATTR by a user and a CREATE, LOOKUP,
+ * REMOVE by root (all must be served); 1 = a LOOKUP by a user on a worker
+ * (must die: this proves the filter catches a switch).  Returns the
+ * child's wait status.
+ */
+static int run_filtered(struct t_env *e, int calls)
+{
+	pid_t pid = fork();
+	int status;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct filtered_run fr = { .fr_env = e, .fr_calls = calls };
+		pthread_t th;
+
+		/* the filter is inherited by threads created after it */
+		if (forbid_cred_syscalls())
+			_exit(90);
+		if (pthread_create(&th, NULL, filtered_calls, &fr) ||
+		    pthread_join(th, NULL))
+			_exit(91);
+		_exit(fr.fr_bad ? 100 + fr.fr_bad : 0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return status;
+}
+
+static void test_no_credential_syscalls(void **state)
+{
+	struct t_env *e = *state;
+	int status;
+
+	status = run_filtered(e, 1);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGSYS);
+	status = run_filtered(e, 0);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_false(exists(e, "s"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_user_calls, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_root_calls, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_read_cached_only, env_setup, env_teardown),
+		cmocka_unit_test(test_cred_freeze),
+		cmocka_unit_test_setup_teardown(test_no_credential_syscalls, env_setup, env_teardown),
+	};
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "test_nfs3_transport: needs root (file handles); skipped\n");
+		return 77;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
