@@ -90,16 +90,33 @@ void rpcrdma_nfs3_export_close(struct rpcrdma_nfs3_export *exp);
  *
  * Serves RFC 1813 procedures; unimplemented ones answer NFS3ERR_NOTSUPP.
  * Thread-safe; runs the file system calls with the caller's AUTH_SYS
- * identity (root and AUTH_NONE squashed to nobody) on the calling thread.
+ * identity (root and AUTH_NONE squashed to nobody) on the calling thread,
+ * and leaves the thread with that identity (fsuid, fsgid, supplementary
+ * groups) when it returns, so that the next call of the same caller
+ * switches nothing; rpcrdma_nfs3_thread_release() gives the thread back
+ * its own.  With rq_transport set (RPCRDMA_SVC_TRY_TRANSPORT) it never
+ * changes the thread's credentials: it serves only the calls that need no
+ * switch and no disk wait, and answers RPCRDMA_SVC_DEFER to the others
+ * (docs/nfs3.md, "Calls served on the transport thread").
  *
  * Return: RPCRDMA_SVC_SUCCESS, RPCRDMA_SVC_GARBAGE_ARGS (arguments do not
  * decode), RPCRDMA_SVC_PROC_UNAVAIL (procedure > 21),
  * RPCRDMA_SVC_PROG_MISMATCH (version not 3), RPCRDMA_SVC_SYSTEM_ERR (rq_res
  * too small for the result), or RPCRDMA_SVC_AUTH_ERROR with rq_auth_stat
  * RPCRDMA_AUTH_TOOWEAK (flavour not AUTH_SYS/AUTH_NONE) or
- * RPCRDMA_AUTH_BADCRED (malformed AUTH_SYS).
+ * RPCRDMA_AUTH_BADCRED (malformed AUTH_SYS); RPCRDMA_SVC_DEFER (only with
+ * rq_transport set).
  */
 int rpcrdma_nfs3_dispatch(struct rpcrdma_svc_req *req, void *arg);
+
+/**
+ * rpcrdma_nfs3_thread_release - give the calling thread back the server's
+ * own file system identity (fsuid and fsgid the effective ids; no
+ * supplementary groups unless the server runs as root), after
+ * rpcrdma_nfs3_dispatch() left it with its last caller's.  Costs nothing
+ * when the thread already has it.
+ */
+void rpcrdma_nfs3_thread_release(void);
 
 /**
  * rpcrdma_nfs3_root_fh - the export root's file handle (what MNT returns).

@@ -11,11 +11,15 @@
  * (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER, ...) from the
  * thread's effective set, and switching back restores them.
  *
- * Every call switches to the caller and back (open_by_handle_at needs the
- * server's CAP_DAC_READ_SEARCH), so each thread remembers what it last
- * set and makes only the system calls that change something: a root
- * caller served by a root server switches nothing, and a caller whose
- * groups did not change since the last call costs no setgroups.  A server
+ * A call decodes its file handles as the server (open_by_handle_at needs
+ * the server's CAP_DAC_READ_SEARCH), then switches to the caller.  It does
+ * not switch back when it ends: the thread keeps the caller's identity
+ * until a call needs the server's (nfs3_cred_for_handle(): a handle not in
+ * the open-file cache).  Each thread remembers what it last set and makes
+ * only the system calls that change something, so a READ or WRITE of a
+ * cached file by the same caller as the thread's previous call switches
+ * nothing; a root caller served by a root server never switches, and a
+ * caller whose groups did not change costs no setgroups.  A server
  * running as root keeps the last caller's supplementary groups while it
  * acts as itself: with fsuid 0 it holds the file system capabilities, so
  * no permission check it makes depends on them.
@@ -70,6 +74,8 @@ static __thread uid_t tl_euid;
 static __thread gid_t tl_egid;
 /* nfs3_cred_freeze(): no credential change on this thread */
 static __thread bool tl_frozen;
+/* the current call switched to its caller (nfs3_cred_for_handle()) */
+static __thread bool tl_caller_phase;
 
 static void server_ids(void)
 {
@@ -106,6 +112,17 @@ void nfs3_cred_freeze(bool on)
 	tl_frozen = on;
 }
 
+void nfs3_cred_call_begin(void)
+{
+	tl_caller_phase = false;
+}
+
+void nfs3_cred_for_handle(void)
+{
+	if (!tl_caller_phase)
+		nfs3_cred_restore();
+}
+
 int nfs3_cred_apply(const struct nfs3_cred *cr)
 {
 	gid_t gids[RPC_AUTH_SYS_MAX_GIDS];
@@ -119,8 +136,10 @@ int nfs3_cred_apply(const struct nfs3_cred *cr)
 	err = set_groups(cr->cr_ngids, gids);
 	if (err)
 		return err;
-	if (tl_known && tl_fsuid == cr->cr_uid && tl_fsgid == cr->cr_gid)
+	if (tl_known && tl_fsuid == cr->cr_uid && tl_fsgid == cr->cr_gid) {
+		tl_caller_phase = true;
 		return 0;
+	}
 	syscall(SYS_setfsgid, (gid_t)cr->cr_gid);
 	syscall(SYS_setfsuid, (uid_t)cr->cr_uid);
 	/*
@@ -142,6 +161,7 @@ int nfs3_cred_apply(const struct nfs3_cred *cr)
 	tl_fsuid = cr->cr_uid;
 	tl_fsgid = cr->cr_gid;
 	tl_known = true;
+	tl_caller_phase = true;
 	return 0;
 }
 
@@ -166,4 +186,10 @@ void nfs3_cred_restore(void)
 	tl_fsuid = tl_euid;
 	tl_fsgid = tl_egid;
 	tl_known = ok;
+}
+
+void rpcrdma_nfs3_thread_release(void)
+{
+	tl_caller_phase = false;
+	nfs3_cred_restore();
 }

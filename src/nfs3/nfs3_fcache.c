@@ -323,6 +323,7 @@ int nfs3_fcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
 	}
 
 	/* a miss: decode and open the handle (server credentials) */
+	nfs3_cred_for_handle();
 	err = nfs3_fh_open(exp, fh, len, &fd, &ost);
 	if (err)
 		return err;

@@ -292,6 +292,22 @@ bool nfs3_cred_is_server(const struct nfs3_cred *cr);
  */
 void nfs3_cred_freeze(bool on);
 
+/**
+ * nfs3_cred_call_begin - a new call starts on this thread.  The thread
+ * may still run as the previous call's caller: a worker keeps that
+ * identity, so that the next call of the same caller switches nothing.
+ */
+void nfs3_cred_call_begin(void);
+
+/**
+ * nfs3_cred_for_handle - before decoding a file handle (open_by_handle_at
+ * needs the server's CAP_DAC_READ_SEARCH): back to the server's identity
+ * (free when the thread already has it).  Once the call switched to its
+ * caller (nfs3_cred_apply()), it does nothing: a handle decoded then fails
+ * with the caller's rights rather than run with the server's.
+ */
+void nfs3_cred_for_handle(void);
+
 /* ---- nfs3_xdr.c ---- */
 
 uint32_t nfs3_errno_to_stat(int err);
@@ -345,6 +361,8 @@ bool nfs3_transport_ok(const struct rpcrdma_nfs3_export *exp, uint32_t proc,
 
 /** nfs3_become_caller - switch the thread to the caller's identity. 0/-errno. */
 int nfs3_become_caller(struct nfs3_call *c);
+
+
 
 /* ---- nfs3_readdir.c ---- */
 

@@ -255,7 +255,9 @@ static int want_regular(const struct stat *st)
 static int open_handle(struct nfs3_call *c, const uint8_t *fh, uint32_t len,
 		       int *fdp, struct stat *st)
 {
+	(void)c;
 	*fdp = -1;
+	nfs3_cred_for_handle();
 	return nfs3_fh_open(c->c_exp, fh, len, fdp, st);
 }
 
@@ -1283,6 +1285,8 @@ static int proc_commit(struct nfs3_call *c)
 		if (sfd < 0)
 			sfd = nfs3_fcache_fd(fe, O_RDONLY);
 		if (sfd < 0) {
+			/* the worker may still be the previous call's caller */
+			nfs3_cred_for_handle();
 			proc_path(path, sizeof(path), fd);
 			sfd = open(path, O_RDONLY | O_CLOEXEC);
 			if (sfd >= 0)
@@ -1352,6 +1356,7 @@ int rpcrdma_nfs3_dispatch(struct rpcrdma_svc_req *req, void *arg)
 		req->rq_auth_stat = auth;
 		return RPCRDMA_SVC_AUTH_ERROR;
 	}
+	nfs3_cred_call_begin();
 	if (req->rq_transport) {
 		if (!nfs3_transport_ok(c.c_exp, proc, &c.c_cred))
 			return RPCRDMA_SVC_DEFER;
@@ -1363,9 +1368,10 @@ int rpcrdma_nfs3_dispatch(struct rpcrdma_svc_req *req, void *arg)
 		nfs3_cred_freeze(false);
 		if (c.c_defer)
 			return RPCRDMA_SVC_DEFER;
-	} else if (c.c_as_caller) {
-		nfs3_cred_restore();
 	}
+	/* A worker keeps the caller's identity until a call needs the
+	 * server's (nfs3_cred_for_handle()): the next call of the same
+	 * caller then switches nothing. */
 	if (ret == RPCRDMA_SVC_SUCCESS && !rpcrdma_xdr_ok(&req->rq_res))
 		ret = RPCRDMA_SVC_SYSTEM_ERR;
 	if (c.c_exp->ex_verbose > 1)

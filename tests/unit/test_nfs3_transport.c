@@ -374,10 +374,19 @@ static int forbid_cred_syscalls(void)
 	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
 }
 
+/* t_run() without its rpcrdma_nfs3_thread_release(), which may switch. */
+static int run_here(struct t_call *c, void *exp)
+{
+	rpcrdma_xdr_init(&c->req.rq_args, c->args, c->alen);
+	rpcrdma_xdr_init(&c->req.rq_res, c->res, T_RES_BYTES);
+	return rpcrdma_nfs3_dispatch(&c->req, exp);
+}
+
 struct filtered_run {
 	struct t_env *fr_env;
 	int fr_calls;
 	int fr_bad;
+	void *(*fr_fn)(void *);
 };
 
 /*
@@ -396,28 +405,72 @@ static void *filtered_calls(void *arg)
 		t_begin(c, P_LOOKUP, 1000, 1000);
 		t_opaque(c, e->root, e->rootlen);
 		t_str(c, "x");
-		(void)t_run(c, e->exp);
+		(void)run_here(c, e->exp);
 		return NULL;
 	}
 	t_begin(c, P_GETATTR, 1000, 1000);
 	c->req.rq_transport = true;
 	t_opaque(c, e->root, e->rootlen);
-	bad |= t_run(c, e->exp) != RPCRDMA_SVC_SUCCESS;
+	bad |= run_here(c, e->exp) != RPCRDMA_SVC_SUCCESS;
 	t_begin(c, P_CREATE, 0, 0);
 	c->req.rq_transport = true;
 	create_args(e, "s");
-	bad |= (t_run(c, e->exp_nosquash) != RPCRDMA_SVC_SUCCESS) << 1;
+	bad |= (run_here(c, e->exp_nosquash) != RPCRDMA_SVC_SUCCESS) << 1;
 	t_begin(c, P_LOOKUP, 0, 0);
 	c->req.rq_transport = true;
 	t_opaque(c, e->root, e->rootlen);
 	t_str(c, "s");
-	bad |= (t_run(c, e->exp_nosquash) != RPCRDMA_SVC_SUCCESS) << 2;
+	bad |= (run_here(c, e->exp_nosquash) != RPCRDMA_SVC_SUCCESS) << 2;
 	t_begin(c, P_REMOVE, 0, 0);
 	c->req.rq_transport = true;
 	t_opaque(c, e->root, e->rootlen);
 	t_str(c, "s");
-	bad |= (t_run(c, e->exp_nosquash) != RPCRDMA_SVC_SUCCESS) << 3;
+	bad |= (run_here(c, e->exp_nosquash) != RPCRDMA_SVC_SUCCESS) << 3;
 	fr->fr_bad = bad;
+	return NULL;
+}
+
+/* READ of "k" by @uid on a worker: the NFS status, or 1000 + dispatch return. */
+static uint32_t read_k(struct t_env *e, const uint8_t *fh, uint32_t fhlen, uint32_t uid)
+{
+	struct t_call *c = &e->c;
+	int ret;
+
+	t_begin(c, P_READ, uid, uid);
+	t_opaque(c, fh, fhlen);
+	t_u64(c, 0);
+	t_u32(c, 512);
+	ret = run_here(c, e->exp);
+	if (ret != RPCRDMA_SVC_SUCCESS)
+		return 1000u + (uint32_t)ret;
+	c->rlen = c->req.rq_res.xs_pos;
+	c->rpos = 0;
+	return r_u32(c);
+}
+
+/*
+ * A worker keeps its caller's identity: after a first READ by uid 1000,
+ * the filter goes on and a second READ of the (now cached) file by the
+ * same uid must make no credential system call (calls 2); a READ by
+ * another uid must (calls 3: killed).
+ */
+static void *kept_identity_calls(void *arg)
+{
+	struct filtered_run *fr = arg;
+	struct t_env *e = fr->fr_env;
+	uint8_t fh[64];
+	uint32_t fhlen = fh_of(e, "k", fh);
+
+	if (read_k(e, fh, fhlen, 1000) != 0) {
+		fr->fr_bad = 1;
+		return NULL;
+	}
+	if (forbid_cred_syscalls()) {
+		fr->fr_bad = 2;
+		return NULL;
+	}
+	if (read_k(e, fh, fhlen, fr->fr_calls == 2 ? 1000 : 1001) != 0)
+		fr->fr_bad = 4;
 	return NULL;
 }
 
@@ -425,8 +478,8 @@ static void *filtered_calls(void *arg)
  * In a child under the filter, on a new thread, run @calls: 0 = the
  * transport-thread calls of a GETATTR by a user and a CREATE, LOOKUP,
  * REMOVE by root (all must be served); 1 = a LOOKUP by a user on a worker
- * (must die: this proves the filter catches a switch).  Returns the
- * child's wait status.
+ * (must die: this proves the filter catches a switch); 2 and 3: see
+ * kept_identity_calls().  Returns the child's wait status.
  */
 static int run_filtered(struct t_env *e, int calls)
 {
@@ -435,13 +488,16 @@ static int run_filtered(struct t_env *e, int calls)
 
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		struct filtered_run fr = { .fr_env = e, .fr_calls = calls };
+		struct filtered_run fr = { .fr_env = e, .fr_calls = calls,
+					   .fr_fn = filtered_calls };
 		pthread_t th;
 
+		if (calls >= 2) /* the thread installs the filter itself */
+			fr.fr_fn = kept_identity_calls;
 		/* the filter is inherited by threads created after it */
-		if (forbid_cred_syscalls())
+		else if (forbid_cred_syscalls())
 			_exit(90);
-		if (pthread_create(&th, NULL, filtered_calls, &fr) ||
+		if (pthread_create(&th, NULL, fr.fr_fn, &fr) ||
 		    pthread_join(th, NULL))
 			_exit(91);
 		_exit(fr.fr_bad ? 100 + fr.fr_bad : 0);
@@ -462,6 +518,14 @@ static void test_no_credential_syscalls(void **state)
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
 	assert_false(exists(e, "s"));
+
+	make_file(e, "k", 4096);
+	status = run_filtered(e, 2);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	status = run_filtered(e, 3);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGSYS);
 }
 
 int main(void)
