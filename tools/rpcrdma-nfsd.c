@@ -497,13 +497,22 @@ int main(int argc, char **argv)
 		rpcrdma_svc_stats_json(&stats, stdout);
 		fflush(stdout);
 	}
-	if (rpcrdma_nfs3_fcache_stats(exp, &fst) == 0 && fst.fcs_capacity)
+	if (rpcrdma_nfs3_fcache_stats(exp, &fst) != 0)
+		memset(&fst, 0, sizeof(fst));
+	if (fst.fcs_capacity)
 		fprintf(stderr, PROG ": open-file cache: %llu hits, %llu misses, %llu evictions, "
 			"%llu forgotten, %llu of %llu entries open\n",
 			(unsigned long long)fst.fcs_hits, (unsigned long long)fst.fcs_misses,
 			(unsigned long long)fst.fcs_evictions,
 			(unsigned long long)fst.fcs_forgotten,
 			(unsigned long long)fst.fcs_entries, (unsigned long long)fst.fcs_capacity);
+	if (fst.fcs_dir_capacity)
+		fprintf(stderr, PROG ": directory cache: %llu hits, %llu misses, "
+			"%llu of %llu entries open\n",
+			(unsigned long long)fst.fcs_dir_hits,
+			(unsigned long long)fst.fcs_dir_misses,
+			(unsigned long long)fst.fcs_dir_entries,
+			(unsigned long long)fst.fcs_dir_capacity);
 	rpcrdma_mnt_stop(mnt);
 out_svc:
 	rpcrdma_svc_destroy(g_svc);

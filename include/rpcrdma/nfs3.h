@@ -137,6 +137,13 @@ struct rpcrdma_nfs3_fcache_stats {
 	uint64_t fcs_evictions; /* entries closed to make room (least recently used) */
 	uint64_t fcs_forgotten; /* entries dropped because REMOVE or RENAME
 				 * unlinked the file's last name */
+	/* The directory cache beside it (nc_fcache_entries / 4 entries, at
+	 * least 16; off with the file cache): the directories of LOOKUP and
+	 * the directory operations. */
+	uint64_t fcs_dir_capacity;
+	uint64_t fcs_dir_entries;
+	uint64_t fcs_dir_hits;
+	uint64_t fcs_dir_misses;
 };
 
 /**

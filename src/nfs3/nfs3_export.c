@@ -94,6 +94,16 @@ int rpcrdma_nfs3_export_open(const struct rpcrdma_nfs3_config *cfg,
 	err = nfs3_fcache_create(cfg->nc_fcache_entries, &exp->ex_fcache);
 	if (err)
 		goto out_close;
+	if (exp->ex_fcache) {
+		uint32_t n = cfg->nc_fcache_entries ? cfg->nc_fcache_entries :
+						      RPCRDMA_NFS3_FCACHE_DEFAULT;
+
+		err = nfs3_fcache_create(n / 4 > 16 ? n / 4 : 16, &exp->ex_dcache);
+		if (err) {
+			nfs3_fcache_destroy(exp->ex_fcache);
+			goto out_close;
+		}
+	}
 	*out = exp;
 	return 0;
 
@@ -110,6 +120,7 @@ void rpcrdma_nfs3_export_close(struct rpcrdma_nfs3_export *exp)
 {
 	if (!exp)
 		return;
+	nfs3_fcache_destroy(exp->ex_dcache);
 	nfs3_fcache_destroy(exp->ex_fcache);
 	close(exp->ex_fd);
 	free(exp->ex_path);

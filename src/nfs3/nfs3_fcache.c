@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * nfs3_fcache.c - open regular files kept across calls, keyed by NFS file
- * handle, so READ, WRITE, GETATTR, COMMIT and SETATTR of a size do not
- * decode the handle (open_by_handle_at), reopen it through /proc/self/fd,
- * fstat it and close two descriptors on every call.
+ * nfs3_fcache.c - open regular files and directories kept across calls,
+ * keyed by NFS file handle, so READ, WRITE, GETATTR, COMMIT and SETATTR of
+ * a size do not decode the handle (open_by_handle_at), reopen it through
+ * /proc/self/fd, fstat it and close two descriptors on every call, and the
+ * directory operations (CREATE, MKDIR, SYMLINK, MKNOD, REMOVE, RMDIR,
+ * RENAME, LINK) do not decode and close their directory's handle.
  *
- * An entry holds the O_PATH descriptor of the handle and, once a call
- * needed them, an O_RDONLY and an O_WRONLY descriptor (never one wider
- * than the open that made it).  The descriptors are only containers: the
+ * An entry holds the O_PATH descriptor of the handle and, for a regular
+ * file, once a call needed them, an O_RDONLY and an O_WRONLY descriptor
+ * (never one wider than the open that made it).  A directory entry holds
+ * only the O_PATH descriptor, which the *at() calls take as their
+ * directory (searched with the caller's rights, as a decoded handle is).  The descriptors are only containers: the
  * procedures check the current caller's access before every use of a
  * cached read or write descriptor (nfs3_proc.c, file_fd()), so the cache
  * never decides a permission.
@@ -287,11 +291,12 @@ static struct nfs3_fentry *one_call(struct nfs3_fentry *local, int fd,
 	return local;
 }
 
-int nfs3_fcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-		    uint32_t len, struct nfs3_fentry *local,
-		    struct nfs3_fentry **out, struct stat *st)
+/* cache_get - nfs3_fcache_get() on @fc, which keeps objects of @type. */
+static int cache_get(struct nfs3_fcache *fc, mode_t type,
+		     struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
+		     uint32_t len, struct nfs3_fentry *local,
+		     struct nfs3_fentry **out, struct stat *st)
 {
-	struct nfs3_fcache *fc = exp->ex_fcache;
 	struct nfs3_fshard *sh = NULL;
 	struct nfs3_fentry *fe, *victim = NULL;
 	struct stat ost;
@@ -329,7 +334,7 @@ int nfs3_fcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
 		return err;
 	if (st)
 		*st = ost;
-	if (!sh || !S_ISREG(ost.st_mode)) {
+	if (!sh || (ost.st_mode & S_IFMT) != type) {
 		*out = one_call(local, fd, &ost);
 		return 0;
 	}
@@ -393,6 +398,20 @@ int nfs3_fcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
 	return 0;
 }
 
+int nfs3_fcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
+		    uint32_t len, struct nfs3_fentry *local,
+		    struct nfs3_fentry **out, struct stat *st)
+{
+	return cache_get(exp->ex_fcache, S_IFREG, exp, fh, len, local, out, st);
+}
+
+int nfs3_dcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
+		    uint32_t len, struct nfs3_fentry *local,
+		    struct nfs3_fentry **out, struct stat *st)
+{
+	return cache_get(exp->ex_dcache, S_IFDIR, exp, fh, len, local, out, st);
+}
+
 void nfs3_fcache_put(struct nfs3_fentry *fe)
 {
 	struct nfs3_fshard *sh;
@@ -433,10 +452,9 @@ int nfs3_fcache_set_fd(struct nfs3_fentry *fe, int acc, int fd)
 	return expect;
 }
 
-void nfs3_fcache_forget(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-			uint32_t len)
+static void cache_forget(struct nfs3_fcache *fc, const uint8_t *fh,
+			 uint32_t len)
 {
-	struct nfs3_fcache *fc = exp->ex_fcache;
 	struct nfs3_fshard *sh;
 	struct nfs3_fentry *fe;
 	struct stat st;
@@ -470,28 +488,47 @@ void nfs3_fcache_forget(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
 		release(fe);
 }
 
-int rpcrdma_nfs3_fcache_stats(const struct rpcrdma_nfs3_export *exp,
-			      struct rpcrdma_nfs3_fcache_stats *out)
+void nfs3_fcache_forget(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
+			uint32_t len)
 {
-	struct nfs3_fcache *fc;
+	cache_forget(exp->ex_fcache, fh, len);
+	cache_forget(exp->ex_dcache, fh, len);
+}
 
-	if (!exp || !out)
-		return -EINVAL;
-	memset(out, 0, sizeof(*out));
-	fc = exp->ex_fcache;
+/* Sum @fc's shard counters (each shard read under its lock). */
+static void cache_sum(const struct nfs3_fcache *fc, uint64_t *cap,
+		      uint64_t *entries, uint64_t *hits, uint64_t *misses,
+		      uint64_t *evictions, uint64_t *forgotten)
+{
 	if (!fc)
-		return 0;
-	out->fcs_capacity = fc->fc_cap;
+		return;
+	*cap = fc->fc_cap;
 	for (uint32_t i = 0; i < fc->fc_nshards; i++) {
 		struct nfs3_fshard *sh = &fc->fc_shards[i];
 
 		pthread_mutex_lock(&sh->sh_lock);
-		out->fcs_hits += sh->sh_hits;
-		out->fcs_misses += sh->sh_misses;
-		out->fcs_evictions += sh->sh_evictions;
-		out->fcs_forgotten += sh->sh_forgotten;
-		out->fcs_entries += sh->sh_count;
+		*hits += sh->sh_hits;
+		*misses += sh->sh_misses;
+		*evictions += sh->sh_evictions;
+		*forgotten += sh->sh_forgotten;
+		*entries += sh->sh_count;
 		pthread_mutex_unlock(&sh->sh_lock);
 	}
+}
+
+int rpcrdma_nfs3_fcache_stats(const struct rpcrdma_nfs3_export *exp,
+			      struct rpcrdma_nfs3_fcache_stats *out)
+{
+	uint64_t dir_evictions = 0, dir_forgotten = 0;
+
+	if (!exp || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	cache_sum(exp->ex_fcache, &out->fcs_capacity, &out->fcs_entries,
+		  &out->fcs_hits, &out->fcs_misses, &out->fcs_evictions,
+		  &out->fcs_forgotten);
+	cache_sum(exp->ex_dcache, &out->fcs_dir_capacity, &out->fcs_dir_entries,
+		  &out->fcs_dir_hits, &out->fcs_dir_misses, &dir_evictions,
+		  &dir_forgotten);
 	return 0;
 }

@@ -129,6 +129,7 @@ struct rpcrdma_nfs3_export {
 	FILE *ex_log;
 	int ex_verbose;
 	struct nfs3_fcache *ex_fcache; /* open files; NULL: no cache */
+	struct nfs3_fcache *ex_dcache; /* open directories; NULL: no cache */
 	/* preadv2(RWF_NOWAIT) refused by the file system: READ is never
 	 * served on the transport thread (nfs3_transport.c) */
 	_Atomic bool ex_nowait_unsupported;
@@ -217,6 +218,14 @@ void nfs3_fcache_destroy(struct nfs3_fcache *fc);
  * system call.
  */
 int nfs3_fcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
+		    uint32_t len, struct nfs3_fentry *local,
+		    struct nfs3_fentry **out, struct stat *st);
+
+/**
+ * nfs3_dcache_get - nfs3_fcache_get() for a directory's handle, through
+ * the directory cache (ex_dcache): only directories are kept there.
+ */
+int nfs3_dcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
 		    uint32_t len, struct nfs3_fentry *local,
 		    struct nfs3_fentry **out, struct stat *st);
 

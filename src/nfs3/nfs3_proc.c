@@ -437,7 +437,8 @@ static int proc_lookup(struct nfs3_call *c)
 	struct nfs3_name name;
 	struct stat dst, st;
 	uint8_t fh[RPCRDMA_NFS3_FHSIZE];
-	int dfd, fd = -1, err;
+	struct nfs3_fentry local, *dfe = NULL;
+	int dfd = -1, fd = -1, err;
 	uint32_t stat;
 
 	dfh = get_fh(c->c_args, &dfhlen);
@@ -445,7 +446,10 @@ static int proc_lookup(struct nfs3_call *c)
 	if (!rpcrdma_xdr_ok(c->c_args))
 		return RPCRDMA_SVC_GARBAGE_ARGS;
 
-	err = open_handle(c, dfh, dfhlen, &dfd, &dst);
+	/* the directory through the directory cache, as for dirops */
+	err = nfs3_dcache_get(c->c_exp, dfh, dfhlen, &local, &dfe, &dst);
+	if (!err)
+		dfd = dfe->fe_path;
 	if (err) {
 		stat = nfs3_errno_to_stat(err);
 		goto out;
@@ -471,7 +475,7 @@ out:
 	}
 	nfs3_put_post_op_fd(c->c_res, c->c_exp, dfd);
 	close_fd(fd);
-	close_fd(dfd);
+	nfs3_fcache_put(dfe);
 	return RPCRDMA_SVC_SUCCESS;
 }
 
@@ -765,7 +769,9 @@ static int proc_write(struct nfs3_call *c)
  * its attributes before the change, the checked name.
  */
 struct nfs3_dirop {
-	int d_fd;
+	int d_fd;                 /* d_fe's O_PATH descriptor, or -1 */
+	struct nfs3_fentry *d_fe; /* the directory, through the open-file cache */
+	struct nfs3_fentry d_local;
 	struct stat d_pre;
 	bool d_have_pre;
 	struct nfs3_name d_name;
@@ -775,23 +781,43 @@ static void dirop_decode(struct nfs3_call *c, struct nfs3_dirop *d,
 			 const uint8_t **fh, uint32_t *fhlen)
 {
 	d->d_fd = -1;
+	d->d_fe = NULL;
 	d->d_have_pre = false;
 	*fh = get_fh(c->c_args, fhlen);
 	get_name(c->c_args, &d->d_name);
 }
 
-/* Open the directory and check the name; a negative errno or NFS status. */
+/*
+ * Open the directory (the open-file cache keeps it between calls) and check
+ * the name; an NFS status.  A directory removed since it was cached (no
+ * links left) is stale, as its handle would be.
+ */
 static uint32_t dirop_open(struct nfs3_call *c, struct nfs3_dirop *d,
 			   const uint8_t *fh, uint32_t fhlen)
 {
-	int err = open_handle(c, fh, fhlen, &d->d_fd, &d->d_pre);
+	int err = nfs3_dcache_get(c->c_exp, fh, fhlen, &d->d_local, &d->d_fe,
+				  &d->d_pre);
 
 	if (err)
 		return nfs3_errno_to_stat(err);
+	d->d_fd = d->d_fe->fe_path;
 	d->d_have_pre = true;
 	if (!S_ISDIR(d->d_pre.st_mode))
 		return NFS3ERR_NOTDIR;
+	if (d->d_pre.st_nlink == 0) {
+		nfs3_fcache_forget(c->c_exp, fh, fhlen);
+		d->d_have_pre = false;
+		return NFS3ERR_STALE;
+	}
 	return name_check(&d->d_name);
+}
+
+/* dirop_put - release what dirop_open() took (the cache keeps it open). */
+static void dirop_put(struct nfs3_dirop *d)
+{
+	nfs3_fcache_put(d->d_fe);
+	d->d_fe = NULL;
+	d->d_fd = -1;
 }
 
 static void dirop_put_wcc(struct nfs3_call *c, struct nfs3_dirop *d)
@@ -913,7 +939,7 @@ out_err:
 out:
 	put_create_res(c, &d, stat, fd);
 	close_fd(fd);
-	close_fd(d.d_fd);
+	dirop_put(&d);
 	return RPCRDMA_SVC_SUCCESS;
 }
 
@@ -951,7 +977,7 @@ static int proc_mkdir(struct nfs3_call *c)
 out:
 	put_create_res(c, &d, stat, fd);
 	close_fd(fd);
-	close_fd(d.d_fd);
+	dirop_put(&d);
 	return RPCRDMA_SVC_SUCCESS;
 }
 
@@ -995,7 +1021,7 @@ static int proc_symlink(struct nfs3_call *c)
 out:
 	put_create_res(c, &d, stat, fd);
 	close_fd(fd);
-	close_fd(d.d_fd);
+	dirop_put(&d);
 	return RPCRDMA_SVC_SUCCESS;
 }
 
@@ -1032,7 +1058,7 @@ static int proc_remove_common(struct nfs3_call *c, bool dir)
 		goto out;
 	}
 	err = nfs3_become_caller(c);
-	if (!err && !dir)
+	if (!err)
 		have_fh = unlink_fh(c, d.d_fd, d.d_name.n_buf, fh, &fhlen);
 	if (!err && unlinkat(d.d_fd, d.d_name.n_buf, dir ? AT_REMOVEDIR : 0) < 0)
 		err = -errno;
@@ -1042,7 +1068,7 @@ static int proc_remove_common(struct nfs3_call *c, bool dir)
 out:
 	rpcrdma_xdr_put_u32(c->c_res, stat);
 	dirop_put_wcc(c, &d);
-	close_fd(d.d_fd);
+	dirop_put(&d);
 	return RPCRDMA_SVC_SUCCESS;
 }
 
@@ -1080,12 +1106,21 @@ static int proc_rename(struct nfs3_call *c)
 		goto out;
 	}
 	err = nfs3_become_caller(c);
-	/* a file the rename replaces loses that link */
+	/*
+	 * A file the rename replaces loses that link, and the open-file cache
+	 * must learn it: when nothing is replaced (tried first, one system
+	 * call), there is nothing to learn.
+	 */
+	if (!err && c->c_exp->ex_fcache &&
+	    renameat2(from.d_fd, from.d_name.n_buf, to.d_fd, to.d_name.n_buf,
+		      RENAME_NOREPLACE) == 0)
+		goto renamed;
 	if (!err)
 		have_fh = unlink_fh(c, to.d_fd, to.d_name.n_buf, fh, &fhlen);
 	if (!err && renameat(from.d_fd, from.d_name.n_buf, to.d_fd,
 			     to.d_name.n_buf) < 0)
 		err = -errno;
+renamed:
 	if (!err && have_fh)
 		nfs3_fcache_forget(c->c_exp, fh, fhlen);
 	stat = nfs3_errno_to_stat(err);
@@ -1093,8 +1128,8 @@ out:
 	rpcrdma_xdr_put_u32(c->c_res, stat);
 	dirop_put_wcc(c, &from);
 	dirop_put_wcc(c, &to);
-	close_fd(from.d_fd);
-	close_fd(to.d_fd);
+	dirop_put(&from);
+	dirop_put(&to);
 	return RPCRDMA_SVC_SUCCESS;
 }
 
@@ -1140,7 +1175,7 @@ out:
 	nfs3_put_post_op_fd(c->c_res, c->c_exp, fd);
 	dirop_put_wcc(c, &d);
 	close_fd(fd);
-	close_fd(d.d_fd);
+	dirop_put(&d);
 	return RPCRDMA_SVC_SUCCESS;
 }
 

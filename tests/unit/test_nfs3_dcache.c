@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_nfs3_dcache.c - the directory cache beside the open-file cache
+ * (src/nfs3/nfs3_fcache.c): LOOKUP and the directory operations keep their
+ * directory open between calls instead of decoding its handle each time.
+ * Each rule against a temporary export of $TMPDIR (or /tmp):
+ *  - a second operation in the same directory is a hit;
+ *  - a cached directory never skips the caller's search and write
+ *    permission checks (the kernel makes them on every *at() call);
+ *  - a directory removed behind the server's back is STALE, as its handle
+ *    would be without a cache, and is dropped from the cache;
+ *  - RMDIR through NFS drops the directory from the cache;
+ *  - a rename that replaces nothing (tried with RENAME_NOREPLACE first)
+ *    and one that replaces a cached file both leave the cache right.
+ * Needs root (file handles, chown).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test_nfs3_harness.h"
+
+#define P_LOOKUP 3u
+#define P_READ 6u
+#define P_CREATE 8u
+#define P_MKDIR 9u
+#define P_REMOVE 12u
+#define P_RMDIR 13u
+#define P_RENAME 14u
+#define ERR_ACCES 13u
+#define ERR_STALE 70u
+
+struct t_env {
+	char dir[256];
+	struct rpcrdma_nfs3_export *exp;
+	uint8_t root[64];
+	uint32_t rootlen;
+	struct t_call c;
+};
+
+static int env_setup(void **state)
+{
+	struct t_env *e = calloc(1, sizeof(*e));
+	struct rpcrdma_nfs3_config cfg = { 0 };
+	const char *tmp = getenv("TMPDIR");
+
+	if (!e)
+		return -1;
+	snprintf(e->dir, sizeof(e->dir), "%s/nfs3dc.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(e->dir))
+		return -1;
+	chmod(e->dir, 0777);
+	cfg.nc_export = e->dir;
+	for (unsigned i = 0; i < sizeof(cfg.nc_key); i++)
+		cfg.nc_key[i] = (uint8_t)(i * 3 + 11);
+	cfg.nc_max_payload = 1u << 20;
+	if (rpcrdma_nfs3_export_open(&cfg, &e->exp))
+		return -1;
+	if (rpcrdma_nfs3_root_fh(e->exp, e->root, &e->rootlen))
+		return -1;
+	*state = e;
+	return 0;
+}
+
+static int env_teardown(void **state)
+{
+	struct t_env *e = *state;
+	char cmd[PATH_MAX + 32];
+
+	rpcrdma_nfs3_export_close(e->exp);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", e->dir);
+	assert_int_equal(system(cmd), 0);
+	t_free(&e->c);
+	free(e);
+	return 0;
+}
+
+static struct rpcrdma_nfs3_fcache_stats stats(struct t_env *e)
+{
+	struct rpcrdma_nfs3_fcache_stats s;
+
+	assert_int_equal(rpcrdma_nfs3_fcache_stats(e->exp, &s), 0);
+	return s;
+}
+
+/* The status of a call on (@dir, @name) by @uid, with @extra arguments. */
+static uint32_t dirop(struct t_env *e, uint32_t proc, const uint8_t *dir,
+		      uint32_t dirlen, const char *name, uint32_t uid)
+{
+	t_begin(&e->c, proc, uid, uid);
+	t_opaque(&e->c, dir, dirlen);
+	t_str(&e->c, name);
+	if (proc == P_CREATE) {
+		t_u32(&e->c, 1); /* GUARDED */
+		t_sattr_mode(&e->c, 0644);
+	} else if (proc == P_MKDIR) {
+		t_sattr_mode(&e->c, 0755);
+	}
+	assert_int_equal(t_run(&e->c, e->exp), RPCRDMA_SVC_SUCCESS);
+	return r_u32(&e->c);
+}
+
+/* LOOKUP @name in the root as root: its handle in @fh, the status. */
+static uint32_t lookup_root(struct t_env *e, const char *name, uint8_t *fh,
+			    uint32_t *fhlen)
+{
+	uint32_t st = dirop(e, P_LOOKUP, e->root, e->rootlen, name, 0);
+
+	if (st == 0) {
+		const uint8_t *p = r_opaque(&e->c, fhlen);
+
+		memcpy(fh, p, *fhlen);
+	}
+	return st;
+}
+
+static void path_of(struct t_env *e, const char *name, char *buf)
+{
+	snprintf(buf, PATH_MAX, "%s/%s", e->dir, name);
+}
+
+static void test_second_op_hits(void **state)
+{
+	struct t_env *e = *state;
+	struct rpcrdma_nfs3_fcache_stats s;
+
+	s = stats(e);
+	assert_int_equal(s.fcs_dir_capacity, 256); /* 1024 / 4 */
+	assert_int_equal(dirop(e, P_CREATE, e->root, e->rootlen, "a", 1000), 0);
+	assert_int_equal(dirop(e, P_CREATE, e->root, e->rootlen, "b", 1000), 0);
+	assert_int_equal(dirop(e, P_LOOKUP, e->root, e->rootlen, "a", 1000), 0);
+	assert_int_equal(dirop(e, P_REMOVE, e->root, e->rootlen, "b", 1000), 0);
+	s = stats(e);
+	assert_int_equal(s.fcs_dir_misses, 1);
+	assert_int_equal(s.fcs_dir_hits, 3);
+	assert_int_equal(s.fcs_dir_entries, 1);
+	/* files never go into the directory cache, nor directories into
+	 * the file cache */
+	assert_int_equal(s.fcs_entries, 0);
+}
+
+static void test_permissions_still_checked(void **state)
+{
+	struct t_env *e = *state;
+	uint8_t fh[64];
+	uint32_t fhlen;
+	char p[PATH_MAX];
+
+	assert_int_equal(dirop(e, P_MKDIR, e->root, e->rootlen, "priv", 0), 0);
+	assert_int_equal(lookup_root(e, "priv", fh, &fhlen), 0);
+	/* cached by root's call ... */
+	assert_int_equal(dirop(e, P_CREATE, fh, fhlen, "mine", 0), 0);
+	path_of(e, "priv", p);
+	assert_int_equal(chmod(p, 0700), 0);
+	/* ... and still closed to others: no write, no search */
+	assert_int_equal(dirop(e, P_CREATE, fh, fhlen, "theirs", 1000), ERR_ACCES);
+	assert_int_equal(dirop(e, P_LOOKUP, fh, fhlen, "mine", 1000), ERR_ACCES);
+	assert_int_equal(stats(e).fcs_dir_hits >= 3, 1);
+	assert_int_equal(chmod(p, 0777), 0);
+	assert_int_equal(dirop(e, P_CREATE, fh, fhlen, "theirs", 1000), 0);
+}
+
+static void test_removed_behind_is_stale(void **state)
+{
+	struct t_env *e = *state;
+	uint8_t fh[64];
+	uint32_t fhlen, before;
+	char p[PATH_MAX];
+
+	assert_int_equal(dirop(e, P_MKDIR, e->root, e->rootlen, "gone", 0), 0);
+	assert_int_equal(lookup_root(e, "gone", fh, &fhlen), 0);
+	assert_int_equal(dirop(e, P_CREATE, fh, fhlen, "x", 0), 0);
+	path_of(e, "gone/x", p);
+	assert_int_equal(unlink(p), 0);
+	path_of(e, "gone", p);
+	before = (uint32_t)stats(e).fcs_dir_entries;
+	assert_int_equal(rmdir(p), 0); /* a local process, not NFS */
+	assert_int_equal(dirop(e, P_CREATE, fh, fhlen, "y", 0), ERR_STALE);
+	assert_int_equal(stats(e).fcs_dir_entries, before - 1);
+	assert_int_equal(dirop(e, P_CREATE, fh, fhlen, "y", 0), ERR_STALE);
+}
+
+static void test_rmdir_forgets(void **state)
+{
+	struct t_env *e = *state;
+	uint8_t fh[64];
+	uint32_t fhlen, before;
+
+	assert_int_equal(dirop(e, P_MKDIR, e->root, e->rootlen, "d", 0), 0);
+	assert_int_equal(lookup_root(e, "d", fh, &fhlen), 0);
+	assert_int_equal(dirop(e, P_CREATE, fh, fhlen, "f", 0), 0);
+	assert_int_equal(dirop(e, P_REMOVE, fh, fhlen, "f", 0), 0);
+	before = (uint32_t)stats(e).fcs_dir_entries;
+	assert_int_equal(dirop(e, P_RMDIR, e->root, e->rootlen, "d", 0), 0);
+	assert_int_equal(stats(e).fcs_dir_entries, before - 1);
+	assert_int_equal(dirop(e, P_CREATE, fh, fhlen, "f", 0), ERR_STALE);
+}
+
+/* RENAME onto a new name and onto a cached file (which is forgotten). */
+static void test_rename_both_ways(void **state)
+{
+	struct t_env *e = *state;
+	uint8_t fh[64];
+	uint32_t fhlen;
+	char p[PATH_MAX];
+	struct stat st;
+
+	assert_int_equal(dirop(e, P_CREATE, e->root, e->rootlen, "a", 0), 0);
+	assert_int_equal(dirop(e, P_CREATE, e->root, e->rootlen, "t", 0), 0);
+	assert_int_equal(lookup_root(e, "t", fh, &fhlen), 0);
+	/* READ puts "t" into the file cache */
+	t_begin(&e->c, P_READ, 0, 0);
+	t_opaque(&e->c, fh, fhlen);
+	t_u64(&e->c, 0);
+	t_u32(&e->c, 10);
+	assert_int_equal(t_run(&e->c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(&e->c), 0);
+	assert_int_equal(stats(e).fcs_entries, 1);
+
+	t_begin(&e->c, P_RENAME, 0, 0);
+	t_opaque(&e->c, e->root, e->rootlen);
+	t_str(&e->c, "a");
+	t_opaque(&e->c, e->root, e->rootlen);
+	t_str(&e->c, "b"); /* nothing there */
+	assert_int_equal(t_run(&e->c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(&e->c), 0);
+	path_of(e, "b", p);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(stats(e).fcs_forgotten, 0);
+
+	t_begin(&e->c, P_RENAME, 0, 0);
+	t_opaque(&e->c, e->root, e->rootlen);
+	t_str(&e->c, "b");
+	t_opaque(&e->c, e->root, e->rootlen);
+	t_str(&e->c, "t"); /* replaces the cached file */
+	assert_int_equal(t_run(&e->c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(&e->c), 0);
+	assert_int_equal(stats(e).fcs_forgotten, 1);
+	assert_int_equal(stats(e).fcs_entries, 0);
+	path_of(e, "b", p);
+	assert_int_equal(lstat(p, &st), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_second_op_hits, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_permissions_still_checked, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_removed_behind_is_stale, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_rmdir_forgets, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_rename_both_ways, env_setup, env_teardown),
+	};
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "test_nfs3_dcache: needs root (file handles); skipped\n");
+		return 77;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
