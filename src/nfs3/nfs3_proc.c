@@ -1088,17 +1088,26 @@ static int proc_rename(struct nfs3_call *c)
 	const uint8_t *ffh, *tfh;
 	uint32_t ffhlen, tfhlen, stat, fhlen = 0;
 	uint8_t fh[RPCRDMA_NFS3_FHSIZE];
-	bool have_fh = false;
+	bool have_fh = false, same;
+	struct stat post;
 	int err;
 
 	dirop_decode(c, &from, &ffh, &ffhlen);
 	dirop_decode(c, &to, &tfh, &tfhlen);
 	if (!rpcrdma_xdr_ok(c->c_args))
 		return RPCRDMA_SVC_GARBAGE_ARGS;
+	/* within one directory (the usual case): open and stat it once */
+	same = ffhlen == tfhlen && memcmp(ffh, tfh, ffhlen) == 0;
 
 	stat = dirop_open(c, &from, ffh, ffhlen);
-	if (!stat)
+	if (!stat && same) {
+		to.d_fd = from.d_fd;
+		to.d_pre = from.d_pre;
+		to.d_have_pre = true;
+		stat = name_check(&to.d_name);
+	} else if (!stat) {
 		stat = dirop_open(c, &to, tfh, tfhlen);
+	}
 	if (stat)
 		goto out;
 	if (is_dot_or_dotdot(&from.d_name) || is_dot_or_dotdot(&to.d_name)) {
@@ -1126,10 +1135,19 @@ renamed:
 	stat = nfs3_errno_to_stat(err);
 out:
 	rpcrdma_xdr_put_u32(c->c_res, stat);
-	dirop_put_wcc(c, &from);
-	dirop_put_wcc(c, &to);
+	if (same && from.d_fd >= 0 && fstat(from.d_fd, &post) == 0) {
+		/* fromdir_wcc and todir_wcc of the one directory */
+		nfs3_put_wcc(c->c_res, c->c_exp, &from.d_pre, &post);
+		nfs3_put_wcc(c->c_res, c->c_exp, &from.d_pre, &post);
+	} else {
+		dirop_put_wcc(c, &from);
+		if (same)
+			to.d_fd = -1; /* not opened: no attributes either */
+		dirop_put_wcc(c, &to);
+	}
 	dirop_put(&from);
-	dirop_put(&to);
+	if (!same)
+		dirop_put(&to);
 	return RPCRDMA_SVC_SUCCESS;
 }
 

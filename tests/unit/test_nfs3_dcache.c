@@ -207,6 +207,7 @@ static void test_rename_both_ways(void **state)
 	uint32_t fhlen;
 	char p[PATH_MAX];
 	struct stat st;
+	struct t_fattr post[2];
 
 	assert_int_equal(dirop(e, P_CREATE, e->root, e->rootlen, "a", 0), 0);
 	assert_int_equal(dirop(e, P_CREATE, e->root, e->rootlen, "t", 0), 0);
@@ -227,6 +228,21 @@ static void test_rename_both_ways(void **state)
 	t_str(&e->c, "b"); /* nothing there */
 	assert_int_equal(t_run(&e->c, e->exp), RPCRDMA_SVC_SUCCESS);
 	assert_int_equal(r_u32(&e->c), 0);
+	/* fromdir_wcc and todir_wcc: the same directory, both with pre- and
+	 * post-operation attributes, which match the directory after it */
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(r_u32(&e->c), 1); /* pre_op_attr follows */
+		r_u64(&e->c);
+		r_u64(&e->c);
+		r_u64(&e->c);
+		assert_true(r_post_op(&e->c, &post[i]));
+	}
+	assert_int_equal(e->c.rpos, e->c.rlen);
+	assert_int_equal(stat(e->dir, &st), 0);
+	assert_memory_equal(&post[0], &post[1], sizeof(post[0]));
+	assert_int_equal(post[0].fileid, st.st_ino);
+	assert_int_equal(post[0].mtime[0], (uint32_t)st.st_mtim.tv_sec);
+	assert_int_equal(post[0].mtime[1], (uint32_t)st.st_mtim.tv_nsec);
 	path_of(e, "b", p);
 	assert_int_equal(lstat(p, &st), 0);
 	assert_int_equal(stats(e).fcs_forgotten, 0);
