@@ -57,6 +57,7 @@ int rpcrdma_nfs3_export_open(const struct rpcrdma_nfs3_config *cfg,
 	exp->ex_dev = st.st_dev;
 	exp->ex_ino = st.st_ino;
 	exp->ex_fsid = (uint64_t)st.st_dev;
+	exp->ex_mem_fs = nfs3_is_mem_fs(exp->ex_fd);
 
 	/* the mount id, and whether this file system has file handles at all */
 	probe.handle_bytes = 0;

@@ -133,6 +133,9 @@ struct rpcrdma_nfs3_export {
 	/* preadv2(RWF_NOWAIT) refused by the file system: READ is never
 	 * served on the transport thread (nfs3_transport.c) */
 	_Atomic bool ex_nowait_unsupported;
+	/* tmpfs or ramfs: file data and directories live in memory, nothing
+	 * waits for a disk (nfs3_transport.c) */
+	bool ex_mem_fs;
 };
 
 /* ---- nfs3_fh.c ---- */
@@ -367,6 +370,14 @@ struct nfs3_call {
  */
 bool nfs3_transport_ok(const struct rpcrdma_nfs3_export *exp, uint32_t proc,
 		       const struct nfs3_cred *cr);
+
+/** Most READ or WRITE bytes served on the transport thread: a larger copy
+ *  delays every connection more than a hand-off costs. */
+#define NFS3_TRANSPORT_MAX_IO 65536u
+
+/** nfs3_is_mem_fs - whether @fd's file system keeps its data in memory
+ *  (tmpfs, ramfs). */
+bool nfs3_is_mem_fs(int fd);
 
 /** nfs3_become_caller - switch the thread to the caller's identity. 0/-errno. */
 int nfs3_become_caller(struct nfs3_call *c);

@@ -400,7 +400,7 @@ static int proc_setattr(struct nfs3_call *c)
 		get_time(c->c_args, &guard);
 	if (!rpcrdma_xdr_ok(c->c_args))
 		return RPCRDMA_SVC_GARBAGE_ARGS;
-	if (sa.sa_set_size && c->c_nowait) {
+	if (sa.sa_set_size && c->c_nowait && !c->c_exp->ex_mem_fs) {
 		/* freeing a large file's blocks may wait: on a worker */
 		c->c_defer = true;
 		return RPCRDMA_SVC_SUCCESS;
@@ -637,6 +637,10 @@ static int proc_read(struct nfs3_call *c)
 
 	if (count > c->c_exp->ex_max_payload)
 		count = c->c_exp->ex_max_payload;
+	if (c->c_nowait && count > NFS3_TRANSPORT_MAX_IO) {
+		c->c_defer = true; /* a large copy: on a worker */
+		goto out_close;
+	}
 	start = res->xs_pos;
 	rpcrdma_xdr_put_u32(res, NFS3_OK);
 	attrp = rpcrdma_xdr_reserve(res, NFS3_POST_OP_ATTR_BYTES);
@@ -652,7 +656,8 @@ static int proc_read(struct nfs3_call *c)
 	if (count && !data)
 		count = 0;
 	if (count) {
-		n = pread_full(rfd, data, count, (off_t)offset, c->c_nowait);
+		n = pread_full(rfd, data, count, (off_t)offset,
+			       c->c_nowait && !c->c_exp->ex_mem_fs);
 		if (n < 0 && c->c_nowait && (n == -EAGAIN || n == -EOPNOTSUPP)) {
 			/* not cached (or no RWF_NOWAIT here): a worker reads it */
 			if (n == -EOPNOTSUPP)
@@ -725,6 +730,10 @@ static int proc_write(struct nfs3_call *c)
 	data = rpcrdma_xdr_get_opaque(c->c_args, UINT32_MAX, &dlen);
 	if (!rpcrdma_xdr_ok(c->c_args) || stable > NFS3_FILE_SYNC || count > dlen)
 		return RPCRDMA_SVC_GARBAGE_ARGS;
+	if (c->c_nowait && count > NFS3_TRANSPORT_MAX_IO) {
+		c->c_defer = true; /* a large copy: on a worker */
+		return RPCRDMA_SVC_SUCCESS;
+	}
 
 	err = get_file(c, fh, fhlen, &local, &fe, &pre);
 	if (!err) {

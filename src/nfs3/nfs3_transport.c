@@ -15,13 +15,30 @@
  *    caller (nfs3_cred_is_server(): a root client of a no_root_squash
  *    export served by a root server), and
  *  - it does not wait for the disk by design: WRITE, COMMIT (fsync),
- *    READDIR and READDIRPLUS (listing a cold directory reads it) always go
- *    to a worker; READ reads only what the page cache holds
- *    (preadv2 RWF_NOWAIT) and moves to a worker when that is not all.
+ *    READDIR and READDIRPLUS (listing a cold directory reads it) go to a
+ *    worker; READ reads only what the page cache holds (preadv2
+ *    RWF_NOWAIT) and moves to a worker when that is not all.  On a file
+ *    system that keeps everything in memory (tmpfs, ramfs: no disk, and
+ *    no RWF_NOWAIT either) they all stay;
+ *  - READ and WRITE move no more than NFS3_TRANSPORT_MAX_IO bytes.
  * Everything else (other callers, other procedures) is served by a worker
  * as before.
  */
+#include <sys/vfs.h>
+
 #include "nfs3_internal.h"
+
+#define NFS3_TMPFS_MAGIC 0x01021994
+#define NFS3_RAMFS_MAGIC 0x858458f6
+
+bool nfs3_is_mem_fs(int fd)
+{
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf) < 0)
+		return false;
+	return sf.f_type == NFS3_TMPFS_MAGIC || sf.f_type == NFS3_RAMFS_MAGIC;
+}
 
 bool nfs3_transport_ok(const struct rpcrdma_nfs3_export *exp, uint32_t proc,
 		       const struct nfs3_cred *cr)
@@ -35,9 +52,14 @@ bool nfs3_transport_ok(const struct rpcrdma_nfs3_export *exp, uint32_t proc,
 	case NFSPROC3_PATHCONF:
 		return true;
 	case NFSPROC3_READ:
-		if (exp->ex_nowait_unsupported)
+		if (exp->ex_nowait_unsupported && !exp->ex_mem_fs)
 			return false;
 		return nfs3_cred_is_server(cr);
+	case NFSPROC3_WRITE:
+	case NFSPROC3_COMMIT:
+	case NFSPROC3_READDIR:
+	case NFSPROC3_READDIRPLUS:
+		return exp->ex_mem_fs && nfs3_cred_is_server(cr);
 	case NFSPROC3_SETATTR:
 	case NFSPROC3_LOOKUP:
 	case NFSPROC3_ACCESS:
@@ -50,7 +72,7 @@ bool nfs3_transport_ok(const struct rpcrdma_nfs3_export *exp, uint32_t proc,
 	case NFSPROC3_RENAME:
 	case NFSPROC3_LINK:
 		return nfs3_cred_is_server(cr);
-	default: /* WRITE, COMMIT, READDIR, READDIRPLUS */
+	default:
 		return false;
 	}
 }

@@ -54,15 +54,14 @@ struct t_env {
 	struct t_call c;
 };
 
-static int env_setup(void **state)
+static int env_setup_in(void **state, const char *base)
 {
 	struct t_env *e = calloc(1, sizeof(*e));
 	struct rpcrdma_nfs3_config cfg = { 0 };
-	const char *tmp = getenv("TMPDIR");
 
 	if (!e)
 		return -1;
-	snprintf(e->dir, sizeof(e->dir), "%s/nfs3tr.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	snprintf(e->dir, sizeof(e->dir), "%s/nfs3tr.XXXXXX", base);
 	if (!mkdtemp(e->dir))
 		return -1;
 	chmod(e->dir, 0777);
@@ -81,11 +80,32 @@ static int env_setup(void **state)
 	return 0;
 }
 
+static int env_setup(void **state)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	return env_setup_in(state, tmp && *tmp ? tmp : "/tmp");
+}
+
+/* On tmpfs (/dev/shm): a file system with everything in memory. */
+static int env_setup_shm(void **state)
+{
+	struct statfs sf;
+
+	if (statfs("/dev/shm", &sf) != 0 || sf.f_type != TMPFS_MAGIC_) {
+		*state = NULL;
+		return 0;
+	}
+	return env_setup_in(state, "/dev/shm");
+}
+
 static int env_teardown(void **state)
 {
 	struct t_env *e = *state;
 	char cmd[PATH_MAX + 32];
 
+	if (!e)
+		return 0; /* skipped */
 	rpcrdma_nfs3_export_close(e->exp);
 	rpcrdma_nfs3_export_close(e->exp_nosquash);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", e->dir);
@@ -329,6 +349,83 @@ static void test_read_cached_only(void **state)
 	assert_int_equal(r_u32(&e->c), 4096);
 }
 
+/*
+ * tmpfs keeps everything in memory: a root caller's WRITE, COMMIT and
+ * READDIR stay on the transport thread there (a READ too, though tmpfs has
+ * no RWF_NOWAIT), but not a READ or WRITE of more than 64 KiB, nor any
+ * call of an ordinary user that needs its identity.
+ */
+static void test_mem_fs_calls(void **state)
+{
+	struct t_env *e = *state;
+	uint8_t fh[64];
+	uint32_t fhlen, n;
+	char p[PATH_MAX];
+	struct stat st;
+	const uint8_t *data;
+
+	if (!e)
+		skip();
+	make_file(e, "w", 4096);
+	fhlen = fh_of(e, "w", fh);
+	path_of(e, "w", p);
+	begin(e, P_WRITE, 0, 0, true);
+	t_opaque(&e->c, fh, fhlen);
+	t_u64(&e->c, 4096);
+	t_u32(&e->c, 3);
+	t_u32(&e->c, 2); /* FILE_SYNC */
+	t_opaque(&e->c, "abc", 3);
+	assert_int_equal(t_run(&e->c, e->exp_nosquash), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(&e->c), 0);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(st.st_size, 4099);
+	/* a READ of more than 64 KiB: a worker (a WRITE that large does not
+	 * fit the harness's arguments; its check is the same) */
+	begin(e, P_READ, 0, 0, true);
+	t_opaque(&e->c, fh, fhlen);
+	t_u64(&e->c, 0);
+	t_u32(&e->c, 65540);
+	assert_int_equal(t_run(&e->c, e->exp_nosquash), RPCRDMA_SVC_DEFER);
+	begin(e, P_READ, 0, 0, true);
+	t_opaque(&e->c, fh, fhlen);
+	t_u64(&e->c, 4096);
+	t_u32(&e->c, 3);
+	assert_int_equal(t_run(&e->c, e->exp_nosquash), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(&e->c), 0);
+	assert_true(r_post_op(&e->c, NULL));
+	assert_int_equal(r_u32(&e->c), 3);
+	assert_int_equal(r_u32(&e->c), 1); /* eof */
+	data = r_opaque(&e->c, &n);
+	assert_int_equal(n, 3);
+	assert_memory_equal(data, "abc", 3);
+	begin(e, P_COMMIT, 0, 0, true);
+	t_opaque(&e->c, fh, fhlen);
+	t_u64(&e->c, 0);
+	t_u32(&e->c, 0);
+	assert_int_equal(t_run(&e->c, e->exp_nosquash), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(&e->c), 0);
+	begin(e, P_READDIR, 0, 0, true);
+	t_opaque(&e->c, e->root, e->rootlen);
+	t_u64(&e->c, 0);
+	t_u64(&e->c, 0);
+	t_u32(&e->c, 4096);
+	assert_int_equal(t_run(&e->c, e->exp_nosquash), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(&e->c), 0);
+	/* an ordinary user still needs a worker for all of these */
+	begin(e, P_WRITE, 1000, 1000, true);
+	t_opaque(&e->c, fh, fhlen);
+	t_u64(&e->c, 0);
+	t_u32(&e->c, 1);
+	t_u32(&e->c, 0);
+	t_opaque(&e->c, "z", 1);
+	assert_int_equal(t_run(&e->c, e->exp), RPCRDMA_SVC_DEFER);
+	begin(e, P_READ, 1000, 1000, true);
+	t_opaque(&e->c, fh, fhlen);
+	t_u64(&e->c, 0);
+	t_u32(&e->c, 1);
+	assert_int_equal(t_run(&e->c, e->exp), RPCRDMA_SVC_DEFER);
+}
+
 /* A frozen thread keeps its ids: apply only succeeds for the server. */
 static void test_cred_freeze(void **state)
 {
@@ -534,6 +631,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_user_calls, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_root_calls, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_read_cached_only, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_mem_fs_calls, env_setup_shm, env_teardown),
 		cmocka_unit_test(test_cred_freeze),
 		cmocka_unit_test_setup_teardown(test_no_credential_syscalls, env_setup, env_teardown),
 	};
