@@ -18,20 +18,15 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
+#include <rpcrdma/nfs3_prot.h>
 #include <rpcrdma/svc.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define RPCRDMA_NFS3_PROGRAM 100003u
-#define RPCRDMA_NFS3_VERSION 3u
-#define RPCRDMA_MNT_PROGRAM 100005u
-#define RPCRDMA_MNT_VERSION 3u
 /** Default MOUNT port (the IANA "mountd" port used by Linux nfs-utils). */
 #define RPCRDMA_MNT_PORT 20048
-/** Largest NFSv3 file handle in bytes (RFC 1813 2.4, NFS3_FHSIZE). */
-#define RPCRDMA_NFS3_FHSIZE 64u
 /** Bytes of the file handle key (a SipHash-2-4 key). */
 #define RPCRDMA_NFS3_KEY_BYTES 16u
 /** The uid and gid squashed credentials map to. */

@@ -27,25 +27,6 @@
 
 #include "nfs3_internal.h"
 
-enum {
-	MOUNTPROC3_NULL = 0,
-	MOUNTPROC3_MNT = 1,
-	MOUNTPROC3_DUMP = 2,
-	MOUNTPROC3_UMNT = 3,
-	MOUNTPROC3_UMNTALL = 4,
-	MOUNTPROC3_EXPORT = 5,
-};
-
-/* mountstat3 (RFC 1813 5.1.5) */
-enum {
-	MNT3_OK = 0,
-	MNT3ERR_NOENT = 2,
-	MNT3ERR_ACCES = 13,
-	MNT3ERR_NAMETOOLONG = 63,
-	MNT3ERR_SERVERFAULT = 10006,
-};
-
-#define MNT_PATHLEN 1024u /* MNTPATHLEN */
 
 struct rpcrdma_mnt {
 	struct rpcrdma_nfs3_export *m_exp;
@@ -68,7 +49,7 @@ struct mnt_res {
 
 static bool_t xdr_dirpath(XDR *x, char **path)
 {
-	return xdr_string(x, path, MNT_PATHLEN);
+	return xdr_string(x, path, MNT3_PATHLEN);
 }
 
 /* mountres3: status, then on MNT3_OK fhandle3 and auth_flavors<> */

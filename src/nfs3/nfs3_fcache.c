@@ -9,7 +9,7 @@
  * needed them, an O_RDONLY and an O_WRONLY descriptor (never one wider
  * than the open that made it).  The descriptors are only containers: the
  * procedures check the current caller's access before every use of a
- * cached read or write descriptor (nfs3_proc.c, file_fd()), so the cache
+ * cached read or write descriptor (nfs3_file.c, nfs3_file_fd()), so the cache
  * never decides a permission.
  *
  * The cache is split into shards by the handle's MAC (its last 8 bytes,

@@ -10,99 +10,12 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <rpcrdma/nfs3.h>
 #include <rpcrdma/svc.h>
 #include <rpcrdma/xdr.h>
-
-/* nfsstat3 (RFC 1813 2.6) */
-enum nfs3_stat {
-	NFS3_OK = 0,
-	NFS3ERR_PERM = 1,
-	NFS3ERR_NOENT = 2,
-	NFS3ERR_IO = 5,
-	NFS3ERR_NXIO = 6,
-	NFS3ERR_ACCES = 13,
-	NFS3ERR_EXIST = 17,
-	NFS3ERR_XDEV = 18,
-	NFS3ERR_NODEV = 19,
-	NFS3ERR_NOTDIR = 20,
-	NFS3ERR_ISDIR = 21,
-	NFS3ERR_INVAL = 22,
-	NFS3ERR_FBIG = 27,
-	NFS3ERR_NOSPC = 28,
-	NFS3ERR_ROFS = 30,
-	NFS3ERR_MLINK = 31,
-	NFS3ERR_NAMETOOLONG = 63,
-	NFS3ERR_NOTEMPTY = 66,
-	NFS3ERR_DQUOT = 69,
-	NFS3ERR_STALE = 70,
-	NFS3ERR_REMOTE = 71,
-	NFS3ERR_BADHANDLE = 10001,
-	NFS3ERR_NOT_SYNC = 10002,
-	NFS3ERR_BAD_COOKIE = 10003,
-	NFS3ERR_NOTSUPP = 10004,
-	NFS3ERR_TOOSMALL = 10005,
-	NFS3ERR_SERVERFAULT = 10006,
-	NFS3ERR_BADTYPE = 10007,
-	NFS3ERR_JUKEBOX = 10008,
-};
-
-/* ftype3 (RFC 1813 2.6) */
-enum nfs3_ftype {
-	NF3REG = 1,
-	NF3DIR = 2,
-	NF3BLK = 3,
-	NF3CHR = 4,
-	NF3LNK = 5,
-	NF3SOCK = 6,
-	NF3FIFO = 7,
-};
-
-/* Procedures (RFC 1813 3.3) */
-enum nfs3_proc {
-	NFSPROC3_NULL = 0,
-	NFSPROC3_GETATTR = 1,
-	NFSPROC3_SETATTR = 2,
-	NFSPROC3_LOOKUP = 3,
-	NFSPROC3_ACCESS = 4,
-	NFSPROC3_READLINK = 5,
-	NFSPROC3_READ = 6,
-	NFSPROC3_WRITE = 7,
-	NFSPROC3_CREATE = 8,
-	NFSPROC3_MKDIR = 9,
-	NFSPROC3_SYMLINK = 10,
-	NFSPROC3_MKNOD = 11,
-	NFSPROC3_REMOVE = 12,
-	NFSPROC3_RMDIR = 13,
-	NFSPROC3_RENAME = 14,
-	NFSPROC3_LINK = 15,
-	NFSPROC3_READDIR = 16,
-	NFSPROC3_READDIRPLUS = 17,
-	NFSPROC3_FSSTAT = 18,
-	NFSPROC3_FSINFO = 19,
-	NFSPROC3_PATHCONF = 20,
-	NFSPROC3_COMMIT = 21,
-};
-
-/* ACCESS3 bits (RFC 1813 3.3.4) */
-#define NFS3_ACCESS_READ 0x01u
-#define NFS3_ACCESS_LOOKUP 0x02u
-#define NFS3_ACCESS_MODIFY 0x04u
-#define NFS3_ACCESS_EXTEND 0x08u
-#define NFS3_ACCESS_DELETE 0x10u
-#define NFS3_ACCESS_EXECUTE 0x20u
-
-/* FSINFO properties (RFC 1813 3.3.19) */
-#define NFS3_FSF_LINK 0x01u
-#define NFS3_FSF_SYMLINK 0x02u
-#define NFS3_FSF_HOMOGENEOUS 0x08u
-#define NFS3_FSF_CANSETTIME 0x10u
-
-/* stable_how (RFC 1813 3.3.7) */
-#define NFS3_UNSTABLE 0u
-#define NFS3_DATA_SYNC 1u
-#define NFS3_FILE_SYNC 2u
 
 /* Bytes of an encoded fattr3 (21 words) and of a post_op_attr with one. */
 #define NFS3_FATTR_BYTES 84u
@@ -206,7 +119,7 @@ void nfs3_fcache_destroy(struct nfs3_fcache *fc);
  * a miss the handle decoded with nfs3_fh_open() (server credentials) and,
  * for a regular file, cached (evicting the least recently used entry of
  * its shard when full).  Objects not cached use @local (caller storage).
- * No permission is checked here (see nfs3_proc.c, file_fd()).
+ * No permission is checked here (see nfs3_file.c, nfs3_file_fd()).
  * @st: NULL, or out: the object's attributes now (an fstat on a hit).
  * @out: out: the entry; release it with nfs3_fcache_put().
  * Return: 0, or the errors of nfs3_fh_open() (-EBADMSG, -ESTALE, ...) and
@@ -295,8 +208,6 @@ static inline bool nfs3_is_root(const struct rpcrdma_nfs3_export *exp,
 	return st->st_dev == exp->ex_dev && st->st_ino == exp->ex_ino;
 }
 
-/* ---- nfs3_proc.c ---- */
-
 /* One call in progress. */
 struct nfs3_call {
 	struct rpcrdma_nfs3_export *c_exp;
@@ -307,8 +218,156 @@ struct nfs3_call {
 	bool c_as_caller; /* thread runs with c_cred */
 };
 
+/* ---- nfs3_args.c: argument types (RFC 1813 section 2) ---- */
+
+/* A decoded filename3 (RFC 1813 2.5), NUL-terminated. */
+struct nfs3_name {
+	char n_buf[NFS3_WIRE_NAME_MAX + 1];
+	uint32_t n_len;
+};
+
+/* A decoded sattr3 (RFC 1813 2.6); times' how is enum nfs3_time_how. */
+struct nfs3_sattr {
+	bool sa_set_mode, sa_set_uid, sa_set_gid, sa_set_size;
+	uint32_t sa_mode, sa_uid, sa_gid;
+	uint64_t sa_size;
+	uint32_t sa_atime_how, sa_mtime_how;
+	struct timespec sa_atime, sa_mtime;
+};
+
+/*
+ * Decoders: a short or malformed body sets @xs's error (GARBAGE_ARGS);
+ * what they return is then meaningless.
+ */
+/** nfs3_get_fh - an nfs_fh3: its bytes inside @xs, length in @len. */
+const uint8_t *nfs3_get_fh(struct rpcrdma_xdr *xs, uint32_t *len);
+/** nfs3_get_name - a filename3 of at most NFS3_WIRE_NAME_MAX bytes. */
+void nfs3_get_name(struct rpcrdma_xdr *xs, struct nfs3_name *n);
+/** nfs3_get_time - an nfstime3 (nanoseconds below 10^9). */
+void nfs3_get_time(struct rpcrdma_xdr *xs, struct timespec *ts);
+/** nfs3_get_sattr - a sattr3 (RFC 1813 2.6). */
+void nfs3_get_sattr(struct rpcrdma_xdr *xs, struct nfs3_sattr *sa);
+/**
+ * nfs3_name_check - NFS status for a component name, NFS3_OK when usable:
+ * NFS3ERR_ACCES for an empty name or one with '/' or NUL,
+ * NFS3ERR_NAMETOOLONG over 255 bytes.
+ */
+uint32_t nfs3_name_check(const struct nfs3_name *n);
+/** nfs3_is_dot_or_dotdot - is @n "." or ".."? */
+bool nfs3_is_dot_or_dotdot(const struct nfs3_name *n);
+
+/* ---- nfs3_file.c: reaching files ---- */
+
 /** nfs3_become_caller - switch the thread to the caller's identity. 0/-errno. */
 int nfs3_become_caller(struct nfs3_call *c);
+/** nfs3_proc_path - "/proc/self/fd/@fd" into @buf (32 bytes suffice). */
+void nfs3_proc_path(char *buf, size_t len, int fd);
+/**
+ * nfs3_reopen - a real descriptor (@flags, O_CLOEXEC added) for the regular
+ * file behind O_PATH @fd, checked against the caller's identity, with
+ * knfsd's owner and execute-for-read overrides.  @st: the file's
+ * attributes or NULL.  Return: the descriptor (caller closes) or -errno.
+ */
+int nfs3_reopen(struct nfs3_call *c, int fd, const struct stat *st, int flags);
+/**
+ * nfs3_file_fd - a descriptor of @fe's regular file open for @acc (O_RDONLY
+ * or O_WRONLY; the entry owns it), checked for the caller as an open would.
+ * Return: the descriptor, or a negative errno (-EACCES, ...).
+ */
+int nfs3_file_fd(struct nfs3_call *c, struct nfs3_fentry *fe,
+		 const struct stat *st, int acc);
+/** nfs3_get_file - the handle's object through the open-file cache. */
+int nfs3_get_file(struct nfs3_call *c, const uint8_t *fh, uint32_t len,
+		  struct nfs3_fentry *local, struct nfs3_fentry **fep,
+		  struct stat *st);
+/** nfs3_want_regular_type - 0 for S_IFREG, -EISDIR, else -EINVAL. */
+int nfs3_want_regular_type(mode_t type);
+/** nfs3_want_regular - READ/WRITE/COMMIT/size type check: 0, -EISDIR, -EINVAL. */
+int nfs3_want_regular(const struct stat *st);
+/**
+ * nfs3_unlink_fh - before REMOVE or RENAME takes @name out of @dirfd: the
+ * handle of what it names, when the open-file cache could hold it.
+ * Return: true when @fh holds the handle.
+ */
+bool nfs3_unlink_fh(struct nfs3_call *c, int dirfd, const char *name,
+		    uint8_t *fh, uint32_t *len);
+/** nfs3_open_handle - decode @fh into an O_PATH fd (server credentials); *@fdp -1 on error. */
+int nfs3_open_handle(struct nfs3_call *c, const uint8_t *fh, uint32_t len,
+		     int *fdp, struct stat *st);
+/** nfs3_set_times - the atime/mtime part of a sattr3 on O_PATH @fd. 0/-errno. */
+int nfs3_set_times(int fd, const struct nfs3_sattr *sa);
+/**
+ * nfs3_sattr_apply - carry out a sattr3 on O_PATH @fd (RFC 1813 3.3.2):
+ * size, owner, mode (unless @skip_mode), times.  @fe: the file's cache
+ * entry (its write descriptor truncates) or NULL.  0/-errno.
+ */
+int nfs3_sattr_apply(struct nfs3_call *c, int fd, const struct stat *st,
+		     const struct nfs3_sattr *sa, bool skip_mode,
+		     struct nfs3_fentry *fe);
+
+static inline void nfs3_close_fd(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+/* ---- nfs3_dirop.c: diropargs3 ---- */
+
+/*
+ * A directory-modifying call: the parent directory (from a diropargs3),
+ * its attributes before the change, the checked name.
+ */
+struct nfs3_dirop {
+	int d_fd;
+	struct stat d_pre;
+	bool d_have_pre;
+	struct nfs3_name d_name;
+};
+
+/** nfs3_dirop_decode - a diropargs3: the handle in @fh/@fhlen, the name in @d. */
+void nfs3_dirop_decode(struct nfs3_call *c, struct nfs3_dirop *d,
+		       const uint8_t **fh, uint32_t *fhlen);
+/** nfs3_dirop_open - open the directory and check the name: an NFS status. */
+uint32_t nfs3_dirop_open(struct nfs3_call *c, struct nfs3_dirop *d,
+			 const uint8_t *fh, uint32_t fhlen);
+/** nfs3_dirop_put_wcc - the directory's wcc_data. */
+void nfs3_dirop_put_wcc(struct nfs3_call *c, struct nfs3_dirop *d);
+/**
+ * nfs3_put_create_res - result of CREATE, MKDIR, SYMLINK, MKNOD (RFC 1813
+ * 3.3.8): on success post_op_fh3 and post_op_attr of @fd, then wcc_data.
+ */
+void nfs3_put_create_res(struct nfs3_call *c, struct nfs3_dirop *d,
+			 uint32_t stat, int fd);
+
+/*
+ * ---- the procedures (RFC 1813 3.3) ----
+ * Each decodes its arguments (RPCRDMA_SVC_GARBAGE_ARGS when they do not),
+ * encodes its result into c_res and returns RPCRDMA_SVC_SUCCESS, or
+ * RPCRDMA_SVC_SYSTEM_ERR when the result does not fit.
+ */
+/* nfs3_attr.c */
+int nfs3_proc_getattr(struct nfs3_call *c);
+int nfs3_proc_setattr(struct nfs3_call *c);
+int nfs3_proc_access(struct nfs3_call *c);
+int nfs3_proc_fsstat(struct nfs3_call *c);
+int nfs3_proc_fsinfo(struct nfs3_call *c);
+int nfs3_proc_pathconf(struct nfs3_call *c);
+/* nfs3_io.c */
+int nfs3_proc_readlink(struct nfs3_call *c);
+int nfs3_proc_read(struct nfs3_call *c);
+int nfs3_proc_write(struct nfs3_call *c);
+int nfs3_proc_commit(struct nfs3_call *c);
+/* nfs3_dirop.c */
+int nfs3_proc_lookup(struct nfs3_call *c);
+int nfs3_proc_remove(struct nfs3_call *c);
+int nfs3_proc_rmdir(struct nfs3_call *c);
+int nfs3_proc_rename(struct nfs3_call *c);
+int nfs3_proc_link(struct nfs3_call *c);
+/* nfs3_create.c */
+int nfs3_proc_create(struct nfs3_call *c);
+int nfs3_proc_mkdir(struct nfs3_call *c);
+int nfs3_proc_symlink(struct nfs3_call *c);
+int nfs3_proc_mknod(struct nfs3_call *c);
 
 /* ---- nfs3_readdir.c ---- */
 

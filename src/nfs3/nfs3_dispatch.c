@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nfs3_dispatch.c - the NFS version 3 dispatch (RFC 1813 section 3): one table
+ * of procedures, the credential of the call, the result's accept status.
+ */
+#include <stdio.h>
+
+#include "nfs3_internal.h"
+
+static int proc_null(struct nfs3_call *c)
+{
+	(void)c;
+	return RPCRDMA_SVC_SUCCESS;
+}
+
+static int proc_readdir(struct nfs3_call *c)
+{
+	return nfs3_proc_readdir(c, false);
+}
+
+static int proc_readdirplus(struct nfs3_call *c)
+{
+	return nfs3_proc_readdir(c, true);
+}
+
+typedef int (*nfs3_proc_fn)(struct nfs3_call *c);
+
+static const nfs3_proc_fn nfs3_procs[] = {
+	[NFSPROC3_NULL] = proc_null,
+	[NFSPROC3_GETATTR] = nfs3_proc_getattr,
+	[NFSPROC3_SETATTR] = nfs3_proc_setattr,
+	[NFSPROC3_LOOKUP] = nfs3_proc_lookup,
+	[NFSPROC3_ACCESS] = nfs3_proc_access,
+	[NFSPROC3_READLINK] = nfs3_proc_readlink,
+	[NFSPROC3_READ] = nfs3_proc_read,
+	[NFSPROC3_WRITE] = nfs3_proc_write,
+	[NFSPROC3_CREATE] = nfs3_proc_create,
+	[NFSPROC3_MKDIR] = nfs3_proc_mkdir,
+	[NFSPROC3_SYMLINK] = nfs3_proc_symlink,
+	[NFSPROC3_MKNOD] = nfs3_proc_mknod,
+	[NFSPROC3_REMOVE] = nfs3_proc_remove,
+	[NFSPROC3_RMDIR] = nfs3_proc_rmdir,
+	[NFSPROC3_RENAME] = nfs3_proc_rename,
+	[NFSPROC3_LINK] = nfs3_proc_link,
+	[NFSPROC3_READDIR] = proc_readdir,
+	[NFSPROC3_READDIRPLUS] = proc_readdirplus,
+	[NFSPROC3_FSSTAT] = nfs3_proc_fsstat,
+	[NFSPROC3_FSINFO] = nfs3_proc_fsinfo,
+	[NFSPROC3_PATHCONF] = nfs3_proc_pathconf,
+	[NFSPROC3_COMMIT] = nfs3_proc_commit,
+};
+
+int rpcrdma_nfs3_dispatch(struct rpcrdma_svc_req *req, void *arg)
+{
+	struct nfs3_call c = {
+		.c_exp = arg,
+		.c_req = req,
+		.c_args = &req->rq_args,
+		.c_res = &req->rq_res,
+	};
+	uint32_t proc = req->rq_msg.rm_proc;
+	uint32_t auth;
+	int ret;
+
+	if (req->rq_msg.rm_vers != RPCRDMA_NFS3_VERSION)
+		return RPCRDMA_SVC_PROG_MISMATCH;
+	if (proc >= sizeof(nfs3_procs) / sizeof(nfs3_procs[0]))
+		return RPCRDMA_SVC_PROC_UNAVAIL;
+	if (proc == NFSPROC3_NULL)
+		return RPCRDMA_SVC_SUCCESS;
+	auth = nfs3_cred_from_req(c.c_exp, req, &c.c_cred);
+	if (auth) {
+		req->rq_auth_stat = auth;
+		return RPCRDMA_SVC_AUTH_ERROR;
+	}
+	ret = nfs3_procs[proc](&c);
+	if (c.c_as_caller)
+		nfs3_cred_restore();
+	if (ret == RPCRDMA_SVC_SUCCESS && !rpcrdma_xdr_ok(&req->rq_res))
+		ret = RPCRDMA_SVC_SYSTEM_ERR;
+	if (c.c_exp->ex_verbose > 1)
+		fprintf(c.c_exp->ex_log, "nfs3: xid %08x proc %u uid %u -> %d\n",
+			req->rq_msg.rm_xid, proc, c.c_cred.cr_uid, ret);
+	return ret;
+}
