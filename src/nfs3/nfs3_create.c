@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "common/be.h"
@@ -181,10 +182,96 @@ out:
 	return RPCRDMA_SVC_SUCCESS;
 }
 
-/* MKNOD (RFC 1813 3.3.11) is not offered: NFS3ERR_NOTSUPP. */
+/* Largest major and minor numbers a Linux dev_t holds (12 and 20 bits). */
+#define NFS3_MAJOR_MAX 0xfffu
+#define NFS3_MINOR_MAX 0xfffffu
+
+/*
+ * MKNOD (RFC 1813 3.3.11): FIFOs and sockets for any caller the directory
+ * lets create names; character and block devices only for a caller that is
+ * root after squashing (NFS3ERR_PERM otherwise, knfsd's answer: its
+ * threads, like ours, lose CAP_MKNOD with the other file system
+ * capabilities when the fsuid leaves 0; checked here as well so the
+ * answer never depends on the server's capabilities).  Regular files, directories and
+ * symbolic links have procedures of their own: NFS3ERR_BADTYPE, as for a
+ * type number outside ftype3.  A device number the kernel cannot hold is
+ * NFS3ERR_INVAL.  The attributes are set as given (the mode exactly, not
+ * under the server's umask); without a mode the node gets 0, as knfsd's.
+ */
 int nfs3_proc_mknod(struct nfs3_call *c)
 {
-	rpcrdma_xdr_put_u32(c->c_res, NFS3ERR_NOTSUPP);
-	nfs3_put_wcc(c->c_res, c->c_exp, NULL, NULL);
+	struct nfs3_dirop d;
+	const uint8_t *dfh;
+	uint32_t dfhlen, type, major = 0, minor = 0, stat;
+	struct nfs3_sattr sa;
+	struct stat st;
+	mode_t fmt;
+	int fd = -1, err;
+
+	nfs3_dirop_decode(c, &d, &dfh, &dfhlen);
+	type = rpcrdma_xdr_get_u32(c->c_args);
+	memset(&sa, 0, sizeof(sa));
+	switch (type) {
+	case NF3CHR:
+	case NF3BLK:
+		nfs3_get_sattr(c->c_args, &sa);
+		major = rpcrdma_xdr_get_u32(c->c_args);
+		minor = rpcrdma_xdr_get_u32(c->c_args);
+		break;
+	case NF3SOCK:
+	case NF3FIFO:
+		nfs3_get_sattr(c->c_args, &sa);
+		break;
+	default: /* void arm: answered NFS3ERR_BADTYPE below */
+		break;
+	}
+	if (!rpcrdma_xdr_ok(c->c_args))
+		return RPCRDMA_SVC_GARBAGE_ARGS;
+
+	stat = nfs3_dirop_open(c, &d, dfh, dfhlen);
+	if (stat)
+		goto out;
+	switch (type) {
+	case NF3CHR: fmt = S_IFCHR; break;
+	case NF3BLK: fmt = S_IFBLK; break;
+	case NF3SOCK: fmt = S_IFSOCK; break;
+	case NF3FIFO: fmt = S_IFIFO; break;
+	default:
+		stat = NFS3ERR_BADTYPE;
+		goto out;
+	}
+	if (nfs3_is_dot_or_dotdot(&d.d_name)) {
+		stat = NFS3ERR_EXIST;
+		goto out;
+	}
+	if (fmt == S_IFCHR || fmt == S_IFBLK) {
+		if (c->c_cred.cr_uid != 0) {
+			stat = NFS3ERR_PERM;
+			goto out;
+		}
+		if (major > NFS3_MAJOR_MAX || minor > NFS3_MINOR_MAX) {
+			stat = NFS3ERR_INVAL;
+			goto out;
+		}
+	}
+	if (sa.sa_set_size) { /* only regular files have a size to set */
+		stat = NFS3ERR_INVAL;
+		goto out;
+	}
+	err = nfs3_become_caller(c);
+	if (!err && mknodat(d.d_fd, d.d_name.n_buf,
+			    fmt | (sa.sa_set_mode ? (sa.sa_mode & 07777) : 0),
+			    makedev(major, minor)) < 0)
+		err = -errno;
+	if (!err)
+		err = nfs3_lookup_at(c->c_exp, d.d_fd, &d.d_pre, d.d_name.n_buf,
+				     &fd, &st);
+	if (!err)
+		err = nfs3_sattr_apply(c, fd, &st, &sa, false, NULL);
+	stat = nfs3_errno_to_stat(err);
+out:
+	nfs3_put_create_res(c, &d, stat, fd);
+	nfs3_close_fd(fd);
+	nfs3_close_fd(d.d_fd);
 	return RPCRDMA_SVC_SUCCESS;
 }
