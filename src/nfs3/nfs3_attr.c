@@ -117,6 +117,9 @@ int nfs3_proc_access(struct nfs3_call *c)
 		err = nfs3_become_caller(c);
 	if (!err)
 		got = access_bits(fd, &st, want);
+	/* a ro export entry grants no change, whatever the modes say */
+	if (c->c_ro)
+		got &= ~(NFS3_ACCESS_MODIFY | NFS3_ACCESS_EXTEND | NFS3_ACCESS_DELETE);
 	rpcrdma_xdr_put_u32(c->c_res, nfs3_errno_to_stat(err));
 	nfs3_put_post_op_attr(c->c_res, c->c_exp, fd >= 0 ? &st : NULL);
 	if (!err)

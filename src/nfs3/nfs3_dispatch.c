@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * nfs3_dispatch.c - the NFS version 3 dispatch (RFC 1813 section 3): one table
- * of procedures, the credential of the call, the result's accept status.
+ * nfs3_dispatch.c - the NFS version 3 dispatch (RFC 1813 section 3): one
+ * table of procedures, the credential of the call as the caller's export
+ * entry squashes it, ro entries, the result's accept status.
  */
 #include <stdio.h>
 
@@ -50,13 +51,38 @@ static const nfs3_proc_fn nfs3_procs[] = {
 	[NFSPROC3_COMMIT] = nfs3_proc_commit,
 };
 
-int rpcrdma_nfs3_dispatch(struct rpcrdma_svc_req *req, void *arg)
+/* The procedures that change the file system: NFS3ERR_ROFS on a ro entry. */
+static bool proc_modifies(uint32_t proc)
+{
+	switch (proc) {
+	case NFSPROC3_SETATTR:
+	case NFSPROC3_WRITE:
+	case NFSPROC3_CREATE:
+	case NFSPROC3_MKDIR:
+	case NFSPROC3_SYMLINK:
+	case NFSPROC3_MKNOD:
+	case NFSPROC3_REMOVE:
+	case NFSPROC3_RMDIR:
+	case NFSPROC3_RENAME:
+	case NFSPROC3_LINK:
+	case NFSPROC3_COMMIT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+int nfs3_dispatch_call(struct rpcrdma_svc_req *req,
+		       struct rpcrdma_nfs3_export *exp,
+		       const struct rpcrdma_nfs3_xopts *opts, int fh_err)
 {
 	struct nfs3_call c = {
-		.c_exp = arg,
+		.c_exp = exp,
 		.c_req = req,
 		.c_args = &req->rq_args,
 		.c_res = &req->rq_res,
+		.c_ro = opts->xo_ro,
+		.c_fh_err = fh_err,
 	};
 	uint32_t proc = req->rq_msg.rm_proc;
 	uint32_t auth;
@@ -68,18 +94,34 @@ int rpcrdma_nfs3_dispatch(struct rpcrdma_svc_req *req, void *arg)
 		return RPCRDMA_SVC_PROC_UNAVAIL;
 	if (proc == NFSPROC3_NULL)
 		return RPCRDMA_SVC_SUCCESS;
-	auth = nfs3_cred_from_req(c.c_exp, req, &c.c_cred);
+	auth = nfs3_cred_from_req(opts, req, &c.c_cred);
 	if (auth) {
 		req->rq_auth_stat = auth;
 		return RPCRDMA_SVC_AUTH_ERROR;
 	}
+	c.c_modifies = proc_modifies(proc);
 	ret = nfs3_procs[proc](&c);
 	if (c.c_as_caller)
 		nfs3_cred_restore();
 	if (ret == RPCRDMA_SVC_SUCCESS && !rpcrdma_xdr_ok(&req->rq_res))
 		ret = RPCRDMA_SVC_SYSTEM_ERR;
-	if (c.c_exp->ex_verbose > 1)
-		fprintf(c.c_exp->ex_log, "nfs3: xid %08x proc %u uid %u -> %d\n",
+	if (exp->ex_verbose > 1)
+		fprintf(exp->ex_log, "nfs3: xid %08x proc %u uid %u -> %d\n",
 			req->rq_msg.rm_xid, proc, c.c_cred.cr_uid, ret);
 	return ret;
+}
+
+int rpcrdma_nfs3_dispatch(struct rpcrdma_svc_req *req, void *arg)
+{
+	struct rpcrdma_nfs3_export *exp = arg;
+	const struct rpcrdma_nfs3_xopts opts = {
+		.xo_ro = false,
+		.xo_squash = exp->ex_no_root_squash ? RPCRDMA_NFS3_NO_ROOT_SQUASH :
+						      RPCRDMA_NFS3_ROOT_SQUASH,
+		.xo_insecure = true,
+		.xo_anonuid = RPCRDMA_NFS3_NOBODY,
+		.xo_anongid = RPCRDMA_NFS3_NOBODY,
+	};
+
+	return nfs3_dispatch_call(req, exp, &opts, 0);
 }

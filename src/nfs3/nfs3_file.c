@@ -23,7 +23,11 @@
 
 int nfs3_become_caller(struct nfs3_call *c)
 {
-	int err = nfs3_cred_apply(&c->c_cred);
+	int err;
+
+	if (c->c_ro && c->c_modifies)
+		return -EROFS;
+	err = nfs3_cred_apply(&c->c_cred);
 
 	if (err == 0)
 		c->c_as_caller = true;
@@ -124,6 +128,10 @@ int nfs3_get_file(struct nfs3_call *c, const uint8_t *fh, uint32_t len,
 		    struct nfs3_fentry *local, struct nfs3_fentry **fep,
 		    struct stat *st)
 {
+	if (c->c_fh_err) {
+		*fep = NULL;
+		return c->c_fh_err;
+	}
 	return nfs3_fcache_get(c->c_exp, fh, len, local, fep, st);
 }
 
@@ -161,6 +169,8 @@ int nfs3_open_handle(struct nfs3_call *c, const uint8_t *fh, uint32_t len,
 		       int *fdp, struct stat *st)
 {
 	*fdp = -1;
+	if (c->c_fh_err)
+		return c->c_fh_err;
 	return nfs3_fh_open(c->c_exp, fh, len, fdp, st);
 }
 

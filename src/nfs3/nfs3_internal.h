@@ -6,8 +6,10 @@
 #ifndef RPCRDMA_NFS3_INTERNAL_H
 #define RPCRDMA_NFS3_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
@@ -32,17 +34,68 @@ struct rpcrdma_nfs3_export {
 	dev_t ex_dev;
 	ino_t ex_ino;
 	int ex_mnt_id;
+	uint16_t ex_id;       /* the export's id in its handles (fsid=) */
 	uint64_t ex_fsid;     /* fattr3 fsid */
 	uint8_t ex_verf[8];   /* WRITE/COMMIT verifier: changes per start */
 	uint8_t ex_key[RPCRDMA_NFS3_KEY_BYTES];
 	uint32_t ex_max_payload;
-	bool ex_no_root_squash;
-	bool (*ex_allow)(const struct sockaddr *peer, void *arg);
-	void *ex_allow_arg;
+	bool ex_no_root_squash; /* rpcrdma_nfs3_dispatch() only */
 	FILE *ex_log;
 	int ex_verbose;
 	struct nfs3_fcache *ex_fcache; /* open files; NULL: no cache */
+	atomic_uint ex_refs;  /* server tables holding it (nfs3_server.c) */
 };
+
+/* ---- nfs3_exports.c: a parsed exports file ---- */
+
+enum nfs3_xclient_kind {
+	NFS3_XC_ANY,      /* "*" */
+	NFS3_XC_NET,      /* an address, a network, a resolved host name */
+	NFS3_XC_WILDCARD, /* a host name pattern (fnmatch) */
+};
+
+/* One client entry of an export. */
+struct nfs3_xclient {
+	enum nfs3_xclient_kind xc_kind;
+	struct sockaddr_storage xc_net;
+	unsigned xc_prefix;
+	char *xc_name;       /* as written (the pattern of a wildcard) */
+	bool xc_listed;      /* MOUNT's EXPORT lists it (a host name's first address) */
+	struct rpcrdma_nfs3_xopts xc_opts;
+};
+
+/* One export line. */
+struct nfs3_xspec {
+	char *xs_path;
+	unsigned xs_line;
+	uint16_t xs_id;
+	bool xs_have_fsid;
+	struct nfs3_xclient *xs_clients; /* in file order: the first match wins */
+	unsigned xs_nclients;
+};
+
+struct rpcrdma_nfs3_exports {
+	struct nfs3_xspec *xt_specs;
+	unsigned xt_n;
+};
+
+/* ---- nfs3_server.c: the table in force ---- */
+
+/*
+ * One table of opened exports.  A call takes a reference for its duration
+ * (nfs3_snap_get()); a reload installs a new one and drops the server's
+ * reference to the old, which is freed when its last call ends.
+ */
+struct nfs3_snap {
+	atomic_uint sn_refs;
+	struct rpcrdma_nfs3_exports *sn_xt;     /* owned */
+	struct rpcrdma_nfs3_export **sn_exp;    /* one per sn_xt spec, each referenced */
+};
+
+/** nfs3_snap_get - the table in force, referenced (never NULL). */
+struct nfs3_snap *nfs3_snap_get(struct rpcrdma_nfs3_server *srv);
+/** nfs3_snap_put - drop a reference; the last frees the table. */
+void nfs3_snap_put(struct nfs3_snap *sn);
 
 /* ---- nfs3_fh.c ---- */
 
@@ -70,7 +123,8 @@ int nfs3_fh_make(const struct rpcrdma_nfs3_export *exp, int dirfd,
  * nfs3_fh_open - open the object a handle names, O_PATH (needs
  * CAP_DAC_READ_SEARCH: call with the server's own credentials).
  * @fdp: out: the descriptor (caller closes); @st: out: its attributes.
- * Return: 0; -EBADMSG (malformed or forged: NFS3ERR_BADHANDLE); -ESTALE
+ * Return: 0; -EBADMSG (malformed or forged: NFS3ERR_BADHANDLE); -EXDEV (a
+ * genuine handle of another export: NFS3ERR_XDEV); -ESTALE
  * (the object is gone or lies on another file system: NFS3ERR_STALE);
  * other errno from open_by_handle_at/fstat.
  */
@@ -166,10 +220,11 @@ struct nfs3_cred {
 };
 
 /**
- * nfs3_cred_from_req - the identity to serve @req with.
+ * nfs3_cred_from_req - the identity to serve @req with, squashed as
+ * @opts says (AUTH_NONE: anonuid/anongid).
  * Return: 0, or RPCRDMA_AUTH_TOOWEAK / RPCRDMA_AUTH_BADCRED.
  */
-uint32_t nfs3_cred_from_req(const struct rpcrdma_nfs3_export *exp,
+uint32_t nfs3_cred_from_req(const struct rpcrdma_nfs3_xopts *opts,
 			    const struct rpcrdma_svc_req *req,
 			    struct nfs3_cred *cr);
 
@@ -216,6 +271,10 @@ struct nfs3_call {
 	struct rpcrdma_xdr *c_res;
 	struct nfs3_cred c_cred;
 	bool c_as_caller; /* thread runs with c_cred */
+	bool c_ro;        /* the caller's export entry is ro */
+	bool c_modifies;  /* the procedure changes the file system */
+	int c_fh_err;     /* 0, or what every handle of this call opens to:
+			   * -EACCES (caller not listed), -ESTALE (export gone) */
 };
 
 /* ---- nfs3_args.c: argument types (RFC 1813 section 2) ---- */
@@ -258,7 +317,11 @@ bool nfs3_is_dot_or_dotdot(const struct nfs3_name *n);
 
 /* ---- nfs3_file.c: reaching files ---- */
 
-/** nfs3_become_caller - switch the thread to the caller's identity. 0/-errno. */
+/**
+ * nfs3_become_caller - switch the thread to the caller's identity before
+ * the file system work.  Return: 0; -EROFS (a modifying procedure on a ro
+ * export entry); -EPERM (the switch failed).
+ */
 int nfs3_become_caller(struct nfs3_call *c);
 /** nfs3_proc_path - "/proc/self/fd/@fd" into @buf (32 bytes suffice). */
 void nfs3_proc_path(char *buf, size_t len, int fd);
@@ -276,7 +339,7 @@ int nfs3_reopen(struct nfs3_call *c, int fd, const struct stat *st, int flags);
  */
 int nfs3_file_fd(struct nfs3_call *c, struct nfs3_fentry *fe,
 		 const struct stat *st, int acc);
-/** nfs3_get_file - the handle's object through the open-file cache. */
+/** nfs3_get_file - the handle's object through the open-file cache (c_fh_err first). */
 int nfs3_get_file(struct nfs3_call *c, const uint8_t *fh, uint32_t len,
 		  struct nfs3_fentry *local, struct nfs3_fentry **fep,
 		  struct stat *st);
@@ -291,7 +354,10 @@ int nfs3_want_regular(const struct stat *st);
  */
 bool nfs3_unlink_fh(struct nfs3_call *c, int dirfd, const char *name,
 		    uint8_t *fh, uint32_t *len);
-/** nfs3_open_handle - decode @fh into an O_PATH fd (server credentials); *@fdp -1 on error. */
+/**
+ * nfs3_open_handle - decode @fh into an O_PATH fd (server credentials);
+ * *@fdp -1 on error.  Return: 0, c_fh_err, or nfs3_fh_open()'s errors.
+ */
 int nfs3_open_handle(struct nfs3_call *c, const uint8_t *fh, uint32_t len,
 		     int *fdp, struct stat *st);
 /** nfs3_set_times - the atime/mtime part of a sattr3 on O_PATH @fd. 0/-errno. */
@@ -345,6 +411,14 @@ void nfs3_put_create_res(struct nfs3_call *c, struct nfs3_dirop *d,
  * encodes its result into c_res and returns RPCRDMA_SVC_SUCCESS, or
  * RPCRDMA_SVC_SYSTEM_ERR when the result does not fit.
  */
+/**
+ * nfs3_dispatch_call - serve @req on @exp for a caller with @opts; every
+ * handle opens to @fh_err when it is not 0.  Return: as
+ * rpcrdma_nfs3_dispatch().
+ */
+int nfs3_dispatch_call(struct rpcrdma_svc_req *req,
+		       struct rpcrdma_nfs3_export *exp,
+		       const struct rpcrdma_nfs3_xopts *opts, int fh_err);
 /* nfs3_attr.c */
 int nfs3_proc_getattr(struct nfs3_call *c);
 int nfs3_proc_setattr(struct nfs3_call *c);

@@ -252,6 +252,8 @@ int nfs3_proc_commit(struct nfs3_call *c)
 		fd = fe->fe_path;
 		err = nfs3_want_regular(&pre);
 	}
+	if (!err && c->c_ro)
+		err = -EROFS; /* as knfsd: COMMIT asks for write access */
 	if (!err) {
 		/*
 		 * server credentials: syncing reveals and changes no data.  Any
