@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 
+#include "common/be.h"
 #include "nfs3_internal.h"
 
 static int proc_null(struct nfs3_call *c)
@@ -86,6 +87,7 @@ int nfs3_dispatch_call(struct rpcrdma_svc_req *req,
 	};
 	uint32_t proc = req->rq_msg.rm_proc;
 	uint32_t auth;
+	size_t start;
 	int ret;
 
 	if (req->rq_msg.rm_vers != RPCRDMA_NFS3_VERSION)
@@ -100,14 +102,17 @@ int nfs3_dispatch_call(struct rpcrdma_svc_req *req,
 		return RPCRDMA_SVC_AUTH_ERROR;
 	}
 	c.c_modifies = proc_modifies(proc);
+	start = req->rq_res.xs_pos;
 	ret = nfs3_procs[proc](&c);
 	if (c.c_as_caller)
 		nfs3_cred_restore();
 	if (ret == RPCRDMA_SVC_SUCCESS && !rpcrdma_xdr_ok(&req->rq_res))
 		ret = RPCRDMA_SVC_SYSTEM_ERR;
 	if (exp->ex_verbose > 1)
-		fprintf(exp->ex_log, "nfs3: xid %08x proc %u uid %u -> %d\n",
-			req->rq_msg.rm_xid, proc, c.c_cred.cr_uid, ret);
+		fprintf(exp->ex_log, "nfs3: xid %08x proc %u uid %u export %u -> %d status %u\n",
+			req->rq_msg.rm_xid, proc, c.c_cred.cr_uid, exp->ex_id, ret,
+			ret == RPCRDMA_SVC_SUCCESS && req->rq_res.xs_pos >= start + 4 ?
+			load_be32(req->rq_res.xs_base + start) : 0);
 	return ret;
 }
 
