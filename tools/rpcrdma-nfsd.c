@@ -77,7 +77,8 @@ static void usage(FILE *f)
 "  -k, --handle-key FILE   file handle key (default " DEFAULT_KEY_FILE ")\n"
 "      --no-root-squash    with --export: do not map uid/gid 0 to 65534\n"
 "      --stats             print the final counters as JSON on exit\n"
-"      --rpcbind           register MOUNT with rpcbind\n"
+"      --rpcbind           register MOUNT (tcp) and NFS (rdma, rdma6) with\n"
+"                          rpcbind, unregistered at exit\n"
 "  -v, --verbose           more logging (repeatable)\n"
 "  -h, --help              this text\n");
 }
@@ -570,6 +571,14 @@ int main(int argc, char **argv)
 			strerror(-err));
 		goto out_svc;
 	}
+	if (rpcbind) {
+		err = rpcrdma_nfs3_rpcbind_set(listen_addr, (uint16_t)port);
+		if (err) {
+			fprintf(stderr, PROG ": rpcbind registration of NFS over rdma: %s\n",
+				strerror(-err));
+			goto out_mnt;
+		}
+	}
 
 	sa.sa_handler = on_stop;
 	sigemptyset(&sa.sa_mask);
@@ -605,6 +614,9 @@ int main(int argc, char **argv)
 			(unsigned long long)fst.fcs_evictions,
 			(unsigned long long)fst.fcs_forgotten,
 			(unsigned long long)fst.fcs_entries, (unsigned long long)fst.fcs_capacity);
+	if (rpcbind)
+		rpcrdma_nfs3_rpcbind_unset();
+out_mnt:
 	rpcrdma_mnt_stop(mnt);
 out_svc:
 	rpcrdma_svc_destroy(g_svc);

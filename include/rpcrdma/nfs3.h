@@ -300,6 +300,22 @@ bool rpcrdma_nfs3_server_allows(const struct sockaddr *peer, void *arg);
 int rpcrdma_nfs3_server_fcache_stats(struct rpcrdma_nfs3_server *srv,
 				     struct rpcrdma_nfs3_fcache_stats *out);
 
+/**
+ * rpcrdma_nfs3_rpcbind_set - register NFS v3 over RPC-over-RDMA with the
+ * local rpcbind (RFC 1833 RPCBPROC_SET over its local socket) under netid
+ * "rdma" (IPv4) and "rdma6" (IPv6, RFC 5665 section 5.1).
+ * @listen: the numeric listen address, or NULL for any (both netids, with
+ *          the addresses 0.0.0.0 and ::); an address registers its family's.
+ * @port: the RPC-over-RDMA port.
+ * Return: 0; -ECONNREFUSED (no rpcbind); -EACCES (rpcbind refused);
+ * -EIO (the call failed); -EINVAL (bad @listen or @port 0).  On failure
+ * nothing stays registered.
+ */
+int rpcrdma_nfs3_rpcbind_set(const char *listen, uint16_t port);
+
+/** rpcrdma_nfs3_rpcbind_unset - remove both netids' NFS v3 mappings. */
+void rpcrdma_nfs3_rpcbind_unset(void);
+
 struct rpcrdma_mnt;
 
 /**
