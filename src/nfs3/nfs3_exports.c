@@ -61,7 +61,28 @@ void rpcrdma_nfs3_exports_free(struct rpcrdma_nfs3_exports *xt)
 		free(xs->xs_path);
 	}
 	free(xt->xt_specs);
+	if (xt->xt_names) {
+		pthread_mutex_destroy(&xt->xt_names->nc_lock);
+		free(xt->xt_names);
+	}
 	free(xt);
+}
+
+int nfs3_exports_names_init(struct rpcrdma_nfs3_exports *xt)
+{
+	bool wild = false;
+
+	for (unsigned i = 0; i < xt->xt_n && !wild; i++)
+		for (unsigned j = 0; j < xt->xt_specs[i].xs_nclients; j++)
+			if (xt->xt_specs[i].xs_clients[j].xc_kind == NFS3_XC_WILDCARD)
+				wild = true;
+	if (!wild || xt->xt_names)
+		return 0;
+	xt->xt_names = calloc(1, sizeof(*xt->xt_names));
+	if (!xt->xt_names)
+		return -ENOMEM;
+	pthread_mutex_init(&xt->xt_names->nc_lock, NULL);
+	return 0;
 }
 
 unsigned rpcrdma_nfs3_exports_count(const struct rpcrdma_nfs3_exports *xt)
@@ -499,6 +520,7 @@ int rpcrdma_nfs3_exports_parse(const char *name, const char *text,
 		if (ret)
 			goto out;
 	}
+	ret = nfs3_exports_names_init(xt);
 out:
 	free(line);
 	if (ret == -ENOMEM)
@@ -565,14 +587,58 @@ out_close:
 
 /* ---- matching ---- */
 
-/* peer_name - the reverse-resolved name of @peer, or false. */
-static bool peer_name(const struct sockaddr *peer, char *buf, size_t len)
+static bool same_host(const struct sockaddr *a, const struct sockaddr_storage *b)
+{
+	if (a->sa_family != b->ss_family)
+		return false;
+	if (a->sa_family == AF_INET)
+		return !memcmp(&((const struct sockaddr_in *)a)->sin_addr,
+			       &((const struct sockaddr_in *)b)->sin_addr, 4);
+	return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+		       &((const struct sockaddr_in6 *)b)->sin6_addr, 16);
+}
+
+/*
+ * peer_name - the reverse-resolved name of @peer, or false; remembered in
+ * @nc (when not NULL) until the table is replaced.  The lookup itself runs
+ * outside the lock: two calls may both look up a new address.
+ */
+static bool peer_name(struct nfs3_namecache *nc, const struct sockaddr *peer,
+		      char *buf, size_t len)
 {
 	socklen_t sl = peer->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
 						    sizeof(struct sockaddr_in6);
+	bool have;
 
-	return getnameinfo(peer, sl, buf, (socklen_t)len, NULL, 0,
-			   NI_NAMEREQD) == 0;
+	if (peer->sa_family != AF_INET && peer->sa_family != AF_INET6)
+		return false;
+	if (nc) {
+		pthread_mutex_lock(&nc->nc_lock);
+		for (unsigned i = 0; i < NFS3_NAMECACHE_ENTRIES; i++) {
+			if (nc->nc_e[i].ne_used && same_host(peer, &nc->nc_e[i].ne_addr)) {
+				have = nc->nc_e[i].ne_have;
+				snprintf(buf, len, "%s", nc->nc_e[i].ne_name);
+				pthread_mutex_unlock(&nc->nc_lock);
+				return have;
+			}
+		}
+		pthread_mutex_unlock(&nc->nc_lock);
+	}
+	have = getnameinfo(peer, sl, buf, (socklen_t)len, NULL, 0, NI_NAMEREQD) == 0;
+	if (nc) {
+		unsigned i;
+
+		pthread_mutex_lock(&nc->nc_lock);
+		i = nc->nc_next++ % NFS3_NAMECACHE_ENTRIES;
+		nc->nc_e[i].ne_used = true;
+		nc->nc_e[i].ne_have = have;
+		memset(&nc->nc_e[i].ne_addr, 0, sizeof(nc->nc_e[i].ne_addr));
+		memcpy(&nc->nc_e[i].ne_addr, peer, sl);
+		snprintf(nc->nc_e[i].ne_name, sizeof(nc->nc_e[i].ne_name), "%s",
+			 have ? buf : "");
+		pthread_mutex_unlock(&nc->nc_lock);
+	}
+	return have;
 }
 
 bool rpcrdma_nfs3_exports_match(const struct rpcrdma_nfs3_exports *xt,
@@ -599,7 +665,8 @@ bool rpcrdma_nfs3_exports_match(const struct rpcrdma_nfs3_exports *xt,
 			break;
 		case NFS3_XC_WILDCARD:
 			if (have_name < 0)
-				have_name = peer_name(peer, name, sizeof(name));
+				have_name = peer_name(xt->xt_names, peer, name,
+						      sizeof(name));
 			hit = have_name &&
 			      fnmatch(cl->xc_name, name, FNM_CASEFOLD) == 0;
 			break;

@@ -6,6 +6,7 @@
 #ifndef RPCRDMA_NFS3_INTERNAL_H
 #define RPCRDMA_NFS3_INTERNAL_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -74,10 +75,31 @@ struct nfs3_xspec {
 	unsigned xs_nclients;
 };
 
+/*
+ * Reverse lookups for wildcard entries, remembered until the table is
+ * replaced (a reload): a bounded ring, one lock (taken only by calls that
+ * reach a wildcard entry).
+ */
+#define NFS3_NAMECACHE_ENTRIES 32u
+struct nfs3_namecache {
+	pthread_mutex_t nc_lock;
+	unsigned nc_next;
+	struct {
+		bool ne_used;
+		bool ne_have;             /* the lookup gave a name */
+		struct sockaddr_storage ne_addr;
+		char ne_name[1025];      /* NI_MAXHOST */
+	} nc_e[NFS3_NAMECACHE_ENTRIES];
+};
+
 struct rpcrdma_nfs3_exports {
 	struct nfs3_xspec *xt_specs;
 	unsigned xt_n;
+	struct nfs3_namecache *xt_names; /* NULL: no wildcard entries */
 };
+
+/** nfs3_exports_names_init - give @xt its name cache if it has wildcards. 0/-ENOMEM. */
+int nfs3_exports_names_init(struct rpcrdma_nfs3_exports *xt);
 
 /* ---- nfs3_server.c: the table in force ---- */
 

@@ -88,6 +88,8 @@ static struct rpcrdma_nfs3_exports *exports_dup(const struct rpcrdma_nfs3_export
 			t->xs_nclients = j + 1;
 		}
 	}
+	if (nfs3_exports_names_init(d))
+		goto fail;
 	return d;
 fail:
 	rpcrdma_nfs3_exports_free(d);
@@ -108,7 +110,8 @@ static int open_export(const struct rpcrdma_nfs3_config *cfg,
 	if (err)
 		return err;
 	(*out)->ex_id = xs->xs_id;
-	if (xs->xs_have_fsid)
+	/* fsid=N (not 0: --export's, which keeps the device's as before) */
+	if (xs->xs_have_fsid && xs->xs_id)
 		(*out)->ex_fsid = xs->xs_id;
 	return 0;
 }
@@ -189,7 +192,16 @@ int rpcrdma_nfs3_server_create(const struct rpcrdma_nfs3_config *cfg,
 		free(srv);
 		return ret;
 	}
-	pthread_rwlock_init(&srv->sv_lock, NULL);
+	{
+		pthread_rwlockattr_t a;
+
+		/* a reload must not wait behind a stream of calls */
+		pthread_rwlockattr_init(&a);
+		pthread_rwlockattr_setkind_np(&a,
+			PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+		pthread_rwlock_init(&srv->sv_lock, &a);
+		pthread_rwlockattr_destroy(&a);
+	}
 	pthread_mutex_init(&srv->sv_reload, NULL);
 	*out = srv;
 	return 0;

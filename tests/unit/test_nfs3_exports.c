@@ -166,6 +166,7 @@ static void test_parse_syntax(void **state)
 
 	/* first match wins, in file order; host names and '*' */
 	xt = parse_ok("/a 10.0.0.0/8(rw) 10.0.0.1(ro) localhost(rw,no_root_squash) *(ro,all_squash)\n");
+	assert_null(xt->xt_names); /* no wildcard: no name cache */
 	assert_true(match(xt, 0, "10.0.0.1", &o));
 	assert_false(o.xo_ro);
 	assert_true(match(xt, 0, "127.0.0.1", &o));        /* localhost resolved */
@@ -176,9 +177,13 @@ static void test_parse_syntax(void **state)
 
 	/* a wildcard matches the reverse-resolved name: "localhost" */
 	xt = parse_ok("/a local*(rw) nomatch*.invalid(ro)\n");
-	if (match(xt, 0, "127.0.0.1", &o)) /* needs a resolver that knows it */
+	if (match(xt, 0, "127.0.0.1", &o)) { /* needs a resolver that knows it */
 		assert_false(o.xo_ro);
+		assert_true(match(xt, 0, "127.0.0.1", &o)); /* from the cache */
+	}
 	assert_false(match(xt, 0, "203.0.113.9", &o));
+	assert_false(match(xt, 0, "203.0.113.9", &o)); /* a remembered failure */
+	assert_non_null(xt->xt_names);
 	rpcrdma_nfs3_exports_free(xt);
 
 	/* empty text: an empty table (the server refuses it) */
