@@ -10,7 +10,9 @@
 #include <limits.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,18 +39,31 @@ struct allow_list {
 
 static struct rpcrdma_svc *g_svc;
 
+/* SIGHUP: the thread that reloads the exports file (--exports). */
+struct reloader {
+	struct rpcrdma_nfs3_server *rl_srv;
+	const char *rl_file;
+	pthread_t rl_thread;
+	atomic_bool rl_stop;
+};
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: " PROG " --export DIR [options]\n"
-"Serve DIR over NFSv3 on RPC-over-RDMA (RFC 8166/8267), MOUNT v3 over TCP.\n"
+"       " PROG " --exports FILE [options]\n"
+"Serve DIR, or the exports FILE lists (exports(5) syntax), over NFSv3 on\n"
+"RPC-over-RDMA (RFC 8166/8267), MOUNT v3 over TCP.\n"
 "\n"
-"  -e, --export DIR        directory to export (required)\n"
+"  -e, --export DIR        one directory to export, read-write, to the\n"
+"                          --allow networks\n"
+"      --exports FILE      the exports and their clients and options\n"
+"                          (SIGHUP reads it again)\n"
 "  -l, --listen ADDR       local address for RDMA and MOUNT (default: any)\n"
 "  -p, --port N            RPC-over-RDMA port (default 20049)\n"
 "  -m, --mount-port N      MOUNT TCP port (default 20048)\n"
-"  -a, --allow CIDR        allow clients in CIDR (repeatable; default: the\n"
-"                          listen address's subnet(s) and loopback)\n"
+"  -a, --allow CIDR        with --export: allow clients in CIDR (repeatable;\n"
+"                          default: the listen address's subnet(s), loopback)\n"
 "  -t, --threads N         worker threads (default 4)\n"
 "      --credits N         most credits granted per connection (default 128,\n"
 "                          1..4096; a connection starts at 16, grows with load)\n"
@@ -63,9 +78,10 @@ static void usage(FILE *f)
 "                          that need no identity switch and no disk wait run\n"
 "                          on the transport thread, without a hand-off)\n"
 "  -k, --handle-key FILE   file handle key (default " DEFAULT_KEY_FILE ")\n"
-"      --no-root-squash    do not map AUTH_SYS uid/gid 0 to 65534\n"
+"      --no-root-squash    with --export: do not map uid/gid 0 to 65534\n"
 "      --stats             print the final counters as JSON on exit\n"
-"      --rpcbind           register MOUNT with rpcbind\n"
+"      --rpcbind           register MOUNT (tcp) and NFS (rdma, rdma6) with\n"
+"                          rpcbind, unregistered at exit\n"
 "  -v, --verbose           more logging (repeatable)\n"
 "  -h, --help              this text\n");
 }
@@ -81,17 +97,6 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 	if (errno || *end || *out > max)
 		return -EINVAL;
 	return 0;
-}
-
-static bool allow_peer(const struct sockaddr *peer, void *arg)
-{
-	const struct allow_list *al = arg;
-
-	for (unsigned i = 0; i < al->al_n; i++)
-		if (rpcrdma_nfs3_cidr_match(peer, &al->al_nets[i].an_net,
-					    al->al_nets[i].an_prefix))
-			return true;
-	return false;
 }
 
 static int add_net(struct allow_list *al, const char *cidr)
@@ -184,6 +189,67 @@ static void print_allow(const struct allow_list *al, FILE *f)
 	}
 }
 
+/*
+ * shorthand_exports - the exports text --export DIR stands for: DIR
+ * (octal-escaped where not plain) to every --allow network, read-write,
+ * from any port, with fsid=0 (the id handles had before exports files).
+ */
+static char *shorthand_exports(const char *dir, const struct allow_list *al,
+			       bool no_squash)
+{
+	size_t cap = strlen(dir) * 4 + 1 + al->al_n * (INET6_ADDRSTRLEN + 64) + 1;
+	char *t = malloc(cap), *w = t, buf[INET6_ADDRSTRLEN];
+
+	if (!t)
+		return NULL;
+	for (const unsigned char *p = (const unsigned char *)dir; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("/._-+,:@%=", *p))
+			*w++ = (char)*p;
+		else
+			w += sprintf(w, "\\%03o", *p);
+	}
+	for (unsigned i = 0; i < al->al_n; i++) {
+		const struct sockaddr_storage *s = &al->al_nets[i].an_net;
+		const void *a = s->ss_family == AF_INET ?
+			(const void *)&((const struct sockaddr_in *)s)->sin_addr :
+			(const void *)&((const struct sockaddr_in6 *)s)->sin6_addr;
+
+		inet_ntop(s->ss_family, a, buf, sizeof(buf));
+		w += sprintf(w, " %s/%u(rw,insecure,fsid=0,%s)", buf,
+			     al->al_nets[i].an_prefix,
+			     no_squash ? "no_root_squash" : "root_squash");
+	}
+	*w = '\0';
+	return t;
+}
+
+static void *reload_thread(void *arg)
+{
+	struct reloader *rl = arg;
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGHUP);
+	while (sigwait(&set, &sig) == 0 && !atomic_load(&rl->rl_stop)) {
+		struct rpcrdma_nfs3_exports *xt = NULL;
+		char msg[512];
+		int err;
+
+		err = rpcrdma_nfs3_exports_load(rl->rl_file, &xt, msg, sizeof(msg));
+		if (!err)
+			err = rpcrdma_nfs3_server_reload(rl->rl_srv, xt, msg, sizeof(msg));
+		if (err)
+			fprintf(stderr, PROG ": SIGHUP: %s; the exports in force stay\n", msg);
+		else
+			fprintf(stderr, PROG ": SIGHUP: %s reloaded, %u exports\n",
+				rl->rl_file, rpcrdma_nfs3_exports_count(xt));
+		rpcrdma_nfs3_exports_free(xt);
+	}
+	return NULL;
+}
+
 static void on_stop(int sig)
 {
 	(void)sig;
@@ -212,7 +278,7 @@ static int load_key(const char *path, uint8_t key[RPCRDMA_NFS3_KEY_BYTES],
 }
 
 enum { OPT_NO_ROOT_SQUASH = 256, OPT_STATS, OPT_RPCBIND, OPT_CREDITS, OPT_POLL,
-       OPT_MEMORY, OPT_MAX_CONNS, OPT_FILE_CACHE, OPT_WORKERS_ONLY };
+       OPT_MEMORY, OPT_MAX_CONNS, OPT_FILE_CACHE, OPT_EXPORTS, OPT_WORKERS_ONLY };
 
 /* SIZE: a number of bytes with an optional K, M, G or T suffix (binary). */
 static int parse_size(const char *s, uint64_t *out)
@@ -248,6 +314,7 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "export", required_argument, NULL, 'e' },
+		{ "exports", required_argument, NULL, OPT_EXPORTS },
 		{ "listen", required_argument, NULL, 'l' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "mount-port", required_argument, NULL, 'm' },
@@ -270,7 +337,13 @@ int main(int argc, char **argv)
 	static struct allow_list allow;
 	struct rpcrdma_nfs3_config ncfg = { 0 };
 	struct rpcrdma_svc_config scfg = { 0 };
-	struct rpcrdma_nfs3_export *exp = NULL;
+	struct rpcrdma_nfs3_server *srv = NULL;
+	struct rpcrdma_nfs3_exports *xt = NULL;
+	struct reloader rel = { 0 };
+	bool reloading = false;
+	const char *exports_file = NULL;
+	char msg[512];
+	sigset_t hup;
 	struct rpcrdma_mnt *mnt = NULL;
 	struct rpcrdma_svc_stats stats;
 	struct sigaction sa = { 0 };
@@ -295,6 +368,9 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'e':
 			export_arg = optarg;
+			break;
+		case OPT_EXPORTS:
+			exports_file = optarg;
 			break;
 		case 'l':
 			if (rpcrdma_nfs3_cidr_parse(optarg, &tmp, &prefix) ||
@@ -393,44 +469,78 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (!export_arg) {
-		fprintf(stderr, PROG ": --export DIR is required\n");
+	if (!export_arg == !exports_file) {
+		fprintf(stderr, PROG ": give one of --export DIR and --exports FILE\n");
 		usage(stderr);
 		return 2;
 	}
-	if (!realpath(export_arg, export_path) || stat(export_path, &st) < 0) {
-		fprintf(stderr, PROG ": export directory %s: %s\n", export_arg,
-			strerror(errno));
-		return 1;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		fprintf(stderr, PROG ": export %s: not a directory\n", export_arg);
-		return 1;
-	}
-	if (!allow.al_n && default_allow(&allow, listen_addr) < 0) {
-		fprintf(stderr, PROG ": --listen: bad address %s\n", listen_addr);
+	if (exports_file && (allow.al_n || no_squash)) {
+		fprintf(stderr, PROG ": --allow and --no-root-squash go with --export; "
+			"with --exports FILE the file gives clients and options\n");
 		return 2;
 	}
-	if (verbose)
-		print_allow(&allow, stderr);
+	if (exports_file) {
+		err = rpcrdma_nfs3_exports_load(exports_file, &xt, msg, sizeof(msg));
+		if (err) {
+			fprintf(stderr, PROG ": %s\n", msg);
+			return err == -EINVAL || err == -E2BIG || err == -ENOENT ? 2 : 1;
+		}
+	} else {
+		char *text;
+
+		if (!realpath(export_arg, export_path) || stat(export_path, &st) < 0) {
+			fprintf(stderr, PROG ": export directory %s: %s\n", export_arg,
+				strerror(errno));
+			return 1;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			fprintf(stderr, PROG ": export %s: not a directory\n", export_arg);
+			return 1;
+		}
+		if (!allow.al_n && default_allow(&allow, listen_addr) < 0) {
+			fprintf(stderr, PROG ": --listen: bad address %s\n", listen_addr);
+			return 2;
+		}
+		if (verbose)
+			print_allow(&allow, stderr);
+		text = shorthand_exports(export_path, &allow, no_squash);
+		err = text ? rpcrdma_nfs3_exports_parse("--export", text, &xt, msg,
+							 sizeof(msg)) : -ENOMEM;
+		free(text);
+		if (err) {
+			fprintf(stderr, PROG ": --export %s: %s\n", export_path,
+				err == -ENOMEM ? "out of memory" : msg);
+			return 1;
+		}
+	}
 
 	if (load_key(key_file, ncfg.nc_key, default_key))
-		return 1;
-	ncfg.nc_export = export_path;
+		goto out_xt;
 	ncfg.nc_max_payload = 1u << 20;
-	ncfg.nc_no_root_squash = no_squash;
-	ncfg.nc_allow = allow_peer;
-	ncfg.nc_allow_arg = &allow;
 	ncfg.nc_log = stderr;
 	ncfg.nc_verbose = verbose;
 	if (fcache_set)
 		ncfg.nc_fcache_entries = fcache ? (uint32_t)fcache : RPCRDMA_NFS3_FCACHE_OFF;
-	err = rpcrdma_nfs3_export_open(&ncfg, &exp);
+	err = rpcrdma_nfs3_server_create(&ncfg, xt, &srv, msg, sizeof(msg));
 	if (err) {
-		fprintf(stderr, PROG ": cannot export %s: %s%s\n", export_path,
-			strerror(-err), err == -EPERM ?
+		fprintf(stderr, PROG ": %s%s\n", msg, err == -EPERM ?
 			" (file handles need CAP_DAC_READ_SEARCH: run as root)" : "");
-		return 1;
+		goto out_xt;
+	}
+	/* SIGHUP goes to the reload thread only: every thread from here on
+	 * (the server's workers too) inherits it blocked */
+	sigemptyset(&hup);
+	sigaddset(&hup, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &hup, NULL);
+	if (exports_file) {
+		rel.rl_srv = srv;
+		rel.rl_file = exports_file;
+		err = pthread_create(&rel.rl_thread, NULL, reload_thread, &rel);
+		if (err) {
+			fprintf(stderr, PROG ": reload thread: %s\n", strerror(err));
+			goto out_export;
+		}
+		reloading = true;
 	}
 
 	scfg.sc_listen = listen_addr;
@@ -447,8 +557,8 @@ int main(int argc, char **argv)
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	scfg.sc_poll = poll_mode;
-	scfg.sc_accept = allow_peer;
-	scfg.sc_accept_arg = &allow;
+	scfg.sc_accept = rpcrdma_nfs3_server_allows;
+	scfg.sc_accept_arg = srv;
 	scfg.sc_log = stderr;
 	scfg.sc_verbose = verbose;
 	err = rpcrdma_svc_create(&scfg, &g_svc);
@@ -458,17 +568,25 @@ int main(int argc, char **argv)
 		goto out_export;
 	}
 	err = rpcrdma_svc_register_flags(g_svc, RPCRDMA_NFS3_PROGRAM, RPCRDMA_NFS3_VERSION,
-					 rpcrdma_nfs3_dispatch, exp,
+					 rpcrdma_nfs3_server_dispatch, srv,
 					 workers_only ? 0 : RPCRDMA_SVC_TRY_TRANSPORT);
 	if (err) {
 		fprintf(stderr, PROG ": register NFSv3: %s\n", strerror(-err));
 		goto out_svc;
 	}
-	err = rpcrdma_mnt_start(exp, listen_addr, (uint16_t)mport, rpcbind, &mnt);
+	err = rpcrdma_mnt_start(srv, listen_addr, (uint16_t)mport, rpcbind, &mnt);
 	if (err) {
 		fprintf(stderr, PROG ": MOUNT on TCP port %lu: %s\n", mport,
 			strerror(-err));
 		goto out_svc;
+	}
+	if (rpcbind) {
+		err = rpcrdma_nfs3_rpcbind_set(listen_addr, (uint16_t)port);
+		if (err) {
+			fprintf(stderr, PROG ": rpcbind registration of NFS over rdma: %s\n",
+				strerror(-err));
+			goto out_mnt;
+		}
 	}
 
 	sa.sa_handler = on_stop;
@@ -479,7 +597,8 @@ int main(int argc, char **argv)
 	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	printf(PROG ": serving %s on %s:%lu (mount port %lu)\n", export_path,
+	printf(PROG ": serving %s on %s:%lu (mount port %lu)\n",
+	       exports_file ? exports_file : export_path,
 	       listen_addr ? listen_addr : "*", port, mport);
 	fflush(stdout);
 
@@ -497,7 +616,7 @@ int main(int argc, char **argv)
 		rpcrdma_svc_stats_json(&stats, stdout);
 		fflush(stdout);
 	}
-	if (rpcrdma_nfs3_fcache_stats(exp, &fst) != 0)
+	if (rpcrdma_nfs3_server_fcache_stats(srv, &fst) != 0)
 		memset(&fst, 0, sizeof(fst));
 	if (fst.fcs_capacity)
 		fprintf(stderr, PROG ": open-file cache: %llu hits, %llu misses, %llu evictions, "
@@ -513,11 +632,21 @@ int main(int argc, char **argv)
 			(unsigned long long)fst.fcs_dir_misses,
 			(unsigned long long)fst.fcs_dir_entries,
 			(unsigned long long)fst.fcs_dir_capacity);
+	if (rpcbind)
+		rpcrdma_nfs3_rpcbind_unset();
+out_mnt:
 	rpcrdma_mnt_stop(mnt);
 out_svc:
 	rpcrdma_svc_destroy(g_svc);
 	g_svc = NULL;
 out_export:
-	rpcrdma_nfs3_export_close(exp);
+	if (reloading) {
+		atomic_store(&rel.rl_stop, true);
+		pthread_kill(rel.rl_thread, SIGHUP);
+		pthread_join(rel.rl_thread, NULL);
+	}
+	rpcrdma_nfs3_server_destroy(srv);
+out_xt:
+	rpcrdma_nfs3_exports_free(xt);
 	return ret;
 }

@@ -35,6 +35,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <rpcrdma/nfs3_prot.h>
 #include <rpcrdma/wire.h>
 
 #ifdef __cplusplus
@@ -281,7 +282,7 @@ void rpcrdma_clnt_destroy(struct rpcrdma_clnt *cl);
 /* NFSv3 client                                                        */
 /* ------------------------------------------------------------------ */
 
-#define RPCRDMA_NFSC_FHSIZE 64u
+#define RPCRDMA_NFSC_FHSIZE RPCRDMA_NFS3_FHSIZE
 
 /** An NFSv3 file handle (RFC 1813 2.5, nfs_fh3). */
 struct rpcrdma_nfsc_fh {
@@ -291,8 +292,9 @@ struct rpcrdma_nfsc_fh {
 
 /** File types (RFC 1813 2.5, ftype3). */
 enum rpcrdma_nfsc_ftype {
-	NFSC_REG = 1, NFSC_DIR = 2, NFSC_BLK = 3, NFSC_CHR = 4,
-	NFSC_LNK = 5, NFSC_SOCK = 6, NFSC_FIFO = 7,
+	NFSC_REG = NF3REG, NFSC_DIR = NF3DIR, NFSC_BLK = NF3BLK,
+	NFSC_CHR = NF3CHR, NFSC_LNK = NF3LNK, NFSC_SOCK = NF3SOCK,
+	NFSC_FIFO = NF3FIFO,
 };
 
 /** Attributes (RFC 1813 2.5, fattr3); times in seconds + nanoseconds. */

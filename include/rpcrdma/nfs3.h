@@ -18,20 +18,15 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
+#include <rpcrdma/nfs3_prot.h>
 #include <rpcrdma/svc.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define RPCRDMA_NFS3_PROGRAM 100003u
-#define RPCRDMA_NFS3_VERSION 3u
-#define RPCRDMA_MNT_PROGRAM 100005u
-#define RPCRDMA_MNT_VERSION 3u
 /** Default MOUNT port (the IANA "mountd" port used by Linux nfs-utils). */
 #define RPCRDMA_MNT_PORT 20048
-/** Largest NFSv3 file handle in bytes (RFC 1813 2.4, NFS3_FHSIZE). */
-#define RPCRDMA_NFS3_FHSIZE 64u
 /** Bytes of the file handle key (a SipHash-2-4 key). */
 #define RPCRDMA_NFS3_KEY_BYTES 16u
 /** The uid and gid squashed credentials map to. */
@@ -45,12 +40,10 @@ extern "C" {
 struct rpcrdma_nfs3_config {
 	const char *nc_export;     /* directory to export (absolute path) */
 	uint32_t nc_max_payload;   /* READ/WRITE bytes (FSINFO rtmax/wtmax), default 1 MiB */
-	bool nc_no_root_squash;    /* AUTH_SYS uid 0 stays root */
+	/** rpcrdma_nfs3_dispatch() only: AUTH_SYS uid 0 stays root. */
+	bool nc_no_root_squash;
 	/** File handle key; handles stay valid while it does. */
 	uint8_t nc_key[RPCRDMA_NFS3_KEY_BYTES];
-	/** Optional: false refuses MNT to @peer (MNT3ERR_ACCES). */
-	bool (*nc_allow)(const struct sockaddr *peer, void *arg);
-	void *nc_allow_arg;
 	FILE *nc_log;              /* NULL: stderr */
 	int nc_verbose;
 	/**
@@ -176,25 +169,200 @@ const char *rpcrdma_nfs3_export_path(const struct rpcrdma_nfs3_export *exp);
 int rpcrdma_nfs3_load_key(const char *path,
 			  uint8_t key[RPCRDMA_NFS3_KEY_BYTES]);
 
+/* ---- exports(5): several exports, options per client ---- */
+
+/** Limits of an exports file (more is an error naming the line). */
+#define RPCRDMA_NFS3_EXPORTS_MAX 256u      /* exports */
+#define RPCRDMA_NFS3_CLIENTS_MAX 256u      /* client entries of one export */
+#define RPCRDMA_NFS3_EXPORTS_LINE_MAX 8192u /* bytes of a (joined) line */
+/** Mounts MOUNT's DUMP remembers; more MNTs are served but not listed. */
+#define RPCRDMA_NFS3_MOUNTLIST_MAX 1024u
+
+/** Squashing (exports(5)): what AUTH_SYS ids become. */
+enum rpcrdma_nfs3_squash {
+	RPCRDMA_NFS3_ROOT_SQUASH = 0, /* uid/gid 0 -> anonuid/anongid (default) */
+	RPCRDMA_NFS3_NO_ROOT_SQUASH,  /* ids unchanged */
+	RPCRDMA_NFS3_ALL_SQUASH,      /* every id -> anonuid/anongid */
+};
+
+/** The options of one client entry of an export (exports(5)). */
+struct rpcrdma_nfs3_xopts {
+	bool xo_ro;                 /* ro: writes refused with NFS3ERR_ROFS */
+	uint8_t xo_squash;          /* enum rpcrdma_nfs3_squash */
+	bool xo_insecure;           /* MNT from a port >= 1024 allowed */
+	uint32_t xo_anonuid;        /* default RPCRDMA_NFS3_NOBODY */
+	uint32_t xo_anongid;        /* default RPCRDMA_NFS3_NOBODY */
+};
+
+/** A parsed exports file (rpcrdma_nfs3_exports_parse()). */
+struct rpcrdma_nfs3_exports;
+
+/**
+ * rpcrdma_nfs3_exports_parse - parse exports(5) text.
+ * @name: the file's name, for messages.
+ * @text: the contents (NUL-terminated).
+ * @out: the table, owned by the caller (rpcrdma_nfs3_exports_free()).
+ * @err: out: on failure, a message "NAME:LINE: what is wrong" (NUL-
+ *       terminated, truncated to @errlen).
+ *
+ * Syntax: one export a line, "PATH [-DEFAULTOPTS] CLIENT[(OPTS)] ...";
+ * PATH absolute, in double quotes when it has blanks, octal escapes \ooo;
+ * '#' starts a comment; a backslash at the end of a line continues it.
+ * CLIENT: '*', an IPv4 or IPv6 address, ADDR/PREFIX or ADDR/NETMASK, a
+ * host name (resolved now, every address it has), or a wildcard (with '*'
+ * or '?', matched against the reverse-resolved name of the caller).  No
+ * client: '*'.  OPTS: rw, ro, root_squash, no_root_squash, all_squash,
+ * no_all_squash, anonuid=N, anongid=N, sec=sys, fsid=N (0..65535, or root
+ * for 0: the export's id in its file handles), secure, insecure; sync,
+ * async, wdelay, no_wdelay, subtree_check and no_subtree_check are
+ * accepted with no effect.  Defaults: ro, root_squash, secure, anonuid
+ * and anongid 65534.  An export's id without fsid= is derived from its
+ * path; two exports with one id are an error.
+ *
+ * Return: 0; -EINVAL (a syntax error, an unknown option or value, a
+ * relative path, netgroups, an export given twice, colliding ids: @err
+ * says which line); -E2BIG (over a limit above); -ENOENT (a host name that
+ * does not resolve); -ENOMEM.
+ */
+int rpcrdma_nfs3_exports_parse(const char *name, const char *text,
+			       struct rpcrdma_nfs3_exports **out,
+			       char *err, size_t errlen);
+
+/**
+ * rpcrdma_nfs3_exports_load - read and parse an exports file.
+ * Return: as rpcrdma_nfs3_exports_parse(), or a negative errno from
+ * opening or reading @path (-EFBIG over 1 MiB); @err says which.
+ */
+int rpcrdma_nfs3_exports_load(const char *path,
+			      struct rpcrdma_nfs3_exports **out,
+			      char *err, size_t errlen);
+
+/** rpcrdma_nfs3_exports_free - free a parsed table (NULL: no-op). */
+void rpcrdma_nfs3_exports_free(struct rpcrdma_nfs3_exports *xt);
+
+/** rpcrdma_nfs3_exports_count - the number of exports in @xt. */
+unsigned rpcrdma_nfs3_exports_count(const struct rpcrdma_nfs3_exports *xt);
+
+/** rpcrdma_nfs3_exports_path - the path of export @i (< count). */
+const char *rpcrdma_nfs3_exports_path(const struct rpcrdma_nfs3_exports *xt,
+				      unsigned i);
+
+/**
+ * rpcrdma_nfs3_exports_match - the options export @i gives @peer.
+ * @out: out: the options of the first client entry (in file order) that
+ *       matches @peer.
+ * Return: true when one matches.  Wildcard entries cost a reverse lookup
+ * (getnameinfo) of @peer.
+ */
+bool rpcrdma_nfs3_exports_match(const struct rpcrdma_nfs3_exports *xt,
+				unsigned i, const struct sockaddr *peer,
+				struct rpcrdma_nfs3_xopts *out);
+
+/**
+ * The served exports: a table of opened exports that a SIGHUP-style reload
+ * replaces while calls run (rpcrdma_nfs3_server_reload()).
+ */
+struct rpcrdma_nfs3_server;
+
+/**
+ * rpcrdma_nfs3_server_create - open every export of @xt.
+ * @cfg: settings every export shares (nc_export, nc_no_root_squash and
+ *       nc_allow are not used: @xt says which paths, clients and options).
+ * @xt: the table (copied; the caller still owns it).
+ * @out: the server (rpcrdma_nfs3_server_destroy()).
+ * Return: 0; -EINVAL (an empty table); -ENOMEM; the errors of
+ * rpcrdma_nfs3_export_open() for an export that does not open (@err, when
+ * not NULL, names it).
+ */
+int rpcrdma_nfs3_server_create(const struct rpcrdma_nfs3_config *cfg,
+			       const struct rpcrdma_nfs3_exports *xt,
+			       struct rpcrdma_nfs3_server **out,
+			       char *err, size_t errlen);
+
+/**
+ * rpcrdma_nfs3_server_reload - serve @xt from the next call on.
+ * Exports whose path and id are unchanged keep their open directory and
+ * open-file cache; new ones are opened; removed ones are closed once the
+ * last call using them ends, and their handles then answer NFS3ERR_STALE.
+ * A client no longer listed gets NFS3ERR_ACCES.  Calls in progress finish
+ * with the table they started with.  Thread-safe against dispatch and MOUNT;
+ * one reload at a time (serialised inside).
+ * Return: 0; -EINVAL (empty table); -ENOMEM; an export's open error (the
+ * old table stays in force; @err names the export).
+ */
+int rpcrdma_nfs3_server_reload(struct rpcrdma_nfs3_server *srv,
+			       const struct rpcrdma_nfs3_exports *xt,
+			       char *err, size_t errlen);
+
+/** rpcrdma_nfs3_server_destroy - close every export (no call may run). */
+void rpcrdma_nfs3_server_destroy(struct rpcrdma_nfs3_server *srv);
+
+/**
+ * rpcrdma_nfs3_server_dispatch - the rpcrdma_svc_dispatch_fn for NFS v3
+ * over the exports of @arg (a struct rpcrdma_nfs3_server).
+ *
+ * The export is the one the call's first file handle names (every NFSv3
+ * procedure but NULL starts with one); the caller's options are those of
+ * the first client entry of that export matching req->rq_peer.  A handle
+ * of an export no longer served answers NFS3ERR_STALE, a caller no entry
+ * matches NFS3ERR_ACCES, a modifying call on a ro entry NFS3ERR_ROFS; a
+ * second handle (RENAME, LINK) of another export NFS3ERR_XDEV.
+ * Return: as rpcrdma_nfs3_dispatch().
+ */
+int rpcrdma_nfs3_server_dispatch(struct rpcrdma_svc_req *req, void *arg);
+
+/**
+ * rpcrdma_nfs3_server_allows - does any export list @peer? (For
+ * rpcrdma_svc_config.sc_accept; the current table.)
+ */
+bool rpcrdma_nfs3_server_allows(const struct sockaddr *peer, void *arg);
+
+/**
+ * rpcrdma_nfs3_server_fcache_stats - rpcrdma_nfs3_fcache_stats() summed
+ * over the exports now served.  Return: 0 or -EINVAL.
+ */
+int rpcrdma_nfs3_server_fcache_stats(struct rpcrdma_nfs3_server *srv,
+				     struct rpcrdma_nfs3_fcache_stats *out);
+
+/**
+ * rpcrdma_nfs3_rpcbind_set - register NFS v3 over RPC-over-RDMA with the
+ * local rpcbind (RFC 1833 RPCBPROC_SET over its local socket) under netid
+ * "rdma" (IPv4) and "rdma6" (IPv6, RFC 5665 section 5.1).
+ * @listen: the numeric listen address, or NULL for any (both netids, with
+ *          the addresses 0.0.0.0 and ::); an address registers its family's.
+ * @port: the RPC-over-RDMA port.
+ * Return: 0; -ECONNREFUSED (no rpcbind); -EACCES (rpcbind refused);
+ * -EIO (the call failed); -EINVAL (bad @listen or @port 0).  On failure
+ * nothing stays registered.
+ */
+int rpcrdma_nfs3_rpcbind_set(const char *listen, uint16_t port);
+
+/** rpcrdma_nfs3_rpcbind_unset - remove both netids' NFS v3 mappings. */
+void rpcrdma_nfs3_rpcbind_unset(void);
+
 struct rpcrdma_mnt;
 
 /**
  * rpcrdma_mnt_start - serve MOUNT v3 (RFC 1813 5) over TCP on a thread.
- * @exp: the export (must outlive the MOUNT server).
+ * @srv: the exports (must outlive the MOUNT server).
  * @listen: numeric address to bind, NULL for any (IPv6 dual stack, else IPv4).
  * @port: TCP port (0: RPCRDMA_MNT_PORT).
  * @rpcbind: also register with rpcbind (svc_register with IPPROTO_TCP).
  * @out: the server (rpcrdma_mnt_stop()).
  *
- * MNT of the export path answers the root handle and [AUTH_SYS, AUTH_NONE];
- * other paths get MNT3ERR_NOENT; peers refused by nc_allow MNT3ERR_ACCES.
+ * MNT of an export's path answers its root handle and [AUTH_SYS,
+ * AUTH_NONE] to a client it lists (from a port below 1024 unless the
+ * client's entry says insecure), MNT3ERR_ACCES to others; other paths get
+ * MNT3ERR_NOENT.  EXPORT lists every export with its client entries as
+ * written; DUMP the mounts made (client address and path, at most
+ * RPCRDMA_NFS3_MOUNTLIST_MAX), which UMNT and UMNTALL remove.
  * Only one MOUNT server may run per process (libtirpc keeps global state).
  *
  * Return: 0; -EBUSY (one is already running); -EINVAL (bad @listen);
  * -ENOMEM; a negative errno from socket/bind/listen/pthread_create;
  * -EIO when libtirpc refuses the transport or the registration.
  */
-int rpcrdma_mnt_start(struct rpcrdma_nfs3_export *exp, const char *listen,
+int rpcrdma_mnt_start(struct rpcrdma_nfs3_server *srv, const char *listen,
 		      uint16_t port, bool rpcbind, struct rpcrdma_mnt **out);
 
 /** rpcrdma_mnt_stop - stop the MOUNT thread and free it (NULL: no-op). */

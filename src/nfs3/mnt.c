@@ -2,7 +2,8 @@
 /*
  * mnt.c - MOUNT version 3 (RFC 1813 section 5) over TCP with libtirpc.
  *
- * One export; MNT hands out its root handle.  The XDR routines are written
+ * MNT hands out an export's root handle to the clients its entries list;
+ * EXPORT lists the exports, DUMP the mounts made.  The XDR routines are written
  * here with libtirpc's primitives.  libtirpc keeps its server state in
  * globals, so one MOUNT server runs per process, on its own thread, which
  * polls a private copy of svc_pollfd (svc_getreq_poll may grow the global
@@ -14,6 +15,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,33 +29,24 @@
 
 #include "nfs3_internal.h"
 
-enum {
-	MOUNTPROC3_NULL = 0,
-	MOUNTPROC3_MNT = 1,
-	MOUNTPROC3_DUMP = 2,
-	MOUNTPROC3_UMNT = 3,
-	MOUNTPROC3_UMNTALL = 4,
-	MOUNTPROC3_EXPORT = 5,
-};
 
-/* mountstat3 (RFC 1813 5.1.5) */
-enum {
-	MNT3_OK = 0,
-	MNT3ERR_NOENT = 2,
-	MNT3ERR_ACCES = 13,
-	MNT3ERR_NAMETOOLONG = 63,
-	MNT3ERR_SERVERFAULT = 10006,
+/* One mount DUMP lists (RFC 1813 5.2.3, mountbody). */
+struct mnt_entry {
+	char me_host[INET6_ADDRSTRLEN];
+	char *me_path;
 };
-
-#define MNT_PATHLEN 1024u /* MNTPATHLEN */
 
 struct rpcrdma_mnt {
-	struct rpcrdma_nfs3_export *m_exp;
+	struct rpcrdma_nfs3_server *m_srv;
 	SVCXPRT *m_xprt;
 	int m_fd;
 	bool m_rpcbind;
 	atomic_bool m_stop;
 	pthread_t m_thread;
+	/* the mount list: touched by the MOUNT thread only */
+	struct mnt_entry m_mounts[RPCRDMA_NFS3_MOUNTLIST_MAX];
+	unsigned m_nmounts;
+	uint64_t m_unlisted; /* MNTs the full list could not record */
 };
 
 /* libtirpc's dispatch callback has no argument: the one running server */
@@ -68,7 +61,12 @@ struct mnt_res {
 
 static bool_t xdr_dirpath(XDR *x, char **path)
 {
-	return xdr_string(x, path, MNT_PATHLEN);
+	return xdr_string(x, path, MNT3_PATHLEN);
+}
+
+static bool_t xdr_name(XDR *x, char **name)
+{
+	return xdr_string(x, name, MNT3_NAMLEN);
 }
 
 /* mountres3: status, then on MNT3_OK fhandle3 and auth_flavors<> */
@@ -87,14 +85,46 @@ static bool_t xdr_mnt_res(XDR *x, struct mnt_res *r)
 	return xdr_int(x, &flavors[0]) && xdr_int(x, &flavors[1]);
 }
 
-/* exports: one exportnode with an empty group list (RFC 1813 5.2.5) */
-static bool_t xdr_exports(XDR *x, struct rpcrdma_nfs3_export *exp)
+/*
+ * exports (RFC 1813 5.2.5): an exportnode per export, its groups the
+ * client entries as written (a host name once, however many addresses).
+ */
+static bool_t xdr_exports(XDR *x, struct nfs3_snap *sn)
 {
 	bool_t yes = TRUE, no = FALSE;
-	char *path = exp->ex_path;
 
-	return xdr_bool(x, &yes) && xdr_dirpath(x, &path) &&
-	       xdr_bool(x, &no) && xdr_bool(x, &no);
+	for (unsigned i = 0; i < sn->sn_xt->xt_n; i++) {
+		const struct nfs3_xspec *xs = &sn->sn_xt->xt_specs[i];
+		char *path = xs->xs_path;
+
+		if (!xdr_bool(x, &yes) || !xdr_dirpath(x, &path))
+			return FALSE;
+		for (unsigned j = 0; j < xs->xs_nclients; j++) {
+			char *name = xs->xs_clients[j].xc_name;
+
+			if (!xs->xs_clients[j].xc_listed)
+				continue;
+			if (!xdr_bool(x, &yes) || !xdr_name(x, &name))
+				return FALSE;
+		}
+		if (!xdr_bool(x, &no))
+			return FALSE;
+	}
+	return xdr_bool(x, &no);
+}
+
+/* mountlist (RFC 1813 5.2.3) */
+static bool_t xdr_mountlist(XDR *x, struct rpcrdma_mnt *m)
+{
+	bool_t yes = TRUE, no = FALSE;
+
+	for (unsigned i = 0; i < m->m_nmounts; i++) {
+		char *host = m->m_mounts[i].me_host, *path = m->m_mounts[i].me_path;
+
+		if (!xdr_bool(x, &yes) || !xdr_name(x, &host) || !xdr_dirpath(x, &path))
+			return FALSE;
+	}
+	return xdr_bool(x, &no);
 }
 
 /* void results */
@@ -105,16 +135,7 @@ static bool_t xdr_nothing(XDR *x, void *unused)
 	return TRUE;
 }
 
-/* DUMP: an empty mountlist (this server keeps no mount table) */
-static bool_t xdr_empty_list(XDR *x, void *unused)
-{
-	bool_t no = FALSE;
-
-	(void)unused;
-	return xdr_bool(x, &no);
-}
-
-/* Compare a client's path with the export, ignoring trailing slashes. */
+/* Compare a client's path with an export's, ignoring trailing slashes. */
 static bool path_matches(const char *want, const char *have)
 {
 	size_t n = strlen(want), h = strlen(have);
@@ -124,62 +145,148 @@ static bool path_matches(const char *want, const char *have)
 	return n == h && memcmp(want, have, n) == 0;
 }
 
-static void mnt_mnt(struct rpcrdma_mnt *m, struct svc_req *rq, SVCXPRT *xprt)
+/* peer_host - the numeric address of @peer (IPv4-mapped shown as IPv4). */
+static void peer_host(const struct sockaddr *peer, char *buf, size_t len)
 {
-	struct rpcrdma_nfs3_export *exp = m->m_exp;
-	struct mnt_res res = { .mr_status = MNT3_OK };
-	struct netbuf *nb = svc_getrpccaller(xprt);
-	const struct sockaddr *peer = nb ? (const struct sockaddr *)nb->buf : NULL;
-	char *path = NULL;
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)peer;
 
-	(void)rq;
-	if (!svc_getargs(xprt, (xdrproc_t)xdr_dirpath, (caddr_t)&path)) {
-		svcerr_decode(xprt);
+	buf[0] = '\0';
+	if (!peer)
+		return;
+	if (peer->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)peer)->sin_addr,
+			  buf, (socklen_t)len);
+	else if (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
+		inet_ntop(AF_INET, &s6->sin6_addr.s6_addr[12], buf, (socklen_t)len);
+	else
+		inet_ntop(AF_INET6, &s6->sin6_addr, buf, (socklen_t)len);
+}
+
+static uint16_t peer_port(const struct sockaddr *peer)
+{
+	if (peer->sa_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)peer)->sin_port);
+	return ntohs(((const struct sockaddr_in6 *)peer)->sin6_port);
+}
+
+/* mount_forget - drop @host's mounts of @path (NULL: all of @host's). */
+static void mount_forget(struct rpcrdma_mnt *m, const char *host, const char *path)
+{
+	unsigned w = 0;
+
+	for (unsigned i = 0; i < m->m_nmounts; i++) {
+		struct mnt_entry *e = &m->m_mounts[i];
+
+		if (!strcmp(e->me_host, host) &&
+		    (!path || path_matches(path, e->me_path))) {
+			free(e->me_path);
+			continue;
+		}
+		m->m_mounts[w++] = *e;
+	}
+	m->m_nmounts = w;
+}
+
+static void mount_record(struct rpcrdma_mnt *m, const char *host, const char *path)
+{
+	struct mnt_entry *e;
+
+	mount_forget(m, host, path);
+	if (m->m_nmounts == RPCRDMA_NFS3_MOUNTLIST_MAX) {
+		m->m_unlisted++;
 		return;
 	}
-	if (exp->ex_allow && (!peer || !exp->ex_allow(peer, exp->ex_allow_arg)))
-		res.mr_status = MNT3ERR_ACCES;
-	else if (!path_matches(path, exp->ex_path))
-		res.mr_status = MNT3ERR_NOENT;
-	else if (rpcrdma_nfs3_root_fh(exp, res.mr_fh, &res.mr_fhlen) < 0)
-		res.mr_status = MNT3ERR_SERVERFAULT;
-	if (exp->ex_verbose)
-		fprintf(exp->ex_log, "rpcrdma-nfsd: MNT %s -> %u\n", path,
-			res.mr_status);
+	e = &m->m_mounts[m->m_nmounts];
+	e->me_path = strdup(path);
+	if (!e->me_path) {
+		m->m_unlisted++;
+		return;
+	}
+	snprintf(e->me_host, sizeof(e->me_host), "%s", host);
+	m->m_nmounts++;
+}
+
+static void mnt_mnt(struct rpcrdma_mnt *m, SVCXPRT *xprt)
+{
+	struct nfs3_snap *sn = nfs3_snap_get(m->m_srv);
+	struct mnt_res res = { .mr_status = MNT3ERR_NOENT };
+	struct netbuf *nb = svc_getrpccaller(xprt);
+	const struct sockaddr *peer = nb ? (const struct sockaddr *)nb->buf : NULL;
+	struct rpcrdma_nfs3_xopts opts;
+	struct rpcrdma_nfs3_export *exp = NULL;
+	char host[INET6_ADDRSTRLEN];
+	char *path = NULL;
+
+	if (!svc_getargs(xprt, (xdrproc_t)xdr_dirpath, (caddr_t)&path)) {
+		svcerr_decode(xprt);
+		goto out;
+	}
+	for (unsigned i = 0; i < sn->sn_xt->xt_n; i++) {
+		if (!path_matches(path, sn->sn_exp[i]->ex_path))
+			continue;
+		exp = sn->sn_exp[i];
+		if (!peer || !rpcrdma_nfs3_exports_match(sn->sn_xt, i, peer, &opts) ||
+		    (!opts.xo_insecure && peer_port(peer) >= 1024))
+			res.mr_status = MNT3ERR_ACCES;
+		else if (rpcrdma_nfs3_root_fh(exp, res.mr_fh, &res.mr_fhlen) < 0)
+			res.mr_status = MNT3ERR_SERVERFAULT;
+		else
+			res.mr_status = MNT3_OK;
+		break;
+	}
+	peer_host(peer, host, sizeof(host));
+	if (res.mr_status == MNT3_OK)
+		mount_record(m, host, exp->ex_path);
+	if (exp && exp->ex_verbose)
+		fprintf(exp->ex_log, "rpcrdma-nfsd: MNT %s from %s -> %u\n", path,
+			host, res.mr_status);
 	svc_sendreply(xprt, (xdrproc_t)xdr_mnt_res, (caddr_t)&res);
 	svc_freeargs(xprt, (xdrproc_t)xdr_dirpath, (caddr_t)&path);
+out:
+	nfs3_snap_put(sn);
 }
 
 static void mnt_dispatch(struct svc_req *rq, SVCXPRT *xprt)
 {
 	struct rpcrdma_mnt *m = mnt_current;
+	struct netbuf *nb;
+	char host[INET6_ADDRSTRLEN];
+	struct nfs3_snap *sn;
 	char *path = NULL;
 
 	if (!m) {
 		svcerr_systemerr(xprt);
 		return;
 	}
+	nb = svc_getrpccaller(xprt);
+	peer_host(nb ? (const struct sockaddr *)nb->buf : NULL, host, sizeof(host));
 	switch (rq->rq_proc) {
 	case MOUNTPROC3_NULL:
+		svc_sendreply(xprt, (xdrproc_t)xdr_nothing, NULL);
+		break;
 	case MOUNTPROC3_UMNTALL:
+		mount_forget(m, host, NULL);
 		svc_sendreply(xprt, (xdrproc_t)xdr_nothing, NULL);
 		break;
 	case MOUNTPROC3_MNT:
-		mnt_mnt(m, rq, xprt);
+		mnt_mnt(m, xprt);
 		break;
 	case MOUNTPROC3_DUMP:
-		svc_sendreply(xprt, (xdrproc_t)xdr_empty_list, NULL);
+		svc_sendreply(xprt, (xdrproc_t)xdr_mountlist, (caddr_t)m);
 		break;
 	case MOUNTPROC3_UMNT:
 		if (!svc_getargs(xprt, (xdrproc_t)xdr_dirpath, (caddr_t)&path)) {
 			svcerr_decode(xprt);
 			break;
 		}
+		mount_forget(m, host, path);
 		svc_sendreply(xprt, (xdrproc_t)xdr_nothing, NULL);
 		svc_freeargs(xprt, (xdrproc_t)xdr_dirpath, (caddr_t)&path);
 		break;
 	case MOUNTPROC3_EXPORT:
-		svc_sendreply(xprt, (xdrproc_t)xdr_exports, (caddr_t)m->m_exp);
+		sn = nfs3_snap_get(m->m_srv);
+		svc_sendreply(xprt, (xdrproc_t)xdr_exports, (caddr_t)sn);
+		nfs3_snap_put(sn);
 		break;
 	default:
 		svcerr_noproc(xprt);
@@ -263,7 +370,7 @@ static int mnt_socket(const char *listen_addr, uint16_t port, int *fdp)
 	return 0;
 }
 
-int rpcrdma_mnt_start(struct rpcrdma_nfs3_export *exp, const char *listen_addr,
+int rpcrdma_mnt_start(struct rpcrdma_nfs3_server *srv, const char *listen_addr,
 		      uint16_t port, bool rpcbind, struct rpcrdma_mnt **out)
 {
 	struct rpcrdma_mnt *m;
@@ -276,7 +383,7 @@ int rpcrdma_mnt_start(struct rpcrdma_nfs3_export *exp, const char *listen_addr,
 		err = -ENOMEM;
 		goto out_busy;
 	}
-	m->m_exp = exp;
+	m->m_srv = srv;
 	m->m_rpcbind = rpcbind;
 	err = mnt_socket(listen_addr, port ? port : RPCRDMA_MNT_PORT, &m->m_fd);
 	if (err)
@@ -340,6 +447,8 @@ void rpcrdma_mnt_stop(struct rpcrdma_mnt *m)
 		svc_unregister(RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION);
 	svc_destroy(m->m_xprt);
 	mnt_current = NULL;
+	for (unsigned i = 0; i < m->m_nmounts; i++)
+		free(m->m_mounts[i].me_path);
 	free(m);
 	atomic_flag_clear(&mnt_busy);
 }

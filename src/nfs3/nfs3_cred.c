@@ -32,12 +32,17 @@
 
 #include "nfs3_internal.h"
 
-static uint32_t squash(const struct rpcrdma_nfs3_export *exp, uint32_t id)
+/* squash - what id @id (0 is root) becomes: @anon when squashed. */
+static uint32_t squash(const struct rpcrdma_nfs3_xopts *o, uint32_t id,
+		       uint32_t anon)
 {
-	return (id == 0 && !exp->ex_no_root_squash) ? RPCRDMA_NFS3_NOBODY : id;
+	if (o->xo_squash == RPCRDMA_NFS3_ALL_SQUASH ||
+	    (id == 0 && o->xo_squash == RPCRDMA_NFS3_ROOT_SQUASH))
+		return anon;
+	return id;
 }
 
-uint32_t nfs3_cred_from_req(const struct rpcrdma_nfs3_export *exp,
+uint32_t nfs3_cred_from_req(const struct rpcrdma_nfs3_xopts *o,
 			    const struct rpcrdma_svc_req *req,
 			    struct nfs3_cred *cr)
 {
@@ -45,19 +50,22 @@ uint32_t nfs3_cred_from_req(const struct rpcrdma_nfs3_export *exp,
 
 	switch (m->rm_cred_flavor) {
 	case RPC_AUTH_NONE:
-		cr->cr_uid = RPCRDMA_NFS3_NOBODY;
-		cr->cr_gid = RPCRDMA_NFS3_NOBODY;
+		cr->cr_uid = o->xo_anonuid;
+		cr->cr_gid = o->xo_anongid;
 		cr->cr_ngids = 0;
 		return 0;
 	case RPC_AUTH_SYS:
 		if (!m->rm_has_authsys ||
 		    m->rm_authsys.as_ngids > RPC_AUTH_SYS_MAX_GIDS)
 			return RPCRDMA_AUTH_BADCRED;
-		cr->cr_uid = squash(exp, m->rm_authsys.as_uid);
-		cr->cr_gid = squash(exp, m->rm_authsys.as_gid);
-		cr->cr_ngids = m->rm_authsys.as_ngids;
+		cr->cr_uid = squash(o, m->rm_authsys.as_uid, o->xo_anonuid);
+		cr->cr_gid = squash(o, m->rm_authsys.as_gid, o->xo_anongid);
+		/* all_squash: the anonymous identity has no other groups */
+		cr->cr_ngids = o->xo_squash == RPCRDMA_NFS3_ALL_SQUASH ? 0 :
+			       m->rm_authsys.as_ngids;
 		for (uint32_t i = 0; i < cr->cr_ngids; i++)
-			cr->cr_gids[i] = squash(exp, m->rm_authsys.as_gids[i]);
+			cr->cr_gids[i] = squash(o, m->rm_authsys.as_gids[i],
+						o->xo_anongid);
 		return 0;
 	default:
 		return RPCRDMA_AUTH_TOOWEAK;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * nfs3_export.c - the exported directory, the handle key file, and
- * address/prefix matching for --allow.
+ * nfs3_export.c - one exported directory, the handle key file, and
+ * address/prefix matching.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -69,8 +69,7 @@ int rpcrdma_nfs3_export_open(const struct rpcrdma_nfs3_config *cfg,
 	memcpy(exp->ex_key, cfg->nc_key, sizeof(exp->ex_key));
 	exp->ex_max_payload = cfg->nc_max_payload ? cfg->nc_max_payload : 1u << 20;
 	exp->ex_no_root_squash = cfg->nc_no_root_squash;
-	exp->ex_allow = cfg->nc_allow;
-	exp->ex_allow_arg = cfg->nc_allow_arg;
+	atomic_init(&exp->ex_refs, 1);
 	exp->ex_log = cfg->nc_log ? cfg->nc_log : stderr;
 	exp->ex_verbose = cfg->nc_verbose;
 

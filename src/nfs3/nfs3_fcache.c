@@ -13,7 +13,7 @@
  * only the O_PATH descriptor, which the *at() calls take as their
  * directory (searched with the caller's rights, as a decoded handle is).  The descriptors are only containers: the
  * procedures check the current caller's access before every use of a
- * cached read or write descriptor (nfs3_proc.c, file_fd()), so the cache
+ * cached read or write descriptor (nfs3_file.c, nfs3_file_fd()), so the cache
  * never decides a permission.
  *
  * The cache is split into shards by the handle's MAC (its last 8 bytes,

@@ -6,7 +6,7 @@
  * Layout (16 + n bytes, at most 64):
  *   0      version (1)
  *   1      n: kernel handle bytes (at most 48)
- *   2..3   zero
+ *   2..3   the export's id, big-endian (fsid=; 0 for --export)
  *   4..7   kernel handle type, big-endian
  *   8..    n bytes of kernel handle (name_to_handle_at(2))
  *   8+n..  SipHash-2-4 under the export key of bytes 0 .. 8+n-1 (LE)
@@ -120,8 +120,8 @@ int nfs3_fh_make(const struct rpcrdma_nfs3_export *exp, int dirfd,
 		return -EOVERFLOW;
 	fh[0] = NFS3_FH_VERSION;
 	fh[1] = (uint8_t)n;
-	fh[2] = 0;
-	fh[3] = 0;
+	fh[2] = (uint8_t)(exp->ex_id >> 8);
+	fh[3] = (uint8_t)exp->ex_id;
 	store_be32(fh + 4, (uint32_t)k.fh.handle_type);
 	memcpy(fh + 8, k.fh.f_handle, n);
 	store_le64(fh + 8 + n, nfs3_siphash(exp->ex_key, fh, 8 + n));
@@ -139,7 +139,7 @@ int nfs3_fh_open(const struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
 	int fd, err;
 
 	if (len < NFS3_FH_OVERHEAD || len > RPCRDMA_NFS3_FHSIZE ||
-	    fh[0] != NFS3_FH_VERSION || fh[2] || fh[3])
+	    fh[0] != NFS3_FH_VERSION)
 		return -EBADMSG;
 	n = fh[1];
 	if (n != len - NFS3_FH_OVERHEAD)
@@ -149,6 +149,9 @@ int nfs3_fh_open(const struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
 		diff |= mac[i] ^ fh[8 + n + i];
 	if (diff)
 		return -EBADMSG;
+	/* genuine, but of another export (RENAME, LINK across exports) */
+	if (((uint32_t)fh[2] << 8 | fh[3]) != exp->ex_id)
+		return -EXDEV;
 
 	k.fh.handle_bytes = n;
 	k.fh.handle_type = (int)load_be32(fh + 4);

@@ -6,103 +6,19 @@
 #ifndef RPCRDMA_NFS3_INTERNAL_H
 #define RPCRDMA_NFS3_INTERNAL_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <rpcrdma/nfs3.h>
 #include <rpcrdma/svc.h>
 #include <rpcrdma/xdr.h>
-
-/* nfsstat3 (RFC 1813 2.6) */
-enum nfs3_stat {
-	NFS3_OK = 0,
-	NFS3ERR_PERM = 1,
-	NFS3ERR_NOENT = 2,
-	NFS3ERR_IO = 5,
-	NFS3ERR_NXIO = 6,
-	NFS3ERR_ACCES = 13,
-	NFS3ERR_EXIST = 17,
-	NFS3ERR_XDEV = 18,
-	NFS3ERR_NODEV = 19,
-	NFS3ERR_NOTDIR = 20,
-	NFS3ERR_ISDIR = 21,
-	NFS3ERR_INVAL = 22,
-	NFS3ERR_FBIG = 27,
-	NFS3ERR_NOSPC = 28,
-	NFS3ERR_ROFS = 30,
-	NFS3ERR_MLINK = 31,
-	NFS3ERR_NAMETOOLONG = 63,
-	NFS3ERR_NOTEMPTY = 66,
-	NFS3ERR_DQUOT = 69,
-	NFS3ERR_STALE = 70,
-	NFS3ERR_REMOTE = 71,
-	NFS3ERR_BADHANDLE = 10001,
-	NFS3ERR_NOT_SYNC = 10002,
-	NFS3ERR_BAD_COOKIE = 10003,
-	NFS3ERR_NOTSUPP = 10004,
-	NFS3ERR_TOOSMALL = 10005,
-	NFS3ERR_SERVERFAULT = 10006,
-	NFS3ERR_BADTYPE = 10007,
-	NFS3ERR_JUKEBOX = 10008,
-};
-
-/* ftype3 (RFC 1813 2.6) */
-enum nfs3_ftype {
-	NF3REG = 1,
-	NF3DIR = 2,
-	NF3BLK = 3,
-	NF3CHR = 4,
-	NF3LNK = 5,
-	NF3SOCK = 6,
-	NF3FIFO = 7,
-};
-
-/* Procedures (RFC 1813 3.3) */
-enum nfs3_proc {
-	NFSPROC3_NULL = 0,
-	NFSPROC3_GETATTR = 1,
-	NFSPROC3_SETATTR = 2,
-	NFSPROC3_LOOKUP = 3,
-	NFSPROC3_ACCESS = 4,
-	NFSPROC3_READLINK = 5,
-	NFSPROC3_READ = 6,
-	NFSPROC3_WRITE = 7,
-	NFSPROC3_CREATE = 8,
-	NFSPROC3_MKDIR = 9,
-	NFSPROC3_SYMLINK = 10,
-	NFSPROC3_MKNOD = 11,
-	NFSPROC3_REMOVE = 12,
-	NFSPROC3_RMDIR = 13,
-	NFSPROC3_RENAME = 14,
-	NFSPROC3_LINK = 15,
-	NFSPROC3_READDIR = 16,
-	NFSPROC3_READDIRPLUS = 17,
-	NFSPROC3_FSSTAT = 18,
-	NFSPROC3_FSINFO = 19,
-	NFSPROC3_PATHCONF = 20,
-	NFSPROC3_COMMIT = 21,
-};
-
-/* ACCESS3 bits (RFC 1813 3.3.4) */
-#define NFS3_ACCESS_READ 0x01u
-#define NFS3_ACCESS_LOOKUP 0x02u
-#define NFS3_ACCESS_MODIFY 0x04u
-#define NFS3_ACCESS_EXTEND 0x08u
-#define NFS3_ACCESS_DELETE 0x10u
-#define NFS3_ACCESS_EXECUTE 0x20u
-
-/* FSINFO properties (RFC 1813 3.3.19) */
-#define NFS3_FSF_LINK 0x01u
-#define NFS3_FSF_SYMLINK 0x02u
-#define NFS3_FSF_HOMOGENEOUS 0x08u
-#define NFS3_FSF_CANSETTIME 0x10u
-
-/* stable_how (RFC 1813 3.3.7) */
-#define NFS3_UNSTABLE 0u
-#define NFS3_DATA_SYNC 1u
-#define NFS3_FILE_SYNC 2u
 
 /* Bytes of an encoded fattr3 (21 words) and of a post_op_attr with one. */
 #define NFS3_FATTR_BYTES 84u
@@ -119,13 +35,12 @@ struct rpcrdma_nfs3_export {
 	dev_t ex_dev;
 	ino_t ex_ino;
 	int ex_mnt_id;
+	uint16_t ex_id;       /* the export's id in its handles (fsid=) */
 	uint64_t ex_fsid;     /* fattr3 fsid */
 	uint8_t ex_verf[8];   /* WRITE/COMMIT verifier: changes per start */
 	uint8_t ex_key[RPCRDMA_NFS3_KEY_BYTES];
 	uint32_t ex_max_payload;
-	bool ex_no_root_squash;
-	bool (*ex_allow)(const struct sockaddr *peer, void *arg);
-	void *ex_allow_arg;
+	bool ex_no_root_squash; /* rpcrdma_nfs3_dispatch() only */
 	FILE *ex_log;
 	int ex_verbose;
 	struct nfs3_fcache *ex_fcache; /* open files; NULL: no cache */
@@ -136,7 +51,80 @@ struct rpcrdma_nfs3_export {
 	/* tmpfs or ramfs: file data and directories live in memory, nothing
 	 * waits for a disk (nfs3_transport.c) */
 	bool ex_mem_fs;
+	atomic_uint ex_refs;  /* server tables holding it (nfs3_server.c) */
 };
+
+/* ---- nfs3_exports.c: a parsed exports file ---- */
+
+enum nfs3_xclient_kind {
+	NFS3_XC_ANY,      /* "*" */
+	NFS3_XC_NET,      /* an address, a network, a resolved host name */
+	NFS3_XC_WILDCARD, /* a host name pattern (fnmatch) */
+};
+
+/* One client entry of an export. */
+struct nfs3_xclient {
+	enum nfs3_xclient_kind xc_kind;
+	struct sockaddr_storage xc_net;
+	unsigned xc_prefix;
+	char *xc_name;       /* as written (the pattern of a wildcard) */
+	bool xc_listed;      /* MOUNT's EXPORT lists it (a host name's first address) */
+	struct rpcrdma_nfs3_xopts xc_opts;
+};
+
+/* One export line. */
+struct nfs3_xspec {
+	char *xs_path;
+	unsigned xs_line;
+	uint16_t xs_id;
+	bool xs_have_fsid;
+	struct nfs3_xclient *xs_clients; /* in file order: the first match wins */
+	unsigned xs_nclients;
+};
+
+/*
+ * Reverse lookups for wildcard entries, remembered until the table is
+ * replaced (a reload): a bounded ring, one lock (taken only by calls that
+ * reach a wildcard entry).
+ */
+#define NFS3_NAMECACHE_ENTRIES 32u
+struct nfs3_namecache {
+	pthread_mutex_t nc_lock;
+	unsigned nc_next;
+	struct {
+		bool ne_used;
+		bool ne_have;             /* the lookup gave a name */
+		struct sockaddr_storage ne_addr;
+		char ne_name[1025];      /* NI_MAXHOST */
+	} nc_e[NFS3_NAMECACHE_ENTRIES];
+};
+
+struct rpcrdma_nfs3_exports {
+	struct nfs3_xspec *xt_specs;
+	unsigned xt_n;
+	struct nfs3_namecache *xt_names; /* NULL: no wildcard entries */
+};
+
+/** nfs3_exports_names_init - give @xt its name cache if it has wildcards. 0/-ENOMEM. */
+int nfs3_exports_names_init(struct rpcrdma_nfs3_exports *xt);
+
+/* ---- nfs3_server.c: the table in force ---- */
+
+/*
+ * One table of opened exports.  A call takes a reference for its duration
+ * (nfs3_snap_get()); a reload installs a new one and drops the server's
+ * reference to the old, which is freed when its last call ends.
+ */
+struct nfs3_snap {
+	atomic_uint sn_refs;
+	struct rpcrdma_nfs3_exports *sn_xt;     /* owned */
+	struct rpcrdma_nfs3_export **sn_exp;    /* one per sn_xt spec, each referenced */
+};
+
+/** nfs3_snap_get - the table in force, referenced (never NULL). */
+struct nfs3_snap *nfs3_snap_get(struct rpcrdma_nfs3_server *srv);
+/** nfs3_snap_put - drop a reference; the last frees the table. */
+void nfs3_snap_put(struct nfs3_snap *sn);
 
 /* ---- nfs3_fh.c ---- */
 
@@ -164,7 +152,8 @@ int nfs3_fh_make(const struct rpcrdma_nfs3_export *exp, int dirfd,
  * nfs3_fh_open - open the object a handle names, O_PATH (needs
  * CAP_DAC_READ_SEARCH: call with the server's own credentials).
  * @fdp: out: the descriptor (caller closes); @st: out: its attributes.
- * Return: 0; -EBADMSG (malformed or forged: NFS3ERR_BADHANDLE); -ESTALE
+ * Return: 0; -EBADMSG (malformed or forged: NFS3ERR_BADHANDLE); -EXDEV (a
+ * genuine handle of another export: NFS3ERR_XDEV); -ESTALE
  * (the object is gone or lies on another file system: NFS3ERR_STALE);
  * other errno from open_by_handle_at/fstat.
  */
@@ -213,7 +202,7 @@ void nfs3_fcache_destroy(struct nfs3_fcache *fc);
  * a miss the handle decoded with nfs3_fh_open() (server credentials) and,
  * for a regular file, cached (evicting the least recently used entry of
  * its shard when full).  Objects not cached use @local (caller storage).
- * No permission is checked here (see nfs3_proc.c, file_fd()).
+ * No permission is checked here (see nfs3_file.c, nfs3_file_fd()).
  * @st: NULL, or out: the object's attributes now (an fstat on a hit).
  * @out: out: the entry; release it with nfs3_fcache_put().
  * Return: 0, or the errors of nfs3_fh_open() (-EBADMSG, -ESTALE, ...) and
@@ -268,10 +257,11 @@ struct nfs3_cred {
 };
 
 /**
- * nfs3_cred_from_req - the identity to serve @req with.
+ * nfs3_cred_from_req - the identity to serve @req with, squashed as
+ * @opts says (AUTH_NONE: anonuid/anongid).
  * Return: 0, or RPCRDMA_AUTH_TOOWEAK / RPCRDMA_AUTH_BADCRED.
  */
-uint32_t nfs3_cred_from_req(const struct rpcrdma_nfs3_export *exp,
+uint32_t nfs3_cred_from_req(const struct rpcrdma_nfs3_xopts *opts,
 			    const struct rpcrdma_svc_req *req,
 			    struct nfs3_cred *cr);
 
@@ -344,8 +334,6 @@ static inline bool nfs3_is_root(const struct rpcrdma_nfs3_export *exp,
 	return st->st_dev == exp->ex_dev && st->st_ino == exp->ex_ino;
 }
 
-/* ---- nfs3_proc.c ---- */
-
 /* One call in progress. */
 struct nfs3_call {
 	struct rpcrdma_nfs3_export *c_exp;
@@ -354,6 +342,10 @@ struct nfs3_call {
 	struct rpcrdma_xdr *c_res;
 	struct nfs3_cred c_cred;
 	bool c_as_caller; /* thread runs with c_cred */
+	bool c_ro;        /* the caller's export entry is ro */
+	bool c_modifies;  /* the procedure changes the file system */
+	int c_fh_err;     /* 0, or what every handle of this call opens to:
+			   * -EACCES (caller not listed), -ESTALE (export gone) */
 	/* On the transport thread: file data only from the page cache
 	 * (RWF_NOWAIT); c_defer set when the call must move to a worker */
 	bool c_nowait;
@@ -379,8 +371,182 @@ bool nfs3_transport_ok(const struct rpcrdma_nfs3_export *exp, uint32_t proc,
  *  (tmpfs, ramfs). */
 bool nfs3_is_mem_fs(int fd);
 
-/** nfs3_become_caller - switch the thread to the caller's identity. 0/-errno. */
+/* ---- nfs3_args.c: argument types (RFC 1813 section 2) ---- */
+
+/* A decoded filename3 (RFC 1813 2.5), NUL-terminated. */
+struct nfs3_name {
+	char n_buf[NFS3_WIRE_NAME_MAX + 1];
+	uint32_t n_len;
+};
+
+/* A decoded sattr3 (RFC 1813 2.6); times' how is enum nfs3_time_how. */
+struct nfs3_sattr {
+	bool sa_set_mode, sa_set_uid, sa_set_gid, sa_set_size;
+	uint32_t sa_mode, sa_uid, sa_gid;
+	uint64_t sa_size;
+	uint32_t sa_atime_how, sa_mtime_how;
+	struct timespec sa_atime, sa_mtime;
+};
+
+/*
+ * Decoders: a short or malformed body sets @xs's error (GARBAGE_ARGS);
+ * what they return is then meaningless.
+ */
+/** nfs3_get_fh - an nfs_fh3: its bytes inside @xs, length in @len. */
+const uint8_t *nfs3_get_fh(struct rpcrdma_xdr *xs, uint32_t *len);
+/** nfs3_get_name - a filename3 of at most NFS3_WIRE_NAME_MAX bytes. */
+void nfs3_get_name(struct rpcrdma_xdr *xs, struct nfs3_name *n);
+/** nfs3_get_time - an nfstime3 (nanoseconds below 10^9). */
+void nfs3_get_time(struct rpcrdma_xdr *xs, struct timespec *ts);
+/** nfs3_get_sattr - a sattr3 (RFC 1813 2.6). */
+void nfs3_get_sattr(struct rpcrdma_xdr *xs, struct nfs3_sattr *sa);
+/**
+ * nfs3_name_check - NFS status for a component name, NFS3_OK when usable:
+ * NFS3ERR_ACCES for an empty name or one with '/' or NUL,
+ * NFS3ERR_NAMETOOLONG over 255 bytes.
+ */
+uint32_t nfs3_name_check(const struct nfs3_name *n);
+/** nfs3_is_dot_or_dotdot - is @n "." or ".."? */
+bool nfs3_is_dot_or_dotdot(const struct nfs3_name *n);
+
+/* ---- nfs3_file.c: reaching files ---- */
+
+/**
+ * nfs3_become_caller - switch the thread to the caller's identity before
+ * the file system work.  Return: 0; -EROFS (a modifying procedure on a ro
+ * export entry); -EPERM (the switch failed).
+ */
 int nfs3_become_caller(struct nfs3_call *c);
+/** nfs3_proc_path - "/proc/self/fd/@fd" into @buf (32 bytes suffice). */
+void nfs3_proc_path(char *buf, size_t len, int fd);
+/**
+ * nfs3_reopen - a real descriptor (@flags, O_CLOEXEC added) for the regular
+ * file behind O_PATH @fd, checked against the caller's identity, with
+ * knfsd's owner and execute-for-read overrides.  @st: the file's
+ * attributes or NULL.  Return: the descriptor (caller closes) or -errno.
+ */
+int nfs3_reopen(struct nfs3_call *c, int fd, const struct stat *st, int flags);
+/**
+ * nfs3_file_fd - a descriptor of @fe's regular file open for @acc (O_RDONLY
+ * or O_WRONLY; the entry owns it), checked for the caller as an open would.
+ * Return: the descriptor, or a negative errno (-EACCES, ...).
+ */
+int nfs3_file_fd(struct nfs3_call *c, struct nfs3_fentry *fe,
+		 const struct stat *st, int acc);
+/** nfs3_get_dir - a directory's handle through the directory cache (c_fh_err first). */
+int nfs3_get_dir(struct nfs3_call *c, const uint8_t *fh, uint32_t len,
+		 struct nfs3_fentry *local, struct nfs3_fentry **fep,
+		 struct stat *st);
+
+/** nfs3_get_file - the handle's object through the open-file cache (c_fh_err first). */
+int nfs3_get_file(struct nfs3_call *c, const uint8_t *fh, uint32_t len,
+		  struct nfs3_fentry *local, struct nfs3_fentry **fep,
+		  struct stat *st);
+/** nfs3_want_regular_type - 0 for S_IFREG, -EISDIR, else -EINVAL. */
+int nfs3_want_regular_type(mode_t type);
+/** nfs3_want_regular - READ/WRITE/COMMIT/size type check: 0, -EISDIR, -EINVAL. */
+int nfs3_want_regular(const struct stat *st);
+/**
+ * nfs3_unlink_fh - before REMOVE or RENAME takes @name out of @dirfd: the
+ * handle of what it names, when the open-file cache could hold it.
+ * Return: true when @fh holds the handle.
+ */
+bool nfs3_unlink_fh(struct nfs3_call *c, int dirfd, const char *name,
+		    uint8_t *fh, uint32_t *len);
+/**
+ * nfs3_open_handle - decode @fh into an O_PATH fd (server credentials);
+ * *@fdp -1 on error.  Return: 0, c_fh_err, or nfs3_fh_open()'s errors.
+ */
+int nfs3_open_handle(struct nfs3_call *c, const uint8_t *fh, uint32_t len,
+		     int *fdp, struct stat *st);
+/** nfs3_set_times - the atime/mtime part of a sattr3 on O_PATH @fd. 0/-errno. */
+int nfs3_set_times(int fd, const struct nfs3_sattr *sa);
+/**
+ * nfs3_sattr_apply - carry out a sattr3 on O_PATH @fd (RFC 1813 3.3.2):
+ * size, owner, mode (unless @skip_mode), times.  @fe: the file's cache
+ * entry (its write descriptor truncates) or NULL.  0/-errno.
+ */
+int nfs3_sattr_apply(struct nfs3_call *c, int fd, const struct stat *st,
+		     const struct nfs3_sattr *sa, bool skip_mode,
+		     struct nfs3_fentry *fe);
+
+static inline void nfs3_close_fd(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+/* ---- nfs3_dirop.c: diropargs3 ---- */
+
+/*
+ * A directory-modifying call: the parent directory (from a diropargs3),
+ * its attributes before the change, the checked name.
+ */
+struct nfs3_dirop {
+	int d_fd;                 /* d_fe's O_PATH descriptor, or -1 */
+	struct nfs3_fentry *d_fe; /* the directory, through the directory cache */
+	struct nfs3_fentry d_local;
+	struct stat d_pre;
+	bool d_have_pre;
+	struct nfs3_name d_name;
+};
+
+/** nfs3_dirop_decode - a diropargs3: the handle in @fh/@fhlen, the name in @d. */
+void nfs3_dirop_decode(struct nfs3_call *c, struct nfs3_dirop *d,
+		       const uint8_t **fh, uint32_t *fhlen);
+/** nfs3_dirop_open - open the directory and check the name: an NFS status. */
+uint32_t nfs3_dirop_open(struct nfs3_call *c, struct nfs3_dirop *d,
+			 const uint8_t *fh, uint32_t fhlen);
+/** nfs3_dirop_put - release what nfs3_dirop_open() took (the directory
+ *  cache keeps the directory open). */
+void nfs3_dirop_put(struct nfs3_dirop *d);
+
+/** nfs3_dirop_put_wcc - the directory's wcc_data. */
+void nfs3_dirop_put_wcc(struct nfs3_call *c, struct nfs3_dirop *d);
+/**
+ * nfs3_put_create_res - result of CREATE, MKDIR, SYMLINK, MKNOD (RFC 1813
+ * 3.3.8): on success post_op_fh3 and post_op_attr of @fd, then wcc_data.
+ */
+void nfs3_put_create_res(struct nfs3_call *c, struct nfs3_dirop *d,
+			 uint32_t stat, int fd);
+
+/*
+ * ---- the procedures (RFC 1813 3.3) ----
+ * Each decodes its arguments (RPCRDMA_SVC_GARBAGE_ARGS when they do not),
+ * encodes its result into c_res and returns RPCRDMA_SVC_SUCCESS, or
+ * RPCRDMA_SVC_SYSTEM_ERR when the result does not fit.
+ */
+/**
+ * nfs3_dispatch_call - serve @req on @exp for a caller with @opts; every
+ * handle opens to @fh_err when it is not 0.  Return: as
+ * rpcrdma_nfs3_dispatch().
+ */
+int nfs3_dispatch_call(struct rpcrdma_svc_req *req,
+		       struct rpcrdma_nfs3_export *exp,
+		       const struct rpcrdma_nfs3_xopts *opts, int fh_err);
+/* nfs3_attr.c */
+int nfs3_proc_getattr(struct nfs3_call *c);
+int nfs3_proc_setattr(struct nfs3_call *c);
+int nfs3_proc_access(struct nfs3_call *c);
+int nfs3_proc_fsstat(struct nfs3_call *c);
+int nfs3_proc_fsinfo(struct nfs3_call *c);
+int nfs3_proc_pathconf(struct nfs3_call *c);
+/* nfs3_io.c */
+int nfs3_proc_readlink(struct nfs3_call *c);
+int nfs3_proc_read(struct nfs3_call *c);
+int nfs3_proc_write(struct nfs3_call *c);
+int nfs3_proc_commit(struct nfs3_call *c);
+/* nfs3_dirop.c */
+int nfs3_proc_lookup(struct nfs3_call *c);
+int nfs3_proc_remove(struct nfs3_call *c);
+int nfs3_proc_rmdir(struct nfs3_call *c);
+int nfs3_proc_rename(struct nfs3_call *c);
+int nfs3_proc_link(struct nfs3_call *c);
+/* nfs3_create.c */
+int nfs3_proc_create(struct nfs3_call *c);
+int nfs3_proc_mkdir(struct nfs3_call *c);
+int nfs3_proc_symlink(struct nfs3_call *c);
+int nfs3_proc_mknod(struct nfs3_call *c);
 
 
 

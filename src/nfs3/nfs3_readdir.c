@@ -118,8 +118,7 @@ int nfs3_proc_readdir(struct nfs3_call *c, bool plus)
 	if (!plus)
 		dircount = UINT32_MAX; /* READDIR has only "count" (the reply) */
 
-	nfs3_cred_for_handle();
-	err = nfs3_fh_open(c->c_exp, fh, fhlen, &dfd, &dst);
+	err = nfs3_open_handle(c, fh, fhlen, &dfd, &dst);
 	if (err) {
 		dfd = -1;
 		stat = nfs3_errno_to_stat(err);

@@ -20,32 +20,32 @@
 int nfsc_status_errno(uint32_t status)
 {
 	switch (status) {
-	case 0: return 0;
-	case 1: return -EPERM;
-	case 2: return -ENOENT;
-	case 5: return -EIO;
-	case 6: return -ENXIO;
-	case 13: return -EACCES;
-	case 17: return -EEXIST;
-	case 18: return -EXDEV;
-	case 19: return -ENODEV;
-	case 20: return -ENOTDIR;
-	case 21: return -EISDIR;
-	case 22: return -EINVAL;
-	case 27: return -EFBIG;
-	case 28: return -ENOSPC;
-	case 30: return -EROFS;
-	case 31: return -EMLINK;
-	case 63: return -ENAMETOOLONG;
-	case 66: return -ENOTEMPTY;
-	case 69: return -EDQUOT;
-	case 70: return -ESTALE;
-	case 71: return -EREMOTE;
-	case 10001: return -ESTALE;     /* BADHANDLE */
-	case 10004: return -EOPNOTSUPP; /* NOTSUPP */
-	case 10005: return -EINVAL;     /* TOOSMALL */
-	case 10006: return -EREMOTEIO;  /* SERVERFAULT */
-	case 10008: return -EAGAIN;     /* JUKEBOX */
+	case NFS3_OK: return 0;
+	case NFS3ERR_PERM: return -EPERM;
+	case NFS3ERR_NOENT: return -ENOENT;
+	case NFS3ERR_IO: return -EIO;
+	case NFS3ERR_NXIO: return -ENXIO;
+	case NFS3ERR_ACCES: return -EACCES;
+	case NFS3ERR_EXIST: return -EEXIST;
+	case NFS3ERR_XDEV: return -EXDEV;
+	case NFS3ERR_NODEV: return -ENODEV;
+	case NFS3ERR_NOTDIR: return -ENOTDIR;
+	case NFS3ERR_ISDIR: return -EISDIR;
+	case NFS3ERR_INVAL: return -EINVAL;
+	case NFS3ERR_FBIG: return -EFBIG;
+	case NFS3ERR_NOSPC: return -ENOSPC;
+	case NFS3ERR_ROFS: return -EROFS;
+	case NFS3ERR_MLINK: return -EMLINK;
+	case NFS3ERR_NAMETOOLONG: return -ENAMETOOLONG;
+	case NFS3ERR_NOTEMPTY: return -ENOTEMPTY;
+	case NFS3ERR_DQUOT: return -EDQUOT;
+	case NFS3ERR_STALE: return -ESTALE;
+	case NFS3ERR_REMOTE: return -EREMOTE;
+	case NFS3ERR_BADHANDLE: return -ESTALE;
+	case NFS3ERR_NOTSUPP: return -EOPNOTSUPP;
+	case NFS3ERR_TOOSMALL: return -EINVAL;
+	case NFS3ERR_SERVERFAULT: return -EREMOTEIO;
+	case NFS3ERR_JUKEBOX: return -EAGAIN;
 	default: return -EIO;
 	}
 }
@@ -55,8 +55,8 @@ int nfsc_status_errno(uint32_t status)
 void nk_begin(struct nfsc_call *k, uint32_t proc)
 {
 	memset(&k->nk_ca, 0, sizeof(k->nk_ca));
-	k->nk_ca.ca_prog = NFSC_PROGRAM;
-	k->nk_ca.ca_vers = NFSC_VERSION;
+	k->nk_ca.ca_prog = RPCRDMA_NFS3_PROGRAM;
+	k->nk_ca.ca_vers = RPCRDMA_NFS3_VERSION;
 	k->nk_ca.ca_proc = proc;
 	k->nk_ca.ca_res = k->nk_resbuf;
 	k->nk_ca.ca_res_cap = sizeof(k->nk_resbuf);

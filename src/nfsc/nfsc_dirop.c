@@ -115,7 +115,7 @@ int rpcrdma_nfsc_create(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *d
 	if (!k)
 		return -ENOMEM;
 	rc = nfsc_put_dirop(&k->nk_args, dir, name);
-	rpcrdma_xdr_put_u32(&k->nk_args, 0); /* UNCHECKED */
+	rpcrdma_xdr_put_u32(&k->nk_args, NFS3_UNCHECKED);
 	nfsc_put_sattr(&k->nk_args, true, mode, truncate);
 	return nk_call_diropres(nc, k, rc, dir, name, fh);
 }

@@ -17,8 +17,6 @@
 
 #include "nfsc/nfsc_internal.h"
 
-enum { MOUNTPROC3_MNT = 1, MOUNTPROC3_UMNT = 3 };
-#define NFSC_MNT_PATHLEN 1024u
 
 struct nfsc_mnt_res {
 	uint32_t mr_status;
@@ -27,7 +25,7 @@ struct nfsc_mnt_res {
 
 static bool_t nfsc_xdr_dirpath(XDR *x, char **path)
 {
-	return xdr_string(x, path, NFSC_MNT_PATHLEN);
+	return xdr_string(x, path, MNT3_PATHLEN);
 }
 
 /* mountres3: status; on MNT3_OK fhandle3<64> and auth_flavors<>. */
@@ -77,7 +75,7 @@ static CLIENT *mnt_client(const char *server, uint16_t port, int *err)
 	int fd = -1;
 
 	if (!port) {
-		clnt = clnt_create(server, NFSC_MNT_PROGRAM, NFSC_MNT_VERSION, "tcp");
+		clnt = clnt_create(server, RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION, "tcp");
 		if (!clnt)
 			*err = -ECONNREFUSED;
 		return clnt;
@@ -106,7 +104,7 @@ static CLIENT *mnt_client(const char *server, uint16_t port, int *err)
 	}
 	nb.buf = ai->ai_addr;
 	nb.len = nb.maxlen = ai->ai_addrlen;
-	clnt = clnt_vc_create(fd, &nb, NFSC_MNT_PROGRAM, NFSC_MNT_VERSION, 0, 0);
+	clnt = clnt_vc_create(fd, &nb, RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION, 0, 0);
 	freeaddrinfo(res);
 	if (!clnt) {
 		close(fd);

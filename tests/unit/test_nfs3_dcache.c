@@ -207,7 +207,7 @@ static void test_rename_both_ways(void **state)
 	uint32_t fhlen;
 	char p[PATH_MAX];
 	struct stat st;
-	struct t_fattr post[2];
+	struct t_fattr post[2] = { 0 };
 
 	assert_int_equal(dirop(e, P_CREATE, e->root, e->rootlen, "a", 0), 0);
 	assert_int_equal(dirop(e, P_CREATE, e->root, e->rootlen, "t", 0), 0);

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -413,6 +414,181 @@ static void test_create_mkdir_remove_rmdir(void **state)
 	assert_int_equal(do_remove(e, 13, ".."), 66); /* NFS3ERR_NOTEMPTY */
 }
 
+/*
+ * MKNOD in the export root as @uid on @exp: type @type (ftype3), with a
+ * sattr3 setting the mode when @mode is not -1, and specdata @major/@minor
+ * for NF3CHR/NF3BLK.  The result is decoded by RFC 1813 3.3.11 (post_op_fh3,
+ * post_op_attr on success, then wcc_data); @a: the new node's attributes.
+ * Returns the NFS status.
+ */
+static uint32_t do_mknod(struct t_env *e, struct rpcrdma_nfs3_export *exp,
+			 uint32_t uid, const char *name, uint32_t type,
+			 int mode, uint32_t major, uint32_t minor,
+			 struct t_fattr *a)
+{
+	struct t_call *c = &e->c;
+	uint32_t st;
+
+	t_begin(c, 11, uid, uid);
+	t_opaque(c, e->root, e->rootlen);
+	t_str(c, name);
+	t_u32(c, type);
+	if (type == 3 || type == 4 || type == 6 || type == 7) {
+		if (mode >= 0)
+			t_sattr_mode(c, (uint32_t)mode);
+		else
+			t_sattr_none(c);
+	}
+	if (type == 3 || type == 4) {
+		t_u32(c, major);
+		t_u32(c, minor);
+	}
+	assert_int_equal(t_run(c, exp), RPCRDMA_SVC_SUCCESS);
+	st = r_u32(c);
+	if (st == 0) {
+		uint32_t n;
+
+		assert_int_equal(r_u32(c), 1); /* handle follows */
+		r_opaque(c, &n);
+		assert_true(n > 0 && n <= 64);
+		assert_true(r_post_op(c, a));
+	}
+	r_wcc(c, NULL);
+	assert_int_equal(c->rpos, c->rlen);
+	return st;
+}
+
+/* FIFOs and sockets: any caller allowed to write the directory. */
+static void test_mknod_fifo_socket(void **state)
+{
+	struct t_env *e = *state;
+	char p[PATH_MAX];
+	struct stat st;
+	struct t_fattr a;
+	mode_t old = umask(022); /* the mode must not pass through it */
+
+	assert_int_equal(do_mknod(e, e->exp, 1000, "fifo", 7, 0666, 0, 0, &a), 0);
+	assert_int_equal(a.type, 7);
+	assert_int_equal(a.mode, 0666);
+	assert_int_equal(a.uid, 1000);
+	path_of(e, "fifo", p);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0666);
+	assert_int_equal(st.st_uid, 1000);
+
+	assert_int_equal(do_mknod(e, e->exp, 1000, "sock", 6, 0640, 0, 0, &a), 0);
+	assert_int_equal(a.type, 6);
+	path_of(e, "sock", p);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_true(S_ISSOCK(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0640);
+
+	/* no mode given: 0, as knfsd */
+	assert_int_equal(do_mknod(e, e->exp, 1000, "fifo0", 7, -1, 0, 0, &a), 0);
+	assert_int_equal(a.mode, 0);
+
+	/* an existing name, "." and "..": NFS3ERR_EXIST */
+	assert_int_equal(do_mknod(e, e->exp, 1000, "fifo", 7, 0666, 0, 0, NULL), 17);
+	assert_int_equal(do_mknod(e, e->exp, 1000, ".", 7, 0666, 0, 0, NULL), 17);
+	assert_int_equal(do_mknod(e, e->exp, 1000, "..", 7, 0666, 0, 0, NULL), 17);
+
+	/* a directory the caller may not write: NFS3ERR_ACCES */
+	path_of(e, "ro", p);
+	assert_int_equal(mkdir(p, 0755), 0);
+	{
+		uint8_t dfh[64];
+		uint32_t dfhlen;
+		struct t_call *c = &e->c;
+
+		assert_int_equal(do_lookup(e, e->root, e->rootlen, "ro", dfh, &dfhlen,
+					   NULL), 0);
+		t_begin(c, 11, 1000, 1000);
+		t_opaque(c, dfh, dfhlen);
+		t_str(c, "f");
+		t_u32(c, 7);
+		t_sattr_mode(c, 0644);
+		assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+		assert_int_equal(r_u32(c), 13);
+	}
+	umask(old);
+}
+
+/* Devices: root after squashing only; the device number kept. */
+static void test_mknod_devices(void **state)
+{
+	struct t_env *e = *state;
+	char p[PATH_MAX];
+	struct stat st;
+	struct t_fattr a;
+
+	assert_int_equal(do_mknod(e, e->exp_nosquash, 0, "null", 4, 0666, 1, 3, &a), 0);
+	assert_int_equal(a.type, 4);
+	assert_int_equal(a.rdev1, 1);
+	assert_int_equal(a.rdev2, 3);
+	assert_int_equal(a.uid, 0);
+	path_of(e, "null", p);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	assert_int_equal(major(st.st_rdev), 1);
+	assert_int_equal(minor(st.st_rdev), 3);
+	assert_int_equal(st.st_mode & 07777, 0666);
+
+	assert_int_equal(do_mknod(e, e->exp_nosquash, 0, "loop", 3, 0600, 7, 0, &a), 0);
+	assert_int_equal(a.type, 3);
+	path_of(e, "loop", p);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_true(S_ISBLK(st.st_mode));
+	assert_int_equal(st.st_rdev, makedev(7, 0));
+
+	/* root squashed to nobody, and an ordinary user: NFS3ERR_PERM */
+	assert_int_equal(do_mknod(e, e->exp, 0, "sq", 4, 0666, 1, 3, NULL), 1);
+	assert_int_equal(do_mknod(e, e->exp_nosquash, 1000, "u", 3, 0666, 7, 0, NULL), 1);
+	path_of(e, "sq", p);
+	assert_int_equal(lstat(p, &st), -1);
+	path_of(e, "u", p);
+	assert_int_equal(lstat(p, &st), -1);
+
+	/* a device number Linux cannot hold (12-bit major, 20-bit minor) */
+	assert_int_equal(do_mknod(e, e->exp_nosquash, 0, "big", 4, 0600, 4096, 0, NULL), 22);
+	assert_int_equal(do_mknod(e, e->exp_nosquash, 0, "big", 4, 0600, 1, 1u << 20, NULL), 22);
+	assert_int_equal(do_mknod(e, e->exp_nosquash, 0, "max", 4, 0600, 4095, (1u << 20) - 1, &a), 0);
+	assert_int_equal(a.rdev1, 4095);
+	assert_int_equal(a.rdev2, (1u << 20) - 1);
+}
+
+/* Regular files, directories, links and unknown types: NFS3ERR_BADTYPE. */
+static void test_mknod_badtype(void **state)
+{
+	struct t_env *e = *state;
+	char p[PATH_MAX];
+	struct stat st;
+	const uint32_t types[] = { 0, 1, 2, 5, 8, 0xffffffffu };
+
+	for (unsigned i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		assert_int_equal(do_mknod(e, e->exp_nosquash, 0, "bt", types[i], 0644,
+					  0, 0, NULL), 10007);
+		path_of(e, "bt", p);
+		assert_int_equal(lstat(p, &st), -1);
+	}
+	/* a size in the attributes of a FIFO: NFS3ERR_INVAL, nothing made */
+	{
+		struct t_call *c = &e->c;
+
+		t_begin(c, 11, 1000, 1000);
+		t_opaque(c, e->root, e->rootlen);
+		t_str(c, "sz");
+		t_u32(c, 7);
+		t_u32(c, 0); t_u32(c, 0); t_u32(c, 0);
+		t_u32(c, 1); t_u64(c, 10);
+		t_u32(c, 0); t_u32(c, 0);
+		assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+		assert_int_equal(r_u32(c), 22);
+		path_of(e, "sz", p);
+		assert_int_equal(lstat(p, &st), -1);
+	}
+}
+
 static void test_root_squash(void **state)
 {
 	struct t_env *e = *state;
@@ -682,10 +858,9 @@ static void test_garbage_and_auth(void **state)
 	t_opaque(c, e->root, e->rootlen);
 	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_AUTH_ERROR);
 	assert_int_equal(c->req.rq_auth_stat, RPCRDMA_AUTH_BADCRED);
-	/* MKNOD: a proper NFS3ERR_NOTSUPP reply */
+	/* MKNOD with no arguments at all: GARBAGE_ARGS */
 	t_begin(c, 11, 1000, 1000);
-	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
-	assert_int_equal(r_u32(c), 10004);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_GARBAGE_ARGS);
 	/* no room for the result: SYSTEM_ERR */
 	t_begin(c, 1, 1000, 1000);
 	t_opaque(c, e->root, e->rootlen);
@@ -823,6 +998,15 @@ static void test_truncated_args(void **state)
 	t_str(c, "target");
 	check_prefixes(e, c);
 
+	t_begin(c, 11, 1000, 1000); /* MKNOD of a character device */
+	t_opaque(c, e->root, e->rootlen);
+	t_str(c, "dev");
+	t_u32(c, 4); /* NF3CHR */
+	t_sattr_mode(c, 0600);
+	t_u32(c, 1);
+	t_u32(c, 3);
+	check_prefixes(e, c);
+
 	t_begin(c, 14, 1000, 1000); /* RENAME */
 	t_opaque(c, e->root, e->rootlen);
 	t_str(c, "a");
@@ -894,6 +1078,9 @@ static int run_on(const char *base)
 		cmocka_unit_test_setup_teardown(test_read_permission, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_create_mkdir_remove_rmdir, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_root_squash, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_mknod_fifo_socket, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_mknod_devices, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_mknod_badtype, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_readdirplus_cookies, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_bad_handles, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_symlink_not_followed, env_setup, env_teardown),

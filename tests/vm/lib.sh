@@ -239,10 +239,12 @@ kmount() {
 	log "mounted $src on $mnt ($opts)"
 }
 
-# kumount MNT: unmount MNT if mounted (lazily and forced after 60 s).
+# kumount MNT: unmount MNT if mounted (lazily and forced after 60 s).  Whether
+# it is mounted comes from /proc/mounts: mountpoint(1) stats MNT, which fails
+# (ESTALE, EACCES) or blocks when the server no longer serves it.
 kumount() {
 	local mnt=$1
-	mountpoint -q "$mnt" || return 0
+	awk -v m="$mnt" '$2 == m { found = 1 } END { exit !found }' /proc/mounts || return 0
 	timeout -k 10 60 umount "$mnt" && return 0
 	timeout -k 10 30 umount -f -l "$mnt" || fail "cannot unmount $mnt"
 }
@@ -286,12 +288,28 @@ RNFSD_LOG=
 # RNFSD_PID and RNFSD_LOG; the server is killed at exit and its log printed
 # on failure.  Extra environment: put it before the call (VAR=x rnfsd_start).
 rnfsd_start() {
-	local bin=$1 export=$2 slog=$3 i rc
+	local bin=$1 export=$2 slog=$3
 	shift 3
 	mkdir -p "$export"
 	"$bin" --export "$export" --listen "$SERVER_ADDR" --port "$NFS_RDMA_PORT" \
 		--mount-port "$MOUNT_PORT" --allow 192.0.2.0/24 "$@" >"$slog" 2>&1 &
-	RNFSD_PID=$!
+	_rnfsd_started "$bin" "$!" "$slog"
+}
+
+# rnfsd_start_exports BIN FILE LOG [ARGS...]: as rnfsd_start, serving the
+# exports FILE lists (--exports FILE) instead of one directory.
+rnfsd_start_exports() {
+	local bin=$1 file=$2 slog=$3
+	shift 3
+	"$bin" --exports "$file" --listen "$SERVER_ADDR" --port "$NFS_RDMA_PORT" \
+		--mount-port "$MOUNT_PORT" "$@" >"$slog" 2>&1 &
+	_rnfsd_started "$bin" "$!" "$slog"
+}
+
+# _rnfsd_started BIN PID LOG: the wait and bookkeeping of rnfsd_start.
+_rnfsd_started() {
+	local bin=$1 slog=$3 i rc
+	RNFSD_PID=$2
 	RNFSD_LOG=$slog
 	at_exit "kill -KILL $RNFSD_PID 2>/dev/null"
 	on_failure "echo '---- rpcrdma-nfsd log (last 150 lines) ----'; tail -n 150 '$slog'"

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # rpcbind-mount: with --rpcbind, rpcrdma-nfsd registers MOUNT v3 with the
 # local rpcbind at its real TCP port, so the kernel client mounts with plain
-# `-o vers=3,rdma` (no mountport/mountproto); on SIGTERM the registration
-# goes away again.
+# `-o vers=3,rdma` (no mountport/mountproto), and NFS v3 under netid "rdma"
+# at its listen address and RDMA port (rpcinfo lists it; `rpcinfo -p`
+# speaks portmapper version 2, which has only TCP and UDP); on SIGTERM both
+# registrations go away again.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 vm_require_guest
 
@@ -22,6 +24,14 @@ rnfsd_start "$NFSD" "$EXPORT" "$SCRATCH/rpcrdma-nfsd.log" --rpcbind --no-root-sq
 reg=$(bounded 20 "rpcinfo -p" rpcinfo -p 127.0.0.1 | awk '$1 == 100005 && $2 == 3 && $3 == "tcp" { print $4 }')
 [[ "$reg" == "$MOUNT_PORT" ]] || fail "rpcbind has MOUNT v3/tcp at port '${reg}', expected $MOUNT_PORT"
 pass "MOUNT v3 registered with rpcbind at TCP port $MOUNT_PORT"
+out=$(bounded 20 "rpcinfo" rpcinfo 127.0.0.1)
+log "rpcinfo: $(awk '$1 == 100003' <<<"$out" | tr '\n' '|')"
+reg=$(awk '$1 == 100003 && $2 == 3 && $3 == "rdma" { print $4 }' <<<"$out")
+want=$SERVER_ADDR.$((NFS_RDMA_PORT >> 8)).$((NFS_RDMA_PORT & 255))
+[[ "$reg" == "$want" ]] || fail "rpcbind has NFS v3/rdma at '$reg', expected $want"
+[[ -z "$(awk '$1 == 100003 && $3 == "rdma6"' <<<"$out")" ]] ||
+	fail "NFS v3/rdma6 registered for an IPv4 listen address"
+pass "NFS v3 registered with rpcbind under netid rdma at $want"
 
 mkdir -p "$MNT"
 bounded 60 "mount -o vers=3,rdma,nolock" mount -t nfs -o vers=3,rdma,nolock \
@@ -36,5 +46,7 @@ pass "plain -o vers=3,rdma mount found MOUNT through rpcbind; a file went throug
 rnfsd_term
 reg=$(bounded 20 "rpcinfo -p" rpcinfo -p 127.0.0.1 | awk '$1 == 100005 { print $4 }')
 [[ -z "$reg" ]] || fail "MOUNT still registered with rpcbind after exit (port $reg)"
+reg=$(bounded 20 "rpcinfo" rpcinfo 127.0.0.1 | awk '$1 == 100003 { print $3, $4 }')
+[[ -z "$reg" ]] || fail "NFS still registered with rpcbind after exit: $reg"
 rnfsd_check_final_stats
 pass "registration removed on exit; server counters at baseline"

@@ -36,6 +36,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include <rpcrdma/nfs3_prot.h>
 #include <rpcrdma/wire.h>
 
 /* ---- Options ---- */
@@ -122,15 +123,8 @@ int probe_conn_sends_done(struct probe_conn *pc, unsigned int timeout_ms);
 
 /* ---- Messages (probe_msg.c) ---- */
 
-/** NFS program and version the probes call (RFC 1813). */
-#define PROBE_NFS_PROG 100003u
-#define PROBE_NFS_VERS 3u
-#define PROBE_NFS3_NULL 0u
-#define PROBE_NFS3_READDIRPLUS 17u
 /** Bytes of an NFSv3 NULL call with AUTH_NONE (10 words). */
 #define PROBE_NULL_CALL_BYTES 40u
-/** Largest NFSv3 file handle (RFC 1813 FHSIZE3). */
-#define PROBE_FHSIZE3 64u
 
 /** A little XDR writer over a caller's buffer; overflow is sticky. */
 struct probe_xdr {
@@ -217,7 +211,7 @@ struct probe_run {
 	const struct probe_opts *pr_opts;
 	struct probe_conn pr_conn;
 	bool pr_have_fh;
-	uint8_t pr_fh[PROBE_FHSIZE3];
+	uint8_t pr_fh[RPCRDMA_NFS3_FHSIZE];
 	uint32_t pr_fhlen;
 	char pr_mount_err[128];
 	struct probe_result *pr_results;

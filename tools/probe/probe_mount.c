@@ -15,23 +15,19 @@
 
 #include "probe.h"
 
-#define MOUNT_PROG 100005u
-#define MOUNT_V3 3u
-#define MOUNTPROC3_MNT 1u
-#define MNT_PATHLEN 1024u
 #define MNT_MAX_FLAVORS 32u
 
 /** mountres3 as far as we need it. */
 struct mount_res {
 	uint32_t mr_status;
-	uint8_t *mr_fh;      /* PROBE_FHSIZE3 bytes, the caller's */
+	uint8_t *mr_fh;      /* RPCRDMA_NFS3_FHSIZE bytes, the caller's */
 	uint32_t mr_fhlen;
 	uint32_t mr_nflavors;
 };
 
 static bool_t xdr_dirpath3(XDR *x, char **path)
 {
-	return xdr_string(x, path, MNT_PATHLEN);
+	return xdr_string(x, path, MNT3_PATHLEN);
 }
 
 /* mountres3: status; on MNT3_OK fhandle3 (opaque<64>) and auth_flavors<>. */
@@ -45,7 +41,7 @@ static bool_t xdr_mount_res(XDR *x, struct mount_res *r)
 		return FALSE;
 	if (r->mr_status != 0)
 		return TRUE;
-	if (!xdr_bytes(x, &fh, &len, PROBE_FHSIZE3))
+	if (!xdr_bytes(x, &fh, &len, RPCRDMA_NFS3_FHSIZE))
 		return FALSE;
 	r->mr_fhlen = len;
 	if (!xdr_u_int(x, &n) || n > MNT_MAX_FLAVORS)
@@ -115,7 +111,7 @@ out:
 /**
  * probe_mount_root - MNT the export and return its root file handle.
  * @opts: server, --export, --mount-port, --source, --timeout-ms.
- * @fh: out: PROBE_FHSIZE3 bytes.
+ * @fh: out: RPCRDMA_NFS3_FHSIZE bytes.
  * @fhlen: out: the handle's length.
  * @why: out: a sentence on failure.
  * @whylen: its size.
@@ -141,7 +137,7 @@ int probe_mount_root(const struct probe_opts *opts, uint8_t *fh,
 		return fd;
 	nb.buf = &ss;
 	nb.len = nb.maxlen = sslen;
-	cl = clnt_vc_create(fd, &nb, MOUNT_PROG, MOUNT_V3, 0, 0);
+	cl = clnt_vc_create(fd, &nb, RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION, 0, 0);
 	if (!cl) {
 		snprintf(why, whylen, "MOUNT: %s", clnt_spcreateerror("clnt_vc_create"));
 		rc = -EIO;

@@ -11,10 +11,6 @@
 #include "common/be.h"
 #include "probe.h"
 
-#define RPC_CALL 0u
-#define RPC_VERSION 2u
-#define AUTH_NONE_FLAVOR 0u
-#define AUTH_SYS_FLAVOR 1u
 
 /** probe_xdr_init - start writing XDR into @buf (@cap bytes). */
 void probe_xdr_init(struct probe_xdr *x, void *buf, uint32_t cap)
@@ -67,10 +63,10 @@ void probe_xdr_opaque(struct probe_xdr *x, const void *p, uint32_t len)
 static void rpc_call_header(struct probe_xdr *x, uint32_t xid, uint32_t proc)
 {
 	probe_xdr_u32(x, xid);
-	probe_xdr_u32(x, RPC_CALL);
-	probe_xdr_u32(x, RPC_VERSION);
-	probe_xdr_u32(x, PROBE_NFS_PROG);
-	probe_xdr_u32(x, PROBE_NFS_VERS);
+	probe_xdr_u32(x, RPC_DIR_CALL);
+	probe_xdr_u32(x, RPC_MSG_VERSION);
+	probe_xdr_u32(x, RPCRDMA_NFS3_PROGRAM);
+	probe_xdr_u32(x, RPCRDMA_NFS3_VERSION);
 	probe_xdr_u32(x, proc);
 }
 
@@ -84,10 +80,10 @@ uint32_t probe_rpc_null_call(void *buf, uint32_t cap, uint32_t xid)
 	struct probe_xdr x;
 
 	probe_xdr_init(&x, buf, cap);
-	rpc_call_header(&x, xid, PROBE_NFS3_NULL);
-	probe_xdr_u32(&x, AUTH_NONE_FLAVOR);
+	rpc_call_header(&x, xid, NFSPROC3_NULL);
+	probe_xdr_u32(&x, RPC_AUTH_NONE);
 	probe_xdr_u32(&x, 0);
-	probe_xdr_u32(&x, AUTH_NONE_FLAVOR);
+	probe_xdr_u32(&x, RPC_AUTH_NONE);
 	probe_xdr_u32(&x, 0);
 	return x.px_over ? 0 : x.px_len;
 }
@@ -106,16 +102,16 @@ uint32_t probe_rpc_readdirplus_call(void *buf, uint32_t cap, uint32_t xid,
 	uint8_t verf[8] = { 0 };
 
 	probe_xdr_init(&x, buf, cap);
-	rpc_call_header(&x, xid, PROBE_NFS3_READDIRPLUS);
+	rpc_call_header(&x, xid, NFSPROC3_READDIRPLUS);
 	/* AUTH_SYS body: stamp, machine name, uid, gid, gids<> */
-	probe_xdr_u32(&x, AUTH_SYS_FLAVOR);
+	probe_xdr_u32(&x, RPC_AUTH_SYS);
 	probe_xdr_u32(&x, 4 + 4 + ((sizeof(machine) - 1 + 3) & ~3u) + 4 + 4 + 4);
 	probe_xdr_u32(&x, 0);
 	probe_xdr_opaque(&x, machine, sizeof(machine) - 1);
 	probe_xdr_u32(&x, 0);
 	probe_xdr_u32(&x, 0);
 	probe_xdr_u32(&x, 0);
-	probe_xdr_u32(&x, AUTH_NONE_FLAVOR);
+	probe_xdr_u32(&x, RPC_AUTH_NONE);
 	probe_xdr_u32(&x, 0);
 	/* READDIRPLUS3args: dir, cookie, cookieverf, dircount, maxcount */
 	probe_xdr_opaque(&x, fh, fhlen);

@@ -1,0 +1,681 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nfs3_exports.c - reading an exports file (the syntax of exports(5) from
+ * Linux nfs-utils) into a table of exports, each with its client entries
+ * and their options, and matching a caller's address against them.
+ *
+ * The text is split into logical lines (comments dropped, continuations
+ * joined), each line into words (a double-quoted word may hold blanks;
+ * \ooo octal escapes are decoded in paths), and every word after the path
+ * is a client with an optional parenthesised option list, or "-OPTS" for
+ * the defaults of the clients after it.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nfs3_internal.h"
+
+#define EXPORTS_FILE_MAX (1u << 20)
+
+static int xerr(char *err, size_t errlen, const char *name, unsigned line,
+		int ret, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static int xerr(char *err, size_t errlen, const char *name, unsigned line,
+		int ret, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!err || !errlen)
+		return ret;
+	n = line ? snprintf(err, errlen, "%s:%u: ", name, line) :
+		   snprintf(err, errlen, "%s: ", name);
+	if (n < 0 || (size_t)n >= errlen)
+		return ret;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+void rpcrdma_nfs3_exports_free(struct rpcrdma_nfs3_exports *xt)
+{
+	if (!xt)
+		return;
+	for (unsigned i = 0; i < xt->xt_n; i++) {
+		struct nfs3_xspec *xs = &xt->xt_specs[i];
+
+		for (unsigned j = 0; j < xs->xs_nclients; j++)
+			free(xs->xs_clients[j].xc_name);
+		free(xs->xs_clients);
+		free(xs->xs_path);
+	}
+	free(xt->xt_specs);
+	if (xt->xt_names) {
+		pthread_mutex_destroy(&xt->xt_names->nc_lock);
+		free(xt->xt_names);
+	}
+	free(xt);
+}
+
+int nfs3_exports_names_init(struct rpcrdma_nfs3_exports *xt)
+{
+	bool wild = false;
+
+	for (unsigned i = 0; i < xt->xt_n && !wild; i++)
+		for (unsigned j = 0; j < xt->xt_specs[i].xs_nclients; j++)
+			if (xt->xt_specs[i].xs_clients[j].xc_kind == NFS3_XC_WILDCARD)
+				wild = true;
+	if (!wild || xt->xt_names)
+		return 0;
+	xt->xt_names = calloc(1, sizeof(*xt->xt_names));
+	if (!xt->xt_names)
+		return -ENOMEM;
+	pthread_mutex_init(&xt->xt_names->nc_lock, NULL);
+	return 0;
+}
+
+unsigned rpcrdma_nfs3_exports_count(const struct rpcrdma_nfs3_exports *xt)
+{
+	return xt ? xt->xt_n : 0;
+}
+
+const char *rpcrdma_nfs3_exports_path(const struct rpcrdma_nfs3_exports *xt,
+				      unsigned i)
+{
+	return xt && i < xt->xt_n ? xt->xt_specs[i].xs_path : NULL;
+}
+
+/* ---- parsing one line ---- */
+
+struct xparse {
+	const char *p_name;
+	unsigned p_line;
+	char *p_err;
+	size_t p_errlen;
+};
+
+#define PERR(px, ret, ...) \
+	xerr((px)->p_err, (px)->p_errlen, (px)->p_name, (px)->p_line, ret, __VA_ARGS__)
+
+/*
+ * next_word - the next blank-separated word of *@sp into @buf (@cap
+ * bytes), quotes removed; a word may be "quoted" in part; a '(' opens an
+ * option list that runs to its ')' whatever it holds.
+ * Return: 1 (a word), 0 (end of line), -EINVAL (unterminated quote or
+ * parenthesis, or too long).
+ */
+static int next_word(const char **sp, char *buf, size_t cap)
+{
+	const char *s = *sp;
+	size_t n = 0;
+	bool quoted = false;
+	int depth = 0;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (!*s)
+		return 0;
+	for (; *s; s++) {
+		if (!quoted && !depth && (*s == ' ' || *s == '\t'))
+			break;
+		if (*s == '"' && !depth) {
+			quoted = !quoted;
+			continue;
+		}
+		if (!quoted && *s == '(')
+			depth++;
+		else if (!quoted && *s == ')' && --depth < 0)
+			return -EINVAL;
+		if (n + 1 >= cap)
+			return -EINVAL;
+		buf[n++] = *s;
+	}
+	if (quoted || depth)
+		return -EINVAL;
+	buf[n] = '\0';
+	*sp = s;
+	return 1;
+}
+
+/* unescape - decode \ooo octal escapes of a path in place. -EINVAL if bad. */
+static int unescape(char *s)
+{
+	char *w = s;
+
+	for (char *r = s; *r; r++) {
+		if (*r == '\\') {
+			unsigned v = 0;
+
+			for (int i = 1; i <= 3; i++) {
+				if (r[i] < '0' || r[i] > '7')
+					return -EINVAL;
+				v = v * 8 + (unsigned)(r[i] - '0');
+			}
+			if (v == 0 || v > 255)
+				return -EINVAL;
+			*w++ = (char)v;
+			r += 3;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+	return 0;
+}
+
+static int parse_u32(const char *s, uint32_t max, uint32_t *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > max)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* the export-wide options a client's list may set */
+struct xexport_opts {
+	bool xe_have_fsid;
+	uint32_t xe_fsid;
+};
+
+/*
+ * parse_opts - apply the comma-separated options @s to @o (and fsid= to
+ * @xe).  Return 0 or a PERR.
+ */
+static int parse_opts(struct xparse *px, char *s, struct rpcrdma_nfs3_xopts *o,
+		      struct xexport_opts *xe)
+{
+	static const char *const no_effect[] = {
+		"sync", "async", "wdelay", "no_wdelay", "subtree_check",
+		"no_subtree_check",
+	};
+	char *save = NULL, *opt;
+
+	if (!*s)
+		return PERR(px, -EINVAL, "empty option list");
+	for (opt = strtok_r(s, ",", &save); opt; opt = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(opt, '=');
+		const char *val = eq ? eq + 1 : NULL;
+		bool known = false;
+
+		if (eq)
+			*eq = '\0';
+		if (!val && !strcmp(opt, "rw")) {
+			o->xo_ro = false;
+		} else if (!val && !strcmp(opt, "ro")) {
+			o->xo_ro = true;
+		} else if (!val && !strcmp(opt, "root_squash")) {
+			o->xo_squash = RPCRDMA_NFS3_ROOT_SQUASH;
+		} else if (!val && (!strcmp(opt, "no_root_squash"))) {
+			o->xo_squash = RPCRDMA_NFS3_NO_ROOT_SQUASH;
+		} else if (!val && !strcmp(opt, "all_squash")) {
+			o->xo_squash = RPCRDMA_NFS3_ALL_SQUASH;
+		} else if (!val && !strcmp(opt, "no_all_squash")) {
+			if (o->xo_squash == RPCRDMA_NFS3_ALL_SQUASH)
+				o->xo_squash = RPCRDMA_NFS3_ROOT_SQUASH;
+		} else if (!val && !strcmp(opt, "secure")) {
+			o->xo_insecure = false;
+		} else if (!val && !strcmp(opt, "insecure")) {
+			o->xo_insecure = true;
+		} else if (val && !strcmp(opt, "anonuid")) {
+			if (parse_u32(val, UINT32_MAX - 1, &o->xo_anonuid))
+				return PERR(px, -EINVAL, "anonuid=%s: expected a number 0..4294967294", val);
+		} else if (val && !strcmp(opt, "anongid")) {
+			if (parse_u32(val, UINT32_MAX - 1, &o->xo_anongid))
+				return PERR(px, -EINVAL, "anongid=%s: expected a number 0..4294967294", val);
+		} else if (val && !strcmp(opt, "sec")) {
+			/* a colon-separated list; only AUTH_SYS is served */
+			char *v = (char *)val, *s2 = NULL, *f;
+
+			for (f = strtok_r(v, ":", &s2); f; f = strtok_r(NULL, ":", &s2))
+				if (strcmp(f, "sys"))
+					return PERR(px, -EINVAL, "sec=%s: only sec=sys is supported", f);
+		} else if (val && !strcmp(opt, "fsid")) {
+			uint32_t v;
+
+			if (!strcmp(val, "root") || !strcmp(val, "0"))
+				v = 0;
+			else if (parse_u32(val, 65535, &v))
+				return PERR(px, -EINVAL, "fsid=%s: expected 0..65535 or root (UUIDs are not supported)", val);
+			if (xe->xe_have_fsid && xe->xe_fsid != v)
+				return PERR(px, -EINVAL, "fsid=%s: the export already has fsid=%u", val, xe->xe_fsid);
+			xe->xe_have_fsid = true;
+			xe->xe_fsid = v;
+		} else {
+			for (size_t i = 0; i < sizeof(no_effect) / sizeof(no_effect[0]); i++)
+				if (!val && !strcmp(opt, no_effect[i]))
+					known = true;
+			if (!known)
+				return PERR(px, -EINVAL, "unknown option '%s%s%s'", opt,
+					    val ? "=" : "", val ? val : "");
+		}
+	}
+	return 0;
+}
+
+static int add_client(struct xparse *px, struct nfs3_xspec *xs,
+		      const struct nfs3_xclient *cl)
+{
+	struct nfs3_xclient *n;
+
+	if (xs->xs_nclients >= RPCRDMA_NFS3_CLIENTS_MAX)
+		return PERR(px, -E2BIG, "more than %u clients for %s",
+			    RPCRDMA_NFS3_CLIENTS_MAX, xs->xs_path);
+	n = realloc(xs->xs_clients, (xs->xs_nclients + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	xs->xs_clients = n;
+	n[xs->xs_nclients] = *cl;
+	n[xs->xs_nclients].xc_name = strdup(cl->xc_name);
+	if (!n[xs->xs_nclients].xc_name)
+		return -ENOMEM;
+	xs->xs_nclients++;
+	return 0;
+}
+
+/* netmask_bits - a dotted IPv4 netmask's prefix length, or -1. */
+static int netmask_bits(const char *s)
+{
+	struct in_addr a;
+	uint32_t m;
+	int bits;
+
+	if (inet_pton(AF_INET, s, &a) != 1)
+		return -1;
+	m = ntohl(a.s_addr);
+	bits = __builtin_popcount(m);
+	if (bits && m != ~0u << (32 - bits))
+		return -1;
+	return bits;
+}
+
+/*
+ * parse_client - one client word @spec (no options) with options @o:
+ * appended to @xs (a host name: one entry per address it resolves to).
+ */
+static int parse_client(struct xparse *px, struct nfs3_xspec *xs, char *spec,
+			const struct rpcrdma_nfs3_xopts *o, bool first)
+{
+	struct nfs3_xclient cl = { .xc_opts = *o, .xc_name = spec,
+				   .xc_listed = first };
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai, *i;
+	char *slash;
+	int err, bits;
+
+	if (spec[0] == '@')
+		return PERR(px, -EINVAL, "%s: netgroups are not supported", spec);
+	if (!strcmp(spec, "*")) {
+		cl.xc_kind = NFS3_XC_ANY;
+		return add_client(px, xs, &cl);
+	}
+	if (strpbrk(spec, "*?[")) {
+		cl.xc_kind = NFS3_XC_WILDCARD;
+		return add_client(px, xs, &cl);
+	}
+	cl.xc_kind = NFS3_XC_NET;
+	if (rpcrdma_nfs3_cidr_parse(spec, &cl.xc_net, &cl.xc_prefix) == 0)
+		return add_client(px, xs, &cl);
+	slash = strchr(spec, '/');
+	if (slash) {
+		/* ADDR/NETMASK */
+		*slash = '\0';
+		bits = netmask_bits(slash + 1);
+		err = rpcrdma_nfs3_cidr_parse(spec, &cl.xc_net, &cl.xc_prefix);
+		*slash = '/';
+		if (err || bits < 0 || cl.xc_net.ss_family != AF_INET)
+			return PERR(px, -EINVAL, "%s: not ADDR/PREFIX or ADDR/NETMASK", spec);
+		cl.xc_prefix = (unsigned)bits;
+		return add_client(px, xs, &cl);
+	}
+	/* a host name: every address it has now */
+	err = getaddrinfo(spec, NULL, &hints, &ai);
+	if (err)
+		return PERR(px, -ENOENT, "client %s: %s", spec, gai_strerror(err));
+	for (i = ai; i; i = i->ai_next) {
+		if (i->ai_family != AF_INET && i->ai_family != AF_INET6)
+			continue;
+		memset(&cl.xc_net, 0, sizeof(cl.xc_net));
+		memcpy(&cl.xc_net, i->ai_addr, i->ai_addrlen);
+		cl.xc_prefix = i->ai_family == AF_INET ? 32 : 128;
+		err = add_client(px, xs, &cl);
+		if (err)
+			break;
+		cl.xc_listed = false;
+	}
+	freeaddrinfo(ai);
+	return err;
+}
+
+/* export_id - the id of an export without fsid=: from its path, not 0. */
+static uint16_t export_id(const char *path)
+{
+	static const uint8_t k[16] = "rpcrdma-exports";
+	uint64_t h = nfs3_siphash(k, path, strlen(path));
+	uint16_t id = (uint16_t)(h ^ (h >> 16) ^ (h >> 32) ^ (h >> 48));
+
+	return id ? id : 1;
+}
+
+static int parse_line(struct xparse *px, struct rpcrdma_nfs3_exports *xt,
+		      const char *line)
+{
+	struct rpcrdma_nfs3_xopts defaults = {
+		.xo_ro = true,
+		.xo_squash = RPCRDMA_NFS3_ROOT_SQUASH,
+		.xo_anonuid = RPCRDMA_NFS3_NOBODY,
+		.xo_anongid = RPCRDMA_NFS3_NOBODY,
+	};
+	struct xexport_opts xe = { 0 };
+	struct nfs3_xspec *xs, *specs;
+	char word[RPCRDMA_NFS3_EXPORTS_LINE_MAX];
+	int r, err;
+
+	r = next_word(&line, word, sizeof(word));
+	if (r < 0)
+		return PERR(px, -EINVAL, "unterminated quote or parenthesis");
+	if (r == 0)
+		return 0;
+	if (word[0] != '/')
+		return PERR(px, -EINVAL, "%s: the export path must be absolute", word);
+	if (unescape(word))
+		return PERR(px, -EINVAL, "%s: bad \\ooo escape", word);
+	for (size_t n = strlen(word); n > 1 && word[n - 1] == '/'; n--)
+		word[n - 1] = '\0';
+	for (unsigned i = 0; i < xt->xt_n; i++)
+		if (!strcmp(xt->xt_specs[i].xs_path, word))
+			return PERR(px, -EINVAL, "%s is exported twice (line %u)", word,
+				    xt->xt_specs[i].xs_line);
+	if (xt->xt_n >= RPCRDMA_NFS3_EXPORTS_MAX)
+		return PERR(px, -E2BIG, "more than %u exports", RPCRDMA_NFS3_EXPORTS_MAX);
+	specs = realloc(xt->xt_specs, (xt->xt_n + 1) * sizeof(*specs));
+	if (!specs)
+		return -ENOMEM;
+	xt->xt_specs = specs;
+	xs = &specs[xt->xt_n];
+	memset(xs, 0, sizeof(*xs));
+	xs->xs_path = strdup(word);
+	if (!xs->xs_path)
+		return -ENOMEM;
+	xs->xs_line = px->p_line;
+	xt->xt_n++; /* freed with the table from here on */
+
+	while ((r = next_word(&line, word, sizeof(word))) > 0) {
+		struct rpcrdma_nfs3_xopts o = defaults;
+		char *paren;
+
+		if (word[0] == '-') {
+			if (xs->xs_nclients)
+				return PERR(px, -EINVAL, "%s: default options must come before the clients", word);
+			err = parse_opts(px, word + 1, &defaults, &xe);
+			if (err)
+				return err;
+			continue;
+		}
+		paren = strchr(word, '(');
+		if (paren) {
+			size_t n = strlen(paren);
+
+			if (paren[n - 1] != ')' || strchr(paren + 1, '(') )
+				return PERR(px, -EINVAL, "%s: expected CLIENT(OPTIONS)", word);
+			paren[n - 1] = '\0';
+			*paren = '\0';
+			err = parse_opts(px, paren + 1, &o, &xe);
+			if (err)
+				return err;
+			if (paren == word) /* "(opts)" alone: the world */
+				strcpy(word, "*");
+		}
+		err = parse_client(px, xs, word, &o, true);
+		if (err)
+			return err;
+	}
+	if (r < 0)
+		return PERR(px, -EINVAL, "unterminated quote or parenthesis");
+	if (!xs->xs_nclients) {
+		char star[] = "*";
+
+		err = parse_client(px, xs, star, &defaults, true);
+		if (err)
+			return err;
+	}
+	xs->xs_have_fsid = xe.xe_have_fsid;
+	xs->xs_id = xe.xe_have_fsid ? (uint16_t)xe.xe_fsid : export_id(xs->xs_path);
+	for (unsigned i = 0; i + 1 < xt->xt_n; i++)
+		if (xt->xt_specs[i].xs_id == xs->xs_id)
+			return PERR(px, -EINVAL, "%s and %s (line %u) have the same id %u: give one of them fsid=",
+				    xs->xs_path, xt->xt_specs[i].xs_path,
+				    xt->xt_specs[i].xs_line, xs->xs_id);
+	return 0;
+}
+
+int rpcrdma_nfs3_exports_parse(const char *name, const char *text,
+			       struct rpcrdma_nfs3_exports **out,
+			       char *err, size_t errlen)
+{
+	struct xparse px = { .p_name = name ? name : "exports", .p_err = err,
+			     .p_errlen = errlen };
+	struct rpcrdma_nfs3_exports *xt;
+	char *line;
+	unsigned lineno = 1;
+	int ret = 0;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (!text || !out)
+		return -EINVAL;
+	xt = calloc(1, sizeof(*xt));
+	line = malloc(RPCRDMA_NFS3_EXPORTS_LINE_MAX);
+	if (!xt || !line) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	while (*text) {
+		size_t n = 0;
+		unsigned first = lineno;
+		bool comment = false;
+
+		/* one logical line: continuations joined, the comment dropped */
+		for (; *text && *text != '\n'; text++) {
+			if (*text == '\\' && text[1] == '\n') {
+				text++;
+				lineno++;
+				continue;
+			}
+			if (*text == '#')
+				comment = true;
+			if (comment)
+				continue;
+			if (n + 1 >= RPCRDMA_NFS3_EXPORTS_LINE_MAX) {
+				px.p_line = first;
+				ret = PERR(&px, -E2BIG, "line longer than %u bytes",
+					   RPCRDMA_NFS3_EXPORTS_LINE_MAX);
+				goto out;
+			}
+			line[n++] = *text == '\r' ? ' ' : *text;
+		}
+		line[n] = '\0';
+		if (*text == '\n') {
+			text++;
+			lineno++;
+		}
+		px.p_line = first;
+		ret = parse_line(&px, xt, line);
+		if (ret)
+			goto out;
+	}
+	ret = nfs3_exports_names_init(xt);
+out:
+	free(line);
+	if (ret == -ENOMEM)
+		xerr(err, errlen, px.p_name, 0, ret, "out of memory");
+	if (ret) {
+		rpcrdma_nfs3_exports_free(xt);
+		return ret;
+	}
+	*out = xt;
+	return 0;
+}
+
+int rpcrdma_nfs3_exports_load(const char *path,
+			      struct rpcrdma_nfs3_exports **out,
+			      char *err, size_t errlen)
+{
+	struct stat st;
+	char *text;
+	size_t got = 0;
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return xerr(err, errlen, path, 0, -errno, "%s", strerror(errno));
+	if (fstat(fd, &st) < 0) {
+		ret = xerr(err, errlen, path, 0, -errno, "%s", strerror(errno));
+		goto out_close;
+	}
+	if (st.st_size > (off_t)EXPORTS_FILE_MAX) {
+		ret = xerr(err, errlen, path, 0, -EFBIG, "larger than %u bytes",
+			   EXPORTS_FILE_MAX);
+		goto out_close;
+	}
+	text = malloc((size_t)st.st_size + 1);
+	if (!text) {
+		ret = -ENOMEM;
+		goto out_close;
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, text + got, (size_t)st.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = xerr(err, errlen, path, 0, -errno, "%s", strerror(errno));
+			goto out_free;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	text[got] = '\0';
+	if (strlen(text) != got) {
+		ret = xerr(err, errlen, path, 0, -EINVAL, "holds a NUL byte");
+		goto out_free;
+	}
+	ret = rpcrdma_nfs3_exports_parse(path, text, out, err, errlen);
+out_free:
+	free(text);
+out_close:
+	close(fd);
+	return ret;
+}
+
+/* ---- matching ---- */
+
+static bool same_host(const struct sockaddr *a, const struct sockaddr_storage *b)
+{
+	if (a->sa_family != b->ss_family)
+		return false;
+	if (a->sa_family == AF_INET)
+		return !memcmp(&((const struct sockaddr_in *)a)->sin_addr,
+			       &((const struct sockaddr_in *)b)->sin_addr, 4);
+	return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+		       &((const struct sockaddr_in6 *)b)->sin6_addr, 16);
+}
+
+/*
+ * peer_name - the reverse-resolved name of @peer, or false; remembered in
+ * @nc (when not NULL) until the table is replaced.  The lookup itself runs
+ * outside the lock: two calls may both look up a new address.
+ */
+static bool peer_name(struct nfs3_namecache *nc, const struct sockaddr *peer,
+		      char *buf, size_t len)
+{
+	socklen_t sl = peer->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
+						    sizeof(struct sockaddr_in6);
+	bool have;
+
+	if (peer->sa_family != AF_INET && peer->sa_family != AF_INET6)
+		return false;
+	if (nc) {
+		pthread_mutex_lock(&nc->nc_lock);
+		for (unsigned i = 0; i < NFS3_NAMECACHE_ENTRIES; i++) {
+			if (nc->nc_e[i].ne_used && same_host(peer, &nc->nc_e[i].ne_addr)) {
+				have = nc->nc_e[i].ne_have;
+				snprintf(buf, len, "%s", nc->nc_e[i].ne_name);
+				pthread_mutex_unlock(&nc->nc_lock);
+				return have;
+			}
+		}
+		pthread_mutex_unlock(&nc->nc_lock);
+	}
+	have = getnameinfo(peer, sl, buf, (socklen_t)len, NULL, 0, NI_NAMEREQD) == 0;
+	if (nc) {
+		unsigned i;
+
+		pthread_mutex_lock(&nc->nc_lock);
+		i = nc->nc_next++ % NFS3_NAMECACHE_ENTRIES;
+		nc->nc_e[i].ne_used = true;
+		nc->nc_e[i].ne_have = have;
+		memset(&nc->nc_e[i].ne_addr, 0, sizeof(nc->nc_e[i].ne_addr));
+		memcpy(&nc->nc_e[i].ne_addr, peer, sl);
+		snprintf(nc->nc_e[i].ne_name, sizeof(nc->nc_e[i].ne_name), "%s",
+			 have ? buf : "");
+		pthread_mutex_unlock(&nc->nc_lock);
+	}
+	return have;
+}
+
+bool rpcrdma_nfs3_exports_match(const struct rpcrdma_nfs3_exports *xt,
+				unsigned i, const struct sockaddr *peer,
+				struct rpcrdma_nfs3_xopts *out)
+{
+	const struct nfs3_xspec *xs;
+	char name[NI_MAXHOST];
+	int have_name = -1; /* not looked up yet */
+
+	if (!xt || i >= xt->xt_n || !peer)
+		return false;
+	xs = &xt->xt_specs[i];
+	for (unsigned j = 0; j < xs->xs_nclients; j++) {
+		const struct nfs3_xclient *cl = &xs->xs_clients[j];
+		bool hit = false;
+
+		switch (cl->xc_kind) {
+		case NFS3_XC_ANY:
+			hit = true;
+			break;
+		case NFS3_XC_NET:
+			hit = rpcrdma_nfs3_cidr_match(peer, &cl->xc_net, cl->xc_prefix);
+			break;
+		case NFS3_XC_WILDCARD:
+			if (have_name < 0)
+				have_name = peer_name(xt->xt_names, peer, name,
+						      sizeof(name));
+			hit = have_name &&
+			      fnmatch(cl->xc_name, name, FNM_CASEFOLD) == 0;
+			break;
+		}
+		if (hit) {
+			if (out)
+				*out = cl->xc_opts;
+			return true;
+		}
+	}
+	return false;
+}

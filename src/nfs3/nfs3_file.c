@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nfs3_file.c - reaching files for the NFS version 3 procedures: handles to
+ * descriptors, descriptors for the caller, lookups that never leave the
+ * export, and carrying out a sattr3 (RFC 1813 3.3.2).
+ *
+ * Every handler first decodes all of its arguments (a short or malformed
+ * body is GARBAGE_ARGS), then opens its file handles with the server's own
+ * credentials (open_by_handle_at needs CAP_DAC_READ_SEARCH), then switches
+ * the thread to the caller's identity (nfs3_cred.c) for the file system
+ * work, so the kernel makes every permission decision.  Objects are reached
+ * only through O_PATH descriptors and *at() calls that never follow a
+ * symlink.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nfs3_internal.h"
+
+int nfs3_become_caller(struct nfs3_call *c)
+{
+	int err;
+
+	if (c->c_ro && c->c_modifies)
+		return -EROFS;
+	err = nfs3_cred_apply(&c->c_cred);
+
+	if (err == 0)
+		c->c_as_caller = true;
+	return err;
+}
+
+void nfs3_proc_path(char *buf, size_t len, int fd)
+{
+	snprintf(buf, len, "/proc/self/fd/%d", fd);
+}
+
+/*
+ * may_override - after EACCES: like knfsd, the owner may read and write its
+ * own file whatever the mode bits say (an open file keeps working after
+ * chmod on a local file system; NFS has no open), and READ is allowed with
+ * execute permission (a client must read what it runs).  @st NULL: fstat
+ * @fd for the owner.
+ */
+static bool may_override(struct nfs3_call *c, int fd, const struct stat *st,
+			 int acc)
+{
+	struct stat own;
+
+	if (!st) {
+		if (fstat(fd, &own) < 0)
+			return false;
+		st = &own;
+	}
+	if (c->c_as_caller && c->c_cred.cr_uid == st->st_uid)
+		return true;
+	return acc == O_RDONLY &&
+	       faccessat(fd, "", X_OK, AT_EMPTY_PATH | AT_EACCESS) == 0;
+}
+
+/*
+ * nfs3_reopen - a real descriptor for the regular file behind O_PATH @fd,
+ * checked against the caller's identity (with the overrides of
+ * may_override(), which re-open with the server's identity).
+ */
+int nfs3_reopen(struct nfs3_call *c, int fd, const struct stat *st, int flags)
+{
+	char path[32];
+	int nfd, err;
+
+	nfs3_proc_path(path, sizeof(path), fd);
+	nfd = open(path, flags | O_CLOEXEC);
+	if (nfd >= 0)
+		return nfd;
+	err = errno;
+	if (err != EACCES)
+		return -err;
+	if (!may_override(c, fd, st, flags & O_ACCMODE))
+		return -EACCES;
+	nfs3_cred_restore();
+	nfd = open(path, flags | O_CLOEXEC);
+	err = errno;
+	if (nfs3_cred_apply(&c->c_cred) < 0) {
+		c->c_as_caller = false;
+		if (nfd >= 0)
+			close(nfd);
+		return -EPERM;
+	}
+	return nfd >= 0 ? nfd : -err;
+}
+
+/*
+ * nfs3_file_fd - a descriptor of @fe's regular file open for @acc (O_RDONLY or
+ * O_WRONLY; the entry owns it), for the caller (nfs3_become_caller done).
+ * A descriptor the cache already holds is used only after the caller
+ * passes the same check an open would make: faccessat(AT_EACCESS), which
+ * checks the thread's fsuid, fsgid, groups and capabilities, with the
+ * overrides of may_override().  Otherwise the file is re-opened as the
+ * caller (nfs3_reopen()) and the descriptor kept in the entry.
+ * @st: the file's attributes, or NULL (fetched only when needed).
+ * Return: the descriptor, or a negative errno (-EACCES, ...).
+ */
+int nfs3_file_fd(struct nfs3_call *c, struct nfs3_fentry *fe,
+		   const struct stat *st, int acc)
+{
+	int fd = nfs3_fcache_fd(fe, acc);
+
+	if (fd >= 0) {
+		if (faccessat(fe->fe_path, "", acc == O_RDONLY ? R_OK : W_OK,
+			      AT_EMPTY_PATH | AT_EACCESS) == 0)
+			return fd;
+		if (errno != EACCES)
+			return -errno;
+		return may_override(c, fe->fe_path, st, acc) ? fd : -EACCES;
+	}
+	fd = nfs3_reopen(c, fe->fe_path, st, acc);
+	if (fd < 0)
+		return fd;
+	return nfs3_fcache_set_fd(fe, acc, fd);
+}
+
+/* nfs3_get_file - the handle's object through the open-file cache. */
+int nfs3_get_file(struct nfs3_call *c, const uint8_t *fh, uint32_t len,
+		    struct nfs3_fentry *local, struct nfs3_fentry **fep,
+		    struct stat *st)
+{
+	if (c->c_fh_err) {
+		*fep = NULL;
+		return c->c_fh_err;
+	}
+	return nfs3_fcache_get(c->c_exp, fh, len, local, fep, st);
+}
+
+/* nfs3_get_dir - a directory's handle through the directory cache. */
+int nfs3_get_dir(struct nfs3_call *c, const uint8_t *fh, uint32_t len,
+		 struct nfs3_fentry *local, struct nfs3_fentry **fep,
+		 struct stat *st)
+{
+	if (c->c_fh_err) {
+		*fep = NULL;
+		return c->c_fh_err;
+	}
+	return nfs3_dcache_get(c->c_exp, fh, len, local, fep, st);
+}
+
+/* nfs3_want_regular_type - nfs3_want_regular() on an entry's file type. */
+int nfs3_want_regular_type(mode_t type)
+{
+	if (type == S_IFDIR)
+		return -EISDIR;
+	return type == S_IFREG ? 0 : -EINVAL;
+}
+
+/*
+ * nfs3_unlink_fh - before REMOVE or RENAME takes @name out of @dirfd: the
+ * handle of what it names, when the open-file cache could hold it (its
+ * entry is forgotten once the last link is gone, nfs3_fcache_forget()).
+ * Return: true when @fh holds the handle.
+ */
+bool nfs3_unlink_fh(struct nfs3_call *c, int dirfd, const char *name,
+		      uint8_t *fh, uint32_t *len)
+{
+	return c->c_exp->ex_fcache &&
+	       nfs3_fh_make(c->c_exp, dirfd, name, fh, len) == 0;
+}
+
+/* Type check for READ/WRITE/COMMIT/size changes: 0 or -EISDIR/-EINVAL. */
+int nfs3_want_regular(const struct stat *st)
+{
+	if (S_ISDIR(st->st_mode))
+		return -EISDIR;
+	return S_ISREG(st->st_mode) ? 0 : -EINVAL;
+}
+
+/* nfs3_open_handle - decode @fh into an O_PATH fd (server credentials). */
+int nfs3_open_handle(struct nfs3_call *c, const uint8_t *fh, uint32_t len,
+		       int *fdp, struct stat *st)
+{
+	*fdp = -1;
+	if (c->c_fh_err)
+		return c->c_fh_err;
+	nfs3_cred_for_handle();
+	return nfs3_fh_open(c->c_exp, fh, len, fdp, st);
+}
+
+int nfs3_lookup_at(const struct rpcrdma_nfs3_export *exp, int dirfd,
+		   const struct stat *dst, const char *name, int *fdp,
+		   struct stat *st)
+{
+	const char *which = name;
+	int fd, err;
+
+	/* ".." of the export root is the root itself */
+	if (strcmp(name, "..") == 0 && nfs3_is_root(exp, dst))
+		which = ".";
+	fd = openat(dirfd, which, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0) {
+		err = -errno;
+		goto out_close;
+	}
+	if (st->st_dev != exp->ex_dev) {
+		err = -EXDEV; /* a mount inside the export: not crossed */
+		goto out_close;
+	}
+	*fdp = fd;
+	return 0;
+
+out_close:
+	close(fd);
+	return err;
+}
+
+int nfs3_set_times(int fd, const struct nfs3_sattr *sa)
+{
+	struct timespec ts[2];
+	char path[32];
+
+	if (sa->sa_atime_how == NFS3_DONT_CHANGE &&
+	    sa->sa_mtime_how == NFS3_DONT_CHANGE)
+		return 0;
+	ts[0].tv_sec = sa->sa_atime.tv_sec;
+	ts[0].tv_nsec = sa->sa_atime_how == NFS3_SET_TO_CLIENT_TIME ? sa->sa_atime.tv_nsec :
+			sa->sa_atime_how == NFS3_SET_TO_SERVER_TIME ? UTIME_NOW : UTIME_OMIT;
+	ts[1].tv_sec = sa->sa_mtime.tv_sec;
+	ts[1].tv_nsec = sa->sa_mtime_how == NFS3_SET_TO_CLIENT_TIME ? sa->sa_mtime.tv_nsec :
+			sa->sa_mtime_how == NFS3_SET_TO_SERVER_TIME ? UTIME_NOW : UTIME_OMIT;
+	nfs3_proc_path(path, sizeof(path), fd);
+	return utimensat(AT_FDCWD, path, ts, 0) < 0 ? -errno : 0;
+}
+
+/*
+ * nfs3_sattr_apply - carry out a sattr3 on O_PATH @fd (RFC 1813 3.3.2): size,
+ * then owner, then mode (a chown may clear set-id bits), then times.
+ */
+int nfs3_sattr_apply(struct nfs3_call *c, int fd, const struct stat *st,
+		       const struct nfs3_sattr *sa, bool skip_mode,
+		       struct nfs3_fentry *fe)
+{
+	char path[32];
+	int err, wfd;
+
+	if (sa->sa_set_size) {
+		err = nfs3_want_regular(st);
+		if (err)
+			return err;
+		if (sa->sa_size > INT64_MAX)
+			return -EFBIG;
+		/* @fe: the cache's write descriptor (@fd is its O_PATH) */
+		wfd = fe ? nfs3_file_fd(c, fe, st, O_WRONLY) : nfs3_reopen(c, fd, st, O_WRONLY);
+		if (wfd < 0)
+			return wfd;
+		err = ftruncate(wfd, (off_t)sa->sa_size) < 0 ? -errno : 0;
+		if (!fe)
+			close(wfd);
+		if (err)
+			return err;
+	}
+	if (sa->sa_set_uid || sa->sa_set_gid) {
+		if (fchownat(fd, "", sa->sa_set_uid ? sa->sa_uid : (uid_t)-1,
+			     sa->sa_set_gid ? sa->sa_gid : (gid_t)-1,
+			     AT_EMPTY_PATH) < 0)
+			return -errno;
+	}
+	if (sa->sa_set_mode && !skip_mode && !S_ISLNK(st->st_mode)) {
+		nfs3_proc_path(path, sizeof(path), fd);
+		if (fchmodat(AT_FDCWD, path, sa->sa_mode & 07777, 0) < 0)
+			return -errno;
+	}
+	return nfs3_set_times(fd, sa);
+}

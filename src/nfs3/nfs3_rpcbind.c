@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nfs3_rpcbind.c - registering NFS version 3 over RPC-over-RDMA with the
+ * local rpcbind (RFC 1833 RPCBPROC_SET/UNSET, version 3) under the netids
+ * "rdma" and "rdma6" (RFC 5665 section 5.1), so that `rpcinfo` lists it.
+ *
+ * libtirpc's rpcb_set() wants a struct netconfig that it can turn into a
+ * universal address, and /etc/netconfig has no RDMA netids; so the call
+ * is made here with libtirpc's client and XDR over rpcbind's local socket
+ * (where it accepts SET and UNSET from the owner), with the universal
+ * address (RFC 5665 section 5.2.3.3/4: the address, then the port's two
+ * bytes in decimal) written here.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <rpc/rpc.h>
+#include <rpc/rpcb_prot.h>
+/* <rpc/rpc_msg.h> and <rpcrdma/wire.h> both define RPC_MSG_VERSION. */
+#undef RPC_MSG_VERSION
+
+#include "nfs3_internal.h"
+
+/* rpcbind's local socket (libtirpc's _PATH_RPCBINDSOCK lives under /var/run) */
+static const char *const rpcb_socks[] = { "/run/rpcbind.sock", _PATH_RPCBINDSOCK };
+
+static CLIENT *rpcb_local(void)
+{
+	for (size_t i = 0; i < sizeof(rpcb_socks) / sizeof(rpcb_socks[0]); i++) {
+		struct sockaddr_un sun = { .sun_family = AF_UNIX };
+		struct netbuf nb = { .len = sizeof(sun), .maxlen = sizeof(sun),
+				     .buf = &sun };
+		CLIENT *cl;
+		int fd;
+
+		snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", rpcb_socks[i]);
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return NULL;
+		if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+			close(fd);
+			continue;
+		}
+		cl = clnt_vc_create(fd, &nb, RPCBPROG, RPCBVERS, 0, 0);
+		if (!cl) {
+			close(fd);
+			return NULL;
+		}
+		clnt_control(cl, CLSET_FD_CLOSE, NULL);
+		return cl;
+	}
+	return NULL;
+}
+
+/* rpcb_call - SET or UNSET of (NFS, 3, @netid, @uaddr). */
+static int rpcb_call(CLIENT *cl, u_int32_t proc, const char *netid,
+		     const char *uaddr)
+{
+	struct timeval tv = { 10, 0 };
+	char owner[16];
+	bool_t ok = FALSE;
+	RPCB parms = {
+		.r_prog = RPCRDMA_NFS3_PROGRAM,
+		.r_vers = RPCRDMA_NFS3_VERSION,
+		.r_netid = (char *)netid,
+		.r_addr = (char *)uaddr,
+		.r_owner = owner,
+	};
+
+	snprintf(owner, sizeof(owner), "%u", (unsigned)geteuid());
+	if (clnt_call(cl, proc, (xdrproc_t)xdr_rpcb, (caddr_t)&parms,
+		      (xdrproc_t)xdr_bool, (caddr_t)&ok, tv) != RPC_SUCCESS)
+		return -EIO;
+	return ok ? 0 : -EACCES;
+}
+
+/* uaddr - "ADDR.p1.p2" of @af address @addr (NULL: any) and @port. */
+static int uaddr(int af, const char *addr, uint16_t port, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+	uint8_t bin[16];
+
+	if (!addr)
+		snprintf(a, sizeof(a), "%s", af == AF_INET ? "0.0.0.0" : "::");
+	else if (inet_pton(af, addr, bin) != 1 || !inet_ntop(af, bin, a, sizeof(a)))
+		return -EINVAL;
+	snprintf(buf, len, "%s.%u.%u", a, port >> 8, port & 0xff);
+	return 0;
+}
+
+int rpcrdma_nfs3_rpcbind_set(const char *listen, uint16_t port)
+{
+	static const struct { int af; const char *netid; } ids[] = {
+		{ AF_INET, "rdma" },
+		{ AF_INET6, "rdma6" },
+	};
+	char ua[INET6_ADDRSTRLEN + 16];
+	CLIENT *cl;
+	int err = 0, done = 0;
+
+	if (port == 0)
+		return -EINVAL;
+	cl = rpcb_local();
+	if (!cl)
+		return -ECONNREFUSED;
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		if (uaddr(ids[i].af, listen, port, ua, sizeof(ua)))
+			continue; /* @listen is of the other family */
+		/* a stale mapping (a server that did not exit cleanly) first */
+		rpcb_call(cl, RPCBPROC_UNSET, ids[i].netid, "");
+		err = rpcb_call(cl, RPCBPROC_SET, ids[i].netid, ua);
+		if (err)
+			break;
+		done++;
+	}
+	if (!err && !done)
+		err = -EINVAL;
+	clnt_destroy(cl);
+	if (err)
+		rpcrdma_nfs3_rpcbind_unset();
+	return err;
+}
+
+void rpcrdma_nfs3_rpcbind_unset(void)
+{
+	CLIENT *cl = rpcb_local();
+
+	if (!cl)
+		return;
+	rpcb_call(cl, RPCBPROC_UNSET, "rdma", "");
+	rpcb_call(cl, RPCBPROC_UNSET, "rdma6", "");
+	clnt_destroy(cl);
+}

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nfs3_server.c - the exports being served: a table (a parsed exports file
+ * and its opened directories) that calls read and a reload replaces.
+ *
+ * Concurrency: the pointer to the table in force is read under the read
+ * side of a rwlock only long enough to take a reference (an atomic
+ * increment), so calls never wait for each other; a reload opens the new
+ * table's directories outside the lock, then swaps the pointer under the
+ * write side and drops the server's reference to the old table.  A call
+ * keeps the table it started with to its end; the last reference frees
+ * it, and an export no table holds any more is closed then (its open-file
+ * cache with it).  Exports with the same path and id in both tables are
+ * the same object, so their cache and WRITE verifier survive a reload.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nfs3_internal.h"
+
+struct rpcrdma_nfs3_server {
+	struct rpcrdma_nfs3_config sv_cfg;   /* nc_export unused */
+	pthread_rwlock_t sv_lock;            /* guards sv_snap (the pointer) */
+	struct nfs3_snap *sv_snap;           /* referenced */
+	pthread_mutex_t sv_reload;           /* one reload at a time */
+};
+
+static void export_put(struct rpcrdma_nfs3_export *exp)
+{
+	if (exp && atomic_fetch_sub(&exp->ex_refs, 1) == 1)
+		rpcrdma_nfs3_export_close(exp);
+}
+
+void nfs3_snap_put(struct nfs3_snap *sn)
+{
+	if (!sn || atomic_fetch_sub(&sn->sn_refs, 1) != 1)
+		return;
+	for (unsigned i = 0; sn->sn_exp && i < sn->sn_xt->xt_n; i++)
+		export_put(sn->sn_exp[i]);
+	free(sn->sn_exp);
+	rpcrdma_nfs3_exports_free(sn->sn_xt);
+	free(sn);
+}
+
+struct nfs3_snap *nfs3_snap_get(struct rpcrdma_nfs3_server *srv)
+{
+	struct nfs3_snap *sn;
+
+	pthread_rwlock_rdlock(&srv->sv_lock);
+	sn = srv->sv_snap;
+	atomic_fetch_add(&sn->sn_refs, 1);
+	pthread_rwlock_unlock(&srv->sv_lock);
+	return sn;
+}
+
+/* exports_dup - a deep copy of @xt. */
+static struct rpcrdma_nfs3_exports *exports_dup(const struct rpcrdma_nfs3_exports *xt)
+{
+	struct rpcrdma_nfs3_exports *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->xt_specs = calloc(xt->xt_n, sizeof(*d->xt_specs));
+	if (!d->xt_specs)
+		goto fail;
+	for (unsigned i = 0; i < xt->xt_n; i++) {
+		const struct nfs3_xspec *s = &xt->xt_specs[i];
+		struct nfs3_xspec *t = &d->xt_specs[i];
+
+		*t = *s;
+		t->xs_path = NULL;
+		t->xs_clients = NULL;
+		t->xs_nclients = 0;
+		d->xt_n = i + 1;
+		t->xs_path = strdup(s->xs_path);
+		t->xs_clients = calloc(s->xs_nclients ? s->xs_nclients : 1,
+				       sizeof(*t->xs_clients));
+		if (!t->xs_path || !t->xs_clients)
+			goto fail;
+		for (unsigned j = 0; j < s->xs_nclients; j++) {
+			t->xs_clients[j] = s->xs_clients[j];
+			t->xs_clients[j].xc_name = strdup(s->xs_clients[j].xc_name);
+			if (!t->xs_clients[j].xc_name)
+				goto fail;
+			t->xs_nclients = j + 1;
+		}
+	}
+	if (nfs3_exports_names_init(d))
+		goto fail;
+	return d;
+fail:
+	rpcrdma_nfs3_exports_free(d);
+	return NULL;
+}
+
+/* open_export - export @xs as configured in @cfg, with its id and fsid. */
+static int open_export(const struct rpcrdma_nfs3_config *cfg,
+		       const struct nfs3_xspec *xs,
+		       struct rpcrdma_nfs3_export **out)
+{
+	struct rpcrdma_nfs3_config c = *cfg;
+	int err;
+
+	c.nc_export = xs->xs_path;
+	c.nc_no_root_squash = false;
+	err = rpcrdma_nfs3_export_open(&c, out);
+	if (err)
+		return err;
+	(*out)->ex_id = xs->xs_id;
+	/* fsid=N (not 0: --export's, which keeps the device's as before) */
+	if (xs->xs_have_fsid && xs->xs_id)
+		(*out)->ex_fsid = xs->xs_id;
+	return 0;
+}
+
+/*
+ * snap_build - a table for @xt: exports of @old with the same path and id
+ * are shared, the others opened.  Return 0 or an export's open error.
+ */
+static int snap_build(const struct rpcrdma_nfs3_config *cfg,
+		      const struct rpcrdma_nfs3_exports *xt,
+		      const struct nfs3_snap *old, struct nfs3_snap **out,
+		      char *err, size_t errlen)
+{
+	struct nfs3_snap *sn;
+	int ret = -ENOMEM;
+
+	if (!xt || xt->xt_n == 0) {
+		if (err && errlen)
+			snprintf(err, errlen, "no exports");
+		return -EINVAL;
+	}
+	sn = calloc(1, sizeof(*sn));
+	if (!sn)
+		return -ENOMEM;
+	atomic_init(&sn->sn_refs, 1);
+	sn->sn_xt = exports_dup(xt);
+	if (!sn->sn_xt)
+		goto fail;
+	sn->sn_exp = calloc(xt->xt_n, sizeof(*sn->sn_exp));
+	if (!sn->sn_exp)
+		goto fail;
+	for (unsigned i = 0; i < xt->xt_n; i++) {
+		const struct nfs3_xspec *xs = &xt->xt_specs[i];
+
+		for (unsigned j = 0; old && j < old->sn_xt->xt_n; j++) {
+			struct rpcrdma_nfs3_export *e = old->sn_exp[j];
+
+			if (e->ex_id == xs->xs_id && !strcmp(e->ex_path, xs->xs_path)) {
+				atomic_fetch_add(&e->ex_refs, 1);
+				sn->sn_exp[i] = e;
+				break;
+			}
+		}
+		if (sn->sn_exp[i])
+			continue;
+		ret = open_export(cfg, xs, &sn->sn_exp[i]);
+		if (ret) {
+			if (err && errlen)
+				snprintf(err, errlen, "cannot export %s: %s", xs->xs_path,
+					 strerror(-ret));
+			goto fail;
+		}
+	}
+	*out = sn;
+	return 0;
+fail:
+	nfs3_snap_put(sn);
+	return ret;
+}
+
+int rpcrdma_nfs3_server_create(const struct rpcrdma_nfs3_config *cfg,
+			       const struct rpcrdma_nfs3_exports *xt,
+			       struct rpcrdma_nfs3_server **out,
+			       char *err, size_t errlen)
+{
+	struct rpcrdma_nfs3_server *srv;
+	int ret;
+
+	if (!cfg || !out)
+		return -EINVAL;
+	srv = calloc(1, sizeof(*srv));
+	if (!srv)
+		return -ENOMEM;
+	srv->sv_cfg = *cfg;
+	srv->sv_cfg.nc_export = NULL;
+	ret = snap_build(&srv->sv_cfg, xt, NULL, &srv->sv_snap, err, errlen);
+	if (ret) {
+		free(srv);
+		return ret;
+	}
+	{
+		pthread_rwlockattr_t a;
+
+		/* a reload must not wait behind a stream of calls */
+		pthread_rwlockattr_init(&a);
+		pthread_rwlockattr_setkind_np(&a,
+			PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+		pthread_rwlock_init(&srv->sv_lock, &a);
+		pthread_rwlockattr_destroy(&a);
+	}
+	pthread_mutex_init(&srv->sv_reload, NULL);
+	*out = srv;
+	return 0;
+}
+
+int rpcrdma_nfs3_server_reload(struct rpcrdma_nfs3_server *srv,
+			       const struct rpcrdma_nfs3_exports *xt,
+			       char *err, size_t errlen)
+{
+	struct nfs3_snap *old, *sn;
+	int ret;
+
+	pthread_mutex_lock(&srv->sv_reload);
+	old = nfs3_snap_get(srv);
+	ret = snap_build(&srv->sv_cfg, xt, old, &sn, err, errlen);
+	nfs3_snap_put(old);
+	if (ret)
+		goto out;
+	pthread_rwlock_wrlock(&srv->sv_lock);
+	old = srv->sv_snap;
+	srv->sv_snap = sn;
+	pthread_rwlock_unlock(&srv->sv_lock);
+	nfs3_snap_put(old);
+out:
+	pthread_mutex_unlock(&srv->sv_reload);
+	return ret;
+}
+
+void rpcrdma_nfs3_server_destroy(struct rpcrdma_nfs3_server *srv)
+{
+	if (!srv)
+		return;
+	nfs3_snap_put(srv->sv_snap);
+	pthread_rwlock_destroy(&srv->sv_lock);
+	pthread_mutex_destroy(&srv->sv_reload);
+	free(srv);
+}
+
+/*
+ * first_fh_id - the export id in the call's first nfs_fh3 (it is not
+ * consumed), or -1 when there is none that could carry one.
+ */
+static int first_fh_id(const struct rpcrdma_xdr *args)
+{
+	struct rpcrdma_xdr peek = *args;
+	const uint8_t *fh;
+	uint32_t len;
+
+	fh = rpcrdma_xdr_get_opaque(&peek, RPCRDMA_NFS3_FHSIZE, &len);
+	if (!fh || len < NFS3_FH_OVERHEAD || fh[0] != NFS3_FH_VERSION)
+		return -1;
+	return (int)((uint32_t)fh[2] << 8 | fh[3]);
+}
+
+int rpcrdma_nfs3_server_dispatch(struct rpcrdma_svc_req *req, void *arg)
+{
+	struct rpcrdma_nfs3_server *srv = arg;
+	struct nfs3_snap *sn = nfs3_snap_get(srv);
+	struct rpcrdma_nfs3_xopts opts = {
+		.xo_ro = true,
+		.xo_squash = RPCRDMA_NFS3_ALL_SQUASH,
+		.xo_anonuid = RPCRDMA_NFS3_NOBODY,
+		.xo_anongid = RPCRDMA_NFS3_NOBODY,
+	};
+	const struct sockaddr *peer = (const struct sockaddr *)&req->rq_peer;
+	int id = first_fh_id(&req->rq_args), fh_err = 0, ret;
+	unsigned i = 0;
+
+	if (id >= 0) {
+		for (i = 0; i < sn->sn_xt->xt_n; i++)
+			if (sn->sn_exp[i]->ex_id == id)
+				break;
+		if (i == sn->sn_xt->xt_n) {
+			i = 0; /* nothing is opened: the answer needs no export */
+			fh_err = -ESTALE;
+		}
+	}
+	if (!fh_err && !rpcrdma_nfs3_exports_match(sn->sn_xt, i, peer, &opts))
+		fh_err = -EACCES;
+	ret = nfs3_dispatch_call(req, sn->sn_exp[i], &opts, fh_err);
+	nfs3_snap_put(sn);
+	return ret;
+}
+
+bool rpcrdma_nfs3_server_allows(const struct sockaddr *peer, void *arg)
+{
+	struct nfs3_snap *sn = nfs3_snap_get(arg);
+	bool yes = false;
+
+	for (unsigned i = 0; !yes && i < sn->sn_xt->xt_n; i++)
+		yes = rpcrdma_nfs3_exports_match(sn->sn_xt, i, peer, NULL);
+	nfs3_snap_put(sn);
+	return yes;
+}
+
+int rpcrdma_nfs3_server_fcache_stats(struct rpcrdma_nfs3_server *srv,
+				     struct rpcrdma_nfs3_fcache_stats *out)
+{
+	struct nfs3_snap *sn;
+
+	if (!srv || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	sn = nfs3_snap_get(srv);
+	for (unsigned i = 0; i < sn->sn_xt->xt_n; i++) {
+		struct rpcrdma_nfs3_fcache_stats s;
+
+		if (rpcrdma_nfs3_fcache_stats(sn->sn_exp[i], &s))
+			continue;
+		out->fcs_capacity += s.fcs_capacity;
+		out->fcs_entries += s.fcs_entries;
+		out->fcs_hits += s.fcs_hits;
+		out->fcs_misses += s.fcs_misses;
+		out->fcs_evictions += s.fcs_evictions;
+		out->fcs_forgotten += s.fcs_forgotten;
+		out->fcs_dir_capacity += s.fcs_dir_capacity;
+		out->fcs_dir_entries += s.fcs_dir_entries;
+		out->fcs_dir_hits += s.fcs_dir_hits;
+		out->fcs_dir_misses += s.fcs_dir_misses;
+	}
+	nfs3_snap_put(sn);
+	return 0;
+}

@@ -1,0 +1,724 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_nfs3_exports.c - the exports(5) parser (every option, every error)
+ * and the per-call checks of rpcrdma_nfs3_server_dispatch(): the export a
+ * handle names, the caller's entry (ACCES), ro (ROFS), squashing, a reload
+ * that removes a client or an export, handles across exports.
+ * The parser tests need nothing; the server tests need root (handles).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test_nfs3_harness.h"
+
+#include "nfs3/nfs3_internal.h"
+
+/* ---- parser ---- */
+
+static struct rpcrdma_nfs3_exports *parse_ok(const char *text)
+{
+	struct rpcrdma_nfs3_exports *xt = NULL;
+	char err[256];
+	int ret = rpcrdma_nfs3_exports_parse("t", text, &xt, err, sizeof(err));
+
+	if (ret)
+		fail_msg("parse of \"%s\": %d %s", text, ret, err);
+	return xt;
+}
+
+/* parse_err - @text must fail with @ret and a message containing @want. */
+static void parse_err(const char *text, int ret, const char *want)
+{
+	struct rpcrdma_nfs3_exports *xt = NULL;
+	char err[256];
+
+	assert_int_equal(rpcrdma_nfs3_exports_parse("t", text, &xt, err,
+						    sizeof(err)), ret);
+	assert_null(xt);
+	if (!strstr(err, want))
+		fail_msg("error for \"%s\" is \"%s\", want \"%s\"", text, err, want);
+}
+
+static struct sockaddr_storage addr(const char *s, uint16_t port)
+{
+	struct sockaddr_storage ss = { 0 };
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+	if (inet_pton(AF_INET, s, &s4->sin_addr) == 1) {
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+	} else {
+		assert_int_equal(inet_pton(AF_INET6, s, &s6->sin6_addr), 1);
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(port);
+	}
+	return ss;
+}
+
+static bool match(const struct rpcrdma_nfs3_exports *xt, unsigned i,
+		  const char *a, struct rpcrdma_nfs3_xopts *o)
+{
+	struct sockaddr_storage ss = addr(a, 700);
+
+	return rpcrdma_nfs3_exports_match(xt, i, (struct sockaddr *)&ss, o);
+}
+
+static void test_parse_defaults_and_options(void **state)
+{
+	struct rpcrdma_nfs3_exports *xt;
+	struct rpcrdma_nfs3_xopts o;
+
+	(void)state;
+	/* exports(5) defaults: ro, root_squash, secure, anon 65534 */
+	xt = parse_ok("/srv/a 10.0.0.1\n");
+	assert_int_equal(rpcrdma_nfs3_exports_count(xt), 1);
+	assert_string_equal(rpcrdma_nfs3_exports_path(xt, 0), "/srv/a");
+	assert_true(match(xt, 0, "10.0.0.1", &o));
+	assert_true(o.xo_ro);
+	assert_int_equal(o.xo_squash, RPCRDMA_NFS3_ROOT_SQUASH);
+	assert_false(o.xo_insecure);
+	assert_int_equal(o.xo_anonuid, 65534);
+	assert_int_equal(o.xo_anongid, 65534);
+	assert_false(match(xt, 0, "10.0.0.2", &o));
+	rpcrdma_nfs3_exports_free(xt);
+
+	/* every option, each the last word on it */
+	xt = parse_ok("/e1 h*.invalid.example(rw) 10.0.0.1(rw,no_root_squash,insecure,anonuid=7,anongid=8,sec=sys,fsid=42)\n"
+		      "/e2 10.0.0.1(ro,all_squash) 10.0.0.2(rw,all_squash,no_all_squash,secure,sync,async,wdelay,no_wdelay,subtree_check,no_subtree_check,fsid=root)\n"
+		      "/e3 10.0.0.1(no_root_squash,root_squash,insecure,secure,ro,rw)\n"
+		      "/e4 10.0.0.1(sec=sys:sys)\n");
+	assert_true(match(xt, 0, "10.0.0.1", &o));
+	assert_false(o.xo_ro);
+	assert_int_equal(o.xo_squash, RPCRDMA_NFS3_NO_ROOT_SQUASH);
+	assert_true(o.xo_insecure);
+	assert_int_equal(o.xo_anonuid, 7);
+	assert_int_equal(o.xo_anongid, 8);
+	assert_int_equal(xt->xt_specs[0].xs_id, 42);
+	assert_true(xt->xt_specs[0].xs_have_fsid);
+	assert_true(match(xt, 1, "10.0.0.1", &o));
+	assert_true(o.xo_ro);
+	assert_int_equal(o.xo_squash, RPCRDMA_NFS3_ALL_SQUASH);
+	assert_true(match(xt, 1, "10.0.0.2", &o));
+	assert_false(o.xo_ro);
+	assert_int_equal(o.xo_squash, RPCRDMA_NFS3_ROOT_SQUASH); /* no_all_squash */
+	assert_false(o.xo_insecure);
+	assert_int_equal(xt->xt_specs[1].xs_id, 0);              /* fsid=root */
+	assert_true(match(xt, 2, "10.0.0.1", &o));
+	assert_false(o.xo_ro);
+	assert_int_equal(o.xo_squash, RPCRDMA_NFS3_ROOT_SQUASH);
+	assert_false(o.xo_insecure);
+	assert_true(match(xt, 3, "10.0.0.1", &o));
+	/* without fsid= an id from the path, never 0, distinct here */
+	assert_int_not_equal(xt->xt_specs[2].xs_id, 0);
+	assert_int_not_equal(xt->xt_specs[2].xs_id, xt->xt_specs[3].xs_id);
+	rpcrdma_nfs3_exports_free(xt);
+}
+
+static void test_parse_syntax(void **state)
+{
+	struct rpcrdma_nfs3_exports *xt;
+	struct rpcrdma_nfs3_xopts o;
+
+	(void)state;
+	/* comments, blank lines, continuations, quotes, escapes, defaults,
+	 * trailing slashes, CRLF, a path with no client (the world) */
+	xt = parse_ok("# comment\n"
+		      "\n"
+		      "   \t \n"
+		      "\"/srv/with space\" -rw,no_root_squash 10.0.0.0/8 \\\n"
+		      "    192.168.1.0/255.255.255.0(ro) # trailing comment\n"
+		      "/srv/esc\\040aped/ (rw,insecure)\r\n"
+		      "/srv/world\n"
+		      "/srv/v6 fe80::/10(rw) ::1(ro)");
+	assert_int_equal(rpcrdma_nfs3_exports_count(xt), 4);
+	assert_string_equal(rpcrdma_nfs3_exports_path(xt, 0), "/srv/with space");
+	assert_int_equal(xt->xt_specs[0].xs_line, 4);
+	assert_true(match(xt, 0, "10.9.9.9", &o));
+	assert_false(o.xo_ro);                              /* from -rw */
+	assert_int_equal(o.xo_squash, RPCRDMA_NFS3_NO_ROOT_SQUASH);
+	assert_true(match(xt, 0, "192.168.1.77", &o));
+	assert_true(o.xo_ro);                               /* its own ro */
+	assert_int_equal(o.xo_squash, RPCRDMA_NFS3_NO_ROOT_SQUASH);
+	assert_false(match(xt, 0, "192.168.2.1", &o));
+	assert_string_equal(rpcrdma_nfs3_exports_path(xt, 1), "/srv/esc aped");
+	assert_int_equal(xt->xt_specs[1].xs_line, 6);
+	assert_true(match(xt, 1, "203.0.113.5", &o));       /* "(opts)": everyone */
+	assert_false(o.xo_ro);
+	assert_true(o.xo_insecure);
+	assert_true(match(xt, 2, "198.51.100.1", &o));      /* no client: everyone */
+	assert_true(o.xo_ro);
+	assert_true(match(xt, 3, "fe80::1", &o));
+	assert_false(o.xo_ro);
+	assert_true(match(xt, 3, "::1", &o));
+	assert_true(o.xo_ro);
+	assert_false(match(xt, 3, "10.0.0.1", &o));
+	/* an IPv4-mapped peer matches an IPv4 entry */
+	assert_true(match(xt, 0, "::ffff:10.1.2.3", &o));
+	rpcrdma_nfs3_exports_free(xt);
+
+	/* first match wins, in file order; host names and '*' */
+	xt = parse_ok("/a 10.0.0.0/8(rw) 10.0.0.1(ro) localhost(rw,no_root_squash) *(ro,all_squash)\n");
+	assert_null(xt->xt_names); /* no wildcard: no name cache */
+	assert_true(match(xt, 0, "10.0.0.1", &o));
+	assert_false(o.xo_ro);
+	assert_true(match(xt, 0, "127.0.0.1", &o));        /* localhost resolved */
+	assert_int_equal(o.xo_squash, RPCRDMA_NFS3_NO_ROOT_SQUASH);
+	assert_true(match(xt, 0, "203.0.113.9", &o));
+	assert_int_equal(o.xo_squash, RPCRDMA_NFS3_ALL_SQUASH);
+	rpcrdma_nfs3_exports_free(xt);
+
+	/* a wildcard matches the reverse-resolved name: "localhost" */
+	xt = parse_ok("/a local*(rw) nomatch*.invalid(ro)\n");
+	if (match(xt, 0, "127.0.0.1", &o)) { /* needs a resolver that knows it */
+		assert_false(o.xo_ro);
+		assert_true(match(xt, 0, "127.0.0.1", &o)); /* from the cache */
+	}
+	assert_false(match(xt, 0, "203.0.113.9", &o));
+	assert_false(match(xt, 0, "203.0.113.9", &o)); /* a remembered failure */
+	assert_non_null(xt->xt_names);
+	rpcrdma_nfs3_exports_free(xt);
+
+	/* empty text: an empty table (the server refuses it) */
+	xt = parse_ok("# nothing\n\n");
+	assert_int_equal(rpcrdma_nfs3_exports_count(xt), 0);
+	rpcrdma_nfs3_exports_free(xt);
+}
+
+static void test_parse_errors(void **state)
+{
+	char big[RPCRDMA_NFS3_EXPORTS_LINE_MAX + 16];
+	char *many;
+	size_t n = 0;
+
+	(void)state;
+	parse_err("/a 10.0.0.1(rw,bogus)\n", -EINVAL, "t:1: unknown option 'bogus'");
+	parse_err("\n\n/a 10.0.0.1(nohide)\n", -EINVAL, "t:3: unknown option 'nohide'");
+	parse_err("/a 10.0.0.1(rw=1)\n", -EINVAL, "unknown option 'rw=1'");
+	parse_err("/a 10.0.0.1(anonuid=x)\n", -EINVAL, "t:1: anonuid=x");
+	parse_err("/a 10.0.0.1(anonuid=-1)\n", -EINVAL, "anonuid=-1");
+	parse_err("/a 10.0.0.1(anonuid=4294967295)\n", -EINVAL, "anonuid=4294967295");
+	parse_err("/a 10.0.0.1(anongid=)\n", -EINVAL, "anongid=");
+	parse_err("/a 10.0.0.1(anongid=99999999999)\n", -EINVAL, "anongid=");
+	parse_err("/a 10.0.0.1(sec=krb5)\n", -EINVAL, "sec=krb5: only sec=sys");
+	parse_err("/a 10.0.0.1(sec=sys:krb5p)\n", -EINVAL, "sec=krb5p");
+	parse_err("/a 10.0.0.1(fsid=65536)\n", -EINVAL, "fsid=65536");
+	parse_err("/a 10.0.0.1(fsid=0a1b2c3d-0000-0000-0000-000000000000)\n", -EINVAL,
+		  "UUIDs are not supported");
+	parse_err("/a 10.0.0.1(fsid=1) 10.0.0.2(fsid=2)\n", -EINVAL,
+		  "already has fsid=1");
+	parse_err("/a 10.0.0.1(fsid=5)\n/b *(fsid=5)\n", -EINVAL,
+		  "t:2: /b and /a (line 1) have the same id 5");
+	parse_err("/a 10.0.0.1()\n", -EINVAL, "empty option list");
+	parse_err("/a 10.0.0.1(rw\n", -EINVAL, "unterminated");
+	parse_err("/a 10.0.0.1)rw(\n", -EINVAL, "unterminated");
+	parse_err("\"/a 10.0.0.1\n", -EINVAL, "unterminated");
+	parse_err("/a 10.0.0.1(rw)(ro)\n", -EINVAL, "expected CLIENT(OPTIONS)");
+	parse_err("/a 10.0.0.1(rw)x\n", -EINVAL, "expected CLIENT(OPTIONS)");
+	parse_err("a 10.0.0.1\n", -EINVAL, "t:1: a: the export path must be absolute");
+	parse_err("/a\\09x *\n", -EINVAL, "bad \\ooo escape");
+	parse_err("/a\\000 *\n", -EINVAL, "bad \\ooo escape");
+	parse_err("/a *\n/a/ 10.0.0.1\n", -EINVAL, "t:2: /a is exported twice (line 1)");
+	parse_err("/a 10.0.0.1 -rw\n", -EINVAL, "default options must come before");
+	parse_err("/a -bogus 10.0.0.1\n", -EINVAL, "unknown option 'bogus'");
+	parse_err("/a @trusted(rw)\n", -EINVAL, "netgroups are not supported");
+	parse_err("/a 10.0.0.0/33\n", -EINVAL, "10.0.0.0/33: not ADDR/PREFIX");
+	parse_err("/a 10.0.0.0/255.0.255.0\n", -EINVAL, "not ADDR/PREFIX or ADDR/NETMASK");
+	parse_err("/a fe80::/ffff::\n", -EINVAL, "not ADDR/PREFIX or ADDR/NETMASK");
+	parse_err("/a no-such-host.invalid\n", -ENOENT, "t:1: client no-such-host.invalid");
+
+	memset(big, 'x', sizeof(big) - 1);
+	big[0] = '/';
+	big[sizeof(big) - 1] = '\0';
+	parse_err(big, -E2BIG, "t:1: line longer than");
+
+	many = malloc(65536);
+	assert_non_null(many);
+	for (unsigned i = 0; i <= RPCRDMA_NFS3_EXPORTS_MAX; i++)
+		n += (size_t)sprintf(many + n, "/e%u *(fsid=%u)\n", i, i + 1);
+	parse_err(many, -E2BIG, "more than 256 exports");
+	n = (size_t)sprintf(many, "/a");
+	for (unsigned i = 0; i <= RPCRDMA_NFS3_CLIENTS_MAX; i++)
+		n += (size_t)sprintf(many + n, " 10.0.%u.%u", i / 256, i % 256);
+	parse_err(many, -E2BIG, "more than 256 clients for /a");
+	free(many);
+}
+
+static void test_load_file(void **state)
+{
+	char path[] = "/tmp/nfs3exports.XXXXXX";
+	struct rpcrdma_nfs3_exports *xt = NULL;
+	char err[256];
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "/x 10.0.0.1(rw)\n/y 10.0.0.1(wat)\n", 33), 33);
+	close(fd);
+	assert_int_equal(rpcrdma_nfs3_exports_load(path, &xt, err, sizeof(err)), -EINVAL);
+	/* the message names the file and the line */
+	assert_true(strncmp(err, path, strlen(path)) == 0);
+	assert_non_null(strstr(err, ":2: unknown option 'wat'"));
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_int_equal(write(fd, "/x 10.0.0.1(rw)\n", 16), 16);
+	close(fd);
+	assert_int_equal(rpcrdma_nfs3_exports_load(path, &xt, err, sizeof(err)), 0);
+	assert_int_equal(rpcrdma_nfs3_exports_count(xt), 1);
+	rpcrdma_nfs3_exports_free(xt);
+	unlink(path);
+	assert_int_equal(rpcrdma_nfs3_exports_load(path, &xt, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, path));
+}
+
+/* ---- the server: per-call checks ---- */
+
+struct s_env {
+	char dir[64];           /* export A (rw for 10.0.0.1, ro for 10.0.0.2) */
+	char sub[96];           /* export B, inside A (all_squash for 10.0.0.1) */
+	struct rpcrdma_nfs3_server *srv;
+	struct t_call c;
+};
+
+static struct rpcrdma_nfs3_exports *s_table(struct s_env *e, const char *fmt)
+{
+	struct rpcrdma_nfs3_exports *xt = NULL;
+	char text[512], err[256];
+
+	snprintf(text, sizeof(text), fmt, e->dir, e->sub);
+	if (rpcrdma_nfs3_exports_parse("test", text, &xt, err, sizeof(err)))
+		fail_msg("%s", err);
+	return xt;
+}
+
+#define S_TABLE "%s 10.0.0.1(rw,no_root_squash,fsid=1) 10.0.0.2(ro,no_root_squash)\n" \
+		"%s 10.0.0.1(rw,all_squash,anonuid=1234,anongid=4321,fsid=2)\n"
+
+static int s_setup(void **state)
+{
+	struct s_env *e = calloc(1, sizeof(*e));
+	struct rpcrdma_nfs3_config cfg = { 0 };
+	struct rpcrdma_nfs3_exports *xt;
+
+	if (!e)
+		return -1;
+	strcpy(e->dir, "/tmp/nfs3exp.XXXXXX");
+	if (!mkdtemp(e->dir))
+		return -1;
+	chmod(e->dir, 0777);
+	snprintf(e->sub, sizeof(e->sub), "%s/sub", e->dir);
+	if (mkdir(e->sub, 0777) || chmod(e->sub, 0777))
+		return -1;
+	for (unsigned i = 0; i < sizeof(cfg.nc_key); i++)
+		cfg.nc_key[i] = (uint8_t)(i * 5 + 3);
+	xt = s_table(e, S_TABLE);
+	if (rpcrdma_nfs3_server_create(&cfg, xt, &e->srv, NULL, 0))
+		return -1;
+	rpcrdma_nfs3_exports_free(xt);
+	*state = e;
+	return 0;
+}
+
+static int s_teardown(void **state)
+{
+	struct s_env *e = *state;
+	char cmd[128];
+
+	rpcrdma_nfs3_server_destroy(e->srv);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", e->dir);
+	assert_int_equal(system(cmd), 0);
+	t_free(&e->c);
+	free(e);
+	return 0;
+}
+
+/* s_begin - a call of @proc as @uid from @peer. */
+static struct t_call *s_begin(struct s_env *e, uint32_t proc, uint32_t uid,
+			      const char *peer)
+{
+	struct t_call *c = &e->c;
+
+	t_begin(c, proc, uid, uid);
+	c->req.rq_peer = addr(peer, 800);
+	return c;
+}
+
+/* s_dispatch - t_run() through rpcrdma_nfs3_server_dispatch(). */
+static int s_dispatch(struct t_call *c, struct rpcrdma_nfs3_server *srv)
+{
+	memset(c->res, 0xee, T_RES_BYTES);
+	rpcrdma_xdr_init(&c->req.rq_args, c->args, c->alen);
+	rpcrdma_xdr_init(&c->req.rq_res, c->res, T_RES_BYTES);
+	c->ret = rpcrdma_nfs3_server_dispatch(&c->req, srv);
+	/* the test's own file operations run as root */
+	rpcrdma_nfs3_thread_release();
+	c->rlen = c->req.rq_res.xs_pos;
+	c->rpos = 0;
+	return c->ret;
+}
+
+static int s_run(struct s_env *e)
+{
+	return s_dispatch(&e->c, e->srv) == RPCRDMA_SVC_SUCCESS ? 0 : -1;
+}
+
+/*
+ * The root handle of export @path as MNT makes it: the export's id in
+ * bytes 2..3 under the server's MAC.  Made from the export the server has
+ * open, through the internal table.
+ */
+static void root_fh(struct s_env *e, const char *path, uint8_t *fh, uint32_t *len)
+{
+	struct nfs3_snap *sn = nfs3_snap_get(e->srv);
+	bool found = false;
+
+	for (unsigned i = 0; i < sn->sn_xt->xt_n; i++) {
+		if (strcmp(sn->sn_exp[i]->ex_path, path))
+			continue;
+		assert_int_equal(rpcrdma_nfs3_root_fh(sn->sn_exp[i], fh, len), 0);
+		found = true;
+	}
+	nfs3_snap_put(sn);
+	assert_true(found);
+}
+
+/* CREATE (UNCHECKED, mode 0644) of @name in @dir: status; @fh, @attr out. */
+static uint32_t s_create(struct s_env *e, const uint8_t *dir, uint32_t dirlen,
+			 const char *name, uint32_t uid, const char *peer,
+			 uint8_t *fh, uint32_t *fhlen, struct t_fattr *a)
+{
+	struct t_call *c = s_begin(e, 8, uid, peer);
+	uint32_t st;
+
+	t_opaque(c, dir, dirlen);
+	t_str(c, name);
+	t_u32(c, 0);
+	t_sattr_mode(c, 0644);
+	assert_int_equal(s_run(e), 0);
+	st = r_u32(c);
+	if (st == 0) {
+		uint32_t n;
+		const uint8_t *p;
+
+		assert_int_equal(r_u32(c), 1);
+		p = r_opaque(c, &n);
+		if (fh) {
+			memcpy(fh, p, n);
+			*fhlen = n;
+		}
+		assert_true(r_post_op(c, a));
+	}
+	r_wcc(c, NULL);
+	assert_int_equal(c->rpos, c->rlen);
+	return st;
+}
+
+/* GETATTR of @fh from @peer: status (@a filled on success). */
+static uint32_t s_getattr(struct s_env *e, const uint8_t *fh, uint32_t fhlen,
+			  const char *peer, struct t_fattr *a)
+{
+	struct t_call *c = s_begin(e, 1, 1000, peer);
+	struct t_fattr dummy;
+	uint32_t st;
+
+	t_opaque(c, fh, fhlen);
+	assert_int_equal(s_run(e), 0);
+	st = r_u32(c);
+	if (st == 0)
+		r_fattr(c, a ? a : &dummy);
+	assert_int_equal(c->rpos, c->rlen);
+	return st;
+}
+
+/* LOOKUP @name in @dir from @peer: status (@fh out). */
+static uint32_t s_lookup(struct s_env *e, const uint8_t *dir, uint32_t dirlen,
+			 const char *name, const char *peer, uint8_t *fh,
+			 uint32_t *fhlen)
+{
+	struct t_call *c = s_begin(e, 3, 1000, peer);
+	uint32_t st;
+
+	t_opaque(c, dir, dirlen);
+	t_str(c, name);
+	assert_int_equal(s_run(e), 0);
+	st = r_u32(c);
+	if (st == 0) {
+		uint32_t n;
+		const uint8_t *p = r_opaque(c, &n);
+
+		memcpy(fh, p, n);
+		*fhlen = n;
+	}
+	return st;
+}
+
+static void test_access_ro_squash(void **state)
+{
+	struct s_env *e = *state;
+	uint8_t a[64], b[64], fh[64];
+	uint32_t alen, blen, fhlen;
+	struct t_fattr at;
+	struct stat st;
+	char p[PATH_MAX];
+	struct t_call *c;
+
+	root_fh(e, e->dir, a, &alen);
+	root_fh(e, e->sub, b, &blen);
+	assert_int_equal(a[3], 1); /* fsid=1 */
+	assert_int_equal(b[3], 2);
+
+	/* rw entry, no_root_squash: root creates as root */
+	assert_int_equal(s_create(e, a, alen, "f", 0, "10.0.0.1", fh, &fhlen, &at), 0);
+	assert_int_equal(at.uid, 0);
+	/* ro entry: NFS3ERR_ROFS, nothing made; reading still works */
+	assert_int_equal(s_create(e, a, alen, "g", 0, "10.0.0.2", NULL, NULL, NULL), 30);
+	snprintf(p, sizeof(p), "%s/g", e->dir);
+	assert_int_equal(lstat(p, &st), -1);
+	assert_int_equal(s_getattr(e, fh, fhlen, "10.0.0.2", &at), 0);
+	/* ro: WRITE, SETATTR, REMOVE, COMMIT refused */
+	c = s_begin(e, 7, 0, "10.0.0.2");
+	t_opaque(c, fh, fhlen);
+	t_u64(c, 0);
+	t_u32(c, 3);
+	t_u32(c, 2);
+	t_opaque(c, "abc", 3);
+	assert_int_equal(s_run(e), 0);
+	assert_int_equal(r_u32(c), 30);
+	c = s_begin(e, 2, 0, "10.0.0.2");
+	t_opaque(c, fh, fhlen);
+	t_sattr_mode(c, 0600);
+	t_u32(c, 0);
+	assert_int_equal(s_run(e), 0);
+	assert_int_equal(r_u32(c), 30);
+	c = s_begin(e, 12, 0, "10.0.0.2");
+	t_opaque(c, a, alen);
+	t_str(c, "f");
+	assert_int_equal(s_run(e), 0);
+	assert_int_equal(r_u32(c), 30);
+	c = s_begin(e, 21, 0, "10.0.0.2");
+	t_opaque(c, fh, fhlen);
+	t_u64(c, 0);
+	t_u32(c, 0);
+	assert_int_equal(s_run(e), 0);
+	assert_int_equal(r_u32(c), 30);
+	snprintf(p, sizeof(p), "%s/f", e->dir);
+	assert_int_equal(lstat(p, &st), 0);
+	/* ro: ACCESS grants read but no modify/extend/delete, even to root */
+	c = s_begin(e, 4, 0, "10.0.0.2");
+	t_opaque(c, a, alen);
+	t_u32(c, 0x3f);
+	assert_int_equal(s_run(e), 0);
+	assert_int_equal(r_u32(c), 0);
+	assert_true(r_post_op(c, NULL));
+	assert_int_equal(r_u32(c), 0x01 | 0x02); /* READ, LOOKUP */
+	c = s_begin(e, 4, 0, "10.0.0.1");
+	t_opaque(c, a, alen);
+	t_u32(c, 0x3f);
+	assert_int_equal(s_run(e), 0);
+	assert_int_equal(r_u32(c), 0);
+	assert_true(r_post_op(c, NULL));
+	assert_int_equal(r_u32(c), 0x1f); /* a directory has no EXECUTE */
+
+	/* a client no entry lists: NFS3ERR_ACCES, also on B */
+	assert_int_equal(s_getattr(e, a, alen, "10.0.0.3", NULL), 13);
+	assert_int_equal(s_getattr(e, b, blen, "10.0.0.2", NULL), 13);
+
+	/* all_squash with anonuid/anongid on B: root and 1000 both 1234:4321 */
+	assert_int_equal(s_create(e, b, blen, "r", 0, "10.0.0.1", NULL, NULL, &at), 0);
+	assert_int_equal(at.uid, 1234);
+	assert_int_equal(at.gid, 4321);
+	assert_int_equal(s_create(e, b, blen, "u", 1000, "10.0.0.1", NULL, NULL, &at), 0);
+	assert_int_equal(at.uid, 1234);
+	assert_int_equal(at.gid, 4321);
+	snprintf(p, sizeof(p), "%s/u", e->sub);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(st.st_uid, 1234);
+}
+
+static void test_handles_across_exports(void **state)
+{
+	struct s_env *e = *state;
+	uint8_t a[64], b[64], viaA[64], forged[64], fh[64];
+	uint32_t alen, blen, vlen, fhlen;
+	struct t_fattr x, y;
+	struct t_call *c;
+
+	root_fh(e, e->dir, a, &alen);
+	root_fh(e, e->sub, b, &blen);
+
+	/* B's root reached from A is a handle of A (id 1), not of B */
+	assert_int_equal(s_lookup(e, a, alen, "sub", "10.0.0.1", viaA, &vlen), 0);
+	assert_int_equal(viaA[3], 1);
+	assert_int_equal(s_getattr(e, viaA, vlen, "10.0.0.2", &x), 0); /* A lists .2 */
+	assert_int_equal(s_getattr(e, b, blen, "10.0.0.1", &y), 0);
+	assert_true(x.fileid == y.fileid);
+	/* ".." of B's root stays in B: the nested export never leads out */
+	assert_int_equal(s_lookup(e, b, blen, "..", "10.0.0.1", fh, &fhlen), 0);
+	assert_int_equal(fhlen, blen);
+	assert_memory_equal(fh, b, blen);
+
+	/* A's handle relabelled as B's (id 2): the MAC fails, BADHANDLE */
+	memcpy(forged, viaA, vlen);
+	forged[3] = 2;
+	assert_int_equal(s_getattr(e, forged, vlen, "10.0.0.1", NULL), 10001);
+	/* an id no export has: STALE */
+	forged[3] = 9;
+	assert_int_equal(s_getattr(e, forged, vlen, "10.0.0.1", NULL), 70);
+
+	/* RENAME from A into B: a second handle of another export, XDEV */
+	assert_int_equal(s_create(e, a, alen, "mv", 0, "10.0.0.1", NULL, NULL, NULL), 0);
+	c = s_begin(e, 14, 0, "10.0.0.1");
+	t_opaque(c, a, alen);
+	t_str(c, "mv");
+	t_opaque(c, b, blen);
+	t_str(c, "mv");
+	assert_int_equal(s_run(e), 0);
+	assert_int_equal(r_u32(c), 18);
+}
+
+static void test_reload(void **state)
+{
+	struct s_env *e = *state;
+	struct rpcrdma_nfs3_exports *xt;
+	uint8_t a[64], b[64], fh[64];
+	uint32_t alen, blen, fhlen;
+	struct sockaddr_storage p1 = addr("10.0.0.1", 1), p2 = addr("10.0.0.2", 1);
+	struct sockaddr_storage p9 = addr("10.0.0.9", 1);
+	struct nfs3_snap *held;
+	char err[256];
+
+	root_fh(e, e->dir, a, &alen);
+	root_fh(e, e->sub, b, &blen);
+	assert_int_equal(s_create(e, a, alen, "keep", 0, "10.0.0.1", fh, &fhlen, NULL), 0);
+	assert_true(rpcrdma_nfs3_server_allows((struct sockaddr *)&p2, e->srv));
+	assert_false(rpcrdma_nfs3_server_allows((struct sockaddr *)&p9, e->srv));
+
+	/* a call in progress keeps the table it started with */
+	held = nfs3_snap_get(e->srv);
+
+	/* 10.0.0.2 loses A; B is removed; A keeps its id */
+	xt = s_table(e, "%s 10.0.0.1(rw,no_root_squash,fsid=1)\n");
+	assert_int_equal(rpcrdma_nfs3_server_reload(e->srv, xt, err, sizeof(err)), 0);
+	rpcrdma_nfs3_exports_free(xt);
+	assert_int_equal(s_getattr(e, fh, fhlen, "10.0.0.2", NULL), 13); /* ACCES */
+	assert_int_equal(s_getattr(e, fh, fhlen, "10.0.0.1", NULL), 0);  /* same handle */
+	assert_int_equal(s_getattr(e, b, blen, "10.0.0.1", NULL), 70);   /* STALE */
+	assert_false(rpcrdma_nfs3_server_allows((struct sockaddr *)&p2, e->srv));
+	assert_true(rpcrdma_nfs3_server_allows((struct sockaddr *)&p1, e->srv));
+	/* the old table's exports are still open for the call holding it */
+	assert_int_equal(held->sn_xt->xt_n, 2);
+	assert_true(held->sn_exp[1]->ex_fd >= 0);
+	nfs3_snap_put(held);
+
+	/* B back with the same fsid: its old handles work again */
+	xt = s_table(e, S_TABLE);
+	assert_int_equal(rpcrdma_nfs3_server_reload(e->srv, xt, err, sizeof(err)), 0);
+	rpcrdma_nfs3_exports_free(xt);
+	assert_int_equal(s_getattr(e, b, blen, "10.0.0.1", NULL), 0);
+
+	/* a table that cannot be served leaves the old one in force */
+	xt = s_table(e, "%s/none *(fsid=3)\n");
+	assert_int_equal(rpcrdma_nfs3_server_reload(e->srv, xt, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "/none"));
+	rpcrdma_nfs3_exports_free(xt);
+	xt = s_table(e, "# no exports\n");
+	assert_int_equal(rpcrdma_nfs3_server_reload(e->srv, xt, err, sizeof(err)), -EINVAL);
+	rpcrdma_nfs3_exports_free(xt);
+	assert_int_equal(s_getattr(e, b, blen, "10.0.0.1", NULL), 0);
+}
+
+/* Four threads call while the main thread reloads between two tables. */
+struct r_arg {
+	struct s_env *e;
+	uint8_t fh[64];
+	uint32_t fhlen;
+	atomic_bool *stop;
+	unsigned ok, acces;
+};
+
+static void *r_thread(void *p)
+{
+	struct r_arg *r = p;
+	struct t_call c = { 0 };
+
+	while (!atomic_load(r->stop)) {
+		uint32_t st;
+
+		t_begin(&c, 1, 1000, 1000);
+		c.req.rq_peer = addr("10.0.0.2", 1);
+		t_opaque(&c, r->fh, r->fhlen);
+		if (s_dispatch(&c, r->e->srv) != RPCRDMA_SVC_SUCCESS)
+			break;
+		st = r_u32(&c);
+		if (st == 0)
+			r->ok++;
+		else if (st == 13)
+			r->acces++;
+		else
+			break;
+	}
+	t_free(&c);
+	return NULL;
+}
+
+static void test_reload_concurrent(void **state)
+{
+	struct s_env *e = *state;
+	struct rpcrdma_nfs3_exports *x1 = s_table(e, S_TABLE);
+	struct rpcrdma_nfs3_exports *x2 = s_table(e, "%s 10.0.0.1(rw,fsid=1)\n");
+	atomic_bool stop = false;
+	struct r_arg r[4];
+	pthread_t th[4];
+	unsigned ok = 0, acces = 0;
+
+	for (int i = 0; i < 4; i++) {
+		memset(&r[i], 0, sizeof(r[i]));
+		r[i].e = e;
+		r[i].stop = &stop;
+		root_fh(e, e->dir, r[i].fh, &r[i].fhlen);
+		assert_int_equal(pthread_create(&th[i], NULL, r_thread, &r[i]), 0);
+	}
+	for (int i = 0; i < 400; i++)
+		assert_int_equal(rpcrdma_nfs3_server_reload(e->srv, i % 2 ? x1 : x2,
+							    NULL, 0), 0);
+	atomic_store(&stop, true);
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		ok += r[i].ok;
+		acces += r[i].acces;
+	}
+	/* every answer was OK or ACCES (a thread stops at anything else) */
+	assert_true(ok + acces > 0);
+	rpcrdma_nfs3_exports_free(x1);
+	rpcrdma_nfs3_exports_free(x2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest parser[] = {
+		cmocka_unit_test(test_parse_defaults_and_options),
+		cmocka_unit_test(test_parse_syntax),
+		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_load_file),
+	};
+	const struct CMUnitTest server[] = {
+		cmocka_unit_test_setup_teardown(test_access_ro_squash, s_setup, s_teardown),
+		cmocka_unit_test_setup_teardown(test_handles_across_exports, s_setup, s_teardown),
+		cmocka_unit_test_setup_teardown(test_reload, s_setup, s_teardown),
+		cmocka_unit_test_setup_teardown(test_reload_concurrent, s_setup, s_teardown),
+	};
+	int fails = cmocka_run_group_tests_name("exports parser", parser, NULL, NULL);
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "test_nfs3_exports: server tests need root (file handles); skipped\n");
+		return fails;
+	}
+	return fails + cmocka_run_group_tests_name("exports server", server, NULL, NULL);
+}
