@@ -500,6 +500,7 @@ void svc_dev_cq_event(struct svc_dev *dev)
 
 void svc_conn_cq_event_poll(struct svc_conn *conn)
 {
+	struct rpcrdma_svc *svc = conn->sx_svc;
 	struct ibv_wc wc[16];
 	int n = 0, i, budget = 4;
 
@@ -510,6 +511,9 @@ void svc_conn_cq_event_poll(struct svc_conn *conn)
 	 * stays valid here. */
 	conn->sx_more = false;
 	while (budget-- > 0 && (n = rpcrdma_verbs_poll(conn->sx_cq, 16, wc)) > 0) {
+		/* Replies made during this batch (calls served on this
+		 * thread, error replies) are chained and posted together. */
+		svc->sv_post_batch = true;
 		for (i = 0; i < n; i++) {
 			svc_conn_handle_wc(conn, &wc[i]);
 			if (conn->sx_refill_count >= SVC_REFILL_BATCH)
@@ -517,8 +521,10 @@ void svc_conn_cq_event_poll(struct svc_conn *conn)
 		}
 		/* Receives freed by this batch go back with one chained post,
 		 * before the next batch: while calls keep arriving the drain
-		 * may last, and the Requester must not run out of Receives. */
+		 * may last, and the Requester must not run out of Receives.
+		 * They go before the replies, whose grants count on them. */
 		svc_conn_flush_recvs(conn);
+		svc_send_flush(svc);
 	}
 	if (budget < 0 && n > 0) {
 		conn->sx_more = true;

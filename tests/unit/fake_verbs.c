@@ -338,6 +338,7 @@ static int fv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_se
 
 	(void)qp;
 	fv.fv_nposts++;
+	fv.fv_last_post_was_send = true;
 	if (++fv.fv_send_post_calls == fv.fv_fail_send_post_at ||
 	    fv_roll(fv.fv_faults.ff_post_fail_pct[0])) {
 		fv.fv_n_post_fails++;
@@ -385,6 +386,7 @@ static int fv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_se
 static int fv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
 {
 	(void)qp;
+	fv.fv_last_post_was_send = false;
 	if (++fv.fv_recv_post_calls == fv.fv_fail_recv_post_at ||
 	    fv_roll(fv.fv_faults.ff_post_fail_pct[1])) {
 		fv.fv_n_post_fails++;

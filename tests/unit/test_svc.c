@@ -1275,6 +1275,35 @@ static void test_try_transport(void **state)
 	assert_baseline(f);
 }
 
+/*
+ * Calls served on the transport thread during one drain batch (here with
+ * sc_loop_dispatch) have their replies chained and posted together after
+ * the batch's Receives: three calls, three Sends, one post of Sends.
+ */
+static void test_loop_replies_batched(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t msg[128], *p;
+	unsigned posts = fv.fv_send_post_calls, recv_posts;
+	uint32_t i;
+
+	for (i = 0; i < 3; i++) {
+		p = put_msg_nochunks(msg, 0x70 + i, 1);
+		p = put_call(p, 0x7070 + i, TPROG, 1, TP_NULL);
+		queue_recv(f, msg, (uint32_t)(p - msg));
+	}
+	recv_posts = fv.fv_recv_post_calls;
+	svc_conn_cq_event_poll(f->conn);
+	assert_int_equal(fv.fv_nsends, 3);
+	assert_int_equal(fv.fv_send_post_calls, posts + 1);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.send_batches), 1);
+	/* the Receives went back first, with one post */
+	assert_int_equal(fv.fv_recv_post_calls, recv_posts + 1);
+	assert_true(fv.fv_last_post_was_send);
+	svc_conn_cq_event_poll(f->conn); /* the Send completions */
+	assert_baseline(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1283,6 +1312,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_read_chunk_and_reply_chunk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loop_inline_call, setup_loop, teardown),
 		cmocka_unit_test_setup_teardown(test_loop_read_chunk, setup_loop, teardown),
+		cmocka_unit_test_setup_teardown(test_loop_replies_batched, setup_loop, teardown),
 		cmocka_unit_test_setup_teardown(test_write_chunk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reply_fits_nowhere, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reply_header_beyond_inline, setup, teardown),
