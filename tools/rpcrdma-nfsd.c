@@ -268,7 +268,8 @@ int main(int argc, char **argv)
 	struct rpcrdma_svc_config scfg = { 0 };
 	struct rpcrdma_nfs3_export *exp = NULL;
 	struct rpcrdma_mnt *mnt = NULL;
-	struct rpcrdma_svc_stats stats;
+	const char *const *names;
+	uint32_t nnames;
 	struct sigaction sa = { 0 };
 	const char *export_arg = NULL, *listen_addr = NULL;
 	const char *key_file = DEFAULT_KEY_FILE;
@@ -455,6 +456,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": register NFSv3: %s\n", strerror(-err));
 		goto out_svc;
 	}
+	names = rpcrdma_nfs3_proc_names(&nnames);
+	rpcrdma_svc_set_proc_names(g_svc, RPCRDMA_NFS3_PROGRAM, RPCRDMA_NFS3_VERSION,
+				   names, nnames, rpcrdma_nfs3_stat_name);
 	err = rpcrdma_mnt_start(exp, listen_addr, (uint16_t)mport, rpcbind, &mnt);
 	if (err) {
 		fprintf(stderr, PROG ": MOUNT on TCP port %lu: %s\n", mport,
@@ -483,11 +487,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": server loop failed: %s\n", strerror(-err));
 	else
 		ret = 0;
-	if (stats_json) {
-		rpcrdma_svc_get_stats(g_svc, &stats);
-		rpcrdma_svc_stats_json(&stats, stdout);
-		fflush(stdout);
-	}
+	if (stats_json)
+		rpcrdma_svc_stats_write(g_svc, RPCRDMA_SVC_STATS_JSON, stdout);
 	if (rpcrdma_nfs3_fcache_stats(exp, &fst) == 0 && fst.fcs_capacity)
 		fprintf(stderr, PROG ": open-file cache: %llu hits, %llu misses, %llu evictions, "
 			"%llu forgotten, %llu of %llu entries open\n",

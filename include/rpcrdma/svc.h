@@ -59,8 +59,27 @@ struct rpcrdma_svc_req {
 	size_t rq_ddp_pos; /* byte offset in rq_res.xs_base */
 	size_t rq_ddp_len; /* bytes, without XDR pad */
 
+	/* The program's own status (nfsstat3 ...), set by
+	 * rpcrdma_svc_req_set_status() for the statistics. */
+	bool rq_has_status;
+	uint32_t rq_status;
+
 	void *rq_xprt; /* transport-private */
 };
+
+/**
+ * rpcrdma_svc_req_set_status - report the program-level outcome of @req
+ * (for NFS: the nfsstat3 its results begin with) for the per-procedure
+ * statistics; the last call wins.  Callable from the dispatch function.
+ */
+static inline void rpcrdma_svc_req_set_status(struct rpcrdma_svc_req *req, uint32_t status)
+{
+	req->rq_has_status = true;
+	req->rq_status = status;
+}
+
+/** A program status as text ("NFS3ERR_NOENT"), or NULL when unknown. */
+typedef const char *(*rpcrdma_svc_status_name_fn)(uint32_t status);
 
 /**
  * rpcrdma_svc_dispatch_fn - serve one call.
@@ -235,6 +254,40 @@ void rpcrdma_svc_get_stats(struct rpcrdma_svc *svc, struct rpcrdma_svc_stats *st
 
 /** rpcrdma_svc_stats_json - print the counters to @f as one JSON object. */
 void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f);
+
+/**
+ * rpcrdma_svc_set_proc_names - name the procedures of program @prog version
+ * @vers (registered first) for the statistics: @names[proc] for proc < @n
+ * (NULL entries allowed); @status_name, optional, names the statuses
+ * reported with rpcrdma_svc_req_set_status().  The arrays must outlive the
+ * server.  Return: 0; -ENOENT when @prog/@vers is not registered.
+ */
+int rpcrdma_svc_set_proc_names(struct rpcrdma_svc *svc, uint32_t prog, uint32_t vers,
+			       const char *const *names, uint32_t n,
+			       rpcrdma_svc_status_name_fn status_name);
+
+/** Formats of rpcrdma_svc_stats_write(). */
+enum rpcrdma_svc_stats_format {
+	/** One line: the counters of rpcrdma_svc_stats_json(), then "ops"
+	 *  (per program, version and procedure: calls, replies by outcome,
+	 *  program statuses, bytes, latency histogram, median and 99th
+	 *  percentile) and "conns" (per open connection). */
+	RPCRDMA_SVC_STATS_JSON,
+	/** A table for people, like nfsstat -s. */
+	RPCRDMA_SVC_STATS_TABLE,
+	/** The Prometheus text exposition format, version 0.0.4. */
+	RPCRDMA_SVC_STATS_PROMETHEUS,
+};
+
+/**
+ * rpcrdma_svc_stats_write - print every statistic of @svc to @f in @fmt.
+ * Safe from any thread while the server runs: per-thread counters are
+ * summed, connections copied under a lock they take only at open and close.
+ * Return: 0; -ENOMEM; -EINVAL for an unknown @fmt; -EIO when writing @f
+ * failed.
+ */
+int rpcrdma_svc_stats_write(struct rpcrdma_svc *svc, enum rpcrdma_svc_stats_format fmt,
+			    FILE *f);
 
 /** rpcrdma_svc_destroy - close every connection and free the server. */
 void rpcrdma_svc_destroy(struct rpcrdma_svc *svc);

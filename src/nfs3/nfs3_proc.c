@@ -1315,6 +1315,7 @@ int rpcrdma_nfs3_dispatch(struct rpcrdma_svc_req *req, void *arg)
 		.c_res = &req->rq_res,
 	};
 	uint32_t proc = req->rq_msg.rm_proc;
+	size_t res_start = req->rq_res.xs_pos;
 	uint32_t auth;
 	int ret;
 
@@ -1334,6 +1335,9 @@ int rpcrdma_nfs3_dispatch(struct rpcrdma_svc_req *req, void *arg)
 		nfs3_cred_restore();
 	if (ret == RPCRDMA_SVC_SUCCESS && !rpcrdma_xdr_ok(&req->rq_res))
 		ret = RPCRDMA_SVC_SYSTEM_ERR;
+	/* Every NFSv3 result but NULL's starts with its nfsstat3. */
+	if (ret == RPCRDMA_SVC_SUCCESS && req->rq_res.xs_pos >= res_start + 4)
+		rpcrdma_svc_req_set_status(req, load_be32(req->rq_res.xs_base + res_start));
 	if (c.c_exp->ex_verbose > 1)
 		fprintf(c.c_exp->ex_log, "nfs3: xid %08x proc %u uid %u -> %d\n",
 			req->rq_msg.rm_xid, proc, c.c_cred.cr_uid, ret);

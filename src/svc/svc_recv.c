@@ -171,6 +171,7 @@ void svc_recv_start(struct svc_recv *rc, struct svc_call *cc)
 	struct rpcrdma_svc *svc = conn->sx_svc;
 	struct rpcrdma_wire_err err;
 
+	svc_stats_call_begin(cc);
 	if (rpcrdma_wire_decode_call(rc->rc_buf, rc->rc_len, &svc->sv_limits,
 				     &cc->cc_hdr, &err)) {
 		if (svc->sv_cfg.sc_verbose)
