@@ -62,6 +62,8 @@ static void usage(FILE *f)
 "  -k, --handle-key FILE   file handle key (default " DEFAULT_KEY_FILE ")\n"
 "      --no-root-squash    do not map AUTH_SYS uid/gid 0 to 65534\n"
 "      --stats             print the final counters as JSON on exit\n"
+"      --control PATH      control socket for rpcrdma-stat (default\n"
+"                          " RPCRDMA_SVC_CONTROL_DIR "/PORT.sock; 'none': no socket)\n"
 "      --rpcbind           register MOUNT with rpcbind\n"
 "  -v, --verbose           more logging (repeatable)\n"
 "  -h, --help              this text\n");
@@ -209,7 +211,7 @@ static int load_key(const char *path, uint8_t key[RPCRDMA_NFS3_KEY_BYTES],
 }
 
 enum { OPT_NO_ROOT_SQUASH = 256, OPT_STATS, OPT_RPCBIND, OPT_CREDITS, OPT_POLL,
-       OPT_MEMORY, OPT_MAX_CONNS, OPT_FILE_CACHE };
+       OPT_MEMORY, OPT_MAX_CONNS, OPT_FILE_CACHE, OPT_CONTROL };
 
 /* SIZE: a number of bytes with an optional K, M, G or T suffix (binary). */
 static int parse_size(const char *s, uint64_t *out)
@@ -258,6 +260,7 @@ int main(int argc, char **argv)
 		{ "handle-key", required_argument, NULL, 'k' },
 		{ "no-root-squash", no_argument, NULL, OPT_NO_ROOT_SQUASH },
 		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "control", required_argument, NULL, OPT_CONTROL },
 		{ "rpcbind", no_argument, NULL, OPT_RPCBIND },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -270,6 +273,9 @@ int main(int argc, char **argv)
 	struct rpcrdma_mnt *mnt = NULL;
 	const char *const *names;
 	uint32_t nnames;
+	struct rpcrdma_svc_control *control = NULL;
+	const char *control_path = NULL;
+	char control_buf[108];
 	struct sigaction sa = { 0 };
 	const char *export_arg = NULL, *listen_addr = NULL;
 	const char *key_file = DEFAULT_KEY_FILE;
@@ -366,6 +372,14 @@ int main(int argc, char **argv)
 			break;
 		case OPT_STATS:
 			stats_json = true;
+			break;
+		case OPT_CONTROL:
+			if (!*optarg || strlen(optarg) >= sizeof(control_buf)) {
+				fprintf(stderr, PROG ": --control: expected a path shorter than %zu bytes, or 'none'\n",
+					sizeof(control_buf));
+				return 2;
+			}
+			control_path = optarg;
 			break;
 		case OPT_RPCBIND:
 			rpcbind = true;
@@ -466,6 +480,22 @@ int main(int argc, char **argv)
 		goto out_svc;
 	}
 
+	if (!control_path) {
+		/* The default: a warning only when it cannot be had. */
+		snprintf(control_buf, sizeof(control_buf), RPCRDMA_SVC_CONTROL_DIR "/%lu.sock", port);
+		err = rpcrdma_svc_control_start(g_svc, control_buf, &control);
+		if (err)
+			fprintf(stderr, PROG ": no control socket %s: %s (rpcrdma-stat will not reach this server)\n",
+				control_buf, strerror(-err));
+	} else if (strcmp(control_path, "none")) {
+		err = rpcrdma_svc_control_start(g_svc, control_path, &control);
+		if (err) {
+			fprintf(stderr, PROG ": --control %s: %s%s\n", control_path, strerror(-err),
+				err == -EADDRINUSE ? " (another server answers there)" : "");
+			goto out_mnt;
+		}
+	}
+
 	sa.sa_handler = on_stop;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
@@ -496,6 +526,8 @@ int main(int argc, char **argv)
 			(unsigned long long)fst.fcs_evictions,
 			(unsigned long long)fst.fcs_forgotten,
 			(unsigned long long)fst.fcs_entries, (unsigned long long)fst.fcs_capacity);
+	rpcrdma_svc_control_stop(control);
+out_mnt:
 	rpcrdma_mnt_stop(mnt);
 out_svc:
 	rpcrdma_svc_destroy(g_svc);

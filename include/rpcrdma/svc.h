@@ -289,6 +289,34 @@ enum rpcrdma_svc_stats_format {
 int rpcrdma_svc_stats_write(struct rpcrdma_svc *svc, enum rpcrdma_svc_stats_format fmt,
 			    FILE *f);
 
+/** Directory of the default control sockets: RPCRDMA_SVC_CONTROL_DIR "/<port>.sock". */
+#define RPCRDMA_SVC_CONTROL_DIR "/run/rpcrdma-nfsd"
+
+struct rpcrdma_svc_control;
+
+/**
+ * rpcrdma_svc_control_start - serve the statistics of @svc on the Unix
+ * stream socket @path, from a thread of its own: a client sends one line
+ * ("table", "json" or "prometheus") and reads rpcrdma_svc_stats_write()'s
+ * output until the server closes; other requests get a line starting with
+ * "error: ".  The socket is created mode 0600, its directory (one level)
+ * mode 0700 when missing; only root and the server's user are answered.
+ * A socket file nobody answers on (left by a server that died) is
+ * replaced.
+ * @out: the control socket, stopped with rpcrdma_svc_control_stop()
+ * before @svc is destroyed.
+ * Return: 0; -EINVAL (empty @path, or longer than a socket address holds);
+ * -EADDRINUSE (a running server answers on @path); -EEXIST (@path exists
+ * and is not a socket); -ENOMEM; the negated errno of mkdir(), socket(),
+ * bind() or listen() (-EACCES, -ENOENT ...), or of pthread_create().
+ */
+int rpcrdma_svc_control_start(struct rpcrdma_svc *svc, const char *path,
+			      struct rpcrdma_svc_control **out);
+
+/** rpcrdma_svc_control_stop - stop serving, remove the socket file, free
+ *  @ctl (NULL: no-op). */
+void rpcrdma_svc_control_stop(struct rpcrdma_svc_control *ctl);
+
 /** rpcrdma_svc_destroy - close every connection and free the server. */
 void rpcrdma_svc_destroy(struct rpcrdma_svc *svc);
 
