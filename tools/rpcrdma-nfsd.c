@@ -64,6 +64,8 @@ static void usage(FILE *f)
 "      --stats             print the final counters as JSON on exit\n"
 "      --control PATH      control socket for rpcrdma-stat (default\n"
 "                          " RPCRDMA_SVC_CONTROL_DIR "/PORT.sock; 'none': no socket)\n"
+"      --metrics ADDR:PORT serve Prometheus metrics at http://ADDR:PORT/metrics\n"
+"                          ([ADDR]:PORT for IPv6, :PORT for any address)\n"
 "      --rpcbind           register MOUNT with rpcbind\n"
 "  -v, --verbose           more logging (repeatable)\n"
 "  -h, --help              this text\n");
@@ -211,7 +213,8 @@ static int load_key(const char *path, uint8_t key[RPCRDMA_NFS3_KEY_BYTES],
 }
 
 enum { OPT_NO_ROOT_SQUASH = 256, OPT_STATS, OPT_RPCBIND, OPT_CREDITS, OPT_POLL,
-       OPT_MEMORY, OPT_MAX_CONNS, OPT_FILE_CACHE, OPT_CONTROL };
+       OPT_MEMORY, OPT_MAX_CONNS, OPT_FILE_CACHE, OPT_CONTROL,
+       OPT_METRICS };
 
 /* SIZE: a number of bytes with an optional K, M, G or T suffix (binary). */
 static int parse_size(const char *s, uint64_t *out)
@@ -261,6 +264,7 @@ int main(int argc, char **argv)
 		{ "no-root-squash", no_argument, NULL, OPT_NO_ROOT_SQUASH },
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "control", required_argument, NULL, OPT_CONTROL },
+		{ "metrics", required_argument, NULL, OPT_METRICS },
 		{ "rpcbind", no_argument, NULL, OPT_RPCBIND },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -274,7 +278,8 @@ int main(int argc, char **argv)
 	const char *const *names;
 	uint32_t nnames;
 	struct rpcrdma_svc_control *control = NULL;
-	const char *control_path = NULL;
+	const char *control_path = NULL, *metrics_addr = NULL;
+	struct rpcrdma_svc_metrics *metrics = NULL;
 	char control_buf[108];
 	struct sigaction sa = { 0 };
 	const char *export_arg = NULL, *listen_addr = NULL;
@@ -380,6 +385,9 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			control_path = optarg;
+			break;
+		case OPT_METRICS:
+			metrics_addr = optarg;
 			break;
 		case OPT_RPCBIND:
 			rpcbind = true;
@@ -496,6 +504,16 @@ int main(int argc, char **argv)
 		}
 	}
 
+	if (metrics_addr) {
+		err = rpcrdma_svc_metrics_start(g_svc, metrics_addr, &metrics);
+		if (err) {
+			fprintf(stderr, PROG ": --metrics %s: %s\n", metrics_addr,
+				err == -EINVAL ? "expected ADDR:PORT, [ADDR]:PORT or :PORT" :
+				strerror(-err));
+			goto out_control;
+		}
+	}
+
 	sa.sa_handler = on_stop;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
@@ -526,6 +544,8 @@ int main(int argc, char **argv)
 			(unsigned long long)fst.fcs_evictions,
 			(unsigned long long)fst.fcs_forgotten,
 			(unsigned long long)fst.fcs_entries, (unsigned long long)fst.fcs_capacity);
+	rpcrdma_svc_metrics_stop(metrics);
+out_control:
 	rpcrdma_svc_control_stop(control);
 out_mnt:
 	rpcrdma_mnt_stop(mnt);

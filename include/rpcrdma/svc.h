@@ -317,6 +317,27 @@ int rpcrdma_svc_control_start(struct rpcrdma_svc *svc, const char *path,
  *  @ctl (NULL: no-op). */
 void rpcrdma_svc_control_stop(struct rpcrdma_svc_control *ctl);
 
+struct rpcrdma_svc_metrics;
+
+/**
+ * rpcrdma_svc_metrics_start - serve the statistics of @svc over HTTP for
+ * Prometheus: GET /metrics answers with the text exposition format 0.0.4
+ * (rpcrdma_svc_stats_write(), RPCRDMA_SVC_STATS_PROMETHEUS); other paths
+ * 404, other methods 405.  libmicrohttpd serves it from a thread of its
+ * own, at most 16 connections at once, each closed after 10 idle seconds.
+ * @addr: "ADDR:PORT" (numeric IPv4), "[ADDR]:PORT" (IPv6) or ":PORT" (any
+ * address, IPv6 and IPv4).
+ * @out: the endpoint, stopped with rpcrdma_svc_metrics_stop() before @svc
+ * is destroyed.
+ * Return: 0; -EINVAL for a malformed @addr or port 0; -ENOMEM; the
+ * negated errno of binding (-EADDRINUSE, -EADDRNOTAVAIL, -EACCES ...).
+ */
+int rpcrdma_svc_metrics_start(struct rpcrdma_svc *svc, const char *addr,
+			      struct rpcrdma_svc_metrics **out);
+
+/** rpcrdma_svc_metrics_stop - stop the endpoint and free @mt (NULL: no-op). */
+void rpcrdma_svc_metrics_stop(struct rpcrdma_svc_metrics *mt);
+
 /** rpcrdma_svc_destroy - close every connection and free the server. */
 void rpcrdma_svc_destroy(struct rpcrdma_svc *svc);
 
