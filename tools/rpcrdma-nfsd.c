@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <rpcrdma/capture.h>
 #include <rpcrdma/nfs3.h>
 #include <rpcrdma/svc.h>
 
@@ -66,6 +67,13 @@ static void usage(FILE *f)
 "                          " RPCRDMA_SVC_CONTROL_DIR "/PORT.sock; 'none': no socket)\n"
 "      --metrics ADDR:PORT serve Prometheus metrics at http://ADDR:PORT/metrics\n"
 "                          ([ADDR]:PORT for IPv6, :PORT for any address)\n"
+"      --capture FILE      write every RPC-over-RDMA message to FILE (pcap,\n"
+"                          for Wireshark/tshark)\n"
+"      --capture-size SIZE start a new file at SIZE bytes (e.g. 100M)\n"
+"      --capture-files N   keep N files (FILE, FILE.1 ...; default 1: stop\n"
+"                          capturing when FILE is full)\n"
+"      --capture-data N    also write the first N bytes of every RDMA Read\n"
+"                          and RDMA Write (default 0: none)\n"
 "      --rpcbind           register MOUNT with rpcbind\n"
 "  -v, --verbose           more logging (repeatable)\n"
 "  -h, --help              this text\n");
@@ -214,7 +222,7 @@ static int load_key(const char *path, uint8_t key[RPCRDMA_NFS3_KEY_BYTES],
 
 enum { OPT_NO_ROOT_SQUASH = 256, OPT_STATS, OPT_RPCBIND, OPT_CREDITS, OPT_POLL,
        OPT_MEMORY, OPT_MAX_CONNS, OPT_FILE_CACHE, OPT_CONTROL,
-       OPT_METRICS };
+       OPT_METRICS, OPT_CAPTURE, OPT_CAPTURE_SIZE, OPT_CAPTURE_FILES, OPT_CAPTURE_DATA };
 
 /* SIZE: a number of bytes with an optional K, M, G or T suffix (binary). */
 static int parse_size(const char *s, uint64_t *out)
@@ -265,6 +273,10 @@ int main(int argc, char **argv)
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "control", required_argument, NULL, OPT_CONTROL },
 		{ "metrics", required_argument, NULL, OPT_METRICS },
+		{ "capture", required_argument, NULL, OPT_CAPTURE },
+		{ "capture-size", required_argument, NULL, OPT_CAPTURE_SIZE },
+		{ "capture-files", required_argument, NULL, OPT_CAPTURE_FILES },
+		{ "capture-data", required_argument, NULL, OPT_CAPTURE_DATA },
 		{ "rpcbind", no_argument, NULL, OPT_RPCBIND },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -280,6 +292,8 @@ int main(int argc, char **argv)
 	struct rpcrdma_svc_control *control = NULL;
 	const char *control_path = NULL, *metrics_addr = NULL;
 	struct rpcrdma_svc_metrics *metrics = NULL;
+	struct rpcrdma_capture_config ccfg = { 0 };
+	struct rpcrdma_capture *capture = NULL;
 	char control_buf[108];
 	struct sigaction sa = { 0 };
 	const char *export_arg = NULL, *listen_addr = NULL;
@@ -389,6 +403,31 @@ int main(int argc, char **argv)
 		case OPT_METRICS:
 			metrics_addr = optarg;
 			break;
+		case OPT_CAPTURE:
+			ccfg.cc_path = optarg;
+			break;
+		case OPT_CAPTURE_SIZE:
+			if (parse_size(optarg, &ccfg.cc_max_bytes) || ccfg.cc_max_bytes < 65536) {
+				fprintf(stderr, PROG ": --capture-size: expected a size of at least 64K (e.g. 100M): %s\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case OPT_CAPTURE_FILES:
+			if (parse_uint(optarg, 1000, &v) || v == 0) {
+				fprintf(stderr, PROG ": --capture-files: expected 1..1000: %s\n", optarg);
+				return 2;
+			}
+			ccfg.cc_max_files = (uint32_t)v;
+			break;
+		case OPT_CAPTURE_DATA:
+			if (parse_uint(optarg, 1u << 20, &v)) {
+				fprintf(stderr, PROG ": --capture-data: expected 0..1048576 bytes: %s\n",
+					optarg);
+				return 2;
+			}
+			ccfg.cc_data_bytes = (uint32_t)v;
+			break;
 		case OPT_RPCBIND:
 			rpcbind = true;
 			break;
@@ -406,6 +445,10 @@ int main(int argc, char **argv)
 	if (optind < argc) {
 		fprintf(stderr, PROG ": unexpected argument: %s\n", argv[optind]);
 		usage(stderr);
+		return 2;
+	}
+	if (!ccfg.cc_path && (ccfg.cc_max_bytes || ccfg.cc_max_files || ccfg.cc_data_bytes)) {
+		fprintf(stderr, PROG ": --capture-size, --capture-files and --capture-data need --capture FILE\n");
 		return 2;
 	}
 	if (!export_arg) {
@@ -477,6 +520,14 @@ int main(int argc, char **argv)
 	if (err) {
 		fprintf(stderr, PROG ": register NFSv3: %s\n", strerror(-err));
 		goto out_svc;
+	}
+	if (ccfg.cc_path) {
+		err = rpcrdma_capture_open(&ccfg, &capture);
+		if (err) {
+			fprintf(stderr, PROG ": --capture %s: %s\n", ccfg.cc_path, strerror(-err));
+			goto out_svc;
+		}
+		rpcrdma_svc_set_capture(g_svc, capture);
 	}
 	names = rpcrdma_nfs3_proc_names(&nnames);
 	rpcrdma_svc_set_proc_names(g_svc, RPCRDMA_NFS3_PROGRAM, RPCRDMA_NFS3_VERSION,
@@ -552,6 +603,16 @@ out_mnt:
 out_svc:
 	rpcrdma_svc_destroy(g_svc);
 	g_svc = NULL;
+	if (capture) {
+		struct rpcrdma_capture_stats cst;
+
+		rpcrdma_capture_close(capture, &cst); /* writes what is queued first */
+		fprintf(stderr, PROG ": capture %s: %llu frames, %llu bytes, %llu dropped, "
+			"%llu write errors, %llu file(s)\n", ccfg.cc_path,
+			(unsigned long long)cst.cs_frames, (unsigned long long)cst.cs_bytes,
+			(unsigned long long)cst.cs_drops, (unsigned long long)cst.cs_write_errors,
+			(unsigned long long)cst.cs_files);
+	}
 out_export:
 	rpcrdma_nfs3_export_close(exp);
 	return ret;

@@ -338,6 +338,16 @@ int rpcrdma_svc_metrics_start(struct rpcrdma_svc *svc, const char *addr,
 /** rpcrdma_svc_metrics_stop - stop the endpoint and free @mt (NULL: no-op). */
 void rpcrdma_svc_metrics_stop(struct rpcrdma_svc_metrics *mt);
 
+struct rpcrdma_capture;
+
+/**
+ * rpcrdma_svc_set_capture - record every RPC-over-RDMA message @svc sends
+ * and receives into @cap (see <rpcrdma/capture.h>); NULL: stop.  Call
+ * before rpcrdma_svc_run(); @cap must outlive the server (close it after
+ * rpcrdma_svc_destroy()).  Return: 0.
+ */
+int rpcrdma_svc_set_capture(struct rpcrdma_svc *svc, struct rpcrdma_capture *cap);
+
 /** rpcrdma_svc_destroy - close every connection and free the server. */
 void rpcrdma_svc_destroy(struct rpcrdma_svc *svc);
 

@@ -41,6 +41,7 @@
 #include <rpcrdma/wire.h>
 
 #include "rw/rw.h"
+#include "svc/svc_capture.h"
 #include "svc/svc_stats.h"
 #include "verbs/verbs.h"
 
@@ -246,6 +247,7 @@ struct svc_conn {
 	struct svc_conn *sx_post_next;
 	bool sx_post_queued;
 	struct svc_stats_conn *sx_stats; /* statistics block, or NULL */
+	struct capture_ep *sx_capture;  /* capture endpoints, or NULL */
 };
 
 struct svc_program {
@@ -312,6 +314,7 @@ struct rpcrdma_svc {
 	struct rpcrdma_wire_limits sv_limits;
 	struct svc_counters sv_ct;
 	struct svc_stats *sv_stats;  /* per-operation statistics (svc_stats.c), or NULL */
+	struct rpcrdma_capture *sv_capture; /* rpcrdma_svc_set_capture(), or NULL */
 };
 
 /* svc_call_append - put @cc at the tail of the FIFO *@head .. *@tail

@@ -63,6 +63,7 @@ static void svc_send_post(struct svc_call *cc, uint32_t nwr, bool reply)
 		svc_call_put(cc);
 		return;
 	}
+	svc_capture_chain(cc, nwr);
 	if (!svc_conn_sq_reserve(conn, cc, nwr + 1, false))
 		return; /* svc_send_resume() posts it */
 	svc_send_resume(cc);
