@@ -118,6 +118,14 @@ done
 ((compared >= 10)) || fail "only $compared procedures used: the workout is too small to compare"
 pass "the server's call counts equal the kernel client's for all $compared procedures it used"
 
+# ---- every metric the Grafana dashboard queries is in the scrape
+missing=
+for m in $(grep -o 'rpcrdma_svc_[a-z0-9_]*' "$RPCRDMA_CHECKOUT/docs/grafana/rpcrdma-nfsd.json" | sort -u); do
+	grep -q "^$m[{ ]" "$SCRAPE" || missing+=" $m"
+done
+[[ -z "$missing" ]] || fail "docs/grafana/rpcrdma-nfsd.json queries metrics the server does not export:$missing"
+pass "every metric docs/grafana/rpcrdma-nfsd.json queries is exported"
+
 # ---- the live view: rpcrdma-stat through the default control socket
 [[ -S /run/rpcrdma-nfsd/$NFS_RDMA_PORT.sock ]] || fail "no control socket /run/rpcrdma-nfsd/$NFS_RDMA_PORT.sock"
 [[ "$(stat -c %a /run/rpcrdma-nfsd/$NFS_RDMA_PORT.sock)" == 600 ]] || fail "control socket mode $(stat -c %a /run/rpcrdma-nfsd/$NFS_RDMA_PORT.sock)"
