@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <rpcrdma/capture.h>
 #include <rpcrdma/nfs3.h>
 #include <rpcrdma/svc.h>
 
@@ -80,6 +81,17 @@ static void usage(FILE *f)
 "  -k, --handle-key FILE   file handle key (default " DEFAULT_KEY_FILE ")\n"
 "      --no-root-squash    with --export: do not map uid/gid 0 to 65534\n"
 "      --stats             print the final counters as JSON on exit\n"
+"      --control PATH      control socket for rpcrdma-stat (default\n"
+"                          " RPCRDMA_SVC_CONTROL_DIR "/PORT.sock; 'none': no socket)\n"
+"      --metrics ADDR:PORT serve Prometheus metrics at http://ADDR:PORT/metrics\n"
+"                          ([ADDR]:PORT for IPv6, :PORT for any address)\n"
+"      --capture FILE      write every RPC-over-RDMA message to FILE (pcap,\n"
+"                          for Wireshark/tshark)\n"
+"      --capture-size SIZE start a new file at SIZE bytes (e.g. 100M)\n"
+"      --capture-files N   keep N files (FILE, FILE.1 ...; default 1: stop\n"
+"                          capturing when FILE is full)\n"
+"      --capture-data N    also write the first N bytes of every RDMA Read\n"
+"                          and RDMA Write (default 0: none)\n"
 "      --rpcbind           register MOUNT (tcp) and NFS (rdma, rdma6) with\n"
 "                          rpcbind, unregistered at exit\n"
 "  -v, --verbose           more logging (repeatable)\n"
@@ -278,7 +290,9 @@ static int load_key(const char *path, uint8_t key[RPCRDMA_NFS3_KEY_BYTES],
 }
 
 enum { OPT_NO_ROOT_SQUASH = 256, OPT_STATS, OPT_RPCBIND, OPT_CREDITS, OPT_POLL,
-       OPT_MEMORY, OPT_MAX_CONNS, OPT_FILE_CACHE, OPT_EXPORTS, OPT_WORKERS_ONLY };
+       OPT_MEMORY, OPT_MAX_CONNS, OPT_FILE_CACHE, OPT_EXPORTS, OPT_WORKERS_ONLY,
+       OPT_CONTROL, OPT_METRICS, OPT_CAPTURE, OPT_CAPTURE_SIZE, OPT_CAPTURE_FILES,
+       OPT_CAPTURE_DATA };
 
 /* SIZE: a number of bytes with an optional K, M, G or T suffix (binary). */
 static int parse_size(const char *s, uint64_t *out)
@@ -329,6 +343,12 @@ int main(int argc, char **argv)
 		{ "handle-key", required_argument, NULL, 'k' },
 		{ "no-root-squash", no_argument, NULL, OPT_NO_ROOT_SQUASH },
 		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "control", required_argument, NULL, OPT_CONTROL },
+		{ "metrics", required_argument, NULL, OPT_METRICS },
+		{ "capture", required_argument, NULL, OPT_CAPTURE },
+		{ "capture-size", required_argument, NULL, OPT_CAPTURE_SIZE },
+		{ "capture-files", required_argument, NULL, OPT_CAPTURE_FILES },
+		{ "capture-data", required_argument, NULL, OPT_CAPTURE_DATA },
 		{ "rpcbind", no_argument, NULL, OPT_RPCBIND },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -345,7 +365,14 @@ int main(int argc, char **argv)
 	char msg[512];
 	sigset_t hup;
 	struct rpcrdma_mnt *mnt = NULL;
-	struct rpcrdma_svc_stats stats;
+	const char *const *names;
+	uint32_t nnames;
+	struct rpcrdma_svc_control *control = NULL;
+	const char *control_path = NULL, *metrics_addr = NULL;
+	struct rpcrdma_svc_metrics *metrics = NULL;
+	struct rpcrdma_capture_config ccfg = { 0 };
+	struct rpcrdma_capture *capture = NULL;
+	char control_buf[108];
 	struct sigaction sa = { 0 };
 	const char *export_arg = NULL, *listen_addr = NULL;
 	const char *key_file = DEFAULT_KEY_FILE;
@@ -450,6 +477,42 @@ int main(int argc, char **argv)
 		case OPT_STATS:
 			stats_json = true;
 			break;
+		case OPT_CONTROL:
+			if (!*optarg || strlen(optarg) >= sizeof(control_buf)) {
+				fprintf(stderr, PROG ": --control: expected a path shorter than %zu bytes, or 'none'\n",
+					sizeof(control_buf));
+				return 2;
+			}
+			control_path = optarg;
+			break;
+		case OPT_METRICS:
+			metrics_addr = optarg;
+			break;
+		case OPT_CAPTURE:
+			ccfg.cc_path = optarg;
+			break;
+		case OPT_CAPTURE_SIZE:
+			if (parse_size(optarg, &ccfg.cc_max_bytes) || ccfg.cc_max_bytes < 65536) {
+				fprintf(stderr, PROG ": --capture-size: expected a size of at least 64K (e.g. 100M): %s\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case OPT_CAPTURE_FILES:
+			if (parse_uint(optarg, 1000, &v) || v == 0) {
+				fprintf(stderr, PROG ": --capture-files: expected 1..1000: %s\n", optarg);
+				return 2;
+			}
+			ccfg.cc_max_files = (uint32_t)v;
+			break;
+		case OPT_CAPTURE_DATA:
+			if (parse_uint(optarg, 1u << 20, &v)) {
+				fprintf(stderr, PROG ": --capture-data: expected 0..1048576 bytes: %s\n",
+					optarg);
+				return 2;
+			}
+			ccfg.cc_data_bytes = (uint32_t)v;
+			break;
 		case OPT_RPCBIND:
 			rpcbind = true;
 			break;
@@ -467,6 +530,10 @@ int main(int argc, char **argv)
 	if (optind < argc) {
 		fprintf(stderr, PROG ": unexpected argument: %s\n", argv[optind]);
 		usage(stderr);
+		return 2;
+	}
+	if (!ccfg.cc_path && (ccfg.cc_max_bytes || ccfg.cc_max_files || ccfg.cc_data_bytes)) {
+		fprintf(stderr, PROG ": --capture-size, --capture-files and --capture-data need --capture FILE\n");
 		return 2;
 	}
 	if (!export_arg == !exports_file) {
@@ -574,6 +641,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": register NFSv3: %s\n", strerror(-err));
 		goto out_svc;
 	}
+	if (ccfg.cc_path) {
+		err = rpcrdma_capture_open(&ccfg, &capture);
+		if (err) {
+			fprintf(stderr, PROG ": --capture %s: %s\n", ccfg.cc_path, strerror(-err));
+			goto out_svc;
+		}
+		rpcrdma_svc_set_capture(g_svc, capture);
+	}
+	names = rpcrdma_nfs3_proc_names(&nnames);
+	rpcrdma_svc_set_proc_names(g_svc, RPCRDMA_NFS3_PROGRAM, RPCRDMA_NFS3_VERSION,
+				   names, nnames, rpcrdma_nfs3_stat_name);
 	err = rpcrdma_mnt_start(srv, listen_addr, (uint16_t)mport, rpcbind, &mnt);
 	if (err) {
 		fprintf(stderr, PROG ": MOUNT on TCP port %lu: %s\n", mport,
@@ -586,6 +664,32 @@ int main(int argc, char **argv)
 			fprintf(stderr, PROG ": rpcbind registration of NFS over rdma: %s\n",
 				strerror(-err));
 			goto out_mnt;
+		}
+	}
+
+	if (!control_path) {
+		/* The default: a warning only when it cannot be had. */
+		snprintf(control_buf, sizeof(control_buf), RPCRDMA_SVC_CONTROL_DIR "/%lu.sock", port);
+		err = rpcrdma_svc_control_start(g_svc, control_buf, &control);
+		if (err)
+			fprintf(stderr, PROG ": no control socket %s: %s (rpcrdma-stat will not reach this server)\n",
+				control_buf, strerror(-err));
+	} else if (strcmp(control_path, "none")) {
+		err = rpcrdma_svc_control_start(g_svc, control_path, &control);
+		if (err) {
+			fprintf(stderr, PROG ": --control %s: %s%s\n", control_path, strerror(-err),
+				err == -EADDRINUSE ? " (another server answers there)" : "");
+			goto out_rpcbind;
+		}
+	}
+
+	if (metrics_addr) {
+		err = rpcrdma_svc_metrics_start(g_svc, metrics_addr, &metrics);
+		if (err) {
+			fprintf(stderr, PROG ": --metrics %s: %s\n", metrics_addr,
+				err == -EINVAL ? "expected ADDR:PORT, [ADDR]:PORT or :PORT" :
+				strerror(-err));
+			goto out_control;
 		}
 	}
 
@@ -611,11 +715,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": server loop failed: %s\n", strerror(-err));
 	else
 		ret = 0;
-	if (stats_json) {
-		rpcrdma_svc_get_stats(g_svc, &stats);
-		rpcrdma_svc_stats_json(&stats, stdout);
-		fflush(stdout);
-	}
+	if (stats_json)
+		rpcrdma_svc_stats_write(g_svc, RPCRDMA_SVC_STATS_JSON, stdout);
 	if (rpcrdma_nfs3_server_fcache_stats(srv, &fst) != 0)
 		memset(&fst, 0, sizeof(fst));
 	if (fst.fcs_capacity)
@@ -632,6 +733,10 @@ int main(int argc, char **argv)
 			(unsigned long long)fst.fcs_dir_misses,
 			(unsigned long long)fst.fcs_dir_entries,
 			(unsigned long long)fst.fcs_dir_capacity);
+	rpcrdma_svc_metrics_stop(metrics);
+out_control:
+	rpcrdma_svc_control_stop(control);
+out_rpcbind:
 	if (rpcbind)
 		rpcrdma_nfs3_rpcbind_unset();
 out_mnt:
@@ -639,6 +744,16 @@ out_mnt:
 out_svc:
 	rpcrdma_svc_destroy(g_svc);
 	g_svc = NULL;
+	if (capture) {
+		struct rpcrdma_capture_stats cst;
+
+		rpcrdma_capture_close(capture, &cst); /* writes what is queued first */
+		fprintf(stderr, PROG ": capture %s: %llu frames, %llu bytes, %llu dropped, "
+			"%llu write errors, %llu file(s)\n", ccfg.cc_path,
+			(unsigned long long)cst.cs_frames, (unsigned long long)cst.cs_bytes,
+			(unsigned long long)cst.cs_drops, (unsigned long long)cst.cs_write_errors,
+			(unsigned long long)cst.cs_files);
+	}
 out_export:
 	if (reloading) {
 		atomic_store(&rel.rl_stop, true);

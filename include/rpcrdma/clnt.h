@@ -46,6 +46,8 @@ extern "C" {
 /* Transport                                                           */
 /* ------------------------------------------------------------------ */
 
+struct rpcrdma_capture;
+
 /** Client configuration; zero fields take the defaults noted. */
 struct rpcrdma_clnt_config {
 	const char *cf_server;       /* host name or numeric IPv4/IPv6 address */
@@ -63,6 +65,9 @@ struct rpcrdma_clnt_config {
 	uint32_t cf_uid, cf_gid;     /* AUTH_SYS identity */
 	FILE *cf_log;                /* errors and (verbose) connection log; NULL: stderr */
 	int cf_verbose;
+	/** Optional: record every message sent and received into this
+	 *  capture (<rpcrdma/capture.h>); it must outlive the client. */
+	struct rpcrdma_capture *cf_capture;
 };
 
 /**
@@ -340,6 +345,7 @@ struct rpcrdma_nfsc_config {
 	unsigned nf_timeout_ms;    /* per call, default 60000 */
 	FILE *nf_log;
 	int nf_verbose;
+	struct rpcrdma_capture *nf_capture; /* see cf_capture */
 };
 
 struct rpcrdma_nfsc;

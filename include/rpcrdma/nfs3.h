@@ -76,12 +76,27 @@ int rpcrdma_nfs3_export_open(const struct rpcrdma_nfs3_config *cfg,
 void rpcrdma_nfs3_export_close(struct rpcrdma_nfs3_export *exp);
 
 /**
+ * rpcrdma_nfs3_proc_names - NFSv3 procedure names indexed by procedure
+ * number ("NULL", "GETATTR", ... "COMMIT", as /proc/self/mountstats spells
+ * them); *@n gets their count (22).  For rpcrdma_svc_set_proc_names().
+ */
+const char *const *rpcrdma_nfs3_proc_names(uint32_t *n);
+
+/**
+ * rpcrdma_nfs3_stat_name - the nfsstat3 name of @status (RFC 1813 2.6:
+ * "NFS3_OK", "NFS3ERR_NOENT" ...), or NULL for a value RFC 1813 does not
+ * define.  A rpcrdma_svc_status_name_fn.
+ */
+const char *rpcrdma_nfs3_stat_name(uint32_t status);
+
+/**
  * rpcrdma_nfs3_dispatch - the rpcrdma_svc_dispatch_fn for NFS v3.
  * @req: the call (rq_msg, rq_args positioned after the call header,
  *       rq_res after the accepted-reply header).
  * @arg: the struct rpcrdma_nfs3_export.
  *
  * Serves RFC 1813 procedures; unimplemented ones answer NFS3ERR_NOTSUPP.
+ * Reports each result's nfsstat3 with rpcrdma_svc_req_set_status().
  * Thread-safe; runs the file system calls with the caller's AUTH_SYS
  * identity (root and AUTH_NONE squashed to nobody) on the calling thread,
  * and leaves the thread with that identity (fsuid, fsgid, supplementary

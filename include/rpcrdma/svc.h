@@ -75,9 +75,27 @@ struct rpcrdma_svc_req {
 	 * returns RPCRDMA_SVC_DEFER at once.
 	 */
 	bool rq_transport;
+	/* The program's own status (nfsstat3 ...), set by
+	 * rpcrdma_svc_req_set_status() for the statistics. */
+	bool rq_has_status;
+	uint32_t rq_status;
 
 	void *rq_xprt; /* transport-private */
 };
+
+/**
+ * rpcrdma_svc_req_set_status - report the program-level outcome of @req
+ * (for NFS: the nfsstat3 its results begin with) for the per-procedure
+ * statistics; the last call wins.  Callable from the dispatch function.
+ */
+static inline void rpcrdma_svc_req_set_status(struct rpcrdma_svc_req *req, uint32_t status)
+{
+	req->rq_has_status = true;
+	req->rq_status = status;
+}
+
+/** A program status as text ("NFS3ERR_NOENT"), or NULL when unknown. */
+typedef const char *(*rpcrdma_svc_status_name_fn)(uint32_t status);
 
 /**
  * rpcrdma_svc_dispatch_fn - serve one call.
@@ -273,6 +291,99 @@ void rpcrdma_svc_get_stats(struct rpcrdma_svc *svc, struct rpcrdma_svc_stats *st
 
 /** rpcrdma_svc_stats_json - print the counters to @f as one JSON object. */
 void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f);
+
+/**
+ * rpcrdma_svc_set_proc_names - name the procedures of program @prog version
+ * @vers (registered first) for the statistics: @names[proc] for proc < @n
+ * (NULL entries allowed); @status_name, optional, names the statuses
+ * reported with rpcrdma_svc_req_set_status().  The arrays must outlive the
+ * server.  Return: 0; -ENOENT when @prog/@vers is not registered.
+ */
+int rpcrdma_svc_set_proc_names(struct rpcrdma_svc *svc, uint32_t prog, uint32_t vers,
+			       const char *const *names, uint32_t n,
+			       rpcrdma_svc_status_name_fn status_name);
+
+/** Formats of rpcrdma_svc_stats_write(). */
+enum rpcrdma_svc_stats_format {
+	/** One line: the counters of rpcrdma_svc_stats_json(), then "ops"
+	 *  (per program, version and procedure: calls, replies by outcome,
+	 *  program statuses, bytes, latency histogram, median and 99th
+	 *  percentile) and "conns" (per open connection). */
+	RPCRDMA_SVC_STATS_JSON,
+	/** A table for people, like nfsstat -s. */
+	RPCRDMA_SVC_STATS_TABLE,
+	/** The Prometheus text exposition format, version 0.0.4. */
+	RPCRDMA_SVC_STATS_PROMETHEUS,
+};
+
+/**
+ * rpcrdma_svc_stats_write - print every statistic of @svc to @f in @fmt.
+ * Safe from any thread while the server runs: per-thread counters are
+ * summed, connections copied under a lock they take only at open and close.
+ * Return: 0; -ENOMEM; -EINVAL for an unknown @fmt; -EIO when writing @f
+ * failed.
+ */
+int rpcrdma_svc_stats_write(struct rpcrdma_svc *svc, enum rpcrdma_svc_stats_format fmt,
+			    FILE *f);
+
+/** Directory of the default control sockets: RPCRDMA_SVC_CONTROL_DIR "/<port>.sock". */
+#define RPCRDMA_SVC_CONTROL_DIR "/run/rpcrdma-nfsd"
+
+struct rpcrdma_svc_control;
+
+/**
+ * rpcrdma_svc_control_start - serve the statistics of @svc on the Unix
+ * stream socket @path, from a thread of its own: a client sends one line
+ * ("table", "json" or "prometheus") and reads rpcrdma_svc_stats_write()'s
+ * output until the server closes; other requests get a line starting with
+ * "error: ".  The socket is created mode 0600, its directory (one level)
+ * mode 0700 when missing; only root and the server's user are answered.
+ * A socket file nobody answers on (left by a server that died) is
+ * replaced.
+ * @out: the control socket, stopped with rpcrdma_svc_control_stop()
+ * before @svc is destroyed.
+ * Return: 0; -EINVAL (empty @path, or longer than a socket address holds);
+ * -EADDRINUSE (a running server answers on @path); -EEXIST (@path exists
+ * and is not a socket); -ENOMEM; the negated errno of mkdir(), socket(),
+ * bind() or listen() (-EACCES, -ENOENT ...), or of pthread_create().
+ */
+int rpcrdma_svc_control_start(struct rpcrdma_svc *svc, const char *path,
+			      struct rpcrdma_svc_control **out);
+
+/** rpcrdma_svc_control_stop - stop serving, remove the socket file, free
+ *  @ctl (NULL: no-op). */
+void rpcrdma_svc_control_stop(struct rpcrdma_svc_control *ctl);
+
+struct rpcrdma_svc_metrics;
+
+/**
+ * rpcrdma_svc_metrics_start - serve the statistics of @svc over HTTP for
+ * Prometheus: GET /metrics answers with the text exposition format 0.0.4
+ * (rpcrdma_svc_stats_write(), RPCRDMA_SVC_STATS_PROMETHEUS); other paths
+ * 404, other methods 405.  libmicrohttpd serves it from a thread of its
+ * own, at most 16 connections at once, each closed after 10 idle seconds.
+ * @addr: "ADDR:PORT" (numeric IPv4), "[ADDR]:PORT" (IPv6) or ":PORT" (any
+ * address, IPv6 and IPv4).
+ * @out: the endpoint, stopped with rpcrdma_svc_metrics_stop() before @svc
+ * is destroyed.
+ * Return: 0; -EINVAL for a malformed @addr or port 0; -ENOMEM; the
+ * negated errno of binding (-EADDRINUSE, -EADDRNOTAVAIL, -EACCES ...).
+ */
+int rpcrdma_svc_metrics_start(struct rpcrdma_svc *svc, const char *addr,
+			      struct rpcrdma_svc_metrics **out);
+
+/** rpcrdma_svc_metrics_stop - stop the endpoint and free @mt (NULL: no-op). */
+void rpcrdma_svc_metrics_stop(struct rpcrdma_svc_metrics *mt);
+
+struct rpcrdma_capture;
+
+/**
+ * rpcrdma_svc_set_capture - record every RPC-over-RDMA message @svc sends
+ * and receives into @cap (see <rpcrdma/capture.h>); NULL: stop.  Call
+ * before rpcrdma_svc_run(); @cap must outlive the server (close it after
+ * rpcrdma_svc_destroy()).  Return: 0.
+ */
+int rpcrdma_svc_set_capture(struct rpcrdma_svc *svc, struct rpcrdma_capture *cap);
 
 /** rpcrdma_svc_destroy - close every connection and free the server. */
 void rpcrdma_svc_destroy(struct rpcrdma_svc *svc);

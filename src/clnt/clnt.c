@@ -337,6 +337,7 @@ void clnt_free(struct rpcrdma_clnt *cl)
 	free(cl->cl_recvs);
 	free(cl->cl_reqs);
 	free(cl->cl_sq_ring);
+	free(cl->cl_capture);
 	pthread_mutex_destroy(&cl->cl_lock);
 	pthread_cond_destroy(&cl->cl_slot_cond);
 	free(cl);
@@ -390,9 +391,11 @@ static int clnt_cm_wait(struct rpcrdma_clnt *cl, unsigned ms,
 	if (cl->cl_cfg.cf_verbose)
 		clnt_log(cl, "cm event %s (status %d)", rdma_event_str(ev->event), ev->status);
 	rc = clnt_cm_connect_status(ev->event, ev->status, want);
-	if (!rc && want == RDMA_CM_EVENT_ESTABLISHED)
+	if (!rc && want == RDMA_CM_EVENT_ESTABLISHED) {
 		clnt_set_peer(cl, ev->param.conn.private_data,
 			      ev->param.conn.private_data_len);
+		clnt_capture_connected(cl, ev->param.conn.qp_num);
+	}
 	rdma_ack_cm_event(ev);
 	return rc;
 }

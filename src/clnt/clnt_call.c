@@ -666,6 +666,7 @@ static int clnt_call_start_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_c
 							    &rl->rl_wr;
 		rl->rl_bind_wr[i].wr_id = (uintptr_t)&rl->rl_inv_cqe;
 	}
+	clnt_capture_send(cl, &rl->rl_wr);
 	rc = rpcrdma_verbs_post_send(cl->cl_qp, rl->rl_nbind ? &rl->rl_bind_wr[0] : &rl->rl_wr,
 				     &bad);
 	if (rc) {
@@ -1074,6 +1075,7 @@ static void clnt_recv_complete(struct rpcrdma_clnt *cl, struct clnt_recv *rr,
 			clnt_disconnected(cl);
 		return;
 	}
+	clnt_capture_recv(cl, rr->rr_buf, wc->byte_len);
 	if (rpcrdma_wire_decode_reply(rr->rr_buf, wc->byte_len, &cl->cl_limits, rh, &err)) {
 		cl->cl_stats.cs_bad_replies++;
 		clnt_log(cl, "bad reply header (%s): %s", err.we_rule, err.we_detail);

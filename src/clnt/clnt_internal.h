@@ -186,6 +186,7 @@ struct rpcrdma_clnt {
 	struct rpcrdma_wire_limits cl_limits;
 	struct rpcrdma_hdr cl_rhdr;   /* completion side: the reply being decoded */
 	struct rpcrdma_clnt_stats cl_stats;
+	struct capture_ep *cl_capture; /* capture endpoints (clnt_capture.c), or NULL */
 
 	/* RPC call header constants */
 	uint8_t cl_cred[CLNT_RPC_HDR_MAX];
@@ -254,5 +255,15 @@ void clnt_fail_pending(struct rpcrdma_clnt *cl, int status);
 void clnt_sq_release_all(struct rpcrdma_clnt *cl);
 void clnt_run_done(struct rpcrdma_clnt *cl);
 void clnt_check_deadlines(struct rpcrdma_clnt *cl);
+
+/* clnt_capture.c: one-line hooks, no-ops without cf_capture. */
+struct capture_ep;
+/* clnt_capture_connected - connected to the peer QP @peer_qp: (re)set
+ * the endpoints the capture writes. */
+void clnt_capture_connected(struct rpcrdma_clnt *cl, uint32_t peer_qp);
+/* clnt_capture_send - the Send @wr is about to be posted. */
+void clnt_capture_send(struct rpcrdma_clnt *cl, const struct ibv_send_wr *wr);
+/* clnt_capture_recv - @len bytes of @buf were received. */
+void clnt_capture_recv(struct rpcrdma_clnt *cl, const uint8_t *buf, uint32_t len);
 
 #endif /* RPCRDMA_CLNT_INTERNAL_H */

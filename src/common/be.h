@@ -49,4 +49,25 @@ static inline uint8_t *put_be32(uint8_t *p, uint32_t v)
 	return p + 4;
 }
 
+/* Store @v at @p as a 16-bit big-endian field (network headers). */
+static inline void store_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+/* Store @v at @p as a 16-bit big-endian field; returns the byte after it. */
+static inline uint8_t *put_be16(uint8_t *p, uint16_t v)
+{
+	store_be16(p, v);
+	return p + 2;
+}
+
+/* Store @v at @p as a big-endian hyper; returns the byte after it. */
+static inline uint8_t *put_be64(uint8_t *p, uint64_t v)
+{
+	store_be64(p, v);
+	return p + 8;
+}
+
 #endif /* RPCRDMA_COMMON_BE_H */

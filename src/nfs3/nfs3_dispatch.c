@@ -121,6 +121,9 @@ int nfs3_dispatch_call(struct rpcrdma_svc_req *req,
 	 * caller then switches nothing. */
 	if (ret == RPCRDMA_SVC_SUCCESS && !rpcrdma_xdr_ok(&req->rq_res))
 		ret = RPCRDMA_SVC_SYSTEM_ERR;
+	/* Every NFSv3 result but NULL's starts with its nfsstat3. */
+	if (ret == RPCRDMA_SVC_SUCCESS && req->rq_res.xs_pos >= start + 4)
+		rpcrdma_svc_req_set_status(req, load_be32(req->rq_res.xs_base + start));
 	if (exp->ex_verbose > 1)
 		fprintf(exp->ex_log, "nfs3: xid %08x proc %u uid %u export %u -> %d status %u\n",
 			req->rq_msg.rm_xid, proc, c.c_cred.cr_uid, exp->ex_id, ret,

@@ -46,6 +46,7 @@ int rpcrdma_nfsc_mount(const struct rpcrdma_nfsc_config *cfg, struct rpcrdma_nfs
 	ccfg.cf_memory_windows = cfg->nf_memory_windows;
 	ccfg.cf_log = cfg->nf_log;
 	ccfg.cf_verbose = cfg->nf_verbose;
+	ccfg.cf_capture = cfg->nf_capture;
 	rc = rpcrdma_clnt_create(&ccfg, &nc->nc_clnt);
 	if (rc)
 		goto err;

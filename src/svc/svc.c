@@ -157,6 +157,10 @@ int rpcrdma_svc_create(const struct rpcrdma_svc_config *cfg, struct rpcrdma_svc 
 		free(svc);
 		return rc;
 	}
+	if (svc_stats_create(svc)) {
+		rc = -ENOMEM;
+		goto err;
+	}
 	svc->sv_cm_channel = rdma_create_event_channel();
 	if (!svc->sv_cm_channel) {
 		rc = -errno ? -errno : -ENODEV;
@@ -336,12 +340,9 @@ int rpcrdma_svc_run(struct rpcrdma_svc *svc)
 			svc_conn_expire_handshakes(svc, svc_now_ms());
 		svc_conn_reap(svc);
 		if (atomic_exchange(&svc->sv_dump, false)) {
-			struct rpcrdma_svc_stats st;
 			FILE *f = svc->sv_cfg.sc_log ? svc->sv_cfg.sc_log : stderr;
 
-			rpcrdma_svc_get_stats(svc, &st);
-			rpcrdma_svc_stats_json(&st, f);
-			fflush(f);
+			rpcrdma_svc_stats_write(svc, RPCRDMA_SVC_STATS_JSON, f);
 		}
 	}
 	svc_workers_stop(svc);
@@ -511,5 +512,6 @@ void rpcrdma_svc_destroy(struct rpcrdma_svc *svc)
 		close(svc->sv_wake_fd);
 	pthread_mutex_destroy(&svc->sv_wq_lock);
 	pthread_cond_destroy(&svc->sv_wq_cond);
+	svc_stats_destroy(svc);
 	free(svc);
 }

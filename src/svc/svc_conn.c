@@ -370,6 +370,8 @@ int svc_conn_accept(struct rpcrdma_svc *svc, struct rdma_cm_event *ev)
 	}
 	SVC_INC(svc, connections, 1);
 	SVC_INC(svc, conns_open, 1);
+	conn->sx_stats = svc_stats_conn_open(conn);
+	conn->sx_capture = svc_capture_conn_open(conn, ev->param.conn.qp_num);
 	if (cfg->sc_verbose || svc->sv_nconns <= 64)
 		svc_log(svc, "conn %u: accepted; peer inline receive %u (%s), our inline %u, "
 			"credits %u (up to %u), read depth %u",
@@ -441,6 +443,8 @@ void svc_conn_destroy(struct svc_conn *conn)
 			svc_buf_put(conn->sx_dev, &conn->sx_recvs[i].rc_mem, true);
 	if (conn->sx_dev)
 		svc_pool_trim(conn->sx_dev);
+	svc_stats_conn_close(conn->sx_svc, conn->sx_stats);
+	svc_capture_conn_close(conn);
 	free(conn->sx_recvs);
 	free(conn);
 }

@@ -41,6 +41,8 @@
 #include <rpcrdma/wire.h>
 
 #include "rw/rw.h"
+#include "svc/svc_capture.h"
+#include "svc/svc_stats.h"
 #include "verbs/verbs.h"
 
 #define SVC_MAX_PROGRAMS 8
@@ -165,6 +167,7 @@ struct svc_call {
 	rpcrdma_svc_dispatch_fn cc_fn;
 	void *cc_fn_arg;
 	struct rpcrdma_svc_req cc_req;
+	struct svc_stats_call cc_st;    /* statistics (svc_stats.c) */
 
 	struct ibv_send_wr cc_small_wr[SVC_SMALL_MAX_WR];
 	struct ibv_sge cc_small_sge[SVC_SMALL_MAX_WR * RPCRDMA_RW_MAX_SGE];
@@ -243,6 +246,8 @@ struct svc_conn {
 	struct ibv_send_wr *sx_post_head, *sx_post_tail;
 	struct svc_conn *sx_post_next;
 	bool sx_post_queued;
+	struct svc_stats_conn *sx_stats; /* statistics block, or NULL */
+	struct capture_ep *sx_capture;  /* capture endpoints, or NULL */
 };
 
 struct svc_program {
@@ -310,6 +315,8 @@ struct rpcrdma_svc {
 
 	struct rpcrdma_wire_limits sv_limits;
 	struct svc_counters sv_ct;
+	struct svc_stats *sv_stats;  /* per-operation statistics (svc_stats.c), or NULL */
+	struct rpcrdma_capture *sv_capture; /* rpcrdma_svc_set_capture(), or NULL */
 };
 
 /* svc_call_append - put @cc at the tail of the FIFO *@head .. *@tail

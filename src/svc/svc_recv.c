@@ -23,6 +23,7 @@ void svc_recv_complete(struct svc_recv *rc, const struct ibv_wc *wc)
 	}
 	rc->rc_len = wc->byte_len;
 	SVC_INC(conn->sx_svc, recv_bytes, wc->byte_len);
+	svc_capture_recv(conn, rc->rc_buf, rc->rc_len);
 	/* In order: a message may not pass others waiting for a context. */
 	cc = conn->sx_dev->dv_rwait_head ? NULL : svc_call_get(conn->sx_dev, conn);
 	if (!cc) {
@@ -171,6 +172,7 @@ void svc_recv_start(struct svc_recv *rc, struct svc_call *cc)
 	struct rpcrdma_svc *svc = conn->sx_svc;
 	struct rpcrdma_wire_err err;
 
+	svc_stats_call_begin(cc);
 	if (rpcrdma_wire_decode_call(rc->rc_buf, rc->rc_len, &svc->sv_limits,
 				     &cc->cc_hdr, &err)) {
 		if (svc->sv_cfg.sc_verbose)
@@ -249,5 +251,6 @@ void svc_read_complete(struct svc_call *cc, const struct ibv_wc *wc)
 		svc_call_put(cc);
 		return;
 	}
+	svc_capture_reads(cc);
 	svc_rpc_dispatch(cc);
 }

@@ -52,6 +52,7 @@ static void svc_rpc_reply_now(struct svc_call *cc, int status, uint32_t low, uin
 	cc->cc_req.rq_ddp = false;
 	cc->cc_reply_len = svc_rpc_reply_header(cc, cc->cc_req.rq_msg.rm_xid, status,
 						low, high);
+	svc_stats_reply(cc, status);
 	svc_send_reply(cc);
 }
 
@@ -90,6 +91,7 @@ void svc_rpc_dispatch(struct svc_call *cc)
 		low = sp->sp_vers < low ? sp->sp_vers : low;
 		high = sp->sp_vers > high ? sp->sp_vers : high;
 	}
+	svc_stats_call_decoded(cc, match);
 	if (!match) {
 		svc_rpc_reply_now(cc, high ? RPCRDMA_SVC_PROG_MISMATCH : RPCRDMA_SVC_PROG_UNAVAIL,
 				  low, high);
@@ -133,6 +135,7 @@ void svc_rpc_dispatch(struct svc_call *cc)
 		rpcrdma_xdr_init(&req->rq_res, cc->cc_reply, cc->cc_reply_cap);
 		req->rq_res.xs_pos = SVC_RPC_REPLY_HDR;
 		req->rq_auth_stat = 0;
+		req->rq_has_status = false;
 		req->rq_ddp = false;
 		req->rq_ddp_pos = req->rq_ddp_len = 0;
 	}
@@ -167,5 +170,6 @@ void svc_rpc_finish(struct svc_call *cc)
 	}
 	svc_rpc_reply_header(cc, req->rq_msg.rm_xid, RPCRDMA_SVC_SUCCESS, 0, 0);
 	cc->cc_reply_len = (uint32_t)req->rq_res.xs_pos;
+	svc_stats_reply(cc, RPCRDMA_SVC_SUCCESS);
 	svc_send_reply(cc);
 }

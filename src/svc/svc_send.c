@@ -63,6 +63,7 @@ static void svc_send_post(struct svc_call *cc, uint32_t nwr, bool reply)
 		svc_call_put(cc);
 		return;
 	}
+	svc_capture_chain(cc, nwr);
 	if (!svc_conn_sq_reserve(conn, cc, nwr + 1, false))
 		return; /* svc_send_resume() posts it */
 	svc_send_resume(cc);
@@ -183,6 +184,7 @@ void svc_send_rdma_error(struct svc_call *cc, uint32_t xid, uint32_t code)
 		return;
 	}
 	SVC_INC(cc->cc_conn->sx_svc, rdma_errors_sent, 1);
+	svc_stats_rdma_error(cc);
 	svc_send_prepare(cc, 0, (uint32_t)len, NULL, 0);
 	svc_send_post(cc, 0, false);
 }

@@ -461,6 +461,67 @@ static void test_prog_unavail_mismatch(void **state)
 }
 
 /*
+ * Statistics through the hooks: an inline NULL call (40 call bytes, 24
+ * reply bytes), a call to an unregistered program (PROG_UNAVAIL, its own
+ * row), and a bad transport version (RDMA_ERROR, counted on the connection
+ * and in no row).
+ */
+static void test_stats_hooks(void **state)
+{
+	struct fixture *f = *state;
+	struct svc_stats_snap s;
+	uint8_t msg[128], *p;
+
+	assert_int_equal(svc_stats_create(&f->svc), 0);
+	f->conn->sx_id_num = 3;
+	f->qp.qp_num = 0x11;
+	f->conn->sx_stats = svc_stats_conn_open(f->conn);
+	assert_non_null(f->conn->sx_stats);
+
+	p = put_msg_nochunks(msg, 0x91, 1);
+	p = put_call(p, 0x9191, TPROG, 1, TP_NULL);
+	deliver(f, msg, (uint32_t)(p - msg));
+	run_workers(f);
+	p = put_msg_nochunks(msg, 0x92, 1);
+	p = put_call(p, 0x9292, 100099, 1, 4);
+	deliver(f, msg, (uint32_t)(p - msg));
+	svc_conn_cq_event_poll(f->conn);
+	p = put_fixed(msg, 0x93, 2, 1, RDMA_MSG);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	deliver(f, msg, (uint32_t)(p - msg));
+	svc_conn_cq_event_poll(f->conn);
+	assert_baseline(f);
+
+	assert_int_equal(svc_stats_snapshot(&f->svc, &s), 0);
+	assert_int_equal(s.ss_nrows, 2);
+	assert_int_equal(s.ss_rows[0].os_prog, TPROG);
+	assert_int_equal(s.ss_rows[0].os_vers, 1);
+	assert_int_equal(s.ss_rows[0].os_proc, TP_NULL);
+	assert_int_equal(s.ss_rows[0].os_calls, 1);
+	assert_int_equal(s.ss_rows[0].os_replies, 1);
+	assert_int_equal(s.ss_rows[0].os_accept[RPCRDMA_SVC_SUCCESS], 1);
+	assert_int_equal(s.ss_rows[0].os_bytes_in, 40);
+	assert_int_equal(s.ss_rows[0].os_bytes_out, 24);
+	assert_int_equal(s.ss_rows[1].os_group, SVC_STATS_UNMATCHED);
+	assert_int_equal(s.ss_rows[1].os_calls, 1);
+	assert_int_equal(s.ss_rows[1].os_accept[RPCRDMA_SVC_PROG_UNAVAIL], 1);
+	assert_int_equal(s.ss_nconns, 1);
+	assert_int_equal(s.ss_conns[0].cs_id, 3);
+	assert_int_equal(s.ss_conns[0].cs_qp_num, 0x11);
+	assert_int_equal(s.ss_conns[0].cs_credits, 4);
+	assert_int_equal(s.ss_conns[0].cs_calls, 2);
+	assert_int_equal(s.ss_conns[0].cs_bytes_in, 80);
+	assert_int_equal(s.ss_conns[0].cs_bytes_out, 48);
+	assert_int_equal(s.ss_conns[0].cs_rdma_errors, 1);
+	svc_stats_snap_free(&s);
+	svc_stats_conn_close(&f->svc, f->conn->sx_stats);
+	f->conn->sx_stats = NULL;
+	svc_stats_destroy(&f->svc);
+}
+
+/*
  * Back-pressure: with four small call contexts, a fifth inline call waits
  * (counted) and is served when a context comes back; none takes a large
  * context.
@@ -1309,6 +1370,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_inline_call, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_version, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stats_hooks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_chunk_and_reply_chunk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loop_inline_call, setup_loop, teardown),
 		cmocka_unit_test_setup_teardown(test_loop_read_chunk, setup_loop, teardown),

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include <rpcrdma/capture.h>
 #include <rpcrdma/clnt.h>
 
 #define PROG "rpcrdma-nfs"

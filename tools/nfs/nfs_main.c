@@ -60,6 +60,8 @@ static void usage(FILE *f)
 		"  --per-call-mr    get/put: register each piece for its call (ibv_reg_mr)\n"
 		"  --quiet          no progress bar\n"
 		"  --stats          print the transport's counters at the end (stderr)\n"
+		"  --capture FILE   write every RPC-over-RDMA message to FILE (pcap, for\n"
+		"                   Wireshark/tshark)\n"
 		"  -v, --verbose    log connection events\n"
 		"  -h, --help\n");
 }
@@ -141,13 +143,15 @@ int main(int argc, char **argv)
 		{ "per-call-mr", no_argument, NULL, 'C' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "stats", no_argument, NULL, 'S' },
+		{ "capture", required_argument, NULL, 'K' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rpcrdma_nfsc_config cfg = { .nf_log = stderr, .nf_memory_windows = true };
 	struct rpcrdma_nfsc *nc;
-	const char *cmd, *spec;
+	struct rpcrdma_capture *capture = NULL;
+	const char *cmd, *spec, *capture_path = NULL;
 	char *host = NULL, *path = NULL, **args;
 	uint32_t v;
 	int c, nargs, rc, i;
@@ -213,6 +217,9 @@ int main(int argc, char **argv)
 		case 'S':
 			opt_stats = true;
 			break;
+		case 'K':
+			capture_path = optarg;
+			break;
 		case 'v':
 			cfg.nf_verbose++;
 			break;
@@ -260,9 +267,22 @@ int main(int argc, char **argv)
 		opt_streams = cfg.nf_credits;
 	cfg.nf_server = host;
 	cfg.nf_export = path;
+	if (capture_path) {
+		struct rpcrdma_capture_config ccfg = { .cc_path = capture_path };
+
+		rc = rpcrdma_capture_open(&ccfg, &capture);
+		if (rc) {
+			fprintf(stderr, PROG ": --capture %s: %s\n", capture_path, strerror(-rc));
+			free(host);
+			free(path);
+			return 1;
+		}
+		cfg.nf_capture = capture;
+	}
 	rc = rpcrdma_nfsc_mount(&cfg, &nc);
 	if (rc) {
 		fprintf(stderr, PROG ": %s: mount failed: %s\n", spec, strerror(-rc));
+		rpcrdma_capture_close(capture, NULL);
 		free(host);
 		free(path);
 		return 1;
@@ -294,6 +314,16 @@ int main(int argc, char **argv)
 	if (opt_stats)
 		print_stats(nc);
 	rpcrdma_nfsc_umount(nc);
+	if (capture) {
+		struct rpcrdma_capture_stats cst;
+
+		rpcrdma_capture_close(capture, &cst); /* after the client: nothing records */
+		if (cst.cs_drops || cst.cs_write_errors)
+			fprintf(stderr, PROG ": capture %s: %llu frames written, %llu dropped, %llu write errors\n",
+				capture_path, (unsigned long long)cst.cs_frames,
+				(unsigned long long)cst.cs_drops,
+				(unsigned long long)cst.cs_write_errors);
+	}
 	free(host);
 	free(path);
 	return rc;

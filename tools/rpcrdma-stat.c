@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rpcrdma-stat - print a running rpcrdma-nfsd's statistics through its
+ * control socket: a table like nfsstat -s, JSON, or the Prometheus text.
+ * See man/rpcrdma-stat.8.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rpcrdma/svc.h>
+#include <rpcrdma/wire.h>
+
+#define PROG "rpcrdma-stat"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: " PROG " [options]\n"
+"Print the statistics of a running rpcrdma-nfsd (per NFS procedure: calls,\n"
+"errors, latency median and 99th percentile, bytes; per connection).\n"
+"\n"
+"  -s, --socket PATH   control socket (default " RPCRDMA_SVC_CONTROL_DIR "/PORT.sock)\n"
+"  -p, --port N        the server's RPC-over-RDMA port, for the default\n"
+"                      socket path (default %u)\n"
+"      --json          one JSON object instead of the table\n"
+"      --prometheus    the Prometheus text exposition format\n"
+"  -w, --watch SECS    print again every SECS seconds (1..3600) until\n"
+"                      interrupted\n"
+"  -h, --help          this text\n", RPCRDMA_NFS_PORT);
+}
+
+/* Ask the server at @path for @req and copy its answer to stdout.
+ * Return: 0, or 1 with a message. */
+static int fetch(const char *path, const char *req)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char buf[65536];
+	bool first = true;
+	ssize_t n;
+	int fd;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		fprintf(stderr, PROG ": cannot connect to %s: %s%s\n", path, strerror(errno),
+			errno == ENOENT || errno == ECONNREFUSED ?
+			" (is rpcrdma-nfsd running, with this --control path?)" :
+			errno == EACCES ? " (the control socket is root's)" : "");
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		close(fd);
+		return 1;
+	}
+	while ((n = recv(fd, buf, sizeof(buf), 0)) > 0) {
+		if (first && !strncmp(buf, "error: ", 7 < n ? 7 : (size_t)n)) {
+			fprintf(stderr, PROG ": the server answered: %.*s", (int)n, buf);
+			close(fd);
+			return 1;
+		}
+		first = false;
+		fwrite(buf, 1, (size_t)n, stdout);
+	}
+	close(fd);
+	if (n < 0 || first) {
+		fprintf(stderr, PROG ": %s: %s\n", path, n < 0 ? strerror(errno) :
+			"the server closed without an answer");
+		return 1;
+	}
+	fflush(stdout);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "prometheus", no_argument, NULL, 'P' },
+		{ "watch", required_argument, NULL, 'w' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *req = "table\n", *sock = NULL;
+	unsigned long port = RPCRDMA_NFS_PORT, watch = 0;
+	char path[108];
+	char *end;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "s:p:w:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			sock = optarg;
+			break;
+		case 'p':
+			errno = 0;
+			port = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || port == 0 || port > 65535) {
+				fprintf(stderr, PROG ": --port: expected 1..65535: %s\n", optarg);
+				return 2;
+			}
+			break;
+		case 'j':
+			req = "json\n";
+			break;
+		case 'P':
+			req = "prometheus\n";
+			break;
+		case 'w':
+			errno = 0;
+			watch = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || watch == 0 || watch > 3600) {
+				fprintf(stderr, PROG ": --watch: expected 1..3600 seconds: %s\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, PROG ": unexpected argument: %s\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (sock && strlen(sock) >= sizeof(path)) {
+		fprintf(stderr, PROG ": --socket: path too long: %s\n", sock);
+		return 2;
+	}
+	if (!sock) {
+		snprintf(path, sizeof(path), RPCRDMA_SVC_CONTROL_DIR "/%lu.sock", port);
+		sock = path;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	for (;;) {
+		if (watch && isatty(STDOUT_FILENO))
+			fputs("\033[H\033[2J", stdout); /* home, clear screen */
+		if (watch) {
+			time_t now = time(NULL);
+			char ts[64];
+
+			strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S", localtime(&now));
+			printf("%s  %s  every %lu s\n", ts, sock, watch);
+		}
+		rc = fetch(sock, req);
+		if (rc || !watch)
+			return rc;
+		sleep((unsigned)watch);
+	}
+}
