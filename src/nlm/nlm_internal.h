@@ -164,6 +164,8 @@ struct nlm_holder {
 	struct nlm_owner ho_owner;
 	dev_t ho_dev;
 	ino_t ho_ino;
+	uint32_t ho_fhlen;       /* the handle it was locked by */
+	uint8_t ho_fh[NLM_FHMAX];
 	int ho_fd;
 	int ho_accmode;          /* O_RDWR, O_RDONLY or O_WRONLY */
 	struct nlm_rset ho_set;

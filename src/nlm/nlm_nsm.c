@@ -213,7 +213,7 @@ int nsm_records_load(const char *dir, struct nsm_record **out)
 			r->nr_local.ss_family = AF_UNSPEC;
 		line[2][NLM_MAXSTRLEN] = 0;
 		memcpy(r->nr_name, line[2], strlen(line[2]) + 1);
-		snprintf(r->nr_file, sizeof(r->nr_file), "%s", de->d_name);
+		memcpy(r->nr_file, de->d_name, strlen(de->d_name) + 1);
 		r->nr_next = head;
 		head = r;
 	}

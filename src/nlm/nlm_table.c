@@ -120,7 +120,8 @@ static void owner_set(struct nlm_owner *o, struct nlm_host *h,
 	o->o_host = h;
 	o->o_svid = a->la_svid;
 	o->o_ohlen = a->la_ohlen;
-	memcpy(o->o_oh, a->la_oh, a->la_ohlen);
+	if (a->la_ohlen)
+		memcpy(o->o_oh, a->la_oh, a->la_ohlen);
 }
 
 static bool owner_is(const struct nlm_owner *o, const struct nlm_host *h,
@@ -316,7 +317,7 @@ static void waiter_free(struct nlm_table *t, struct nlm_waiter *w)
  */
 static int take(struct nlm_table *t, struct nlm_host *h, const struct nlm_owner *o,
 		struct nlm_holder *ho, int *fd, int acc, dev_t dev, ino_t ino,
-		const struct nlm_range *r)
+		const uint8_t *fh, uint32_t fhlen, const struct nlm_range *r)
 {
 	struct flock fl;
 	int delta, err;
@@ -335,6 +336,8 @@ static int take(struct nlm_table *t, struct nlm_host *h, const struct nlm_owner 
 		ho->ho_owner.o_host = h;
 		ho->ho_dev = dev;
 		ho->ho_ino = ino;
+		ho->ho_fhlen = fhlen;
+		memcpy(ho->ho_fh, fh, fhlen);
 		ho->ho_fd = *fd;
 		ho->ho_accmode = acc;
 		flock_of(&fl, r, r->nr_excl ? F_WRLCK : F_RDLCK);
@@ -424,7 +427,8 @@ uint32_t nlm_table_lock(struct nlm_table *t, const struct nlm_lockargs *a,
 	}
 	owner_set(&o, h, a);
 	ho = holder_find(t, h, a, dev, ino);
-	err = take(t, h, &o, ho, ho ? NULL : &fd, acc, dev, ino, &r);
+	err = take(t, h, &o, ho, ho ? NULL : &fd, acc, dev, ino, a->la_fh, a->la_fhlen,
+		   &r);
 	if (err == 0) {
 		/* a retransmitted or re-sent blocking request is answered */
 		w = waiter_find(t, h, a, dev, ino, &r, false);
@@ -471,7 +475,8 @@ uint32_t nlm_table_lock(struct nlm_table *t, const struct nlm_lockargs *a,
 		host_use(t, h);
 	}
 	w->w_cookielen = cookielen;
-	memcpy(w->w_cookie, cookie, cookielen);
+	if (cookielen)
+		memcpy(w->w_cookie, cookie, cookielen);
 	t->t_stats.ns_blocked++;
 out:
 	host_put_unused(t, h);
@@ -479,6 +484,32 @@ out:
 	if (fd >= 0)
 		close(fd);
 	return stat;
+}
+
+/*
+ * UNLOCK of a file that can no longer be opened by its handle (removed
+ * while locked): release what the owner holds under that handle, so
+ * nothing stays locked on an inode only our description keeps alive.
+ * Return: whether the owner held anything there.
+ */
+static bool unlock_by_handle(struct nlm_table *t, const struct nlm_lockargs *a,
+			     const struct nlm_range *r)
+{
+	struct nlm_host *h;
+	struct nlm_holder *ho;
+	bool found = false;
+
+	pthread_mutex_lock(&t->t_lock);
+	h = host_find(t, a->la_peer);
+	for (ho = h ? t->t_holders : NULL; ho; ho = ho->ho_next)
+		if (owner_is(&ho->ho_owner, h, a) && ho->ho_fhlen == a->la_fhlen &&
+		    memcmp(ho->ho_fh, a->la_fh, a->la_fhlen) == 0) {
+			give_back(t, ho, r);
+			found = true;
+			break;
+		}
+	pthread_mutex_unlock(&t->t_lock);
+	return found;
 }
 
 uint32_t nlm_table_unlock(struct nlm_table *t, const struct nlm_lockargs *a)
@@ -495,7 +526,7 @@ uint32_t nlm_table_unlock(struct nlm_table *t, const struct nlm_lockargs *a)
 		return NLM4_FBIG;
 	err = file_open(t, a->la_fh, a->la_fhlen, false, &fd, &acc, &dev, &ino);
 	if (err)
-		return errno_to_stat(err);
+		return unlock_by_handle(t, a, &r) ? NLM4_GRANTED : errno_to_stat(err);
 	close(fd);
 	pthread_mutex_lock(&t->t_lock);
 	h = host_find(t, a->la_peer);
@@ -704,7 +735,7 @@ void nlm_table_retry(struct nlm_table *t, struct nlm_grant **out)
 			break;
 		}
 		err = take(t, h, &w->w_owner, ho, ho ? NULL : &fd, acc, w->w_dev,
-			   w->w_ino, &w->w_range);
+			   w->w_ino, w->w_fh, w->w_fhlen, &w->w_range);
 		if (fd >= 0)
 			close(fd);
 		if (err) {
