@@ -264,10 +264,11 @@ static void nlm_dispatch(struct svc_req *rq, SVCXPRT *xprt)
 	}
 	count_stat(n, r->r_stat);
 	if (n->n_cfg.lc_verbose)
-		fprintf(n->n_log, "rpcrdma-nfsd: nlm: proc %u%s svid %u [%llu +%llu] %s -> %u\n",
+		fprintf(n->n_log, "rpcrdma-nfsd: nlm: proc %u%s svid %u [%llu +%llu] %s%s%s -> %u\n",
 			proc, msg ? " (msg)" : "", a->a_svid,
 			(unsigned long long)a->a_offset, (unsigned long long)a->a_len,
-			a->a_excl ? "write" : "read", r->r_stat);
+			a->a_excl ? "write" : "read", a->a_block ? " block" : "",
+			a->a_reclaim ? " reclaim" : "", r->r_stat);
 	if (msg) {
 		svc_sendreply(xprt, (xdrproc_t)nlm_xdr_void, NULL);
 		queue_res(n, res_proc, r, &la);
@@ -353,6 +354,11 @@ static void send_grants(struct rpcrdma_nlm *n)
 			pthread_mutex_lock(&n->n_table.t_lock);
 			n->n_table.t_stats.ns_callbacks++;
 			pthread_mutex_unlock(&n->n_table.t_lock);
+			if (n->n_cfg.lc_verbose)
+				fprintf(n->n_log, "rpcrdma-nfsd: nlm: GRANTED svid %u to %s\n",
+					g->g_w.w_owner.o_svid,
+					nlm_addr_str((struct sockaddr *)&g->g_addr, addr,
+						     sizeof(addr)));
 		}
 		free(g);
 	}
