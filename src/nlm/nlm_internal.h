@@ -7,6 +7,7 @@
 #define RPCRDMA_NLM_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -393,6 +394,7 @@ struct rpcrdma_nlm {
 	pthread_mutex_t n_mu;            /* n_kick, n_stop, n_msgq, n_notify */
 	pthread_cond_t n_cv;
 	bool n_stop, n_kick, n_registered, n_nsm_registered;
+	_Atomic bool n_grace_logged;      /* "grace period over" printed */
 	struct nlm_msgres *n_msgq;
 	uint32_t n_nmsgq;
 	struct nsm_record *n_notify;     /* hosts still to notify */

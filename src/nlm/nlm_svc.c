@@ -37,11 +37,18 @@ static void ts_now(struct timespec *ts)
 bool nlm_in_grace(const struct rpcrdma_nlm *n)
 {
 	struct timespec now;
+	bool in;
 
 	ts_now(&now);
-	return now.tv_sec < n->n_grace_end.tv_sec ||
-	       (now.tv_sec == n->n_grace_end.tv_sec &&
-		now.tv_nsec < n->n_grace_end.tv_nsec);
+	in = now.tv_sec < n->n_grace_end.tv_sec ||
+	     (now.tv_sec == n->n_grace_end.tv_sec &&
+	      now.tv_nsec < n->n_grace_end.tv_nsec);
+	/* the first to see it over says so, before answering anything */
+	if (!in && !atomic_exchange(&((struct rpcrdma_nlm *)n)->n_grace_logged, true)) {
+		fprintf(n->n_log, "rpcrdma-nfsd: nlm: grace period over\n");
+		fflush(n->n_log);
+	}
+	return in;
 }
 
 void nlm_kick(struct rpcrdma_nlm *n)
@@ -427,7 +434,6 @@ static void *nlm_thread(void *arg)
 {
 	struct rpcrdma_nlm *n = arg;
 	struct timespec next_notify = { 0 }, now;
-	bool grace_logged = false;
 
 	for (;;) {
 		struct timespec dl;
@@ -454,11 +460,7 @@ static void *nlm_thread(void *arg)
 			send_notify(n);
 			next_notify.tv_sec = now.tv_sec + NLM_NOTIFY_RETRY_S;
 		}
-		if (!grace_logged && !nlm_in_grace(n)) {
-			grace_logged = true;
-			fprintf(n->n_log, "rpcrdma-nfsd: nlm: grace period over\n");
-			fflush(n->n_log);
-		}
+		nlm_in_grace(n); /* logs its end */
 		send_msgres(n);
 		send_grants(n);
 	}

@@ -3,11 +3,12 @@
 # locking: the kernel client mounts rpcrdma-nfsd WITHOUT nolock and locks
 # through its lock manager (NLM v4 over TCP, NSM):
 #   1. two client processes contend for fcntl locks: byte ranges, read and
-#      write locks, a blocking wait granted (GRANTED callback) when the
-#      holder unlocks;
+#      write locks, a blocking wait that ends when the holder unlocks (the
+#      client's lockd queues a waiter behind a lock of its own host);
 #   2. flock (the client sends it as a whole-file NLM lock);
 #   3. a lock held by a local process on the server blocks a client, whose
-#      blocking wait is granted when the local process lets go, and a
+#      blocking wait (NLM4_BLOCKED) is granted by a GRANTED callback when
+#      the local process lets go, and a
 #      client's lock blocks a local process (OFD locks on the export);
 #   4. rpcrdma-nfsd is SIGKILLed and restarted: it notifies the client
 #      (SM_NOTIFY to its rpc.statd), the client reclaims its lock within
@@ -94,6 +95,7 @@ mkdir -p "$MNT"
 timeout -k 10 120 mount -t nfs -o "$opts" "$SERVER_ADDR:$EXPORT" "$MNT" ||
 	fail "mount -o $opts (with locking)"
 at_exit "kumount '$MNT'"
+at_exit stop_lockers
 grep -q " $MNT nfs .*nolock" /proc/mounts && fail "the mount has nolock: $(grep " $MNT " /proc/mounts)"
 log "mounted with locking: $(grep " $MNT " /proc/mounts)"
 
@@ -101,11 +103,19 @@ F=$MNT/f
 printf '%4096s' x >"$F"
 lk() { timeout -k 10 120 $LOCKER "$@"; }
 # bg NAME ARGS...: a locker in the background; its pid in PID_NAME
+BG_PIDS=()
 bg() {
 	local name=$1
 	shift
 	timeout -k 10 300 $LOCKER "$@" &
 	printf -v "PID_$name" %s $!
+	BG_PIDS+=($!)
+}
+# on the way out (before the unmount): lockers let go or are killed
+stop_lockers() {
+	touch "$SIG"/{p1,p2,r,fl,l1,c1,h}.go
+	((${#BG_PIDS[@]})) && kill -KILL "${BG_PIDS[@]}" 2>/dev/null
+	return 0
 }
 expect_rc() { # WANT WHAT CMD...
 	local want=$1 what=$2 rc=0
@@ -123,13 +133,16 @@ expect_rc 3 "read lock on byte 99 while 0..99 is write-locked" lk "$F" r 99 1 nb
 expect_rc 0 "write lock 100+10 next to the held range" lk "$F" w 100 10 nb
 expect_rc 0 "read lock to the end of the file from 200" lk "$F" r 200 0 nb
 bg P2 "$F" w 0 100 wait --ready "$SIG/p2" --release "$SIG/p2.go"
-wait_log "$LOG1" "proc 2 svid .* \\[0 +100\\] write block -> 3" 60 "blocking lock answered NLM4_BLOCKED"
+# Two processes of one client: the client's lockd finds the conflict in its
+# own lock table and queues the waiter itself (it shows in /proc/locks);
+# the server sees the LOCK when the holder has let go.
+for ((i = 0; i < 300; i++)); do grep -qE -- '-> (POSIX|ACCESS)' /proc/locks && break; sleep 0.2; done
+grep -qE -- '-> (POSIX|ACCESS)' /proc/locks || fail "the second locker is not waiting: $(cat /proc/locks)"
 [[ -e $SIG/p2 ]] && fail "the blocking locker got 0..99 while it was held"
-kill -0 "$PID_P2" || fail "the blocking locker exited while waiting"
 release p1.go
 wait "$PID_P1" || fail "holder P1 failed"
 wait_file "$SIG/p2" 60 "blocking lock granted after the holder unlocked"
-wait_log "$LOG1" "nlm: GRANTED svid" 10 "the GRANTED callback"
+wait_log "$LOG1" "proc 2 svid .* \\[0 +100\\] write block -> 0" 10 "the waiter's LOCK at the server"
 release p2.go
 wait "$PID_P2" || fail "waiter P2 failed"
 log "ranges, write locks and a blocking wait granted: ok"
@@ -167,6 +180,7 @@ wait_log "$LOG1" "proc 2 svid .* \[0 +10\] write block -> 3" 60 "client blocked 
 release l1.go
 wait "$PID_L1" || fail "local holder"
 wait_file "$SIG/c1" 60 "client's blocking lock granted when the local process let go"
+wait_log "$LOG1" "nlm: GRANTED svid" 10 "the GRANTED callback"
 expect_rc 3 "server-local lock on bytes the client holds" lk "$LF" w 0 1 nb
 expect_rc 0 "server-local lock on bytes the client does not hold" lk "$LF" w 10 1 nb
 release c1.go
@@ -191,13 +205,20 @@ wait_log "$LOG2" "proc 2 svid .* \[0 +10\] write.*reclaim -> 0" $((GRACE - 2)) \
 grep -q "grace period over" "$LOG2" && fail "grace period over before the test could see it (raise GRACE)"
 # the reclaimed lock is real on the server
 expect_rc 3 "server-local lock on the reclaimed bytes" lk "$EXPORT/r" w 0 1 nb
-# a new locker: refused in the grace period, then finds the lock held
-bg N "$R" w 5 1 nb
-wait_log "$LOG2" "proc 2 svid .* \[5 +1\] write -> 4" 60 "new locker refused with NLM4_DENIED_GRACE_PERIOD"
+# a new locker (bytes nobody holds): refused while the grace period runs
+# (the client waits and asks again), granted once it is over
+bg N "$R" w 100 10 nb
+wait_log "$LOG2" "proc 2 svid .* \\[100 +10\\] write -> 4" 60 \
+	"new locker refused with NLM4_DENIED_GRACE_PERIOD"
 rc=0
 wait "$PID_N" || rc=$?
-((rc == 3)) || fail "new locker: status $rc, expected 3 (denied: the reclaimed lock holds)"
-grep -q "grace period over" "$LOG2" || fail "the new locker returned before the grace period ended"
+((rc == 0)) || fail "new locker: status $rc after the grace period, expected 0"
+grep -q "grace period over" "$LOG2" || fail "the new locker got its lock before the grace period ended"
+grep -q "proc 2 svid .* \\[100 +10\\] write -> 0" "$LOG2" || fail "no granted LOCK for the new locker"
+# a new locker on the reclaimed bytes: the client's own table has them
+# (its reclaimed lock); a local process on the server is refused too
+expect_rc 3 "client lock on the reclaimed bytes" lk "$R" w 5 1 nb
+expect_rc 3 "server-local lock on the reclaimed bytes after the grace period" lk "$EXPORT/r" w 0 1 nb
 release h.go
 wait "$PID_H" || fail "reclaimed holder"
 expect_rc 0 "lock after the reclaimed holder let go" lk "$R" w 0 10 nb
