@@ -13,7 +13,9 @@
 #   4. rpcrdma-nfsd is SIGKILLed and restarted: it notifies the client
 #      (SM_NOTIFY to its rpc.statd), the client reclaims its lock within
 #      the grace period, a new locker is refused (NLM4_DENIED_GRACE_PERIOD)
-#      until the grace period ends and then finds the reclaimed lock held.
+#      until the grace period ends and then finds the reclaimed lock held;
+#   5. SM_NOTIFY from a rebooted client (sm_notify.py, by its caller_name)
+#      releases the client's locks and its record.
 #
 # Test-bed arrangement (docs/testbed.md, "Locking"): client and server
 # share one guest, one rpcbind and one rpc.statd.  The client's lockd owns
@@ -113,7 +115,7 @@ bg() {
 }
 # on the way out (before the unmount): lockers let go or are killed
 stop_lockers() {
-	touch "$SIG"/{p1,p2,r,fl,l1,c1,h}.go
+	touch "$SIG"/{p1,p2,r,fl,l1,c1,h,h2}.go
 	((${#BG_PIDS[@]})) && kill -KILL "${BG_PIDS[@]}" 2>/dev/null
 	return 0
 }
@@ -223,6 +225,27 @@ release h.go
 wait "$PID_H" || fail "reclaimed holder"
 expect_rc 0 "lock after the reclaimed holder let go" lk "$R" w 0 10 nb
 log "restart: notified, reclaimed in grace, new locker refused until it ended: ok"
+
+# ---- 5. a client that reboots: its SM_NOTIFY releases its locks ----
+S=$MNT/s
+printf '%4096s' x >"$S"
+bg H2 "$S" w 0 10 nb --ready "$SIG/h2" --release "$SIG/h2.go"
+wait_file "$SIG/h2" 60 "lock before the client's reboot"
+expect_rc 3 "server-local lock on bytes the client holds" lk "$EXPORT/s" w 0 1 nb
+rec=$STATE/sm/$CLIENT_ADDR
+[[ -f $rec ]] || fail "no record $rec for the client"
+name=$(sed -n 3p "$rec")
+[[ -n $name ]] || fail "no caller_name in $rec"
+# as the rebooted client's sm-notify would; sent from the server address so
+# that only the name identifies the host
+bounded 60 "SM_NOTIFY" python3 "$VM_TEST_DIR/sm_notify.py" "$SERVER_ADDR" "$NSM_PORT" \
+	"$name" 7 "$SERVER_ADDR"
+wait_log "$LOG2" "nsm: SM_NOTIFY from $name state 7" 10 "SM_NOTIFY received"
+expect_rc 0 "server-local lock after the client's reboot notification" lk "$EXPORT/s" w 0 10 nb
+[[ -f $rec ]] && fail "the rebooted client's record $rec is still there"
+release h2.go
+wait "$PID_H2" || fail "H2"
+log "reboot notification released the client's locks: ok"
 
 kumount "$MNT"
 rnfsd_term
