@@ -595,31 +595,32 @@ uint32_t nlm_table_share(struct nlm_table *t, const struct nlm_lockargs *a,
 		return NLM4_DENIED_NOLOCKS;
 	}
 	h->h_users++; /* pinned while its shares change */
-	/* shares have no svid: the owner is (host, oh) */
-	for (pp = &t->t_shares; (sh = *pp); pp = &sh->sh_next) {
-		bool mine = sh->sh_owner.o_host == h &&
-			    sh->sh_owner.o_ohlen == a->la_ohlen &&
-			    memcmp(sh->sh_owner.o_oh, a->la_oh, a->la_ohlen) == 0;
+	/* shares have no svid: the owner is (host, oh); a new SHARE of an
+	 * owner replaces its old one, once no other owner's share refuses it */
+	struct nlm_share *mine = NULL, **mine_pp = NULL;
 
+	for (pp = &t->t_shares; (sh = *pp); pp = &sh->sh_next) {
 		if (sh->sh_dev != dev || sh->sh_ino != ino)
 			continue;
-		if (mine) {
-			*pp = sh->sh_next;
-			t->t_nshares--;
-			h->h_users--; /* settled at the end */
-			free(sh);
-			break;
-		}
-	}
-	if (unshare)
-		goto out;
-	for (sh = t->t_shares; sh; sh = sh->sh_next)
-		if (sh->sh_dev == dev && sh->sh_ino == ino &&
-		    ((sh->sh_access & mode) || (sh->sh_mode & access))) {
+		if (sh->sh_owner.o_host == h && sh->sh_owner.o_ohlen == a->la_ohlen &&
+		    memcmp(sh->sh_owner.o_oh, a->la_oh, a->la_ohlen) == 0) {
+			mine = sh;
+			mine_pp = pp;
+		} else if (!unshare &&
+			   ((sh->sh_access & mode) || (sh->sh_mode & access))) {
 			t->t_stats.ns_denied++;
 			stat = NLM4_DENIED;
 			goto out;
 		}
+	}
+	if (mine) {
+		*mine_pp = mine->sh_next;
+		t->t_nshares--;
+		h->h_users--; /* settled at the end */
+		free(mine);
+	}
+	if (unshare)
+		goto out;
 	if (t->t_nshares >= t->t_max || !(sh = calloc(1, sizeof(*sh)))) {
 		t->t_stats.ns_nolocks++;
 		stat = NLM4_DENIED_NOLOCKS;

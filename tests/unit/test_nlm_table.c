@@ -408,9 +408,16 @@ static void test_share(void **state)
 	/* B wants write access: denied; read with deny none: granted */
 	assert_int_equal(nlm_table_share(t, &b, 0, 2, false), NLM4_DENIED);
 	assert_int_equal(nlm_table_share(t, &b, 0, 1, false), NLM4_GRANTED);
-	/* B now denies read; A still has read access: B's new share is
-	 * refused, and B's old one was replaced (gone) */
+	/* B now wants to deny read; A has read access: refused, and B's
+	 * old share stays */
 	assert_int_equal(nlm_table_share(t, &b, 1, 1, false), NLM4_DENIED);
+	assert_int_equal(t->t_nshares, 2);
+	/* B's share replaced by one with write access: refused by A's deny
+	 * write; then by a read share denying nothing: granted, still two */
+	assert_int_equal(nlm_table_share(t, &b, 0, 3, false), NLM4_DENIED);
+	assert_int_equal(nlm_table_share(t, &b, 0, 1, false), NLM4_GRANTED);
+	assert_int_equal(t->t_nshares, 2);
+	assert_int_equal(nlm_table_share(t, &b, 0, 0, true), NLM4_GRANTED);
 	assert_int_equal(t->t_nshares, 1);
 	/* bad mode */
 	assert_int_equal(nlm_table_share(t, &b, 4, 1, false), NLM4_FAILED);

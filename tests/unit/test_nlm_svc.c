@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_nlm_svc.c - the NLM v4 and NSM services over loopback TCP with a
+ * libtirpc client, on an NFSv3 export in a temporary directory (handles
+ * made by the NFS layer): NULL; LOCK/TEST/UNLOCK with the holder in the
+ * TEST answer; FBIG; a forged handle and a removed file (NLM4_STALE_FH);
+ * a handle longer than NFS3_FHSIZE (GARBAGE_ARGS); an unknown procedure
+ * (PROC_UNAVAIL); SHARE; FREE_ALL; then a restart with a grace period:
+ * the state number advanced, the host's record kept, a plain LOCK refused
+ * NLM4_DENIED_GRACE_PERIOD and a reclaim granted; SM_NOTIFY from the
+ * host releases its locks.  Runs as root (file handles); skipped
+ * otherwise.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "nlm/nlm_internal.h"
+#include "nfs3/nfs3_internal.h"
+
+struct s_env {
+	char dir[64], state[64];
+	struct rpcrdma_nfs3_export *exp;
+	struct rpcrdma_mnt *mnt;
+	struct rpcrdma_nlm *nlm;
+	uint16_t nlm_port, nsm_port;
+	uint8_t fh[RPCRDMA_NFS3_FHSIZE];
+	uint32_t fhlen;
+};
+
+static struct s_env env;
+
+static int start(uint32_t grace)
+{
+	struct rpcrdma_nlm_config cfg = {
+		.lc_listen = "127.0.0.1",
+		.lc_state_dir = env.state,
+		.lc_grace_sec = grace,
+		.lc_open = rpcrdma_nlm_nfs3_open,
+		.lc_open_arg = env.exp,
+		.lc_nsm_name = "testserver",
+	};
+	int err = -EADDRINUSE;
+
+	if (rpcrdma_nlm_start(&cfg, &env.nlm))
+		return -1;
+	rpcrdma_nlm_ports(env.nlm, &env.nlm_port, &env.nsm_port);
+	for (int i = 0; i < 20 && err == -EADDRINUSE; i++) {
+		uint16_t p = (uint16_t)(30000 + (getpid() * 11 + i * 137) % 20000);
+
+		err = rpcrdma_mnt_start(env.exp, "127.0.0.1", p, false, &env.mnt);
+	}
+	return err ? -1 : 0;
+}
+
+static void stop(void)
+{
+	rpcrdma_mnt_stop(env.mnt);
+	rpcrdma_nlm_stop(env.nlm);
+	env.mnt = NULL;
+	env.nlm = NULL;
+}
+
+static int setup(void **state)
+{
+	struct rpcrdma_nfs3_config cfg = { 0 };
+	int fd;
+
+	(void)state;
+	if (geteuid() != 0)
+		return 0;
+	strcpy(env.dir, "/tmp/nlmsvc.XXXXXX");
+	strcpy(env.state, "/tmp/nlmst.XXXXXX");
+	if (!mkdtemp(env.dir) || !mkdtemp(env.state))
+		return -1;
+	cfg.nc_export = env.dir;
+	if (rpcrdma_nfs3_export_open(&cfg, &env.exp))
+		return -1;
+	fd = openat(env.exp->ex_fd, "f", O_CREAT | O_RDWR, 0644);
+	if (fd < 0 || ftruncate(fd, 4096) < 0)
+		return -1;
+	close(fd);
+	if (nfs3_fh_make(env.exp, env.exp->ex_fd, "f", env.fh, &env.fhlen))
+		return -1;
+	return start(UINT32_MAX);
+}
+
+static int teardown(void **state)
+{
+	char cmd[200];
+
+	(void)state;
+	if (geteuid() != 0)
+		return 0;
+	if (env.nlm)
+		stop();
+	rpcrdma_nfs3_export_close(env.exp);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s %s", env.dir, env.state);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static CLIENT *client(uint16_t port, uint32_t prog, uint32_t vers)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(port) };
+	int sock = RPC_ANYSOCK;
+	CLIENT *cl;
+
+	inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr);
+	cl = clnttcp_create(&sin, prog, vers, &sock, 0, 0);
+	assert_non_null(cl);
+	return cl;
+}
+
+static const struct timeval tmo = { 10, 0 };
+
+static void lock_args(struct nlm_args *a, uint32_t svid, const char *oh,
+		      uint64_t off, uint64_t len, bool excl)
+{
+	memset(a, 0, sizeof(*a));
+	a->a_cookielen = 4;
+	memcpy(a->a_cookie, "ck01", 4);
+	strcpy(a->a_caller, "testclient");
+	a->a_fhlen = env.fhlen;
+	memcpy(a->a_fh, env.fh, env.fhlen);
+	a->a_ohlen = (uint32_t)strlen(oh);
+	memcpy(a->a_oh, oh, a->a_ohlen);
+	a->a_svid = svid;
+	a->a_offset = off;
+	a->a_len = len;
+	a->a_excl = excl;
+}
+
+static uint32_t call(CLIENT *cl, uint32_t proc, struct nlm_args *a)
+{
+	static struct nlm_res r;
+	xdrproc_t xa = (xdrproc_t)nlm_xdr_lockargs, xr = (xdrproc_t)nlm_xdr_res;
+
+	if (proc == NLMPROC4_TEST) {
+		xa = (xdrproc_t)nlm_xdr_testargs;
+		xr = (xdrproc_t)nlm_xdr_testres;
+	} else if (proc == NLMPROC4_UNLOCK) {
+		xa = (xdrproc_t)nlm_xdr_unlockargs;
+	} else if (proc == NLMPROC4_CANCEL) {
+		xa = (xdrproc_t)nlm_xdr_cancargs;
+	} else if (proc == NLMPROC4_SHARE || proc == NLMPROC4_UNSHARE) {
+		xa = (xdrproc_t)nlm_xdr_shareargs;
+		xr = (xdrproc_t)nlm_xdr_shareres;
+	}
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(clnt_call(cl, proc, xa, (caddr_t)a, xr, (caddr_t)&r, tmo),
+			 RPC_SUCCESS);
+	assert_int_equal(r.r_cookielen, a->a_cookielen);
+	assert_memory_equal(r.r_cookie, a->a_cookie, a->a_cookielen);
+	if (proc == NLMPROC4_TEST && r.r_stat == NLM4_DENIED) {
+		/* the holder: svid 7, "owner-a", bytes 0..9 write */
+		assert_true(r.r_holder.c_excl);
+		assert_int_equal(r.r_holder.c_svid, 7);
+		assert_int_equal(r.r_holder.c_ohlen, 7);
+		assert_memory_equal(r.r_holder.c_oh, "owner-a", 7);
+		assert_true(r.r_holder.c_offset == 0 && r.r_holder.c_len == 10);
+	}
+	return r.r_stat;
+}
+
+static void test_procedures(void **state)
+{
+	struct nlm_args a;
+	struct rpcrdma_nlm_stats st;
+	CLIENT *cl;
+	char path[128];
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	cl = client(env.nlm_port, RPCRDMA_NLM_PROGRAM, RPCRDMA_NLM_VERSION);
+	assert_int_equal(clnt_call(cl, NLMPROC4_NULL, (xdrproc_t)nlm_xdr_void, NULL,
+				   (xdrproc_t)nlm_xdr_void, NULL, tmo), RPC_SUCCESS);
+	lock_args(&a, 7, "owner-a", 0, 10, true);
+	assert_int_equal(call(cl, NLMPROC4_LOCK, &a), NLM4_GRANTED);
+	lock_args(&a, 8, "owner-b", 5, 1, false);
+	assert_int_equal(call(cl, NLMPROC4_TEST, &a), NLM4_DENIED);
+	assert_int_equal(call(cl, NLMPROC4_LOCK, &a), NLM4_DENIED);
+	a.a_block = true;
+	assert_int_equal(call(cl, NLMPROC4_LOCK, &a), NLM4_BLOCKED);
+	assert_int_equal(call(cl, NLMPROC4_CANCEL, &a), NLM4_GRANTED);
+	/* the holder is really locked on the file */
+	snprintf(path, sizeof(path), "%s/f", env.dir);
+	{
+		int fd = open(path, O_RDWR);
+		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+				    .l_start = 3, .l_len = 1 };
+
+		assert_int_equal(fcntl(fd, F_OFD_SETLK, &fl), -1);
+		close(fd);
+	}
+	/* an offset off_t cannot hold */
+	lock_args(&a, 8, "owner-b", 1ull << 63, 1, true);
+	assert_int_equal(call(cl, NLMPROC4_LOCK, &a), NLM4_FBIG);
+	/* a forged handle: one bit flipped */
+	lock_args(&a, 8, "owner-b", 100, 1, true);
+	a.a_fh[a.a_fhlen - 1] ^= 1;
+	assert_int_equal(call(cl, NLMPROC4_LOCK, &a), NLM4_STALE_FH);
+	/* owner A lets go: B's TEST is granted */
+	lock_args(&a, 7, "owner-a", 0, 0, false);
+	assert_int_equal(call(cl, NLMPROC4_UNLOCK, &a), NLM4_GRANTED);
+	lock_args(&a, 8, "owner-b", 5, 1, true);
+	assert_int_equal(call(cl, NLMPROC4_TEST, &a), NLM4_GRANTED);
+	/* shares: deny-write then a writer */
+	lock_args(&a, 0, "owner-a", 0, 0, false);
+	a.a_mode = 2;
+	a.a_access = 1;
+	assert_int_equal(call(cl, NLMPROC4_SHARE, &a), NLM4_GRANTED);
+	lock_args(&a, 0, "owner-b", 0, 0, false);
+	a.a_mode = 0;
+	a.a_access = 2;
+	assert_int_equal(call(cl, NLMPROC4_SHARE, &a), NLM4_DENIED);
+	/* FREE_ALL of "testclient" drops owner-a's share */
+	lock_args(&a, 0, "", 0, 0, false);
+	strcpy(a.a_caller, "testclient");
+	assert_int_equal(clnt_call(cl, NLMPROC4_FREE_ALL, (xdrproc_t)nlm_xdr_notify,
+				   (caddr_t)&a, (xdrproc_t)nlm_xdr_void, NULL, tmo),
+			 RPC_SUCCESS);
+	lock_args(&a, 0, "owner-b", 0, 0, false);
+	a.a_access = 2;
+	assert_int_equal(call(cl, NLMPROC4_SHARE, &a), NLM4_GRANTED);
+	assert_int_equal(call(cl, NLMPROC4_UNSHARE, &a), NLM4_GRANTED);
+	/* an unknown procedure */
+	assert_int_equal(clnt_call(cl, 99, (xdrproc_t)nlm_xdr_void, NULL,
+				   (xdrproc_t)nlm_xdr_void, NULL, tmo), RPC_PROCUNAVAIL);
+	/* a removed file */
+	lock_args(&a, 7, "owner-a", 0, 1, true);
+	unlink(path);
+	assert_int_equal(call(cl, NLMPROC4_LOCK, &a), NLM4_STALE_FH);
+	clnt_destroy(cl);
+
+	rpcrdma_nlm_get_stats(env.nlm, &st);
+	assert_int_equal(st.ns_ranges, 0);
+	assert_int_equal(st.ns_holders, 0);
+	assert_int_equal(st.ns_waiting, 0);
+	assert_int_equal(st.ns_state, 1);
+	assert_false(st.ns_in_grace);
+	assert_int_equal(st.ns_stale, 2);
+}
+
+/* a handle longer than 64 bytes does not decode: GARBAGE_ARGS */
+static bool_t xdr_long_fh(XDR *x, void *unused)
+{
+	char buf[80] = { 0 }, *p = buf, cookie[4] = "abcd", *c = cookie, *name = "x";
+	u_int n = 80, cn = 4;
+	bool_t f = FALSE;
+	uint32_t svid = 1;
+	uint64_t z = 0;
+
+	(void)unused;
+	return xdr_bytes(x, &c, &cn, 4) && xdr_bool(x, &f) && xdr_bool(x, &f) &&
+	       xdr_string(x, &name, 8) && xdr_bytes(x, &p, &n, 80) &&
+	       xdr_bytes(x, &c, &cn, 4) && xdr_u_int32_t(x, &svid) &&
+	       xdr_u_int64_t(x, &z) && xdr_u_int64_t(x, &z) && xdr_bool(x, &f) &&
+	       xdr_u_int32_t(x, &svid);
+}
+
+static void test_garbage(void **state)
+{
+	struct nlm_res r;
+	CLIENT *cl;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	cl = client(env.nlm_port, RPCRDMA_NLM_PROGRAM, RPCRDMA_NLM_VERSION);
+	assert_int_equal(clnt_call(cl, NLMPROC4_LOCK, (xdrproc_t)xdr_long_fh, NULL,
+				   (xdrproc_t)nlm_xdr_res, (caddr_t)&r, tmo),
+			 RPC_CANTDECODEARGS);
+	clnt_destroy(cl);
+}
+
+static void test_restart_grace(void **state)
+{
+	struct nlm_args a;
+	struct nsm_args na;
+	struct rpcrdma_nlm_stats st;
+	char path[128];
+	struct stat sb;
+	CLIENT *cl;
+	int fd;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	/* the file again (test_procedures removed it) and a lock on it */
+	fd = openat(env.exp->ex_fd, "f", O_CREAT | O_RDWR, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(nfs3_fh_make(env.exp, env.exp->ex_fd, "f", env.fh, &env.fhlen), 0);
+	cl = client(env.nlm_port, RPCRDMA_NLM_PROGRAM, RPCRDMA_NLM_VERSION);
+	lock_args(&a, 7, "owner-a", 0, 10, true);
+	assert_int_equal(call(cl, NLMPROC4_LOCK, &a), NLM4_GRANTED);
+	clnt_destroy(cl);
+	snprintf(path, sizeof(path), "%s/sm/127.0.0.1", env.state);
+	assert_int_equal(stat(path, &sb), 0); /* the host is recorded */
+
+	/* restart with a grace period of 60 s: the lock is gone with the
+	 * process (released at stop), the record stays */
+	stop();
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(start(60), 0);
+	rpcrdma_nlm_get_stats(env.nlm, &st);
+	assert_int_equal(st.ns_state, 3);
+	assert_true(st.ns_in_grace);
+	cl = client(env.nlm_port, RPCRDMA_NLM_PROGRAM, RPCRDMA_NLM_VERSION);
+	lock_args(&a, 9, "owner-c", 100, 1, true);
+	assert_int_equal(call(cl, NLMPROC4_LOCK, &a), NLM4_DENIED_GRACE_PERIOD);
+	assert_int_equal(call(cl, NLMPROC4_TEST, &a), NLM4_DENIED_GRACE_PERIOD);
+	lock_args(&a, 7, "owner-a", 0, 10, true);
+	a.a_reclaim = true;
+	assert_int_equal(call(cl, NLMPROC4_LOCK, &a), NLM4_GRANTED);
+	clnt_destroy(cl);
+	rpcrdma_nlm_get_stats(env.nlm, &st);
+	assert_int_equal(st.ns_reclaimed, 1);
+	assert_int_equal(st.ns_grace_refused, 2);
+	assert_int_equal(st.ns_ranges, 1);
+
+	/* the client reboots: SM_NOTIFY by its caller_name */
+	cl = client(env.nsm_port, RPCRDMA_NSM_PROGRAM, RPCRDMA_NSM_VERSION);
+	memset(&na, 0, sizeof(na));
+	strcpy(na.na_name, "testclient");
+	na.na_state = 5;
+	assert_int_equal(clnt_call(cl, SM_NOTIFY, (xdrproc_t)nsm_xdr_stat_chge,
+				   (caddr_t)&na, (xdrproc_t)nlm_xdr_void, NULL, tmo),
+			 RPC_SUCCESS);
+	clnt_destroy(cl);
+	rpcrdma_nlm_get_stats(env.nlm, &st);
+	assert_int_equal(st.ns_ranges, 0);
+	assert_int_equal(st.ns_freed_hosts, 1);
+	assert_int_equal(stat(path, &sb), -1); /* record removed */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_procedures),
+		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_restart_grace),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
