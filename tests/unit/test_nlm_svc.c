@@ -5,7 +5,8 @@
  * made by the NFS layer): NULL; LOCK/TEST/UNLOCK with the holder in the
  * TEST answer; FBIG; a forged handle and a removed file (NLM4_STALE_FH);
  * a handle longer than NFS3_FHSIZE (GARBAGE_ARGS); an unknown procedure
- * (PROC_UNAVAIL); SHARE; FREE_ALL; then a restart with a grace period:
+ * (PROC_UNAVAIL); SHARE; FREE_ALL; a GRANTED callback that cannot be
+ * delivered releases the lock; then a restart with a grace period:
  * the state number advanced, the host's record kept, a plain LOCK refused
  * NLM4_DENIED_GRACE_PERIOD and a reclaim granted; SM_NOTIFY from the
  * host releases its locks.  Runs as root (file handles); skipped
@@ -286,6 +287,67 @@ static void test_garbage(void **state)
 	clnt_destroy(cl);
 }
 
+/* is an NLM v4 (tcp) registered with a rpcbind at 127.0.0.1? */
+static bool local_nlm_registered(void)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(111) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	bool up;
+
+	inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr);
+	up = fd >= 0 && connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0;
+	if (fd >= 0)
+		close(fd);
+	return up && pmap_getport(&sin, RPCRDMA_NLM_PROGRAM, RPCRDMA_NLM_VERSION,
+				  IPPROTO_TCP) != 0;
+}
+
+/* a blocked lock becomes grantable, but the GRANTED callback cannot be
+ * delivered (no NLM at the caller): the lock is released, not leaked */
+static void test_callback_undeliverable(void **state)
+{
+	struct nlm_args a;
+	struct rpcrdma_nlm_stats st;
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0,
+			    .l_len = 0 };
+	char path[128];
+	CLIENT *cl;
+	int fd;
+
+	(void)state;
+	if (geteuid() != 0 || local_nlm_registered())
+		skip();
+	fd = openat(env.exp->ex_fd, "g", O_CREAT | O_RDWR, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(nfs3_fh_make(env.exp, env.exp->ex_fd, "g", env.fh, &env.fhlen), 0);
+	cl = client(env.nlm_port, RPCRDMA_NLM_PROGRAM, RPCRDMA_NLM_VERSION);
+	lock_args(&a, 7, "owner-a", 0, 0, true);
+	assert_int_equal(call(cl, NLMPROC4_LOCK, &a), NLM4_GRANTED);
+	lock_args(&a, 8, "owner-b", 0, 10, true);
+	a.a_block = true;
+	assert_int_equal(call(cl, NLMPROC4_LOCK, &a), NLM4_BLOCKED);
+	lock_args(&a, 7, "owner-a", 0, 0, false);
+	assert_int_equal(call(cl, NLMPROC4_UNLOCK, &a), NLM4_GRANTED);
+	clnt_destroy(cl);
+	/* the thread takes the lock for B, fails to announce it, lets go */
+	for (int i = 0; i < 600; i++) {
+		rpcrdma_nlm_get_stats(env.nlm, &st);
+		if (st.ns_callback_fail)
+			break;
+		usleep(50000);
+	}
+	assert_int_equal(st.ns_callback_fail, 1);
+	assert_int_equal(st.ns_callbacks, 0);
+	assert_int_equal(st.ns_ranges, 0);
+	assert_int_equal(st.ns_holders, 0);
+	assert_int_equal(st.ns_waiting, 0);
+	snprintf(path, sizeof(path), "%s/g", env.dir);
+	fd = open(path, O_RDWR);
+	assert_int_equal(fcntl(fd, F_OFD_SETLK, &fl), 0); /* nothing held */
+	close(fd);
+}
+
 static void test_restart_grace(void **state)
 {
 	struct nlm_args a;
@@ -352,6 +414,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_procedures),
 		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_callback_undeliverable),
 		cmocka_unit_test(test_restart_grace),
 	};
 
