@@ -525,6 +525,8 @@ int main(int argc, char **argv)
 		lcfg.lc_rpcbind = rpcbind;
 		lcfg.lc_open = rpcrdma_nlm_nfs3_open;
 		lcfg.lc_open_arg = exp;
+		lcfg.lc_allow = allow_peer;
+		lcfg.lc_allow_arg = &allow;
 		lcfg.lc_log = stderr;
 		lcfg.lc_verbose = verbose;
 		err = rpcrdma_nlm_start(&lcfg, &nlm);
@@ -585,7 +587,7 @@ out_nlm:
 		fprintf(stderr, PROG ": locks: %llu calls, %llu granted (%llu reclaimed), "
 			"%llu denied, %llu blocked, %llu callbacks (%llu failed), "
 			"%llu refused in grace, %llu refused no room, %llu stale, "
-			"%llu hosts notified, %llu hosts freed; %llu held\n",
+			"%llu hosts notified, %llu hosts freed, %llu calls refused; %llu held\n",
 			(unsigned long long)lst.ns_calls, (unsigned long long)lst.ns_granted,
 			(unsigned long long)lst.ns_reclaimed, (unsigned long long)lst.ns_denied,
 			(unsigned long long)lst.ns_blocked, (unsigned long long)lst.ns_callbacks,
@@ -594,6 +596,7 @@ out_nlm:
 			(unsigned long long)lst.ns_nolocks, (unsigned long long)lst.ns_stale,
 			(unsigned long long)lst.ns_notified,
 			(unsigned long long)lst.ns_freed_hosts,
+			(unsigned long long)lst.ns_refused,
 			(unsigned long long)lst.ns_ranges);
 		rpcrdma_nlm_stop(nlm);
 	}

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/socket.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -61,6 +62,10 @@ struct rpcrdma_nlm_config {
 	const char *lc_nsm_name;
 	rpcrdma_nlm_open_fn lc_open;
 	void *lc_open_arg;
+	/** Optional: false refuses NLM and NSM calls from @peer (AUTH_ERROR,
+	 *  AUTH_TOOWEAK; counted in ns_refused). */
+	bool (*lc_allow)(const struct sockaddr *peer, void *arg);
+	void *lc_allow_arg;
 	FILE *lc_log;            /* NULL: stderr */
 	int lc_verbose;
 };
@@ -79,6 +84,7 @@ struct rpcrdma_nlm_stats {
 	uint64_t ns_callback_fail;  /* undeliverable or refused (lock released) */
 	uint64_t ns_notified;       /* SM_NOTIFY delivered after a restart */
 	uint64_t ns_freed_hosts;    /* hosts whose locks FREE_ALL/SM_NOTIFY released */
+	uint64_t ns_refused;        /* calls from peers lc_allow refused */
 	uint64_t ns_ranges;         /* gauge: lock records held */
 	uint64_t ns_holders;        /* gauge: open descriptions (owner, file) */
 	uint64_t ns_waiting;        /* gauge: blocked requests waiting */

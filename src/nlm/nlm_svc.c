@@ -139,6 +139,23 @@ static void count_stat(struct rpcrdma_nlm *n, uint32_t stat)
 	pthread_mutex_unlock(&n->n_table.t_lock);
 }
 
+/* may @xprt's peer call us?  Refused calls get AUTH_TOOWEAK (counted) */
+static bool peer_allowed(struct rpcrdma_nlm *n, SVCXPRT *xprt)
+{
+	struct netbuf *nb = svc_getrpccaller(xprt);
+
+	if (!n->n_cfg.lc_allow)
+		return true;
+	if (nb && nb->len && n->n_cfg.lc_allow((struct sockaddr *)nb->buf,
+					       n->n_cfg.lc_allow_arg))
+		return true;
+	pthread_mutex_lock(&n->n_table.t_lock);
+	n->n_table.t_stats.ns_refused++;
+	pthread_mutex_unlock(&n->n_table.t_lock);
+	svcerr_weakauth(xprt);
+	return false;
+}
+
 static void nlm_dispatch(struct svc_req *rq, SVCXPRT *xprt)
 {
 	struct rpcrdma_nlm *n = nlm_current;
@@ -154,6 +171,8 @@ static void nlm_dispatch(struct svc_req *rq, SVCXPRT *xprt)
 		svcerr_systemerr(xprt);
 		return;
 	}
+	if (proc != NLMPROC4_NULL && !peer_allowed(n, xprt))
+		return;
 	switch (proc) {
 	case NLMPROC4_NULL:
 		svc_sendreply(xprt, (xdrproc_t)nlm_xdr_void, NULL);
@@ -300,6 +319,8 @@ static void nsm_dispatch(struct svc_req *rq, SVCXPRT *xprt)
 		svcerr_systemerr(xprt);
 		return;
 	}
+	if (rq->rq_proc != SM_NULL && !peer_allowed(n, xprt))
+		return;
 	switch (rq->rq_proc) {
 	case SM_NULL:
 		svc_sendreply(xprt, (xdrproc_t)nlm_xdr_void, NULL);

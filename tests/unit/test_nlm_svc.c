@@ -5,7 +5,8 @@
  * made by the NFS layer): NULL; LOCK/TEST/UNLOCK with the holder in the
  * TEST answer; FBIG; a forged handle and a removed file (NLM4_STALE_FH);
  * a handle longer than NFS3_FHSIZE (GARBAGE_ARGS); an unknown procedure
- * (PROC_UNAVAIL); SHARE; FREE_ALL; a GRANTED callback that cannot be
+ * (PROC_UNAVAIL); SHARE; FREE_ALL; a peer the allow check refuses
+ * (AUTH_ERROR, counted); a GRANTED callback that cannot be
  * delivered releases the lock; then a restart with a grace period:
  * the state number advanced, the host's record kept, a plain LOCK refused
  * NLM4_DENIED_GRACE_PERIOD and a reclaim granted; SM_NOTIFY from the
@@ -42,6 +43,13 @@ struct s_env {
 };
 
 static struct s_env env;
+static bool refuse_all;
+
+static bool allow_fn(const struct sockaddr *peer, void *arg)
+{
+	(void)arg;
+	return peer->sa_family == AF_INET && !refuse_all;
+}
 
 static int start(uint32_t grace)
 {
@@ -52,6 +60,7 @@ static int start(uint32_t grace)
 		.lc_open = rpcrdma_nlm_nfs3_open,
 		.lc_open_arg = env.exp,
 		.lc_nsm_name = "testserver",
+		.lc_allow = allow_fn,
 	};
 	int err = -EADDRINUSE;
 
@@ -244,9 +253,23 @@ static void test_procedures(void **state)
 	lock_args(&a, 7, "owner-a", 0, 1, true);
 	unlink(path);
 	assert_int_equal(call(cl, NLMPROC4_LOCK, &a), NLM4_STALE_FH);
+	/* a peer the allow check refuses: AUTH_ERROR, counted; NULL answered */
+	refuse_all = true;
+	lock_args(&a, 7, "owner-a", 0, 1, true);
+	{
+		struct nlm_res r;
+
+		assert_int_equal(clnt_call(cl, NLMPROC4_LOCK, (xdrproc_t)nlm_xdr_lockargs,
+					   (caddr_t)&a, (xdrproc_t)nlm_xdr_res,
+					   (caddr_t)&r, tmo), RPC_AUTHERROR);
+	}
+	assert_int_equal(clnt_call(cl, NLMPROC4_NULL, (xdrproc_t)nlm_xdr_void, NULL,
+				   (xdrproc_t)nlm_xdr_void, NULL, tmo), RPC_SUCCESS);
+	refuse_all = false;
 	clnt_destroy(cl);
 
 	rpcrdma_nlm_get_stats(env.nlm, &st);
+	assert_int_equal(st.ns_refused, 1);
 	assert_int_equal(st.ns_ranges, 0);
 	assert_int_equal(st.ns_holders, 0);
 	assert_int_equal(st.ns_waiting, 0);
