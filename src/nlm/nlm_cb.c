@@ -25,7 +25,8 @@
 #include <rpc/rpcb_prot.h>
 
 #define NLM_CB_TIMEOUT_S 5
-#define RPCBIND_PORT 111
+
+uint16_t nlm_cb_rpcbind_port = 111;
 
 /* a TCP connection to @addr:@port from @local (port 0), bounded in time */
 static int cb_connect(const struct sockaddr_storage *addr, socklen_t alen,
@@ -108,7 +109,7 @@ static int cb_getport(const struct sockaddr_storage *addr, socklen_t alen,
 {
 	int fd, err;
 
-	fd = cb_connect(addr, alen, NULL, RPCBIND_PORT);
+	fd = cb_connect(addr, alen, NULL, nlm_cb_rpcbind_port);
 	if (fd < 0)
 		return fd;
 	if (addr->ss_family == AF_INET) {

@@ -7,7 +7,9 @@
  * a handle longer than NFS3_FHSIZE (GARBAGE_ARGS); an unknown procedure
  * (PROC_UNAVAIL); SHARE; FREE_ALL; a peer the allow check refuses
  * (AUTH_ERROR, counted); a GRANTED callback that cannot be
- * delivered releases the lock; then a restart with a grace period:
+ * delivered releases the lock; LOCK_MSG, TEST_MSG and UNLOCK_MSG answered
+ * by _RES calls, and a GRANTED callback (cookie, lock, our name) taken by
+ * a fake client lock manager found through a fake portmapper; then a restart with a grace period:
  * the state number advanced, the host's record kept, a plain LOCK refused
  * NLM4_DENIED_GRACE_PERIOD and a reclaim granted; SM_NOTIFY from the
  * host releases its locks.  Runs as root (file handles); skipped
@@ -17,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +34,8 @@
 
 #include "nlm/nlm_internal.h"
 #include "nfs3/nfs3_internal.h"
+
+#include <rpc/pmap_prot.h>
 
 struct s_env {
 	char dir[64], state[64];
@@ -49,6 +54,128 @@ static bool allow_fn(const struct sockaddr *peer, void *arg)
 {
 	(void)arg;
 	return peer->sa_family == AF_INET && !refuse_all;
+}
+
+/*
+ * The client side of the callbacks: a portmapper (program 100000 v2,
+ * served by the process's libtirpc loop) that answers GETPORT for NLM v4
+ * tcp with pmap_answer (0: not registered), and a bare TCP listener
+ * standing for the client's lock manager, read and answered by hand.
+ */
+static u_long pmap_answer;
+static int fake_lsn = -1;
+static uint16_t fake_port;
+
+static void pmap_dispatch(struct svc_req *rq, SVCXPRT *xprt)
+{
+	struct pmap pm;
+	u_long port = pmap_answer;
+
+	if (rq->rq_proc != PMAPPROC_GETPORT) {
+		svcerr_noproc(xprt);
+		return;
+	}
+	if (!svc_getargs(xprt, (xdrproc_t)xdr_pmap, (caddr_t)&pm)) {
+		svcerr_decode(xprt);
+		return;
+	}
+	if (pm.pm_prog != RPCRDMA_NLM_PROGRAM || pm.pm_vers != RPCRDMA_NLM_VERSION ||
+	    pm.pm_prot != IPPROTO_TCP)
+		port = 0;
+	svc_sendreply(xprt, (xdrproc_t)xdr_u_long, (caddr_t)&port);
+}
+
+static int listener(uint16_t *port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0 ||
+	    listen(fd, 8) < 0 || getsockname(fd, (struct sockaddr *)&sin, &len) < 0)
+		return -1;
+	*port = ntohs(sin.sin_port);
+	return fd;
+}
+
+static int fake_setup(void)
+{
+	uint16_t pport;
+	int pfd = listener(&pport);
+	SVCXPRT *x;
+
+	fake_lsn = listener(&fake_port);
+	if (pfd < 0 || fake_lsn < 0)
+		return -1;
+	x = svc_vc_create(pfd, 0, 0);
+	if (!x || !svc_register(x, PMAPPROG, PMAPVERS, pmap_dispatch, 0))
+		return -1;
+	nlm_cb_rpcbind_port = pport;
+	return 0;
+}
+
+static bool read_full(int fd, void *buf, size_t n)
+{
+	for (size_t got = 0; got < n;) {
+		ssize_t r = read(fd, (char *)buf + got, n - got);
+
+		if (r <= 0)
+			return false;
+		got += (size_t)r;
+	}
+	return true;
+}
+
+/*
+ * Take one call on the fake client NLM: check it is @proc of NLM v4,
+ * decode its argument with @xa into @arg, answer SUCCESS with @xr/@res.
+ */
+static void fake_serve(uint32_t proc, xdrproc_t xa, void *arg, xdrproc_t xr, void *res)
+{
+	struct pollfd pfd = { .fd = fake_lsn, .events = POLLIN };
+	static char buf[8192];
+	uint32_t mark, xid, v[5], len, zero = 0, one = 1;
+	char body[400], *bp = body;
+	u_int blen;
+	XDR x;
+	int fd;
+
+	assert_int_equal(poll(&pfd, 1, 30000), 1);
+	fd = accept(fake_lsn, NULL, NULL);
+	assert_true(fd >= 0);
+	assert_true(read_full(fd, &mark, 4));
+	len = ntohl(mark) & 0x7fffffff;
+	assert_true(len <= sizeof(buf));
+	assert_true(read_full(fd, buf, len));
+	xdrmem_create(&x, buf, len, XDR_DECODE);
+	/* xid, CALL, rpcvers, prog, vers, proc */
+	assert_true(xdr_u_int32_t(&x, &xid));
+	for (int i = 0; i < 5; i++)
+		assert_true(xdr_u_int32_t(&x, &v[i]));
+	assert_int_equal(v[0], 0);
+	assert_int_equal(v[1], 2);
+	assert_int_equal(v[2], RPCRDMA_NLM_PROGRAM);
+	assert_int_equal(v[3], RPCRDMA_NLM_VERSION);
+	assert_int_equal(v[4], proc);
+	for (int i = 0; i < 2; i++) { /* credential, verifier */
+		blen = 0;
+		assert_true(xdr_u_int32_t(&x, &v[0]) && xdr_bytes(&x, &bp, &blen, 400));
+	}
+	assert_true(xa(&x, arg));
+	xdr_destroy(&x);
+	/* reply: xid, REPLY, MSG_ACCEPTED, AUTH_NONE verifier, SUCCESS, result */
+	xdrmem_create(&x, buf + 4, sizeof(buf) - 4, XDR_ENCODE);
+	assert_true(xdr_u_int32_t(&x, &xid) && xdr_u_int32_t(&x, &one) &&
+		    xdr_u_int32_t(&x, &zero) && xdr_u_int32_t(&x, &zero) &&
+		    xdr_u_int32_t(&x, &zero) && xdr_u_int32_t(&x, &zero));
+	assert_true(xr(&x, res));
+	len = xdr_getpos(&x);
+	xdr_destroy(&x);
+	mark = htonl(0x80000000u | len);
+	memcpy(buf, &mark, 4);
+	assert_int_equal(write(fd, buf, len + 4), (ssize_t)(len + 4));
+	close(fd);
 }
 
 static int start(uint32_t grace)
@@ -103,6 +230,9 @@ static int setup(void **state)
 		return -1;
 	close(fd);
 	if (nfs3_fh_make(env.exp, env.exp->ex_fd, "f", env.fh, &env.fhlen))
+		return -1;
+	/* before the MOUNT thread starts polling libtirpc's transports */
+	if (fake_setup())
 		return -1;
 	return start(UINT32_MAX);
 }
@@ -310,21 +440,6 @@ static void test_garbage(void **state)
 	clnt_destroy(cl);
 }
 
-/* is an NLM v4 (tcp) registered with a rpcbind at 127.0.0.1? */
-static bool local_nlm_registered(void)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(111) };
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	bool up;
-
-	inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr);
-	up = fd >= 0 && connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0;
-	if (fd >= 0)
-		close(fd);
-	return up && pmap_getport(&sin, RPCRDMA_NLM_PROGRAM, RPCRDMA_NLM_VERSION,
-				  IPPROTO_TCP) != 0;
-}
-
 /* a blocked lock becomes grantable, but the GRANTED callback cannot be
  * delivered (no NLM at the caller): the lock is released, not leaked */
 static void test_callback_undeliverable(void **state)
@@ -338,8 +453,9 @@ static void test_callback_undeliverable(void **state)
 	int fd;
 
 	(void)state;
-	if (geteuid() != 0 || local_nlm_registered())
+	if (geteuid() != 0)
 		skip();
+	pmap_answer = 0; /* the client has no NLM registered */
 	fd = openat(env.exp->ex_fd, "g", O_CREAT | O_RDWR, 0644);
 	assert_true(fd >= 0);
 	close(fd);
@@ -369,6 +485,115 @@ static void test_callback_undeliverable(void **state)
 	fd = open(path, O_RDWR);
 	assert_int_equal(fcntl(fd, F_OFD_SETLK, &fl), 0); /* nothing held */
 	close(fd);
+}
+
+static void test_msg_res(void **state)
+{
+	struct nlm_args a;
+	struct nlm_res r;
+	CLIENT *cl;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	pmap_answer = fake_port;
+	cl = client(env.nlm_port, RPCRDMA_NLM_PROGRAM, RPCRDMA_NLM_VERSION);
+	/* LOCK_MSG: a void reply, then LOCK_RES (12) to the caller's NLM */
+	lock_args(&a, 21, "owner-m", 1000, 1, true);
+	assert_int_equal(clnt_call(cl, NLMPROC4_LOCK_MSG, (xdrproc_t)nlm_xdr_lockargs,
+				   (caddr_t)&a, (xdrproc_t)nlm_xdr_void, NULL, tmo),
+			 RPC_SUCCESS);
+	memset(&r, 0, sizeof(r));
+	fake_serve(NLMPROC4_LOCK_RES, (xdrproc_t)nlm_xdr_res, &r,
+		   (xdrproc_t)nlm_xdr_void, NULL);
+	assert_int_equal(r.r_stat, NLM4_GRANTED);
+	assert_int_equal(r.r_cookielen, 4);
+	assert_memory_equal(r.r_cookie, "ck01", 4);
+	/* TEST_MSG by another owner: TEST_RES (11), denied, the holder */
+	lock_args(&a, 22, "owner-n", 1000, 1, false);
+	assert_int_equal(clnt_call(cl, NLMPROC4_TEST_MSG, (xdrproc_t)nlm_xdr_testargs,
+				   (caddr_t)&a, (xdrproc_t)nlm_xdr_void, NULL, tmo),
+			 RPC_SUCCESS);
+	memset(&r, 0, sizeof(r));
+	fake_serve(NLMPROC4_TEST_RES, (xdrproc_t)nlm_xdr_testres, &r,
+		   (xdrproc_t)nlm_xdr_void, NULL);
+	assert_int_equal(r.r_stat, NLM4_DENIED);
+	assert_int_equal(r.r_holder.c_svid, 21);
+	assert_int_equal(r.r_holder.c_ohlen, 7);
+	assert_memory_equal(r.r_holder.c_oh, "owner-m", 7);
+	assert_true(r.r_holder.c_offset == 1000 && r.r_holder.c_len == 1);
+	/* UNLOCK_MSG: UNLOCK_RES (14), granted; nothing held after */
+	lock_args(&a, 21, "owner-m", 1000, 1, false);
+	assert_int_equal(clnt_call(cl, NLMPROC4_UNLOCK_MSG, (xdrproc_t)nlm_xdr_unlockargs,
+				   (caddr_t)&a, (xdrproc_t)nlm_xdr_void, NULL, tmo),
+			 RPC_SUCCESS);
+	memset(&r, 0, sizeof(r));
+	fake_serve(NLMPROC4_UNLOCK_RES, (xdrproc_t)nlm_xdr_res, &r,
+		   (xdrproc_t)nlm_xdr_void, NULL);
+	assert_int_equal(r.r_stat, NLM4_GRANTED);
+	clnt_destroy(cl);
+	pmap_answer = 0;
+}
+
+/* a blocked lock becomes grantable: GRANTED (5) to the caller's NLM with
+ * the blocked request's cookie and lock; the client takes it */
+static void test_granted_delivered(void **state)
+{
+	struct nlm_args a, got;
+	struct nlm_res ok = { .r_cookielen = 4, .r_stat = NLM4_GRANTED };
+	struct rpcrdma_nlm_stats st;
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 5,
+			    .l_len = 1 };
+	char path[128];
+	CLIENT *cl;
+	int fd;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	pmap_answer = fake_port;
+	cl = client(env.nlm_port, RPCRDMA_NLM_PROGRAM, RPCRDMA_NLM_VERSION);
+	lock_args(&a, 7, "owner-a", 0, 0, true);
+	assert_int_equal(call(cl, NLMPROC4_LOCK, &a), NLM4_GRANTED);
+	lock_args(&a, 8, "owner-b", 0, 10, true);
+	memcpy(a.a_cookie, "blk8", 4);
+	a.a_block = true;
+	assert_int_equal(call(cl, NLMPROC4_LOCK, &a), NLM4_BLOCKED);
+	lock_args(&a, 7, "owner-a", 0, 0, false);
+	assert_int_equal(call(cl, NLMPROC4_UNLOCK, &a), NLM4_GRANTED);
+	memset(&got, 0, sizeof(got));
+	memcpy(ok.r_cookie, "blk8", 4);
+	fake_serve(NLMPROC4_GRANTED, (xdrproc_t)nlm_xdr_testargs, &got,
+		   (xdrproc_t)nlm_xdr_res, &ok);
+	assert_int_equal(got.a_cookielen, 4);
+	assert_memory_equal(got.a_cookie, "blk8", 4);
+	assert_true(got.a_excl);
+	assert_string_equal(got.a_caller, "testserver");
+	assert_int_equal(got.a_svid, 8);
+	assert_int_equal(got.a_ohlen, 7);
+	assert_memory_equal(got.a_oh, "owner-b", 7);
+	assert_true(got.a_offset == 0 && got.a_len == 10);
+	assert_int_equal(got.a_fhlen, env.fhlen);
+	assert_memory_equal(got.a_fh, env.fh, env.fhlen);
+	for (int i = 0; i < 600; i++) {
+		rpcrdma_nlm_get_stats(env.nlm, &st);
+		if (st.ns_callbacks)
+			break;
+		usleep(50000);
+	}
+	assert_int_equal(st.ns_callbacks, 1);
+	assert_int_equal(st.ns_ranges, 1);
+	/* B holds 0..9 on the file */
+	snprintf(path, sizeof(path), "%s/g", env.dir);
+	fd = open(path, O_RDWR);
+	assert_int_equal(fcntl(fd, F_OFD_SETLK, &fl), -1);
+	close(fd);
+	lock_args(&a, 8, "owner-b", 0, 10, false);
+	assert_int_equal(call(cl, NLMPROC4_UNLOCK, &a), NLM4_GRANTED);
+	clnt_destroy(cl);
+	rpcrdma_nlm_get_stats(env.nlm, &st);
+	assert_int_equal(st.ns_ranges, 0);
+	pmap_answer = 0;
 }
 
 static void test_restart_grace(void **state)
@@ -438,6 +663,8 @@ int main(void)
 		cmocka_unit_test(test_procedures),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_callback_undeliverable),
+		cmocka_unit_test(test_msg_res),
+		cmocka_unit_test(test_granted_delivered),
 		cmocka_unit_test(test_restart_grace),
 	};
 
