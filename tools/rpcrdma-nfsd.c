@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * rpcrdma-nfsd - serve one directory over NFSv3 on RPC-over-RDMA, with
- * MOUNT v3 over TCP.  See man/rpcrdma-nfsd.8.
+ * MOUNT v3 and the lock manager (NLM v4, NSM) over TCP.  See man/rpcrdma-nfsd.8.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -22,6 +22,7 @@
 
 #include <rpcrdma/capture.h>
 #include <rpcrdma/nfs3.h>
+#include <rpcrdma/nlm.h>
 #include <rpcrdma/svc.h>
 
 #define PROG "rpcrdma-nfsd"
@@ -92,8 +93,17 @@ static void usage(FILE *f)
 "                          capturing when FILE is full)\n"
 "      --capture-data N    also write the first N bytes of every RDMA Read\n"
 "                          and RDMA Write (default 0: none)\n"
-"      --rpcbind           register MOUNT (tcp) and NFS (rdma, rdma6) with\n"
-"                          rpcbind, unregistered at exit\n"
+"      --rpcbind           register MOUNT, NLM, NSM (tcp) and NFS (rdma, rdma6)\n"
+"                          with rpcbind, unregistered at exit\n"
+"      --no-locking        no lock manager (clients must mount with nolock)\n"
+"      --nlm-port N        NLM v4 TCP port (default: any free port)\n"
+"      --nsm-port N        NSM TCP port (default: any free port)\n"
+"      --state-dir DIR     lock manager state (default " RPCRDMA_NLM_STATE_DIR ")\n"
+"      --grace SECONDS     grace period after start: only reclaims are\n"
+"                          granted (default 90; 0: none)\n"
+"      --max-locks N       lock records, waiting locks, shares each (default 4096)\n"
+"      --nsm-name NAME     our name in reboot notifications (default: the\n"
+"                          --listen address, else the host name)\n"
 "  -v, --verbose           more logging (repeatable)\n"
 "  -h, --help              this text\n");
 }
@@ -292,7 +302,9 @@ static int load_key(const char *path, uint8_t key[RPCRDMA_NFS3_KEY_BYTES],
 enum { OPT_NO_ROOT_SQUASH = 256, OPT_STATS, OPT_RPCBIND, OPT_CREDITS, OPT_POLL,
        OPT_MEMORY, OPT_MAX_CONNS, OPT_FILE_CACHE, OPT_EXPORTS, OPT_WORKERS_ONLY,
        OPT_CONTROL, OPT_METRICS, OPT_CAPTURE, OPT_CAPTURE_SIZE, OPT_CAPTURE_FILES,
-       OPT_CAPTURE_DATA };
+       OPT_CAPTURE_DATA,
+       OPT_NO_LOCKING, OPT_NLM_PORT, OPT_NSM_PORT, OPT_STATE_DIR, OPT_GRACE,
+       OPT_MAX_LOCKS, OPT_NSM_NAME };
 
 /* SIZE: a number of bytes with an optional K, M, G or T suffix (binary). */
 static int parse_size(const char *s, uint64_t *out)
@@ -350,6 +362,13 @@ int main(int argc, char **argv)
 		{ "capture-files", required_argument, NULL, OPT_CAPTURE_FILES },
 		{ "capture-data", required_argument, NULL, OPT_CAPTURE_DATA },
 		{ "rpcbind", no_argument, NULL, OPT_RPCBIND },
+		{ "no-locking", no_argument, NULL, OPT_NO_LOCKING },
+		{ "nlm-port", required_argument, NULL, OPT_NLM_PORT },
+		{ "nsm-port", required_argument, NULL, OPT_NSM_PORT },
+		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
+		{ "grace", required_argument, NULL, OPT_GRACE },
+		{ "max-locks", required_argument, NULL, OPT_MAX_LOCKS },
+		{ "nsm-name", required_argument, NULL, OPT_NSM_NAME },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -373,6 +392,10 @@ int main(int argc, char **argv)
 	struct rpcrdma_capture_config ccfg = { 0 };
 	struct rpcrdma_capture *capture = NULL;
 	char control_buf[108];
+	struct rpcrdma_nlm *nlm = NULL;
+	struct rpcrdma_nlm_config lcfg = { 0 };
+	struct rpcrdma_nlm_stats lst;
+	bool locking = true;
 	struct sigaction sa = { 0 };
 	const char *export_arg = NULL, *listen_addr = NULL;
 	const char *key_file = DEFAULT_KEY_FILE;
@@ -516,6 +539,48 @@ int main(int argc, char **argv)
 		case OPT_RPCBIND:
 			rpcbind = true;
 			break;
+		case OPT_NO_LOCKING:
+			locking = false;
+			break;
+		case OPT_NLM_PORT:
+		case OPT_NSM_PORT:
+			if (parse_uint(optarg, 65535, &v) || v == 0) {
+				fprintf(stderr, PROG ": bad port: %s\n", optarg);
+				return 2;
+			}
+			*(c == OPT_NLM_PORT ? &lcfg.lc_port : &lcfg.lc_nsm_port) = (uint16_t)v;
+			break;
+		case OPT_STATE_DIR:
+			if (optarg[0] != '/') {
+				fprintf(stderr, PROG ": --state-dir: not an absolute path: %s\n",
+					optarg);
+				return 2;
+			}
+			lcfg.lc_state_dir = optarg;
+			break;
+		case OPT_GRACE:
+			if (parse_uint(optarg, 86400, &v)) {
+				fprintf(stderr, PROG ": --grace: expected 0..86400 seconds: %s\n",
+					optarg);
+				return 2;
+			}
+			lcfg.lc_grace_sec = v ? (uint32_t)v : UINT32_MAX;
+			break;
+		case OPT_MAX_LOCKS:
+			if (parse_uint(optarg, 1u << 24, &v) || v == 0) {
+				fprintf(stderr, PROG ": --max-locks: expected 1..16777216: %s\n",
+					optarg);
+				return 2;
+			}
+			lcfg.lc_max_locks = (uint32_t)v;
+			break;
+		case OPT_NSM_NAME:
+			if (!optarg[0] || strlen(optarg) > 1024) {
+				fprintf(stderr, PROG ": --nsm-name: expected 1..1024 characters\n");
+				return 2;
+			}
+			lcfg.lc_nsm_name = optarg;
+			break;
 		case 'v':
 			verbose++;
 			break;
@@ -652,11 +717,32 @@ int main(int argc, char **argv)
 	names = rpcrdma_nfs3_proc_names(&nnames);
 	rpcrdma_svc_set_proc_names(g_svc, RPCRDMA_NFS3_PROGRAM, RPCRDMA_NFS3_VERSION,
 				   names, nnames, rpcrdma_nfs3_stat_name);
+	if (locking) {
+		/* before MOUNT: its libtirpc loop serves NLM and NSM too */
+		lcfg.lc_listen = listen_addr;
+		lcfg.lc_rpcbind = rpcbind;
+		lcfg.lc_open = rpcrdma_nlm_nfs3_open;
+		lcfg.lc_open_arg = srv;
+		lcfg.lc_allow = rpcrdma_nfs3_server_allows;
+		lcfg.lc_allow_arg = srv;
+		lcfg.lc_log = stderr;
+		lcfg.lc_verbose = verbose;
+		err = rpcrdma_nlm_start(&lcfg, &nlm);
+		if (err) {
+			fprintf(stderr, PROG ": lock manager (state in %s): %s%s\n",
+				lcfg.lc_state_dir ? lcfg.lc_state_dir : RPCRDMA_NLM_STATE_DIR,
+				strerror(-err), err == -ECONNREFUSED ?
+				" (rpcbind refused NLM: not running, or another lock "
+				"manager, such as the kernel's lockd, has it; or use "
+				"--no-locking)" : "");
+			goto out_svc;
+		}
+	}
 	err = rpcrdma_mnt_start(srv, listen_addr, (uint16_t)mport, rpcbind, &mnt);
 	if (err) {
 		fprintf(stderr, PROG ": MOUNT on TCP port %lu: %s\n", mport,
 			strerror(-err));
-		goto out_svc;
+		goto out_nlm;
 	}
 	if (rpcbind) {
 		err = rpcrdma_nfs3_rpcbind_set(listen_addr, (uint16_t)port);
@@ -741,6 +827,25 @@ out_rpcbind:
 		rpcrdma_nfs3_rpcbind_unset();
 out_mnt:
 	rpcrdma_mnt_stop(mnt);
+out_nlm:
+	if (nlm) {
+		rpcrdma_nlm_get_stats(nlm, &lst);
+		fprintf(stderr, PROG ": locks: %llu calls, %llu granted (%llu reclaimed), "
+			"%llu denied, %llu blocked, %llu callbacks (%llu failed), "
+			"%llu refused in grace, %llu refused no room, %llu stale, "
+			"%llu hosts notified, %llu hosts freed, %llu calls refused; %llu held\n",
+			(unsigned long long)lst.ns_calls, (unsigned long long)lst.ns_granted,
+			(unsigned long long)lst.ns_reclaimed, (unsigned long long)lst.ns_denied,
+			(unsigned long long)lst.ns_blocked, (unsigned long long)lst.ns_callbacks,
+			(unsigned long long)lst.ns_callback_fail,
+			(unsigned long long)lst.ns_grace_refused,
+			(unsigned long long)lst.ns_nolocks, (unsigned long long)lst.ns_stale,
+			(unsigned long long)lst.ns_notified,
+			(unsigned long long)lst.ns_freed_hosts,
+			(unsigned long long)lst.ns_refused,
+			(unsigned long long)lst.ns_ranges);
+		rpcrdma_nlm_stop(nlm);
+	}
 out_svc:
 	rpcrdma_svc_destroy(g_svc);
 	g_svc = NULL;

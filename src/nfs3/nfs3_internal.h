@@ -121,6 +121,14 @@ struct nfs3_snap {
 	struct rpcrdma_nfs3_export **sn_exp;    /* one per sn_xt spec, each referenced */
 };
 
+/**
+ * nfs3_server_fh_open - nfs3_fh_open() of @fh in the export its id names
+ * in the table in force.  Return: 0, -EBADMSG (not a handle), -ESTALE (no
+ * such export, or the file is gone), or nfs3_fh_open()'s errors.
+ */
+int nfs3_server_fh_open(struct rpcrdma_nfs3_server *srv, const uint8_t *fh,
+			uint32_t len, int *fdp, struct stat *st);
+
 /** nfs3_snap_get - the table in force, referenced (never NULL). */
 struct nfs3_snap *nfs3_snap_get(struct rpcrdma_nfs3_server *srv);
 /** nfs3_snap_put - drop a reference; the last frees the table. */

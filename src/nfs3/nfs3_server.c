@@ -325,3 +325,24 @@ int rpcrdma_nfs3_server_fcache_stats(struct rpcrdma_nfs3_server *srv,
 	nfs3_snap_put(sn);
 	return 0;
 }
+
+int nfs3_server_fh_open(struct rpcrdma_nfs3_server *srv, const uint8_t *fh,
+			uint32_t len, int *fdp, struct stat *st)
+{
+	struct nfs3_snap *sn;
+	unsigned id, i;
+	int err = -ESTALE;
+
+	if (len < NFS3_FH_OVERHEAD || fh[0] != NFS3_FH_VERSION)
+		return -EBADMSG;
+	id = (uint32_t)fh[2] << 8 | fh[3];
+	sn = nfs3_snap_get(srv);
+	for (i = 0; i < sn->sn_xt->xt_n; i++)
+		if (sn->sn_exp[i]->ex_id == id) {
+			/* the MAC and the export's own checks: nfs3_fh_open's */
+			err = nfs3_fh_open(sn->sn_exp[i], fh, len, fdp, st);
+			break;
+		}
+	nfs3_snap_put(sn);
+	return err;
+}

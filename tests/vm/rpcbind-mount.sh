@@ -32,6 +32,13 @@ want=$SERVER_ADDR.$((NFS_RDMA_PORT >> 8)).$((NFS_RDMA_PORT & 255))
 [[ -z "$(awk '$1 == 100003 && $3 == "rdma6"' <<<"$out")" ]] ||
 	fail "NFS v3/rdma6 registered for an IPv4 listen address"
 pass "NFS v3 registered with rpcbind under netid rdma at $want"
+# the lock manager: NLM v4 and NSM v1 over TCP at the ports it logged
+nlm_port=$(sed -n 's/.*nlm: NLM v4 on TCP port \([0-9]*\), NSM on \([0-9]*\).*/\1 \2/p' "$RNFSD_LOG")
+reg=$(rpcinfo -p 127.0.0.1 | awk '$1 == 100021 && $2 == 4 && $3 == "tcp" { a = $4 }
+				  $1 == 100024 && $2 == 1 && $3 == "tcp" { b = $4 } END { print a, b }')
+[[ -n "$nlm_port" && "$reg" == "$nlm_port" ]] ||
+	fail "rpcbind has NLM v4/tcp and NSM v1/tcp at '${reg}', the server logged '${nlm_port}'"
+pass "NLM v4 and NSM v1 registered with rpcbind at TCP ports $reg"
 
 mkdir -p "$MNT"
 bounded 60 "mount -o vers=3,rdma,nolock" mount -t nfs -o vers=3,rdma,nolock \
@@ -44,8 +51,8 @@ kumount "$MNT"
 pass "plain -o vers=3,rdma mount found MOUNT through rpcbind; a file went through"
 
 rnfsd_term
-reg=$(bounded 20 "rpcinfo -p" rpcinfo -p 127.0.0.1 | awk '$1 == 100005 { print $4 }')
-[[ -z "$reg" ]] || fail "MOUNT still registered with rpcbind after exit (port $reg)"
+reg=$(bounded 20 "rpcinfo -p" rpcinfo -p 127.0.0.1 | awk '$1 == 100005 || $1 == 100021 || $1 == 100024 { print $1 "/" $4 }')
+[[ -z "$reg" ]] || fail "MOUNT, NLM or NSM still registered with rpcbind after exit: $reg"
 reg=$(bounded 20 "rpcinfo" rpcinfo 127.0.0.1 | awk '$1 == 100003 { print $3, $4 }')
 [[ -z "$reg" ]] || fail "NFS still registered with rpcbind after exit: $reg"
 rnfsd_check_final_stats

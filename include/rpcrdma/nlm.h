@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rpcrdma/nlm.h - the lock manager of rpcrdma-nfsd: NLM version 4
+ * (program 100021, XNFS chapter 10 / RFC 1813 appendix) and the server's
+ * side of NSM (program 100024, XNFS chapter 11), over TCP with libtirpc.
+ *
+ * Locks are held on the exported file system as open file description
+ * (OFD) locks, one open description per lock owner and file, so local
+ * processes and other file servers see them.  Hosts holding locks are
+ * recorded in a state directory; a restarted server notifies them
+ * (SM_NOTIFY) and runs a grace period in which only reclaims are granted.
+ * See docs/nfs3.md, "Locking".
+ */
+#ifndef RPCRDMA_NLM_H
+#define RPCRDMA_NLM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/socket.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RPCRDMA_NLM_PROGRAM 100021u
+#define RPCRDMA_NLM_VERSION 4u
+#define RPCRDMA_NSM_PROGRAM 100024u
+#define RPCRDMA_NSM_VERSION 1u
+/** Default state directory (NSM state number and monitored hosts). */
+#define RPCRDMA_NLM_STATE_DIR "/var/lib/rpcrdma/nlm"
+/** Default grace period in seconds (the kernel's lockd: 90). */
+#define RPCRDMA_NLM_GRACE_DEFAULT 90u
+/** Default bound on lock records (byte ranges) and on blocked requests. */
+#define RPCRDMA_NLM_MAX_LOCKS_DEFAULT 4096u
+
+/**
+ * rpcrdma_nlm_open_fn - open the regular file an NFS file handle names.
+ * @arg: lc_open_arg.
+ * @fh, @len: the handle from the NLM call (opaque, at most 64 bytes).
+ * @flags: O_RDWR, O_RDONLY or O_WRONLY (plus O_CLOEXEC).
+ * @fdp: out: a new descriptor the lock manager owns.
+ * Return: 0; -ESTALE (the file is gone); -EBADMSG (not a handle of this
+ * server); -EISDIR or -EINVAL (not a regular file); another -errno.
+ */
+typedef int (*rpcrdma_nlm_open_fn)(void *arg, const uint8_t *fh, uint32_t len,
+				   int flags, int *fdp);
+
+/** Lock manager configuration; zero fields take the defaults noted. */
+struct rpcrdma_nlm_config {
+	const char *lc_listen;   /* numeric address to bind (NULL: any) */
+	uint16_t lc_port;        /* NLM TCP port (0: any free port) */
+	uint16_t lc_nsm_port;    /* NSM TCP port (0: any free port) */
+	bool lc_rpcbind;         /* register NLM v4 and NSM v1 (tcp) with rpcbind */
+	const char *lc_state_dir; /* NULL: RPCRDMA_NLM_STATE_DIR (created 0700) */
+	/** Grace period after start, seconds; 0: RPCRDMA_NLM_GRACE_DEFAULT;
+	 *  UINT32_MAX: none. */
+	uint32_t lc_grace_sec;
+	uint32_t lc_max_locks;   /* 0: RPCRDMA_NLM_MAX_LOCKS_DEFAULT */
+	/** Our name in SM_NOTIFY (what clients mounted us as); NULL:
+	 *  lc_listen, else the host name. */
+	const char *lc_nsm_name;
+	rpcrdma_nlm_open_fn lc_open;
+	void *lc_open_arg;
+	/** Optional: false refuses NLM and NSM calls from @peer (AUTH_ERROR,
+	 *  AUTH_TOOWEAK; counted in ns_refused). */
+	bool (*lc_allow)(const struct sockaddr *peer, void *arg);
+	void *lc_allow_arg;
+	FILE *lc_log;            /* NULL: stderr */
+	int lc_verbose;
+};
+
+/** Counters since start (gauges marked). */
+struct rpcrdma_nlm_stats {
+	uint64_t ns_calls;          /* NLM calls served */
+	uint64_t ns_granted;        /* LOCK answered NLM4_GRANTED (incl. reclaims) */
+	uint64_t ns_reclaimed;      /* of which reclaims */
+	uint64_t ns_denied;         /* LOCK/TEST answered NLM4_DENIED (conflict) */
+	uint64_t ns_blocked;        /* LOCK answered NLM4_BLOCKED */
+	uint64_t ns_grace_refused;  /* answered NLM4_DENIED_GRACE_PERIOD */
+	uint64_t ns_nolocks;        /* refused NLM4_DENIED_NOLOCKS (table full) */
+	uint64_t ns_stale;          /* answered NLM4_STALE_FH */
+	uint64_t ns_callbacks;      /* GRANTED callbacks the client accepted */
+	uint64_t ns_callback_fail;  /* undeliverable or refused (lock released) */
+	uint64_t ns_notified;       /* SM_NOTIFY delivered after a restart */
+	uint64_t ns_freed_hosts;    /* hosts whose locks FREE_ALL/SM_NOTIFY released */
+	uint64_t ns_refused;        /* calls from peers lc_allow refused */
+	uint64_t ns_ranges;         /* gauge: lock records held */
+	uint64_t ns_holders;        /* gauge: open descriptions (owner, file) */
+	uint64_t ns_waiting;        /* gauge: blocked requests waiting */
+	uint32_t ns_state;          /* our NSM state number (odd) */
+	bool ns_in_grace;
+};
+
+struct rpcrdma_nlm;
+
+/**
+ * rpcrdma_nlm_start - start the lock manager.
+ * @cfg: configuration (copied); lc_open is required.
+ * @out: the lock manager (rpcrdma_nlm_stop()).
+ *
+ * Reads and advances the NSM state number in the state directory, starts
+ * the grace period, creates the NLM and NSM TCP transports and registers
+ * them with libtirpc.  Calls are served by the process's libtirpc loop,
+ * the MOUNT thread (rpcrdma_mnt_start(), which must be called after this
+ * function).  A thread of its own retries blocked locks, delivers GRANTED
+ * callbacks and sends SM_NOTIFY to every host recorded before the restart.
+ *
+ * Stop it with rpcrdma_nlm_stop() after rpcrdma_mnt_stop().
+ *
+ * Return: 0; -EINVAL (no lc_open, bad lc_listen); -EBUSY (one runs
+ * already); -ENOMEM; -errno of the state directory (mkdir, open, read,
+ * write); -errno of socket/bind/listen/pthread_create; -EIO (libtirpc
+ * refused the transport); -ECONNREFUSED (lc_rpcbind and rpcbind refused
+ * the registration: not running, or the program is registered by another
+ * lock manager on this host).
+ */
+int rpcrdma_nlm_start(const struct rpcrdma_nlm_config *cfg,
+		      struct rpcrdma_nlm **out);
+
+/** rpcrdma_nlm_stop - release every lock, unregister and free (NULL: no-op).
+ *  Host records stay in the state directory for the next start. */
+void rpcrdma_nlm_stop(struct rpcrdma_nlm *nlm);
+
+/** rpcrdma_nlm_get_stats - read the counters (thread-safe). */
+void rpcrdma_nlm_get_stats(struct rpcrdma_nlm *nlm, struct rpcrdma_nlm_stats *out);
+
+/** rpcrdma_nlm_ports - the bound NLM and NSM TCP ports. */
+void rpcrdma_nlm_ports(const struct rpcrdma_nlm *nlm, uint16_t *nlm_port,
+		       uint16_t *nsm_port);
+
+/**
+ * rpcrdma_nlm_nfs3_open - an rpcrdma_nlm_open_fn for the NFSv3 server's
+ * handles: @server is the struct rpcrdma_nfs3_server (the exports table in
+ * force).  The handle's export is found by the id it carries, the handle
+ * verified as NFS calls verify it (server credentials) and its file
+ * reopened with the access mode of @flags.
+ * Return: 0; -EBADMSG (not one of the server's handles); -ESTALE (the
+ * file or its export is gone); -EISDIR/-EINVAL (not a regular file);
+ * -errno of open.
+ */
+int rpcrdma_nlm_nfs3_open(void *server, const uint8_t *fh, uint32_t len,
+			  int flags, int *fdp);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RPCRDMA_NLM_H */

@@ -1,0 +1,786 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nlm_table.c - the lock table: hosts, lock owners' open descriptions of
+ * files with the ranges they hold, blocked requests and share
+ * reservations.  Locks are taken on the file system as OFD locks
+ * (fcntl F_OFD_SETLK) on one open description per (owner, file), so the
+ * kernel decides conflicts with every other owner, local processes
+ * included; the table mirrors each owner's ranges to know when a
+ * description can be closed, to answer TEST with the holder's identity,
+ * and to bound what a peer can make the server hold.
+ *
+ * One mutex guards the table; every function here takes it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nlm_internal.h"
+
+int nlm_table_init(struct nlm_table *t, uint32_t max, rpcrdma_nlm_open_fn open,
+		   void *open_arg)
+{
+	memset(t, 0, sizeof(*t));
+	t->t_max = max ? max : RPCRDMA_NLM_MAX_LOCKS_DEFAULT;
+	t->t_open = open;
+	t->t_open_arg = open_arg;
+	return -pthread_mutex_init(&t->t_lock, NULL);
+}
+
+/* ---- hosts ---- */
+
+static struct nlm_host *host_find(struct nlm_table *t, const struct sockaddr *peer)
+{
+	for (struct nlm_host *h = t->t_hosts; h; h = h->h_next)
+		if (nlm_addr_equal((struct sockaddr *)&h->h_addr, peer))
+			return h;
+	return NULL;
+}
+
+/* the host of a call, created unused (h_users 0); NULL when the table
+ * holds t_max hosts or memory is short */
+static struct nlm_host *host_get(struct nlm_table *t, const struct nlm_lockargs *a)
+{
+	struct nlm_host *h = host_find(t, a->la_peer);
+
+	if (!h) {
+		if (t->t_nhosts >= t->t_max)
+			return NULL;
+		h = calloc(1, sizeof(*h));
+		if (!h)
+			return NULL;
+		h->h_addrlen = nlm_addr_copy(&h->h_addr, a->la_peer);
+		h->h_next = t->t_hosts;
+		t->t_hosts = h;
+		t->t_nhosts++;
+	}
+	if (a->la_local)
+		nlm_addr_copy(&h->h_local, a->la_local);
+	if (a->la_caller)
+		snprintf(h->h_name, sizeof(h->h_name), "%s", a->la_caller);
+	return h;
+}
+
+static void host_unlink_free(struct nlm_table *t, struct nlm_host *h)
+{
+	for (struct nlm_host **pp = &t->t_hosts; *pp; pp = &(*pp)->h_next)
+		if (*pp == h) {
+			*pp = h->h_next;
+			t->t_nhosts--;
+			free(h);
+			return;
+		}
+}
+
+/*
+ * After a host's use count changed: a host nothing uses is forgotten (and
+ * its record dropped); one in use is recorded (t_host_event sets
+ * h_recorded, or leaves it clear when the record cannot be written and is
+ * asked again on the next change).
+ */
+static void host_settle(struct nlm_table *t, struct nlm_host *h)
+{
+	if (h->h_users == 0) {
+		if (h->h_recorded && t->t_host_event)
+			t->t_host_event(t->t_host_event_arg, h, false);
+		host_unlink_free(t, h);
+	} else if (!h->h_recorded && t->t_host_event) {
+		t->t_host_event(t->t_host_event_arg, h, true);
+	}
+}
+
+static void host_use(struct nlm_table *t, struct nlm_host *h)
+{
+	h->h_users++;
+	host_settle(t, h);
+}
+
+static void host_unuse(struct nlm_table *t, struct nlm_host *h)
+{
+	if (h->h_users)
+		h->h_users--;
+	host_settle(t, h);
+}
+
+/* a host created by host_get that nothing came to use */
+static void host_put_unused(struct nlm_table *t, struct nlm_host *h)
+{
+	if (h && h->h_users == 0)
+		host_unlink_free(t, h);
+}
+
+/* ---- owners, holders ---- */
+
+static void owner_set(struct nlm_owner *o, struct nlm_host *h,
+		      const struct nlm_lockargs *a)
+{
+	o->o_host = h;
+	o->o_svid = a->la_svid;
+	o->o_ohlen = a->la_ohlen;
+	if (a->la_ohlen)
+		memcpy(o->o_oh, a->la_oh, a->la_ohlen);
+}
+
+static bool owner_is(const struct nlm_owner *o, const struct nlm_host *h,
+		     const struct nlm_lockargs *a)
+{
+	return o->o_host == h && o->o_svid == a->la_svid &&
+	       o->o_ohlen == a->la_ohlen && memcmp(o->o_oh, a->la_oh, a->la_ohlen) == 0;
+}
+
+static struct nlm_holder *holder_find(struct nlm_table *t, const struct nlm_host *h,
+				      const struct nlm_lockargs *a, dev_t dev, ino_t ino)
+{
+	for (struct nlm_holder *ho = t->t_holders; ho; ho = ho->ho_next)
+		if (ho->ho_dev == dev && ho->ho_ino == ino && owner_is(&ho->ho_owner, h, a))
+			return ho;
+	return NULL;
+}
+
+static void holder_free(struct nlm_table *t, struct nlm_holder *ho)
+{
+	for (struct nlm_holder **pp = &t->t_holders; *pp; pp = &(*pp)->ho_next)
+		if (*pp == ho) {
+			*pp = ho->ho_next;
+			break;
+		}
+	t->t_nholders--;
+	t->t_nranges -= ho->ho_set.rs_n;
+	close(ho->ho_fd); /* the kernel drops the description's locks */
+	nlm_rset_free(&ho->ho_set);
+	host_unuse(t, ho->ho_owner.o_host);
+	free(ho);
+}
+
+/* ---- files ---- */
+
+static uint32_t errno_to_stat(int err)
+{
+	switch (err) {
+	case -ESTALE:
+	case -EBADMSG:
+	case -ENOENT:
+		return NLM4_STALE_FH;
+	case -EROFS:
+		return NLM4_ROFS;
+	case -ENOLCK:
+	case -ENOMEM:
+	case -EMFILE:
+	case -ENFILE:
+		return NLM4_DENIED_NOLOCKS;
+	case -EDEADLK:
+		return NLM4_DEADLCK;
+	case -EFBIG:
+	case -EOVERFLOW:
+		return NLM4_FBIG;
+	default:
+		return NLM4_FAILED;
+	}
+}
+
+/* open the handle's file read-write, else with what the lock needs */
+static int file_open(struct nlm_table *t, const uint8_t *fh, uint32_t fhlen,
+		     bool excl, int *fdp, int *accp, dev_t *dev, ino_t *ino)
+{
+	struct stat st;
+	int err, acc = O_RDWR;
+
+	err = t->t_open(t->t_open_arg, fh, fhlen, O_RDWR | O_CLOEXEC, fdp);
+	if (err == -EACCES || err == -EROFS || err == -ETXTBSY || err == -EPERM) {
+		acc = excl ? O_WRONLY : O_RDONLY;
+		err = t->t_open(t->t_open_arg, fh, fhlen, acc | O_CLOEXEC, fdp);
+	}
+	if (err)
+		return err;
+	if (fstat(*fdp, &st) < 0) {
+		err = -errno;
+		close(*fdp);
+		return err;
+	}
+	*accp = acc;
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return 0;
+}
+
+static void flock_of(struct flock *fl, const struct nlm_range *r, short type)
+{
+	uint64_t off, len;
+
+	memset(fl, 0, sizeof(*fl));
+	nlm_range_to_wire(r, &off, &len);
+	fl->l_type = type;
+	fl->l_whence = SEEK_SET;
+	fl->l_start = (off_t)off;
+	fl->l_len = (off_t)len;
+}
+
+/* who holds what conflicts with @r on the file of @fd (F_OFD_GETLK) */
+static bool conflict_of(struct nlm_table *t, int fd, dev_t dev, ino_t ino,
+			const struct nlm_range *r, struct nlm_conflict *c)
+{
+	struct flock fl;
+	struct nlm_range got;
+
+	flock_of(&fl, r, r->nr_excl ? F_WRLCK : F_RDLCK);
+	if (fcntl(fd, F_OFD_GETLK, &fl) < 0 || fl.l_type == F_UNLCK)
+		return false;
+	if (!c)
+		return true;
+	memset(c, 0, sizeof(*c));
+	got.nr_start = (uint64_t)fl.l_start;
+	got.nr_end = fl.l_len ? (uint64_t)(fl.l_start + fl.l_len - 1) : NLM_OFFSET_MAX;
+	got.nr_excl = fl.l_type == F_WRLCK;
+	nlm_range_to_wire(&got, &c->c_offset, &c->c_len);
+	c->c_excl = got.nr_excl;
+	c->c_svid = fl.l_pid > 0 ? (uint32_t)fl.l_pid : 0; /* a local process */
+	/* one of our owners? report its svid and owner handle */
+	for (struct nlm_holder *ho = t->t_holders; ho; ho = ho->ho_next) {
+		if (ho->ho_dev != dev || ho->ho_ino != ino || ho->ho_fd == fd)
+			continue;
+		if (nlm_rset_find_conflict(&ho->ho_set, r)) {
+			c->c_svid = ho->ho_owner.o_svid;
+			c->c_ohlen = ho->ho_owner.o_ohlen;
+			memcpy(c->c_oh, ho->ho_owner.o_oh, c->c_ohlen);
+			break;
+		}
+	}
+	return true;
+}
+
+uint32_t nlm_table_test(struct nlm_table *t, const struct nlm_lockargs *a,
+			struct nlm_conflict *c)
+{
+	struct nlm_range r;
+	struct nlm_host *h;
+	struct nlm_holder *ho;
+	dev_t dev;
+	ino_t ino;
+	int fd, acc, err;
+	uint32_t stat;
+
+	if (nlm_range_from_wire(a->la_offset, a->la_len, &r))
+		return NLM4_FBIG;
+	r.nr_excl = a->la_excl;
+	err = file_open(t, a->la_fh, a->la_fhlen, a->la_excl, &fd, &acc, &dev, &ino);
+	if (err)
+		return errno_to_stat(err);
+	pthread_mutex_lock(&t->t_lock);
+	h = host_find(t, a->la_peer);
+	ho = h ? holder_find(t, h, a, dev, ino) : NULL;
+	/* the owner's own description: its own locks never conflict */
+	stat = conflict_of(t, ho ? ho->ho_fd : fd, dev, ino, &r, c) ? NLM4_DENIED
+								   : NLM4_GRANTED;
+	if (stat == NLM4_DENIED)
+		t->t_stats.ns_denied++;
+	pthread_mutex_unlock(&t->t_lock);
+	close(fd);
+	return stat;
+}
+
+static struct nlm_waiter *waiter_find(struct nlm_table *t, const struct nlm_host *h,
+				      const struct nlm_lockargs *a, dev_t dev, ino_t ino,
+				      const struct nlm_range *r, bool any_type)
+{
+	for (struct nlm_waiter *w = t->t_waiters; w; w = w->w_next)
+		if (w->w_dev == dev && w->w_ino == ino && owner_is(&w->w_owner, h, a) &&
+		    w->w_range.nr_start == r->nr_start && w->w_range.nr_end == r->nr_end &&
+		    (any_type || w->w_range.nr_excl == r->nr_excl))
+			return w;
+	return NULL;
+}
+
+static void waiter_unlink(struct nlm_table *t, struct nlm_waiter *w)
+{
+	for (struct nlm_waiter **pp = &t->t_waiters; *pp; pp = &(*pp)->w_next)
+		if (*pp == w) {
+			*pp = w->w_next;
+			t->t_nwaiters--;
+			return;
+		}
+}
+
+static void waiter_free(struct nlm_table *t, struct nlm_waiter *w)
+{
+	waiter_unlink(t, w);
+	host_unuse(t, w->w_owner.o_host);
+	free(w);
+}
+
+/*
+ * Take @r with the owner's description (creating it from @fd, which is
+ * then consumed; -1 when the holder exists).  Called with t_lock held.
+ * Return: 0, -EAGAIN (conflict), -ENOSPC (bounds), or -errno.
+ */
+static int take(struct nlm_table *t, struct nlm_host *h, const struct nlm_owner *o,
+		struct nlm_holder *ho, int *fd, int acc, dev_t dev, ino_t ino,
+		const uint8_t *fh, uint32_t fhlen, const struct nlm_range *r)
+{
+	struct flock fl;
+	int delta, err;
+
+	if (!ho && t->t_nholders >= t->t_max)
+		return -ENOSPC;
+	if (t->t_nranges + 2 > t->t_max)
+		return -ENOSPC;
+	if (ho && r->nr_excl && ho->ho_accmode == O_RDONLY)
+		return -EBADF;
+	if (!ho) {
+		ho = calloc(1, sizeof(*ho));
+		if (!ho)
+			return -ENOMEM;
+		ho->ho_owner = *o;
+		ho->ho_owner.o_host = h;
+		ho->ho_dev = dev;
+		ho->ho_ino = ino;
+		ho->ho_fhlen = fhlen;
+		memcpy(ho->ho_fh, fh, fhlen);
+		ho->ho_fd = *fd;
+		ho->ho_accmode = acc;
+		flock_of(&fl, r, r->nr_excl ? F_WRLCK : F_RDLCK);
+		if (fcntl(ho->ho_fd, F_OFD_SETLK, &fl) < 0) {
+			int err = errno == EACCES ? -EAGAIN : -errno;
+
+			free(ho);
+			return err;
+		}
+		err = nlm_rset_apply(&ho->ho_set, r, false, UINT32_MAX, &delta);
+		if (err) {
+			free(ho); /* caller closes *fd, which drops the lock */
+			return err;
+		}
+		*fd = -1;
+		ho->ho_next = t->t_holders;
+		t->t_holders = ho;
+		t->t_nholders++;
+		t->t_nranges += (uint32_t)delta;
+		host_use(t, h);
+		return 0;
+	}
+	flock_of(&fl, r, r->nr_excl ? F_WRLCK : F_RDLCK);
+	if (fcntl(ho->ho_fd, F_OFD_SETLK, &fl) < 0)
+		return errno == EACCES ? -EAGAIN : -errno;
+	err = nlm_rset_apply(&ho->ho_set, r, false, UINT32_MAX, &delta);
+	if (err) {
+		/* cannot mirror it: give the bytes back rather than hold
+		 * a lock the table does not know */
+		flock_of(&fl, r, F_UNLCK);
+		fcntl(ho->ho_fd, F_OFD_SETLK, &fl);
+		if (nlm_rset_apply(&ho->ho_set, r, true, UINT32_MAX, &delta) == 0)
+			t->t_nranges = (uint32_t)((int64_t)t->t_nranges + delta);
+		return err;
+	}
+	t->t_nranges = (uint32_t)((int64_t)t->t_nranges + delta);
+	return 0;
+}
+
+/* release @r of the holder; the description closes with its last range */
+static void give_back(struct nlm_table *t, struct nlm_holder *ho,
+		      const struct nlm_range *r)
+{
+	struct flock fl;
+	int delta;
+
+	flock_of(&fl, r, F_UNLCK);
+	fcntl(ho->ho_fd, F_OFD_SETLK, &fl);
+	if (nlm_rset_apply(&ho->ho_set, r, true, UINT32_MAX, &delta) == 0)
+		t->t_nranges = (uint32_t)((int64_t)t->t_nranges + delta);
+	/* else (no memory to split a range) the kernel released the bytes
+	 * and the mirror still lists them: the description stays open until
+	 * the owner's other unlocks or FREE_ALL, never longer */
+	if (ho->ho_set.rs_n == 0)
+		holder_free(t, ho);
+}
+
+uint32_t nlm_table_lock(struct nlm_table *t, const struct nlm_lockargs *a,
+			bool block, const uint8_t *cookie, uint32_t cookielen,
+			struct nlm_conflict *c)
+{
+	struct nlm_range r;
+	struct nlm_owner o;
+	struct nlm_host *h;
+	struct nlm_holder *ho;
+	struct nlm_waiter *w;
+	dev_t dev;
+	ino_t ino;
+	int fd, acc, err;
+	uint32_t stat;
+
+	if (nlm_range_from_wire(a->la_offset, a->la_len, &r))
+		return NLM4_FBIG;
+	r.nr_excl = a->la_excl;
+	err = file_open(t, a->la_fh, a->la_fhlen, a->la_excl, &fd, &acc, &dev, &ino);
+	if (err) {
+		if (errno_to_stat(err) == NLM4_STALE_FH)
+			t->t_stats.ns_stale++;
+		return errno_to_stat(err);
+	}
+	pthread_mutex_lock(&t->t_lock);
+	h = host_get(t, a);
+	if (!h) {
+		stat = NLM4_DENIED_NOLOCKS;
+		t->t_stats.ns_nolocks++;
+		goto out;
+	}
+	owner_set(&o, h, a);
+	ho = holder_find(t, h, a, dev, ino);
+	err = take(t, h, &o, ho, ho ? NULL : &fd, acc, dev, ino, a->la_fh, a->la_fhlen,
+		   &r);
+	if (err == 0) {
+		/* a retransmitted or re-sent blocking request is answered */
+		w = waiter_find(t, h, a, dev, ino, &r, false);
+		if (w)
+			waiter_free(t, w);
+		t->t_stats.ns_granted++;
+		stat = NLM4_GRANTED;
+		goto out;
+	}
+	if (err != -EAGAIN) {
+		stat = err == -ENOSPC ? NLM4_DENIED_NOLOCKS : errno_to_stat(err);
+		if (stat == NLM4_DENIED_NOLOCKS)
+			t->t_stats.ns_nolocks++;
+		goto out;
+	}
+	if (c)
+		conflict_of(t, ho ? ho->ho_fd : fd, dev, ino, &r, c);
+	if (!block) {
+		t->t_stats.ns_denied++;
+		stat = NLM4_DENIED;
+		goto out;
+	}
+	stat = NLM4_BLOCKED;
+	w = waiter_find(t, h, a, dev, ino, &r, false);
+	if (!w) {
+		if (t->t_nwaiters >= t->t_max || !(w = calloc(1, sizeof(*w)))) {
+			t->t_stats.ns_nolocks++;
+			stat = NLM4_DENIED_NOLOCKS;
+			goto out;
+		}
+		w->w_owner = o;
+		memcpy(w->w_fh, a->la_fh, a->la_fhlen);
+		w->w_fhlen = a->la_fhlen;
+		w->w_range = r;
+		w->w_dev = dev;
+		w->w_ino = ino;
+		/* FIFO: append */
+		struct nlm_waiter **pp = &t->t_waiters;
+
+		while (*pp)
+			pp = &(*pp)->w_next;
+		*pp = w;
+		t->t_nwaiters++;
+		host_use(t, h);
+	}
+	w->w_cookielen = cookielen;
+	if (cookielen)
+		memcpy(w->w_cookie, cookie, cookielen);
+	t->t_stats.ns_blocked++;
+out:
+	host_put_unused(t, h);
+	pthread_mutex_unlock(&t->t_lock);
+	if (fd >= 0)
+		close(fd);
+	return stat;
+}
+
+/*
+ * UNLOCK of a file that can no longer be opened by its handle (removed
+ * while locked): release what the owner holds under that handle, so
+ * nothing stays locked on an inode only our description keeps alive.
+ * Return: whether the owner held anything there.
+ */
+static bool unlock_by_handle(struct nlm_table *t, const struct nlm_lockargs *a,
+			     const struct nlm_range *r)
+{
+	struct nlm_host *h;
+	struct nlm_holder *ho;
+	bool found = false;
+
+	pthread_mutex_lock(&t->t_lock);
+	h = host_find(t, a->la_peer);
+	for (ho = h ? t->t_holders : NULL; ho; ho = ho->ho_next)
+		if (owner_is(&ho->ho_owner, h, a) && ho->ho_fhlen == a->la_fhlen &&
+		    memcmp(ho->ho_fh, a->la_fh, a->la_fhlen) == 0) {
+			give_back(t, ho, r);
+			found = true;
+			break;
+		}
+	pthread_mutex_unlock(&t->t_lock);
+	return found;
+}
+
+uint32_t nlm_table_unlock(struct nlm_table *t, const struct nlm_lockargs *a)
+{
+	struct nlm_range r;
+	struct nlm_host *h;
+	struct nlm_holder *ho;
+	struct nlm_waiter *w;
+	dev_t dev;
+	ino_t ino;
+	int fd, acc, err;
+
+	if (nlm_range_from_wire(a->la_offset, a->la_len, &r))
+		return NLM4_FBIG;
+	err = file_open(t, a->la_fh, a->la_fhlen, false, &fd, &acc, &dev, &ino);
+	if (err)
+		return unlock_by_handle(t, a, &r) ? NLM4_GRANTED : errno_to_stat(err);
+	close(fd);
+	pthread_mutex_lock(&t->t_lock);
+	h = host_find(t, a->la_peer);
+	if (h) {
+		/* a waiter for these bytes is cancelled with them */
+		r.nr_excl = true;
+		while ((w = waiter_find(t, h, a, dev, ino, &r, true)))
+			waiter_free(t, w);
+	}
+	h = host_find(t, a->la_peer);
+	ho = h ? holder_find(t, h, a, dev, ino) : NULL;
+	if (ho)
+		give_back(t, ho, &r);
+	pthread_mutex_unlock(&t->t_lock);
+	/* unlocking what one does not hold is not an error (XNFS) */
+	return NLM4_GRANTED;
+}
+
+uint32_t nlm_table_cancel(struct nlm_table *t, const struct nlm_lockargs *a)
+{
+	struct nlm_range r;
+	struct nlm_host *h;
+	struct nlm_waiter *w;
+	dev_t dev;
+	ino_t ino;
+	int fd, acc, err;
+
+	if (nlm_range_from_wire(a->la_offset, a->la_len, &r))
+		return NLM4_FBIG;
+	r.nr_excl = a->la_excl;
+	err = file_open(t, a->la_fh, a->la_fhlen, false, &fd, &acc, &dev, &ino);
+	if (err)
+		return errno_to_stat(err);
+	close(fd);
+	pthread_mutex_lock(&t->t_lock);
+	h = host_find(t, a->la_peer);
+	w = h ? waiter_find(t, h, a, dev, ino, &r, false) : NULL;
+	if (w)
+		waiter_free(t, w);
+	pthread_mutex_unlock(&t->t_lock);
+	/* as the kernel's lockd: granted whether or not it still waited */
+	return NLM4_GRANTED;
+}
+
+uint32_t nlm_table_share(struct nlm_table *t, const struct nlm_lockargs *a,
+			 uint32_t mode, uint32_t access, bool unshare)
+{
+	struct nlm_host *h;
+	struct nlm_share *sh, **pp;
+	dev_t dev;
+	ino_t ino;
+	int fd, acc, err;
+	uint32_t stat = NLM4_GRANTED;
+
+	if (mode > 3 || access > 3)
+		return NLM4_FAILED;
+	err = file_open(t, a->la_fh, a->la_fhlen, false, &fd, &acc, &dev, &ino);
+	if (err)
+		return errno_to_stat(err);
+	close(fd);
+	pthread_mutex_lock(&t->t_lock);
+	h = host_get(t, a);
+	if (!h) {
+		t->t_stats.ns_nolocks++;
+		pthread_mutex_unlock(&t->t_lock);
+		return NLM4_DENIED_NOLOCKS;
+	}
+	h->h_users++; /* pinned while its shares change */
+	/* shares have no svid: the owner is (host, oh); a new SHARE of an
+	 * owner replaces its old one, once no other owner's share refuses it */
+	struct nlm_share *mine = NULL, **mine_pp = NULL;
+
+	for (pp = &t->t_shares; (sh = *pp); pp = &sh->sh_next) {
+		if (sh->sh_dev != dev || sh->sh_ino != ino)
+			continue;
+		if (sh->sh_owner.o_host == h && sh->sh_owner.o_ohlen == a->la_ohlen &&
+		    memcmp(sh->sh_owner.o_oh, a->la_oh, a->la_ohlen) == 0) {
+			mine = sh;
+			mine_pp = pp;
+		} else if (!unshare &&
+			   ((sh->sh_access & mode) || (sh->sh_mode & access))) {
+			t->t_stats.ns_denied++;
+			stat = NLM4_DENIED;
+			goto out;
+		}
+	}
+	if (mine) {
+		*mine_pp = mine->sh_next;
+		t->t_nshares--;
+		h->h_users--; /* settled at the end */
+		free(mine);
+	}
+	if (unshare)
+		goto out;
+	if (t->t_nshares >= t->t_max || !(sh = calloc(1, sizeof(*sh)))) {
+		t->t_stats.ns_nolocks++;
+		stat = NLM4_DENIED_NOLOCKS;
+		goto out;
+	}
+	owner_set(&sh->sh_owner, h, a);
+	sh->sh_owner.o_svid = 0;
+	sh->sh_dev = dev;
+	sh->sh_ino = ino;
+	sh->sh_mode = mode;
+	sh->sh_access = access;
+	sh->sh_next = t->t_shares;
+	t->t_shares = sh;
+	t->t_nshares++;
+	h->h_users++;
+out:
+	host_unuse(t, h); /* the pin; records or forgets the host */
+	pthread_mutex_unlock(&t->t_lock);
+	return stat;
+}
+
+/* everything of one host; frees the host (its last user goes) */
+static void free_host_locked(struct nlm_table *t, struct nlm_host *h)
+{
+	struct nlm_holder *ho, *hn;
+	struct nlm_waiter *w, *wn;
+	struct nlm_share *sh, **pp;
+
+	h->h_users++; /* keep it while its users go */
+	for (ho = t->t_holders; ho; ho = hn) {
+		hn = ho->ho_next;
+		if (ho->ho_owner.o_host == h)
+			holder_free(t, ho);
+	}
+	for (w = t->t_waiters; w; w = wn) {
+		wn = w->w_next;
+		if (w->w_owner.o_host == h)
+			waiter_free(t, w);
+	}
+	for (pp = &t->t_shares; (sh = *pp);) {
+		if (sh->sh_owner.o_host == h) {
+			*pp = sh->sh_next;
+			t->t_nshares--;
+			h->h_users--;
+			free(sh);
+		} else {
+			pp = &sh->sh_next;
+		}
+	}
+	h->h_users = 0;
+	host_settle(t, h);
+}
+
+unsigned nlm_table_free_host(struct nlm_table *t, const char *name,
+			     const struct sockaddr *addr)
+{
+	unsigned n = 0;
+	struct nlm_host *h, *hn;
+
+	pthread_mutex_lock(&t->t_lock);
+	for (h = t->t_hosts; h; h = hn) {
+		hn = h->h_next;
+		if ((name && name[0] && strcmp(h->h_name, name) == 0) ||
+		    (addr && nlm_addr_equal((struct sockaddr *)&h->h_addr, addr))) {
+			free_host_locked(t, h);
+			n++;
+		}
+	}
+	t->t_stats.ns_freed_hosts += n;
+	pthread_mutex_unlock(&t->t_lock);
+	return n;
+}
+
+void nlm_table_retry(struct nlm_table *t, struct nlm_grant **out)
+{
+	struct nlm_waiter *w, *wn;
+	struct nlm_grant **tail = out;
+
+	*out = NULL;
+	pthread_mutex_lock(&t->t_lock);
+	for (w = t->t_waiters; w; w = wn) {
+		struct nlm_host *h = w->w_owner.o_host;
+		struct nlm_holder *ho = NULL;
+		struct nlm_grant *g;
+		dev_t dev;
+		ino_t ino;
+		int fd = -1, acc, err;
+
+		wn = w->w_next;
+		for (ho = t->t_holders; ho; ho = ho->ho_next)
+			if (ho->ho_dev == w->w_dev && ho->ho_ino == w->w_ino &&
+			    ho->ho_owner.o_host == h && ho->ho_owner.o_svid == w->w_owner.o_svid &&
+			    ho->ho_owner.o_ohlen == w->w_owner.o_ohlen &&
+			    !memcmp(ho->ho_owner.o_oh, w->w_owner.o_oh, w->w_owner.o_ohlen))
+				break;
+		if (!ho) {
+			err = file_open(t, w->w_fh, w->w_fhlen, w->w_range.nr_excl, &fd,
+					&acc, &dev, &ino);
+			if (err || dev != w->w_dev || ino != w->w_ino) {
+				/* the file is gone: nothing will ever grant it */
+				if (!err)
+					close(fd);
+				waiter_free(t, w);
+				continue;
+			}
+		} else {
+			acc = ho->ho_accmode;
+		}
+		g = calloc(1, sizeof(*g));
+		if (!g) {
+			if (fd >= 0)
+				close(fd);
+			break;
+		}
+		err = take(t, h, &w->w_owner, ho, ho ? NULL : &fd, acc, w->w_dev,
+			   w->w_ino, w->w_fh, w->w_fhlen, &w->w_range);
+		if (fd >= 0)
+			close(fd);
+		if (err) {
+			free(g);
+			continue; /* still blocked (or out of room: try later) */
+		}
+		g->g_w = *w;
+		g->g_w.w_next = NULL;
+		g->g_addrlen = h->h_addrlen;
+		g->g_addr = h->h_addr;
+		g->g_local = h->h_local;
+		memcpy(g->g_name, h->h_name, sizeof(g->g_name));
+		*tail = g;
+		tail = &g->g_next;
+		t->t_stats.ns_granted++;
+		waiter_free(t, w); /* the holder keeps the host in use */
+	}
+	pthread_mutex_unlock(&t->t_lock);
+}
+
+void nlm_table_grant_refused(struct nlm_table *t, const struct nlm_grant *g)
+{
+	struct nlm_host *h;
+
+	pthread_mutex_lock(&t->t_lock);
+	t->t_stats.ns_callback_fail++;
+	h = host_find(t, (const struct sockaddr *)&g->g_addr);
+	for (struct nlm_holder *ho = h ? t->t_holders : NULL; ho; ho = ho->ho_next)
+		if (ho->ho_dev == g->g_w.w_dev && ho->ho_ino == g->g_w.w_ino &&
+		    ho->ho_owner.o_host == h && ho->ho_owner.o_svid == g->g_w.w_owner.o_svid &&
+		    ho->ho_owner.o_ohlen == g->g_w.w_owner.o_ohlen &&
+		    !memcmp(ho->ho_owner.o_oh, g->g_w.w_owner.o_oh, ho->ho_owner.o_ohlen)) {
+			give_back(t, ho, &g->g_w.w_range);
+			break;
+		}
+	pthread_mutex_unlock(&t->t_lock);
+}
+
+void nlm_table_destroy(struct nlm_table *t)
+{
+	pthread_mutex_lock(&t->t_lock);
+	t->t_host_event = NULL; /* records stay for the next start */
+	while (t->t_hosts)
+		free_host_locked(t, t->t_hosts);
+	pthread_mutex_unlock(&t->t_lock);
+	pthread_mutex_destroy(&t->t_lock);
+}

@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_nlm_table.c - the lock table on real files in a temporary
+ * directory: owner matching (host, svid, oh), conflicts with the holder
+ * reported, locks visible to a local process (the kernel's OFD locks),
+ * blocked requests granted when the holder unlocks, CANCEL, refused
+ * grants released, stale handles, the bounds and their counted
+ * refusals, FREE_ALL, shares, and no descriptor left behind.
+ */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "nlm/nlm_internal.h"
+
+static char dir[] = "/tmp/nlmtab.XXXXXX";
+static int dirfd_g = -1;
+
+/* the test's "file handles" are file names in the directory */
+static int test_open(void *arg, const uint8_t *fh, uint32_t len, int flags, int *fdp)
+{
+	char name[65];
+
+	(void)arg;
+	memcpy(name, fh, len);
+	name[len] = 0;
+	*fdp = openat(dirfd_g, name, flags);
+	if (*fdp < 0)
+		return errno == ENOENT ? -ESTALE : -errno;
+	return 0;
+}
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+struct who {
+	struct sockaddr_in addr;
+	const char *name;
+	uint32_t svid;
+	const char *oh;
+};
+
+static struct who host_a = { .name = "clienta", .svid = 100, .oh = "100@clienta" };
+static struct who host_b = { .name = "clientb", .svid = 200, .oh = "200@clientb" };
+
+static struct nlm_lockargs args(struct who *w, const char *file, uint64_t off,
+				uint64_t len, bool excl)
+{
+	struct nlm_lockargs a = {
+		.la_caller = w->name,
+		.la_fh = (const uint8_t *)file,
+		.la_fhlen = (uint32_t)strlen(file),
+		.la_oh = (const uint8_t *)w->oh,
+		.la_ohlen = (uint32_t)strlen(w->oh),
+		.la_svid = w->svid,
+		.la_offset = off,
+		.la_len = len,
+		.la_excl = excl,
+		.la_peer = (struct sockaddr *)&w->addr,
+		.la_peerlen = sizeof(w->addr),
+	};
+	return a;
+}
+
+static int events_first, events_last;
+
+static void on_event(void *arg, struct nlm_host *h, bool first)
+{
+	(void)arg;
+	if (first) {
+		events_first++;
+		h->h_recorded = true;
+	} else {
+		events_last++;
+	}
+}
+
+static int setup(void **state)
+{
+	struct nlm_table *t = calloc(1, sizeof(*t));
+
+	strcpy(dir, "/tmp/nlmtab.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	dirfd_g = open(dir, O_DIRECTORY);
+	for (const char *f = "abc"; *f; f++) {
+		char name[2] = { *f, 0 };
+		int fd = openat(dirfd_g, name, O_CREAT | O_WRONLY, 0644);
+
+		assert_true(fd >= 0);
+		assert_int_equal(ftruncate(fd, 4096), 0);
+		close(fd);
+	}
+	host_a.addr.sin_family = AF_INET;
+	inet_pton(AF_INET, "192.0.2.2", &host_a.addr.sin_addr);
+	host_a.addr.sin_port = htons(700);
+	host_b.addr.sin_family = AF_INET;
+	inet_pton(AF_INET, "192.0.2.3", &host_b.addr.sin_addr);
+	host_b.addr.sin_port = htons(701);
+	assert_int_equal(nlm_table_init(t, 0, test_open, NULL), 0);
+	t->t_host_event = on_event;
+	events_first = events_last = 0;
+	*state = t;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct nlm_table *t = *state;
+	char cmd[64];
+
+	nlm_table_destroy(t);
+	free(t);
+	close(dirfd_g);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+	return 0;
+}
+
+/* can a separate process take a POSIX lock on these bytes? */
+static bool local_can_lock(const char *file, off_t start, off_t len, short type)
+{
+	char path[64];
+	pid_t pid;
+	int st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	pid = fork();
+	if (pid == 0) {
+		struct flock fl = { .l_type = type, .l_whence = SEEK_SET,
+				    .l_start = start, .l_len = len };
+		int fd = open(path, O_RDWR);
+
+		_exit(fd >= 0 && fcntl(fd, F_SETLK, &fl) == 0 ? 0 : 1);
+	}
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+static void test_conflict_and_owner(void **state)
+{
+	struct nlm_table *t = *state;
+	struct nlm_lockargs a;
+	struct nlm_conflict c;
+	struct who a2 = host_a;
+
+	/* A: write lock on bytes 0..9 */
+	a = args(&host_a, "a", 0, 10, true);
+	assert_int_equal(nlm_table_lock(t, &a, false, NULL, 0, NULL), NLM4_GRANTED);
+	assert_int_equal(events_first, 1); /* host recorded */
+	/* B tests a read of byte 5: denied, holder is A (svid, oh, 0+10) */
+	a = args(&host_b, "a", 5, 1, false);
+	assert_int_equal(nlm_table_test(t, &a, &c), NLM4_DENIED);
+	assert_true(c.c_excl);
+	assert_int_equal(c.c_svid, 100);
+	assert_int_equal(c.c_ohlen, strlen("100@clienta"));
+	assert_memory_equal(c.c_oh, "100@clienta", c.c_ohlen);
+	assert_true(c.c_offset == 0 && c.c_len == 10);
+	/* B: byte 10 is free */
+	a = args(&host_b, "a", 10, 1, true);
+	assert_int_equal(nlm_table_test(t, &a, &c), NLM4_GRANTED);
+	/* same host, another svid: another owner, denied */
+	a2.svid = 101;
+	a = args(&a2, "a", 9, 1, false);
+	assert_int_equal(nlm_table_lock(t, &a, false, NULL, 0, NULL), NLM4_DENIED);
+	/* same host and svid, another owner handle: another owner */
+	a2.svid = 100;
+	a2.oh = "100@other";
+	a = args(&a2, "a", 0, 1, false);
+	assert_int_equal(nlm_table_lock(t, &a, false, NULL, 0, NULL), NLM4_DENIED);
+	/* the owner itself: its own locks never conflict; TEST says granted */
+	a = args(&host_a, "a", 0, 0, true);
+	assert_int_equal(nlm_table_test(t, &a, &c), NLM4_GRANTED);
+	/* same host from another port is the same host */
+	host_a.addr.sin_port = htons(999);
+	a = args(&host_a, "a", 5, 100, true); /* extends 0..9 to 0..104 */
+	assert_int_equal(nlm_table_lock(t, &a, false, NULL, 0, NULL), NLM4_GRANTED);
+	assert_int_equal(t->t_nranges, 1);
+	assert_int_equal(t->t_nholders, 1);
+	/* a local process sees the lock (bytes 50..50 write), not byte 200 */
+	assert_false(local_can_lock("a", 50, 1, F_WRLCK));
+	assert_true(local_can_lock("a", 200, 1, F_WRLCK));
+	/* unlock the middle: two ranges; a local process can lock byte 50 */
+	a = args(&host_a, "a", 40, 20, false);
+	assert_int_equal(nlm_table_unlock(t, &a), NLM4_GRANTED);
+	assert_int_equal(t->t_nranges, 2);
+	assert_true(local_can_lock("a", 50, 1, F_WRLCK));
+	assert_false(local_can_lock("a", 39, 1, F_RDLCK));
+	/* unlock the rest: the description closes, the host goes */
+	a = args(&host_a, "a", 0, 0, false);
+	assert_int_equal(nlm_table_unlock(t, &a), NLM4_GRANTED);
+	assert_int_equal(t->t_nranges, 0);
+	assert_int_equal(t->t_nholders, 0);
+	assert_int_equal(t->t_nhosts, 0);
+	assert_int_equal(events_last, 1);
+	/* unlocking what one does not hold: granted */
+	assert_int_equal(nlm_table_unlock(t, &a), NLM4_GRANTED);
+}
+
+static void test_local_holder_blocks(void **state)
+{
+	struct nlm_table *t = *state;
+	struct nlm_lockargs a;
+	struct nlm_conflict c;
+	struct nlm_grant *g;
+	char path[64];
+	int fd;
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0,
+			    .l_len = 100 };
+
+	/* a local OFD lock (another open description) holds bytes 0..99 */
+	snprintf(path, sizeof(path), "%s/b", dir);
+	fd = open(path, O_RDWR);
+	assert_int_equal(fcntl(fd, F_OFD_SETLK, &fl), 0);
+	a = args(&host_a, "b", 50, 10, false);
+	assert_int_equal(nlm_table_lock(t, &a, false, NULL, 0, &c), NLM4_DENIED);
+	assert_true(c.c_excl && c.c_offset == 0 && c.c_len == 100);
+	assert_int_equal(c.c_ohlen, 0); /* not one of ours */
+	/* blocking: queued, retried without success while the holder holds */
+	assert_int_equal(nlm_table_lock(t, &a, true, (const uint8_t *)"ck", 2, NULL),
+			 NLM4_BLOCKED);
+	assert_int_equal(t->t_nwaiters, 1);
+	nlm_table_retry(t, &g);
+	assert_null(g);
+	/* a re-sent blocking request does not queue twice */
+	assert_int_equal(nlm_table_lock(t, &a, true, (const uint8_t *)"ck", 2, NULL),
+			 NLM4_BLOCKED);
+	assert_int_equal(t->t_nwaiters, 1);
+	/* the local holder lets go: the retry grants it, cookie kept */
+	close(fd);
+	nlm_table_retry(t, &g);
+	assert_non_null(g);
+	assert_null(g->g_next);
+	assert_int_equal(g->g_w.w_cookielen, 2);
+	assert_memory_equal(g->g_w.w_cookie, "ck", 2);
+	assert_true(g->g_w.w_range.nr_start == 50 && g->g_w.w_range.nr_end == 59);
+	assert_true(nlm_addr_equal((struct sockaddr *)&g->g_addr,
+				   (struct sockaddr *)&host_a.addr));
+	assert_int_equal(t->t_nwaiters, 0);
+	assert_int_equal(t->t_nranges, 1);
+	assert_false(local_can_lock("b", 55, 1, F_WRLCK));
+	/* the client refuses the grant: the lock is released */
+	nlm_table_grant_refused(t, g);
+	free(g);
+	assert_int_equal(t->t_nranges, 0);
+	assert_int_equal(t->t_nholders, 0);
+	assert_true(local_can_lock("b", 55, 1, F_WRLCK));
+}
+
+static void test_block_unlock_cancel(void **state)
+{
+	struct nlm_table *t = *state;
+	struct nlm_lockargs a, b;
+	struct nlm_grant *g;
+
+	a = args(&host_a, "c", 0, 0, true);
+	assert_int_equal(nlm_table_lock(t, &a, false, NULL, 0, NULL), NLM4_GRANTED);
+	b = args(&host_b, "c", 100, 10, false);
+	assert_int_equal(nlm_table_lock(t, &b, true, NULL, 0, NULL), NLM4_BLOCKED);
+	/* cancelled: A's unlock grants nothing */
+	assert_int_equal(nlm_table_cancel(t, &b), NLM4_GRANTED);
+	assert_int_equal(t->t_nwaiters, 0);
+	assert_int_equal(nlm_table_lock(t, &b, true, NULL, 0, NULL), NLM4_BLOCKED);
+	assert_int_equal(nlm_table_unlock(t, &a), NLM4_GRANTED);
+	nlm_table_retry(t, &g);
+	assert_non_null(g);
+	assert_int_equal(g->g_w.w_owner.o_svid, 200);
+	free(g);
+	/* B holds 100..109 read now; A's write on 105 is denied */
+	a = args(&host_a, "c", 105, 1, true);
+	assert_int_equal(nlm_table_lock(t, &a, false, NULL, 0, NULL), NLM4_DENIED);
+	/* A read is fine (two read locks) */
+	a.la_excl = false;
+	assert_int_equal(nlm_table_lock(t, &a, false, NULL, 0, NULL), NLM4_GRANTED);
+	/* FREE_ALL of clientb by name; then of clienta by address */
+	assert_int_equal(nlm_table_free_host(t, "clientb", NULL), 1);
+	assert_int_equal(nlm_table_free_host(t, "nobody", NULL), 0);
+	assert_int_equal(nlm_table_free_host(t, NULL, (struct sockaddr *)&host_a.addr), 1);
+	assert_int_equal(t->t_nranges, 0);
+	assert_int_equal(t->t_nholders, 0);
+	assert_int_equal(t->t_nhosts, 0);
+	assert_true(local_can_lock("c", 0, 0, F_WRLCK));
+}
+
+static void test_bad_input(void **state)
+{
+	struct nlm_table *t = *state;
+	struct nlm_lockargs a;
+	struct nlm_conflict c;
+	char path[64];
+
+	/* an offset beyond 2^63 - 1 */
+	a = args(&host_a, "a", 1ull << 63, 1, true);
+	assert_int_equal(nlm_table_lock(t, &a, false, NULL, 0, NULL), NLM4_FBIG);
+	assert_int_equal(nlm_table_test(t, &a, &c), NLM4_FBIG);
+	assert_int_equal(nlm_table_unlock(t, &a), NLM4_FBIG);
+	/* a wrapping range locks to the end of the file */
+	a = args(&host_a, "a", 100, UINT64_MAX, true);
+	assert_int_equal(nlm_table_lock(t, &a, false, NULL, 0, NULL), NLM4_GRANTED);
+	assert_true(t->t_holders->ho_set.rs_v[0].nr_end == NLM_OFFSET_MAX);
+	assert_false(local_can_lock("a", 1ll << 40, 1, F_RDLCK));
+	assert_int_equal(nlm_table_unlock(t, &a), NLM4_GRANTED);
+	/* a handle whose file is gone */
+	snprintf(path, sizeof(path), "%s/c", dir);
+	unlink(path);
+	a = args(&host_a, "c", 0, 1, true);
+	assert_int_equal(nlm_table_lock(t, &a, false, NULL, 0, NULL), NLM4_STALE_FH);
+	assert_int_equal(nlm_table_lock(t, &a, true, NULL, 0, NULL), NLM4_STALE_FH);
+	assert_int_equal(t->t_nwaiters, 0);
+	assert_int_equal(nlm_table_test(t, &a, &c), NLM4_STALE_FH);
+	assert_int_equal(t->t_nhosts, 0);
+	assert_int_equal(t->t_stats.ns_stale, 2);
+}
+
+static void test_waiter_file_removed(void **state)
+{
+	struct nlm_table *t = *state;
+	struct nlm_lockargs a, b;
+	struct nlm_grant *g;
+	char path[64];
+
+	a = args(&host_a, "c", 0, 0, true);
+	assert_int_equal(nlm_table_lock(t, &a, false, NULL, 0, NULL), NLM4_GRANTED);
+	b = args(&host_b, "c", 0, 0, true);
+	assert_int_equal(nlm_table_lock(t, &b, true, NULL, 0, NULL), NLM4_BLOCKED);
+	/* the file is removed; A lets go: B's waiter is dropped, not granted */
+	snprintf(path, sizeof(path), "%s/c", dir);
+	unlink(path);
+	assert_int_equal(nlm_table_unlock(t, &a), NLM4_GRANTED);
+	nlm_table_retry(t, &g);
+	assert_null(g);
+	assert_int_equal(t->t_nwaiters, 0);
+	assert_int_equal(t->t_nhosts, 0);
+}
+
+static void test_bounds_and_leaks(void **state)
+{
+	struct nlm_table *t = *state;
+	struct nlm_lockargs a;
+	int fds = count_fds(), granted = 0;
+
+	/* at most 6 records: each lock needs room for 2 more */
+	t->t_max = 6;
+	for (int i = 0; i < 10; i++) {
+		a = args(&host_a, "a", (uint64_t)i * 10, 1, true);
+		uint32_t st = nlm_table_lock(t, &a, false, NULL, 0, NULL);
+
+		if (st == NLM4_GRANTED)
+			granted++;
+		else
+			assert_int_equal(st, NLM4_DENIED_NOLOCKS);
+	}
+	assert_int_equal(granted, 5); /* 0..4 records held: 4 + 2 <= 6 */
+	assert_int_equal(t->t_nranges, 5);
+	assert_int_equal(t->t_stats.ns_nolocks, 5);
+	/* keep byte 0 only: one record */
+	a = args(&host_a, "a", 1, 0, false);
+	assert_int_equal(nlm_table_unlock(t, &a), NLM4_GRANTED);
+	assert_int_equal(t->t_nranges, 1);
+	/* waiters are bounded too */
+	for (int i = 0; i < 10; i++) {
+		struct who w = host_b;
+
+		w.svid = 300 + (uint32_t)i;
+		a = args(&w, "a", 0, 0, true);
+		uint32_t st = nlm_table_lock(t, &a, true, NULL, 0, NULL);
+
+		assert_int_equal(st, i < 6 ? NLM4_BLOCKED : NLM4_DENIED_NOLOCKS);
+	}
+	assert_int_equal(t->t_nwaiters, 6);
+	assert_int_equal(nlm_table_free_host(t, "clientb", NULL), 1);
+	assert_int_equal(t->t_nwaiters, 0);
+	assert_int_equal(count_fds(), fds + 1); /* A's one description */
+	a = args(&host_a, "a", 0, 0, false);
+	assert_int_equal(nlm_table_unlock(t, &a), NLM4_GRANTED);
+	assert_int_equal(count_fds(), fds);
+	assert_int_equal(t->t_nranges, 0);
+	assert_int_equal(t->t_nhosts, 0);
+}
+
+static void test_share(void **state)
+{
+	struct nlm_table *t = *state;
+	struct nlm_lockargs a = args(&host_a, "a", 0, 0, false);
+	struct nlm_lockargs b = args(&host_b, "a", 0, 0, false);
+
+	/* A: access read, deny write (fsa_R = 1, fsm_DW = 2) */
+	assert_int_equal(nlm_table_share(t, &a, 2, 1, false), NLM4_GRANTED);
+	/* B wants write access: denied; read with deny none: granted */
+	assert_int_equal(nlm_table_share(t, &b, 0, 2, false), NLM4_DENIED);
+	assert_int_equal(nlm_table_share(t, &b, 0, 1, false), NLM4_GRANTED);
+	/* B now wants to deny read; A has read access: refused, and B's
+	 * old share stays */
+	assert_int_equal(nlm_table_share(t, &b, 1, 1, false), NLM4_DENIED);
+	assert_int_equal(t->t_nshares, 2);
+	/* B's share replaced by one with write access: refused by A's deny
+	 * write; then by a read share denying nothing: granted, still two */
+	assert_int_equal(nlm_table_share(t, &b, 0, 3, false), NLM4_DENIED);
+	assert_int_equal(nlm_table_share(t, &b, 0, 1, false), NLM4_GRANTED);
+	assert_int_equal(t->t_nshares, 2);
+	assert_int_equal(nlm_table_share(t, &b, 0, 0, true), NLM4_GRANTED);
+	assert_int_equal(t->t_nshares, 1);
+	/* bad mode */
+	assert_int_equal(nlm_table_share(t, &b, 4, 1, false), NLM4_FAILED);
+	/* A unshares: B can take write */
+	assert_int_equal(nlm_table_share(t, &a, 0, 0, true), NLM4_GRANTED);
+	assert_int_equal(nlm_table_share(t, &b, 0, 2, false), NLM4_GRANTED);
+	assert_int_equal(nlm_table_share(t, &b, 0, 0, true), NLM4_GRANTED);
+	assert_int_equal(t->t_nshares, 0);
+	assert_int_equal(t->t_nhosts, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_conflict_and_owner, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_local_holder_blocks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_block_unlock_cancel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_waiter_file_removed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bounds_and_leaks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_share, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
