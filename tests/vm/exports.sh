@@ -15,12 +15,19 @@
 #     another, without dropping the connection: the next call on the first
 #     mount is answered NFS3ERR_ACCES (the kernel client reports that on a
 #     mount's root as ESTALE), on the second NFS3ERR_STALE; the others work on;
+#   - a test client (vm-nfs3-fh) that sends one export's root handle over
+#     a mount of another: served as its own export's while we may use it,
+#     NFS3ERR_ACCES once a reload took that away; relabelled with another
+#     export's id NFS3ERR_BADHANDLE (NFS3ERR_ACCES when that export does not
+#     list us: the client check comes first), with an id no export has
+#     NFS3ERR_STALE; RENAME from one export into another NFS3ERR_XDEV;
 #   - a broken file on SIGHUP leaves the exports in force (logged).
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 vm_require_guest
 umask 022
 
 NFSD=$(rpcrdma_bin rpcrdma-nfsd)
+FH=$(rpcrdma_bin vm-nfs3-fh)
 S=$SCRATCH/exp
 FILE=$SCRATCH/exports
 SLOG=$SCRATCH/rpcrdma-nfsd.log
@@ -118,6 +125,26 @@ fi
 [[ "$(cat /mnt/inner/via-outer)" == outer ]] || fail "read through the nested ro export"
 pass "nested exports: one directory is writable through the rw export, read-only through its own"
 
+# ---------------------------------------------------------------- handles across exports
+# vm-nfs3-fh mounts an export itself (from CLIENT_ADDR) and sends a handle
+# of another export over that mount, printing the raw nfsstat3
+fhc() { bounded 60 "vm-nfs3-fh $*" "$FH" "$1" "$SERVER_ADDR" "$CLIENT_ADDR" "$MOUNT_PORT" "${@:2}"; }
+fhc save "$S/rw" "$SCRATCH/fh-rw"
+[[ "$(fhc getattr "$S/sq" "$SCRATCH/fh-rw")" == 0 ]] ||
+	fail "rw's root handle over a mount of sq: not served as rw's"
+st=$(fhc getattr "$S/sq" "$SCRATCH/fh-rw" 3)
+[[ "$st" == 10001 ]] || fail "rw's handle relabelled as sq's: status $st, want NFS3ERR_BADHANDLE"
+# relabelled as the export of 192.0.2.250: refused before the MAC is checked
+st=$(fhc getattr "$S/sq" "$SCRATCH/fh-rw" 4)
+[[ "$st" == 13 ]] || fail "rw's handle relabelled as other's: status $st, want NFS3ERR_ACCES"
+st=$(fhc getattr "$S/sq" "$SCRATCH/fh-rw" 99)
+[[ "$st" == 70 ]] || fail "a handle with an id no export has: status $st, want NFS3ERR_STALE"
+echo x >"$S/rw/mv"
+st=$(fhc rename "$S/sq" "$SCRATCH/fh-rw" mv)
+[[ "$st" == 18 ]] || fail "RENAME from rw into sq: status $st, want NFS3ERR_XDEV"
+[[ -e "$S/rw/mv" && ! -e "$S/sq/mv" ]] || fail "the refused RENAME moved the file"
+pass "handles across exports: relabelled -> BADHANDLE, unknown id -> STALE, RENAME across -> XDEV"
+
 # ---------------------------------------------------------------- reload
 cat >"$FILE.new" <<-EOF
 $S/rw    192.0.2.250(rw,insecure,fsid=1)
@@ -148,6 +175,8 @@ answers_since_reload 70 || fail "the server did not answer NFS3ERR_STALE for the
 echo again >/mnt/sq/again || fail "the all_squash export stopped working after the reload"
 [[ "$(stat -c %u "$S/sq/again")" == 4242 ]] || fail "all_squash after the reload"
 kill -0 "$RNFSD_PID" || fail "server gone after SIGHUP"
+st=$(fhc getattr "$S/sq" "$SCRATCH/fh-rw")
+[[ "$st" == 13 ]] || fail "rw's handle over a mount of sq after losing rw: status $st, want NFS3ERR_ACCES"
 pass "SIGHUP: lost access -> NFS3ERR_ACCES, removed export -> NFS3ERR_STALE, the others work on"
 
 # a broken file keeps the exports in force
