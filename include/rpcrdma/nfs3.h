@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rpcrdma/nfs3.h - an NFSv3 (RFC 1813) and MOUNT v3 server over one
- * exported directory, for the RPC-over-RDMA server in <rpcrdma/svc.h>.
+ * rpcrdma/nfs3.h - an NFSv3 (RFC 1813) and MOUNT v3 server over exported
+ * directories, for the RPC-over-RDMA server in <rpcrdma/svc.h>.
  *
- * rpcrdma_nfs3_export_open() opens the export; rpcrdma_nfs3_dispatch() is
- * the rpcrdma_svc_dispatch_fn for program 100003 version 3 (pass the
- * export as its argument); rpcrdma_mnt_start() serves MOUNT v3 over TCP
- * with libtirpc on a thread of its own.  See docs/nfs3.md for the file
+ * rpcrdma_nfs3_exports_parse() reads an exports(5) table;
+ * rpcrdma_nfs3_server_create() opens its directories and
+ * rpcrdma_nfs3_server_dispatch() is the rpcrdma_svc_dispatch_fn for program
+ * 100003 version 3 over them (pass the server as its argument), with
+ * rpcrdma_nfs3_server_reload() to replace the table while calls run;
+ * rpcrdma_mnt_start() serves MOUNT v3 over TCP with libtirpc on a thread
+ * of its own.  rpcrdma_nfs3_export_open() and rpcrdma_nfs3_dispatch() serve
+ * one directory with fixed options (no client checks).  The protocol
+ * constants are in <rpcrdma/nfs3_prot.h>.  See docs/nfs3.md for the file
  * handle format and how credentials are applied.
  */
 #ifndef RPCRDMA_NFS3_H
