@@ -9,6 +9,7 @@
 #   - all_squash,anonuid=4242,anongid=4343: root's and nobody's files both
 #     belong to 4242:4343 on the server;
 #   - an export only for 192.0.2.250: the mount is refused;
+#   - a subdirectory of an export mounts and is served with its options;
 #   - nested exports: the same directory through the outer rw export takes
 #     a write, through its own ro export not: a handle carries its export;
 #   - SIGHUP with a file that drops our access to one export and removes
@@ -116,6 +117,14 @@ for f in by-root by-nobody; do
 done
 pass "all_squash,anonuid=4242,anongid=4343: root's and nobody's files belong to 4242:4343"
 
+# a subdirectory of an export mounts, with its export's options
+mkdir -p "$S/sq/d/e"
+chmod 0777 "$S/sq/d/e"
+kmount "$SERVER_ADDR:$S/sq/d/e" /mnt/sqde "$MOPTS"
+echo sub >/mnt/sqde/f || fail "write on the mounted subdirectory"
+[[ "$(stat -c %u:%g "$S/sq/d/e/f")" == 4242:4343 ]] || fail "subdirectory mount: owner $(stat -c %u:%g "$S/sq/d/e/f")"
+pass "MNT of a subdirectory of an export, served with that export's options"
+
 # nested: the directory through the outer rw export and through its own ro one
 echo outer >/mnt/rw/inner/via-outer || fail "write into inner/ through the rw export"
 if out=$(timeout -k 5 30 sh -c 'echo x >/mnt/inner/via-inner' 2>&1); then
@@ -187,7 +196,7 @@ grep -q "$FILE:1: unknown option 'bogus_option'.*stay" "$SLOG" || fail "the brok
 echo still >/mnt/sq/still || fail "the exports in force stopped working after a broken reload"
 pass "SIGHUP with a broken file: error names file and line, the exports stay"
 
-for m in rw ro sq inner; do kumount "/mnt/$m"; done
+for m in rw ro sq inner sqde; do kumount "/mnt/$m"; done
 rnfsd_term
 rnfsd_check_final_stats
 reg=$(bounded 20 "rpcinfo -p" rpcinfo -p 127.0.0.1 | awk '$1 == 100005 { print $4 }')
