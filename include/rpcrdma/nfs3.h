@@ -247,8 +247,8 @@ struct rpcrdma_nfs3_server;
 
 /**
  * rpcrdma_nfs3_server_create - open every export of @xt.
- * @cfg: settings every export shares (nc_export, nc_no_root_squash and
- *       nc_allow are not used: @xt says which paths, clients and options).
+ * @cfg: settings every export shares (nc_export and nc_no_root_squash are
+ *       not used: @xt says which paths, clients and options).
  * @xt: the table (copied; the caller still owns it).
  * @out: the server (rpcrdma_nfs3_server_destroy()).
  * Return: 0; -EINVAL (an empty table); -ENOMEM; the errors of
@@ -293,8 +293,9 @@ void rpcrdma_nfs3_server_destroy(struct rpcrdma_nfs3_server *srv);
 int rpcrdma_nfs3_server_dispatch(struct rpcrdma_svc_req *req, void *arg);
 
 /**
- * rpcrdma_nfs3_server_allows - does any export list @peer? (For
- * rpcrdma_svc_config.sc_accept; the current table.)
+ * rpcrdma_nfs3_server_allows - does any export of the table in force list
+ * @peer?  For rpcrdma_svc_config.sc_accept (@arg: the server).
+ * Return: true when one does.  Thread-safe.
  */
 bool rpcrdma_nfs3_server_allows(const struct sockaddr *peer, void *arg);
 
