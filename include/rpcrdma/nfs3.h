@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rpcrdma/nfs3.h - an NFSv3 (RFC 1813) and MOUNT v3 server over one
- * exported directory, for the RPC-over-RDMA server in <rpcrdma/svc.h>.
+ * rpcrdma/nfs3.h - an NFSv3 (RFC 1813) and MOUNT v3 server over exported
+ * directories, for the RPC-over-RDMA server in <rpcrdma/svc.h>.
  *
- * rpcrdma_nfs3_export_open() opens the export; rpcrdma_nfs3_dispatch() is
- * the rpcrdma_svc_dispatch_fn for program 100003 version 3 (pass the
- * export as its argument); rpcrdma_mnt_start() serves MOUNT v3 over TCP
- * with libtirpc on a thread of its own.  See docs/nfs3.md for the file
+ * rpcrdma_nfs3_exports_parse() reads an exports(5) table;
+ * rpcrdma_nfs3_server_create() opens its directories and
+ * rpcrdma_nfs3_server_dispatch() is the rpcrdma_svc_dispatch_fn for program
+ * 100003 version 3 over them (pass the server as its argument), with
+ * rpcrdma_nfs3_server_reload() to replace the table while calls run;
+ * rpcrdma_mnt_start() serves MOUNT v3 over TCP with libtirpc on a thread
+ * of its own.  rpcrdma_nfs3_export_open() and rpcrdma_nfs3_dispatch() serve
+ * one directory with fixed options (no client checks).  The protocol
+ * constants are in <rpcrdma/nfs3_prot.h>.  See docs/nfs3.md for the file
  * handle format and how credentials are applied.
  */
 #ifndef RPCRDMA_NFS3_H
@@ -281,8 +286,8 @@ struct rpcrdma_nfs3_server;
 
 /**
  * rpcrdma_nfs3_server_create - open every export of @xt.
- * @cfg: settings every export shares (nc_export, nc_no_root_squash and
- *       nc_allow are not used: @xt says which paths, clients and options).
+ * @cfg: settings every export shares (nc_export and nc_no_root_squash are
+ *       not used: @xt says which paths, clients and options).
  * @xt: the table (copied; the caller still owns it).
  * @out: the server (rpcrdma_nfs3_server_destroy()).
  * Return: 0; -EINVAL (an empty table); -ENOMEM; the errors of
@@ -327,8 +332,9 @@ void rpcrdma_nfs3_server_destroy(struct rpcrdma_nfs3_server *srv);
 int rpcrdma_nfs3_server_dispatch(struct rpcrdma_svc_req *req, void *arg);
 
 /**
- * rpcrdma_nfs3_server_allows - does any export list @peer? (For
- * rpcrdma_svc_config.sc_accept; the current table.)
+ * rpcrdma_nfs3_server_allows - does any export of the table in force list
+ * @peer?  For rpcrdma_svc_config.sc_accept (@arg: the server).
+ * Return: true when one does.  Thread-safe.
  */
 bool rpcrdma_nfs3_server_allows(const struct sockaddr *peer, void *arg);
 

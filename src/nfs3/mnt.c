@@ -10,6 +10,7 @@
  * array while it walks the one it was given).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <poll.h>
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <rpc/rpc.h>
@@ -206,6 +208,93 @@ static void mount_record(struct rpcrdma_mnt *m, const char *host, const char *pa
 	m->m_nmounts++;
 }
 
+/*
+ * mnt_find - the export @path lies in: the one whose path is @path or its
+ * longest parent (nested exports: the inner one).  @rest: out: the part of
+ * @path below it, without leading slashes ("" for the export itself).
+ * Return: its index, or -1.
+ */
+static int mnt_find(const struct nfs3_snap *sn, const char *path, const char **rest)
+{
+	size_t blen = 0;
+	int best = -1;
+
+	for (unsigned i = 0; i < sn->sn_xt->xt_n; i++) {
+		const char *ep = sn->sn_exp[i]->ex_path;
+		size_t n = strlen(ep);
+
+		if (strncmp(path, ep, n))
+			continue;
+		if (path[n] && path[n] != '/' && strcmp(ep, "/"))
+			continue; /* "/srv/ab" is not below "/srv/a" */
+		if (best < 0 || n > blen) {
+			best = (int)i;
+			blen = n;
+		}
+	}
+	if (best >= 0) {
+		*rest = path + blen;
+		while (**rest == '/')
+			(*rest)++;
+	}
+	return best;
+}
+
+/*
+ * mnt_dir_fh - the handle of directory @rest below @exp's root, as mountd
+ * lets a client mount a subdirectory of an export: each component looked
+ * up without following symlinks or crossing mounts; "." and ".." are
+ * refused, so the walk never leaves the export.  Return: a mountstat3.
+ */
+static uint32_t mnt_dir_fh(struct rpcrdma_nfs3_export *exp, const char *rest,
+			   uint8_t *fh, u_int *fhlen)
+{
+	char buf[MNT3_PATHLEN + 1];
+	struct stat dst, st;
+	uint32_t status = MNT3_OK, len;
+	char *save = NULL, *comp;
+	int dfd, fd, err;
+
+	snprintf(buf, sizeof(buf), "%s", rest);
+	dfd = openat(exp->ex_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || fstat(dfd, &dst) < 0) {
+		status = MNT3ERR_SERVERFAULT;
+		goto out;
+	}
+	for (comp = strtok_r(buf, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(comp, ".") || !strcmp(comp, "..")) {
+			status = MNT3ERR_NOENT;
+			goto out;
+		}
+		if (strlen(comp) > MNT3_NAMLEN) {
+			status = MNT3ERR_NAMETOOLONG;
+			goto out;
+		}
+		err = nfs3_lookup_at(exp, dfd, &dst, comp, &fd, &st);
+		if (err) {
+			status = err == -EACCES ? MNT3ERR_ACCES :
+				 err == -ENOENT || err == -EXDEV ? MNT3ERR_NOENT :
+				 MNT3ERR_IO;
+			goto out;
+		}
+		close(dfd);
+		dfd = fd;
+		dst = st;
+		if (!S_ISDIR(st.st_mode)) {
+			status = MNT3ERR_NOTDIR;
+			goto out;
+		}
+	}
+	if (nfs3_fh_make(exp, dfd, "", fh, &len) < 0)
+		status = MNT3ERR_SERVERFAULT;
+	else
+		*fhlen = len;
+out:
+	if (dfd >= 0)
+		close(dfd);
+	return status;
+}
+
 static void mnt_mnt(struct rpcrdma_mnt *m, SVCXPRT *xprt)
 {
 	struct nfs3_snap *sn = nfs3_snap_get(m->m_srv);
@@ -215,28 +304,28 @@ static void mnt_mnt(struct rpcrdma_mnt *m, SVCXPRT *xprt)
 	struct rpcrdma_nfs3_xopts opts;
 	struct rpcrdma_nfs3_export *exp = NULL;
 	char host[INET6_ADDRSTRLEN];
+	const char *rest = "";
 	char *path = NULL;
+	int i;
 
 	if (!svc_getargs(xprt, (xdrproc_t)xdr_dirpath, (caddr_t)&path)) {
 		svcerr_decode(xprt);
 		goto out;
 	}
-	for (unsigned i = 0; i < sn->sn_xt->xt_n; i++) {
-		if (!path_matches(path, sn->sn_exp[i]->ex_path))
-			continue;
+	for (size_t n = strlen(path); n > 1 && path[n - 1] == '/'; n--)
+		path[n - 1] = '\0';
+	i = path[0] == '/' ? mnt_find(sn, path, &rest) : -1;
+	if (i >= 0) {
 		exp = sn->sn_exp[i];
-		if (!peer || !rpcrdma_nfs3_exports_match(sn->sn_xt, i, peer, &opts) ||
+		if (!peer || !rpcrdma_nfs3_exports_match(sn->sn_xt, (unsigned)i, peer, &opts) ||
 		    (!opts.xo_insecure && peer_port(peer) >= 1024))
 			res.mr_status = MNT3ERR_ACCES;
-		else if (rpcrdma_nfs3_root_fh(exp, res.mr_fh, &res.mr_fhlen) < 0)
-			res.mr_status = MNT3ERR_SERVERFAULT;
 		else
-			res.mr_status = MNT3_OK;
-		break;
+			res.mr_status = mnt_dir_fh(exp, rest, res.mr_fh, &res.mr_fhlen);
 	}
 	peer_host(peer, host, sizeof(host));
 	if (res.mr_status == MNT3_OK)
-		mount_record(m, host, exp->ex_path);
+		mount_record(m, host, path);
 	if (exp && exp->ex_verbose)
 		fprintf(exp->ex_log, "rpcrdma-nfsd: MNT %s from %s -> %u\n", path,
 			host, res.mr_status);

@@ -273,6 +273,15 @@ static void test_load_file(void **state)
 	assert_int_equal(rpcrdma_nfs3_exports_load(path, &xt, err, sizeof(err)), 0);
 	assert_int_equal(rpcrdma_nfs3_exports_count(xt), 1);
 	rpcrdma_nfs3_exports_free(xt);
+	/* a NUL byte, and a file over 1 MiB */
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_int_equal(write(fd, "/x *\n\0/y *\n", 11), 11);
+	close(fd);
+	assert_int_equal(rpcrdma_nfs3_exports_load(path, &xt, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "NUL"));
+	assert_int_equal(truncate(path, (1 << 20) + 1), 0);
+	assert_int_equal(rpcrdma_nfs3_exports_load(path, &xt, err, sizeof(err)), -EFBIG);
+	assert_non_null(strstr(err, path));
 	unlink(path);
 	assert_int_equal(rpcrdma_nfs3_exports_load(path, &xt, err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, path));

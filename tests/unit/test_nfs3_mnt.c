@@ -4,6 +4,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,10 +80,12 @@ static int m_teardown(void **state)
 {
 	struct m_env *e = *state;
 
+	char cmd[128];
+
 	rpcrdma_mnt_stop(e->mnt);
 	rpcrdma_nfs3_server_destroy(e->srv);
-	rmdir(e->dir2);
-	rmdir(e->dir);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", e->dir);
+	assert_int_equal(system(cmd), 0);
 	free(e);
 	return 0;
 }
@@ -192,6 +195,9 @@ static void test_mnt(void **state)
 	assert_int_equal(do_mnt(cl, slash, &r), 2);
 	/* the second export is "secure" for 127/8: this port is not */
 	assert_int_equal(do_mnt(cl, e->dir2, &r), 13); /* MNT3ERR_ACCES */
+	/* ... and so is any directory below it (the inner export decides) */
+	snprintf(slash, sizeof(slash), "%s/sub/deeper", e->dir);
+	assert_int_equal(do_mnt(cl, slash, &r), 13);
 
 	/* a reload that no longer lists 127.0.0.1: refused from then on */
 	xt = m_table(e, "%s 192.0.2.9(rw)\n%s 192.0.2.0/24\n");
@@ -206,6 +212,55 @@ static void test_mnt(void **state)
 }
 
 /* "secure": from a port below 1024 the second export mounts (root only) */
+/* MNT of directories below an export, as mountd allows. */
+static void test_mnt_subdir(void **state)
+{
+	struct m_env *e = *state;
+	CLIENT *cl = m_client(e);
+	struct t_mntres r, root;
+	char p[128];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/a", e->dir);
+	assert_int_equal(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/a/b", e->dir);
+	assert_int_equal(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/f", e->dir);
+	fd = open(p, O_CREAT | O_WRONLY, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(p, sizeof(p), "%s/ln", e->dir);
+	assert_int_equal(symlink("/", p), 0);
+	snprintf(p, sizeof(p), "%s/subx", e->dir);
+	assert_int_equal(mkdir(p, 0755), 0);
+
+	assert_int_equal(do_mnt(cl, e->dir, &root), 0);
+	snprintf(p, sizeof(p), "%s/a/b", e->dir);
+	assert_int_equal(do_mnt(cl, p, &r), 0);
+	assert_int_equal((uint8_t)r.fh[3], 7);  /* the outer export's handle */
+	assert_true(r.fhlen != root.fhlen || memcmp(r.fh, root.fh, r.fhlen));
+	snprintf(p, sizeof(p), "%s//a//b/", e->dir);
+	assert_int_equal(do_mnt(cl, p, &root), 0);
+	assert_int_equal(root.fhlen, r.fhlen);
+	assert_memory_equal(root.fh, r.fh, r.fhlen);
+	/* "/sub" is an export, "/subx" a directory of the outer one */
+	snprintf(p, sizeof(p), "%s/subx", e->dir);
+	assert_int_equal(do_mnt(cl, p, &r), 0);
+	assert_int_equal((uint8_t)r.fh[3], 7);
+	snprintf(p, sizeof(p), "%s/a/../a", e->dir);
+	assert_int_equal(do_mnt(cl, p, &r), 2);   /* ".." refused: NOENT */
+	snprintf(p, sizeof(p), "%s/./a", e->dir);
+	assert_int_equal(do_mnt(cl, p, &r), 2);
+	snprintf(p, sizeof(p), "%s/none", e->dir);
+	assert_int_equal(do_mnt(cl, p, &r), 2);
+	snprintf(p, sizeof(p), "%s/f", e->dir);
+	assert_int_equal(do_mnt(cl, p, &r), 20);  /* MNT3ERR_NOTDIR */
+	snprintf(p, sizeof(p), "%s/ln", e->dir);
+	assert_int_equal(do_mnt(cl, p, &r), 20);  /* a symlink is not followed */
+	assert_int_equal(do_mnt(cl, "relative", &r), 2);
+	clnt_destroy(cl);
+}
+
 static void test_mnt_secure(void **state)
 {
 	struct m_env *e = *state;
@@ -360,6 +415,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_mnt, m_setup, m_teardown),
 		cmocka_unit_test_setup_teardown(test_mnt_secure, m_setup, m_teardown),
+		cmocka_unit_test_setup_teardown(test_mnt_subdir, m_setup, m_teardown),
 		cmocka_unit_test_setup_teardown(test_export_and_dump, m_setup, m_teardown),
 	};
 

@@ -9,18 +9,26 @@
 #   - all_squash,anonuid=4242,anongid=4343: root's and nobody's files both
 #     belong to 4242:4343 on the server;
 #   - an export only for 192.0.2.250: the mount is refused;
+#   - a subdirectory of an export mounts and is served with its options;
 #   - nested exports: the same directory through the outer rw export takes
 #     a write, through its own ro export not: a handle carries its export;
 #   - SIGHUP with a file that drops our access to one export and removes
 #     another, without dropping the connection: the next call on the first
 #     mount is answered NFS3ERR_ACCES (the kernel client reports that on a
 #     mount's root as ESTALE), on the second NFS3ERR_STALE; the others work on;
+#   - a test client (vm-nfs3-fh) that sends one export's root handle over
+#     a mount of another: served as its own export's while we may use it,
+#     NFS3ERR_ACCES once a reload took that away; relabelled with another
+#     export's id NFS3ERR_BADHANDLE (NFS3ERR_ACCES when that export does not
+#     list us: the client check comes first), with an id no export has
+#     NFS3ERR_STALE; RENAME from one export into another NFS3ERR_XDEV;
 #   - a broken file on SIGHUP leaves the exports in force (logged).
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 vm_require_guest
 umask 022
 
 NFSD=$(rpcrdma_bin rpcrdma-nfsd)
+FH=$(rpcrdma_bin vm-nfs3-fh)
 S=$SCRATCH/exp
 FILE=$SCRATCH/exports
 SLOG=$SCRATCH/rpcrdma-nfsd.log
@@ -109,6 +117,14 @@ for f in by-root by-nobody; do
 done
 pass "all_squash,anonuid=4242,anongid=4343: root's and nobody's files belong to 4242:4343"
 
+# a subdirectory of an export mounts, with its export's options
+mkdir -p "$S/sq/d/e"
+chmod 0777 "$S/sq/d/e"
+kmount "$SERVER_ADDR:$S/sq/d/e" /mnt/sqde "$MOPTS"
+echo sub >/mnt/sqde/f || fail "write on the mounted subdirectory"
+[[ "$(stat -c %u:%g "$S/sq/d/e/f")" == 4242:4343 ]] || fail "subdirectory mount: owner $(stat -c %u:%g "$S/sq/d/e/f")"
+pass "MNT of a subdirectory of an export, served with that export's options"
+
 # nested: the directory through the outer rw export and through its own ro one
 echo outer >/mnt/rw/inner/via-outer || fail "write into inner/ through the rw export"
 if out=$(timeout -k 5 30 sh -c 'echo x >/mnt/inner/via-inner' 2>&1); then
@@ -117,6 +133,26 @@ fi
 [[ "$out" == *"Read-only file system"* ]] || fail "write through the nested ro export: '$out'"
 [[ "$(cat /mnt/inner/via-outer)" == outer ]] || fail "read through the nested ro export"
 pass "nested exports: one directory is writable through the rw export, read-only through its own"
+
+# ---------------------------------------------------------------- handles across exports
+# vm-nfs3-fh mounts an export itself (from CLIENT_ADDR) and sends a handle
+# of another export over that mount, printing the raw nfsstat3
+fhc() { bounded 60 "vm-nfs3-fh $*" "$FH" "$1" "$SERVER_ADDR" "$CLIENT_ADDR" "$MOUNT_PORT" "${@:2}"; }
+fhc save "$S/rw" "$SCRATCH/fh-rw"
+[[ "$(fhc getattr "$S/sq" "$SCRATCH/fh-rw")" == 0 ]] ||
+	fail "rw's root handle over a mount of sq: not served as rw's"
+st=$(fhc getattr "$S/sq" "$SCRATCH/fh-rw" 3)
+[[ "$st" == 10001 ]] || fail "rw's handle relabelled as sq's: status $st, want NFS3ERR_BADHANDLE"
+# relabelled as the export of 192.0.2.250: refused before the MAC is checked
+st=$(fhc getattr "$S/sq" "$SCRATCH/fh-rw" 4)
+[[ "$st" == 13 ]] || fail "rw's handle relabelled as other's: status $st, want NFS3ERR_ACCES"
+st=$(fhc getattr "$S/sq" "$SCRATCH/fh-rw" 99)
+[[ "$st" == 70 ]] || fail "a handle with an id no export has: status $st, want NFS3ERR_STALE"
+echo x >"$S/rw/mv"
+st=$(fhc rename "$S/sq" "$SCRATCH/fh-rw" mv)
+[[ "$st" == 18 ]] || fail "RENAME from rw into sq: status $st, want NFS3ERR_XDEV"
+[[ -e "$S/rw/mv" && ! -e "$S/sq/mv" ]] || fail "the refused RENAME moved the file"
+pass "handles across exports: relabelled -> BADHANDLE, unknown id -> STALE, RENAME across -> XDEV"
 
 # ---------------------------------------------------------------- reload
 cat >"$FILE.new" <<-EOF
@@ -148,6 +184,8 @@ answers_since_reload 70 || fail "the server did not answer NFS3ERR_STALE for the
 echo again >/mnt/sq/again || fail "the all_squash export stopped working after the reload"
 [[ "$(stat -c %u "$S/sq/again")" == 4242 ]] || fail "all_squash after the reload"
 kill -0 "$RNFSD_PID" || fail "server gone after SIGHUP"
+st=$(fhc getattr "$S/sq" "$SCRATCH/fh-rw")
+[[ "$st" == 13 ]] || fail "rw's handle over a mount of sq after losing rw: status $st, want NFS3ERR_ACCES"
 pass "SIGHUP: lost access -> NFS3ERR_ACCES, removed export -> NFS3ERR_STALE, the others work on"
 
 # a broken file keeps the exports in force
@@ -158,7 +196,7 @@ grep -q "$FILE:1: unknown option 'bogus_option'.*stay" "$SLOG" || fail "the brok
 echo still >/mnt/sq/still || fail "the exports in force stopped working after a broken reload"
 pass "SIGHUP with a broken file: error names file and line, the exports stay"
 
-for m in rw ro sq inner; do kumount "/mnt/$m"; done
+for m in rw ro sq inner sqde; do kumount "/mnt/$m"; done
 rnfsd_term
 rnfsd_check_final_stats
 reg=$(bounded 20 "rpcinfo -p" rpcinfo -p 127.0.0.1 | awk '$1 == 100005 { print $4 }')

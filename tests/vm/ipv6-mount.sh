@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # ipv6-mount: rpcrdma-nfsd listening on an IPv6 address (RDMA and MOUNT);
 # the kernel client mounts it with proto=rdma6 and mountproto=tcp6, writes a
-# file (RDMA Read of a Read chunk) and reads it back after a remount.
+# file (RDMA Read of a Read chunk) and reads it back after a remount.  With
+# --rpcbind, NFS v3 is registered under netid rdma6 at the IPv6 address (and
+# not under rdma), and unregistered at exit.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 vm_require_guest
 
@@ -15,7 +17,13 @@ V6C=2001:db8::2
 ip -6 addr add $V6S/64 dev "$RPCRDMA_NETDEV" nodad || fail "add $V6S"
 ip -6 addr add $V6C/64 dev "$RPCRDMA_NETDEV" nodad || fail "add $V6C"
 mkdir -p "$EXPORT" "$MNT"
-"$NFSD" --export "$EXPORT" --listen $V6S --allow 2001:db8::/64 --no-root-squash --stats \
+mkdir -p /run/rpcbind
+rpcbind -w -f &
+rpcbind_pid=$!
+at_exit "kill $rpcbind_pid 2>/dev/null"
+for _ in $(seq 50); do [[ -S /run/rpcbind.sock ]] && break; sleep 0.2; done
+[[ -S /run/rpcbind.sock ]] || fail "rpcbind did not start"
+"$NFSD" --export "$EXPORT" --listen $V6S --allow 2001:db8::/64 --no-root-squash --stats --rpcbind \
 	--handle-key "$SCRATCH/key" >"$SLOG" 2>&1 &
 spid=$!
 at_exit "kill -KILL $spid 2>/dev/null"
@@ -26,6 +34,9 @@ for ((i = 0; i < 150; i++)); do
 	sleep 0.2
 done
 grep -q "serving .* on $V6S:20049" "$SLOG" || fail "rpcrdma-nfsd does not say it serves $V6S:20049"
+reg=$(bounded 20 "rpcinfo" rpcinfo 127.0.0.1 | awk '$1 == 100003 { print $3, $4 }')
+[[ "$reg" == "rdma6 $V6S.78.81" ]] || fail "rpcbind has NFS v3 as '$reg', expected 'rdma6 $V6S.78.81'"
+pass "NFS v3 registered with rpcbind under netid rdma6 at $V6S.78.81"
 
 opts=vers=3,proto=rdma6,port=20049,mountport=$MOUNT_PORT,mountproto=tcp6,nolock
 vm_kmod rpcrdma nfsv3
@@ -50,3 +61,6 @@ wait $spid || rc=$?
 grep -q '"conns_open":0' "$SLOG" && grep -q '"ctx_in_use":0' "$SLOG" ||
 	fail "server counters not at baseline: $(grep '^{' "$SLOG" | tail -n 1)"
 pass "SIGTERM exit 0, counters at baseline"
+reg=$(bounded 20 "rpcinfo" rpcinfo 127.0.0.1 | awk '$1 == 100003 { print $3, $4 }')
+[[ -z "$reg" ]] || fail "NFS still registered with rpcbind after exit: $reg"
+pass "rdma6 registration removed at exit"
