@@ -44,20 +44,10 @@ struct t_env {
 static int env_setup(void **state)
 {
 	struct t_env *e = calloc(1, sizeof(*e));
-	struct rpcrdma_nfs3_config cfg = { 0 };
 	const char *tmp = getenv("TMPDIR");
 
-	if (!e)
-		return -1;
-	snprintf(e->dir, sizeof(e->dir), "%s/nfs3dc.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(e->dir))
-		return -1;
-	chmod(e->dir, 0777);
-	cfg.nc_export = e->dir;
-	for (unsigned i = 0; i < sizeof(cfg.nc_key); i++)
-		cfg.nc_key[i] = (uint8_t)(i * 3 + 11);
-	cfg.nc_max_payload = 1u << 20;
-	if (rpcrdma_nfs3_export_open(&cfg, &e->exp))
+	if (!e || t_export_dir(e->dir, sizeof(e->dir), tmp && *tmp ? tmp : "/tmp",
+			       "nfs3dc", 3, &e->exp, NULL))
 		return -1;
 	if (rpcrdma_nfs3_root_fh(e->exp, e->root, &e->rootlen))
 		return -1;

@@ -11,8 +11,10 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
 #include <rpcrdma/nfs3.h>
@@ -35,6 +37,34 @@ static inline void t_be32(uint8_t *p, uint32_t v)
 	p[1] = (uint8_t)(v >> 16);
 	p[2] = (uint8_t)(v >> 8);
 	p[3] = (uint8_t)v;
+}
+
+/*
+ * t_export_dir - make @dir ("BASE/TAG.XXXXXX", mode 0777) and export it with
+ * a key made from @seed (max payload 1 MiB): into @exp (root squashed) and,
+ * when @nosquash is not NULL, @nosquash (no_root_squash).  0, or -1.
+ */
+static inline int t_export_dir(char *dir, size_t dirlen, const char *base,
+			       const char *tag, unsigned seed,
+			       struct rpcrdma_nfs3_export **exp,
+			       struct rpcrdma_nfs3_export **nosquash)
+{
+	struct rpcrdma_nfs3_config cfg = { 0 };
+
+	snprintf(dir, dirlen, "%s/%s.XXXXXX", base, tag);
+	if (!mkdtemp(dir))
+		return -1;
+	chmod(dir, 0777);
+	cfg.nc_export = dir;
+	for (unsigned i = 0; i < sizeof(cfg.nc_key); i++)
+		cfg.nc_key[i] = (uint8_t)(i * seed + 3);
+	cfg.nc_max_payload = 1u << 20;
+	if (rpcrdma_nfs3_export_open(&cfg, exp))
+		return -1;
+	cfg.nc_no_root_squash = true;
+	if (nosquash && rpcrdma_nfs3_export_open(&cfg, nosquash))
+		return -1;
+	return 0;
 }
 
 /* ---- encoding arguments ---- */
