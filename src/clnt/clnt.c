@@ -94,6 +94,7 @@ int clnt_init(struct rpcrdma_clnt *cl, const struct rpcrdma_clnt_config *cfg)
 	cl->cl_cfg = *cfg;
 	cfg_defaults(&cl->cl_cfg);
 	if (cl->cl_cfg.cf_max_credits > 1024 || cl->cl_cfg.cf_inline_size < 1024 ||
+	    cl->cl_cfg.cf_reg > RPCRDMA_CLNT_REG_PERSISTENT ||
 	    cl->cl_cfg.cf_inline_size > 262144)
 		return -EINVAL;
 	cl->cl_cfg.cf_server = NULL; /* not kept */
@@ -149,7 +150,13 @@ int clnt_alloc_pools(struct rpcrdma_clnt *cl)
 	cl->cl_recvs = calloc(cl->cl_nrecvs, sizeof(*cl->cl_recvs));
 	cl->cl_reqs = calloc(cl->cl_nreqs, sizeof(*cl->cl_reqs));
 	cl->cl_sq_ring = calloc(cl->cl_nreqs, sizeof(*cl->cl_sq_ring));
-	if (!cl->cl_recvs || !cl->cl_reqs || !cl->cl_sq_ring)
+	/* xid table: a power of two at least twice the requests */
+	for (cl->cl_xid_mask = 1; cl->cl_xid_mask < 2 * cl->cl_nreqs; cl->cl_xid_mask <<= 1)
+		;
+	cl->cl_xids = calloc(cl->cl_xid_mask, sizeof(*cl->cl_xids));
+	cl->cl_xid_mask--;
+	cl->cl_quiet_cqe.ce_type = CLNT_CQE_QUIET;
+	if (!cl->cl_recvs || !cl->cl_reqs || !cl->cl_sq_ring || !cl->cl_xids)
 		return -ENOMEM;
 	p = cl->cl_slab;
 	for (i = 0; i < cl->cl_nrecvs; i++) {
@@ -310,8 +317,11 @@ static void clnt_conn_close(struct rpcrdma_clnt *cl)
 	if (cl->cl_mr)
 		rpcrdma_verbs_dereg_mr(cl->cl_mr);
 	cl->cl_mr = NULL;
-	clnt_buffers_deregister(cl);
+	/* Windows first: a region with a window bound cannot be
+	 * deregistered, and freeing a window unbinds it. */
 	clnt_mws_free(cl);
+	clnt_park_release(cl);
+	clnt_buffers_deregister(cl);
 	if (cl->cl_pd)
 		ibv_dealloc_pd(cl->cl_pd);
 	cl->cl_pd = NULL;
@@ -337,6 +347,7 @@ void clnt_free(struct rpcrdma_clnt *cl)
 	free(cl->cl_recvs);
 	free(cl->cl_reqs);
 	free(cl->cl_sq_ring);
+	free(cl->cl_xids);
 	pthread_mutex_destroy(&cl->cl_lock);
 	pthread_cond_destroy(&cl->cl_slot_cond);
 	free(cl);
@@ -448,9 +459,9 @@ static int clnt_create_qp(struct rpcrdma_clnt *cl)
 
 	if (ibv_query_device(id->verbs, &dev))
 		return -EIO;
-	cl->cl_mw_enabled = cl->cl_cfg.cf_memory_windows &&
+	cl->cl_mw_enabled = cl->cl_cfg.cf_reg == RPCRDMA_CLNT_REG_WINDOWS &&
 			    (dev.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B);
-	if (cl->cl_cfg.cf_memory_windows && !cl->cl_mw_enabled)
+	if (cl->cl_cfg.cf_reg == RPCRDMA_CLNT_REG_WINDOWS && !cl->cl_mw_enabled)
 		clnt_log(cl, "device has no type 2B memory windows: buffers are "
 			 "registered per call");
 	if (cl->cl_mw_enabled) /* per call: binds and LOCAL_INVs, one per chunk */

@@ -16,6 +16,8 @@
 /* Return @rl to the pool once both owners have let go.  Lock held. */
 static void clnt_req_release(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned owner)
 {
+	if (!(rl->rl_owners & owner))
+		return;
 	rl->rl_owners &= ~owner;
 	if (rl->rl_owners)
 		return;
@@ -80,49 +82,81 @@ static void clnt_sq_complete(struct rpcrdma_clnt *cl, struct clnt_req *rl)
 	}
 }
 
-/* Teardown: release every Send whose completion will never come. */
+/* Teardown: release every Send and LOCAL_INV whose completion will never
+ * come. */
 void clnt_sq_release_all(struct rpcrdma_clnt *cl)
 {
+	uint32_t i;
+
 	while (cl->cl_sq_head < cl->cl_sq_tail)
 		clnt_req_release(cl, cl->cl_sq_ring[cl->cl_sq_head++ % cl->cl_nreqs],
 				 CLNT_OWNER_SEND);
+	for (i = 0; i < cl->cl_nreqs; i++)
+		clnt_req_release(cl, &cl->cl_reqs[i], CLNT_OWNER_INV);
 	cl->cl_sq_unsignaled = 0;
 	cl->cl_sq_signaled = 0;
 }
 
-/* Take @rl off the pending list; true when it was there.  Lock held. */
-static bool clnt_pending_remove(struct rpcrdma_clnt *cl, struct clnt_req *rl)
-{
-	struct clnt_req **pp;
+/* ---- the xid table: calls the Responder may hold ---- */
 
-	for (pp = &cl->cl_pending; *pp; pp = &(*pp)->rl_next) {
-		if (*pp == rl) {
-			*pp = rl->rl_next;
-			rl->rl_next = NULL;
-			return true;
-		}
-	}
-	return false;
+static uint32_t clnt_xid_slot(const struct rpcrdma_clnt *cl, uint32_t xid)
+{
+	/* xids are handed out in sequence: the low bits spread them. */
+	return xid & cl->cl_xid_mask;
 }
 
-static struct clnt_req *clnt_pending_find(struct rpcrdma_clnt *cl, uint32_t xid)
+struct clnt_req *clnt_xid_find(struct rpcrdma_clnt *cl, uint32_t xid)
 {
 	struct clnt_req *rl;
 
-	for (rl = cl->cl_pending; rl; rl = rl->rl_next)
+	for (rl = cl->cl_xids[clnt_xid_slot(cl, xid)]; rl; rl = rl->rl_hnext)
 		if (rl->rl_xid == xid)
 			return rl;
 	return NULL;
 }
 
-/* Record the outcome of a pending call and wake its caller.  Lock held;
- * @rl already off the pending list. */
+/* @rl is posted: the Responder holds it (and its credit) from now on. */
+static void clnt_wire_add(struct rpcrdma_clnt *cl, struct clnt_req *rl)
+{
+	struct clnt_req **head = &cl->cl_xids[clnt_xid_slot(cl, rl->rl_xid)];
+
+	rl->rl_hnext = *head;
+	*head = rl;
+	rl->rl_owners |= CLNT_OWNER_WIRE;
+}
+
+/* Take @rl out of the table (its chain is short: O(1)).  Lock held. */
+static void clnt_xid_unlink(struct rpcrdma_clnt *cl, struct clnt_req *rl)
+{
+	struct clnt_req **pp = &cl->cl_xids[clnt_xid_slot(cl, rl->rl_xid)];
+
+	for (; *pp; pp = &(*pp)->rl_hnext) {
+		if (*pp == rl) {
+			*pp = rl->rl_hnext;
+			break;
+		}
+	}
+	rl->rl_hnext = NULL;
+}
+
+/* The Responder no longer holds @rl (its reply came, or the connection is
+ * gone): the credit comes back (RFC 8166 3.3.1).  May return @rl to the
+ * pool.  Lock held. */
+static void clnt_wire_release(struct rpcrdma_clnt *cl, struct clnt_req *rl)
+{
+	clnt_xid_unlink(cl, rl);
+	if (cl->cl_outstanding)
+		cl->cl_outstanding--;
+	clnt_req_release(cl, rl, CLNT_OWNER_WIRE);
+	pthread_cond_broadcast(&cl->cl_slot_cond);
+}
+
+/* Record the outcome of a call whose memory is fenced, and wake its
+ * caller (or queue its callback).  Lock held. */
 static void clnt_complete(struct rpcrdma_clnt *cl, struct clnt_req *rl, int status)
 {
 	rl->rl_status = status;
 	rl->rl_state = RL_DONE;
-	if (cl->cl_outstanding)
-		cl->cl_outstanding--;
 	if (rl->rl_done) {
 		/* Finished outside the lock by clnt_run_done(). */
 		rl->rl_next = cl->cl_done;
@@ -133,15 +167,115 @@ static void clnt_complete(struct rpcrdma_clnt *cl, struct clnt_req *rl, int stat
 	pthread_cond_broadcast(&cl->cl_slot_cond);
 }
 
+/* Post LOCAL_INV for every window of @rl still bound, the last one
+ * signalled (tagged rl_inv_cqe, the others quiet).  Return: true when
+ * posted (the completion finishes the fencing), false when nothing was
+ * bound or the connection is gone (then nothing can reach the windows: a
+ * type 2 window is reachable only through the QP it was bound on, which
+ * is in error).  A failed post closes the connection.  Lock held. */
+static bool clnt_post_local_inv(struct rpcrdma_clnt *cl, struct clnt_req *rl)
+{
+	struct clnt_mapping *maps[CLNT_NMAPS] = { &rl->rl_read, &rl->rl_write, &rl->rl_reply };
+	struct ibv_send_wr *bad, *prev = NULL, *first = NULL;
+	unsigned i, n = 0;
+
+	if (!cl->cl_connected)
+		return false;
+	for (i = 0; i < CLNT_NMAPS; i++) {
+		struct ibv_send_wr *wr = &rl->rl_inv_wr[n];
+
+		if (!maps[i]->cm_mw || !maps[i]->cm_bound)
+			continue;
+		memset(wr, 0, sizeof(*wr));
+		wr->opcode = IBV_WR_LOCAL_INV;
+		wr->invalidate_rkey = maps[i]->cm_rkey;
+		wr->wr_id = (uintptr_t)&cl->cl_quiet_cqe;
+		if (prev)
+			prev->next = wr;
+		else
+			first = wr;
+		prev = wr;
+		n++;
+	}
+	if (!n)
+		return false;
+	prev->send_flags = IBV_SEND_SIGNALED;
+	prev->wr_id = (uintptr_t)&rl->rl_inv_cqe;
+	rl->rl_inv_cqe.ce_type = CLNT_CQE_LINV;
+	rl->rl_inv_cqe.ce_id = ++cl->cl_cqe_ids;
+	if (rpcrdma_verbs_post_send(cl->cl_qp, first, &bad)) {
+		clnt_log(cl, "LOCAL_INV post failed: disconnecting");
+		clnt_disconnected(cl);
+		return false;
+	}
+	rl->rl_owners |= CLNT_OWNER_INV;
+	return true;
+}
+
+/* Mark @rl's windows bound (@bound: its binds were posted) or
+ * invalidated (a successful LOCAL_INV). */
+static void clnt_windows_set(struct clnt_req *rl, bool bound)
+{
+	struct clnt_mapping *maps[CLNT_NMAPS] = { &rl->rl_read, &rl->rl_write, &rl->rl_reply };
+	unsigned i;
+
+	for (i = 0; i < CLNT_NMAPS; i++)
+		maps[i]->cm_bound = bound && maps[i]->cm_mw;
+}
+
+/*
+ * The outcome of @rl is @status: fence its windows, then complete it.
+ * With windows still bound on a live connection the completion waits for
+ * the LOCAL_INV completion (RL_FENCING); otherwise it is immediate.
+ * Per-call regions are deregistered by the RPC side before it reports
+ * (clnt_call_finish).  Lock held.
+ */
+static void clnt_fence_complete(struct rpcrdma_clnt *cl, struct clnt_req *rl, int status)
+{
+	rl->rl_status = status;
+	if (clnt_post_local_inv(cl, rl)) {
+		rl->rl_state = RL_FENCING;
+		return;
+	}
+	clnt_complete(cl, rl, status);
+}
+
+/*
+ * The connection is gone: the Responder holds nothing any more (credits
+ * back), pending calls fail with @status, calls waiting for their
+ * LOCAL_INV complete now (the QP is in error: their windows are out of
+ * reach; the flushed LOCAL_INV later releases only the INV owner).
+ * Lock held.
+ */
 void clnt_fail_pending(struct rpcrdma_clnt *cl, int status)
 {
-	struct clnt_req *rl;
+	uint32_t i;
 
-	while ((rl = cl->cl_pending)) {
-		cl->cl_pending = rl->rl_next;
-		rl->rl_next = NULL;
-		clnt_complete(cl, rl, status);
+	for (i = 0; cl->cl_reqs && i < cl->cl_nreqs; i++) {
+		struct clnt_req *rl = &cl->cl_reqs[i];
+		enum clnt_req_state st = rl->rl_state;
+
+		if (rl->rl_owners & CLNT_OWNER_WIRE)
+			clnt_wire_release(cl, rl);
+		if (st == RL_PENDING)
+			clnt_complete(cl, rl, status);
+		else if (st == RL_FENCING)
+			clnt_complete(cl, rl, rl->rl_status);
 	}
+}
+
+/* @rl has a chunk inside a buffer registered for remote access: only
+ * closing the connection takes it out of the Responder's reach. */
+static bool clnt_req_persistent(const struct clnt_req *rl)
+{
+	const struct clnt_mapping *maps[CLNT_NMAPS] = { &rl->rl_read, &rl->rl_write,
+							&rl->rl_reply };
+	unsigned i;
+
+	for (i = 0; i < CLNT_NMAPS; i++)
+		if (maps[i]->cm_buf && !maps[i]->cm_mw)
+			return true;
+	return false;
 }
 
 /* A registered buffer holding [addr, addr + len), or NULL.  Lock held. */
@@ -185,12 +319,15 @@ static void clnt_bind_window(struct clnt_req *rl, unsigned idx, struct clnt_mapp
 
 /* Make @len bytes at @addr reachable by the Responder for this call:
  * a window over a registered buffer, the buffer's own registration, or a
- * registration for this call alone.  @idx: the chunk kind (0 Read,
- * 1 Write, 2 Reply). */
+ * registration for this call alone (with windows enabled, a region for
+ * binding only with a window over it, so that every handle the Responder
+ * sees can be invalidated, remotely or locally).  @idx: the chunk kind
+ * (0 Read, 1 Write, 2 Reply). */
 static int clnt_map(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned idx,
 		    struct clnt_mapping *m, void *addr, uint32_t len, int access)
 {
 	struct clnt_buffer *b;
+	bool mw;
 
 	m->cm_addr = addr;
 	m->cm_len = len;
@@ -209,28 +346,60 @@ static int clnt_map(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned idx,
 	} else {
 		cl->cl_stats.cs_reg_per_call++;
 	}
+	mw = cl->cl_mw_enabled && rl->rl_mw[idx];
 	pthread_mutex_unlock(&cl->cl_lock);
 	if (b)
 		return 0;
-	m->cm_mr = rpcrdma_verbs_reg_mr(cl->cl_pd, addr, len, access);
+	m->cm_mr = rpcrdma_verbs_reg_mr(cl->cl_pd, addr, len,
+					mw ? (access & IBV_ACCESS_REMOTE_WRITE ?
+					      IBV_ACCESS_LOCAL_WRITE : 0) | IBV_ACCESS_MW_BIND :
+					     access);
 	if (!m->cm_mr)
 		return errno ? -errno : -ENOMEM;
 	m->cm_rkey = m->cm_mr->rkey;
+	if (mw) {
+		pthread_mutex_lock(&cl->cl_lock);
+		clnt_bind_window(rl, idx, m, access);
+		cl->cl_stats.cs_mw_binds++;
+		pthread_mutex_unlock(&cl->cl_lock);
+	}
 	return 0;
 }
 
-static void clnt_unmap_one(struct rpcrdma_clnt *cl, struct clnt_mapping *m)
+static void clnt_unmap_one(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned idx,
+			   struct clnt_mapping *m)
 {
 	if (m->cm_buf) {
 		pthread_mutex_lock(&cl->cl_lock);
 		m->cm_buf->cb_users--;
 		pthread_mutex_unlock(&cl->cl_lock);
+	} else if (m->cm_mr && m->cm_mw && m->cm_bound) {
+		/* The connection went before the window was invalidated: it
+		 * is out of reach (its QP is in error) but still bound, and a
+		 * region with a bound window cannot be deregistered.  Freed
+		 * after the windows, when the connection is released. */
+		rl->rl_parked[idx] = m->cm_mr;
 	} else if (m->cm_mr) {
 		rpcrdma_verbs_dereg_mr(m->cm_mr);
 	}
 	m->cm_buf = NULL;
 	m->cm_mw = NULL;
 	m->cm_mr = NULL;
+	m->cm_bound = false;
+}
+
+/* Deregister the parked regions of every request (their windows have
+ * been freed).  Connection teardown, no other thread. */
+void clnt_park_release(struct rpcrdma_clnt *cl)
+{
+	uint32_t i, j;
+
+	for (i = 0; cl->cl_reqs && i < cl->cl_nreqs; i++)
+		for (j = 0; j < CLNT_NMAPS; j++) {
+			if (cl->cl_reqs[i].rl_parked[j])
+				rpcrdma_verbs_dereg_mr(cl->cl_reqs[i].rl_parked[j]);
+			cl->cl_reqs[i].rl_parked[j] = NULL;
+		}
 }
 
 /* Release every registration of @rl (the caller's memory is then out of
@@ -238,9 +407,9 @@ static void clnt_unmap_one(struct rpcrdma_clnt *cl, struct clnt_mapping *m)
  * without the lock. */
 void clnt_unmap(struct clnt_req *rl)
 {
-	clnt_unmap_one(rl->rl_clnt, &rl->rl_read);
-	clnt_unmap_one(rl->rl_clnt, &rl->rl_write);
-	clnt_unmap_one(rl->rl_clnt, &rl->rl_reply);
+	clnt_unmap_one(rl->rl_clnt, rl, 0, &rl->rl_read);
+	clnt_unmap_one(rl->rl_clnt, rl, 1, &rl->rl_write);
+	clnt_unmap_one(rl->rl_clnt, rl, 2, &rl->rl_reply);
 	free(rl->rl_nomsg);
 	rl->rl_nomsg = NULL;
 }
@@ -281,9 +450,10 @@ int rpcrdma_clnt_register_buffer(struct rpcrdma_clnt *cl, void *addr, size_t len
 		rc = -ENOSPC;
 	if (!rc && !cl->cl_connected)
 		rc = -ENOTCONN;
-	/* Windows asked for but not available: do not silently widen the
-	 * exposure to the whole buffer. */
-	if (!rc && cl->cl_cfg.cf_memory_windows && !cl->cl_mw_enabled)
+	/* Per-call registration asked for, or windows asked for but not
+	 * available: do not silently widen the exposure to the whole buffer. */
+	if (!rc && (cl->cl_cfg.cf_reg == RPCRDMA_CLNT_REG_PER_CALL ||
+		    (cl->cl_cfg.cf_reg == RPCRDMA_CLNT_REG_WINDOWS && !cl->cl_mw_enabled)))
 		rc = -EOPNOTSUPP;
 	if (!rc) {
 		/* Under the lock: a reconnect cannot swap the PD meanwhile. */
@@ -652,8 +822,8 @@ static int clnt_call_start_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_c
 	rl->rl_done_arg = arg;
 	rl->rl_deadline_ms = deadline;
 	rl->rl_state = RL_PENDING;
-	rl->rl_next = cl->cl_pending;
-	cl->cl_pending = rl;
+	rl->rl_aborted = false;
+	clnt_wire_add(cl, rl);
 	rl->rl_cqe.ce_type = RPCRDMA_CQE_SEND;
 	rl->rl_cqe.ce_id = ++cl->cl_cqe_ids;
 	/* In the ring before the post: its completion may come first. */
@@ -664,19 +834,22 @@ static int clnt_call_start_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_c
 	for (i = 0; i < rl->rl_nbind; i++) {
 		rl->rl_bind_wr[i].next = i + 1 < rl->rl_nbind ? &rl->rl_bind_wr[i + 1] :
 							    &rl->rl_wr;
-		rl->rl_bind_wr[i].wr_id = (uintptr_t)&rl->rl_inv_cqe;
+		rl->rl_bind_wr[i].wr_id = (uintptr_t)&cl->cl_quiet_cqe;
 	}
 	rc = rpcrdma_verbs_post_send(cl->cl_qp, rl->rl_nbind ? &rl->rl_bind_wr[0] : &rl->rl_wr,
 				     &bad);
 	if (rc) {
 		clnt_sq_pop(cl, rl);
-		clnt_pending_remove(cl, rl);
+		clnt_xid_unlink(cl, rl);
+		rl->rl_owners &= ~CLNT_OWNER_WIRE;
+		rl->rl_state = RL_PREPARED;
 		goto err_unlock;
 	}
 	/* A bind names its window by the window's current key (ibv_mw.rkey);
 	 * from now on that is the key we just bound. */
 	for (i = 0; i < rl->rl_nbind; i++)
 		rl->rl_bind_wr[i].bind_mw.mw->rkey = rl->rl_bind_wr[i].bind_mw.rkey;
+	clnt_windows_set(rl, true);
 	*out = rl;
 	pthread_mutex_unlock(&cl->cl_lock);
 	return 0;
@@ -714,83 +887,6 @@ static int clnt_rpc_status(const struct rpcrdma_rpc_msg *m)
 
 static int clnt_call_finish(struct rpcrdma_clnt *cl, struct clnt_req *rl, int rc);
 
-/* Poll the CQ once, without finishing asynchronous calls (a caller that
- * waits for its own LOCAL_INV may be the completion thread itself). */
-static void clnt_poll_cq(struct rpcrdma_clnt *cl)
-{
-	struct ibv_wc wc[16];
-	int n, i;
-
-	pthread_mutex_lock(&cl->cl_lock);
-	n = rpcrdma_verbs_poll(cl->cl_cq, 16, wc);
-	for (i = 0; i < n; i++)
-		clnt_handle_wc(cl, &wc[i]);
-	pthread_mutex_unlock(&cl->cl_lock);
-}
-
-/*
- * Invalidate every window bound for @rl (LOCAL_INV, the last one
- * signalled) and wait for it.  On a connection that is gone nothing can
- * be posted, and nothing is needed: a type 2 window is reachable only
- * through the QP it was bound on, which is in error.  No lock held.
- */
-static void clnt_invalidate(struct rpcrdma_clnt *cl, struct clnt_req *rl)
-{
-	struct clnt_mapping *maps[CLNT_NMAPS] = { &rl->rl_read, &rl->rl_write, &rl->rl_reply };
-	struct ibv_send_wr *bad, *prev = NULL, *first = NULL;
-	unsigned i, n = 0, spins;
-	bool done;
-
-	pthread_mutex_lock(&cl->cl_lock);
-	for (i = 0; i < CLNT_NMAPS; i++) {
-		struct ibv_send_wr *wr = &rl->rl_inv_wr[n];
-
-		if (!maps[i]->cm_mw)
-			continue;
-		memset(wr, 0, sizeof(*wr));
-		wr->opcode = IBV_WR_LOCAL_INV;
-		wr->invalidate_rkey = maps[i]->cm_rkey;
-		wr->wr_id = (uintptr_t)&rl->rl_inv_cqe;
-		if (prev)
-			prev->next = wr;
-		else
-			first = wr;
-		prev = wr;
-		n++;
-	}
-	if (!n || !cl->cl_connected) {
-		pthread_mutex_unlock(&cl->cl_lock);
-		return;
-	}
-	prev->send_flags = IBV_SEND_SIGNALED;
-	rl->rl_inv_cqe.ce_type = CLNT_CQE_LINV;
-	rl->rl_inv_done = false;
-	if (rpcrdma_verbs_post_send(cl->cl_qp, first, &bad)) {
-		clnt_log(cl, "LOCAL_INV post failed: disconnecting");
-		clnt_disconnected(cl);
-		rl->rl_inv_done = true;
-	}
-	pthread_mutex_unlock(&cl->cl_lock);
-
-	/* Invalidation is local and quick; poll for it rather than depend on
-	 * the completion thread, which may be the thread running this. */
-	for (spins = 0;; spins++) {
-		pthread_mutex_lock(&cl->cl_lock);
-		done = rl->rl_inv_done || !cl->cl_connected;
-		if (!done && spins > 100000) {
-			clnt_log(cl, "LOCAL_INV did not complete: disconnecting");
-			clnt_disconnected(cl);
-			done = true;
-		}
-		pthread_mutex_unlock(&cl->cl_lock);
-		if (done)
-			break;
-		clnt_poll_cq(cl);
-		if (spins > 100)
-			usleep(50);
-	}
-}
-
 /* Wait for @rl's outcome (a synchronous call), then finish it. */
 int clnt_call_wait(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned timeout_ms)
 {
@@ -810,8 +906,11 @@ int clnt_call_wait(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned timeou
 	while (rl->rl_state != RL_DONE) {
 		rc = pthread_cond_timedwait(&rl->rl_cond, &cl->cl_lock, &dl);
 		if (rc == ETIMEDOUT && rl->rl_state != RL_DONE) {
-			clnt_pending_remove(cl, rl);
-			clnt_complete(cl, rl, -ETIMEDOUT);
+			/* Closing the connection fences every registration
+			 * mode (the QP goes to error before this returns) and
+			 * gives the credit back. */
+			if (rl->rl_state == RL_PENDING)
+				clnt_complete(cl, rl, -ETIMEDOUT);
 			cl->cl_stats.cs_timeouts++;
 			clnt_log(cl, "call xid 0x%08x timed out after %u ms: disconnecting",
 				 xid, timeout_ms);
@@ -833,10 +932,9 @@ static int clnt_call_finish(struct rpcrdma_clnt *cl, struct clnt_req *rl, int rc
 	struct rpcrdma_rpc_msg msg;
 	uint32_t xid = rl->rl_xid;
 
-	/* Invalidate the call's windows and deregister its memory before
-	 * returning: the Responder cannot touch the caller's memory any
-	 * more, whatever happened to the call. */
-	clnt_invalidate(cl, rl);
+	/* The call's windows are invalidated (or out of reach) already;
+	 * deregister its per-call memory before reporting: the Responder
+	 * cannot touch the caller's memory any more, whatever happened. */
 	clnt_unmap(rl);
 
 	if (!rc) {
@@ -946,41 +1044,59 @@ again:
 		rc = clnt_call_finish(cl, rl, rl->rl_status);
 		done(ca, rc, arg);
 	}
-	/* Finishing may have polled the CQ (LOCAL_INV) and completed more. */
+	/* Callbacks may have ended more calls (abort). */
 	goto again;
 }
 
 int rpcrdma_clnt_abort(struct rpcrdma_clnt *cl, uint32_t xid)
 {
 	struct clnt_req *rl;
+	int rc = 0;
 
 	pthread_mutex_lock(&cl->cl_lock);
-	rl = clnt_pending_find(cl, xid);
-	if (rl) {
-		clnt_pending_remove(cl, rl);
-		clnt_complete(cl, rl, -ECANCELED);
+	rl = clnt_xid_find(cl, xid);
+	if (!rl || rl->rl_state != RL_PENDING) {
+		/* Unknown, or its outcome is already decided. */
+		rc = -ENOENT;
+	} else {
+		/* The Responder may still act on the call: its xid and credit
+		 * stay until a reply or the end of the connection; a late
+		 * reply is dropped without touching the caller's memory. */
+		rl->rl_aborted = true;
+		cl->cl_stats.cs_aborts++;
+		if (clnt_req_persistent(rl)) {
+			/* Nothing but closing the connection fences a buffer
+			 * registered for remote access. */
+			clnt_complete(cl, rl, -ECANCELED);
+			cl->cl_stats.cs_fence_disconnects++;
+			clnt_log(cl, "call xid 0x%08x aborted with a buffer registered for "
+				 "remote access: disconnecting", xid);
+			clnt_disconnected(cl);
+		} else {
+			clnt_fence_complete(cl, rl, -ECANCELED);
+		}
 	}
 	pthread_mutex_unlock(&cl->cl_lock);
 	clnt_run_done(cl);
-	return rl ? 0 : -ENOENT;
+	return rc;
 }
 
 /* Time out asynchronous calls past their deadline (the completion thread
  * calls this periodically); like a synchronous timeout, it closes the
- * connection. */
+ * connection, which fences their memory in every registration mode. */
 void clnt_check_deadlines(struct rpcrdma_clnt *cl)
 {
 	uint64_t now = now_ms();
-	struct clnt_req *rl, *next;
 	bool expired = false;
+	uint32_t i;
 
 	pthread_mutex_lock(&cl->cl_lock);
-	for (rl = cl->cl_pending; rl; rl = next) {
-		next = rl->rl_next;
-		if (!rl->rl_done || now < rl->rl_deadline_ms)
+	for (i = 0; i < cl->cl_nreqs; i++) {
+		struct clnt_req *rl = &cl->cl_reqs[i];
+
+		if (rl->rl_state != RL_PENDING || !rl->rl_done || now < rl->rl_deadline_ms)
 			continue;
 		clnt_log(cl, "call xid 0x%08x timed out: disconnecting", rl->rl_xid);
-		clnt_pending_remove(cl, rl);
 		clnt_complete(cl, rl, -ETIMEDOUT);
 		cl->cl_stats.cs_timeouts++;
 		expired = true;
@@ -1077,11 +1193,15 @@ static void clnt_recv_complete(struct rpcrdma_clnt *cl, struct clnt_recv *rr,
 	if (rpcrdma_wire_decode_reply(rr->rr_buf, wc->byte_len, &cl->cl_limits, rh, &err)) {
 		cl->cl_stats.cs_bad_replies++;
 		clnt_log(cl, "bad reply header (%s): %s", err.we_rule, err.we_detail);
-		rl = wc->byte_len >= 4 ? clnt_pending_find(cl, load_be32(rr->rr_buf)) : NULL;
+		rl = wc->byte_len >= 4 ? clnt_xid_find(cl, load_be32(rr->rr_buf)) : NULL;
+		/* It is that call's reply, if a bad one: the Responder is done
+		 * with it. */
+		if (rl) {
+			clnt_wire_release(cl, rl);
+			if (rl->rl_state == RL_PENDING)
+				clnt_fence_complete(cl, rl, -EIO);
+		}
 		clnt_repost(cl, rr);
-		/* A failed repost may have failed every pending call already. */
-		if (rl && clnt_pending_remove(cl, rl))
-			clnt_complete(cl, rl, -EIO);
 		return;
 	}
 	/* Credits: 0 counts as 1, more than we asked for as our maximum. */
@@ -1093,7 +1213,7 @@ static void clnt_recv_complete(struct rpcrdma_clnt *cl, struct clnt_recv *rr,
 	cl->cl_credits = credits;
 	cl->cl_stats.cs_replies++;
 
-	rl = clnt_pending_find(cl, rh->rh_xid);
+	rl = clnt_xid_find(cl, rh->rh_xid);
 	if (!rl) {
 		cl->cl_stats.cs_unknown_xid++;
 		if (cl->cl_cfg.cf_verbose)
@@ -1102,11 +1222,23 @@ static void clnt_recv_complete(struct rpcrdma_clnt *cl, struct clnt_recv *rr,
 		pthread_cond_broadcast(&cl->cl_slot_cond);
 		return;
 	}
-	clnt_pending_remove(cl, rl);
+	/* The Responder is done with the call: its credit comes back. */
+	clnt_wire_release(cl, rl);
+	if (rl->rl_state != RL_PENDING) {
+		/* Aborted: the caller has been told and its memory may be in
+		 * other use; the reply is dropped unread. */
+		cl->cl_stats.cs_late_replies++;
+		if (cl->cl_cfg.cf_verbose)
+			clnt_log(cl, "late reply for aborted xid 0x%08x dropped", rh->rh_xid);
+		clnt_repost(cl, rr);
+		return;
+	}
 	status = clnt_reply_result(cl, rl, rr->rr_buf);
-	/* The Receive goes back before anyone waiting is woken. */
+	clnt_fence_complete(cl, rl, status);
+	/* The Receive goes back before the lock is dropped, so before anyone
+	 * waiting runs; a failed repost closes the connection, but this
+	 * call's outcome is already in. */
 	clnt_repost(cl, rr);
-	clnt_complete(cl, rl, status);
 }
 
 static void clnt_send_complete(struct rpcrdma_clnt *cl, struct clnt_req *rl,
@@ -1133,18 +1265,31 @@ void clnt_handle_wc(struct rpcrdma_clnt *cl, const struct ibv_wc *wc)
 	case CLNT_CQE_LINV: {
 		struct clnt_req *rl = rpcrdma_container_of(cqe, struct clnt_req, rl_inv_cqe);
 
-		/* Binds share the tag; only a LOCAL_INV chain's last WR is
-		 * signalled, but a flush reports binds too. */
+		/* The last LOCAL_INV of the chain: the send queue completes
+		 * in order, so the whole chain is done (or flushed). */
+		if (wc->status == IBV_WC_SUCCESS) {
+			clnt_windows_set(rl, false);
+		} else if (cl->cl_connected) {
+			if (wc->status != IBV_WC_WR_FLUSH_ERR)
+				clnt_log(cl, "LOCAL_INV failed: %s: disconnecting",
+					 ibv_wc_status_str(wc->status));
+			/* The QP in error fences the windows. */
+			clnt_disconnected(cl);
+		}
+		if (rl->rl_state == RL_FENCING)
+			clnt_complete(cl, rl, rl->rl_status);
+		clnt_req_release(cl, rl, CLNT_OWNER_INV);
+		break;
+	}
+	case CLNT_CQE_QUIET:
+		/* Unsignalled binds and LOCAL_INVs report only failures. */
 		if (wc->status != IBV_WC_SUCCESS && cl->cl_connected) {
 			if (wc->status != IBV_WC_WR_FLUSH_ERR)
-				clnt_log(cl, "window bind/invalidate failed: %s",
+				clnt_log(cl, "window bind/invalidate failed: %s: disconnecting",
 					 ibv_wc_status_str(wc->status));
 			clnt_disconnected(cl);
 		}
-		if (wc->opcode == IBV_WC_LOCAL_INV || wc->status != IBV_WC_SUCCESS)
-			rl->rl_inv_done = true;
 		break;
-	}
 	case RPCRDMA_CQE_SEND:
 		clnt_send_complete(cl, rpcrdma_container_of(cqe, struct clnt_req, rl_cqe), wc);
 		break;

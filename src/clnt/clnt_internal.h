@@ -2,16 +2,27 @@
 /*
  * clnt_internal.h - private to src/clnt: the Requester's transport.
  *
- * Locking: one mutex (cl_lock) guards the request pool, the pending list,
+ * Locking: one mutex (cl_lock) guards the request pool, the xid table,
  * the credit accounting and the connection state; posts are made under
  * it.  The completion thread takes it per work completion.  Memory
  * registration of the caller's buffers is done by the calling thread
  * without the lock.
  *
- * Request lifetime: a request has up to two owners, the RPC side (the
- * thread in rpcrdma_clnt_call) and the Send side (from post until the
- * Send completion or its flush).  It returns to the pool only when both
- * have let go: a Reply may arrive before the Send completion.
+ * Request lifetime: a request has up to four owners, and returns to the
+ * pool only when all have let go:
+ *   - RPC: the caller, until it has decoded the outcome and released its
+ *     registrations (clnt_call_finish);
+ *   - SEND: from the post until the Send completion or its flush (a Reply
+ *     may arrive before the Send completion);
+ *   - WIRE: the Responder may still hold the call: from the post until a
+ *     reply with its xid arrives or the connection is gone.  It holds the
+ *     call's credit (RFC 8166 3.3.1) and its xid in the table, also after
+ *     an abort, so a late reply finds it and never lands in the caller's
+ *     memory;
+ *   - INV: a LOCAL_INV chain for its windows is on the send queue.
+ * The RPC outcome is separate: RL_PENDING until a reply, abort, timeout
+ * or disconnect decides it, RL_FENCING while its windows are being
+ * invalidated, then RL_DONE (the caller is woken or the callback queued).
  *
  * Owner prefixes: cl_ client, rl_ request, rr_ receive buffer.
  */
@@ -40,18 +51,25 @@
 
 /* Chunk kinds a call may register: Read, Write, Reply. */
 #define CLNT_NMAPS 3u
-/* Completion tag of a LOCAL_INV chain (outside enum rpcrdma_cqe_type). */
+/* Completion tag of a request's LOCAL_INV chain, whose last work request
+ * alone is signalled (outside enum rpcrdma_cqe_type). */
 #define CLNT_CQE_LINV 0x100u
+/* Tag of unsignalled work that only an error or flush reports: window
+ * binds, the LOCAL_INVs before the last of a chain. */
+#define CLNT_CQE_QUIET 0x101u
 
-/* Owners of a request (rl_owners bits). */
+/* Owners of a request (rl_owners bits); see the lifetime note above. */
 #define CLNT_OWNER_RPC 0x1u
 #define CLNT_OWNER_SEND 0x2u
+#define CLNT_OWNER_WIRE 0x4u
+#define CLNT_OWNER_INV 0x8u
 
 enum clnt_req_state {
 	RL_FREE = 0,
 	RL_PREPARED, /* marshalled, not yet posted */
-	RL_PENDING,  /* posted, waiting for its reply */
-	RL_DONE,     /* reply (or failure) recorded */
+	RL_PENDING,  /* posted, outcome not yet known */
+	RL_FENCING,  /* outcome known (rl_status), LOCAL_INV in flight */
+	RL_DONE,     /* outcome recorded, memory fenced */
 };
 
 /* A buffer registered until unregistered (rpcrdma_clnt_register_buffer). */
@@ -72,17 +90,20 @@ struct clnt_mapping {
 	struct ibv_mr *cm_mr;
 	void *cm_addr;
 	uint32_t cm_len;
+	bool cm_bound;               /* cm_mw is bound: not yet invalidated */
 };
 
 /** A request: one call in flight, with its inline Send buffers. */
 struct clnt_req {
 	struct rpcrdma_cqe rl_cqe;    /* Send completion */
 	struct rpcrdma_clnt *rl_clnt;
-	struct clnt_req *rl_next;     /* free list / pending list */
+	struct clnt_req *rl_next;     /* free list / done list */
+	struct clnt_req *rl_hnext;    /* xid table chain (while WIRE) */
 	enum clnt_req_state rl_state;
 	unsigned rl_owners;           /* CLNT_OWNER_* */
 	uint32_t rl_xid;
 	int rl_status;                /* result for the RPC side */
+	bool rl_aborted;              /* outcome -ECANCELED; a reply is late */
 	pthread_cond_t rl_cond;
 
 	struct rpcrdma_clnt_call *rl_call;
@@ -107,7 +128,9 @@ struct clnt_req {
 	uint32_t rl_nbind;
 	struct ibv_send_wr rl_inv_wr[CLNT_NMAPS];
 	struct rpcrdma_cqe rl_inv_cqe; /* LOCAL_INV completion */
-	bool rl_inv_done;
+	/* per-call regions over which a window stayed bound when the
+	 * connection went: deregistered once the windows are freed */
+	struct ibv_mr *rl_parked[CLNT_NMAPS];
 
 	uint64_t rl_sq_pos;           /* position in the Send ring */
 	bool rl_sq_signaled;
@@ -156,7 +179,7 @@ struct rpcrdma_clnt {
 	bool cl_stopping;
 	uint32_t cl_max_credits;
 	uint32_t cl_credits;          /* current grant, 1 .. cl_max_credits */
-	uint32_t cl_outstanding;      /* calls posted and not yet answered */
+	uint32_t cl_outstanding;      /* credits in use: calls the Responder may hold */
 	uint32_t cl_next_xid;
 	uint32_t cl_cqe_ids;
 
@@ -171,8 +194,10 @@ struct rpcrdma_clnt {
 	uint32_t cl_nreqs;
 	struct clnt_req *cl_free;
 	uint32_t cl_reqs_out;
-	struct clnt_req *cl_pending;  /* posted calls, by xid */
+	struct clnt_req **cl_xids;    /* calls the Responder may hold, by xid */
+	uint32_t cl_xid_mask;         /* table size - 1 (a power of two) */
 	struct clnt_req *cl_done;     /* asynchronous calls to finish */
+	struct rpcrdma_cqe cl_quiet_cqe; /* CLNT_CQE_QUIET */
 
 	/* Send ring: requests whose Send is posted, in posting order.  Most
 	 * Sends are unsignalled; a completion releases every Send up to it. */
@@ -251,6 +276,8 @@ void clnt_buffers_deregister(struct rpcrdma_clnt *cl);
 void clnt_handle_wc(struct rpcrdma_clnt *cl, const struct ibv_wc *wc);
 void clnt_poll(struct rpcrdma_clnt *cl);
 void clnt_fail_pending(struct rpcrdma_clnt *cl, int status);
+struct clnt_req *clnt_xid_find(struct rpcrdma_clnt *cl, uint32_t xid);
+void clnt_park_release(struct rpcrdma_clnt *cl);
 void clnt_sq_release_all(struct rpcrdma_clnt *cl);
 void clnt_run_done(struct rpcrdma_clnt *cl);
 void clnt_check_deadlines(struct rpcrdma_clnt *cl);

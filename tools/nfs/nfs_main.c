@@ -145,7 +145,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rpcrdma_nfsc_config cfg = { .nf_log = stderr, .nf_memory_windows = true };
+	struct rpcrdma_nfsc_config cfg = { .nf_log = stderr };
 	struct rpcrdma_nfsc *nc;
 	const char *cmd, *spec;
 	char *host = NULL, *path = NULL, **args;
@@ -197,15 +197,15 @@ int main(int argc, char **argv)
 			break;
 		case 'P':
 			opt_persistent = true;
-			cfg.nf_memory_windows = false;
+			cfg.nf_reg = RPCRDMA_CLNT_REG_PERSISTENT;
 			break;
 		case 'W':
 			opt_persistent = true;
-			cfg.nf_memory_windows = true;
+			cfg.nf_reg = RPCRDMA_CLNT_REG_WINDOWS;
 			break;
 		case 'C':
 			opt_persistent = false;
-			cfg.nf_memory_windows = false;
+			cfg.nf_reg = RPCRDMA_CLNT_REG_PER_CALL;
 			break;
 		case 'q':
 			opt_quiet = true;
