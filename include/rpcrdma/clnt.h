@@ -155,6 +155,10 @@ struct rpcrdma_clnt_stats {
 	uint64_t cs_reg_per_call;   /* chunks registered for one call */
 	uint64_t cs_reg_persistent; /* chunks inside a registered buffer */
 	uint64_t cs_mw_binds;       /* memory windows bound (and invalidated) */
+	uint64_t cs_remote_invalidates; /* windows the Responder invalidated
+					 * (Send With Invalidate, RFC 8797 5) */
+	uint64_t cs_bad_invalidates; /* Send With Invalidate of a handle not
+				      * expected: the call failed with -EIO */
 	uint64_t cs_aborts;         /* calls ended by rpcrdma_clnt_abort() */
 	uint64_t cs_late_replies;   /* replies to aborted calls, dropped unread */
 	uint64_t cs_fence_disconnects; /* aborts that closed the connection to fence

@@ -133,6 +133,12 @@ void clnt_set_peer(struct rpcrdma_clnt *cl, const void *pdata, size_t len)
 	cl->cl_inline_recv = rpcrdma_wire_inline_threshold(cl->cl_cfg.cf_inline_size, psend);
 }
 
+uint8_t clnt_private_flags(struct rpcrdma_clnt *cl)
+{
+	cl->cl_rsi = cl->cl_mw_enabled;
+	return cl->cl_rsi ? RPCRDMA_CM_FLAG_RSI : 0;
+}
+
 /* One registered slab: receive buffers, then per request a header and a
  * body buffer. */
 int clnt_alloc_pools(struct rpcrdma_clnt *cl)
@@ -500,13 +506,19 @@ static int clnt_connect(struct rpcrdma_clnt *cl)
 	struct rdma_conn_param param;
 	struct ibv_device_attr dev;
 	uint8_t pdata[RPCRDMA_CM_PRIVATE_BYTES];
+	struct rpcrdma_cm_private ours = {
+		.cp_version = RPCRDMA_CM_VERSION,
+		.cp_send_size = cl->cl_cfg.cf_inline_size,
+		.cp_recv_size = cl->cl_cfg.cf_inline_size,
+	};
 
 	if (ibv_query_device(cl->cl_id->verbs, &dev))
 		return -EIO;
-	/* Our registrations are plain MRs that are deregistered by the
-	 * caller's thread: nothing for the Responder to invalidate (flags 0). */
 	rpcrdma_verbs_conn_param(&param, &dev, pdata, cl->cl_cfg.cf_inline_size,
 				 cl->cl_cfg.cf_inline_size);
+	/* With windows every handle may be invalidated by the Responder. */
+	ours.cp_flags = clnt_private_flags(cl);
+	rpcrdma_wire_encode_private(pdata, &ours);
 	if (rdma_connect(cl->cl_id, &param))
 		return -errno;
 	return clnt_cm_wait(cl, cl->cl_cfg.cf_connect_timeout_ms + 1000,

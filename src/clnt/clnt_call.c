@@ -1175,6 +1175,34 @@ static int clnt_reply_result(struct rpcrdma_clnt *cl, struct clnt_req *rl,
 	return 0;
 }
 
+/*
+ * A reply for @rl arrived as a Send With Invalidate of @rkey (RFC 8797
+ * section 5).  Only a window bound for this call may be named, and only
+ * when we offered remote invalidation: that window is then no longer
+ * bound.  Any other handle is a protocol error (counted, logged): the
+ * call fails with -EIO and its own windows are invalidated locally as if
+ * none had been.  Return: true when @rkey was one of @rl's windows.
+ * Lock held.
+ */
+static bool clnt_remote_invalidated(struct rpcrdma_clnt *cl, struct clnt_req *rl,
+				    uint32_t rkey)
+{
+	struct clnt_mapping *maps[CLNT_NMAPS] = { &rl->rl_read, &rl->rl_write, &rl->rl_reply };
+	unsigned i;
+
+	for (i = 0; cl->cl_rsi && i < CLNT_NMAPS; i++) {
+		if (maps[i]->cm_mw && maps[i]->cm_bound && maps[i]->cm_rkey == rkey) {
+			maps[i]->cm_bound = false;
+			cl->cl_stats.cs_remote_invalidates++;
+			return true;
+		}
+	}
+	cl->cl_stats.cs_bad_invalidates++;
+	clnt_log(cl, "xid 0x%08x: Send With Invalidate of 0x%08x, not a handle of this call%s",
+		 rl->rl_xid, rkey, cl->cl_rsi ? "" : " (remote invalidation not offered)");
+	return false;
+}
+
 static void clnt_recv_complete(struct rpcrdma_clnt *cl, struct clnt_recv *rr,
 			       const struct ibv_wc *wc)
 {
@@ -1182,6 +1210,7 @@ static void clnt_recv_complete(struct rpcrdma_clnt *cl, struct clnt_recv *rr,
 	struct rpcrdma_wire_err err;
 	struct clnt_req *rl;
 	uint32_t credits;
+	bool inv_ok;
 	int status;
 
 	cl->cl_recvs_posted--;
@@ -1189,6 +1218,11 @@ static void clnt_recv_complete(struct rpcrdma_clnt *cl, struct clnt_recv *rr,
 		if (cl->cl_connected)
 			clnt_disconnected(cl);
 		return;
+	}
+	if ((wc->wc_flags & IBV_WC_WITH_INV) && wc->byte_len < 4) {
+		cl->cl_stats.cs_bad_invalidates++;
+		clnt_log(cl, "Send With Invalidate of 0x%08x in a reply naming no call",
+			 wc->invalidated_rkey);
 	}
 	if (rpcrdma_wire_decode_reply(rr->rr_buf, wc->byte_len, &cl->cl_limits, rh, &err)) {
 		cl->cl_stats.cs_bad_replies++;
@@ -1214,6 +1248,11 @@ static void clnt_recv_complete(struct rpcrdma_clnt *cl, struct clnt_recv *rr,
 	cl->cl_stats.cs_replies++;
 
 	rl = clnt_xid_find(cl, rh->rh_xid);
+	if (!rl && (wc->wc_flags & IBV_WC_WITH_INV)) {
+		cl->cl_stats.cs_bad_invalidates++;
+		clnt_log(cl, "Send With Invalidate of 0x%08x for unknown xid 0x%08x",
+			 wc->invalidated_rkey, rh->rh_xid);
+	}
 	if (!rl) {
 		cl->cl_stats.cs_unknown_xid++;
 		if (cl->cl_cfg.cf_verbose)
@@ -1224,6 +1263,8 @@ static void clnt_recv_complete(struct rpcrdma_clnt *cl, struct clnt_recv *rr,
 	}
 	/* The Responder is done with the call: its credit comes back. */
 	clnt_wire_release(cl, rl);
+	inv_ok = !(wc->wc_flags & IBV_WC_WITH_INV) ||
+		 clnt_remote_invalidated(cl, rl, wc->invalidated_rkey);
 	if (rl->rl_state != RL_PENDING) {
 		/* Aborted: the caller has been told and its memory may be in
 		 * other use; the reply is dropped unread. */
@@ -1233,7 +1274,8 @@ static void clnt_recv_complete(struct rpcrdma_clnt *cl, struct clnt_recv *rr,
 		clnt_repost(cl, rr);
 		return;
 	}
-	status = clnt_reply_result(cl, rl, rr->rr_buf);
+	status = inv_ok ? clnt_reply_result(cl, rl, rr->rr_buf) : -EIO;
+	/* Windows the Responder did not invalidate are invalidated here. */
 	clnt_fence_complete(cl, rl, status);
 	/* The Receive goes back before the lock is dropped, so before anyone
 	 * waiting runs; a failed repost closes the connection, but this

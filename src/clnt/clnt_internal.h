@@ -172,6 +172,7 @@ struct rpcrdma_clnt {
 	uint32_t cl_inline_send;      /* Responder's receive size */
 	uint32_t cl_inline_recv;      /* what the Responder may send us inline */
 	bool cl_peer_rsi;
+	bool cl_rsi;                  /* we offered remote invalidation (RFC 8797 5) */
 	bool cl_mw_enabled;           /* type 2 windows asked for and supported */
 
 	/* state */
@@ -226,6 +227,14 @@ int clnt_alloc_pools(struct rpcrdma_clnt *cl);
 int clnt_register_slab(struct rpcrdma_clnt *cl);
 int clnt_post_all_recvs(struct rpcrdma_clnt *cl);
 void clnt_set_peer(struct rpcrdma_clnt *cl, const void *pdata, size_t len);
+/*
+ * clnt_private_flags - the RFC 8797 flags we send: RPCRDMA_CM_FLAG_RSI
+ * when every handle we give the Responder is a memory window bound for
+ * one call (windows enabled), which it may invalidate remotely; 0
+ * otherwise (a region made by ibv_reg_mr cannot be invalidated remotely).
+ * Sets cl_rsi to match.
+ */
+uint8_t clnt_private_flags(struct rpcrdma_clnt *cl);
 void clnt_free(struct rpcrdma_clnt *cl);
 void clnt_disconnected(struct rpcrdma_clnt *cl);
 

@@ -350,6 +350,107 @@ static void test_reply_races_abort(void **state)
 	assert_int_equal(rpcrdma_clnt_unregister_buffer(cl, data), 0);
 }
 
+/* Send With Invalidate of the handle expected (RFC 8797 section 5): we
+ * offer it with windows; the window the Responder invalidated needs no
+ * LOCAL_INV, another window of the same call (its Reply chunk, per-call
+ * memory behind a window) still gets one. */
+static void test_swi_expected(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(state, RPCRDMA_CLNT_REG_WINDOWS, true);
+	static uint8_t data[8192], big[8192];
+	uint8_t res[64], reply[64];
+	struct rpcrdma_clnt_call ca;
+	struct seen s = { 0 };
+	uint32_t xid, handle, reply_handle;
+
+	assert_int_equal(clnt_private_flags(cl), RPCRDMA_CM_FLAG_RSI);
+	assert_int_equal(rpcrdma_clnt_register_buffer(cl, data, sizeof(data)), 0);
+	xid = start_read(cl, &ca, res, data, &s, &handle);
+	assert_int_equal(fv_deliver_inv(reply, inline_reply(reply, xid, 5), handle), 0);
+	clnt_poll(cl);
+	assert_int_equal(s.calls, 1);
+	assert_int_equal(s.status, 0);
+	assert_int_equal(s.result, 5);
+	assert_int_equal(fv.fv_ninvs, 0); /* nothing left to invalidate */
+	assert_int_equal(cl->cl_stats.cs_remote_invalidates, 1);
+	assert_int_equal(fv_peer_write(handle, (uintptr_t)(data + 100), late, 4), -EACCES);
+
+	/* Write chunk in the buffer, Reply chunk (8192 > inline 4096) per call */
+	memset(&s, 0, sizeof(s));
+	ca = (struct rpcrdma_clnt_call){ .ca_prog = 1, .ca_vers = 1, .ca_res = big,
+					 .ca_res_cap = sizeof(big), .ca_rddp = data,
+					 .ca_rddp_cap = 1000 };
+	assert_int_equal(rpcrdma_clnt_call_async(cl, &ca, done_cb, &s, &xid), 0);
+	handle = get32(fv.fv_sent + 28);
+	assert_int_equal(get32(fv.fv_sent + 48), 1); /* a Reply chunk */
+	reply_handle = get32(fv.fv_sent + 56);
+	assert_true(fv_window_valid(handle));
+	assert_true(fv_window_valid(reply_handle));
+	assert_int_equal(fv_deliver_inv(reply, inline_reply(reply, xid, 6), handle), 0);
+	clnt_poll(cl);
+	assert_int_equal(s.status, 0);
+	assert_int_equal(fv.fv_ninvs, 1);
+	assert_int_equal(fv.fv_invs[0], reply_handle);
+	assert_false(fv_window_valid(reply_handle));
+	assert_int_equal(fv.fv_bad_local_invs, 0);
+	assert_int_equal(cl->cl_stats.cs_remote_invalidates, 2);
+	assert_int_equal(cl->cl_stats.cs_bad_invalidates, 0);
+	assert_int_equal(rpcrdma_clnt_unregister_buffer(cl, data), 0);
+	assert_int_equal(fv_live_mrs(), 1); /* the pool's only */
+}
+
+/* Send With Invalidate of a handle this call does not have: a protocol
+ * error; the call fails with -EIO and its window is invalidated locally
+ * all the same. */
+static void test_swi_unexpected(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(state, RPCRDMA_CLNT_REG_WINDOWS, true);
+	static uint8_t data[8192];
+	uint8_t res[64], reply[64], zero[8] = { 0 };
+	struct rpcrdma_clnt_call ca;
+	struct seen s = { 0 };
+	uint32_t xid, handle;
+
+	assert_int_equal(rpcrdma_clnt_register_buffer(cl, data, sizeof(data)), 0);
+	xid = start_read(cl, &ca, res, data, &s, &handle);
+	assert_int_equal(fv_deliver_inv(reply, inline_reply(reply, xid, 5), 0x1234), 0);
+	clnt_poll(cl);
+	assert_int_equal(s.calls, 1);
+	assert_int_equal(s.status, -EIO);
+	assert_int_equal(cl->cl_stats.cs_bad_invalidates, 1);
+	assert_int_equal(cl->cl_stats.cs_remote_invalidates, 0);
+	assert_int_equal(fv.fv_ninvs, 1);
+	assert_int_equal(fv.fv_invs[0], handle);
+	assert_int_equal(fv_peer_write(handle, (uintptr_t)(data + 100), late, 4), -EACCES);
+	assert_memory_equal(data + 100, zero, 4);
+	assert_true(cl->cl_connected);
+	assert_int_equal(rpcrdma_clnt_unregister_buffer(cl, data), 0);
+}
+
+/* Per-call regions (ibv_reg_mr) cannot be invalidated remotely: we do not
+ * offer it, and a reply that claims to have invalidated our handle anyway
+ * fails its call; the region is deregistered all the same. */
+static void test_swi_not_offered(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(state, RPCRDMA_CLNT_REG_PER_CALL, false);
+	static uint8_t data[8192];
+	uint8_t res[64], reply[64];
+	struct rpcrdma_clnt_call ca;
+	struct seen s = { 0 };
+	uint32_t xid, handle;
+
+	assert_int_equal(clnt_private_flags(cl), 0);
+	xid = start_read(cl, &ca, res, data, &s, &handle);
+	assert_int_equal(fv_deliver_inv(reply, inline_reply(reply, xid, 5), handle), 0);
+	clnt_poll(cl);
+	assert_int_equal(s.calls, 1);
+	assert_int_equal(s.status, -EIO);
+	assert_int_equal(cl->cl_stats.cs_bad_invalidates, 1);
+	assert_int_equal(fv.fv_ninvs, 0);
+	assert_int_equal(fv_live_mrs(), 1);
+	assert_int_equal(fv_peer_write(handle, (uintptr_t)(data + 100), late, 4), -EACCES);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -359,6 +460,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_abort_per_call_late_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_abort_keeps_credit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reply_races_abort, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_swi_expected, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_swi_unexpected, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_swi_not_offered, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
