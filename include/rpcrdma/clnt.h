@@ -57,8 +57,8 @@ extern "C" {
  *   its chunk (posted before the Send), other chunk memory is registered
  *   for the call and also exposed through a window.  After the reply the
  *   window is invalidated by the Responder (Send With Invalidate, RFC 8797
- *   section 5, checked against the handle expected) or by a LOCAL_INV
- *   whose completion is awaited; after an abort by a LOCAL_INV; after a
+ *   section 5, offered with cf_remote_invalidate and checked against the
+ *   handle expected) or by a LOCAL_INV whose completion is awaited; after an abort by a LOCAL_INV; after a
  *   timeout or disconnect the QP is in error, the only one the window was
  *   bound to.  The Responder reaches only the chunk, only during the call.
  *   On a device without type 2B windows: as RPCRDMA_CLNT_REG_PER_CALL.
@@ -91,6 +91,11 @@ struct rpcrdma_clnt_config {
 	unsigned cf_retries;         /* per call: reconnects + retransmissions, default 0 */
 	unsigned cf_backoff_max_ms;  /* reconnect back-off cap, default 8000 */
 	enum rpcrdma_clnt_reg cf_reg; /* registration mode, default windows */
+	/* offer Send With Invalidate (RFC 8797 5) with windows; default off:
+	 * Soft-RoCE (6.12) reports it with a flag value libibverbs does not
+	 * define, and a LOCAL_INV of the window it already invalidated then
+	 * crashes the kernel (NULL dereference in rxe_invalidate_mw) */
+	bool cf_remote_invalidate;
 	bool cf_auth_none;           /* AUTH_NONE instead of AUTH_SYS */
 	bool cf_ids_set;             /* use cf_uid/cf_gid, not getuid()/getgid() */
 	uint32_t cf_uid, cf_gid;     /* AUTH_SYS identity */
@@ -385,6 +390,7 @@ struct rpcrdma_nfsc_config {
 	uint32_t nf_credits;       /* default 32 */
 	unsigned nf_retries;       /* reconnects + retransmissions per call, default 0 */
 	enum rpcrdma_clnt_reg nf_reg; /* see cf_reg; default windows */
+	bool nf_remote_invalidate; /* see cf_remote_invalidate */
 	unsigned nf_timeout_ms;    /* per call, default 60000 */
 	FILE *nf_log;
 	int nf_verbose;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "clnt/clnt_internal.h"
+#include "common/backoff.h"
 #include "common/be.h"
 
 void clnt_log(struct rpcrdma_clnt *cl, const char *fmt, ...)
@@ -44,7 +45,7 @@ static void cfg_defaults(struct rpcrdma_clnt_config *cfg)
 	if (!cfg->cf_connect_timeout_ms)
 		cfg->cf_connect_timeout_ms = 5000;
 	if (!cfg->cf_backoff_max_ms)
-		cfg->cf_backoff_max_ms = 8000;
+		cfg->cf_backoff_max_ms = RPCRDMA_BACKOFF_MAX_MS;
 }
 
 /* Encode the credential and verifier every call carries (RFC 5531 9,
@@ -135,7 +136,7 @@ void clnt_set_peer(struct rpcrdma_clnt *cl, const void *pdata, size_t len)
 
 uint8_t clnt_private_flags(struct rpcrdma_clnt *cl)
 {
-	cl->cl_rsi = cl->cl_mw_enabled;
+	cl->cl_rsi = cl->cl_mw_enabled && cl->cl_cfg.cf_remote_invalidate;
 	return cl->cl_rsi ? RPCRDMA_CM_FLAG_RSI : 0;
 }
 
@@ -741,9 +742,8 @@ int clnt_reconnect(struct rpcrdma_clnt *cl)
 
 	pthread_mutex_lock(&cl->cl_lock);
 	if (rc) {
-		cl->cl_backoff_ms = cl->cl_backoff_ms ? cl->cl_backoff_ms * 2 : 250;
-		if (cl->cl_backoff_ms > cl->cl_cfg.cf_backoff_max_ms)
-			cl->cl_backoff_ms = cl->cl_cfg.cf_backoff_max_ms;
+		cl->cl_backoff_ms = rpcrdma_backoff_next(cl->cl_backoff_ms,
+							 cl->cl_cfg.cf_backoff_max_ms);
 		clnt_log(cl, "reconnect failed: %s (next attempt in %u ms)", strerror(-rc),
 			 cl->cl_backoff_ms);
 	} else {

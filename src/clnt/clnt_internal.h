@@ -229,8 +229,9 @@ int clnt_post_all_recvs(struct rpcrdma_clnt *cl);
 void clnt_set_peer(struct rpcrdma_clnt *cl, const void *pdata, size_t len);
 /*
  * clnt_private_flags - the RFC 8797 flags we send: RPCRDMA_CM_FLAG_RSI
- * when every handle we give the Responder is a memory window bound for
- * one call (windows enabled), which it may invalidate remotely; 0
+ * when asked for (cf_remote_invalidate) and every handle we give the
+ * Responder is a memory window bound for one call (windows enabled), which
+ * it may invalidate remotely; 0
  * otherwise (a region made by ibv_reg_mr cannot be invalidated remotely).
  * Sets cl_rsi to match.
  */

@@ -44,6 +44,7 @@ int rpcrdma_nfsc_mount(const struct rpcrdma_nfsc_config *cfg, struct rpcrdma_nfs
 	ccfg.cf_timeout_ms = cfg->nf_timeout_ms;
 	ccfg.cf_retries = cfg->nf_retries;
 	ccfg.cf_reg = cfg->nf_reg;
+	ccfg.cf_remote_invalidate = cfg->nf_remote_invalidate;
 	ccfg.cf_log = cfg->nf_log;
 	ccfg.cf_verbose = cfg->nf_verbose;
 	rc = rpcrdma_clnt_create(&ccfg, &nc->nc_clnt);

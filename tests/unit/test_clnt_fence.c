@@ -35,7 +35,7 @@ static struct rpcrdma_clnt *make_clnt(void **state, enum rpcrdma_clnt_reg reg, b
 {
 	struct rpcrdma_clnt_config cfg = {
 		.cf_max_credits = 4, .cf_inline_size = 4096, .cf_auth_none = true,
-		.cf_log = stderr, .cf_reg = reg,
+		.cf_log = stderr, .cf_reg = reg, .cf_remote_invalidate = true,
 	};
 	struct rpcrdma_clnt *cl = clnt_fixture_new(&cfg);
 	uint32_t i, j;
@@ -55,6 +55,7 @@ static struct rpcrdma_clnt *make_clnt(void **state, enum rpcrdma_clnt_reg reg, b
 				cl->cl_reqs[i].rl_mw_rkey[j] = fake_mws[i][j].rkey;
 			}
 	}
+	clnt_private_flags(cl); /* what the connect would offer */
 	return cl;
 }
 
@@ -363,6 +364,9 @@ static void test_swi_expected(void **state)
 	struct seen s = { 0 };
 	uint32_t xid, handle, reply_handle;
 
+	cl->cl_cfg.cf_remote_invalidate = false; /* the default: not offered */
+	assert_int_equal(clnt_private_flags(cl), 0);
+	cl->cl_cfg.cf_remote_invalidate = true;
 	assert_int_equal(clnt_private_flags(cl), RPCRDMA_CM_FLAG_RSI);
 	assert_int_equal(rpcrdma_clnt_register_buffer(cl, data, sizeof(data)), 0);
 	xid = start_read(cl, &ca, res, data, &s, &handle);

@@ -421,6 +421,8 @@ client_suite() {
 	compare_files "$ORIG/16777216.bin" "$BACK/mw.bin"
 	grep -q '"mw_binds":[1-9]' /tmp/mp-stats /tmp/mg-stats ||
 		fail "--mw bound no window: $(cat /tmp/mp-stats /tmp/mg-stats)"
+	grep -q '"bad_invalidates":0' /tmp/mg-stats ||
+		fail "--mw get: unexpected Send With Invalidate: $(cat /tmp/mg-stats)"
 	pass "put and get through type 2 memory windows"
 
 	# ---- ls -l of 2000 entries

@@ -218,14 +218,17 @@ void print_stats(struct rpcrdma_nfsc *nc)
 		",\"unknown_xid\":%" PRIu64 ",\"timeouts\":%" PRIu64 ",\"credit_waits\":%" PRIu64
 		",\"reconnects\":%" PRIu64 ",\"retransmits\":%" PRIu64
 		",\"reg_per_call\":%" PRIu64 ",\"reg_persistent\":%" PRIu64
-		",\"mw_binds\":%" PRIu64
+		",\"mw_binds\":%" PRIu64 ",\"remote_invalidates\":%" PRIu64
+		",\"bad_invalidates\":%" PRIu64 ",\"aborts\":%" PRIu64
+		",\"late_replies\":%" PRIu64 ",\"fence_disconnects\":%" PRIu64
 		",\"credits\":%" PRIu64 ",\"inline_send\":%u,\"inline_recv\":%u"
 		",\"rsize\":%u,\"wsize\":%u}\n",
 		s.cs_calls, s.cs_inline, s.cs_read_chunks, s.cs_nomsg, s.cs_write_chunks,
 		s.cs_reply_chunks, s.cs_replies, s.cs_rdma_errors, s.cs_bad_replies,
 		s.cs_unknown_xid, s.cs_timeouts, s.cs_credit_waits, s.cs_reconnects,
 		s.cs_retransmits, s.cs_reg_per_call, s.cs_reg_persistent, s.cs_mw_binds,
-		s.cs_credits,
+		s.cs_remote_invalidates, s.cs_bad_invalidates, s.cs_aborts, s.cs_late_replies,
+		s.cs_fence_disconnects, s.cs_credits,
 		rpcrdma_clnt_inline_send(rpcrdma_nfsc_clnt(nc)),
 		rpcrdma_clnt_inline_recv(rpcrdma_nfsc_clnt(nc)), rpcrdma_nfsc_rsize(nc),
 		rpcrdma_nfsc_wsize(nc));

@@ -58,6 +58,8 @@ static void usage(FILE *f)
 		"  --persistent-mr  get/put: keep the buffer registered for remote access\n"
 		"                   (no per-call work, weakest isolation)\n"
 		"  --per-call-mr    get/put: register each piece for its call (ibv_reg_mr)\n"
+		"  --remote-invalidate  with windows, let the server invalidate a call's\n"
+		"                   window (Send With Invalidate, RFC 8797); off by default\n"
 		"  --quiet          no progress bar\n"
 		"  --stats          print the transport's counters at the end (stderr)\n"
 		"  -v, --verbose    log connection events\n"
@@ -139,6 +141,7 @@ int main(int argc, char **argv)
 		{ "persistent-mr", no_argument, NULL, 'P' },
 		{ "mw", no_argument, NULL, 'W' },
 		{ "per-call-mr", no_argument, NULL, 'C' },
+		{ "remote-invalidate", no_argument, NULL, 'I' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "stats", no_argument, NULL, 'S' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -206,6 +209,9 @@ int main(int argc, char **argv)
 		case 'C':
 			opt_persistent = false;
 			cfg.nf_reg = RPCRDMA_CLNT_REG_PER_CALL;
+			break;
+		case 'I':
+			cfg.nf_remote_invalidate = true;
 			break;
 		case 'q':
 			opt_quiet = true;
