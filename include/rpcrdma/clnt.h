@@ -92,9 +92,10 @@ struct rpcrdma_clnt_config {
 	unsigned cf_backoff_max_ms;  /* reconnect back-off cap, default 8000 */
 	enum rpcrdma_clnt_reg cf_reg; /* registration mode, default windows */
 	/* offer Send With Invalidate (RFC 8797 5) with windows; default off:
-	 * Soft-RoCE (6.12) reports it with a flag value libibverbs does not
-	 * define, and a LOCAL_INV of the window it already invalidated then
-	 * crashes the kernel (NULL dereference in rxe_invalidate_mw) */
+	 * with it, Soft-RoCE (6.12) crashed in rxe_invalidate_mw on a LOCAL_INV
+	 * of a window the server had invalidated, apparently because rxe
+	 * reports the invalidation with the kernel's flag value, which
+	 * libibverbs does not define as IBV_WC_WITH_INV (not yet verified) */
 	bool cf_remote_invalidate;
 	bool cf_auth_none;           /* AUTH_NONE instead of AUTH_SYS */
 	bool cf_ids_set;             /* use cf_uid/cf_gid, not getuid()/getgid() */
