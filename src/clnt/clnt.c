@@ -114,6 +114,7 @@ int clnt_init(struct rpcrdma_clnt *cl, const struct rpcrdma_clnt_config *cfg)
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&cl->cl_slot_cond, &ca);
+	pthread_cond_init(&cl->cl_work_cond, &ca);
 	pthread_condattr_destroy(&ca);
 	return 0;
 }
@@ -357,6 +358,7 @@ void clnt_free(struct rpcrdma_clnt *cl)
 	free(cl->cl_xids);
 	pthread_mutex_destroy(&cl->cl_lock);
 	pthread_cond_destroy(&cl->cl_slot_cond);
+	pthread_cond_destroy(&cl->cl_work_cond);
 	free(cl);
 }
 
@@ -672,6 +674,8 @@ err:
 	return rc;
 }
 
+static void *clnt_worker(void *arg);
+
 int rpcrdma_clnt_create(const struct rpcrdma_clnt_config *cfg, struct rpcrdma_clnt **out)
 {
 	struct rpcrdma_clnt *cl;
@@ -697,6 +701,14 @@ int rpcrdma_clnt_create(const struct rpcrdma_clnt_config *cfg, struct rpcrdma_cl
 	rc = clnt_conn_open(cl);
 	if (rc)
 		goto err;
+	if (cl->cl_cfg.cf_retries) {
+		rc = -pthread_create(&cl->cl_worker, NULL, clnt_worker, cl);
+		if (rc) {
+			rpcrdma_clnt_destroy(cl);
+			return rc;
+		}
+		cl->cl_worker_started = true;
+	}
 	*out = cl;
 	return 0;
 err:
@@ -706,14 +718,18 @@ err:
 
 /*
  * Reconnect after the connection was lost, unless another thread already
- * did.  Waits until every request of the old connection has released its
- * registrations (they were failed with -ECONNRESET), then rebuilds the
- * connection, after a back-off that doubles per failed attempt.
+ * did.  Takes the calls waiting to be sent again and releases their old
+ * registrations, waits until every other request of the old connection
+ * has released its registrations (they were failed with -ECONNRESET), then
+ * rebuilds the connection after a back-off that doubles per failed attempt
+ * (common/backoff.h), and sends the waiting calls again with their xids,
+ * oldest first, as the new grant allows.
  * Return: 0 (connected), -ESHUTDOWN (the client is being destroyed), or
  * the connection error.
  */
 int clnt_reconnect(struct rpcrdma_clnt *cl)
 {
+	uint32_t nresend;
 	unsigned delay;
 	int rc;
 
@@ -729,7 +745,13 @@ int clnt_reconnect(struct rpcrdma_clnt *cl)
 		return 0;
 	}
 	cl->cl_reconnecting = true;
-	while (cl->cl_rpc_busy)
+	pthread_mutex_unlock(&cl->cl_lock);
+
+	nresend = clnt_resend_prepare(cl);
+
+	pthread_mutex_lock(&cl->cl_lock);
+	/* The calls taken above stay on the RPC side, without registrations. */
+	while (cl->cl_rpc_busy > nresend)
 		pthread_cond_wait(&cl->cl_slot_cond, &cl->cl_lock);
 	delay = cl->cl_backoff_ms;
 	pthread_mutex_unlock(&cl->cl_lock);
@@ -738,7 +760,7 @@ int clnt_reconnect(struct rpcrdma_clnt *cl)
 		usleep(delay * 1000u);
 	clnt_thread_stop(cl);
 	clnt_conn_close(cl);
-	rc = clnt_conn_open(cl);
+	rc = cl->cl_open ? cl->cl_open(cl) : clnt_conn_open(cl);
 
 	pthread_mutex_lock(&cl->cl_lock);
 	if (rc) {
@@ -749,12 +771,40 @@ int clnt_reconnect(struct rpcrdma_clnt *cl)
 	} else {
 		cl->cl_backoff_ms = 0;
 		cl->cl_stats.cs_reconnects++;
-		clnt_log(cl, "reconnected");
+		clnt_log(cl, "reconnected%s", nresend ? ": sending calls again" : "");
 	}
+	pthread_mutex_unlock(&cl->cl_lock);
+
+	/* Before new calls may start: they wait for cl_ready to drain. */
+	clnt_resend_finish(cl, rc);
+
+	pthread_mutex_lock(&cl->cl_lock);
 	cl->cl_reconnecting = false;
 	pthread_cond_broadcast(&cl->cl_slot_cond);
+	pthread_cond_broadcast(&cl->cl_work_cond);
 	pthread_mutex_unlock(&cl->cl_lock);
 	return rc;
+}
+
+/* The connect worker: reconnects while calls wait to be sent again (the
+ * back-off is clnt_reconnect's), until the client stops. */
+static void *clnt_worker(void *arg)
+{
+	struct rpcrdma_clnt *cl = arg;
+
+	pthread_mutex_lock(&cl->cl_lock);
+	for (;;) {
+		while (!cl->cl_stopping && (cl->cl_connected || cl->cl_reconnecting ||
+					    !clnt_resend_waiting(cl)))
+			pthread_cond_wait(&cl->cl_work_cond, &cl->cl_lock);
+		if (cl->cl_stopping)
+			break;
+		pthread_mutex_unlock(&cl->cl_lock);
+		clnt_reconnect(cl);
+		pthread_mutex_lock(&cl->cl_lock);
+	}
+	pthread_mutex_unlock(&cl->cl_lock);
+	return NULL;
 }
 
 void rpcrdma_clnt_destroy(struct rpcrdma_clnt *cl)
@@ -765,6 +815,12 @@ void rpcrdma_clnt_destroy(struct rpcrdma_clnt *cl)
 		return;
 	pthread_mutex_lock(&cl->cl_lock);
 	cl->cl_stopping = true;
+	pthread_cond_broadcast(&cl->cl_work_cond);
+	pthread_mutex_unlock(&cl->cl_lock);
+	if (cl->cl_worker_started)
+		pthread_join(cl->cl_worker, NULL);
+	cl->cl_worker_started = false;
+	pthread_mutex_lock(&cl->cl_lock);
 	while (cl->cl_reconnecting)
 		pthread_cond_wait(&cl->cl_slot_cond, &cl->cl_lock);
 	clnt_disconnected(cl);

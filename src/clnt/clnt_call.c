@@ -240,15 +240,20 @@ static void clnt_fence_complete(struct rpcrdma_clnt *cl, struct clnt_req *rl, in
 	clnt_complete(cl, rl, status);
 }
 
+static void clnt_ready_remove(struct rpcrdma_clnt *cl, struct clnt_req *rl);
+
 /*
  * The connection is gone: the Responder holds nothing any more (credits
- * back), pending calls fail with @status, calls waiting for their
- * LOCAL_INV complete now (the QP is in error: their windows are out of
- * reach; the flushed LOCAL_INV later releases only the INV owner).
- * Lock held.
+ * back); pending calls are kept to be sent again after a reconnect while
+ * they have retries left (cf_retries, not while the client is being
+ * destroyed), otherwise they fail with @status, as do calls waiting to be
+ * resent once the client stops; calls waiting for their LOCAL_INV
+ * complete now (the QP is in error: their windows are out of reach; the
+ * flushed LOCAL_INV later releases only the INV owner).  Lock held.
  */
 void clnt_fail_pending(struct rpcrdma_clnt *cl, int status)
 {
+	bool resend = false;
 	uint32_t i;
 
 	for (i = 0; cl->cl_reqs && i < cl->cl_nreqs; i++) {
@@ -257,11 +262,26 @@ void clnt_fail_pending(struct rpcrdma_clnt *cl, int status)
 
 		if (rl->rl_owners & CLNT_OWNER_WIRE)
 			clnt_wire_release(cl, rl);
-		if (st == RL_PENDING)
+		if (st == RL_PENDING && !cl->cl_stopping &&
+		    rl->rl_tries < cl->cl_cfg.cf_retries) {
+			/* Its windows are unreachable (QP in error); its
+			 * registrations go when the reconnect takes it. */
+			rl->rl_tries++;
+			rl->rl_state = RL_RESEND;
+			resend = true;
+		} else if (st == RL_PENDING) {
 			clnt_complete(cl, rl, status);
-		else if (st == RL_FENCING)
+		} else if (st == RL_FENCING) {
 			clnt_complete(cl, rl, rl->rl_status);
+		} else if (cl->cl_stopping && st == RL_READY) {
+			clnt_ready_remove(cl, rl);
+			clnt_complete(cl, rl, status);
+		} else if (cl->cl_stopping && st == RL_RESEND) {
+			clnt_complete(cl, rl, status);
+		}
 	}
+	if (resend)
+		pthread_cond_broadcast(&cl->cl_work_cond);
 }
 
 /* @rl has a chunk inside a buffer registered for remote access: only
@@ -759,12 +779,156 @@ static int clnt_call_start_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_ca
 	return clnt_call_start_common(cl, ca, out, NULL, done, arg, deadline);
 }
 
+/*
+ * Post marshalled @rl (its credit taken): into the xid table, the Send
+ * ring, then one post of its window binds and its Send.  Return: 0 (now
+ * RL_PENDING), or the post's error with everything undone (RL_PREPARED,
+ * registrations kept).  Lock held.
+ */
+static int clnt_post_call(struct rpcrdma_clnt *cl, struct clnt_req *rl)
+{
+	struct ibv_send_wr *bad;
+	uint32_t i;
+	int rc;
+
+	rl->rl_state = RL_PENDING;
+	rl->rl_aborted = false;
+	clnt_wire_add(cl, rl);
+	rl->rl_cqe.ce_type = RPCRDMA_CQE_SEND;
+	rl->rl_cqe.ce_id = ++cl->cl_cqe_ids;
+	/* In the ring before the post: its completion may come first. */
+	clnt_sq_push(cl, rl);
+	/* Window binds go first on the send queue, unsignalled; the queue
+	 * executes in order, so they take effect before the Send. */
+	rl->rl_wr.next = NULL;
+	for (i = 0; i < rl->rl_nbind; i++) {
+		rl->rl_bind_wr[i].next = i + 1 < rl->rl_nbind ? &rl->rl_bind_wr[i + 1] :
+							    &rl->rl_wr;
+		rl->rl_bind_wr[i].wr_id = (uintptr_t)&cl->cl_quiet_cqe;
+	}
+	rc = rpcrdma_verbs_post_send(cl->cl_qp, rl->rl_nbind ? &rl->rl_bind_wr[0] : &rl->rl_wr,
+				     &bad);
+	if (rc) {
+		clnt_sq_pop(cl, rl);
+		clnt_xid_unlink(cl, rl);
+		rl->rl_owners &= ~CLNT_OWNER_WIRE;
+		rl->rl_state = RL_PREPARED;
+		return rc;
+	}
+	/* A bind names its window by the window's current key (ibv_mw.rkey);
+	 * from now on that is the key we just bound. */
+	for (i = 0; i < rl->rl_nbind; i++)
+		rl->rl_bind_wr[i].bind_mw.mw->rkey = rl->rl_bind_wr[i].bind_mw.rkey;
+	clnt_windows_set(rl, true);
+	return 0;
+}
+
+/* Take @rl off the ready FIFO (it is there).  Lock held. */
+static void clnt_ready_remove(struct rpcrdma_clnt *cl, struct clnt_req *rl)
+{
+	struct clnt_req **pp, *prev = NULL;
+
+	for (pp = &cl->cl_ready; *pp; prev = *pp, pp = &(*pp)->rl_next) {
+		if (*pp == rl) {
+			*pp = rl->rl_next;
+			if (cl->cl_ready_tail == rl)
+				cl->cl_ready_tail = prev;
+			rl->rl_next = NULL;
+			return;
+		}
+	}
+}
+
+void clnt_pump_ready(struct rpcrdma_clnt *cl)
+{
+	struct clnt_req *rl;
+	int rc;
+
+	while (cl->cl_connected && (rl = cl->cl_ready) && cl->cl_outstanding < cl->cl_credits) {
+		clnt_ready_remove(cl, rl);
+		cl->cl_outstanding++;
+		rc = clnt_post_call(cl, rl);
+		if (rc) {
+			cl->cl_outstanding--;
+			clnt_complete(cl, rl, rc);
+		} else {
+			cl->cl_stats.cs_retransmits++;
+		}
+	}
+	if (!cl->cl_ready)
+		pthread_cond_broadcast(&cl->cl_slot_cond);
+}
+
+bool clnt_resend_waiting(const struct rpcrdma_clnt *cl)
+{
+	uint32_t i;
+
+	for (i = 0; cl->cl_reqs && i < cl->cl_nreqs; i++)
+		if (cl->cl_reqs[i].rl_state == RL_RESEND)
+			return true;
+	return false;
+}
+
+uint32_t clnt_resend_prepare(struct rpcrdma_clnt *cl)
+{
+	uint32_t i, n = 0;
+
+	pthread_mutex_lock(&cl->cl_lock);
+	for (i = 0; i < cl->cl_nreqs; i++) {
+		if (cl->cl_reqs[i].rl_state == RL_RESEND) {
+			cl->cl_reqs[i].rl_state = RL_REBINDING;
+			n++;
+		}
+	}
+	pthread_mutex_unlock(&cl->cl_lock);
+	/* Ours alone now: nothing else moves a call out of RL_REBINDING. */
+	for (i = 0; n && i < cl->cl_nreqs; i++)
+		if (cl->cl_reqs[i].rl_state == RL_REBINDING)
+			clnt_unmap(&cl->cl_reqs[i]);
+	return n;
+}
+
+void clnt_resend_finish(struct rpcrdma_clnt *cl, int rc)
+{
+	uint32_t i;
+
+	for (i = 0; i < cl->cl_nreqs; i++) {
+		struct clnt_req *rl = &cl->cl_reqs[i];
+		int mrc = rc;
+
+		if (rl->rl_state != RL_REBINDING)
+			continue;
+		/* Same xid and call, marshalled for the new connection's
+		 * inline sizes, registrations and windows. */
+		if (!rc)
+			mrc = clnt_marshal(cl, rl);
+		pthread_mutex_lock(&cl->cl_lock);
+		if (!mrc) {
+			rl->rl_state = RL_READY;
+			rl->rl_next = NULL;
+			if (cl->cl_ready_tail)
+				cl->cl_ready_tail->rl_next = rl;
+			else
+				cl->cl_ready = rl;
+			cl->cl_ready_tail = rl;
+		} else if (!rc || ++rl->rl_tries > cl->cl_cfg.cf_retries) {
+			clnt_complete(cl, rl, mrc);
+		} else {
+			rl->rl_state = RL_RESEND; /* the next reconnect */
+		}
+		pthread_cond_signal(&rl->rl_cond);
+		pthread_mutex_unlock(&cl->cl_lock);
+	}
+	pthread_mutex_lock(&cl->cl_lock);
+	clnt_pump_ready(cl);
+	pthread_mutex_unlock(&cl->cl_lock);
+	clnt_run_done(cl);
+}
+
 static int clnt_call_start_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
 				  struct clnt_req **out, const uint32_t *xid,
 				  rpcrdma_clnt_done_fn done, void *arg, uint64_t deadline)
 {
-	struct ibv_send_wr *bad;
-	uint32_t i;
 	struct clnt_req *rl;
 	bool waited = false;
 	int rc;
@@ -776,7 +940,9 @@ static int clnt_call_start_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_c
 	ca->ca_rddp_len = 0;
 
 	pthread_mutex_lock(&cl->cl_lock);
-	while (cl->cl_connected && (!cl->cl_free || cl->cl_outstanding >= cl->cl_credits)) {
+	/* Calls to resend go first (cl_ready). */
+	while (cl->cl_connected && (!cl->cl_free || cl->cl_ready ||
+				    cl->cl_outstanding >= cl->cl_credits)) {
 		if (!waited)
 			cl->cl_stats.cs_credit_waits++;
 		waited = true;
@@ -794,6 +960,7 @@ static int clnt_call_start_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_c
 	rl->rl_owners = CLNT_OWNER_RPC;
 	rl->rl_state = RL_PREPARED;
 	rl->rl_status = 0;
+	rl->rl_tries = 0;
 	rl->rl_call = ca;
 	rl->rl_done = NULL;
 	rl->rl_xid = xid ? *xid : cl->cl_next_xid++;
@@ -821,35 +988,9 @@ static int clnt_call_start_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_c
 	rl->rl_done = done;
 	rl->rl_done_arg = arg;
 	rl->rl_deadline_ms = deadline;
-	rl->rl_state = RL_PENDING;
-	rl->rl_aborted = false;
-	clnt_wire_add(cl, rl);
-	rl->rl_cqe.ce_type = RPCRDMA_CQE_SEND;
-	rl->rl_cqe.ce_id = ++cl->cl_cqe_ids;
-	/* In the ring before the post: its completion may come first. */
-	clnt_sq_push(cl, rl);
-	/* Window binds go first on the send queue, unsignalled; the queue
-	 * executes in order, so they take effect before the Send. */
-	rl->rl_wr.next = NULL;
-	for (i = 0; i < rl->rl_nbind; i++) {
-		rl->rl_bind_wr[i].next = i + 1 < rl->rl_nbind ? &rl->rl_bind_wr[i + 1] :
-							    &rl->rl_wr;
-		rl->rl_bind_wr[i].wr_id = (uintptr_t)&cl->cl_quiet_cqe;
-	}
-	rc = rpcrdma_verbs_post_send(cl->cl_qp, rl->rl_nbind ? &rl->rl_bind_wr[0] : &rl->rl_wr,
-				     &bad);
-	if (rc) {
-		clnt_sq_pop(cl, rl);
-		clnt_xid_unlink(cl, rl);
-		rl->rl_owners &= ~CLNT_OWNER_WIRE;
-		rl->rl_state = RL_PREPARED;
+	rc = clnt_post_call(cl, rl);
+	if (rc)
 		goto err_unlock;
-	}
-	/* A bind names its window by the window's current key (ibv_mw.rkey);
-	 * from now on that is the key we just bound. */
-	for (i = 0; i < rl->rl_nbind; i++)
-		rl->rl_bind_wr[i].bind_mw.mw->rkey = rl->rl_bind_wr[i].bind_mw.rkey;
-	clnt_windows_set(rl, true);
 	*out = rl;
 	pthread_mutex_unlock(&cl->cl_lock);
 	return 0;
@@ -904,18 +1045,30 @@ int clnt_call_wait(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned timeou
 
 	pthread_mutex_lock(&cl->cl_lock);
 	while (rl->rl_state != RL_DONE) {
-		rc = pthread_cond_timedwait(&rl->rl_cond, &cl->cl_lock, &dl);
-		if (rc == ETIMEDOUT && rl->rl_state != RL_DONE) {
-			/* Closing the connection fences every registration
-			 * mode (the QP goes to error before this returns) and
-			 * gives the credit back. */
-			if (rl->rl_state == RL_PENDING)
-				clnt_complete(cl, rl, -ETIMEDOUT);
-			cl->cl_stats.cs_timeouts++;
-			clnt_log(cl, "call xid 0x%08x timed out after %u ms: disconnecting",
-				 xid, timeout_ms);
-			clnt_disconnected(cl);
+		if (rl->rl_state == RL_REBINDING) {
+			/* The reconnecting thread owns it for now. */
+			pthread_cond_wait(&rl->rl_cond, &cl->cl_lock);
+			continue;
 		}
+		rc = pthread_cond_timedwait(&rl->rl_cond, &cl->cl_lock, &dl);
+		if (rc != ETIMEDOUT || rl->rl_state == RL_DONE || rl->rl_state == RL_REBINDING)
+			continue;
+		cl->cl_stats.cs_timeouts++;
+		if (rl->rl_state == RL_RESEND || rl->rl_state == RL_READY) {
+			/* Not on any connection: nothing to fence. */
+			if (rl->rl_state == RL_READY)
+				clnt_ready_remove(cl, rl);
+			clnt_complete(cl, rl, -ETIMEDOUT);
+			continue;
+		}
+		/* Closing the connection fences every registration mode (the
+		 * QP goes to error before this returns) and gives the credit
+		 * back. */
+		if (rl->rl_state == RL_PENDING)
+			clnt_complete(cl, rl, -ETIMEDOUT);
+		clnt_log(cl, "call xid 0x%08x timed out after %u ms: disconnecting",
+			 xid, timeout_ms);
+		clnt_disconnected(cl);
 	}
 	rc = rl->rl_status;
 	pthread_mutex_unlock(&cl->cl_lock);
@@ -955,9 +1108,12 @@ static int clnt_call_finish(struct rpcrdma_clnt *cl, struct clnt_req *rl, int rc
 	return rc;
 }
 
+/* Outcomes a synchronous call tries again itself (same xid, after a
+ * reconnect).  A call lost with its connection is resent by the transport
+ * while it has retries left (RL_RESEND); -ECONNRESET means it has none. */
 static bool clnt_retryable(int rc)
 {
-	return rc == -ECONNRESET || rc == -ENOTCONN || rc == -ETIMEDOUT;
+	return rc == -ENOTCONN || rc == -ETIMEDOUT;
 }
 
 int rpcrdma_clnt_call(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca)
@@ -1048,6 +1204,22 @@ again:
 	goto again;
 }
 
+/* A call waiting to be sent again (not in the xid table) with @xid.
+ * Lock held. */
+static struct clnt_req *clnt_off_wire_find(struct rpcrdma_clnt *cl, uint32_t xid)
+{
+	uint32_t i;
+
+	for (i = 0; i < cl->cl_nreqs; i++) {
+		struct clnt_req *rl = &cl->cl_reqs[i];
+
+		if ((rl->rl_state == RL_RESEND || rl->rl_state == RL_READY ||
+		     rl->rl_state == RL_REBINDING) && rl->rl_xid == xid)
+			return rl;
+	}
+	return NULL;
+}
+
 int rpcrdma_clnt_abort(struct rpcrdma_clnt *cl, uint32_t xid)
 {
 	struct clnt_req *rl;
@@ -1055,9 +1227,19 @@ int rpcrdma_clnt_abort(struct rpcrdma_clnt *cl, uint32_t xid)
 
 	pthread_mutex_lock(&cl->cl_lock);
 	rl = clnt_xid_find(cl, xid);
-	if (!rl || rl->rl_state != RL_PENDING) {
-		/* Unknown, or its outcome is already decided. */
-		rc = -ENOENT;
+	if (!rl)
+		rl = clnt_off_wire_find(cl, xid);
+	if (rl && (rl->rl_state == RL_RESEND || rl->rl_state == RL_READY)) {
+		/* Waiting to be sent again: the Responder holds nothing. */
+		if (rl->rl_state == RL_READY)
+			clnt_ready_remove(cl, rl);
+		rl->rl_aborted = true;
+		cl->cl_stats.cs_aborts++;
+		clnt_complete(cl, rl, -ECANCELED);
+	} else if (!rl || rl->rl_state != RL_PENDING) {
+		/* Unknown, being marshalled again, or its outcome is already
+		 * decided. */
+		rc = rl && rl->rl_state == RL_REBINDING ? -EBUSY : -ENOENT;
 	} else {
 		/* The Responder may still act on the call: its xid and credit
 		 * stay until a reply or the end of the connection; a late
@@ -1094,7 +1276,19 @@ void clnt_check_deadlines(struct rpcrdma_clnt *cl)
 	for (i = 0; i < cl->cl_nreqs; i++) {
 		struct clnt_req *rl = &cl->cl_reqs[i];
 
-		if (rl->rl_state != RL_PENDING || !rl->rl_done || now < rl->rl_deadline_ms)
+		if (!rl->rl_done || now < rl->rl_deadline_ms)
+			continue;
+		if (rl->rl_state == RL_RESEND || rl->rl_state == RL_READY) {
+			/* Not on any connection: nothing to fence. */
+			if (rl->rl_state == RL_READY)
+				clnt_ready_remove(cl, rl);
+			clnt_log(cl, "call xid 0x%08x timed out waiting to be sent again",
+				 rl->rl_xid);
+			clnt_complete(cl, rl, -ETIMEDOUT);
+			cl->cl_stats.cs_timeouts++;
+			continue;
+		}
+		if (rl->rl_state != RL_PENDING)
 			continue;
 		clnt_log(cl, "call xid 0x%08x timed out: disconnecting", rl->rl_xid);
 		clnt_complete(cl, rl, -ETIMEDOUT);
@@ -1272,6 +1466,7 @@ static void clnt_recv_complete(struct rpcrdma_clnt *cl, struct clnt_recv *rr,
 		if (cl->cl_cfg.cf_verbose)
 			clnt_log(cl, "late reply for aborted xid 0x%08x dropped", rh->rh_xid);
 		clnt_repost(cl, rr);
+		clnt_pump_ready(cl);
 		return;
 	}
 	status = inv_ok ? clnt_reply_result(cl, rl, rr->rr_buf) : -EIO;
@@ -1281,6 +1476,8 @@ static void clnt_recv_complete(struct rpcrdma_clnt *cl, struct clnt_recv *rr,
 	 * waiting runs; a failed repost closes the connection, but this
 	 * call's outcome is already in. */
 	clnt_repost(cl, rr);
+	/* A credit came back: calls waiting to be sent again go first. */
+	clnt_pump_ready(cl);
 }
 
 static void clnt_send_complete(struct rpcrdma_clnt *cl, struct clnt_req *rl,

@@ -23,6 +23,11 @@
  * The RPC outcome is separate: RL_PENDING until a reply, abort, timeout
  * or disconnect decides it, RL_FENCING while its windows are being
  * invalidated, then RL_DONE (the caller is woken or the callback queued).
+ * With cf_retries a call lost with its connection goes RL_RESEND instead;
+ * the reconnect (clnt_reconnect, driven by the worker thread or a caller)
+ * releases its old registrations (RL_REBINDING), marshals it again for the
+ * new connection with the same xid (RL_READY, FIFO cl_ready), and it is
+ * posted again (RL_PENDING) as soon as a credit allows, before new calls.
  *
  * Owner prefixes: cl_ client, rl_ request, rr_ receive buffer.
  */
@@ -70,6 +75,9 @@ enum clnt_req_state {
 	RL_PENDING,  /* posted, outcome not yet known */
 	RL_FENCING,  /* outcome known (rl_status), LOCAL_INV in flight */
 	RL_DONE,     /* outcome recorded, memory fenced */
+	RL_RESEND,   /* lost with the connection, to be sent again (cf_retries) */
+	RL_REBINDING, /* the reconnecting thread re-marshals it */
+	RL_READY,    /* marshalled for the new connection, waiting for a credit */
 };
 
 /* A buffer registered until unregistered (rpcrdma_clnt_register_buffer). */
@@ -104,6 +112,7 @@ struct clnt_req {
 	uint32_t rl_xid;
 	int rl_status;                /* result for the RPC side */
 	bool rl_aborted;              /* outcome -ECANCELED; a reply is late */
+	unsigned rl_tries;            /* times lost with a connection or its reconnect */
 	pthread_cond_t rl_cond;
 
 	struct rpcrdma_clnt_call *rl_call;
@@ -198,6 +207,13 @@ struct rpcrdma_clnt {
 	struct clnt_req **cl_xids;    /* calls the Responder may hold, by xid */
 	uint32_t cl_xid_mask;         /* table size - 1 (a power of two) */
 	struct clnt_req *cl_done;     /* asynchronous calls to finish */
+	struct clnt_req *cl_ready, *cl_ready_tail; /* RL_READY, oldest first */
+	/* the connection step of clnt_reconnect (default clnt_conn_open):
+	 * unit tests put a fake connection here */
+	int (*cl_open)(struct rpcrdma_clnt *cl);
+	pthread_t cl_worker;          /* reconnects for calls to resend */
+	bool cl_worker_started;
+	pthread_cond_t cl_work_cond;  /* a call waits for a reconnect, or stop */
 	struct rpcrdma_cqe cl_quiet_cqe; /* CLNT_CQE_QUIET */
 
 	/* Send ring: requests whose Send is posted, in posting order.  Most
@@ -286,6 +302,21 @@ void clnt_buffers_deregister(struct rpcrdma_clnt *cl);
 void clnt_handle_wc(struct rpcrdma_clnt *cl, const struct ibv_wc *wc);
 void clnt_poll(struct rpcrdma_clnt *cl);
 void clnt_fail_pending(struct rpcrdma_clnt *cl, int status);
+/* clnt_resend_waiting - some call waits for a reconnect (RL_RESEND).
+ * Lock held. */
+bool clnt_resend_waiting(const struct rpcrdma_clnt *cl);
+/* clnt_pump_ready - post RL_READY calls, oldest first, while the credit
+ * grant allows.  Lock held. */
+void clnt_pump_ready(struct rpcrdma_clnt *cl);
+/* clnt_resend_prepare - the reconnecting thread takes every RL_RESEND call
+ * (RL_REBINDING) and releases its registrations of the old connection.
+ * Return: how many.  No lock held. */
+uint32_t clnt_resend_prepare(struct rpcrdma_clnt *cl);
+/* clnt_resend_finish - after the reconnect (@rc its outcome): on success
+ * marshal every RL_REBINDING call again for the new connection (same xid)
+ * and post what the grant allows; on failure count the attempt against
+ * each call and fail those out of retries with @rc.  No lock held. */
+void clnt_resend_finish(struct rpcrdma_clnt *cl, int rc);
 struct clnt_req *clnt_xid_find(struct rpcrdma_clnt *cl, uint32_t xid);
 void clnt_park_release(struct rpcrdma_clnt *cl);
 void clnt_sq_release_all(struct rpcrdma_clnt *cl);
