@@ -88,7 +88,8 @@ struct rpcrdma_clnt_config {
 	uint32_t cf_inline_size;     /* our inline send and receive size, default 4096 */
 	unsigned cf_timeout_ms;      /* per call, default 60000 */
 	unsigned cf_connect_timeout_ms; /* address, route, connect: default 5000 each */
-	unsigned cf_retries;         /* per call: reconnects + retransmissions, default 0 */
+	unsigned cf_retries;         /* per call: losses + failed reconnects, default 0;
+				      * > 0 also starts the connect worker */
 	unsigned cf_backoff_max_ms;  /* reconnect back-off cap, default 8000 */
 	enum rpcrdma_clnt_reg cf_reg; /* registration mode, default windows */
 	/* offer Send With Invalidate (RFC 8797 5) with windows; default off:
@@ -204,11 +205,13 @@ int rpcrdma_clnt_create(const struct rpcrdma_clnt_config *cfg,
  * @ca: the call (in: program, procedure, buffers; out: where the results
  *      are).
  *
- * With cf_retries > 0, a call that fails because the connection was lost
- * (-ECONNRESET, -ENOTCONN) or timed out is sent again with the same xid
- * (so the server's duplicate request cache can recognise it) after the
- * client has reconnected, waiting 0, 250, 500, ... up to
- * cf_backoff_max_ms between connection attempts; each retry counts.
+ * With cf_retries > 0, a call in flight when the connection is lost is
+ * kept and sent again with the same xid (so the server's duplicate
+ * request cache can recognise it) once the client has reconnected (a
+ * connect worker thread does, waiting 0, 250, 500, ... up to
+ * cf_backoff_max_ms between attempts), before any new call; a call that
+ * timed out or found no connection reconnects and is sent again the same
+ * way.  Each loss and each failed reconnect counts as a retry.
  *
  * Return: 0 when the call was accepted with SUCCESS (results at
  * ca_res + ca_res_off); -EINVAL (inconsistent @ca); -EMSGSIZE (the call
@@ -250,7 +253,9 @@ typedef void (*rpcrdma_clnt_done_fn)(struct rpcrdma_clnt_call *ca, int status, v
  *
  * Blocks only while the credit window is full (back-pressure).  The call
  * times out after ca_timeout_ms like a synchronous one (checked every
- * 200 ms); it is not retransmitted.
+ * 200 ms), also while it waits to be sent again; with cf_retries a call
+ * lost with its connection is sent again as rpcrdma_clnt_call()
+ * describes, and @done runs once with the final outcome.
  * Return: 0 (@done will run exactly once), or before anything was sent
  * -EINVAL, -EMSGSIZE, -ENOMEM, -ENOTCONN, or a registration error (@done
  * will not run).
@@ -273,8 +278,11 @@ int rpcrdma_clnt_call_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *c
  * stays taken and its xid known (RFC 8166 3.3.1) until a reply with that
  * xid arrives, which is then dropped unread (cs_late_replies), or the
  * connection goes; so every late reply finds a posted Receive.
- * Return: 0, or -ENOENT when no call with @xid is pending or its outcome
- * is already decided (a reply arrived first: the call reports it).
+ * A call waiting to be sent again after a reconnect is simply dropped
+ * (-ECANCELED): the Responder holds nothing of it.
+ * Return: 0; -ENOENT when no call with @xid is pending or its outcome is
+ * already decided (a reply arrived first: the call reports it); -EBUSY
+ * while a reconnect is marshalling it again (try again).
  */
 int rpcrdma_clnt_abort(struct rpcrdma_clnt *cl, uint32_t xid);
 
@@ -326,8 +334,9 @@ uint32_t rpcrdma_clnt_inline_recv(const struct rpcrdma_clnt *cl);
 void rpcrdma_clnt_get_stats(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_stats *st);
 
 /**
- * rpcrdma_clnt_destroy - disconnect, fail calls still waiting with
- * -ECONNRESET, stop the completion thread, free everything (NULL: no-op).
+ * rpcrdma_clnt_destroy - stop the connect worker, disconnect, fail calls
+ * still waiting (to be sent again too) with -ECONNRESET, stop the
+ * completion thread, free everything (NULL: no-op).
  * No other thread may be inside rpcrdma_clnt_call() when the memory is
  * freed: callers must have returned.
  */
