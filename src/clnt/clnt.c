@@ -349,8 +349,10 @@ void clnt_free(struct rpcrdma_clnt *cl)
 	free(cl->cl_server);
 	free(cl->cl_source);
 	if (cl->cl_reqs)
-		for (i = 0; i < cl->cl_nreqs; i++)
+		for (i = 0; i < cl->cl_nreqs; i++) {
 			pthread_cond_destroy(&cl->cl_reqs[i].rl_cond);
+			free(cl->cl_reqs[i].rl_nomsg);
+		}
 	free(cl->cl_slab);
 	free(cl->cl_recvs);
 	free(cl->cl_reqs);

@@ -54,6 +54,8 @@
 /* Largest RPC call header we write: 40 bytes + AUTH_SYS body (<= 400). */
 #define CLNT_RPC_HDR_MAX 448u
 
+/* Largest RDMA_NOMSG copy buffer a request keeps between calls. */
+#define CLNT_NOMSG_KEEP (1u << 20)
 /* Chunk kinds a call may register: Read, Write, Reply. */
 #define CLNT_NMAPS 3u
 /* Completion tag of a request's LOCAL_INV chain, whose last work request
@@ -123,7 +125,9 @@ struct clnt_req {
 	uint32_t rl_hdr_len;
 	uint8_t *rl_body;             /* inline RPC message (registered, inline size) */
 	uint32_t rl_body_len;
-	uint8_t *rl_nomsg;            /* RDMA_NOMSG: whole call (malloc, registered) */
+	uint8_t *rl_nomsg;            /* RDMA_NOMSG: whole call (malloc, registered
+				       * per call, kept up to CLNT_NOMSG_KEEP) */
+	uint32_t rl_nomsg_cap;        /* bytes at rl_nomsg */
 
 	struct clnt_mapping rl_read;   /* Read chunk source */
 	struct clnt_mapping rl_write;  /* Write chunk (ca_rddp) */
@@ -254,6 +258,7 @@ void clnt_set_peer(struct rpcrdma_clnt *cl, const void *pdata, size_t len);
 uint8_t clnt_private_flags(struct rpcrdma_clnt *cl);
 void clnt_free(struct rpcrdma_clnt *cl);
 void clnt_disconnected(struct rpcrdma_clnt *cl);
+int clnt_reconnect(struct rpcrdma_clnt *cl);
 
 /*
  * clnt_cm_connect_status - the outcome of CM event @event (with its status
@@ -286,22 +291,27 @@ int clnt_cm_connect_status(enum rdma_cm_event_type event, int status,
  */
 bool clnt_cm_event(struct rpcrdma_clnt *cl, enum rdma_cm_event_type type);
 
-/* clnt_call.c */
-int clnt_call_start(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
-		    struct clnt_req **out);
-int clnt_call_start_xid(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
-			struct clnt_req **out, const uint32_t *xid);
-int clnt_reconnect(struct rpcrdma_clnt *cl);
-int clnt_call_wait(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned timeout_ms);
-int clnt_marshal(struct rpcrdma_clnt *cl, struct clnt_req *rl);
-void clnt_unmap(struct clnt_req *rl);
-int clnt_buffers_register(struct rpcrdma_clnt *cl);
-int clnt_mws_alloc(struct rpcrdma_clnt *cl);
-void clnt_mws_free(struct rpcrdma_clnt *cl);
-void clnt_buffers_deregister(struct rpcrdma_clnt *cl);
-void clnt_handle_wc(struct rpcrdma_clnt *cl, const struct ibv_wc *wc);
-void clnt_poll(struct rpcrdma_clnt *cl);
+/* clnt_req.c: request lifetime, Send ring, xid table (lock held unless noted) */
+void clnt_req_release(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned owner);
+void clnt_sq_push(struct rpcrdma_clnt *cl, struct clnt_req *rl);
+void clnt_sq_pop(struct rpcrdma_clnt *cl, struct clnt_req *rl);
+void clnt_sq_complete(struct rpcrdma_clnt *cl, struct clnt_req *rl);
+void clnt_sq_release_all(struct rpcrdma_clnt *cl);
+struct clnt_req *clnt_xid_find(struct rpcrdma_clnt *cl, uint32_t xid);
+void clnt_wire_add(struct rpcrdma_clnt *cl, struct clnt_req *rl);
+void clnt_xid_unlink(struct rpcrdma_clnt *cl, struct clnt_req *rl);
+void clnt_wire_release(struct rpcrdma_clnt *cl, struct clnt_req *rl);
+void clnt_complete(struct rpcrdma_clnt *cl, struct clnt_req *rl, int status);
+
+/* clnt_fence.c: out of the Responder's reach (lock held) */
+void clnt_windows_set(struct clnt_req *rl, bool bound);
+void clnt_fence_complete(struct rpcrdma_clnt *cl, struct clnt_req *rl, int status);
+bool clnt_req_persistent(const struct clnt_req *rl);
+bool clnt_remote_invalidated(struct rpcrdma_clnt *cl, struct clnt_req *rl, uint32_t rkey);
+
+/* clnt_resend.c: calls lost with their connection */
 void clnt_fail_pending(struct rpcrdma_clnt *cl, int status);
+void clnt_ready_remove(struct rpcrdma_clnt *cl, struct clnt_req *rl);
 /* clnt_resend_waiting - some call waits for a reconnect (RL_RESEND).
  * Lock held. */
 bool clnt_resend_waiting(const struct rpcrdma_clnt *cl);
@@ -317,10 +327,38 @@ uint32_t clnt_resend_prepare(struct rpcrdma_clnt *cl);
  * and post what the grant allows; on failure count the attempt against
  * each call and fail those out of retries with @rc.  No lock held. */
 void clnt_resend_finish(struct rpcrdma_clnt *cl, int rc);
-struct clnt_req *clnt_xid_find(struct rpcrdma_clnt *cl, uint32_t xid);
+
+/* clnt_reg.c: registration (no lock held unless noted) */
+int clnt_map(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned idx,
+	     struct clnt_mapping *m, void *addr, uint32_t len, int access);
+void clnt_unmap(struct clnt_req *rl);
 void clnt_park_release(struct rpcrdma_clnt *cl);
-void clnt_sq_release_all(struct rpcrdma_clnt *cl);
+int clnt_buffers_register(struct rpcrdma_clnt *cl);
+void clnt_buffers_deregister(struct rpcrdma_clnt *cl);
+int clnt_mws_alloc(struct rpcrdma_clnt *cl);
+void clnt_mws_free(struct rpcrdma_clnt *cl);
+
+/* clnt_marshal.c */
+int clnt_marshal(struct rpcrdma_clnt *cl, struct clnt_req *rl);
+bool clnt_call_valid(const struct rpcrdma_clnt_call *ca);
+
+/* clnt_start.c */
+int clnt_call_start(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
+		    struct clnt_req **out);
+int clnt_call_start_xid(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
+			struct clnt_req **out, const uint32_t *xid);
+int clnt_call_start_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
+			  struct clnt_req **out, rpcrdma_clnt_done_fn done,
+			  void *arg, uint64_t deadline);
+int clnt_post_call(struct rpcrdma_clnt *cl, struct clnt_req *rl);
+
+/* clnt_api.c */
+int clnt_call_wait(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned timeout_ms);
 void clnt_run_done(struct rpcrdma_clnt *cl);
 void clnt_check_deadlines(struct rpcrdma_clnt *cl);
+
+/* clnt_recv.c */
+void clnt_handle_wc(struct rpcrdma_clnt *cl, const struct ibv_wc *wc);
+void clnt_poll(struct rpcrdma_clnt *cl);
 
 #endif /* RPCRDMA_CLNT_INTERNAL_H */
