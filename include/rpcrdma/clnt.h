@@ -347,6 +347,8 @@ void rpcrdma_clnt_destroy(struct rpcrdma_clnt *cl);
 /* ------------------------------------------------------------------ */
 
 #define RPCRDMA_NFSC_FHSIZE 64u
+/** Most RDMA connections of one mount (nf_nconnect). */
+#define RPCRDMA_NFSC_MAX_CONNECT 16u
 
 /** An NFSv3 file handle (RFC 1813 2.5, nfs_fh3). */
 struct rpcrdma_nfsc_fh {
@@ -401,6 +403,9 @@ struct rpcrdma_nfsc_config {
 	unsigned nf_retries;       /* reconnects + retransmissions per call, default 0 */
 	enum rpcrdma_clnt_reg nf_reg; /* see cf_reg; default windows */
 	bool nf_remote_invalidate; /* see cf_remote_invalidate */
+	unsigned nf_nconnect;      /* RDMA connections the calls are spread over
+				    * (like the kernel's nconnect): default 1,
+				    * at most RPCRDMA_NFSC_MAX_CONNECT */
 	unsigned nf_timeout_ms;    /* per call, default 60000 */
 	FILE *nf_log;
 	int nf_verbose;
@@ -432,8 +437,35 @@ void rpcrdma_nfsc_root(const struct rpcrdma_nfsc *nc, struct rpcrdma_nfsc_fh *fh
 uint32_t rpcrdma_nfsc_rsize(const struct rpcrdma_nfsc *nc);
 uint32_t rpcrdma_nfsc_wsize(const struct rpcrdma_nfsc *nc);
 
-/** rpcrdma_nfsc_clnt - the transport (for its counters). */
+/** rpcrdma_nfsc_clnt - the (first) transport connection. */
 struct rpcrdma_clnt *rpcrdma_nfsc_clnt(struct rpcrdma_nfsc *nc);
+
+/** rpcrdma_nfsc_nconnect - the number of RDMA connections in use. */
+unsigned rpcrdma_nfsc_nconnect(const struct rpcrdma_nfsc *nc);
+
+/** rpcrdma_nfsc_conn - connection @i (0 .. rpcrdma_nfsc_nconnect() - 1),
+ * or NULL beyond. */
+struct rpcrdma_clnt *rpcrdma_nfsc_conn(struct rpcrdma_nfsc *nc, unsigned i);
+
+/**
+ * rpcrdma_nfsc_get_stats - the transport counters summed over every
+ * connection of the mount (gauges summed too: credits is the sum of the
+ * grants).
+ */
+void rpcrdma_nfsc_get_stats(struct rpcrdma_nfsc *nc, struct rpcrdma_clnt_stats *st);
+
+/**
+ * rpcrdma_nfsc_register_buffer - rpcrdma_clnt_register_buffer() on every
+ * connection of the mount, so that READs and WRITEs into @addr use the
+ * registration whichever connection carries them.
+ * Return: 0, or the first connection's error (the others are then
+ * unregistered again); errors as rpcrdma_clnt_register_buffer().
+ */
+int rpcrdma_nfsc_register_buffer(struct rpcrdma_nfsc *nc, void *addr, size_t len);
+
+/** rpcrdma_nfsc_unregister_buffer - undo rpcrdma_nfsc_register_buffer().
+ * Return: 0, or the first error of rpcrdma_clnt_unregister_buffer(). */
+int rpcrdma_nfsc_unregister_buffer(struct rpcrdma_nfsc *nc, void *addr);
 
 /*
  * The procedures below (RFC 1813 3.3.x) each return 0, a negative errno

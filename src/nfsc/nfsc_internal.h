@@ -8,6 +8,7 @@
 #ifndef RPCRDMA_NFSC_INTERNAL_H
 #define RPCRDMA_NFSC_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -32,7 +33,9 @@ enum {
 };
 
 struct rpcrdma_nfsc {
-	struct rpcrdma_clnt *nc_clnt;
+	struct rpcrdma_clnt *nc_clnts[RPCRDMA_NFSC_MAX_CONNECT];
+	unsigned nc_nconn;        /* connections in nc_clnts */
+	_Atomic unsigned nc_next; /* round robin over them */
 	struct rpcrdma_nfsc_fh nc_root;
 	uint32_t nc_rsize, nc_wsize;
 	unsigned nc_timeout_ms;
@@ -42,6 +45,9 @@ struct rpcrdma_nfsc {
 	int nc_verbose;
 	unsigned nc_mnt_attempts;  /* MNT attempts made (retries included) */
 };
+
+/* nfsc_clnt_pick - the connection for the next call: round robin. */
+struct rpcrdma_clnt *nfsc_clnt_pick(struct rpcrdma_nfsc *nc);
 
 /* nfsc_mount.c */
 /*

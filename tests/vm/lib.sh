@@ -425,6 +425,21 @@ client_suite() {
 		fail "--mw get: unexpected Send With Invalidate: $(cat /tmp/mg-stats)"
 	pass "put and get through type 2 memory windows"
 
+	# ---- several connections: calls spread over 4 (like nconnect=4)
+	timeout 300 "$NFS" "${CLIENT_OPTS[@]}" --nconnect 4 --stats "$SPEC" \
+		put "$ORIG/16777216.bin" /nconnect.bin 2>/tmp/ncp-stats || fail "put --nconnect 4"
+	compare_files "$ORIG/16777216.bin" "$EXPORT/nconnect.bin"
+	drop_caches
+	timeout 300 "$NFS" "${CLIENT_OPTS[@]}" --nconnect 4 --stats "$SPEC" \
+		get /nconnect.bin "$BACK/nconnect.bin" 2>/tmp/ncg-stats || fail "get --nconnect 4"
+	compare_files "$ORIG/16777216.bin" "$BACK/nconnect.bin"
+	log "get --nconnect 4: $(cat /tmp/ncg-stats)"
+	for s in /tmp/ncp-stats /tmp/ncg-stats; do
+		grep -Eq '"connections":4,"per_connection_calls":\[[1-9][0-9]*,[1-9][0-9]*,[1-9][0-9]*,[1-9][0-9]*\]' "$s" ||
+			fail "--nconnect 4 did not spread the calls over 4 connections: $(cat "$s")"
+	done
+	pass "--nconnect 4: 16 MiB put and get byte-exact, calls on all 4 connections"
+
 	# ---- ls -l of 2000 entries
 	mkdir -p "$EXPORT/many"
 	for ((i = 0; i < 2000; i++)); do

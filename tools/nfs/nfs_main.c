@@ -49,7 +49,9 @@ static void usage(FILE *f)
 		"  --rsize N        READ size in bytes (default 1 MiB, capped by the server)\n"
 		"  --wsize N        WRITE size in bytes (default 1 MiB, capped by the server)\n"
 		"  --credits N      most calls in flight (default 32)\n"
-		"  --streams N      parallel READ/WRITE calls for get/put (default 8)\n"
+		"  --streams N      parallel READ/WRITE calls for get/put (default 8;\n"
+		"                   16 with --nconnect)\n"
+		"  --nconnect N     spread the calls over N RDMA connections (1..16, default 1)\n"
 		"  --timeout SEC    per call (default 60)\n"
 		"  --retries N      reconnect and resend a call up to N times (default 0)\n"
 		"  --mw             get/put: expose each piece through a type 2 memory window\n"
@@ -136,6 +138,7 @@ int main(int argc, char **argv)
 		{ "wsize", required_argument, NULL, 'w' },
 		{ "credits", required_argument, NULL, 'c' },
 		{ "streams", required_argument, NULL, 'n' },
+		{ "nconnect", required_argument, NULL, 'N' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "retries", required_argument, NULL, 'R' },
 		{ "persistent-mr", no_argument, NULL, 'P' },
@@ -152,9 +155,9 @@ int main(int argc, char **argv)
 	struct rpcrdma_nfsc *nc;
 	const char *cmd, *spec;
 	char *host = NULL, *path = NULL, **args;
-	uint32_t v;
+	uint32_t v, nconnect = 1;
 	int c, nargs, rc, i;
-	bool lng = false;
+	bool lng = false, streams_set = false;
 	const struct cmd *cd = NULL;
 
 	while ((c = getopt_long(argc, argv, "+vhq", opts, NULL)) != -1) {
@@ -185,6 +188,7 @@ int main(int argc, char **argv)
 				goto bad_opt;
 			break;
 		case 'n':
+			streams_set = true;
 			if (!parse_u32(optarg, 1, MAX_STREAMS, &opt_streams))
 				goto bad_opt;
 			break;
@@ -212,6 +216,11 @@ int main(int argc, char **argv)
 			break;
 		case 'I':
 			cfg.nf_remote_invalidate = true;
+			break;
+		case 'N':
+			if (!parse_u32(optarg, 1, RPCRDMA_NFSC_MAX_CONNECT, &nconnect))
+				goto bad_opt;
+			cfg.nf_nconnect = nconnect;
 			break;
 		case 'q':
 			opt_quiet = true;
@@ -262,8 +271,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": '%s': expected SERVER:/export\n", spec);
 		return EXIT_USAGE;
 	}
-	if (cfg.nf_credits && opt_streams > cfg.nf_credits)
-		opt_streams = cfg.nf_credits;
+	if (nconnect > 1 && !streams_set)
+		opt_streams = MAX_STREAMS;
+	if (cfg.nf_credits && opt_streams > cfg.nf_credits * nconnect)
+		opt_streams = cfg.nf_credits * nconnect;
 	cfg.nf_server = host;
 	cfg.nf_export = path;
 	rc = rpcrdma_nfsc_mount(&cfg, &nc);
