@@ -211,7 +211,9 @@ int rpcrdma_clnt_create(const struct rpcrdma_clnt_config *cfg,
  * connect worker thread does, waiting 0, 250, 500, ... up to
  * cf_backoff_max_ms between attempts), before any new call; a call that
  * timed out or found no connection reconnects and is sent again the same
- * way.  Each loss and each failed reconnect counts as a retry.
+ * way; a call started while the connection is down waits for the
+ * reconnect (up to its timeout).  Each loss and each failed reconnect
+ * counts as a retry.
  *
  * Return: 0 when the call was accepted with SUCCESS (results at
  * ca_res + ca_res_off); -EINVAL (inconsistent @ca); -EMSGSIZE (the call
@@ -251,7 +253,8 @@ typedef void (*rpcrdma_clnt_done_fn)(struct rpcrdma_clnt_call *ca, int status, v
  * @done, @arg: the completion callback and its argument.
  * @xid: out (optional): the call's xid, for rpcrdma_clnt_abort().
  *
- * Blocks only while the credit window is full (back-pressure).  The call
+ * Blocks while the credit window is full (back-pressure) and, with
+ * cf_retries, while the client reconnects (up to ca_timeout_ms).  The call
  * times out after ca_timeout_ms like a synchronous one (checked every
  * 200 ms), also while it waits to be sent again; with cf_retries a call
  * lost with its connection is sent again as rpcrdma_clnt_call()

@@ -304,6 +304,11 @@ static void clnt_conn_close(struct rpcrdma_clnt *cl)
 	cl->cl_recvs_posted = 0;
 	pthread_mutex_unlock(&cl->cl_lock);
 
+	/* Windows first: a type 2 window still bound holds its QP (rxe
+	 * warns, waiting, when such a QP is destroyed) and its region (which
+	 * cannot be deregistered); freeing a window unbinds it. */
+	clnt_mws_free(cl);
+	clnt_park_release(cl);
 	if (cl->cl_id) {
 		if (cl->cl_id->qp)
 			rdma_destroy_qp(cl->cl_id);
@@ -325,10 +330,6 @@ static void clnt_conn_close(struct rpcrdma_clnt *cl)
 	if (cl->cl_mr)
 		rpcrdma_verbs_dereg_mr(cl->cl_mr);
 	cl->cl_mr = NULL;
-	/* Windows first: a region with a window bound cannot be
-	 * deregistered, and freeing a window unbinds it. */
-	clnt_mws_free(cl);
-	clnt_park_release(cl);
 	clnt_buffers_deregister(cl);
 	if (cl->cl_pd)
 		ibv_dealloc_pd(cl->cl_pd);
@@ -788,8 +789,9 @@ int clnt_reconnect(struct rpcrdma_clnt *cl)
 	return rc;
 }
 
-/* The connect worker: reconnects while calls wait to be sent again (the
- * back-off is clnt_reconnect's), until the client stops. */
+/* The connect worker: reconnects while calls wait to be sent again or
+ * new calls wait for a connection (the back-off is clnt_reconnect's),
+ * until the client stops. */
 static void *clnt_worker(void *arg)
 {
 	struct rpcrdma_clnt *cl = arg;
@@ -797,7 +799,7 @@ static void *clnt_worker(void *arg)
 	pthread_mutex_lock(&cl->cl_lock);
 	for (;;) {
 		while (!cl->cl_stopping && (cl->cl_connected || cl->cl_reconnecting ||
-					    !clnt_resend_waiting(cl)))
+					    (!clnt_resend_waiting(cl) && !cl->cl_conn_waiters)))
 			pthread_cond_wait(&cl->cl_work_cond, &cl->cl_lock);
 		if (cl->cl_stopping)
 			break;

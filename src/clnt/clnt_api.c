@@ -31,6 +31,17 @@ static int clnt_rpc_status(const struct rpcrdma_rpc_msg *m)
 
 static int clnt_call_finish(struct rpcrdma_clnt *cl, struct clnt_req *rl, int rc);
 
+void clnt_deadline(struct timespec *dl, unsigned ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, dl);
+	dl->tv_sec += ms / 1000;
+	dl->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (dl->tv_nsec >= 1000000000L) {
+		dl->tv_sec++;
+		dl->tv_nsec -= 1000000000L;
+	}
+}
+
 /* Wait for @rl's outcome (a synchronous call), then finish it. */
 int clnt_call_wait(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned timeout_ms)
 {
@@ -38,13 +49,7 @@ int clnt_call_wait(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned timeou
 	uint32_t xid = rl->rl_xid;
 	int rc;
 
-	clock_gettime(CLOCK_MONOTONIC, &dl);
-	dl.tv_sec += timeout_ms / 1000;
-	dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (dl.tv_nsec >= 1000000000L) {
-		dl.tv_sec++;
-		dl.tv_nsec -= 1000000000L;
-	}
+	clnt_deadline(&dl, timeout_ms);
 
 	pthread_mutex_lock(&cl->cl_lock);
 	while (rl->rl_state != RL_DONE) {

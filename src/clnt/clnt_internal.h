@@ -37,6 +37,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
@@ -217,6 +218,7 @@ struct rpcrdma_clnt {
 	int (*cl_open)(struct rpcrdma_clnt *cl);
 	pthread_t cl_worker;          /* reconnects for calls to resend */
 	bool cl_worker_started;
+	uint32_t cl_conn_waiters;     /* new calls waiting for a reconnect */
 	pthread_cond_t cl_work_cond;  /* a call waits for a reconnect, or stop */
 	struct rpcrdma_cqe cl_quiet_cqe; /* CLNT_CQE_QUIET */
 
@@ -353,6 +355,8 @@ int clnt_call_start_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
 int clnt_post_call(struct rpcrdma_clnt *cl, struct clnt_req *rl);
 
 /* clnt_api.c */
+/* clnt_deadline - CLOCK_MONOTONIC now + @ms, for pthread_cond_timedwait. */
+void clnt_deadline(struct timespec *dl, unsigned ms);
 int clnt_call_wait(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned timeout_ms);
 void clnt_run_done(struct rpcrdma_clnt *cl);
 void clnt_check_deadlines(struct rpcrdma_clnt *cl);

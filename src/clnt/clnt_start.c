@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "clnt/clnt_internal.h"
 
@@ -86,7 +87,8 @@ static int clnt_call_start_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_c
 				  rpcrdma_clnt_done_fn done, void *arg, uint64_t deadline)
 {
 	struct clnt_req *rl;
-	bool waited = false;
+	bool waited = false, have_dl = false, timed_out = false;
+	struct timespec dl;
 	int rc;
 
 	if (!clnt_call_valid(ca))
@@ -96,17 +98,34 @@ static int clnt_call_start_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_c
 	ca->ca_rddp_len = 0;
 
 	pthread_mutex_lock(&cl->cl_lock);
-	/* Calls to resend go first (cl_ready). */
-	while (cl->cl_connected && (!cl->cl_free || cl->cl_ready ||
-				    cl->cl_outstanding >= cl->cl_credits)) {
-		if (!waited)
-			cl->cl_stats.cs_credit_waits++;
-		waited = true;
-		pthread_cond_wait(&cl->cl_slot_cond, &cl->cl_lock);
-	}
-	if (!cl->cl_connected) {
-		pthread_mutex_unlock(&cl->cl_lock);
-		return -ENOTCONN;
+	for (;;) {
+		/* Calls to resend go first (cl_ready). */
+		while (cl->cl_connected && (!cl->cl_free || cl->cl_ready ||
+					    cl->cl_outstanding >= cl->cl_credits)) {
+			if (!waited)
+				cl->cl_stats.cs_credit_waits++;
+			waited = true;
+			pthread_cond_wait(&cl->cl_slot_cond, &cl->cl_lock);
+		}
+		if (cl->cl_connected)
+			break;
+		/* With retries the connect worker reconnects: a new call
+		 * waits for it, up to its timeout, as an RPC waits for its
+		 * transport in the kernel; otherwise it fails at once. */
+		if (!cl->cl_worker_started || cl->cl_stopping || timed_out) {
+			pthread_mutex_unlock(&cl->cl_lock);
+			return -ENOTCONN;
+		}
+		if (!have_dl) {
+			clnt_deadline(&dl, ca->ca_timeout_ms ? ca->ca_timeout_ms :
+					   cl->cl_cfg.cf_timeout_ms);
+			have_dl = true;
+		}
+		cl->cl_conn_waiters++;
+		pthread_cond_broadcast(&cl->cl_work_cond);
+		timed_out = pthread_cond_timedwait(&cl->cl_slot_cond, &cl->cl_lock, &dl) ==
+			    ETIMEDOUT;
+		cl->cl_conn_waiters--;
 	}
 	rl = cl->cl_free;
 	cl->cl_free = rl->rl_next;

@@ -11,6 +11,8 @@
  * as the fake device executes it.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -277,6 +279,55 @@ static void test_resend_budget(void **state)
 	assert_int_equal(cl->cl_rpc_busy, 0);
 }
 
+struct starter {
+	struct rpcrdma_clnt *cl;
+	struct rpcrdma_clnt_call ca;
+	uint8_t res[64];
+	struct clnt_req *rl;
+	int rc;
+};
+
+static void *start_call(void *arg)
+{
+	struct starter *st = arg;
+
+	st->rc = clnt_call_start(st->cl, &st->ca, &st->rl);
+	return NULL;
+}
+
+/* With retries (a connect worker running) a call started while the
+ * connection is down waits for the reconnect instead of failing with
+ * -ENOTCONN; without a worker it fails at once. */
+static void test_new_call_waits_for_reconnect(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(state, 3);
+	struct starter st = { .cl = cl };
+	pthread_t t;
+	unsigned waiters = 0, spins;
+
+	st.ca = (struct rpcrdma_clnt_call){ .ca_prog = 1, .ca_vers = 1, .ca_res = st.res,
+					    .ca_res_cap = sizeof(st.res) };
+	lose_connection(cl);
+	assert_int_equal(clnt_call_start(cl, &st.ca, &st.rl), -ENOTCONN);
+
+	cl->cl_worker_started = true; /* stands for the worker: we reconnect */
+	assert_int_equal(pthread_create(&t, NULL, start_call, &st), 0);
+	for (spins = 0; !waiters && spins < 100000000u; spins++) {
+		pthread_mutex_lock(&cl->cl_lock);
+		waiters = cl->cl_conn_waiters;
+		pthread_mutex_unlock(&cl->cl_lock);
+		sched_yield();
+	}
+	assert_int_equal(waiters, 1);
+	assert_int_equal(clnt_reconnect(cl), 0);
+	pthread_join(t, NULL);
+	cl->cl_worker_started = false;
+	assert_int_equal(st.rc, 0);
+	assert_int_equal(sent.xids[sent.n - 1], 0x100);
+	deliver_reply(cl, 0x100, 4, 3);
+	assert_int_equal(clnt_call_wait(cl, st.rl, 1000), 0);
+}
+
 /* Without retries nothing is kept: the call fails with -ECONNRESET. */
 static void test_no_retries_no_resend(void **state)
 {
@@ -301,6 +352,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_resend_sync_same_xid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resend_budget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_retries_no_resend, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_new_call_waits_for_reconnect, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
