@@ -471,6 +471,9 @@ static int clnt_create_qp(struct rpcrdma_clnt *cl)
 
 	if (ibv_query_device(id->verbs, &dev))
 		return -EIO;
+	/* Soft-RoCE: vendor id 0xffffff, devices named rxe* by convention */
+	cl->cl_rxe_inv_flag = dev.vendor_id == 0xffffffu ||
+			      !strncmp(ibv_get_device_name(id->verbs->device), "rxe", 3);
 	cl->cl_mw_enabled = cl->cl_cfg.cf_reg == RPCRDMA_CLNT_REG_WINDOWS &&
 			    (dev.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B);
 	if (cl->cl_cfg.cf_reg == RPCRDMA_CLNT_REG_WINDOWS && !cl->cl_mw_enabled)

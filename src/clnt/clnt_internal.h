@@ -55,6 +55,9 @@
 /* Largest RPC call header we write: 40 bytes + AUTH_SYS body (<= 400). */
 #define CLNT_RPC_HDR_MAX 448u
 
+/* The bit Soft-RoCE sets in a user CQ's wc_flags for a Send With
+ * Invalidate (the kernel's IB_WC_WITH_INVALIDATE; see clnt_recv.c). */
+#define CLNT_RXE_WC_WITH_INV (1u << 2)
 /* Largest RDMA_NOMSG copy buffer a request keeps between calls. */
 #define CLNT_NOMSG_KEEP (1u << 20)
 /* Chunk kinds a call may register: Read, Write, Reply. */
@@ -187,6 +190,7 @@ struct rpcrdma_clnt {
 	uint32_t cl_inline_recv;      /* what the Responder may send us inline */
 	bool cl_peer_rsi;
 	bool cl_rsi;                  /* we offered remote invalidation (RFC 8797 5) */
+	bool cl_rxe_inv_flag;         /* Soft-RoCE: CLNT_RXE_WC_WITH_INV means it too */
 	bool cl_mw_enabled;           /* type 2 windows asked for and supported */
 
 	/* state */

@@ -78,6 +78,19 @@ static int clnt_reply_result(struct rpcrdma_clnt *cl, struct clnt_req *rl,
 	return 0;
 }
 
+/*
+ * The Receive of @wc was a Send With Invalidate (its handle in
+ * wc->invalidated_rkey).  Soft-RoCE writes the kernel's flag value for it
+ * (IB_WC_WITH_INVALIDATE, 1 << 2) into the user CQ, which libibverbs
+ * defines as IBV_WC_IP_CSUM_OK, meaningless on an RC Receive: on an rxe
+ * device (cl_rxe_inv_flag) that bit is read as the invalidation too.
+ */
+static bool clnt_wc_invalidated(const struct rpcrdma_clnt *cl, const struct ibv_wc *wc)
+{
+	return (wc->wc_flags & IBV_WC_WITH_INV) ||
+	       (cl->cl_rxe_inv_flag && (wc->wc_flags & CLNT_RXE_WC_WITH_INV));
+}
+
 static void clnt_recv_complete(struct rpcrdma_clnt *cl, struct clnt_recv *rr,
 			       const struct ibv_wc *wc)
 {
@@ -85,7 +98,7 @@ static void clnt_recv_complete(struct rpcrdma_clnt *cl, struct clnt_recv *rr,
 	struct rpcrdma_wire_err err;
 	struct clnt_req *rl;
 	uint32_t credits;
-	bool inv_ok;
+	bool inv_ok, inv;
 	int status;
 
 	cl->cl_recvs_posted--;
@@ -94,7 +107,8 @@ static void clnt_recv_complete(struct rpcrdma_clnt *cl, struct clnt_recv *rr,
 			clnt_disconnected(cl);
 		return;
 	}
-	if ((wc->wc_flags & IBV_WC_WITH_INV) && wc->byte_len < 4) {
+	inv = clnt_wc_invalidated(cl, wc);
+	if (inv && wc->byte_len < 4) {
 		cl->cl_stats.cs_bad_invalidates++;
 		clnt_log(cl, "Send With Invalidate of 0x%08x in a reply naming no call",
 			 wc->invalidated_rkey);
@@ -123,7 +137,7 @@ static void clnt_recv_complete(struct rpcrdma_clnt *cl, struct clnt_recv *rr,
 	cl->cl_stats.cs_replies++;
 
 	rl = clnt_xid_find(cl, rh->rh_xid);
-	if (!rl && (wc->wc_flags & IBV_WC_WITH_INV)) {
+	if (!rl && inv) {
 		cl->cl_stats.cs_bad_invalidates++;
 		clnt_log(cl, "Send With Invalidate of 0x%08x for unknown xid 0x%08x",
 			 wc->invalidated_rkey, rh->rh_xid);
@@ -138,7 +152,7 @@ static void clnt_recv_complete(struct rpcrdma_clnt *cl, struct clnt_recv *rr,
 	}
 	/* The Responder is done with the call: its credit comes back. */
 	clnt_wire_release(cl, rl);
-	inv_ok = !(wc->wc_flags & IBV_WC_WITH_INV) ||
+	inv_ok = !inv ||
 		 clnt_remote_invalidated(cl, rl, wc->invalidated_rkey);
 	if (rl->rl_state != RL_PENDING) {
 		/* Aborted: the caller has been told and its memory may be in

@@ -403,6 +403,47 @@ static void test_swi_expected(void **state)
 	assert_int_equal(fv_live_mrs(), 1); /* the pool's only */
 }
 
+/* Soft-RoCE reports Send With Invalidate as wc_flags bit 1 << 2 (the
+ * kernel's IB_WC_WITH_INVALIDATE), not IBV_WC_WITH_INV: on an rxe device
+ * that bit is the invalidation (no second LOCAL_INV of the window, which
+ * rxe cannot survive); elsewhere it is not, and the window is invalidated
+ * locally as usual. */
+static void test_swi_rxe_flag(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(state, RPCRDMA_CLNT_REG_WINDOWS, true);
+	static uint8_t data[8192];
+	uint8_t res[64], reply[64];
+	struct rpcrdma_clnt_call ca;
+	struct seen s = { 0 };
+	uint32_t xid, handle;
+	struct ibv_wc *wc;
+
+	assert_int_equal(rpcrdma_clnt_register_buffer(cl, data, sizeof(data)), 0);
+	cl->cl_rxe_inv_flag = true;
+	xid = start_read(cl, &ca, res, data, &s, &handle);
+	assert_int_equal(fv_deliver_inv(reply, inline_reply(reply, xid, 5), handle), 0);
+	wc = &fv.fv_cq[(fv.fv_cq_tail - 1) % FV_MAX_CQ];
+	wc->wc_flags = 1u << 2;
+	clnt_poll(cl);
+	assert_int_equal(s.status, 0);
+	assert_int_equal(fv.fv_ninvs, 0);
+	assert_int_equal(cl->cl_stats.cs_remote_invalidates, 1);
+
+	cl->cl_rxe_inv_flag = false;
+	memset(&s, 0, sizeof(s));
+	xid = start_read(cl, &ca, res, data, &s, &handle);
+	assert_int_equal(fv_deliver(reply, inline_reply(reply, xid, 6)), 0);
+	wc = &fv.fv_cq[(fv.fv_cq_tail - 1) % FV_MAX_CQ];
+	wc->wc_flags = 1u << 2; /* IBV_WC_IP_CSUM_OK: no meaning here */
+	clnt_poll(cl);
+	assert_int_equal(s.status, 0);
+	assert_int_equal(fv.fv_ninvs, 1);
+	assert_int_equal(fv.fv_invs[0], handle);
+	assert_int_equal(fv.fv_bad_local_invs, 0);
+	assert_int_equal(cl->cl_stats.cs_remote_invalidates, 1);
+	assert_int_equal(rpcrdma_clnt_unregister_buffer(cl, data), 0);
+}
+
 /* Send With Invalidate of a handle this call does not have: a protocol
  * error; the call fails with -EIO and its window is invalidated locally
  * all the same. */
@@ -466,6 +507,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reply_races_abort, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_swi_expected, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_swi_unexpected, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_swi_rxe_flag, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_swi_not_offered, setup, teardown),
 	};
 

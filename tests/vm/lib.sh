@@ -425,6 +425,18 @@ client_suite() {
 		fail "--mw get: unexpected Send With Invalidate: $(cat /tmp/mg-stats)"
 	pass "put and get through type 2 memory windows"
 
+	# ---- remote invalidation offered (RFC 8797 section 5): each READ has
+	# one handle, its Write chunk's window, which the server invalidates
+	timeout 300 "$NFS" "${CLIENT_OPTS[@]}" --mw --remote-invalidate --stats "$SPEC" \
+		get /16777216.bin "$BACK/rinv.bin" 2>/tmp/ri-stats || fail "get --remote-invalidate"
+	compare_files "$ORIG/16777216.bin" "$BACK/rinv.bin"
+	timeout 300 "$NFS" "${CLIENT_OPTS[@]}" --mw --remote-invalidate "$SPEC" \
+		put "$ORIG/1048579.bin" /rinv.bin || fail "put --remote-invalidate"
+	compare_files "$ORIG/1048579.bin" "$EXPORT/rinv.bin"
+	grep -q '"remote_invalidates":[1-9][0-9]*,"bad_invalidates":0' /tmp/ri-stats ||
+		fail "--remote-invalidate: no Send With Invalidate seen: $(cat /tmp/ri-stats)"
+	pass "Send With Invalidate: the server invalidates each READ's window, checked"
+
 	# ---- several connections: calls spread over 4 (like nconnect=4)
 	timeout 300 "$NFS" "${CLIENT_OPTS[@]}" --nconnect 4 --stats "$SPEC" \
 		put "$ORIG/16777216.bin" /nconnect.bin 2>/tmp/ncp-stats || fail "put --nconnect 4"
