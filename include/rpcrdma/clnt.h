@@ -93,11 +93,11 @@ struct rpcrdma_clnt_config {
 	unsigned cf_backoff_max_ms;  /* reconnect back-off cap, default 8000 */
 	enum rpcrdma_clnt_reg cf_reg; /* registration mode, default windows */
 	/* offer Send With Invalidate (RFC 8797 5) with windows; default off:
-	 * Soft-RoCE reports it to user space as bit 1 << 2 (the kernel's
-	 * IB_WC_WITH_INVALIDATE, copied unchanged by the rxe provider), which
-	 * libibverbs calls IBV_WC_IP_CSUM_OK, not IBV_WC_WITH_INV (1 << 3); we
-	 * then invalidate the window again, and rxe (6.12) crashes in
-	 * rxe_invalidate_mw on a LOCAL_INV of an invalidated window */
+	 * the late reply of an aborted call may then invalidate a window the
+	 * abort already invalidated, which Soft-RoCE (6.12) does not survive
+	 * (NULL dereference in rxe_invalidate_mw) and other devices answer
+	 * with an error that closes the connection.  (Soft-RoCE's own report
+	 * of the invalidation, wc_flags 1 << 2, is understood.) */
 	bool cf_remote_invalidate;
 	bool cf_auth_none;           /* AUTH_NONE instead of AUTH_SYS */
 	bool cf_ids_set;             /* use cf_uid/cf_gid, not getuid()/getgid() */
