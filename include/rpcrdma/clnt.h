@@ -18,10 +18,10 @@
  *     that points straight at the caller's buffer;
  *   - a Reply chunk is offered when the largest reply the caller expects
  *     does not fit our inline receive size.
- * Memory registration: the caller's buffers are registered for the one
- * call (ibv_reg_mr) and deregistered before the call returns, whatever
- * the outcome (reply, RDMA_ERROR, timeout, disconnect): once a call has
- * returned, the Responder can no longer read or write the caller's memory.
+ * Memory registration: see enum rpcrdma_clnt_reg for the three modes and
+ * what each guarantees; the default (memory windows bound per call) keeps
+ * the caller's memory out of the Responder's reach once a call has been
+ * reported done, whatever ended it.
  *
  * NFS client (rpcrdma_nfsc_*): MOUNT v3 over TCP with libtirpc, then the
  * NFSv3 procedures over the transport above.  All functions return 0 or
@@ -48,6 +48,40 @@ extern "C" {
 
 struct rpcrdma_capture;
 
+/**
+ * How the Responder reaches the caller's chunk memory.  In every mode the
+ * memory of a call is out of the Responder's reach before the call is
+ * reported done (rpcrdma_clnt_call() returns, the callback runs), however
+ * it ended: reply, RDMA_ERROR, timeout, abort, disconnect.
+ *
+ * RPCRDMA_CLNT_REG_WINDOWS (0, the default): buffers given to
+ *   rpcrdma_clnt_register_buffer() are registered for local access and
+ *   window binding only; each call binds a type 2 memory window over just
+ *   its chunk (posted before the Send), other chunk memory is registered
+ *   for the call and also exposed through a window.  After the reply the
+ *   window is invalidated by the Responder (Send With Invalidate, RFC 8797
+ *   section 5, offered with cf_remote_invalidate and checked against the
+ *   handle expected) or by a LOCAL_INV whose completion is awaited; after an abort by a LOCAL_INV; after a
+ *   timeout or disconnect the QP is in error, the only one the window was
+ *   bound to.  The Responder reaches only the chunk, only during the call.
+ *   On a device without type 2B windows: as RPCRDMA_CLNT_REG_PER_CALL.
+ * RPCRDMA_CLNT_REG_PER_CALL: every chunk is registered (ibv_reg_mr) for
+ *   its call and deregistered before the call is reported done; a late
+ *   RDMA access then faults.  rpcrdma_clnt_register_buffer() is refused.
+ * RPCRDMA_CLNT_REG_PERSISTENT: registered buffers are registered for
+ *   remote read and write: no per-call work, but the Responder can reach
+ *   the whole buffer, between calls too, while it stays registered.  A
+ *   call that ends before its reply with a chunk in such a buffer (abort,
+ *   timeout) closes the connection, the only fence left: other calls in
+ *   flight then fail with -ECONNRESET (or are sent again, cf_retries).
+ *   Chunks outside registered buffers are registered per call.
+ */
+enum rpcrdma_clnt_reg {
+	RPCRDMA_CLNT_REG_WINDOWS = 0,
+	RPCRDMA_CLNT_REG_PER_CALL,
+	RPCRDMA_CLNT_REG_PERSISTENT,
+};
+
 /** Client configuration; zero fields take the defaults noted. */
 struct rpcrdma_clnt_config {
 	const char *cf_server;       /* host name or numeric IPv4/IPv6 address */
@@ -57,9 +91,17 @@ struct rpcrdma_clnt_config {
 	uint32_t cf_inline_size;     /* our inline send and receive size, default 4096 */
 	unsigned cf_timeout_ms;      /* per call, default 60000 */
 	unsigned cf_connect_timeout_ms; /* address, route, connect: default 5000 each */
-	unsigned cf_retries;         /* per call: reconnects + retransmissions, default 0 */
+	unsigned cf_retries;         /* per call: losses + failed reconnects, default 0;
+				      * > 0 also starts the connect worker */
 	unsigned cf_backoff_max_ms;  /* reconnect back-off cap, default 8000 */
-	bool cf_memory_windows;      /* registered buffers: per-call type 2 windows */
+	enum rpcrdma_clnt_reg cf_reg; /* registration mode, default windows */
+	/* offer Send With Invalidate (RFC 8797 5) with windows; default off:
+	 * the late reply of an aborted call may then invalidate a window the
+	 * abort already invalidated, which Soft-RoCE (6.12) does not survive
+	 * (NULL dereference in rxe_invalidate_mw) and other devices answer
+	 * with an error that closes the connection.  (Soft-RoCE's own report
+	 * of the invalidation, wc_flags 1 << 2, is understood.) */
+	bool cf_remote_invalidate;
 	bool cf_auth_none;           /* AUTH_NONE instead of AUTH_SYS */
 	bool cf_ids_set;             /* use cf_uid/cf_gid, not getuid()/getgid() */
 	uint32_t cf_uid, cf_gid;     /* AUTH_SYS identity */
@@ -127,6 +169,14 @@ struct rpcrdma_clnt_stats {
 	uint64_t cs_reg_per_call;   /* chunks registered for one call */
 	uint64_t cs_reg_persistent; /* chunks inside a registered buffer */
 	uint64_t cs_mw_binds;       /* memory windows bound (and invalidated) */
+	uint64_t cs_remote_invalidates; /* windows the Responder invalidated
+					 * (Send With Invalidate, RFC 8797 5) */
+	uint64_t cs_bad_invalidates; /* Send With Invalidate of a handle not
+				      * expected: the call failed with -EIO */
+	uint64_t cs_aborts;         /* calls ended by rpcrdma_clnt_abort() */
+	uint64_t cs_late_replies;   /* replies to aborted calls, dropped unread */
+	uint64_t cs_fence_disconnects; /* aborts that closed the connection to fence
+					* a buffer registered for remote access */
 	uint64_t cs_credits;        /* gauge: current grant */
 	uint64_t cs_outstanding;    /* gauge: calls in flight */
 	uint64_t cs_reqs_in_use;    /* gauge: requests out of the pool */
@@ -162,11 +212,15 @@ int rpcrdma_clnt_create(const struct rpcrdma_clnt_config *cfg,
  * @ca: the call (in: program, procedure, buffers; out: where the results
  *      are).
  *
- * With cf_retries > 0, a call that fails because the connection was lost
- * (-ECONNRESET, -ENOTCONN) or timed out is sent again with the same xid
- * (so the server's duplicate request cache can recognise it) after the
- * client has reconnected, waiting 0, 250, 500, ... up to
- * cf_backoff_max_ms between connection attempts; each retry counts.
+ * With cf_retries > 0, a call in flight when the connection is lost is
+ * kept and sent again with the same xid (so the server's duplicate
+ * request cache can recognise it) once the client has reconnected (a
+ * connect worker thread does, waiting 0, 250, 500, ... up to
+ * cf_backoff_max_ms between attempts), before any new call; a call that
+ * timed out or found no connection reconnects and is sent again the same
+ * way; a call started while the connection is down waits for the
+ * reconnect (up to its timeout).  Each loss and each failed reconnect
+ * counts as a retry.
  *
  * Return: 0 when the call was accepted with SUCCESS (results at
  * ca_res + ca_res_off); -EINVAL (inconsistent @ca); -EMSGSIZE (the call
@@ -206,9 +260,12 @@ typedef void (*rpcrdma_clnt_done_fn)(struct rpcrdma_clnt_call *ca, int status, v
  * @done, @arg: the completion callback and its argument.
  * @xid: out (optional): the call's xid, for rpcrdma_clnt_abort().
  *
- * Blocks only while the credit window is full (back-pressure).  The call
+ * Blocks while the credit window is full (back-pressure) and, with
+ * cf_retries, while the client reconnects (up to ca_timeout_ms).  The call
  * times out after ca_timeout_ms like a synchronous one (checked every
- * 200 ms); it is not retransmitted.
+ * 200 ms), also while it waits to be sent again; with cf_retries a call
+ * lost with its connection is sent again as rpcrdma_clnt_call()
+ * describes, and @done runs once with the final outcome.
  * Return: 0 (@done will run exactly once), or before anything was sent
  * -EINVAL, -EMSGSIZE, -ENOMEM, -ENOTCONN, or a registration error (@done
  * will not run).
@@ -220,11 +277,22 @@ int rpcrdma_clnt_call_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *c
  * rpcrdma_clnt_abort - give up a pending call.
  * @cl: the client.  @xid: the call's xid.
  *
- * The call completes with -ECANCELED (its caller or callback sees that),
- * its registrations are released before then, so a late RDMA Write or
- * Read from the Responder fails instead of touching the caller's memory;
- * a late reply is dropped as an unknown xid.  The credit is returned.
- * Return: 0, or -ENOENT when no call with @xid is pending.
+ * The call completes with -ECANCELED (its synchronous caller returns it,
+ * or its callback gets it), and only once its memory is fenced as its
+ * registration mode allows (enum rpcrdma_clnt_reg): windows invalidated
+ * with LOCAL_INV (the callback then runs on the completion thread once
+ * the invalidation has completed), per-call regions deregistered, and a
+ * chunk in a buffer registered for remote access fenced by closing the
+ * connection.  A late RDMA Write or Read from the Responder then faults
+ * or never arrives.  The Responder may still hold the call: its credit
+ * stays taken and its xid known (RFC 8166 3.3.1) until a reply with that
+ * xid arrives, which is then dropped unread (cs_late_replies), or the
+ * connection goes; so every late reply finds a posted Receive.
+ * A call waiting to be sent again after a reconnect is simply dropped
+ * (-ECANCELED): the Responder holds nothing of it.
+ * Return: 0; -ENOENT when no call with @xid is pending or its outcome is
+ * already decided (a reply arrived first: the call reports it); -EBUSY
+ * while a reconnect is marshalling it again (try again).
  */
 int rpcrdma_clnt_abort(struct rpcrdma_clnt *cl, uint32_t xid);
 
@@ -238,21 +306,21 @@ int rpcrdma_clnt_abort(struct rpcrdma_clnt *cl, uint32_t xid);
  *
  * Calls whose chunk memory (ca_ddp, ca_rddp, ca_res) lies inside such a
  * buffer use its registration instead of registering per call.
- * Without cf_memory_windows (or on a device without type 2B memory
- * windows) the buffer is registered for remote access: the fastest mode
- * and the weakest isolation, since the Responder can reach the whole
- * buffer, between calls too, as long as it stays registered.
- * With cf_memory_windows the buffer is registered for local access and
- * window binding only; each call binds a type 2 memory window over just
- * its chunk (posted before the Send) and invalidates it (LOCAL_INV,
- * waited for) before the call returns: no per-call system call, and the
- * Responder reaches only the chunk, only during the call.
+ * RPCRDMA_CLNT_REG_WINDOWS (default): the buffer is registered for local
+ * access and window binding only; each call binds a type 2 memory window
+ * over just its chunk: no per-call system call, and the Responder reaches
+ * only the chunk, only during the call.
+ * RPCRDMA_CLNT_REG_PERSISTENT: the buffer is registered for remote
+ * access: the fastest mode and the weakest isolation, since the Responder
+ * can reach the whole buffer, between calls too, as long as it stays
+ * registered (an abort or timeout closes the connection).
  * Re-registered automatically after a reconnect.
  *
  * Return: 0; -EINVAL (@len 0 or overlapping another buffer); -ENOSPC
  * (RPCRDMA_CLNT_MAX_BUFFERS in use); -ENOTCONN; -EOPNOTSUPP
- * (cf_memory_windows on a device without type 2B windows: the caller's
- * calls then register per call); a registration error.
+ * (RPCRDMA_CLNT_REG_PER_CALL, or windows on a device without type 2B
+ * windows: the caller's calls then register per call); a registration
+ * error.
  */
 int rpcrdma_clnt_register_buffer(struct rpcrdma_clnt *cl, void *addr, size_t len);
 
@@ -276,8 +344,9 @@ uint32_t rpcrdma_clnt_inline_recv(const struct rpcrdma_clnt *cl);
 void rpcrdma_clnt_get_stats(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_stats *st);
 
 /**
- * rpcrdma_clnt_destroy - disconnect, fail calls still waiting with
- * -ECONNRESET, stop the completion thread, free everything (NULL: no-op).
+ * rpcrdma_clnt_destroy - stop the connect worker, disconnect, fail calls
+ * still waiting (to be sent again too) with -ECONNRESET, stop the
+ * completion thread, free everything (NULL: no-op).
  * No other thread may be inside rpcrdma_clnt_call() when the memory is
  * freed: callers must have returned.
  */
@@ -288,6 +357,8 @@ void rpcrdma_clnt_destroy(struct rpcrdma_clnt *cl);
 /* ------------------------------------------------------------------ */
 
 #define RPCRDMA_NFSC_FHSIZE RPCRDMA_NFS3_FHSIZE
+/** Most RDMA connections of one mount (nf_nconnect). */
+#define RPCRDMA_NFSC_MAX_CONNECT 16u
 
 /** An NFSv3 file handle (RFC 1813 2.5, nfs_fh3). */
 struct rpcrdma_nfsc_fh {
@@ -341,7 +412,11 @@ struct rpcrdma_nfsc_config {
 	uint32_t nf_wsize;         /* WRITE size, default 1 MiB (capped by FSINFO wtmax) */
 	uint32_t nf_credits;       /* default 32 */
 	unsigned nf_retries;       /* reconnects + retransmissions per call, default 0 */
-	bool nf_memory_windows;    /* see cf_memory_windows */
+	enum rpcrdma_clnt_reg nf_reg; /* see cf_reg; default windows */
+	bool nf_remote_invalidate; /* see cf_remote_invalidate */
+	unsigned nf_nconnect;      /* RDMA connections the calls are spread over
+				    * (like the kernel's nconnect): default 1,
+				    * at most RPCRDMA_NFSC_MAX_CONNECT */
 	unsigned nf_timeout_ms;    /* per call, default 60000 */
 	FILE *nf_log;
 	int nf_verbose;
@@ -374,8 +449,35 @@ void rpcrdma_nfsc_root(const struct rpcrdma_nfsc *nc, struct rpcrdma_nfsc_fh *fh
 uint32_t rpcrdma_nfsc_rsize(const struct rpcrdma_nfsc *nc);
 uint32_t rpcrdma_nfsc_wsize(const struct rpcrdma_nfsc *nc);
 
-/** rpcrdma_nfsc_clnt - the transport (for its counters). */
+/** rpcrdma_nfsc_clnt - the (first) transport connection. */
 struct rpcrdma_clnt *rpcrdma_nfsc_clnt(struct rpcrdma_nfsc *nc);
+
+/** rpcrdma_nfsc_nconnect - the number of RDMA connections in use. */
+unsigned rpcrdma_nfsc_nconnect(const struct rpcrdma_nfsc *nc);
+
+/** rpcrdma_nfsc_conn - connection @i (0 .. rpcrdma_nfsc_nconnect() - 1),
+ * or NULL beyond. */
+struct rpcrdma_clnt *rpcrdma_nfsc_conn(struct rpcrdma_nfsc *nc, unsigned i);
+
+/**
+ * rpcrdma_nfsc_get_stats - the transport counters summed over every
+ * connection of the mount (gauges summed too: credits is the sum of the
+ * grants).
+ */
+void rpcrdma_nfsc_get_stats(struct rpcrdma_nfsc *nc, struct rpcrdma_clnt_stats *st);
+
+/**
+ * rpcrdma_nfsc_register_buffer - rpcrdma_clnt_register_buffer() on every
+ * connection of the mount, so that READs and WRITEs into @addr use the
+ * registration whichever connection carries them.
+ * Return: 0, or the first connection's error (the others are then
+ * unregistered again); errors as rpcrdma_clnt_register_buffer().
+ */
+int rpcrdma_nfsc_register_buffer(struct rpcrdma_nfsc *nc, void *addr, size_t len);
+
+/** rpcrdma_nfsc_unregister_buffer - undo rpcrdma_nfsc_register_buffer().
+ * Return: 0, or the first error of rpcrdma_clnt_unregister_buffer(). */
+int rpcrdma_nfsc_unregister_buffer(struct rpcrdma_nfsc *nc, void *addr);
 
 /*
  * The procedures below (RFC 1813 3.3.x) each return 0, a negative errno

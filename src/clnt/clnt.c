@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "clnt/clnt_internal.h"
+#include "common/backoff.h"
 #include "common/be.h"
 
 void clnt_log(struct rpcrdma_clnt *cl, const char *fmt, ...)
@@ -44,7 +45,7 @@ static void cfg_defaults(struct rpcrdma_clnt_config *cfg)
 	if (!cfg->cf_connect_timeout_ms)
 		cfg->cf_connect_timeout_ms = 5000;
 	if (!cfg->cf_backoff_max_ms)
-		cfg->cf_backoff_max_ms = 8000;
+		cfg->cf_backoff_max_ms = RPCRDMA_BACKOFF_MAX_MS;
 }
 
 /* Encode the credential and verifier every call carries (RFC 5531 9,
@@ -94,6 +95,7 @@ int clnt_init(struct rpcrdma_clnt *cl, const struct rpcrdma_clnt_config *cfg)
 	cl->cl_cfg = *cfg;
 	cfg_defaults(&cl->cl_cfg);
 	if (cl->cl_cfg.cf_max_credits > 1024 || cl->cl_cfg.cf_inline_size < 1024 ||
+	    cl->cl_cfg.cf_reg > RPCRDMA_CLNT_REG_PERSISTENT ||
 	    cl->cl_cfg.cf_inline_size > 262144)
 		return -EINVAL;
 	cl->cl_cfg.cf_server = NULL; /* not kept */
@@ -112,6 +114,7 @@ int clnt_init(struct rpcrdma_clnt *cl, const struct rpcrdma_clnt_config *cfg)
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&cl->cl_slot_cond, &ca);
+	pthread_cond_init(&cl->cl_work_cond, &ca);
 	pthread_condattr_destroy(&ca);
 	return 0;
 }
@@ -132,6 +135,12 @@ void clnt_set_peer(struct rpcrdma_clnt *cl, const void *pdata, size_t len)
 	cl->cl_inline_recv = rpcrdma_wire_inline_threshold(cl->cl_cfg.cf_inline_size, psend);
 }
 
+uint8_t clnt_private_flags(struct rpcrdma_clnt *cl)
+{
+	cl->cl_rsi = cl->cl_mw_enabled && cl->cl_cfg.cf_remote_invalidate;
+	return cl->cl_rsi ? RPCRDMA_CM_FLAG_RSI : 0;
+}
+
 /* One registered slab: receive buffers, then per request a header and a
  * body buffer. */
 int clnt_alloc_pools(struct rpcrdma_clnt *cl)
@@ -149,7 +158,13 @@ int clnt_alloc_pools(struct rpcrdma_clnt *cl)
 	cl->cl_recvs = calloc(cl->cl_nrecvs, sizeof(*cl->cl_recvs));
 	cl->cl_reqs = calloc(cl->cl_nreqs, sizeof(*cl->cl_reqs));
 	cl->cl_sq_ring = calloc(cl->cl_nreqs, sizeof(*cl->cl_sq_ring));
-	if (!cl->cl_recvs || !cl->cl_reqs || !cl->cl_sq_ring)
+	/* xid table: a power of two at least twice the requests */
+	for (cl->cl_xid_mask = 1; cl->cl_xid_mask < 2 * cl->cl_nreqs; cl->cl_xid_mask <<= 1)
+		;
+	cl->cl_xids = calloc(cl->cl_xid_mask, sizeof(*cl->cl_xids));
+	cl->cl_xid_mask--;
+	cl->cl_quiet_cqe.ce_type = CLNT_CQE_QUIET;
+	if (!cl->cl_recvs || !cl->cl_reqs || !cl->cl_sq_ring || !cl->cl_xids)
 		return -ENOMEM;
 	p = cl->cl_slab;
 	for (i = 0; i < cl->cl_nrecvs; i++) {
@@ -289,6 +304,11 @@ static void clnt_conn_close(struct rpcrdma_clnt *cl)
 	cl->cl_recvs_posted = 0;
 	pthread_mutex_unlock(&cl->cl_lock);
 
+	/* Windows first: a type 2 window still bound holds its QP (rxe
+	 * warns, waiting, when such a QP is destroyed) and its region (which
+	 * cannot be deregistered); freeing a window unbinds it. */
+	clnt_mws_free(cl);
+	clnt_park_release(cl);
 	if (cl->cl_id) {
 		if (cl->cl_id->qp)
 			rdma_destroy_qp(cl->cl_id);
@@ -311,7 +331,6 @@ static void clnt_conn_close(struct rpcrdma_clnt *cl)
 		rpcrdma_verbs_dereg_mr(cl->cl_mr);
 	cl->cl_mr = NULL;
 	clnt_buffers_deregister(cl);
-	clnt_mws_free(cl);
 	if (cl->cl_pd)
 		ibv_dealloc_pd(cl->cl_pd);
 	cl->cl_pd = NULL;
@@ -331,15 +350,19 @@ void clnt_free(struct rpcrdma_clnt *cl)
 	free(cl->cl_server);
 	free(cl->cl_source);
 	if (cl->cl_reqs)
-		for (i = 0; i < cl->cl_nreqs; i++)
+		for (i = 0; i < cl->cl_nreqs; i++) {
 			pthread_cond_destroy(&cl->cl_reqs[i].rl_cond);
+			free(cl->cl_reqs[i].rl_nomsg);
+		}
 	free(cl->cl_slab);
 	free(cl->cl_recvs);
 	free(cl->cl_reqs);
 	free(cl->cl_sq_ring);
 	free(cl->cl_capture);
+	free(cl->cl_xids);
 	pthread_mutex_destroy(&cl->cl_lock);
 	pthread_cond_destroy(&cl->cl_slot_cond);
+	pthread_cond_destroy(&cl->cl_work_cond);
 	free(cl);
 }
 
@@ -451,9 +474,12 @@ static int clnt_create_qp(struct rpcrdma_clnt *cl)
 
 	if (ibv_query_device(id->verbs, &dev))
 		return -EIO;
-	cl->cl_mw_enabled = cl->cl_cfg.cf_memory_windows &&
+	/* Soft-RoCE: vendor id 0xffffff, devices named rxe* by convention */
+	cl->cl_rxe_inv_flag = dev.vendor_id == 0xffffffu ||
+			      !strncmp(ibv_get_device_name(id->verbs->device), "rxe", 3);
+	cl->cl_mw_enabled = cl->cl_cfg.cf_reg == RPCRDMA_CLNT_REG_WINDOWS &&
 			    (dev.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B);
-	if (cl->cl_cfg.cf_memory_windows && !cl->cl_mw_enabled)
+	if (cl->cl_cfg.cf_reg == RPCRDMA_CLNT_REG_WINDOWS && !cl->cl_mw_enabled)
 		clnt_log(cl, "device has no type 2B memory windows: buffers are "
 			 "registered per call");
 	if (cl->cl_mw_enabled) /* per call: binds and LOCAL_INVs, one per chunk */
@@ -492,13 +518,19 @@ static int clnt_connect(struct rpcrdma_clnt *cl)
 	struct rdma_conn_param param;
 	struct ibv_device_attr dev;
 	uint8_t pdata[RPCRDMA_CM_PRIVATE_BYTES];
+	struct rpcrdma_cm_private ours = {
+		.cp_version = RPCRDMA_CM_VERSION,
+		.cp_send_size = cl->cl_cfg.cf_inline_size,
+		.cp_recv_size = cl->cl_cfg.cf_inline_size,
+	};
 
 	if (ibv_query_device(cl->cl_id->verbs, &dev))
 		return -EIO;
-	/* Our registrations are plain MRs that are deregistered by the
-	 * caller's thread: nothing for the Responder to invalidate (flags 0). */
 	rpcrdma_verbs_conn_param(&param, &dev, pdata, cl->cl_cfg.cf_inline_size,
 				 cl->cl_cfg.cf_inline_size);
+	/* With windows every handle may be invalidated by the Responder. */
+	ours.cp_flags = clnt_private_flags(cl);
+	rpcrdma_wire_encode_private(pdata, &ours);
 	if (rdma_connect(cl->cl_id, &param))
 		return -errno;
 	return clnt_cm_wait(cl, cl->cl_cfg.cf_connect_timeout_ms + 1000,
@@ -651,6 +683,8 @@ err:
 	return rc;
 }
 
+static void *clnt_worker(void *arg);
+
 int rpcrdma_clnt_create(const struct rpcrdma_clnt_config *cfg, struct rpcrdma_clnt **out)
 {
 	struct rpcrdma_clnt *cl;
@@ -676,6 +710,14 @@ int rpcrdma_clnt_create(const struct rpcrdma_clnt_config *cfg, struct rpcrdma_cl
 	rc = clnt_conn_open(cl);
 	if (rc)
 		goto err;
+	if (cl->cl_cfg.cf_retries) {
+		rc = -pthread_create(&cl->cl_worker, NULL, clnt_worker, cl);
+		if (rc) {
+			rpcrdma_clnt_destroy(cl);
+			return rc;
+		}
+		cl->cl_worker_started = true;
+	}
 	*out = cl;
 	return 0;
 err:
@@ -685,14 +727,18 @@ err:
 
 /*
  * Reconnect after the connection was lost, unless another thread already
- * did.  Waits until every request of the old connection has released its
- * registrations (they were failed with -ECONNRESET), then rebuilds the
- * connection, after a back-off that doubles per failed attempt.
+ * did.  Takes the calls waiting to be sent again and releases their old
+ * registrations, waits until every other request of the old connection
+ * has released its registrations (they were failed with -ECONNRESET), then
+ * rebuilds the connection after a back-off that doubles per failed attempt
+ * (common/backoff.h), and sends the waiting calls again with their xids,
+ * oldest first, as the new grant allows.
  * Return: 0 (connected), -ESHUTDOWN (the client is being destroyed), or
  * the connection error.
  */
 int clnt_reconnect(struct rpcrdma_clnt *cl)
 {
+	uint32_t nresend;
 	unsigned delay;
 	int rc;
 
@@ -708,7 +754,13 @@ int clnt_reconnect(struct rpcrdma_clnt *cl)
 		return 0;
 	}
 	cl->cl_reconnecting = true;
-	while (cl->cl_rpc_busy)
+	pthread_mutex_unlock(&cl->cl_lock);
+
+	nresend = clnt_resend_prepare(cl);
+
+	pthread_mutex_lock(&cl->cl_lock);
+	/* The calls taken above stay on the RPC side, without registrations. */
+	while (cl->cl_rpc_busy > nresend)
 		pthread_cond_wait(&cl->cl_slot_cond, &cl->cl_lock);
 	delay = cl->cl_backoff_ms;
 	pthread_mutex_unlock(&cl->cl_lock);
@@ -717,24 +769,52 @@ int clnt_reconnect(struct rpcrdma_clnt *cl)
 		usleep(delay * 1000u);
 	clnt_thread_stop(cl);
 	clnt_conn_close(cl);
-	rc = clnt_conn_open(cl);
+	rc = cl->cl_open ? cl->cl_open(cl) : clnt_conn_open(cl);
 
 	pthread_mutex_lock(&cl->cl_lock);
 	if (rc) {
-		cl->cl_backoff_ms = cl->cl_backoff_ms ? cl->cl_backoff_ms * 2 : 250;
-		if (cl->cl_backoff_ms > cl->cl_cfg.cf_backoff_max_ms)
-			cl->cl_backoff_ms = cl->cl_cfg.cf_backoff_max_ms;
+		cl->cl_backoff_ms = rpcrdma_backoff_next(cl->cl_backoff_ms,
+							 cl->cl_cfg.cf_backoff_max_ms);
 		clnt_log(cl, "reconnect failed: %s (next attempt in %u ms)", strerror(-rc),
 			 cl->cl_backoff_ms);
 	} else {
 		cl->cl_backoff_ms = 0;
 		cl->cl_stats.cs_reconnects++;
-		clnt_log(cl, "reconnected");
+		clnt_log(cl, "reconnected%s", nresend ? ": sending calls again" : "");
 	}
+	pthread_mutex_unlock(&cl->cl_lock);
+
+	/* Before new calls may start: they wait for cl_ready to drain. */
+	clnt_resend_finish(cl, rc);
+
+	pthread_mutex_lock(&cl->cl_lock);
 	cl->cl_reconnecting = false;
 	pthread_cond_broadcast(&cl->cl_slot_cond);
+	pthread_cond_broadcast(&cl->cl_work_cond);
 	pthread_mutex_unlock(&cl->cl_lock);
 	return rc;
+}
+
+/* The connect worker: reconnects while calls wait to be sent again or
+ * new calls wait for a connection (the back-off is clnt_reconnect's),
+ * until the client stops. */
+static void *clnt_worker(void *arg)
+{
+	struct rpcrdma_clnt *cl = arg;
+
+	pthread_mutex_lock(&cl->cl_lock);
+	for (;;) {
+		while (!cl->cl_stopping && (cl->cl_connected || cl->cl_reconnecting ||
+					    (!clnt_resend_waiting(cl) && !cl->cl_conn_waiters)))
+			pthread_cond_wait(&cl->cl_work_cond, &cl->cl_lock);
+		if (cl->cl_stopping)
+			break;
+		pthread_mutex_unlock(&cl->cl_lock);
+		clnt_reconnect(cl);
+		pthread_mutex_lock(&cl->cl_lock);
+	}
+	pthread_mutex_unlock(&cl->cl_lock);
+	return NULL;
 }
 
 void rpcrdma_clnt_destroy(struct rpcrdma_clnt *cl)
@@ -745,6 +825,12 @@ void rpcrdma_clnt_destroy(struct rpcrdma_clnt *cl)
 		return;
 	pthread_mutex_lock(&cl->cl_lock);
 	cl->cl_stopping = true;
+	pthread_cond_broadcast(&cl->cl_work_cond);
+	pthread_mutex_unlock(&cl->cl_lock);
+	if (cl->cl_worker_started)
+		pthread_join(cl->cl_worker, NULL);
+	cl->cl_worker_started = false;
+	pthread_mutex_lock(&cl->cl_lock);
 	while (cl->cl_reconnecting)
 		pthread_cond_wait(&cl->cl_slot_cond, &cl->cl_lock);
 	clnt_disconnected(cl);

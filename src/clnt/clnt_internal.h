@@ -2,16 +2,32 @@
 /*
  * clnt_internal.h - private to src/clnt: the Requester's transport.
  *
- * Locking: one mutex (cl_lock) guards the request pool, the pending list,
+ * Locking: one mutex (cl_lock) guards the request pool, the xid table,
  * the credit accounting and the connection state; posts are made under
  * it.  The completion thread takes it per work completion.  Memory
  * registration of the caller's buffers is done by the calling thread
  * without the lock.
  *
- * Request lifetime: a request has up to two owners, the RPC side (the
- * thread in rpcrdma_clnt_call) and the Send side (from post until the
- * Send completion or its flush).  It returns to the pool only when both
- * have let go: a Reply may arrive before the Send completion.
+ * Request lifetime: a request has up to four owners, and returns to the
+ * pool only when all have let go:
+ *   - RPC: the caller, until it has decoded the outcome and released its
+ *     registrations (clnt_call_finish);
+ *   - SEND: from the post until the Send completion or its flush (a Reply
+ *     may arrive before the Send completion);
+ *   - WIRE: the Responder may still hold the call: from the post until a
+ *     reply with its xid arrives or the connection is gone.  It holds the
+ *     call's credit (RFC 8166 3.3.1) and its xid in the table, also after
+ *     an abort, so a late reply finds it and never lands in the caller's
+ *     memory;
+ *   - INV: a LOCAL_INV chain for its windows is on the send queue.
+ * The RPC outcome is separate: RL_PENDING until a reply, abort, timeout
+ * or disconnect decides it, RL_FENCING while its windows are being
+ * invalidated, then RL_DONE (the caller is woken or the callback queued).
+ * With cf_retries a call lost with its connection goes RL_RESEND instead;
+ * the reconnect (clnt_reconnect, driven by the worker thread or a caller)
+ * releases its old registrations (RL_REBINDING), marshals it again for the
+ * new connection with the same xid (RL_READY, FIFO cl_ready), and it is
+ * posted again (RL_PENDING) as soon as a credit allows, before new calls.
  *
  * Owner prefixes: cl_ client, rl_ request, rr_ receive buffer.
  */
@@ -21,6 +37,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
@@ -38,20 +55,35 @@
 /* Largest RPC call header we write: 40 bytes + AUTH_SYS body (<= 400). */
 #define CLNT_RPC_HDR_MAX 448u
 
+/* The bit Soft-RoCE sets in a user CQ's wc_flags for a Send With
+ * Invalidate (the kernel's IB_WC_WITH_INVALIDATE; see clnt_recv.c). */
+#define CLNT_RXE_WC_WITH_INV (1u << 2)
+/* Largest RDMA_NOMSG copy buffer a request keeps between calls. */
+#define CLNT_NOMSG_KEEP (1u << 20)
 /* Chunk kinds a call may register: Read, Write, Reply. */
 #define CLNT_NMAPS 3u
-/* Completion tag of a LOCAL_INV chain (outside enum rpcrdma_cqe_type). */
+/* Completion tag of a request's LOCAL_INV chain, whose last work request
+ * alone is signalled (outside enum rpcrdma_cqe_type). */
 #define CLNT_CQE_LINV 0x100u
+/* Tag of unsignalled work that only an error or flush reports: window
+ * binds, the LOCAL_INVs before the last of a chain. */
+#define CLNT_CQE_QUIET 0x101u
 
-/* Owners of a request (rl_owners bits). */
+/* Owners of a request (rl_owners bits); see the lifetime note above. */
 #define CLNT_OWNER_RPC 0x1u
 #define CLNT_OWNER_SEND 0x2u
+#define CLNT_OWNER_WIRE 0x4u
+#define CLNT_OWNER_INV 0x8u
 
 enum clnt_req_state {
 	RL_FREE = 0,
 	RL_PREPARED, /* marshalled, not yet posted */
-	RL_PENDING,  /* posted, waiting for its reply */
-	RL_DONE,     /* reply (or failure) recorded */
+	RL_PENDING,  /* posted, outcome not yet known */
+	RL_FENCING,  /* outcome known (rl_status), LOCAL_INV in flight */
+	RL_DONE,     /* outcome recorded, memory fenced */
+	RL_RESEND,   /* lost with the connection, to be sent again (cf_retries) */
+	RL_REBINDING, /* the reconnecting thread re-marshals it */
+	RL_READY,    /* marshalled for the new connection, waiting for a credit */
 };
 
 /* A buffer registered until unregistered (rpcrdma_clnt_register_buffer). */
@@ -72,17 +104,21 @@ struct clnt_mapping {
 	struct ibv_mr *cm_mr;
 	void *cm_addr;
 	uint32_t cm_len;
+	bool cm_bound;               /* cm_mw is bound: not yet invalidated */
 };
 
 /** A request: one call in flight, with its inline Send buffers. */
 struct clnt_req {
 	struct rpcrdma_cqe rl_cqe;    /* Send completion */
 	struct rpcrdma_clnt *rl_clnt;
-	struct clnt_req *rl_next;     /* free list / pending list */
+	struct clnt_req *rl_next;     /* free list / done list */
+	struct clnt_req *rl_hnext;    /* xid table chain (while WIRE) */
 	enum clnt_req_state rl_state;
 	unsigned rl_owners;           /* CLNT_OWNER_* */
 	uint32_t rl_xid;
 	int rl_status;                /* result for the RPC side */
+	bool rl_aborted;              /* outcome -ECANCELED; a reply is late */
+	unsigned rl_tries;            /* times lost with a connection or its reconnect */
 	pthread_cond_t rl_cond;
 
 	struct rpcrdma_clnt_call *rl_call;
@@ -93,7 +129,9 @@ struct clnt_req {
 	uint32_t rl_hdr_len;
 	uint8_t *rl_body;             /* inline RPC message (registered, inline size) */
 	uint32_t rl_body_len;
-	uint8_t *rl_nomsg;            /* RDMA_NOMSG: whole call (malloc, registered) */
+	uint8_t *rl_nomsg;            /* RDMA_NOMSG: whole call (malloc, registered
+				       * per call, kept up to CLNT_NOMSG_KEEP) */
+	uint32_t rl_nomsg_cap;        /* bytes at rl_nomsg */
 
 	struct clnt_mapping rl_read;   /* Read chunk source */
 	struct clnt_mapping rl_write;  /* Write chunk (ca_rddp) */
@@ -107,7 +145,9 @@ struct clnt_req {
 	uint32_t rl_nbind;
 	struct ibv_send_wr rl_inv_wr[CLNT_NMAPS];
 	struct rpcrdma_cqe rl_inv_cqe; /* LOCAL_INV completion */
-	bool rl_inv_done;
+	/* per-call regions over which a window stayed bound when the
+	 * connection went: deregistered once the windows are freed */
+	struct ibv_mr *rl_parked[CLNT_NMAPS];
 
 	uint64_t rl_sq_pos;           /* position in the Send ring */
 	bool rl_sq_signaled;
@@ -149,6 +189,8 @@ struct rpcrdma_clnt {
 	uint32_t cl_inline_send;      /* Responder's receive size */
 	uint32_t cl_inline_recv;      /* what the Responder may send us inline */
 	bool cl_peer_rsi;
+	bool cl_rsi;                  /* we offered remote invalidation (RFC 8797 5) */
+	bool cl_rxe_inv_flag;         /* Soft-RoCE: CLNT_RXE_WC_WITH_INV means it too */
 	bool cl_mw_enabled;           /* type 2 windows asked for and supported */
 
 	/* state */
@@ -156,7 +198,7 @@ struct rpcrdma_clnt {
 	bool cl_stopping;
 	uint32_t cl_max_credits;
 	uint32_t cl_credits;          /* current grant, 1 .. cl_max_credits */
-	uint32_t cl_outstanding;      /* calls posted and not yet answered */
+	uint32_t cl_outstanding;      /* credits in use: calls the Responder may hold */
 	uint32_t cl_next_xid;
 	uint32_t cl_cqe_ids;
 
@@ -171,8 +213,18 @@ struct rpcrdma_clnt {
 	uint32_t cl_nreqs;
 	struct clnt_req *cl_free;
 	uint32_t cl_reqs_out;
-	struct clnt_req *cl_pending;  /* posted calls, by xid */
+	struct clnt_req **cl_xids;    /* calls the Responder may hold, by xid */
+	uint32_t cl_xid_mask;         /* table size - 1 (a power of two) */
 	struct clnt_req *cl_done;     /* asynchronous calls to finish */
+	struct clnt_req *cl_ready, *cl_ready_tail; /* RL_READY, oldest first */
+	/* the connection step of clnt_reconnect (default clnt_conn_open):
+	 * unit tests put a fake connection here */
+	int (*cl_open)(struct rpcrdma_clnt *cl);
+	pthread_t cl_worker;          /* reconnects for calls to resend */
+	bool cl_worker_started;
+	uint32_t cl_conn_waiters;     /* new calls waiting for a reconnect */
+	pthread_cond_t cl_work_cond;  /* a call waits for a reconnect, or stop */
+	struct rpcrdma_cqe cl_quiet_cqe; /* CLNT_CQE_QUIET */
 
 	/* Send ring: requests whose Send is posted, in posting order.  Most
 	 * Sends are unsignalled; a completion releases every Send up to it. */
@@ -202,8 +254,18 @@ int clnt_alloc_pools(struct rpcrdma_clnt *cl);
 int clnt_register_slab(struct rpcrdma_clnt *cl);
 int clnt_post_all_recvs(struct rpcrdma_clnt *cl);
 void clnt_set_peer(struct rpcrdma_clnt *cl, const void *pdata, size_t len);
+/*
+ * clnt_private_flags - the RFC 8797 flags we send: RPCRDMA_CM_FLAG_RSI
+ * when asked for (cf_remote_invalidate) and every handle we give the
+ * Responder is a memory window bound for one call (windows enabled), which
+ * it may invalidate remotely; 0
+ * otherwise (a region made by ibv_reg_mr cannot be invalidated remotely).
+ * Sets cl_rsi to match.
+ */
+uint8_t clnt_private_flags(struct rpcrdma_clnt *cl);
 void clnt_free(struct rpcrdma_clnt *cl);
 void clnt_disconnected(struct rpcrdma_clnt *cl);
+int clnt_reconnect(struct rpcrdma_clnt *cl);
 
 /*
  * clnt_cm_connect_status - the outcome of CM event @event (with its status
@@ -236,23 +298,71 @@ int clnt_cm_connect_status(enum rdma_cm_event_type event, int status,
  */
 bool clnt_cm_event(struct rpcrdma_clnt *cl, enum rdma_cm_event_type type);
 
-/* clnt_call.c */
+/* clnt_req.c: request lifetime, Send ring, xid table (lock held unless noted) */
+void clnt_req_release(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned owner);
+void clnt_sq_push(struct rpcrdma_clnt *cl, struct clnt_req *rl);
+void clnt_sq_pop(struct rpcrdma_clnt *cl, struct clnt_req *rl);
+void clnt_sq_complete(struct rpcrdma_clnt *cl, struct clnt_req *rl);
+void clnt_sq_release_all(struct rpcrdma_clnt *cl);
+struct clnt_req *clnt_xid_find(struct rpcrdma_clnt *cl, uint32_t xid);
+void clnt_wire_add(struct rpcrdma_clnt *cl, struct clnt_req *rl);
+void clnt_xid_unlink(struct rpcrdma_clnt *cl, struct clnt_req *rl);
+void clnt_wire_release(struct rpcrdma_clnt *cl, struct clnt_req *rl);
+void clnt_complete(struct rpcrdma_clnt *cl, struct clnt_req *rl, int status);
+
+/* clnt_fence.c: out of the Responder's reach (lock held) */
+void clnt_windows_set(struct clnt_req *rl, bool bound);
+void clnt_fence_complete(struct rpcrdma_clnt *cl, struct clnt_req *rl, int status);
+bool clnt_req_persistent(const struct clnt_req *rl);
+bool clnt_remote_invalidated(struct rpcrdma_clnt *cl, struct clnt_req *rl, uint32_t rkey);
+
+/* clnt_resend.c: calls lost with their connection */
+void clnt_fail_pending(struct rpcrdma_clnt *cl, int status);
+void clnt_ready_remove(struct rpcrdma_clnt *cl, struct clnt_req *rl);
+/* clnt_resend_waiting - some call waits for a reconnect (RL_RESEND).
+ * Lock held. */
+bool clnt_resend_waiting(const struct rpcrdma_clnt *cl);
+/* clnt_pump_ready - post RL_READY calls, oldest first, while the credit
+ * grant allows.  Lock held. */
+void clnt_pump_ready(struct rpcrdma_clnt *cl);
+/* clnt_resend_prepare - the reconnecting thread takes every RL_RESEND call
+ * (RL_REBINDING) and releases its registrations of the old connection.
+ * Return: how many.  No lock held. */
+uint32_t clnt_resend_prepare(struct rpcrdma_clnt *cl);
+/* clnt_resend_finish - after the reconnect (@rc its outcome): on success
+ * marshal every RL_REBINDING call again for the new connection (same xid)
+ * and post what the grant allows; on failure count the attempt against
+ * each call and fail those out of retries with @rc.  No lock held. */
+void clnt_resend_finish(struct rpcrdma_clnt *cl, int rc);
+
+/* clnt_reg.c: registration (no lock held unless noted) */
+int clnt_map(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned idx,
+	     struct clnt_mapping *m, void *addr, uint32_t len, int access);
+void clnt_unmap(struct clnt_req *rl);
+void clnt_park_release(struct rpcrdma_clnt *cl);
+int clnt_buffers_register(struct rpcrdma_clnt *cl);
+void clnt_buffers_deregister(struct rpcrdma_clnt *cl);
+int clnt_mws_alloc(struct rpcrdma_clnt *cl);
+void clnt_mws_free(struct rpcrdma_clnt *cl);
+
+/* clnt_marshal.c */
+int clnt_marshal(struct rpcrdma_clnt *cl, struct clnt_req *rl);
+bool clnt_call_valid(const struct rpcrdma_clnt_call *ca);
+
+/* clnt_start.c */
 int clnt_call_start(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
 		    struct clnt_req **out);
 int clnt_call_start_xid(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
 			struct clnt_req **out, const uint32_t *xid);
-int clnt_reconnect(struct rpcrdma_clnt *cl);
+int clnt_call_start_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
+			  struct clnt_req **out, rpcrdma_clnt_done_fn done,
+			  void *arg, uint64_t deadline);
+int clnt_post_call(struct rpcrdma_clnt *cl, struct clnt_req *rl);
+
+/* clnt_api.c */
+/* clnt_deadline - CLOCK_MONOTONIC now + @ms, for pthread_cond_timedwait. */
+void clnt_deadline(struct timespec *dl, unsigned ms);
 int clnt_call_wait(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned timeout_ms);
-int clnt_marshal(struct rpcrdma_clnt *cl, struct clnt_req *rl);
-void clnt_unmap(struct clnt_req *rl);
-int clnt_buffers_register(struct rpcrdma_clnt *cl);
-int clnt_mws_alloc(struct rpcrdma_clnt *cl);
-void clnt_mws_free(struct rpcrdma_clnt *cl);
-void clnt_buffers_deregister(struct rpcrdma_clnt *cl);
-void clnt_handle_wc(struct rpcrdma_clnt *cl, const struct ibv_wc *wc);
-void clnt_poll(struct rpcrdma_clnt *cl);
-void clnt_fail_pending(struct rpcrdma_clnt *cl, int status);
-void clnt_sq_release_all(struct rpcrdma_clnt *cl);
 void clnt_run_done(struct rpcrdma_clnt *cl);
 void clnt_check_deadlines(struct rpcrdma_clnt *cl);
 
@@ -265,5 +375,8 @@ void clnt_capture_connected(struct rpcrdma_clnt *cl, uint32_t peer_qp);
 void clnt_capture_send(struct rpcrdma_clnt *cl, const struct ibv_send_wr *wr);
 /* clnt_capture_recv - @len bytes of @buf were received. */
 void clnt_capture_recv(struct rpcrdma_clnt *cl, const uint8_t *buf, uint32_t len);
+/* clnt_recv.c */
+void clnt_handle_wc(struct rpcrdma_clnt *cl, const struct ibv_wc *wc);
+void clnt_poll(struct rpcrdma_clnt *cl);
 
 #endif /* RPCRDMA_CLNT_INTERNAL_H */

@@ -5,6 +5,7 @@
  * section 3.3.19); unmount; and the mount's accessors.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@ int rpcrdma_nfsc_mount(const struct rpcrdma_nfsc_config *cfg, struct rpcrdma_nfs
 	struct rpcrdma_clnt_config ccfg;
 	struct rpcrdma_nfsc_fsinfo fi;
 	struct rpcrdma_nfsc *nc;
+	unsigned i;
 	int rc;
 
 	if (!cfg || !cfg->nf_server || !cfg->nf_export)
@@ -43,13 +45,21 @@ int rpcrdma_nfsc_mount(const struct rpcrdma_nfsc_config *cfg, struct rpcrdma_nfs
 	ccfg.cf_max_credits = cfg->nf_credits;
 	ccfg.cf_timeout_ms = cfg->nf_timeout_ms;
 	ccfg.cf_retries = cfg->nf_retries;
-	ccfg.cf_memory_windows = cfg->nf_memory_windows;
+	ccfg.cf_reg = cfg->nf_reg;
+	ccfg.cf_remote_invalidate = cfg->nf_remote_invalidate;
 	ccfg.cf_log = cfg->nf_log;
 	ccfg.cf_verbose = cfg->nf_verbose;
 	ccfg.cf_capture = cfg->nf_capture;
-	rc = rpcrdma_clnt_create(&ccfg, &nc->nc_clnt);
-	if (rc)
+	if (cfg->nf_nconnect > RPCRDMA_NFSC_MAX_CONNECT) {
+		rc = -EINVAL;
 		goto err;
+	}
+	for (i = 0; i < (cfg->nf_nconnect ? cfg->nf_nconnect : 1); i++) {
+		rc = rpcrdma_clnt_create(&ccfg, &nc->nc_clnts[i]);
+		if (rc)
+			goto err;
+		nc->nc_nconn++;
+	}
 	rc = rpcrdma_nfsc_fsinfo(nc, &nc->nc_root, &fi);
 	if (rc)
 		goto err;
@@ -66,9 +76,12 @@ err:
 
 void rpcrdma_nfsc_umount(struct rpcrdma_nfsc *nc)
 {
+	unsigned i;
+
 	if (!nc)
 		return;
-	rpcrdma_clnt_destroy(nc->nc_clnt);
+	for (i = 0; i < nc->nc_nconn; i++)
+		rpcrdma_clnt_destroy(nc->nc_clnts[i]);
 	nfsc_umnt(nc);
 	free(nc->nc_export);
 	free(nc);
@@ -91,5 +104,71 @@ uint32_t rpcrdma_nfsc_wsize(const struct rpcrdma_nfsc *nc)
 
 struct rpcrdma_clnt *rpcrdma_nfsc_clnt(struct rpcrdma_nfsc *nc)
 {
-	return nc->nc_clnt;
+	return nc->nc_clnts[0];
+}
+
+struct rpcrdma_clnt *nfsc_clnt_pick(struct rpcrdma_nfsc *nc)
+{
+	if (nc->nc_nconn <= 1)
+		return nc->nc_clnts[0];
+	return nc->nc_clnts[atomic_fetch_add_explicit(&nc->nc_next, 1, memory_order_relaxed) %
+			    nc->nc_nconn];
+}
+
+unsigned rpcrdma_nfsc_nconnect(const struct rpcrdma_nfsc *nc)
+{
+	return nc->nc_nconn;
+}
+
+struct rpcrdma_clnt *rpcrdma_nfsc_conn(struct rpcrdma_nfsc *nc, unsigned i)
+{
+	return i < nc->nc_nconn ? nc->nc_clnts[i] : NULL;
+}
+
+void rpcrdma_nfsc_get_stats(struct rpcrdma_nfsc *nc, struct rpcrdma_clnt_stats *st)
+{
+	struct rpcrdma_clnt_stats one;
+	unsigned i, j;
+
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < nc->nc_nconn; i++) {
+		uint64_t *dst = (uint64_t *)st;
+		const uint64_t *src = (const uint64_t *)&one;
+
+		_Static_assert(sizeof(one) % sizeof(uint64_t) == 0,
+			       "rpcrdma_clnt_stats holds uint64_t members only");
+		rpcrdma_clnt_get_stats(nc->nc_clnts[i], &one);
+		/* every member is a uint64_t counter or gauge */
+		for (j = 0; j < sizeof(one) / sizeof(uint64_t); j++)
+			dst[j] += src[j];
+	}
+}
+
+int rpcrdma_nfsc_register_buffer(struct rpcrdma_nfsc *nc, void *addr, size_t len)
+{
+	unsigned i;
+	int rc;
+
+	for (i = 0; i < nc->nc_nconn; i++) {
+		rc = rpcrdma_clnt_register_buffer(nc->nc_clnts[i], addr, len);
+		if (rc) {
+			while (i--)
+				rpcrdma_clnt_unregister_buffer(nc->nc_clnts[i], addr);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int rpcrdma_nfsc_unregister_buffer(struct rpcrdma_nfsc *nc, void *addr)
+{
+	unsigned i;
+	int rc, first = 0;
+
+	for (i = 0; i < nc->nc_nconn; i++) {
+		rc = rpcrdma_clnt_unregister_buffer(nc->nc_clnts[i], addr);
+		if (rc && !first)
+			first = rc;
+	}
+	return first;
 }

@@ -18,7 +18,7 @@ int rpcrdma_nfsc_null(struct rpcrdma_nfsc *nc)
 		return -ENOMEM;
 	rc = nk_args_done(nc, k);
 	if (!rc)
-		rc = rpcrdma_clnt_call(nc->nc_clnt, &k->nk_ca);
+		rc = rpcrdma_clnt_call(nfsc_clnt_pick(nc), &k->nk_ca);
 	free(k);
 	return rc;
 }

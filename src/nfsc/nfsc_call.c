@@ -108,7 +108,7 @@ int nk_call(struct rpcrdma_nfsc *nc, struct nfsc_call *k)
 	int rc = nk_args_done(nc, k);
 
 	if (!rc)
-		rc = rpcrdma_clnt_call(nc->nc_clnt, &k->nk_ca);
+		rc = rpcrdma_clnt_call(nfsc_clnt_pick(nc), &k->nk_ca);
 	if (rc)
 		return rc;
 	return nk_status(k);

@@ -8,6 +8,8 @@
 #ifndef RPCRDMA_NFSC_INTERNAL_H
 #define RPCRDMA_NFSC_INTERNAL_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <rpcrdma/clnt.h>
@@ -15,7 +17,9 @@
 #include <rpcrdma/xdr.h>
 
 struct rpcrdma_nfsc {
-	struct rpcrdma_clnt *nc_clnt;
+	struct rpcrdma_clnt *nc_clnts[RPCRDMA_NFSC_MAX_CONNECT];
+	unsigned nc_nconn;        /* connections in nc_clnts */
+	_Atomic unsigned nc_next; /* round robin over them */
 	struct rpcrdma_nfsc_fh nc_root;
 	uint32_t nc_rsize, nc_wsize;
 	unsigned nc_timeout_ms;
@@ -23,10 +27,24 @@ struct rpcrdma_nfsc {
 	char *nc_export;
 	FILE *nc_log;
 	int nc_verbose;
+	unsigned nc_mnt_attempts;  /* MNT attempts made (retries included) */
 };
 
+/* nfsc_clnt_pick - the connection for the next call: round robin. */
+struct rpcrdma_clnt *nfsc_clnt_pick(struct rpcrdma_nfsc *nc);
+
 /* nfsc_mount.c */
+/*
+ * nfsc_mnt - MNT the export (RFC 1813 5.2.1) over TCP; a connection or RPC
+ * failure (nfsc_mnt_retryable) is tried again up to cfg->nf_retries times
+ * with the transport's back-off (common/backoff.h: 0, then 250 ms
+ * doubling to 8 s).  Counts attempts in nc_mnt_attempts.
+ * Return: 0, a MOUNT status as errno, or the last connection/RPC error.
+ */
 int nfsc_mnt(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_config *cfg);
+/* nfsc_mnt_retryable - @rc is a connection or RPC failure worth retrying
+ * (refused, timed out, reset, unreachable), not a MOUNT status. */
+bool nfsc_mnt_retryable(int rc);
 void nfsc_umnt(struct rpcrdma_nfsc *nc);
 
 /* Arguments never exceed this: two handles, two names, a sattr3. */

@@ -15,6 +15,7 @@
 /* <rpc/rpc_msg.h> and <rpcrdma/wire.h> both define RPC_MSG_VERSION. */
 #undef RPC_MSG_VERSION
 
+#include "common/backoff.h"
 #include "nfsc/nfsc_internal.h"
 
 
@@ -115,7 +116,9 @@ static CLIENT *mnt_client(const char *server, uint16_t port, int *err)
 	return clnt;
 }
 
-int nfsc_mnt(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_config *cfg)
+/* One MNT: 0 with the root handle in @nc, a MOUNT status as an errno, or
+ * a connection or RPC error (which nfsc_mnt may retry). */
+static int nfsc_mnt_once(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_config *cfg)
 {
 	struct timeval tv = { .tv_sec = 10 };
 	struct nfsc_mnt_res res;
@@ -149,6 +152,31 @@ err:
 		auth_destroy(clnt->cl_auth);
 	clnt_destroy(clnt);
 	return rc;
+}
+
+bool nfsc_mnt_retryable(int rc)
+{
+	return rc == -ECONNREFUSED || rc == -ETIMEDOUT || rc == -ECONNRESET ||
+	       rc == -EHOSTUNREACH || rc == -ENETUNREACH;
+}
+
+int nfsc_mnt(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_config *cfg)
+{
+	unsigned attempt, delay = 0;
+	int rc;
+
+	for (attempt = 0;; attempt++) {
+		nc->nc_mnt_attempts++;
+		rc = nfsc_mnt_once(nc, cfg);
+		if (!rc || !nfsc_mnt_retryable(rc) || attempt >= cfg->nf_retries)
+			return rc;
+		/* As the transport reconnects: at once, then 250 ms doubling. */
+		if (nc->nc_log)
+			fprintf(nc->nc_log, "rpcrdma-nfsc: MOUNT: %s (attempt %u of %u, next in "
+				"%u ms)\n", strerror(-rc), attempt + 1, cfg->nf_retries + 1, delay);
+		usleep(delay * 1000u);
+		delay = rpcrdma_backoff_next(delay, RPCRDMA_BACKOFF_MAX_MS);
+	}
 }
 
 static bool_t nfsc_xdr_void(XDR *x, void *p)

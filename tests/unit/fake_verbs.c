@@ -144,6 +144,14 @@ uint8_t *fv_remote_ptr(uint32_t rkey, uint64_t addr, size_t len, int access)
 		    addr - r->rm_base <= r->rm_len - len)
 			return r->rm_mem + (addr - r->rm_base);
 	}
+	for (i = 0; i < FV_MAX_MW; i++) {
+		uint64_t base = fv.fv_mws[i].addr;
+
+		if (fv.fv_mws[i].valid && fv.fv_mws[i].rkey == rkey &&
+		    (fv.fv_mws[i].access & access) == access && addr >= base &&
+		    len <= fv.fv_mws[i].len && addr - base <= fv.fv_mws[i].len - len)
+			return (uint8_t *)(uintptr_t)addr;
+	}
 	i = rkey - FV_RKEY0;
 	if (rkey >= FV_RKEY0 && i < FV_MAX_MR && fv.fv_mr_live[i] &&
 	    (fv.fv_mr_access[i] & access) == access) {
@@ -154,6 +162,67 @@ uint8_t *fv_remote_ptr(uint32_t rkey, uint64_t addr, size_t len, int access)
 			return (uint8_t *)(uintptr_t)addr;
 	}
 	return NULL;
+}
+
+bool fv_window_valid(uint32_t rkey)
+{
+	unsigned i;
+
+	for (i = 0; i < FV_MAX_MW; i++)
+		if (fv.fv_mws[i].valid && fv.fv_mws[i].rkey == rkey)
+			return true;
+	return false;
+}
+
+/* Invalidate the valid window with @rkey; false when there is none. */
+static bool fv_window_invalidate(uint32_t rkey)
+{
+	unsigned i;
+
+	for (i = 0; i < FV_MAX_MW; i++) {
+		if (fv.fv_mws[i].valid && fv.fv_mws[i].rkey == rkey) {
+			fv.fv_mws[i].valid = false;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* BIND_MW: the window now exposes its range under the new key. */
+static void fv_window_bind(const struct fv_wr *w)
+{
+	unsigned i, slot = FV_MAX_MW;
+
+	for (i = 0; i < FV_MAX_MW; i++) {
+		if (fv.fv_mws[i].mw == w->w_mw) {
+			slot = i;
+			break;
+		}
+		if (!fv.fv_mws[i].mw && slot == FV_MAX_MW)
+			slot = i;
+	}
+	if (slot == FV_MAX_MW)
+		fail_msg("out of fake windows");
+	fv.fv_mws[slot].mw = w->w_mw;
+	fv.fv_mws[slot].rkey = w->w_mw_rkey;
+	fv.fv_mws[slot].addr = w->w_bind.addr;
+	fv.fv_mws[slot].len = w->w_bind.length;
+	fv.fv_mws[slot].access = (int)w->w_bind.mw_access_flags;
+	fv.fv_mws[slot].mr = w->w_bind.mr;
+	fv.fv_mws[slot].valid = true;
+}
+
+int fv_peer_write(uint32_t rkey, uint64_t addr, const void *src, size_t len)
+{
+	uint8_t *dst;
+
+	if (fv.fv_qp_error || fv.fv_disconnected)
+		return -ENOTCONN;
+	dst = fv_remote_ptr(rkey, addr, len, IBV_ACCESS_REMOTE_WRITE);
+	if (!dst)
+		return -EACCES;
+	memcpy(dst, src, len);
+	return 0;
 }
 
 unsigned fv_live_mrs(void)
@@ -307,9 +376,12 @@ static void exec_wr(const struct fv_wr *w)
 		fv.fv_binds[fv.fv_nbinds % 8].bind_info = w->w_bind;
 		fv.fv_nbinds++;
 		assert_false(w->w_flags & IBV_SEND_SIGNALED);
+		fv_window_bind(w);
 		break;
 	case IBV_WR_LOCAL_INV:
 		fv.fv_invs[fv.fv_ninvs++ % 8] = w->w_inv_rkey;
+		if (!fv_window_invalidate(w->w_inv_rkey))
+			fv.fv_bad_local_invs++;
 		if (w->w_flags & IBV_SEND_SIGNALED)
 			fv_push(w->w_wr_id, IBV_WC_SUCCESS, IBV_WC_LOCAL_INV, 0, 0);
 		break;
@@ -415,7 +487,7 @@ static int fv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_re
 	return 0;
 }
 
-int fv_deliver(const void *msg, uint32_t len)
+static int fv_deliver_flags(const void *msg, uint32_t len, bool inv, uint32_t rkey)
 {
 	struct ibv_recv_wr *r;
 
@@ -446,8 +518,27 @@ int fv_deliver(const void *msg, uint32_t len)
 	}
 	memcpy((void *)(uintptr_t)r->sg_list[0].addr, msg, len);
 	fv_push(r->wr_id, IBV_WC_SUCCESS, IBV_WC_RECV, len, 1);
+	if (inv) {
+		struct ibv_wc *wc = &fv.fv_cq[(fv.fv_cq_tail - 1) % FV_MAX_CQ];
+
+		wc->wc_flags |= IBV_WC_WITH_INV;
+		wc->invalidated_rkey = rkey;
+		fv_window_invalidate(rkey);
+	}
 	return 0;
 }
+
+int fv_deliver(const void *msg, uint32_t len)
+{
+	return fv_deliver_flags(msg, len, false, 0);
+}
+
+int fv_deliver_inv(const void *msg, uint32_t len, uint32_t rkey)
+{
+	return fv_deliver_flags(msg, len, true, rkey);
+}
+
+
 
 static int fv_poll(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 {

@@ -48,6 +48,7 @@
 #define FV_MAX_REMOTE 16
 #define FV_MAX_SGE 8
 #define FV_SENT_MAX 65536
+#define FV_MAX_MW 32
 
 /** Queues the injector treats separately. */
 enum fv_queue { FV_Q_SEND = 0, FV_Q_RECV, FV_Q_READ, FV_Q_WRITE, FV_NQ };
@@ -130,6 +131,17 @@ struct fake_verbs {
 	unsigned fv_nbinds;
 	uint32_t fv_invs[8];
 	unsigned fv_ninvs;
+	/* memory windows as bound (BIND_MW) and invalidated (LOCAL_INV, a
+	 * Send With Invalidate received); a valid one is an RDMA target */
+	struct {
+		struct ibv_mw *mw;
+		uint32_t rkey;
+		uint64_t addr, len;
+		int access;
+		struct ibv_mr *mr;
+		bool valid;
+	} fv_mws[FV_MAX_MW];
+	unsigned fv_bad_local_invs;          /* LOCAL_INV of no valid window */
 	enum ibv_wc_status fv_read_status;   /* forced status of RDMA Reads */
 
 	/* memory */
@@ -197,6 +209,22 @@ struct ibv_recv_wr *fv_take_recv(void);
  * -EMSGSIZE (longer than the Receive: completes with IBV_WC_LOC_LEN_ERR).
  */
 int fv_deliver(const void *msg, uint32_t len);
+/**
+ * fv_deliver_inv - as fv_deliver(), received as a Send With Invalidate of
+ * @rkey (RFC 8797 section 5): the completion carries IBV_WC_WITH_INV and
+ * @rkey, and a valid window with that key is invalidated.
+ */
+int fv_deliver_inv(const void *msg, uint32_t len, uint32_t rkey);
+/**
+ * fv_peer_write - the peer RDMA Writes @len bytes from @src to (@rkey,
+ * @addr) of ours, as a late Write of a Responder would.
+ * Return: 0 (the bytes landed), -ENOTCONN (the QP is in error or
+ * disconnected: nothing arrives), -EACCES (no live region or valid window
+ * grants remote write there: the Write faults).
+ */
+int fv_peer_write(uint32_t rkey, uint64_t addr, const void *src, size_t len);
+/** fv_window_valid - a window with @rkey is bound and not invalidated. */
+bool fv_window_valid(uint32_t rkey);
 /** fv_flush_recvs - complete every posted Receive with IBV_WC_WR_FLUSH_ERR. */
 void fv_flush_recvs(void);
 /** fv_qp_to_error - the QP enters error: everything outstanding flushes. */

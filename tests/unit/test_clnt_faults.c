@@ -377,7 +377,8 @@ static void end_connection(void)
 	assert_int_equal(cl->cl_outstanding, 0);
 	assert_int_equal(cl->cl_rpc_busy, 0);
 	assert_int_equal(cl->cl_recvs_posted, 0);
-	assert_null(cl->cl_pending);
+	for (unsigned x = 0; x <= cl->cl_xid_mask; x++)
+		assert_null(cl->cl_xids[x]);
 	/* Sends that completed unsignalled give no flush: teardown releases. */
 	pthread_mutex_lock(&cl->cl_lock);
 	clnt_sq_release_all(cl);
@@ -436,7 +437,7 @@ static void run_one(const char *profile, const struct fv_faults *f, unsigned nca
 				 "replies queued %u, Receives posted %u, send work %u",
 				 profile, (unsigned long long)f->ff_seed, d.issued, cl->cl_credits,
 				 cl->cl_outstanding, cl->cl_free != NULL, cl->cl_reqs_out,
-				 cl->cl_pending != NULL, busy_slots(), d.nreplies,
+				 cl->cl_outstanding != 0, busy_slots(), d.nreplies,
 				 fv_recvs_posted(), fv_sq_pending());
 		}
 		if (!d.cl->cl_connected) {

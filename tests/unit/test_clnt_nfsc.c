@@ -192,7 +192,8 @@ static int setup(void **state)
 	cl->cl_connected = true;
 	sv.cl = cl;
 	memset(&nc, 0, sizeof(nc));
-	nc.nc_clnt = cl;
+	nc.nc_clnts[0] = cl;
+	nc.nc_nconn = 1;
 	nc.nc_rsize = nc.nc_wsize = 1u << 20;
 	nc.nc_root.fh_len = 8;
 	memcpy(nc.nc_root.fh_data, "ROOTFH!!", 8);

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # client-faults: rpcrdma-nfsd is killed (SIGKILL) in the middle of a 64 MiB
 # put and of a 64 MiB get.  Without retries the tool reports the error and
-# exits 1 within its timeout; with --retries it reconnects to the restarted
-# server (same handle key, so its file handles stay valid) and finishes with
-# a byte-identical file.
+# exits 1 within its timeout; with --retries the transport reconnects to the
+# restarted server (same handle key, so its file handles stay valid) and
+# sends the asynchronous READs/WRITEs of the window in flight again with
+# their xids (counters checked), and the tool finishes with a
+# byte-identical file.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 vm_require_guest
 
@@ -43,8 +45,11 @@ pass "server killed mid-put, no retries: exit 1 with a message after $((SECONDS 
 start_server 2
 kill_soon 3
 rc=0
-timeout -k 10 300 "$NFS" "${COPTS[@]}" --timeout 5 --retries 30 "$SPEC" put "$SCRATCH/big" /big \
-	>"$SCRATCH/put.log" 2>&1 &
+# --timeout 20: the calls in flight wait (RL_RESEND) through the server's
+# restart and the reconnect back-off; with 5 s they could time out first
+# and the tool would redo its window with new xids instead.
+timeout -k 10 300 "$NFS" "${COPTS[@]}" --timeout 20 --retries 30 --stats "$SPEC" \
+	put "$SCRATCH/big" /big >"$SCRATCH/put.log" 2>&1 &
 tool=$!
 wait "$killer"
 sleep 2
@@ -52,13 +57,18 @@ start_server 3
 wait "$tool" || rc=$?
 ((rc == 0)) || { cat "$SCRATCH/put.log"; fail "put with retries across a server restart: status $rc"; }
 compare_files "$SCRATCH/big" "$EXPORT/big"
-pass "server killed mid-put and restarted: put with --retries finished, file identical"
+resent() {
+	grep -Eq '"reconnects":[1-9][0-9]*,"retransmits":[1-9]' "$1" ||
+		{ cat "$1"; fail "no call was sent again after the reconnect"; }
+}
+resent "$SCRATCH/put.log"
+pass "server killed mid-put and restarted: put with --retries resent its calls, file identical"
 
 # ---- retries: get survives a kill and a restart
 kill_soon 3
 rc=0
-timeout -k 10 300 "$NFS" "${COPTS[@]}" --timeout 5 --retries 30 "$SPEC" get /big "$SCRATCH/back" \
-	>"$SCRATCH/get.log" 2>&1 &
+timeout -k 10 300 "$NFS" "${COPTS[@]}" --timeout 20 --retries 30 --stats "$SPEC" \
+	get /big "$SCRATCH/back" >"$SCRATCH/get.log" 2>&1 &
 tool=$!
 wait "$killer"
 sleep 2
@@ -66,5 +76,6 @@ start_server 4
 wait "$tool" || rc=$?
 ((rc == 0)) || { cat "$SCRATCH/get.log"; fail "get with retries across a server restart: status $rc"; }
 compare_files "$SCRATCH/big" "$SCRATCH/back"
-pass "server killed mid-get and restarted: get with --retries finished, file identical"
+resent "$SCRATCH/get.log"
+pass "server killed mid-get and restarted: get with --retries resent its calls, file identical"
 rnfsd_term

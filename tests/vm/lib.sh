@@ -439,7 +439,36 @@ client_suite() {
 	compare_files "$ORIG/16777216.bin" "$BACK/mw.bin"
 	grep -q '"mw_binds":[1-9]' /tmp/mp-stats /tmp/mg-stats ||
 		fail "--mw bound no window: $(cat /tmp/mp-stats /tmp/mg-stats)"
+	grep -q '"bad_invalidates":0' /tmp/mg-stats ||
+		fail "--mw get: unexpected Send With Invalidate: $(cat /tmp/mg-stats)"
 	pass "put and get through type 2 memory windows"
+
+	# ---- remote invalidation offered (RFC 8797 section 5): each READ has
+	# one handle, its Write chunk's window, which the server invalidates
+	timeout 300 "$NFS" "${CLIENT_OPTS[@]}" --mw --remote-invalidate --stats "$SPEC" \
+		get /16777216.bin "$BACK/rinv.bin" 2>/tmp/ri-stats || fail "get --remote-invalidate"
+	compare_files "$ORIG/16777216.bin" "$BACK/rinv.bin"
+	timeout 300 "$NFS" "${CLIENT_OPTS[@]}" --mw --remote-invalidate "$SPEC" \
+		put "$ORIG/1048579.bin" /rinv.bin || fail "put --remote-invalidate"
+	compare_files "$ORIG/1048579.bin" "$EXPORT/rinv.bin"
+	grep -q '"remote_invalidates":[1-9][0-9]*,"bad_invalidates":0' /tmp/ri-stats ||
+		fail "--remote-invalidate: no Send With Invalidate seen: $(cat /tmp/ri-stats)"
+	pass "Send With Invalidate: the server invalidates each READ's window, checked"
+
+	# ---- several connections: calls spread over 4 (like nconnect=4)
+	timeout 300 "$NFS" "${CLIENT_OPTS[@]}" --nconnect 4 --stats "$SPEC" \
+		put "$ORIG/16777216.bin" /nconnect.bin 2>/tmp/ncp-stats || fail "put --nconnect 4"
+	compare_files "$ORIG/16777216.bin" "$EXPORT/nconnect.bin"
+	drop_caches
+	timeout 300 "$NFS" "${CLIENT_OPTS[@]}" --nconnect 4 --stats "$SPEC" \
+		get /nconnect.bin "$BACK/nconnect.bin" 2>/tmp/ncg-stats || fail "get --nconnect 4"
+	compare_files "$ORIG/16777216.bin" "$BACK/nconnect.bin"
+	log "get --nconnect 4: $(cat /tmp/ncg-stats)"
+	for s in /tmp/ncp-stats /tmp/ncg-stats; do
+		grep -Eq '"connections":4,"per_connection_calls":\[[1-9][0-9]*,[1-9][0-9]*,[1-9][0-9]*,[1-9][0-9]*\]' "$s" ||
+			fail "--nconnect 4 did not spread the calls over 4 connections: $(cat "$s")"
+	done
+	pass "--nconnect 4: 16 MiB put and get byte-exact, calls on all 4 connections"
 
 	# ---- ls -l of 2000 entries
 	mkdir -p "$EXPORT/many"

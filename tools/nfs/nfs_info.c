@@ -210,23 +210,34 @@ int cmd_df(struct rpcrdma_nfsc *nc, const char *spec)
 void print_stats(struct rpcrdma_nfsc *nc)
 {
 	struct rpcrdma_clnt_stats s;
+	unsigned i;
 
-	rpcrdma_clnt_get_stats(rpcrdma_nfsc_clnt(nc), &s);
+	rpcrdma_nfsc_get_stats(nc, &s);
 	fprintf(stderr, "{\"calls\":%" PRIu64 ",\"inline\":%" PRIu64 ",\"read_chunks\":%" PRIu64
 		",\"nomsg\":%" PRIu64 ",\"write_chunks\":%" PRIu64 ",\"reply_chunks\":%" PRIu64
 		",\"replies\":%" PRIu64 ",\"rdma_errors\":%" PRIu64 ",\"bad_replies\":%" PRIu64
 		",\"unknown_xid\":%" PRIu64 ",\"timeouts\":%" PRIu64 ",\"credit_waits\":%" PRIu64
 		",\"reconnects\":%" PRIu64 ",\"retransmits\":%" PRIu64
 		",\"reg_per_call\":%" PRIu64 ",\"reg_persistent\":%" PRIu64
-		",\"mw_binds\":%" PRIu64
+		",\"mw_binds\":%" PRIu64 ",\"remote_invalidates\":%" PRIu64
+		",\"bad_invalidates\":%" PRIu64 ",\"aborts\":%" PRIu64
+		",\"late_replies\":%" PRIu64 ",\"fence_disconnects\":%" PRIu64
 		",\"credits\":%" PRIu64 ",\"inline_send\":%u,\"inline_recv\":%u"
-		",\"rsize\":%u,\"wsize\":%u}\n",
+		",\"rsize\":%u,\"wsize\":%u,\"connections\":%u",
 		s.cs_calls, s.cs_inline, s.cs_read_chunks, s.cs_nomsg, s.cs_write_chunks,
 		s.cs_reply_chunks, s.cs_replies, s.cs_rdma_errors, s.cs_bad_replies,
 		s.cs_unknown_xid, s.cs_timeouts, s.cs_credit_waits, s.cs_reconnects,
 		s.cs_retransmits, s.cs_reg_per_call, s.cs_reg_persistent, s.cs_mw_binds,
-		s.cs_credits,
+		s.cs_remote_invalidates, s.cs_bad_invalidates, s.cs_aborts, s.cs_late_replies,
+		s.cs_fence_disconnects, s.cs_credits,
 		rpcrdma_clnt_inline_send(rpcrdma_nfsc_clnt(nc)),
 		rpcrdma_clnt_inline_recv(rpcrdma_nfsc_clnt(nc)), rpcrdma_nfsc_rsize(nc),
-		rpcrdma_nfsc_wsize(nc));
+		rpcrdma_nfsc_wsize(nc), rpcrdma_nfsc_nconnect(nc));
+	/* calls carried by each connection (--nconnect) */
+	fputs(",\"per_connection_calls\":[", stderr);
+	for (i = 0; i < rpcrdma_nfsc_nconnect(nc); i++) {
+		rpcrdma_clnt_get_stats(rpcrdma_nfsc_conn(nc, i), &s);
+		fprintf(stderr, "%s%" PRIu64, i ? "," : "", s.cs_calls);
+	}
+	fputs("]}\n", stderr);
 }

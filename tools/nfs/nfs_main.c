@@ -49,7 +49,9 @@ static void usage(FILE *f)
 		"  --rsize N        READ size in bytes (default 1 MiB, capped by the server)\n"
 		"  --wsize N        WRITE size in bytes (default 1 MiB, capped by the server)\n"
 		"  --credits N      most calls in flight (default 32)\n"
-		"  --streams N      parallel READ/WRITE calls for get/put (default 8)\n"
+		"  --streams N      parallel READ/WRITE calls for get/put (default 8;\n"
+		"                   16 with --nconnect)\n"
+		"  --nconnect N     spread the calls over N RDMA connections (1..16, default 1)\n"
 		"  --timeout SEC    per call (default 60)\n"
 		"  --retries N      reconnect and resend a call up to N times (default 0)\n"
 		"  --mw             get/put: expose each piece through a type 2 memory window\n"
@@ -58,6 +60,8 @@ static void usage(FILE *f)
 		"  --persistent-mr  get/put: keep the buffer registered for remote access\n"
 		"                   (no per-call work, weakest isolation)\n"
 		"  --per-call-mr    get/put: register each piece for its call (ibv_reg_mr)\n"
+		"  --remote-invalidate  with windows, let the server invalidate a call's\n"
+		"                   window (Send With Invalidate, RFC 8797); off by default\n"
 		"  --quiet          no progress bar\n"
 		"  --stats          print the transport's counters at the end (stderr)\n"
 		"  --capture FILE   write every RPC-over-RDMA message to FILE (pcap, for\n"
@@ -136,11 +140,13 @@ int main(int argc, char **argv)
 		{ "wsize", required_argument, NULL, 'w' },
 		{ "credits", required_argument, NULL, 'c' },
 		{ "streams", required_argument, NULL, 'n' },
+		{ "nconnect", required_argument, NULL, 'N' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "retries", required_argument, NULL, 'R' },
 		{ "persistent-mr", no_argument, NULL, 'P' },
 		{ "mw", no_argument, NULL, 'W' },
 		{ "per-call-mr", no_argument, NULL, 'C' },
+		{ "remote-invalidate", no_argument, NULL, 'I' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "stats", no_argument, NULL, 'S' },
 		{ "capture", required_argument, NULL, 'K' },
@@ -148,14 +154,14 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rpcrdma_nfsc_config cfg = { .nf_log = stderr, .nf_memory_windows = true };
+	struct rpcrdma_nfsc_config cfg = { .nf_log = stderr };
 	struct rpcrdma_nfsc *nc;
 	struct rpcrdma_capture *capture = NULL;
 	const char *cmd, *spec, *capture_path = NULL;
 	char *host = NULL, *path = NULL, **args;
-	uint32_t v;
+	uint32_t v, nconnect = 1;
 	int c, nargs, rc, i;
-	bool lng = false;
+	bool lng = false, streams_set = false;
 	const struct cmd *cd = NULL;
 
 	while ((c = getopt_long(argc, argv, "+vhq", opts, NULL)) != -1) {
@@ -186,6 +192,7 @@ int main(int argc, char **argv)
 				goto bad_opt;
 			break;
 		case 'n':
+			streams_set = true;
 			if (!parse_u32(optarg, 1, MAX_STREAMS, &opt_streams))
 				goto bad_opt;
 			break;
@@ -201,15 +208,23 @@ int main(int argc, char **argv)
 			break;
 		case 'P':
 			opt_persistent = true;
-			cfg.nf_memory_windows = false;
+			cfg.nf_reg = RPCRDMA_CLNT_REG_PERSISTENT;
 			break;
 		case 'W':
 			opt_persistent = true;
-			cfg.nf_memory_windows = true;
+			cfg.nf_reg = RPCRDMA_CLNT_REG_WINDOWS;
 			break;
 		case 'C':
 			opt_persistent = false;
-			cfg.nf_memory_windows = false;
+			cfg.nf_reg = RPCRDMA_CLNT_REG_PER_CALL;
+			break;
+		case 'I':
+			cfg.nf_remote_invalidate = true;
+			break;
+		case 'N':
+			if (!parse_u32(optarg, 1, RPCRDMA_NFSC_MAX_CONNECT, &nconnect))
+				goto bad_opt;
+			cfg.nf_nconnect = nconnect;
 			break;
 		case 'q':
 			opt_quiet = true;
@@ -263,8 +278,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": '%s': expected SERVER:/export\n", spec);
 		return EXIT_USAGE;
 	}
-	if (cfg.nf_credits && opt_streams > cfg.nf_credits)
-		opt_streams = cfg.nf_credits;
+	if (nconnect > 1 && !streams_set)
+		opt_streams = MAX_STREAMS;
+	if (cfg.nf_credits && opt_streams > cfg.nf_credits * nconnect)
+		opt_streams = cfg.nf_credits * nconnect;
 	cfg.nf_server = host;
 	cfg.nf_export = path;
 	if (capture_path) {

@@ -24,7 +24,7 @@ static void buf_register(struct rpcrdma_nfsc *nc, void *buf, size_t len)
 
 	if (!opt_persistent || !buf)
 		return;
-	rc = rpcrdma_clnt_register_buffer(rpcrdma_nfsc_clnt(nc), buf, len);
+	rc = rpcrdma_nfsc_register_buffer(nc, buf, len);
 	if (rc && rc != -EOPNOTSUPP)
 		fprintf(stderr, PROG ": warning: cannot keep the buffer registered (%s): "
 			"registering per call\n", strerror(-rc));
@@ -33,7 +33,7 @@ static void buf_register(struct rpcrdma_nfsc *nc, void *buf, size_t len)
 static void buf_unregister(struct rpcrdma_nfsc *nc, void *buf)
 {
 	if (opt_persistent && buf)
-		rpcrdma_clnt_unregister_buffer(rpcrdma_nfsc_clnt(nc), buf);
+		rpcrdma_nfsc_unregister_buffer(nc, buf);
 }
 
 static bool retryable(int rc)

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: MIT
+/*
+ * clnt_api.c - the synchronous and asynchronous call APIs: waiting,
+ * timeouts, retries, abort, callbacks.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "clnt/clnt_internal.h"
+
+static int clnt_rpc_status(const struct rpcrdma_rpc_msg *m)
+{
+	if (m->rm_reply_stat == RPC_MSG_DENIED)
+		return m->rm_reject_stat == RPC_REJECT_AUTH_ERROR ? -EACCES : -EPROTO;
+	switch (m->rm_accept_stat) {
+	case RPC_ACCEPT_SUCCESS:
+		return 0;
+	case RPC_ACCEPT_PROG_UNAVAIL:
+	case RPC_ACCEPT_PROG_MISMATCH:
+		return -EPROTONOSUPPORT;
+	case RPC_ACCEPT_PROC_UNAVAIL:
+		return -EOPNOTSUPP;
+	case RPC_ACCEPT_GARBAGE_ARGS:
+		return -EBADMSG;
+	default:
+		return -EREMOTEIO;
+	}
+}
+
+static int clnt_call_finish(struct rpcrdma_clnt *cl, struct clnt_req *rl, int rc);
+
+void clnt_deadline(struct timespec *dl, unsigned ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, dl);
+	dl->tv_sec += ms / 1000;
+	dl->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (dl->tv_nsec >= 1000000000L) {
+		dl->tv_sec++;
+		dl->tv_nsec -= 1000000000L;
+	}
+}
+
+/* Wait for @rl's outcome (a synchronous call), then finish it. */
+int clnt_call_wait(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned timeout_ms)
+{
+	struct timespec dl;
+	uint32_t xid = rl->rl_xid;
+	int rc;
+
+	clnt_deadline(&dl, timeout_ms);
+
+	pthread_mutex_lock(&cl->cl_lock);
+	while (rl->rl_state != RL_DONE) {
+		if (rl->rl_state == RL_REBINDING) {
+			/* The reconnecting thread owns it for now. */
+			pthread_cond_wait(&rl->rl_cond, &cl->cl_lock);
+			continue;
+		}
+		rc = pthread_cond_timedwait(&rl->rl_cond, &cl->cl_lock, &dl);
+		if (rc != ETIMEDOUT || rl->rl_state == RL_DONE || rl->rl_state == RL_REBINDING)
+			continue;
+		cl->cl_stats.cs_timeouts++;
+		if (rl->rl_state == RL_RESEND || rl->rl_state == RL_READY) {
+			/* Not on any connection: nothing to fence. */
+			if (rl->rl_state == RL_READY)
+				clnt_ready_remove(cl, rl);
+			clnt_complete(cl, rl, -ETIMEDOUT);
+			continue;
+		}
+		/* Closing the connection fences every registration mode (the
+		 * QP goes to error before this returns) and gives the credit
+		 * back. */
+		if (rl->rl_state == RL_PENDING)
+			clnt_complete(cl, rl, -ETIMEDOUT);
+		clnt_log(cl, "call xid 0x%08x timed out after %u ms: disconnecting",
+			 xid, timeout_ms);
+		clnt_disconnected(cl);
+	}
+	rc = rl->rl_status;
+	pthread_mutex_unlock(&cl->cl_lock);
+	/* A timeout closed the connection: asynchronous calls failed with it. */
+	clnt_run_done(cl);
+	return clnt_call_finish(cl, rl, rc);
+}
+
+/* The RPC side's end of a call whose outcome is @rc: release the caller's
+ * memory, decode the RPC reply header, give the request up.  No lock. */
+static int clnt_call_finish(struct rpcrdma_clnt *cl, struct clnt_req *rl, int rc)
+{
+	struct rpcrdma_clnt_call *ca = rl->rl_call;
+	struct rpcrdma_rpc_msg msg;
+	uint32_t xid = rl->rl_xid;
+
+	/* The call's windows are invalidated (or out of reach) already;
+	 * deregister its per-call memory before reporting: the Responder
+	 * cannot touch the caller's memory any more, whatever happened. */
+	clnt_unmap(rl);
+
+	if (!rc) {
+		if (rpcrdma_wire_decode_rpc(ca->ca_res, ca->ca_res_len, &msg) ||
+		    msg.rm_dir != RPC_DIR_REPLY || msg.rm_xid != xid)
+			rc = -EBADMSG;
+		else
+			rc = clnt_rpc_status(&msg);
+		if (!rc)
+			ca->ca_res_off = msg.rm_hdr_len;
+	}
+
+	pthread_mutex_lock(&cl->cl_lock);
+	cl->cl_rpc_busy--;
+	clnt_req_release(cl, rl, CLNT_OWNER_RPC);
+	pthread_cond_broadcast(&cl->cl_slot_cond);
+	pthread_mutex_unlock(&cl->cl_lock);
+	return rc;
+}
+
+/* Outcomes a synchronous call tries again itself (same xid, after a
+ * reconnect).  A call lost with its connection is resent by the transport
+ * while it has retries left (RL_RESEND); -ECONNRESET means it has none. */
+static bool clnt_retryable(int rc)
+{
+	return rc == -ENOTCONN || rc == -ETIMEDOUT;
+}
+
+int rpcrdma_clnt_call(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca)
+{
+	unsigned timeout = ca->ca_timeout_ms ? ca->ca_timeout_ms : cl->cl_cfg.cf_timeout_ms;
+	unsigned attempt = 0;
+	struct clnt_req *rl;
+	uint32_t xid = 0;
+	bool have_xid = false;
+	int rc;
+
+	for (;;) {
+		rc = clnt_call_start_xid(cl, ca, &rl, have_xid ? &xid : NULL);
+		if (!rc) {
+			if (have_xid) {
+				pthread_mutex_lock(&cl->cl_lock);
+				cl->cl_stats.cs_retransmits++;
+				pthread_mutex_unlock(&cl->cl_lock);
+			}
+			xid = rl->rl_xid;
+			have_xid = true;
+			rc = clnt_call_wait(cl, rl, timeout);
+		}
+		if (!clnt_retryable(rc) || attempt >= cl->cl_cfg.cf_retries)
+			return rc;
+		attempt++;
+		rc = clnt_reconnect(cl);
+		if (rc && attempt >= cl->cl_cfg.cf_retries)
+			return rc;
+	}
+}
+
+/* ---- asynchronous calls ---- */
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+int rpcrdma_clnt_call_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
+			    rpcrdma_clnt_done_fn done, void *arg, uint32_t *xid)
+{
+	unsigned timeout = ca->ca_timeout_ms ? ca->ca_timeout_ms : cl->cl_cfg.cf_timeout_ms;
+	struct clnt_req *rl;
+	int rc;
+
+	if (!done)
+		return -EINVAL;
+	/* The callback is attached before the post (under the lock the
+	 * completion side takes), so even a reply that beats the post's
+	 * return goes to the callback. */
+	rc = clnt_call_start_async(cl, ca, &rl, done, arg, now_ms() + timeout);
+	if (rc)
+		return rc;
+	if (xid)
+		*xid = rl->rl_xid;
+	clnt_run_done(cl);
+	return 0;
+}
+
+/* Finish every asynchronous call whose outcome is in.  No lock held. */
+void clnt_run_done(struct rpcrdma_clnt *cl)
+{
+	struct clnt_req *rl, *next;
+
+again:
+	pthread_mutex_lock(&cl->cl_lock);
+	rl = cl->cl_done;
+	cl->cl_done = NULL;
+	pthread_mutex_unlock(&cl->cl_lock);
+	if (!rl)
+		return;
+	for (; rl; rl = next) {
+		struct rpcrdma_clnt_call *ca = rl->rl_call;
+		rpcrdma_clnt_done_fn done = rl->rl_done;
+		void *arg = rl->rl_done_arg;
+		int rc;
+
+		next = rl->rl_next;
+		rl->rl_next = NULL;
+		rc = clnt_call_finish(cl, rl, rl->rl_status);
+		done(ca, rc, arg);
+	}
+	/* Callbacks may have ended more calls (abort). */
+	goto again;
+}
+
+/* A call waiting to be sent again (not in the xid table) with @xid.
+ * Lock held. */
+static struct clnt_req *clnt_off_wire_find(struct rpcrdma_clnt *cl, uint32_t xid)
+{
+	uint32_t i;
+
+	for (i = 0; i < cl->cl_nreqs; i++) {
+		struct clnt_req *rl = &cl->cl_reqs[i];
+
+		if ((rl->rl_state == RL_RESEND || rl->rl_state == RL_READY ||
+		     rl->rl_state == RL_REBINDING) && rl->rl_xid == xid)
+			return rl;
+	}
+	return NULL;
+}
+
+int rpcrdma_clnt_abort(struct rpcrdma_clnt *cl, uint32_t xid)
+{
+	struct clnt_req *rl;
+	int rc = 0;
+
+	pthread_mutex_lock(&cl->cl_lock);
+	rl = clnt_xid_find(cl, xid);
+	if (!rl)
+		rl = clnt_off_wire_find(cl, xid);
+	if (rl && (rl->rl_state == RL_RESEND || rl->rl_state == RL_READY)) {
+		/* Waiting to be sent again: the Responder holds nothing. */
+		if (rl->rl_state == RL_READY)
+			clnt_ready_remove(cl, rl);
+		rl->rl_aborted = true;
+		cl->cl_stats.cs_aborts++;
+		clnt_complete(cl, rl, -ECANCELED);
+	} else if (!rl || rl->rl_state != RL_PENDING) {
+		/* Unknown, being marshalled again, or its outcome is already
+		 * decided. */
+		rc = rl && rl->rl_state == RL_REBINDING ? -EBUSY : -ENOENT;
+	} else {
+		/* The Responder may still act on the call: its xid and credit
+		 * stay until a reply or the end of the connection; a late
+		 * reply is dropped without touching the caller's memory. */
+		rl->rl_aborted = true;
+		cl->cl_stats.cs_aborts++;
+		if (clnt_req_persistent(rl)) {
+			/* Nothing but closing the connection fences a buffer
+			 * registered for remote access. */
+			clnt_complete(cl, rl, -ECANCELED);
+			cl->cl_stats.cs_fence_disconnects++;
+			clnt_log(cl, "call xid 0x%08x aborted with a buffer registered for "
+				 "remote access: disconnecting", xid);
+			clnt_disconnected(cl);
+		} else {
+			clnt_fence_complete(cl, rl, -ECANCELED);
+		}
+	}
+	pthread_mutex_unlock(&cl->cl_lock);
+	clnt_run_done(cl);
+	return rc;
+}
+
+/* Time out asynchronous calls past their deadline (the completion thread
+ * calls this periodically); like a synchronous timeout, it closes the
+ * connection, which fences their memory in every registration mode. */
+void clnt_check_deadlines(struct rpcrdma_clnt *cl)
+{
+	uint64_t now = now_ms();
+	bool expired = false;
+	uint32_t i;
+
+	pthread_mutex_lock(&cl->cl_lock);
+	for (i = 0; i < cl->cl_nreqs; i++) {
+		struct clnt_req *rl = &cl->cl_reqs[i];
+
+		if (!rl->rl_done || now < rl->rl_deadline_ms)
+			continue;
+		if (rl->rl_state == RL_RESEND || rl->rl_state == RL_READY) {
+			/* Not on any connection: nothing to fence. */
+			if (rl->rl_state == RL_READY)
+				clnt_ready_remove(cl, rl);
+			clnt_log(cl, "call xid 0x%08x timed out waiting to be sent again",
+				 rl->rl_xid);
+			clnt_complete(cl, rl, -ETIMEDOUT);
+			cl->cl_stats.cs_timeouts++;
+			continue;
+		}
+		if (rl->rl_state != RL_PENDING)
+			continue;
+		clnt_log(cl, "call xid 0x%08x timed out: disconnecting", rl->rl_xid);
+		clnt_complete(cl, rl, -ETIMEDOUT);
+		cl->cl_stats.cs_timeouts++;
+		expired = true;
+	}
+	if (expired)
+		clnt_disconnected(cl);
+	pthread_mutex_unlock(&cl->cl_lock);
+	clnt_run_done(cl);
+}

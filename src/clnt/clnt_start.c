@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: MIT
+/*
+ * clnt_start.c - starting a call: a request and a credit, marshalling,
+ * then one post of its window binds and its Send.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "clnt/clnt_internal.h"
+
+/*
+ * Take a request and a credit, marshal and post the call.  On success
+ * *@out is pending (or already done, when the Reply beat us here).
+ */
+int clnt_call_start(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
+		    struct clnt_req **out)
+{
+	return clnt_call_start_xid(cl, ca, out, NULL);
+}
+
+static int clnt_call_start_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
+				  struct clnt_req **out, const uint32_t *xid,
+				  rpcrdma_clnt_done_fn done, void *arg, uint64_t deadline);
+
+/* As clnt_call_start(); @xid, when not NULL, is reused (a retransmission). */
+int clnt_call_start_xid(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
+			struct clnt_req **out, const uint32_t *xid)
+{
+	return clnt_call_start_common(cl, ca, out, xid, NULL, NULL, 0);
+}
+
+int clnt_call_start_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
+				 struct clnt_req **out, rpcrdma_clnt_done_fn done,
+				 void *arg, uint64_t deadline)
+{
+	return clnt_call_start_common(cl, ca, out, NULL, done, arg, deadline);
+}
+
+/*
+ * Post marshalled @rl (its credit taken): into the xid table, the Send
+ * ring, then one post of its window binds and its Send.  Return: 0 (now
+ * RL_PENDING), or the post's error with everything undone (RL_PREPARED,
+ * registrations kept).  Lock held.
+ */
+int clnt_post_call(struct rpcrdma_clnt *cl, struct clnt_req *rl)
+{
+	struct ibv_send_wr *bad;
+	uint32_t i;
+	int rc;
+
+	rl->rl_state = RL_PENDING;
+	rl->rl_aborted = false;
+	clnt_wire_add(cl, rl);
+	rl->rl_cqe.ce_type = RPCRDMA_CQE_SEND;
+	rl->rl_cqe.ce_id = ++cl->cl_cqe_ids;
+	/* In the ring before the post: its completion may come first. */
+	clnt_sq_push(cl, rl);
+	/* Window binds go first on the send queue, unsignalled; the queue
+	 * executes in order, so they take effect before the Send. */
+	rl->rl_wr.next = NULL;
+	for (i = 0; i < rl->rl_nbind; i++) {
+		rl->rl_bind_wr[i].next = i + 1 < rl->rl_nbind ? &rl->rl_bind_wr[i + 1] :
+							    &rl->rl_wr;
+		rl->rl_bind_wr[i].wr_id = (uintptr_t)&cl->cl_quiet_cqe;
+	}
+	clnt_capture_send(cl, &rl->rl_wr);
+	rc = rpcrdma_verbs_post_send(cl->cl_qp, rl->rl_nbind ? &rl->rl_bind_wr[0] : &rl->rl_wr,
+				     &bad);
+	if (rc) {
+		clnt_sq_pop(cl, rl);
+		clnt_xid_unlink(cl, rl);
+		rl->rl_owners &= ~CLNT_OWNER_WIRE;
+		rl->rl_state = RL_PREPARED;
+		return rc;
+	}
+	/* A bind names its window by the window's current key (ibv_mw.rkey);
+	 * from now on that is the key we just bound. */
+	for (i = 0; i < rl->rl_nbind; i++)
+		rl->rl_bind_wr[i].bind_mw.mw->rkey = rl->rl_bind_wr[i].bind_mw.rkey;
+	clnt_windows_set(rl, true);
+	return 0;
+}
+
+static int clnt_call_start_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
+				  struct clnt_req **out, const uint32_t *xid,
+				  rpcrdma_clnt_done_fn done, void *arg, uint64_t deadline)
+{
+	struct clnt_req *rl;
+	bool waited = false, have_dl = false, timed_out = false;
+	struct timespec dl;
+	int rc;
+
+	if (!clnt_call_valid(ca))
+		return -EINVAL;
+	ca->ca_res_off = ca->ca_res_len = 0;
+	ca->ca_rddp_used = false;
+	ca->ca_rddp_len = 0;
+
+	pthread_mutex_lock(&cl->cl_lock);
+	for (;;) {
+		/* Calls to resend go first (cl_ready). */
+		while (cl->cl_connected && (!cl->cl_free || cl->cl_ready ||
+					    cl->cl_outstanding >= cl->cl_credits)) {
+			if (!waited)
+				cl->cl_stats.cs_credit_waits++;
+			waited = true;
+			pthread_cond_wait(&cl->cl_slot_cond, &cl->cl_lock);
+		}
+		if (cl->cl_connected)
+			break;
+		/* With retries the connect worker reconnects: a new call
+		 * waits for it, up to its timeout, as an RPC waits for its
+		 * transport in the kernel; otherwise it fails at once. */
+		if (!cl->cl_worker_started || cl->cl_stopping || timed_out) {
+			pthread_mutex_unlock(&cl->cl_lock);
+			return -ENOTCONN;
+		}
+		if (!have_dl) {
+			clnt_deadline(&dl, ca->ca_timeout_ms ? ca->ca_timeout_ms :
+					   cl->cl_cfg.cf_timeout_ms);
+			have_dl = true;
+		}
+		cl->cl_conn_waiters++;
+		pthread_cond_broadcast(&cl->cl_work_cond);
+		timed_out = pthread_cond_timedwait(&cl->cl_slot_cond, &cl->cl_lock, &dl) ==
+			    ETIMEDOUT;
+		cl->cl_conn_waiters--;
+	}
+	rl = cl->cl_free;
+	cl->cl_free = rl->rl_next;
+	rl->rl_next = NULL;
+	cl->cl_reqs_out++;
+	cl->cl_outstanding++; /* the credit is ours from here */
+	rl->rl_owners = CLNT_OWNER_RPC;
+	rl->rl_state = RL_PREPARED;
+	rl->rl_status = 0;
+	rl->rl_tries = 0;
+	rl->rl_call = ca;
+	rl->rl_done = NULL;
+	rl->rl_xid = xid ? *xid : cl->cl_next_xid++;
+	cl->cl_rpc_busy++;
+	cl->cl_stats.cs_calls++;
+	pthread_mutex_unlock(&cl->cl_lock);
+
+	rc = clnt_marshal(cl, rl);
+
+	pthread_mutex_lock(&cl->cl_lock);
+	if (!rc && !cl->cl_connected)
+		rc = -ENOTCONN;
+	if (rc)
+		goto err_unlock;
+	if (rl->rl_proc == RDMA_NOMSG)
+		cl->cl_stats.cs_nomsg++;
+	else if (rl->rl_read.cm_mr)
+		cl->cl_stats.cs_read_chunks++;
+	else
+		cl->cl_stats.cs_inline++;
+	if (rl->rl_write.cm_mr)
+		cl->cl_stats.cs_write_chunks++;
+	if (rl->rl_reply.cm_mr)
+		cl->cl_stats.cs_reply_chunks++;
+	rl->rl_done = done;
+	rl->rl_done_arg = arg;
+	rl->rl_deadline_ms = deadline;
+	rc = clnt_post_call(cl, rl);
+	if (rc)
+		goto err_unlock;
+	*out = rl;
+	pthread_mutex_unlock(&cl->cl_lock);
+	return 0;
+
+err_unlock:
+	pthread_mutex_unlock(&cl->cl_lock);
+	clnt_unmap(rl);
+	pthread_mutex_lock(&cl->cl_lock);
+	cl->cl_outstanding--;
+	cl->cl_rpc_busy--;
+	clnt_req_release(cl, rl, CLNT_OWNER_RPC);
+	pthread_cond_broadcast(&cl->cl_slot_cond);
+	pthread_mutex_unlock(&cl->cl_lock);
+	return rc;
+}

@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_clnt_resend.c - calls in flight when the connection goes are sent
+ * again on the next connection with their xids (cf_retries), oldest
+ * first and only as the new grant allows (RFC 8166 3.3.1: one credit
+ * until the first reply), synchronous and asynchronous alike.
+ *
+ * The reconnect runs clnt_reconnect() with its connection step replaced
+ * (cl_open): a fresh fake QP, the slab registered again, every Receive
+ * posted, the peer's private data applied.  Every Send's xid is recorded
+ * as the fake device executes it.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "fake_verbs.h"
+#include "test_words.h"
+
+#include "clnt/clnt_internal.h"
+
+#include "clnt_fixture.h"
+
+static struct {
+	uint32_t xids[64];
+	unsigned n;
+	unsigned opens;
+	unsigned fail_opens;
+} sent;
+
+static bool record_send(const uint8_t *msg, uint32_t len, const struct fv_wr *w, void *arg)
+{
+	(void)w;
+	(void)arg;
+	assert_true(len >= 4);
+	if (sent.n < 64)
+		sent.xids[sent.n++] = get32(msg); /* the transport header's xid */
+	return false;
+}
+
+static int fake_open(struct rpcrdma_clnt *cl)
+{
+	static struct ibv_qp qp;
+	static struct ibv_cq cq;
+
+	sent.opens++;
+	if (sent.fail_opens) {
+		sent.fail_opens--;
+		return -ECONNREFUSED;
+	}
+	fv_qp_reset();
+	cl->cl_qp = &qp;
+	cl->cl_cq = &cq;
+	assert_int_equal(clnt_register_slab(cl), 0);
+	assert_int_equal(clnt_post_all_recvs(cl), 0);
+	clnt_fixture_set_peer(cl, 4096, 4096);
+	pthread_mutex_lock(&cl->cl_lock);
+	cl->cl_connected = true;
+	cl->cl_credits = 1; /* until the first reply on this connection */
+	pthread_mutex_unlock(&cl->cl_lock);
+	return 0;
+}
+
+static struct rpcrdma_clnt *make_clnt(void **state, unsigned retries)
+{
+	struct rpcrdma_clnt_config cfg = {
+		.cf_max_credits = 4, .cf_inline_size = 4096, .cf_auth_none = true,
+		.cf_log = stderr, .cf_retries = retries, .cf_reg = RPCRDMA_CLNT_REG_PER_CALL,
+	};
+	struct rpcrdma_clnt *cl = clnt_fixture_new(&cfg);
+
+	*state = cl;
+	assert_int_equal(clnt_post_all_recvs(cl), 0);
+	clnt_fixture_set_peer(cl, 4096, 4096);
+	cl->cl_connected = true;
+	cl->cl_next_xid = 0x100;
+	cl->cl_credits = 4;
+	cl->cl_open = fake_open;
+	return cl;
+}
+
+static int setup(void **state)
+{
+	fv_reset();
+	memset(&sent, 0, sizeof(sent));
+	fv.fv_on_send = record_send;
+	*state = NULL;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	if (*state)
+		clnt_free(*state);
+	fv_uninstall();
+	return 0;
+}
+
+/* An inline RDMA_MSG reply granting @grant credits (RFC 8166 4.2.1),
+ * an accepted RPC reply and a 4-byte @result. */
+static void deliver_reply(struct rpcrdma_clnt *cl, uint32_t xid, uint32_t grant,
+			  uint32_t result)
+{
+	uint8_t buf[64], *p = buf;
+
+	p = put32(p, xid);
+	p = put32(p, 1);
+	p = put32(p, grant);
+	p = put32(p, RDMA_MSG);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	p = put32(p, xid);
+	p = put32(p, 1);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	p = put32(p, result);
+	assert_int_equal(fv_deliver(buf, (uint32_t)(p - buf)), 0);
+	clnt_poll(cl);
+}
+
+struct seen {
+	unsigned calls;
+	int status;
+	uint32_t result;
+};
+
+static void done_cb(struct rpcrdma_clnt_call *ca, int status, void *arg)
+{
+	struct seen *s = arg;
+
+	s->calls++;
+	s->status = status;
+	if (!status)
+		s->result = get32((uint8_t *)ca->ca_res + ca->ca_res_off);
+}
+
+static void lose_connection(struct rpcrdma_clnt *cl)
+{
+	assert_true(clnt_cm_event(cl, RDMA_CM_EVENT_DISCONNECTED));
+	assert_false(cl->cl_connected);
+}
+
+/* Three asynchronous calls in flight, one with a Write chunk (registered
+ * per call), and a fourth aborted while it waits: after the reconnect the
+ * three go out again with xids 0x100, 0x101, 0x102, one at a time until
+ * the first reply grants more, and each callback runs once with its own
+ * reply. */
+static void test_resend_async_same_xids(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(state, 3);
+	static uint8_t data[4096];
+	uint8_t res[4][64];
+	struct rpcrdma_clnt_call ca[4];
+	struct seen s[4];
+	uint32_t xid[4], i;
+
+	memset(s, 0, sizeof(s));
+	for (i = 0; i < 4; i++) {
+		ca[i] = (struct rpcrdma_clnt_call){ .ca_prog = 1, .ca_vers = 1,
+						    .ca_res = res[i], .ca_res_cap = 64 };
+		if (i == 1) {
+			ca[i].ca_rddp = data;
+			ca[i].ca_rddp_cap = sizeof(data);
+		}
+		assert_int_equal(rpcrdma_clnt_call_async(cl, &ca[i], done_cb, &s[i], &xid[i]),
+				 0);
+		assert_int_equal(xid[i], 0x100 + i);
+	}
+	assert_int_equal(sent.n, 4);
+	lose_connection(cl);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(s[i].calls, 0);
+	assert_true(clnt_resend_waiting(cl));
+	assert_int_equal(cl->cl_outstanding, 0);
+	assert_int_equal(rpcrdma_clnt_abort(cl, xid[3]), 0);
+	assert_int_equal(s[3].calls, 1);
+	assert_int_equal(s[3].status, -ECANCELED);
+
+	assert_int_equal(clnt_reconnect(cl), 0);
+	assert_int_equal(sent.opens, 1);
+	assert_int_equal(cl->cl_stats.cs_reconnects, 1);
+	/* a grant of 1 until the first reply: only the oldest went */
+	assert_int_equal(sent.n, 5);
+	assert_int_equal(sent.xids[4], 0x100);
+	assert_int_equal(cl->cl_outstanding, 1);
+	assert_non_null(cl->cl_ready);
+
+	deliver_reply(cl, 0x100, 4, 10);
+	assert_int_equal(s[0].calls, 1);
+	assert_int_equal(s[0].status, 0);
+	assert_int_equal(s[0].result, 10);
+	assert_int_equal(sent.n, 7);
+	assert_int_equal(sent.xids[5], 0x101);
+	assert_int_equal(sent.xids[6], 0x102);
+	assert_null(cl->cl_ready);
+	deliver_reply(cl, 0x102, 4, 12);
+	deliver_reply(cl, 0x101, 4, 11);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(s[i].calls, 1);
+		assert_int_equal(s[i].status, 0);
+		assert_int_equal(s[i].result, 10 + i);
+	}
+	assert_int_equal(cl->cl_stats.cs_retransmits, 3);
+	assert_int_equal(cl->cl_outstanding, 0);
+	assert_int_equal(cl->cl_rpc_busy, 0);
+	assert_int_equal(fv_live_mrs(), 1); /* the Write chunk's region is gone */
+}
+
+/* A synchronous call lost with its connection is sent again with its xid
+ * and its caller gets the reply. */
+static void test_resend_sync_same_xid(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(state, 2);
+	uint8_t res[64];
+	struct rpcrdma_clnt_call ca = { .ca_prog = 1, .ca_vers = 1, .ca_res = res,
+					.ca_res_cap = sizeof(res) };
+	struct clnt_req *rl;
+
+	assert_int_equal(clnt_call_start(cl, &ca, &rl), 0);
+	assert_int_equal(rl->rl_xid, 0x100);
+	lose_connection(cl);
+	assert_int_equal(rl->rl_state, RL_RESEND);
+	assert_int_equal(clnt_reconnect(cl), 0);
+	assert_int_equal(sent.n, 2);
+	assert_int_equal(sent.xids[1], 0x100);
+	deliver_reply(cl, 0x100, 4, 77);
+	assert_int_equal(clnt_call_wait(cl, rl, 1000), 0);
+	assert_int_equal(get32(res + ca.ca_res_off), 77);
+	assert_int_equal(cl->cl_stats.cs_retransmits, 1);
+}
+
+/* Retries are counted per call: lost once, then a failed reconnect is its
+ * second try (cf_retries 2: sent again on the next connection); with
+ * cf_retries 1 the failed reconnect ends it with that reconnect's error. */
+static void test_resend_budget(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(state, 2);
+	uint8_t res[2][64];
+	struct rpcrdma_clnt_call ca[2];
+	struct seen s[2];
+	uint32_t xid;
+
+	memset(s, 0, sizeof(s));
+	ca[0] = (struct rpcrdma_clnt_call){ .ca_prog = 1, .ca_vers = 1, .ca_res = res[0],
+					    .ca_res_cap = 64 };
+	ca[1] = ca[0];
+	ca[1].ca_res = res[1];
+	assert_int_equal(rpcrdma_clnt_call_async(cl, &ca[0], done_cb, &s[0], &xid), 0);
+	lose_connection(cl);
+	sent.fail_opens = 1;
+	assert_int_equal(clnt_reconnect(cl), -ECONNREFUSED);
+	assert_int_equal(s[0].calls, 0);
+	assert_true(clnt_resend_waiting(cl));
+	cl->cl_backoff_ms = 0; /* no need to wait in a unit test */
+	assert_int_equal(clnt_reconnect(cl), 0);
+	assert_int_equal(sent.xids[sent.n - 1], xid);
+	deliver_reply(cl, xid, 4, 5);
+	assert_int_equal(s[0].calls, 1);
+	assert_int_equal(s[0].status, 0);
+
+	cl->cl_cfg.cf_retries = 1;
+	assert_int_equal(rpcrdma_clnt_call_async(cl, &ca[1], done_cb, &s[1], &xid), 0);
+	lose_connection(cl);
+	sent.fail_opens = 1;
+	assert_int_equal(clnt_reconnect(cl), -ECONNREFUSED);
+	assert_int_equal(s[1].calls, 1);
+	assert_int_equal(s[1].status, -ECONNREFUSED);
+	assert_false(clnt_resend_waiting(cl));
+	assert_int_equal(cl->cl_rpc_busy, 0);
+}
+
+struct starter {
+	struct rpcrdma_clnt *cl;
+	struct rpcrdma_clnt_call ca;
+	uint8_t res[64];
+	struct clnt_req *rl;
+	int rc;
+};
+
+static void *start_call(void *arg)
+{
+	struct starter *st = arg;
+
+	st->rc = clnt_call_start(st->cl, &st->ca, &st->rl);
+	return NULL;
+}
+
+/* With retries (a connect worker running) a call started while the
+ * connection is down waits for the reconnect instead of failing with
+ * -ENOTCONN; without a worker it fails at once. */
+static void test_new_call_waits_for_reconnect(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(state, 3);
+	struct starter st = { .cl = cl };
+	pthread_t t;
+	unsigned waiters = 0, spins;
+
+	st.ca = (struct rpcrdma_clnt_call){ .ca_prog = 1, .ca_vers = 1, .ca_res = st.res,
+					    .ca_res_cap = sizeof(st.res) };
+	lose_connection(cl);
+	assert_int_equal(clnt_call_start(cl, &st.ca, &st.rl), -ENOTCONN);
+
+	cl->cl_worker_started = true; /* stands for the worker: we reconnect */
+	assert_int_equal(pthread_create(&t, NULL, start_call, &st), 0);
+	for (spins = 0; !waiters && spins < 100000000u; spins++) {
+		pthread_mutex_lock(&cl->cl_lock);
+		waiters = cl->cl_conn_waiters;
+		pthread_mutex_unlock(&cl->cl_lock);
+		sched_yield();
+	}
+	assert_int_equal(waiters, 1);
+	assert_int_equal(clnt_reconnect(cl), 0);
+	pthread_join(t, NULL);
+	cl->cl_worker_started = false;
+	assert_int_equal(st.rc, 0);
+	assert_int_equal(sent.xids[sent.n - 1], 0x100);
+	deliver_reply(cl, 0x100, 4, 3);
+	assert_int_equal(clnt_call_wait(cl, st.rl, 1000), 0);
+}
+
+/* Without retries nothing is kept: the call fails with -ECONNRESET. */
+static void test_no_retries_no_resend(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(state, 0);
+	uint8_t res[64];
+	struct rpcrdma_clnt_call ca = { .ca_prog = 1, .ca_vers = 1, .ca_res = res,
+					.ca_res_cap = sizeof(res) };
+	struct seen s = { 0 };
+	uint32_t xid;
+
+	assert_int_equal(rpcrdma_clnt_call_async(cl, &ca, done_cb, &s, &xid), 0);
+	lose_connection(cl);
+	assert_int_equal(s.calls, 1);
+	assert_int_equal(s.status, -ECONNRESET);
+	assert_false(clnt_resend_waiting(cl));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_resend_async_same_xids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resend_sync_same_xid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resend_budget, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_retries_no_resend, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_new_call_waits_for_reconnect, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
