@@ -54,7 +54,7 @@ static long call(struct rpcrdma_nfsc *nc, struct nfsc_call *k)
 	int rc = nk_args_done(nc, k);
 
 	if (!rc)
-		rc = rpcrdma_clnt_call(nc->nc_clnt, ca);
+		rc = rpcrdma_clnt_call(nc->nc_clnts[0], ca);
 	if (rc || ca->ca_res_len < ca->ca_res_off + 4) {
 		fprintf(stderr, "vm-nfs3-fh: call failed: %s\n", strerror(rc ? -rc : EBADMSG));
 		return -1;
