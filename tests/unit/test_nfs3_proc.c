@@ -1011,6 +1011,40 @@ static void test_setattr_mtime_now_by_writer(void **state)
 	}
 }
 
+/*
+ * READDIR and READDIRPLUS of a directory its caller may read but not
+ * search (0600): listed, as knfsd lists it (reading needs read permission
+ * only); a directory the caller may not read (0300): NFS3ERR_ACCES.
+ */
+static void test_readdir_without_search(void **state)
+{
+	struct t_env *e = *state;
+	struct t_call *c = &e->c;
+	uint8_t fh[64];
+	uint32_t fhlen;
+	char p[PATH_MAX];
+
+	path_of(e, "nx", p);
+	assert_int_equal(mkdir(p, 0700), 0);
+	make_file(e, "nx/f", "x", 0644);
+	assert_int_equal(chown(p, 1000, 1000), 0);
+	assert_int_equal(do_lookup(e, e->root, e->rootlen, "nx", fh, &fhlen, NULL), 0);
+	for (int mode = 0; mode < 2; mode++) {
+		assert_int_equal(chmod(p, mode == 0 ? 0600 : 0300), 0);
+		for (uint32_t proc = 16; proc <= 17; proc++) {
+			t_begin(c, proc, 1000, 1000);
+			t_opaque(c, fh, fhlen);
+			t_u64(c, 0); /* cookie */
+			t_u64(c, 0); /* cookieverf3: zero */
+			t_u32(c, 8192);
+			if (proc == 17)
+				t_u32(c, 8192);
+			assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+			assert_int_equal(r_u32(c), mode == 0 ? 0 : 13);
+		}
+	}
+}
+
 static void test_setattr_and_fsinfo(void **state)
 {
 	struct t_env *e = *state;
@@ -1228,6 +1262,7 @@ static int run_on(const char *base)
 		cmocka_unit_test_setup_teardown(test_mknod_badtype, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_dir_access_checked_first, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_readdirplus_cookies, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_readdir_without_search, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_bad_handles, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_symlink_not_followed, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_garbage_and_auth, env_setup, env_teardown),

@@ -37,11 +37,13 @@ USERS=(root u1 u2)
 # anchored).  Every entry is explained in docs/nfs3.md, "Differences from
 # knfsd".
 ALLOWED=(
-	# SETATTR of the size (truncate(2)) by the owner, not root, of a 06755
-	# file: knfsd keeps the set-id bits, rpcrdma-nfsd's ftruncate() clears
-	# them as a local truncate does (RFC 1813 says nothing; POSIX allows
-	# both; we keep the local, safer behaviour).
+	# SETATTR of the size (truncate(2), open(O_TRUNC)) of a set-id file by
+	# a caller other than root, its owner or another user who may write it:
+	# knfsd keeps the set-id bits, rpcrdma-nfsd's ftruncate() clears them as
+	# a local truncate does (RFC 1813 says nothing; POSIX allows both; we
+	# keep the local, safer behaviour, which knfsd's own WRITE has too).
 	"u[12] truncate own suid"
+	"(u[12]|squashed) open-trunc other's suid 06777"
 )
 
 # ---- fixtures, made on the servers' own file system (the same for both)
@@ -90,6 +92,12 @@ for s in ks rs; do
 		fail "posix-ops.py run /mnt/$s squashed: status $?"
 done
 log "squashed root: $(wc -l <"$OUT/ks-squashed") operations on each server"
+
+# the records stay in the build tree (shared with the host) for reading
+KEEP=$RPCRDMA_BUILD_DIR/posix-diff-records
+rm -rf "$KEEP" && mkdir -p "$KEEP" && cp "$OUT"/* "$KEEP"/ ||
+	log "could not keep the records in $KEEP"
+log "records kept in $KEEP"
 
 # ---- the comparison
 python3 - "$OUT" "${ALLOWED[@]}" <<'PYEOF' || fail "rpcrdma-nfsd and the kernel's nfsd differ (above)"

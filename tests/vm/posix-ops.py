@@ -63,6 +63,13 @@ def setup(top, user):
     mk("sgid-noexec", 0o2666, ouid, ogid)
     mk("sgid-foreign", 0o644, uid, FOREIGN_GID)
     mk("times-own", 0o644, uid, gid)
+    mk("suid-oth-trunc", 0o6777, ouid, ogid)
+    mk("sgid-gx", 0o2777, ouid, ogid)
+    mk("grp-060", 0o060, ouid, 1003)
+    mkd("dir-0555", 0o555, uid, gid)
+    mkd("dir-0600", 0o700, uid, gid)
+    mk("dir-0600/f", 0o644, uid, gid)
+    os.chmod(os.path.join(d, "dir-0600"), 0o600)
     mkd("odir", 0o755, ouid, ogid)
     mk("odir/f", 0o666, ouid, ogid)
     mkd("sticky", 0o1777, 0, 0)
@@ -309,6 +316,22 @@ def run(mnt, user):
     op("write other's suid 06777", open_close("suid-oth", O.O_WRONLY, data=b"w"), "suid-oth")
     op("write sgid no group exec", open_close("sgid-noexec", O.O_WRONLY, data=b"w"), "sgid-noexec")
     op("truncate own suid", call(O.truncate, "suid-trunc", 1), "suid-trunc")
+
+    op("open-trunc other's suid 06777", open_close("suid-oth-trunc", O.O_WRONLY | O.O_TRUNC),
+       "suid-oth-trunc")
+    op("write other's sgid group exec", open_close("sgid-gx", O.O_WRONLY, data=b"w"), "sgid-gx")
+
+    # ---- group permissions (u1 is in group 1003) and directory modes
+    op("open grp-060 r", open_close("grp-060", O.O_RDONLY), "grp-060")
+    op("open grp-060 w", open_close("grp-060", O.O_WRONLY, data=b"g"), "grp-060")
+    op("creat in 0555 dir", open_close("dir-0555/f", CR, 0o644), "dir-0555/f")
+    op("mkdir in 0555 dir", call(O.mkdir, "dir-0555/d", 0o755), "dir-0555/d")
+    op("open in 0600 dir", open_close("dir-0600/f", O.O_RDONLY), "dir-0600/f")
+    op("list 0600 dir", lambda: len(O.listdir("dir-0600")), "dir-0600")
+    op("chmod 0555 dir 0755", call(O.chmod, "dir-0555", 0o755), "dir-0555")
+    op("creat in it now", open_close("dir-0555/f", CR, 0o644), "dir-0555/f")
+    op("chmod 0600 dir 0700", call(O.chmod, "dir-0600", 0o700), "dir-0600")
+    op("unlink in it now", call(O.unlink, "dir-0600/f"), "dir-0600/f")
 
     # ---- truncate
     op("truncate grow", call(O.truncate, "own-666", 10), "own-666")
