@@ -199,6 +199,18 @@ def run(mnt, user):
                 data = b"+" if fl & O.O_APPEND else None
                 op("open %s %s" % (p, fname), open_close(p, fl, data=data), p)
 
+    # ---- access(2) (the client asks the server: ACCESS)
+    for who in ("own", "oth"):
+        for m in MODES:
+            p = "%s-%03o" % (who, m)
+            op("access %s" % p, lambda p=p: "".join(
+                c if O.access(p, b) else "-"
+                for c, b in (("r", O.R_OK), ("w", O.W_OK), ("x", O.X_OK))), p)
+    for p in ("suid-own", "odir", "sticky", "dir-0555", "dir-0600", "grp-060"):
+        op("access %s" % p, lambda p=p: "".join(
+            c if O.access(p, b) else "-"
+            for c, b in (("r", O.R_OK), ("w", O.W_OK), ("x", O.X_OK))), p)
+
     # ---- creation
     CR = O.O_CREAT | O.O_WRONLY
     op("creat 0666 c1", open_close("c1", CR, 0o666, b"abc"), "c1")
