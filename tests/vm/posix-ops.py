@@ -116,7 +116,7 @@ class Runner:
         time.sleep(0.002)  # a new timestamp even on a coarse clock
         try:
             r = fn()
-            res = "ok" if r is None else "ok %s" % r
+            res = "ok" if r is None else "ok %s" % (r,)
         except OSError as e:
             res = errno.errorcode.get(e.errno, str(e.errno))
         out = ["%s %03d %s: %s" % (self.user, self.n, label, res)]
@@ -137,6 +137,16 @@ def open_close(p, flags, mode=0o644, data=None):
         try:
             if data is not None:
                 return os.write(fd, data)
+        finally:
+            os.close(fd)
+    return f
+
+
+def open_at_write(p, off):
+    def f():
+        fd = os.open(p, os.O_WRONLY)
+        try:
+            return os.pwrite(fd, b"z", off)
         finally:
             os.close(fd)
     return f
@@ -362,6 +372,26 @@ def run(mnt, user):
     op("utimes other's 0666 now", call(O.utime, "oth-666", None), "oth-666")
     op("utimes other's 0644 now", call(O.utime, "oth-644", None), "oth-644")
     op("utimes dir", call(O.utime, "dx", (3, 4)), "dx")
+
+    op("utimes ns", lambda: (O.utime("times-own", ns=(1500000001, 2500000002)),
+                             O.lstat("times-own").st_atime_ns,
+                             O.lstat("times-own").st_mtime_ns)[1:], "times-own")
+    op("utimes before 1970", lambda: (O.utime("times-own", (-1, -86400)),
+                                      O.lstat("times-own").st_mtime)[1], "times-own")
+
+    # ---- sizes and odd modes
+    op("truncate 2^40", call(O.truncate, "own-666", 1 << 40), "own-666")
+    op("truncate 2^62", call(O.truncate, "own-666", 1 << 62), "own-666")
+    op("pwrite at 2^41", open_at_write("own-600", 1 << 41), "own-600")
+    op("creat excl 07777", open_close("c10", CR | O.O_EXCL, 0o7777), "c10")
+    op("mkdir 07777", call(O.mkdir, "d10", 0o7777), "d10")
+    op("mkdir 0000", call(O.mkdir, "d11", 0o000), "d11")
+    op("creat in 0000 dir", open_close("d11/f", CR, 0o644), "d11/f")
+    op("link then rename over it", lambda: (O.link("c10", "c11"), O.rename("c11", "c10")),
+       "c10", "c11")
+    op("rename file over other link", lambda: (O.link("c10", "c12"), O.rename("c5", "c12")),
+       "c10", "c12", "c5")
+    op("rename dir to other parent", call(O.rename, "d10", "dx/d10"), "d10", "dx/d10")
 
     # ---- special files
     op("mkfifo", call(O.mkfifo, "f1", 0o640), "f1")
