@@ -2,12 +2,15 @@
 # posix-diff: POSIX behaviour of rpcrdma-nfsd against the kernel's nfsd,
 # both served in this guest and both mounted by the kernel NFSv3/RDMA client
 # (noac, so every stat asks the server).  One script of file-system
-# operations (tests/vm/posix-ops.py: open with O_CREAT/O_EXCL/O_TRUNC/
-# O_APPEND and every access mode on files of several modes, creation modes,
+# operations (tests/vm/posix-ops.py: access(2), and open with O_CREAT/
+# O_EXCL/O_TRUNC/O_APPEND and every access mode, on files of several modes
+# owned by the caller and by another user, creation modes,
 # mkdir/rmdir, unlink, link, symlink, rename over files and directories,
 # chmod, chown, set-id bits cleared on write, truncate and chown, sticky
-# and set-group-id directories, truncate, utimes, mkfifo, mknod, a socket)
-# runs as root and as two unprivileged users on each mount and prints every
+# and set-group-id directories, directories without write or search
+# permission, group permissions through a supplementary group, truncate,
+# utimes, mkfifo, mknod, a socket) runs as root and as two unprivileged
+# users (u1 with a supplementary group) on each mount and prints every
 # result: the return value or errno, and afterwards the type, mode, owner,
 # link count and size of the objects concerned and of their directories,
 # and whether their ctime and mtime changed.  The two record sets must be
