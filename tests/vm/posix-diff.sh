@@ -98,9 +98,11 @@ log "squashed root: $(wc -l <"$OUT/ks-squashed") operations on each server"
 
 # the records stay in the build tree (shared with the host) for reading
 KEEP=$RPCRDMA_BUILD_DIR/posix-diff-records
-rm -rf "$KEEP" && mkdir -p "$KEEP" && cp "$OUT"/* "$KEEP"/ ||
+if rm -rf "$KEEP" && mkdir -p "$KEEP" && cp "$OUT"/* "$KEEP"/; then
+	log "records kept in $KEEP"
+else
 	log "could not keep the records in $KEEP"
-log "records kept in $KEEP"
+fi
 
 # ---- the comparison
 python3 - "$OUT" "${ALLOWED[@]}" <<'PYEOF' || fail "rpcrdma-nfsd and the kernel's nfsd differ (above)"
