@@ -24,7 +24,6 @@
  * acts as itself: with fsuid 0 it holds the file system capabilities, so
  * no permission check it makes depends on them.
  */
-#define _GNU_SOURCE 1 /* unshare */
 #include <errno.h>
 #include <sched.h>
 #include <stdbool.h>

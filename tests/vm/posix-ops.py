@@ -113,7 +113,10 @@ class Runner:
             allp.add(os.path.dirname(p) or ".")
         allp = sorted(allp)
         pre = {p: describe(p)[0] for p in allp}
-        time.sleep(0.002)  # a new timestamp even on a coarse clock
+        # a new timestamp even where the file system takes the coarse clock
+        # (one tick: 4 ms at HZ=250; Linux 6.12 tmpfs has no fine-grained
+        # timestamps)
+        time.sleep(0.005)
         try:
             r = fn()
             res = "ok" if r is None else "ok %s" % (r,)
