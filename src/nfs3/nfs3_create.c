@@ -45,6 +45,7 @@ int nfs3_proc_create(struct nfs3_call *c)
 	err = nfs3_become_caller(c);
 	if (err)
 		goto out_err;
+	nfs3_cred_no_umask(); /* the mode as sent */
 	if (how == NFS3_EXCLUSIVE)
 		mode = 0600;
 	else
@@ -122,6 +123,8 @@ int nfs3_proc_mkdir(struct nfs3_call *c)
 		goto out;
 	}
 	err = nfs3_become_caller(c);
+	if (!err)
+		nfs3_cred_no_umask(); /* the mode as sent */
 	if (!err && mkdirat(d.d_fd, d.d_name.n_buf,
 			    sa.sa_set_mode ? (sa.sa_mode & 07777) : 0755) < 0)
 		err = -errno;
@@ -188,7 +191,8 @@ out:
 
 /*
  * MKNOD (RFC 1813 3.3.11): FIFOs and sockets for any caller the directory
- * lets create names; character and block devices only for a caller that is
+ * lets create names (checked first: NFS3ERR_ACCES, as knfsd, also for a
+ * device node); character and block devices only for a caller that is
  * root after squashing (NFS3ERR_PERM otherwise, knfsd's answer: its
  * threads, like ours, lose CAP_MKNOD with the other file system
  * capabilities when the fsuid leaves 0; checked here as well so the
@@ -240,6 +244,14 @@ int nfs3_proc_mknod(struct nfs3_call *c)
 		stat = NFS3ERR_BADTYPE;
 		goto out;
 	}
+	/* may the caller add a name: before the other checks, as knfsd */
+	err = nfs3_become_caller(c);
+	if (!err)
+		err = nfs3_dir_may_write(d.d_fd);
+	if (err) {
+		stat = nfs3_errno_to_stat(err);
+		goto out;
+	}
 	if (nfs3_is_dot_or_dotdot(&d.d_name)) {
 		stat = NFS3ERR_EXIST;
 		goto out;
@@ -258,10 +270,9 @@ int nfs3_proc_mknod(struct nfs3_call *c)
 		stat = NFS3ERR_INVAL;
 		goto out;
 	}
-	err = nfs3_become_caller(c);
-	if (!err && mknodat(d.d_fd, d.d_name.n_buf,
-			    fmt | (sa.sa_set_mode ? (sa.sa_mode & 07777) : 0),
-			    makedev(major, minor)) < 0)
+	if (mknodat(d.d_fd, d.d_name.n_buf,
+		    fmt | (sa.sa_set_mode ? (sa.sa_mode & 07777) : 0),
+		    makedev(major, minor)) < 0)
 		err = -errno;
 	if (!err)
 		err = nfs3_lookup_at(c->c_exp, d.d_fd, &d.d_pre, d.d_name.n_buf,

@@ -25,8 +25,10 @@
  * no permission check it makes depends on them.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -194,6 +196,16 @@ void nfs3_cred_restore(void)
 	tl_fsuid = tl_euid;
 	tl_fsgid = tl_egid;
 	tl_known = ok;
+}
+
+/* this thread has a file system context (umask) of its own */
+static __thread bool tl_own_fs;
+
+void nfs3_cred_no_umask(void)
+{
+	if (!tl_own_fs && unshare(CLONE_FS) == 0)
+		tl_own_fs = true;
+	umask(0);
 }
 
 void rpcrdma_nfs3_thread_release(void)

@@ -221,6 +221,11 @@ int nfs3_proc_rename(struct nfs3_call *c)
 		goto out;
 	}
 	err = nfs3_become_caller(c);
+	/* may the caller change both directories: first, as knfsd */
+	if (!err)
+		err = nfs3_dir_may_write(from.d_fd);
+	if (!err && !same)
+		err = nfs3_dir_may_write(to.d_fd);
 	/*
 	 * A file the rename replaces loses that link, and the open-file cache
 	 * must learn it: when nothing is replaced (tried first, one system
@@ -280,6 +285,14 @@ int nfs3_proc_link(struct nfs3_call *c)
 	stat = nfs3_dirop_open(c, &d, dfh, dfhlen);
 	if (stat)
 		goto out;
+	/* may the caller add a name: first, as knfsd (nfs3_dir_may_write()) */
+	err = nfs3_become_caller(c);
+	if (!err)
+		err = nfs3_dir_may_write(d.d_fd);
+	if (err) {
+		stat = nfs3_errno_to_stat(err);
+		goto out;
+	}
 	if (nfs3_is_dot_or_dotdot(&d.d_name)) {
 		stat = NFS3ERR_EXIST;
 		goto out;
@@ -288,7 +301,6 @@ int nfs3_proc_link(struct nfs3_call *c)
 		stat = NFS3ERR_ISDIR;
 		goto out;
 	}
-	err = nfs3_become_caller(c);
 	nfs3_proc_path(path, sizeof(path), fd);
 	if (!err && linkat(AT_FDCWD, path, d.d_fd, d.d_name.n_buf,
 			   AT_SYMLINK_FOLLOW) < 0)

@@ -123,6 +123,13 @@ int nfs3_file_fd(struct nfs3_call *c, struct nfs3_fentry *fe,
 	return nfs3_fcache_set_fd(fe, acc, fd);
 }
 
+int nfs3_dir_may_write(int dirfd)
+{
+	if (faccessat(dirfd, "", W_OK | X_OK, AT_EMPTY_PATH | AT_EACCESS) < 0)
+		return -errno;
+	return 0;
+}
+
 /* nfs3_get_file - the handle's object through the open-file cache. */
 int nfs3_get_file(struct nfs3_call *c, const uint8_t *fh, uint32_t len,
 		    struct nfs3_fentry *local, struct nfs3_fentry **fep,
@@ -235,6 +242,37 @@ int nfs3_set_times(int fd, const struct nfs3_sattr *sa)
 }
 
 /*
+ * touch_as_writer - after utimensat() refused a caller who does not own
+ * the file (EPERM) a sattr3 that sets atime and/or mtime only to the
+ * server's time (SET_TO_SERVER_TIME, no time of the client's choosing).
+ * utimensat() lets a writer set both times to now but asks for ownership
+ * as soon as one of them is left alone (UTIME_OMIT), which is what the
+ * Linux client sends for open(O_TRUNC) by a writer that is not the owner
+ * (size and mtime).  knfsd asks for write permission only whenever no time
+ * is the client's (RFC 1813 3.3.2 leaves it to the server): so does this,
+ * checked as the caller (EACCES without it), then the times are set with
+ * the server's identity.  Return: 0 or a negative errno.
+ */
+static int touch_as_writer(struct nfs3_call *c, int fd,
+			   const struct nfs3_sattr *sa)
+{
+	int err;
+
+	if (sa->sa_atime_how == NFS3_SET_TO_CLIENT_TIME ||
+	    sa->sa_mtime_how == NFS3_SET_TO_CLIENT_TIME)
+		return -EPERM;
+	if (faccessat(fd, "", W_OK, AT_EMPTY_PATH | AT_EACCESS) < 0)
+		return errno == EACCES ? -EACCES : -errno;
+	nfs3_cred_restore();
+	err = nfs3_set_times(fd, sa);
+	if (nfs3_cred_apply(&c->c_cred) < 0) {
+		c->c_as_caller = false;
+		return -EPERM;
+	}
+	return err;
+}
+
+/*
  * nfs3_sattr_apply - carry out a sattr3 on O_PATH @fd (RFC 1813 3.3.2): size,
  * then owner, then mode (a chown may clear set-id bits), then times.
  */
@@ -272,5 +310,8 @@ int nfs3_sattr_apply(struct nfs3_call *c, int fd, const struct stat *st,
 		if (fchmodat(AT_FDCWD, path, sa->sa_mode & 07777, 0) < 0)
 			return -errno;
 	}
-	return nfs3_set_times(fd, sa);
+	err = nfs3_set_times(fd, sa);
+	if (err == -EPERM && c->c_as_caller)
+		err = touch_as_writer(c, fd, sa);
+	return err;
 }

@@ -285,6 +285,20 @@ int nfs3_cred_apply(const struct nfs3_cred *cr);
 void nfs3_cred_restore(void);
 
 /**
+ * nfs3_cred_no_umask - before CREATE or MKDIR makes a name with the mode
+ * the caller sent: clear the umask, so the mode reaches the file system as
+ * sent (the client applied its own umask; RFC 1813 3.3.8), whatever umask
+ * the server was started with.  knfsd's threads run with umask 0 for the
+ * same reason.  The umask is shared by the threads of a process (CLONE_FS):
+ * the first call on a thread gives the thread a file system context of its
+ * own (unshare(CLONE_FS), which also copies the working directory and root;
+ * the server resolves every name from a descriptor), then each call clears
+ * the thread's umask (one system call).  Where unshare is refused (a
+ * seccomp filter) the process' umask is cleared instead.
+ */
+void nfs3_cred_no_umask(void);
+
+/**
  * nfs3_cred_is_server - true when the server acting as itself already
  * serves @cr exactly: a root server and a root caller whose group is the
  * server's (with fsuid 0 the file system capabilities decide, the
@@ -467,6 +481,17 @@ bool nfs3_unlink_fh(struct nfs3_call *c, int dirfd, const char *name,
  */
 int nfs3_open_handle(struct nfs3_call *c, const uint8_t *fh, uint32_t len,
 		     int *fdp, struct stat *st);
+/**
+ * nfs3_dir_may_write - whether the caller (nfs3_become_caller() done) may
+ * add and take away names in directory @dirfd (write and search
+ * permission), checked before LINK, RENAME and MKNOD try the operation:
+ * knfsd checks this first, so a caller without it gets NFS3ERR_ACCES even
+ * where the system call would have found another reason first (a link to
+ * a file protected_hardlinks guards, a sticky source directory, a device
+ * node: EPERM).  Return: 0, -EACCES, -EROFS or another negative errno.
+ */
+int nfs3_dir_may_write(int dirfd);
+
 /** nfs3_set_times - the atime/mtime part of a sattr3 on O_PATH @fd. 0/-errno. */
 int nfs3_set_times(int fd, const struct nfs3_sattr *sa);
 /**

@@ -106,6 +106,7 @@ int nfs3_proc_readdir(struct nfs3_call *c, bool plus)
 	unsigned nent = 0;
 	bool eof = false;
 	DIR *dir = NULL;
+	char path[32];
 	int dfd, rfd, err;
 
 	fh = rpcrdma_xdr_get_opaque(args, RPCRDMA_NFS3_FHSIZE, &fhlen);
@@ -137,7 +138,15 @@ int nfs3_proc_readdir(struct nfs3_call *c, bool plus)
 	err = nfs3_become_caller(c);
 	if (err)
 		goto out_errno;
-	rfd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/*
+	 * Reading a directory needs read permission only: through its
+	 * /proc/self/fd link, not openat(dfd, "."), whose lookup of "." asks
+	 * for search permission as well (knfsd lists a directory its caller
+	 * may read but not search; READDIRPLUS then gives its entries no
+	 * attributes or handles, rd_fill_plus()).
+	 */
+	nfs3_proc_path(path, sizeof(path), dfd);
+	rfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rfd < 0)
 		goto out_errno_now;
 	dir = fdopendir(rfd);

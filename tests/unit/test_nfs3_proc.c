@@ -415,6 +415,39 @@ static void test_create_mkdir_remove_rmdir(void **state)
 }
 
 /*
+ * CREATE and MKDIR make the mode the client sent, whatever the server's
+ * umask (knfsd's threads run with umask 0; the client applied its own):
+ * a server started with umask 022 still makes 0666 and 0777.
+ */
+static void test_create_mode_not_umasked(void **state)
+{
+	struct t_env *e = *state;
+	struct t_call *c = &e->c;
+	char p[PATH_MAX];
+	struct stat st;
+	mode_t old = umask(022);
+	uint32_t proc;
+
+	for (proc = 8; proc <= 9; proc++) { /* CREATE UNCHECKED, MKDIR */
+		t_begin(c, proc, 1000, 1000);
+		t_opaque(c, e->root, e->rootlen);
+		t_str(c, proc == 8 ? "f666" : "d777");
+		if (proc == 8)
+			t_u32(c, 0); /* UNCHECKED */
+		t_sattr_mode(c, proc == 8 ? 0666 : 0777);
+		assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+		assert_int_equal(r_u32(c), 0);
+	}
+	umask(old);
+	path_of(e, "f666", p);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0666);
+	path_of(e, "d777", p);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0777);
+}
+
+/*
  * MKNOD in the export root as @uid on @exp: type @type (ftype3), with a
  * sattr3 setting the mode when @mode is not -1, and specdata @major/@minor
  * for NF3CHR/NF3BLK.  The result is decoded by RFC 1813 3.3.11 (post_op_fh3,
@@ -555,6 +588,71 @@ static void test_mknod_devices(void **state)
 	assert_int_equal(do_mknod(e, e->exp_nosquash, 0, "max", 4, 0600, 4095, (1u << 20) - 1, &a), 0);
 	assert_int_equal(a.rdev1, 4095);
 	assert_int_equal(a.rdev2, (1u << 20) - 1);
+}
+
+/*
+ * LINK, RENAME and MKNOD check first that the caller may write the
+ * directories (knfsd's order), so a caller without that gets
+ * NFS3ERR_ACCES where the system call alone finds another reason first
+ * (EPERM): a link to another user's 0600 file (fs.protected_hardlinks), a
+ * rename out of a sticky directory of another user's file, a device node
+ * by a squashed root.
+ */
+static void test_dir_access_checked_first(void **state)
+{
+	struct t_env *e = *state;
+	struct t_call *c = &e->c;
+	uint8_t ro[64], st[64], f[64];
+	uint32_t rolen, stlen, flen;
+	char p[PATH_MAX];
+	struct stat sb;
+
+	path_of(e, "ro", p);
+	assert_int_equal(mkdir(p, 0755), 0); /* root's: nobody else may write */
+	path_of(e, "st", p);
+	assert_int_equal(mkdir(p, 0777), 0);
+	assert_int_equal(chmod(p, 01777), 0);
+	make_file(e, "p600", "x", 0600);
+	path_of(e, "p600", p);
+	assert_int_equal(chown(p, 2000, 2000), 0);
+	make_file(e, "st/s", "x", 0666);
+	path_of(e, "st/s", p);
+	assert_int_equal(chown(p, 2000, 2000), 0);
+	assert_int_equal(do_lookup(e, e->root, e->rootlen, "ro", ro, &rolen, NULL), 0);
+	assert_int_equal(do_lookup(e, e->root, e->rootlen, "st", st, &stlen, NULL), 0);
+	assert_int_equal(do_lookup(e, e->root, e->rootlen, "p600", f, &flen, NULL), 0);
+
+	/* LINK p600 -> ro/l as uid 1000 */
+	t_begin(c, 15, 1000, 1000);
+	t_opaque(c, f, flen);
+	t_opaque(c, ro, rolen);
+	t_str(c, "l");
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 13);
+
+	/* RENAME st/s -> ro/r as uid 1000 */
+	t_begin(c, 14, 1000, 1000);
+	t_opaque(c, st, stlen);
+	t_str(c, "s");
+	t_opaque(c, ro, rolen);
+	t_str(c, "r");
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 13);
+	path_of(e, "st/s", p);
+	assert_int_equal(lstat(p, &sb), 0);
+
+	/* MKNOD ro/n, a character device, as root squashed to nobody */
+	t_begin(c, 11, 0, 0);
+	t_opaque(c, ro, rolen);
+	t_str(c, "n");
+	t_u32(c, 4); /* NF3CHR */
+	t_sattr_mode(c, 0666);
+	t_u32(c, 1);
+	t_u32(c, 3);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 13);
+	path_of(e, "ro/n", p);
+	assert_int_equal(lstat(p, &sb), -1);
 }
 
 /* Regular files, directories, links and unknown types: NFS3ERR_BADTYPE. */
@@ -867,6 +965,86 @@ static void test_garbage_and_auth(void **state)
 	assert_int_equal(t_run_len(c, e->exp, 40), RPCRDMA_SVC_SYSTEM_ERR);
 }
 
+/*
+ * SETATTR of mtime alone to the server's time (what the Linux client sends
+ * with the size for open(O_TRUNC)) by a caller who may write the file but
+ * does not own it: allowed, as knfsd allows it (write permission is enough
+ * when no time is the client's); atime stays.  Without write permission:
+ * NFS3ERR_ACCES, as knfsd.  (utimensat() alone asks for ownership when one
+ * time is UTIME_OMIT: NFS3ERR_PERM.)
+ */
+static void test_setattr_mtime_now_by_writer(void **state)
+{
+	struct t_env *e = *state;
+	struct t_call *c = &e->c;
+	const struct timespec old[2] = { { .tv_sec = 500 }, { .tv_sec = 1000 } };
+	const char *names[2] = { "w666", "w644" };
+	uint8_t fh[64];
+	uint32_t fhlen;
+	char p[PATH_MAX];
+	struct stat st;
+
+	for (int i = 0; i < 2; i++) {
+		make_file(e, names[i], "data", i == 0 ? 0666 : 0644);
+		path_of(e, names[i], p);
+		assert_int_equal(chown(p, 2000, 2000), 0);
+		assert_int_equal(utimensat(AT_FDCWD, p, old, 0), 0);
+		assert_int_equal(do_lookup(e, e->root, e->rootlen, names[i], fh, &fhlen,
+					   NULL), 0);
+		t_begin(c, 2, 1000, 1000);
+		t_opaque(c, fh, fhlen);
+		t_u32(c, 0); /* mode */
+		t_u32(c, 0); /* uid */
+		t_u32(c, 0); /* gid */
+		t_u32(c, 0); /* size */
+		t_u32(c, 0); /* atime: don't change */
+		t_u32(c, 1); /* mtime: server time */
+		t_u32(c, 0); /* no guard */
+		assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+		assert_int_equal(r_u32(c), i == 0 ? 0 : 13);
+		assert_int_equal(stat(p, &st), 0);
+		assert_int_equal(st.st_atim.tv_sec, 500);
+		if (i == 0)
+			assert_true(st.st_mtim.tv_sec > 1000);
+		else
+			assert_int_equal(st.st_mtim.tv_sec, 1000);
+	}
+}
+
+/*
+ * READDIR and READDIRPLUS of a directory its caller may read but not
+ * search (0600): listed, as knfsd lists it (reading needs read permission
+ * only); a directory the caller may not read (0300): NFS3ERR_ACCES.
+ */
+static void test_readdir_without_search(void **state)
+{
+	struct t_env *e = *state;
+	struct t_call *c = &e->c;
+	uint8_t fh[64];
+	uint32_t fhlen;
+	char p[PATH_MAX];
+
+	path_of(e, "nx", p);
+	assert_int_equal(mkdir(p, 0700), 0);
+	make_file(e, "nx/f", "x", 0644);
+	assert_int_equal(chown(p, 1000, 1000), 0);
+	assert_int_equal(do_lookup(e, e->root, e->rootlen, "nx", fh, &fhlen, NULL), 0);
+	for (int mode = 0; mode < 2; mode++) {
+		assert_int_equal(chmod(p, mode == 0 ? 0600 : 0300), 0);
+		for (uint32_t proc = 16; proc <= 17; proc++) {
+			t_begin(c, proc, 1000, 1000);
+			t_opaque(c, fh, fhlen);
+			t_u64(c, 0); /* cookie */
+			t_u64(c, 0); /* cookieverf3: zero */
+			t_u32(c, 8192);
+			if (proc == 17)
+				t_u32(c, 8192);
+			assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+			assert_int_equal(r_u32(c), mode == 0 ? 0 : 13);
+		}
+	}
+}
+
 static void test_setattr_and_fsinfo(void **state)
 {
 	struct t_env *e = *state;
@@ -1077,15 +1255,19 @@ static int run_on(const char *base)
 		cmocka_unit_test_setup_teardown(test_write_read_commit, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_read_permission, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_create_mkdir_remove_rmdir, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_create_mode_not_umasked, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_root_squash, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_mknod_fifo_socket, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_mknod_devices, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_mknod_badtype, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_dir_access_checked_first, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_readdirplus_cookies, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_readdir_without_search, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_bad_handles, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_symlink_not_followed, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_garbage_and_auth, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_setattr_and_fsinfo, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_setattr_mtime_now_by_writer, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_truncated_args, env_setup, env_teardown),
 	};
 	char name[64];
