@@ -198,14 +198,12 @@ void nfs3_cred_restore(void)
 	tl_known = ok;
 }
 
-/* this thread has a file system context (umask) of its own, at 0 */
+/* this thread has a file system context (umask) of its own */
 static __thread bool tl_own_fs;
 
 void nfs3_cred_no_umask(void)
 {
-	if (tl_own_fs)
-		return; /* nothing else changes this thread's umask */
-	if (unshare(CLONE_FS) == 0)
+	if (!tl_own_fs && unshare(CLONE_FS) == 0)
 		tl_own_fs = true;
 	umask(0);
 }
