@@ -293,6 +293,31 @@ void svc_take_done(struct rpcrdma_svc *svc)
 	svc_work_flush(svc);
 }
 
+/*
+ * svc_dump_stats_line - the SIGUSR1 JSON line, formatted in memory and
+ * written with one fwrite: on an unbuffered log (stderr) a line of several
+ * KiB written piecewise could be read half-written, or have another
+ * thread's log line inside it.
+ */
+static void svc_dump_stats_line(struct rpcrdma_svc *svc)
+{
+	FILE *f = svc->sv_cfg.sc_log ? svc->sv_cfg.sc_log : stderr;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m) {
+		rpcrdma_svc_stats_write(svc, RPCRDMA_SVC_STATS_JSON, f);
+		return;
+	}
+	rpcrdma_svc_stats_write(svc, RPCRDMA_SVC_STATS_JSON, m);
+	if (fclose(m) == 0 && buf) {
+		fwrite(buf, 1, len, f);
+		fflush(f);
+	}
+	free(buf);
+}
+
 int rpcrdma_svc_run(struct rpcrdma_svc *svc)
 {
 	struct epoll_event evs[16];
@@ -339,11 +364,8 @@ int rpcrdma_svc_run(struct rpcrdma_svc *svc)
 		if (svc->sv_handshakes)
 			svc_conn_expire_handshakes(svc, svc_now_ms());
 		svc_conn_reap(svc);
-		if (atomic_exchange(&svc->sv_dump, false)) {
-			FILE *f = svc->sv_cfg.sc_log ? svc->sv_cfg.sc_log : stderr;
-
-			rpcrdma_svc_stats_write(svc, RPCRDMA_SVC_STATS_JSON, f);
-		}
+		if (atomic_exchange(&svc->sv_dump, false))
+			svc_dump_stats_line(svc);
 	}
 	svc_workers_stop(svc);
 	svc_take_done(svc);

@@ -700,7 +700,9 @@ class Sampler(threading.Thread):
 
     def stats_lines(self):
         with open(self.slog, "rb") as f:
-            return [ln for ln in f.read().split(b"\n") if ln.startswith(b'{"connections"')]
+            # complete lines only: the last piece may still be being written
+            lines = f.read().split(b"\n")[:-1]
+        return [ln for ln in lines if ln.startswith(b'{"connections"')]
 
     def sample(self, tag="run"):
         """One sample: SIGUSR1, wait (5 s at most) for the new JSON line."""
