@@ -139,7 +139,7 @@ void svc_rpc_dispatch(struct svc_call *cc)
 		req->rq_ddp = false;
 		req->rq_ddp_pos = req->rq_ddp_len = 0;
 	}
-	svc_work_enqueue(svc, cc);
+	svc_work_enqueue(conn->sx_grp, cc);
 }
 
 void svc_rpc_finish(struct svc_call *cc)

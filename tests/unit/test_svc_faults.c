@@ -187,13 +187,11 @@ static void svc_setup(void)
 static void svc_teardown(void)
 {
 	assert_int_equal(atomic_load(&d.svc.sv_ct.buf_bytes_in_use), 0);
-	svc_dev_destroy_all(&d.svc);
+	svc_dev_destroy_all(&d.svc.sv_groups[0]);
 	assert_int_equal(atomic_load(&d.svc.sv_ct.mrs_open), 0);
 	assert_int_equal(atomic_load(&d.svc.sv_ct.mr_bytes), 0);
 	assert_int_equal(fv_live_mrs(), 0);
-	close(d.svc.sv_wake_fd);
-	pthread_mutex_destroy(&d.svc.sv_wq_lock);
-	pthread_cond_destroy(&d.svc.sv_wq_cond);
+	svc_fini(&d.svc);
 }
 
 /* A connection as svc_conn_accept() builds it, without rdma_cm; NULL
@@ -204,8 +202,9 @@ static struct svc_conn *conn_new(void)
 
 	assert_non_null(conn);
 	conn->sx_svc = &d.svc;
+	conn->sx_grp = &d.svc.sv_groups[0];
 	conn->sx_id = &d.id;
-	conn->sx_dev = svc_dev_get(&d.svc, NULL, &d.pd);
+	conn->sx_dev = svc_dev_get(&d.svc.sv_groups[0], NULL, &d.pd);
 	assert_non_null(conn->sx_dev);
 	conn->sx_id_num = ++d.conns;
 	conn->sx_credits = CREDITS;
@@ -220,7 +219,7 @@ static struct svc_conn *conn_new(void)
 		svc_conn_destroy(conn);
 		return NULL;
 	}
-	d.svc.sv_conns = conn;
+	d.svc.sv_groups[0].gr_conns = conn;
 	return conn;
 }
 
@@ -246,8 +245,8 @@ static void conn_free(struct svc_conn *conn)
 	assert_null(conn->sx_dev->dv_rwait_head);
 	conn->sx_id = NULL; /* the fake cm_id and PD are not rdma_cm's */
 	svc_conn_destroy(conn);
-	if (d.svc.sv_conns == conn)
-		d.svc.sv_conns = NULL;
+	if (d.svc.sv_groups[0].gr_conns == conn)
+		d.svc.sv_groups[0].gr_conns = NULL;
 }
 
 /* ---------- message building ---------- */
@@ -366,9 +365,9 @@ static bool deliver_call(enum kind kind)
  * handling of the done queue (the reply is posted). */
 static bool run_worker(void)
 {
-	if (!svc_worker_run_one(&d.svc))
+	if (!svc_worker_run_one(&d.svc.sv_groups[0]))
 		return false;
-	svc_take_done(&d.svc);
+	svc_take_done(&d.svc.sv_groups[0]);
 	return true;
 }
 
@@ -647,7 +646,7 @@ static void test_cm_device_removal_listener(void **state)
 	c2 = conn_new();
 	assert_non_null(c2);
 	c2->sx_next = c1;
-	d.svc.sv_conns = c2;
+	d.svc.sv_groups[0].gr_conns = c2;
 
 	/* Both share the one fake QP: flush by hand, each to its owner. */
 	fv.fv_auto_flush = false;
@@ -670,7 +669,7 @@ static void test_cm_device_removal_listener(void **state)
 	}
 	assert_true(c1->sx_reap);
 	assert_true(c2->sx_reap);
-	d.svc.sv_conns = NULL;
+	d.svc.sv_groups[0].gr_conns = NULL;
 	conn_free(c1);
 	conn_free(c2);
 	assert_baseline();
