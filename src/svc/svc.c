@@ -497,18 +497,26 @@ static int svc_group_loop(struct svc_group *grp)
 	int n, i;
 
 	while (!atomic_load(&svc->sv_stop)) {
-		/* Polling mode spins on the CQs instead of sleeping. */
-		n = epoll_wait(grp->gr_epoll, evs, 16,
-			       svc->sv_cfg.sc_poll || grp->gr_more ? 0 :
-			       grp->gr_handshakes ? 1000 : -1);
+		/* Polling mode spins on the CQs and the done queue instead of
+		 * sleeping, and looks at the epoll set only now and then. */
+		if (svc->sv_cfg.sc_poll && ++grp->gr_spins % SVC_POLL_EPOLL_EVERY)
+			n = 0;
+		else
+			n = epoll_wait(grp->gr_epoll, evs, 16,
+				       svc->sv_cfg.sc_poll || grp->gr_more ? 0 :
+				       grp->gr_handshakes ? 1000 : -1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
-		if (svc->sv_cfg.sc_poll)
+		if (svc->sv_cfg.sc_poll) {
 			for (struct svc_conn *conn = grp->gr_conns; conn; conn = conn->sx_next)
 				svc_conn_cq_event_poll(conn);
+			if (atomic_exchange_explicit(&grp->gr_done_ready, false,
+						     memory_order_acquire))
+				svc_take_done(grp);
+		}
 		svc_poll_more(grp);
 		for (i = 0; i < n; i++) {
 			void *tag = evs[i].data.ptr;

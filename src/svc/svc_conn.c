@@ -514,7 +514,11 @@ void svc_dev_cq_event(struct svc_dev *dev)
 			ibv_ack_cq_events(conn->sx_cq, conn->sx_unacked_events);
 			conn->sx_unacked_events = 0;
 		}
-		ibv_req_notify_cq(conn->sx_cq, 0);
+		/* A spinning run loop polls every CQ anyway: left unarmed,
+		 * the CQ costs no more events (nor the system call that arms
+		 * it, with Soft-RoCE). */
+		if (!conn->sx_svc->sv_cfg.sc_poll)
+			ibv_req_notify_cq(conn->sx_cq, 0);
 		svc_conn_cq_event_poll(conn);
 	}
 }

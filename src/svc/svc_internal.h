@@ -75,6 +75,10 @@
 /* An accepted connection not ESTABLISHED after this is closed (a peer
  * that vanished between our accept and its RTU holds nothing for long). */
 #define SVC_HANDSHAKE_MS 10000u
+/* With sc_poll, the run loop looks at its epoll set (CM events, the
+ * eventfd) once in this many turns; completions and the done queue are
+ * looked at every turn, without a system call. */
+#define SVC_POLL_EPOLL_EVERY 64u
 /* Call contexts created at once when a device's pool runs dry. */
 #define SVC_CALL_BATCH 16u
 
@@ -330,6 +334,10 @@ struct svc_group {
 	bool gr_wq_quit;
 	bool gr_done_woken;      /* the run loop's eventfd was written for the
 				  * done queue and it has not taken it yet */
+	/* sc_poll: the done queue is not empty (workers set it instead of
+	 * writing the eventfd; the spinning run loop looks at it). */
+	atomic_bool gr_done_ready;
+	unsigned gr_spins;       /* sc_poll: run-loop turns, for SVC_POLL_EPOLL_EVERY */
 	unsigned gr_wq_idle;     /* workers waiting on gr_wq_cond */
 	/* Calls dispatched by the run loop since its last flush: handed to
 	 * the workers together, with one lock and one wake per idle worker

@@ -9,7 +9,9 @@
  * workers as there are calls; a worker runs the dispatch function and
  * moves the context to the done queue, and writes the run loop's eventfd
  * only when no write is pending since the loop last took the done queue:
- * under load, many replies come back per wake-up.
+ * under load, many replies come back per wake-up.  With sc_poll the run
+ * loop spins, and a worker only sets gr_done_ready: under load (workers
+ * busy, the loop spinning) the hand-off makes no system call at all.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -40,8 +42,14 @@ static void svc_worker_serve(struct svc_group *grp, struct svc_call *cc)
 
 	pthread_mutex_lock(&grp->gr_wq_lock);
 	svc_call_append(&grp->gr_done_head, &grp->gr_done_tail, cc);
-	wake = !grp->gr_done_woken;
-	grp->gr_done_woken = true;
+	if (grp->gr_svc->sv_cfg.sc_poll) {
+		/* The run loop spins: a flag, no system call. */
+		atomic_store_explicit(&grp->gr_done_ready, true, memory_order_release);
+		wake = false;
+	} else {
+		wake = !grp->gr_done_woken;
+		grp->gr_done_woken = true;
+	}
 	pthread_mutex_unlock(&grp->gr_wq_lock);
 	if (wake)
 		svc_group_wake(grp);

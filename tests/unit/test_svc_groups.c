@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -203,12 +204,57 @@ static void test_group_queues(void **state)
 	svc_fini(&svc);
 }
 
+/*
+ * sc_poll: the run loop spins, so a worker that finishes a call only sets
+ * gr_done_ready and never writes the eventfd: four calls come back on the
+ * done queue, in order, with the eventfd never readable.
+ */
+static void test_poll_handoff(void **state)
+{
+	struct rpcrdma_svc svc;
+	struct svc_call *cc[4], *done;
+	struct ran ran[4];
+	unsigned i, n = 0;
+
+	(void)state;
+	init(&svc, 1, 1, false, 0);
+	svc.sv_cfg.sc_poll = true;
+	assert_int_equal(svc_workers_start(&svc.sv_groups[0], 1), 0);
+	memset(ran, 0, sizeof(ran));
+	for (i = 0; i < 4; i++) {
+		cc[i] = calloc(1, sizeof(*cc[i]));
+		assert_non_null(cc[i]);
+		cc[i]->cc_fn = record_thread;
+		cc[i]->cc_fn_arg = &ran[i];
+		svc_work_enqueue(&svc.sv_groups[0], cc[i]);
+	}
+	svc_work_flush(&svc.sv_groups[0]);
+	while (n < 4) {
+		if (!atomic_exchange(&svc.sv_groups[0].gr_done_ready, false)) {
+			/* A worker that wrote the eventfd instead fails here. */
+			assert_false(readable(svc.sv_groups[0].gr_wake_fd));
+			sched_yield();
+			continue;
+		}
+		for (done = svc_done_take_all(&svc.sv_groups[0]); done; done = done->cc_next)
+			assert_ptr_equal(done, cc[n++]);
+	}
+	assert_false(readable(svc.sv_groups[0].gr_wake_fd));
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(ran[i].rn_calls, 1);
+		free(cc[i]);
+	}
+	svc_workers_stop(&svc.sv_groups[0]);
+	svc_fini(&svc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_group_config),
 		cmocka_unit_test(test_pick_group),
 		cmocka_unit_test(test_group_queues),
+		cmocka_unit_test(test_poll_handoff),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
