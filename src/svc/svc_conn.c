@@ -514,12 +514,17 @@ void svc_dev_cq_event(struct svc_dev *dev)
 			ibv_ack_cq_events(conn->sx_cq, conn->sx_unacked_events);
 			conn->sx_unacked_events = 0;
 		}
-		/* A spinning run loop polls every CQ anyway: left unarmed,
-		 * the CQ costs no more events (nor the system call that arms
-		 * it, with Soft-RoCE). */
-		if (!conn->sx_svc->sv_cfg.sc_poll)
-			ibv_req_notify_cq(conn->sx_cq, 0);
+		/* Drain first, posting the replies, and only then re-arm
+		 * (a system call with Soft-RoCE): the re-arm is off the
+		 * path of the replies.  Completions that came between the
+		 * drain and the arm raise no event; the second drain finds
+		 * them.  A spinning run loop polls every CQ anyway: left
+		 * unarmed, the CQ costs no more events. */
 		svc_conn_cq_event_poll(conn);
+		if (!conn->sx_svc->sv_cfg.sc_poll && !conn->sx_reap) {
+			ibv_req_notify_cq(conn->sx_cq, 0);
+			svc_conn_cq_event_poll(conn);
+		}
 	}
 }
 
