@@ -24,10 +24,13 @@ void svc_log(struct rpcrdma_svc *svc, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
+	/* One line at a time from every transport thread and worker. */
+	flockfile(f);
 	fputs("rpcrdma-svc: ", f);
 	vfprintf(f, fmt, ap);
 	fputc('\n', f);
 	fflush(f);
+	funlockfile(f);
 	va_end(ap);
 }
 
