@@ -79,6 +79,9 @@ static void usage(FILE *f)
 "      --file-cache N      open files kept for READ/WRITE/GETATTR/COMMIT\n"
 "                          (default 1024; 0 turns the cache off)\n"
 "      --poll              busy-poll completions (lower latency, one core busy)\n"
+"      --reply-post MODE   who posts a worker's reply: auto (default: the\n"
+"                          worker on hardware, the transport thread with\n"
+"                          Soft-RoCE and siw), transport, or worker\n"
 "      --workers-only      serve every call on a worker thread (default: calls\n"
 "                          that need no identity switch and no disk wait run\n"
 "                          on the transport thread, without a hand-off)\n"
@@ -307,7 +310,7 @@ enum { OPT_NO_ROOT_SQUASH = 256, OPT_STATS, OPT_RPCBIND, OPT_CREDITS, OPT_POLL,
        OPT_CONTROL, OPT_METRICS, OPT_CAPTURE, OPT_CAPTURE_SIZE, OPT_CAPTURE_FILES,
        OPT_CAPTURE_DATA,
        OPT_NO_LOCKING, OPT_NLM_PORT, OPT_NSM_PORT, OPT_STATE_DIR, OPT_GRACE,
-       OPT_MAX_LOCKS, OPT_NSM_NAME, OPT_TRANSPORT_THREADS };
+       OPT_MAX_LOCKS, OPT_NSM_NAME, OPT_TRANSPORT_THREADS, OPT_REPLY_POST };
 
 /* SIZE: a number of bytes with an optional K, M, G or T suffix (binary). */
 static int parse_size(const char *s, uint64_t *out)
@@ -356,6 +359,7 @@ int main(int argc, char **argv)
 		{ "poll", no_argument, NULL, OPT_POLL },
 		{ "workers-only", no_argument, NULL, OPT_WORKERS_ONLY },
 		{ "transport-threads", required_argument, NULL, OPT_TRANSPORT_THREADS },
+		{ "reply-post", required_argument, NULL, OPT_REPLY_POST },
 		{ "handle-key", required_argument, NULL, 'k' },
 		{ "no-root-squash", no_argument, NULL, OPT_NO_ROOT_SQUASH },
 		{ "stats", no_argument, NULL, OPT_STATS },
@@ -466,6 +470,19 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			scfg.sc_transport_threads = (unsigned)v;
+			break;
+		case OPT_REPLY_POST:
+			if (!strcmp(optarg, "auto")) {
+				scfg.sc_reply_post = RPCRDMA_SVC_POST_AUTO;
+			} else if (!strcmp(optarg, "transport")) {
+				scfg.sc_reply_post = RPCRDMA_SVC_POST_TRANSPORT;
+			} else if (!strcmp(optarg, "worker")) {
+				scfg.sc_reply_post = RPCRDMA_SVC_POST_WORKER;
+			} else {
+				fprintf(stderr, PROG ": --reply-post: expected auto, transport or worker: %s\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case OPT_POLL:
 			poll_mode = true;

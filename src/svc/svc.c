@@ -454,7 +454,10 @@ void svc_take_done(struct svc_group *grp)
 	for (; cc; cc = next) {
 		next = cc->cc_next;
 		cc->cc_next = NULL;
-		svc_rpc_finish(cc);
+		if (cc->cc_worker_fail)
+			svc_send_worker_failed(cc); /* made on the worker, not posted */
+		else
+			svc_rpc_finish(cc);
 	}
 	svc_send_flush(grp);
 	/* Calls started by contexts these replies gave back. */
@@ -672,6 +675,7 @@ void rpcrdma_svc_get_stats(struct rpcrdma_svc *svc, struct rpcrdma_svc_stats *st
 	st->ss_send_batches = atomic_load(&c->send_batches);
 	st->ss_transport_calls = atomic_load(&c->transport_calls);
 	st->ss_transport_defers = atomic_load(&c->transport_defers);
+	st->ss_worker_posts = atomic_load(&c->worker_posts);
 }
 
 void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
@@ -687,7 +691,7 @@ void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 		"\"buf_waits\":%llu,\"buf_bytes_in_use\":%llu,\"buf_bytes_high\":%llu,"
 		"\"credit_grows\":%llu,\"credit_grow_denied\":%llu,\"sq_waits\":%llu,"
 		"\"pool_trims\":%llu,\"send_batches\":%llu,\"transport_calls\":%llu,"
-		"\"transport_defers\":%llu}\n",
+		"\"transport_defers\":%llu,\"worker_posts\":%llu}\n",
 		(unsigned long long)st->ss_connections, (unsigned long long)st->ss_calls,
 		(unsigned long long)st->ss_replies_inline,
 		(unsigned long long)st->ss_replies_write_chunk,
@@ -714,7 +718,8 @@ void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 		(unsigned long long)st->ss_sq_waits, (unsigned long long)st->ss_pool_trims,
 		(unsigned long long)st->ss_send_batches,
 		(unsigned long long)st->ss_transport_calls,
-		(unsigned long long)st->ss_transport_defers);
+		(unsigned long long)st->ss_transport_defers,
+		(unsigned long long)st->ss_worker_posts);
 }
 
 /* Disconnect every connection of @grp and wait (bounded) for their work

@@ -143,6 +143,9 @@ static bool readable(int fd)
 
 #define NCALLS 8
 
+/* The calls' device: replies go back to the transport thread. */
+static struct svc_dev g_dev;
+
 /*
  * Two groups, one worker each.  Eight calls handed to group 1 in one
  * batch run on group 1's worker only, come back on group 1's done queue
@@ -171,6 +174,7 @@ static void test_group_queues(void **state)
 			assert_non_null(cc[i]);
 			cc[i]->cc_fn = record_thread;
 			cc[i]->cc_fn_arg = &ran[i];
+			cc[i]->cc_dev = &g_dev;
 			svc_work_enqueue(to, cc[i]);
 			assert_int_equal(cc[i]->cc_state, CC_WORKING);
 		}
@@ -226,6 +230,7 @@ static void test_poll_handoff(void **state)
 		assert_non_null(cc[i]);
 		cc[i]->cc_fn = record_thread;
 		cc[i]->cc_fn_arg = &ran[i];
+		cc[i]->cc_dev = &g_dev;
 		svc_work_enqueue(&svc.sv_groups[0], cc[i]);
 	}
 	svc_work_flush(&svc.sv_groups[0]);
