@@ -330,11 +330,17 @@ int rpcrdma_svc_register_flags(struct rpcrdma_svc *svc, uint32_t prog,
 struct svc_group *svc_pick_group(struct rpcrdma_svc *svc)
 {
 	struct svc_group *best = &svc->sv_groups[0];
+	uint32_t least = atomic_load(&best->gr_nconns) + atomic_load(&best->gr_pending), n;
 	unsigned i;
 
-	for (i = 1; i < svc->sv_ngroups; i++)
-		if (atomic_load(&svc->sv_groups[i].gr_nconns) < atomic_load(&best->gr_nconns))
+	for (i = 1; i < svc->sv_ngroups; i++) {
+		n = atomic_load(&svc->sv_groups[i].gr_nconns) +
+		    atomic_load(&svc->sv_groups[i].gr_pending);
+		if (n < least) {
+			least = n;
 			best = &svc->sv_groups[i];
+		}
+	}
 	return best;
 }
 
@@ -359,6 +365,7 @@ static int svc_hand_over(struct svc_group *to, struct rdma_cm_id *id,
 	}
 	cr->cr_id = id;
 	cr->cr_param = *p;
+	atomic_fetch_add(&to->gr_pending, 1);
 	pthread_mutex_lock(&to->gr_wq_lock);
 	cr->cr_next = to->gr_inbox;
 	to->gr_inbox = cr;
@@ -383,6 +390,7 @@ static void svc_take_inbox(struct svc_group *grp)
 			rdma_reject(cr->cr_id, NULL, 0);
 			rdma_destroy_id(cr->cr_id);
 		}
+		atomic_fetch_sub(&grp->gr_pending, 1);
 		free(cr);
 	}
 }

@@ -337,8 +337,11 @@ struct svc_group {
 	struct svc_conn *gr_post_conns; /* ... and these are posted by svc_send_flush() */
 	struct svc_dev *gr_devs;
 
-	/* Connection requests handed over by group 0 (gr_wq_lock). */
+	/* Connection requests handed over by group 0 (gr_wq_lock), and how
+	 * many are not yet accepted or refused (counted with gr_nconns when
+	 * group 0 chooses where the next one goes). */
 	struct svc_conn_req *gr_inbox;
+	_Atomic uint32_t gr_pending;
 
 	/* work queue (run loop -> workers) and done queue (workers -> loop) */
 	pthread_mutex_t gr_wq_lock;
@@ -462,7 +465,8 @@ void svc_take_done(struct svc_group *grp);
 /* svc_group_wake - wake @grp's run loop (its eventfd). */
 void svc_group_wake(struct svc_group *grp);
 /* svc_pick_group - the group a new connection goes to: the one with the
- * fewest connections (gr_nconns), the lowest index on a tie. */
+ * fewest connections (gr_nconns, plus requests handed to it and not yet
+ * taken, gr_pending), the lowest index on a tie. */
 struct svc_group *svc_pick_group(struct rpcrdma_svc *svc);
 /* svc_group_workers - worker threads of group @i: sc_threads shared out
  * over the groups (the first ones get the remainder), at least one each;

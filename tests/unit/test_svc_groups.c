@@ -84,7 +84,8 @@ static void test_group_config(void **state)
 	init(&svc, RPCRDMA_SVC_MAX_TRANSPORT_THREADS + 1, 4, false, -EINVAL);
 }
 
-/* A new connection goes to the group with the fewest, lowest index on a tie. */
+/* A new connection goes to the group with the fewest (accepted, and handed
+ * over not yet accepted), lowest index on a tie. */
 static void test_pick_group(void **state)
 {
 	struct rpcrdma_svc svc;
@@ -100,6 +101,11 @@ static void test_pick_group(void **state)
 	assert_ptr_equal(svc_pick_group(&svc), &svc.sv_groups[2]);
 	svc.sv_groups[0].gr_nconns = 1;
 	assert_ptr_equal(svc_pick_group(&svc), &svc.sv_groups[0]);
+	/* Handed over, not yet accepted, counts: group 0 has 1 + 2, group 1 3,
+	 * group 2 2. */
+	svc.sv_groups[0].gr_pending = 2;
+	assert_ptr_equal(svc_pick_group(&svc), &svc.sv_groups[2]);
+	svc.sv_groups[0].gr_pending = 0;
 	svc.sv_groups[0].gr_nconns = svc.sv_groups[1].gr_nconns = 0;
 	svc.sv_groups[2].gr_nconns = 0;
 	svc_fini(&svc);
