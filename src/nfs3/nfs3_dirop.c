@@ -41,7 +41,7 @@ uint32_t nfs3_dirop_open(struct nfs3_call *c, struct nfs3_dirop *d,
 	if (!S_ISDIR(d->d_pre.st_mode))
 		return NFS3ERR_NOTDIR;
 	if (d->d_pre.st_nlink == 0) {
-		nfs3_fcache_forget(c->c_exp, fh, fhlen);
+		nfs3_fcache_forget(c->c_exp, fh, fhlen, true);
 		d->d_have_pre = false;
 		return NFS3ERR_STALE;
 	}
@@ -150,8 +150,8 @@ static int proc_remove_common(struct nfs3_call *c, bool dir)
 		have_fh = nfs3_unlink_fh(c, d.d_fd, d.d_name.n_buf, fh, &fhlen);
 	if (!err && unlinkat(d.d_fd, d.d_name.n_buf, dir ? AT_REMOVEDIR : 0) < 0)
 		err = -errno;
-	if (!err && have_fh)
-		nfs3_fcache_forget(c->c_exp, fh, fhlen);
+	if (!err && have_fh) /* a directory has no other name */
+		nfs3_fcache_forget(c->c_exp, fh, fhlen, dir);
 	if (!err)
 		err = nfs3_commit_dir(c, d.d_fe);
 	stat = nfs3_errno_to_stat(err);
@@ -226,7 +226,7 @@ int nfs3_proc_rename(struct nfs3_call *c)
 		err = -errno;
 renamed:
 	if (!err && have_fh)
-		nfs3_fcache_forget(c->c_exp, fh, fhlen);
+		nfs3_fcache_forget(c->c_exp, fh, fhlen, false);
 	if (!err)
 		err = nfs3_commit_dir(c, from.d_fe);
 	if (!err && !same)

@@ -527,7 +527,7 @@ int nfs3_fcache_set_fd(struct nfs3_fentry *fe, int acc, int fd)
 }
 
 static void cache_forget(struct nfs3_fcache *fc, const uint8_t *fh,
-			 uint32_t len)
+			 uint32_t len, bool gone)
 {
 	struct nfs3_fshard *sh;
 	struct nfs3_fentry *fe;
@@ -547,7 +547,7 @@ static void cache_forget(struct nfs3_fcache *fc, const uint8_t *fh,
 	if (!fe)
 		return;
 	/* other links left: the file lives on under another name */
-	if (fstat(fe->fe_path, &st) == 0 && st.st_nlink > 0) {
+	if (!gone && fstat(fe->fe_path, &st) == 0 && st.st_nlink > 0) {
 		nfs3_fcache_put(fe);
 		return;
 	}
@@ -563,10 +563,10 @@ static void cache_forget(struct nfs3_fcache *fc, const uint8_t *fh,
 }
 
 void nfs3_fcache_forget(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-			uint32_t len)
+			uint32_t len, bool gone)
 {
-	cache_forget(exp->ex_fcache, fh, len);
-	cache_forget(exp->ex_dcache, fh, len);
+	cache_forget(exp->ex_fcache, fh, len, gone);
+	cache_forget(exp->ex_dcache, fh, len, gone);
 }
 
 /* Sum @fc's shard counters (each shard read under its lock). */

@@ -267,10 +267,12 @@ int nfs3_fcache_set_fd(struct nfs3_fentry *fe, int acc, int fd);
  * nfs3_fcache_forget - after REMOVE or RENAME unlinked a name: if the
  * handle's file is cached and has no links left, drop it from the cache
  * (closed when its last call ends), as knfsd closes cached files on
- * unlink, so the space is freed and the handle turns STALE.
+ * unlink, so the space is freed and the handle turns STALE.  @gone: the
+ * object has no name left for certain (RMDIR, a directory found with no
+ * links): no fstat to count its links.
  */
 void nfs3_fcache_forget(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-			uint32_t len);
+			uint32_t len, bool gone);
 
 /* ---- nfs3_cred.c ---- */
 
