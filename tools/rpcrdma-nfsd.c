@@ -81,6 +81,8 @@ static void usage(FILE *f)
 "                          on the transport thread, without a hand-off)\n"
 "  -k, --handle-key FILE   file handle key (default " DEFAULT_KEY_FILE ")\n"
 "      --no-root-squash    with --export: do not map uid/gid 0 to 65534\n"
+"      --async             with --export: reply to CREATE, REMOVE, RENAME... before\n"
+"                          the directory is on disk (default: sync, fsync it first)\n"
 "      --stats             print the final counters as JSON on exit\n"
 "      --control PATH      control socket for rpcrdma-stat (default\n"
 "                          " RPCRDMA_SVC_CONTROL_DIR "/PORT.sock; 'none': no socket)\n"
@@ -217,7 +219,7 @@ static void print_allow(const struct allow_list *al, FILE *f)
  * from any port, with fsid=0 (the id handles had before exports files).
  */
 static char *shorthand_exports(const char *dir, const struct allow_list *al,
-			       bool no_squash)
+			       bool no_squash, bool async)
 {
 	size_t cap = strlen(dir) * 4 + 1 + al->al_n * (INET6_ADDRSTRLEN + 64) + 1;
 	char *t = malloc(cap), *w = t, buf[INET6_ADDRSTRLEN];
@@ -238,9 +240,10 @@ static char *shorthand_exports(const char *dir, const struct allow_list *al,
 			(const void *)&((const struct sockaddr_in6 *)s)->sin6_addr;
 
 		inet_ntop(s->ss_family, a, buf, sizeof(buf));
-		w += sprintf(w, " %s/%u(rw,insecure,fsid=0,%s)", buf,
+		w += sprintf(w, " %s/%u(rw,insecure,fsid=0,%s,%s)", buf,
 			     al->al_nets[i].an_prefix,
-			     no_squash ? "no_root_squash" : "root_squash");
+			     no_squash ? "no_root_squash" : "root_squash",
+			     async ? "async" : "sync");
 	}
 	*w = '\0';
 	return t;
@@ -299,7 +302,7 @@ static int load_key(const char *path, uint8_t key[RPCRDMA_NFS3_KEY_BYTES],
 	return err;
 }
 
-enum { OPT_NO_ROOT_SQUASH = 256, OPT_STATS, OPT_RPCBIND, OPT_CREDITS, OPT_POLL,
+enum { OPT_NO_ROOT_SQUASH = 256, OPT_ASYNC, OPT_STATS, OPT_RPCBIND, OPT_CREDITS, OPT_POLL,
        OPT_MEMORY, OPT_MAX_CONNS, OPT_FILE_CACHE, OPT_EXPORTS, OPT_WORKERS_ONLY,
        OPT_CONTROL, OPT_METRICS, OPT_CAPTURE, OPT_CAPTURE_SIZE, OPT_CAPTURE_FILES,
        OPT_CAPTURE_DATA,
@@ -354,6 +357,7 @@ int main(int argc, char **argv)
 		{ "workers-only", no_argument, NULL, OPT_WORKERS_ONLY },
 		{ "handle-key", required_argument, NULL, 'k' },
 		{ "no-root-squash", no_argument, NULL, OPT_NO_ROOT_SQUASH },
+		{ "async", no_argument, NULL, OPT_ASYNC },
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "control", required_argument, NULL, OPT_CONTROL },
 		{ "metrics", required_argument, NULL, OPT_METRICS },
@@ -406,6 +410,7 @@ int main(int argc, char **argv)
 	uint64_t memory = 0;
 	struct rlimit rl;
 	bool stats_json = false, rpcbind = false, no_squash = false, poll_mode = false;
+	bool async = false;
 	bool workers_only = false;
 	struct sockaddr_storage tmp;
 	unsigned prefix;
@@ -493,6 +498,9 @@ int main(int argc, char **argv)
 		case 'k':
 			key_file = optarg;
 			default_key = false;
+			break;
+		case OPT_ASYNC:
+			async = true;
 			break;
 		case OPT_NO_ROOT_SQUASH:
 			no_squash = true;
@@ -606,8 +614,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (exports_file && (allow.al_n || no_squash)) {
-		fprintf(stderr, PROG ": --allow and --no-root-squash go with --export; "
+	if (exports_file && (allow.al_n || no_squash || async)) {
+		fprintf(stderr, PROG ": --allow, --no-root-squash and --async go with --export; "
 			"with --exports FILE the file gives clients and options\n");
 		return 2;
 	}
@@ -635,7 +643,7 @@ int main(int argc, char **argv)
 		}
 		if (verbose)
 			print_allow(&allow, stderr);
-		text = shorthand_exports(export_path, &allow, no_squash);
+		text = shorthand_exports(export_path, &allow, no_squash, async);
 		err = text ? rpcrdma_nfs3_exports_parse("--export", text, &xt, msg,
 							 sizeof(msg)) : -ENOMEM;
 		free(text);

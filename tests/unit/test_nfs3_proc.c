@@ -43,22 +43,9 @@ static void rm_rf(const char *path)
 static int env_setup(void **state)
 {
 	struct t_env *e = calloc(1, sizeof(*e));
-	struct rpcrdma_nfs3_config cfg = { 0 };
 
-	if (!e)
-		return -1;
-	snprintf(e->dir, sizeof(e->dir), "%s/nfs3test.XXXXXX", g_base);
-	if (!mkdtemp(e->dir))
-		return -1;
-	chmod(e->dir, 0777);
-	cfg.nc_export = e->dir;
-	for (unsigned i = 0; i < sizeof(cfg.nc_key); i++)
-		cfg.nc_key[i] = (uint8_t)(i * 7 + 1);
-	cfg.nc_max_payload = 1u << 20;
-	if (rpcrdma_nfs3_export_open(&cfg, &e->exp))
-		return -1;
-	cfg.nc_no_root_squash = true;
-	if (rpcrdma_nfs3_export_open(&cfg, &e->exp_nosquash))
+	if (!e || t_export_dir(e->dir, sizeof(e->dir), g_base, "nfs3test", 7,
+			       &e->exp, &e->exp_nosquash))
 		return -1;
 	if (rpcrdma_nfs3_root_fh(e->exp, e->root, &e->rootlen))
 		return -1;
