@@ -822,11 +822,12 @@ int main(int argc, char **argv)
 			(unsigned long long)fst.fcs_entries, (unsigned long long)fst.fcs_capacity);
 	if (fst.fcs_dir_capacity)
 		fprintf(stderr, PROG ": directory cache: %llu hits, %llu misses, "
-			"%llu of %llu entries open\n",
+			"%llu of %llu entries open, %llu committed\n",
 			(unsigned long long)fst.fcs_dir_hits,
 			(unsigned long long)fst.fcs_dir_misses,
 			(unsigned long long)fst.fcs_dir_entries,
-			(unsigned long long)fst.fcs_dir_capacity);
+			(unsigned long long)fst.fcs_dir_capacity,
+			(unsigned long long)fst.fcs_dir_commits);
 	rpcrdma_svc_metrics_stop(metrics);
 out_control:
 	rpcrdma_svc_control_stop(control);

@@ -164,6 +164,9 @@ struct rpcrdma_nfs3_fcache_stats {
 	uint64_t fcs_dir_entries;
 	uint64_t fcs_dir_hits;
 	uint64_t fcs_dir_misses;
+	/* directories fsynced before a reply (commit_metadata of sync
+	 * export entries on a disk; docs/nfs3.md "sync and async") */
+	uint64_t fcs_dir_commits;
 };
 
 /**

@@ -604,5 +604,7 @@ int rpcrdma_nfs3_fcache_stats(const struct rpcrdma_nfs3_export *exp,
 	cache_sum(exp->ex_dcache, &out->fcs_dir_capacity, &out->fcs_dir_entries,
 		  &out->fcs_dir_hits, &out->fcs_dir_misses, &dir_evictions,
 		  &dir_forgotten);
+	out->fcs_dir_commits = atomic_load_explicit(&exp->ex_commits,
+						   memory_order_relaxed);
 	return 0;
 }
