@@ -79,7 +79,6 @@ static int create_finish(struct nfs3_call *c, struct nfs3_dirop *d,
 	return RPCRDMA_SVC_SUCCESS;
 }
 
-
 /*
  * CREATE (RFC 1813 3.3.8).  A new file is made by an exclusive creating
  * open (O_CREAT|O_EXCL, read-only: the kernel checks no permission on the
@@ -153,10 +152,10 @@ int nfs3_proc_create(struct nfs3_call *c)
 		}
 	}
 	if (how == NFS3_EXCLUSIVE) {
-		if (!created)
-			stat = (st.st_atim.tv_sec == load_be32(verf) &&
-				st.st_mtim.tv_sec == load_be32(verf + 4)) ?
-				       NFS3_OK : NFS3ERR_EXIST;
+		/* an existing file is this call's when it holds our verifier */
+		stat = created || (st.st_atim.tv_sec == load_be32(verf) &&
+				   st.st_mtim.tv_sec == load_be32(verf + 4)) ?
+			       NFS3_OK : NFS3ERR_EXIST;
 		goto out;
 	}
 	if (!created) {
