@@ -5,7 +5,11 @@
  * a size do not decode the handle (open_by_handle_at), reopen it through
  * /proc/self/fd, fstat it and close two descriptors on every call, and the
  * directory operations (CREATE, MKDIR, SYMLINK, MKNOD, REMOVE, RMDIR,
- * RENAME, LINK) do not decode and close their directory's handle.
+ * RENAME, LINK) do not decode and close their directory's handle.  A
+ * lookup by handle (nfs3_fcache_get()) searches both caches, so GETATTR,
+ * SETATTR and ACCESS of a directory hit too; CREATE and MKDIR hand the
+ * object they made to its cache (nfs3_fcache_adopt()), so the calls a
+ * client sends next (SETATTR after an exclusive CREATE) find it open.
  *
  * An entry holds the O_PATH descriptor of the handle and, for a regular
  * file, once a call needed them, an O_RDONLY and an O_WRONLY descriptor
