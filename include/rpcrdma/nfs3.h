@@ -49,9 +49,10 @@ struct rpcrdma_nfs3_config {
 	bool nc_no_root_squash;
 	/**
 	 * rpcrdma_nfs3_dispatch() only: exports(5) "async": reply to CREATE,
-	 * MKDIR, SYMLINK, MKNOD, REMOVE, RMDIR, RENAME and LINK without
-	 * committing the directory to stable storage (false, "sync": fsync
-	 * the directory first, on file systems that have a disk).
+	 * MKDIR, SYMLINK, MKNOD, REMOVE, RMDIR, RENAME, LINK and SETATTR
+	 * without committing the change to stable storage (false, "sync":
+	 * fsync the directory, or SETATTR's object, first, on file systems
+	 * that have a disk).
 	 */
 	bool nc_async;
 	/** File handle key; handles stay valid while it does. */
@@ -164,8 +165,9 @@ struct rpcrdma_nfs3_fcache_stats {
 	uint64_t fcs_dir_entries;
 	uint64_t fcs_dir_hits;
 	uint64_t fcs_dir_misses;
-	/* directories fsynced before a reply (commit_metadata of sync
-	 * export entries on a disk; docs/nfs3.md "sync and async") */
+	/* directories (and files SETATTR changed) fsynced before a reply:
+	 * commit_metadata of sync export entries on a disk (docs/nfs3.md,
+	 * "sync and async") */
 	uint64_t fcs_dir_commits;
 };
 

@@ -70,6 +70,8 @@ int nfs3_proc_setattr(struct nfs3_call *c)
 	err = nfs3_become_caller(c);
 	if (!err)
 		err = nfs3_sattr_apply(c, fd, &pre, &sa, false, fe);
+	if (!err) /* commit_metadata of sync entries on a disk */
+		err = nfs3_commit_obj(c, fe);
 out:
 	rpcrdma_xdr_put_u32(c->c_res, nfs3_errno_to_stat(err));
 	if (fd >= 0 && fstat(fd, &post) == 0)

@@ -45,7 +45,7 @@ struct nfs3_proc_desc {
 static const struct nfs3_proc_desc nfs3_procs[] = {
 	[NFSPROC3_NULL] = { proc_null, ANY },
 	[NFSPROC3_GETATTR] = { nfs3_proc_getattr, ANY },
-	[NFSPROC3_SETATTR] = { nfs3_proc_setattr, MOD | SRV },
+	[NFSPROC3_SETATTR] = { nfs3_proc_setattr, MOD | SRV | META },
 	[NFSPROC3_LOOKUP] = { nfs3_proc_lookup, SRV },
 	[NFSPROC3_ACCESS] = { nfs3_proc_access, SRV },
 	[NFSPROC3_READLINK] = { nfs3_proc_readlink, ANY },

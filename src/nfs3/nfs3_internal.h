@@ -53,7 +53,7 @@ struct rpcrdma_nfs3_export {
 	 * waits for a disk (nfs3_transport.c) */
 	bool ex_mem_fs;
 	atomic_uint ex_refs;  /* server tables holding it (nfs3_server.c) */
-	atomic_uint_fast64_t ex_commits; /* directories committed (nfs3_commit.c) */
+	atomic_uint_fast64_t ex_commits; /* objects committed (nfs3_commit.c) */
 };
 
 /* ---- nfs3_exports.c: a parsed exports file ---- */
@@ -405,7 +405,7 @@ enum {
 	NFS3_PF_AS_SERVER = 1u << 2,   /* there when the server already is the caller */
 	NFS3_PF_MEM_FS = 1u << 3,      /* ... and only on tmpfs/ramfs (waits for the disk) */
 	NFS3_PF_NOWAIT_READ = 1u << 4, /* ... file data from the page cache only (READ) */
-	NFS3_PF_COMMIT_META = 1u << 5, /* namespace change: commit_metadata (nfs3_commit.c) */
+	NFS3_PF_COMMIT_META = 1u << 5, /* commit_metadata before the reply (nfs3_commit.c) */
 };
 
 /**
@@ -438,6 +438,14 @@ bool nfs3_is_mem_fs(int fd);
  * the procedure then answers that error, as knfsd does.
  */
 int nfs3_commit_dir(struct nfs3_call *c, struct nfs3_fentry *dfe);
+
+/**
+ * nfs3_commit_obj - nfs3_commit_dir() for the object of entry @fe itself
+ * after SETATTR: a regular file or a directory is fsynced; other types
+ * have no descriptor to sync and are not (0).  Return: as
+ * nfs3_commit_dir().
+ */
+int nfs3_commit_obj(struct nfs3_call *c, struct nfs3_fentry *fe);
 
 /** The fsync nfs3_commit_dir() makes; a unit test may replace it. */
 extern int (*nfs3_commit_fsync)(int fd);

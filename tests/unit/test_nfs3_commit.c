@@ -3,7 +3,7 @@
  * test_nfs3_commit.c - commit_metadata (src/nfs3/nfs3_commit.c): after a
  * successful CREATE, MKDIR, SYMLINK, MKNOD, REMOVE, RMDIR, RENAME or LINK
  * on a sync export entry the directory (each of RENAME's two) is fsynced
- * before the reply, exactly once; nothing for a failed call, an async
+ * before the reply, exactly once, and after SETATTR its file or directory; nothing for a failed call, an async
  * entry or a file system in memory; a failed fsync is the call's error
  * (NFS3ERR_IO, as knfsd answers); a caller who may write a directory but
  * not read it is committed all the same; and these calls are never served
@@ -37,6 +37,7 @@
 #define P_RENAME 14
 #define P_LINK 15
 #define P_GETATTR 1
+#define P_SETATTR 2
 #define S_IO 5
 
 struct t_env {
@@ -58,7 +59,7 @@ static int record_fsync(int fd)
 	struct stat st;
 
 	assert_int_equal(fstat(fd, &st), 0);
-	assert_true(S_ISDIR(st.st_mode));
+	assert_true(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode));
 	if (g_syncs < 8)
 		g_ino[g_syncs] = st.st_ino;
 	g_syncs++;
@@ -251,6 +252,72 @@ static void test_each_procedure_commits_its_directory(void **state)
 	assert_int_equal(s.fcs_dir_commits, 12);
 }
 
+/* SETATTR @fh to mode @mode: the status */
+static uint32_t do_chmod(struct t_env *e, const uint8_t *fh, uint32_t len,
+			 uint32_t mode)
+{
+	begin(e, P_SETATTR, 1000);
+	t_opaque(&e->c, fh, len);
+	t_sattr_mode(&e->c, mode);
+	t_u32(&e->c, 0); /* no guard */
+	return run(e, e->exp);
+}
+
+/*
+ * SETATTR commits the object it changed (knfsd's commit_metadata after
+ * setattr): a regular file, a directory; a symbolic link has no
+ * descriptor to sync and is left alone; a refused SETATTR commits nothing.
+ */
+static void test_setattr_commits_its_object(void **state)
+{
+	struct t_env *e = *state;
+	uint8_t fh[64];
+	uint32_t len;
+	char p[PATH_MAX];
+
+	assert_int_equal(do_create(e, e->exp, "f"), 0);
+	lookup(e, e->root, e->rootlen, "f", fh, &len);
+	g_syncs = 0;
+	assert_int_equal(do_chmod(e, fh, len, 0640), 0);
+	assert_int_equal(g_syncs, 1);
+	assert_int_equal(g_ino[0], ino_of(e, "f"));
+
+	begin(e, P_MKDIR, 1000);
+	diropargs(e, e->root, e->rootlen, "d");
+	t_sattr_mode(&e->c, 0755);
+	assert_int_equal(run(e, e->exp), 0);
+	lookup(e, e->root, e->rootlen, "d", fh, &len);
+	g_syncs = 0;
+	assert_int_equal(do_chmod(e, fh, len, 0700), 0);
+	assert_int_equal(g_syncs, 1);
+	assert_int_equal(g_ino[0], ino_of(e, "d"));
+
+	snprintf(p, sizeof(p), "%s/l", e->dir);
+	assert_int_equal(symlink("f", p), 0);
+	assert_int_equal(lchown(p, 1000, 1000), 0);
+	lookup(e, e->root, e->rootlen, "l", fh, &len);
+	g_syncs = 0;
+	begin(e, P_SETATTR, 1000);
+	t_opaque(&e->c, fh, len);
+	t_sattr_none(&e->c);
+	t_u32(&e->c, 0);
+	assert_int_equal(run(e, e->exp), 0);
+	assert_int_equal(g_syncs, 0);
+
+	/* another user may not chmod f: refused, nothing committed */
+	lookup(e, e->root, e->rootlen, "f", fh, &len);
+	begin(e, P_SETATTR, 1001);
+	t_opaque(&e->c, fh, len);
+	t_sattr_mode(&e->c, 0777);
+	t_u32(&e->c, 0);
+	assert_int_equal(run(e, e->exp), 1); /* NFS3ERR_PERM */
+	assert_int_equal(g_syncs, 0);
+	e->exp->ex_async = true;
+	lookup(e, e->root, e->rootlen, "f", fh, &len);
+	assert_int_equal(do_chmod(e, fh, len, 0600), 0);
+	assert_int_equal(g_syncs, 0);
+}
+
 /* A call that fails changed nothing: nothing to commit. */
 static void test_failure_commits_nothing(void **state)
 {
@@ -375,7 +442,8 @@ static void test_transport_defers_commits(void **state)
 {
 	struct t_env *e = *state;
 	static const uint32_t procs[] = { P_CREATE, P_MKDIR, P_SYMLINK, P_MKNOD,
-					  P_REMOVE, P_RMDIR, P_RENAME, P_LINK };
+					  P_REMOVE, P_RMDIR, P_RENAME, P_LINK,
+					  P_SETATTR };
 
 	for (size_t i = 0; i < sizeof(procs) / sizeof(procs[0]); i++) {
 		begin(e, procs[i], 0);
@@ -410,6 +478,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_each_procedure_commits_its_directory, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_failure_commits_nothing, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_setattr_commits_its_object, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_async_and_memory_fs_commit_nothing, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_exports_option, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_fsync_error_is_the_answer, env_setup, env_teardown),

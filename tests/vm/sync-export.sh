@@ -6,8 +6,9 @@
 # system on a loop device; the kernel client creates, links, renames and
 # removes names in it.  With the default (sync) every namespace call the
 # client sent (CREATE, MKDIR, SYMLINK, MKNOD, REMOVE, RMDIR, RENAME, LINK,
-# counted by the client in /proc/self/mountstats) made the server fsync
-# one directory (two for a RENAME between directories; none here), counted
+# counted by the client in /proc/self/mountstats), and each SETATTR (of the
+# files the exclusive CREATEs made), made the server fsync one directory or
+# file (two for a RENAME between directories; none here), counted
 # by the server ("N committed" at exit), and none of those calls was served
 # on the transport thread (transport_defers); with --async none is
 # committed.  What the client did is checked on the server's disk.
@@ -21,7 +22,7 @@ DISK=/srv/sync-disk
 MNT=/mnt/sync
 N=40
 MOPTS=mountport=$MOUNT_PORT,mountproto=tcp
-NSOPS="CREATE MKDIR SYMLINK MKNOD REMOVE RMDIR RENAME LINK"
+NSOPS="CREATE MKDIR SYMLINK MKNOD REMOVE RMDIR RENAME LINK SETATTR"
 
 command -v mkfs.ext4 >/dev/null || skip "no mkfs.ext4 in the guest"
 # the guest kernel's modules (vm_kmod's, without failing: the mount says)
@@ -78,23 +79,24 @@ run_mode() { # MODE [ARGS...]
 	rnfsd_term
 	got=$(committed "$slog")
 	defers=$(rnfsd_stat transport_defers)
-	log "$mode: $calls namespace calls, $got directories committed, $defers calls deferred"
+	log "$mode: $calls namespace calls, $got committed, $defers calls deferred"
 	# what the client made is on the server's disk
 	[[ -f $export/d/f000.r && -f $export/d/hard && -L $export/d/soft &&
 	   -p $export/d/fifo && -d $export/d/sub && ! -e $export/d/f001.r ]] ||
 		fail "$mode: the server's directory is not what the client made: $(ls -la "$export/d")"
 	[[ $(stat -c %h "$export/d/hard") == 2 ]] || fail "$mode: the link count of d/hard is not 2"
-	# MKDIR d, N CREATEs, N RENAMEs, LINK, SYMLINK, MKNOD, N - 1 REMOVEs, MKDIR sub
-	((calls == 3 * N + 4)) || fail "$mode: the client sent $calls namespace calls, expected $((3 * N + 4))"
+	# MKDIR d, N CREATEs (exclusive: each followed by a SETATTR of the new
+	# file), N RENAMEs, LINK, SYMLINK, MKNOD, N - 1 REMOVEs, MKDIR sub
+	((calls == 4 * N + 4)) || fail "$mode: the client sent $calls namespace calls and SETATTRs, expected $((4 * N + 4))"
 	if [[ $mode == sync ]]; then
 		[[ $got == "$calls" ]] ||
-			fail "sync: $got directories committed for $calls namespace calls"
+			fail "sync: $got committed for $calls namespace calls and SETATTRs"
 		((defers >= calls)) ||
 			fail "sync: $defers calls deferred to workers, fewer than the $calls namespace calls"
-		pass "sync: each of the $calls namespace calls committed its directory before the reply, on a worker"
+		pass "sync: each of the $calls namespace calls and SETATTRs committed before the reply, on a worker"
 	else
 		[[ $got == 0 ]] || fail "async: $got directories committed, expected none"
-		pass "async: $calls namespace calls, nothing committed"
+		pass "async: $calls namespace calls and SETATTRs, nothing committed"
 	fi
 }
 
