@@ -46,9 +46,31 @@ struct progress {
 void progress_init(struct progress *pg, const char *name, uint64_t total);
 void progress_draw(struct progress *pg, bool final);
 
-/* nfs_xfer.c */
+/* nfs_xfer.c: a transfer buffer (registered with --persistent-mr). */
+struct xfer_buf {
+	uint8_t *xb_buf;
+	size_t xb_len;
+};
+
+/* xfer_buf_init - @len bytes (0, -ENOMEM); xfer_buf_fini releases them. */
+int xfer_buf_init(struct rpcrdma_nfsc *nc, struct xfer_buf *xb, size_t len);
+void xfer_buf_fini(struct rpcrdma_nfsc *nc, struct xfer_buf *xb);
+/* xfer_window - bytes of one window of get or put (a buffer for both). */
+size_t xfer_window(struct rpcrdma_nfsc *nc);
+/* get_fh - the file @fh (@size bytes expected, for the progress line) into
+ * @fd (STDOUT_FILENO: stdout) by windows through @xb.  0 or -errno. */
+int get_fh(struct rpcrdma_nfsc *nc, struct xfer_buf *xb, const struct rpcrdma_nfsc_fh *fh,
+	   const char *name, uint64_t size, int fd);
+/* put_fd - @size bytes of @fd into the file @fh, UNSTABLE then COMMIT
+ * (written again FILE_SYNC if the server restarted).  0 or -errno. */
+int put_fd(struct rpcrdma_nfsc *nc, struct xfer_buf *xb, const struct rpcrdma_nfsc_fh *fh,
+	   const char *name, int fd, uint64_t size);
 int cmd_get(struct rpcrdma_nfsc *nc, const char *remote, const char *local, bool cat);
 int cmd_put(struct rpcrdma_nfsc *nc, const char *local, const char *remote);
+
+/* nfs_tree.c: get -r and put -r of a directory tree */
+int cmd_get_tree(struct rpcrdma_nfsc *nc, const char *remote, const char *local);
+int cmd_put_tree(struct rpcrdma_nfsc *nc, const char *local, const char *remote);
 
 /* nfs_info.c */
 int cmd_ls(struct rpcrdma_nfsc *nc, const char *path, bool lng);

@@ -38,6 +38,8 @@ static void usage(FILE *f)
 		"  ls [-l] PATH          list a directory (or show a file)\n"
 		"  get REMOTE LOCAL      copy a file from the server (LOCAL - : stdout)\n"
 		"  put LOCAL REMOTE      copy a file to the server\n"
+		"  get -r REMOTE LOCAL   copy a directory tree from the server\n"
+		"  put -r LOCAL REMOTE   copy a directory tree to the server\n"
 		"  cat PATH              print a file\n"
 		"  stat PATH             show attributes\n"
 		"  mkdir PATH | rm PATH | rmdir PATH\n"
@@ -209,7 +211,7 @@ int main(int argc, char **argv)
 	struct nfs_spec sp;
 	uint32_t v, nconnect = 1;
 	int c, nargs, rc, i;
-	bool lng = false, streams_set = false, port_set = false, mport_set = false;
+	bool lng = false, recursive = false, streams_set = false, port_set = false, mport_set = false;
 	const struct cmd *cd = NULL;
 
 	while ((c = getopt_long(argc, argv, "+vhq", opts, NULL)) != -1) {
@@ -316,6 +318,14 @@ int main(int argc, char **argv)
 		}
 		if (nargs > 1)
 			goto bad_args;
+	} else if (!strcmp(cmd, "get") || !strcmp(cmd, "put")) {
+		if (nargs > 0 && !strcmp(args[0], "-r")) {
+			recursive = true;
+			args++;
+			nargs--;
+		}
+		if (nargs != 2)
+			goto bad_args;
 	} else if (!strcmp(cmd, "ln")) {
 		if (!(nargs == 3 && !strcmp(args[0], "-s")) && nargs != 2) {
 			fprintf(stderr, PROG ": ln: usage: ln [-s] TARGET LINK\n");
@@ -377,10 +387,14 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "ls"))
 		rc = cmd_ls(nc, nargs ? args[0] : base, lng);
+	else if (!strcmp(cmd, "get") && recursive)
+		rc = cmd_get_tree(nc, args[0], args[1]);
 	else if (!strcmp(cmd, "get"))
 		rc = cmd_get(nc, args[0], args[1], false);
 	else if (!strcmp(cmd, "cat"))
 		rc = cmd_get(nc, args[0], "-", true);
+	else if (!strcmp(cmd, "put") && recursive)
+		rc = cmd_put_tree(nc, args[0], args[1]);
 	else if (!strcmp(cmd, "put"))
 		rc = cmd_put(nc, args[0], args[1]);
 	else if (!strcmp(cmd, "stat"))
