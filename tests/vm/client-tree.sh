@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # client-tree: rpcrdma-nfs put -r and get -r of a directory tree (regular
-# files of 0 B to 24 MiB, nested and empty directories, symbolic links
+# files of 0 B to 12 MiB, nested and empty directories, symbolic links
 # relative, absolute, dangling and to a directory, names with spaces, modes
 # from 0444 to 4755, a read-only directory with entries) against
 # rpcrdma-nfsd and against the kernel's nfsd: the copy on the server and
@@ -22,7 +22,7 @@ mkdir -p "$SRC/a/b/c" "$SRC/empty" "$SRC/ro dir" "$SRC/with space"
 printf x >"$SRC/one"
 head -c 65537 /dev/urandom >"$SRC/a/65537.bin"
 head -c $((3 << 20 | 7)) /dev/urandom >"$SRC/a/b/3M+7.bin"
-head -c $((24 << 20)) /dev/urandom >"$SRC/a/b/c/24M.bin"
+head -c $((12 << 20)) /dev/urandom >"$SRC/a/b/c/12M.bin"
 head -c 1000 /dev/urandom >"$SRC/with space/f ü.bin"
 head -c 4097 /dev/urandom >"$SRC/ro dir/inside"
 printf '#!/bin/sh\n' >"$SRC/script"
@@ -108,7 +108,19 @@ run_suite() {
 	out=$("$NFS" "${COPTS[@]}" "$URL/tree/a/b" cat 3M+7.bin | sha256sum)
 	[[ ${out%% *} == $(sha256sum <"$SRC/a/b/3M+7.bin" | cut -d' ' -f1) ]] ||
 		fail "$name: cat through $URL/tree/a/b gave other bytes"
-	pass "$name: nfs:// URLs below the export: get -r and cat equal the original"
+	# a URL naming a file: cat / reads it (whether MOUNT takes the file or,
+	# refusing it, its directory)
+	out=$("$NFS" "${COPTS[@]}" "$URL/tree/a/65537.bin" cat / | sha256sum)
+	[[ ${out%% *} == $(sha256sum <"$SRC/a/65537.bin" | cut -d' ' -f1) ]] ||
+		fail "$name: cat / through $URL/tree/a/65537.bin gave other bytes"
+	# a missing tail: MOUNT refuses it, its parent is the export, and the
+	# command names the missing path
+	rc=0
+	out=$("$NFS" "${COPTS[@]}" "$URL/tree/no-such" ls 2>&1) || rc=$?
+	((rc == 1)) || fail "$name: ls through $URL/tree/no-such: status $rc ($out)"
+	grep -q '/no-such: No such file or directory' <<<"$out" ||
+		fail "$name: ls through $URL/tree/no-such said '$out'"
+	pass "$name: nfs:// URLs below the export: get -r, cat of a file, a missing path"
 }
 
 # ---- rpcrdma-nfsd
