@@ -21,15 +21,19 @@
  * it per call) instead of registering each piece per call. */
 int xfer_buf_init(struct rpcrdma_nfsc *nc, struct xfer_buf *xb, size_t len)
 {
+	unsigned i;
 	int rc;
 
 	xb->xb_len = len ? len : 1;
-	xb->xb_buf = malloc(xb->xb_len);
+	/* one allocation and registration for both halves */
+	xb->xb_buf = malloc(2 * xb->xb_len);
 	if (!xb->xb_buf)
 		return -ENOMEM;
+	for (i = 0; i < 2; i++)
+		xb->xb_half[i] = xb->xb_buf + i * xb->xb_len;
 	if (!opt_persistent)
 		return 0;
-	rc = rpcrdma_nfsc_register_buffer(nc, xb->xb_buf, xb->xb_len);
+	rc = rpcrdma_nfsc_register_buffer(nc, xb->xb_buf, 2 * xb->xb_len);
 	if (rc && rc != -EOPNOTSUPP)
 		fprintf(stderr, PROG ": warning: cannot keep the buffer registered (%s): "
 			"registering per call\n", strerror(-rc));
@@ -75,31 +79,38 @@ int get_fh(struct rpcrdma_nfsc *nc, struct xfer_buf *xb, const struct rpcrdma_nf
 {
 	uint64_t window = (uint64_t)rpcrdma_nfsc_rsize(nc) * opt_streams, off = 0, n;
 	struct progress pg;
-	unsigned tries = 0;
-	int rc = 0;
+	struct writer w;
+	unsigned tries = 0, half = 0;
+	int rc, wrc;
 
 	if (window > xb->xb_len)
 		window = xb->xb_len;
+	rc = writer_start(&w, fd);
+	if (rc)
+		return rc;
 	progress_init(&pg, name, size);
-	/* Until a window comes back short: the file may have grown. */
+	/* Until a window comes back short (the file may have grown); each
+	 * window is written out while the next is read into the other half. */
 	while (!rc) {
-		rc = rpcrdma_nfsc_read_pipelined(nc, fh, off, xb->xb_buf, window, opt_streams,
-						 &n);
+		rc = rpcrdma_nfsc_read_pipelined(nc, fh, off, xb->xb_half[half], window,
+						 opt_streams, &n);
 		if (rc && retry_window(nc, rc, &tries)) {
 			rc = 0;
 			continue;
 		}
 		if (rc)
 			break;
-		if (n && (fd == STDOUT_FILENO ? fwrite(xb->xb_buf, 1, n, stdout) != n :
-			  pwrite(fd, xb->xb_buf, n, (off_t)off) != (ssize_t)n))
-			rc = fd == STDOUT_FILENO ? -EIO : -errno;
+		rc = writer_submit(&w, xb->xb_half[half], n, off);
+		half ^= 1;
 		off += n;
 		atomic_store(&pg.pg_done, off);
 		progress_draw(&pg, false);
 		if (n < window)
 			break;
 	}
+	wrc = writer_finish(&w);
+	if (!rc)
+		rc = wrc;
 	progress_draw(&pg, true);
 	return rc;
 }
