@@ -156,9 +156,20 @@ static int get_dir(struct tree *t, const struct rpcrdma_nfsc_fh *dir, const char
 
 	if (depth > TREE_MAX_DEPTH)
 		return tfail(rpath, -ELOOP);
-	/* Owner access while the entries go in; the real bits at the end. */
-	if (mkdir(lpath, 0700) && errno != EEXIST)
-		return tfail(lpath, -errno);
+	/* Owner access while the entries go in; the real bits at the end.
+	 * An existing directory (an earlier copy) is filled again, but never
+	 * through a symbolic link: a server naming an entry twice, first as a
+	 * link, cannot lead the copy out of @lpath. */
+	if (mkdir(lpath, 0700)) {
+		struct stat st;
+
+		if (errno != EEXIST)
+			return tfail(lpath, -errno);
+		if (lstat(lpath, &st))
+			return tfail(lpath, -errno);
+		if (!S_ISDIR(st.st_mode))
+			return tfail(lpath, -ENOTDIR);
+	}
 	rc = rpcrdma_nfsc_readdirplus(t->tr_nc, dir, rlist_add, &l);
 	if (l.rl_err)
 		rc = l.rl_err;
