@@ -73,7 +73,7 @@ on_connections() {
 # run_suite NAME: EXPORT, SPEC, URL and COPTS set; the server is running.
 run_suite() {
 	local name=$1 back=$SCRATCH/back-$1 rc out
-	rm -rf "$EXPORT/tree" "$EXPORT/nc4" "$back" "$back-nc4" "$back-url"
+	rm -rf "$EXPORT/tree" "$EXPORT/nc4" "$back" "$back-nc4" "$back-url" "$back-into"
 
 	# put -r into an existing directory: lands under the source's name
 	"$NFS" "${COPTS[@]}" "$SPEC" put -r "$SRC" / || fail "$name: put -r $SRC /"
@@ -83,6 +83,13 @@ run_suite() {
 	"$NFS" "${COPTS[@]}" "$SPEC" get -r /tree "$back" || fail "$name: get -r /tree"
 	same_tree "$SRC" "$back" "$name: get -r"
 	pass "$name: get -r: the copy equals the original"
+	# into an existing directory, twice: lands under the source's name,
+	# the second time over the first copy
+	rm -rf "$back-into" && mkdir "$back-into"
+	"$NFS" "${COPTS[@]}" "$SPEC" get -r /tree "$back-into" || fail "$name: get -r into a directory"
+	"$NFS" "${COPTS[@]}" "$SPEC" get -r /tree "$back-into" || fail "$name: get -r over an earlier copy"
+	same_tree "$SRC" "$back-into/tree" "$name: get -r over an earlier copy"
+	pass "$name: get -r into an existing directory, then over that copy: equal"
 	# again over the existing copies: replaced, still equal
 	"$NFS" "${COPTS[@]}" "$SPEC" put -r "$SRC" / || fail "$name: put -r again"
 	same_tree "$SRC" "$EXPORT/tree" "$name: put -r over an earlier copy"

@@ -169,6 +169,9 @@ static int get_dir(struct tree *t, const struct rpcrdma_nfsc_fh *dir, const char
 			return tfail(lpath, -errno);
 		if (!S_ISDIR(st.st_mode))
 			return tfail(lpath, -ENOTDIR);
+		/* a read-only earlier copy is writable while it is filled */
+		if ((st.st_mode & 0700) != 0700 && chmod(lpath, (st.st_mode & 07777) | 0700))
+			return tfail(lpath, -errno);
 	}
 	rc = rpcrdma_nfsc_readdirplus(t->tr_nc, dir, rlist_add, &l);
 	if (l.rl_err)
