@@ -343,6 +343,9 @@ static int put_dir(struct tree *t, const char *lpath, const struct rpcrdma_nfsc_
 		rc = rpcrdma_nfsc_lookup(t->tr_nc, pdir, name, &dir, &attr);
 		if (!rc && attr.at_type != NFSC_DIR)
 			rc = -ENOTDIR;
+		/* a read-only earlier copy is writable while it is filled */
+		if (!rc && (attr.at_mode & 0700) != 0700)
+			rc = set_mode(t, &dir, (attr.at_mode & 07777) | 0700);
 	}
 	if (rc)
 		return tfail(rpath, rc);
