@@ -225,6 +225,19 @@ int fv_peer_write(uint32_t rkey, uint64_t addr, const void *src, size_t len)
 	return 0;
 }
 
+/* ibv_dealloc_mw() of a fake window: it is no longer valid. */
+static int fv_dealloc_mw(struct ibv_mw *mw)
+{
+	unsigned i;
+
+	for (i = 0; i < FV_MAX_MW; i++)
+		if (fv.fv_mws[i].mw == mw)
+			fv.fv_mws[i].valid = false;
+	return 0;
+}
+
+struct ibv_context fv_mw_context = { .ops = { .dealloc_mw = fv_dealloc_mw } };
+
 unsigned fv_live_mrs(void)
 {
 	unsigned i, n = 0;

@@ -249,5 +249,12 @@ void fv_add_remote(uint32_t handle, uint64_t base, uint8_t *mem, size_t len);
 uint8_t *fv_remote_ptr(uint32_t rkey, uint64_t addr, size_t len, int access);
 /** fv_live_mrs - regions registered and not deregistered. */
 unsigned fv_live_mrs(void);
+/**
+ * fv_mw_context - a device context for fake window objects (ibv_mw) that
+ * the code under test may free with ibv_dealloc_mw(): freeing a window
+ * invalidates it, as on a real device (nothing is freed: the test owns
+ * the ibv_mw).
+ */
+extern struct ibv_context fv_mw_context;
 
 #endif /* TEST_FAKE_VERBS_H */

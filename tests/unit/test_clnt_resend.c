@@ -30,6 +30,9 @@
 
 static struct {
 	uint32_t xids[64];
+	uint32_t read_handle[64];  /* the Read chunk's handle, or 0 */
+	uint64_t read_addr[64];
+	uint32_t read_len[64];
 	unsigned n;
 	unsigned opens;
 	unsigned fail_opens;
@@ -40,8 +43,18 @@ static bool record_send(const uint8_t *msg, uint32_t len, const struct fv_wr *w,
 	(void)w;
 	(void)arg;
 	assert_true(len >= 4);
-	if (sent.n < 64)
-		sent.xids[sent.n++] = get32(msg); /* the transport header's xid */
+	if (sent.n >= 64)
+		return false;
+	sent.xids[sent.n] = get32(msg); /* the transport header's xid */
+	/* RFC 8166 4.2.1: xid, vers, credits, proc, then the Read list: a
+	 * present read segment is position, handle, length, offset. */
+	sent.read_handle[sent.n] = 0;
+	if (len >= 44 && get32(msg + 16) == 1) {
+		sent.read_handle[sent.n] = get32(msg + 24);
+		sent.read_len[sent.n] = get32(msg + 28);
+		sent.read_addr[sent.n] = (uint64_t)get32(msg + 32) << 32 | get32(msg + 36);
+	}
+	sent.n++;
 	return false;
 }
 
@@ -345,10 +358,148 @@ static void test_no_retries_no_resend(void **state)
 	assert_false(clnt_resend_waiting(cl));
 }
 
+/* Fake window objects of the requests, made again at each connection (a
+ * reconnect frees them with ibv_dealloc_mw, which invalidates them). */
+static struct ibv_mw fake_mws[4][CLNT_NMAPS];
+static uint32_t fake_mw_gen;
+
+static void fake_mws_install(struct rpcrdma_clnt *cl)
+{
+	uint32_t i, j;
+
+	fake_mw_gen++;
+	for (i = 0; i < cl->cl_nreqs; i++)
+		for (j = 0; j < CLNT_NMAPS; j++) {
+			fake_mws[i][j].context = &fv_mw_context;
+			fake_mws[i][j].rkey = (0x50 + fake_mw_gen) << 24 | (i << 12) | (j << 8);
+			cl->cl_reqs[i].rl_mw[j] = &fake_mws[i][j];
+			cl->cl_reqs[i].rl_mw_rkey[j] = fake_mws[i][j].rkey;
+		}
+}
+
+/* As fake_open, and as clnt_conn_open does with windows: the registered
+ * buffers registered again and fresh windows. */
+static int fake_open_mw(struct rpcrdma_clnt *cl)
+{
+	int rc = fake_open(cl);
+
+	if (rc)
+		return rc;
+	assert_int_equal(clnt_buffers_register(cl), 0);
+	cl->cl_mw_enabled = true;
+	fake_mws_install(cl);
+	return 0;
+}
+
+/* Send @k carried a Read chunk through a window bound on the second
+ * connection over the 8 KiB at @piece, which the peer can read. */
+static void check_resent_window(unsigned k, const uint8_t *piece)
+{
+	const uint8_t *peer;
+
+	assert_int_equal(sent.read_handle[k] >> 24, 0x52);
+	assert_int_equal(sent.read_addr[k], (uintptr_t)piece);
+	assert_int_equal(sent.read_len[k], 8192);
+	peer = fv_remote_ptr(sent.read_handle[k], sent.read_addr[k], 8192,
+			     IBV_ACCESS_REMOTE_READ);
+	assert_ptr_equal(peer, piece);
+}
+
+/* rpcrdma-nfs put's configuration: memory windows over a buffer kept
+ * registered, WRITE data (8 KiB pieces, more than the 4 KiB inline
+ * threshold) in Read chunks, three asynchronous calls in flight.  The
+ * connection goes: after the reconnect the three are sent again with xids
+ * 0x100, 0x101, 0x102, each Read chunk through a window bound on the new
+ * connection over the same bytes (the old windows are gone), and each
+ * callback runs once with its own reply. */
+static void test_resend_async_windows_read_chunks(void **state)
+{
+	struct rpcrdma_clnt_config cfg = {
+		.cf_max_credits = 4, .cf_inline_size = 4096, .cf_auth_none = true,
+		.cf_log = stderr, .cf_retries = 3, .cf_reg = RPCRDMA_CLNT_REG_WINDOWS,
+	};
+	static uint8_t data[3 * 8192];
+	struct rpcrdma_clnt *cl = clnt_fixture_new(&cfg);
+	uint8_t res[3][64], args[8] = { 0 };
+	struct rpcrdma_clnt_call ca[3];
+	uint32_t xid[3], old_handle[3], i, j;
+	struct seen s[3];
+
+	*state = cl;
+	assert_int_equal(clnt_post_all_recvs(cl), 0);
+	clnt_fixture_set_peer(cl, 4096, 4096);
+	cl->cl_connected = true;
+	cl->cl_next_xid = 0x100;
+	cl->cl_credits = 4;
+	cl->cl_open = fake_open_mw;
+	cl->cl_mw_enabled = true;
+	fake_mws_install(cl);
+	assert_int_equal(rpcrdma_clnt_register_buffer(cl, data, sizeof(data)), 0);
+
+	memset(s, 0, sizeof(s));
+	for (i = 0; i < 3; i++) {
+		ca[i] = (struct rpcrdma_clnt_call){ .ca_prog = 100003, .ca_vers = 3, .ca_proc = 7,
+						    .ca_args = args, .ca_args_len = sizeof(args),
+						    .ca_ddp = data + i * 8192, .ca_ddp_len = 8192,
+						    .ca_res = res[i], .ca_res_cap = 64 };
+		assert_int_equal(rpcrdma_clnt_call_async(cl, &ca[i], done_cb, &s[i], &xid[i]),
+				 0);
+		assert_int_equal(xid[i], 0x100 + i);
+		/* a Read chunk through a window over this piece */
+		old_handle[i] = sent.read_handle[i];
+		assert_int_equal(old_handle[i] >> 24, 0x51);
+		assert_int_equal(sent.read_addr[i], (uintptr_t)(data + i * 8192));
+		assert_int_equal(sent.read_len[i], 8192);
+		assert_non_null(fv_remote_ptr(old_handle[i], sent.read_addr[i], 8192,
+					      IBV_ACCESS_REMOTE_READ));
+	}
+	assert_int_equal(sent.n, 3);
+	assert_int_equal(cl->cl_stats.cs_reg_persistent, 3);
+
+	lose_connection(cl);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(s[i].calls, 0);
+	assert_true(clnt_resend_waiting(cl));
+
+	assert_int_equal(clnt_reconnect(cl), 0);
+	assert_int_equal(cl->cl_stats.cs_reconnects, 1);
+	/* the old windows were freed with the old connection */
+	for (i = 0; i < 3; i++)
+		assert_false(fv_window_valid(old_handle[i]));
+	/* one credit until the first reply: the oldest went alone */
+	assert_int_equal(sent.n, 4);
+	assert_int_equal(sent.xids[3], 0x100);
+	check_resent_window(3, data);
+	deliver_reply(cl, 0x100, 4, 20);
+	/* its window is invalidated once its reply is in */
+	assert_false(fv_window_valid(sent.read_handle[3]));
+	assert_int_equal(sent.n, 6);
+	assert_int_equal(sent.xids[4], 0x101);
+	assert_int_equal(sent.xids[5], 0x102);
+	check_resent_window(4, data + 8192);
+	check_resent_window(5, data + 2 * 8192);
+	deliver_reply(cl, 0x102, 4, 22);
+	deliver_reply(cl, 0x101, 4, 21);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(s[i].calls, 1);
+		assert_int_equal(s[i].status, 0);
+		assert_int_equal(s[i].result, 20 + i);
+	}
+	assert_int_equal(cl->cl_stats.cs_retransmits, 3);
+	assert_int_equal(cl->cl_outstanding, 0);
+	assert_int_equal(cl->cl_rpc_busy, 0);
+	assert_int_equal(rpcrdma_clnt_unregister_buffer(cl, data), 0);
+	for (i = 0; i < cl->cl_nreqs; i++) /* fake windows: the test owns them */
+		for (j = 0; j < CLNT_NMAPS; j++)
+			cl->cl_reqs[i].rl_mw[j] = NULL;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_resend_async_same_xids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resend_async_windows_read_chunks, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_resend_sync_same_xid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resend_budget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_retries_no_resend, setup, teardown),

@@ -4,9 +4,9 @@
 # exits 1 within its timeout; with --retries the transport reconnects to the
 # restarted server (same handle key, so its file handles stay valid) and
 # sends the asynchronous READs/WRITEs of the window in flight again with
-# their xids (reconnect checked, resends logged: see resent()), and the tool
-# finishes with a byte-identical file.  The kill comes when the
-# destination holds a given size, not after a fixed time.
+# their xids (reconnect and resends required: see resent()), and the tool
+# finishes with a byte-identical file.  The server is stopped, then killed,
+# when the destination holds a given size (kill_at).
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 vm_require_guest
 
@@ -22,34 +22,61 @@ start_server() {
 	rnfsd_start "$NFSD" "$EXPORT" "$SLOG.$1" --no-root-squash --handle-key "$SCRATCH/key"
 }
 
-# kill_at FILE BYTES [DELAY]: SIGKILL the server, in the background, DELAY
-# seconds (default 0) after FILE (the transfer's destination) holds BYTES:
-# mid-transfer whatever the speed (a fixed delay let a fast 64 MiB put finish
-# first: CI run on 8f3889d); after 120 s without that, kill anyway (the
-# checks then say what happened).  A get writes its file a window at a time,
-# when no call is in flight: DELAY puts the kill into the next window.
+# kill_at FILE BYTES: SIGKILL the server, in the background, once FILE (the
+# transfer's destination) holds BYTES.  The watcher is started and ready
+# before the transfer (python starts in seconds under TCG, and a 64 MiB put
+# finished before a watcher started with it could look: session 5 found the
+# "put without resends" of session 4 to be that, every call answered and
+# only the COMMIT meeting the restarted server).  At BYTES the server is
+# first stopped (SIGSTOP), so that the calls the tool has in flight or
+# sends next stay unanswered, then killed once FILE has not grown for 0.5 s
+# (a get writes a window out after its READs, then sends the next):
+# calls are in flight at the kill whatever the speed, and must be resent.  After 120 s without
+# BYTES it is killed anyway (the checks then say what happened).
 kill_at() {
-	local pid=$RNFSD_PID file=$1 bytes=$2 delay=${3:-0}
+	local pid=$RNFSD_PID file=$1 bytes=$2 ready=$SCRATCH/killer.ready
+	rm -f "$ready"
 	# polled in one process every 5 ms (a stat(1) per poll is slower under
 	# TCG than a fast transfer)
-	python3 - "$pid" "$file" "$bytes" "$delay" <<'PY' &
+	python3 - "$pid" "$file" "$bytes" "$ready" <<'PY' &
 import os, signal, sys, time
-pid, path, want, delay = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+pid, path, want, ready = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4]
+open(ready, "w").close()
 end = time.monotonic() + 120
+size = 0
 while time.monotonic() < end:
     try:
-        if os.stat(path).st_size >= want:
+        size = os.stat(path).st_size
+        if size >= want:
             break
     except FileNotFoundError:
         pass
     time.sleep(0.005)
-time.sleep(delay)
+def size_now():
+    try:
+        return os.stat(path).st_size
+    except FileNotFoundError:
+        return 0
 try:
+    os.kill(pid, signal.SIGSTOP)
+    # A get may still be writing its last window out: once the file stops
+    # growing for 0.5 s the tool has sent its next window, which the
+    # stopped server cannot answer.
+    last, still = size_now(), time.monotonic()
+    while time.monotonic() - still < 0.5 and time.monotonic() < end + 30:
+        time.sleep(0.05)
+        if size_now() != last:
+            last, still = size_now(), time.monotonic()
     os.kill(pid, signal.SIGKILL)
 except ProcessLookupError:
     pass
+print("killer: server stopped and killed at %d bytes" % size, flush=True)
 PY
 	killer=$!
+	while [[ ! -e "$ready" ]]; do
+		kill -0 "$killer" 2>/dev/null || fail "the killer did not start"
+		sleep 0.05
+	done
 }
 
 # ---- no retries: the error is reported, exit 1, within the timeout
@@ -69,7 +96,7 @@ pass "server killed mid-put, no retries: exit 1 with a message after $((SECONDS 
 # ---- retries: put survives a kill and a restart
 start_server 2
 rm -f "$EXPORT/big"
-kill_at "$EXPORT/big" $((32 << 20))
+kill_at "$EXPORT/big" $((36 << 20))
 rc=0
 # --timeout 20: the calls in flight wait (RL_RESEND) through the server's
 # restart and the reconnect back-off; with 5 s they could time out first
@@ -83,26 +110,23 @@ start_server 3
 wait "$tool" || rc=$?
 ((rc == 0)) || { cat "$SCRATCH/put.log"; fail "put with retries across a server restart: status $rc"; }
 compare_files "$SCRATCH/big" "$EXPORT/big"
-# resent LOG: the transport reconnected, and says whether it resent the calls
-# in flight with their xids.  Not required: in about one run of three
-# (session 4) a put killed mid-way reconnects without resending
-# ("retransmits":0) and the tool writes its windows again instead (the
-# file is still identical); an open bug of issue 13, logged here.
+# resent LOG: the transport reconnected and sent the calls in flight again
+# with their xids ("retransmits" > 0): the server was stopped, then killed,
+# with calls unanswered (kill_at), so the tool must not have had to redo
+# them itself.
 resent() {
 	grep -Eq '"reconnects":[1-9]' "$1" ||
 		{ cat "$1"; fail "the transport did not reconnect"; }
-	if grep -Eq '"retransmits":[1-9]' "$1"; then
-		log "calls in flight resent: $(grep -Eo '"retransmits":[0-9]+' "$1")"
-	else
-		log "WARNING: reconnected but no call resent (the tool redid its windows): $(grep -Eo '"calls":[0-9]+' "$1")"
-	fi
+	grep -Eq '"retransmits":[1-9]' "$1" ||
+		{ cat "$1"; fail "reconnected, but the calls in flight were not sent again"; }
+	log "calls in flight resent: $(grep -Eo '"retransmits":[0-9]+' "$1"), $(grep -Eo '"calls":[0-9]+' "$1")"
 }
 resent "$SCRATCH/put.log"
-pass "server killed mid-put and restarted: put with --retries reconnected, file identical"
+pass "server killed mid-put and restarted: put with --retries resent its WRITEs in flight, file identical"
 
 # ---- retries: get survives a kill and a restart
 rm -f "$SCRATCH/back"
-kill_at "$SCRATCH/back" $((32 << 20)) 0.1
+kill_at "$SCRATCH/back" $((32 << 20))
 rc=0
 timeout -k 10 300 "$NFS" "${COPTS[@]}" --timeout 20 --retries 30 --stats "$SPEC" \
 	get /big "$SCRATCH/back" >"$SCRATCH/get.log" 2>&1 &
@@ -114,5 +138,5 @@ wait "$tool" || rc=$?
 ((rc == 0)) || { cat "$SCRATCH/get.log"; fail "get with retries across a server restart: status $rc"; }
 compare_files "$SCRATCH/big" "$SCRATCH/back"
 resent "$SCRATCH/get.log"
-pass "server killed mid-get and restarted: get with --retries reconnected, file identical"
+pass "server killed mid-get and restarted: get with --retries resent its READs in flight, file identical"
 rnfsd_term

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ipv6-mount: rpcrdma-nfsd listening on an IPv6 address (RDMA and MOUNT);
 # the kernel client mounts it with proto=rdma6 and mountproto=tcp6, writes a
-# file (RDMA Read of a Read chunk) and reads it back after a remount.  With
+# file (RDMA Read of a Read chunk) and reads it back after a remount;
+# rpcrdma-nfs gets it through an nfs://[ADDRESS]:PORT/export URL.  With
 # --rpcbind, NFS v3 is registered under netid rdma6 at the IPv6 address (and
 # not under rdma), and unregistered at exit.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -52,6 +53,13 @@ compare_files "$SCRATCH/orig" "$EXPORT/f"
 compare_files "$SCRATCH/orig" "$MNT/f"
 kumount "$MNT"
 pass "kernel client over IPv6 (rdma6): 300001 bytes written and read back"
+
+# rpcrdma-nfs with the export named by an nfs:// URL with an IPv6 address
+NFS=$(rpcrdma_bin rpcrdma-nfs)
+bounded 60 "rpcrdma-nfs get through an IPv6 URL" "$NFS" --source $V6C --quiet \
+	"nfs://[$V6S]:20049$EXPORT?mountport=$MOUNT_PORT" get /f "$SCRATCH/back6"
+compare_files "$SCRATCH/orig" "$SCRATCH/back6"
+pass "rpcrdma-nfs get through nfs://[$V6S]:20049$EXPORT?mountport=$MOUNT_PORT"
 
 kill -TERM $spid
 rc=0

@@ -3,6 +3,7 @@
  * rpcrdma-nfs - an NFSv3 client over RPC-over-RDMA, as a command-line tool.
  *
  *   rpcrdma-nfs [options] SERVER:/export COMMAND [ARGS]
+ *   rpcrdma-nfs [options] nfs://SERVER[:PORT]/export[/path] COMMAND [ARGS]
  *
  * MOUNTs the export over TCP, then runs one command over NFS/RDMA.  get
  * and put move files in rsize/wsize pieces with several calls in flight
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include "nfs.h"
+#include "nfs_spec.h"
 
 bool opt_quiet, opt_stats;
 unsigned opt_streams = 8;
@@ -29,10 +31,15 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: " PROG " [options] SERVER:/export COMMAND [ARGS]\n"
+		"       " PROG " [options] nfs://SERVER[:PORT]/export[/path][?mountport=N] COMMAND [ARGS]\n"
+		"  (IPv6: [ADDRESS]:/export, nfs://[ADDRESS]/export; with a URL the paths\n"
+		"  of COMMAND are taken below its path)\n"
 		"commands:\n"
 		"  ls [-l] PATH          list a directory (or show a file)\n"
 		"  get REMOTE LOCAL      copy a file from the server (LOCAL - : stdout)\n"
 		"  put LOCAL REMOTE      copy a file to the server\n"
+		"  get -r REMOTE LOCAL   copy a directory tree from the server\n"
+		"  put -r LOCAL REMOTE   copy a directory tree to the server\n"
 		"  cat PATH              print a file\n"
 		"  stat PATH             show attributes\n"
 		"  mkdir PATH | rm PATH | rmdir PATH\n"
@@ -97,26 +104,68 @@ static bool parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
 	return true;
 }
 
-/* "host:/path" or "[v6addr]:/path" */
-static bool parse_spec(const char *spec, char **host, char **path)
+/* MOUNT refusals after which a URL's shorter path is tried. */
+static bool mnt_refused(int rc)
 {
-	const char *colon;
+	return rc == -ENOENT || rc == -ENOTDIR || rc == -EACCES || rc == -EPERM ||
+	       rc == -EINVAL;
+}
 
-	if (spec[0] == '[') {
-		const char *rb = strchr(spec, ']');
+/*
+ * MOUNT the export named by @sp.  A URL's path may go below the export
+ * (nfs://SERVER/export/dir, as libnfs's tools take): its longest leading
+ * part that the server mounts is the export (MOUNT answers NOENT, NOTDIR
+ * or ACCES for the others), and *@base is the rest ("/" for none), below
+ * which the command's paths are taken.  Return: 0 or the first refusal.
+ */
+static int mount_spec(struct rpcrdma_nfsc_config *cfg, const struct nfs_spec *sp,
+		      struct rpcrdma_nfsc **nc, char **base)
+{
+	char *exp = strdup(sp->ns_path), *slash;
+	int rc, first = 0;
 
-		if (!rb || rb[1] != ':' || rb[2] != '/')
-			return false;
-		*host = strndup(spec + 1, (size_t)(rb - spec - 1));
-		*path = strdup(rb + 2);
-	} else {
-		colon = strstr(spec, ":/");
-		if (!colon || colon == spec)
-			return false;
-		*host = strndup(spec, (size_t)(colon - spec));
-		*path = strdup(colon + 1);
+	*base = NULL;
+	if (!exp)
+		return -ENOMEM;
+	for (;;) {
+		cfg->nf_export = exp;
+		rc = rpcrdma_nfsc_mount(cfg, nc);
+		if (!first)
+			first = rc;
+		if (!rc || !sp->ns_url || !mnt_refused(rc) || !strcmp(exp, "/"))
+			break;
+		slash = strrchr(exp, '/');
+		slash[slash == exp ? 1 : 0] = '\0';
 	}
-	return *host && *path;
+	if (!rc) {
+		*base = strdup(sp->ns_path + (strcmp(exp, "/") ? strlen(exp) : 0));
+		if (!*base || !**base) {
+			free(*base);
+			*base = strdup("/");
+		}
+		if (!*base) {
+			rpcrdma_nfsc_umount(*nc);
+			rc = -ENOMEM;
+		} else if (cfg->nf_verbose && sp->ns_url) {
+			fprintf(stderr, PROG ": export %s, paths below %s\n", exp, *base);
+		}
+	}
+	cfg->nf_export = NULL;
+	free(exp);
+	return rc ? first : 0;
+}
+
+/* Argument @i of @cmd (@nargs of them, ls's -l taken off) names a path on
+ * the server. */
+static bool arg_is_remote(const char *cmd, int nargs, int i)
+{
+	if (!strcmp(cmd, "put") || !strcmp(cmd, "chmod"))
+		return i == 1;
+	if (!strcmp(cmd, "ln"))
+		return nargs == 3 ? i == 2 : true; /* ln -s TARGET LINK: TARGET is text */
+	if (!strcmp(cmd, "mv"))
+		return true;
+	return i == 0; /* get, cat, ls, stat, mkdir, rm, rmdir, readlink */
 }
 
 struct cmd {
@@ -158,10 +207,11 @@ int main(int argc, char **argv)
 	struct rpcrdma_nfsc *nc;
 	struct rpcrdma_capture *capture = NULL;
 	const char *cmd, *spec, *capture_path = NULL;
-	char *host = NULL, *path = NULL, **args;
+	char **args, *base = NULL, *rel[3] = { NULL, NULL, NULL }, err[160];
+	struct nfs_spec sp;
 	uint32_t v, nconnect = 1;
 	int c, nargs, rc, i;
-	bool lng = false, streams_set = false;
+	bool lng = false, recursive = false, streams_set = false, port_set = false, mport_set = false;
 	const struct cmd *cd = NULL;
 
 	while ((c = getopt_long(argc, argv, "+vhq", opts, NULL)) != -1) {
@@ -170,11 +220,13 @@ int main(int argc, char **argv)
 			if (!parse_u32(optarg, 1, 65535, &v))
 				goto bad_opt;
 			cfg.nf_port = (uint16_t)v;
+			port_set = true;
 			break;
 		case 'm':
 			if (!parse_u32(optarg, 1, 65535, &v))
 				goto bad_opt;
 			cfg.nf_mount_port = (uint16_t)v;
+			mport_set = true;
 			break;
 		case 's':
 			cfg.nf_source = optarg;
@@ -266,6 +318,14 @@ int main(int argc, char **argv)
 		}
 		if (nargs > 1)
 			goto bad_args;
+	} else if (!strcmp(cmd, "get") || !strcmp(cmd, "put")) {
+		if (nargs > 0 && !strcmp(args[0], "-r")) {
+			recursive = true;
+			args++;
+			nargs--;
+		}
+		if (nargs != 2)
+			goto bad_args;
 	} else if (!strcmp(cmd, "ln")) {
 		if (!(nargs == 3 && !strcmp(args[0], "-s")) && nargs != 2) {
 			fprintf(stderr, PROG ": ln: usage: ln [-s] TARGET LINK\n");
@@ -274,42 +334,67 @@ int main(int argc, char **argv)
 	} else if (nargs != cd->c_nargs) {
 		goto bad_args;
 	}
-	if (!parse_spec(spec, &host, &path)) {
-		fprintf(stderr, PROG ": '%s': expected SERVER:/export\n", spec);
+	rc = nfs_spec_parse(spec, &sp, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, PROG ": '%s': %s\n", spec, rc == -EINVAL ? err : strerror(-rc));
+		return rc == -EINVAL ? EXIT_USAGE : 1;
+	}
+	if ((sp.ns_port && port_set && sp.ns_port != cfg.nf_port) ||
+	    (sp.ns_mount_port && mport_set && sp.ns_mount_port != cfg.nf_mount_port)) {
+		fprintf(stderr, PROG ": '%s': the URL's port and --%s disagree\n", spec,
+			sp.ns_port && port_set && sp.ns_port != cfg.nf_port ? "port" :
+									      "mount-port");
+		nfs_spec_free(&sp);
 		return EXIT_USAGE;
 	}
+	if (sp.ns_port)
+		cfg.nf_port = sp.ns_port;
+	if (sp.ns_mount_port)
+		cfg.nf_mount_port = sp.ns_mount_port;
 	if (nconnect > 1 && !streams_set)
 		opt_streams = MAX_STREAMS;
 	if (cfg.nf_credits && opt_streams > cfg.nf_credits * nconnect)
 		opt_streams = cfg.nf_credits * nconnect;
-	cfg.nf_server = host;
-	cfg.nf_export = path;
+	cfg.nf_server = sp.ns_host;
 	if (capture_path) {
 		struct rpcrdma_capture_config ccfg = { .cc_path = capture_path };
 
 		rc = rpcrdma_capture_open(&ccfg, &capture);
 		if (rc) {
 			fprintf(stderr, PROG ": --capture %s: %s\n", capture_path, strerror(-rc));
-			free(host);
-			free(path);
+			nfs_spec_free(&sp);
 			return 1;
 		}
 		cfg.nf_capture = capture;
 	}
-	rc = rpcrdma_nfsc_mount(&cfg, &nc);
+	rc = mount_spec(&cfg, &sp, &nc, &base);
 	if (rc) {
 		fprintf(stderr, PROG ": %s: mount failed: %s\n", spec, strerror(-rc));
 		rpcrdma_capture_close(capture, NULL);
-		free(host);
-		free(path);
+		nfs_spec_free(&sp);
 		return 1;
 	}
+	/* The server's paths of the command, below a URL's base. */
+	for (i = 0; strcmp(base, "/") && i < nargs && i < 3; i++) {
+		if (!arg_is_remote(cmd, nargs, i))
+			continue;
+		rel[i] = nfs_spec_join(base, args[i]);
+		if (!rel[i]) {
+			rc = fail(args[i], -ENOMEM);
+			goto out;
+		}
+		args[i] = rel[i];
+	}
 	if (!strcmp(cmd, "ls"))
-		rc = cmd_ls(nc, nargs ? args[0] : "/", lng);
+		rc = cmd_ls(nc, nargs ? args[0] : base, lng);
+	else if (!strcmp(cmd, "get") && recursive)
+		rc = cmd_get_tree(nc, args[0], args[1]);
 	else if (!strcmp(cmd, "get"))
 		rc = cmd_get(nc, args[0], args[1], false);
 	else if (!strcmp(cmd, "cat"))
 		rc = cmd_get(nc, args[0], "-", true);
+	else if (!strcmp(cmd, "put") && recursive)
+		rc = cmd_put_tree(nc, args[0], args[1]);
 	else if (!strcmp(cmd, "put"))
 		rc = cmd_put(nc, args[0], args[1]);
 	else if (!strcmp(cmd, "stat"))
@@ -330,6 +415,7 @@ int main(int argc, char **argv)
 		rc = cmd_df(nc, spec);
 	if (opt_stats)
 		print_stats(nc);
+out:
 	rpcrdma_nfsc_umount(nc);
 	if (capture) {
 		struct rpcrdma_capture_stats cst;
@@ -341,8 +427,10 @@ int main(int argc, char **argv)
 				(unsigned long long)cst.cs_drops,
 				(unsigned long long)cst.cs_write_errors);
 	}
-	free(host);
-	free(path);
+	for (i = 0; i < 3; i++)
+		free(rel[i]);
+	free(base);
+	nfs_spec_free(&sp);
 	return rc;
 
 bad_opt:

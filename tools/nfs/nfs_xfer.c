@@ -16,24 +16,44 @@
 
 #include "nfs.h"
 
-/* --persistent-mr: keep the transfer buffer registered for the whole
- * transfer instead of registering each READ/WRITE's piece per call. */
-static void buf_register(struct rpcrdma_nfsc *nc, void *buf, size_t len)
+/* A transfer buffer of @len bytes; with --persistent-mr (the default) it
+ * stays registered for the whole transfer (memory windows are bound over
+ * it per call) instead of registering each piece per call. */
+int xfer_buf_init(struct rpcrdma_nfsc *nc, struct xfer_buf *xb, size_t len)
 {
+	unsigned i;
 	int rc;
 
-	if (!opt_persistent || !buf)
-		return;
-	rc = rpcrdma_nfsc_register_buffer(nc, buf, len);
+	xb->xb_len = len ? len : 1;
+	/* one allocation and registration for both halves */
+	xb->xb_buf = malloc(2 * xb->xb_len);
+	if (!xb->xb_buf)
+		return -ENOMEM;
+	for (i = 0; i < 2; i++)
+		xb->xb_half[i] = xb->xb_buf + i * xb->xb_len;
+	if (!opt_persistent)
+		return 0;
+	rc = rpcrdma_nfsc_register_buffer(nc, xb->xb_buf, 2 * xb->xb_len);
 	if (rc && rc != -EOPNOTSUPP)
 		fprintf(stderr, PROG ": warning: cannot keep the buffer registered (%s): "
 			"registering per call\n", strerror(-rc));
+	return 0;
 }
 
-static void buf_unregister(struct rpcrdma_nfsc *nc, void *buf)
+void xfer_buf_fini(struct rpcrdma_nfsc *nc, struct xfer_buf *xb)
 {
-	if (opt_persistent && buf)
-		rpcrdma_nfsc_unregister_buffer(nc, buf);
+	if (opt_persistent && xb->xb_buf)
+		rpcrdma_nfsc_unregister_buffer(nc, xb->xb_buf);
+	free(xb->xb_buf);
+	xb->xb_buf = NULL;
+}
+
+/* The window of get and put: --streams pieces of rsize or wsize. */
+size_t xfer_window(struct rpcrdma_nfsc *nc)
+{
+	uint32_t r = rpcrdma_nfsc_rsize(nc), w = rpcrdma_nfsc_wsize(nc);
+
+	return (size_t)(r > w ? r : w) * opt_streams;
 }
 
 static bool retryable(int rc)
@@ -54,15 +74,53 @@ static bool retry_window(struct rpcrdma_nfsc *nc, int rc, unsigned *tries)
 	return rpcrdma_nfsc_null(nc) == 0;
 }
 
+int get_fh(struct rpcrdma_nfsc *nc, struct xfer_buf *xb, const struct rpcrdma_nfsc_fh *fh,
+	   const char *name, uint64_t size, int fd)
+{
+	uint64_t window = (uint64_t)rpcrdma_nfsc_rsize(nc) * opt_streams, off = 0, n;
+	struct progress pg;
+	struct writer w;
+	unsigned tries = 0, half = 0;
+	int rc, wrc;
+
+	if (window > xb->xb_len)
+		window = xb->xb_len;
+	rc = writer_start(&w, fd);
+	if (rc)
+		return rc;
+	progress_init(&pg, name, size);
+	/* Until a window comes back short (the file may have grown); each
+	 * window is written out while the next is read into the other half. */
+	while (!rc) {
+		rc = rpcrdma_nfsc_read_pipelined(nc, fh, off, xb->xb_half[half], window,
+						 opt_streams, &n);
+		if (rc && retry_window(nc, rc, &tries)) {
+			rc = 0;
+			continue;
+		}
+		if (rc)
+			break;
+		rc = writer_submit(&w, xb->xb_half[half], n, off);
+		half ^= 1;
+		off += n;
+		atomic_store(&pg.pg_done, off);
+		progress_draw(&pg, false);
+		if (n < window)
+			break;
+	}
+	wrc = writer_finish(&w);
+	if (!rc)
+		rc = wrc;
+	progress_draw(&pg, true);
+	return rc;
+}
+
 int cmd_get(struct rpcrdma_nfsc *nc, const char *remote, const char *local, bool cat)
 {
 	struct rpcrdma_nfsc_attr attr;
 	struct rpcrdma_nfsc_fh fh;
-	struct progress pg;
-	uint64_t window = (uint64_t)rpcrdma_nfsc_rsize(nc) * opt_streams, off = 0, n;
+	struct xfer_buf xb;
 	char *lpath = NULL;
-	unsigned tries = 0;
-	uint8_t *buf = NULL;
 	struct stat st;
 	int rc, fd;
 
@@ -91,31 +149,10 @@ int cmd_get(struct rpcrdma_nfsc *nc, const char *remote, const char *local, bool
 			return rc;
 		}
 	}
-	buf = malloc(window);
-	rc = buf ? 0 : -ENOMEM;
-	buf_register(nc, buf, window);
-	progress_init(&pg, remote, attr.at_size);
-	/* Until a window comes back short: the file may have grown. */
-	while (!rc) {
-		rc = rpcrdma_nfsc_read_pipelined(nc, &fh, off, buf, window, opt_streams, &n);
-		if (rc && retry_window(nc, rc, &tries)) {
-			rc = 0;
-			continue;
-		}
-		if (rc)
-			break;
-		if (n && (fd == STDOUT_FILENO ? fwrite(buf, 1, n, stdout) != n :
-			  pwrite(fd, buf, n, (off_t)off) != (ssize_t)n))
-			rc = fd == STDOUT_FILENO ? -EIO : -errno;
-		off += n;
-		atomic_store(&pg.pg_done, off);
-		progress_draw(&pg, false);
-		if (n < window)
-			break;
-	}
-	progress_draw(&pg, true);
-	buf_unregister(nc, buf);
-	free(buf);
+	rc = xfer_buf_init(nc, &xb, (size_t)rpcrdma_nfsc_rsize(nc) * opt_streams);
+	if (!rc)
+		rc = get_fh(nc, &xb, &fh, remote, attr.at_size, fd);
+	xfer_buf_fini(nc, &xb);
 	if (fd == STDOUT_FILENO) {
 		if (fflush(stdout) && !rc)
 			rc = -EIO;
@@ -129,19 +166,20 @@ int cmd_get(struct rpcrdma_nfsc *nc, const char *remote, const char *local, bool
 }
 
 /* Send the whole local file; *@changed when the write verifier moved. */
-static int put_all(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *fh, int fd,
-		   uint64_t size, uint32_t stable, struct progress *pg, uint8_t verf[8],
-		   bool *changed)
+static int put_all(struct rpcrdma_nfsc *nc, struct xfer_buf *xb,
+		   const struct rpcrdma_nfsc_fh *fh, int fd, uint64_t size, uint32_t stable,
+		   struct progress *pg, uint8_t verf[8], bool *changed)
 {
 	uint64_t window = (uint64_t)rpcrdma_nfsc_wsize(nc) * opt_streams, off = 0, len;
-	uint8_t *buf = malloc(window ? window : 1), v[8];
+	uint8_t *buf = xb->xb_buf, v[8];
 	bool first = true, ch;
 	unsigned tries = 0;
 	ssize_t r;
-	int rc = buf ? 0 : -ENOMEM;
+	int rc = 0;
 
+	if (window > xb->xb_len)
+		window = xb->xb_len;
 	*changed = false;
-	buf_register(nc, buf, window ? window : 1);
 	atomic_store(&pg->pg_done, 0);
 	while (!rc && off < size) {
 		len = size - off < window ? size - off : window;
@@ -167,8 +205,32 @@ static int put_all(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *fh, in
 		atomic_store(&pg->pg_done, off);
 		progress_draw(pg, false);
 	}
-	buf_unregister(nc, buf);
-	free(buf);
+	return rc;
+}
+
+int put_fd(struct rpcrdma_nfsc *nc, struct xfer_buf *xb, const struct rpcrdma_nfsc_fh *fh,
+	   const char *name, int fd, uint64_t size)
+{
+	uint8_t verf[8] = { 0 }, cverf[8];
+	struct progress pg;
+	bool changed;
+	int rc;
+
+	progress_init(&pg, name, size);
+	rc = put_all(nc, xb, fh, fd, size, 0, &pg, verf, &changed);
+	if (!rc && size) {
+		rc = rpcrdma_nfsc_commit(nc, fh, 0, 0, cverf);
+		/* A changed write verifier means the server restarted and may
+		 * have lost UNSTABLE data (RFC 1813 3.3.7): write it all again,
+		 * FILE_SYNC this time, so no verifier is needed. */
+		if (!rc && (changed || memcmp(verf, cverf, 8))) {
+			if (!opt_quiet)
+				fprintf(stderr, PROG ": %s: the server restarted during the "
+					"transfer: writing the file again\n", name);
+			rc = put_all(nc, xb, fh, fd, size, 2, &pg, verf, &changed);
+		}
+	}
+	progress_draw(&pg, true);
 	return rc;
 }
 
@@ -177,10 +239,8 @@ int cmd_put(struct rpcrdma_nfsc *nc, const char *local, const char *remote)
 	struct rpcrdma_nfsc_fh dir, fh;
 	struct rpcrdma_nfsc_attr attr;
 	char name[256], *lcopy, *rpath = NULL;
-	uint8_t verf[8] = { 0 }, cverf[8];
-	struct progress pg;
+	struct xfer_buf xb = { 0 };
 	struct stat st;
-	bool changed;
 	int rc, fd;
 
 	fd = open(local, O_RDONLY | O_CLOEXEC);
@@ -204,24 +264,11 @@ int cmd_put(struct rpcrdma_nfsc *nc, const char *local, const char *remote)
 	rc = resolve_parent(nc, remote, &dir, name, sizeof(name));
 	if (!rc)
 		rc = rpcrdma_nfsc_create(nc, &dir, name, st.st_mode & 0777, true, &fh);
-	if (rc)
-		goto out;
-	progress_init(&pg, remote, (uint64_t)st.st_size);
-	rc = put_all(nc, &fh, fd, (uint64_t)st.st_size, 0, &pg, verf, &changed);
-	if (!rc && st.st_size) {
-		rc = rpcrdma_nfsc_commit(nc, &fh, 0, 0, cverf);
-		/* A changed write verifier means the server restarted and may
-		 * have lost UNSTABLE data (RFC 1813 3.3.7): write it all again,
-		 * FILE_SYNC this time, so no verifier is needed. */
-		if (!rc && (changed || memcmp(verf, cverf, 8))) {
-			if (!opt_quiet)
-				fprintf(stderr, PROG ": %s: the server restarted during the "
-					"transfer: writing the file again\n", remote);
-			rc = put_all(nc, &fh, fd, (uint64_t)st.st_size, 2, &pg, verf, &changed);
-		}
-	}
-	progress_draw(&pg, true);
-out:
+	if (!rc)
+		rc = xfer_buf_init(nc, &xb, (size_t)rpcrdma_nfsc_wsize(nc) * opt_streams);
+	if (!rc)
+		rc = put_fd(nc, &xb, &fh, remote, fd, (uint64_t)st.st_size);
+	xfer_buf_fini(nc, &xb);
 	close(fd);
 	if (rc)
 		fail(remote, rc);
