@@ -122,7 +122,8 @@ static uint32_t op_sequence(struct nfs4_compound *cp, size_t res_start,
 	(void)rpcrdma_xdr_get_bool(a); /* sa_cachethis: every reply that fits is kept */
 	if (!rpcrdma_xdr_ok(a))
 		return NFS4ERR_BADXDR;
-	status = nfs4_sequence(cp->cp_srv->s4_state, sid, seqid, slot, highest, &sr);
+	status = nfs4_sequence(cp->cp_srv->s4_state, sid, seqid, slot, highest,
+			       nops, &sr);
 	if (status)
 		return status;
 	if (sr.sr_replay && !sr.sr_uncached) {
@@ -141,13 +142,6 @@ static uint32_t op_sequence(struct nfs4_compound *cp, size_t res_start,
 	rpcrdma_xdr_put_u32(r, sr.sr_status_flags);
 	if (sr.sr_replay)
 		return nops > 1 ? NFS4ERR_RETRY_UNCACHED_REP : NFS4ERR_SEQ_FALSE_RETRY;
-	if (nops > sr.sr_maxops) {
-		/* give the slot back: this request never ran */
-		nfs4_sequence_done(cp->cp_srv->s4_state, cp->cp_session, cp->cp_slot,
-				   NULL, 0);
-		cp->cp_session = NULL;
-		return NFS4ERR_TOO_MANY_OPS;
-	}
 	return NFS4_OK;
 }
 

@@ -157,12 +157,15 @@ struct nfs4_seq_res {
  * takes the slot (sr_session referenced) until nfs4_sequence_done(); a
  * retry of the slot's last request gets its cached reply copied into
  * sr_replay_buf (sr_replay), or sr_uncached when it was not kept.
+ * @nops: operations in the COMPOUND (more than the session's
+ * ca_maxoperations: NFS4ERR_TOO_MANY_OPS, the slot untouched).
  * Return: NFS4_OK; NFS4ERR_BADSESSION; NFS4ERR_BADSLOT;
- * NFS4ERR_SEQ_MISORDERED; NFS4ERR_DELAY (the slot's request still runs).
+ * NFS4ERR_TOO_MANY_OPS; NFS4ERR_SEQ_MISORDERED; NFS4ERR_DELAY (the
+ * slot's request still runs).
  */
 uint32_t nfs4_sequence(struct nfs4_state *st, const uint8_t sid[16],
 		       uint32_t seqid, uint32_t slot, uint32_t highest,
-		       struct nfs4_seq_res *res);
+		       uint32_t nops, struct nfs4_seq_res *res);
 
 /**
  * nfs4_sequence_done - end of the request that holds a slot: keep @len

@@ -420,7 +420,7 @@ uint32_t nfs4_session_check(struct nfs4_state *st, const uint8_t sid[16])
 
 uint32_t nfs4_sequence(struct nfs4_state *st, const uint8_t sid[16],
 		       uint32_t seqid, uint32_t slot, uint32_t highest,
-		       struct nfs4_seq_res *res)
+		       uint32_t nops, struct nfs4_seq_res *res)
 {
 	struct nfs4_session *se;
 	struct nfs4_slot *sl;
@@ -440,6 +440,11 @@ uint32_t nfs4_sequence(struct nfs4_state *st, const uint8_t sid[16],
 		goto out;
 	}
 	sl = &se->se_slots[slot];
+	if (nops > se->se_fore.ca_maxoperations) {
+		/* refused before the slot is looked at: it does not advance */
+		status = NFS4ERR_TOO_MANY_OPS;
+		goto out;
+	}
 	if (seqid == sl->sl_seqid) {
 		/* a retry of the slot's last request (2.10.6.1.2) */
 		if (sl->sl_inuse) {
