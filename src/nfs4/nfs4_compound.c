@@ -63,6 +63,9 @@ static nfs4_op_fn op_table(uint32_t op)
 	case OP_GETATTR: return nfs4_op_getattr;
 	case OP_GETFH: return nfs4_op_getfh;
 	case OP_LINK: return nfs4_op_link;
+	case OP_LOCK: return nfs4_op_lock;
+	case OP_LOCKT: return nfs4_op_lockt;
+	case OP_LOCKU: return nfs4_op_locku;
 	case OP_LOOKUP: return nfs4_op_lookup;
 	case OP_LOOKUPP: return nfs4_op_lookupp;
 	case OP_OPEN: return nfs4_op_open;

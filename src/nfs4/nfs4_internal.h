@@ -33,6 +33,8 @@
 #define NFS4_SLOT_CACHE_BYTES 2048u
 /** Open states at once, over all clients. */
 #define NFS4_MAX_OPENS 4096u
+/** Lock states (a lock-owner's locks on one file, one descriptor each). */
+#define NFS4_MAX_LOCKS 1024u
 /** Lease (seconds, lease_time attribute). */
 #define NFS4_LEASE_SECONDS 90u
 /** Longest COMPOUND tag accepted (bytes). */
@@ -237,13 +239,52 @@ uint32_t nfs4_open_close(struct nfs4_state *st, uint64_t clientid,
 			 const struct nfs4_stateid *sid, uint32_t access,
 			 uint32_t deny, struct nfs4_stateid *out);
 
-/** nfs4_open_test - TEST_STATEID of one stateid: NFS4_OK or BAD/OLD_STATEID. */
+/** nfs4_open_test - TEST_STATEID of one open or lock stateid: NFS4_OK or
+ *  BAD/OLD_STATEID. */
 uint32_t nfs4_open_test(struct nfs4_state *st, uint64_t clientid,
+			const struct nfs4_stateid *sid);
+
+/**
+ * nfs4_lock_owner - LOCK with a new lock-owner (open_to_lock_owner4):
+ * the lock state of @owner on the file @fh, made from the open state
+ * @open_sid (which must be @clientid's, of that file), or the owner's
+ * existing one.  *@fdp: a descriptor of the file open for reading and
+ * writing: the table keeps it for a new state (*@fdp set to -1), else the
+ * caller still owns it; on which the owner's OFD locks are taken (use
+ * nfs4_lock_fd()).  *@access: the open's share access.
+ * Return: NFS4_OK; NFS4ERR_BAD_STATEID, NFS4ERR_OLD_STATEID (the open
+ * stateid); NFS4ERR_RESOURCE (NFS4_MAX_LOCKS states).
+ */
+uint32_t nfs4_lock_owner(struct nfs4_state *st, uint64_t clientid,
+			 const struct nfs4_stateid *open_sid,
+			 const uint8_t *owner, uint32_t ownerlen,
+			 const uint8_t *fh, uint32_t fhlen, int *fdp,
+			 struct nfs4_stateid *out, uint32_t *access);
+/**
+ * nfs4_lock_fd - a lock stateid of @clientid on @fh: *@fdp a duplicate
+ * of the owner's descriptor (the caller closes it; its locks are the
+ * owner's), *@access the open's share access.  Return: NFS4_OK;
+ * NFS4ERR_BAD_STATEID; NFS4ERR_OLD_STATEID; NFS4ERR_RESOURCE.
+ */
+uint32_t nfs4_lock_fd(struct nfs4_state *st, uint64_t clientid,
+		      const struct nfs4_stateid *sid, const uint8_t *fh,
+		      uint32_t fhlen, int *fdp, uint32_t *access);
+/** nfs4_lock_find_owner - LOCKT: a duplicate of @owner's descriptor for
+ *  @fh, or NFS4ERR_BAD_STATEID when the owner holds no state there. */
+uint32_t nfs4_lock_find_owner(struct nfs4_state *st, uint64_t clientid,
+			      const uint8_t *owner, uint32_t ownerlen,
+			      const uint8_t *fh, uint32_t fhlen, int *fdp);
+/** nfs4_lock_bump - a successful LOCK or LOCKU: the state's seqid + 1. */
+uint32_t nfs4_lock_bump(struct nfs4_state *st, uint64_t clientid,
+			const struct nfs4_stateid *sid, struct nfs4_stateid *out);
+/** nfs4_lock_free - FREE_STATEID of a lock stateid: its descriptor closed,
+ *  which releases whatever the owner still held.  NFS4_OK or BAD/OLD. */
+uint32_t nfs4_lock_free(struct nfs4_state *st, uint64_t clientid,
 			const struct nfs4_stateid *sid);
 
 /** Counters for the tests and the log. */
 struct nfs4_state_counts {
-	uint32_t sc_clients, sc_sessions, sc_opens;
+	uint32_t sc_clients, sc_sessions, sc_opens, sc_locks;
 };
 void nfs4_state_counts(struct nfs4_state *st, struct nfs4_state_counts *out);
 
@@ -401,6 +442,10 @@ uint32_t nfs4_op_open_downgrade(struct nfs4_compound *cp);
 uint32_t nfs4_op_read(struct nfs4_compound *cp);
 uint32_t nfs4_op_write(struct nfs4_compound *cp);
 uint32_t nfs4_op_commit(struct nfs4_compound *cp);
+/* nfs4_lock_ops.c */
+uint32_t nfs4_op_lock(struct nfs4_compound *cp);
+uint32_t nfs4_op_lockt(struct nfs4_compound *cp);
+uint32_t nfs4_op_locku(struct nfs4_compound *cp);
 /* nfs4_dir_ops.c */
 uint32_t nfs4_op_create(struct nfs4_compound *cp);
 uint32_t nfs4_op_remove(struct nfs4_compound *cp);

@@ -201,6 +201,12 @@ enum nfs4_fattr {
 #define OPEN4_RESULT_LOCKTYPE_POSIX 0x4u
 #define OPEN_DELEGATE_NONE 0u
 
+/* nfs_lock_type4 (RFC 8881 18.10) */
+#define READ_LT 1u
+#define WRITE_LT 2u
+#define READW_LT 3u
+#define WRITEW_LT 4u
+
 /* stable_how4 (RFC 8881 18.32) */
 #define UNSTABLE4 0u
 #define DATA_SYNC4 1u

@@ -226,15 +226,17 @@ uint32_t nfs4_op_test_stateid(struct nfs4_compound *cp)
 
 uint32_t nfs4_op_free_stateid(struct nfs4_compound *cp)
 {
-	struct nfs4_stateid sid, out;
+	struct nfs4_stateid sid;
 	uint32_t status;
 
 	nfs4_get_stateid(cp->cp_args, &sid);
 	if (!rpcrdma_xdr_ok(cp->cp_args))
 		return NFS4ERR_BADXDR;
-	/* an open state is freed by CLOSE: still open is LOCKS_HELD-like */
-	status = nfs4_open_test(cp->cp_srv->s4_state, cp->cp_clientid, &sid);
-	if (status)
+	/* a lock state goes, and its locks with it; an open state is freed
+	 * by CLOSE, so one still there is NFS4ERR_LOCKS_HELD (18.38.3) */
+	status = nfs4_lock_free(cp->cp_srv->s4_state, cp->cp_clientid, &sid);
+	if (status != NFS4ERR_BAD_STATEID)
 		return status;
-	return nfs4_open_close(cp->cp_srv->s4_state, cp->cp_clientid, &sid, 0, 0, &out);
+	status = nfs4_open_test(cp->cp_srv->s4_state, cp->cp_clientid, &sid);
+	return status == NFS4_OK ? NFS4ERR_LOCKS_HELD : status;
 }

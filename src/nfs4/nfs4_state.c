@@ -3,10 +3,10 @@
  * nfs4_state.c - the server's NFSv4.1 state (RFC 8881 2.4, 2.10, 8, 9.1):
  * client records (EXCHANGE_ID), sessions with a fore-channel slot table
  * and a reply kept per slot (CREATE_SESSION, SEQUENCE, DESTROY_SESSION,
- * DESTROY_CLIENTID), leases, and open states (stateids).
+ * DESTROY_CLIENTID), leases, open states and lock states (stateids).
  *
  * Every table is allocated once with a fixed size (NFS4_MAX_CLIENTS,
- * NFS4_MAX_SESSIONS, NFS4_MAX_OPENS): a peer can fill them, then it is
+ * NFS4_MAX_SESSIONS, NFS4_MAX_OPENS, NFS4_MAX_LOCKS): a peer can fill them, then it is
  * refused (NFS4ERR_RESOURCE, NFS4ERR_NOSPC) until records are destroyed or
  * their lease expires; it cannot make the server allocate more.  A slot's
  * reply cache is NFS4_SLOT_CACHE_BYTES, allocated with its session.
@@ -16,14 +16,17 @@
  * changes when the entry is reused:
  *   clientid4   = boot << 32 | gen << 8 | index
  *   sessionid4  = clientid4 (8 bytes), boot, gen << 8 | index (big endian)
- *   stateid4 other = boot, index, gen (big endian)
+ *   stateid4 other = boot, index, gen (big endian); a lock stateid's
+ *                    index has NFS4_LOCK_IDX set
  *
  * One mutex guards everything; it is never held across a system call.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/be.h"
 #include "nfs4_internal.h"
@@ -78,6 +81,23 @@ struct nfs4_open {
 	uint8_t op_fh[NFS4_FHSIZE];
 };
 
+/* A lock-owner's locks on one file: the owner's own open file description,
+ * on which the kernel keeps its byte-range (OFD) locks. */
+struct nfs4_lock {
+	bool lk_used;
+	uint32_t lk_gen;
+	uint32_t lk_seqid;
+	uint64_t lk_clientid;
+	uint64_t lk_owner;
+	uint32_t lk_access;    /* the open's share access when it was made */
+	int lk_fd;
+	uint32_t lk_fhlen;
+	uint8_t lk_fh[NFS4_FHSIZE];
+};
+
+/* "other" index bit of a lock stateid (clear: an open stateid) */
+#define NFS4_LOCK_IDX 0x80000000u
+
 struct nfs4_state {
 	pthread_mutex_t st_lock;
 	uint32_t st_boot;
@@ -86,6 +106,7 @@ struct nfs4_state {
 	struct nfs4_client st_clients[NFS4_MAX_CLIENTS];
 	struct nfs4_session st_sessions[NFS4_MAX_SESSIONS];
 	struct nfs4_open st_opens[NFS4_MAX_OPENS];
+	struct nfs4_lock st_locks[NFS4_MAX_LOCKS];
 };
 
 static time_t now_sec(void)
@@ -105,6 +126,8 @@ int nfs4_state_create(uint32_t boot, uint32_t lease, struct nfs4_state **out)
 	pthread_mutex_init(&st->st_lock, NULL);
 	st->st_boot = boot;
 	st->st_lease = lease ? lease : NFS4_LEASE_SECONDS;
+	for (unsigned i = 0; i < NFS4_MAX_LOCKS; i++)
+		st->st_locks[i].lk_fd = -1;
 	for (unsigned i = 0; i < sizeof(st->st_key); i++)
 		st->st_key[i] = (uint8_t)(boot >> (8 * (i % 4))) ^ (uint8_t)(i * 37);
 	*out = st;
@@ -128,6 +151,9 @@ void nfs4_state_destroy(struct nfs4_state *st)
 		return;
 	for (unsigned i = 0; i < NFS4_MAX_SESSIONS; i++)
 		free(st->st_sessions[i].se_cache);
+	for (unsigned i = 0; i < NFS4_MAX_LOCKS; i++)
+		if (st->st_locks[i].lk_fd >= 0)
+			close(st->st_locks[i].lk_fd);
 	pthread_mutex_destroy(&st->st_lock);
 	free(st);
 }
@@ -145,11 +171,24 @@ static struct nfs4_client *client_find(struct nfs4_state *st, uint64_t id)
 	return cl->cl_used && cl->cl_id == id ? cl : NULL;
 }
 
+static void lock_free(struct nfs4_lock *lk)
+{
+	/* closing the owner's description releases its locks (teardown
+	 * and FREE_STATEID: the one system call made under st_lock) */
+	if (lk->lk_fd >= 0)
+		close(lk->lk_fd);
+	lk->lk_fd = -1;
+	lk->lk_used = false;
+}
+
 static void opens_drop_client(struct nfs4_state *st, uint64_t clientid)
 {
 	for (unsigned i = 0; i < NFS4_MAX_OPENS; i++)
 		if (st->st_opens[i].op_used && st->st_opens[i].op_clientid == clientid)
 			st->st_opens[i].op_used = false;
+	for (unsigned i = 0; i < NFS4_MAX_LOCKS; i++)
+		if (st->st_locks[i].lk_used && st->st_locks[i].lk_clientid == clientid)
+			lock_free(&st->st_locks[i]);
 }
 
 /* client_busy - does a request hold a slot of one of @cl's sessions? */
@@ -596,6 +635,174 @@ static uint32_t open_lookup(struct nfs4_state *st, uint64_t clientid,
 	return NFS4_OK;
 }
 
+/* lock_lookup - the lock state a stateid names, with seqid checks. */
+static uint32_t lock_lookup(struct nfs4_state *st, uint64_t clientid,
+			    const struct nfs4_stateid *sid, struct nfs4_lock **out)
+{
+	uint32_t idx = load_be32(sid->si_other + 4);
+	struct nfs4_lock *lk;
+
+	if (load_be32(sid->si_other) != st->st_boot || !(idx & NFS4_LOCK_IDX))
+		return NFS4ERR_BAD_STATEID;
+	idx &= ~NFS4_LOCK_IDX;
+	if (idx >= NFS4_MAX_LOCKS)
+		return NFS4ERR_BAD_STATEID;
+	lk = &st->st_locks[idx];
+	if (!lk->lk_used || lk->lk_gen != load_be32(sid->si_other + 8) ||
+	    lk->lk_clientid != clientid)
+		return NFS4ERR_BAD_STATEID;
+	if (sid->si_seqid != 0 && sid->si_seqid > lk->lk_seqid)
+		return NFS4ERR_BAD_STATEID;
+	if (sid->si_seqid != 0 && sid->si_seqid < lk->lk_seqid)
+		return NFS4ERR_OLD_STATEID;
+	*out = lk;
+	return NFS4_OK;
+}
+
+static void lock_sid(const struct nfs4_state *st, const struct nfs4_lock *lk,
+		     struct nfs4_stateid *out)
+{
+	out->si_seqid = lk->lk_seqid;
+	other_make(st, (uint32_t)(lk - st->st_locks) | NFS4_LOCK_IDX, lk->lk_gen,
+		   out->si_other);
+}
+
+uint32_t nfs4_lock_owner(struct nfs4_state *st, uint64_t clientid,
+			 const struct nfs4_stateid *open_sid,
+			 const uint8_t *owner, uint32_t ownerlen,
+			 const uint8_t *fh, uint32_t fhlen, int *fdp,
+			 struct nfs4_stateid *out, uint32_t *access)
+{
+	uint64_t h = nfs3_siphash(st->st_key, owner, ownerlen) ^ ownerlen ^
+		     0x4c4f434b00000000ull;
+	struct nfs4_lock *lk = NULL, *free_lk = NULL;
+	struct nfs4_open *op;
+	uint32_t status;
+	int fd = *fdp;
+
+	pthread_mutex_lock(&st->st_lock);
+	status = open_lookup(st, clientid, open_sid, &op);
+	if (status)
+		goto out;
+	if (op->op_fhlen != fhlen || memcmp(op->op_fh, fh, fhlen) != 0) {
+		status = NFS4ERR_BAD_STATEID;
+		goto out;
+	}
+	for (unsigned i = 0; i < NFS4_MAX_LOCKS; i++) {
+		struct nfs4_lock *l = &st->st_locks[i];
+
+		if (!l->lk_used) {
+			if (!free_lk)
+				free_lk = l;
+			continue;
+		}
+		if (l->lk_clientid == clientid && l->lk_owner == h &&
+		    l->lk_fhlen == fhlen && memcmp(l->lk_fh, fh, fhlen) == 0) {
+			lk = l;
+			break;
+		}
+	}
+	if (!lk && !free_lk) {
+		status = NFS4ERR_RESOURCE;
+		goto out;
+	}
+	if (!lk) {
+		lk = free_lk;
+		lk->lk_used = true;
+		lk->lk_gen++;
+		lk->lk_seqid = 0;
+		lk->lk_clientid = clientid;
+		lk->lk_owner = h;
+		lk->lk_fd = fd;
+		lk->lk_fhlen = fhlen;
+		memcpy(lk->lk_fh, fh, fhlen);
+		*fdp = -1; /* the table owns it now */
+	}
+	lk->lk_access = op->op_access;
+	*access = op->op_access;
+	lock_sid(st, lk, out);
+out:
+	pthread_mutex_unlock(&st->st_lock);
+	return status;
+}
+
+uint32_t nfs4_lock_fd(struct nfs4_state *st, uint64_t clientid,
+		      const struct nfs4_stateid *sid, const uint8_t *fh,
+		      uint32_t fhlen, int *fdp, uint32_t *access)
+{
+	struct nfs4_lock *lk;
+	uint32_t status;
+
+	pthread_mutex_lock(&st->st_lock);
+	status = lock_lookup(st, clientid, sid, &lk);
+	if (status == NFS4_OK &&
+	    (lk->lk_fhlen != fhlen || memcmp(lk->lk_fh, fh, fhlen) != 0))
+		status = NFS4ERR_BAD_STATEID;
+	if (status == NFS4_OK) {
+		/* the same open file description: its locks are the owner's */
+		*fdp = fcntl(lk->lk_fd, F_DUPFD_CLOEXEC, 0);
+		if (*fdp < 0)
+			status = NFS4ERR_RESOURCE;
+		*access = lk->lk_access;
+	}
+	pthread_mutex_unlock(&st->st_lock);
+	return status;
+}
+
+uint32_t nfs4_lock_find_owner(struct nfs4_state *st, uint64_t clientid,
+			      const uint8_t *owner, uint32_t ownerlen,
+			      const uint8_t *fh, uint32_t fhlen, int *fdp)
+{
+	uint64_t h = nfs3_siphash(st->st_key, owner, ownerlen) ^ ownerlen ^
+		     0x4c4f434b00000000ull;
+	uint32_t status = NFS4ERR_BAD_STATEID;
+
+	*fdp = -1;
+	pthread_mutex_lock(&st->st_lock);
+	for (unsigned i = 0; i < NFS4_MAX_LOCKS; i++) {
+		struct nfs4_lock *l = &st->st_locks[i];
+
+		if (l->lk_used && l->lk_clientid == clientid && l->lk_owner == h &&
+		    l->lk_fhlen == fhlen && memcmp(l->lk_fh, fh, fhlen) == 0) {
+			*fdp = fcntl(l->lk_fd, F_DUPFD_CLOEXEC, 0);
+			status = *fdp < 0 ? NFS4ERR_RESOURCE : NFS4_OK;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&st->st_lock);
+	return status;
+}
+
+uint32_t nfs4_lock_bump(struct nfs4_state *st, uint64_t clientid,
+			const struct nfs4_stateid *sid, struct nfs4_stateid *out)
+{
+	struct nfs4_lock *lk;
+	uint32_t status;
+
+	pthread_mutex_lock(&st->st_lock);
+	status = lock_lookup(st, clientid, sid, &lk);
+	if (status == NFS4_OK) {
+		lk->lk_seqid++;
+		lock_sid(st, lk, out);
+	}
+	pthread_mutex_unlock(&st->st_lock);
+	return status;
+}
+
+uint32_t nfs4_lock_free(struct nfs4_state *st, uint64_t clientid,
+			const struct nfs4_stateid *sid)
+{
+	struct nfs4_lock *lk;
+	uint32_t status;
+
+	pthread_mutex_lock(&st->st_lock);
+	status = lock_lookup(st, clientid, sid, &lk);
+	if (status == NFS4_OK)
+		lock_free(lk);
+	pthread_mutex_unlock(&st->st_lock);
+	return status;
+}
+
 uint32_t nfs4_open_add(struct nfs4_state *st, uint64_t clientid,
 		       const uint8_t *owner, uint32_t ownerlen,
 		       const uint8_t *fh, uint32_t fhlen, uint32_t access,
@@ -668,6 +875,19 @@ uint32_t nfs4_open_find(struct nfs4_state *st, uint64_t clientid,
 		return NFS4_OK;
 	}
 	pthread_mutex_lock(&st->st_lock);
+	if (load_be32(sid->si_other + 4) & NFS4_LOCK_IDX) {
+		struct nfs4_lock *lk;
+
+		/* a lock stateid: I/O of a process holding locks (8.2.2) */
+		status = lock_lookup(st, clientid, sid, &lk);
+		if (status == NFS4_OK &&
+		    (lk->lk_fhlen != fhlen || memcmp(lk->lk_fh, fh, fhlen) != 0))
+			status = NFS4ERR_BAD_STATEID;
+		if (status == NFS4_OK)
+			*access = lk->lk_access;
+		pthread_mutex_unlock(&st->st_lock);
+		return status;
+	}
 	status = open_lookup(st, clientid, sid, &op);
 	if (status == NFS4_OK) {
 		if (op->op_fhlen != fhlen || memcmp(op->op_fh, fh, fhlen) != 0)
@@ -712,10 +932,14 @@ uint32_t nfs4_open_test(struct nfs4_state *st, uint64_t clientid,
 			const struct nfs4_stateid *sid)
 {
 	struct nfs4_open *op;
+	struct nfs4_lock *lk;
 	uint32_t status;
 
 	pthread_mutex_lock(&st->st_lock);
-	status = open_lookup(st, clientid, sid, &op);
+	if (load_be32(sid->si_other + 4) & NFS4_LOCK_IDX)
+		status = lock_lookup(st, clientid, sid, &lk);
+	else
+		status = open_lookup(st, clientid, sid, &op);
 	pthread_mutex_unlock(&st->st_lock);
 	return status;
 }
@@ -730,5 +954,7 @@ void nfs4_state_counts(struct nfs4_state *st, struct nfs4_state_counts *out)
 		out->sc_sessions += st->st_sessions[i].se_used;
 	for (unsigned i = 0; i < NFS4_MAX_OPENS; i++)
 		out->sc_opens += st->st_opens[i].op_used;
+	for (unsigned i = 0; i < NFS4_MAX_LOCKS; i++)
+		out->sc_locks += st->st_locks[i].lk_used;
 	pthread_mutex_unlock(&st->st_lock);
 }

@@ -15,6 +15,7 @@
 
 #include <rpcrdma/nfs4.h>
 
+#include "common/be.h"
 #include "nfs4/nfs4_internal.h"
 
 struct env {
@@ -408,16 +409,16 @@ static void test_sessions(void **state)
 	c_sequence(e, 1, 1);
 	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
 	assert_int_equal(r_hdr(c, &n), NFS4_OK);
-	/* an operation the server does not implement (LOCK): NOTSUPP */
+	/* an operation the server does not implement (LAYOUTGET): NOTSUPP */
 	c_begin(e, 1, 2);
 	c_sequence(e, 2, 0);
-	t_u32(c, OP_LOCK);
+	t_u32(c, OP_LAYOUTGET);
 	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
 	assert_int_equal(r_hdr(c, &n), NFS4ERR_NOTSUPP);
 	assert_int_equal(n, 2);
 	assert_int_equal(r_op(c, OP_SEQUENCE), NFS4_OK);
 	r_skip(c, 36);
-	assert_int_equal(r_op(c, OP_LOCK), NFS4ERR_NOTSUPP);
+	assert_int_equal(r_op(c, OP_LAYOUTGET), NFS4ERR_NOTSUPP);
 	/* SEQUENCE twice */
 	c_begin(e, 1, 2);
 	c_sequence(e, 3, 0);
@@ -782,6 +783,194 @@ static void test_open_write_read(void **state)
 	assert_int_equal(r_op(c, OP_READ), NFS4ERR_BAD_STATEID);
 }
 
+/*
+ * c_open - OPEN (create, UNCHECKED4, no attributes) @name in the export
+ * for @owner with @access; its stateid into @sid and its handle into @fh.
+ */
+static void c_open(struct env *e, const char *name, const char *owner,
+		   uint32_t access, uint8_t sid[16], uint8_t *fh, uint32_t *fhlen)
+{
+	struct t_call *c = &e->c;
+	uint32_t n, nops = path_ops(e->dir), len;
+	const uint8_t *p;
+
+	c_begin(e, 1, 1 + nops + 2);
+	c_sequence(e, e->seq++, 0);
+	c_lookup_ops(e, e->dir);
+	t_u32(c, OP_OPEN);
+	t_u32(c, 0);
+	t_u32(c, access);
+	t_u32(c, 0);
+	t_u64(c, e->clientid);
+	t_str(c, owner);
+	t_u32(c, OPEN4_CREATE);
+	t_u32(c, UNCHECKED4);
+	t_u32(c, 0);
+	t_u32(c, 0);
+	t_u32(c, CLAIM_NULL);
+	t_str(c, name);
+	t_u32(c, OP_GETFH);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4_OK);
+	r_skip(c, 8 + 36);
+	for (uint32_t i = 0; i < nops; i++)
+		assert_int_equal(r_op(c, i ? OP_LOOKUP : OP_PUTROOTFH), NFS4_OK);
+	assert_int_equal(r_op(c, OP_OPEN), NFS4_OK);
+	memcpy(sid, c->res + c->rpos, 16);
+	r_skip(c, 16 + 20 + 4);
+	(void)r_u32(c); /* attrset: no words */
+	assert_int_equal(r_u32(c), OPEN_DELEGATE_NONE);
+	assert_int_equal(r_op(c, OP_GETFH), NFS4_OK);
+	p = r_opaque(c, &len);
+	memcpy(fh, p, len);
+	*fhlen = len;
+}
+
+/* c_lock - SEQUENCE, PUTFH, then LOCK with a new owner from @open_sid
+ * (@lock_sid NULL) or an existing lock stateid.  The LOCK status; on
+ * NFS4_OK @out gets the lock stateid, on DENIED *@den_off/@den_len. */
+static uint32_t c_lock(struct env *e, const uint8_t *fh, uint32_t fhlen,
+		       uint32_t type, uint64_t off, uint64_t len,
+		       const uint8_t *open_sid, const char *owner,
+		       const uint8_t *lock_sid, uint8_t out[16],
+		       uint64_t *den_off, uint64_t *den_len)
+{
+	struct t_call *c = &e->c;
+	uint32_t n, status;
+
+	c_begin(e, 1, 3);
+	c_sequence(e, e->seq++, 0);
+	t_u32(c, OP_PUTFH);
+	t_opaque(c, fh, fhlen);
+	t_u32(c, OP_LOCK);
+	t_u32(c, type);
+	t_u32(c, 0);
+	t_u64(c, off);
+	t_u64(c, len);
+	if (!lock_sid) {
+		t_u32(c, 1);
+		t_u32(c, 0);
+		c_fixed(c, open_sid, 16);
+		t_u32(c, 0);
+		t_u64(c, e->clientid);
+		t_str(c, owner);
+	} else {
+		t_u32(c, 0);
+		c_fixed(c, lock_sid, 16);
+		t_u32(c, 0);
+	}
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	(void)r_hdr(c, &n);
+	assert_int_equal(n, 3);
+	assert_int_equal(r_op(c, OP_SEQUENCE), NFS4_OK);
+	r_skip(c, 36);
+	assert_int_equal(r_op(c, OP_PUTFH), NFS4_OK);
+	status = r_op(c, OP_LOCK);
+	if (status == NFS4_OK)
+		memcpy(out, c->res + c->rpos, 16);
+	if (status == NFS4ERR_DENIED) {
+		*den_off = r_u64(c);
+		*den_len = r_u64(c);
+		assert_int_equal(r_u32(c), WRITE_LT);
+	}
+	return status;
+}
+
+static void test_locks(void **state)
+{
+	struct env *e = *state;
+	struct t_call *c = &e->c;
+	uint8_t fh[128], s1[16], s2[16], l1[16], l2[16], l3[16];
+	uint32_t fhlen, n;
+	uint64_t doff = 0, dlen = 0;
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 100, .l_len = 1 };
+	char path[128];
+	int lfd;
+
+	session(e);
+	c_open(e, "locked", "open-owner-1", OPEN4_SHARE_ACCESS_BOTH, s1, fh, &fhlen);
+	c_open(e, "locked", "open-owner-2", OPEN4_SHARE_ACCESS_BOTH, s2, fh, &fhlen);
+	/* owner A write-locks [0, 10) */
+	assert_int_equal(c_lock(e, fh, fhlen, WRITE_LT, 0, 10, s1, "lock-A", NULL, l1,
+				&doff, &dlen), NFS4_OK);
+	assert_int_equal(load_be32(l1), 1);
+	/* owner B wants [5, 6): denied, A's range reported */
+	assert_int_equal(c_lock(e, fh, fhlen, WRITE_LT, 5, 1, s2, "lock-B", NULL, l2,
+				&doff, &dlen), NFS4ERR_DENIED);
+	assert_true(doff == 0 && dlen == 10);
+	/* LOCKT by B sees the same; by A nothing (its own lock) */
+	for (int who = 0; who < 2; who++) {
+		c_begin(e, 1, 3);
+		c_sequence(e, e->seq++, 0);
+		t_u32(c, OP_PUTFH);
+		t_opaque(c, fh, fhlen);
+		t_u32(c, OP_LOCKT);
+		t_u32(c, WRITE_LT);
+		t_u64(c, 0);
+		t_u64(c, UINT64_MAX);
+		t_u64(c, e->clientid);
+		t_str(c, who ? "lock-A" : "lock-B");
+		assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+		assert_int_equal(r_hdr(c, &n), who ? NFS4_OK : NFS4ERR_DENIED);
+	}
+	/* B's lock state exists (made by the denied LOCK): B locks [20, 30) */
+	assert_int_equal(c_lock(e, fh, fhlen, WRITE_LT, 20, 10, s2, "lock-B", NULL, l2,
+				&doff, &dlen), NFS4_OK);
+	/* a local process' lock conflicts too (the kernel's OFD locks) */
+	snprintf(path, sizeof(path), "%s/locked", e->dir);
+	lfd = open(path, O_RDWR);
+	assert_true(lfd >= 0);
+	assert_int_equal(fcntl(lfd, F_OFD_SETLK, &fl), 0);
+	assert_int_equal(c_lock(e, fh, fhlen, WRITE_LT, 50, UINT64_MAX, NULL, NULL, l1, l3,
+				&doff, &dlen), NFS4ERR_DENIED);
+	assert_true(doff == 100 && dlen == 1);
+	close(lfd);
+	/* bad ranges: length 0, an overflowing end */
+	assert_int_equal(c_lock(e, fh, fhlen, WRITE_LT, 0, 0, NULL, NULL, l1, l3,
+				&doff, &dlen), NFS4ERR_INVAL);
+	assert_int_equal(c_lock(e, fh, fhlen, WRITE_LT, 10, UINT64_MAX - 5, NULL, NULL, l1, l3,
+				&doff, &dlen), NFS4ERR_INVAL);
+	/* A unlocks: seqid 2; then B gets [0, 10) */
+	c_begin(e, 1, 3);
+	c_sequence(e, e->seq++, 0);
+	t_u32(c, OP_PUTFH);
+	t_opaque(c, fh, fhlen);
+	t_u32(c, OP_LOCKU);
+	t_u32(c, WRITE_LT);
+	t_u32(c, 0);
+	c_fixed(c, l1, 16);
+	t_u64(c, 0);
+	t_u64(c, UINT64_MAX);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4_OK);
+	r_skip(c, 8 + 36 + 8);
+	assert_int_equal(r_op(c, OP_LOCKU), NFS4_OK);
+	assert_int_equal(r_u32(c), 2);
+	assert_int_equal(c_lock(e, fh, fhlen, WRITE_LT, 0, 10, NULL, NULL, l2, l3,
+				&doff, &dlen), NFS4_OK);
+	/* FREE_STATEID of B's lock state releases its locks; twice: BAD */
+	for (int i = 0; i < 2; i++) {
+		c_begin(e, 1, 2);
+		c_sequence(e, e->seq++, 0);
+		t_u32(c, OP_FREE_STATEID);
+		c_fixed(c, l3, 16);
+		assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+		assert_int_equal(r_hdr(c, &n), i ? NFS4ERR_BAD_STATEID : NFS4_OK);
+	}
+	/* an open stateid still open: LOCKS_HELD */
+	c_begin(e, 1, 2);
+	c_sequence(e, e->seq++, 0);
+	t_u32(c, OP_FREE_STATEID);
+	c_fixed(c, s1, 16);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_LOCKS_HELD);
+	lfd = open(path, O_RDWR);
+	fl.l_start = 0;
+	fl.l_len = 30;
+	assert_int_equal(fcntl(lfd, F_OFD_SETLK, &fl), 0); /* nothing left */
+	close(lfd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -792,6 +981,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sessions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_getattr, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_write_read, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_locks, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

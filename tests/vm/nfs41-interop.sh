@@ -12,9 +12,10 @@
 #     over an existing file), O_EXCL create, hard link, chmod, truncate
 #     (grow, shrink, 0), rm;
 #   - cp -a of a small tree in and out (modes, owner, mtimes, symlinks);
-# then unmount: the server's pools are back at their baseline and SIGTERM
-# exits with status 0.  The mount must be NFSv4.1 (vers=4.1 in
-# /proc/mounts) over RDMA.
+# then unmount, and mount once more without vers= (the client's default
+# tries 4.2 first and must settle on 4.1); the server's pools are back at
+# their baseline and SIGTERM exits with status 0.  Every mount must be
+# NFSv4.1 (vers=4.1 in /proc/mounts) over RDMA.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 vm_require_guest
 umask 022
@@ -253,6 +254,15 @@ log "ops: $(ops_summary)"
 kumount "$MNT"
 pass "unmounted"
 
-# ---------------------------------------------------------------- 8. server exit
+# ---------------------------------------------------------------- 8. no vers=
+# The client's default: NFSv4.2 first (the server answers
+# NFS4ERR_MINOR_VERS_MISMATCH), then 4.1, which must be what it ends on.
+OPTS=proto=rdma,port=$NFS_RDMA_PORT
+mount_export
+compare_files /tmp/trunc-expect "$MNT/trunc"
+kumount "$MNT"
+pass "a mount without vers= ends on NFSv4.1 over RDMA and reads back a file"
+
+# ---------------------------------------------------------------- 9. server exit
 rnfsd_term 30
 rnfsd_check_final_stats
