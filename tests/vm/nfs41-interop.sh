@@ -11,6 +11,8 @@
 #   - mkdir, rmdir (ENOTEMPTY), rename (file, across directories, directory,
 #     over an existing file), O_EXCL create, hard link, chmod, truncate
 #     (grow, shrink, 0), rm;
+#   - flock(1) locks: contended on the client and against a lock taken on
+#     the server's file, a blocked waiter granted after the release;
 #   - cp -a of a small tree in and out (modes, owner, mtimes, symlinks);
 # then unmount, and mount once more without vers= (the client's default
 # tries 4.2 first and must settle on 4.1); the server's pools are back at
@@ -206,6 +208,40 @@ bounded 30 "rm d2/hard" rm "$MNT/d2/hard"
 bounded 30 "rm trunc0 y" rm "$MNT/trunc0" "$MNT/y"
 [[ ! -e "$EXPORT/trunc0" && ! -e "$EXPORT/y" ]] || fail "rm trunc0 y: still on the server"
 pass "rm: names gone on the server"
+
+# ---------------------------------------------------------------- 5b. locks
+# flock(1) on an NFS mount is a whole-file POSIX lock: LOCK/LOCKU/LOCKT on
+# the server, which holds it as an OFD lock (conflicts with local locks).
+LF=$MNT/lockfile
+bounded 30 "create lockfile" sh -c "printf x >'$LF'"
+bounded 30 "flock -x lockfile (uncontended)" flock -x "$LF" true
+rm -f /tmp/held /tmp/release
+flock -x "$LF" -c 'touch /tmp/held; while [ ! -e /tmp/release ]; do sleep 0.1; done' &
+holder=$!
+for ((i = 0; i < 300 && ! -e /tmp/held; i++)); do sleep 0.1; done
+[[ -e /tmp/held ]] || fail "the lock holder did not get lockfile within 30 s"
+if timeout -k 10 30 flock -n -x "$LF" true; then
+	fail "flock -n -x lockfile succeeded while another process holds it"
+fi
+python3 - "$EXPORT/lockfile" <<'PY' || fail "a lock on the server's file did not conflict with the client's lock"
+import errno, fcntl, sys
+f = open(sys.argv[1], "r+")
+try:
+    fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+except OSError as e:
+    sys.exit(0 if e.errno in (errno.EAGAIN, errno.EACCES) else 1)
+sys.exit(1)
+PY
+flock -x "$LF" -c 'touch /tmp/waiter-got-it' &
+waiter=$!
+touch /tmp/release
+wait "$holder" || fail "the lock holder failed"
+for ((i = 0; i < 600 && ! -e /tmp/waiter-got-it; i++)); do sleep 0.1; done
+[[ -e /tmp/waiter-got-it ]] || fail "a blocked flock did not get lockfile within 60 s of its release"
+wait "$waiter" || fail "the blocked flock failed"
+bounded 30 "flock -n -x lockfile after release" flock -n -x "$LF" true
+bounded 30 "rm lockfile" rm "$LF"
+pass "locks: a held lock refuses another process (client and server side), a blocked waiter gets it after release"
 
 # ---------------------------------------------------------------- 6. cp -a in
 TREE=/tmp/tree
