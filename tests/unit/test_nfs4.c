@@ -971,6 +971,140 @@ static void test_locks(void **state)
 	close(lfd);
 }
 
+/* the pseudo file system and the handle operations around it */
+static void test_pseudo_fs(void **state)
+{
+	struct env *e = *state;
+	struct t_call *c = &e->c;
+	uint32_t n, nops = path_ops(e->dir), len, i;
+	const uint8_t *p, *root;
+	uint8_t rootfh[128];
+	uint32_t rootlen;
+	char first[64];
+	size_t flen;
+
+	session(e);
+	/* PUTROOTFH, GETFH: an 8-byte pseudo handle (0x84, depth 0) */
+	c_begin(e, 1, 3);
+	c_sequence(e, e->seq++, 0);
+	t_u32(c, OP_PUTROOTFH);
+	t_u32(c, OP_GETFH);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4_OK);
+	r_skip(c, 8 + 36 + 8 + 8);
+	root = r_opaque(c, &rootlen);
+	assert_int_equal(rootlen, NFS4_PSEUDO_FH_LEN);
+	assert_int_equal(root[0], NFS4_PSEUDO_FH_VERSION);
+	assert_int_equal(root[1], 0);
+	memcpy(rootfh, root, rootlen);
+
+	/* READDIR of the pseudo root: one entry, the first component */
+	flen = strcspn(e->dir + 1, "/");
+	memcpy(first, e->dir + 1, flen);
+	first[flen] = 0;
+	c_begin(e, 1, 3);
+	c_sequence(e, e->seq++, 0);
+	t_u32(c, OP_PUTFH);
+	t_opaque(c, rootfh, rootlen);
+	t_u32(c, OP_READDIR);
+	t_u64(c, 0);
+	t_u64(c, 0);
+	t_u32(c, 4096);
+	t_u32(c, 8192);
+	t_u32(c, 1);
+	t_u32(c, 1u << FATTR4_TYPE);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4_OK);
+	r_skip(c, 8 + 36 + 8);
+	assert_int_equal(r_op(c, OP_READDIR), NFS4_OK);
+	r_skip(c, 8);                       /* cookieverf */
+	assert_int_equal(r_u32(c), 1);      /* an entry */
+	(void)r_u64(c);                     /* its cookie */
+	p = r_opaque(c, &len);
+	assert_int_equal(len, flen);
+	assert_memory_equal(p, first, flen);
+	assert_int_equal(r_u32(c), 1);      /* bitmap: one word */
+	assert_int_equal(r_u32(c), 1u << FATTR4_TYPE);
+	assert_int_equal(r_u32(c), 4);
+	assert_int_equal(r_u32(c), NF4DIR); /* a pseudo directory or the export */
+	assert_int_equal(r_u32(c), 0);      /* no more */
+	assert_int_equal(r_u32(c), 1);      /* eof */
+
+	/* down to the export, LOOKUPP back up to the pseudo root; LOOKUPP of
+	 * the root is NOENT; a name not exported is NOENT; RESTOREFH without
+	 * SAVEFH is RESTOREFH; SECINFO_NO_NAME consumes the handle */
+	c_begin(e, 1, 1 + nops + nops);
+	c_sequence(e, e->seq++, 0);
+	c_lookup_ops(e, e->dir);
+	for (i = 1; i < nops; i++)
+		t_u32(c, OP_LOOKUPP);
+	t_u32(c, OP_LOOKUPP);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_NOENT);
+	assert_int_equal(n, 1 + nops + nops);
+	c_begin(e, 1, 3);
+	c_sequence(e, e->seq++, 0);
+	t_u32(c, OP_PUTROOTFH);
+	t_u32(c, OP_LOOKUP);
+	t_str(c, "not-exported");
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_NOENT);
+	c_begin(e, 1, 3);
+	c_sequence(e, e->seq++, 0);
+	t_u32(c, OP_PUTROOTFH);
+	t_u32(c, OP_RESTOREFH);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_RESTOREFH);
+	c_begin(e, 1, 4);
+	c_sequence(e, e->seq++, 0);
+	t_u32(c, OP_PUTROOTFH);
+	t_u32(c, OP_SECINFO_NO_NAME);
+	t_u32(c, SECINFO_STYLE4_CURRENT_FH);
+	t_u32(c, OP_GETFH);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_NOFILEHANDLE);
+	r_skip(c, 8 + 36 + 8);
+	assert_int_equal(r_op(c, OP_SECINFO_NO_NAME), NFS4_OK);
+	assert_int_equal(r_u32(c), 1);
+	assert_int_equal(r_u32(c), NFS4_AUTH_SYS);
+	assert_int_equal(r_op(c, OP_GETFH), NFS4ERR_NOFILEHANDLE);
+	/* names: "..", "a/b", empty, 256 bytes */
+	{
+		static const struct { const char *name; uint32_t status; } bad[] = {
+			{ "..", NFS4ERR_BADNAME }, { "a/b", NFS4ERR_BADNAME },
+			{ "", NFS4ERR_INVAL },
+		};
+		char longname[257];
+
+		for (i = 0; i < 4; i++) {
+			c_begin(e, 1, 1 + nops + 1);
+			c_sequence(e, e->seq++, 0);
+			c_lookup_ops(e, e->dir);
+			t_u32(c, OP_LOOKUP);
+			if (i < 3) {
+				t_str(c, bad[i].name);
+			} else {
+				memset(longname, 'x', 256);
+				longname[256] = 0;
+				t_str(c, longname);
+			}
+			assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+			assert_int_equal(r_hdr(c, &n), i < 3 ? bad[i].status : NFS4ERR_NAMETOOLONG);
+		}
+	}
+	/* writes into the pseudo file system: read-only */
+	c_begin(e, 1, 3);
+	c_sequence(e, e->seq++, 0);
+	t_u32(c, OP_PUTROOTFH);
+	t_u32(c, OP_CREATE);
+	t_u32(c, NF4DIR);
+	t_str(c, "new");
+	t_u32(c, 0);
+	t_u32(c, 0);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_ROFS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -982,6 +1116,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_getattr, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_write_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_locks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pseudo_fs, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
