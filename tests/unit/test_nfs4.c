@@ -1105,6 +1105,80 @@ static void test_pseudo_fs(void **state)
 	assert_int_equal(r_hdr(c, &n), NFS4ERR_ROFS);
 }
 
+/*
+ * Random operations after a valid SEQUENCE (a fixed-seed generator, so
+ * the run is the same every time): every COMPOUND gets a well-formed
+ * answer whose status is its last result's, nothing crashes or leaks
+ * (ASan), and the session still works afterwards.
+ */
+static void test_garbage(void **state)
+{
+	struct env *e = *state;
+	struct t_call *c = &e->c;
+	uint64_t rng = 0x9e3779b97f4a7c15ull;
+	uint32_t n, status, last = 0, ran_ok = 0, bad_xdr = 0;
+
+	session(e);
+	for (int iter = 0; iter < 3000; iter++) {
+		uint32_t nops = 1 + (uint32_t)((rng >> 33) % 6), pre = 0;
+
+		/* half of them start at the export's root, so that the
+		 * operations reach real objects */
+		if (iter % 2)
+			pre = path_ops(e->dir);
+		c_begin(e, 1, pre + nops + 1);
+		c_sequence(e, e->seq++, 0);
+		if (pre)
+			c_lookup_ops(e, e->dir);
+		nops += pre;
+		for (uint32_t i = pre; i < nops; i++) {
+			uint32_t words;
+
+			rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+			t_u32(c, (uint32_t)(rng >> 40) % 75);
+			words = (uint32_t)(rng >> 20) % 24;
+			for (uint32_t w = 0; w < words; w++) {
+				rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+				/* small numbers (lengths, counts, enum values) mostly */
+				t_u32(c, (rng >> 62) ? (uint32_t)(rng >> 59) % 8 : (uint32_t)(rng >> 32));
+			}
+		}
+		assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+		status = r_hdr(c, &n);
+		assert_true(n >= 1 && n <= nops + 1);
+		assert_int_equal(r_op(c, OP_SEQUENCE), NFS4_OK);
+		r_skip(c, 36);
+		/* the COMPOUND's status is its last result's */
+		for (uint32_t i = 0; i < pre; i++) /* no bodies */
+			assert_int_equal(r_op(c, i ? OP_LOOKUP : OP_PUTROOTFH), NFS4_OK);
+		for (uint32_t i = 1 + pre; i < n; i++) {
+			(void)r_u32(c);
+			last = r_u32(c);
+			ran_ok += last == NFS4_OK;
+			bad_xdr += last == NFS4ERR_BADXDR;
+			if (i + 1 < n) {
+				assert_int_equal(last, NFS4_OK);
+				c->rpos = c->rlen; /* bodies not decoded: stop here */
+				break;
+			}
+		}
+		if (n == 1)
+			assert_int_equal(status, NFS4_OK);
+		else if (c->rpos != c->rlen)
+			assert_int_equal(status, last);
+		rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+	}
+	print_message("garbage: %u first operations succeeded, %u BADXDR\n", ran_ok, bad_xdr);
+	/* the generator reaches both the operations and their decoders */
+	assert_true(ran_ok >= 100 && bad_xdr >= 100);
+	/* still a working session */
+	c_begin(e, 1, 2);
+	c_sequence(e, e->seq++, 0);
+	t_u32(c, OP_PUTROOTFH);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4_OK);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1117,6 +1191,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_open_write_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_locks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pseudo_fs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_garbage, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
