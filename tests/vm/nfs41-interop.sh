@@ -218,7 +218,7 @@ bounded 30 "flock -x lockfile (uncontended)" flock -x "$LF" true
 rm -f /tmp/held /tmp/release
 flock -x "$LF" -c 'touch /tmp/held; while [ ! -e /tmp/release ]; do sleep 0.1; done' &
 holder=$!
-for ((i = 0; i < 300 && ! -e /tmp/held; i++)); do sleep 0.1; done
+for ((i = 0; i < 300; i++)); do [[ -e /tmp/held ]] && break; sleep 0.1; done
 [[ -e /tmp/held ]] || fail "the lock holder did not get lockfile within 30 s"
 if timeout -k 10 30 flock -n -x "$LF" true; then
 	fail "flock -n -x lockfile succeeded while another process holds it"
@@ -236,7 +236,7 @@ flock -x "$LF" -c 'touch /tmp/waiter-got-it' &
 waiter=$!
 touch /tmp/release
 wait "$holder" || fail "the lock holder failed"
-for ((i = 0; i < 600 && ! -e /tmp/waiter-got-it; i++)); do sleep 0.1; done
+for ((i = 0; i < 600; i++)); do [[ -e /tmp/waiter-got-it ]] && break; sleep 0.1; done
 [[ -e /tmp/waiter-got-it ]] || fail "a blocked flock did not get lockfile within 60 s of its release"
 wait "$waiter" || fail "the blocked flock failed"
 bounded 30 "flock -n -x lockfile after release" flock -n -x "$LF" true
