@@ -12,7 +12,8 @@
 #     over an existing file), O_EXCL create, hard link, chmod, truncate
 #     (grow, shrink, 0), rm;
 #   - flock(1) locks: contended on the client and against a lock taken on
-#     the server's file, a blocked waiter granted after the release;
+#     the server's file (both ways: NFS4ERR_DENIED), a blocked waiter
+#     granted after the release;
 #   - cp -a of a small tree in and out (modes, owner, mtimes, symlinks);
 # then unmount, and mount once more without vers= (the client's default
 # tries 4.2 first and must settle on 4.1); the server's pools are back at
@@ -240,8 +241,29 @@ for ((i = 0; i < 600; i++)); do [[ -e /tmp/waiter-got-it ]] && break; sleep 0.1;
 [[ -e /tmp/waiter-got-it ]] || fail "a blocked flock did not get lockfile within 60 s of its release"
 wait "$waiter" || fail "the blocked flock failed"
 bounded 30 "flock -n -x lockfile after release" flock -n -x "$LF" true
+# The client settles conflicts between its own processes before asking the
+# server; a lock taken on the server's side makes the server answer
+# NFS4ERR_DENIED (counted in its statistics).
+rm -f /tmp/srv-held /tmp/srv-release
+python3 - "$EXPORT/lockfile" <<'PY' &
+import fcntl, os, sys, time
+f = open(sys.argv[1], "r+")
+fcntl.lockf(f, fcntl.LOCK_EX)
+open("/tmp/srv-held", "w").close()
+while not os.path.exists("/tmp/srv-release"):
+    time.sleep(0.1)
+PY
+srvholder=$!
+for ((i = 0; i < 300; i++)); do [[ -e /tmp/srv-held ]] && break; sleep 0.1; done
+[[ -e /tmp/srv-held ]] || fail "the server-side lock holder did not start within 30 s"
+if timeout -k 10 30 flock -n -x "$LF" true; then
+	fail "flock -n -x lockfile succeeded while the server's file is locked"
+fi
+touch /tmp/srv-release
+wait "$srvholder" || fail "the server-side lock holder failed"
+bounded 30 "flock -n -x lockfile after the server's lock went" flock -n -x "$LF" true
 bounded 30 "rm lockfile" rm "$LF"
-pass "locks: a held lock refuses another process (client and server side), a blocked waiter gets it after release"
+pass "locks: a held lock refuses another process (client and server side), a blocked waiter gets it after release, a server-side lock refuses the client"
 
 # ---------------------------------------------------------------- 6. cp -a in
 TREE=/tmp/tree
@@ -302,3 +324,6 @@ pass "a mount without vers= ends on NFSv4.1 over RDMA and reads back a file"
 # ---------------------------------------------------------------- 9. server exit
 rnfsd_term 30
 rnfsd_check_final_stats
+grep '^{"connections"' "$RNFSD_LOG" | tail -n 1 | grep -q '"NFS4ERR_DENIED":[1-9]' ||
+	fail "the server never answered NFS4ERR_DENIED (the server-side lock conflict)"
+pass "the server answered LOCK with NFS4ERR_DENIED for the server-side conflict"
