@@ -1092,6 +1092,28 @@ static void test_pseudo_fs(void **state)
 			assert_int_equal(r_hdr(c, &n), i < 3 ? bad[i].status : NFS4ERR_NAMETOOLONG);
 		}
 	}
+	/* the export's root: the same handle as NFSv3's MOUNT gives */
+	{
+		struct nfs3_snap *sn = nfs3_snap_get(e->srv3);
+		uint8_t v3fh[RPCRDMA_NFS3_FHSIZE];
+		uint32_t v3len;
+
+		assert_int_equal(rpcrdma_nfs3_root_fh(sn->sn_exp[0], v3fh, &v3len), 0);
+		nfs3_snap_put(sn);
+		c_begin(e, 1, 1 + nops + 1);
+		c_sequence(e, e->seq++, 0);
+		c_lookup_ops(e, e->dir);
+		t_u32(c, OP_GETFH);
+		assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+		assert_int_equal(r_hdr(c, &n), NFS4_OK);
+		r_skip(c, 8 + 36);
+		for (i = 0; i < nops; i++)
+			assert_int_equal(r_op(c, i ? OP_LOOKUP : OP_PUTROOTFH), NFS4_OK);
+		assert_int_equal(r_op(c, OP_GETFH), NFS4_OK);
+		p = r_opaque(c, &len);
+		assert_int_equal(len, v3len);
+		assert_memory_equal(p, v3fh, len);
+	}
 	/* writes into the pseudo file system: read-only */
 	c_begin(e, 1, 3);
 	c_sequence(e, e->seq++, 0);
