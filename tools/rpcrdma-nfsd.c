@@ -85,7 +85,7 @@ static void usage(FILE *f)
 "                          on the transport thread, without a hand-off)\n"
 "      --nfs4              also serve NFSv4.1 (program 100003 version 4) over\n"
 "                          the same exports: sessions without a backchannel,\n"
-"                          no delegations, no locks (see docs/nfs4.md)\n"
+"                          no delegations (see docs/nfs4.md)\n"
 "  -k, --handle-key FILE   file handle key (default " DEFAULT_KEY_FILE ")\n"
 "      --no-root-squash    with --export: do not map uid/gid 0 to 65534\n"
 "      --stats             print the final counters as JSON on exit\n"
