@@ -211,8 +211,10 @@ struct nfs4_stateid {
 /**
  * nfs4_open_add - an open of the file @fh by @owner of @clientid with
  * @access/@deny: the owner's open state of that file upgraded (seqid + 1),
- * or a new one.  Return: NFS4_OK; NFS4ERR_STALE_CLIENTID;
- * NFS4ERR_RESOURCE (the open table is full).
+ * or a new one.  Share reservations are checked against the other
+ * owners' opens of the file (RFC 8881 9.7).  Return: NFS4_OK;
+ * NFS4ERR_STALE_CLIENTID; NFS4ERR_SHARE_DENIED; NFS4ERR_RESOURCE (the
+ * open table is full).
  */
 uint32_t nfs4_open_add(struct nfs4_state *st, uint64_t clientid,
 		       const uint8_t *owner, uint32_t ownerlen,

@@ -5,8 +5,8 @@
  *
  * OPEN creates with the caller's identity (mknodat, so the mode the
  * client sent is the file's, like NFSv3 CREATE) and records an open state
- * per open-owner and file; share reservations are recorded but not
- * enforced against other opens, and no delegation is ever granted
+ * per open-owner and file; share reservations hold between NFSv4 opens
+ * (not against NFSv3 or local access), and no delegation is ever granted
  * (OPEN_DELEGATE_NONE).  EXCLUSIVE4 and EXCLUSIVE4_1 keep the verifier in
  * the new file's atime and mtime seconds, as knfsd does, so a retried
  * create finds it; those times are never in attrset, so the client sets

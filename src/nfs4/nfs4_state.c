@@ -827,10 +827,17 @@ uint32_t nfs4_open_add(struct nfs4_state *st, uint64_t clientid,
 				free_op = o;
 			continue;
 		}
-		if (o->op_clientid == clientid && o->op_owner == h &&
-		    o->op_fhlen == fhlen && memcmp(o->op_fh, fh, fhlen) == 0) {
+		if (o->op_fhlen != fhlen || memcmp(o->op_fh, fh, fhlen) != 0)
+			continue;
+		if (o->op_clientid == clientid && o->op_owner == h) {
 			op = o;
-			break;
+			continue;
+		}
+		/* share reservations (RFC 8881 9.7): another open of the file
+		 * denies what this one wants, or wants what this one denies */
+		if ((o->op_deny & access) || (o->op_access & deny)) {
+			status = NFS4ERR_SHARE_DENIED;
+			goto out;
 		}
 	}
 	if (op) {

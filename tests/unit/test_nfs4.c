@@ -560,6 +560,20 @@ static void test_open_states(void **state)
 					&access), NFS4_OK);
 	assert_int_equal(nfs4_open_find(st, er.er_clientid, &s2, (const uint8_t *)"FH2", 3,
 					&access), NFS4ERR_BAD_STATEID);
+	/* share reservations: another owner denied WRITE while "own" writes,
+	 * or wanting WRITE while "deny" denies it; READ beside it is fine */
+	assert_int_equal(nfs4_open_add(st, er.er_clientid, (const uint8_t *)"other", 5,
+				       (const uint8_t *)"FH1", 3, OPEN4_SHARE_ACCESS_READ,
+				       OPEN4_SHARE_ACCESS_WRITE, &s3), NFS4ERR_SHARE_DENIED);
+	assert_int_equal(nfs4_open_add(st, er.er_clientid, (const uint8_t *)"other", 5,
+				       (const uint8_t *)"FH1", 3, OPEN4_SHARE_ACCESS_READ, 0, &s3),
+			 NFS4_OK);
+	assert_int_equal(nfs4_open_add(st, er.er_clientid, (const uint8_t *)"deny", 4,
+				       (const uint8_t *)"FH2", 3, OPEN4_SHARE_ACCESS_READ,
+				       OPEN4_SHARE_ACCESS_WRITE, &s3), NFS4_OK);
+	assert_int_equal(nfs4_open_add(st, er.er_clientid, (const uint8_t *)"own", 3,
+				       (const uint8_t *)"FH2", 3, OPEN4_SHARE_ACCESS_WRITE, 0, &s3),
+			 NFS4ERR_SHARE_DENIED);
 	/* downgrade to READ, then close: the stateid is gone */
 	assert_int_equal(nfs4_open_close(st, er.er_clientid, &s2, OPEN4_SHARE_ACCESS_READ, 0,
 					 &s3), NFS4_OK);
