@@ -16,9 +16,11 @@
 #     granted after the release;
 #   - cp -a of a small tree in and out (modes, owner, mtimes, symlinks);
 # then unmount, and mount once more without vers= (the client's default
-# tries 4.2 first and must settle on 4.1); the server's pools are back at
-# their baseline and SIGTERM exits with status 0.  Every mount must be
-# NFSv4.1 (vers=4.1 in /proc/mounts) over RDMA.
+# tries 4.2 first and must settle on 4.1), with an NFSv3 mount of the same
+# export beside it (each reads what the other wrote); the server's pools
+# are back at their baseline, it answered NFS4ERR_DENIED at least once, and
+# SIGTERM exits with status 0.  Every NFSv4 mount must be NFSv4.1 (vers=4.1
+# in /proc/mounts) over RDMA.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 vm_require_guest
 umask 022
@@ -318,8 +320,19 @@ pass "unmounted"
 OPTS=proto=rdma,port=$NFS_RDMA_PORT
 mount_export
 compare_files /tmp/trunc-expect "$MNT/trunc"
-kumount "$MNT"
 pass "a mount without vers= ends on NFSv4.1 over RDMA and reads back a file"
+
+# NFSv3 beside it on the same export: one server, one set of handles and
+# caches; what one version writes the other reads.
+kmount "$SERVER_ADDR:$EXPORT" /mnt/y "mountport=$MOUNT_PORT,mountproto=tcp"
+bounded 30 "write through v3" sh -c "printf 'from v3' >/mnt/y/by-v3"
+[[ "$(timeout -k 10 30 cat "$MNT/by-v3")" == "from v3" ]] || fail "the v4 mount does not read what v3 wrote"
+bounded 30 "write through v4" sh -c "printf 'from v4' >'$MNT/by-v4'"
+[[ "$(timeout -k 10 30 cat /mnt/y/by-v4)" == "from v4" ]] || fail "the v3 mount does not read what v4 wrote"
+compare_files /tmp/trunc-expect /mnt/y/trunc
+kumount /mnt/y
+kumount "$MNT"
+pass "NFSv3 and NFSv4.1 mounts of the same export side by side read what the other wrote"
 
 # ---------------------------------------------------------------- 9. server exit
 rnfsd_term 30
