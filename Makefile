@@ -8,7 +8,7 @@ PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all build deps asan check unit vm-check demo install clean fuzz fuzz-svc bench-wire bench soak
+.PHONY: all build deps asan check unit vm-check demo install clean fuzz fuzz-svc fuzz-nfs4 bench-wire bench soak
 
 all: build
 
@@ -83,6 +83,12 @@ fuzz-svc: $(BUILD_FUZZ)/CMakeCache.txt
 	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_svc
 	mkdir -p $(BUILD_FUZZ)/svc-corpus
 	$(BUILD_FUZZ)/tests/fuzz/fuzz_svc -max_total_time=$(FUZZ_TIME) -max_len=1025 -artifact_prefix=$(BUILD_FUZZ)/svc- $(BUILD_FUZZ)/svc-corpus tests/fuzz/svc-seeds
+
+# libFuzzer over the NFSv4.1 COMPOUND path (docs/fuzzing.md).
+fuzz-nfs4: $(BUILD_FUZZ)/CMakeCache.txt
+	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_nfs4
+	mkdir -p $(BUILD_FUZZ)/nfs4-corpus
+	$(BUILD_FUZZ)/tests/fuzz/fuzz_nfs4 -max_total_time=$(FUZZ_TIME) -max_len=4096 -artifact_prefix=$(BUILD_FUZZ)/nfs4- $(BUILD_FUZZ)/nfs4-corpus
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

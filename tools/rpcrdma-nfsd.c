@@ -22,6 +22,7 @@
 
 #include <rpcrdma/capture.h>
 #include <rpcrdma/nfs3.h>
+#include <rpcrdma/nfs4.h>
 #include <rpcrdma/nlm.h>
 #include <rpcrdma/svc.h>
 
@@ -85,6 +86,9 @@ static void usage(FILE *f)
 "      --workers-only      serve every call on a worker thread (default: calls\n"
 "                          that need no identity switch and no disk wait run\n"
 "                          on the transport thread, without a hand-off)\n"
+"      --nfs4              also serve NFSv4.1 (program 100003 version 4) over\n"
+"                          the same exports: sessions without a backchannel,\n"
+"                          no delegations (see docs/nfs4.md)\n"
 "  -k, --handle-key FILE   file handle key (default " DEFAULT_KEY_FILE ")\n"
 "      --no-root-squash    with --export: do not map uid/gid 0 to 65534\n"
 "      --async             with --export: reply to CREATE, REMOVE, RENAME, SETATTR...\n"
@@ -309,7 +313,7 @@ static int load_key(const char *path, uint8_t key[RPCRDMA_NFS3_KEY_BYTES],
 }
 
 enum { OPT_NO_ROOT_SQUASH = 256, OPT_ASYNC, OPT_STATS, OPT_RPCBIND, OPT_CREDITS, OPT_POLL,
-       OPT_MEMORY, OPT_MAX_CONNS, OPT_FILE_CACHE, OPT_EXPORTS, OPT_WORKERS_ONLY,
+       OPT_MEMORY, OPT_MAX_CONNS, OPT_FILE_CACHE, OPT_EXPORTS, OPT_WORKERS_ONLY, OPT_NFS4,
        OPT_CONTROL, OPT_METRICS, OPT_CAPTURE, OPT_CAPTURE_SIZE, OPT_CAPTURE_FILES,
        OPT_CAPTURE_DATA,
        OPT_NO_LOCKING, OPT_NLM_PORT, OPT_NSM_PORT, OPT_STATE_DIR, OPT_GRACE,
@@ -361,6 +365,7 @@ int main(int argc, char **argv)
 		{ "file-cache", required_argument, NULL, OPT_FILE_CACHE },
 		{ "poll", no_argument, NULL, OPT_POLL },
 		{ "workers-only", no_argument, NULL, OPT_WORKERS_ONLY },
+		{ "nfs4", no_argument, NULL, OPT_NFS4 },
 		{ "transport-threads", required_argument, NULL, OPT_TRANSPORT_THREADS },
 		{ "reply-post", required_argument, NULL, OPT_REPLY_POST },
 		{ "handle-key", required_argument, NULL, 'k' },
@@ -419,7 +424,8 @@ int main(int argc, char **argv)
 	struct rlimit rl;
 	bool stats_json = false, rpcbind = false, no_squash = false, poll_mode = false;
 	bool async = false;
-	bool workers_only = false;
+	bool workers_only = false, nfs4 = false;
+	struct rpcrdma_nfs4_server *srv4 = NULL;
 	struct sockaddr_storage tmp;
 	unsigned prefix;
 	bool default_key = true;
@@ -494,6 +500,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_WORKERS_ONLY:
 			workers_only = true;
+			break;
+		case OPT_NFS4:
+			nfs4 = true;
 			break;
 		case OPT_CREDITS:
 			if (parse_uint(optarg, 4096, &credits) || credits == 0) {
@@ -743,6 +752,26 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": register NFSv3: %s\n", strerror(-err));
 		goto out_svc;
 	}
+	if (nfs4) {
+		struct rpcrdma_nfs4_config n4 = {
+			.n4_max_payload = ncfg.nc_max_payload,
+			.n4_log = stderr,
+			.n4_verbose = verbose,
+		};
+
+		err = rpcrdma_nfs4_server_create(srv, &n4, &srv4);
+		if (!err)
+			err = rpcrdma_svc_register(g_svc, RPCRDMA_NFS3_PROGRAM,
+						   RPCRDMA_NFS4_VERSION,
+						   rpcrdma_nfs4_server_dispatch, srv4);
+		if (err) {
+			fprintf(stderr, PROG ": register NFSv4.1: %s\n", strerror(-err));
+			goto out_svc;
+		}
+		names = rpcrdma_nfs4_proc_names(&nnames);
+		rpcrdma_svc_set_proc_names(g_svc, RPCRDMA_NFS3_PROGRAM, RPCRDMA_NFS4_VERSION,
+					   names, nnames, rpcrdma_nfs4_stat_name);
+	}
 	if (ccfg.cc_path) {
 		err = rpcrdma_capture_open(&ccfg, &capture);
 		if (err) {
@@ -903,6 +932,7 @@ out_export:
 		pthread_kill(rel.rl_thread, SIGHUP);
 		pthread_join(rel.rl_thread, NULL);
 	}
+	rpcrdma_nfs4_server_destroy(srv4);
 	rpcrdma_nfs3_server_destroy(srv);
 out_xt:
 	rpcrdma_nfs3_exports_free(xt);

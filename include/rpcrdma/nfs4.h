@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rpcrdma/nfs4.h - an NFSv4.1 server (RFC 8881) over the exports of an
+ * NFSv3 server (<rpcrdma/nfs3.h>): same exports table, file handles,
+ * credentials and open-file cache, for the RPC-over-RDMA server in
+ * <rpcrdma/svc.h>.  rpcrdma_nfs4_server_dispatch() is the
+ * rpcrdma_svc_dispatch_fn for program 100003 version 4.  Sessions have a
+ * fore channel only (no backchannel, no delegations); see docs/nfs4.md for
+ * what is served.
+ */
+#ifndef RPCRDMA_NFS4_H
+#define RPCRDMA_NFS4_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rpcrdma/nfs3.h>
+#include <rpcrdma/svc.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** RPC version of NFSv4 (program RPCRDMA_NFS3_PROGRAM, 100003). */
+#define RPCRDMA_NFS4_VERSION 4u
+
+struct rpcrdma_nfs4_server;
+
+/** Settings of rpcrdma_nfs4_server_create(). */
+struct rpcrdma_nfs4_config {
+	uint32_t n4_max_payload; /* READ/WRITE bytes (maxread/maxwrite), default 1 MiB */
+	FILE *n4_log;            /* NULL: stderr */
+	int n4_verbose;          /* > 1: a line per COMPOUND */
+};
+
+/**
+ * rpcrdma_nfs4_server_create - an NFSv4.1 server over the exports of @nfs3
+ * (which must outlive it: reloads of @nfs3 are seen from the next call on).
+ * @cfg: settings (copied), or NULL for the defaults.
+ * Return: 0, -EINVAL (@nfs3 or @out NULL), -ENOMEM.
+ */
+int rpcrdma_nfs4_server_create(struct rpcrdma_nfs3_server *nfs3,
+			       const struct rpcrdma_nfs4_config *cfg,
+			       struct rpcrdma_nfs4_server **out);
+
+/** rpcrdma_nfs4_server_destroy - free the server (NULL: no-op); no call may run. */
+void rpcrdma_nfs4_server_destroy(struct rpcrdma_nfs4_server *srv);
+
+/**
+ * rpcrdma_nfs4_server_dispatch - rpcrdma_svc_dispatch_fn for NFS version 4
+ * (@arg: the rpcrdma_nfs4_server): NULL and COMPOUND (RFC 8881 16.1,
+ * 16.2) of minor version 1.  Runs on worker threads (do not register with
+ * RPCRDMA_SVC_TRY_TRANSPORT).  Return: RPCRDMA_SVC_SUCCESS (every
+ * NFS-level error is inside the COMPOUND result), RPCRDMA_SVC_PROC_UNAVAIL,
+ * RPCRDMA_SVC_PROG_MISMATCH (another version), RPCRDMA_SVC_SYSTEM_ERR (the
+ * result does not fit the reply buffer).
+ */
+int rpcrdma_nfs4_server_dispatch(struct rpcrdma_svc_req *req, void *arg);
+
+/**
+ * rpcrdma_nfs4_proc_names - "NULL", "COMPOUND" for
+ * rpcrdma_svc_set_proc_names(); *@n gets 2.
+ */
+const char *const *rpcrdma_nfs4_proc_names(uint32_t *n);
+
+/** rpcrdma_nfs4_stat_name - "NFS4ERR_NOENT" ... for a nfsstat4, or NULL. */
+const char *rpcrdma_nfs4_stat_name(uint32_t status);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RPCRDMA_NFS4_H */

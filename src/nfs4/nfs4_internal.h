@@ -1,0 +1,504 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nfs4_internal.h - private to src/nfs4: the NFSv4.1 server (RFC 8881) on
+ * the exports, file handles, credentials and open-file cache of src/nfs3.
+ */
+#ifndef RPCRDMA_NFS4_INTERNAL_H
+#define RPCRDMA_NFS4_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <rpcrdma/nfs4.h>
+
+#include "nfs3/nfs3_internal.h"
+#include "nfs4_prot.h"
+
+/* ---- bounds (every table is fixed at creation) ---- */
+
+/** Operations in one COMPOUND before anything else is looked at. */
+#define NFS4_COMPOUND_MAX_OPS 64u
+/** Client records (EXCHANGE_ID) at once. */
+#define NFS4_MAX_CLIENTS 128u
+/** Sessions at once, over all clients. */
+#define NFS4_MAX_SESSIONS 128u
+/** Sessions of one client. */
+#define NFS4_MAX_CLIENT_SESSIONS 4u
+/** Slots of a session's fore channel (ca_maxrequests granted at most). */
+#define NFS4_MAX_SLOTS 32u
+/** Reply bytes a slot keeps for a retry (ca_maxresponsesize_cached). */
+#define NFS4_SLOT_CACHE_BYTES 2048u
+/** Open states at once, over all clients. */
+#define NFS4_MAX_OPENS 4096u
+/** Lock states (a lock-owner's locks on one file, one descriptor each). */
+#define NFS4_MAX_LOCKS 1024u
+/** Lease (seconds, lease_time attribute). */
+#define NFS4_LEASE_SECONDS 90u
+/** Longest COMPOUND tag accepted (bytes). */
+#define NFS4_TAG_MAX 1024u
+/** Longest attribute bitmap accepted (words). */
+#define NFS4_BITMAP_MAX 8u
+/** Words of the bitmaps the server encodes. */
+#define NFS4_BITMAP_WORDS 3u
+/** Longest component name (maxname). */
+#define NFS4_NAME_MAX 255u
+/** Longest symlink target accepted. */
+#define NFS4_LINK_MAX 4096u
+
+/* ---- nfs4_compound.c: the COMPOUND header (RFC 8881 16.2) ---- */
+
+struct nfs4_compound_hdr {
+	const uint8_t *ch_tag;
+	uint32_t ch_taglen;
+	uint32_t ch_minor;
+	uint32_t ch_nops;
+};
+
+/**
+ * nfs4_compound_decode_header - tag, minorversion and the operation count
+ * of COMPOUND4args.  Return: NFS4_OK; NFS4ERR_BADXDR (short, or a tag
+ * longer than NFS4_TAG_MAX: then ch_taglen is 0); NFS4ERR_MINOR_VERS_MISMATCH
+ * (a minor version other than 1); NFS4ERR_TOO_MANY_OPS (more than
+ * NFS4_COMPOUND_MAX_OPS operations).
+ */
+uint32_t nfs4_compound_decode_header(struct rpcrdma_xdr *args,
+				     struct nfs4_compound_hdr *h);
+
+/* ---- nfs4_state.c: clients, sessions, slots, open states ---- */
+
+struct nfs4_state;
+
+/** A session's fore channel (channel_attrs4, RFC 8881 18.36). */
+struct nfs4_chan_attrs {
+	uint32_t ca_headerpadsize;
+	uint32_t ca_maxrequestsize;
+	uint32_t ca_maxresponsesize;
+	uint32_t ca_maxresponsesize_cached;
+	uint32_t ca_maxoperations;
+	uint32_t ca_maxrequests;
+	uint32_t ca_nrdma_ird;   /* 0 or 1 */
+	uint32_t ca_rdma_ird;
+};
+
+/** CREATE_SESSION4resok, kept for a retry of the same csa_sequence. */
+struct nfs4_cs_res {
+	uint8_t cr_sessionid[NFS4_SESSIONID_SIZE];
+	uint32_t cr_sequence;
+	uint32_t cr_flags;
+	struct nfs4_chan_attrs cr_fore;
+	struct nfs4_chan_attrs cr_back;
+};
+
+/**
+ * nfs4_state_create - the tables of one server: @boot (seconds, the
+ * server's start) makes client ids, session ids and stateids of an
+ * earlier start stale.  Return: 0 or -ENOMEM.
+ */
+int nfs4_state_create(uint32_t boot, uint32_t lease, struct nfs4_state **out);
+/** nfs4_state_destroy - free every table (no call may run). */
+void nfs4_state_destroy(struct nfs4_state *st);
+
+/** Result of EXCHANGE_ID. */
+struct nfs4_exid_res {
+	uint64_t er_clientid;
+	uint32_t er_sequenceid;
+	uint32_t er_flags;
+};
+
+/**
+ * nfs4_exchange_id - RFC 8881 18.35.5 for a client with owner @owner
+ * (@len bytes, at most NFS4_OPAQUE_LIMIT) and verifier @verf.
+ * Return: NFS4_OK; NFS4ERR_RESOURCE when the client table is full (no
+ * record unconfirmed or expired to take back); NFS4ERR_INVAL for flags
+ * the server refuses.
+ */
+uint32_t nfs4_exchange_id(struct nfs4_state *st, const uint8_t verf[8],
+			  const uint8_t *owner, uint32_t len, uint32_t flags,
+			  struct nfs4_exid_res *res);
+
+/**
+ * nfs4_create_session - RFC 8881 18.36.4.  @fore/@back: the client's
+ * channel attributes; @res: the session (or, for a retry of the last
+ * csa_sequence, the result given then).  The back channel is never
+ * granted (csr_flags has no CONN_BACK_CHAN): the RFC 8167 backchannel is
+ * not served yet.  Return: NFS4_OK; NFS4ERR_STALE_CLIENTID;
+ * NFS4ERR_SEQ_MISORDERED; NFS4ERR_TOOSMALL (a fore channel too small
+ * to carry a SEQUENCE); NFS4ERR_NOSPC (no session left).
+ */
+uint32_t nfs4_create_session(struct nfs4_state *st, uint64_t clientid,
+			     uint32_t sequence, uint32_t flags,
+			     const struct nfs4_chan_attrs *fore,
+			     const struct nfs4_chan_attrs *back,
+			     struct nfs4_cs_res *res);
+
+struct nfs4_session;
+
+/** What SEQUENCE decided. */
+struct nfs4_seq_res {
+	struct nfs4_session *sr_session; /* referenced while the compound runs */
+	uint32_t sr_slot;
+	uint32_t sr_highest_slotid;
+	uint32_t sr_target_highest_slotid;
+	uint32_t sr_status_flags;
+	uint64_t sr_clientid;
+	uint32_t sr_maxops;
+	uint32_t sr_maxresp;
+	/* a retry: the reply the slot keeps (copied out), or sr_uncached */
+	bool sr_replay;
+	bool sr_uncached;
+	uint32_t sr_replay_len;
+	uint8_t *sr_replay_buf; /* NFS4_SLOT_CACHE_BYTES, caller storage */
+};
+
+/**
+ * nfs4_sequence - RFC 8881 18.46.4 and 2.10.6.1: find the session, check
+ * the slot and its sequence id, renew the client's lease.  A new request
+ * takes the slot (sr_session referenced) until nfs4_sequence_done(); a
+ * retry of the slot's last request gets its cached reply copied into
+ * sr_replay_buf (sr_replay), or sr_uncached when it was not kept.
+ * @nops: operations in the COMPOUND (more than the session's
+ * ca_maxoperations: NFS4ERR_TOO_MANY_OPS, the slot untouched).
+ * Return: NFS4_OK; NFS4ERR_BADSESSION; NFS4ERR_BADSLOT;
+ * NFS4ERR_TOO_MANY_OPS; NFS4ERR_SEQ_MISORDERED; NFS4ERR_DELAY (the
+ * slot's request still runs).
+ */
+uint32_t nfs4_sequence(struct nfs4_state *st, const uint8_t sid[16],
+		       uint32_t seqid, uint32_t slot, uint32_t highest,
+		       uint32_t nops, struct nfs4_seq_res *res);
+
+/**
+ * nfs4_sequence_done - end of the request that holds a slot: keep @len
+ * bytes of its reply for a retry when @reply is not NULL and they fit
+ * NFS4_SLOT_CACHE_BYTES, free the slot, drop the session's reference.
+ */
+void nfs4_sequence_done(struct nfs4_state *st, struct nfs4_session *se,
+			uint32_t slot, const uint8_t *reply, uint32_t len);
+
+/**
+ * nfs4_destroy_session - RFC 8881 18.37.  @self: the session of the
+ * COMPOUND asking, or NULL.  Return: NFS4_OK; NFS4ERR_BADSESSION;
+ * NFS4ERR_DELAY (another request is using the session).
+ */
+uint32_t nfs4_destroy_session(struct nfs4_state *st, const uint8_t sid[16],
+			      const struct nfs4_session *self);
+
+/**
+ * nfs4_destroy_clientid - RFC 8881 18.50.  Return: NFS4_OK;
+ * NFS4ERR_STALE_CLIENTID; NFS4ERR_CLIENTID_BUSY (it has sessions).
+ */
+uint32_t nfs4_destroy_clientid(struct nfs4_state *st, uint64_t clientid);
+
+/**
+ * nfs4_reclaim_complete - RFC 8881 18.51 (no grace period is kept: the
+ * server has no state to reclaim).  Return: NFS4_OK;
+ * NFS4ERR_COMPLETE_ALREADY (a second global one); NFS4ERR_STALE_CLIENTID.
+ */
+uint32_t nfs4_reclaim_complete(struct nfs4_state *st, uint64_t clientid,
+			       bool one_fs);
+
+/** nfs4_session_check - is @sid a live session? NFS4_OK/NFS4ERR_BADSESSION. */
+uint32_t nfs4_session_check(struct nfs4_state *st, const uint8_t sid[16]);
+
+/* stateid4 */
+struct nfs4_stateid {
+	uint32_t si_seqid;
+	uint8_t si_other[NFS4_OTHER_SIZE];
+};
+
+/**
+ * nfs4_open_add - an open of the file @fh by @owner of @clientid with
+ * @access/@deny: the owner's open state of that file upgraded (seqid + 1),
+ * or a new one.  Share reservations are checked against the other
+ * owners' opens of the file (RFC 8881 9.7).  Return: NFS4_OK;
+ * NFS4ERR_STALE_CLIENTID; NFS4ERR_SHARE_DENIED; NFS4ERR_RESOURCE (the
+ * open table is full).
+ */
+uint32_t nfs4_open_add(struct nfs4_state *st, uint64_t clientid,
+		       const uint8_t *owner, uint32_t ownerlen,
+		       const uint8_t *fh, uint32_t fhlen, uint32_t access,
+		       uint32_t deny, struct nfs4_stateid *out);
+
+/**
+ * nfs4_open_find - check a stateid for an I/O operation of @clientid on
+ * @fh (RFC 8881 8.2.2): the special stateids (all zero, all ones) pass;
+ * an open state of that file: its share access in *@access.
+ * Return: NFS4_OK; NFS4ERR_BAD_STATEID; NFS4ERR_OLD_STATEID (a seqid
+ * other than 0 that is older than the state's).
+ */
+uint32_t nfs4_open_find(struct nfs4_state *st, uint64_t clientid,
+			const struct nfs4_stateid *sid, const uint8_t *fh,
+			uint32_t fhlen, uint32_t *access);
+
+/**
+ * nfs4_open_close - CLOSE (@access 0) or OPEN_DOWNGRADE of an open state.
+ * Return: NFS4_OK with *@out the new stateid; NFS4ERR_BAD_STATEID;
+ * NFS4ERR_OLD_STATEID; NFS4ERR_INVAL (a downgrade that is no downgrade).
+ */
+uint32_t nfs4_open_close(struct nfs4_state *st, uint64_t clientid,
+			 const struct nfs4_stateid *sid, uint32_t access,
+			 uint32_t deny, struct nfs4_stateid *out);
+
+/** nfs4_open_test - TEST_STATEID of one open or lock stateid: NFS4_OK or
+ *  BAD/OLD_STATEID. */
+uint32_t nfs4_open_test(struct nfs4_state *st, uint64_t clientid,
+			const struct nfs4_stateid *sid);
+
+/**
+ * nfs4_lock_owner - LOCK with a new lock-owner (open_to_lock_owner4):
+ * the lock state of @owner on the file @fh, made from the open state
+ * @open_sid (which must be @clientid's, of that file), or the owner's
+ * existing one.  *@fdp: a descriptor of the file open for reading and
+ * writing: the table keeps it for a new state (*@fdp set to -1), else the
+ * caller still owns it; on which the owner's OFD locks are taken (use
+ * nfs4_lock_fd()).  *@access: the open's share access.
+ * Return: NFS4_OK; NFS4ERR_BAD_STATEID, NFS4ERR_OLD_STATEID (the open
+ * stateid); NFS4ERR_RESOURCE (NFS4_MAX_LOCKS states).
+ */
+uint32_t nfs4_lock_owner(struct nfs4_state *st, uint64_t clientid,
+			 const struct nfs4_stateid *open_sid,
+			 const uint8_t *owner, uint32_t ownerlen,
+			 const uint8_t *fh, uint32_t fhlen, int *fdp,
+			 struct nfs4_stateid *out, uint32_t *access);
+/**
+ * nfs4_lock_fd - a lock stateid of @clientid on @fh: *@fdp a duplicate
+ * of the owner's descriptor (the caller closes it; its locks are the
+ * owner's), *@access the open's share access.  Return: NFS4_OK;
+ * NFS4ERR_BAD_STATEID; NFS4ERR_OLD_STATEID; NFS4ERR_RESOURCE.
+ */
+uint32_t nfs4_lock_fd(struct nfs4_state *st, uint64_t clientid,
+		      const struct nfs4_stateid *sid, const uint8_t *fh,
+		      uint32_t fhlen, int *fdp, uint32_t *access);
+/** nfs4_lock_find_owner - LOCKT: a duplicate of @owner's descriptor for
+ *  @fh, or NFS4ERR_BAD_STATEID when the owner holds no state there. */
+uint32_t nfs4_lock_find_owner(struct nfs4_state *st, uint64_t clientid,
+			      const uint8_t *owner, uint32_t ownerlen,
+			      const uint8_t *fh, uint32_t fhlen, int *fdp);
+/** nfs4_lock_bump - a successful LOCK or LOCKU: the state's seqid + 1. */
+uint32_t nfs4_lock_bump(struct nfs4_state *st, uint64_t clientid,
+			const struct nfs4_stateid *sid, struct nfs4_stateid *out);
+/** nfs4_lock_free - FREE_STATEID of a lock stateid: its descriptor closed,
+ *  which releases whatever the owner still held.  NFS4_OK or BAD/OLD. */
+uint32_t nfs4_lock_free(struct nfs4_state *st, uint64_t clientid,
+			const struct nfs4_stateid *sid);
+
+/** Counters for the tests and the log. */
+struct nfs4_state_counts {
+	uint32_t sc_clients, sc_sessions, sc_opens, sc_locks;
+};
+void nfs4_state_counts(struct nfs4_state *st, struct nfs4_state_counts *out);
+
+/* ---- nfs4_server.c ---- */
+
+struct rpcrdma_nfs4_server {
+	struct rpcrdma_nfs3_server *s4_nfs3;
+	struct nfs4_state *s4_state;
+	uint32_t s4_boot;
+	uint32_t s4_max_payload;
+	uint8_t s4_scope[16];
+	FILE *s4_log;
+	int s4_verbose;
+	struct timespec s4_start; /* pseudo file system times */
+};
+
+/* ---- the current file handle ---- */
+
+/*
+ * Pseudo file system handles (RFC 8881 7.3): the directories above the
+ * exports.  Byte 0 is NFS4_PSEUDO_FH_VERSION (never NFS3_FH_VERSION),
+ * byte 1 the depth, bytes 2-3 the id of an export whose path passes
+ * through the node, bytes 4-7 the server's start (so a restart makes
+ * them stale).
+ */
+#define NFS4_PSEUDO_FH_VERSION 0x84u
+#define NFS4_PSEUDO_FH_LEN 8u
+
+struct nfs4_fh {
+	uint32_t fh_len;                /* 0: no file handle */
+	bool fh_pseudo;
+	uint32_t fh_depth;              /* pseudo: components of the path */
+	unsigned fh_xi;                 /* the export's index in the table */
+	uint8_t fh_data[NFS4_FHSIZE];
+};
+
+/* One COMPOUND being served. */
+struct nfs4_compound {
+	struct rpcrdma_nfs4_server *cp_srv;
+	struct rpcrdma_svc_req *cp_req;
+	struct rpcrdma_xdr *cp_args;
+	struct rpcrdma_xdr *cp_res;
+	struct nfs3_snap *cp_snap;
+	struct nfs4_fh cp_cur;
+	struct nfs4_fh cp_saved;
+	struct nfs4_session *cp_session;
+	uint32_t cp_slot;
+	uint64_t cp_clientid;
+	uint32_t cp_opidx;
+	bool cp_keep_body;   /* the failing op encodes a body (SETATTR) */
+	struct nfs3_call cp_c; /* the file system side of one operation */
+};
+
+/**
+ * nfs4_op_begin - before an operation touches the file system object of
+ * the current handle: the export, the caller's options and identity.
+ * @modifies: the operation changes the file system (NFS4ERR_ROFS on a
+ * ro entry).  Return: NFS4_OK; NFS4ERR_NOFILEHANDLE; NFS4ERR_ACCESS
+ * (the peer is not listed, or AUTH_NONE where it is refused);
+ * NFS4ERR_ROFS.
+ */
+uint32_t nfs4_op_begin(struct nfs4_compound *cp, const struct nfs4_fh *fh,
+		       bool modifies);
+
+/** nfs4_errno - an nfsstat4 for a negative errno. */
+uint32_t nfs4_errno(int err);
+
+/**
+ * nfs4_fh_set_real - @fh becomes the handle of @name in @dirfd ("": @dirfd)
+ * in export @xi.  Return: NFS4_OK or the nfsstat4 of nfs3_fh_make().
+ */
+uint32_t nfs4_fh_set_real(struct nfs4_compound *cp, struct nfs4_fh *fh,
+			  unsigned xi, int dirfd, const char *name);
+
+/* ---- nfs4_attr.c: fattr4 (RFC 8881 5) ---- */
+
+/** The bitmap of the attributes the server supports. */
+void nfs4_supported_attrs(uint32_t bm[NFS4_BITMAP_WORDS]);
+
+/** What an attribute encoder needs to know about one object. */
+struct nfs4_attr_src {
+	const struct stat *as_st;
+	const struct rpcrdma_nfs3_export *as_exp; /* NULL: pseudo node */
+	const struct nfs4_fh *as_fh;              /* for FATTR4_FILEHANDLE */
+	int as_fd;             /* for the file system's counts, or -1 */
+	uint32_t as_max_payload;
+	uint32_t as_rdattr_error;
+	uint64_t as_mounted_on;  /* mounted_on_fileid */
+};
+
+/**
+ * nfs4_encode_fattr - a fattr4 of the requested attributes (@req, @nreq
+ * words) the server supports: the bitmap of those returned, then their
+ * values in bit order (RFC 8881 5.6-5.8).  Return: NFS4_OK, or
+ * NFS4ERR_RESOURCE when @xs ran out of room (its error flag set).
+ */
+uint32_t nfs4_encode_fattr(struct rpcrdma_xdr *xs, const uint32_t *req,
+			   uint32_t nreq, const struct nfs4_attr_src *src);
+
+/** nfs4_get_bitmap - a bitmap4 of at most NFS4_BITMAP_MAX words (more
+ *  sets the stream's error); words past @max are dropped. */
+uint32_t nfs4_get_bitmap(struct rpcrdma_xdr *xs, uint32_t *bm, uint32_t max);
+/** nfs4_put_bitmap - a bitmap4 of @n words, trailing zero words dropped. */
+void nfs4_put_bitmap(struct rpcrdma_xdr *xs, const uint32_t *bm, uint32_t n);
+
+/** Attributes a client sets (SETATTR, CREATE, OPEN). */
+struct nfs4_sattr {
+	struct nfs3_sattr sa3;
+	uint32_t sa_set[NFS4_BITMAP_WORDS]; /* the attributes present */
+};
+
+/**
+ * nfs4_decode_sattr - a fattr4 of settable attributes (size, mode, owner,
+ * owner_group, time_access_set, time_modify_set).  Return: NFS4_OK;
+ * NFS4ERR_BADXDR; NFS4ERR_ATTRNOTSUPP (an attribute the server does not
+ * support); NFS4ERR_INVAL (a read-only one); NFS4ERR_BADOWNER (an owner
+ * that is no number nor a known name).
+ */
+uint32_t nfs4_decode_sattr(struct rpcrdma_xdr *xs, struct nfs4_sattr *sa);
+
+/** nfs4_ftype - nfs_ftype4 of @mode. */
+uint32_t nfs4_ftype(mode_t mode);
+/** nfs4_change - the change attribute of @st (ctime in nanoseconds). */
+uint64_t nfs4_change(const struct stat *st);
+
+/* ---- the operations: each decodes its arguments from cp_args, encodes
+ * its result body (after the status) into cp_res and returns its status ---- */
+typedef uint32_t (*nfs4_op_fn)(struct nfs4_compound *cp);
+
+/* nfs4_session_ops.c */
+uint32_t nfs4_op_exchange_id(struct nfs4_compound *cp);
+uint32_t nfs4_op_create_session(struct nfs4_compound *cp);
+uint32_t nfs4_op_destroy_session(struct nfs4_compound *cp);
+uint32_t nfs4_op_destroy_clientid(struct nfs4_compound *cp);
+uint32_t nfs4_op_reclaim_complete(struct nfs4_compound *cp);
+uint32_t nfs4_op_bind_conn(struct nfs4_compound *cp);
+uint32_t nfs4_op_test_stateid(struct nfs4_compound *cp);
+uint32_t nfs4_op_free_stateid(struct nfs4_compound *cp);
+/* nfs4_fh_ops.c */
+uint32_t nfs4_op_putrootfh(struct nfs4_compound *cp);
+uint32_t nfs4_op_putfh(struct nfs4_compound *cp);
+uint32_t nfs4_op_getfh(struct nfs4_compound *cp);
+uint32_t nfs4_op_savefh(struct nfs4_compound *cp);
+uint32_t nfs4_op_restorefh(struct nfs4_compound *cp);
+uint32_t nfs4_op_lookup(struct nfs4_compound *cp);
+uint32_t nfs4_op_lookupp(struct nfs4_compound *cp);
+uint32_t nfs4_op_getattr(struct nfs4_compound *cp);
+uint32_t nfs4_op_access(struct nfs4_compound *cp);
+uint32_t nfs4_op_secinfo_no_name(struct nfs4_compound *cp);
+uint32_t nfs4_op_setattr(struct nfs4_compound *cp);
+/* nfs4_io_ops.c */
+uint32_t nfs4_op_open(struct nfs4_compound *cp);
+uint32_t nfs4_op_close(struct nfs4_compound *cp);
+uint32_t nfs4_op_open_downgrade(struct nfs4_compound *cp);
+uint32_t nfs4_op_read(struct nfs4_compound *cp);
+uint32_t nfs4_op_write(struct nfs4_compound *cp);
+uint32_t nfs4_op_commit(struct nfs4_compound *cp);
+/* nfs4_lock_ops.c */
+uint32_t nfs4_op_lock(struct nfs4_compound *cp);
+uint32_t nfs4_op_lockt(struct nfs4_compound *cp);
+uint32_t nfs4_op_locku(struct nfs4_compound *cp);
+/* nfs4_dir_ops.c */
+uint32_t nfs4_op_create(struct nfs4_compound *cp);
+uint32_t nfs4_op_remove(struct nfs4_compound *cp);
+uint32_t nfs4_op_rename(struct nfs4_compound *cp);
+uint32_t nfs4_op_link(struct nfs4_compound *cp);
+uint32_t nfs4_op_readlink(struct nfs4_compound *cp);
+uint32_t nfs4_op_readdir(struct nfs4_compound *cp);
+
+/* helpers shared by the operations (nfs4_fh_ops.c) */
+
+/** nfs4_get_stateid - a stateid4. */
+void nfs4_get_stateid(struct rpcrdma_xdr *xs, struct nfs4_stateid *sid);
+void nfs4_put_stateid(struct rpcrdma_xdr *xs, const struct nfs4_stateid *sid);
+/**
+ * nfs4_get_component - a component4 into @n (NUL-terminated).
+ * Return: NFS4_OK; NFS4ERR_BADXDR (longer than NFS3_WIRE_NAME_MAX);
+ * NFS4ERR_INVAL (empty); NFS4ERR_NAMETOOLONG (over NFS4_NAME_MAX);
+ * NFS4ERR_BADNAME ("/" or NUL inside, "." or "..").
+ */
+uint32_t nfs4_get_component(struct rpcrdma_xdr *xs, struct nfs3_name *n);
+/** nfs4_put_change_info - change_info4 of a directory (@before, then now). */
+void nfs4_put_change_info(struct rpcrdma_xdr *xs, const struct stat *before,
+			  int dirfd);
+/**
+ * nfs4_cur_dir - the current handle as a directory for an operation
+ * (nfs4_op_begin() done): the entry through the directory cache.
+ * Return: NFS4_OK; NFS4ERR_NOTDIR; NFS4ERR_STALE ...
+ */
+uint32_t nfs4_cur_dir(struct nfs4_compound *cp, const struct nfs4_fh *fh,
+		      struct nfs3_fentry *local, struct nfs3_fentry **fep,
+		      struct stat *st);
+/** nfs4_cur_obj - the current handle's object through the open-file cache. */
+uint32_t nfs4_cur_obj(struct nfs4_compound *cp, const struct nfs4_fh *fh,
+		      struct nfs3_fentry *local, struct nfs3_fentry **fep,
+		      struct stat *st);
+/** nfs4_path_comp - component @k of @path (*@len bytes), NULL past the end. */
+const char *nfs4_path_comp(const char *path, unsigned k, size_t *len);
+/** nfs4_same_prefix - do paths @a and @b share their first @d components? */
+bool nfs4_same_prefix(const char *a, const char *b, unsigned d);
+/**
+ * nfs4_fh_node - @fh becomes the node at @depth on export @xi's path: a
+ * pseudo directory, or the export's root at its full depth.
+ * Return: NFS4_OK or the nfsstat4 of making the root's handle.
+ */
+uint32_t nfs4_fh_node(struct nfs4_compound *cp, struct nfs4_fh *fh,
+		      unsigned xi, unsigned depth);
+/** nfs4_fh_pseudo_stat - the attributes of a pseudo node. */
+void nfs4_fh_pseudo_stat(struct nfs4_compound *cp, const struct nfs4_fh *fh,
+			 struct stat *st);
+/** nfs4_attr_src_init - @src for a real object of the current export. */
+void nfs4_attr_src_init(struct nfs4_compound *cp, struct nfs4_attr_src *src,
+			const struct stat *st, const struct nfs4_fh *fh, int fd);
+
+#endif /* RPCRDMA_NFS4_INTERNAL_H */

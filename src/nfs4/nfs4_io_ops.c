@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nfs4_io_ops.c - OPEN (RFC 8881 18.16), CLOSE (18.2), OPEN_DOWNGRADE
+ * (18.18), READ (18.22), WRITE (18.32), COMMIT (18.3).
+ *
+ * OPEN creates with the caller's identity (mknodat, so the mode the
+ * client sent is the file's, like NFSv3 CREATE) and records an open state
+ * per open-owner and file; share reservations hold between NFSv4 opens
+ * (not against NFSv3 or local access), and no delegation is ever granted
+ * (OPEN_DELEGATE_NONE).  EXCLUSIVE4 and EXCLUSIVE4_1 keep the verifier in
+ * the new file's atime and mtime seconds, as knfsd does, so a retried
+ * create finds it; those times are never in attrset, so the client sets
+ * them next.  READ data goes into the Write chunk when the client gave
+ * one (RFC 8267 DDP), as NFSv3's READ does.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/be.h"
+#include "nfs4_internal.h"
+
+/* may_open - the caller's right to open @fd (O_PATH) for @access. */
+static int may_open(struct nfs4_compound *cp, int fd, const struct stat *st,
+		    uint32_t access)
+{
+	struct nfs3_call *c = &cp->cp_c;
+	int mode = 0;
+
+	if (access & OPEN4_SHARE_ACCESS_READ)
+		mode |= R_OK;
+	if (access & OPEN4_SHARE_ACCESS_WRITE)
+		mode |= W_OK;
+	if (faccessat(fd, "", mode, AT_EMPTY_PATH | AT_EACCESS) == 0)
+		return 0;
+	if (errno != EACCES)
+		return -errno;
+	/* knfsd's override: the owner opens its own file whatever the mode */
+	if (c->c_as_caller && c->c_cred.cr_uid == st->st_uid)
+		return 0;
+	return -EACCES;
+}
+
+/* excl_matches - does @st carry the verifier @verf (atime, mtime seconds)? */
+static bool excl_matches(const struct stat *st, const uint8_t *verf)
+{
+	return (uint32_t)st->st_atim.tv_sec == load_be32(verf) &&
+	       (uint32_t)st->st_mtim.tv_sec == load_be32(verf + 4);
+}
+
+struct open_args {
+	uint32_t oa_access, oa_deny;
+	const uint8_t *oa_owner;
+	uint32_t oa_ownerlen;
+	uint32_t oa_opentype, oa_createmode;
+	const uint8_t *oa_verf;
+	struct nfs4_sattr oa_sa;
+	uint32_t oa_claim;
+	struct nfs3_name oa_name;
+};
+
+static uint32_t open_decode(struct rpcrdma_xdr *a, struct open_args *o)
+{
+	uint32_t status = NFS4_OK;
+
+	(void)rpcrdma_xdr_get_u32(a); /* seqid: not used in 4.1 */
+	o->oa_access = rpcrdma_xdr_get_u32(a);
+	o->oa_deny = rpcrdma_xdr_get_u32(a);
+	(void)rpcrdma_xdr_get_u64(a); /* the owner's clientid: the session's */
+	o->oa_owner = rpcrdma_xdr_get_opaque(a, NFS4_OPAQUE_LIMIT, &o->oa_ownerlen);
+	o->oa_opentype = rpcrdma_xdr_get_u32(a);
+	memset(&o->oa_sa, 0, sizeof(o->oa_sa));
+	if (o->oa_opentype == OPEN4_CREATE) {
+		o->oa_createmode = rpcrdma_xdr_get_u32(a);
+		switch (o->oa_createmode) {
+		case UNCHECKED4:
+		case GUARDED4:
+			status = nfs4_decode_sattr(a, &o->oa_sa);
+			break;
+		case EXCLUSIVE4:
+			o->oa_verf = rpcrdma_xdr_get_fixed(a, NFS4_VERIFIER_SIZE);
+			break;
+		case EXCLUSIVE4_1:
+			o->oa_verf = rpcrdma_xdr_get_fixed(a, NFS4_VERIFIER_SIZE);
+			status = nfs4_decode_sattr(a, &o->oa_sa);
+			break;
+		default:
+			return NFS4ERR_BADXDR;
+		}
+	} else if (o->oa_opentype != OPEN4_NOCREATE) {
+		return NFS4ERR_BADXDR;
+	}
+	if (status)
+		return status;
+	o->oa_claim = rpcrdma_xdr_get_u32(a);
+	switch (o->oa_claim) {
+	case CLAIM_NULL:
+		status = nfs4_get_component(a, &o->oa_name);
+		break;
+	case CLAIM_FH:
+		break;
+	case CLAIM_PREVIOUS:
+		(void)rpcrdma_xdr_get_u32(a);
+		status = NFS4ERR_NO_GRACE; /* nothing to reclaim: no grace period */
+		break;
+	case CLAIM_DELEGATE_CUR:
+	case CLAIM_DELEG_CUR_FH:
+	case CLAIM_DELEGATE_PREV:
+	case CLAIM_DELEG_PREV_FH:
+		status = NFS4ERR_NOTSUPP; /* no delegations are granted */
+		break;
+	default:
+		return NFS4ERR_BADXDR;
+	}
+	if (!rpcrdma_xdr_ok(a))
+		return NFS4ERR_BADXDR;
+	if (status)
+		return status;
+	if ((o->oa_access & OPEN4_SHARE_ACCESS_MASK) == 0 ||
+	    (o->oa_deny & ~OPEN4_SHARE_DENY_MASK))
+		return NFS4ERR_INVAL;
+	o->oa_access &= OPEN4_SHARE_ACCESS_MASK; /* the WANT bits: no delegation */
+	return NFS4_OK;
+}
+
+/*
+ * open_create - make or find the file of a CLAIM_NULL OPEN in @dirfd as the
+ * caller; *@fdp its O_PATH descriptor, @attrset the attributes set.
+ */
+static uint32_t open_create(struct nfs4_compound *cp, struct open_args *o,
+			    int dirfd, int *fdp, struct stat *st,
+			    uint32_t attrset[NFS4_BITMAP_WORDS], bool *created)
+{
+	struct nfs3_sattr sa = o->oa_sa.sa3;
+	mode_t mode = sa.sa_set_mode ? sa.sa_mode : 0644;
+	bool excl = o->oa_createmode == EXCLUSIVE4 || o->oa_createmode == EXCLUSIVE4_1;
+	int fd, err = 0;
+
+	*created = false;
+	nfs3_cred_no_umask();
+	if (mknodat(dirfd, o->oa_name.n_buf, S_IFREG | (mode & 07777), 0) == 0)
+		*created = true;
+	else if (errno != EEXIST || o->oa_createmode == GUARDED4)
+		return nfs4_errno(-errno);
+	fd = openat(dirfd, o->oa_name.n_buf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return nfs4_errno(-errno);
+	*fdp = fd;
+	if (fstat(fd, st) < 0)
+		return nfs4_errno(-errno);
+	if (!S_ISREG(st->st_mode))
+		return S_ISDIR(st->st_mode) ? NFS4ERR_ISDIR :
+		       S_ISLNK(st->st_mode) ? NFS4ERR_SYMLINK : NFS4ERR_EXIST;
+	if (excl) {
+		if (!*created)
+			return excl_matches(st, o->oa_verf) ? NFS4_OK : NFS4ERR_EXIST;
+		sa.sa_atime_how = sa.sa_mtime_how = NFS3_SET_TO_CLIENT_TIME;
+		sa.sa_atime.tv_sec = load_be32(o->oa_verf);
+		sa.sa_mtime.tv_sec = load_be32(o->oa_verf + 4);
+		sa.sa_atime.tv_nsec = sa.sa_mtime.tv_nsec = 0;
+	}
+	if (!*created) {
+		/* an existing file: only a size (O_TRUNC) is applied */
+		struct nfs3_sattr only = { 0 };
+
+		only.sa_set_size = sa.sa_set_size;
+		only.sa_size = sa.sa_size;
+		sa = only;
+		memset(o->oa_sa.sa_set, 0, sizeof(o->oa_sa.sa_set));
+		if (only.sa_set_size)
+			o->oa_sa.sa_set[0] |= 1u << FATTR4_SIZE;
+	}
+	err = nfs3_sattr_apply(&cp->cp_c, fd, st, &sa, true, NULL);
+	if (err)
+		return nfs4_errno(err);
+	memcpy(attrset, o->oa_sa.sa_set, NFS4_BITMAP_WORDS * sizeof(uint32_t));
+	if (fstat(fd, st) < 0)
+		return nfs4_errno(-errno);
+	return NFS4_OK;
+}
+
+uint32_t nfs4_op_open(struct nfs4_compound *cp)
+{
+	struct rpcrdma_xdr *r = cp->cp_res;
+	struct nfs3_fentry local, *fe = NULL;
+	uint32_t attrset[NFS4_BITMAP_WORDS] = { 0 }, status;
+	struct open_args o;
+	struct nfs4_stateid sid;
+	struct stat dst = { 0 }, st;
+	bool created = false, have_dir = false;
+	int fd = -1, err;
+
+	status = open_decode(cp->cp_args, &o);
+	if (status)
+		return status;
+	if (!cp->cp_cur.fh_len)
+		return NFS4ERR_NOFILEHANDLE;
+	if (cp->cp_cur.fh_pseudo)
+		return o.oa_claim == CLAIM_FH ? NFS4ERR_ISDIR :
+		       o.oa_opentype == OPEN4_CREATE ? NFS4ERR_ROFS : NFS4ERR_NOENT;
+	status = nfs4_op_begin(cp, &cp->cp_cur,
+			       o.oa_opentype == OPEN4_CREATE ||
+			       (o.oa_access & OPEN4_SHARE_ACCESS_WRITE));
+	if (status)
+		return status;
+	if (o.oa_claim == CLAIM_FH) {
+		if (o.oa_opentype == OPEN4_CREATE)
+			return NFS4ERR_INVAL;
+		status = nfs4_cur_obj(cp, &cp->cp_cur, &local, &fe, &st);
+		if (status)
+			goto out;
+		fd = dup(fe->fe_path);
+		if (fd < 0) {
+			status = NFS4ERR_SERVERFAULT;
+			goto out;
+		}
+		err = nfs3_become_caller(&cp->cp_c);
+		if (err) {
+			status = nfs4_errno(err);
+			goto out;
+		}
+	} else {
+		status = nfs4_cur_dir(cp, &cp->cp_cur, &local, &fe, &dst);
+		if (status)
+			goto out;
+		have_dir = true;
+		err = nfs3_become_caller(&cp->cp_c);
+		if (err) {
+			status = nfs4_errno(err);
+			goto out;
+		}
+		if (o.oa_opentype == OPEN4_CREATE) {
+			status = open_create(cp, &o, fe->fe_path, &fd, &st, attrset, &created);
+		} else {
+			fd = openat(fe->fe_path, o.oa_name.n_buf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+			status = fd < 0 || fstat(fd, &st) < 0 ? nfs4_errno(-errno) : NFS4_OK;
+		}
+		if (status)
+			goto out;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		status = NFS4ERR_ISDIR;
+		goto out;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		status = NFS4ERR_SYMLINK;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		status = NFS4ERR_INVAL;
+		goto out;
+	}
+	if (st.st_dev != cp->cp_c.c_exp->ex_dev) {
+		status = NFS4ERR_XDEV;
+		goto out;
+	}
+	if (!created) {
+		err = may_open(cp, fd, &st, o.oa_access);
+		if (err) {
+			status = nfs4_errno(err);
+			goto out;
+		}
+	}
+	status = nfs4_fh_set_real(cp, &cp->cp_cur, cp->cp_cur.fh_xi, fd, "");
+	if (status)
+		goto out;
+	status = nfs4_open_add(cp->cp_srv->s4_state, cp->cp_clientid, o.oa_owner,
+			       o.oa_ownerlen, cp->cp_cur.fh_data, cp->cp_cur.fh_len,
+			       o.oa_access, o.oa_deny, &sid);
+	if (status)
+		goto out;
+	nfs4_put_stateid(r, &sid);
+	if (have_dir) {
+		nfs4_put_change_info(r, &dst, fe->fe_path);
+	} else {
+		rpcrdma_xdr_put_u32(r, 0);
+		rpcrdma_xdr_put_u64(r, 0);
+		rpcrdma_xdr_put_u64(r, 0);
+	}
+	rpcrdma_xdr_put_u32(r, OPEN4_RESULT_LOCKTYPE_POSIX);
+	nfs4_put_bitmap(r, attrset, NFS4_BITMAP_WORDS);
+	rpcrdma_xdr_put_u32(r, OPEN_DELEGATE_NONE);
+out:
+	nfs3_close_fd(fd);
+	nfs3_fcache_put(fe);
+	return status;
+}
+
+uint32_t nfs4_op_close(struct nfs4_compound *cp)
+{
+	struct nfs4_stateid sid, out;
+	uint32_t status;
+
+	(void)rpcrdma_xdr_get_u32(cp->cp_args); /* seqid: not used in 4.1 */
+	nfs4_get_stateid(cp->cp_args, &sid);
+	if (!rpcrdma_xdr_ok(cp->cp_args))
+		return NFS4ERR_BADXDR;
+	if (!cp->cp_cur.fh_len)
+		return NFS4ERR_NOFILEHANDLE;
+	status = nfs4_open_close(cp->cp_srv->s4_state, cp->cp_clientid, &sid, 0, 0, &out);
+	if (status)
+		return status;
+	nfs4_put_stateid(cp->cp_res, &out);
+	return NFS4_OK;
+}
+
+uint32_t nfs4_op_open_downgrade(struct nfs4_compound *cp)
+{
+	struct rpcrdma_xdr *a = cp->cp_args;
+	struct nfs4_stateid sid, out;
+	uint32_t access, deny, status;
+
+	nfs4_get_stateid(a, &sid);
+	(void)rpcrdma_xdr_get_u32(a); /* seqid */
+	access = rpcrdma_xdr_get_u32(a) & OPEN4_SHARE_ACCESS_MASK;
+	deny = rpcrdma_xdr_get_u32(a);
+	if (!rpcrdma_xdr_ok(a))
+		return NFS4ERR_BADXDR;
+	if (!cp->cp_cur.fh_len)
+		return NFS4ERR_NOFILEHANDLE;
+	if (!access || (deny & ~OPEN4_SHARE_DENY_MASK))
+		return NFS4ERR_INVAL;
+	status = nfs4_open_close(cp->cp_srv->s4_state, cp->cp_clientid, &sid,
+				 access, deny, &out);
+	if (status)
+		return status;
+	nfs4_put_stateid(cp->cp_res, &out);
+	return NFS4_OK;
+}
+
+/* io_begin - READ, WRITE, COMMIT: the current handle's regular file. */
+static uint32_t io_begin(struct nfs4_compound *cp, bool modifies,
+			 struct nfs3_fentry *local, struct nfs3_fentry **fe,
+			 struct stat *st)
+{
+	uint32_t status;
+
+	*fe = NULL;
+	if (!cp->cp_cur.fh_len)
+		return NFS4ERR_NOFILEHANDLE;
+	if (cp->cp_cur.fh_pseudo)
+		return NFS4ERR_ISDIR;
+	status = nfs4_op_begin(cp, &cp->cp_cur, modifies);
+	if (!status)
+		status = nfs4_cur_obj(cp, &cp->cp_cur, local, fe, st);
+	if (status)
+		return status;
+	if (S_ISDIR(st->st_mode))
+		return NFS4ERR_ISDIR;
+	if (S_ISLNK(st->st_mode))
+		return NFS4ERR_SYMLINK;
+	return S_ISREG(st->st_mode) ? NFS4_OK : NFS4ERR_INVAL;
+}
+
+uint32_t nfs4_op_read(struct nfs4_compound *cp)
+{
+	struct rpcrdma_xdr *a = cp->cp_args, *r = cp->cp_res;
+	struct nfs3_fentry local, *fe = NULL;
+	struct nfs4_stateid sid;
+	uint32_t count, status, access;
+	uint64_t offset;
+	uint8_t *eofp, *lenp, *data = NULL;
+	struct stat st;
+	ssize_t n = 0;
+	size_t room;
+	bool inline_data = false;
+	int fd, err;
+
+	nfs4_get_stateid(a, &sid);
+	offset = rpcrdma_xdr_get_u64(a);
+	count = rpcrdma_xdr_get_u32(a);
+	if (!rpcrdma_xdr_ok(a))
+		return NFS4ERR_BADXDR;
+	status = io_begin(cp, false, &local, &fe, &st);
+	if (!status)
+		status = nfs4_open_find(cp->cp_srv->s4_state, cp->cp_clientid, &sid,
+					cp->cp_cur.fh_data, cp->cp_cur.fh_len, &access);
+	if (status)
+		goto out;
+	err = nfs3_become_caller(&cp->cp_c);
+	fd = err ? err : nfs3_file_fd(&cp->cp_c, fe, &st, O_RDONLY);
+	if (fd < 0) {
+		status = nfs4_errno(fd);
+		goto out;
+	}
+	if (count > cp->cp_srv->s4_max_payload)
+		count = cp->cp_srv->s4_max_payload;
+	eofp = rpcrdma_xdr_reserve(r, 4);
+	lenp = rpcrdma_xdr_reserve(r, 4);
+	if (!lenp)
+		goto out; /* REP_TOO_BIG */
+	room = rpcrdma_xdr_remaining(r) & ~(size_t)3;
+	if (count > room)
+		count = (uint32_t)room;
+	if (offset > INT64_MAX)
+		count = 0;
+	data = count ? rpcrdma_svc_ddp_begin(cp->cp_req, count) : NULL;
+	if (count && !data) {
+		data = rpcrdma_xdr_reserve(r, count); /* a second READ: inline */
+		inline_data = true;
+	}
+	if (count && !data)
+		goto out;
+	while (count && (size_t)n < count) {
+		ssize_t k = pread(fd, data + n, count - (size_t)n, (off_t)(offset + (uint64_t)n));
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			status = nfs4_errno(-errno);
+			goto out;
+		}
+		if (k == 0)
+			break;
+		n += k;
+	}
+	if (count && inline_data) {
+		/* inline: give back what was not read */
+		r->xs_pos -= RPCRDMA_XDR_ALIGN(count);
+		rpcrdma_xdr_reserve(r, (size_t)n);
+	} else if (count) {
+		rpcrdma_svc_ddp_end(cp->cp_req, (size_t)n);
+	}
+	store_be32(eofp, offset + (uint64_t)n >= (uint64_t)st.st_size);
+	store_be32(lenp, (uint32_t)n);
+out:
+	nfs3_fcache_put(fe);
+	return status;
+}
+
+uint32_t nfs4_op_write(struct nfs4_compound *cp)
+{
+	struct rpcrdma_xdr *a = cp->cp_args, *r = cp->cp_res;
+	struct nfs3_fentry local, *fe = NULL;
+	struct nfs4_stateid sid;
+	uint32_t stable, len, status, access, committed = UNSTABLE4;
+	const uint8_t *data;
+	uint64_t offset;
+	struct stat st;
+	size_t done = 0;
+	int fd, err;
+
+	nfs4_get_stateid(a, &sid);
+	offset = rpcrdma_xdr_get_u64(a);
+	stable = rpcrdma_xdr_get_u32(a);
+	data = rpcrdma_xdr_get_opaque(a, UINT32_MAX, &len);
+	if (!rpcrdma_xdr_ok(a) || stable > FILE_SYNC4)
+		return NFS4ERR_BADXDR;
+	if (len > cp->cp_srv->s4_max_payload)
+		return NFS4ERR_INVAL;
+	if (offset > INT64_MAX || offset + len > (uint64_t)INT64_MAX)
+		return NFS4ERR_FBIG;
+	status = io_begin(cp, true, &local, &fe, &st);
+	if (!status)
+		status = nfs4_open_find(cp->cp_srv->s4_state, cp->cp_clientid, &sid,
+					cp->cp_cur.fh_data, cp->cp_cur.fh_len, &access);
+	if (!status && !(access & OPEN4_SHARE_ACCESS_WRITE))
+		status = NFS4ERR_OPENMODE;
+	if (status)
+		goto out;
+	err = nfs3_become_caller(&cp->cp_c);
+	fd = err ? err : nfs3_file_fd(&cp->cp_c, fe, &st, O_WRONLY);
+	if (fd < 0) {
+		status = nfs4_errno(fd);
+		goto out;
+	}
+	while (done < len) {
+		ssize_t k = pwrite(fd, data + done, len - done, (off_t)(offset + done));
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			status = nfs4_errno(k < 0 ? -errno : -ENOSPC);
+			goto out;
+		}
+		done += (size_t)k;
+	}
+	if (stable != UNSTABLE4) {
+		if ((stable == DATA_SYNC4 ? fdatasync(fd) : fsync(fd)) < 0) {
+			status = nfs4_errno(-errno);
+			goto out;
+		}
+		committed = FILE_SYNC4;
+	}
+	rpcrdma_xdr_put_u32(r, len);
+	rpcrdma_xdr_put_u32(r, committed);
+	rpcrdma_xdr_put_fixed(r, cp->cp_c.c_exp->ex_verf, NFS4_VERIFIER_SIZE);
+out:
+	nfs3_fcache_put(fe);
+	return status;
+}
+
+uint32_t nfs4_op_commit(struct nfs4_compound *cp)
+{
+	struct nfs3_fentry local, *fe = NULL;
+	uint32_t status;
+	struct stat st;
+	int fd, err;
+
+	(void)rpcrdma_xdr_get_u64(cp->cp_args);
+	(void)rpcrdma_xdr_get_u32(cp->cp_args);
+	if (!rpcrdma_xdr_ok(cp->cp_args))
+		return NFS4ERR_BADXDR;
+	status = io_begin(cp, true, &local, &fe, &st);
+	if (status)
+		goto out;
+	err = nfs3_become_caller(&cp->cp_c);
+	fd = err ? err : nfs3_file_fd(&cp->cp_c, fe, &st, O_WRONLY);
+	if (fd < 0 && !err)
+		fd = nfs3_file_fd(&cp->cp_c, fe, &st, O_RDONLY);
+	if (fd < 0) {
+		status = nfs4_errno(fd);
+		goto out;
+	}
+	if (fsync(fd) < 0) {
+		status = nfs4_errno(-errno);
+		goto out;
+	}
+	rpcrdma_xdr_put_fixed(cp->cp_res, cp->cp_c.c_exp->ex_verf, NFS4_VERIFIER_SIZE);
+out:
+	nfs3_fcache_put(fe);
+	return status;
+}

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nfs4_server.c - the NFSv4.1 server object over an NFSv3 server's
+ * exports, the step every operation on a file system object takes first
+ * (export, caller's options, identity: the same rules as NFSv3, see
+ * docs/nfs3.md), and errno to nfsstat4.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nfs4_internal.h"
+
+int rpcrdma_nfs4_server_create(struct rpcrdma_nfs3_server *nfs3,
+			       const struct rpcrdma_nfs4_config *cfg,
+			       struct rpcrdma_nfs4_server **out)
+{
+	struct rpcrdma_nfs4_server *srv;
+	struct timespec rt;
+	int err;
+
+	if (!nfs3 || !out)
+		return -EINVAL;
+	srv = calloc(1, sizeof(*srv));
+	if (!srv)
+		return -ENOMEM;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	srv->s4_nfs3 = nfs3;
+	srv->s4_boot = (uint32_t)rt.tv_sec;
+	srv->s4_start = rt;
+	srv->s4_max_payload = cfg && cfg->n4_max_payload ? cfg->n4_max_payload : 1u << 20;
+	srv->s4_log = cfg && cfg->n4_log ? cfg->n4_log : stderr;
+	srv->s4_verbose = cfg ? cfg->n4_verbose : 0;
+	memcpy(srv->s4_scope, "rpcrdma-nfsd", 12);
+	err = nfs4_state_create(srv->s4_boot, NFS4_LEASE_SECONDS, &srv->s4_state);
+	if (err) {
+		free(srv);
+		return err;
+	}
+	*out = srv;
+	return 0;
+}
+
+void rpcrdma_nfs4_server_destroy(struct rpcrdma_nfs4_server *srv)
+{
+	if (!srv)
+		return;
+	nfs4_state_destroy(srv->s4_state);
+	free(srv);
+}
+
+uint32_t nfs4_errno(int err)
+{
+	switch (-err) {
+	case 0: return NFS4_OK;
+	case EPERM: return NFS4ERR_PERM;
+	case ENOENT: return NFS4ERR_NOENT;
+	case ENXIO: return NFS4ERR_NXIO;
+	case EACCES: return NFS4ERR_ACCESS;
+	case EEXIST: return NFS4ERR_EXIST;
+	case EXDEV: return NFS4ERR_XDEV;
+	case ENOTDIR: return NFS4ERR_NOTDIR;
+	case EISDIR: return NFS4ERR_ISDIR;
+	case EINVAL: return NFS4ERR_INVAL;
+	case ELOOP: return NFS4ERR_SYMLINK;
+	case EFBIG: return NFS4ERR_FBIG;
+	case ENOSPC: return NFS4ERR_NOSPC;
+	case EROFS: return NFS4ERR_ROFS;
+	case EMLINK: return NFS4ERR_MLINK;
+	case ENAMETOOLONG: return NFS4ERR_NAMETOOLONG;
+	case ENOTEMPTY: return NFS4ERR_NOTEMPTY;
+	case EDQUOT: return NFS4ERR_DQUOT;
+	case ESTALE: return NFS4ERR_STALE;
+	case EBADMSG: return NFS4ERR_BADHANDLE;
+	case EOPNOTSUPP: return NFS4ERR_NOTSUPP;
+	case EAGAIN: return NFS4ERR_DELAY;
+	case ENOMEM: return NFS4ERR_SERVERFAULT;
+	default: return NFS4ERR_IO;
+	}
+}
+
+uint32_t nfs4_op_begin(struct nfs4_compound *cp, const struct nfs4_fh *fh,
+		       bool modifies)
+{
+	struct nfs3_snap *sn = cp->cp_snap;
+	struct rpcrdma_nfs3_xopts opts;
+	struct nfs3_call *c = &cp->cp_c;
+	uint32_t auth;
+
+	if (!fh->fh_len)
+		return NFS4ERR_NOFILEHANDLE;
+	if (fh->fh_pseudo)
+		return modifies ? NFS4ERR_ROFS : NFS4ERR_ISDIR;
+	if (fh->fh_xi >= sn->sn_xt->xt_n)
+		return NFS4ERR_STALE;
+	if (!rpcrdma_nfs3_exports_match(sn->sn_xt, fh->fh_xi,
+					(const struct sockaddr *)&cp->cp_req->rq_peer,
+					&opts))
+		return NFS4ERR_ACCESS;
+	memset(c, 0, sizeof(*c));
+	c->c_exp = sn->sn_exp[fh->fh_xi];
+	c->c_req = cp->cp_req;
+	c->c_args = cp->cp_args;
+	c->c_res = cp->cp_res;
+	c->c_ro = opts.xo_ro;
+	c->c_modifies = modifies;
+	auth = nfs3_cred_from_req(&opts, cp->cp_req, &c->c_cred);
+	if (auth)
+		return auth == RPCRDMA_AUTH_TOOWEAK ? NFS4ERR_WRONGSEC : NFS4ERR_ACCESS;
+	nfs3_cred_call_begin();
+	if (c->c_ro && modifies)
+		return NFS4ERR_ROFS;
+	return NFS4_OK;
+}
+
+const char *rpcrdma_nfs4_stat_name(uint32_t s)
+{
+	switch (s) {
+	case NFS4_OK: return "NFS4_OK";
+	case NFS4ERR_PERM: return "NFS4ERR_PERM";
+	case NFS4ERR_NOENT: return "NFS4ERR_NOENT";
+	case NFS4ERR_IO: return "NFS4ERR_IO";
+	case NFS4ERR_ACCESS: return "NFS4ERR_ACCESS";
+	case NFS4ERR_EXIST: return "NFS4ERR_EXIST";
+	case NFS4ERR_XDEV: return "NFS4ERR_XDEV";
+	case NFS4ERR_NOTDIR: return "NFS4ERR_NOTDIR";
+	case NFS4ERR_ISDIR: return "NFS4ERR_ISDIR";
+	case NFS4ERR_INVAL: return "NFS4ERR_INVAL";
+	case NFS4ERR_FBIG: return "NFS4ERR_FBIG";
+	case NFS4ERR_NOSPC: return "NFS4ERR_NOSPC";
+	case NFS4ERR_ROFS: return "NFS4ERR_ROFS";
+	case NFS4ERR_NAMETOOLONG: return "NFS4ERR_NAMETOOLONG";
+	case NFS4ERR_NOTEMPTY: return "NFS4ERR_NOTEMPTY";
+	case NFS4ERR_STALE: return "NFS4ERR_STALE";
+	case NFS4ERR_BADHANDLE: return "NFS4ERR_BADHANDLE";
+	case NFS4ERR_NOTSUPP: return "NFS4ERR_NOTSUPP";
+	case NFS4ERR_TOOSMALL: return "NFS4ERR_TOOSMALL";
+	case NFS4ERR_SERVERFAULT: return "NFS4ERR_SERVERFAULT";
+	case NFS4ERR_BADTYPE: return "NFS4ERR_BADTYPE";
+	case NFS4ERR_DELAY: return "NFS4ERR_DELAY";
+	case NFS4ERR_NOFILEHANDLE: return "NFS4ERR_NOFILEHANDLE";
+	case NFS4ERR_MINOR_VERS_MISMATCH: return "NFS4ERR_MINOR_VERS_MISMATCH";
+	case NFS4ERR_STALE_CLIENTID: return "NFS4ERR_STALE_CLIENTID";
+	case NFS4ERR_OLD_STATEID: return "NFS4ERR_OLD_STATEID";
+	case NFS4ERR_BAD_STATEID: return "NFS4ERR_BAD_STATEID";
+	case NFS4ERR_SYMLINK: return "NFS4ERR_SYMLINK";
+	case NFS4ERR_RESTOREFH: return "NFS4ERR_RESTOREFH";
+	case NFS4ERR_ATTRNOTSUPP: return "NFS4ERR_ATTRNOTSUPP";
+	case NFS4ERR_BADXDR: return "NFS4ERR_BADXDR";
+	case NFS4ERR_BADOWNER: return "NFS4ERR_BADOWNER";
+	case NFS4ERR_BADNAME: return "NFS4ERR_BADNAME";
+	case NFS4ERR_OP_ILLEGAL: return "NFS4ERR_OP_ILLEGAL";
+	case NFS4ERR_BADSESSION: return "NFS4ERR_BADSESSION";
+	case NFS4ERR_BADSLOT: return "NFS4ERR_BADSLOT";
+	case NFS4ERR_COMPLETE_ALREADY: return "NFS4ERR_COMPLETE_ALREADY";
+	case NFS4ERR_SEQ_MISORDERED: return "NFS4ERR_SEQ_MISORDERED";
+	case NFS4ERR_SEQUENCE_POS: return "NFS4ERR_SEQUENCE_POS";
+	case NFS4ERR_REP_TOO_BIG: return "NFS4ERR_REP_TOO_BIG";
+	case NFS4ERR_RETRY_UNCACHED_REP: return "NFS4ERR_RETRY_UNCACHED_REP";
+	case NFS4ERR_TOO_MANY_OPS: return "NFS4ERR_TOO_MANY_OPS";
+	case NFS4ERR_OP_NOT_IN_SESSION: return "NFS4ERR_OP_NOT_IN_SESSION";
+	case NFS4ERR_CLIENTID_BUSY: return "NFS4ERR_CLIENTID_BUSY";
+	case NFS4ERR_NOT_ONLY_OP: return "NFS4ERR_NOT_ONLY_OP";
+	case NFS4ERR_SEQ_FALSE_RETRY: return "NFS4ERR_SEQ_FALSE_RETRY";
+	case NFS4ERR_RESOURCE: return "NFS4ERR_RESOURCE";
+	case NFS4ERR_WRONGSEC: return "NFS4ERR_WRONGSEC";
+	case NFS4ERR_NXIO: return "NFS4ERR_NXIO";
+	case NFS4ERR_MLINK: return "NFS4ERR_MLINK";
+	case NFS4ERR_DQUOT: return "NFS4ERR_DQUOT";
+	case NFS4ERR_BAD_COOKIE: return "NFS4ERR_BAD_COOKIE";
+	case NFS4ERR_DENIED: return "NFS4ERR_DENIED";
+	case NFS4ERR_SHARE_DENIED: return "NFS4ERR_SHARE_DENIED";
+	case NFS4ERR_LOCKS_HELD: return "NFS4ERR_LOCKS_HELD";
+	case NFS4ERR_OPENMODE: return "NFS4ERR_OPENMODE";
+	case NFS4ERR_NO_GRACE: return "NFS4ERR_NO_GRACE";
+	case NFS4ERR_BAD_RANGE: return "NFS4ERR_BAD_RANGE";
+	case NFS4ERR_NOT_SAME: return "NFS4ERR_NOT_SAME";
+	case NFS4ERR_DEADLOCK: return "NFS4ERR_DEADLOCK";
+	default: return NULL;
+	}
+}

@@ -1,0 +1,967 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nfs4_state.c - the server's NFSv4.1 state (RFC 8881 2.4, 2.10, 8, 9.1):
+ * client records (EXCHANGE_ID), sessions with a fore-channel slot table
+ * and a reply kept per slot (CREATE_SESSION, SEQUENCE, DESTROY_SESSION,
+ * DESTROY_CLIENTID), leases, open states and lock states (stateids).
+ *
+ * Every table is allocated once with a fixed size (NFS4_MAX_CLIENTS,
+ * NFS4_MAX_SESSIONS, NFS4_MAX_OPENS, NFS4_MAX_LOCKS): a peer can fill them, then it is
+ * refused (NFS4ERR_RESOURCE, NFS4ERR_NOSPC) until records are destroyed or
+ * their lease expires; it cannot make the server allocate more.  A slot's
+ * reply cache is NFS4_SLOT_CACHE_BYTES, allocated with its session.
+ *
+ * Identifiers carry the server's start time (boot) so those of an earlier
+ * start are refused, an index into their table, and a generation that
+ * changes when the entry is reused:
+ *   clientid4   = boot << 32 | gen << 8 | index
+ *   sessionid4  = clientid4 (8 bytes), boot, gen << 8 | index (big endian)
+ *   stateid4 other = boot, index, gen (big endian); a lock stateid's
+ *                    index has NFS4_LOCK_IDX set
+ *
+ * One mutex guards everything; it is never held across a system call.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/be.h"
+#include "nfs4_internal.h"
+
+struct nfs4_slot {
+	uint32_t sl_seqid;
+	bool sl_inuse;
+	bool sl_cached;
+	uint32_t sl_len;
+	uint8_t *sl_reply;   /* NFS4_SLOT_CACHE_BYTES inside se_cache */
+};
+
+struct nfs4_client;
+
+struct nfs4_session {
+	bool se_used;
+	bool se_dead;         /* destroyed while in use: freed at refs 0 */
+	uint32_t se_gen;
+	uint32_t se_refs;     /* requests holding a slot */
+	uint8_t se_id[NFS4_SESSIONID_SIZE];
+	struct nfs4_client *se_client;
+	struct nfs4_chan_attrs se_fore;
+	uint32_t se_nslots;
+	struct nfs4_slot se_slots[NFS4_MAX_SLOTS];
+	uint8_t *se_cache;
+};
+
+struct nfs4_client {
+	bool cl_used;
+	bool cl_confirmed;
+	bool cl_reclaim_done;
+	uint32_t cl_gen;
+	uint64_t cl_id;
+	uint8_t cl_verf[NFS4_VERIFIER_SIZE];
+	uint32_t cl_ownerlen;
+	uint8_t cl_owner[NFS4_OPAQUE_LIMIT];
+	uint32_t cl_cs_seq;          /* the next csa_sequence */
+	bool cl_cs_have;             /* cl_cs_res answers csa_sequence - 1 */
+	struct nfs4_cs_res cl_cs_res;
+	uint32_t cl_nsessions;
+	time_t cl_renew;             /* CLOCK_MONOTONIC seconds */
+};
+
+struct nfs4_open {
+	bool op_used;
+	uint32_t op_gen;
+	uint32_t op_seqid;
+	uint64_t op_clientid;
+	uint64_t op_owner;     /* keyed hash of the open-owner */
+	uint32_t op_access, op_deny;
+	uint32_t op_fhlen;
+	uint8_t op_fh[NFS4_FHSIZE];
+};
+
+/* A lock-owner's locks on one file: the owner's own open file description,
+ * on which the kernel keeps its byte-range (OFD) locks. */
+struct nfs4_lock {
+	bool lk_used;
+	uint32_t lk_gen;
+	uint32_t lk_seqid;
+	uint64_t lk_clientid;
+	uint64_t lk_owner;
+	uint32_t lk_access;    /* the open's share access when it was made */
+	int lk_fd;
+	uint32_t lk_fhlen;
+	uint8_t lk_fh[NFS4_FHSIZE];
+};
+
+/* "other" index bit of a lock stateid (clear: an open stateid) */
+#define NFS4_LOCK_IDX 0x80000000u
+
+struct nfs4_state {
+	pthread_mutex_t st_lock;
+	uint32_t st_boot;
+	uint32_t st_lease;
+	uint8_t st_key[16];
+	struct nfs4_client st_clients[NFS4_MAX_CLIENTS];
+	struct nfs4_session st_sessions[NFS4_MAX_SESSIONS];
+	struct nfs4_open st_opens[NFS4_MAX_OPENS];
+	struct nfs4_lock st_locks[NFS4_MAX_LOCKS];
+};
+
+static time_t now_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
+int nfs4_state_create(uint32_t boot, uint32_t lease, struct nfs4_state **out)
+{
+	struct nfs4_state *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return -ENOMEM;
+	pthread_mutex_init(&st->st_lock, NULL);
+	st->st_boot = boot;
+	st->st_lease = lease ? lease : NFS4_LEASE_SECONDS;
+	for (unsigned i = 0; i < NFS4_MAX_LOCKS; i++)
+		st->st_locks[i].lk_fd = -1;
+	for (unsigned i = 0; i < sizeof(st->st_key); i++)
+		st->st_key[i] = (uint8_t)(boot >> (8 * (i % 4))) ^ (uint8_t)(i * 37);
+	*out = st;
+	return 0;
+}
+
+static void session_free(struct nfs4_session *se)
+{
+	free(se->se_cache);
+	se->se_cache = NULL;
+	if (se->se_client)
+		se->se_client->cl_nsessions--;
+	se->se_client = NULL;
+	se->se_used = false;
+	se->se_dead = false;
+}
+
+void nfs4_state_destroy(struct nfs4_state *st)
+{
+	if (!st)
+		return;
+	for (unsigned i = 0; i < NFS4_MAX_SESSIONS; i++)
+		free(st->st_sessions[i].se_cache);
+	for (unsigned i = 0; i < NFS4_MAX_LOCKS; i++)
+		if (st->st_locks[i].lk_fd >= 0)
+			close(st->st_locks[i].lk_fd);
+	pthread_mutex_destroy(&st->st_lock);
+	free(st);
+}
+
+/* ---- clients ---- */
+
+static struct nfs4_client *client_find(struct nfs4_state *st, uint64_t id)
+{
+	uint32_t lo = (uint32_t)id, idx = lo & 0xff;
+	struct nfs4_client *cl;
+
+	if ((uint32_t)(id >> 32) != st->st_boot || idx >= NFS4_MAX_CLIENTS)
+		return NULL;
+	cl = &st->st_clients[idx];
+	return cl->cl_used && cl->cl_id == id ? cl : NULL;
+}
+
+static void lock_free(struct nfs4_lock *lk)
+{
+	/* closing the owner's description releases its locks (teardown
+	 * and FREE_STATEID: the one system call made under st_lock) */
+	if (lk->lk_fd >= 0)
+		close(lk->lk_fd);
+	lk->lk_fd = -1;
+	lk->lk_used = false;
+}
+
+static void opens_drop_client(struct nfs4_state *st, uint64_t clientid)
+{
+	for (unsigned i = 0; i < NFS4_MAX_OPENS; i++)
+		if (st->st_opens[i].op_used && st->st_opens[i].op_clientid == clientid)
+			st->st_opens[i].op_used = false;
+	for (unsigned i = 0; i < NFS4_MAX_LOCKS; i++)
+		if (st->st_locks[i].lk_used && st->st_locks[i].lk_clientid == clientid)
+			lock_free(&st->st_locks[i]);
+}
+
+/* client_busy - does a request hold a slot of one of @cl's sessions? */
+static bool client_busy(struct nfs4_state *st, const struct nfs4_client *cl)
+{
+	for (unsigned i = 0; i < NFS4_MAX_SESSIONS; i++) {
+		const struct nfs4_session *se = &st->st_sessions[i];
+
+		if (se->se_used && se->se_client == cl && se->se_refs)
+			return true;
+	}
+	return false;
+}
+
+/* client_free - @cl, its sessions (none in use) and its open states. */
+static void client_free(struct nfs4_state *st, struct nfs4_client *cl)
+{
+	for (unsigned i = 0; i < NFS4_MAX_SESSIONS; i++) {
+		struct nfs4_session *se = &st->st_sessions[i];
+
+		if (se->se_used && se->se_client == cl)
+			session_free(se);
+	}
+	opens_drop_client(st, cl->cl_id);
+	cl->cl_used = false;
+}
+
+static bool lease_expired(const struct nfs4_state *st,
+			  const struct nfs4_client *cl, time_t now)
+{
+	return now - cl->cl_renew > (time_t)st->st_lease;
+}
+
+/*
+ * client_alloc - a free record, or one whose lease expired (unconfirmed
+ * records first) taken back.  NULL when every record is live.
+ */
+static struct nfs4_client *client_alloc(struct nfs4_state *st)
+{
+	time_t now = now_sec();
+	struct nfs4_client *victim = NULL;
+
+	for (unsigned i = 0; i < NFS4_MAX_CLIENTS; i++) {
+		struct nfs4_client *cl = &st->st_clients[i];
+
+		if (!cl->cl_used)
+			return cl;
+		if (!lease_expired(st, cl, now) || client_busy(st, cl))
+			continue;
+		if (!victim || (!cl->cl_confirmed && victim->cl_confirmed))
+			victim = cl;
+	}
+	if (victim)
+		client_free(st, victim);
+	return victim;
+}
+
+uint32_t nfs4_exchange_id(struct nfs4_state *st, const uint8_t verf[8],
+			  const uint8_t *owner, uint32_t len, uint32_t flags,
+			  struct nfs4_exid_res *res)
+{
+	struct nfs4_client *cl = NULL;
+	uint32_t status = NFS4_OK, gen;
+	unsigned idx;
+
+	if (len > NFS4_OPAQUE_LIMIT || (flags & ~EXCHGID4_FLAG_MASK_A))
+		return NFS4ERR_INVAL;
+	pthread_mutex_lock(&st->st_lock);
+	for (unsigned i = 0; i < NFS4_MAX_CLIENTS; i++) {
+		struct nfs4_client *c = &st->st_clients[i];
+
+		if (c->cl_used && c->cl_ownerlen == len &&
+		    memcmp(c->cl_owner, owner, len) == 0) {
+			cl = c;
+			break;
+		}
+	}
+	if (flags & EXCHGID4_FLAG_UPD_CONFIRMED_REC_A) {
+		/* an update of a confirmed record (18.35.5 cases 6-8) */
+		if (!cl || !cl->cl_confirmed)
+			status = NFS4ERR_NOENT;
+		else if (memcmp(cl->cl_verf, verf, NFS4_VERIFIER_SIZE) != 0)
+			status = NFS4ERR_NOT_SAME;
+		if (status)
+			goto out;
+		goto confirmed;
+	}
+	if (cl && cl->cl_confirmed &&
+	    memcmp(cl->cl_verf, verf, NFS4_VERIFIER_SIZE) == 0)
+		goto confirmed; /* case 2: a retry or the same incarnation */
+	if (cl) {
+		/* case 4 (an unconfirmed record) or 5 (the client restarted):
+		 * the old record and its state go */
+		if (client_busy(st, cl)) {
+			status = NFS4ERR_DELAY;
+			goto out;
+		}
+		client_free(st, cl);
+	}
+	cl = client_alloc(st);
+	if (!cl) {
+		status = NFS4ERR_RESOURCE;
+		goto out;
+	}
+	idx = (unsigned)(cl - st->st_clients);
+	gen = (cl->cl_gen + 1) & 0xffffff;
+	memset(cl, 0, offsetof(struct nfs4_client, cl_owner));
+	cl->cl_gen = gen;
+	cl->cl_used = true;
+	cl->cl_id = (uint64_t)st->st_boot << 32 | cl->cl_gen << 8 | idx;
+	memcpy(cl->cl_verf, verf, NFS4_VERIFIER_SIZE);
+	memcpy(cl->cl_owner, owner, len);
+	cl->cl_ownerlen = len;
+	cl->cl_cs_seq = 1;
+	cl->cl_renew = now_sec();
+	res->er_clientid = cl->cl_id;
+	res->er_sequenceid = cl->cl_cs_seq;
+	res->er_flags = EXCHGID4_FLAG_USE_NON_PNFS;
+	goto out;
+confirmed:
+	cl->cl_renew = now_sec();
+	res->er_clientid = cl->cl_id;
+	res->er_sequenceid = cl->cl_cs_seq;
+	res->er_flags = EXCHGID4_FLAG_USE_NON_PNFS | EXCHGID4_FLAG_CONFIRMED_R;
+out:
+	pthread_mutex_unlock(&st->st_lock);
+	return status;
+}
+
+/* ---- sessions ---- */
+
+static uint32_t min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+/* session_alloc - a free session (or one of an expired client's). */
+static struct nfs4_session *session_alloc(struct nfs4_state *st)
+{
+	time_t now = now_sec();
+
+	for (unsigned i = 0; i < NFS4_MAX_SESSIONS; i++)
+		if (!st->st_sessions[i].se_used)
+			return &st->st_sessions[i];
+	for (unsigned i = 0; i < NFS4_MAX_SESSIONS; i++) {
+		struct nfs4_session *se = &st->st_sessions[i];
+
+		if (!se->se_refs && lease_expired(st, se->se_client, now)) {
+			session_free(se);
+			return se;
+		}
+	}
+	return NULL;
+}
+
+uint32_t nfs4_create_session(struct nfs4_state *st, uint64_t clientid,
+			     uint32_t sequence, uint32_t flags,
+			     const struct nfs4_chan_attrs *fore,
+			     const struct nfs4_chan_attrs *back,
+			     struct nfs4_cs_res *res)
+{
+	struct nfs4_client *cl;
+	struct nfs4_session *se;
+	struct nfs4_chan_attrs fa;
+	uint32_t status = NFS4_OK, max_msg, idx;
+
+	(void)flags; /* nothing asked for is granted: no PERSIST, no back channel */
+	pthread_mutex_lock(&st->st_lock);
+	cl = client_find(st, clientid);
+	if (!cl) {
+		status = NFS4ERR_STALE_CLIENTID;
+		goto out;
+	}
+	if (cl->cl_cs_have && sequence == cl->cl_cs_seq - 1) {
+		*res = cl->cl_cs_res; /* a retry: the same answer (18.36.4) */
+		goto out;
+	}
+	if (sequence != cl->cl_cs_seq) {
+		status = NFS4ERR_SEQ_MISORDERED;
+		goto out;
+	}
+	/* a fore channel that cannot carry a SEQUENCE and its reply */
+	if (fore->ca_maxrequestsize < 256 || fore->ca_maxresponsesize < 256 ||
+	    fore->ca_maxoperations < 1 || fore->ca_maxrequests < 1) {
+		status = NFS4ERR_TOOSMALL;
+		goto out;
+	}
+	if (cl->cl_nsessions >= NFS4_MAX_CLIENT_SESSIONS ||
+	    !(se = session_alloc(st))) {
+		status = NFS4ERR_NOSPC;
+		goto out;
+	}
+	se->se_cache = calloc(NFS4_MAX_SLOTS, NFS4_SLOT_CACHE_BYTES);
+	if (!se->se_cache) {
+		status = NFS4ERR_SERVERFAULT;
+		goto out;
+	}
+	max_msg = UINT32_MAX; /* the transport bounds each message */
+	fa.ca_headerpadsize = 0;
+	fa.ca_maxrequestsize = min_u32(fore->ca_maxrequestsize, max_msg);
+	fa.ca_maxresponsesize = min_u32(fore->ca_maxresponsesize, max_msg);
+	fa.ca_maxresponsesize_cached = min_u32(fore->ca_maxresponsesize_cached,
+					       NFS4_SLOT_CACHE_BYTES);
+	fa.ca_maxoperations = min_u32(fore->ca_maxoperations, NFS4_COMPOUND_MAX_OPS);
+	fa.ca_maxrequests = min_u32(fore->ca_maxrequests, NFS4_MAX_SLOTS);
+	fa.ca_nrdma_ird = 0;
+	fa.ca_rdma_ird = 0;
+
+	idx = (uint32_t)(se - st->st_sessions);
+	se->se_gen = (se->se_gen + 1) & 0xffffff;
+	se->se_used = true;
+	se->se_dead = false;
+	se->se_refs = 0;
+	se->se_client = cl;
+	se->se_fore = fa;
+	se->se_nslots = fa.ca_maxrequests;
+	for (uint32_t i = 0; i < NFS4_MAX_SLOTS; i++) {
+		se->se_slots[i] = (struct nfs4_slot){
+			.sl_reply = se->se_cache + (size_t)i * NFS4_SLOT_CACHE_BYTES,
+		};
+	}
+	store_be32(se->se_id, (uint32_t)(clientid >> 32));
+	store_be32(se->se_id + 4, (uint32_t)clientid);
+	store_be32(se->se_id + 8, st->st_boot);
+	store_be32(se->se_id + 12, se->se_gen << 8 | idx);
+	cl->cl_nsessions++;
+	cl->cl_confirmed = true;
+	cl->cl_renew = now_sec();
+
+	memset(res, 0, sizeof(*res));
+	memcpy(res->cr_sessionid, se->se_id, NFS4_SESSIONID_SIZE);
+	res->cr_sequence = sequence;
+	res->cr_flags = 0;
+	res->cr_fore = fa;
+	res->cr_back = *back;
+	res->cr_back.ca_nrdma_ird = 0;
+	res->cr_back.ca_rdma_ird = 0;
+	cl->cl_cs_res = *res;
+	cl->cl_cs_have = true;
+	cl->cl_cs_seq++;
+out:
+	pthread_mutex_unlock(&st->st_lock);
+	return status;
+}
+
+static struct nfs4_session *session_find(struct nfs4_state *st, const uint8_t sid[16])
+{
+	uint32_t idx = load_be32(sid + 12) & 0xff;
+	struct nfs4_session *se;
+
+	if (load_be32(sid + 8) != st->st_boot || idx >= NFS4_MAX_SESSIONS)
+		return NULL;
+	se = &st->st_sessions[idx];
+	if (!se->se_used || se->se_dead || memcmp(se->se_id, sid, NFS4_SESSIONID_SIZE))
+		return NULL;
+	return se;
+}
+
+uint32_t nfs4_session_check(struct nfs4_state *st, const uint8_t sid[16])
+{
+	uint32_t status;
+
+	pthread_mutex_lock(&st->st_lock);
+	status = session_find(st, sid) ? NFS4_OK : NFS4ERR_BADSESSION;
+	pthread_mutex_unlock(&st->st_lock);
+	return status;
+}
+
+uint32_t nfs4_sequence(struct nfs4_state *st, const uint8_t sid[16],
+		       uint32_t seqid, uint32_t slot, uint32_t highest,
+		       uint32_t nops, struct nfs4_seq_res *res)
+{
+	struct nfs4_session *se;
+	struct nfs4_slot *sl;
+	uint32_t status = NFS4_OK;
+
+	(void)highest;
+	res->sr_session = NULL;
+	res->sr_replay = res->sr_uncached = false;
+	pthread_mutex_lock(&st->st_lock);
+	se = session_find(st, sid);
+	if (!se) {
+		status = NFS4ERR_BADSESSION;
+		goto out;
+	}
+	if (slot >= se->se_nslots) {
+		status = NFS4ERR_BADSLOT;
+		goto out;
+	}
+	sl = &se->se_slots[slot];
+	if (nops > se->se_fore.ca_maxoperations) {
+		/* refused before the slot is looked at: it does not advance */
+		status = NFS4ERR_TOO_MANY_OPS;
+		goto out;
+	}
+	if (seqid == sl->sl_seqid) {
+		/* a retry of the slot's last request (2.10.6.1.2) */
+		if (sl->sl_inuse) {
+			status = NFS4ERR_DELAY;
+			goto out;
+		}
+		res->sr_replay = true;
+		if (sl->sl_cached) {
+			memcpy(res->sr_replay_buf, sl->sl_reply, sl->sl_len);
+			res->sr_replay_len = sl->sl_len;
+		} else {
+			res->sr_uncached = true;
+		}
+	} else if (seqid == sl->sl_seqid + 1 && !sl->sl_inuse) {
+		sl->sl_seqid = seqid;
+		sl->sl_inuse = true;
+		sl->sl_cached = false;
+		se->se_refs++;
+		res->sr_session = se;
+	} else {
+		status = NFS4ERR_SEQ_MISORDERED;
+		goto out;
+	}
+	se->se_client->cl_renew = now_sec();
+	res->sr_slot = slot;
+	res->sr_highest_slotid = se->se_nslots - 1;
+	res->sr_target_highest_slotid = se->se_nslots - 1;
+	res->sr_status_flags = 0;
+	res->sr_clientid = se->se_client->cl_id;
+	res->sr_maxops = se->se_fore.ca_maxoperations;
+	res->sr_maxresp = se->se_fore.ca_maxresponsesize;
+out:
+	pthread_mutex_unlock(&st->st_lock);
+	return status;
+}
+
+void nfs4_sequence_done(struct nfs4_state *st, struct nfs4_session *se,
+			uint32_t slot, const uint8_t *reply, uint32_t len)
+{
+	struct nfs4_slot *sl;
+
+	if (!se)
+		return;
+	pthread_mutex_lock(&st->st_lock);
+	sl = &se->se_slots[slot];
+	if (reply && len <= NFS4_SLOT_CACHE_BYTES && !se->se_dead) {
+		memcpy(sl->sl_reply, reply, len);
+		sl->sl_len = len;
+		sl->sl_cached = true;
+	}
+	sl->sl_inuse = false;
+	if (--se->se_refs == 0 && se->se_dead)
+		session_free(se);
+	pthread_mutex_unlock(&st->st_lock);
+}
+
+uint32_t nfs4_destroy_session(struct nfs4_state *st, const uint8_t sid[16],
+			      const struct nfs4_session *self)
+{
+	struct nfs4_session *se;
+	uint32_t status = NFS4_OK;
+
+	pthread_mutex_lock(&st->st_lock);
+	se = session_find(st, sid);
+	if (!se) {
+		status = NFS4ERR_BADSESSION;
+	} else if (se->se_refs > (se == self ? 1u : 0u)) {
+		status = NFS4ERR_DELAY;
+	} else if (se->se_refs) {
+		se->se_dead = true; /* our own: freed when this request ends */
+	} else {
+		session_free(se);
+	}
+	pthread_mutex_unlock(&st->st_lock);
+	return status;
+}
+
+uint32_t nfs4_destroy_clientid(struct nfs4_state *st, uint64_t clientid)
+{
+	struct nfs4_client *cl;
+	uint32_t status = NFS4_OK;
+
+	pthread_mutex_lock(&st->st_lock);
+	cl = client_find(st, clientid);
+	if (!cl)
+		status = NFS4ERR_STALE_CLIENTID;
+	else if (cl->cl_nsessions)
+		status = NFS4ERR_CLIENTID_BUSY;
+	else
+		client_free(st, cl);
+	pthread_mutex_unlock(&st->st_lock);
+	return status;
+}
+
+uint32_t nfs4_reclaim_complete(struct nfs4_state *st, uint64_t clientid,
+			       bool one_fs)
+{
+	struct nfs4_client *cl;
+	uint32_t status = NFS4_OK;
+
+	pthread_mutex_lock(&st->st_lock);
+	cl = client_find(st, clientid);
+	if (!cl)
+		status = NFS4ERR_STALE_CLIENTID;
+	else if (!one_fs && cl->cl_reclaim_done)
+		status = NFS4ERR_COMPLETE_ALREADY;
+	else if (!one_fs)
+		cl->cl_reclaim_done = true;
+	pthread_mutex_unlock(&st->st_lock);
+	return status;
+}
+
+/* ---- open states ---- */
+
+static void other_make(const struct nfs4_state *st, uint32_t idx, uint32_t gen,
+		       uint8_t other[NFS4_OTHER_SIZE])
+{
+	store_be32(other, st->st_boot);
+	store_be32(other + 4, idx);
+	store_be32(other + 8, gen);
+}
+
+static bool other_is(const uint8_t other[NFS4_OTHER_SIZE], uint8_t b)
+{
+	for (unsigned i = 0; i < NFS4_OTHER_SIZE; i++)
+		if (other[i] != b)
+			return false;
+	return true;
+}
+
+/* open_lookup - the open state a stateid names, with seqid checks. */
+static uint32_t open_lookup(struct nfs4_state *st, uint64_t clientid,
+			    const struct nfs4_stateid *sid, struct nfs4_open **out)
+{
+	uint32_t idx = load_be32(sid->si_other + 4);
+	struct nfs4_open *op;
+
+	if (load_be32(sid->si_other) != st->st_boot || idx >= NFS4_MAX_OPENS)
+		return NFS4ERR_BAD_STATEID;
+	op = &st->st_opens[idx];
+	if (!op->op_used || op->op_gen != load_be32(sid->si_other + 8) ||
+	    op->op_clientid != clientid)
+		return NFS4ERR_BAD_STATEID;
+	if (sid->si_seqid != 0 && sid->si_seqid > op->op_seqid)
+		return NFS4ERR_BAD_STATEID;
+	if (sid->si_seqid != 0 && sid->si_seqid < op->op_seqid)
+		return NFS4ERR_OLD_STATEID;
+	*out = op;
+	return NFS4_OK;
+}
+
+/* lock_lookup - the lock state a stateid names, with seqid checks. */
+static uint32_t lock_lookup(struct nfs4_state *st, uint64_t clientid,
+			    const struct nfs4_stateid *sid, struct nfs4_lock **out)
+{
+	uint32_t idx = load_be32(sid->si_other + 4);
+	struct nfs4_lock *lk;
+
+	if (load_be32(sid->si_other) != st->st_boot || !(idx & NFS4_LOCK_IDX))
+		return NFS4ERR_BAD_STATEID;
+	idx &= ~NFS4_LOCK_IDX;
+	if (idx >= NFS4_MAX_LOCKS)
+		return NFS4ERR_BAD_STATEID;
+	lk = &st->st_locks[idx];
+	if (!lk->lk_used || lk->lk_gen != load_be32(sid->si_other + 8) ||
+	    lk->lk_clientid != clientid)
+		return NFS4ERR_BAD_STATEID;
+	if (sid->si_seqid != 0 && sid->si_seqid > lk->lk_seqid)
+		return NFS4ERR_BAD_STATEID;
+	if (sid->si_seqid != 0 && sid->si_seqid < lk->lk_seqid)
+		return NFS4ERR_OLD_STATEID;
+	*out = lk;
+	return NFS4_OK;
+}
+
+static void lock_sid(const struct nfs4_state *st, const struct nfs4_lock *lk,
+		     struct nfs4_stateid *out)
+{
+	out->si_seqid = lk->lk_seqid;
+	other_make(st, (uint32_t)(lk - st->st_locks) | NFS4_LOCK_IDX, lk->lk_gen,
+		   out->si_other);
+}
+
+uint32_t nfs4_lock_owner(struct nfs4_state *st, uint64_t clientid,
+			 const struct nfs4_stateid *open_sid,
+			 const uint8_t *owner, uint32_t ownerlen,
+			 const uint8_t *fh, uint32_t fhlen, int *fdp,
+			 struct nfs4_stateid *out, uint32_t *access)
+{
+	uint64_t h = nfs3_siphash(st->st_key, owner, ownerlen) ^ ownerlen ^
+		     0x4c4f434b00000000ull;
+	struct nfs4_lock *lk = NULL, *free_lk = NULL;
+	struct nfs4_open *op;
+	uint32_t status;
+	int fd = *fdp;
+
+	pthread_mutex_lock(&st->st_lock);
+	status = open_lookup(st, clientid, open_sid, &op);
+	if (status)
+		goto out;
+	if (op->op_fhlen != fhlen || memcmp(op->op_fh, fh, fhlen) != 0) {
+		status = NFS4ERR_BAD_STATEID;
+		goto out;
+	}
+	for (unsigned i = 0; i < NFS4_MAX_LOCKS; i++) {
+		struct nfs4_lock *l = &st->st_locks[i];
+
+		if (!l->lk_used) {
+			if (!free_lk)
+				free_lk = l;
+			continue;
+		}
+		if (l->lk_clientid == clientid && l->lk_owner == h &&
+		    l->lk_fhlen == fhlen && memcmp(l->lk_fh, fh, fhlen) == 0) {
+			lk = l;
+			break;
+		}
+	}
+	if (!lk && !free_lk) {
+		status = NFS4ERR_RESOURCE;
+		goto out;
+	}
+	if (!lk) {
+		lk = free_lk;
+		lk->lk_used = true;
+		lk->lk_gen++;
+		lk->lk_seqid = 0;
+		lk->lk_clientid = clientid;
+		lk->lk_owner = h;
+		lk->lk_fd = fd;
+		lk->lk_fhlen = fhlen;
+		memcpy(lk->lk_fh, fh, fhlen);
+		*fdp = -1; /* the table owns it now */
+	}
+	lk->lk_access = op->op_access;
+	*access = op->op_access;
+	lock_sid(st, lk, out);
+out:
+	pthread_mutex_unlock(&st->st_lock);
+	return status;
+}
+
+uint32_t nfs4_lock_fd(struct nfs4_state *st, uint64_t clientid,
+		      const struct nfs4_stateid *sid, const uint8_t *fh,
+		      uint32_t fhlen, int *fdp, uint32_t *access)
+{
+	struct nfs4_lock *lk;
+	uint32_t status;
+
+	pthread_mutex_lock(&st->st_lock);
+	status = lock_lookup(st, clientid, sid, &lk);
+	if (status == NFS4_OK &&
+	    (lk->lk_fhlen != fhlen || memcmp(lk->lk_fh, fh, fhlen) != 0))
+		status = NFS4ERR_BAD_STATEID;
+	if (status == NFS4_OK) {
+		/* the same open file description: its locks are the owner's */
+		*fdp = fcntl(lk->lk_fd, F_DUPFD_CLOEXEC, 0);
+		if (*fdp < 0)
+			status = NFS4ERR_RESOURCE;
+		*access = lk->lk_access;
+	}
+	pthread_mutex_unlock(&st->st_lock);
+	return status;
+}
+
+uint32_t nfs4_lock_find_owner(struct nfs4_state *st, uint64_t clientid,
+			      const uint8_t *owner, uint32_t ownerlen,
+			      const uint8_t *fh, uint32_t fhlen, int *fdp)
+{
+	uint64_t h = nfs3_siphash(st->st_key, owner, ownerlen) ^ ownerlen ^
+		     0x4c4f434b00000000ull;
+	uint32_t status = NFS4ERR_BAD_STATEID;
+
+	*fdp = -1;
+	pthread_mutex_lock(&st->st_lock);
+	for (unsigned i = 0; i < NFS4_MAX_LOCKS; i++) {
+		struct nfs4_lock *l = &st->st_locks[i];
+
+		if (l->lk_used && l->lk_clientid == clientid && l->lk_owner == h &&
+		    l->lk_fhlen == fhlen && memcmp(l->lk_fh, fh, fhlen) == 0) {
+			*fdp = fcntl(l->lk_fd, F_DUPFD_CLOEXEC, 0);
+			status = *fdp < 0 ? NFS4ERR_RESOURCE : NFS4_OK;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&st->st_lock);
+	return status;
+}
+
+uint32_t nfs4_lock_bump(struct nfs4_state *st, uint64_t clientid,
+			const struct nfs4_stateid *sid, struct nfs4_stateid *out)
+{
+	struct nfs4_lock *lk;
+	uint32_t status;
+
+	pthread_mutex_lock(&st->st_lock);
+	status = lock_lookup(st, clientid, sid, &lk);
+	if (status == NFS4_OK) {
+		lk->lk_seqid++;
+		lock_sid(st, lk, out);
+	}
+	pthread_mutex_unlock(&st->st_lock);
+	return status;
+}
+
+uint32_t nfs4_lock_free(struct nfs4_state *st, uint64_t clientid,
+			const struct nfs4_stateid *sid)
+{
+	struct nfs4_lock *lk;
+	uint32_t status;
+
+	pthread_mutex_lock(&st->st_lock);
+	status = lock_lookup(st, clientid, sid, &lk);
+	if (status == NFS4_OK)
+		lock_free(lk);
+	pthread_mutex_unlock(&st->st_lock);
+	return status;
+}
+
+uint32_t nfs4_open_add(struct nfs4_state *st, uint64_t clientid,
+		       const uint8_t *owner, uint32_t ownerlen,
+		       const uint8_t *fh, uint32_t fhlen, uint32_t access,
+		       uint32_t deny, struct nfs4_stateid *out)
+{
+	uint64_t h = nfs3_siphash(st->st_key, owner, ownerlen) ^ ownerlen;
+	struct nfs4_open *op = NULL, *free_op = NULL;
+	uint32_t status = NFS4_OK, idx;
+
+	if (fhlen > NFS4_FHSIZE)
+		return NFS4ERR_BADHANDLE;
+	pthread_mutex_lock(&st->st_lock);
+	if (!client_find(st, clientid)) {
+		status = NFS4ERR_STALE_CLIENTID;
+		goto out;
+	}
+	for (unsigned i = 0; i < NFS4_MAX_OPENS; i++) {
+		struct nfs4_open *o = &st->st_opens[i];
+
+		if (!o->op_used) {
+			if (!free_op)
+				free_op = o;
+			continue;
+		}
+		if (o->op_fhlen != fhlen || memcmp(o->op_fh, fh, fhlen) != 0)
+			continue;
+		if (o->op_clientid == clientid && o->op_owner == h) {
+			op = o;
+			continue;
+		}
+		/* share reservations (RFC 8881 9.7): another open of the file
+		 * denies what this one wants, or wants what this one denies */
+		if ((o->op_deny & access) || (o->op_access & deny)) {
+			status = NFS4ERR_SHARE_DENIED;
+			goto out;
+		}
+	}
+	if (op) {
+		op->op_access |= access;
+		op->op_deny |= deny;
+		op->op_seqid++;
+	} else if (free_op) {
+		op = free_op;
+		op->op_used = true;
+		op->op_gen++;
+		op->op_seqid = 1;
+		op->op_clientid = clientid;
+		op->op_owner = h;
+		op->op_access = access;
+		op->op_deny = deny;
+		op->op_fhlen = fhlen;
+		memcpy(op->op_fh, fh, fhlen);
+	} else {
+		status = NFS4ERR_RESOURCE;
+		goto out;
+	}
+	idx = (uint32_t)(op - st->st_opens);
+	out->si_seqid = op->op_seqid;
+	other_make(st, idx, op->op_gen, out->si_other);
+out:
+	pthread_mutex_unlock(&st->st_lock);
+	return status;
+}
+
+uint32_t nfs4_open_find(struct nfs4_state *st, uint64_t clientid,
+			const struct nfs4_stateid *sid, const uint8_t *fh,
+			uint32_t fhlen, uint32_t *access)
+{
+	struct nfs4_open *op;
+	uint32_t status;
+
+	/* anonymous (all zero; seqid 1 with other zero is the "current
+	 * stateid", treated as anonymous) and READ bypass (all ones) */
+	if ((other_is(sid->si_other, 0) && sid->si_seqid <= 1) ||
+	    (other_is(sid->si_other, 0xff) && sid->si_seqid == UINT32_MAX)) {
+		*access = OPEN4_SHARE_ACCESS_BOTH;
+		return NFS4_OK;
+	}
+	pthread_mutex_lock(&st->st_lock);
+	if (load_be32(sid->si_other + 4) & NFS4_LOCK_IDX) {
+		struct nfs4_lock *lk;
+
+		/* a lock stateid: I/O of a process holding locks (8.2.2) */
+		status = lock_lookup(st, clientid, sid, &lk);
+		if (status == NFS4_OK &&
+		    (lk->lk_fhlen != fhlen || memcmp(lk->lk_fh, fh, fhlen) != 0))
+			status = NFS4ERR_BAD_STATEID;
+		if (status == NFS4_OK)
+			*access = lk->lk_access;
+		pthread_mutex_unlock(&st->st_lock);
+		return status;
+	}
+	status = open_lookup(st, clientid, sid, &op);
+	if (status == NFS4_OK) {
+		if (op->op_fhlen != fhlen || memcmp(op->op_fh, fh, fhlen) != 0)
+			status = NFS4ERR_BAD_STATEID;
+		else
+			*access = op->op_access;
+	}
+	pthread_mutex_unlock(&st->st_lock);
+	return status;
+}
+
+uint32_t nfs4_open_close(struct nfs4_state *st, uint64_t clientid,
+			 const struct nfs4_stateid *sid, uint32_t access,
+			 uint32_t deny, struct nfs4_stateid *out)
+{
+	struct nfs4_open *op;
+	uint32_t status;
+
+	pthread_mutex_lock(&st->st_lock);
+	status = open_lookup(st, clientid, sid, &op);
+	if (status)
+		goto out;
+	if (access && ((access & ~op->op_access) || (deny & ~op->op_deny))) {
+		status = NFS4ERR_INVAL;
+		goto out;
+	}
+	op->op_seqid++;
+	out->si_seqid = op->op_seqid;
+	memcpy(out->si_other, sid->si_other, NFS4_OTHER_SIZE);
+	if (access) {
+		op->op_access = access;
+		op->op_deny = deny;
+	} else {
+		op->op_used = false;
+	}
+out:
+	pthread_mutex_unlock(&st->st_lock);
+	return status;
+}
+
+uint32_t nfs4_open_test(struct nfs4_state *st, uint64_t clientid,
+			const struct nfs4_stateid *sid)
+{
+	struct nfs4_open *op;
+	struct nfs4_lock *lk;
+	uint32_t status;
+
+	pthread_mutex_lock(&st->st_lock);
+	if (load_be32(sid->si_other + 4) & NFS4_LOCK_IDX)
+		status = lock_lookup(st, clientid, sid, &lk);
+	else
+		status = open_lookup(st, clientid, sid, &op);
+	pthread_mutex_unlock(&st->st_lock);
+	return status;
+}
+
+void nfs4_state_counts(struct nfs4_state *st, struct nfs4_state_counts *out)
+{
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&st->st_lock);
+	for (unsigned i = 0; i < NFS4_MAX_CLIENTS; i++)
+		out->sc_clients += st->st_clients[i].cl_used;
+	for (unsigned i = 0; i < NFS4_MAX_SESSIONS; i++)
+		out->sc_sessions += st->st_sessions[i].se_used;
+	for (unsigned i = 0; i < NFS4_MAX_OPENS; i++)
+		out->sc_opens += st->st_opens[i].op_used;
+	for (unsigned i = 0; i < NFS4_MAX_LOCKS; i++)
+		out->sc_locks += st->st_locks[i].lk_used;
+	pthread_mutex_unlock(&st->st_lock);
+}

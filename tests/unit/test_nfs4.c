@@ -1,0 +1,1234 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_nfs4.c - the NFSv4.1 server: the COMPOUND decoder and its bounds,
+ * the session rules (RFC 8881 2.10.6: SEQUENCE first, slots, retries,
+ * misordered sequence ids), the state tables' limits, and attributes
+ * decoded by hand from RFC 8881 section 5 (bitmap words, value order and
+ * sizes).  Calls are built and results decoded here, independently of
+ * the server's encoders.
+ */
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "test_nfs3_harness.h"
+
+#include <rpcrdma/nfs4.h>
+
+#include "common/be.h"
+#include "nfs4/nfs4_internal.h"
+
+struct env {
+	char dir[64];
+	struct rpcrdma_nfs3_server *srv3;
+	struct rpcrdma_nfs4_server *srv4;
+	struct t_call c;
+	uint64_t clientid;
+	uint8_t sid[16];
+	uint32_t seq; /* slot 0's next sequence id */
+	struct stat fst;
+};
+
+static int setup(void **state)
+{
+	struct env *e = calloc(1, sizeof(*e));
+	struct rpcrdma_nfs3_config cfg = { 0 };
+	struct rpcrdma_nfs3_exports *xt = NULL;
+	char text[256], err[256], path[128];
+	int fd;
+
+	if (!e)
+		return -1;
+	strcpy(e->dir, "/tmp/nfs4t.XXXXXX");
+	if (!mkdtemp(e->dir))
+		return -1;
+	chmod(e->dir, 0777);
+	snprintf(path, sizeof(path), "%s/f", e->dir);
+	fd = open(path, O_CREAT | O_WRONLY, 0640);
+	if (fd < 0 || write(fd, "12345", 5) != 5)
+		return -1;
+	if (geteuid() == 0 && fchown(fd, 1234, 5678))
+		return -1;
+	fchmod(fd, 0640);
+	close(fd);
+	stat(path, &e->fst);
+	snprintf(text, sizeof(text), "%s 127.0.0.1(rw,no_root_squash,fsid=7)\n", e->dir);
+	if (rpcrdma_nfs3_exports_parse("test", text, &xt, err, sizeof(err)))
+		return -1;
+	for (unsigned i = 0; i < sizeof(cfg.nc_key); i++)
+		cfg.nc_key[i] = (uint8_t)(i * 7 + 1);
+	cfg.nc_max_payload = 1u << 20;
+	if (rpcrdma_nfs3_server_create(&cfg, xt, &e->srv3, NULL, 0))
+		return -1;
+	rpcrdma_nfs3_exports_free(xt);
+	if (rpcrdma_nfs4_server_create(e->srv3, NULL, &e->srv4))
+		return -1;
+	*state = e;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct env *e = *state;
+	char cmd[128];
+
+	t_free(&e->c);
+	rpcrdma_nfs4_server_destroy(e->srv4);
+	rpcrdma_nfs3_server_destroy(e->srv3);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", e->dir);
+	assert_int_equal(system(cmd), 0);
+	free(e);
+	return 0;
+}
+
+/* ---- building COMPOUNDs ---- */
+
+static void c_begin(struct env *e, uint32_t minor, uint32_t nops)
+{
+	struct t_call *c = &e->c;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&c->req.rq_peer;
+	uint8_t *res = c->res;
+
+	t_begin(c, 1, 0, 0);
+	(void)res;
+	c->req.rq_msg.rm_vers = 4;
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	t_str(c, "tag!");
+	t_u32(c, minor);
+	t_u32(c, nops);
+}
+
+static void c_fixed(struct t_call *c, const uint8_t *p, size_t n)
+{
+	assert_true(c->alen + n <= sizeof(c->args));
+	memcpy(c->args + c->alen, p, n);
+	c->alen += n;
+}
+
+static void c_sequence(struct env *e, uint32_t seq, uint32_t slot)
+{
+	t_u32(&e->c, OP_SEQUENCE);
+	c_fixed(&e->c, e->sid, 16);
+	t_u32(&e->c, seq);
+	t_u32(&e->c, slot);
+	t_u32(&e->c, slot);
+	t_u32(&e->c, 0);
+}
+
+static int c_run(struct env *e)
+{
+	struct t_call *c = &e->c;
+
+	memset(c->res, 0xee, T_RES_BYTES);
+	rpcrdma_xdr_init(&c->req.rq_args, c->args, c->alen);
+	rpcrdma_xdr_init(&c->req.rq_res, c->res, T_RES_BYTES);
+	c->ret = rpcrdma_nfs4_server_dispatch(&c->req, e->srv4);
+	rpcrdma_nfs3_thread_release();
+	c->rlen = c->req.rq_res.xs_pos;
+	c->rpos = 0;
+	return c->ret;
+}
+
+/* r_hdr - COMPOUND4res up to the array: its status; *@n the result count. */
+static uint32_t r_hdr(struct t_call *c, uint32_t *n)
+{
+	uint32_t status = r_u32(c), len;
+	const uint8_t *tag = r_opaque(c, &len);
+
+	assert_int_equal(len, 4);
+	assert_memory_equal(tag, "tag!", 4);
+	*n = r_u32(c);
+	return status;
+}
+
+/* r_op - one result's opnum (checked) and status. */
+static uint32_t r_op(struct t_call *c, uint32_t op)
+{
+	assert_int_equal(r_u32(c), op);
+	return r_u32(c);
+}
+
+static void r_skip(struct t_call *c, size_t n)
+{
+	assert_true(c->rpos + n <= c->rlen);
+	c->rpos += n;
+}
+
+/* ---- session set-up ---- */
+
+static void do_exchange_id(struct env *e, const char *owner, uint64_t *clientid,
+			   uint32_t *seq, uint32_t *flags)
+{
+	struct t_call *c = &e->c;
+	uint32_t n, len;
+
+	c_begin(e, 1, 1);
+	t_u32(c, OP_EXCHANGE_ID);
+	t_u32(c, 0x11111111);
+	t_u32(c, 0x22222222);   /* co_verifier */
+	t_str(c, owner);
+	t_u32(c, 0);            /* eia_flags */
+	t_u32(c, SP4_NONE);
+	t_u32(c, 0);            /* no implementation id */
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(r_op(c, OP_EXCHANGE_ID), NFS4_OK);
+	*clientid = r_u64(c);
+	*seq = r_u32(c);
+	*flags = r_u32(c);
+	assert_int_equal(r_u32(c), SP4_NONE);
+	(void)r_u64(c);
+	(void)r_opaque(c, &len);
+	(void)r_opaque(c, &len);
+	assert_int_equal(r_u32(c), 1);
+}
+
+static void put_chan(struct t_call *c, uint32_t maxreq, uint32_t maxops, uint32_t slots)
+{
+	t_u32(c, 0);
+	t_u32(c, maxreq);
+	t_u32(c, maxreq);
+	t_u32(c, 0);
+	t_u32(c, maxops);
+	t_u32(c, slots);
+	t_u32(c, 0);
+}
+
+static void c_create_session(struct env *e, uint64_t clientid, uint32_t seq)
+{
+	c_begin(e, 1, 1);
+	t_u32(&e->c, OP_CREATE_SESSION);
+	t_u64(&e->c, clientid);
+	t_u32(&e->c, seq);
+	t_u32(&e->c, CREATE_SESSION4_FLAG_CONN_BACK_CHAN | CREATE_SESSION4_FLAG_PERSIST);
+	put_chan(&e->c, 1049620, 16, 64);
+	put_chan(&e->c, 4096, 2, 1);
+	t_u32(&e->c, 0x40000000);
+	t_u32(&e->c, 1);
+	t_u32(&e->c, NFS4_AUTH_NONE);
+}
+
+static void session(struct env *e)
+{
+	uint32_t seq, flags, n;
+	const uint8_t *sid;
+
+	do_exchange_id(e, "unit-test-client", &e->clientid, &seq, &flags);
+	assert_int_equal(flags & EXCHGID4_FLAG_CONFIRMED_R, 0);
+	c_create_session(e, e->clientid, seq);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(&e->c, &n), NFS4_OK);
+	assert_int_equal(r_op(&e->c, OP_CREATE_SESSION), NFS4_OK);
+	sid = e->c.res + e->c.rpos;
+	memcpy(e->sid, sid, 16);
+	r_skip(&e->c, 16);
+	assert_int_equal(r_u32(&e->c), seq);
+	/* neither PERSIST nor the back channel is granted */
+	assert_int_equal(r_u32(&e->c), 0);
+	assert_int_equal(r_u32(&e->c), 0);          /* headerpadsize */
+	assert_int_equal(r_u32(&e->c), 1049620);    /* maxrequestsize: as asked */
+	assert_int_equal(r_u32(&e->c), 1049620);
+	assert_int_equal(r_u32(&e->c), 0);          /* cached: min(asked 0, ...) */
+	assert_int_equal(r_u32(&e->c), 16);         /* maxoperations: as asked */
+	assert_int_equal(r_u32(&e->c), NFS4_MAX_SLOTS); /* 64 asked */
+	assert_int_equal(r_u32(&e->c), 0);          /* no rdma_ird */
+	e->seq = 1;
+}
+
+/* ---- the COMPOUND header ---- */
+
+static void test_header_decode(void **state)
+{
+	uint8_t buf[2048];
+	struct rpcrdma_xdr xs;
+	struct nfs4_compound_hdr h;
+	(void)state;
+
+	/* tag "ab", minor 1, 3 ops */
+	memcpy(buf, "\0\0\0\2ab\0\0\0\0\0\1\0\0\0\3", 16);
+	rpcrdma_xdr_init(&xs, buf, 16);
+	assert_int_equal(nfs4_compound_decode_header(&xs, &h), NFS4_OK);
+	assert_int_equal(h.ch_taglen, 2);
+	assert_int_equal(h.ch_nops, 3);
+	/* short: no operation count */
+	rpcrdma_xdr_init(&xs, buf, 12);
+	assert_int_equal(nfs4_compound_decode_header(&xs, &h), NFS4ERR_BADXDR);
+	/* minor versions 0 and 2 */
+	buf[11] = 0;
+	rpcrdma_xdr_init(&xs, buf, 16);
+	assert_int_equal(nfs4_compound_decode_header(&xs, &h), NFS4ERR_MINOR_VERS_MISMATCH);
+	buf[11] = 2;
+	rpcrdma_xdr_init(&xs, buf, 16);
+	assert_int_equal(nfs4_compound_decode_header(&xs, &h), NFS4ERR_MINOR_VERS_MISMATCH);
+	/* 65 operations: over NFS4_COMPOUND_MAX_OPS (64) */
+	buf[11] = 1;
+	buf[15] = 65;
+	rpcrdma_xdr_init(&xs, buf, 16);
+	assert_int_equal(nfs4_compound_decode_header(&xs, &h), NFS4ERR_TOO_MANY_OPS);
+	buf[15] = 64;
+	rpcrdma_xdr_init(&xs, buf, 16);
+	assert_int_equal(nfs4_compound_decode_header(&xs, &h), NFS4_OK);
+	/* a tag of 1025 bytes (over NFS4_TAG_MAX), all there */
+	memset(buf, 0, sizeof(buf));
+	buf[2] = 0x04;
+	buf[3] = 0x01;
+	rpcrdma_xdr_init(&xs, buf, sizeof(buf));
+	assert_int_equal(nfs4_compound_decode_header(&xs, &h), NFS4ERR_BADXDR);
+	assert_int_equal(h.ch_taglen, 0);
+}
+
+static void test_compound_errors(void **state)
+{
+	struct env *e = *state;
+	struct t_call *c = &e->c;
+	uint32_t n;
+
+	/* minor version 2: the tag comes back, no results */
+	c_begin(e, 2, 1);
+	t_u32(c, OP_PUTROOTFH);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_MINOR_VERS_MISMATCH);
+	assert_int_equal(n, 0);
+	assert_int_equal(c->rlen, 16);
+	/* 1000 operations announced */
+	c_begin(e, 1, 1000);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_TOO_MANY_OPS);
+	assert_int_equal(n, 0);
+	/* an operation outside a session */
+	c_begin(e, 1, 2);
+	t_u32(c, OP_PUTROOTFH);
+	t_u32(c, OP_GETFH);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_OP_NOT_IN_SESSION);
+	assert_int_equal(n, 1);
+	assert_int_equal(r_op(c, OP_PUTROOTFH), NFS4ERR_OP_NOT_IN_SESSION);
+	/* an operation number outside the protocol: answered as OP_ILLEGAL */
+	c_begin(e, 1, 1);
+	t_u32(c, 2);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_OP_ILLEGAL);
+	assert_int_equal(n, 1);
+	assert_int_equal(r_op(c, OP_ILLEGAL), NFS4ERR_OP_ILLEGAL);
+	/* EXCHANGE_ID with another operation */
+	c_begin(e, 1, 2);
+	t_u32(c, OP_EXCHANGE_ID);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_NOT_ONLY_OP);
+	/* EXCHANGE_ID cut short */
+	c_begin(e, 1, 1);
+	t_u32(c, OP_EXCHANGE_ID);
+	t_u32(c, 1);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_BADXDR);
+	assert_int_equal(r_op(c, OP_EXCHANGE_ID), NFS4ERR_BADXDR);
+	/* no second operation where 1 was announced: only what is there */
+	c_begin(e, 1, 0);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4_OK);
+	assert_int_equal(n, 0);
+	/* NULL and other versions */
+	c_begin(e, 1, 0);
+	c->req.rq_msg.rm_proc = 0;
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(c->rlen, 0);
+	c->req.rq_msg.rm_proc = 2;
+	assert_int_equal(c_run(e), RPCRDMA_SVC_PROC_UNAVAIL);
+	c->req.rq_msg.rm_vers = 3;
+	assert_int_equal(c_run(e), RPCRDMA_SVC_PROG_MISMATCH);
+}
+
+static void test_sessions(void **state)
+{
+	struct env *e = *state;
+	struct t_call *c = &e->c;
+	uint8_t first[512];
+	size_t first_len;
+	uint32_t n, seq, flags;
+	uint64_t id2;
+
+	session(e);
+	/* CREATE_SESSION again with the same sequence: the same answer */
+	c_create_session(e, e->clientid, 1);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4_OK);
+	assert_int_equal(r_op(c, OP_CREATE_SESSION), NFS4_OK);
+	assert_memory_equal(c->res + c->rpos, e->sid, 16);
+	/* a sequence ahead: misordered */
+	c_create_session(e, e->clientid, 5);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_SEQ_MISORDERED);
+	/* an unknown client */
+	c_create_session(e, e->clientid ^ 0x100, 2);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_STALE_CLIENTID);
+	/* EXCHANGE_ID again: the record is confirmed now */
+	do_exchange_id(e, "unit-test-client", &id2, &seq, &flags);
+	assert_true(id2 == e->clientid);
+	assert_true(flags & EXCHGID4_FLAG_CONFIRMED_R);
+	assert_int_equal(seq, 2);
+
+	/* SEQUENCE, PUTROOTFH, GETFH */
+	c_begin(e, 1, 3);
+	c_sequence(e, 1, 0);
+	t_u32(c, OP_PUTROOTFH);
+	t_u32(c, OP_GETFH);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4_OK);
+	assert_int_equal(n, 3);
+	assert_int_equal(r_op(c, OP_SEQUENCE), NFS4_OK);
+	assert_memory_equal(c->res + c->rpos, e->sid, 16);
+	r_skip(c, 16);
+	assert_int_equal(r_u32(c), 1);                  /* sequenceid */
+	assert_int_equal(r_u32(c), 0);                  /* slotid */
+	assert_int_equal(r_u32(c), NFS4_MAX_SLOTS - 1); /* highest */
+	assert_int_equal(r_u32(c), NFS4_MAX_SLOTS - 1); /* target */
+	assert_int_equal(r_u32(c), 0);                  /* no status flags */
+	first_len = c->rlen;
+	assert_true(first_len <= sizeof(first));
+	memcpy(first, c->res, first_len);
+	/* the same request again: the kept reply, byte for byte */
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(c->rlen, first_len);
+	assert_memory_equal(c->res, first, first_len);
+	/* sequence id 3 on slot 0 (2 expected): misordered */
+	c_begin(e, 1, 1);
+	c_sequence(e, 3, 0);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_SEQ_MISORDERED);
+	assert_int_equal(r_op(c, OP_SEQUENCE), NFS4ERR_SEQ_MISORDERED);
+	/* a slot beyond the table */
+	c_begin(e, 1, 1);
+	c_sequence(e, 1, NFS4_MAX_SLOTS);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_BADSLOT);
+	/* slot 1 starts at 1 on its own */
+	c_begin(e, 1, 1);
+	c_sequence(e, 1, 1);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4_OK);
+	/* an operation the server does not implement (LAYOUTGET): NOTSUPP */
+	c_begin(e, 1, 2);
+	c_sequence(e, 2, 0);
+	t_u32(c, OP_LAYOUTGET);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_NOTSUPP);
+	assert_int_equal(n, 2);
+	assert_int_equal(r_op(c, OP_SEQUENCE), NFS4_OK);
+	r_skip(c, 36);
+	assert_int_equal(r_op(c, OP_LAYOUTGET), NFS4ERR_NOTSUPP);
+	/* SEQUENCE twice */
+	c_begin(e, 1, 2);
+	c_sequence(e, 3, 0);
+	c_sequence(e, 4, 0);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_SEQUENCE_POS);
+	assert_int_equal(n, 2);
+	/* more operations than the session's 16: the slot does not advance */
+	c_begin(e, 1, 17);
+	c_sequence(e, 4, 0);
+	for (int i = 0; i < 16; i++)
+		t_u32(c, OP_GETFH);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_TOO_MANY_OPS);
+	assert_int_equal(n, 1);
+	/* RECLAIM_COMPLETE once; twice is COMPLETE_ALREADY */
+	c_begin(e, 1, 2);
+	c_sequence(e, 4, 0);
+	t_u32(c, OP_RECLAIM_COMPLETE);
+	t_u32(c, 0);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4_OK);
+	c_begin(e, 1, 2);
+	c_sequence(e, 5, 0);
+	t_u32(c, OP_RECLAIM_COMPLETE);
+	t_u32(c, 0);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_COMPLETE_ALREADY);
+	/* DESTROY_CLIENTID while a session lives: busy */
+	c_begin(e, 1, 1);
+	t_u32(c, OP_DESTROY_CLIENTID);
+	t_u64(c, e->clientid);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_CLIENTID_BUSY);
+	/* DESTROY_SESSION, then the session is gone */
+	c_begin(e, 1, 1);
+	t_u32(c, OP_DESTROY_SESSION);
+	c_fixed(c, e->sid, 16);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4_OK);
+	c_begin(e, 1, 1);
+	c_sequence(e, 6, 0);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_BADSESSION);
+	c_begin(e, 1, 1);
+	t_u32(c, OP_DESTROY_CLIENTID);
+	t_u64(c, e->clientid);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4_OK);
+}
+
+/* the slot table and the state limits, without the wire */
+static void test_state_tables(void **state)
+{
+	struct nfs4_state *st;
+	struct nfs4_exid_res er;
+	struct nfs4_chan_attrs fore = { 0, 4096, 4096, 4096, 16, 4, 0, 0 }, back = fore;
+	struct nfs4_cs_res cs;
+	struct nfs4_seq_res sr;
+	struct nfs4_state_counts cnt;
+	struct nfs4_session *se;
+	uint8_t verf[8] = { 1 }, buf[NFS4_SLOT_CACHE_BYTES], big[NFS4_SLOT_CACHE_BYTES + 1];
+	char owner[32];
+	(void)state;
+
+	assert_int_equal(nfs4_state_create(77, 90, &st), 0);
+	assert_int_equal(nfs4_exchange_id(st, verf, (const uint8_t *)"o", 1, 0, &er), NFS4_OK);
+	assert_int_equal(nfs4_create_session(st, er.er_clientid, er.er_sequenceid, 0,
+					     &fore, &back, &cs), NFS4_OK);
+	assert_int_equal(cs.cr_fore.ca_maxrequests, 4);
+	sr.sr_replay_buf = buf;
+	/* slot 2, sequence 1: new; again while it runs: DELAY */
+	assert_int_equal(nfs4_sequence(st, cs.cr_sessionid, 1, 2, 3, 1, &sr), NFS4_OK);
+	se = sr.sr_session;
+	assert_non_null(se);
+	assert_int_equal(nfs4_sequence(st, cs.cr_sessionid, 1, 2, 3, 1, &sr), NFS4ERR_DELAY);
+	/* more operations than the session's 16: refused, the slot untouched */
+	assert_int_equal(nfs4_sequence(st, cs.cr_sessionid, 2, 1, 3, 17, &sr),
+			 NFS4ERR_TOO_MANY_OPS);
+	nfs4_sequence_done(st, se, 2, (const uint8_t *)"abc", 3);
+	/* the retry gets "abc" */
+	assert_int_equal(nfs4_sequence(st, cs.cr_sessionid, 1, 2, 3, 1, &sr), NFS4_OK);
+	assert_true(sr.sr_replay && !sr.sr_uncached);
+	assert_int_equal(sr.sr_replay_len, 3);
+	assert_memory_equal(buf, "abc", 3);
+	/* sequence 0 and 3: misordered; slot 4 of 4: bad */
+	assert_int_equal(nfs4_sequence(st, cs.cr_sessionid, 0, 2, 3, 1, &sr), NFS4ERR_SEQ_MISORDERED);
+	assert_int_equal(nfs4_sequence(st, cs.cr_sessionid, 3, 2, 3, 1, &sr), NFS4ERR_SEQ_MISORDERED);
+	assert_int_equal(nfs4_sequence(st, cs.cr_sessionid, 1, 4, 3, 1, &sr), NFS4ERR_BADSLOT);
+	/* a reply too large to keep: its retry is uncached */
+	assert_int_equal(nfs4_sequence(st, cs.cr_sessionid, 2, 2, 3, 1, &sr), NFS4_OK);
+	memset(big, 7, sizeof(big));
+	nfs4_sequence_done(st, sr.sr_session, 2, big, sizeof(big));
+	assert_int_equal(nfs4_sequence(st, cs.cr_sessionid, 2, 2, 3, 1, &sr), NFS4_OK);
+	assert_true(sr.sr_replay && sr.sr_uncached);
+	/* the client table is bounded: NFS4_MAX_CLIENTS live records */
+	for (unsigned i = 1; i < NFS4_MAX_CLIENTS; i++) {
+		snprintf(owner, sizeof(owner), "client-%u", i);
+		assert_int_equal(nfs4_exchange_id(st, verf, (const uint8_t *)owner,
+						  (uint32_t)strlen(owner), 0, &er), NFS4_OK);
+	}
+	assert_int_equal(nfs4_exchange_id(st, verf, (const uint8_t *)"one-more", 8, 0, &er),
+			 NFS4ERR_RESOURCE);
+	nfs4_state_counts(st, &cnt);
+	assert_int_equal(cnt.sc_clients, NFS4_MAX_CLIENTS);
+	assert_int_equal(cnt.sc_sessions, 1);
+	nfs4_state_destroy(st);
+}
+
+static void test_open_states(void **state)
+{
+	struct nfs4_state *st;
+	struct nfs4_exid_res er;
+	struct nfs4_stateid s1, s2, s3;
+	uint8_t verf[8] = { 2 };
+	uint32_t access;
+	(void)state;
+
+	assert_int_equal(nfs4_state_create(5, 90, &st), 0);
+	assert_int_equal(nfs4_exchange_id(st, verf, (const uint8_t *)"c", 1, 0, &er), NFS4_OK);
+	assert_int_equal(nfs4_open_add(st, er.er_clientid, (const uint8_t *)"own", 3,
+				       (const uint8_t *)"FH1", 3, OPEN4_SHARE_ACCESS_READ, 0, &s1),
+			 NFS4_OK);
+	assert_int_equal(s1.si_seqid, 1);
+	/* the same owner and file: the same state, upgraded */
+	assert_int_equal(nfs4_open_add(st, er.er_clientid, (const uint8_t *)"own", 3,
+				       (const uint8_t *)"FH1", 3, OPEN4_SHARE_ACCESS_WRITE, 0, &s2),
+			 NFS4_OK);
+	assert_int_equal(s2.si_seqid, 2);
+	assert_memory_equal(s1.si_other, s2.si_other, 12);
+	assert_int_equal(nfs4_open_find(st, er.er_clientid, &s2, (const uint8_t *)"FH1", 3,
+					&access), NFS4_OK);
+	assert_int_equal(access, OPEN4_SHARE_ACCESS_BOTH);
+	/* seqid 1 is older; seqid 0 means the current one; another file is bad */
+	assert_int_equal(nfs4_open_find(st, er.er_clientid, &s1, (const uint8_t *)"FH1", 3,
+					&access), NFS4ERR_OLD_STATEID);
+	s1.si_seqid = 0;
+	assert_int_equal(nfs4_open_find(st, er.er_clientid, &s1, (const uint8_t *)"FH1", 3,
+					&access), NFS4_OK);
+	assert_int_equal(nfs4_open_find(st, er.er_clientid, &s2, (const uint8_t *)"FH2", 3,
+					&access), NFS4ERR_BAD_STATEID);
+	/* share reservations: another owner denied WRITE while "own" writes,
+	 * or wanting WRITE while "deny" denies it; READ beside it is fine */
+	assert_int_equal(nfs4_open_add(st, er.er_clientid, (const uint8_t *)"other", 5,
+				       (const uint8_t *)"FH1", 3, OPEN4_SHARE_ACCESS_READ,
+				       OPEN4_SHARE_ACCESS_WRITE, &s3), NFS4ERR_SHARE_DENIED);
+	assert_int_equal(nfs4_open_add(st, er.er_clientid, (const uint8_t *)"other", 5,
+				       (const uint8_t *)"FH1", 3, OPEN4_SHARE_ACCESS_READ, 0, &s3),
+			 NFS4_OK);
+	assert_int_equal(nfs4_open_add(st, er.er_clientid, (const uint8_t *)"deny", 4,
+				       (const uint8_t *)"FH2", 3, OPEN4_SHARE_ACCESS_READ,
+				       OPEN4_SHARE_ACCESS_WRITE, &s3), NFS4_OK);
+	assert_int_equal(nfs4_open_add(st, er.er_clientid, (const uint8_t *)"own", 3,
+				       (const uint8_t *)"FH2", 3, OPEN4_SHARE_ACCESS_WRITE, 0, &s3),
+			 NFS4ERR_SHARE_DENIED);
+	/* downgrade to READ, then close: the stateid is gone */
+	assert_int_equal(nfs4_open_close(st, er.er_clientid, &s2, OPEN4_SHARE_ACCESS_READ, 0,
+					 &s3), NFS4_OK);
+	assert_int_equal(s3.si_seqid, 3);
+	assert_int_equal(nfs4_open_close(st, er.er_clientid, &s3, OPEN4_SHARE_ACCESS_BOTH, 0,
+					 &s2), NFS4ERR_INVAL);
+	assert_int_equal(nfs4_open_close(st, er.er_clientid, &s3, 0, 0, &s2), NFS4_OK);
+	assert_int_equal(nfs4_open_test(st, er.er_clientid, &s3), NFS4ERR_BAD_STATEID);
+	/* the anonymous stateid passes */
+	memset(&s1, 0, sizeof(s1));
+	assert_int_equal(nfs4_open_find(st, er.er_clientid, &s1, (const uint8_t *)"FH1", 3,
+					&access), NFS4_OK);
+	nfs4_state_destroy(st);
+}
+
+/* c_lookup_path - PUTROOTFH, then a LOOKUP per component of @path. */
+static uint32_t c_lookup_ops(struct env *e, const char *path)
+{
+	char buf[128], *save = NULL, *tok;
+	uint32_t n = 1;
+
+	t_u32(&e->c, OP_PUTROOTFH);
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (tok = strtok_r(buf, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+		t_u32(&e->c, OP_LOOKUP);
+		t_str(&e->c, tok);
+		n++;
+	}
+	return n;
+}
+
+static uint32_t path_ops(const char *path)
+{
+	uint32_t n = 1;
+
+	for (const char *p = path; *p; p++)
+		if (*p == '/' && p[1] && p[1] != '/')
+			n++;
+	return n;
+}
+
+static void test_getattr(void **state)
+{
+	struct env *e = *state;
+	struct t_call *c = &e->c;
+	char path[128];
+	uint32_t n, nops, len, w0, w1, i;
+	const uint8_t *p;
+
+	session(e);
+	snprintf(path, sizeof(path), "%s/f", e->dir);
+	nops = path_ops(path);
+	c_begin(e, 1, 1 + nops + 1);
+	c_sequence(e, e->seq++, 0);
+	assert_int_equal(c_lookup_ops(e, path), nops);
+	/* type(1) size(4) fileid(20); mode(33) numlinks(35) owner(36) owner_group(37) */
+	t_u32(c, OP_GETATTR);
+	t_u32(c, 2);
+	t_u32(c, 1u << 1 | 1u << 4 | 1u << 20);
+	t_u32(c, 1u << 1 | 1u << 3 | 1u << 4 | 1u << 5);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4_OK);
+	assert_int_equal(n, 1 + nops + 1);
+	assert_int_equal(r_op(c, OP_SEQUENCE), NFS4_OK);
+	r_skip(c, 36);
+	assert_int_equal(r_op(c, OP_PUTROOTFH), NFS4_OK);
+	for (i = 1; i < nops; i++)
+		assert_int_equal(r_op(c, OP_LOOKUP), NFS4_OK);
+	assert_int_equal(r_op(c, OP_GETATTR), NFS4_OK);
+	assert_int_equal(r_u32(c), 2);
+	w0 = r_u32(c);
+	w1 = r_u32(c);
+	assert_int_equal(w0, 0x00100012u);
+	assert_int_equal(w1, 0x0000003au);
+	len = r_u32(c);
+	/* by hand: 4 + 8 + 8 + 4 + 4 + (4 + 4 "1234") + (4 + 4 "5678") */
+	if (geteuid() == 0)
+		assert_int_equal(len, 44);
+	assert_int_equal(r_u32(c), NF4REG);
+	assert_int_equal(r_u64(c), 5);
+	assert_true(r_u64(c) == (uint64_t)e->fst.st_ino);
+	assert_int_equal(r_u32(c), 0640);
+	assert_int_equal(r_u32(c), 1);
+	p = r_opaque(c, &len);
+	if (geteuid() == 0) {
+		assert_int_equal(len, 4);
+		assert_memory_equal(p, "1234", 4);
+		p = r_opaque(c, &len);
+		assert_int_equal(len, 4);
+		assert_memory_equal(p, "5678", 4);
+	}
+
+	/* the pseudo root: a directory of fsid (0, 0), fileid 1 */
+	c_begin(e, 1, 3);
+	c_sequence(e, e->seq++, 0);
+	t_u32(c, OP_PUTROOTFH);
+	t_u32(c, OP_GETATTR);
+	t_u32(c, 1);
+	t_u32(c, 1u << 1 | 1u << 8 | 1u << 20);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4_OK);
+	assert_int_equal(r_op(c, OP_SEQUENCE), NFS4_OK);
+	r_skip(c, 36);
+	assert_int_equal(r_op(c, OP_PUTROOTFH), NFS4_OK);
+	assert_int_equal(r_op(c, OP_GETATTR), NFS4_OK);
+	assert_int_equal(r_u32(c), 1);
+	assert_int_equal(r_u32(c), 1u << 1 | 1u << 8 | 1u << 20);
+	assert_int_equal(r_u32(c), 4 + 16 + 8);
+	assert_int_equal(r_u32(c), NF4DIR);
+	assert_int_equal(r_u64(c), 0);
+	assert_int_equal(r_u64(c), 0);
+	assert_int_equal(r_u64(c), 1);
+
+	/* an export's root: fsid (7, 0) from fsid=7; a handle of 4 bytes is bad */
+	c_begin(e, 1, 1 + path_ops(e->dir) + 1);
+	c_sequence(e, e->seq++, 0);
+	c_lookup_ops(e, e->dir);
+	t_u32(c, OP_GETATTR);
+	t_u32(c, 1);
+	t_u32(c, 1u << 8);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4_OK);
+	c->rpos = c->rlen - 16;
+	assert_int_equal(r_u64(c), 7);
+	assert_int_equal(r_u64(c), 0);
+	c_begin(e, 1, 2);
+	c_sequence(e, e->seq++, 0);
+	t_u32(c, OP_PUTFH);
+	t_str(c, "\1xyz");
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_BADHANDLE);
+}
+
+static void test_open_write_read(void **state)
+{
+	struct env *e = *state;
+	struct t_call *c = &e->c;
+	uint8_t stateid[16];
+	uint32_t n, nops, len, i;
+	const uint8_t *p;
+	char file[128];
+
+	session(e);
+	nops = path_ops(e->dir);
+	/* OPEN(create "g", UNCHECKED4, mode 0600), WRITE, READ, CLOSE */
+	c_begin(e, 1, 1 + nops + 1);
+	c_sequence(e, e->seq++, 0);
+	c_lookup_ops(e, e->dir);
+	t_u32(c, OP_OPEN);
+	t_u32(c, 0);
+	t_u32(c, OPEN4_SHARE_ACCESS_BOTH);
+	t_u32(c, 0);
+	t_u64(c, e->clientid);
+	t_str(c, "owner-1");
+	t_u32(c, OPEN4_CREATE);
+	t_u32(c, UNCHECKED4);
+	t_u32(c, 2);
+	t_u32(c, 0);
+	t_u32(c, 1u << 1); /* mode */
+	t_u32(c, 4);
+	t_u32(c, 0600);
+	t_u32(c, CLAIM_NULL);
+	t_str(c, "g");
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4_OK);
+	assert_int_equal(r_op(c, OP_SEQUENCE), NFS4_OK);
+	r_skip(c, 36);
+	for (i = 0; i < nops; i++)
+		(void)r_op(c, i ? OP_LOOKUP : OP_PUTROOTFH);
+	assert_int_equal(r_op(c, OP_OPEN), NFS4_OK);
+	memcpy(stateid, c->res + c->rpos, 16);
+	assert_int_equal(r_u32(c), 1); /* seqid of a new open */
+	snprintf(file, sizeof(file), "%s/g", e->dir);
+	{
+		struct stat st;
+
+		assert_int_equal(stat(file, &st), 0);
+		assert_int_equal(st.st_mode & 07777, 0600);
+	}
+	/* by its path again: WRITE "hello" at 2, READ 10 at 0, CLOSE */
+	c_begin(e, 1, 1 + nops + 5);
+	c_sequence(e, e->seq++, 0);
+	c_lookup_ops(e, e->dir);
+	t_u32(c, OP_LOOKUP);
+	t_str(c, "g");
+	t_u32(c, OP_WRITE);
+	c_fixed(c, stateid, 16);
+	t_u64(c, 2);
+	t_u32(c, FILE_SYNC4);
+	t_str(c, "hello");
+	t_u32(c, OP_READ);
+	c_fixed(c, stateid, 16);
+	t_u64(c, 0);
+	t_u32(c, 10);
+	t_u32(c, OP_CLOSE);
+	t_u32(c, 0);
+	c_fixed(c, stateid, 16);
+	t_u32(c, OP_READ);
+	c_fixed(c, stateid, 16);
+	t_u64(c, 0);
+	t_u32(c, 10);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_BAD_STATEID);
+	assert_int_equal(n, 1 + nops + 5);
+	assert_int_equal(r_op(c, OP_SEQUENCE), NFS4_OK);
+	r_skip(c, 36);
+	for (i = 0; i <= nops; i++)
+		assert_int_equal(r_op(c, i ? OP_LOOKUP : OP_PUTROOTFH), NFS4_OK);
+	assert_int_equal(r_op(c, OP_WRITE), NFS4_OK);
+	assert_int_equal(r_u32(c), 5);
+	assert_int_equal(r_u32(c), FILE_SYNC4);
+	r_skip(c, 8);
+	assert_int_equal(r_op(c, OP_READ), NFS4_OK);
+	assert_int_equal(r_u32(c), 1); /* eof */
+	p = r_opaque(c, &len);
+	assert_int_equal(len, 7);
+	assert_memory_equal(p, "\0\0hello", 7);
+	assert_int_equal(r_op(c, OP_CLOSE), NFS4_OK);
+	assert_int_equal(r_u32(c), 2);
+	r_skip(c, 12);
+	assert_int_equal(r_op(c, OP_READ), NFS4ERR_BAD_STATEID);
+}
+
+/*
+ * c_open - OPEN (create, UNCHECKED4, no attributes) @name in the export
+ * for @owner with @access; its stateid into @sid and its handle into @fh.
+ */
+static void c_open(struct env *e, const char *name, const char *owner,
+		   uint32_t access, uint8_t sid[16], uint8_t *fh, uint32_t *fhlen)
+{
+	struct t_call *c = &e->c;
+	uint32_t n, nops = path_ops(e->dir), len;
+	const uint8_t *p;
+
+	c_begin(e, 1, 1 + nops + 2);
+	c_sequence(e, e->seq++, 0);
+	c_lookup_ops(e, e->dir);
+	t_u32(c, OP_OPEN);
+	t_u32(c, 0);
+	t_u32(c, access);
+	t_u32(c, 0);
+	t_u64(c, e->clientid);
+	t_str(c, owner);
+	t_u32(c, OPEN4_CREATE);
+	t_u32(c, UNCHECKED4);
+	t_u32(c, 0);
+	t_u32(c, 0);
+	t_u32(c, CLAIM_NULL);
+	t_str(c, name);
+	t_u32(c, OP_GETFH);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4_OK);
+	r_skip(c, 8 + 36);
+	for (uint32_t i = 0; i < nops; i++)
+		assert_int_equal(r_op(c, i ? OP_LOOKUP : OP_PUTROOTFH), NFS4_OK);
+	assert_int_equal(r_op(c, OP_OPEN), NFS4_OK);
+	memcpy(sid, c->res + c->rpos, 16);
+	r_skip(c, 16 + 20 + 4);
+	(void)r_u32(c); /* attrset: no words */
+	assert_int_equal(r_u32(c), OPEN_DELEGATE_NONE);
+	assert_int_equal(r_op(c, OP_GETFH), NFS4_OK);
+	p = r_opaque(c, &len);
+	memcpy(fh, p, len);
+	*fhlen = len;
+}
+
+/* c_lock - SEQUENCE, PUTFH, then LOCK with a new owner from @open_sid
+ * (@lock_sid NULL) or an existing lock stateid.  The LOCK status; on
+ * NFS4_OK @out gets the lock stateid, on DENIED *@den_off/@den_len. */
+static uint32_t c_lock(struct env *e, const uint8_t *fh, uint32_t fhlen,
+		       uint32_t type, uint64_t off, uint64_t len,
+		       const uint8_t *open_sid, const char *owner,
+		       const uint8_t *lock_sid, uint8_t out[16],
+		       uint64_t *den_off, uint64_t *den_len)
+{
+	struct t_call *c = &e->c;
+	uint32_t n, status;
+
+	c_begin(e, 1, 3);
+	c_sequence(e, e->seq++, 0);
+	t_u32(c, OP_PUTFH);
+	t_opaque(c, fh, fhlen);
+	t_u32(c, OP_LOCK);
+	t_u32(c, type);
+	t_u32(c, 0);
+	t_u64(c, off);
+	t_u64(c, len);
+	if (!lock_sid) {
+		t_u32(c, 1);
+		t_u32(c, 0);
+		c_fixed(c, open_sid, 16);
+		t_u32(c, 0);
+		t_u64(c, e->clientid);
+		t_str(c, owner);
+	} else {
+		t_u32(c, 0);
+		c_fixed(c, lock_sid, 16);
+		t_u32(c, 0);
+	}
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	(void)r_hdr(c, &n);
+	assert_int_equal(n, 3);
+	assert_int_equal(r_op(c, OP_SEQUENCE), NFS4_OK);
+	r_skip(c, 36);
+	assert_int_equal(r_op(c, OP_PUTFH), NFS4_OK);
+	status = r_op(c, OP_LOCK);
+	if (status == NFS4_OK)
+		memcpy(out, c->res + c->rpos, 16);
+	if (status == NFS4ERR_DENIED) {
+		*den_off = r_u64(c);
+		*den_len = r_u64(c);
+		assert_int_equal(r_u32(c), WRITE_LT);
+	}
+	return status;
+}
+
+static void test_locks(void **state)
+{
+	struct env *e = *state;
+	struct t_call *c = &e->c;
+	uint8_t fh[128], s1[16], s2[16], l1[16], l2[16], l3[16];
+	uint32_t fhlen, n;
+	uint64_t doff = 0, dlen = 0;
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 100, .l_len = 1 };
+	char path[128];
+	int lfd;
+
+	session(e);
+	c_open(e, "locked", "open-owner-1", OPEN4_SHARE_ACCESS_BOTH, s1, fh, &fhlen);
+	c_open(e, "locked", "open-owner-2", OPEN4_SHARE_ACCESS_BOTH, s2, fh, &fhlen);
+	/* owner A write-locks [0, 10) */
+	assert_int_equal(c_lock(e, fh, fhlen, WRITE_LT, 0, 10, s1, "lock-A", NULL, l1,
+				&doff, &dlen), NFS4_OK);
+	assert_int_equal(load_be32(l1), 1);
+	/* owner B wants [5, 6): denied, A's range reported */
+	assert_int_equal(c_lock(e, fh, fhlen, WRITE_LT, 5, 1, s2, "lock-B", NULL, l2,
+				&doff, &dlen), NFS4ERR_DENIED);
+	assert_true(doff == 0 && dlen == 10);
+	/* LOCKT by B sees the same; by A nothing (its own lock) */
+	for (int who = 0; who < 2; who++) {
+		c_begin(e, 1, 3);
+		c_sequence(e, e->seq++, 0);
+		t_u32(c, OP_PUTFH);
+		t_opaque(c, fh, fhlen);
+		t_u32(c, OP_LOCKT);
+		t_u32(c, WRITE_LT);
+		t_u64(c, 0);
+		t_u64(c, UINT64_MAX);
+		t_u64(c, e->clientid);
+		t_str(c, who ? "lock-A" : "lock-B");
+		assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+		assert_int_equal(r_hdr(c, &n), who ? NFS4_OK : NFS4ERR_DENIED);
+	}
+	/* B's lock state exists (made by the denied LOCK): B locks [20, 30) */
+	assert_int_equal(c_lock(e, fh, fhlen, WRITE_LT, 20, 10, s2, "lock-B", NULL, l2,
+				&doff, &dlen), NFS4_OK);
+	/* a local process' lock conflicts too (the kernel's OFD locks) */
+	snprintf(path, sizeof(path), "%s/locked", e->dir);
+	lfd = open(path, O_RDWR);
+	assert_true(lfd >= 0);
+	assert_int_equal(fcntl(lfd, F_OFD_SETLK, &fl), 0);
+	assert_int_equal(c_lock(e, fh, fhlen, WRITE_LT, 50, UINT64_MAX, NULL, NULL, l1, l3,
+				&doff, &dlen), NFS4ERR_DENIED);
+	assert_true(doff == 100 && dlen == 1);
+	close(lfd);
+	/* bad ranges: length 0, an overflowing end */
+	assert_int_equal(c_lock(e, fh, fhlen, WRITE_LT, 0, 0, NULL, NULL, l1, l3,
+				&doff, &dlen), NFS4ERR_INVAL);
+	assert_int_equal(c_lock(e, fh, fhlen, WRITE_LT, 10, UINT64_MAX - 5, NULL, NULL, l1, l3,
+				&doff, &dlen), NFS4ERR_INVAL);
+	/* A unlocks: seqid 2; then B gets [0, 10) */
+	c_begin(e, 1, 3);
+	c_sequence(e, e->seq++, 0);
+	t_u32(c, OP_PUTFH);
+	t_opaque(c, fh, fhlen);
+	t_u32(c, OP_LOCKU);
+	t_u32(c, WRITE_LT);
+	t_u32(c, 0);
+	c_fixed(c, l1, 16);
+	t_u64(c, 0);
+	t_u64(c, UINT64_MAX);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4_OK);
+	r_skip(c, 8 + 36 + 8);
+	assert_int_equal(r_op(c, OP_LOCKU), NFS4_OK);
+	assert_int_equal(r_u32(c), 2);
+	assert_int_equal(c_lock(e, fh, fhlen, WRITE_LT, 0, 10, NULL, NULL, l2, l3,
+				&doff, &dlen), NFS4_OK);
+	/* FREE_STATEID of B's lock state releases its locks; twice: BAD */
+	for (int i = 0; i < 2; i++) {
+		c_begin(e, 1, 2);
+		c_sequence(e, e->seq++, 0);
+		t_u32(c, OP_FREE_STATEID);
+		c_fixed(c, l3, 16);
+		assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+		assert_int_equal(r_hdr(c, &n), i ? NFS4ERR_BAD_STATEID : NFS4_OK);
+	}
+	/* an open stateid still open: LOCKS_HELD */
+	c_begin(e, 1, 2);
+	c_sequence(e, e->seq++, 0);
+	t_u32(c, OP_FREE_STATEID);
+	c_fixed(c, s1, 16);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_LOCKS_HELD);
+	lfd = open(path, O_RDWR);
+	fl.l_start = 0;
+	fl.l_len = 30;
+	assert_int_equal(fcntl(lfd, F_OFD_SETLK, &fl), 0); /* nothing left */
+	close(lfd);
+}
+
+/* the pseudo file system and the handle operations around it */
+static void test_pseudo_fs(void **state)
+{
+	struct env *e = *state;
+	struct t_call *c = &e->c;
+	uint32_t n, nops = path_ops(e->dir), len, i;
+	const uint8_t *p, *root;
+	uint8_t rootfh[128];
+	uint32_t rootlen;
+	char first[64];
+	size_t flen;
+
+	session(e);
+	/* PUTROOTFH, GETFH: an 8-byte pseudo handle (0x84, depth 0) */
+	c_begin(e, 1, 3);
+	c_sequence(e, e->seq++, 0);
+	t_u32(c, OP_PUTROOTFH);
+	t_u32(c, OP_GETFH);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4_OK);
+	r_skip(c, 8 + 36 + 8 + 8);
+	root = r_opaque(c, &rootlen);
+	assert_int_equal(rootlen, NFS4_PSEUDO_FH_LEN);
+	assert_int_equal(root[0], NFS4_PSEUDO_FH_VERSION);
+	assert_int_equal(root[1], 0);
+	memcpy(rootfh, root, rootlen);
+
+	/* READDIR of the pseudo root: one entry, the first component */
+	flen = strcspn(e->dir + 1, "/");
+	memcpy(first, e->dir + 1, flen);
+	first[flen] = 0;
+	c_begin(e, 1, 3);
+	c_sequence(e, e->seq++, 0);
+	t_u32(c, OP_PUTFH);
+	t_opaque(c, rootfh, rootlen);
+	t_u32(c, OP_READDIR);
+	t_u64(c, 0);
+	t_u64(c, 0);
+	t_u32(c, 4096);
+	t_u32(c, 8192);
+	t_u32(c, 1);
+	t_u32(c, 1u << FATTR4_TYPE);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4_OK);
+	r_skip(c, 8 + 36 + 8);
+	assert_int_equal(r_op(c, OP_READDIR), NFS4_OK);
+	r_skip(c, 8);                       /* cookieverf */
+	assert_int_equal(r_u32(c), 1);      /* an entry */
+	(void)r_u64(c);                     /* its cookie */
+	p = r_opaque(c, &len);
+	assert_int_equal(len, flen);
+	assert_memory_equal(p, first, flen);
+	assert_int_equal(r_u32(c), 1);      /* bitmap: one word */
+	assert_int_equal(r_u32(c), 1u << FATTR4_TYPE);
+	assert_int_equal(r_u32(c), 4);
+	assert_int_equal(r_u32(c), NF4DIR); /* a pseudo directory or the export */
+	assert_int_equal(r_u32(c), 0);      /* no more */
+	assert_int_equal(r_u32(c), 1);      /* eof */
+
+	/* down to the export, LOOKUPP back up to the pseudo root; LOOKUPP of
+	 * the root is NOENT; a name not exported is NOENT; RESTOREFH without
+	 * SAVEFH is RESTOREFH; SECINFO_NO_NAME consumes the handle */
+	c_begin(e, 1, 1 + nops + nops);
+	c_sequence(e, e->seq++, 0);
+	c_lookup_ops(e, e->dir);
+	for (i = 1; i < nops; i++)
+		t_u32(c, OP_LOOKUPP);
+	t_u32(c, OP_LOOKUPP);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_NOENT);
+	assert_int_equal(n, 1 + nops + nops);
+	c_begin(e, 1, 3);
+	c_sequence(e, e->seq++, 0);
+	t_u32(c, OP_PUTROOTFH);
+	t_u32(c, OP_LOOKUP);
+	t_str(c, "not-exported");
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_NOENT);
+	c_begin(e, 1, 3);
+	c_sequence(e, e->seq++, 0);
+	t_u32(c, OP_PUTROOTFH);
+	t_u32(c, OP_RESTOREFH);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_RESTOREFH);
+	c_begin(e, 1, 4);
+	c_sequence(e, e->seq++, 0);
+	t_u32(c, OP_PUTROOTFH);
+	t_u32(c, OP_SECINFO_NO_NAME);
+	t_u32(c, SECINFO_STYLE4_CURRENT_FH);
+	t_u32(c, OP_GETFH);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_NOFILEHANDLE);
+	r_skip(c, 8 + 36 + 8);
+	assert_int_equal(r_op(c, OP_SECINFO_NO_NAME), NFS4_OK);
+	assert_int_equal(r_u32(c), 1);
+	assert_int_equal(r_u32(c), NFS4_AUTH_SYS);
+	assert_int_equal(r_op(c, OP_GETFH), NFS4ERR_NOFILEHANDLE);
+	/* names: "..", "a/b", empty, 256 bytes */
+	{
+		static const struct { const char *name; uint32_t status; } bad[] = {
+			{ "..", NFS4ERR_BADNAME }, { "a/b", NFS4ERR_BADNAME },
+			{ "", NFS4ERR_INVAL },
+		};
+		char longname[257];
+
+		for (i = 0; i < 4; i++) {
+			c_begin(e, 1, 1 + nops + 1);
+			c_sequence(e, e->seq++, 0);
+			c_lookup_ops(e, e->dir);
+			t_u32(c, OP_LOOKUP);
+			if (i < 3) {
+				t_str(c, bad[i].name);
+			} else {
+				memset(longname, 'x', 256);
+				longname[256] = 0;
+				t_str(c, longname);
+			}
+			assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+			assert_int_equal(r_hdr(c, &n), i < 3 ? bad[i].status : NFS4ERR_NAMETOOLONG);
+		}
+	}
+	/* the export's root: the same handle as NFSv3's MOUNT gives */
+	{
+		struct nfs3_snap *sn = nfs3_snap_get(e->srv3);
+		uint8_t v3fh[RPCRDMA_NFS3_FHSIZE];
+		uint32_t v3len;
+
+		assert_int_equal(rpcrdma_nfs3_root_fh(sn->sn_exp[0], v3fh, &v3len), 0);
+		nfs3_snap_put(sn);
+		c_begin(e, 1, 1 + nops + 1);
+		c_sequence(e, e->seq++, 0);
+		c_lookup_ops(e, e->dir);
+		t_u32(c, OP_GETFH);
+		assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+		assert_int_equal(r_hdr(c, &n), NFS4_OK);
+		r_skip(c, 8 + 36);
+		for (i = 0; i < nops; i++)
+			assert_int_equal(r_op(c, i ? OP_LOOKUP : OP_PUTROOTFH), NFS4_OK);
+		assert_int_equal(r_op(c, OP_GETFH), NFS4_OK);
+		p = r_opaque(c, &len);
+		assert_int_equal(len, v3len);
+		assert_memory_equal(p, v3fh, len);
+	}
+	/* writes into the pseudo file system: read-only */
+	c_begin(e, 1, 3);
+	c_sequence(e, e->seq++, 0);
+	t_u32(c, OP_PUTROOTFH);
+	t_u32(c, OP_CREATE);
+	t_u32(c, NF4DIR);
+	t_str(c, "new");
+	t_u32(c, 0);
+	t_u32(c, 0);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4ERR_ROFS);
+}
+
+/*
+ * Random operations after a valid SEQUENCE (a fixed-seed generator, so
+ * the run is the same every time): every COMPOUND gets a well-formed
+ * answer whose status is its last result's, nothing crashes or leaks
+ * (ASan), and the session still works afterwards.
+ */
+static void test_garbage(void **state)
+{
+	struct env *e = *state;
+	struct t_call *c = &e->c;
+	uint64_t rng = 0x9e3779b97f4a7c15ull;
+	uint32_t n, status, last = 0, ran_ok = 0, bad_xdr = 0;
+
+	session(e);
+	for (int iter = 0; iter < 3000; iter++) {
+		uint32_t nops = 1 + (uint32_t)((rng >> 33) % 6), pre = 0;
+
+		/* half of them start at the export's root, so that the
+		 * operations reach real objects */
+		if (iter % 2)
+			pre = path_ops(e->dir);
+		c_begin(e, 1, pre + nops + 1);
+		c_sequence(e, e->seq++, 0);
+		if (pre)
+			c_lookup_ops(e, e->dir);
+		nops += pre;
+		for (uint32_t i = pre; i < nops; i++) {
+			uint32_t words;
+
+			rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+			t_u32(c, (uint32_t)(rng >> 40) % 75);
+			words = (uint32_t)(rng >> 20) % 24;
+			for (uint32_t w = 0; w < words; w++) {
+				rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+				/* small numbers (lengths, counts, enum values) mostly */
+				t_u32(c, (rng >> 62) ? (uint32_t)(rng >> 59) % 8 : (uint32_t)(rng >> 32));
+			}
+		}
+		assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+		status = r_hdr(c, &n);
+		assert_true(n >= 1 && n <= nops + 1);
+		assert_int_equal(r_op(c, OP_SEQUENCE), NFS4_OK);
+		r_skip(c, 36);
+		/* the COMPOUND's status is its last result's */
+		for (uint32_t i = 0; i < pre; i++) /* no bodies */
+			assert_int_equal(r_op(c, i ? OP_LOOKUP : OP_PUTROOTFH), NFS4_OK);
+		for (uint32_t i = 1 + pre; i < n; i++) {
+			(void)r_u32(c);
+			last = r_u32(c);
+			ran_ok += last == NFS4_OK;
+			bad_xdr += last == NFS4ERR_BADXDR;
+			if (i + 1 < n) {
+				assert_int_equal(last, NFS4_OK);
+				c->rpos = c->rlen; /* bodies not decoded: stop here */
+				break;
+			}
+		}
+		if (n == 1)
+			assert_int_equal(status, NFS4_OK);
+		else if (c->rpos != c->rlen)
+			assert_int_equal(status, last);
+		rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+	}
+	print_message("garbage: %u first operations succeeded, %u BADXDR\n", ran_ok, bad_xdr);
+	/* the generator reaches both the operations and their decoders */
+	assert_true(ran_ok >= 100 && bad_xdr >= 100);
+	/* still a working session */
+	c_begin(e, 1, 2);
+	c_sequence(e, e->seq++, 0);
+	t_u32(c, OP_PUTROOTFH);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &n), NFS4_OK);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_header_decode),
+		cmocka_unit_test(test_state_tables),
+		cmocka_unit_test(test_open_states),
+		cmocka_unit_test_setup_teardown(test_compound_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sessions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_getattr, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_write_read, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_locks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pseudo_fs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_garbage, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
