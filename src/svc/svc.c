@@ -13,7 +13,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "svc/svc_internal.h"
+#include "svc/svc_bc.h"
 
 /* epoll tags for the two fds that are not connections */
 static char svc_tag_cm, svc_tag_wake;
@@ -329,8 +329,8 @@ int rpcrdma_svc_run(struct rpcrdma_svc *svc)
 	while (!atomic_load(&svc->sv_stop)) {
 		/* Polling mode spins on the CQs instead of sleeping. */
 		n = epoll_wait(svc->sv_epoll, evs, 16,
-			       svc->sv_cfg.sc_poll || svc->sv_more ? 0 :
-			       svc->sv_handshakes ? 1000 : -1);
+			       svc_bc_timeout(svc, svc->sv_cfg.sc_poll || svc->sv_more ? 0 :
+					      svc->sv_handshakes ? 1000 : -1));
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -363,6 +363,9 @@ int rpcrdma_svc_run(struct rpcrdma_svc *svc)
 		svc_work_flush(svc);
 		if (svc->sv_handshakes)
 			svc_conn_expire_handshakes(svc, svc_now_ms());
+		/* backchannel hook: calls queued from any thread, timeouts */
+		svc_bc_poll(svc);
+		svc_bc_expire(svc, svc_now_ms());
 		svc_conn_reap(svc);
 		if (atomic_exchange(&svc->sv_dump, false))
 			svc_dump_stats_line(svc);
@@ -438,6 +441,10 @@ void rpcrdma_svc_get_stats(struct rpcrdma_svc *svc, struct rpcrdma_svc_stats *st
 	st->ss_send_batches = atomic_load(&c->send_batches);
 	st->ss_transport_calls = atomic_load(&c->transport_calls);
 	st->ss_transport_defers = atomic_load(&c->transport_defers);
+	st->ss_bc_calls = atomic_load(&c->bc_calls);
+	st->ss_bc_replies = atomic_load(&c->bc_replies);
+	st->ss_bc_unmatched = atomic_load(&c->bc_unmatched);
+	st->ss_bc_timeouts = atomic_load(&c->bc_timeouts);
 }
 
 void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)

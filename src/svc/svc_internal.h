@@ -248,6 +248,8 @@ struct svc_conn {
 	bool sx_post_queued;
 	struct svc_stats_conn *sx_stats; /* statistics block, or NULL */
 	struct capture_ep *sx_capture;  /* capture endpoints, or NULL */
+	/* backchannel (svc_bc.c): created by the first rpcrdma_svc_bc_get() */
+	struct rpcrdma_svc_bc *_Atomic sx_bc;
 };
 
 struct svc_program {
@@ -268,7 +270,8 @@ struct svc_counters {
 		send_invalidates, recv_refills, post_errors, mrs_open, mr_bytes,
 		conns_refused, buf_waits, buf_bytes_in_use, buf_bytes_high,
 		credit_grows, credit_grow_denied, sq_waits, pool_trims, send_batches,
-		transport_calls, transport_defers;
+		transport_calls, transport_defers,
+		bc_calls, bc_replies, bc_unmatched, bc_timeouts; /* svc_bc.c */
 };
 
 struct rpcrdma_svc {
@@ -317,6 +320,9 @@ struct rpcrdma_svc {
 	struct svc_counters sv_ct;
 	struct svc_stats *sv_stats;  /* per-operation statistics (svc_stats.c), or NULL */
 	struct rpcrdma_capture *sv_capture; /* rpcrdma_svc_set_capture(), or NULL */
+	/* backchannel (svc_bc.c): connections kicked, calls not ended */
+	atomic_uint sv_bc_kicks;
+	atomic_uint sv_bc_pending;
 };
 
 /* svc_call_append - put @cc at the tail of the FIFO *@head .. *@tail
