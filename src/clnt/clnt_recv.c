@@ -114,6 +114,10 @@ static void clnt_recv_complete(struct rpcrdma_clnt *cl, struct clnt_recv *rr,
 			 wc->invalidated_rkey);
 	}
 	clnt_capture_recv(cl, rr->rr_buf, wc->byte_len);
+	if (clnt_bc_recv(cl, rr, wc->byte_len)) { /* backchannel hook: a call */
+		clnt_repost(cl, rr);
+		return;
+	}
 	if (rpcrdma_wire_decode_reply(rr->rr_buf, wc->byte_len, &cl->cl_limits, rh, &err)) {
 		cl->cl_stats.cs_bad_replies++;
 		clnt_log(cl, "bad reply header (%s): %s", err.we_rule, err.we_detail);
@@ -228,6 +232,9 @@ void clnt_handle_wc(struct rpcrdma_clnt *cl, const struct ibv_wc *wc)
 	case RPCRDMA_CQE_SEND:
 		clnt_send_complete(cl, rpcrdma_container_of(cqe, struct clnt_req, rl_cqe), wc);
 		break;
+	case RPCRDMA_CQE_BC_SEND: /* backchannel hook */
+		clnt_bc_send_complete(cl, cqe, wc);
+		break;
 	default:
 		break;
 	}
@@ -249,5 +256,6 @@ void clnt_poll(struct rpcrdma_clnt *cl)
 			clnt_handle_wc(cl, &wc[i]);
 		pthread_mutex_unlock(&cl->cl_lock);
 	}
+	clnt_bc_run(cl); /* backchannel hook: serve calls, without the lock */
 	clnt_run_done(cl);
 }
