@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bc-pair.c - vm-bc-pair, our client and our server exchanging backchannel
+ * calls (RFC 8167) for tests/vm/backchannel.sh.
+ *
+ *   vm-bc-pair server ADDR PORT
+ *       serve program BCFWD v1 on ADDR:PORT until SIGTERM: PING(v) starts
+ *       a backchannel call CBPROG v1 proc 1 (argument v) on the caller's
+ *       connection and returns the call's start status (0 or a negative
+ *       errno); TALLY returns the backchannel replies received, the sum of
+ *       their results and the calls that failed.  On SIGTERM print the
+ *       server's backchannel counters ("bc_calls N bc_replies N ...").
+ *   vm-bc-pair client SERVER SOURCE PORT N
+ *       connect with 4 backchannel slots, serve CBPROG (v -> 3v + 1), send
+ *       N PINGs (again after -EAGAIN: the server's 4 slots are busy), then
+ *       ask TALLY until N replies came back; check their sum and that our
+ *       program served N calls.
+ *
+ * Exit status 0 on success, 1 on a failed check, 2 for bad usage.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rpcrdma/clnt.h>
+#include <rpcrdma/svc.h>
+
+#define BCFWD 0x20000088u
+#define CBPROG 0x40000088u
+#define P_PING 1u
+#define P_TALLY 2u
+
+static struct rpcrdma_svc *g_svc;
+static atomic_uint g_replies, g_failures, g_served;
+static atomic_ullong g_sum;
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: vm-bc-pair server ADDR PORT | client SERVER SOURCE PORT N\n");
+	return 2;
+}
+
+/* ---------- server ---------- */
+
+static void bc_done(void *arg, int status, const struct rpcrdma_rpc_msg *reply,
+		    const uint8_t *res, size_t res_len)
+{
+	(void)arg;
+	if (status || reply->rm_reply_stat != RPC_MSG_ACCEPTED ||
+	    reply->rm_accept_stat != RPC_ACCEPT_SUCCESS || res_len != 4) {
+		fprintf(stderr, "vm-bc-pair: backchannel call failed: %s\n",
+			status ? strerror(-status) : "bad reply");
+		atomic_fetch_add(&g_failures, 1);
+		return;
+	}
+	atomic_fetch_add(&g_sum, (uint32_t)res[0] << 24 | (uint32_t)res[1] << 16 |
+				 (uint32_t)res[2] << 8 | res[3]);
+	atomic_fetch_add(&g_replies, 1);
+}
+
+static int fwd_dispatch(struct rpcrdma_svc_req *req, void *arg)
+{
+	struct rpcrdma_svc_bc *bc;
+	uint8_t v[4];
+	int rc;
+
+	(void)arg;
+	switch (req->rq_msg.rm_proc) {
+	case 0:
+		return RPCRDMA_SVC_SUCCESS;
+	case P_PING: {
+		const uint8_t *p = rpcrdma_xdr_get_fixed(&req->rq_args, 4);
+		struct rpcrdma_svc_bc_args a = {
+			.ba_prog = CBPROG, .ba_vers = 1, .ba_proc = 1,
+			.ba_cred_flavor = RPC_AUTH_NONE,
+			.ba_args = v, .ba_args_len = 4,
+			.ba_timeout_ms = 20000, .ba_done = bc_done,
+		};
+
+		if (!p)
+			return RPCRDMA_SVC_GARBAGE_ARGS;
+		memcpy(v, p, 4);
+		rc = rpcrdma_svc_bc_get(req, &bc);
+		if (!rc) {
+			rc = rpcrdma_svc_bc_call(bc, &a, NULL);
+			rpcrdma_svc_bc_put(bc);
+		}
+		rpcrdma_xdr_put_u32(&req->rq_res, (uint32_t)rc);
+		return RPCRDMA_SVC_SUCCESS;
+	}
+	case P_TALLY:
+		rpcrdma_xdr_put_u32(&req->rq_res, atomic_load(&g_replies));
+		rpcrdma_xdr_put_u64(&req->rq_res, atomic_load(&g_sum));
+		rpcrdma_xdr_put_u32(&req->rq_res, atomic_load(&g_failures));
+		return RPCRDMA_SVC_SUCCESS;
+	default:
+		return RPCRDMA_SVC_PROC_UNAVAIL;
+	}
+}
+
+static void on_term(int sig)
+{
+	(void)sig;
+	rpcrdma_svc_stop(g_svc);
+}
+
+static int server(const char *addr, const char *port)
+{
+	struct rpcrdma_svc_config cfg = {
+		.sc_listen = addr, .sc_port = (uint16_t)atoi(port),
+		.sc_memory = 256ull << 20, .sc_threads = 2,
+	};
+	struct rpcrdma_svc_stats st;
+	int rc;
+
+	rc = rpcrdma_svc_create(&cfg, &g_svc);
+	if (rc) {
+		fprintf(stderr, "vm-bc-pair: server: %s\n", strerror(-rc));
+		return 1;
+	}
+	rpcrdma_svc_register(g_svc, BCFWD, 1, fwd_dispatch, NULL);
+	signal(SIGTERM, on_term);
+	signal(SIGINT, on_term);
+	printf("serving\n");
+	fflush(stdout);
+	rc = rpcrdma_svc_run(g_svc);
+	rpcrdma_svc_get_stats(g_svc, &st);
+	printf("bc_calls %llu bc_replies %llu bc_unmatched %llu bc_timeouts %llu failures %u\n",
+	       (unsigned long long)st.ss_bc_calls, (unsigned long long)st.ss_bc_replies,
+	       (unsigned long long)st.ss_bc_unmatched, (unsigned long long)st.ss_bc_timeouts,
+	       atomic_load(&g_failures));
+	rpcrdma_svc_destroy(g_svc);
+	return rc ? 1 : 0;
+}
+
+/* ---------- client ---------- */
+
+static int cb_dispatch(const struct rpcrdma_rpc_msg *call, struct rpcrdma_xdr *args,
+		       struct rpcrdma_xdr *res, void *arg)
+{
+	uint32_t v = rpcrdma_xdr_get_u32(args);
+
+	(void)arg;
+	if (call->rm_proc != 1 || !rpcrdma_xdr_ok(args))
+		return RPC_ACCEPT_GARBAGE_ARGS;
+	rpcrdma_xdr_put_u32(res, 3 * v + 1);
+	atomic_fetch_add(&g_served, 1);
+	return RPC_ACCEPT_SUCCESS;
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* One forward call of @proc (PING carries @v); @want bytes of its results
+ * into @out.  Return: 0 or the call's negative errno. */
+static int fwd_call(struct rpcrdma_clnt *cl, uint32_t proc, uint32_t v, uint8_t *out,
+		    uint32_t want)
+{
+	uint8_t args[4] = { (uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v };
+	uint8_t res[256];
+	struct rpcrdma_clnt_call ca = {
+		.ca_prog = BCFWD, .ca_vers = 1, .ca_proc = proc,
+		.ca_args = args, .ca_args_len = proc == P_PING ? 4 : 0,
+		.ca_res = res, .ca_res_cap = sizeof(res),
+	};
+	int rc = rpcrdma_clnt_call(cl, &ca);
+
+	if (rc)
+		return rc;
+	if (ca.ca_res_len < ca.ca_res_off + want)
+		return -EBADMSG;
+	memcpy(out, res + ca.ca_res_off, want);
+	return 0;
+}
+
+static int client(const char *server, const char *source, const char *port, unsigned n)
+{
+	struct rpcrdma_clnt_config cfg = {
+		.cf_server = server, .cf_source = source, .cf_port = (uint16_t)atoi(port),
+		.cf_auth_none = true, .cf_bc_slots = 4, .cf_max_credits = 8,
+	};
+	struct rpcrdma_clnt_stats st;
+	struct rpcrdma_clnt *cl;
+	unsigned long long want_sum = 0, sum = 0;
+	uint32_t replies = 0, failures = 0;
+	uint8_t out[16];
+	unsigned i, tries, busy = 0;
+	int rc, ret = 1;
+
+	rc = rpcrdma_clnt_create(&cfg, &cl);
+	if (rc) {
+		fprintf(stderr, "vm-bc-pair: connect: %s\n", strerror(-rc));
+		return 1;
+	}
+	rc = rpcrdma_clnt_bc_register(cl, CBPROG, 1, cb_dispatch, NULL);
+	if (rc) {
+		fprintf(stderr, "vm-bc-pair: register: %s\n", strerror(-rc));
+		goto out;
+	}
+	for (i = 1; i <= n; i++) {
+		want_sum += 3ull * i + 1;
+		for (tries = 0; tries < 2000; tries++) {
+			rc = fwd_call(cl, P_PING, i, out, 4);
+			if (rc || (int32_t)be32(out) != -EAGAIN)
+				break;
+			busy++;
+			usleep(5000); /* the server's slots are all busy: later */
+		}
+		if (rc || be32(out)) {
+			fprintf(stderr, "vm-bc-pair: PING %u: %s\n", i,
+				strerror(rc ? -rc : -(int32_t)be32(out)));
+			goto out;
+		}
+	}
+	/* The replies to the last calls may still be on their way. */
+	for (tries = 0; tries < 1000; tries++) {
+		rc = fwd_call(cl, P_TALLY, 0, out, 16);
+		if (rc) {
+			fprintf(stderr, "vm-bc-pair: TALLY: %s\n", strerror(-rc));
+			goto out;
+		}
+		replies = be32(out);
+		sum = (unsigned long long)be32(out + 4) << 32 | be32(out + 8);
+		failures = be32(out + 12);
+		if (replies + failures >= n)
+			break;
+		usleep(10000);
+	}
+	rpcrdma_clnt_get_stats(cl, &st);
+	printf("pings %u (again after EAGAIN: %u), server: replies %u sum %llu failures %u; "
+	       "client: served %u, bc_calls %llu bc_replies %llu bc_drops %llu\n",
+	       n, busy, replies, sum, failures, atomic_load(&g_served),
+	       (unsigned long long)st.cs_bc_calls, (unsigned long long)st.cs_bc_replies,
+	       (unsigned long long)st.cs_bc_drops);
+	if (replies != n || failures || sum != want_sum || atomic_load(&g_served) != n ||
+	    st.cs_bc_calls != n || st.cs_bc_replies != n || st.cs_bc_drops) {
+		fprintf(stderr, "vm-bc-pair: FAILED: want %u replies summing to %llu\n", n, want_sum);
+		goto out;
+	}
+	ret = 0;
+out:
+	rpcrdma_clnt_destroy(cl);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "server"))
+		return server(argv[2], argv[3]);
+	if (argc == 6 && !strcmp(argv[1], "client"))
+		return client(argv[2], argv[3], argv[4], (unsigned)atoi(argv[5]));
+	return usage();
+}
