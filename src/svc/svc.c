@@ -460,7 +460,8 @@ void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 		"\"buf_waits\":%llu,\"buf_bytes_in_use\":%llu,\"buf_bytes_high\":%llu,"
 		"\"credit_grows\":%llu,\"credit_grow_denied\":%llu,\"sq_waits\":%llu,"
 		"\"pool_trims\":%llu,\"send_batches\":%llu,\"transport_calls\":%llu,"
-		"\"transport_defers\":%llu}\n",
+		"\"transport_defers\":%llu,\"bc_calls\":%llu,\"bc_replies\":%llu,"
+		"\"bc_unmatched\":%llu,\"bc_timeouts\":%llu}\n",
 		(unsigned long long)st->ss_connections, (unsigned long long)st->ss_calls,
 		(unsigned long long)st->ss_replies_inline,
 		(unsigned long long)st->ss_replies_write_chunk,
@@ -487,7 +488,9 @@ void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 		(unsigned long long)st->ss_sq_waits, (unsigned long long)st->ss_pool_trims,
 		(unsigned long long)st->ss_send_batches,
 		(unsigned long long)st->ss_transport_calls,
-		(unsigned long long)st->ss_transport_defers);
+		(unsigned long long)st->ss_transport_defers,
+		(unsigned long long)st->ss_bc_calls, (unsigned long long)st->ss_bc_replies,
+		(unsigned long long)st->ss_bc_unmatched, (unsigned long long)st->ss_bc_timeouts);
 }
 
 /* Disconnect every connection and wait (bounded) for their work to flush. */
