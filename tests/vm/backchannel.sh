@@ -6,7 +6,7 @@
 # call answered with the right result on both sides (sums worked out from
 # the arguments), over two connections one after the other, and the
 # server's backchannel counters at the end (calls = replies, nothing
-# unmatched, no timeout).
+# unmatched, no timeout) and its pools back at 0.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 vm_require_guest
 
@@ -37,3 +37,6 @@ cat "$SLOG"
 grep -q '^bc_calls 250 bc_replies 250 bc_unmatched 0 bc_timeouts 0 failures 0$' "$SLOG" ||
 	fail "server's backchannel counters"
 pass "server: 250 backchannel calls, 250 replies matched, none unmatched or timed out"
+grep -q '^left: ctx_in_use 0 recv_in_use 0 buf_bytes_in_use 0 conns_open 0 mrs_open 0$' "$SLOG" ||
+	fail "server's pools not back at 0 (backchannel Receives and send buffers included)"
+pass "server: call contexts, Receives (the backchannel's too), buffers, regions all back"
