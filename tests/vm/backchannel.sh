@@ -4,9 +4,10 @@
 # program whose PING makes a backchannel call on the caller's connection;
 # the client serves the backchannel program (v -> 3v + 1).  Checked: every
 # call answered with the right result on both sides (sums worked out from
-# the arguments), over two connections one after the other, and the
-# server's backchannel counters at the end (calls = replies, nothing
-# unmatched, no timeout) and its pools back at 0.
+# the arguments), over two connections one after the other; then a client
+# without a backchannel (the server's calls time out after 300 ms), and
+# one that leaves with calls outstanding (they end with -ENOTCONN); the
+# server's backchannel counters at the end and its pools back at 0.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 vm_require_guest
 
@@ -28,15 +29,20 @@ bounded 180 "client, 200 calls" "$PAIR" client "$SERVER_ADDR" "$CLIENT_ADDR" "$P
 pass "200 backchannel calls on one connection, results checked on both sides"
 bounded 120 "client, 50 calls" "$PAIR" client "$SERVER_ADDR" "$CLIENT_ADDR" "$PORT" 50
 pass "50 more on a second connection"
+bounded 120 "client without a backchannel, 8 calls" "$PAIR" deaf "$SERVER_ADDR" "$CLIENT_ADDR" "$PORT" 8
+pass "8 calls to a client without a backchannel: dropped there, timed out here"
+bounded 60 "client leaving, 3 calls" "$PAIR" vanish "$SERVER_ADDR" "$CLIENT_ADDR" "$PORT" 3
+pass "a client left with 3 backchannel calls outstanding"
+sleep 1
 
 kill -TERM "$SPID"
 rc=0
 wait "$SPID" || rc=$?
 ((rc == 0)) || fail "vm-bc-pair server exited with status $rc"
 cat "$SLOG"
-grep -q '^bc_calls 250 bc_replies 250 bc_unmatched 0 bc_timeouts 0 failures 0$' "$SLOG" ||
+grep -q '^bc_replies 250 bc_unmatched 0 bc_timeouts 8 failures 11 (timed out 8, connection gone 3)$' "$SLOG" ||
 	fail "server's backchannel counters"
-pass "server: 250 backchannel calls, 250 replies matched, none unmatched or timed out"
+pass "server: 250 replies matched, none unmatched, 8 timed out, 3 ended with their connection"
 grep -q '^left: ctx_in_use 0 recv_in_use 0 buf_bytes_in_use 0 conns_open 0 mrs_open 0$' "$SLOG" ||
 	fail "server's pools not back at 0 (backchannel Receives and send buffers included)"
 pass "server: call contexts, Receives (the backchannel's too), buffers, regions all back"

@@ -15,6 +15,13 @@
  *       N PINGs (again after -EAGAIN: the server's 4 slots are busy), then
  *       ask TALLY until N replies came back; check their sum and that our
  *       program served N calls.
+ *   vm-bc-pair deaf SERVER SOURCE PORT N
+ *       connect without a backchannel (its calls are dropped), send N
+ *       PINGs whose backchannel calls time out after 300 ms, ask TALLY
+ *       until N calls failed, check we dropped every one that reached us.
+ *   vm-bc-pair vanish SERVER SOURCE PORT N
+ *       the same with a 60 s timeout, and leave at once: the server ends
+ *       the calls with -ENOTCONN when the connection goes.
  *
  * Exit status 0 on success, 1 on a failed check, 2 for bad usage.
  */
@@ -35,12 +42,12 @@
 #define P_TALLY 2u
 
 static struct rpcrdma_svc *g_svc;
-static atomic_uint g_replies, g_failures, g_served;
+static atomic_uint g_replies, g_failures, g_served, g_timedout, g_notconn;
 static atomic_ullong g_sum;
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: vm-bc-pair server ADDR PORT | client SERVER SOURCE PORT N\n");
+	fprintf(stderr, "usage: vm-bc-pair server ADDR PORT | client|deaf|vanish SERVER SOURCE PORT N\n");
 	return 2;
 }
 
@@ -52,9 +59,14 @@ static void bc_done(void *arg, int status, const struct rpcrdma_rpc_msg *reply,
 	(void)arg;
 	if (status || reply->rm_reply_stat != RPC_MSG_ACCEPTED ||
 	    reply->rm_accept_stat != RPC_ACCEPT_SUCCESS || res_len != 4) {
-		fprintf(stderr, "vm-bc-pair: backchannel call failed: %s\n",
-			status ? strerror(-status) : "bad reply");
+		if (status != -ETIMEDOUT && status != -ENOTCONN)
+			fprintf(stderr, "vm-bc-pair: backchannel call failed: %s\n",
+				status ? strerror(-status) : "bad reply");
 		atomic_fetch_add(&g_failures, 1);
+		if (status == -ETIMEDOUT)
+			atomic_fetch_add(&g_timedout, 1);
+		if (status == -ENOTCONN)
+			atomic_fetch_add(&g_notconn, 1);
 		return;
 	}
 	atomic_fetch_add(&g_sum, (uint32_t)res[0] << 24 | (uint32_t)res[1] << 16 |
@@ -74,14 +86,15 @@ static int fwd_dispatch(struct rpcrdma_svc_req *req, void *arg)
 		return RPCRDMA_SVC_SUCCESS;
 	case P_PING: {
 		const uint8_t *p = rpcrdma_xdr_get_fixed(&req->rq_args, 4);
+		uint32_t tmo = rpcrdma_xdr_get_u32(&req->rq_args);
 		struct rpcrdma_svc_bc_args a = {
 			.ba_prog = CBPROG, .ba_vers = 1, .ba_proc = 1,
 			.ba_cred_flavor = RPC_AUTH_NONE,
 			.ba_args = v, .ba_args_len = 4,
-			.ba_timeout_ms = 20000, .ba_done = bc_done,
+			.ba_timeout_ms = tmo, .ba_done = bc_done,
 		};
 
-		if (!p)
+		if (!p || !rpcrdma_xdr_ok(&req->rq_args))
 			return RPCRDMA_SVC_GARBAGE_ARGS;
 		memcpy(v, p, 4);
 		rc = rpcrdma_svc_bc_get(req, &bc);
@@ -129,10 +142,12 @@ static int server(const char *addr, const char *port)
 	fflush(stdout);
 	rc = rpcrdma_svc_run(g_svc);
 	rpcrdma_svc_get_stats(g_svc, &st);
-	printf("bc_calls %llu bc_replies %llu bc_unmatched %llu bc_timeouts %llu failures %u\n",
-	       (unsigned long long)st.ss_bc_calls, (unsigned long long)st.ss_bc_replies,
+	printf("bc_replies %llu bc_unmatched %llu bc_timeouts %llu failures %u "
+	       "(timed out %u, connection gone %u)\n",
+	       (unsigned long long)st.ss_bc_replies,
 	       (unsigned long long)st.ss_bc_unmatched, (unsigned long long)st.ss_bc_timeouts,
-	       atomic_load(&g_failures));
+	       atomic_load(&g_failures), atomic_load(&g_timedout), atomic_load(&g_notconn));
+	printf("bc_calls %llu\n", (unsigned long long)st.ss_bc_calls);
 	/* After the run every pool is back: these show what leaked. */
 	printf("left: ctx_in_use %llu recv_in_use %llu buf_bytes_in_use %llu conns_open %llu mrs_open %llu\n",
 	       (unsigned long long)st.ss_ctx_in_use, (unsigned long long)st.ss_recv_in_use,
@@ -162,16 +177,22 @@ static uint32_t be32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-/* One forward call of @proc (PING carries @v); @want bytes of its results
- * into @out.  Return: 0 or the call's negative errno. */
+enum mode { M_NORMAL, M_DEAF, M_VANISH };
+
+static unsigned g_tmo_ms = 20000; /* PING: the backchannel call's timeout */
+
+/* One forward call of @proc (PING carries @v and g_tmo_ms); @want bytes
+ * of its results into @out.  Return: 0 or the call's negative errno. */
 static int fwd_call(struct rpcrdma_clnt *cl, uint32_t proc, uint32_t v, uint8_t *out,
 		    uint32_t want)
 {
-	uint8_t args[4] = { (uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v };
+	uint8_t args[8] = { (uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v,
+			    (uint8_t)(g_tmo_ms >> 24), (uint8_t)(g_tmo_ms >> 16),
+			    (uint8_t)(g_tmo_ms >> 8), (uint8_t)g_tmo_ms };
 	uint8_t res[256];
 	struct rpcrdma_clnt_call ca = {
 		.ca_prog = BCFWD, .ca_vers = 1, .ca_proc = proc,
-		.ca_args = args, .ca_args_len = proc == P_PING ? 4 : 0,
+		.ca_args = args, .ca_args_len = proc == P_PING ? 8 : 0,
 		.ca_res = res, .ca_res_cap = sizeof(res),
 	};
 	int rc = rpcrdma_clnt_call(cl, &ca);
@@ -184,11 +205,13 @@ static int fwd_call(struct rpcrdma_clnt *cl, uint32_t proc, uint32_t v, uint8_t 
 	return 0;
 }
 
-static int client(const char *server, const char *source, const char *port, unsigned n)
+static int client(enum mode mode, const char *server, const char *source, const char *port,
+		  unsigned n)
 {
 	struct rpcrdma_clnt_config cfg = {
 		.cf_server = server, .cf_source = source, .cf_port = (uint16_t)atoi(port),
-		.cf_auth_none = true, .cf_bc_slots = 4, .cf_max_credits = 8,
+		.cf_auth_none = true, .cf_bc_slots = mode == M_NORMAL ? 4 : 0,
+		.cf_max_credits = 8,
 	};
 	struct rpcrdma_clnt_stats st;
 	struct rpcrdma_clnt *cl;
@@ -203,7 +226,8 @@ static int client(const char *server, const char *source, const char *port, unsi
 		fprintf(stderr, "vm-bc-pair: connect: %s\n", strerror(-rc));
 		return 1;
 	}
-	rc = rpcrdma_clnt_bc_register(cl, CBPROG, 1, cb_dispatch, NULL);
+	g_tmo_ms = mode == M_DEAF ? 300 : mode == M_VANISH ? 60000 : 20000;
+	rc = mode == M_NORMAL ? rpcrdma_clnt_bc_register(cl, CBPROG, 1, cb_dispatch, NULL) : 0;
 	if (rc) {
 		fprintf(stderr, "vm-bc-pair: register: %s\n", strerror(-rc));
 		goto out;
@@ -232,6 +256,11 @@ static int client(const char *server, const char *source, const char *port, unsi
 			goto out;
 		}
 	}
+	if (mode == M_VANISH) {
+		printf("pings %u, leaving with their backchannel calls outstanding\n", n);
+		ret = 0;
+		goto out;
+	}
 	/* The replies to the last calls may still be on their way. */
 	for (tries = 0; tries < 1000; tries++) {
 		rc = fwd_call(cl, P_TALLY, 0, out, 16);
@@ -252,6 +281,17 @@ static int client(const char *server, const char *source, const char *port, unsi
 	       n, busy, replies, sum, failures, atomic_load(&g_served),
 	       (unsigned long long)st.cs_bc_calls, (unsigned long long)st.cs_bc_replies,
 	       (unsigned long long)st.cs_bc_drops);
+	if (mode == M_DEAF) {
+		/* Every call failed (timed out); each one that reached us
+		 * was dropped unanswered: no backchannel here. */
+		if (failures != n || replies || !st.cs_bc_calls || st.cs_bc_drops != st.cs_bc_calls ||
+		    st.cs_bc_replies) {
+			fprintf(stderr, "vm-bc-pair: FAILED: want %u failed calls, all dropped here\n", n);
+			goto out;
+		}
+		ret = 0;
+		goto out;
+	}
 	if (replies != n || failures || sum != want_sum || atomic_load(&g_served) != n ||
 	    st.cs_bc_calls != n || st.cs_bc_replies != n || st.cs_bc_drops) {
 		fprintf(stderr, "vm-bc-pair: FAILED: want %u replies summing to %llu\n", n, want_sum);
@@ -268,6 +308,10 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "server"))
 		return server(argv[2], argv[3]);
 	if (argc == 6 && !strcmp(argv[1], "client"))
-		return client(argv[2], argv[3], argv[4], (unsigned)atoi(argv[5]));
+		return client(M_NORMAL, argv[2], argv[3], argv[4], (unsigned)atoi(argv[5]));
+	if (argc == 6 && !strcmp(argv[1], "deaf"))
+		return client(M_DEAF, argv[2], argv[3], argv[4], (unsigned)atoi(argv[5]));
+	if (argc == 6 && !strcmp(argv[1], "vanish"))
+		return client(M_VANISH, argv[2], argv[3], argv[4], (unsigned)atoi(argv[5]));
 	return usage();
 }
