@@ -314,6 +314,66 @@ static void test_disconnect_outstanding(void **state)
 	assert_int_equal(cl->cl_bc[0].br_owners, 0);
 }
 
+/* RPC version 3 in a backchannel call: MSG_DENIED, RPC_MISMATCH 2..2
+ * (RFC 5531 9): xid, REPLY, DENIED 1, RPC_MISMATCH 0, low 2, high 2. */
+static void test_rpc_mismatch(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(state);
+	uint8_t msg[128];
+	static const uint32_t want[] = { 0xa00, 1, 2, RDMA_MSG, 0, 0, 0, 0xa00, 1, 1, 0, 2, 2 };
+	unsigned i;
+
+	bc_call(msg, 0xa00, 1, 1, CBPROG, 0);
+	put32(msg + 28 + 8, 3);
+	deliver(msg, 28 + 44);
+	clnt_poll(cl);
+	assert_int_equal(g_served, 0);
+	assert_int_equal(fv.fv_sent_len, sizeof(want));
+	for (i = 0; i < 13; i++)
+		assert_int_equal(get32(fv.fv_sent + 4 * i), want[i]);
+}
+
+/* A backchannel call sent as RDMA_NOMSG with a position-zero Read chunk
+ * (a long call): chunks are not used on the backchannel, ERR_CHUNK. */
+static void test_nomsg_call(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(state);
+	uint8_t msg[128], *p = msg;
+
+	p = put32(p, 0xb00);
+	p = put32(p, 1);
+	p = put32(p, 1);
+	p = put32(p, RDMA_NOMSG);
+	p = put32(p, 1);      /* Read chunk: position 0, one segment */
+	p = put32(p, 0);
+	p = put32(p, 0x4321);
+	p = put32(p, 44);
+	p = put32(p, 0);
+	p = put32(p, 0x2000);
+	p = put32(p, 0);      /* end of Read list */
+	p = put32(p, 0);      /* no Write list */
+	p = put32(p, 0);      /* no Reply chunk */
+	deliver(msg, (uint32_t)(p - msg));
+	clnt_poll(cl);
+	assert_int_equal(fv.fv_sent_len, 20);
+	assert_int_equal(get32(fv.fv_sent), 0xb00);
+	assert_int_equal(get32(fv.fv_sent + 12), RDMA_ERROR);
+	assert_int_equal(get32(fv.fv_sent + 16), ERR_CHUNK);
+	assert_int_equal(cl->cl_stats.cs_bad_replies, 0);
+}
+
+/* Registration limits. */
+static void test_register(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(state);
+	uint32_t v;
+
+	assert_int_equal(rpcrdma_clnt_bc_register(cl, CBPROG, 2, NULL, NULL), -EINVAL);
+	for (v = 2; v <= RPCRDMA_CLNT_BC_MAX_PROGS; v++)
+		assert_int_equal(rpcrdma_clnt_bc_register(cl, CBPROG, v, cb_dispatch, NULL), 0);
+	assert_int_equal(rpcrdma_clnt_bc_register(cl, CBPROG, 99, cb_dispatch, NULL), -ENOSPC);
+}
+
 /* Without cf_bc_slots: no program may register, a call is dropped. */
 static void test_no_backchannel(void **state)
 {
@@ -344,6 +404,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_credits_exhausted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_call_with_chunks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_disconnect_outstanding, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rpc_mismatch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nomsg_call, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_register, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_backchannel, setup, teardown),
 	};
 

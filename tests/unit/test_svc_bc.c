@@ -470,6 +470,51 @@ static void test_disconnect_outstanding(void **state)
 	assert_int_equal(call(0, NULL, &xid), -ENOTCONN);
 }
 
+/* A backchannel Send that completes in error (not a flush): its call ends
+ * with -ENOTCONN, the queued one too, and the connection goes down. */
+static void test_send_error(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t xid;
+
+	take_handle(f);
+	svc_conn_cq_event_poll(f->conn);
+	fv.fv_script_sends = true;
+	assert_int_equal(call(0, (void *)1, &xid), 0);
+	assert_int_equal(call(0, (void *)2, &xid), 0);
+	svc_bc_poll(&f->svc);
+	assert_int_equal(fv.fv_nsends, 2);
+	fv_push(fv.fv_send_ids[1], IBV_WC_LOC_PROT_ERR, IBV_WC_SEND, 0, 0);
+	svc_conn_cq_event_poll(f->conn);
+	assert_int_equal(g_done.n, 2);
+	assert_int_equal(g_done.status[0], -ENOTCONN);
+	assert_ptr_equal(g_done.arg[0], (void *)1);
+	assert_int_equal(g_done.status[1], -ENOTCONN);
+	assert_true(f->conn->sx_closing);
+	assert_int_equal(g_bc->bc_sends, 0);
+	assert_int_equal(g_bc->bc_calls[0].bq_state, BQ_FREE);
+}
+
+/* The device refuses the post: the call ends with -ENOTCONN at once and
+ * the connection goes down; nothing is left posted. */
+static void test_post_failure(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t xid;
+
+	take_handle(f);
+	svc_conn_cq_event_poll(f->conn);
+	assert_int_equal(call(0, (void *)1, &xid), 0);
+	fv.fv_fail_send_post_at = fv.fv_send_post_calls + 1;
+	svc_bc_poll(&f->svc);
+	assert_int_equal(g_done.n, 1);
+	assert_int_equal(g_done.status[0], -ENOTCONN);
+	assert_true(f->conn->sx_closing);
+	assert_int_equal(g_bc->bc_sends, 0);
+	assert_int_equal(g_bc->bc_in_flight, 0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.post_errors), 1);
+}
+
 /* Arguments the API refuses. */
 static void test_bad_args(void **state)
 {
@@ -506,6 +551,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_credits_exhausted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeouts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_disconnect_outstanding, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_send_error, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_post_failure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_args, setup, teardown),
 	};
 
