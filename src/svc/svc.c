@@ -363,9 +363,7 @@ int rpcrdma_svc_run(struct rpcrdma_svc *svc)
 		svc_work_flush(svc);
 		if (svc->sv_handshakes)
 			svc_conn_expire_handshakes(svc, svc_now_ms());
-		/* backchannel hook: calls queued from any thread, timeouts */
-		svc_bc_poll(svc);
-		svc_bc_expire(svc, svc_now_ms());
+		svc_bc_run(svc); /* backchannel hook: queued calls, timeouts */
 		svc_conn_reap(svc);
 		if (atomic_exchange(&svc->sv_dump, false))
 			svc_dump_stats_line(svc);

@@ -492,6 +492,13 @@ void svc_bc_expire(struct rpcrdma_svc *svc, uint64_t now_ms)
 	}
 }
 
+void svc_bc_run(struct rpcrdma_svc *svc)
+{
+	svc_bc_poll(svc);
+	if (atomic_load(&svc->sv_bc_pending))
+		svc_bc_expire(svc, svc_now_ms());
+}
+
 int svc_bc_timeout(struct rpcrdma_svc *svc, int tmo)
 {
 	uint64_t now, first = UINT64_MAX;

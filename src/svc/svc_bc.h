@@ -97,6 +97,9 @@ void svc_bc_poll(struct rpcrdma_svc *svc);
 /* svc_bc_expire - owner thread: end calls whose deadline is <= @now_ms
  * with -ETIMEDOUT (their credit is given back). */
 void svc_bc_expire(struct rpcrdma_svc *svc, uint64_t now_ms);
+/* svc_bc_run - owner thread, once per run-loop turn: svc_bc_poll(), and
+ * svc_bc_expire() at the current time while any call is pending. */
+void svc_bc_run(struct rpcrdma_svc *svc);
 /* svc_bc_timeout - the epoll timeout (ms, -1 for none) the run loop may
  * sleep, given @tmo it would otherwise use, so deadlines are noticed. */
 int svc_bc_timeout(struct rpcrdma_svc *svc, int tmo);
