@@ -75,7 +75,8 @@ int rpcrdma_clnt_bc_register(struct rpcrdma_clnt *cl, uint32_t prog, uint32_t ve
 	return rc;
 }
 
-bool clnt_bc_recv(struct rpcrdma_clnt *cl, const struct clnt_recv *rr, uint32_t len)
+bool clnt_bc_recv(struct rpcrdma_clnt *cl, const struct clnt_recv *rr, uint32_t len,
+		  bool decoded)
 {
 	const uint8_t *b = rr->rr_buf;
 	struct rpcrdma_hdr *rh = &cl->cl_rhdr;
@@ -88,8 +89,9 @@ bool clnt_bc_recv(struct rpcrdma_clnt *cl, const struct clnt_recv *rr, uint32_t 
 	proc = load_be32(b + 12);
 	if (proc != RDMA_MSG && proc != RDMA_NOMSG)
 		return false;
-	/* Read as a call's header (a call may carry a Read list). */
-	if (rpcrdma_wire_decode_call(b, len, &cl->cl_limits, rh, &err))
+	/* Not a valid reply header: perhaps a call's (a call may carry a
+	 * Read list), read as one.  A valid one is used as it is. */
+	if (!decoded && rpcrdma_wire_decode_call(b, len, &cl->cl_limits, rh, &err))
 		return false;
 	if (proc == RDMA_MSG) {
 		/* RFC 8167 2: the RPC msg_type tells calls from replies. */

@@ -417,8 +417,11 @@ int clnt_bc_alloc(struct rpcrdma_clnt *cl, uint8_t **p);
 void clnt_bc_free(struct rpcrdma_clnt *cl);
 /* clnt_bc_recv - the message in @rr (@len bytes) is a backchannel call:
  * taken (queued for clnt_bc_run()) or dropped (counted); the caller
- * reposts the Receive.  False: not a call, a reply.  Lock held. */
-bool clnt_bc_recv(struct rpcrdma_clnt *cl, const struct clnt_recv *rr, uint32_t len);
+ * reposts the Receive.  False: not a call, a reply.  @decoded: cl_rhdr
+ * holds its header, decoded as a reply's; otherwise that decode failed
+ * and it is decoded here as a call's.  Lock held. */
+bool clnt_bc_recv(struct rpcrdma_clnt *cl, const struct clnt_recv *rr, uint32_t len,
+		  bool decoded);
 /* clnt_bc_run - serve the queued backchannel calls and post their
  * replies (the completion thread, no lock held). */
 void clnt_bc_run(struct rpcrdma_clnt *cl);

@@ -98,7 +98,7 @@ static void clnt_recv_complete(struct rpcrdma_clnt *cl, struct clnt_recv *rr,
 	struct rpcrdma_wire_err err;
 	struct clnt_req *rl;
 	uint32_t credits;
-	bool inv_ok, inv;
+	bool inv_ok, inv, decoded;
 	int status;
 
 	cl->cl_recvs_posted--;
@@ -114,11 +114,12 @@ static void clnt_recv_complete(struct rpcrdma_clnt *cl, struct clnt_recv *rr,
 			 wc->invalidated_rkey);
 	}
 	clnt_capture_recv(cl, rr->rr_buf, wc->byte_len);
-	if (clnt_bc_recv(cl, rr, wc->byte_len)) { /* backchannel hook: a call */
+	decoded = !rpcrdma_wire_decode_reply(rr->rr_buf, wc->byte_len, &cl->cl_limits, rh, &err);
+	if (clnt_bc_recv(cl, rr, wc->byte_len, decoded)) { /* backchannel hook: a call */
 		clnt_repost(cl, rr);
 		return;
 	}
-	if (rpcrdma_wire_decode_reply(rr->rr_buf, wc->byte_len, &cl->cl_limits, rh, &err)) {
+	if (!decoded) {
 		cl->cl_stats.cs_bad_replies++;
 		clnt_log(cl, "bad reply header (%s): %s", err.we_rule, err.we_detail);
 		rl = wc->byte_len >= 4 ? clnt_xid_find(cl, load_be32(rr->rr_buf)) : NULL;
