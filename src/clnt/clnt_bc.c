@@ -230,6 +230,8 @@ void clnt_bc_run(struct rpcrdma_clnt *cl)
 	uint32_t len;
 	int rc;
 
+	if (!cl->cl_nbc)
+		return; /* no backchannel: nothing is ever queued */
 	pthread_mutex_lock(&cl->cl_lock);
 	br = cl->cl_bc_todo;
 	cl->cl_bc_todo = cl->cl_bc_todo_tail = NULL;
