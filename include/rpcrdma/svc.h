@@ -413,7 +413,8 @@ struct rpcrdma_svc_bc;
  *   or denied, RFC 5531 9) and @res / @res_len the results that follow an
  *   accepted header (empty otherwise); -EBADMSG when a reply with our xid
  *   came but its RPC header is malformed; -ETIMEDOUT when no reply came
- *   within the timeout; -ENOTCONN when the connection went down first (or
+ *   within the timeout; -EREMOTEIO when the client answered RDMA_ERROR
+ *   (RFC 8166 4.5); -ENOTCONN when the connection went down first (or
  *   its Send failed); -ENOBUFS when the transport could not get registered
  *   memory for the backchannel.  @reply and @res are NULL unless @status
  *   is 0 and only valid during the call.

@@ -137,6 +137,11 @@ static uint8_t *svc_bc_put32(uint8_t *p, uint32_t v)
 	return p + 4;
 }
 
+static uint32_t svc_bc_get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
 /* RFC 5531 9: the call header (verifier AUTH_NONE) and the arguments. */
 static uint32_t svc_bc_encode_call(uint8_t *p, uint32_t xid, const struct rpcrdma_svc_bc_args *a)
 {
@@ -581,6 +586,37 @@ void svc_bc_reply(struct svc_call *cc, int rc)
 	/* A credit came back: the next queued call may go. */
 	if (bc->bc_ready && !conn->sx_closing)
 		svc_bc_send_queued(conn, bc);
+}
+
+bool svc_bc_rdma_error(struct svc_conn *conn, const uint8_t *buf, uint32_t len)
+{
+	struct rpcrdma_svc_bc *bc = atomic_load(&conn->sx_bc);
+	struct svc_bc_end end = { 0 };
+	uint32_t xid, i;
+
+	/* xid, vers, credits, RDMA_ERROR, code: 20 bytes at least */
+	if (!bc || len < RPCRDMA_ERR_CHUNK_BYTES || svc_bc_get32(buf + 12) != RDMA_ERROR)
+		return false;
+	xid = svc_bc_get32(buf);
+	pthread_mutex_lock(&bc->bc_lock);
+	for (i = 0; i < SVC_BC_SLOTS; i++) {
+		struct svc_bc_call *bq = &bc->bc_calls[i];
+
+		if (bq->bq_state == BQ_SENT && bq->bq_xid == xid) {
+			svc_bc_end_locked(bc, bq, &end);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&bc->bc_lock);
+	if (!end.be_done)
+		return false;
+	svc_log(conn->sx_svc, "conn %u: backchannel call xid 0x%08x refused: RDMA_ERROR %u",
+		conn->sx_id_num, xid, svc_bc_get32(buf + 16));
+	SVC_INC(conn->sx_svc, bc_replies, 1);
+	svc_bc_report(&end, 1, -EREMOTEIO);
+	if (bc->bc_ready && !conn->sx_closing)
+		svc_bc_send_queued(conn, bc);
+	return true;
 }
 
 void svc_bc_send_complete(struct svc_conn *conn, struct rpcrdma_cqe *cqe,

@@ -106,6 +106,11 @@ int svc_bc_timeout(struct rpcrdma_svc *svc, int tmo);
 /* svc_bc_reply - an RPC REPLY arrived in @cc (decode result @rc of its
  * header): hand it to its caller or drop it (counted); @cc goes back. */
 void svc_bc_reply(struct svc_call *cc, int rc);
+/* svc_bc_rdma_error - @len bytes at @buf, not a valid call header: when it
+ * is an RDMA_ERROR naming a backchannel call we sent (the client as its
+ * Responder refused it, RFC 8166 4.5), that call ends with -EREMOTEIO.
+ * Return: true when it was (the message is consumed). */
+bool svc_bc_rdma_error(struct svc_conn *conn, const uint8_t *buf, uint32_t len);
 /* svc_bc_send_complete - completion of a backchannel Send. */
 void svc_bc_send_complete(struct svc_conn *conn, struct rpcrdma_cqe *cqe,
 			  const struct ibv_wc *wc);

@@ -515,6 +515,39 @@ static void test_post_failure(void **state)
 	assert_int_equal(atomic_load(&f->svc.sv_ct.post_errors), 1);
 }
 
+/* The client refuses our call with RDMA_ERROR ERR_CHUNK (RFC 8166 4.5:
+ * xid, vers 1, credits, RDMA_ERROR, ERR_CHUNK): the call ends with
+ * -EREMOTEIO, nothing is answered, the credit comes back. */
+static void test_rdma_error_for_call(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t msg[32], *p = msg;
+	uint32_t xid, xid2, posted;
+
+	take_handle(f);
+	svc_conn_cq_event_poll(f->conn);
+	assert_int_equal(call(0, (void *)1, &xid), 0);
+	assert_int_equal(call(0, (void *)2, &xid2), 0);
+	svc_bc_poll(&f->svc);
+	svc_conn_cq_event_poll(f->conn);
+	assert_int_equal(fv.fv_nsends, 2);
+	posted = f->conn->sx_recvs_posted;
+	p = put32(p, xid);
+	p = put32(p, 1);
+	p = put32(p, 1);
+	p = put32(p, RDMA_ERROR);
+	p = put32(p, ERR_CHUNK);
+	deliver(f, msg, (uint32_t)(p - msg));
+	assert_int_equal(g_done.n, 1);
+	assert_int_equal(g_done.status[0], -EREMOTEIO);
+	assert_int_equal(fv.fv_nsends, 3);     /* the second call, not an answer */
+	assert_int_equal(get32(fv.fv_sent), xid2);
+	assert_int_equal(f->conn->sx_recvs_posted, posted);
+	assert_false(f->conn->sx_closing);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.rdma_errors_sent), 0);
+	svc_conn_cq_event_poll(f->conn);
+}
+
 /* Arguments the API refuses. */
 static void test_bad_args(void **state)
 {
@@ -553,6 +586,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_disconnect_outstanding, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_send_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_post_failure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rdma_error_for_call, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_args, setup, teardown),
 	};
 
