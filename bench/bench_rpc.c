@@ -4,7 +4,7 @@
  * calling an rpcrdma server, no NFS (a benchmark, not a test).
  *
  *   bench_rpc server --listen ADDR [--port N] [--threads N] [--contexts N]
- *                    [--small-contexts N]
+ *                    [--small-contexts N] [--transport-threads N] [--workers-only]
  *   bench_rpc client [--source ADDR] SERVER [--port N]
  *             (--null --inflight N --seconds S | --echo BYTES --count N
  *              [--inflight N]) [--persistent-mr]
@@ -22,6 +22,10 @@
  * created on demand up to sc_small_contexts (default 4096,
  * --small-contexts).  --threads 0
  * serves the calls on the server's run-loop thread (sc_loop_dispatch).
+ * Otherwise, as rpcrdma-nfsd does with NFS, the program is registered with
+ * RPCRDMA_SVC_TRY_TRANSPORT: NULL is served on the transport thread, and
+ * echo (a copy of up to 1 MiB) is deferred to a worker; --workers-only
+ * hands every call to a worker.
  *
  * The client keeps --inflight asynchronous calls in flight for --seconds
  * (NULL) or for --count calls (echo) and prints one JSON object: calls per
@@ -92,6 +96,8 @@ static int bench_dispatch(struct rpcrdma_svc_req *req, void *arg)
 	case BENCH_PROC_NULL:
 		return RPCRDMA_SVC_SUCCESS;
 	case BENCH_PROC_ECHO:
+		if (req->rq_transport)
+			return RPCRDMA_SVC_DEFER; /* a large copy: a worker's job */
 		data = rpcrdma_xdr_get_opaque(&req->rq_args, BENCH_MAX_ECHO, &len);
 		if (!data)
 			return RPCRDMA_SVC_GARBAGE_ARGS;
@@ -108,12 +114,14 @@ static int bench_dispatch(struct rpcrdma_svc_req *req, void *arg)
 }
 
 static int run_server(const char *listen, uint16_t port, unsigned threads,
-		      unsigned contexts, unsigned small_contexts)
+		      unsigned contexts, unsigned small_contexts, unsigned transport_threads,
+		      bool workers_only)
 {
 	struct rpcrdma_svc_config cfg = {
 		.sc_listen = listen,
 		.sc_port = port,
 		.sc_threads = threads,
+		.sc_transport_threads = transport_threads,
 		.sc_loop_dispatch = threads == 0,
 		.sc_call_contexts = contexts,
 		.sc_small_contexts = small_contexts,
@@ -129,7 +137,8 @@ static int run_server(const char *listen, uint16_t port, unsigned threads,
 			listen ? listen : "any", port, strerror(-ret));
 		return 1;
 	}
-	ret = rpcrdma_svc_register(g_svc, BENCH_PROG, BENCH_VERS, bench_dispatch, NULL);
+	ret = rpcrdma_svc_register_flags(g_svc, BENCH_PROG, BENCH_VERS, bench_dispatch, NULL,
+					 workers_only ? 0 : RPCRDMA_SVC_TRY_TRANSPORT);
 	if (ret) {
 		fprintf(stderr, "bench_rpc: register: %s\n", strerror(-ret));
 		rpcrdma_svc_destroy(g_svc);
@@ -420,6 +429,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: bench_rpc server --listen ADDR [--port N] [--threads N] [--contexts N] [--small-contexts N]\n"
+		"                 [--transport-threads N] [--workers-only]\n"
 		"       bench_rpc client [--source ADDR] SERVER [--port N] [--persistent-mr]\n"
 		"                 (--null --inflight N --seconds S | --echo BYTES --count N [--inflight N])\n");
 	exit(2);
@@ -454,12 +464,14 @@ int main(int argc, char **argv)
 		{ "inflight", required_argument, NULL, 'i' },
 		{ "seconds", required_argument, NULL, 'S' },
 		{ "persistent-mr", no_argument, NULL, 'P' },
+		{ "transport-threads", required_argument, NULL, 'T' },
+		{ "workers-only", no_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct client_opts o = { .port = BENCH_PORT, .inflight = 1, .seconds = 3, .count = 16 };
 	const char *listen = NULL;
-	unsigned threads = 4, contexts = 0, small_contexts = 0;
-	bool server, mode = false;
+	unsigned threads = 4, contexts = 0, small_contexts = 0, transport_threads = 0;
+	bool server, mode = false, workers_only = false;
 	int c;
 
 	if (argc < 2)
@@ -513,6 +525,12 @@ int main(int argc, char **argv)
 		case 'P':
 			o.persistent = true;
 			break;
+		case 'T':
+			transport_threads = (unsigned)num(optarg, RPCRDMA_SVC_MAX_TRANSPORT_THREADS);
+			break;
+		case 'W':
+			workers_only = true;
+			break;
 		default:
 			usage();
 		}
@@ -520,7 +538,8 @@ int main(int argc, char **argv)
 	if (server) {
 		if (optind != argc)
 			usage();
-		return run_server(listen, o.port, threads, contexts, small_contexts);
+		return run_server(listen, o.port, threads, contexts, small_contexts,
+				  transport_threads, workers_only);
 	}
 	if (optind != argc - 1 || !mode || !o.inflight || (o.echo && !o.count))
 		usage();

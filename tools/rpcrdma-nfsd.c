@@ -67,6 +67,9 @@ static void usage(FILE *f)
 "  -a, --allow CIDR        with --export: allow clients in CIDR (repeatable;\n"
 "                          default: the listen address's subnet(s), loopback)\n"
 "  -t, --threads N         worker threads (default 4)\n"
+"      --transport-threads N  threads that own the connections and their\n"
+"                          completions, each with --threads/N workers (at\n"
+"                          least one); default: one per CPU, at most --threads\n"
 "      --credits N         most credits granted per connection (default 128,\n"
 "                          1..4096; a connection starts at 16, grows with load)\n"
 "      --memory SIZE       registered-memory budget, e.g. 512M or 4G (default:\n"
@@ -304,7 +307,7 @@ enum { OPT_NO_ROOT_SQUASH = 256, OPT_STATS, OPT_RPCBIND, OPT_CREDITS, OPT_POLL,
        OPT_CONTROL, OPT_METRICS, OPT_CAPTURE, OPT_CAPTURE_SIZE, OPT_CAPTURE_FILES,
        OPT_CAPTURE_DATA,
        OPT_NO_LOCKING, OPT_NLM_PORT, OPT_NSM_PORT, OPT_STATE_DIR, OPT_GRACE,
-       OPT_MAX_LOCKS, OPT_NSM_NAME };
+       OPT_MAX_LOCKS, OPT_NSM_NAME, OPT_TRANSPORT_THREADS };
 
 /* SIZE: a number of bytes with an optional K, M, G or T suffix (binary). */
 static int parse_size(const char *s, uint64_t *out)
@@ -352,6 +355,7 @@ int main(int argc, char **argv)
 		{ "file-cache", required_argument, NULL, OPT_FILE_CACHE },
 		{ "poll", no_argument, NULL, OPT_POLL },
 		{ "workers-only", no_argument, NULL, OPT_WORKERS_ONLY },
+		{ "transport-threads", required_argument, NULL, OPT_TRANSPORT_THREADS },
 		{ "handle-key", required_argument, NULL, 'k' },
 		{ "no-root-squash", no_argument, NULL, OPT_NO_ROOT_SQUASH },
 		{ "stats", no_argument, NULL, OPT_STATS },
@@ -454,6 +458,14 @@ int main(int argc, char **argv)
 					optarg);
 				return 2;
 			}
+			break;
+		case OPT_TRANSPORT_THREADS:
+			if (parse_uint(optarg, RPCRDMA_SVC_MAX_TRANSPORT_THREADS, &v) || v == 0) {
+				fprintf(stderr, PROG ": --transport-threads: expected 1..%u: %s\n",
+					RPCRDMA_SVC_MAX_TRANSPORT_THREADS, optarg);
+				return 2;
+			}
+			scfg.sc_transport_threads = (unsigned)v;
 			break;
 		case OPT_POLL:
 			poll_mode = true;

@@ -168,6 +168,11 @@ struct rpcrdma_svc_config {
 	 *  receive half holds, at most 65536. */
 	uint32_t sc_max_connections;
 	unsigned sc_threads;        /* worker threads, default 4 */
+	/** Transport threads (groups of connections, each with its own run
+	 *  loop, completion channel, pools and sc_threads / n workers, at
+	 *  least one).  Default: the online CPUs, at most
+	 *  RPCRDMA_SVC_MAX_TRANSPORT_THREADS; never more than sc_threads. */
+	unsigned sc_transport_threads;
 	/** Optional: return false to refuse a connection from @peer. */
 	bool (*sc_accept)(const struct sockaddr *peer, void *arg);
 	void *sc_accept_arg;
@@ -183,6 +188,9 @@ struct rpcrdma_svc_config {
 	FILE *sc_log;               /* connection and error log; NULL: stderr */
 	int sc_verbose;
 };
+
+/** Most transport threads a server runs (sc_transport_threads). */
+#define RPCRDMA_SVC_MAX_TRANSPORT_THREADS 64u
 
 /** Server counters (all monotonic except the gauges marked). */
 struct rpcrdma_svc_stats {

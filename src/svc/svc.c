@@ -24,10 +24,13 @@ void svc_log(struct rpcrdma_svc *svc, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
+	/* One line at a time from every transport thread and worker. */
+	flockfile(f);
 	fputs("rpcrdma-svc: ", f);
 	vfprintf(f, fmt, ap);
 	fputc('\n', f);
 	fflush(f);
+	funlockfile(f);
 	va_end(ap);
 }
 
@@ -53,6 +56,16 @@ static void svc_cfg_defaults(struct rpcrdma_svc_config *cfg)
 	}
 	if (!cfg->sc_threads)
 		cfg->sc_threads = 4;
+	if (!cfg->sc_transport_threads) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+		cfg->sc_transport_threads = cpus > 0 ? (unsigned)cpus : 1;
+		if (cfg->sc_transport_threads > RPCRDMA_SVC_MAX_TRANSPORT_THREADS)
+			cfg->sc_transport_threads = RPCRDMA_SVC_MAX_TRANSPORT_THREADS;
+		/* Every group has a worker of its own. */
+		if (!cfg->sc_loop_dispatch && cfg->sc_transport_threads > cfg->sc_threads)
+			cfg->sc_transport_threads = cfg->sc_threads;
+	}
 }
 
 /* Power-of-two slab holding the largest call or reply buffer. */
@@ -67,10 +80,82 @@ static size_t svc_slab_size(const struct rpcrdma_svc_config *cfg)
 	return sz;
 }
 
-/* Everything but the listener and epoll; unit tests start here. */
+static int svc_group_init(struct rpcrdma_svc *svc, struct svc_group *grp, unsigned index)
+{
+	struct epoll_event ev;
+
+	grp->gr_svc = svc;
+	grp->gr_index = index;
+	grp->gr_epoll = -1;
+	grp->gr_wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (grp->gr_wake_fd < 0)
+		return -errno;
+	pthread_mutex_init(&grp->gr_wq_lock, NULL);
+	pthread_cond_init(&grp->gr_wq_cond, NULL);
+	grp->gr_epoll = epoll_create1(EPOLL_CLOEXEC);
+	if (grp->gr_epoll < 0)
+		return -errno;
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.ptr = &svc_tag_wake;
+	if (epoll_ctl(grp->gr_epoll, EPOLL_CTL_ADD, grp->gr_wake_fd, &ev))
+		return -errno;
+	return 0;
+}
+
+/* Register @ch (nonblocking) with @grp's epoll set as its CM channel. */
+static int svc_group_add_cm(struct svc_group *grp, struct rdma_event_channel *ch)
+{
+	struct epoll_event ev;
+
+	if (fcntl(ch->fd, F_SETFL, fcntl(ch->fd, F_GETFL) | O_NONBLOCK) < 0)
+		return -errno;
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.ptr = &svc_tag_cm;
+	if (epoll_ctl(grp->gr_epoll, EPOLL_CTL_ADD, ch->fd, &ev))
+		return -errno;
+	return 0;
+}
+
+static void svc_group_fini(struct svc_group *grp)
+{
+	struct svc_conn_req *cr;
+
+	while ((cr = grp->gr_inbox)) {
+		grp->gr_inbox = cr->cr_next;
+		rdma_reject(cr->cr_id, NULL, 0);
+		rdma_destroy_id(cr->cr_id);
+		free(cr);
+	}
+	if (grp->gr_cm_channel)
+		rdma_destroy_event_channel(grp->gr_cm_channel);
+	if (grp->gr_epoll >= 0)
+		close(grp->gr_epoll);
+	if (grp->gr_wake_fd >= 0) {
+		close(grp->gr_wake_fd);
+		pthread_mutex_destroy(&grp->gr_wq_lock);
+		pthread_cond_destroy(&grp->gr_wq_cond);
+	}
+	grp->gr_epoll = grp->gr_wake_fd = -1;
+	grp->gr_cm_channel = NULL;
+}
+
+void svc_group_wake(struct svc_group *grp)
+{
+	uint64_t one = 1;
+	ssize_t r;
+
+	r = write(grp->gr_wake_fd, &one, sizeof(one));
+	(void)r; /* a full counter still wakes the loop */
+}
+
+/* Everything but the listener; unit tests start here. */
 int svc_init(struct rpcrdma_svc *svc, const struct rpcrdma_svc_config *cfg)
 {
 	struct rpcrdma_svc_config *c = &svc->sv_cfg;
+	unsigned i;
+	int rc;
 
 	*c = *cfg;
 	svc_cfg_defaults(c);
@@ -96,15 +181,33 @@ int svc_init(struct rpcrdma_svc *svc, const struct rpcrdma_svc_config *cfg)
 			n = c->sc_memory / 2 / recvs;
 		c->sc_max_connections = (uint32_t)(n < 65536 ? n : 65536);
 	}
+	if (c->sc_transport_threads > RPCRDMA_SVC_MAX_TRANSPORT_THREADS)
+		return -EINVAL;
 	rpcrdma_wire_limits_default(&svc->sv_limits);
 	svc->sv_limits.wl_max_chunk_bytes = c->sc_max_payload + SVC_PAYLOAD_SLACK;
-	svc->sv_epoll = -1;
-	svc->sv_wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (svc->sv_wake_fd < 0)
-		return -errno;
-	pthread_mutex_init(&svc->sv_wq_lock, NULL);
-	pthread_cond_init(&svc->sv_wq_cond, NULL);
+	svc->sv_groups = calloc(c->sc_transport_threads, sizeof(*svc->sv_groups));
+	if (!svc->sv_groups)
+		return -ENOMEM;
+	for (i = 0; i < c->sc_transport_threads; i++) {
+		rc = svc_group_init(svc, &svc->sv_groups[i], i);
+		if (rc) {
+			svc_fini(svc);
+			return rc;
+		}
+		svc->sv_ngroups++;
+	}
 	return 0;
+}
+
+void svc_fini(struct rpcrdma_svc *svc)
+{
+	unsigned i;
+
+	for (i = 0; i < svc->sv_ngroups; i++)
+		svc_group_fini(&svc->sv_groups[i]);
+	free(svc->sv_groups);
+	svc->sv_groups = NULL;
+	svc->sv_ngroups = 0;
 }
 
 static int svc_listen(struct rpcrdma_svc *svc)
@@ -146,7 +249,7 @@ out:
 int rpcrdma_svc_create(const struct rpcrdma_svc_config *cfg, struct rpcrdma_svc **out)
 {
 	struct rpcrdma_svc *svc;
-	struct epoll_event ev;
+	unsigned i;
 	int rc;
 
 	svc = calloc(1, sizeof(*svc));
@@ -166,36 +269,31 @@ int rpcrdma_svc_create(const struct rpcrdma_svc_config *cfg, struct rpcrdma_svc 
 		rc = -errno ? -errno : -ENODEV;
 		goto err;
 	}
-	if (fcntl(svc->sv_cm_channel->fd, F_SETFL,
-		  fcntl(svc->sv_cm_channel->fd, F_GETFL) | O_NONBLOCK) < 0) {
-		rc = -errno;
+	rc = svc_group_add_cm(&svc->sv_groups[0], svc->sv_cm_channel);
+	if (rc)
 		goto err;
+	/* Every other group gets the CM events of its own connections. */
+	for (i = 1; i < svc->sv_ngroups; i++) {
+		struct svc_group *grp = &svc->sv_groups[i];
+
+		grp->gr_cm_channel = rdma_create_event_channel();
+		if (!grp->gr_cm_channel) {
+			rc = -errno ? -errno : -ENODEV;
+			goto err;
+		}
+		rc = svc_group_add_cm(grp, grp->gr_cm_channel);
+		if (rc)
+			goto err;
 	}
 	rc = svc_listen(svc);
 	if (rc)
 		goto err;
-	svc->sv_epoll = epoll_create1(EPOLL_CLOEXEC);
-	if (svc->sv_epoll < 0) {
-		rc = -errno;
-		goto err;
-	}
-	memset(&ev, 0, sizeof(ev));
-	ev.events = EPOLLIN;
-	ev.data.ptr = &svc_tag_cm;
-	if (epoll_ctl(svc->sv_epoll, EPOLL_CTL_ADD, svc->sv_cm_channel->fd, &ev)) {
-		rc = -errno;
-		goto err;
-	}
-	ev.data.ptr = &svc_tag_wake;
-	if (epoll_ctl(svc->sv_epoll, EPOLL_CTL_ADD, svc->sv_wake_fd, &ev)) {
-		rc = -errno;
-		goto err;
-	}
 	svc_log(svc, "memory budget %llu MiB (slabs of %zu KiB), up to %u connections, "
-		"credits %u rising to %u per connection",
+		"credits %u rising to %u per connection, %u transport thread%s",
 		(unsigned long long)(svc->sv_cfg.sc_memory >> 20), svc->sv_slab_bytes >> 10,
 		svc->sv_cfg.sc_max_connections,
-		svc_initial_credits(&svc->sv_cfg), svc->sv_cfg.sc_credits);
+		svc_initial_credits(&svc->sv_cfg), svc->sv_cfg.sc_credits,
+		svc->sv_ngroups, svc->sv_ngroups == 1 ? "" : "s");
 	*out = svc;
 	return 0;
 err:
@@ -229,68 +327,138 @@ int rpcrdma_svc_register_flags(struct rpcrdma_svc *svc, uint32_t prog,
 	return 0;
 }
 
-static void svc_cm_event(struct rpcrdma_svc *svc)
+struct svc_group *svc_pick_group(struct rpcrdma_svc *svc)
 {
+	struct svc_group *best = &svc->sv_groups[0];
+	unsigned i;
+
+	for (i = 1; i < svc->sv_ngroups; i++)
+		if (atomic_load(&svc->sv_groups[i].gr_nconns) < atomic_load(&best->gr_nconns))
+			best = &svc->sv_groups[i];
+	return best;
+}
+
+/*
+ * svc_hand_over - give connection request @id to group @to: its CM events
+ * move to that group's channel (rdma_migrate_id(), which waits until the
+ * request's event is acknowledged: the caller did), the request goes to
+ * its inbox, and its run loop is woken to accept it.
+ */
+static int svc_hand_over(struct svc_group *to, struct rdma_cm_id *id,
+			 const struct svc_conn_param *p)
+{
+	struct svc_conn_req *cr = calloc(1, sizeof(*cr));
+
+	if (!cr)
+		return -ENOMEM;
+	if (rdma_migrate_id(id, to->gr_cm_channel)) {
+		int rc = -errno;
+
+		free(cr);
+		return rc;
+	}
+	cr->cr_id = id;
+	cr->cr_param = *p;
+	pthread_mutex_lock(&to->gr_wq_lock);
+	cr->cr_next = to->gr_inbox;
+	to->gr_inbox = cr;
+	pthread_mutex_unlock(&to->gr_wq_lock);
+	svc_group_wake(to);
+	return 0;
+}
+
+/* Accept the requests handed to @grp. */
+static void svc_take_inbox(struct svc_group *grp)
+{
+	struct svc_conn_req *cr, *next;
+
+	pthread_mutex_lock(&grp->gr_wq_lock);
+	cr = grp->gr_inbox;
+	grp->gr_inbox = NULL;
+	pthread_mutex_unlock(&grp->gr_wq_lock);
+	for (; cr; cr = next) {
+		next = cr->cr_next;
+		cr->cr_id->context = NULL;
+		if (svc_conn_accept(grp, cr->cr_id, &cr->cr_param)) {
+			rdma_reject(cr->cr_id, NULL, 0);
+			rdma_destroy_id(cr->cr_id);
+		}
+		free(cr);
+	}
+}
+
+static void svc_cm_event(struct svc_group *grp, struct rdma_event_channel *ch)
+{
+	struct rpcrdma_svc *svc = grp->gr_svc;
 	struct rdma_cm_event *ev;
 
-	while (rdma_get_cm_event(svc->sv_cm_channel, &ev) == 0) {
+	while (rdma_get_cm_event(ch, &ev) == 0) {
 		enum rdma_cm_event_type type = ev->event;
 		struct rdma_cm_id *id = ev->id;
 		struct svc_conn *conn = id->context != svc ? id->context : NULL;
+		struct svc_group *to;
+		struct svc_conn_param p;
+		int rc;
 
 		if (svc->sv_cfg.sc_verbose)
 			svc_log(svc, "cm event %s", rdma_event_str(type));
-		switch (type) {
-		case RDMA_CM_EVENT_CONNECT_REQUEST:
-			id->context = NULL;
-			if (svc_conn_accept(svc, ev)) {
-				rdma_reject(id, NULL, 0);
-				rdma_ack_cm_event(ev);
-				rdma_destroy_id(id);
-				continue;
-			}
-			break;
-		default:
+		if (type != RDMA_CM_EVENT_CONNECT_REQUEST) {
 			/* An accepted connection's or the listener's event. */
 			rdma_ack_cm_event(ev);
 			if (conn || id == svc->sv_listen_id)
 				svc_conn_cm_event(svc, conn, type);
 			continue;
 		}
-		rdma_ack_cm_event(ev);
+		id->context = NULL;
+		svc_conn_param_of(ev, &p);
+		to = svc_pick_group(svc);
+		if (to == grp) {
+			rc = svc_conn_accept(grp, id, &p);
+			rdma_ack_cm_event(ev);
+		} else {
+			rdma_ack_cm_event(ev);
+			rc = svc_hand_over(to, id, &p);
+			if (rc)
+				svc_log(svc, "handing a connection to transport thread %u failed: %s",
+					to->gr_index, strerror(-rc));
+		}
+		if (rc) {
+			rdma_reject(id, NULL, 0);
+			rdma_destroy_id(id);
+		}
 	}
 }
 
 static void svc_drain_all(struct rpcrdma_svc *svc);
 
 /* Connections whose drain stopped at its budget get another turn. */
-static void svc_poll_more(struct rpcrdma_svc *svc)
+static void svc_poll_more(struct svc_group *grp)
 {
 	struct svc_conn *conn;
 
-	if (!svc->sv_more)
+	if (!grp->gr_more)
 		return;
-	svc->sv_more = false;
-	for (conn = svc->sv_conns; conn; conn = conn->sx_next)
+	grp->gr_more = false;
+	for (conn = grp->gr_conns; conn; conn = conn->sx_next)
 		if (conn->sx_more)
 			svc_conn_cq_event_poll(conn);
 }
 
-void svc_take_done(struct rpcrdma_svc *svc)
+void svc_take_done(struct svc_group *grp)
 {
-	struct svc_call *cc = svc_done_take_all(svc), *next;
+	struct svc_call *cc = svc_done_take_all(grp), *next;
 
 	/* The replies of one take go out with one post per connection. */
-	svc->sv_post_batch = cc != NULL;
+	grp->gr_post_batch = cc != NULL;
 
 	for (; cc; cc = next) {
 		next = cc->cc_next;
 		cc->cc_next = NULL;
 		svc_rpc_finish(cc);
 	}
-	svc_send_flush(svc);
+	svc_send_flush(grp);
 	/* Calls started by contexts these replies gave back. */
-	svc_work_flush(svc);
+	svc_work_flush(grp);
 }
 
 /*
@@ -318,62 +486,134 @@ static void svc_dump_stats_line(struct rpcrdma_svc *svc)
 	free(buf);
 }
 
-int rpcrdma_svc_run(struct rpcrdma_svc *svc)
+/* The CM channel of @grp's epoll set. */
+static struct rdma_event_channel *svc_group_cm(struct svc_group *grp)
 {
-	struct epoll_event evs[16];
-	int rc, n, i;
+	return grp->gr_index ? grp->gr_cm_channel : grp->gr_svc->sv_cm_channel;
+}
 
-	rc = svc_workers_start(svc, svc->sv_cfg.sc_loop_dispatch ? 0 : svc->sv_cfg.sc_threads);
-	if (rc)
-		return rc;
+/* One transport thread's run loop, until the server stops. */
+static int svc_group_loop(struct svc_group *grp)
+{
+	struct rpcrdma_svc *svc = grp->gr_svc;
+	struct epoll_event evs[16];
+	int n, i;
+
 	while (!atomic_load(&svc->sv_stop)) {
-		/* Polling mode spins on the CQs instead of sleeping. */
-		n = epoll_wait(svc->sv_epoll, evs, 16,
-			       svc_bc_timeout(svc, svc->sv_cfg.sc_poll || svc->sv_more ? 0 :
-					      svc->sv_handshakes ? 1000 : -1));
+		/* Polling mode spins on the CQs and the done queue instead of
+		 * sleeping, and looks at the epoll set only now and then. */
+		if (svc->sv_cfg.sc_poll && ++grp->gr_spins % SVC_POLL_EPOLL_EVERY)
+			n = 0;
+		else
+			n = epoll_wait(grp->gr_epoll, evs, 16,
+				       /* backchannel hook: wake for its deadlines */
+				       svc_bc_timeout(grp, svc->sv_cfg.sc_poll || grp->gr_more ? 0 :
+						      grp->gr_handshakes ? 1000 : -1));
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			rc = -errno;
-			break;
+			return -errno;
 		}
-		if (svc->sv_cfg.sc_poll)
-			for (struct svc_conn *conn = svc->sv_conns; conn; conn = conn->sx_next)
+		if (svc->sv_cfg.sc_poll) {
+			for (struct svc_conn *conn = grp->gr_conns; conn; conn = conn->sx_next)
 				svc_conn_cq_event_poll(conn);
-		svc_poll_more(svc);
+			if (atomic_exchange_explicit(&grp->gr_done_ready, false,
+						     memory_order_acquire))
+				svc_take_done(grp);
+		}
+		svc_poll_more(grp);
 		for (i = 0; i < n; i++) {
 			void *tag = evs[i].data.ptr;
 
 			if (tag == &svc_tag_cm) {
-				svc_cm_event(svc);
+				svc_cm_event(grp, svc_group_cm(grp));
 			} else if (tag == &svc_tag_wake) {
 				uint64_t v;
-				ssize_t r = read(svc->sv_wake_fd, &v, sizeof(v));
+				ssize_t r = read(grp->gr_wake_fd, &v, sizeof(v));
 
 				(void)r;
-				svc_take_done(svc);
+				if (grp->gr_inbox)
+					svc_take_inbox(grp);
+				svc_take_done(grp);
 			} else {
 				svc_dev_cq_event(tag);
 			}
 		}
 		/* Receives freed outside a completion batch (a call context
 		 * came back and took a waiting message) go back now. */
-		for (struct svc_conn *conn = svc->sv_conns; conn; conn = conn->sx_next)
+		for (struct svc_conn *conn = grp->gr_conns; conn; conn = conn->sx_next)
 			svc_conn_flush_recvs(conn);
-		svc_work_flush(svc);
-		if (svc->sv_handshakes)
-			svc_conn_expire_handshakes(svc, svc_now_ms());
-		svc_bc_run(svc); /* backchannel hook: queued calls, timeouts */
-		svc_conn_reap(svc);
-		if (atomic_exchange(&svc->sv_dump, false))
+		svc_work_flush(grp);
+		if (grp->gr_handshakes)
+			svc_conn_expire_handshakes(grp, svc_now_ms());
+		svc_bc_run(grp); /* backchannel hook: queued calls, timeouts */
+		svc_conn_reap(grp);
+		if (!grp->gr_index && atomic_exchange(&svc->sv_dump, false))
 			svc_dump_stats_line(svc);
 	}
-	svc_workers_stop(svc);
-	svc_take_done(svc);
+	return 0;
+}
+
+static void *svc_group_main(void *arg)
+{
+	struct svc_group *grp = arg;
+	int rc = svc_group_loop(grp);
+
+	if (rc) {
+		svc_log(grp->gr_svc, "transport thread %u: %s", grp->gr_index, strerror(-rc));
+		rpcrdma_svc_stop(grp->gr_svc);
+	}
+	return NULL;
+}
+
+unsigned svc_group_workers(const struct rpcrdma_svc *svc, unsigned i)
+{
+	unsigned t = svc->sv_cfg.sc_threads, g = svc->sv_ngroups;
+	unsigned n = t / g + (i < t % g);
+
+	if (svc->sv_cfg.sc_loop_dispatch)
+		return 0;
+	return n ? n : 1;
+}
+
+int rpcrdma_svc_run(struct rpcrdma_svc *svc)
+{
+	unsigned i;
+	int rc = 0, err;
+
+	for (i = 0; i < svc->sv_ngroups && !rc; i++)
+		rc = svc_workers_start(&svc->sv_groups[i], svc_group_workers(svc, i));
+	for (i = 1; i < svc->sv_ngroups && !rc; i++) {
+		struct svc_group *grp = &svc->sv_groups[i];
+
+		err = pthread_create(&grp->gr_thread, NULL, svc_group_main, grp);
+		if (err) {
+			rc = -err;
+			break;
+		}
+		grp->gr_thread_started = true;
+	}
+	if (!rc)
+		rc = svc_group_loop(&svc->sv_groups[0]);
+	/* Whatever ended this loop ends the others. */
+	rpcrdma_svc_stop(svc);
+	for (i = 1; i < svc->sv_ngroups; i++) {
+		struct svc_group *grp = &svc->sv_groups[i];
+
+		if (grp->gr_thread_started)
+			pthread_join(grp->gr_thread, NULL);
+		grp->gr_thread_started = false;
+	}
+	/* Every group is now this thread's. */
+	for (i = 0; i < svc->sv_ngroups; i++) {
+		svc_workers_stop(&svc->sv_groups[i]);
+		svc_take_done(&svc->sv_groups[i]);
+	}
 	/* Nothing is served any more: close every connection and give the
 	 * registered pools back, so the final counters show what leaked. */
 	svc_drain_all(svc);
-	svc_dev_destroy_all(svc);
+	for (i = 0; i < svc->sv_ngroups; i++)
+		svc_dev_destroy_all(&svc->sv_groups[i]);
 	if (!rc)
 		rc = svc->sv_stop_cause; /* 0 after rpcrdma_svc_stop() */
 	return rc;
@@ -381,22 +621,17 @@ int rpcrdma_svc_run(struct rpcrdma_svc *svc)
 
 void rpcrdma_svc_stop(struct rpcrdma_svc *svc)
 {
-	uint64_t one = 1;
-	ssize_t r;
+	unsigned i;
 
 	atomic_store(&svc->sv_stop, true);
-	r = write(svc->sv_wake_fd, &one, sizeof(one));
-	(void)r;
+	for (i = 0; i < svc->sv_ngroups; i++)
+		svc_group_wake(&svc->sv_groups[i]);
 }
 
 void rpcrdma_svc_dump_stats(struct rpcrdma_svc *svc)
 {
-	uint64_t one = 1;
-	ssize_t r;
-
 	atomic_store(&svc->sv_dump, true);
-	r = write(svc->sv_wake_fd, &one, sizeof(one));
-	(void)r;
+	svc_group_wake(&svc->sv_groups[0]);
 }
 
 void rpcrdma_svc_get_stats(struct rpcrdma_svc *svc, struct rpcrdma_svc_stats *st)
@@ -491,57 +726,66 @@ void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 		(unsigned long long)st->ss_bc_unmatched, (unsigned long long)st->ss_bc_timeouts);
 }
 
-/* Disconnect every connection and wait (bounded) for their work to flush. */
-static void svc_drain_all(struct rpcrdma_svc *svc)
+/* Disconnect every connection of @grp and wait (bounded) for their work
+ * to flush. */
+static void svc_group_drain(struct svc_group *grp)
 {
+	struct rpcrdma_svc *svc = grp->gr_svc;
 	struct epoll_event evs[16];
 	int tries, n, i;
 	struct svc_conn *conn;
 
-	for (conn = svc->sv_conns; conn; conn = conn->sx_next)
+	for (conn = grp->gr_conns; conn; conn = conn->sx_next)
 		svc_conn_disconnected(conn);
-	svc_work_drop_all(svc); /* no worker runs them any more */
-	svc_conn_reap(svc);
-	for (tries = 0; svc->sv_conns && tries < 200; tries++) {
-		n = epoll_wait(svc->sv_epoll, evs, 16, 10);
+	svc_work_drop_all(grp); /* no worker runs them any more */
+	svc_conn_reap(grp);
+	for (tries = 0; grp->gr_conns && tries < 200; tries++) {
+		n = grp->gr_epoll >= 0 ? epoll_wait(grp->gr_epoll, evs, 16, 10) : 0;
 		for (i = 0; i < n; i++) {
 			void *tag = evs[i].data.ptr;
 
 			if (tag == &svc_tag_cm)
-				svc_cm_event(svc);
+				svc_cm_event(grp, svc_group_cm(grp));
 			else if (tag != &svc_tag_wake)
 				svc_dev_cq_event(tag);
 		}
 		/* Flushes may complete without an event when the CQ was not armed. */
-		for (conn = svc->sv_conns; conn; conn = conn->sx_next)
+		for (conn = grp->gr_conns; conn; conn = conn->sx_next)
 			svc_conn_cq_event_poll(conn);
-		svc_conn_reap(svc);
+		svc_conn_reap(grp);
 	}
-	while ((conn = svc->sv_conns)) {
+	while ((conn = grp->gr_conns)) {
 		svc_log(svc, "conn %u: did not drain (%u receives posted, %u calls out)",
 			conn->sx_id_num, conn->sx_recvs_posted, conn->sx_calls_out);
-		svc->sv_conns = conn->sx_next;
-		svc->sv_nconns--;
+		grp->gr_conns = conn->sx_next;
+		atomic_fetch_sub(&grp->gr_nconns, 1);
+		atomic_fetch_sub(&svc->sv_nconns, 1);
 		svc_conn_destroy(conn);
 	}
 }
 
+static void svc_drain_all(struct rpcrdma_svc *svc)
+{
+	unsigned i;
+
+	for (i = 0; i < svc->sv_ngroups; i++)
+		svc_group_drain(&svc->sv_groups[i]);
+}
+
 void rpcrdma_svc_destroy(struct rpcrdma_svc *svc)
 {
+	unsigned i;
+
 	if (!svc)
 		return;
 	svc_drain_all(svc);
-	svc_dev_destroy_all(svc);
+	for (i = 0; i < svc->sv_ngroups; i++)
+		svc_dev_destroy_all(&svc->sv_groups[i]);
 	if (svc->sv_listen_id)
 		rdma_destroy_id(svc->sv_listen_id);
+	svc_fini(svc);
 	if (svc->sv_cm_channel)
 		rdma_destroy_event_channel(svc->sv_cm_channel);
-	if (svc->sv_epoll >= 0)
-		close(svc->sv_epoll);
-	if (svc->sv_wake_fd >= 0)
-		close(svc->sv_wake_fd);
-	pthread_mutex_destroy(&svc->sv_wq_lock);
-	pthread_cond_destroy(&svc->sv_wq_cond);
 	svc_stats_destroy(svc);
 	free(svc);
 }

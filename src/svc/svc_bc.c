@@ -16,20 +16,17 @@
 /* ======== the one wake-up of a connection's owner thread ======== */
 
 /*
- * svc_conn_kick - today one run-loop thread owns every connection, so the
- * server's eventfd wakes it and svc_bc_poll() finds the kicked
- * connections.  When connections get owner threads, redirect this to the
- * owner of @conn (its own queue of kicked connections and wake-up).
+ * svc_conn_kick - the transport thread (group) that owns @conn is told
+ * that some connection of its has queued work, and woken (its eventfd;
+ * a polling loop sees gr_bc_kicks on its next turn); its svc_bc_poll()
+ * finds the kicked connections.
  */
 void svc_conn_kick(struct svc_conn *conn)
 {
-	struct rpcrdma_svc *svc = conn->sx_svc;
-	uint64_t one = 1;
-	ssize_t r;
+	struct svc_group *grp = conn->sx_grp;
 
-	atomic_fetch_add(&svc->sv_bc_kicks, 1);
-	r = write(svc->sv_wake_fd, &one, sizeof(one));
-	(void)r;
+	atomic_fetch_add(&grp->gr_bc_kicks, 1);
+	svc_group_wake(grp);
 }
 
 /* ======== handles ======== */
@@ -44,6 +41,7 @@ static struct rpcrdma_svc_bc *svc_bc_new(struct svc_conn *conn)
 	pthread_mutex_init(&bc->bc_lock, NULL);
 	bc->bc_refs = 1; /* the connection's */
 	bc->bc_svc = conn->sx_svc;
+	bc->bc_grp = conn->sx_grp;
 	bc->bc_conn = conn;
 	/* Before the client's first backchannel reply states its grant, one
 	 * call at a time (RFC 8167 4.1, RFC 8166 3.3.1). */
@@ -219,7 +217,7 @@ int rpcrdma_svc_bc_call(struct rpcrdma_svc_bc *bc, const struct rpcrdma_svc_bc_a
 	bc->bc_qtail = bq;
 	if (xid)
 		*xid = bq->bq_xid;
-	atomic_fetch_add(&bc->bc_svc->sv_bc_pending, 1);
+	atomic_fetch_add(&bc->bc_grp->gr_bc_pending, 1);
 	atomic_store(&bc->bc_kicked, true);
 	/* bc_conn stays valid while we hold bc_lock (svc_bc_conn_gone()). */
 	svc_conn_kick(bc->bc_conn);
@@ -251,7 +249,7 @@ static void svc_bc_end_locked(struct rpcrdma_svc_bc *bc, struct svc_bc_call *bq,
 	bq->bq_msg = NULL;
 	bq->bq_done = NULL;
 	bq->bq_state = bq->bq_send_posted ? BQ_ENDED : BQ_FREE;
-	atomic_fetch_sub(&bc->bc_svc->sv_bc_pending, 1);
+	atomic_fetch_sub(&bc->bc_grp->gr_bc_pending, 1);
 }
 
 static void svc_bc_report(const struct svc_bc_end *ends, unsigned n, int status)
@@ -448,13 +446,13 @@ static void svc_bc_service(struct svc_conn *conn, struct rpcrdma_svc_bc *bc)
 	svc_bc_send_queued(conn, bc);
 }
 
-void svc_bc_poll(struct rpcrdma_svc *svc)
+void svc_bc_poll(struct svc_group *grp)
 {
 	struct svc_conn *conn;
 
-	if (!atomic_exchange(&svc->sv_bc_kicks, 0))
+	if (!atomic_exchange(&grp->gr_bc_kicks, 0))
 		return;
-	for (conn = svc->sv_conns; conn; conn = conn->sx_next) {
+	for (conn = grp->gr_conns; conn; conn = conn->sx_next) {
 		struct rpcrdma_svc_bc *bc = atomic_load(&conn->sx_bc);
 
 		if (bc && atomic_exchange(&bc->bc_kicked, false))
@@ -462,13 +460,14 @@ void svc_bc_poll(struct rpcrdma_svc *svc)
 	}
 }
 
-void svc_bc_expire(struct rpcrdma_svc *svc, uint64_t now_ms)
+void svc_bc_expire(struct svc_group *grp, uint64_t now_ms)
 {
+	struct rpcrdma_svc *svc = grp->gr_svc;
 	struct svc_conn *conn;
 
-	if (!atomic_load(&svc->sv_bc_pending))
+	if (!atomic_load(&grp->gr_bc_pending))
 		return;
-	for (conn = svc->sv_conns; conn; conn = conn->sx_next) {
+	for (conn = grp->gr_conns; conn; conn = conn->sx_next) {
 		struct rpcrdma_svc_bc *bc = atomic_load(&conn->sx_bc);
 		struct svc_bc_end ends[SVC_BC_SLOTS];
 		unsigned n = 0, i;
@@ -497,22 +496,22 @@ void svc_bc_expire(struct rpcrdma_svc *svc, uint64_t now_ms)
 	}
 }
 
-void svc_bc_run(struct rpcrdma_svc *svc)
+void svc_bc_run(struct svc_group *grp)
 {
-	svc_bc_poll(svc);
-	if (atomic_load(&svc->sv_bc_pending))
-		svc_bc_expire(svc, svc_now_ms());
+	svc_bc_poll(grp);
+	if (atomic_load(&grp->gr_bc_pending))
+		svc_bc_expire(grp, svc_now_ms());
 }
 
-int svc_bc_timeout(struct rpcrdma_svc *svc, int tmo)
+int svc_bc_timeout(struct svc_group *grp, int tmo)
 {
 	uint64_t now, first = UINT64_MAX;
 	struct svc_conn *conn;
 	uint32_t i;
 
-	if (!atomic_load(&svc->sv_bc_pending))
+	if (!atomic_load(&grp->gr_bc_pending))
 		return tmo;
-	for (conn = svc->sv_conns; conn; conn = conn->sx_next) {
+	for (conn = grp->gr_conns; conn; conn = conn->sx_next) {
 		struct rpcrdma_svc_bc *bc = atomic_load(&conn->sx_bc);
 
 		if (!bc)

@@ -67,6 +67,7 @@ struct rpcrdma_svc_bc {
 	pthread_mutex_t bc_lock;
 	unsigned bc_refs;              /* handles, plus one while bc_conn is set */
 	struct rpcrdma_svc *bc_svc;
+	struct svc_group *bc_grp;      /* the transport thread owning bc_conn */
 	struct svc_conn *bc_conn;      /* NULL once the connection is freed */
 	bool bc_closed;                /* closing: no new calls */
 	atomic_bool bc_kicked;         /* queued work for the owner thread */
@@ -87,22 +88,21 @@ struct rpcrdma_svc_bc {
 
 /* ---- hooks called from the connection code (each one line there) ---- */
 
-/* svc_conn_kick - wake the thread that owns @conn to serve its queued
- * backchannel work (any thread).  The one place that knows which thread
- * owns a connection. */
+/* svc_conn_kick - wake the transport thread (group) that owns @conn to
+ * serve its queued backchannel work (any thread). */
 void svc_conn_kick(struct svc_conn *conn);
-/* svc_bc_poll - owner thread: serve every connection kicked since the
- * last poll (post queued calls the credit allows). */
-void svc_bc_poll(struct rpcrdma_svc *svc);
-/* svc_bc_expire - owner thread: end calls whose deadline is <= @now_ms
- * with -ETIMEDOUT (their credit is given back). */
-void svc_bc_expire(struct rpcrdma_svc *svc, uint64_t now_ms);
-/* svc_bc_run - owner thread, once per run-loop turn: svc_bc_poll(), and
+/* svc_bc_poll - @grp's thread: serve every connection of @grp kicked
+ * since the last poll (post queued calls the credit allows). */
+void svc_bc_poll(struct svc_group *grp);
+/* svc_bc_expire - @grp's thread: end calls of its connections whose
+ * deadline is <= @now_ms with -ETIMEDOUT (their credit is given back). */
+void svc_bc_expire(struct svc_group *grp, uint64_t now_ms);
+/* svc_bc_run - @grp's thread, once per run-loop turn: svc_bc_poll(), and
  * svc_bc_expire() at the current time while any call is pending. */
-void svc_bc_run(struct rpcrdma_svc *svc);
-/* svc_bc_timeout - the epoll timeout (ms, -1 for none) the run loop may
- * sleep, given @tmo it would otherwise use, so deadlines are noticed. */
-int svc_bc_timeout(struct rpcrdma_svc *svc, int tmo);
+void svc_bc_run(struct svc_group *grp);
+/* svc_bc_timeout - the epoll timeout (ms, -1 for none) @grp's run loop
+ * may sleep, given @tmo it would otherwise use, so deadlines are noticed. */
+int svc_bc_timeout(struct svc_group *grp, int tmo);
 /* svc_bc_reply - an RPC REPLY arrived in @cc (decode result @rc of its
  * header): hand it to its caller or drop it (counted); @cc goes back. */
 void svc_bc_reply(struct svc_call *cc, int rc);

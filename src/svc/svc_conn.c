@@ -270,14 +270,30 @@ static int svc_conn_create_qp(struct svc_conn *conn,
 static void svc_conn_refused(struct rpcrdma_svc *svc, const char *why)
 {
 	SVC_INC(svc, conns_refused, 1);
-	if (!svc->sv_refused_burst++)
-		svc_log(svc, "refusing connections: %s (%u open)", why, svc->sv_nconns);
+	if (!atomic_fetch_add(&svc->sv_refused_burst, 1))
+		svc_log(svc, "refusing connections: %s (%u open)", why,
+			atomic_load(&svc->sv_nconns));
 }
 
-int svc_conn_accept(struct rpcrdma_svc *svc, struct rdma_cm_event *ev)
+void svc_conn_param_of(const struct rdma_cm_event *ev, struct svc_conn_param *p)
 {
+	uint8_t len = ev->param.conn.private_data_len;
+
+	memset(p, 0, sizeof(*p));
+	if (!ev->param.conn.private_data)
+		len = 0;
+	memcpy(p->cr_pdata, ev->param.conn.private_data, len);
+	p->cr_pdata_len = len;
+	p->cr_initiator_depth = ev->param.conn.initiator_depth;
+	p->cr_responder_resources = ev->param.conn.responder_resources;
+	p->cr_qp_num = ev->param.conn.qp_num;
+}
+
+int svc_conn_accept(struct svc_group *grp, struct rdma_cm_id *id,
+		    const struct svc_conn_param *p)
+{
+	struct rpcrdma_svc *svc = grp->gr_svc;
 	const struct rpcrdma_svc_config *cfg = &svc->sv_cfg;
-	struct rdma_cm_id *id = ev->id;
 	struct rdma_conn_param param;
 	struct rpcrdma_cm_private peer, ours;
 	struct ibv_device_attr dattr;
@@ -290,7 +306,7 @@ int svc_conn_accept(struct rpcrdma_svc *svc, struct rdma_cm_event *ev)
 		svc_log(svc, "refused a connection: address not allowed");
 		return -EACCES;
 	}
-	if (svc->sv_nconns >= cfg->sc_max_connections) {
+	if (atomic_load(&svc->sv_nconns) >= cfg->sc_max_connections) {
 		svc_conn_refused(svc, "--max-connections reached");
 		return -EBUSY;
 	}
@@ -301,20 +317,20 @@ int svc_conn_accept(struct rpcrdma_svc *svc, struct rdma_cm_event *ev)
 	if (!conn)
 		return -ENOMEM;
 	conn->sx_svc = svc;
+	conn->sx_grp = grp;
 	conn->sx_id = id;
-	conn->sx_id_num = ++svc->sv_conn_ids;
+	conn->sx_id_num = atomic_fetch_add(&svc->sv_conn_ids, 1) + 1;
 	conn->sx_max_credits = cfg->sc_credits;
 	conn->sx_credits = svc_initial_credits(cfg);
 	conn->sx_inline_recv = cfg->sc_inline_size;
-	conn->sx_dev = svc_dev_get(svc, id->verbs, NULL);
+	conn->sx_dev = svc_dev_get(grp, id->verbs, NULL);
 	if (!conn->sx_dev) {
 		rc = -errno;
 		goto out_err;
 	}
 
 	memset(&peer, 0, sizeof(peer));
-	rc = rpcrdma_wire_decode_private(ev->param.conn.private_data,
-					 ev->param.conn.private_data_len, &peer);
+	rc = rpcrdma_wire_decode_private(p->cr_pdata, p->cr_pdata_len, &peer);
 	if (rc == 0) {
 		peer_recv = peer.cp_recv_size;
 		conn->sx_peer_rsi = peer.cp_flags & RPCRDMA_CM_FLAG_RSI;
@@ -349,9 +365,9 @@ int svc_conn_accept(struct rpcrdma_svc *svc, struct rdma_cm_event *ev)
 	/* The CM reports the peer's values from our side already: its
 	 * responder resources as our initiator depth (the RDMA Reads we may
 	 * have outstanding) and vice versa. */
-	param.initiator_depth = (uint8_t)min_u32(ev->param.conn.initiator_depth,
+	param.initiator_depth = (uint8_t)min_u32(p->cr_initiator_depth,
 						 (uint32_t)dattr.max_qp_init_rd_atom);
-	param.responder_resources = (uint8_t)min_u32(ev->param.conn.responder_resources,
+	param.responder_resources = (uint8_t)min_u32(p->cr_responder_resources,
 						     (uint32_t)dattr.max_qp_rd_atom);
 	param.rnr_retry_count = 7;
 	param.flow_control = 1;
@@ -360,24 +376,25 @@ int svc_conn_accept(struct rpcrdma_svc *svc, struct rdma_cm_event *ev)
 		id->context = NULL;
 		goto out_err;
 	}
-	conn->sx_next = svc->sv_conns;
-	svc->sv_conns = conn;
-	svc->sv_nconns++;
+	conn->sx_next = grp->gr_conns;
+	grp->gr_conns = conn;
+	atomic_fetch_add(&grp->gr_nconns, 1);
+	atomic_fetch_add(&svc->sv_nconns, 1);
 	conn->sx_accepted_ms = svc_now_ms();
-	svc->sv_handshakes++;
-	if (svc->sv_refused_burst) {
+	grp->gr_handshakes++;
+	if (atomic_load(&svc->sv_refused_burst)) {
 		svc_log(svc, "accepting again after %llu refused connections",
-			(unsigned long long)svc->sv_refused_burst);
-		svc->sv_refused_burst = 0;
+			(unsigned long long)atomic_exchange(&svc->sv_refused_burst, 0));
 	}
 	SVC_INC(svc, connections, 1);
 	SVC_INC(svc, conns_open, 1);
 	conn->sx_stats = svc_stats_conn_open(conn);
-	conn->sx_capture = svc_capture_conn_open(conn, ev->param.conn.qp_num);
-	if (cfg->sc_verbose || svc->sv_nconns <= 64)
-		svc_log(svc, "conn %u: accepted; peer inline receive %u (%s), our inline %u, "
+	conn->sx_capture = svc_capture_conn_open(conn, p->cr_qp_num);
+	if (cfg->sc_verbose || atomic_load(&svc->sv_nconns) <= 64)
+		svc_log(svc, "conn %u: accepted%s%u; peer inline receive %u (%s), our inline %u, "
 			"credits %u (up to %u), read depth %u",
-			conn->sx_id_num, conn->sx_inline_send,
+			conn->sx_id_num, svc->sv_ngroups > 1 ? " on transport thread " : "",
+			svc->sv_ngroups > 1 ? grp->gr_index : 0, conn->sx_inline_send,
 			!peer_recv ? "no private data" :
 			conn->sx_peer_rsi ? "private data, Send With Invalidate ok" : "private data",
 			conn->sx_inline_recv, conn->sx_credits, conn->sx_max_credits,
@@ -400,8 +417,8 @@ void svc_conn_disconnected(struct svc_conn *conn)
 	if (!conn->sx_closing) {
 		conn->sx_closing = true;
 		if (!conn->sx_established && conn->sx_accepted_ms)
-			conn->sx_svc->sv_handshakes--;
-		if (conn->sx_svc->sv_cfg.sc_verbose || conn->sx_svc->sv_nconns <= 64)
+			conn->sx_grp->gr_handshakes--;
+		if (conn->sx_svc->sv_cfg.sc_verbose || atomic_load(&conn->sx_svc->sv_nconns) <= 64)
 			svc_log(conn->sx_svc, "conn %u: disconnected", conn->sx_id_num);
 		rpcrdma_verbs_disconnect(conn->sx_id); /* moves the QP to error: posted work flushes */
 		svc_bc_conn_closing(conn); /* backchannel hook: its calls end */
@@ -505,14 +522,23 @@ void svc_dev_cq_event(struct svc_dev *dev)
 			ibv_ack_cq_events(conn->sx_cq, conn->sx_unacked_events);
 			conn->sx_unacked_events = 0;
 		}
-		ibv_req_notify_cq(conn->sx_cq, 0);
+		/* Drain first, posting the replies, and only then re-arm
+		 * (a system call with Soft-RoCE): the re-arm is off the
+		 * path of the replies.  Completions that came between the
+		 * drain and the arm raise no event; the second drain finds
+		 * them.  A spinning run loop polls every CQ anyway: left
+		 * unarmed, the CQ costs no more events. */
 		svc_conn_cq_event_poll(conn);
+		if (!conn->sx_svc->sv_cfg.sc_poll && !conn->sx_reap) {
+			ibv_req_notify_cq(conn->sx_cq, 0);
+			svc_conn_cq_event_poll(conn);
+		}
 	}
 }
 
 void svc_conn_cq_event_poll(struct svc_conn *conn)
 {
-	struct rpcrdma_svc *svc = conn->sx_svc;
+	struct svc_group *grp = conn->sx_grp;
 	struct ibv_wc wc[16];
 	int n = 0, i, budget = 4;
 
@@ -525,7 +551,7 @@ void svc_conn_cq_event_poll(struct svc_conn *conn)
 	while (budget-- > 0 && (n = rpcrdma_verbs_poll(conn->sx_cq, 16, wc)) > 0) {
 		/* Replies made during this batch (calls served on this
 		 * thread, error replies) are chained and posted together. */
-		svc->sv_post_batch = true;
+		grp->gr_post_batch = true;
 		for (i = 0; i < n; i++) {
 			svc_conn_handle_wc(conn, &wc[i]);
 			if (conn->sx_refill_count >= SVC_REFILL_BATCH)
@@ -536,15 +562,15 @@ void svc_conn_cq_event_poll(struct svc_conn *conn)
 		 * may last, and the Requester must not run out of Receives.
 		 * They go before the replies, whose grants count on them. */
 		svc_conn_flush_recvs(conn);
-		svc_send_flush(svc);
+		svc_send_flush(grp);
 	}
 	if (budget < 0 && n > 0) {
 		conn->sx_more = true;
-		conn->sx_svc->sv_more = true;
+		conn->sx_grp->gr_more = true;
 	}
 	svc_conn_grow_credits(conn);
 	/* The calls of this drain go to the workers together. */
-	svc_work_flush(conn->sx_svc);
+	svc_work_flush(conn->sx_grp);
 }
 
 uint64_t svc_now_ms(void)
@@ -555,11 +581,12 @@ uint64_t svc_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-void svc_conn_expire_handshakes(struct rpcrdma_svc *svc, uint64_t now_ms)
+void svc_conn_expire_handshakes(struct svc_group *grp, uint64_t now_ms)
 {
+	struct rpcrdma_svc *svc = grp->gr_svc;
 	struct svc_conn *conn;
 
-	for (conn = svc->sv_conns; conn && svc->sv_handshakes; conn = conn->sx_next) {
+	for (conn = grp->gr_conns; conn && grp->gr_handshakes; conn = conn->sx_next) {
 		if (conn->sx_established || conn->sx_closing ||
 		    now_ms - conn->sx_accepted_ms < SVC_HANDSHAKE_MS)
 			continue;
@@ -569,9 +596,10 @@ void svc_conn_expire_handshakes(struct rpcrdma_svc *svc, uint64_t now_ms)
 	}
 }
 
-void svc_conn_reap(struct rpcrdma_svc *svc)
+void svc_conn_reap(struct svc_group *grp)
 {
-	struct svc_conn **pp = &svc->sv_conns, *conn;
+	struct rpcrdma_svc *svc = grp->gr_svc;
+	struct svc_conn **pp = &grp->gr_conns, *conn;
 
 	while ((conn = *pp)) {
 		if (!conn->sx_reap) {
@@ -579,9 +607,10 @@ void svc_conn_reap(struct rpcrdma_svc *svc)
 			continue;
 		}
 		*pp = conn->sx_next;
-		svc->sv_nconns--;
+		atomic_fetch_sub(&grp->gr_nconns, 1);
+		atomic_fetch_sub(&svc->sv_nconns, 1);
 		SVC_DEC(svc, conns_open, 1);
-		if (svc->sv_cfg.sc_verbose || svc->sv_nconns < 64)
+		if (svc->sv_cfg.sc_verbose || atomic_load(&svc->sv_nconns) < 64)
 			svc_log(svc, "conn %u: closed, all contexts returned", conn->sx_id_num);
 		svc_conn_destroy(conn);
 	}
@@ -595,7 +624,7 @@ void svc_conn_cm_event(struct rpcrdma_svc *svc, struct svc_conn *conn,
 		if (conn && !conn->sx_established) {
 			conn->sx_established = true;
 			if (!conn->sx_closing && conn->sx_accepted_ms)
-				svc->sv_handshakes--;
+				conn->sx_grp->gr_handshakes--;
 		}
 		break;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
@@ -605,10 +634,13 @@ void svc_conn_cm_event(struct rpcrdma_svc *svc, struct svc_conn *conn,
 			 * stop the run loop, which reports the cause;
 			 * rpcrdma_svc_destroy() drains. */
 			svc_log(svc, "listener: device removed: closing all connections, stopping");
-			for (conn = svc->sv_conns; conn; conn = conn->sx_next)
-				svc_conn_disconnected(conn);
 			svc->sv_stop_cause = -ENODEV;
-			atomic_store(&svc->sv_stop, true);
+			/* The listener's thread (group 0) closes its own; the
+			 * other groups' are closed when their run loops have
+			 * stopped (rpcrdma_svc_run() drains every group). */
+			for (conn = svc->sv_groups[0].gr_conns; conn; conn = conn->sx_next)
+				svc_conn_disconnected(conn);
+			rpcrdma_svc_stop(svc);
 			break;
 		}
 		/* fall through */

@@ -2,10 +2,18 @@
 /*
  * svc_internal.h - private to src/svc: the Responder's transport.
  *
- * Threading: one run-loop thread owns every connection and all of its
- * state (pools, queues, posting).  Worker threads only run dispatch
- * functions on call contexts handed to them, and hand them back through
- * the done queue; a call context belongs to exactly one thread at a time.
+ * Threading (docs/design.md, "Transport threads"): the server runs one or
+ * more transport threads, each a group (struct svc_group, like SPDK's poll
+ * groups) with its own run loop, epoll set, connections, device objects
+ * (protection domain, completion channel, pools) and workers.  A
+ * connection and all of its state belong to one group from accept to
+ * teardown; group 0 owns the listener and hands each new connection to the
+ * group with the fewest (rdma_migrate_id() moves its CM events there).
+ * Nothing on the per-call path is shared between groups: only the memory
+ * budget and the counters (atomics).  A group's worker threads only run
+ * dispatch functions on call contexts handed to them, and hand them back
+ * through the group's done queue; a call context belongs to exactly one
+ * thread at a time.
  *
  * Memory (docs/design.md, "Memory shared across connections"): every RDMA
  * device the server accepts on has one struct svc_dev with one protection
@@ -24,7 +32,8 @@
  *
  * Owner prefixes: sv_ server, dv_ device, sl_ slab, sb_ buffer handle,
  * sx_ connection, rc_ receive context, cc_ call context, lg_ large call
- * context, wq_ work queue, sp_ program table entry.
+ * context, gr_ group (transport thread), cr_ connect request handed to a
+ * group, sp_ program table entry.
  */
 #ifndef RPCRDMA_SVC_INTERNAL_H
 #define RPCRDMA_SVC_INTERNAL_H
@@ -66,11 +75,16 @@
 /* An accepted connection not ESTABLISHED after this is closed (a peer
  * that vanished between our accept and its RTU holds nothing for long). */
 #define SVC_HANDSHAKE_MS 10000u
+/* With sc_poll, the run loop looks at its epoll set (CM events, the
+ * eventfd) once in this many turns; completions and the done queue are
+ * looked at every turn, without a system call. */
+#define SVC_POLL_EPOLL_EVERY 64u
 /* Call contexts created at once when a device's pool runs dry. */
 #define SVC_CALL_BATCH 16u
 
 struct svc_conn;
 struct svc_dev;
+struct svc_group;
 struct svc_slab;
 
 /** A piece of registered memory from a device's pool. */
@@ -184,6 +198,7 @@ struct svc_call_batch {
 /** Per RDMA device: shared PD, completion channel, pools and wait lists. */
 struct svc_dev {
 	struct rpcrdma_svc *dv_svc;
+	struct svc_group *dv_grp;       /* the transport thread that owns it */
 	struct ibv_context *dv_verbs;   /* NULL in unit tests */
 	struct ibv_pd *dv_pd;
 	bool dv_own_pd;
@@ -211,11 +226,12 @@ struct svc_dev {
 /** One connection: QP and CQ; buffers come from its device's pool. */
 struct svc_conn {
 	struct rpcrdma_svc *sx_svc;
+	struct svc_group *sx_grp;    /* owning transport thread */
 	struct svc_dev *sx_dev;
 	struct rdma_cm_id *sx_id;
 	struct ibv_cq *sx_cq;
 	uint32_t sx_id_num;          /* connection number, for logs */
-	struct svc_conn *sx_next;    /* server's connection list */
+	struct svc_conn *sx_next;    /* group's connection list */
 
 	bool sx_established;
 	uint64_t sx_accepted_ms;     /* CLOCK_MONOTONIC, for the handshake timeout */
@@ -241,7 +257,7 @@ struct svc_conn {
 	uint32_t sx_sq_free;
 	struct svc_call *sx_sqwait_head, *sx_sqwait_tail; /* CC_SQ_WAIT, in order */
 	uint32_t sx_cqe_ids;
-	/* Reply chains queued by svc_send_resume() in a batch (sv_post_batch),
+	/* Reply chains queued by svc_send_resume() in a batch (gr_post_batch),
 	 * posted together by svc_send_flush(). */
 	struct ibv_send_wr *sx_post_head, *sx_post_tail;
 	struct svc_conn *sx_post_next;
@@ -274,55 +290,94 @@ struct svc_counters {
 		bc_calls, bc_replies, bc_unmatched, bc_timeouts; /* svc_bc.c */
 };
 
+/* What the accept needs from a CONNECT_REQUEST event, kept after the
+ * event is acknowledged (a request handed to another group). */
+struct svc_conn_param {
+	uint8_t cr_pdata[256];
+	uint8_t cr_pdata_len;
+	uint8_t cr_initiator_depth;
+	uint8_t cr_responder_resources;
+	uint32_t cr_qp_num;
+};
+
+/* A connection request in a group's inbox. */
+struct svc_conn_req {
+	struct rdma_cm_id *cr_id;
+	struct svc_conn_param cr_param;
+	struct svc_conn_req *cr_next;
+};
+
+/** One transport thread: its run loop, connections, devices and workers. */
+struct svc_group {
+	struct rpcrdma_svc *gr_svc;
+	unsigned gr_index;
+	pthread_t gr_thread;         /* groups 1..n-1: started by rpcrdma_svc_run() */
+	bool gr_thread_started;
+	int gr_epoll;
+	int gr_wake_fd;              /* eventfd: stop, stats, done queue, inbox */
+	/* CM events of the connections handed to this group (group 0 uses
+	 * the listener's channel, sv_cm_channel). */
+	struct rdma_event_channel *gr_cm_channel;
+	struct svc_conn *gr_conns;
+	_Atomic uint32_t gr_nconns;  /* on gr_conns; read by group 0 to balance */
+	bool gr_more;                /* some connection has sx_more set */
+	uint32_t gr_handshakes;      /* accepted, not yet ESTABLISHED nor closing */
+	bool gr_post_batch;          /* replies queue on their connection ... */
+	struct svc_conn *gr_post_conns; /* ... and these are posted by svc_send_flush() */
+	struct svc_dev *gr_devs;
+
+	/* Connection requests handed over by group 0 (gr_wq_lock). */
+	struct svc_conn_req *gr_inbox;
+
+	/* work queue (run loop -> workers) and done queue (workers -> loop) */
+	pthread_mutex_t gr_wq_lock;
+	pthread_cond_t gr_wq_cond;
+	struct svc_call *gr_wq_head, *gr_wq_tail;
+	struct svc_call *gr_done_head, *gr_done_tail;
+	bool gr_wq_quit;
+	bool gr_done_woken;      /* the run loop's eventfd was written for the
+				  * done queue and it has not taken it yet */
+	/* sc_poll: the done queue is not empty (workers set it instead of
+	 * writing the eventfd; the spinning run loop looks at it). */
+	atomic_bool gr_done_ready;
+	unsigned gr_spins;       /* sc_poll: run-loop turns, for SVC_POLL_EPOLL_EVERY */
+	unsigned gr_wq_idle;     /* workers waiting on gr_wq_cond */
+	/* Calls dispatched by the run loop since its last flush: handed to
+	 * the workers together, with one lock and one wake per idle worker
+	 * needed (run-loop thread only). */
+	struct svc_call *gr_batch_head, *gr_batch_tail;
+	unsigned gr_batch_n;
+	pthread_t *gr_workers;
+	unsigned gr_nworkers;
+	/* backchannel (svc_bc.c): kicks since the loop last looked (any
+	 * thread), calls of this group's connections not ended yet */
+	atomic_uint gr_bc_kicks;
+	atomic_uint gr_bc_pending;
+};
+
 struct rpcrdma_svc {
 	struct rpcrdma_svc_config sv_cfg;
 	struct rdma_event_channel *sv_cm_channel;
 	struct rdma_cm_id *sv_listen_id;
-	int sv_epoll;
-	int sv_wake_fd;          /* eventfd: stop, stats, done queue */
 	atomic_bool sv_stop;
 	int sv_stop_cause;       /* rpcrdma_svc_run()'s return after a stop:
 				  * 0, or -ENODEV (listener's device removed) */
 	atomic_bool sv_dump;
 	struct svc_program sv_progs[SVC_MAX_PROGRAMS];
 	unsigned sv_nprogs;
-	struct svc_conn *sv_conns;
-	uint32_t sv_conn_ids;
-	uint32_t sv_nconns;          /* on sv_conns, closing ones included */
-	bool sv_more;                /* some connection has sx_more set */
-	uint32_t sv_handshakes;      /* accepted, not yet ESTABLISHED nor closing */
-	bool sv_post_batch;          /* replies queue on their connection ... */
-	struct svc_conn *sv_post_conns; /* ... and these are posted by svc_send_flush() */
-	struct svc_dev *sv_devs;
+	struct svc_group *sv_groups; /* sv_ngroups transport threads */
+	unsigned sv_ngroups;
+	_Atomic uint32_t sv_conn_ids;
+	_Atomic uint32_t sv_nconns;  /* every group's, closing ones included */
 	size_t sv_slab_bytes;        /* size of every registered slab */
-	uint64_t sv_mem_registered;  /* bytes in slabs, all devices */
-	uint64_t sv_recv_bytes_held; /* of which receive buffers */
-	uint64_t sv_refused_burst;   /* refusals not yet logged */
-
-	/* work queue (run loop -> workers) and done queue (workers -> loop) */
-	pthread_mutex_t sv_wq_lock;
-	pthread_cond_t sv_wq_cond;
-	struct svc_call *sv_wq_head, *sv_wq_tail;
-	struct svc_call *sv_done_head, *sv_done_tail;
-	bool sv_wq_quit;
-	bool sv_done_woken;      /* the run loop's eventfd was written for the
-				  * done queue and it has not taken it yet */
-	unsigned sv_wq_idle;     /* workers waiting on sv_wq_cond */
-	/* Calls dispatched by the run loop since its last flush: handed to
-	 * the workers together, with one lock and one wake per idle worker
-	 * needed (run-loop thread only). */
-	struct svc_call *sv_batch_head, *sv_batch_tail;
-	unsigned sv_batch_n;
-	pthread_t *sv_workers;
-	unsigned sv_nworkers;
+	_Atomic uint64_t sv_mem_registered;  /* bytes in slabs, all groups and devices */
+	_Atomic uint64_t sv_recv_bytes_held; /* of which receive buffers */
+	_Atomic uint64_t sv_refused_burst;   /* refusals not yet logged */
 
 	struct rpcrdma_wire_limits sv_limits;
 	struct svc_counters sv_ct;
 	struct svc_stats *sv_stats;  /* per-operation statistics (svc_stats.c), or NULL */
 	struct rpcrdma_capture *sv_capture; /* rpcrdma_svc_set_capture(), or NULL */
-	/* backchannel (svc_bc.c): connections kicked, calls not ended */
-	atomic_uint sv_bc_kicks;
-	atomic_uint sv_bc_pending;
 };
 
 /* svc_call_append - put @cc at the tail of the FIFO *@head .. *@tail
@@ -385,8 +440,27 @@ void svc_log(struct rpcrdma_svc *svc, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* svc.c */
+/*
+ * svc_init - everything but the listener and the epoll sets' CM channels:
+ * configuration defaults, limits, and sv_ngroups groups (each with its
+ * eventfd, epoll set and queues).  Unit tests start here and end with
+ * svc_fini().  Return: 0, -EINVAL for a bad configuration, -ENOMEM, or
+ * the errno of eventfd()/epoll_create1().
+ */
 int svc_init(struct rpcrdma_svc *svc, const struct rpcrdma_svc_config *cfg);
-void svc_take_done(struct rpcrdma_svc *svc);
+/* svc_fini - free what svc_init() made (connections and devices gone). */
+void svc_fini(struct rpcrdma_svc *svc);
+/* svc_take_done - send the replies of the calls @grp's workers finished. */
+void svc_take_done(struct svc_group *grp);
+/* svc_group_wake - wake @grp's run loop (its eventfd). */
+void svc_group_wake(struct svc_group *grp);
+/* svc_pick_group - the group a new connection goes to: the one with the
+ * fewest connections (gr_nconns), the lowest index on a tie. */
+struct svc_group *svc_pick_group(struct rpcrdma_svc *svc);
+/* svc_group_workers - worker threads of group @i: sc_threads shared out
+ * over the groups (the first ones get the remainder), at least one each;
+ * none with sc_loop_dispatch. */
+unsigned svc_group_workers(const struct rpcrdma_svc *svc, unsigned i);
 
 /* svc_pool.c */
 /*
@@ -395,11 +469,11 @@ void svc_take_done(struct rpcrdma_svc *svc);
  * @pd: unit tests only: use this PD and no completion channel (@verbs NULL).
  * Return: the device, or NULL with errno set (ENOMEM, or the verbs error).
  */
-struct svc_dev *svc_dev_get(struct rpcrdma_svc *svc, struct ibv_context *verbs,
+struct svc_dev *svc_dev_get(struct svc_group *grp, struct ibv_context *verbs,
 			    struct ibv_pd *pd);
-/* svc_dev_destroy_all - free every device: call contexts, slabs (memory
- * regions deregistered), PD, channel.  Every connection is gone. */
-void svc_dev_destroy_all(struct rpcrdma_svc *svc);
+/* svc_dev_destroy_all - free every device of @grp: call contexts, slabs
+ * (memory regions deregistered), PD, channel.  Every connection is gone. */
+void svc_dev_destroy_all(struct svc_group *grp);
 /*
  * svc_buf_get - a buffer of at least @bytes from @dev's pool, into @out.
  * Takes a free buffer of the size class, or registers a new slab when the
@@ -493,7 +567,18 @@ int svc_conn_post_all_recvs(struct svc_conn *conn);
  * credit_grows, or credit_grow_denied when the pool has no room.
  */
 void svc_conn_grow_credits(struct svc_conn *conn);
-int svc_conn_accept(struct rpcrdma_svc *svc, struct rdma_cm_event *ev);
+/*
+ * svc_conn_accept - admit and accept connection request @id for @grp with
+ * the request's parameters @p: receive buffers from the group's pool, QP,
+ * Receives posted, rdma_accept() with our RFC 8797 private data.
+ * Return: 0; on failure a negative errno (-EACCES, -EBUSY, -EAGAIN when
+ * the budget's receive share is spent, -ENOMEM, or a verbs error) and
+ * the caller rejects and destroys @id.
+ */
+int svc_conn_accept(struct svc_group *grp, struct rdma_cm_id *id,
+		    const struct svc_conn_param *p);
+/* svc_conn_param_of - the parameters of CONNECT_REQUEST event @ev. */
+void svc_conn_param_of(const struct rdma_cm_event *ev, struct svc_conn_param *p);
 void svc_conn_disconnected(struct svc_conn *conn);
 /*
  * svc_conn_cm_event - act on CM event @type for @conn, or for the listener
@@ -511,10 +596,10 @@ void svc_conn_cm_event(struct rpcrdma_svc *svc, struct svc_conn *conn,
 		       enum rdma_cm_event_type type);
 void svc_conn_maybe_destroy(struct svc_conn *conn);
 void svc_conn_destroy(struct svc_conn *conn);
-void svc_conn_reap(struct rpcrdma_svc *svc);
+void svc_conn_reap(struct svc_group *grp);
 /* svc_conn_expire_handshakes - close accepted connections that did not
  * reach ESTABLISHED within SVC_HANDSHAKE_MS of @now_ms (monotonic). */
-void svc_conn_expire_handshakes(struct rpcrdma_svc *svc, uint64_t now_ms);
+void svc_conn_expire_handshakes(struct svc_group *grp, uint64_t now_ms);
 /* svc_now_ms - CLOCK_MONOTONIC in milliseconds. */
 uint64_t svc_now_ms(void);
 void svc_conn_queue_recv(struct svc_conn *conn, struct svc_recv *rc);
@@ -559,31 +644,31 @@ void svc_send_reply(struct svc_call *cc);
 void svc_send_rdma_error(struct svc_call *cc, uint32_t xid, uint32_t code);
 void svc_send_complete(struct svc_call *cc, const struct ibv_wc *wc);
 /* svc_send_resume - post the reply chain of @cc (its slots held), or,
- * while sv_post_batch is set, chain it after its connection's other
+ * while gr_post_batch is set, chain it after its connection's other
  * replies of the batch. */
 void svc_send_resume(struct svc_call *cc);
 /* svc_send_flush - end a batch: post each connection's queued replies
  * with one post (counted in send_batches); a connection that went down
  * meanwhile gets its queued calls back without posting them. */
-void svc_send_flush(struct rpcrdma_svc *svc);
+void svc_send_flush(struct svc_group *grp);
 
 /* svc_rpc.c */
 void svc_rpc_dispatch(struct svc_call *cc);
 void svc_rpc_finish(struct svc_call *cc);
 
 /* svc_worker.c */
-int svc_workers_start(struct rpcrdma_svc *svc, unsigned n);
-void svc_workers_stop(struct rpcrdma_svc *svc);
+int svc_workers_start(struct svc_group *grp, unsigned n);
+void svc_workers_stop(struct svc_group *grp);
 /* svc_work_enqueue - add @cc to the run loop's batch for the workers
  * (run-loop thread); svc_work_flush() hands the batch over. */
-void svc_work_enqueue(struct rpcrdma_svc *svc, struct svc_call *cc);
+void svc_work_enqueue(struct svc_group *grp, struct svc_call *cc);
 /* svc_work_flush - append the batch to the work queue under one lock and
  * wake as many idle workers as it has calls (no wake when none sleeps). */
-void svc_work_flush(struct rpcrdma_svc *svc);
+void svc_work_flush(struct svc_group *grp);
 /* svc_work_drop_all - with the workers stopped and every connection
  * closing: calls still queued will not run; give them back (drops). */
-void svc_work_drop_all(struct rpcrdma_svc *svc);
-struct svc_call *svc_done_take_all(struct rpcrdma_svc *svc);
+void svc_work_drop_all(struct svc_group *grp);
+struct svc_call *svc_done_take_all(struct svc_group *grp);
 /*
  * svc_worker_run_one - one step of a worker: take the oldest call on the
  * work queue, if any, run its dispatch function, move it to the done queue
@@ -591,6 +676,6 @@ struct svc_call *svc_done_take_all(struct rpcrdma_svc *svc);
  * run dispatch on their own thread, then svc_take_done() to send the reply.
  * Return: true when it served a call, false when the queue was empty.
  */
-bool svc_worker_run_one(struct rpcrdma_svc *svc);
+bool svc_worker_run_one(struct svc_group *grp);
 
 #endif /* RPCRDMA_SVC_INTERNAL_H */

@@ -98,7 +98,7 @@ static void svc_slab_free(struct svc_dev *dev, struct svc_slab *sl)
 	rpcrdma_verbs_dereg_mr(sl->sl_mr);
 	SVC_DEC(svc, mrs_open, 1);
 	SVC_DEC(svc, mr_bytes, svc->sv_slab_bytes);
-	svc->sv_mem_registered -= svc->sv_slab_bytes;
+	atomic_fetch_sub(&svc->sv_mem_registered, svc->sv_slab_bytes);
 	free(sl->sl_base);
 	free(sl);
 }
@@ -109,14 +109,18 @@ static int svc_slab_new(struct svc_dev *dev, unsigned c)
 	struct rpcrdma_svc *svc = dev->dv_svc;
 	struct svc_slab *sl;
 
-	if (svc->sv_mem_registered + svc->sv_slab_bytes > svc->sv_cfg.sc_memory)
+	/* Reserved before registering: every group shares the budget. */
+	if (atomic_fetch_add(&svc->sv_mem_registered, svc->sv_slab_bytes) +
+	    svc->sv_slab_bytes > svc->sv_cfg.sc_memory) {
+		atomic_fetch_sub(&svc->sv_mem_registered, svc->sv_slab_bytes);
 		return -EAGAIN;
+	}
 	sl = calloc(1, sizeof(*sl));
 	if (!sl)
-		return -ENOMEM;
+		goto nomem;
 	if (posix_memalign((void **)&sl->sl_base, 4096, svc->sv_slab_bytes)) {
 		free(sl);
-		return -ENOMEM;
+		goto nomem;
 	}
 	sl->sl_mr = rpcrdma_verbs_reg_mr(dev->dv_pd, sl->sl_base, svc->sv_slab_bytes,
 					 IBV_ACCESS_LOCAL_WRITE);
@@ -127,16 +131,19 @@ static int svc_slab_new(struct svc_dev *dev, unsigned c)
 		free(sl);
 		svc_log(svc, "registering a %zu-byte slab failed: %s",
 			svc->sv_slab_bytes, strerror(-err));
+		atomic_fetch_sub(&svc->sv_mem_registered, svc->sv_slab_bytes);
 		return err;
 	}
 	SVC_INC(svc, mrs_open, 1);
 	SVC_INC(svc, mr_bytes, svc->sv_slab_bytes);
-	svc->sv_mem_registered += svc->sv_slab_bytes;
 	sl->sl_dev = dev;
 	sl->sl_next = dev->dv_slabs;
 	dev->dv_slabs = sl;
 	svc_slab_carve(dev, sl, c);
 	return 0;
+nomem:
+	atomic_fetch_sub(&svc->sv_mem_registered, svc->sv_slab_bytes);
+	return -ENOMEM;
 }
 
 /* A slab of another class with every buffer free, re-carved for @c. */
@@ -167,22 +174,27 @@ int svc_buf_get(struct svc_dev *dev, size_t bytes, bool recv, struct svc_buf *ou
 	if (c >= SVC_BUF_CLASSES || svc_class_size(c) > svc->sv_slab_bytes)
 		return -E2BIG;
 	sz = svc_class_size(c);
-	if (recv && svc->sv_recv_bytes_held + sz > svc->sv_cfg.sc_memory / 2)
+	/* The receive share is reserved first, given back on failure. */
+	if (recv && atomic_fetch_add(&svc->sv_recv_bytes_held, sz) + sz >
+		    svc->sv_cfg.sc_memory / 2) {
+		atomic_fetch_sub(&svc->sv_recv_bytes_held, sz);
 		return -EAGAIN;
+	}
 	if (!dev->dv_nfree[c]) {
 		rc = svc_slab_new(dev, c);
 		if (rc == -EAGAIN)
 			rc = svc_slab_steal(dev, c);
-		if (rc)
+		if (rc) {
+			if (recv)
+				atomic_fetch_sub(&svc->sv_recv_bytes_held, sz);
 			return rc;
+		}
 	}
 	fr = dev->dv_free[c].fr_next;
 	svc_free_unlink(dev, c, fr);
 	fr->fr_slab->sl_nfree--;
 	out->sb_slab = fr->fr_slab;
 	out->sb_addr = (uint8_t *)fr;
-	if (recv)
-		svc->sv_recv_bytes_held += sz;
 	svc_note_high(&svc->sv_ct.buf_bytes_high, SVC_INC(svc, buf_bytes_in_use, sz) + sz);
 	return 0;
 }
@@ -198,7 +210,7 @@ void svc_buf_put(struct svc_dev *dev, struct svc_buf *b, bool recv)
 	svc_free_push(dev, sl->sl_class, b->sb_addr, sl);
 	sl->sl_nfree++;
 	if (recv)
-		dev->dv_svc->sv_recv_bytes_held -= sz;
+		atomic_fetch_sub(&dev->dv_svc->sv_recv_bytes_held, sz);
 	SVC_DEC(dev->dv_svc, buf_bytes_in_use, sz);
 	b->sb_slab = NULL;
 	b->sb_addr = NULL;
@@ -564,8 +576,8 @@ static void svc_dev_free(struct svc_dev *dev)
 		svc_slab_free(dev, sl);
 	}
 	if (dev->dv_channel) {
-		if (dev->dv_svc->sv_epoll >= 0)
-			epoll_ctl(dev->dv_svc->sv_epoll, EPOLL_CTL_DEL, dev->dv_channel->fd, NULL);
+		if (dev->dv_grp->gr_epoll >= 0)
+			epoll_ctl(dev->dv_grp->gr_epoll, EPOLL_CTL_DEL, dev->dv_channel->fd, NULL);
 		ibv_destroy_comp_channel(dev->dv_channel);
 	}
 	if (dev->dv_pd && dev->dv_own_pd)
@@ -574,15 +586,16 @@ static void svc_dev_free(struct svc_dev *dev)
 	free(dev);
 }
 
-struct svc_dev *svc_dev_get(struct rpcrdma_svc *svc, struct ibv_context *verbs,
+struct svc_dev *svc_dev_get(struct svc_group *grp, struct ibv_context *verbs,
 			    struct ibv_pd *pd)
 {
+	struct rpcrdma_svc *svc = grp->gr_svc;
 	struct svc_dev *dev;
 	struct epoll_event eev;
 	unsigned c;
 	int err;
 
-	for (dev = svc->sv_devs; dev; dev = dev->dv_next)
+	for (dev = grp->gr_devs; dev; dev = dev->dv_next)
 		if (verbs ? dev->dv_verbs == verbs : dev->dv_pd == pd)
 			return dev;
 	dev = calloc(1, sizeof(*dev));
@@ -591,6 +604,7 @@ struct svc_dev *svc_dev_get(struct rpcrdma_svc *svc, struct ibv_context *verbs,
 		return NULL;
 	}
 	dev->dv_svc = svc;
+	dev->dv_grp = grp;
 	dev->dv_verbs = verbs;
 	for (c = 0; c < SVC_BUF_CLASSES; c++)
 		dev->dv_free[c].fr_next = dev->dv_free[c].fr_prev = &dev->dv_free[c];
@@ -620,29 +634,29 @@ struct svc_dev *svc_dev_get(struct rpcrdma_svc *svc, struct ibv_context *verbs,
 	memset(&eev, 0, sizeof(eev));
 	eev.events = EPOLLIN;
 	eev.data.ptr = dev;
-	if (svc->sv_epoll >= 0 &&
-	    epoll_ctl(svc->sv_epoll, EPOLL_CTL_ADD, dev->dv_channel->fd, &eev)) {
+	if (grp->gr_epoll >= 0 &&
+	    epoll_ctl(grp->gr_epoll, EPOLL_CTL_ADD, dev->dv_channel->fd, &eev)) {
 		err = -errno;
 		goto fail;
 	}
 done:
-	dev->dv_next = svc->sv_devs;
-	svc->sv_devs = dev;
+	dev->dv_next = grp->gr_devs;
+	grp->gr_devs = dev;
 	return dev;
 fail:
-	if (dev->dv_channel && svc->sv_epoll >= 0)
-		epoll_ctl(svc->sv_epoll, EPOLL_CTL_DEL, dev->dv_channel->fd, NULL);
+	if (dev->dv_channel && grp->gr_epoll >= 0)
+		epoll_ctl(grp->gr_epoll, EPOLL_CTL_DEL, dev->dv_channel->fd, NULL);
 	svc_dev_free(dev);
 	errno = -err;
 	return NULL;
 }
 
-void svc_dev_destroy_all(struct rpcrdma_svc *svc)
+void svc_dev_destroy_all(struct svc_group *grp)
 {
 	struct svc_dev *dev;
 
-	while ((dev = svc->sv_devs)) {
-		svc->sv_devs = dev->dv_next;
+	while ((dev = grp->gr_devs)) {
+		grp->gr_devs = dev->dv_next;
 		svc_dev_free(dev);
 	}
 }

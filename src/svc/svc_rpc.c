@@ -8,11 +8,6 @@
 
 #include "svc/svc_bc.h"
 
-#define RPC_MSG_ACCEPTED 0u
-#define RPC_MSG_DENIED 1u
-#define RPC_MISMATCH 0u
-#define RPC_AUTH_ERROR 1u
-
 /* Encode the reply header into cc_reply; returns its length in bytes. */
 static uint32_t svc_rpc_reply_header(struct svc_call *cc, uint32_t xid, int status,
 				     uint32_t low, uint32_t high)
@@ -24,13 +19,13 @@ static uint32_t svc_rpc_reply_header(struct svc_call *cc, uint32_t xid, int stat
 	rpcrdma_xdr_put_u32(&xs, RPC_DIR_REPLY);
 	if (status == RPCRDMA_SVC_AUTH_ERROR) {
 		rpcrdma_xdr_put_u32(&xs, RPC_MSG_DENIED);
-		rpcrdma_xdr_put_u32(&xs, RPC_AUTH_ERROR);
+		rpcrdma_xdr_put_u32(&xs, RPC_REJECT_AUTH_ERROR);
 		rpcrdma_xdr_put_u32(&xs, cc->cc_req.rq_auth_stat);
 		return (uint32_t)xs.xs_pos;
 	}
 	if (status < 0) { /* RPC version mismatch */
 		rpcrdma_xdr_put_u32(&xs, RPC_MSG_DENIED);
-		rpcrdma_xdr_put_u32(&xs, RPC_MISMATCH);
+		rpcrdma_xdr_put_u32(&xs, RPC_REJECT_RPC_MISMATCH);
 		rpcrdma_xdr_put_u32(&xs, RPC_MSG_VERSION);
 		rpcrdma_xdr_put_u32(&xs, RPC_MSG_VERSION);
 		return (uint32_t)xs.xs_pos;
@@ -143,7 +138,7 @@ void svc_rpc_dispatch(struct svc_call *cc)
 		req->rq_ddp = false;
 		req->rq_ddp_pos = req->rq_ddp_len = 0;
 	}
-	svc_work_enqueue(svc, cc);
+	svc_work_enqueue(conn->sx_grp, cc);
 }
 
 void svc_rpc_finish(struct svc_call *cc)

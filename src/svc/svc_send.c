@@ -94,12 +94,12 @@ static void svc_send_post_failed(struct svc_conn *conn, struct ibv_send_wr *bad,
 void svc_send_resume(struct svc_call *cc)
 {
 	struct svc_conn *conn = cc->cc_conn;
-	struct rpcrdma_svc *svc = conn->sx_svc;
+	struct svc_group *grp = conn->sx_grp;
 	struct ibv_send_wr *bad;
 	int err;
 
 	cc->cc_state = CC_SENDING;
-	if (svc->sv_post_batch) {
+	if (grp->gr_post_batch) {
 		/* Chained after the connection's other replies of this batch:
 		 * one post (one doorbell) for all of them. */
 		if (conn->sx_post_tail)
@@ -109,8 +109,8 @@ void svc_send_resume(struct svc_call *cc)
 		conn->sx_post_tail = cc->cc_send_wr;
 		if (!conn->sx_post_queued) {
 			conn->sx_post_queued = true;
-			conn->sx_post_next = svc->sv_post_conns;
-			svc->sv_post_conns = conn;
+			conn->sx_post_next = grp->gr_post_conns;
+			grp->gr_post_conns = conn;
 		}
 		return;
 	}
@@ -119,15 +119,15 @@ void svc_send_resume(struct svc_call *cc)
 		svc_send_post_failed(conn, bad, err);
 }
 
-void svc_send_flush(struct rpcrdma_svc *svc)
+void svc_send_flush(struct svc_group *grp)
 {
 	struct svc_conn *conn;
 	struct ibv_send_wr *chain, *bad;
 	int err;
 
-	svc->sv_post_batch = false;
-	while ((conn = svc->sv_post_conns)) {
-		svc->sv_post_conns = conn->sx_post_next;
+	grp->gr_post_batch = false;
+	while ((conn = grp->gr_post_conns)) {
+		grp->gr_post_conns = conn->sx_post_next;
 		conn->sx_post_next = NULL;
 		conn->sx_post_queued = false;
 		chain = conn->sx_post_head;
@@ -143,7 +143,7 @@ void svc_send_flush(struct rpcrdma_svc *svc)
 		if (err)
 			svc_send_post_failed(conn, bad, err);
 		else
-			SVC_INC(svc, send_batches, 1);
+			SVC_INC(grp->gr_svc, send_batches, 1);
 	}
 }
 

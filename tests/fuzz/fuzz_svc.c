@@ -89,8 +89,9 @@ static void conn_new(void)
 	if (!conn)
 		abort();
 	conn->sx_svc = &svc;
+	conn->sx_grp = &svc.sv_groups[0];
 	conn->sx_id = &id;
-	conn->sx_dev = svc_dev_get(&svc, NULL, &pd);
+	conn->sx_dev = svc_dev_get(&svc.sv_groups[0], NULL, &pd);
 	if (!conn->sx_dev)
 		abort();
 	conn->sx_credits = svc.sv_cfg.sc_credits;
@@ -103,14 +104,14 @@ static void conn_new(void)
 	 * per input never empties either pool. */
 	if (svc_conn_alloc_pools(conn) || svc_conn_post_all_recvs(conn))
 		abort();
-	svc.sv_conns = conn;
+	svc.sv_groups[0].gr_conns = conn;
 }
 
 static void conn_free(void)
 {
 	conn->sx_id = NULL;
 	svc_conn_destroy(conn);
-	svc.sv_conns = NULL;
+	svc.sv_groups[0].gr_conns = NULL;
 	conn = NULL;
 }
 
@@ -190,8 +191,8 @@ static void poll_all(void)
  * loop does, until nothing is left to do. */
 static void run_queued(void)
 {
-	while (svc_worker_run_one(&svc)) {
-		svc_take_done(&svc);
+	while (svc_worker_run_one(&svc.sv_groups[0])) {
+		svc_take_done(&svc.sv_groups[0]);
 		poll_all();
 	}
 }

@@ -73,8 +73,9 @@ static int setup(void **state)
 	f->id.route.addr.dst_sin.sin_family = AF_INET;
 	f->conn = calloc(1, sizeof(*f->conn));
 	f->conn->sx_svc = &f->svc;
+	f->conn->sx_grp = &f->svc.sv_groups[0];
 	f->conn->sx_id = &f->id;
-	f->conn->sx_dev = svc_dev_get(&f->svc, NULL, &f->pd);
+	f->conn->sx_dev = svc_dev_get(&f->svc.sv_groups[0], NULL, &f->pd);
 	assert_non_null(f->conn->sx_dev);
 	f->conn->sx_credits = 4;
 	f->conn->sx_max_credits = g_max_credits;
@@ -84,7 +85,7 @@ static int setup(void **state)
 	assert_int_equal(svc_conn_post_all_recvs(f->conn), 0);
 	/* credits + 8 spare Receives, posted with one chained post */
 	assert_int_equal(fv.fv_nrecv_posted, 12);
-	f->svc.sv_conns = f->conn;
+	f->svc.sv_groups[0].gr_conns = f->conn;
 	*state = f;
 	return 0;
 }
@@ -115,17 +116,17 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	assert_int_equal(f->svc.sv_nworkers, 0);
+	assert_int_equal(f->svc.sv_groups[0].gr_nworkers, 0);
 	if (f->conn) {
 		f->conn->sx_id = NULL;
 		svc_conn_destroy(f->conn);
 	}
 	assert_int_equal(atomic_load(&f->svc.sv_ct.buf_bytes_in_use), 0);
-	svc_dev_destroy_all(&f->svc);
+	svc_dev_destroy_all(&f->svc.sv_groups[0]);
 	/* Every registered region went with the device's pool. */
 	assert_int_equal(atomic_load(&f->svc.sv_ct.mrs_open), 0);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.mr_bytes), 0);
-	close(f->svc.sv_wake_fd);
+	svc_fini(&f->svc);
 	free(f);
 	/* Writes go unsignalled, every Send signalled. */
 	assert_int_equal(fv.fv_signaled_writes, 0);
@@ -195,12 +196,12 @@ static void run_workers(struct fixture *f)
 {
 	if (f->svc.sv_cfg.sc_loop_dispatch) {
 		/* Served, and its reply posted, on this thread already. */
-		assert_null(f->svc.sv_wq_head);
-		assert_null(f->svc.sv_done_head);
+		assert_null(f->svc.sv_groups[0].gr_wq_head);
+		assert_null(f->svc.sv_groups[0].gr_done_head);
 	}
-	while (svc_worker_run_one(&f->svc))
+	while (svc_worker_run_one(&f->svc.sv_groups[0]))
 		;
-	svc_take_done(&f->svc);
+	svc_take_done(&f->svc.sv_groups[0]);
 	svc_conn_cq_event_poll(f->conn);
 }
 
@@ -695,7 +696,7 @@ static void test_disconnect_while_large_waiting(void **state)
 	f->conn->sx_id = NULL; /* as the reaper frees it; fake cm_id and PD */
 	svc_conn_destroy(f->conn);
 	f->conn = NULL;
-	f->svc.sv_conns = NULL;
+	f->svc.sv_groups[0].gr_conns = NULL;
 	assert_int_equal(atomic_load(&f->svc.sv_ct.recv_in_use), 0);
 }
 
@@ -980,9 +981,9 @@ static void test_read_post_failure_disconnects_first(void **state)
 	fv.fv_fail_send_post_at = 4;
 	assert_int_equal(fv_run_sq(1), 1);        /* A's Read */
 	svc_conn_cq_event_poll(f->conn);
-	while (svc_worker_run_one(&f->svc))
+	while (svc_worker_run_one(&f->svc.sv_groups[0]))
 		;
-	svc_take_done(&f->svc);                   /* A's reply: post 3 */
+	svc_take_done(&f->svc.sv_groups[0]);                   /* A's reply: post 3 */
 	assert_int_equal(fv.fv_send_post_calls, 3);
 	fv_run_sq(2);                             /* X's Read, A's Send */
 	svc_conn_cq_event_poll(f->conn);          /* B's Read post fails */
@@ -994,9 +995,9 @@ static void test_read_post_failure_disconnects_first(void **state)
 	assert_int_equal(atomic_load(&f->svc.sv_ct.drops), drops + 1); /* C */
 	assert_int_equal(atomic_load(&f->svc.sv_ct.post_errors), 1);  /* B */
 	fv.fv_defer_sq = false;
-	while (svc_worker_run_one(&f->svc))
+	while (svc_worker_run_one(&f->svc.sv_groups[0]))
 		;
-	svc_take_done(&f->svc);
+	svc_take_done(&f->svc.sv_groups[0]);
 	fv_flush_recvs();
 	svc_conn_cq_event_poll(f->conn);
 	assert_true(f->conn->sx_reap);
@@ -1011,14 +1012,13 @@ static void test_read_post_failure_disconnects_first(void **state)
 static void test_admission_limit(void **state)
 {
 	struct fixture *f = *state;
-	struct rdma_cm_event ev;
+	struct svc_conn_param p;
 
-	memset(&ev, 0, sizeof(ev));
-	ev.id = &f->id;
+	memset(&p, 0, sizeof(p));
 	f->svc.sv_cfg.sc_max_connections = 1;
 	f->svc.sv_nconns = 1;
-	assert_int_equal(svc_conn_accept(&f->svc, &ev), -EBUSY);
-	assert_int_equal(svc_conn_accept(&f->svc, &ev), -EBUSY);
+	assert_int_equal(svc_conn_accept(&f->svc.sv_groups[0], &f->id, &p), -EBUSY);
+	assert_int_equal(svc_conn_accept(&f->svc.sv_groups[0], &f->id, &p), -EBUSY);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_refused), 2);
 	assert_int_equal(f->svc.sv_refused_burst, 2);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open), 0);
@@ -1097,20 +1097,20 @@ static void test_handshake_timeout(void **state)
 	struct fixture *f = *state;
 
 	f->conn->sx_accepted_ms = 5000;
-	f->svc.sv_handshakes = 1;
-	svc_conn_expire_handshakes(&f->svc, 5000 + SVC_HANDSHAKE_MS - 1);
+	f->svc.sv_groups[0].gr_handshakes = 1;
+	svc_conn_expire_handshakes(&f->svc.sv_groups[0], 5000 + SVC_HANDSHAKE_MS - 1);
 	assert_false(f->conn->sx_closing);
 	svc_conn_cm_event(&f->svc, f->conn, RDMA_CM_EVENT_ESTABLISHED);
-	assert_int_equal(f->svc.sv_handshakes, 0);
-	svc_conn_expire_handshakes(&f->svc, 5000 + SVC_HANDSHAKE_MS * 9);
+	assert_int_equal(f->svc.sv_groups[0].gr_handshakes, 0);
+	svc_conn_expire_handshakes(&f->svc.sv_groups[0], 5000 + SVC_HANDSHAKE_MS * 9);
 	assert_false(f->conn->sx_closing);
 
 	f->conn->sx_established = false;
-	f->svc.sv_handshakes = 1;
-	svc_conn_expire_handshakes(&f->svc, 5000 + SVC_HANDSHAKE_MS);
+	f->svc.sv_groups[0].gr_handshakes = 1;
+	svc_conn_expire_handshakes(&f->svc.sv_groups[0], 5000 + SVC_HANDSHAKE_MS);
 	assert_true(f->conn->sx_closing);
 	assert_true(fv.fv_disconnected);
-	assert_int_equal(f->svc.sv_handshakes, 0);
+	assert_int_equal(f->svc.sv_groups[0].gr_handshakes, 0);
 	fv_flush_recvs();
 	svc_conn_cq_event_poll(f->conn);
 	assert_true(f->conn->sx_reap);
@@ -1129,7 +1129,7 @@ static void test_handoff_batched(void **state)
 	uint64_t v = 0;
 	uint32_t i;
 
-	while (read(f->svc.sv_wake_fd, &v, sizeof(v)) > 0)
+	while (read(f->svc.sv_groups[0].gr_wake_fd, &v, sizeof(v)) > 0)
 		;
 	for (i = 0; i < 3; i++) {
 		p = msg;
@@ -1138,14 +1138,14 @@ static void test_handoff_batched(void **state)
 		queue_recv(f, msg, (uint32_t)(p - msg));
 	}
 	svc_conn_cq_event_poll(f->conn);
-	assert_null(f->svc.sv_batch_head); /* flushed at the end of the drain */
+	assert_null(f->svc.sv_groups[0].gr_batch_head); /* flushed at the end of the drain */
 	for (i = 0; i < 3; i++)
-		assert_true(svc_worker_run_one(&f->svc));
-	assert_int_equal(read(f->svc.sv_wake_fd, &v, sizeof(v)), sizeof(v));
+		assert_true(svc_worker_run_one(&f->svc.sv_groups[0]));
+	assert_int_equal(read(f->svc.sv_groups[0].gr_wake_fd, &v, sizeof(v)), sizeof(v));
 	assert_int_equal(v, 1);
 	posts = fv.fv_send_post_calls;
-	svc_take_done(&f->svc);
-	assert_false(f->svc.sv_done_woken);
+	svc_take_done(&f->svc.sv_groups[0]);
+	assert_false(f->svc.sv_groups[0].gr_done_woken);
 	assert_int_equal(fv.fv_nsends, 3);
 	/* ... and go out chained, with one post. */
 	assert_int_equal(fv.fv_send_post_calls, posts + 1);
@@ -1155,10 +1155,10 @@ static void test_handoff_batched(void **state)
 	p = put_msg_nochunks(p, 0x53, 1);
 	p = put_call(p, 0x5053, TPROG, 1, TP_NULL);
 	deliver(f, msg, (uint32_t)(p - msg));
-	assert_true(svc_worker_run_one(&f->svc));
-	assert_int_equal(read(f->svc.sv_wake_fd, &v, sizeof(v)), sizeof(v));
+	assert_true(svc_worker_run_one(&f->svc.sv_groups[0]));
+	assert_int_equal(read(f->svc.sv_groups[0].gr_wake_fd, &v, sizeof(v)), sizeof(v));
 	assert_int_equal(v, 1);
-	svc_take_done(&f->svc);
+	svc_take_done(&f->svc.sv_groups[0]);
 	svc_conn_cq_event_poll(f->conn);
 	assert_baseline(f);
 }
@@ -1182,9 +1182,9 @@ static void test_batched_post_failure(void **state)
 	}
 	svc_conn_cq_event_poll(f->conn);
 	for (i = 0; i < 3; i++)
-		assert_true(svc_worker_run_one(&f->svc));
+		assert_true(svc_worker_run_one(&f->svc.sv_groups[0]));
 	fv.fv_fail_send_post_at = fv.fv_send_post_calls + 1;
-	svc_take_done(&f->svc);
+	svc_take_done(&f->svc.sv_groups[0]);
 	assert_int_equal(fv.fv_nsends, 0);
 	assert_true(f->conn->sx_closing);
 	assert_int_equal(f->conn->sx_calls_out, 0);
@@ -1246,12 +1246,12 @@ static void test_default_max_connections(void **state)
 	assert_int_equal(svc_init(&svc, &cfg), 0);
 	assert_int_equal(svc.sv_cfg.sc_max_connections, 7);
 	/* Given explicitly, it is taken as it is. */
-	close(svc.sv_wake_fd);
+	svc_fini(&svc);
 	memset(&svc, 0, sizeof(svc));
 	cfg.sc_max_connections = 100;
 	assert_int_equal(svc_init(&svc, &cfg), 0);
 	assert_int_equal(svc.sv_cfg.sc_max_connections, 100);
-	close(svc.sv_wake_fd);
+	svc_fini(&svc);
 }
 
 /*
@@ -1299,8 +1299,8 @@ static void test_try_transport(void **state)
 	p = put_call(p, 0x66, TPROG, 2, TP_NULL);
 	deliver(f, msg, (uint32_t)(p - msg));
 	assert_int_equal(fv.fv_nsends, 1);
-	assert_null(f->svc.sv_wq_head);
-	assert_null(f->svc.sv_batch_head);
+	assert_null(f->svc.sv_groups[0].gr_wq_head);
+	assert_null(f->svc.sv_groups[0].gr_batch_head);
 	assert_int_equal(g_try_transport, 1);
 	assert_int_equal(g_try_worker, 0);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.transport_calls), 1);
@@ -1315,7 +1315,7 @@ static void test_try_transport(void **state)
 	p += 8;
 	deliver(f, msg, (uint32_t)(p - msg));
 	assert_int_equal(fv.fv_nsends, 1);
-	assert_non_null(f->svc.sv_wq_head);
+	assert_non_null(f->svc.sv_groups[0].gr_wq_head);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.transport_defers), 1);
 	run_workers(f);
 	assert_int_equal(g_try_transport, 2);

@@ -9,6 +9,9 @@
  * runs send work, runs the dispatch function as a worker would, polls and
  * reposts Receives, in an order drawn from the seed, under profiles of
  * fault rates on the Send, Receive, RDMA Read and RDMA Write queues.
+ * The server has two transport threads (groups); successive connections
+ * of a profile run alternate between them, each group with its own
+ * device objects and pools under the one shared memory budget.
  * Invariants:
  *  - on a connection that stays up, every call delivered gets exactly one
  *    reply Send; on any connection no call gets two;
@@ -173,7 +176,11 @@ static void svc_setup(void)
 		.sc_small_contexts = 2,
 		/* The smallest budget allowed: 16 slabs of 128 KiB. */
 		.sc_memory = 16u << 17,
-		.sc_threads = 1,
+		/* Two transport threads: the profile runs put successive
+		 * connections on alternate groups (own devices and pools, one
+		 * shared budget); the driver plays both threads in turn. */
+		.sc_threads = 2,
+		.sc_transport_threads = 2,
 		.sc_log = stderr,
 	};
 
@@ -187,25 +194,26 @@ static void svc_setup(void)
 static void svc_teardown(void)
 {
 	assert_int_equal(atomic_load(&d.svc.sv_ct.buf_bytes_in_use), 0);
-	svc_dev_destroy_all(&d.svc);
+	svc_dev_destroy_all(&d.svc.sv_groups[0]);
+	svc_dev_destroy_all(&d.svc.sv_groups[1]);
 	assert_int_equal(atomic_load(&d.svc.sv_ct.mrs_open), 0);
 	assert_int_equal(atomic_load(&d.svc.sv_ct.mr_bytes), 0);
 	assert_int_equal(fv_live_mrs(), 0);
-	close(d.svc.sv_wake_fd);
-	pthread_mutex_destroy(&d.svc.sv_wq_lock);
-	pthread_cond_destroy(&d.svc.sv_wq_cond);
+	svc_fini(&d.svc);
 }
 
-/* A connection as svc_conn_accept() builds it, without rdma_cm; NULL
- * when the injector failed the first post of the Receives. */
-static struct svc_conn *conn_new(void)
+/* A connection as svc_conn_accept() builds it on group @g, without
+ * rdma_cm; NULL when the injector failed the first post of the Receives. */
+static struct svc_conn *conn_new(unsigned g)
 {
 	struct svc_conn *conn = calloc(1, sizeof(*conn));
+	struct svc_group *grp = &d.svc.sv_groups[g];
 
 	assert_non_null(conn);
 	conn->sx_svc = &d.svc;
+	conn->sx_grp = grp;
 	conn->sx_id = &d.id;
-	conn->sx_dev = svc_dev_get(&d.svc, NULL, &d.pd);
+	conn->sx_dev = svc_dev_get(grp, NULL, &d.pd);
 	assert_non_null(conn->sx_dev);
 	conn->sx_id_num = ++d.conns;
 	conn->sx_credits = CREDITS;
@@ -220,7 +228,7 @@ static struct svc_conn *conn_new(void)
 		svc_conn_destroy(conn);
 		return NULL;
 	}
-	d.svc.sv_conns = conn;
+	grp->gr_conns = conn;
 	return conn;
 }
 
@@ -245,9 +253,9 @@ static void conn_free(struct svc_conn *conn)
 	assert_null(conn->sx_dev->dv_cwait_tail);
 	assert_null(conn->sx_dev->dv_rwait_head);
 	conn->sx_id = NULL; /* the fake cm_id and PD are not rdma_cm's */
+	if (conn->sx_grp->gr_conns == conn)
+		conn->sx_grp->gr_conns = NULL;
 	svc_conn_destroy(conn);
-	if (d.svc.sv_conns == conn)
-		d.svc.sv_conns = NULL;
 }
 
 /* ---------- message building ---------- */
@@ -366,10 +374,15 @@ static bool deliver_call(enum kind kind)
  * handling of the done queue (the reply is posted). */
 static bool run_worker(void)
 {
-	if (!svc_worker_run_one(&d.svc))
-		return false;
-	svc_take_done(&d.svc);
-	return true;
+	unsigned g;
+
+	for (g = 0; g < d.svc.sv_ngroups; g++) {
+		if (!svc_worker_run_one(&d.svc.sv_groups[g]))
+			continue;
+		svc_take_done(&d.svc.sv_groups[g]);
+		return true;
+	}
+	return false;
 }
 
 /* Run everything that can run until nothing moves. */
@@ -425,7 +438,9 @@ static void conn_start(void)
 	unsigned tries;
 
 	for (tries = 0; tries < 100 && !d.conn; tries++) {
-		d.conn = conn_new();
+		/* Profile runs alternate the groups; the rdma_cm cases use
+		 * group 0, the listener's. */
+		d.conn = conn_new(strcmp(d.profile, "cm") ? d.conns % 2 : 0);
 		if (!d.conn) {
 			assert_baseline();
 			fv_qp_reset();
@@ -644,10 +659,10 @@ static void test_cm_device_removal_listener(void **state)
 	assert_true(run_worker()); /* reply posted, not executed */
 	/* A second connection on the same (fake) device, idle. */
 	d.conn = NULL;
-	c2 = conn_new();
+	c2 = conn_new(0);
 	assert_non_null(c2);
 	c2->sx_next = c1;
-	d.svc.sv_conns = c2;
+	d.svc.sv_groups[0].gr_conns = c2;
 
 	/* Both share the one fake QP: flush by hand, each to its owner. */
 	fv.fv_auto_flush = false;
@@ -670,7 +685,7 @@ static void test_cm_device_removal_listener(void **state)
 	}
 	assert_true(c1->sx_reap);
 	assert_true(c2->sx_reap);
-	d.svc.sv_conns = NULL;
+	d.svc.sv_groups[0].gr_conns = NULL;
 	conn_free(c1);
 	conn_free(c2);
 	assert_baseline();

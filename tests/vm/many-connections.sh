@@ -11,7 +11,8 @@
 # while they were held; after the probe has ended and the mount is gone,
 # conns_open is 0 and every gauge the server reports is back at its value
 # right after the start (gauges found by name, RNFSD_GAUGE_RE in lib.sh,
-# not a fixed list); SIGTERM exits 0.
+# not a fixed list); the connections went to every transport thread (one
+# per guest CPU by default); SIGTERM exits 0.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 vm_require_guest
 
@@ -133,6 +134,18 @@ pass "rpcrdma-probe: $N connections, $N NULL calls answered, none dropped while 
 	fail "conns_open was at most $CONNS_MAX while the probe held $N connections (expected >= $((N + CONNS1)))"
 pass "conns_open reached $CONNS_MAX while held (>= $N + $CONNS1)"
 server_alive "after the probe"
+
+# ---- spread over the transport threads (one per guest CPU by default):
+# the server logs the first 64 accepts with the thread that took each.
+NCPU=$(nproc)
+if ((NCPU > 1)); then
+	per_thread=$(grep -o 'accepted on transport thread [0-9]*' "$SLOG" | sort | uniq -c)
+	log "accepts logged per transport thread:"$'\n'"$per_thread"
+	nthreads=$(printf '%s\n' "$per_thread" | grep -c 'thread')
+	((nthreads == NCPU)) ||
+		fail "connections went to $nthreads transport threads, expected all $NCPU"
+	pass "connections spread over all $NCPU transport threads"
+fi
 
 # ---- all gone: back at the start values
 kumount "$MNT"

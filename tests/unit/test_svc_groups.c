@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_svc_groups.c - the Responder's transport threads (groups): how the
+ * configuration sets their number and shares out the workers, where a new
+ * connection goes, and that each group's work and done queues are its
+ * own: calls handed to one group run on that group's workers, come back
+ * on its done queue and wake only its run loop, with real worker threads.
+ * Expected values are worked out by hand from the rules in svc.h.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "svc/svc_internal.h"
+
+static void init(struct rpcrdma_svc *svc, unsigned transport, unsigned threads,
+		 bool loop_dispatch, int expect)
+{
+	struct rpcrdma_svc_config cfg = {
+		.sc_threads = threads,
+		.sc_transport_threads = transport,
+		.sc_loop_dispatch = loop_dispatch,
+		.sc_log = stderr,
+	};
+
+	memset(svc, 0, sizeof(*svc));
+	assert_int_equal(svc_init(svc, &cfg), expect);
+}
+
+/* Groups and workers per group, from sc_transport_threads and sc_threads. */
+static void test_group_config(void **state)
+{
+	struct rpcrdma_svc svc;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned i, want;
+
+	(void)state;
+	/* 3 groups, 4 workers: 4/3 = 1 each, the remainder 1 to group 0. */
+	init(&svc, 3, 4, false, 0);
+	assert_int_equal(svc.sv_ngroups, 3);
+	assert_int_equal(svc_group_workers(&svc, 0), 2);
+	assert_int_equal(svc_group_workers(&svc, 1), 1);
+	assert_int_equal(svc_group_workers(&svc, 2), 1);
+	for (i = 0; i < 3; i++) {
+		assert_ptr_equal(svc.sv_groups[i].gr_svc, &svc);
+		assert_int_equal(svc.sv_groups[i].gr_index, i);
+		assert_true(svc.sv_groups[i].gr_wake_fd >= 0);
+		assert_true(svc.sv_groups[i].gr_epoll >= 0);
+	}
+	svc_fini(&svc);
+	assert_null(svc.sv_groups);
+
+	/* More groups than workers asked for: each still gets one. */
+	init(&svc, 4, 2, false, 0);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(svc_group_workers(&svc, i), 1);
+	svc_fini(&svc);
+
+	/* Calls served on the transport threads: no workers at all. */
+	init(&svc, 2, 4, true, 0);
+	assert_int_equal(svc_group_workers(&svc, 0), 0);
+	assert_int_equal(svc_group_workers(&svc, 1), 0);
+	svc_fini(&svc);
+
+	/* Default: one per CPU, but never more than the workers. */
+	init(&svc, 0, 1, false, 0);
+	assert_int_equal(svc.sv_ngroups, 1);
+	svc_fini(&svc);
+	init(&svc, 0, 64, false, 0);
+	want = cpus < 1 ? 1 : cpus > 64 ? 64 : (unsigned)cpus;
+	assert_int_equal(svc.sv_ngroups, want);
+	svc_fini(&svc);
+
+	/* Beyond the limit: refused. */
+	init(&svc, RPCRDMA_SVC_MAX_TRANSPORT_THREADS + 1, 4, false, -EINVAL);
+}
+
+/* A new connection goes to the group with the fewest, lowest index on a tie. */
+static void test_pick_group(void **state)
+{
+	struct rpcrdma_svc svc;
+
+	(void)state;
+	init(&svc, 3, 3, false, 0);
+	assert_ptr_equal(svc_pick_group(&svc), &svc.sv_groups[0]);
+	svc.sv_groups[0].gr_nconns = 5;
+	svc.sv_groups[1].gr_nconns = 2;
+	svc.sv_groups[2].gr_nconns = 2;
+	assert_ptr_equal(svc_pick_group(&svc), &svc.sv_groups[1]);
+	svc.sv_groups[1].gr_nconns = 3;
+	assert_ptr_equal(svc_pick_group(&svc), &svc.sv_groups[2]);
+	svc.sv_groups[0].gr_nconns = 1;
+	assert_ptr_equal(svc_pick_group(&svc), &svc.sv_groups[0]);
+	svc.sv_groups[0].gr_nconns = svc.sv_groups[1].gr_nconns = 0;
+	svc.sv_groups[2].gr_nconns = 0;
+	svc_fini(&svc);
+}
+
+/* A dispatch function that records the thread it ran on. */
+struct ran {
+	pthread_t rn_thread;
+	unsigned rn_calls;
+};
+
+static int record_thread(struct rpcrdma_svc_req *req, void *arg)
+{
+	struct ran *r = arg;
+
+	(void)req;
+	r->rn_thread = pthread_self();
+	r->rn_calls++;
+	return RPCRDMA_SVC_SUCCESS;
+}
+
+/* Wait (without a deadline that decides anything) until @fd is readable;
+ * return the eventfd's count. */
+static uint64_t wait_wake(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	uint64_t v = 0;
+
+	while (poll(&pfd, 1, 1000) == 0)
+		;
+	assert_int_equal(read(fd, &v, sizeof(v)), sizeof(v));
+	return v;
+}
+
+static bool readable(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) == 1;
+}
+
+#define NCALLS 8
+
+/*
+ * Two groups, one worker each.  Eight calls handed to group 1 in one
+ * batch run on group 1's worker only, come back on group 1's done queue
+ * in order, and wake group 1's run loop (at most once per call, at least
+ * once); group 0's queues stay empty and its loop is never woken.  Then
+ * the same for group 0.
+ */
+static void test_group_queues(void **state)
+{
+	struct rpcrdma_svc svc;
+	struct svc_call *cc[NCALLS], *done;
+	struct ran ran[NCALLS];
+	unsigned g, i, n;
+
+	(void)state;
+	init(&svc, 2, 2, false, 0);
+	for (g = 0; g < 2; g++)
+		assert_int_equal(svc_workers_start(&svc.sv_groups[g], 1), 0);
+	for (g = 0; g < 2; g++) {
+		struct svc_group *to = &svc.sv_groups[g], *other = &svc.sv_groups[1 - g];
+		uint64_t wakes = 0;
+
+		memset(ran, 0, sizeof(ran));
+		for (i = 0; i < NCALLS; i++) {
+			cc[i] = calloc(1, sizeof(*cc[i]));
+			assert_non_null(cc[i]);
+			cc[i]->cc_fn = record_thread;
+			cc[i]->cc_fn_arg = &ran[i];
+			svc_work_enqueue(to, cc[i]);
+			assert_int_equal(cc[i]->cc_state, CC_WORKING);
+		}
+		assert_int_equal(to->gr_batch_n, NCALLS);
+		svc_work_flush(to);
+		assert_int_equal(to->gr_batch_n, 0);
+
+		/* Take the done queue as the run loop does, after each wake. */
+		for (n = 0; n < NCALLS;) {
+			wakes += wait_wake(to->gr_wake_fd);
+			for (done = svc_done_take_all(to); done; done = done->cc_next)
+				assert_ptr_equal(done, cc[n++]); /* in order */
+		}
+		assert_true(wakes >= 1 && wakes <= NCALLS);
+		for (i = 0; i < NCALLS; i++) {
+			assert_int_equal(ran[i].rn_calls, 1);
+			assert_true(pthread_equal(ran[i].rn_thread, to->gr_workers[0]));
+			assert_false(pthread_equal(ran[i].rn_thread, other->gr_workers[0]));
+			free(cc[i]);
+		}
+		assert_false(readable(other->gr_wake_fd));
+		pthread_mutex_lock(&other->gr_wq_lock);
+		assert_null(other->gr_wq_head);
+		assert_null(other->gr_done_head);
+		pthread_mutex_unlock(&other->gr_wq_lock);
+	}
+	for (g = 0; g < 2; g++) {
+		svc_workers_stop(&svc.sv_groups[g]);
+		assert_int_equal(svc.sv_groups[g].gr_nworkers, 0);
+	}
+	svc_fini(&svc);
+}
+
+/*
+ * sc_poll: the run loop spins, so a worker that finishes a call only sets
+ * gr_done_ready and never writes the eventfd: four calls come back on the
+ * done queue, in order, with the eventfd never readable.
+ */
+static void test_poll_handoff(void **state)
+{
+	struct rpcrdma_svc svc;
+	struct svc_call *cc[4], *done;
+	struct ran ran[4];
+	unsigned i, n = 0;
+
+	(void)state;
+	init(&svc, 1, 1, false, 0);
+	svc.sv_cfg.sc_poll = true;
+	assert_int_equal(svc_workers_start(&svc.sv_groups[0], 1), 0);
+	memset(ran, 0, sizeof(ran));
+	for (i = 0; i < 4; i++) {
+		cc[i] = calloc(1, sizeof(*cc[i]));
+		assert_non_null(cc[i]);
+		cc[i]->cc_fn = record_thread;
+		cc[i]->cc_fn_arg = &ran[i];
+		svc_work_enqueue(&svc.sv_groups[0], cc[i]);
+	}
+	svc_work_flush(&svc.sv_groups[0]);
+	while (n < 4) {
+		if (!atomic_exchange(&svc.sv_groups[0].gr_done_ready, false)) {
+			/* A worker that wrote the eventfd instead fails here. */
+			assert_false(readable(svc.sv_groups[0].gr_wake_fd));
+			sched_yield();
+			continue;
+		}
+		for (done = svc_done_take_all(&svc.sv_groups[0]); done; done = done->cc_next)
+			assert_ptr_equal(done, cc[n++]);
+	}
+	assert_false(readable(svc.sv_groups[0].gr_wake_fd));
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(ran[i].rn_calls, 1);
+		free(cc[i]);
+	}
+	svc_workers_stop(&svc.sv_groups[0]);
+	svc_fini(&svc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_group_config),
+		cmocka_unit_test(test_pick_group),
+		cmocka_unit_test(test_group_queues),
+		cmocka_unit_test(test_poll_handoff),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
