@@ -67,9 +67,13 @@ struct fixture {
 	struct ibv_pd pd;
 };
 
+/* The group (transport thread) the fixture's connection belongs to. */
+static unsigned g_group;
+
 static int setup(void **state)
 {
 	struct rpcrdma_svc_config cfg = {
+		.sc_transport_threads = 2,
 		.sc_credits = 4,
 		.sc_inline_size = 1024,
 		.sc_max_payload = 65536,
@@ -89,10 +93,10 @@ static int setup(void **state)
 	f->id.route.addr.dst_sin.sin_family = AF_INET;
 	f->conn = calloc(1, sizeof(*f->conn));
 	f->conn->sx_svc = &f->svc;
-	f->conn->sx_grp = &f->svc.sv_groups[0];
+	f->conn->sx_grp = &f->svc.sv_groups[g_group];
 	f->conn->sx_id = &f->id;
 	f->conn->sx_id_num = 1;
-	f->conn->sx_dev = svc_dev_get(&f->svc.sv_groups[0], NULL, &f->pd);
+	f->conn->sx_dev = svc_dev_get(f->conn->sx_grp, NULL, &f->pd);
 	assert_non_null(f->conn->sx_dev);
 	f->conn->sx_credits = 4;
 	f->conn->sx_max_credits = 4;
@@ -100,7 +104,7 @@ static int setup(void **state)
 	f->conn->sx_inline_send = 1024;
 	assert_int_equal(svc_conn_alloc_pools(f->conn), 0);
 	assert_int_equal(svc_conn_post_all_recvs(f->conn), 0);
-	f->svc.sv_groups[0].gr_conns = f->conn;
+	f->conn->sx_grp->gr_conns = f->conn;
 	*state = f;
 	return 0;
 }
@@ -116,7 +120,9 @@ static int teardown(void **state)
 	}
 	assert_int_equal(atomic_load(&f->svc.sv_ct.buf_bytes_in_use), 0);
 	assert_int_equal(atomic_load(&f->svc.sv_groups[0].gr_bc_pending), 0);
+	assert_int_equal(atomic_load(&f->svc.sv_groups[1].gr_bc_pending), 0);
 	svc_dev_destroy_all(&f->svc.sv_groups[0]);
+	svc_dev_destroy_all(&f->svc.sv_groups[1]);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.mrs_open), 0);
 	svc_fini(&f->svc);
 	free(f);
@@ -180,9 +186,9 @@ static void deliver(struct fixture *f, const uint8_t *msg, uint32_t len)
 
 static void run_workers(struct fixture *f)
 {
-	while (svc_worker_run_one(&f->svc.sv_groups[0]))
+	while (svc_worker_run_one(f->conn->sx_grp))
 		;
-	svc_take_done(&f->svc.sv_groups[0]);
+	svc_take_done(f->conn->sx_grp);
 	svc_conn_cq_event_poll(f->conn);
 }
 
@@ -231,8 +237,8 @@ static void test_call_and_reply(void **state)
 	posted = fv.fv_nrecv_posted;
 	assert_int_equal(call(1, (void *)1, &xid), 0);
 	assert_int_equal(fv.fv_nsends, 1);        /* queued, not sent by the caller */
-	assert_int_equal(atomic_load(&f->svc.sv_groups[0].gr_bc_kicks), 1);
-	svc_bc_poll(&f->svc.sv_groups[0]);
+	assert_int_equal(atomic_load(&f->conn->sx_grp->gr_bc_kicks), 1);
+	svc_bc_poll(f->conn->sx_grp);
 	/* Receives for the replies went first (RFC 8167 4.2.2). */
 	assert_int_equal(fv.fv_nrecv_posted, posted + SVC_BC_RECVS);
 	assert_int_equal(fv.fv_nsends, 2);
@@ -255,7 +261,7 @@ static void test_call_and_reply(void **state)
 	/* Credit 1: the second call waits for the first reply. */
 	assert_int_equal(call(2, (void *)2, &xid2), 0);
 	assert_int_equal(xid2, xid + 1);
-	svc_bc_poll(&f->svc.sv_groups[0]);
+	svc_bc_poll(f->conn->sx_grp);
 	assert_int_equal(fv.fv_nsends, 2);
 	svc_conn_cq_event_poll(f->conn); /* the first Send's completion */
 
@@ -300,7 +306,7 @@ static void test_reply_before_send_completion_racing_forward(void **state)
 	svc_conn_cq_event_poll(f->conn);
 	fv.fv_script_sends = true; /* Send completions come when the test says */
 	assert_int_equal(call(0, NULL, &xid), 0);
-	svc_bc_poll(&f->svc.sv_groups[0]);
+	svc_bc_poll(f->conn->sx_grp);
 	assert_int_equal(fv.fv_nsends, 2);
 	bq = &g_bc->bc_calls[0];
 	assert_int_equal(bq->bq_state, BQ_SENT);
@@ -356,7 +362,7 @@ static void test_unknown_xid(void **state)
 		uint8_t *p;
 
 		assert_int_equal(call(0, NULL, &xid), 0);
-		svc_bc_poll(&f->svc.sv_groups[0]);
+		svc_bc_poll(f->conn->sx_grp);
 		p = msg + bc_reply(msg, xid, 1, 0) - 8;
 		put32(p, 9);
 		deliver(f, msg, (uint32_t)(p + 4 - msg));
@@ -377,7 +383,7 @@ static void test_credits_exhausted(void **state)
 	for (i = 0; i < SVC_BC_SLOTS; i++)
 		assert_int_equal(call(i, NULL, &xid[i]), 0);
 	assert_int_equal(call(9, NULL, &x), -EAGAIN);
-	svc_bc_poll(&f->svc.sv_groups[0]);
+	svc_bc_poll(f->conn->sx_grp);
 	assert_int_equal(fv.fv_nsends, 2); /* forward reply + one call */
 	assert_int_equal(g_bc->bc_in_flight, 1);
 	svc_conn_cq_event_poll(f->conn);
@@ -388,7 +394,7 @@ static void test_credits_exhausted(void **state)
 	/* A slot is free again. */
 	svc_conn_cq_event_poll(f->conn);
 	assert_int_equal(call(9, NULL, &x), 0);
-	svc_bc_poll(&f->svc.sv_groups[0]);
+	svc_bc_poll(f->conn->sx_grp);
 	assert_int_equal(fv.fv_nsends, 2 + SVC_BC_SLOTS - 1); /* credit 3 in use */
 	/* A grant of 0 is read as 1 (RFC 8166 3.3.1). */
 	deliver(f, msg, bc_reply(msg, xid[1], 0, 0));
@@ -408,26 +414,26 @@ static void test_timeouts(void **state)
 	take_handle(f);
 	assert_int_equal(call(0, (void *)1, &xid1), 0);
 	assert_int_equal(call(0, (void *)2, &xid2), 0);
-	svc_bc_poll(&f->svc.sv_groups[0]);
+	svc_bc_poll(f->conn->sx_grp);
 	svc_conn_cq_event_poll(f->conn);
 	assert_int_equal(fv.fv_nsends, 2);
 	/* Not yet: deadlines are 5 s after the call. */
-	svc_bc_expire(&f->svc.sv_groups[0], now);
+	svc_bc_expire(f->conn->sx_grp, now);
 	assert_int_equal(g_done.n, 0);
-	assert_true(svc_bc_timeout(&f->svc.sv_groups[0], -1) > 0);
-	svc_bc_expire(&f->svc.sv_groups[0], now + 60000);
+	assert_true(svc_bc_timeout(f->conn->sx_grp, -1) > 0);
+	svc_bc_expire(f->conn->sx_grp, now + 60000);
 	assert_int_equal(g_done.n, 2);
 	assert_int_equal(g_done.status[0], -ETIMEDOUT);
 	assert_int_equal(g_done.status[1], -ETIMEDOUT);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.bc_timeouts), 2);
 	assert_int_equal(g_bc->bc_in_flight, 0);
-	assert_int_equal(svc_bc_timeout(&f->svc.sv_groups[0], -1), -1);
+	assert_int_equal(svc_bc_timeout(f->conn->sx_grp, -1), -1);
 	deliver(f, msg, bc_reply(msg, xid1, 1, 0));
 	assert_int_equal(g_done.n, 2);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.bc_unmatched), 1);
 	/* The credit is back: a new call is sent at once. */
 	assert_int_equal(call(0, (void *)3, &xid3), 0);
-	svc_bc_poll(&f->svc.sv_groups[0]);
+	svc_bc_poll(f->conn->sx_grp);
 	assert_int_equal(fv.fv_nsends, 3);
 	assert_int_equal(get32(fv.fv_sent), xid3);
 	svc_conn_cq_event_poll(f->conn);
@@ -450,7 +456,7 @@ static void test_disconnect_outstanding(void **state)
 	fv_seed(&none); /* send work waits; a disconnect flushes */
 	assert_int_equal(call(0, (void *)1, &xid), 0);
 	assert_int_equal(call(0, (void *)2, &xid), 0);
-	svc_bc_poll(&f->svc.sv_groups[0]);
+	svc_bc_poll(f->conn->sx_grp);
 	assert_int_equal(fv_sq_pending(), 1);
 	svc_conn_cm_event(&f->svc, f->conn, RDMA_CM_EVENT_DISCONNECTED);
 	assert_int_equal(g_done.n, 2);
@@ -483,7 +489,7 @@ static void test_send_error(void **state)
 	fv.fv_script_sends = true;
 	assert_int_equal(call(0, (void *)1, &xid), 0);
 	assert_int_equal(call(0, (void *)2, &xid), 0);
-	svc_bc_poll(&f->svc.sv_groups[0]);
+	svc_bc_poll(f->conn->sx_grp);
 	assert_int_equal(fv.fv_nsends, 2);
 	fv_push(fv.fv_send_ids[1], IBV_WC_LOC_PROT_ERR, IBV_WC_SEND, 0, 0);
 	svc_conn_cq_event_poll(f->conn);
@@ -507,7 +513,7 @@ static void test_post_failure(void **state)
 	svc_conn_cq_event_poll(f->conn);
 	assert_int_equal(call(0, (void *)1, &xid), 0);
 	fv.fv_fail_send_post_at = fv.fv_send_post_calls + 1;
-	svc_bc_poll(&f->svc.sv_groups[0]);
+	svc_bc_poll(f->conn->sx_grp);
 	assert_int_equal(g_done.n, 1);
 	assert_int_equal(g_done.status[0], -ENOTCONN);
 	assert_true(f->conn->sx_closing);
@@ -529,7 +535,7 @@ static void test_rdma_error_for_call(void **state)
 	svc_conn_cq_event_poll(f->conn);
 	assert_int_equal(call(0, (void *)1, &xid), 0);
 	assert_int_equal(call(0, (void *)2, &xid2), 0);
-	svc_bc_poll(&f->svc.sv_groups[0]);
+	svc_bc_poll(f->conn->sx_grp);
 	svc_conn_cq_event_poll(f->conn);
 	assert_int_equal(fv.fv_nsends, 2);
 	posted = f->conn->sx_recvs_posted;
@@ -547,6 +553,43 @@ static void test_rdma_error_for_call(void **state)
 	assert_false(f->conn->sx_closing);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.rdma_errors_sent), 0);
 	svc_conn_cq_event_poll(f->conn);
+}
+
+/* The connection belongs to the second transport thread: a call made on
+ * any thread wakes that group only, and only its loop sends the call. */
+static int setup_group1(void **state)
+{
+	int rc;
+
+	g_group = 1;
+	rc = setup(state);
+	g_group = 0;
+	return rc;
+}
+
+static void test_other_group(void **state)
+{
+	struct fixture *f = *state;
+	struct svc_group *g0 = &f->svc.sv_groups[0], *g1 = &f->svc.sv_groups[1];
+	uint8_t msg[128];
+	uint32_t xid;
+
+	assert_ptr_equal(f->conn->sx_grp, g1);
+	take_handle(f);
+	assert_int_equal(call(0, NULL, &xid), 0);
+	assert_int_equal(atomic_load(&g1->gr_bc_kicks), 1);
+	assert_int_equal(atomic_load(&g0->gr_bc_kicks), 0);
+	assert_int_equal(atomic_load(&g1->gr_bc_pending), 1);
+	svc_bc_run(g0);                 /* not its connection */
+	assert_int_equal(fv.fv_nsends, 1);
+	svc_bc_run(g1);
+	assert_int_equal(fv.fv_nsends, 2);
+	assert_int_equal(get32(fv.fv_sent), xid);
+	svc_conn_cq_event_poll(f->conn);
+	deliver(f, msg, bc_reply(msg, xid, 1, 3));
+	assert_int_equal(g_done.n, 1);
+	assert_int_equal(g_done.res0[0], 3);
+	assert_int_equal(atomic_load(&g1->gr_bc_pending), 0);
 }
 
 /* Arguments the API refuses. */
@@ -570,7 +613,7 @@ static void test_bad_args(void **state)
 	a.ba_cred_len = 404;
 	a.ba_cred = big;
 	assert_int_equal(rpcrdma_svc_bc_call(g_bc, &a, NULL), -EINVAL);
-	svc_bc_poll(&f->svc.sv_groups[0]);
+	svc_bc_poll(f->conn->sx_grp);
 	assert_int_equal(fv.fv_sent_len, 1024);
 	svc_conn_cq_event_poll(f->conn);
 }
@@ -589,6 +632,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_post_failure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rdma_error_for_call, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_args, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_other_group, setup_group1, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
