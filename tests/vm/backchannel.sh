@@ -4,7 +4,8 @@
 # program whose PING makes a backchannel call on the caller's connection;
 # the client serves the backchannel program (v -> 3v + 1).  Checked: every
 # call answered with the right result on both sides (sums worked out from
-# the arguments), over two connections one after the other; then a client
+# the arguments), over two connections one after the other, then two at
+# once (one on each transport thread); then a client
 # without a backchannel (the server's calls time out after 300 ms), and
 # one that leaves with calls outstanding (they end with -ENOTCONN); the
 # server's backchannel counters at the end and its pools back at 0.
@@ -29,6 +30,19 @@ bounded 180 "client, 200 calls" "$PAIR" client "$SERVER_ADDR" "$CLIENT_ADDR" "$P
 pass "200 backchannel calls on one connection, results checked on both sides"
 bounded 120 "client, 50 calls" "$PAIR" client "$SERVER_ADDR" "$CLIENT_ADDR" "$PORT" 50
 pass "50 more on a second connection"
+# Two at once: the second connection goes to the other transport thread.
+"$PAIR" solo "$SERVER_ADDR" "$CLIENT_ADDR" "$PORT" 100 >/tmp/vm-bc-solo1.log 2>&1 &
+S1=$!
+"$PAIR" solo "$SERVER_ADDR" "$CLIENT_ADDR" "$PORT" 100 >/tmp/vm-bc-solo2.log 2>&1 &
+S2=$!
+at_exit "kill -9 $S1 $S2"
+on_failure "cat /tmp/vm-bc-solo1.log /tmp/vm-bc-solo2.log"
+rc1=0 rc2=0
+wait "$S1" || rc1=$?
+wait "$S2" || rc2=$?
+cat /tmp/vm-bc-solo1.log /tmp/vm-bc-solo2.log
+((rc1 == 0 && rc2 == 0)) || fail "two clients at once: status $rc1, $rc2"
+pass "two clients at once, 100 calls each, served and answered"
 bounded 120 "client without a backchannel, 8 calls" "$PAIR" deaf "$SERVER_ADDR" "$CLIENT_ADDR" "$PORT" 8
 pass "8 calls to a client without a backchannel: dropped there, timed out here"
 bounded 60 "client leaving, 3 calls" "$PAIR" vanish "$SERVER_ADDR" "$CLIENT_ADDR" "$PORT" 3
@@ -40,9 +54,14 @@ rc=0
 wait "$SPID" || rc=$?
 ((rc == 0)) || fail "vm-bc-pair server exited with status $rc"
 cat "$SLOG"
-grep -q '^bc_replies 250 bc_unmatched 0 bc_timeouts 8 failures 11 (timed out 8, connection gone 3)$' "$SLOG" ||
+grep -q '^bc_replies 450 bc_unmatched 0 bc_timeouts 8 failures 11 (timed out 8, connection gone 3)$' "$SLOG" ||
 	fail "server's backchannel counters"
-pass "server: 250 replies matched, none unmatched, 8 timed out, 3 ended with their connection"
+pass "server: 450 replies matched, none unmatched, 8 timed out, 3 ended with their connection"
+if [[ $(nproc) -gt 1 ]]; then
+	grep -q 'accepted on transport thread 1' "$SLOG" ||
+		fail "no connection was served by the second transport thread"
+	pass "connections on both transport threads"
+fi
 grep -q '^left: ctx_in_use 0 recv_in_use 0 buf_bytes_in_use 0 conns_open 0 mrs_open 0$' "$SLOG" ||
 	fail "server's pools not back at 0 (backchannel Receives and send buffers included)"
 pass "server: call contexts, Receives (the backchannel's too), buffers, regions all back"

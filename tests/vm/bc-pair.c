@@ -15,6 +15,10 @@
  *       N PINGs (again after -EAGAIN: the server's 4 slots are busy), then
  *       ask TALLY until N replies came back; check their sum and that our
  *       program served N calls.
+ *   vm-bc-pair solo SERVER SOURCE PORT N
+ *       as client, for several clients at once: checks only its own side
+ *       (N calls served, N replies sent, none dropped), then one NULL round
+ *       trip so the server has taken every reply before we leave.
  *   vm-bc-pair deaf SERVER SOURCE PORT N
  *       connect without a backchannel (its calls are dropped), send N
  *       PINGs whose backchannel calls time out after 300 ms, ask TALLY
@@ -47,7 +51,7 @@ static atomic_ullong g_sum;
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: vm-bc-pair server ADDR PORT | client|deaf|vanish SERVER SOURCE PORT N\n");
+	fprintf(stderr, "usage: vm-bc-pair server ADDR PORT | client|solo|deaf|vanish SERVER SOURCE PORT N\n");
 	return 2;
 }
 
@@ -177,7 +181,7 @@ static uint32_t be32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-enum mode { M_NORMAL, M_DEAF, M_VANISH };
+enum mode { M_NORMAL, M_SOLO, M_DEAF, M_VANISH };
 
 static unsigned g_tmo_ms = 20000; /* PING: the backchannel call's timeout */
 
@@ -210,7 +214,8 @@ static int client(enum mode mode, const char *server, const char *source, const 
 {
 	struct rpcrdma_clnt_config cfg = {
 		.cf_server = server, .cf_source = source, .cf_port = (uint16_t)atoi(port),
-		.cf_auth_none = true, .cf_bc_slots = mode == M_NORMAL ? 4 : 0,
+		.cf_auth_none = true,
+		.cf_bc_slots = mode == M_NORMAL || mode == M_SOLO ? 4 : 0,
 		.cf_max_credits = 8,
 	};
 	struct rpcrdma_clnt_stats st;
@@ -227,7 +232,7 @@ static int client(enum mode mode, const char *server, const char *source, const 
 		return 1;
 	}
 	g_tmo_ms = mode == M_DEAF ? 300 : mode == M_VANISH ? 60000 : 20000;
-	rc = mode == M_NORMAL ? rpcrdma_clnt_bc_register(cl, CBPROG, 1, cb_dispatch, NULL) : 0;
+	rc = cfg.cf_bc_slots ? rpcrdma_clnt_bc_register(cl, CBPROG, 1, cb_dispatch, NULL) : 0;
 	if (rc) {
 		fprintf(stderr, "vm-bc-pair: register: %s\n", strerror(-rc));
 		goto out;
@@ -255,6 +260,24 @@ static int client(enum mode mode, const char *server, const char *source, const 
 				strerror(rc ? -rc : -(int32_t)be32(out)));
 			goto out;
 		}
+	}
+	if (mode == M_SOLO) {
+		for (tries = 0; tries < 1000 && atomic_load(&g_served) < n; tries++)
+			usleep(10000);
+		/* Our replies were sent before this call on the same QP: once
+		 * it is answered the server has taken them. */
+		rc = fwd_call(cl, 0, 0, out, 0);
+		rpcrdma_clnt_get_stats(cl, &st);
+		printf("pings %u (again after EAGAIN: %u); served %u, bc_calls %llu bc_replies %llu bc_drops %llu\n",
+		       n, busy, atomic_load(&g_served), (unsigned long long)st.cs_bc_calls,
+		       (unsigned long long)st.cs_bc_replies, (unsigned long long)st.cs_bc_drops);
+		if (rc || atomic_load(&g_served) != n || st.cs_bc_calls != n ||
+		    st.cs_bc_replies != n || st.cs_bc_drops) {
+			fprintf(stderr, "vm-bc-pair: FAILED: want %u calls served and answered\n", n);
+			goto out;
+		}
+		ret = 0;
+		goto out;
 	}
 	if (mode == M_VANISH) {
 		printf("pings %u, leaving with their backchannel calls outstanding\n", n);
@@ -309,6 +332,8 @@ int main(int argc, char **argv)
 		return server(argv[2], argv[3]);
 	if (argc == 6 && !strcmp(argv[1], "client"))
 		return client(M_NORMAL, argv[2], argv[3], argv[4], (unsigned)atoi(argv[5]));
+	if (argc == 6 && !strcmp(argv[1], "solo"))
+		return client(M_SOLO, argv[2], argv[3], argv[4], (unsigned)atoi(argv[5]));
 	if (argc == 6 && !strcmp(argv[1], "deaf"))
 		return client(M_DEAF, argv[2], argv[3], argv[4], (unsigned)atoi(argv[5]));
 	if (argc == 6 && !strcmp(argv[1], "vanish"))
