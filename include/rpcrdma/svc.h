@@ -440,7 +440,8 @@ struct rpcrdma_svc_bc_args {
 	uint32_t ba_cred_flavor;   /* RPC_AUTH_NONE or RPC_AUTH_SYS ... */
 	const void *ba_cred;       /* credential body, ba_cred_len bytes (<= 400) */
 	uint32_t ba_cred_len;
-	const void *ba_args;       /* encoded arguments, ba_args_len bytes */
+	const void *ba_args;       /* encoded arguments, ba_args_len bytes (XDR
+				    * pad to 4 bytes added when missing) */
 	size_t ba_args_len;
 	uint32_t ba_timeout_ms;    /* 0: RPCRDMA_SVC_BC_DEFAULT_TIMEOUT_MS */
 	rpcrdma_svc_bc_done_fn ba_done;
@@ -451,7 +452,9 @@ struct rpcrdma_svc_bc_args {
  * rpcrdma_svc_bc_get - a reference to the connection @req arrived on.
  * @req: a call being served (from its dispatch function, on any thread).
  * @out: the handle; release it with rpcrdma_svc_bc_put().
- * Return: 0; -ENOMEM; -ENOTCONN when the connection is already closing.
+ * Return: 0; -ENOMEM; -ENOTCONN when the connection's backchannel has
+ * already ended (its connection went down).  A connection that goes down
+ * later makes its calls end with -ENOTCONN.
  */
 int rpcrdma_svc_bc_get(const struct rpcrdma_svc_req *req, struct rpcrdma_svc_bc **out);
 
