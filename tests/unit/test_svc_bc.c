@@ -8,6 +8,8 @@
  * hand from RFC 8166 4.2, RFC 8167 5.1 and RFC 5531 9.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -592,6 +594,106 @@ static void test_other_group(void **state)
 	assert_int_equal(atomic_load(&g1->gr_bc_pending), 0);
 }
 
+/*
+ * Calls from several threads at once while this thread plays the owner:
+ * every call is sent exactly once, in credit order (one at a time: each
+ * reply grants 1), its reply matched to it, and every caller told once
+ * with its own result (the reply echoes the argument + 1000).
+ */
+#define MT_THREADS 4
+#define MT_CALLS 50
+
+struct mt_caller {
+	unsigned mc_id;
+	atomic_uint mc_done;
+	atomic_uint mc_bad;
+};
+
+static void mt_done(void *arg, int status, const struct rpcrdma_rpc_msg *reply,
+		    const uint8_t *res, size_t res_len)
+{
+	struct mt_caller *mc = arg;
+
+	(void)reply;
+	if (status || res_len != 4 || get32(res) / 1000 != mc->mc_id + 1)
+		atomic_fetch_add(&mc->mc_bad, 1);
+	atomic_fetch_add(&mc->mc_done, 1);
+}
+
+static void *mt_thread(void *arg)
+{
+	struct mt_caller *mc = arg;
+	unsigned sent = 0;
+	uint8_t v[4];
+
+	while (sent < MT_CALLS) {
+		struct rpcrdma_svc_bc_args a = {
+			.ba_prog = CBPROG, .ba_vers = 1, .ba_proc = 1,
+			.ba_args = v, .ba_args_len = 4, .ba_timeout_ms = 600000,
+			.ba_done = mt_done, .ba_done_arg = mc,
+		};
+		int rc;
+
+		put32(v, mc->mc_id * 1000 + sent);
+		rc = rpcrdma_svc_bc_call(g_bc, &a, NULL);
+		if (rc == -EAGAIN) {
+			sched_yield(); /* every slot busy: the owner frees them */
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		sent++;
+	}
+	return NULL;
+}
+
+static void test_calls_from_threads(void **state)
+{
+	struct fixture *f = *state;
+	struct mt_caller mc[MT_THREADS];
+	pthread_t th[MT_THREADS];
+	unsigned i, total = 0, replies = 0, spins = 0;
+	uint8_t msg[128];
+
+	take_handle(f);
+	svc_conn_cq_event_poll(f->conn);
+	for (i = 0; i < MT_THREADS; i++) {
+		mc[i].mc_id = i;
+		atomic_init(&mc[i].mc_done, 0);
+		atomic_init(&mc[i].mc_bad, 0);
+		assert_int_equal(pthread_create(&th[i], NULL, mt_thread, &mc[i]), 0);
+	}
+	/* fv_nsends counts the forward reply, then one Send per call. */
+	while (replies < MT_THREADS * MT_CALLS) {
+		svc_bc_run(f->conn->sx_grp);
+		svc_conn_cq_event_poll(f->conn); /* Send completions */
+		if (fv.fv_nsends == 1 + replies) {
+			assert_true(++spins < 100000000u);
+			sched_yield();
+			continue;
+		}
+		/* Credit 1: one call on the wire at a time. */
+		assert_int_equal(fv.fv_nsends, 1 + replies + 1);
+		assert_int_equal(g_bc->bc_in_flight, 1);
+		{
+			uint32_t xid = get32(fv.fv_sent);
+			uint32_t v = get32(fv.fv_sent + 28 + 40);
+
+			deliver(f, msg, bc_reply(msg, xid, 1, v + 1000));
+		}
+		replies++;
+	}
+	for (i = 0; i < MT_THREADS; i++) {
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+		total += atomic_load(&mc[i].mc_done);
+		assert_int_equal(atomic_load(&mc[i].mc_done), MT_CALLS);
+		assert_int_equal(atomic_load(&mc[i].mc_bad), 0);
+	}
+	assert_int_equal(total, MT_THREADS * MT_CALLS);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.bc_calls), MT_THREADS * MT_CALLS);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.bc_replies), MT_THREADS * MT_CALLS);
+	svc_conn_cq_event_poll(f->conn);
+}
+
 /* Arguments the API refuses. */
 static void test_bad_args(void **state)
 {
@@ -633,6 +735,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rdma_error_for_call, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_args, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_group, setup_group1, teardown),
+		cmocka_unit_test_setup_teardown(test_calls_from_threads, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
