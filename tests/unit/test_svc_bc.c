@@ -28,11 +28,24 @@
 #define CBPROG 0x40000000u   /* the backchannel program called */
 
 static struct rpcrdma_svc_bc *g_bc;
+static int g_get_rc; /* the last rpcrdma_svc_bc_get()'s */
 
+/* Take the handle of the call's connection (once: later calls of the
+ * same connection find the same one). */
 static int fwd_dispatch(struct rpcrdma_svc_req *req, void *arg)
 {
+	struct rpcrdma_svc_bc *bc;
+
 	(void)arg;
-	assert_int_equal(rpcrdma_svc_bc_get(req, &g_bc), 0);
+	g_get_rc = rpcrdma_svc_bc_get(req, &bc);
+	if (!g_get_rc) {
+		if (g_bc) {
+			assert_ptr_equal(bc, g_bc);
+			rpcrdma_svc_bc_put(bc);
+		} else {
+			g_bc = bc;
+		}
+	}
 	return RPCRDMA_SVC_SUCCESS;
 }
 
@@ -201,6 +214,7 @@ static void take_handle(struct fixture *f)
 
 	deliver(f, msg, fwd_call(msg, 0x10));
 	run_workers(f);
+	assert_int_equal(g_get_rc, 0);
 	assert_non_null(g_bc);
 	assert_int_equal(fv.fv_nsends, 1); /* its reply */
 	assert_true(rpcrdma_svc_bc_connected(g_bc));
@@ -694,6 +708,168 @@ static void test_calls_from_threads(void **state)
 	svc_conn_cq_event_poll(f->conn);
 }
 
+/*
+ * Fault profiles (fake_verbs.c): backchannel calls, their replies (some
+ * twice, some for no call), forward calls, timeouts and the owner's turns
+ * in a seeded random order, with Send and Receive errors, flushes, post
+ * failures, reordering and completions inside post.  Whatever happens,
+ * every accepted call's caller is told exactly once, and once the
+ * connection is closed and drained nothing is left: no Send, no pending
+ * call, every slot free, every buffer back.
+ */
+#define FP_CALLS 64
+
+static struct {
+	uint32_t seen[256];           /* xids of calls the "client" received */
+	unsigned nseen;
+	unsigned told[FP_CALLS];      /* callbacks per accepted call */
+} fp;
+
+static bool fp_on_send(const uint8_t *msg, uint32_t len, const struct fv_wr *w, void *arg)
+{
+	(void)w;
+	(void)arg;
+	/* A backchannel call: RDMA_MSG, no chunks, then an RPC CALL. */
+	if (len >= 36 && get32(msg + 12) == RDMA_MSG && get32(msg + 32) == 0 &&
+	    get32(msg + 36) == 2 && fp.nseen < 256)
+		fp.seen[fp.nseen++] = get32(msg);
+	return false;
+}
+
+static void fp_done(void *arg, int status, const struct rpcrdma_rpc_msg *reply,
+		    const uint8_t *res, size_t res_len)
+{
+	(void)status;
+	(void)reply;
+	(void)res;
+	(void)res_len;
+	fp.told[(uintptr_t)arg]++;
+}
+
+static void fp_reenter(void *arg)
+{
+	svc_conn_cq_event_poll(arg);
+}
+
+static void run_fault_profile(const char *name, const struct fv_faults *faults)
+{
+	void *state;
+	struct fixture *f;
+	struct svc_conn *conn;
+	unsigned accepted = 0, step, i;
+	uint8_t msg[128];
+	uint64_t now = svc_now_ms();
+
+	fprintf(stderr, "svc-bc-faults: profile %s seed %llu\n", name,
+		(unsigned long long)faults->ff_seed);
+	memset(&fp, 0, sizeof(fp));
+	setup(&state);
+	f = state;
+	conn = f->conn;
+	take_handle(f);
+	svc_conn_cq_event_poll(conn);
+	fv_seed(faults);
+	fv.fv_on_send = fp_on_send;
+	fv.fv_inside_post = fp_reenter;
+	fv.fv_inside_post_arg = conn;
+	for (step = 0; step < 2000 && !conn->sx_reap; step++) {
+		switch (fv_rand() % 10) {
+		case 0:
+		case 1: {
+			struct rpcrdma_svc_bc_args a = {
+				.ba_prog = CBPROG, .ba_vers = 1, .ba_proc = 1,
+				.ba_timeout_ms = 5000, .ba_done = fp_done,
+				.ba_done_arg = (void *)(uintptr_t)accepted,
+			};
+
+			if (accepted < FP_CALLS && rpcrdma_svc_bc_call(g_bc, &a, NULL) == 0)
+				accepted++;
+			break;
+		}
+		case 2:
+			fv_run_sq(1 + (unsigned)(fv_rand() % 3));
+			break;
+		case 3:
+			svc_bc_run(conn->sx_grp);
+			break;
+		case 4:
+		case 5:
+			svc_conn_cq_event_poll(conn);
+			svc_conn_flush_recvs(conn);
+			break;
+		case 6:
+			/* The client answers a call it got (again, sometimes). */
+			if (fp.nseen) {
+				i = (unsigned)(fv_rand() % fp.nseen);
+				(void)fv_deliver(msg, bc_reply(msg, fp.seen[i], 1 + (uint32_t)(fv_rand() % 4), 0));
+				if (fv_rand() % 4)
+					fp.seen[i] = fp.seen[--fp.nseen];
+			}
+			break;
+		case 7:
+			/* A reply for no call, or a forward call. */
+			if (fv_rand() % 2)
+				(void)fv_deliver(msg, bc_reply(msg, (uint32_t)fv_rand(), 1, 0));
+			else
+				(void)fv_deliver(msg, fwd_call(msg, 0x20 + step));
+			break;
+		case 8:
+			while (svc_worker_run_one(conn->sx_grp))
+				;
+			svc_take_done(conn->sx_grp);
+			break;
+		default:
+			/* Time passes: some deadlines come. */
+			now += 100;
+			svc_bc_expire(conn->sx_grp, now);
+			break;
+		}
+	}
+	/* The end: every deadline, then the connection goes and drains. */
+	svc_bc_expire(conn->sx_grp, now + 3600000);
+	if (!conn->sx_closing)
+		svc_conn_disconnected(conn);
+	for (step = 0; step < 10000 && !conn->sx_reap; step++) {
+		fv_run_sq(UINT32_MAX);
+		while (svc_worker_run_one(conn->sx_grp))
+			;
+		svc_take_done(conn->sx_grp);
+		svc_conn_cq_event_poll(conn);
+	}
+	if (!conn->sx_reap)
+		fail_msg("profile %s seed %llu: not drained: %u Receives posted, %u contexts out, "
+			 "%u backchannel Sends", name, (unsigned long long)faults->ff_seed,
+			 conn->sx_recvs_posted, conn->sx_calls_out, g_bc->bc_sends);
+	for (i = 0; i < accepted; i++)
+		if (fp.told[i] != 1)
+			fail_msg("profile %s seed %llu: call %u told %u times", name,
+				 (unsigned long long)faults->ff_seed, i, fp.told[i]);
+	assert_int_equal(g_bc->bc_sends, 0);
+	assert_int_equal(g_bc->bc_in_flight, 0);
+	assert_int_equal(atomic_load(&conn->sx_grp->gr_bc_pending), 0);
+	for (i = 0; i < SVC_BC_SLOTS; i++)
+		assert_int_equal(g_bc->bc_calls[i].bq_state, BQ_FREE);
+	conn->sx_id = NULL;
+	svc_conn_destroy(conn);
+	f->conn = NULL;
+	assert_int_equal(atomic_load(&f->svc.sv_ct.recv_in_use), 0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_in_use), 0);
+	fprintf(stderr, "  %u calls accepted: %llu replies matched, %llu timed out, %llu replies "
+		"unmatched; injected: errors %u flushes %u post failures %u reorders %u "
+		"inside post %u\n", accepted,
+		(unsigned long long)atomic_load(&f->svc.sv_ct.bc_replies),
+		(unsigned long long)atomic_load(&f->svc.sv_ct.bc_timeouts),
+		(unsigned long long)atomic_load(&f->svc.sv_ct.bc_unmatched), fv.fv_n_errors,
+		fv.fv_n_flushes, fv.fv_n_post_fails, fv.fv_n_reorders, fv.fv_n_inside);
+	teardown(&state);
+}
+
+static void test_fault_profiles(void **state)
+{
+	(void)state;
+	fv_run_profiles(2, run_fault_profile); /* Send and Receive queues */
+}
+
 /* Arguments the API refuses. */
 static void test_bad_args(void **state)
 {
@@ -736,6 +912,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_args, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_group, setup_group1, teardown),
 		cmocka_unit_test_setup_teardown(test_calls_from_threads, setup, teardown),
+		cmocka_unit_test(test_fault_profiles),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
