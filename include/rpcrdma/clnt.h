@@ -195,8 +195,10 @@ struct rpcrdma_clnt_stats {
 	uint64_t cs_bc_replies;     /* backchannel replies sent */
 	uint64_t cs_bc_errors;      /* backchannel calls answered with RDMA_ERROR
 				     * (chunks, RFC 8167 5.1) */
-	uint64_t cs_bc_drops;       /* backchannel calls dropped: beyond our
-				     * backchannel credits, or no backchannel */
+	uint64_t cs_bc_drops;       /* backchannel calls not answered: beyond our
+				     * backchannel credits, no backchannel, an
+				     * unreadable call header, or the connection
+				     * went first (calls = replies + errors + drops) */
 };
 
 struct rpcrdma_clnt;

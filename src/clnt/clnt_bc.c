@@ -260,17 +260,18 @@ void clnt_bc_run(struct rpcrdma_clnt *cl)
 		br->br_wr.send_flags = IBV_SEND_SIGNALED;
 		/* The Send owns it from the post; the program lets go. */
 		br->br_owners = CLNT_BC_OWNER_SEND;
-		if (br->br_chunks)
-			cl->cl_stats.cs_bc_errors++;
-		else
-			cl->cl_stats.cs_bc_replies++;
 		clnt_capture_send(cl, &br->br_wr);
 		rc = rpcrdma_verbs_post_send(cl->cl_qp, &br->br_wr, &bad);
 		if (rc) {
 			br->br_owners = 0;
+			cl->cl_stats.cs_bc_drops++;
 			clnt_log(cl, "backchannel reply Send post failed: %s: disconnecting",
 				 strerror(-rc));
 			clnt_disconnected(cl);
+		} else if (br->br_chunks) {
+			cl->cl_stats.cs_bc_errors++;
+		} else {
+			cl->cl_stats.cs_bc_replies++;
 		}
 		pthread_mutex_unlock(&cl->cl_lock);
 	}
