@@ -5,6 +5,7 @@
  *
  *   bench_rpc server --listen ADDR [--port N] [--threads N] [--contexts N]
  *                    [--small-contexts N] [--transport-threads N] [--workers-only]
+ *                    [--reply-post auto|transport|worker]
  *   bench_rpc client [--source ADDR] SERVER [--port N]
  *             (--null --inflight N --seconds S | --echo BYTES --count N
  *              [--inflight N]) [--persistent-mr]
@@ -115,13 +116,14 @@ static int bench_dispatch(struct rpcrdma_svc_req *req, void *arg)
 
 static int run_server(const char *listen, uint16_t port, unsigned threads,
 		      unsigned contexts, unsigned small_contexts, unsigned transport_threads,
-		      bool workers_only)
+		      bool workers_only, int reply_post)
 {
 	struct rpcrdma_svc_config cfg = {
 		.sc_listen = listen,
 		.sc_port = port,
 		.sc_threads = threads,
 		.sc_transport_threads = transport_threads,
+		.sc_reply_post = reply_post,
 		.sc_loop_dispatch = threads == 0,
 		.sc_call_contexts = contexts,
 		.sc_small_contexts = small_contexts,
@@ -429,7 +431,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: bench_rpc server --listen ADDR [--port N] [--threads N] [--contexts N] [--small-contexts N]\n"
-		"                 [--transport-threads N] [--workers-only]\n"
+		"                 [--transport-threads N] [--workers-only] [--reply-post auto|transport|worker]\n"
 		"       bench_rpc client [--source ADDR] SERVER [--port N] [--persistent-mr]\n"
 		"                 (--null --inflight N --seconds S | --echo BYTES --count N [--inflight N])\n");
 	exit(2);
@@ -466,12 +468,14 @@ int main(int argc, char **argv)
 		{ "persistent-mr", no_argument, NULL, 'P' },
 		{ "transport-threads", required_argument, NULL, 'T' },
 		{ "workers-only", no_argument, NULL, 'W' },
+		{ "reply-post", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct client_opts o = { .port = BENCH_PORT, .inflight = 1, .seconds = 3, .count = 16 };
 	const char *listen = NULL;
 	unsigned threads = 4, contexts = 0, small_contexts = 0, transport_threads = 0;
 	bool server, mode = false, workers_only = false;
+	int reply_post = RPCRDMA_SVC_POST_AUTO;
 	int c;
 
 	if (argc < 2)
@@ -531,6 +535,16 @@ int main(int argc, char **argv)
 		case 'W':
 			workers_only = true;
 			break;
+		case 'R':
+			if (!strcmp(optarg, "auto"))
+				reply_post = RPCRDMA_SVC_POST_AUTO;
+			else if (!strcmp(optarg, "transport"))
+				reply_post = RPCRDMA_SVC_POST_TRANSPORT;
+			else if (!strcmp(optarg, "worker"))
+				reply_post = RPCRDMA_SVC_POST_WORKER;
+			else
+				usage();
+			break;
 		default:
 			usage();
 		}
@@ -539,7 +553,7 @@ int main(int argc, char **argv)
 		if (optind != argc)
 			usage();
 		return run_server(listen, o.port, threads, contexts, small_contexts,
-				  transport_threads, workers_only);
+				  transport_threads, workers_only, reply_post);
 	}
 	if (optind != argc - 1 || !mode || !o.inflight || (o.echo && !o.count))
 		usage();

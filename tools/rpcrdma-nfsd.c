@@ -79,11 +79,16 @@ static void usage(FILE *f)
 "      --file-cache N      open files kept for READ/WRITE/GETATTR/COMMIT\n"
 "                          (default 1024; 0 turns the cache off)\n"
 "      --poll              busy-poll completions (lower latency, one core busy)\n"
+"      --reply-post MODE   who posts a worker's reply: auto (default: the\n"
+"                          worker on hardware, the transport thread with\n"
+"                          Soft-RoCE and siw), transport, or worker\n"
 "      --workers-only      serve every call on a worker thread (default: calls\n"
 "                          that need no identity switch and no disk wait run\n"
 "                          on the transport thread, without a hand-off)\n"
 "  -k, --handle-key FILE   file handle key (default " DEFAULT_KEY_FILE ")\n"
 "      --no-root-squash    with --export: do not map uid/gid 0 to 65534\n"
+"      --async             with --export: reply to CREATE, REMOVE, RENAME, SETATTR...\n"
+"                          before the change is on disk (default: sync, fsync first)\n"
 "      --stats             print the final counters as JSON on exit\n"
 "      --control PATH      control socket for rpcrdma-stat (default\n"
 "                          " RPCRDMA_SVC_CONTROL_DIR "/PORT.sock; 'none': no socket)\n"
@@ -220,7 +225,7 @@ static void print_allow(const struct allow_list *al, FILE *f)
  * from any port, with fsid=0 (the id handles had before exports files).
  */
 static char *shorthand_exports(const char *dir, const struct allow_list *al,
-			       bool no_squash)
+			       bool no_squash, bool async)
 {
 	size_t cap = strlen(dir) * 4 + 1 + al->al_n * (INET6_ADDRSTRLEN + 64) + 1;
 	char *t = malloc(cap), *w = t, buf[INET6_ADDRSTRLEN];
@@ -241,9 +246,10 @@ static char *shorthand_exports(const char *dir, const struct allow_list *al,
 			(const void *)&((const struct sockaddr_in6 *)s)->sin6_addr;
 
 		inet_ntop(s->ss_family, a, buf, sizeof(buf));
-		w += sprintf(w, " %s/%u(rw,insecure,fsid=0,%s)", buf,
+		w += sprintf(w, " %s/%u(rw,insecure,fsid=0,%s,%s)", buf,
 			     al->al_nets[i].an_prefix,
-			     no_squash ? "no_root_squash" : "root_squash");
+			     no_squash ? "no_root_squash" : "root_squash",
+			     async ? "async" : "sync");
 	}
 	*w = '\0';
 	return t;
@@ -302,12 +308,12 @@ static int load_key(const char *path, uint8_t key[RPCRDMA_NFS3_KEY_BYTES],
 	return err;
 }
 
-enum { OPT_NO_ROOT_SQUASH = 256, OPT_STATS, OPT_RPCBIND, OPT_CREDITS, OPT_POLL,
+enum { OPT_NO_ROOT_SQUASH = 256, OPT_ASYNC, OPT_STATS, OPT_RPCBIND, OPT_CREDITS, OPT_POLL,
        OPT_MEMORY, OPT_MAX_CONNS, OPT_FILE_CACHE, OPT_EXPORTS, OPT_WORKERS_ONLY,
        OPT_CONTROL, OPT_METRICS, OPT_CAPTURE, OPT_CAPTURE_SIZE, OPT_CAPTURE_FILES,
        OPT_CAPTURE_DATA,
        OPT_NO_LOCKING, OPT_NLM_PORT, OPT_NSM_PORT, OPT_STATE_DIR, OPT_GRACE,
-       OPT_MAX_LOCKS, OPT_NSM_NAME, OPT_TRANSPORT_THREADS };
+       OPT_MAX_LOCKS, OPT_NSM_NAME, OPT_TRANSPORT_THREADS, OPT_REPLY_POST };
 
 /* SIZE: a number of bytes with an optional K, M, G or T suffix (binary). */
 static int parse_size(const char *s, uint64_t *out)
@@ -356,8 +362,10 @@ int main(int argc, char **argv)
 		{ "poll", no_argument, NULL, OPT_POLL },
 		{ "workers-only", no_argument, NULL, OPT_WORKERS_ONLY },
 		{ "transport-threads", required_argument, NULL, OPT_TRANSPORT_THREADS },
+		{ "reply-post", required_argument, NULL, OPT_REPLY_POST },
 		{ "handle-key", required_argument, NULL, 'k' },
 		{ "no-root-squash", no_argument, NULL, OPT_NO_ROOT_SQUASH },
+		{ "async", no_argument, NULL, OPT_ASYNC },
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "control", required_argument, NULL, OPT_CONTROL },
 		{ "metrics", required_argument, NULL, OPT_METRICS },
@@ -410,6 +418,7 @@ int main(int argc, char **argv)
 	uint64_t memory = 0;
 	struct rlimit rl;
 	bool stats_json = false, rpcbind = false, no_squash = false, poll_mode = false;
+	bool async = false;
 	bool workers_only = false;
 	struct sockaddr_storage tmp;
 	unsigned prefix;
@@ -467,6 +476,19 @@ int main(int argc, char **argv)
 			}
 			scfg.sc_transport_threads = (unsigned)v;
 			break;
+		case OPT_REPLY_POST:
+			if (!strcmp(optarg, "auto")) {
+				scfg.sc_reply_post = RPCRDMA_SVC_POST_AUTO;
+			} else if (!strcmp(optarg, "transport")) {
+				scfg.sc_reply_post = RPCRDMA_SVC_POST_TRANSPORT;
+			} else if (!strcmp(optarg, "worker")) {
+				scfg.sc_reply_post = RPCRDMA_SVC_POST_WORKER;
+			} else {
+				fprintf(stderr, PROG ": --reply-post: expected auto, transport or worker: %s\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case OPT_POLL:
 			poll_mode = true;
 			break;
@@ -505,6 +527,9 @@ int main(int argc, char **argv)
 		case 'k':
 			key_file = optarg;
 			default_key = false;
+			break;
+		case OPT_ASYNC:
+			async = true;
 			break;
 		case OPT_NO_ROOT_SQUASH:
 			no_squash = true;
@@ -618,8 +643,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (exports_file && (allow.al_n || no_squash)) {
-		fprintf(stderr, PROG ": --allow and --no-root-squash go with --export; "
+	if (exports_file && (allow.al_n || no_squash || async)) {
+		fprintf(stderr, PROG ": --allow, --no-root-squash and --async go with --export; "
 			"with --exports FILE the file gives clients and options\n");
 		return 2;
 	}
@@ -647,7 +672,7 @@ int main(int argc, char **argv)
 		}
 		if (verbose)
 			print_allow(&allow, stderr);
-		text = shorthand_exports(export_path, &allow, no_squash);
+		text = shorthand_exports(export_path, &allow, no_squash, async);
 		err = text ? rpcrdma_nfs3_exports_parse("--export", text, &xt, msg,
 							 sizeof(msg)) : -ENOMEM;
 		free(text);
@@ -826,11 +851,12 @@ int main(int argc, char **argv)
 			(unsigned long long)fst.fcs_entries, (unsigned long long)fst.fcs_capacity);
 	if (fst.fcs_dir_capacity)
 		fprintf(stderr, PROG ": directory cache: %llu hits, %llu misses, "
-			"%llu of %llu entries open\n",
+			"%llu of %llu entries open, %llu committed\n",
 			(unsigned long long)fst.fcs_dir_hits,
 			(unsigned long long)fst.fcs_dir_misses,
 			(unsigned long long)fst.fcs_dir_entries,
-			(unsigned long long)fst.fcs_dir_capacity);
+			(unsigned long long)fst.fcs_dir_capacity,
+			(unsigned long long)fst.fcs_dir_commits);
 	rpcrdma_svc_metrics_stop(metrics);
 out_control:
 	rpcrdma_svc_control_stop(control);

@@ -47,6 +47,14 @@ struct rpcrdma_nfs3_config {
 	uint32_t nc_max_payload;   /* READ/WRITE bytes (FSINFO rtmax/wtmax), default 1 MiB */
 	/** rpcrdma_nfs3_dispatch() only: AUTH_SYS uid 0 stays root. */
 	bool nc_no_root_squash;
+	/**
+	 * rpcrdma_nfs3_dispatch() only: exports(5) "async": reply to CREATE,
+	 * MKDIR, SYMLINK, MKNOD, REMOVE, RMDIR, RENAME, LINK and SETATTR
+	 * without committing the change to stable storage (false, "sync":
+	 * fsync the directory, or SETATTR's object, first, on file systems
+	 * that have a disk).
+	 */
+	bool nc_async;
 	/** File handle key; handles stay valid while it does. */
 	uint8_t nc_key[RPCRDMA_NFS3_KEY_BYTES];
 	FILE *nc_log;              /* NULL: stderr */
@@ -157,6 +165,10 @@ struct rpcrdma_nfs3_fcache_stats {
 	uint64_t fcs_dir_entries;
 	uint64_t fcs_dir_hits;
 	uint64_t fcs_dir_misses;
+	/* directories (and files SETATTR changed) fsynced before a reply:
+	 * commit_metadata of sync export entries on a disk (docs/nfs3.md,
+	 * "sync and async") */
+	uint64_t fcs_dir_commits;
 };
 
 /**
@@ -212,6 +224,9 @@ struct rpcrdma_nfs3_xopts {
 	bool xo_insecure;           /* MNT from a port >= 1024 allowed */
 	uint32_t xo_anonuid;        /* default RPCRDMA_NFS3_NOBODY */
 	uint32_t xo_anongid;        /* default RPCRDMA_NFS3_NOBODY */
+	/* async: namespace operations reply without commit_metadata (the
+	 * default, sync, fsyncs the directory first; docs/nfs3.md) */
+	bool xo_async;
 };
 
 /** A parsed exports file (rpcrdma_nfs3_exports_parse()). */
@@ -233,10 +248,10 @@ struct rpcrdma_nfs3_exports;
  * or '?', matched against the reverse-resolved name of the caller).  No
  * client: '*'.  OPTS: rw, ro, root_squash, no_root_squash, all_squash,
  * no_all_squash, anonuid=N, anongid=N, sec=sys, fsid=N (0..65535, or root
- * for 0: the export's id in its file handles), secure, insecure; sync,
- * async, wdelay, no_wdelay, subtree_check and no_subtree_check are
- * accepted with no effect.  Defaults: ro, root_squash, secure, anonuid
- * and anongid 65534.  An export's id without fsid= is derived from its
+ * for 0: the export's id in its file handles), secure, insecure, sync,
+ * async (xo_async); wdelay, no_wdelay, subtree_check and no_subtree_check
+ * are accepted with no effect.  Defaults: ro, root_squash, secure, sync,
+ * anonuid and anongid 65534.  An export's id without fsid= is derived from its
  * path; two exports with one id are an error.
  *
  * Return: 0; -EINVAL (a syntax error, an unknown option or value, a

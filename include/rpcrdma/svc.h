@@ -177,6 +177,11 @@ struct rpcrdma_svc_config {
 	bool (*sc_accept)(const struct sockaddr *peer, void *arg);
 	void *sc_accept_arg;
 	bool sc_poll;               /* busy-poll the CQs instead of sleeping */
+	/** Who posts a reply (enum rpcrdma_svc_reply_post): by default the
+	 *  worker that ran the call where the device's provider posts from
+	 *  user space (hardware), the transport thread with Soft-RoCE and
+	 *  siw, which refuse posts from a thread whose credentials changed. */
+	int sc_reply_post;
 	/** Run dispatch functions on the run-loop thread, no worker threads
 	 *  (sc_threads is ignored): saves two thread wake-ups per call, but a
 	 *  handler that blocks stalls every connection.  The handlers must
@@ -187,6 +192,18 @@ struct rpcrdma_svc_config {
 	bool sc_loop_dispatch;
 	FILE *sc_log;               /* connection and error log; NULL: stderr */
 	int sc_verbose;
+};
+
+/** sc_reply_post: who posts the reply of a call served on a worker. */
+enum rpcrdma_svc_reply_post {
+	/** Decided per device when it is first used: the transport thread
+	 *  for software providers (Soft-RoCE vendor 0xffffff, siw vendor
+	 *  0x626d74), the worker for every other device. */
+	RPCRDMA_SVC_POST_AUTO = 0,
+	/** Always the transport thread: the worker hands the call back. */
+	RPCRDMA_SVC_POST_TRANSPORT,
+	/** Always the worker (when nothing stops it, see docs/design.md). */
+	RPCRDMA_SVC_POST_WORKER,
 };
 
 /** Most transport threads a server runs (sc_transport_threads). */
@@ -231,6 +248,7 @@ struct rpcrdma_svc_stats {
 	uint64_t ss_send_batches;  /* posts carrying the replies of one done-queue take */
 	uint64_t ss_transport_calls; /* calls served on the transport thread (no hand-off) */
 	uint64_t ss_transport_defers; /* calls tried there that asked for a worker */
+	uint64_t ss_worker_posts;     /* replies posted by the worker that served the call */
 	uint64_t ss_bc_calls;      /* backchannel calls sent (RFC 8167) */
 	uint64_t ss_bc_replies;    /* backchannel replies matched to a call */
 	uint64_t ss_bc_unmatched;  /* backchannel replies of no waiting call (dropped) */

@@ -70,6 +70,8 @@ int nfs3_proc_setattr(struct nfs3_call *c)
 	err = nfs3_become_caller(c);
 	if (!err)
 		err = nfs3_sattr_apply(c, fd, &pre, &sa, false, fe);
+	if (!err) /* commit_metadata of sync entries on a disk */
+		err = nfs3_commit_obj(c, fe);
 out:
 	rpcrdma_xdr_put_u32(c->c_res, nfs3_errno_to_stat(err));
 	if (fd >= 0 && fstat(fd, &post) == 0)
@@ -110,16 +112,20 @@ int nfs3_proc_access(struct nfs3_call *c)
 {
 	const uint8_t *fh;
 	uint32_t fhlen, want, got = 0;
+	struct nfs3_fentry local, *fe = NULL;
 	struct stat st;
-	int fd, err;
+	int fd = -1, err;
 
 	fh = nfs3_get_fh(c->c_args, &fhlen);
 	want = rpcrdma_xdr_get_u32(c->c_args);
 	if (!rpcrdma_xdr_ok(c->c_args))
 		return RPCRDMA_SVC_GARBAGE_ARGS;
-	err = nfs3_open_handle(c, fh, fhlen, &fd, &st);
-	if (!err)
+	/* files and directories through their caches (one fstat on a hit) */
+	err = nfs3_get_file(c, fh, fhlen, &local, &fe, &st);
+	if (!err) {
+		fd = fe->fe_path;
 		err = nfs3_become_caller(c);
+	}
 	if (!err)
 		got = access_bits(fd, &st, want);
 	/* a ro export entry grants no change, whatever the modes say */
@@ -129,7 +135,7 @@ int nfs3_proc_access(struct nfs3_call *c)
 	nfs3_put_post_op_attr(c->c_res, c->c_exp, fd >= 0 ? &st : NULL);
 	if (!err)
 		rpcrdma_xdr_put_u32(c->c_res, got);
-	nfs3_close_fd(fd);
+	nfs3_fcache_put(fe);
 	return RPCRDMA_SVC_SUCCESS;
 }
 

@@ -14,6 +14,79 @@
 #include "common/be.h"
 #include "nfs3_internal.h"
 
+/*
+ * created_sattr - a sattr3 on an object this call just made, @st its
+ * attributes (refreshed when anything changed).  Its times were set to the
+ * server's time by the creation itself, so SET_TO_SERVER_TIME asks for
+ * nothing more (RFC 1813 3.3.2: the server's current time); without
+ * anything left to set, no system call is made.  0 or a negative errno.
+ */
+static int created_sattr(struct nfs3_call *c, int fd, struct stat *st,
+			 struct nfs3_sattr *sa, bool skip_mode)
+{
+	int err;
+
+	if (sa->sa_atime_how == NFS3_SET_TO_SERVER_TIME)
+		sa->sa_atime_how = NFS3_DONT_CHANGE;
+	if (sa->sa_mtime_how == NFS3_SET_TO_SERVER_TIME)
+		sa->sa_mtime_how = NFS3_DONT_CHANGE;
+	if (!sa->sa_set_size && !sa->sa_set_uid && !sa->sa_set_gid &&
+	    (!sa->sa_set_mode || skip_mode) &&
+	    sa->sa_atime_how == NFS3_DONT_CHANGE &&
+	    sa->sa_mtime_how == NFS3_DONT_CHANGE)
+		return 0;
+	err = nfs3_sattr_apply(c, fd, st, sa, skip_mode, NULL);
+	if (!err && fstat(fd, st) < 0)
+		err = -errno;
+	return err;
+}
+
+/*
+ * create_finish - the common tail of CREATE, MKDIR, SYMLINK and MKNOD
+ * (RFC 1813 3.3.8 to 3.3.11): on @stat NFS3_OK the new object is @fd with
+ * attributes @st: its handle, commit_metadata of the directory, then the
+ * result (post_op_fh3, post_op_attr, the directory's wcc_data; on failure
+ * wcc_data only).  A regular file or directory goes to its cache with its
+ * handle (nfs3_fcache_adopt()); @fd is closed otherwise.  Releases @d.
+ */
+static int create_finish(struct nfs3_call *c, struct nfs3_dirop *d,
+			 uint32_t stat, int fd, const struct stat *st)
+{
+	uint8_t fh[RPCRDMA_NFS3_FHSIZE];
+	uint32_t fhlen = 0;
+	bool have_fh = false;
+	int err;
+
+	if (stat == NFS3_OK) {
+		have_fh = nfs3_fh_make(c->c_exp, fd, "", fh, &fhlen) == 0;
+		err = nfs3_commit_dir(c, d->d_fe);
+		if (err)
+			stat = nfs3_errno_to_stat(err);
+	}
+	rpcrdma_xdr_put_u32(c->c_res, stat);
+	if (stat == NFS3_OK) {
+		rpcrdma_xdr_put_u32(c->c_res, have_fh);
+		if (have_fh)
+			rpcrdma_xdr_put_opaque(c->c_res, fh, fhlen);
+		nfs3_put_post_op_attr(c->c_res, c->c_exp, st);
+	}
+	nfs3_dirop_put_wcc(c, d);
+	if (stat == NFS3_OK && have_fh)
+		nfs3_fcache_adopt(c->c_exp, fh, fhlen, fd, st);
+	else
+		nfs3_close_fd(fd);
+	nfs3_dirop_put(d);
+	return RPCRDMA_SVC_SUCCESS;
+}
+
+/*
+ * CREATE (RFC 1813 3.3.8).  A new file is made by an exclusive creating
+ * open (O_CREAT|O_EXCL, read-only: the kernel checks no permission on the
+ * file a creating open made), whose descriptor then serves for the
+ * verifier's times, the attributes, the handle and, kept in the open-file
+ * cache, the SETATTR the client sends next; an existing name (UNCHECKED,
+ * a retransmitted EXCLUSIVE) is looked up as before, never opened.
+ */
 int nfs3_proc_create(struct nfs3_call *c)
 {
 	struct nfs3_dirop d;
@@ -50,40 +123,52 @@ int nfs3_proc_create(struct nfs3_call *c)
 		mode = 0600;
 	else
 		mode = sa.sa_set_mode ? (sa.sa_mode & 07777) : 0644;
-	if (mknodat(d.d_fd, d.d_name.n_buf, S_IFREG | mode, 0) == 0)
+	fd = openat(d.d_fd, d.d_name.n_buf,
+		    O_CREAT | O_EXCL | O_RDONLY | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd >= 0) {
 		created = true;
-	else if (errno != EEXIST || how == NFS3_GUARDED)
-		goto out_errno;
-	err = nfs3_lookup_at(c->c_exp, d.d_fd, &d.d_pre, d.d_name.n_buf, &fd, &st);
-	if (err)
-		goto out_err;
-	if (!created && !S_ISREG(st.st_mode)) {
-		stat = NFS3ERR_EXIST;
-		goto out;
-	}
-	if (how == NFS3_EXCLUSIVE) {
 		/* the verifier lives in atime/mtime seconds until SETATTR */
-		struct nfs3_sattr vs = {
-			.sa_atime_how = NFS3_SET_TO_CLIENT_TIME,
-			.sa_mtime_how = NFS3_SET_TO_CLIENT_TIME,
-			.sa_atime = { .tv_sec = load_be32(verf) },
-			.sa_mtime = { .tv_sec = load_be32(verf + 4) },
-		};
+		if (how == NFS3_EXCLUSIVE) {
+			const struct timespec ts[2] = {
+				{ .tv_sec = load_be32(verf) },
+				{ .tv_sec = load_be32(verf + 4) },
+			};
 
-		if (!created) {
-			stat = (st.st_atim.tv_sec == vs.sa_atime.tv_sec &&
-				st.st_mtim.tv_sec == vs.sa_mtime.tv_sec) ?
-				       NFS3_OK : NFS3ERR_EXIST;
+			if (futimens(fd, ts) < 0)
+				goto out_errno;
+		}
+		if (fstat(fd, &st) < 0)
+			goto out_errno;
+	} else if (errno != EEXIST || how == NFS3_GUARDED) {
+		goto out_errno;
+	} else {
+		err = nfs3_lookup_at(c->c_exp, d.d_fd, &d.d_pre, d.d_name.n_buf,
+				     &fd, &st);
+		if (err)
+			goto out_err;
+		if (!S_ISREG(st.st_mode)) {
+			stat = NFS3ERR_EXIST;
 			goto out;
 		}
-		err = nfs3_set_times(fd, &vs);
-	} else {
+	}
+	if (how == NFS3_EXCLUSIVE) {
+		/* an existing file is this call's when it holds our verifier */
+		stat = created || (st.st_atim.tv_sec == load_be32(verf) &&
+				   st.st_mtim.tv_sec == load_be32(verf + 4)) ?
+			       NFS3_OK : NFS3ERR_EXIST;
+		goto out;
+	}
+	if (!created) {
 		/* UNCHECKED on an existing file: only its size may change */
-		if (!created) {
-			sa.sa_set_mode = sa.sa_set_uid = sa.sa_set_gid = false;
-			sa.sa_atime_how = sa.sa_mtime_how = NFS3_DONT_CHANGE;
+		sa.sa_set_mode = sa.sa_set_uid = sa.sa_set_gid = false;
+		sa.sa_atime_how = sa.sa_mtime_how = NFS3_DONT_CHANGE;
+		if (sa.sa_set_size) {
+			err = nfs3_sattr_apply(c, fd, &st, &sa, true, NULL);
+			if (!err && fstat(fd, &st) < 0)
+				err = -errno;
 		}
-		err = nfs3_sattr_apply(c, fd, &st, &sa, true, NULL);
+	} else {
+		err = created_sattr(c, fd, &st, &sa, true);
 	}
 	if (err)
 		goto out_err;
@@ -95,10 +180,7 @@ out_errno:
 out_err:
 	stat = nfs3_errno_to_stat(err);
 out:
-	nfs3_put_create_res(c, &d, stat, fd);
-	nfs3_close_fd(fd);
-	nfs3_dirop_put(&d);
-	return RPCRDMA_SVC_SUCCESS;
+	return create_finish(c, &d, stat, fd, &st);
 }
 
 int nfs3_proc_mkdir(struct nfs3_call *c)
@@ -132,13 +214,10 @@ int nfs3_proc_mkdir(struct nfs3_call *c)
 		err = nfs3_lookup_at(c->c_exp, d.d_fd, &d.d_pre, d.d_name.n_buf,
 				     &fd, &st);
 	if (!err)
-		err = nfs3_sattr_apply(c, fd, &st, &sa, true, NULL);
+		err = created_sattr(c, fd, &st, &sa, true);
 	stat = nfs3_errno_to_stat(err);
 out:
-	nfs3_put_create_res(c, &d, stat, fd);
-	nfs3_close_fd(fd);
-	nfs3_dirop_put(&d);
-	return RPCRDMA_SVC_SUCCESS;
+	return create_finish(c, &d, stat, fd, &st);
 }
 
 int nfs3_proc_symlink(struct nfs3_call *c)
@@ -179,10 +258,7 @@ int nfs3_proc_symlink(struct nfs3_call *c)
 				     &fd, &st);
 	stat = nfs3_errno_to_stat(err);
 out:
-	nfs3_put_create_res(c, &d, stat, fd);
-	nfs3_close_fd(fd);
-	nfs3_dirop_put(&d);
-	return RPCRDMA_SVC_SUCCESS;
+	return create_finish(c, &d, stat, fd, &st);
 }
 
 /* Largest major and minor numbers a Linux dev_t holds (12 and 20 bits). */
@@ -278,11 +354,8 @@ int nfs3_proc_mknod(struct nfs3_call *c)
 		err = nfs3_lookup_at(c->c_exp, d.d_fd, &d.d_pre, d.d_name.n_buf,
 				     &fd, &st);
 	if (!err)
-		err = nfs3_sattr_apply(c, fd, &st, &sa, false, NULL);
+		err = created_sattr(c, fd, &st, &sa, false);
 	stat = nfs3_errno_to_stat(err);
 out:
-	nfs3_put_create_res(c, &d, stat, fd);
-	nfs3_close_fd(fd);
-	nfs3_dirop_put(&d);
-	return RPCRDMA_SVC_SUCCESS;
+	return create_finish(c, &d, stat, fd, &st);
 }

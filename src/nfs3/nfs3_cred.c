@@ -200,16 +200,24 @@ void nfs3_cred_restore(void)
 
 /* this thread has a file system context (umask) of its own */
 static __thread bool tl_own_fs;
+/* ... and its umask is 0 since the NFS layer cleared it: nothing else
+ * changes it before rpcrdma_nfs3_thread_release() gives the thread back */
+static __thread bool tl_umask_clear;
 
 void nfs3_cred_no_umask(void)
 {
+	if (tl_umask_clear)
+		return;
 	if (!tl_own_fs && unshare(CLONE_FS) == 0)
 		tl_own_fs = true;
 	umask(0);
+	/* with the umask shared by the process, another thread may set it */
+	tl_umask_clear = tl_own_fs;
 }
 
 void rpcrdma_nfs3_thread_release(void)
 {
 	tl_caller_phase = false;
+	tl_umask_clear = false; /* the thread's owner may change its umask */
 	nfs3_cred_restore();
 }

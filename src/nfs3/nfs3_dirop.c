@@ -41,7 +41,7 @@ uint32_t nfs3_dirop_open(struct nfs3_call *c, struct nfs3_dirop *d,
 	if (!S_ISDIR(d->d_pre.st_mode))
 		return NFS3ERR_NOTDIR;
 	if (d->d_pre.st_nlink == 0) {
-		nfs3_fcache_forget(c->c_exp, fh, fhlen);
+		nfs3_fcache_forget(c->c_exp, fh, fhlen, true);
 		d->d_have_pre = false;
 		return NFS3ERR_STALE;
 	}
@@ -67,29 +67,11 @@ void nfs3_dirop_put_wcc(struct nfs3_call *c, struct nfs3_dirop *d)
 }
 
 /*
- * Result of CREATE, MKDIR, SYMLINK, MKNOD (RFC 1813 3.3.8): on success
- * post_op_fh3, post_op_attr, wcc_data; on failure wcc_data.
+ * LOOKUP (RFC 1813 3.3.3).  The directory's post_op_attr are those its
+ * cache entry was read with at the start of the call (a lookup changes
+ * nothing in it).  The object found is not cached: a handle a client only
+ * looked up turns STALE once its file is unlinked, as without a cache.
  */
-void nfs3_put_create_res(struct nfs3_call *c, struct nfs3_dirop *d,
-			   uint32_t stat, int fd)
-{
-	uint8_t fh[RPCRDMA_NFS3_FHSIZE];
-	uint32_t fhlen;
-	struct stat st;
-
-	rpcrdma_xdr_put_u32(c->c_res, stat);
-	if (stat == NFS3_OK) {
-		bool have_fh = nfs3_fh_make(c->c_exp, fd, "", fh, &fhlen) == 0;
-
-		rpcrdma_xdr_put_u32(c->c_res, have_fh);
-		if (have_fh)
-			rpcrdma_xdr_put_opaque(c->c_res, fh, fhlen);
-		nfs3_put_post_op_attr(c->c_res, c->c_exp,
-				      fstat(fd, &st) == 0 ? &st : NULL);
-	}
-	nfs3_dirop_put_wcc(c, d);
-}
-
 int nfs3_proc_lookup(struct nfs3_call *c)
 {
 	const uint8_t *dfh;
@@ -133,7 +115,7 @@ out:
 		rpcrdma_xdr_put_opaque(c->c_res, fh, fhlen);
 		nfs3_put_post_op_attr(c->c_res, c->c_exp, &st);
 	}
-	nfs3_put_post_op_fd(c->c_res, c->c_exp, dfd);
+	nfs3_put_post_op_attr(c->c_res, c->c_exp, dfd >= 0 ? &dst : NULL);
 	nfs3_close_fd(fd);
 	nfs3_fcache_put(dfe);
 	return RPCRDMA_SVC_SUCCESS;
@@ -168,8 +150,10 @@ static int proc_remove_common(struct nfs3_call *c, bool dir)
 		have_fh = nfs3_unlink_fh(c, d.d_fd, d.d_name.n_buf, fh, &fhlen);
 	if (!err && unlinkat(d.d_fd, d.d_name.n_buf, dir ? AT_REMOVEDIR : 0) < 0)
 		err = -errno;
-	if (!err && have_fh)
-		nfs3_fcache_forget(c->c_exp, fh, fhlen);
+	if (!err && have_fh) /* a directory has no other name */
+		nfs3_fcache_forget(c->c_exp, fh, fhlen, dir);
+	if (!err)
+		err = nfs3_commit_dir(c, d.d_fe);
 	stat = nfs3_errno_to_stat(err);
 out:
 	rpcrdma_xdr_put_u32(c->c_res, stat);
@@ -242,7 +226,11 @@ int nfs3_proc_rename(struct nfs3_call *c)
 		err = -errno;
 renamed:
 	if (!err && have_fh)
-		nfs3_fcache_forget(c->c_exp, fh, fhlen);
+		nfs3_fcache_forget(c->c_exp, fh, fhlen, false);
+	if (!err)
+		err = nfs3_commit_dir(c, from.d_fe);
+	if (!err && !same)
+		err = nfs3_commit_dir(c, to.d_fe);
 	stat = nfs3_errno_to_stat(err);
 out:
 	rpcrdma_xdr_put_u32(c->c_res, stat);
@@ -305,6 +293,8 @@ int nfs3_proc_link(struct nfs3_call *c)
 	if (!err && linkat(AT_FDCWD, path, d.d_fd, d.d_name.n_buf,
 			   AT_SYMLINK_FOLLOW) < 0)
 		err = -errno;
+	if (!err)
+		err = nfs3_commit_dir(c, d.d_fe);
 	stat = nfs3_errno_to_stat(err);
 out:
 	rpcrdma_xdr_put_u32(c->c_res, stat);

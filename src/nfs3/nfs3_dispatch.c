@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * nfs3_dispatch.c - the NFS version 3 dispatch (RFC 1813 section 3): one
- * table of procedures, the credential of the call as the caller's export
- * entry squashes it, ro entries, the result's accept status.
+ * table of procedures with what each one is (changes the file system,
+ * may run on the transport thread, commits metadata: NFS3_PF_*), the
+ * credential of the call as the caller's export entry squashes it, ro
+ * entries, the result's accept status.
  */
 #include <stdio.h>
 
@@ -27,51 +29,50 @@ static int proc_readdirplus(struct nfs3_call *c)
 
 typedef int (*nfs3_proc_fn)(struct nfs3_call *c);
 
-static const nfs3_proc_fn nfs3_procs[] = {
-	[NFSPROC3_NULL] = proc_null,
-	[NFSPROC3_GETATTR] = nfs3_proc_getattr,
-	[NFSPROC3_SETATTR] = nfs3_proc_setattr,
-	[NFSPROC3_LOOKUP] = nfs3_proc_lookup,
-	[NFSPROC3_ACCESS] = nfs3_proc_access,
-	[NFSPROC3_READLINK] = nfs3_proc_readlink,
-	[NFSPROC3_READ] = nfs3_proc_read,
-	[NFSPROC3_WRITE] = nfs3_proc_write,
-	[NFSPROC3_CREATE] = nfs3_proc_create,
-	[NFSPROC3_MKDIR] = nfs3_proc_mkdir,
-	[NFSPROC3_SYMLINK] = nfs3_proc_symlink,
-	[NFSPROC3_MKNOD] = nfs3_proc_mknod,
-	[NFSPROC3_REMOVE] = nfs3_proc_remove,
-	[NFSPROC3_RMDIR] = nfs3_proc_rmdir,
-	[NFSPROC3_RENAME] = nfs3_proc_rename,
-	[NFSPROC3_LINK] = nfs3_proc_link,
-	[NFSPROC3_READDIR] = proc_readdir,
-	[NFSPROC3_READDIRPLUS] = proc_readdirplus,
-	[NFSPROC3_FSSTAT] = nfs3_proc_fsstat,
-	[NFSPROC3_FSINFO] = nfs3_proc_fsinfo,
-	[NFSPROC3_PATHCONF] = nfs3_proc_pathconf,
-	[NFSPROC3_COMMIT] = nfs3_proc_commit,
+/* One procedure: its handler and what it is (NFS3_PF_*). */
+struct nfs3_proc_desc {
+	nfs3_proc_fn pd_fn;
+	unsigned pd_flags;
 };
 
-/* The procedures that change the file system: NFS3ERR_ROFS on a ro entry. */
-static bool proc_modifies(uint32_t proc)
-{
-	switch (proc) {
-	case NFSPROC3_SETATTR:
-	case NFSPROC3_WRITE:
-	case NFSPROC3_CREATE:
-	case NFSPROC3_MKDIR:
-	case NFSPROC3_SYMLINK:
-	case NFSPROC3_MKNOD:
-	case NFSPROC3_REMOVE:
-	case NFSPROC3_RMDIR:
-	case NFSPROC3_RENAME:
-	case NFSPROC3_LINK:
-	case NFSPROC3_COMMIT:
-		return true;
-	default:
-		return false;
-	}
-}
+#define MOD NFS3_PF_MODIFIES
+#define ANY NFS3_PF_ANY_CALLER
+#define SRV NFS3_PF_AS_SERVER
+#define MEM NFS3_PF_MEM_FS
+#define NOWAIT NFS3_PF_NOWAIT_READ
+#define META NFS3_PF_COMMIT_META
+
+static const struct nfs3_proc_desc nfs3_procs[] = {
+	[NFSPROC3_NULL] = { proc_null, ANY },
+	[NFSPROC3_GETATTR] = { nfs3_proc_getattr, ANY },
+	[NFSPROC3_SETATTR] = { nfs3_proc_setattr, MOD | SRV | META },
+	[NFSPROC3_LOOKUP] = { nfs3_proc_lookup, SRV },
+	[NFSPROC3_ACCESS] = { nfs3_proc_access, SRV },
+	[NFSPROC3_READLINK] = { nfs3_proc_readlink, ANY },
+	[NFSPROC3_READ] = { nfs3_proc_read, SRV | NOWAIT },
+	[NFSPROC3_WRITE] = { nfs3_proc_write, MOD | SRV | MEM },
+	[NFSPROC3_CREATE] = { nfs3_proc_create, MOD | SRV | META },
+	[NFSPROC3_MKDIR] = { nfs3_proc_mkdir, MOD | SRV | META },
+	[NFSPROC3_SYMLINK] = { nfs3_proc_symlink, MOD | SRV | META },
+	[NFSPROC3_MKNOD] = { nfs3_proc_mknod, MOD | SRV | META },
+	[NFSPROC3_REMOVE] = { nfs3_proc_remove, MOD | SRV | META },
+	[NFSPROC3_RMDIR] = { nfs3_proc_rmdir, MOD | SRV | META },
+	[NFSPROC3_RENAME] = { nfs3_proc_rename, MOD | SRV | META },
+	[NFSPROC3_LINK] = { nfs3_proc_link, MOD | SRV | META },
+	[NFSPROC3_READDIR] = { proc_readdir, SRV | MEM },
+	[NFSPROC3_READDIRPLUS] = { proc_readdirplus, SRV | MEM },
+	[NFSPROC3_FSSTAT] = { nfs3_proc_fsstat, ANY },
+	[NFSPROC3_FSINFO] = { nfs3_proc_fsinfo, ANY },
+	[NFSPROC3_PATHCONF] = { nfs3_proc_pathconf, ANY },
+	[NFSPROC3_COMMIT] = { nfs3_proc_commit, MOD | SRV | MEM },
+};
+
+#undef MOD
+#undef ANY
+#undef SRV
+#undef MEM
+#undef NOWAIT
+#undef META
 
 int nfs3_dispatch_call(struct rpcrdma_svc_req *req,
 		       struct rpcrdma_nfs3_export *exp,
@@ -87,6 +88,7 @@ int nfs3_dispatch_call(struct rpcrdma_svc_req *req,
 	};
 	uint32_t proc = req->rq_msg.rm_proc;
 	uint32_t auth;
+	unsigned flags;
 	size_t start;
 	int ret;
 
@@ -101,16 +103,20 @@ int nfs3_dispatch_call(struct rpcrdma_svc_req *req,
 		req->rq_auth_stat = auth;
 		return RPCRDMA_SVC_AUTH_ERROR;
 	}
-	c.c_modifies = proc_modifies(proc);
+	flags = nfs3_procs[proc].pd_flags;
+	c.c_modifies = flags & NFS3_PF_MODIFIES;
+	/* commit_metadata before the reply: sync entries on a disk */
+	c.c_commit = (flags & NFS3_PF_COMMIT_META) && !opts->xo_async &&
+		     !exp->ex_mem_fs;
 	nfs3_cred_call_begin();
 	if (req->rq_transport) {
-		if (!nfs3_transport_ok(exp, proc, &c.c_cred))
+		if (!nfs3_transport_ok(exp, flags, &c.c_cred, c.c_commit))
 			return RPCRDMA_SVC_DEFER;
 		c.c_nowait = true;
 		nfs3_cred_freeze(true);
 	}
 	start = req->rq_res.xs_pos;
-	ret = nfs3_procs[proc](&c);
+	ret = nfs3_procs[proc].pd_fn(&c);
 	if (c.c_nowait) {
 		nfs3_cred_freeze(false);
 		if (c.c_defer)
@@ -142,6 +148,7 @@ int rpcrdma_nfs3_dispatch(struct rpcrdma_svc_req *req, void *arg)
 		.xo_insecure = true,
 		.xo_anonuid = RPCRDMA_NFS3_NOBODY,
 		.xo_anongid = RPCRDMA_NFS3_NOBODY,
+		.xo_async = exp->ex_async,
 	};
 
 	return nfs3_dispatch_call(req, exp, &opts, 0);

@@ -69,6 +69,7 @@ int rpcrdma_nfs3_export_open(const struct rpcrdma_nfs3_config *cfg,
 	memcpy(exp->ex_key, cfg->nc_key, sizeof(exp->ex_key));
 	exp->ex_max_payload = cfg->nc_max_payload ? cfg->nc_max_payload : 1u << 20;
 	exp->ex_no_root_squash = cfg->nc_no_root_squash;
+	exp->ex_async = cfg->nc_async;
 	atomic_init(&exp->ex_refs, 1);
 	exp->ex_log = cfg->nc_log ? cfg->nc_log : stderr;
 	exp->ex_verbose = cfg->nc_verbose;

@@ -203,8 +203,7 @@ static int parse_opts(struct xparse *px, char *s, struct rpcrdma_nfs3_xopts *o,
 		      struct xexport_opts *xe)
 {
 	static const char *const no_effect[] = {
-		"sync", "async", "wdelay", "no_wdelay", "subtree_check",
-		"no_subtree_check",
+		"wdelay", "no_wdelay", "subtree_check", "no_subtree_check",
 	};
 	char *save = NULL, *opt;
 
@@ -230,6 +229,10 @@ static int parse_opts(struct xparse *px, char *s, struct rpcrdma_nfs3_xopts *o,
 		} else if (!val && !strcmp(opt, "no_all_squash")) {
 			if (o->xo_squash == RPCRDMA_NFS3_ALL_SQUASH)
 				o->xo_squash = RPCRDMA_NFS3_ROOT_SQUASH;
+		} else if (!val && !strcmp(opt, "sync")) {
+			o->xo_async = false;
+		} else if (!val && !strcmp(opt, "async")) {
+			o->xo_async = true;
 		} else if (!val && !strcmp(opt, "secure")) {
 			o->xo_insecure = false;
 		} else if (!val && !strcmp(opt, "insecure")) {

@@ -5,7 +5,11 @@
  * a size do not decode the handle (open_by_handle_at), reopen it through
  * /proc/self/fd, fstat it and close two descriptors on every call, and the
  * directory operations (CREATE, MKDIR, SYMLINK, MKNOD, REMOVE, RMDIR,
- * RENAME, LINK) do not decode and close their directory's handle.
+ * RENAME, LINK) do not decode and close their directory's handle.  A
+ * lookup by handle (nfs3_fcache_get()) searches both caches, so GETATTR,
+ * SETATTR and ACCESS of a directory hit too; CREATE and MKDIR hand the
+ * object they made to its cache (nfs3_fcache_adopt()), so the calls a
+ * client sends next (SETATTR after an exclusive CREATE) find it open.
  *
  * An entry holds the O_PATH descriptor of the handle and, for a regular
  * file, once a call needed them, an O_RDONLY and an O_WRONLY descriptor
@@ -291,64 +295,65 @@ static struct nfs3_fentry *one_call(struct nfs3_fentry *local, int fd,
 	return local;
 }
 
-/* cache_get - nfs3_fcache_get() on @fc, which keeps objects of @type. */
-static int cache_get(struct nfs3_fcache *fc, mode_t type,
-		     struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-		     uint32_t len, struct nfs3_fentry *local,
-		     struct nfs3_fentry **out, struct stat *st)
+/*
+ * cache_find - the entry of a handle in @fc, referenced for the caller,
+ * or NULL (no miss is counted: the caller may look elsewhere).
+ */
+static struct nfs3_fentry *cache_find(struct nfs3_fcache *fc, uint64_t h,
+				      const uint8_t *fh, uint32_t len)
 {
-	struct nfs3_fshard *sh = NULL;
-	struct nfs3_fentry *fe, *victim = NULL;
-	struct stat ost;
-	uint64_t h = 0;
-	int fd, err;
+	struct nfs3_fshard *sh = shard_of(fc, h);
+	struct nfs3_fentry *fe;
 
-	*out = NULL;
-	if (fc && len <= RPCRDMA_NFS3_FHSIZE) {
-		h = fh_hash(fh, len);
-		sh = shard_of(fc, h);
-		pthread_mutex_lock(&sh->sh_lock);
-		fe = find(sh, h, fh, len);
-		if (fe) {
-			fe->fe_refs++;
-			sh->sh_hits++;
-			lru_unlink(sh, fe);
-			lru_push(sh, fe);
-			pthread_mutex_unlock(&sh->sh_lock);
-			if (st && fstat(fe->fe_path, st) < 0) {
-				err = -errno;
-				nfs3_fcache_put(fe);
-				return err;
-			}
-			*out = fe;
-			return 0;
-		}
-		sh->sh_misses++;
-		pthread_mutex_unlock(&sh->sh_lock);
+	pthread_mutex_lock(&sh->sh_lock);
+	fe = find(sh, h, fh, len);
+	if (fe) {
+		fe->fe_refs++;
+		sh->sh_hits++;
+		lru_unlink(sh, fe);
+		lru_push(sh, fe);
 	}
+	pthread_mutex_unlock(&sh->sh_lock);
+	return fe;
+}
 
-	/* a miss: decode and open the handle (server credentials) */
-	nfs3_cred_for_handle();
-	err = nfs3_fh_open(exp, fh, len, &fd, &ost);
-	if (err)
-		return err;
-	if (st)
-		*st = ost;
-	if (!sh || (ost.st_mode & S_IFMT) != type) {
-		*out = one_call(local, fd, &ost);
-		return 0;
-	}
+static void count_miss(struct nfs3_fcache *fc, uint64_t h)
+{
+	struct nfs3_fshard *sh = shard_of(fc, h);
+
+	pthread_mutex_lock(&sh->sh_lock);
+	sh->sh_misses++;
+	pthread_mutex_unlock(&sh->sh_lock);
+}
+
+/*
+ * cache_insert - make @fd (the open object of handle @fh, attributes @ost)
+ * an entry of @fc.  With @local: the entry is also the caller's (*@out,
+ * referenced; when it cannot be cached, @local serves this call only).
+ * Without: only the cache holds it, and @fd is closed when it cannot be
+ * cached or the handle already is.  @fd is given away either way.
+ */
+static void cache_insert(struct nfs3_fcache *fc, uint64_t h,
+			 const uint8_t *fh, uint32_t len, int fd,
+			 const struct stat *ost, struct nfs3_fentry *local,
+			 struct nfs3_fentry **out)
+{
+	struct nfs3_fshard *sh = shard_of(fc, h);
+	struct nfs3_fentry *fe, *victim;
 
 	pthread_mutex_lock(&sh->sh_lock);
 	fe = find(sh, h, fh, len);
 	if (fe) { /* another thread cached it meanwhile: use that one */
-		fe->fe_refs++;
-		lru_unlink(sh, fe);
-		lru_push(sh, fe);
+		if (local) {
+			fe->fe_refs++;
+			lru_unlink(sh, fe);
+			lru_push(sh, fe);
+		}
 		pthread_mutex_unlock(&sh->sh_lock);
 		close(fd);
-		*out = fe;
-		return 0;
+		if (local)
+			*out = fe;
+		return;
 	}
 	/*
 	 * Entries are hashed, free, or evicted but still in a call's hands;
@@ -368,33 +373,93 @@ static int cache_get(struct nfs3_fcache *fc, mode_t type,
 			fe = victim;
 		}
 	}
-	if (!fe) { /* every entry is in use by a call: this one goes uncached */
-		pthread_mutex_unlock(&sh->sh_lock);
-		*out = one_call(local, fd, &ost);
-		return 0;
-	}
-	if (find(sh, h, fh, len)) {
-		/* raced while the lock was dropped: rare; serve uncached */
+	if (fe && find(sh, h, fh, len)) {
+		/* raced while the lock was dropped: rare; not cached */
 		fe->fe_hnext = sh->sh_free;
 		sh->sh_free = fe;
+		fe = NULL;
+	}
+	if (!fe) { /* every entry is in use by a call: not cached */
 		pthread_mutex_unlock(&sh->sh_lock);
-		*out = one_call(local, fd, &ost);
-		return 0;
+		if (local)
+			*out = one_call(local, fd, ost);
+		else
+			close(fd);
+		return;
 	}
 	fe->fe_hash = h;
 	fe->fe_fhlen = len;
 	memcpy(fe->fe_fh, fh, len);
 	fe->fe_path = fd;
 	fe->fe_rfd = fe->fe_wfd = -1;
-	fe->fe_type = ost.st_mode & S_IFMT;
-	fe->fe_refs = 2; /* the cache and this call */
+	fe->fe_type = ost->st_mode & S_IFMT;
+	fe->fe_refs = local ? 2 : 1; /* the cache, and this call */
 	fe->fe_hashed = true;
 	fe->fe_hnext = *bucket_of(sh, h);
 	*bucket_of(sh, h) = fe;
 	lru_push(sh, fe);
 	sh->sh_count++;
 	pthread_mutex_unlock(&sh->sh_lock);
-	*out = fe;
+	if (local)
+		*out = fe;
+}
+
+/* The cache of @exp that keeps objects of @type, or NULL. */
+static struct nfs3_fcache *cache_for(struct rpcrdma_nfs3_export *exp,
+				     mode_t type)
+{
+	if (type == S_IFREG)
+		return exp->ex_fcache;
+	return type == S_IFDIR ? exp->ex_dcache : NULL;
+}
+
+/*
+ * cache_get - the handle's object from @fc, else from @other (NULL: none),
+ * else decoded, counted as a miss of @fc, and cached in whichever of the
+ * two keeps its type.
+ */
+static int cache_get(struct nfs3_fcache *fc, struct nfs3_fcache *other,
+		     struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
+		     uint32_t len, struct nfs3_fentry *local,
+		     struct nfs3_fentry **out, struct stat *st)
+{
+	struct nfs3_fcache *into;
+	struct nfs3_fentry *fe = NULL;
+	struct stat ost;
+	uint64_t h = fh_hash(fh, len);
+	bool cacheable = len <= RPCRDMA_NFS3_FHSIZE;
+	int fd, err;
+
+	*out = NULL;
+	if (cacheable && fc)
+		fe = cache_find(fc, h, fh, len);
+	if (!fe && cacheable && other)
+		fe = cache_find(other, h, fh, len);
+	if (fe) {
+		if (st && fstat(fe->fe_path, st) < 0) {
+			err = -errno;
+			nfs3_fcache_put(fe);
+			return err;
+		}
+		*out = fe;
+		return 0;
+	}
+	if (cacheable && fc)
+		count_miss(fc, h);
+
+	/* a miss: decode and open the handle (server credentials) */
+	nfs3_cred_for_handle();
+	err = nfs3_fh_open(exp, fh, len, &fd, &ost);
+	if (err)
+		return err;
+	if (st)
+		*st = ost;
+	into = cache_for(exp, ost.st_mode & S_IFMT);
+	if (!cacheable || !into || (into != fc && into != other)) {
+		*out = one_call(local, fd, &ost);
+		return 0;
+	}
+	cache_insert(into, h, fh, len, fd, &ost, local, out);
 	return 0;
 }
 
@@ -402,14 +467,27 @@ int nfs3_fcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
 		    uint32_t len, struct nfs3_fentry *local,
 		    struct nfs3_fentry **out, struct stat *st)
 {
-	return cache_get(exp->ex_fcache, S_IFREG, exp, fh, len, local, out, st);
+	return cache_get(exp->ex_fcache, exp->ex_dcache, exp, fh, len, local,
+			 out, st);
 }
 
 int nfs3_dcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
 		    uint32_t len, struct nfs3_fentry *local,
 		    struct nfs3_fentry **out, struct stat *st)
 {
-	return cache_get(exp->ex_dcache, S_IFDIR, exp, fh, len, local, out, st);
+	return cache_get(exp->ex_dcache, NULL, exp, fh, len, local, out, st);
+}
+
+void nfs3_fcache_adopt(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
+		       uint32_t len, int fd, const struct stat *st)
+{
+	struct nfs3_fcache *fc = cache_for(exp, st->st_mode & S_IFMT);
+
+	if (!fc || len > RPCRDMA_NFS3_FHSIZE) {
+		close(fd);
+		return;
+	}
+	cache_insert(fc, fh_hash(fh, len), fh, len, fd, st, NULL, NULL);
 }
 
 void nfs3_fcache_put(struct nfs3_fentry *fe)
@@ -453,7 +531,7 @@ int nfs3_fcache_set_fd(struct nfs3_fentry *fe, int acc, int fd)
 }
 
 static void cache_forget(struct nfs3_fcache *fc, const uint8_t *fh,
-			 uint32_t len)
+			 uint32_t len, bool gone)
 {
 	struct nfs3_fshard *sh;
 	struct nfs3_fentry *fe;
@@ -473,7 +551,7 @@ static void cache_forget(struct nfs3_fcache *fc, const uint8_t *fh,
 	if (!fe)
 		return;
 	/* other links left: the file lives on under another name */
-	if (fstat(fe->fe_path, &st) == 0 && st.st_nlink > 0) {
+	if (!gone && fstat(fe->fe_path, &st) == 0 && st.st_nlink > 0) {
 		nfs3_fcache_put(fe);
 		return;
 	}
@@ -489,10 +567,10 @@ static void cache_forget(struct nfs3_fcache *fc, const uint8_t *fh,
 }
 
 void nfs3_fcache_forget(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-			uint32_t len)
+			uint32_t len, bool gone)
 {
-	cache_forget(exp->ex_fcache, fh, len);
-	cache_forget(exp->ex_dcache, fh, len);
+	cache_forget(exp->ex_fcache, fh, len, gone);
+	cache_forget(exp->ex_dcache, fh, len, gone);
 }
 
 /* Sum @fc's shard counters (each shard read under its lock). */
@@ -530,5 +608,7 @@ int rpcrdma_nfs3_fcache_stats(const struct rpcrdma_nfs3_export *exp,
 	cache_sum(exp->ex_dcache, &out->fcs_dir_capacity, &out->fcs_dir_entries,
 		  &out->fcs_dir_hits, &out->fcs_dir_misses, &dir_evictions,
 		  &dir_forgotten);
+	out->fcs_dir_commits = atomic_load_explicit(&exp->ex_commits,
+						   memory_order_relaxed);
 	return 0;
 }

@@ -14,9 +14,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "nfs3_internal.h"
@@ -223,10 +225,51 @@ out_close:
 	return err;
 }
 
+/*
+ * On the descriptor itself (AT_EMPTY_PATH) rather than through its
+ * /proc/self/fd link: the same system call without a path walk through
+ * procfs.  utimensat takes AT_EMPTY_PATH since Linux 5.8 (older: EINVAL),
+ * chmod on a descriptor's path needs fchmodat2 (Linux 6.6; older: ENOSYS);
+ * where refused, the /proc link serves, and is used from then on.
+ */
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+static _Atomic bool g_no_utimens_empty, g_no_fchmodat2;
+
+static int set_times_fd(int fd, const struct timespec ts[2])
+{
+	char path[32];
+
+	if (!g_no_utimens_empty) {
+		if (utimensat(fd, "", ts, AT_EMPTY_PATH) == 0)
+			return 0;
+		if (errno != EINVAL)
+			return -errno;
+		g_no_utimens_empty = true;
+	}
+	nfs3_proc_path(path, sizeof(path), fd);
+	return utimensat(AT_FDCWD, path, ts, 0) < 0 ? -errno : 0;
+}
+
+static int chmod_fd(int fd, mode_t mode)
+{
+	char path[32];
+
+	if (!g_no_fchmodat2) {
+		if (syscall(SYS_fchmodat2, fd, "", mode, AT_EMPTY_PATH) == 0)
+			return 0;
+		if (errno != ENOSYS && errno != EINVAL)
+			return -errno;
+		g_no_fchmodat2 = true;
+	}
+	nfs3_proc_path(path, sizeof(path), fd);
+	return fchmodat(AT_FDCWD, path, mode, 0) < 0 ? -errno : 0;
+}
+
 int nfs3_set_times(int fd, const struct nfs3_sattr *sa)
 {
 	struct timespec ts[2];
-	char path[32];
 
 	if (sa->sa_atime_how == NFS3_DONT_CHANGE &&
 	    sa->sa_mtime_how == NFS3_DONT_CHANGE)
@@ -237,8 +280,7 @@ int nfs3_set_times(int fd, const struct nfs3_sattr *sa)
 	ts[1].tv_sec = sa->sa_mtime.tv_sec;
 	ts[1].tv_nsec = sa->sa_mtime_how == NFS3_SET_TO_CLIENT_TIME ? sa->sa_mtime.tv_nsec :
 			sa->sa_mtime_how == NFS3_SET_TO_SERVER_TIME ? UTIME_NOW : UTIME_OMIT;
-	nfs3_proc_path(path, sizeof(path), fd);
-	return utimensat(AT_FDCWD, path, ts, 0) < 0 ? -errno : 0;
+	return set_times_fd(fd, ts);
 }
 
 /*
@@ -280,7 +322,6 @@ int nfs3_sattr_apply(struct nfs3_call *c, int fd, const struct stat *st,
 		       const struct nfs3_sattr *sa, bool skip_mode,
 		       struct nfs3_fentry *fe)
 {
-	char path[32];
 	int err, wfd;
 
 	if (sa->sa_set_size) {
@@ -306,9 +347,9 @@ int nfs3_sattr_apply(struct nfs3_call *c, int fd, const struct stat *st,
 			return -errno;
 	}
 	if (sa->sa_set_mode && !skip_mode && !S_ISLNK(st->st_mode)) {
-		nfs3_proc_path(path, sizeof(path), fd);
-		if (fchmodat(AT_FDCWD, path, sa->sa_mode & 07777, 0) < 0)
-			return -errno;
+		err = chmod_fd(fd, sa->sa_mode & 07777);
+		if (err)
+			return err;
 	}
 	err = nfs3_set_times(fd, sa);
 	if (err == -EPERM && c->c_as_caller)

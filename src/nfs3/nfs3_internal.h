@@ -41,6 +41,7 @@ struct rpcrdma_nfs3_export {
 	uint8_t ex_key[RPCRDMA_NFS3_KEY_BYTES];
 	uint32_t ex_max_payload;
 	bool ex_no_root_squash; /* rpcrdma_nfs3_dispatch() only */
+	bool ex_async;          /* rpcrdma_nfs3_dispatch() only: no commit_metadata */
 	FILE *ex_log;
 	int ex_verbose;
 	struct nfs3_fcache *ex_fcache; /* open files; NULL: no cache */
@@ -52,6 +53,7 @@ struct rpcrdma_nfs3_export {
 	 * waits for a disk (nfs3_transport.c) */
 	bool ex_mem_fs;
 	atomic_uint ex_refs;  /* server tables holding it (nfs3_server.c) */
+	atomic_uint_fast64_t ex_commits; /* objects committed (nfs3_commit.c) */
 };
 
 /* ---- nfs3_exports.c: a parsed exports file ---- */
@@ -206,10 +208,12 @@ int nfs3_fcache_create(uint32_t entries, struct nfs3_fcache **out);
 void nfs3_fcache_destroy(struct nfs3_fcache *fc);
 
 /**
- * nfs3_fcache_get - the open object a handle names: a cached entry, or on
- * a miss the handle decoded with nfs3_fh_open() (server credentials) and,
- * for a regular file, cached (evicting the least recently used entry of
- * its shard when full).  Objects not cached use @local (caller storage).
+ * nfs3_fcache_get - the open object a handle names: an entry of the
+ * open-file cache or of the directory cache, or on a miss the handle
+ * decoded with nfs3_fh_open() (server credentials) and, for a regular file
+ * or a directory, cached in the cache that keeps its type (evicting the
+ * least recently used entry of its shard when full).  Objects not cached
+ * use @local (caller storage).  A miss counts in the open-file cache.
  * No permission is checked here (see nfs3_file.c, nfs3_file_fd()).
  * @st: NULL, or out: the object's attributes now (an fstat on a hit).
  * @out: out: the entry; release it with nfs3_fcache_put().
@@ -228,6 +232,19 @@ int nfs3_fcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
 int nfs3_dcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
 		    uint32_t len, struct nfs3_fentry *local,
 		    struct nfs3_fentry **out, struct stat *st);
+
+/**
+ * nfs3_fcache_adopt - after CREATE, MKDIR or LOOKUP opened an object
+ * itself: give its descriptor @fd (O_PATH, or for a file CREATE made, the
+ * O_RDONLY descriptor of the creating open: only ever used as the entry's
+ * O_PATH one) to the cache that keeps objects of its type (@st), as the
+ * entry of handle @fh, so the calls that follow (SETATTR after an
+ * exclusive CREATE, GETATTR, the new directory's operations) find it open.
+ * @fd is given away: closed when the handle is cached already, when its
+ * type is not cached, or when every entry is in use.
+ */
+void nfs3_fcache_adopt(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
+		       uint32_t len, int fd, const struct stat *st);
 
 /** nfs3_fcache_put - drop a reference (NULL: no-op); the last one closes. */
 void nfs3_fcache_put(struct nfs3_fentry *fe);
@@ -250,10 +267,12 @@ int nfs3_fcache_set_fd(struct nfs3_fentry *fe, int acc, int fd);
  * nfs3_fcache_forget - after REMOVE or RENAME unlinked a name: if the
  * handle's file is cached and has no links left, drop it from the cache
  * (closed when its last call ends), as knfsd closes cached files on
- * unlink, so the space is freed and the handle turns STALE.
+ * unlink, so the space is freed and the handle turns STALE.  @gone: the
+ * object has no name left for certain (RMDIR, a directory found with no
+ * links): no fstat to count its links.
  */
 void nfs3_fcache_forget(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-			uint32_t len);
+			uint32_t len, bool gone);
 
 /* ---- nfs3_cred.c ---- */
 
@@ -292,9 +311,11 @@ void nfs3_cred_restore(void);
  * same reason.  The umask is shared by the threads of a process (CLONE_FS):
  * the first call on a thread gives the thread a file system context of its
  * own (unshare(CLONE_FS), which also copies the working directory and root;
- * the server resolves every name from a descriptor), then each call clears
- * the thread's umask (one system call).  Where unshare is refused (a
- * seccomp filter) the process' umask is cleared instead.
+ * the server resolves every name from a descriptor) and clears the
+ * thread's umask, which then stays 0: later calls make no system call,
+ * until rpcrdma_nfs3_thread_release() gives the thread back to its owner,
+ * who may change it.  Where unshare is refused (a seccomp filter) the
+ * process' umask is cleared instead, on every call.
  */
 void nfs3_cred_no_umask(void);
 
@@ -366,6 +387,7 @@ struct nfs3_call {
 	bool c_as_caller; /* thread runs with c_cred */
 	bool c_ro;        /* the caller's export entry is ro */
 	bool c_modifies;  /* the procedure changes the file system */
+	bool c_commit;    /* commit_metadata before replying (nfs3_commit.c) */
 	int c_fh_err;     /* 0, or what every handle of this call opens to:
 			   * -EACCES (caller not listed), -ESTALE (export gone) */
 	/* On the transport thread: file data only from the page cache
@@ -376,14 +398,25 @@ struct nfs3_call {
 
 /* ---- nfs3_transport.c ---- */
 
+/* What a procedure is (the dispatch table of nfs3_dispatch.c). */
+enum {
+	NFS3_PF_MODIFIES = 1u << 0,    /* changes the file system: ROFS on a ro entry */
+	NFS3_PF_ANY_CALLER = 1u << 1,  /* on the transport thread for any caller */
+	NFS3_PF_AS_SERVER = 1u << 2,   /* there when the server already is the caller */
+	NFS3_PF_MEM_FS = 1u << 3,      /* ... and only on tmpfs/ramfs (waits for the disk) */
+	NFS3_PF_NOWAIT_READ = 1u << 4, /* ... file data from the page cache only (READ) */
+	NFS3_PF_COMMIT_META = 1u << 5, /* commit_metadata before the reply (nfs3_commit.c) */
+};
+
 /**
- * nfs3_transport_ok - may procedure @proc of a caller with (squashed)
- * identity @cr run on the transport thread (rq_transport)?  Only when it
- * needs no credential switch there and does not wait for the disk by
- * design (no fsync, no directory listing, no write).
+ * nfs3_transport_ok - may a procedure with flags @flags (NFS3_PF_*) of a
+ * caller with (squashed) identity @cr run on the transport thread
+ * (rq_transport)?  Only when it needs no credential switch there and does
+ * not wait for the disk by design (no fsync, no directory listing, no
+ * write; @commit: the call commits metadata, so it does).
  */
-bool nfs3_transport_ok(const struct rpcrdma_nfs3_export *exp, uint32_t proc,
-		       const struct nfs3_cred *cr);
+bool nfs3_transport_ok(const struct rpcrdma_nfs3_export *exp, unsigned flags,
+		       const struct nfs3_cred *cr, bool commit);
 
 /** Most READ or WRITE bytes served on the transport thread: a larger copy
  *  delays every connection more than a hand-off costs. */
@@ -392,6 +425,30 @@ bool nfs3_transport_ok(const struct rpcrdma_nfs3_export *exp, uint32_t proc,
 /** nfs3_is_mem_fs - whether @fd's file system keeps its data in memory
  *  (tmpfs, ramfs). */
 bool nfs3_is_mem_fs(int fd);
+
+/* ---- nfs3_commit.c: commit_metadata ---- */
+
+/**
+ * nfs3_commit_dir - when the call commits metadata (c_commit: a namespace
+ * operation of a sync export entry on a file system with a disk), make
+ * the directory of entry @dfe stable (fsync of a descriptor kept in the
+ * entry) before the reply; otherwise, or with @dfe NULL, nothing.  Call it
+ * after the operation succeeded.  Return: 0, or a negative errno from
+ * opening the directory for reading or from fsync (-EIO, -ENOSPC, ...):
+ * the procedure then answers that error, as knfsd does.
+ */
+int nfs3_commit_dir(struct nfs3_call *c, struct nfs3_fentry *dfe);
+
+/**
+ * nfs3_commit_obj - nfs3_commit_dir() for the object of entry @fe itself
+ * after SETATTR: a regular file or a directory is fsynced; other types
+ * have no descriptor to sync and are not (0).  Return: as
+ * nfs3_commit_dir().
+ */
+int nfs3_commit_obj(struct nfs3_call *c, struct nfs3_fentry *fe);
+
+/** The fsync nfs3_commit_dir() makes; a unit test may replace it. */
+extern int (*nfs3_commit_fsync)(int fd);
 
 /* ---- nfs3_args.c: argument types (RFC 1813 section 2) ---- */
 
@@ -536,12 +593,6 @@ void nfs3_dirop_put(struct nfs3_dirop *d);
 
 /** nfs3_dirop_put_wcc - the directory's wcc_data. */
 void nfs3_dirop_put_wcc(struct nfs3_call *c, struct nfs3_dirop *d);
-/**
- * nfs3_put_create_res - result of CREATE, MKDIR, SYMLINK, MKNOD (RFC 1813
- * 3.3.8): on success post_op_fh3 and post_op_attr of @fd, then wcc_data.
- */
-void nfs3_put_create_res(struct nfs3_call *c, struct nfs3_dirop *d,
-			 uint32_t stat, int fd);
 
 /*
  * ---- the procedures (RFC 1813 3.3) ----

@@ -321,6 +321,7 @@ int rpcrdma_nfs3_server_fcache_stats(struct rpcrdma_nfs3_server *srv,
 		out->fcs_dir_entries += s.fcs_dir_entries;
 		out->fcs_dir_hits += s.fcs_dir_hits;
 		out->fcs_dir_misses += s.fcs_dir_misses;
+		out->fcs_dir_commits += s.fcs_dir_commits;
 	}
 	nfs3_snap_put(sn);
 	return 0;

@@ -15,7 +15,9 @@
  *    caller (nfs3_cred_is_server(): a root client of a no_root_squash
  *    export served by a root server), and
  *  - it does not wait for the disk by design: WRITE, COMMIT (fsync),
- *    READDIR and READDIRPLUS (listing a cold directory reads it) go to a
+ *    READDIR and READDIRPLUS (listing a cold directory reads it), and the
+ *    namespace operations of a sync export entry on a disk (their
+ *    commit_metadata fsyncs the directory, nfs3_commit.c) go to a
  *    worker; READ reads only what the page cache holds (preadv2
  *    RWF_NOWAIT) and moves to a worker when that is not all.  On a file
  *    system that keeps everything in memory (tmpfs, ramfs: no disk, and
@@ -40,39 +42,19 @@ bool nfs3_is_mem_fs(int fd)
 	return sf.f_type == NFS3_TMPFS_MAGIC || sf.f_type == NFS3_RAMFS_MAGIC;
 }
 
-bool nfs3_transport_ok(const struct rpcrdma_nfs3_export *exp, uint32_t proc,
-		       const struct nfs3_cred *cr)
+bool nfs3_transport_ok(const struct rpcrdma_nfs3_export *exp, unsigned flags,
+		       const struct nfs3_cred *cr, bool commit)
 {
-	switch (proc) {
-	case NFSPROC3_NULL:
-	case NFSPROC3_GETATTR:
-	case NFSPROC3_READLINK:
-	case NFSPROC3_FSSTAT:
-	case NFSPROC3_FSINFO:
-	case NFSPROC3_PATHCONF:
+	if (flags & NFS3_PF_ANY_CALLER)
 		return true;
-	case NFSPROC3_READ:
-		if (exp->ex_nowait_unsupported && !exp->ex_mem_fs)
-			return false;
-		return nfs3_cred_is_server(cr);
-	case NFSPROC3_WRITE:
-	case NFSPROC3_COMMIT:
-	case NFSPROC3_READDIR:
-	case NFSPROC3_READDIRPLUS:
-		return exp->ex_mem_fs && nfs3_cred_is_server(cr);
-	case NFSPROC3_SETATTR:
-	case NFSPROC3_LOOKUP:
-	case NFSPROC3_ACCESS:
-	case NFSPROC3_CREATE:
-	case NFSPROC3_MKDIR:
-	case NFSPROC3_SYMLINK:
-	case NFSPROC3_MKNOD:
-	case NFSPROC3_REMOVE:
-	case NFSPROC3_RMDIR:
-	case NFSPROC3_RENAME:
-	case NFSPROC3_LINK:
-		return nfs3_cred_is_server(cr);
-	default:
+	if (!(flags & NFS3_PF_AS_SERVER))
 		return false;
-	}
+	if ((flags & NFS3_PF_MEM_FS) && !exp->ex_mem_fs)
+		return false;
+	if ((flags & NFS3_PF_NOWAIT_READ) && exp->ex_nowait_unsupported &&
+	    !exp->ex_mem_fs)
+		return false;
+	if (commit) /* fsync of the directory: waits for the disk */
+		return false;
+	return nfs3_cred_is_server(cr);
 }

@@ -330,11 +330,17 @@ int rpcrdma_svc_register_flags(struct rpcrdma_svc *svc, uint32_t prog,
 struct svc_group *svc_pick_group(struct rpcrdma_svc *svc)
 {
 	struct svc_group *best = &svc->sv_groups[0];
+	uint32_t least = atomic_load(&best->gr_nconns) + atomic_load(&best->gr_pending), n;
 	unsigned i;
 
-	for (i = 1; i < svc->sv_ngroups; i++)
-		if (atomic_load(&svc->sv_groups[i].gr_nconns) < atomic_load(&best->gr_nconns))
+	for (i = 1; i < svc->sv_ngroups; i++) {
+		n = atomic_load(&svc->sv_groups[i].gr_nconns) +
+		    atomic_load(&svc->sv_groups[i].gr_pending);
+		if (n < least) {
+			least = n;
 			best = &svc->sv_groups[i];
+		}
+	}
 	return best;
 }
 
@@ -359,6 +365,7 @@ static int svc_hand_over(struct svc_group *to, struct rdma_cm_id *id,
 	}
 	cr->cr_id = id;
 	cr->cr_param = *p;
+	atomic_fetch_add(&to->gr_pending, 1);
 	pthread_mutex_lock(&to->gr_wq_lock);
 	cr->cr_next = to->gr_inbox;
 	to->gr_inbox = cr;
@@ -383,6 +390,7 @@ static void svc_take_inbox(struct svc_group *grp)
 			rdma_reject(cr->cr_id, NULL, 0);
 			rdma_destroy_id(cr->cr_id);
 		}
+		atomic_fetch_sub(&grp->gr_pending, 1);
 		free(cr);
 	}
 }
@@ -454,7 +462,10 @@ void svc_take_done(struct svc_group *grp)
 	for (; cc; cc = next) {
 		next = cc->cc_next;
 		cc->cc_next = NULL;
-		svc_rpc_finish(cc);
+		if (cc->cc_worker_fail)
+			svc_send_worker_failed(cc); /* made on the worker, not posted */
+		else
+			svc_rpc_finish(cc);
 	}
 	svc_send_flush(grp);
 	/* Calls started by contexts these replies gave back. */
@@ -674,6 +685,7 @@ void rpcrdma_svc_get_stats(struct rpcrdma_svc *svc, struct rpcrdma_svc_stats *st
 	st->ss_send_batches = atomic_load(&c->send_batches);
 	st->ss_transport_calls = atomic_load(&c->transport_calls);
 	st->ss_transport_defers = atomic_load(&c->transport_defers);
+	st->ss_worker_posts = atomic_load(&c->worker_posts);
 	st->ss_bc_calls = atomic_load(&c->bc_calls);
 	st->ss_bc_replies = atomic_load(&c->bc_replies);
 	st->ss_bc_unmatched = atomic_load(&c->bc_unmatched);
@@ -693,7 +705,7 @@ void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 		"\"buf_waits\":%llu,\"buf_bytes_in_use\":%llu,\"buf_bytes_high\":%llu,"
 		"\"credit_grows\":%llu,\"credit_grow_denied\":%llu,\"sq_waits\":%llu,"
 		"\"pool_trims\":%llu,\"send_batches\":%llu,\"transport_calls\":%llu,"
-		"\"transport_defers\":%llu,\"bc_calls\":%llu,\"bc_replies\":%llu,"
+		"\"transport_defers\":%llu,\"worker_posts\":%llu,\"bc_calls\":%llu,\"bc_replies\":%llu,"
 		"\"bc_unmatched\":%llu,\"bc_timeouts\":%llu}\n",
 		(unsigned long long)st->ss_connections, (unsigned long long)st->ss_calls,
 		(unsigned long long)st->ss_replies_inline,
@@ -722,6 +734,7 @@ void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 		(unsigned long long)st->ss_send_batches,
 		(unsigned long long)st->ss_transport_calls,
 		(unsigned long long)st->ss_transport_defers,
+		(unsigned long long)st->ss_worker_posts,
 		(unsigned long long)st->ss_bc_calls, (unsigned long long)st->ss_bc_replies,
 		(unsigned long long)st->ss_bc_unmatched, (unsigned long long)st->ss_bc_timeouts);
 }

@@ -27,11 +27,23 @@ static uint32_t min_u32(uint32_t a, uint32_t b)
 	return a < b ? a : b;
 }
 
+bool svc_conn_sq_take(struct svc_conn *conn, uint32_t n)
+{
+	uint32_t f = atomic_load_explicit(&conn->sx_sq_free, memory_order_relaxed);
+
+	do {
+		if (f < n)
+			return false;
+	} while (!atomic_compare_exchange_weak_explicit(&conn->sx_sq_free, &f, f - n,
+							memory_order_acquire,
+							memory_order_relaxed));
+	return true;
+}
+
 bool svc_conn_sq_reserve(struct svc_conn *conn, struct svc_call *cc, uint32_t n,
 			 bool reads)
 {
-	if (!conn->sx_sqwait_head && conn->sx_sq_free >= n) {
-		conn->sx_sq_free -= n;
+	if (!conn->sx_sqwait_head && svc_conn_sq_take(conn, n)) {
 		cc->cc_sq_used += n;
 		return true;
 	}
@@ -39,23 +51,25 @@ bool svc_conn_sq_reserve(struct svc_conn *conn, struct svc_call *cc, uint32_t n,
 	cc->cc_sq_want = n;
 	cc->cc_sq_reads = reads;
 	svc_call_append(&conn->sx_sqwait_head, &conn->sx_sqwait_tail, cc);
+	atomic_store(&conn->sx_sq_waiting, true);
 	SVC_INC(conn->sx_svc, sq_waits, 1);
 	return false;
 }
 
 void svc_conn_sq_release(struct svc_conn *conn, struct svc_call *cc)
 {
-	conn->sx_sq_free += cc->cc_sq_used;
+	atomic_fetch_add(&conn->sx_sq_free, cc->cc_sq_used);
 	cc->cc_sq_used = 0;
 	while (conn->sx_sqwait_head && !conn->sx_closing &&
-	       conn->sx_sq_free >= conn->sx_sqwait_head->cc_sq_want) {
+	       svc_conn_sq_take(conn, conn->sx_sqwait_head->cc_sq_want)) {
 		struct svc_call *w = conn->sx_sqwait_head;
 
 		conn->sx_sqwait_head = w->cc_next;
-		if (!conn->sx_sqwait_head)
+		if (!conn->sx_sqwait_head) {
 			conn->sx_sqwait_tail = NULL;
+			atomic_store(&conn->sx_sq_waiting, false);
+		}
 		w->cc_next = NULL;
-		conn->sx_sq_free -= w->cc_sq_want;
 		w->cc_sq_used += w->cc_sq_want;
 		if (w->cc_sq_reads)
 			svc_recv_post_chains(w);
@@ -70,6 +84,7 @@ static void svc_conn_drop_sq_waiters(struct svc_conn *conn)
 	struct svc_call *cc = conn->sx_sqwait_head, *next;
 
 	conn->sx_sqwait_head = conn->sx_sqwait_tail = NULL;
+	atomic_store(&conn->sx_sq_waiting, false);
 	for (; cc; cc = next) {
 		next = cc->cc_next;
 		cc->cc_next = NULL;

@@ -178,6 +178,13 @@ struct svc_call {
 	uint32_t cc_chain_end[RPCRDMA_WIRE_MAX_READ_CHUNKS]; /* last WR of each Read chain */
 	bool cc_failed;                 /* a Read failed: drop the call */
 	int cc_status;                  /* dispatch result (accept_stat) */
+	/* Worker posting (svc_send_by_worker()): the reply is being made on
+	 * the worker; what it could not do is left for the transport thread
+	 * in cc_worker_fail: SVC_WORKER_PUT (give the context back), or the
+	 * negative errno of a failed post (its chain from cc_worker_bad). */
+	bool cc_by_worker;
+	int cc_worker_fail;
+	struct ibv_send_wr *cc_worker_bad;
 	rpcrdma_svc_dispatch_fn cc_fn;
 	void *cc_fn_arg;
 	struct rpcrdma_svc_req cc_req;
@@ -202,6 +209,9 @@ struct svc_dev {
 	struct ibv_context *dv_verbs;   /* NULL in unit tests */
 	struct ibv_pd *dv_pd;
 	bool dv_own_pd;
+	/* Workers post the replies of the calls they serve (sc_reply_post,
+	 * decided by svc_dev_get()); else the transport thread does. */
+	bool dv_worker_posts;
 	struct ibv_comp_channel *dv_channel; /* shared by every connection's CQ */
 	struct svc_dev *dv_next;
 
@@ -235,12 +245,13 @@ struct svc_conn {
 
 	bool sx_established;
 	uint64_t sx_accepted_ms;     /* CLOCK_MONOTONIC, for the handshake timeout */
-	bool sx_closing;             /* disconnect seen: drain, then destroy */
+	/* disconnect seen: drain, then destroy (read by workers that post) */
+	atomic_bool sx_closing;
 	bool sx_reap;                /* drained: the run loop frees it */
 	unsigned sx_unacked_events;  /* CQ events not yet acked */
 	bool sx_more;                /* drain stopped at its budget: poll again */
 
-	uint32_t sx_credits;         /* granted in every reply */
+	_Atomic uint32_t sx_credits; /* granted in every reply (read by workers that post) */
 	uint32_t sx_max_credits;     /* the grant may grow to this */
 	uint32_t sx_inline_recv;     /* our receive buffer size */
 	uint32_t sx_inline_send;     /* most bytes the peer receives inline */
@@ -254,9 +265,12 @@ struct svc_conn {
 	uint32_t sx_calls_out;       /* call contexts serving this connection */
 
 	uint32_t sx_sq_size;         /* send-queue slots */
-	uint32_t sx_sq_free;
+	/* Free slots: taken with compare-and-swap (svc_conn_sq_take()), as
+	 * workers that post their replies take them too. */
+	_Atomic uint32_t sx_sq_free;
 	struct svc_call *sx_sqwait_head, *sx_sqwait_tail; /* CC_SQ_WAIT, in order */
-	uint32_t sx_cqe_ids;
+	atomic_bool sx_sq_waiting;   /* sx_sqwait_head is set: workers hand back */
+	_Atomic uint32_t sx_cqe_ids;
 	/* Reply chains queued by svc_send_resume() in a batch (gr_post_batch),
 	 * posted together by svc_send_flush(). */
 	struct ibv_send_wr *sx_post_head, *sx_post_tail;
@@ -286,7 +300,7 @@ struct svc_counters {
 		send_invalidates, recv_refills, post_errors, mrs_open, mr_bytes,
 		conns_refused, buf_waits, buf_bytes_in_use, buf_bytes_high,
 		credit_grows, credit_grow_denied, sq_waits, pool_trims, send_batches,
-		transport_calls, transport_defers,
+		transport_calls, transport_defers, worker_posts,
 		bc_calls, bc_replies, bc_unmatched, bc_timeouts; /* svc_bc.c */
 };
 
@@ -326,8 +340,11 @@ struct svc_group {
 	struct svc_conn *gr_post_conns; /* ... and these are posted by svc_send_flush() */
 	struct svc_dev *gr_devs;
 
-	/* Connection requests handed over by group 0 (gr_wq_lock). */
+	/* Connection requests handed over by group 0 (gr_wq_lock), and how
+	 * many are not yet accepted or refused (counted with gr_nconns when
+	 * group 0 chooses where the next one goes). */
 	struct svc_conn_req *gr_inbox;
+	_Atomic uint32_t gr_pending;
 
 	/* work queue (run loop -> workers) and done queue (workers -> loop) */
 	pthread_mutex_t gr_wq_lock;
@@ -455,7 +472,8 @@ void svc_take_done(struct svc_group *grp);
 /* svc_group_wake - wake @grp's run loop (its eventfd). */
 void svc_group_wake(struct svc_group *grp);
 /* svc_pick_group - the group a new connection goes to: the one with the
- * fewest connections (gr_nconns), the lowest index on a tie. */
+ * fewest connections (gr_nconns, plus requests handed to it and not yet
+ * taken, gr_pending), the lowest index on a tie. */
 struct svc_group *svc_pick_group(struct rpcrdma_svc *svc);
 /* svc_group_workers - worker threads of group @i: sc_threads shared out
  * over the groups (the first ones get the remainder), at least one each;
@@ -647,6 +665,28 @@ void svc_send_complete(struct svc_call *cc, const struct ibv_wc *wc);
  * while gr_post_batch is set, chain it after its connection's other
  * replies of the batch. */
 void svc_send_resume(struct svc_call *cc);
+/*
+ * svc_send_by_worker - on the worker that ran @cc's dispatch function:
+ * make the reply and post it from this thread, when the device allows it
+ * (dv_worker_posts), the connection is up, no capture records it, no call
+ * waits for send-queue slots and the slots the reply may need can be
+ * taken now.  Return: true when the reply was posted (its Send completion
+ * on the transport thread gives the context back); false when the
+ * transport thread must finish it: not tried (nothing done), or tried and
+ * cc_worker_fail set (svc_take_done() acts on it).
+ */
+bool svc_send_by_worker(struct svc_call *cc);
+/* svc_send_worker_failed - the transport thread's part of a reply that a
+ * worker made but could not post (cc_worker_fail). */
+void svc_send_worker_failed(struct svc_call *cc);
+/* svc_call_drop - give @cc back now, or, on a worker making its reply,
+ * leave that to the transport thread (SVC_WORKER_PUT). */
+void svc_call_drop(struct svc_call *cc);
+#define SVC_WORKER_PUT 1
+/* svc_conn_sq_take - take @n free send-queue slots of @conn (any thread).
+ * Return: true when taken. */
+bool svc_conn_sq_take(struct svc_conn *conn, uint32_t n);
+
 /* svc_send_flush - end a batch: post each connection's queued replies
  * with one post (counted in send_batches); a connection that went down
  * meanwhile gets its queued calls back without posting them. */

@@ -523,7 +523,7 @@ void svc_call_put(struct svc_call *cc)
 	if (cc->cc_large)
 		svc_large_detach(cc);
 	if (cc->cc_sq_used) {
-		conn->sx_sq_free += cc->cc_sq_used;
+		atomic_fetch_add(&conn->sx_sq_free, cc->cc_sq_used);
 		cc->cc_sq_used = 0;
 	}
 	cc->cc_state = CC_FREE;
@@ -586,6 +586,37 @@ static void svc_dev_free(struct svc_dev *dev)
 	free(dev);
 }
 
+/* The vendor IDs of the software providers, whose posts are system calls
+ * that the kernel refuses from a thread whose credentials changed. */
+#define SVC_VENDOR_RXE 0xffffffu
+#define SVC_VENDOR_SIW 0x626d74u
+
+/* Who posts the replies of the calls served on workers (sc_reply_post). */
+static bool svc_dev_worker_posts(struct svc_group *grp, struct ibv_context *verbs)
+{
+	struct rpcrdma_svc *svc = grp->gr_svc;
+	struct ibv_device_attr attr;
+	bool soft;
+
+	switch (svc->sv_cfg.sc_reply_post) {
+	case RPCRDMA_SVC_POST_TRANSPORT:
+		return false;
+	case RPCRDMA_SVC_POST_WORKER:
+		return true;
+	default:
+		break;
+	}
+	if (!verbs || ibv_query_device(verbs, &attr))
+		return false;
+	soft = attr.vendor_id == SVC_VENDOR_RXE || attr.vendor_id == SVC_VENDOR_SIW;
+	if (!grp->gr_index)
+		svc_log(svc, "device %s (vendor %#x): replies posted by %s",
+			ibv_get_device_name(verbs->device), attr.vendor_id,
+			soft ? "the transport thread (a software provider)" :
+			"the worker that served the call");
+	return !soft;
+}
+
 struct svc_dev *svc_dev_get(struct svc_group *grp, struct ibv_context *verbs,
 			    struct ibv_pd *pd)
 {
@@ -611,6 +642,7 @@ struct svc_dev *svc_dev_get(struct svc_group *grp, struct ibv_context *verbs,
 	err = svc_dev_init_larges(dev);
 	if (err)
 		goto fail;
+	dev->dv_worker_posts = svc_dev_worker_posts(grp, verbs);
 	if (!verbs) {
 		dev->dv_pd = pd;
 		goto done;

@@ -147,7 +147,7 @@ void svc_rpc_finish(struct svc_call *cc)
 	int status = cc->cc_status;
 
 	if (cc->cc_conn->sx_closing) {
-		svc_call_put(cc);
+		svc_call_drop(cc);
 		return;
 	}
 	if (status == RPCRDMA_SVC_SUCCESS && !rpcrdma_xdr_ok(&req->rq_res)) {

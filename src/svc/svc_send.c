@@ -33,6 +33,53 @@ static bool svc_send_inv_handle(const struct svc_call *cc, uint32_t *handle)
 	return true;
 }
 
+/* On a worker making a reply: set once its chain is posted, when the
+ * context may already be back in its pool (the Send completion is the
+ * transport thread's): the worker must not look at it again. */
+static __thread bool svc_worker_posted;
+
+/*
+ * On the worker (cc_by_worker): post @cc's chain cc_wr[0 .. nwr] now.  The
+ * slots were taken before the reply was made (svc_send_by_worker(), as
+ * many as the longest chain); the ones this chain does not use go back.
+ */
+static void svc_send_post_worker(struct svc_call *cc, uint32_t nwr)
+{
+	struct svc_conn *conn = cc->cc_conn;
+	struct rpcrdma_svc *svc = conn->sx_svc;
+	struct ibv_send_wr *bad = NULL;
+	int err;
+
+	if (atomic_load(&conn->sx_closing)) {
+		cc->cc_worker_fail = SVC_WORKER_PUT;
+		return;
+	}
+	if (cc->cc_sq_used > nwr + 1) {
+		atomic_fetch_add(&conn->sx_sq_free, cc->cc_sq_used - (nwr + 1));
+		cc->cc_sq_used = nwr + 1;
+	}
+	cc->cc_by_worker = false;
+	SVC_INC(svc, worker_posts, 1);
+	err = rpcrdma_verbs_post_send(conn->sx_id->qp, &cc->cc_wr[0], &bad);
+	if (!err) {
+		svc_worker_posted = true; /* @cc is the transport thread's now */
+		return;
+	}
+	/* Its Send, the chain's last, was not posted: @cc is still ours. */
+	SVC_DEC(svc, worker_posts, 1);
+	cc->cc_by_worker = true;
+	cc->cc_worker_fail = err;
+	cc->cc_worker_bad = bad ? bad : &cc->cc_wr[0];
+}
+
+void svc_call_drop(struct svc_call *cc)
+{
+	if (cc->cc_by_worker)
+		cc->cc_worker_fail = SVC_WORKER_PUT;
+	else
+		svc_call_put(cc);
+}
+
 /*
  * Post cc_wr[0 .. nwr]: the chained RDMA Writes, then the Send at index
  * nwr, once the send queue has room for them; @reply: a normal reply (not
@@ -58,7 +105,12 @@ static void svc_send_post(struct svc_call *cc, uint32_t nwr, bool reply)
 		cc->cc_wr[nwr - 1].next = send;
 	cc->cc_state = CC_SENDING;
 	cc->cc_cqe.ce_type = RPCRDMA_CQE_SEND;
-	cc->cc_cqe.ce_id = ++conn->sx_cqe_ids;
+	cc->cc_cqe.ce_id = atomic_fetch_add_explicit(&conn->sx_cqe_ids, 1,
+						     memory_order_relaxed) + 1;
+	if (cc->cc_by_worker) {
+		svc_send_post_worker(cc, nwr);
+		return;
+	}
 	if (conn->sx_closing) {
 		svc_call_put(cc);
 		return;
@@ -180,7 +232,7 @@ void svc_send_rdma_error(struct svc_call *cc, uint32_t xid, uint32_t code)
 					    cc->cc_conn->sx_credits, code);
 
 	if (len < 0) {
-		svc_call_put(cc);
+		svc_call_drop(cc);
 		return;
 	}
 	SVC_INC(cc->cc_conn->sx_svc, rdma_errors_sent, 1);
@@ -325,4 +377,42 @@ void svc_send_complete(struct svc_call *cc, const struct ibv_wc *wc)
 	 * the chain held is free again. */
 	svc_conn_sq_release(conn, cc);
 	svc_call_put(cc);
+}
+
+bool svc_send_by_worker(struct svc_call *cc)
+{
+	struct svc_conn *conn = cc->cc_conn;
+	uint32_t want = svc_call_max_wr(cc);
+
+	/* The transport thread's own queues come first: a call parked for
+	 * slots, a capture (its endpoints are the thread's), a closing
+	 * connection all send the call back to it. */
+	if (!cc->cc_dev->dv_worker_posts || conn->sx_capture ||
+	    atomic_load(&conn->sx_closing) || atomic_load(&conn->sx_sq_waiting) ||
+	    !svc_conn_sq_take(conn, want))
+		return false;
+	cc->cc_sq_used = want;
+	cc->cc_by_worker = true;
+	cc->cc_worker_fail = 0;
+	cc->cc_worker_bad = NULL;
+	svc_worker_posted = false;
+	svc_rpc_finish(cc);
+	if (svc_worker_posted)
+		return true; /* not a word more about @cc here */
+	/* Not posted: the slots go back; the transport thread finishes. */
+	cc->cc_by_worker = false;
+	atomic_fetch_add(&conn->sx_sq_free, cc->cc_sq_used);
+	cc->cc_sq_used = 0;
+	return false;
+}
+
+void svc_send_worker_failed(struct svc_call *cc)
+{
+	int fail = cc->cc_worker_fail;
+
+	cc->cc_worker_fail = 0;
+	if (fail == SVC_WORKER_PUT)
+		svc_call_put(cc);
+	else
+		svc_send_post_failed(cc->cc_conn, cc->cc_worker_bad, fail);
 }

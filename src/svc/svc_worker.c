@@ -39,6 +39,10 @@ static void svc_worker_serve(struct svc_group *grp, struct svc_call *cc)
 	bool wake;
 
 	cc->cc_status = cc->cc_fn(&cc->cc_req, cc->cc_fn_arg);
+	/* Where the provider posts from user space, the reply goes now,
+	 * from this thread: no hand-back, no wake-up of the run loop. */
+	if (svc_send_by_worker(cc))
+		return;
 
 	pthread_mutex_lock(&grp->gr_wq_lock);
 	svc_call_append(&grp->gr_done_head, &grp->gr_done_tail, cc);

@@ -52,25 +52,14 @@ static void rm_rf(const char *path)
 	assert_int_equal(system(cmd), 0);
 }
 
-static void fill_key(struct rpcrdma_nfs3_config *cfg)
-{
-	for (unsigned i = 0; i < sizeof(cfg->nc_key); i++)
-		cfg->nc_key[i] = (uint8_t)(i * 7 + 1);
-}
-
 static int env_open(void **state, uint32_t entries)
 {
 	struct t_env *e = calloc(1, sizeof(*e));
 	struct rpcrdma_nfs3_config cfg = { 0 };
 
-	if (!e)
+	if (!e || t_make_dir(e->dir, sizeof(e->dir), g_base, "fcachetest"))
 		return -1;
-	snprintf(e->dir, sizeof(e->dir), "%s/fcachetest.XXXXXX", g_base);
-	if (!mkdtemp(e->dir))
-		return -1;
-	chmod(e->dir, 0777);
-	cfg.nc_export = e->dir;
-	fill_key(&cfg);
+	t_export_cfg(&cfg, e->dir, 7);
 	cfg.nc_fcache_entries = entries;
 	if (rpcrdma_nfs3_export_open(&cfg, &e->exp))
 		return -1;
@@ -632,8 +621,7 @@ static void test_verifier_restart(void **state)
 	assert_memory_equal(c->res + c->rpos, v1, 8);
 
 	/* restart: the same export opened again */
-	cfg.nc_export = e->dir;
-	fill_key(&cfg);
+	t_export_cfg(&cfg, e->dir, 7); /* the key env_open() gave it */
 	assert_int_equal(rpcrdma_nfs3_export_open(&cfg, &again), 0);
 	rpcrdma_nfs3_export_close(e->exp);
 	e->exp = again;

@@ -39,26 +39,45 @@ static inline void t_be32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
+/* t_make_dir - make @dir ("BASE/TAG.XXXXXX", mode 0777).  0, or -1. */
+static inline int t_make_dir(char *dir, size_t dirlen, const char *base,
+			     const char *tag)
+{
+	snprintf(dir, dirlen, "%s/%s.XXXXXX", base, tag);
+	if (!mkdtemp(dir))
+		return -1;
+	return chmod(dir, 0777);
+}
+
 /*
- * t_export_dir - make @dir ("BASE/TAG.XXXXXX", mode 0777) and export it with
- * a key made from @seed (max payload 1 MiB): into @exp (root squashed) and,
- * when @nosquash is not NULL, @nosquash (no_root_squash).  0, or -1.
+ * t_export_cfg - a configuration exporting @dir with a key made from
+ * @seed and a max payload of 1 MiB (the rest zero: defaults).
+ */
+static inline void t_export_cfg(struct rpcrdma_nfs3_config *cfg,
+				const char *dir, unsigned seed)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->nc_export = dir;
+	for (unsigned i = 0; i < sizeof(cfg->nc_key); i++)
+		cfg->nc_key[i] = (uint8_t)(i * seed + 3);
+	cfg->nc_max_payload = 1u << 20;
+}
+
+/*
+ * t_export_dir - make @dir (t_make_dir()) and export it (t_export_cfg()):
+ * into @exp (root squashed) and, when @nosquash is not NULL, @nosquash
+ * (no_root_squash).  0, or -1.
  */
 static inline int t_export_dir(char *dir, size_t dirlen, const char *base,
 			       const char *tag, unsigned seed,
 			       struct rpcrdma_nfs3_export **exp,
 			       struct rpcrdma_nfs3_export **nosquash)
 {
-	struct rpcrdma_nfs3_config cfg = { 0 };
+	struct rpcrdma_nfs3_config cfg;
 
-	snprintf(dir, dirlen, "%s/%s.XXXXXX", base, tag);
-	if (!mkdtemp(dir))
+	if (t_make_dir(dir, dirlen, base, tag))
 		return -1;
-	chmod(dir, 0777);
-	cfg.nc_export = dir;
-	for (unsigned i = 0; i < sizeof(cfg.nc_key); i++)
-		cfg.nc_key[i] = (uint8_t)(i * seed + 3);
-	cfg.nc_max_payload = 1u << 20;
+	t_export_cfg(&cfg, dir, seed);
 	if (rpcrdma_nfs3_export_open(&cfg, exp))
 		return -1;
 	cfg.nc_no_root_squash = true;

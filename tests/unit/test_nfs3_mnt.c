@@ -24,6 +24,8 @@
 
 #include <rpcrdma/nfs3.h>
 
+#include "test_nfs3_harness.h"
+
 struct m_env {
 	char dir[64];
 	char dir2[80];
@@ -56,8 +58,7 @@ static int m_setup(void **state)
 
 	if (!e)
 		return -1;
-	strcpy(e->dir, "/tmp/nfs3mnt.XXXXXX");
-	if (!mkdtemp(e->dir))
+	if (t_make_dir(e->dir, sizeof(e->dir), "/tmp", "nfs3mnt"))
 		return -1;
 	snprintf(e->dir2, sizeof(e->dir2), "%s/sub", e->dir);
 	if (mkdir(e->dir2, 0755))

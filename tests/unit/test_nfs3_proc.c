@@ -43,22 +43,9 @@ static void rm_rf(const char *path)
 static int env_setup(void **state)
 {
 	struct t_env *e = calloc(1, sizeof(*e));
-	struct rpcrdma_nfs3_config cfg = { 0 };
 
-	if (!e)
-		return -1;
-	snprintf(e->dir, sizeof(e->dir), "%s/nfs3test.XXXXXX", g_base);
-	if (!mkdtemp(e->dir))
-		return -1;
-	chmod(e->dir, 0777);
-	cfg.nc_export = e->dir;
-	for (unsigned i = 0; i < sizeof(cfg.nc_key); i++)
-		cfg.nc_key[i] = (uint8_t)(i * 7 + 1);
-	cfg.nc_max_payload = 1u << 20;
-	if (rpcrdma_nfs3_export_open(&cfg, &e->exp))
-		return -1;
-	cfg.nc_no_root_squash = true;
-	if (rpcrdma_nfs3_export_open(&cfg, &e->exp_nosquash))
+	if (!e || t_export_dir(e->dir, sizeof(e->dir), g_base, "nfs3test", 7,
+			       &e->exp, &e->exp_nosquash))
 		return -1;
 	if (rpcrdma_nfs3_root_fh(e->exp, e->root, &e->rootlen))
 		return -1;
@@ -412,6 +399,94 @@ static void test_create_mkdir_remove_rmdir(void **state)
 	assert_int_equal(do_remove(e, 12, "f1"), 2); /* NFS3ERR_NOENT */
 	assert_int_equal(do_remove(e, 13, "."), 22); /* NFS3ERR_INVAL */
 	assert_int_equal(do_remove(e, 13, ".."), 66); /* NFS3ERR_NOTEMPTY */
+}
+
+/* CREATE EXCLUSIVE with verifier @v of "x": the status, the handle in @fh */
+static uint32_t create_excl(struct t_env *e, uint64_t v, uint8_t *fh,
+			    uint32_t *fhlen, struct t_fattr *a)
+{
+	struct t_call *c = &e->c;
+	uint32_t st;
+
+	t_begin(c, 8, 1000, 1000);
+	t_opaque(c, e->root, e->rootlen);
+	t_str(c, "x");
+	t_u32(c, 2); /* EXCLUSIVE */
+	t_u64(c, v);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	st = r_u32(c);
+	if (st == 0) {
+		const uint8_t *p;
+
+		assert_int_equal(r_u32(c), 1); /* handle follows */
+		p = r_opaque(c, fhlen);
+		memcpy(fh, p, *fhlen);
+		assert_true(r_post_op(c, a));
+	}
+	return st;
+}
+
+/*
+ * RFC 1813 3.3.8, EXCLUSIVE: the verifier is stored with the file (atime
+ * and mtime seconds until the client's SETATTR), so a retransmission of
+ * the same CREATE succeeds with the same file, another verifier finds
+ * NFS3ERR_EXIST, and so does the first one once SETATTR set the real
+ * times.  The new file's attributes in the reply are its attributes after
+ * the verifier was stored (the server's own fstat, checked against lstat).
+ */
+static void test_create_exclusive_verifier(void **state)
+{
+	struct t_env *e = *state;
+	struct t_call *c = &e->c;
+	uint8_t fh[64], fh2[64];
+	uint32_t fhlen, fhlen2;
+	struct t_fattr a, b;
+	struct rpcrdma_nfs3_fcache_stats fs;
+	char p[PATH_MAX];
+	struct stat st;
+
+	assert_int_equal(create_excl(e, 0x0000006400000065ull, fh, &fhlen, &a), 0);
+	path_of(e, "x", p);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(st.st_uid, 1000);
+	assert_int_equal(st.st_atim.tv_sec, 100);
+	assert_int_equal(st.st_mtim.tv_sec, 101);
+	assert_int_equal(a.atime[0], 100);
+	assert_int_equal(a.mtime[0], 101);
+	assert_int_equal(a.ctime[0], (uint32_t)st.st_ctim.tv_sec);
+	assert_int_equal(a.ctime[1], (uint32_t)st.st_ctim.tv_nsec);
+	assert_int_equal(a.fileid, st.st_ino);
+	/* the retransmission: the same file */
+	assert_int_equal(create_excl(e, 0x0000006400000065ull, fh2, &fhlen2, &b), 0);
+	assert_int_equal(fhlen2, fhlen);
+	assert_memory_equal(fh2, fh, fhlen);
+	assert_int_equal(b.fileid, st.st_ino);
+	/* another client's create of the name */
+	assert_int_equal(create_excl(e, 0x0000006400000066ull, fh2, &fhlen2, &b), 17);
+
+	/* the client's SETATTR: mode 0644, both times to the server's;
+	 * the file CREATE made is in the open-file cache already */
+	assert_int_equal(rpcrdma_nfs3_fcache_stats(e->exp, &fs), 0);
+	assert_int_equal(fs.fcs_entries, 1);
+	assert_int_equal(fs.fcs_misses, 0);
+	t_begin(c, 2, 1000, 1000);
+	t_opaque(c, fh, fhlen);
+	t_u32(c, 1); t_u32(c, 0644);
+	t_u32(c, 0); t_u32(c, 0); t_u32(c, 0);
+	t_u32(c, 1); t_u32(c, 1); /* atime, mtime: SET_TO_SERVER_TIME */
+	t_u32(c, 0); /* no guard */
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 0);
+	assert_int_equal(rpcrdma_nfs3_fcache_stats(e->exp, &fs), 0);
+	assert_int_equal(fs.fcs_hits, 1);
+	assert_int_equal(fs.fcs_misses, 0);
+	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	assert_true(st.st_mtim.tv_sec > 101);
+	/* now a late retransmission is not recognised any more */
+	assert_int_equal(create_excl(e, 0x0000006400000065ull, fh2, &fhlen2, &b), 17);
 }
 
 /*
@@ -1256,6 +1331,7 @@ static int run_on(const char *base)
 		cmocka_unit_test_setup_teardown(test_read_permission, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_create_mkdir_remove_rmdir, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_create_mode_not_umasked, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_create_exclusive_verifier, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_root_squash, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_mknod_fifo_socket, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_mknod_devices, env_setup, env_teardown),

@@ -63,6 +63,9 @@ static int env_setup_in(void **state, const char *base)
 		return -1;
 	if (rpcrdma_nfs3_root_fh(e->exp, e->root, &e->rootlen))
 		return -1;
+	/* async exports: on a disk, sync ones commit metadata, which only a
+	 * worker may wait for (test_sync_commits_on_workers) */
+	e->exp->ex_async = e->exp_nosquash->ex_async = true;
 	*state = e;
 	return 0;
 }

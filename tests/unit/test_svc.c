@@ -1365,6 +1365,184 @@ static void test_loop_replies_batched(void **state)
 	assert_baseline(f);
 }
 
+/* ---------- replies posted by the worker (dv_worker_posts) ---------- */
+
+/* Empty the group's eventfd; true when it had been written. */
+static bool take_wake(struct fixture *f)
+{
+	uint64_t v = 0;
+
+	return read(f->svc.sv_groups[0].gr_wake_fd, &v, sizeof(v)) == sizeof(v);
+}
+
+/* A NULL call with RPC xid @rxid, handed to the work queue. */
+static void queue_null_call(struct fixture *f, uint32_t xid, uint32_t rxid)
+{
+	uint8_t msg[128], *p = msg;
+
+	p = put_msg_nochunks(p, xid, 1);
+	p = put_call(p, rxid, TPROG, 1, TP_NULL);
+	deliver(f, msg, (uint32_t)(p - msg));
+	assert_non_null(f->svc.sv_groups[0].gr_wq_head);
+}
+
+/*
+ * Where the device lets workers post, the worker that ran the call posts
+ * its reply itself: one post from the worker, nothing on the done queue,
+ * the run loop never woken; the reply is the same bytes the transport
+ * thread would send, the Send completion gives everything back, and every
+ * send-queue slot is free again (the unused ones went back at once).
+ */
+static void test_worker_posts_reply(void **state)
+{
+	struct fixture *f = *state;
+	static const uint8_t want[] = {
+		0, 0, 0, 0x81, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 0, /* xid vers credits MSG */
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,             /* three empty lists */
+		0x81, 0x81, 0x81, 0x81, 0, 0, 0, 1,             /* rpc xid, REPLY */
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,             /* accepted, verf none */
+		0, 0, 0, 0,                                     /* SUCCESS */
+	};
+	uint32_t slots = f->conn->sx_sq_size;
+	unsigned posts;
+
+	f->conn->sx_dev->dv_worker_posts = true;
+	take_wake(f);
+	queue_null_call(f, 0x81, 0x81818181);
+	posts = fv.fv_send_post_calls;
+	assert_true(svc_worker_run_one(&f->svc.sv_groups[0]));
+	assert_int_equal(fv.fv_send_post_calls, posts + 1);
+	assert_null(f->svc.sv_groups[0].gr_done_head);
+	assert_false(take_wake(f));
+	assert_int_equal(atomic_load(&f->svc.sv_ct.worker_posts), 1);
+	/* One slot held (the Send), not the longest chain's eight. */
+	assert_int_equal(atomic_load(&f->conn->sx_sq_free), slots - 1);
+	svc_conn_cq_event_poll(f->conn);
+	assert_int_equal(fv.fv_nsends, 1);
+	assert_int_equal(fv.fv_sent_len, sizeof(want));
+	assert_memory_equal(fv.fv_sent, want, sizeof(want));
+	assert_int_equal(atomic_load(&f->conn->sx_sq_free), slots);
+	assert_baseline(f);
+}
+
+/*
+ * The worker hands the call back, untouched, when it cannot post at once:
+ * send-queue slots short of the longest chain, a closing connection.  The
+ * transport thread then makes and posts the reply (or drops the call).
+ */
+static void test_worker_post_hands_back(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t slots = f->conn->sx_sq_size;
+	unsigned posts;
+
+	f->conn->sx_dev->dv_worker_posts = true;
+	take_wake(f);
+	/* Seven free slots: a small context's chain may need eight. */
+	atomic_store(&f->conn->sx_sq_free, SVC_SMALL_MAX_WR - 1);
+	queue_null_call(f, 0x82, 0x82828282);
+	posts = fv.fv_send_post_calls;
+	assert_true(svc_worker_run_one(&f->svc.sv_groups[0]));
+	assert_int_equal(fv.fv_send_post_calls, posts);
+	assert_non_null(f->svc.sv_groups[0].gr_done_head);
+	assert_true(take_wake(f));
+	assert_int_equal(atomic_load(&f->conn->sx_sq_free), SVC_SMALL_MAX_WR - 1);
+	svc_take_done(&f->svc.sv_groups[0]);
+	assert_int_equal(fv.fv_send_post_calls, posts + 1);
+	svc_conn_cq_event_poll(f->conn);
+	assert_int_equal(fv.fv_nsends, 1);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.worker_posts), 0);
+	atomic_store(&f->conn->sx_sq_free, slots);
+	assert_baseline(f);
+
+	/* Closing before the worker is done: the loop gives the call back. */
+	queue_null_call(f, 0x83, 0x83838383);
+	svc_conn_disconnected(f->conn);
+	assert_true(svc_worker_run_one(&f->svc.sv_groups[0]));
+	assert_int_equal(fv.fv_send_post_calls, posts + 1);
+	assert_int_equal(f->conn->sx_calls_out, 1);
+	svc_take_done(&f->svc.sv_groups[0]);
+	assert_int_equal(f->conn->sx_calls_out, 0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.worker_posts), 0);
+	fv_flush_recvs();
+	svc_conn_cq_event_poll(f->conn);
+	assert_true(f->conn->sx_reap);
+}
+
+/*
+ * The worker's post fails: the call goes back to the transport thread,
+ * which closes the connection first and then gives the call back (no
+ * completion will come for it); the slots are free again, nothing leaks.
+ */
+static void test_worker_post_failure(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t slots = f->conn->sx_sq_size;
+
+	f->conn->sx_dev->dv_worker_posts = true;
+	take_wake(f);
+	queue_null_call(f, 0x84, 0x84848484);
+	fv.fv_fail_send_post_at = fv.fv_send_post_calls + 1;
+	assert_true(svc_worker_run_one(&f->svc.sv_groups[0]));
+	assert_int_equal(atomic_load(&f->svc.sv_ct.worker_posts), 0);
+	assert_non_null(f->svc.sv_groups[0].gr_done_head);
+	assert_true(take_wake(f));
+	assert_int_equal(atomic_load(&f->conn->sx_sq_free), slots);
+	assert_false(f->conn->sx_closing);
+	svc_take_done(&f->svc.sv_groups[0]);
+	assert_true(f->conn->sx_closing);
+	assert_int_equal(f->conn->sx_calls_out, 0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.post_errors), 1);
+	assert_int_equal(fv.fv_nsends, 0);
+	fv_flush_recvs();
+	svc_conn_cq_event_poll(f->conn);
+	assert_true(f->conn->sx_reap);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_in_use), 0);
+}
+
+/* A worker's reply that fits nowhere: the worker posts the ERR_CHUNK. */
+static void test_worker_posts_err_chunk(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t msg[128], *p = msg;
+	static const uint8_t want[] = {
+		0, 0, 0, 0x85, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 2,
+	};
+
+	f->conn->sx_dev->dv_worker_posts = true;
+	p = put_msg_nochunks(p, 0x85, 1);
+	p = put_call(p, 0x8585, TPROG, 1, TP_BIG);
+	p = put32(p, 3000);
+	deliver(f, msg, (uint32_t)(p - msg));
+	assert_true(svc_worker_run_one(&f->svc.sv_groups[0]));
+	assert_null(f->svc.sv_groups[0].gr_done_head);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.worker_posts), 1);
+	svc_conn_cq_event_poll(f->conn);
+	assert_int_equal(fv.fv_sent_len, sizeof(want));
+	assert_memory_equal(fv.fv_sent, want, sizeof(want));
+	assert_int_equal(atomic_load(&f->svc.sv_ct.rdma_errors_sent), 1);
+	assert_baseline(f);
+}
+
+/* sc_reply_post decides for a device without verbs (unit tests): the
+ * transport thread unless the worker is asked for. */
+static void test_reply_post_config(void **state)
+{
+	struct fixture *f = *state;
+	struct ibv_pd pd2, pd3;
+	struct svc_dev *dev;
+
+	assert_false(f->conn->sx_dev->dv_worker_posts); /* AUTO, no verbs */
+	f->svc.sv_cfg.sc_reply_post = RPCRDMA_SVC_POST_WORKER;
+	dev = svc_dev_get(&f->svc.sv_groups[0], NULL, &pd2);
+	assert_non_null(dev);
+	assert_true(dev->dv_worker_posts);
+	f->svc.sv_cfg.sc_reply_post = RPCRDMA_SVC_POST_TRANSPORT;
+	dev = svc_dev_get(&f->svc.sv_groups[0], NULL, &pd3);
+	assert_non_null(dev);
+	assert_false(dev->dv_worker_posts);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1386,6 +1564,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_try_transport, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_large_waiters_in_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batched_post_failure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_worker_posts_reply, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_worker_post_hands_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_worker_post_failure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_worker_posts_err_chunk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reply_post_config, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_handshake_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_credit_growth, setup_grow, teardown),
 		cmocka_unit_test_setup_teardown(test_pool_budget, setup, teardown),

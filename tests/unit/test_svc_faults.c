@@ -11,7 +11,9 @@
  * fault rates on the Send, Receive, RDMA Read and RDMA Write queues.
  * The server has two transport threads (groups); successive connections
  * of a profile run alternate between them, each group with its own
- * device objects and pools under the one shared memory budget.
+ * device objects and pools under the one shared memory budget; on group
+ * 1 the worker posts its reply itself (dv_worker_posts), on group 0 it
+ * hands the call back to the transport thread.
  * Invariants:
  *  - on a connection that stays up, every call delivered gets exactly one
  *    reply Send; on any connection no call gets two;
@@ -215,6 +217,9 @@ static struct svc_conn *conn_new(unsigned g)
 	conn->sx_id = &d.id;
 	conn->sx_dev = svc_dev_get(grp, NULL, &d.pd);
 	assert_non_null(conn->sx_dev);
+	/* Group 1's workers post their own replies (dv_worker_posts), as
+	 * with a hardware provider; group 0's hand them back. */
+	conn->sx_dev->dv_worker_posts = g == 1;
 	conn->sx_id_num = ++d.conns;
 	conn->sx_credits = CREDITS;
 	conn->sx_max_credits = CREDITS;
@@ -440,7 +445,7 @@ static void conn_start(void)
 	for (tries = 0; tries < 100 && !d.conn; tries++) {
 		/* Profile runs alternate the groups; the rdma_cm cases use
 		 * group 0, the listener's. */
-		d.conn = conn_new(strcmp(d.profile, "cm") ? d.conns % 2 : 0);
+		d.conn = conn_new(strcmp(d.profile, "cm") ? (unsigned)((d.conns + d.seed) % 2) : 0);
 		if (!d.conn) {
 			assert_baseline();
 			fv_qp_reset();
@@ -519,9 +524,10 @@ static void run_one(const char *profile, const struct fv_faults *f, unsigned nca
 	}
 	conn_end();
 	fprintf(stderr, "  calls %u on %u connections; injected: errors %u flushes %u "
-		"post failures %u reorders %u inside post %u\n", d.ncalls, d.conns,
-		fv.fv_n_errors, fv.fv_n_flushes, fv.fv_n_post_fails, fv.fv_n_reorders,
-		fv.fv_n_inside);
+		"post failures %u reorders %u inside post %u; replies posted by workers %llu\n",
+		d.ncalls, d.conns, fv.fv_n_errors, fv.fv_n_flushes, fv.fv_n_post_fails,
+		fv.fv_n_reorders, fv.fv_n_inside,
+		(unsigned long long)atomic_load(&d.svc.sv_ct.worker_posts));
 	if (clean && d.conns != 1)
 		fail_msg("profile %s seed %llu: %u connections without a fault", profile,
 			 (unsigned long long)f->ff_seed, d.conns);

@@ -84,7 +84,8 @@ static void test_group_config(void **state)
 	init(&svc, RPCRDMA_SVC_MAX_TRANSPORT_THREADS + 1, 4, false, -EINVAL);
 }
 
-/* A new connection goes to the group with the fewest, lowest index on a tie. */
+/* A new connection goes to the group with the fewest (accepted, and handed
+ * over not yet accepted), lowest index on a tie. */
 static void test_pick_group(void **state)
 {
 	struct rpcrdma_svc svc;
@@ -100,6 +101,11 @@ static void test_pick_group(void **state)
 	assert_ptr_equal(svc_pick_group(&svc), &svc.sv_groups[2]);
 	svc.sv_groups[0].gr_nconns = 1;
 	assert_ptr_equal(svc_pick_group(&svc), &svc.sv_groups[0]);
+	/* Handed over, not yet accepted, counts: group 0 has 1 + 2, group 1 3,
+	 * group 2 2. */
+	svc.sv_groups[0].gr_pending = 2;
+	assert_ptr_equal(svc_pick_group(&svc), &svc.sv_groups[2]);
+	svc.sv_groups[0].gr_pending = 0;
 	svc.sv_groups[0].gr_nconns = svc.sv_groups[1].gr_nconns = 0;
 	svc.sv_groups[2].gr_nconns = 0;
 	svc_fini(&svc);
@@ -143,6 +149,9 @@ static bool readable(int fd)
 
 #define NCALLS 8
 
+/* The calls' device: replies go back to the transport thread. */
+static struct svc_dev g_dev;
+
 /*
  * Two groups, one worker each.  Eight calls handed to group 1 in one
  * batch run on group 1's worker only, come back on group 1's done queue
@@ -171,6 +180,7 @@ static void test_group_queues(void **state)
 			assert_non_null(cc[i]);
 			cc[i]->cc_fn = record_thread;
 			cc[i]->cc_fn_arg = &ran[i];
+			cc[i]->cc_dev = &g_dev;
 			svc_work_enqueue(to, cc[i]);
 			assert_int_equal(cc[i]->cc_state, CC_WORKING);
 		}
@@ -226,6 +236,7 @@ static void test_poll_handoff(void **state)
 		assert_non_null(cc[i]);
 		cc[i]->cc_fn = record_thread;
 		cc[i]->cc_fn_arg = &ran[i];
+		cc[i]->cc_dev = &g_dev;
 		svc_work_enqueue(&svc.sv_groups[0], cc[i]);
 	}
 	svc_work_flush(&svc.sv_groups[0]);

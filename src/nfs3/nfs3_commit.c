@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nfs3_commit.c - commit_metadata: a namespace operation (CREATE, MKDIR,
+ * SYMLINK, MKNOD, REMOVE, RMDIR, RENAME, LINK), and SETATTR, is on stable
+ * storage before its reply says NFS3_OK.
+ *
+ * RFC 1813 (section 3.3, and 4.8 on server reboots) expects a server to
+ * have committed the result of a successful change of the namespace
+ * before replying: after a server crash, a client that saw the reply must
+ * not find the name back as before (a retransmitted REMOVE would answer
+ * NOENT, a file a client then wrote into would be gone).  knfsd does this
+ * for exports marked "sync" (exports(5), the default) after each of these
+ * procedures (commit_metadata(): the file system's own hook, or a
+ * metadata writeback of the directory); "async" exports skip it.  Here:
+ * fsync(2) of the directory the name was added to or taken from (both of
+ * RENAME's when they differ); after SETATTR, of the regular file or
+ * directory itself (an fsync, so a file's dirty data is written too:
+ * there is no system call for its inode alone; other types have no
+ * descriptor to sync and are left to the next journal commit).  On the journalling file systems Linux
+ * exports (ext4, xfs, btrfs) that commits the transaction holding the
+ * whole change, the new inode included.  Nothing is committed on tmpfs
+ * and ramfs (ex_mem_fs: no disk), nor for an "async" entry.
+ *
+ * The fsync needs a real descriptor (an O_PATH one is refused with
+ * EBADF): the entry's write or read descriptor when it has one, else one
+ * opened read-only and kept as the entry's read descriptor (for a
+ * directory otherwise unused), opened as the caller, or with the server's
+ * identity when the caller may not read it (committing reveals nothing).
+ * The calls that commit wait for the disk and are never served on the
+ * transport thread (nfs3_transport_ok()).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <unistd.h>
+
+#include "nfs3_internal.h"
+
+int (*nfs3_commit_fsync)(int fd) = fsync;
+
+/*
+ * open_for_sync - open @path (relative to @dirfd) read-only, as the caller
+ * first, with the server's identity when the caller may not read it
+ * (committing reveals nothing; the caller's rights decided the operation).
+ * Return: the descriptor, or -errno.
+ */
+static int open_for_sync(struct nfs3_call *c, int dirfd, const char *path,
+			 int flags)
+{
+	int fd, err;
+
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | flags);
+	if (fd < 0 && (errno == EACCES || errno == EPERM) && c->c_as_caller) {
+		nfs3_cred_restore();
+		fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | flags);
+		err = errno;
+		if (nfs3_cred_apply(&c->c_cred) < 0)
+			c->c_as_caller = false; /* nothing left to do as the caller */
+		errno = err;
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * sync_fd - a descriptor of @fe's object that fsync accepts (kept in the
+ * entry), or -errno; -EBADF for a type with none (symlinks, devices,
+ * FIFOs, sockets: opening them is not free of effects).
+ */
+static int sync_fd(struct nfs3_call *c, struct nfs3_fentry *fe)
+{
+	char path[32];
+	int fd;
+
+	fd = nfs3_fcache_fd(fe, O_WRONLY);
+	if (fd < 0)
+		fd = nfs3_fcache_fd(fe, O_RDONLY);
+	if (fd >= 0)
+		return fd;
+	if (fe->fe_type == S_IFDIR) {
+		fd = open_for_sync(c, fe->fe_path, ".", O_DIRECTORY);
+	} else if (fe->fe_type == S_IFREG) {
+		nfs3_proc_path(path, sizeof(path), fe->fe_path);
+		fd = open_for_sync(c, AT_FDCWD, path, 0);
+	} else {
+		return -EBADF;
+	}
+	if (fd < 0)
+		return fd;
+	return nfs3_fcache_set_fd(fe, O_RDONLY, fd);
+}
+
+static int commit(struct nfs3_call *c, struct nfs3_fentry *fe)
+{
+	int fd;
+
+	if (!c->c_commit || !fe)
+		return 0;
+	fd = sync_fd(c, fe);
+	if (fd == -EBADF)
+		return 0;
+	if (fd < 0)
+		return fd;
+	if (nfs3_commit_fsync(fd) < 0)
+		return -errno;
+	atomic_fetch_add_explicit(&c->c_exp->ex_commits, 1, memory_order_relaxed);
+	return 0;
+}
+
+int nfs3_commit_dir(struct nfs3_call *c, struct nfs3_fentry *dfe)
+{
+	return commit(c, dfe);
+}
+
+int nfs3_commit_obj(struct nfs3_call *c, struct nfs3_fentry *fe)
+{
+	return commit(c, fe);
+}
