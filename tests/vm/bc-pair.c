@@ -3,13 +3,16 @@
  * bc-pair.c - vm-bc-pair, our client and our server exchanging backchannel
  * calls (RFC 8167) for tests/vm/backchannel.sh.
  *
- *   vm-bc-pair server ADDR PORT
+ *   vm-bc-pair server ADDR PORT [worker-posts]
  *       serve program BCFWD v1 on ADDR:PORT until SIGTERM: PING(v) starts
  *       a backchannel call CBPROG v1 proc 1 (argument v) on the caller's
  *       connection and returns the call's start status (0 or a negative
  *       errno); TALLY returns the backchannel replies received, the sum of
  *       their results and the calls that failed.  On SIGTERM print the
- *       server's backchannel counters ("bc_calls N bc_replies N ...").
+ *       server's backchannel counters ("bc_replies N ...").  With
+ *       worker-posts, the workers post the forward replies themselves
+ *       (sc_reply_post), alongside the transport thread's backchannel
+ *       Sends on the same QP.
  *   vm-bc-pair client SERVER SOURCE PORT N
  *       connect with 4 backchannel slots, serve CBPROG (v -> 3v + 1), send
  *       N PINGs (again after -EAGAIN: the server's 4 slots are busy), then
@@ -31,6 +34,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +55,8 @@ static atomic_ullong g_sum;
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: vm-bc-pair server ADDR PORT | client|solo|deaf|vanish SERVER SOURCE PORT N\n");
+	fprintf(stderr, "usage: vm-bc-pair server ADDR PORT [worker-posts] | "
+		"client|solo|deaf|vanish SERVER SOURCE PORT N\n");
 	return 2;
 }
 
@@ -125,11 +130,12 @@ static void on_term(int sig)
 	rpcrdma_svc_stop(g_svc);
 }
 
-static int server(const char *addr, const char *port)
+static int server(const char *addr, const char *port, bool worker_posts)
 {
 	struct rpcrdma_svc_config cfg = {
 		.sc_listen = addr, .sc_port = (uint16_t)atoi(port),
 		.sc_memory = 256ull << 20, .sc_threads = 2,
+		.sc_reply_post = worker_posts ? RPCRDMA_SVC_POST_WORKER : RPCRDMA_SVC_POST_AUTO,
 	};
 	struct rpcrdma_svc_stats st;
 	int rc;
@@ -151,7 +157,8 @@ static int server(const char *addr, const char *port)
 	       (unsigned long long)st.ss_bc_replies,
 	       (unsigned long long)st.ss_bc_unmatched, (unsigned long long)st.ss_bc_timeouts,
 	       atomic_load(&g_failures), atomic_load(&g_timedout), atomic_load(&g_notconn));
-	printf("bc_calls %llu\n", (unsigned long long)st.ss_bc_calls);
+	printf("bc_calls %llu worker_posts %llu\n", (unsigned long long)st.ss_bc_calls,
+	       (unsigned long long)st.ss_worker_posts);
 	/* After the run every pool is back: these show what leaked. */
 	printf("left: ctx_in_use %llu recv_in_use %llu buf_bytes_in_use %llu conns_open %llu mrs_open %llu\n",
 	       (unsigned long long)st.ss_ctx_in_use, (unsigned long long)st.ss_recv_in_use,
@@ -329,7 +336,9 @@ out:
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "server"))
-		return server(argv[2], argv[3]);
+		return server(argv[2], argv[3], false);
+	if (argc == 5 && !strcmp(argv[1], "server") && !strcmp(argv[4], "worker-posts"))
+		return server(argv[2], argv[3], true);
 	if (argc == 6 && !strcmp(argv[1], "client"))
 		return client(M_NORMAL, argv[2], argv[3], argv[4], (unsigned)atoi(argv[5]));
 	if (argc == 6 && !strcmp(argv[1], "solo"))
