@@ -37,6 +37,7 @@
 
 #include <rpcrdma/nfs3_prot.h>
 #include <rpcrdma/wire.h>
+#include <rpcrdma/xdr.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -110,7 +111,17 @@ struct rpcrdma_clnt_config {
 	/** Optional: record every message sent and received into this
 	 *  capture (<rpcrdma/capture.h>); it must outlive the client. */
 	struct rpcrdma_capture *cf_capture;
+	/** Backchannel (RFC 8167): calls the server may have outstanding on
+	 *  us at once, 0 (default) for no backchannel, at most
+	 *  RPCRDMA_CLNT_BC_MAX_SLOTS.  As many Receives are posted beyond the
+	 *  forward credits (RFC 8167 4.2.1) and the value is advertised as
+	 *  our backchannel credit in every backchannel reply (4.1). */
+	uint32_t cf_bc_slots;
 };
+
+/** Most backchannel slots (cf_bc_slots) and programs. */
+#define RPCRDMA_CLNT_BC_MAX_SLOTS 16u
+#define RPCRDMA_CLNT_BC_MAX_PROGS 4u
 
 /**
  * One call.  The caller owns every buffer; they are registered for the
@@ -180,6 +191,14 @@ struct rpcrdma_clnt_stats {
 	uint64_t cs_credits;        /* gauge: current grant */
 	uint64_t cs_outstanding;    /* gauge: calls in flight */
 	uint64_t cs_reqs_in_use;    /* gauge: requests out of the pool */
+	uint64_t cs_bc_calls;       /* backchannel calls received (RFC 8167) */
+	uint64_t cs_bc_replies;     /* backchannel replies sent */
+	uint64_t cs_bc_errors;      /* backchannel calls answered with RDMA_ERROR
+				     * (chunks, RFC 8167 5.1) */
+	uint64_t cs_bc_drops;       /* backchannel calls not answered: beyond our
+				     * backchannel credits, no backchannel, an
+				     * unreadable call header, or the connection
+				     * went first (calls = replies + errors + drops) */
 };
 
 struct rpcrdma_clnt;
@@ -342,6 +361,34 @@ uint32_t rpcrdma_clnt_inline_recv(const struct rpcrdma_clnt *cl);
 
 /** rpcrdma_clnt_get_stats - copy the counters. */
 void rpcrdma_clnt_get_stats(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_stats *st);
+
+/**
+ * rpcrdma_clnt_bc_fn - serve one backchannel call (RFC 8167).
+ * @call: the decoded RPC call header (prog, vers, proc, credential).
+ * @args: its arguments (cursor just past the call header).
+ * @res: where the results go (cursor past the reply header; room: our
+ *   inline send threshold less the headers).
+ * @arg: the pointer given to rpcrdma_clnt_bc_register().
+ * Runs on the completion thread, no lock held: it must not block and must
+ * not wait for a forward call's reply.  Return: an accept_stat
+ * (RPC_ACCEPT_SUCCESS ...); anything but SUCCESS discards @res and is
+ * answered as that status.  Results that overflow @res are answered with
+ * SYSTEM_ERR.
+ */
+typedef int (*rpcrdma_clnt_bc_fn)(const struct rpcrdma_rpc_msg *call,
+				  struct rpcrdma_xdr *args, struct rpcrdma_xdr *res,
+				  void *arg);
+
+/**
+ * rpcrdma_clnt_bc_register - serve backchannel calls of @prog / @vers with
+ * @fn (any time after rpcrdma_clnt_create(); calls of programs not
+ * registered are answered PROG_UNAVAIL, or PROG_MISMATCH with the versions
+ * we have).  The client must have been created with cf_bc_slots > 0.
+ * Return: 0; -EEXIST (already registered); -ENOSPC (RPCRDMA_CLNT_BC_MAX_PROGS
+ * registered); -EOPNOTSUPP (cf_bc_slots is 0); -EINVAL (@fn NULL).
+ */
+int rpcrdma_clnt_bc_register(struct rpcrdma_clnt *cl, uint32_t prog, uint32_t vers,
+			     rpcrdma_clnt_bc_fn fn, void *arg);
 
 /**
  * rpcrdma_clnt_destroy - stop the connect worker, disconnect, fail calls

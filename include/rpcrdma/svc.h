@@ -249,6 +249,10 @@ struct rpcrdma_svc_stats {
 	uint64_t ss_transport_calls; /* calls served on the transport thread (no hand-off) */
 	uint64_t ss_transport_defers; /* calls tried there that asked for a worker */
 	uint64_t ss_worker_posts;     /* replies posted by the worker that served the call */
+	uint64_t ss_bc_calls;      /* backchannel calls sent (RFC 8167) */
+	uint64_t ss_bc_replies;    /* backchannel replies matched to a call */
+	uint64_t ss_bc_unmatched;  /* backchannel replies of no waiting call (dropped) */
+	uint64_t ss_bc_timeouts;   /* backchannel calls ended by their timeout */
 };
 
 struct rpcrdma_svc;
@@ -410,6 +414,104 @@ struct rpcrdma_capture;
  * rpcrdma_svc_destroy()).  Return: 0.
  */
 int rpcrdma_svc_set_capture(struct rpcrdma_svc *svc, struct rpcrdma_capture *cap);
+
+
+/* ---------- Backchannel (RFC 8167): calls from the server to the client ---------- */
+
+/**
+ * A counted reference to the connection a forward call arrived on, for
+ * making backchannel calls on it (NFSv4.1 callbacks).  It stays valid
+ * after the connection is gone (calls then fail with -ENOTCONN) until
+ * rpcrdma_svc_bc_put().
+ */
+struct rpcrdma_svc_bc;
+
+/** Backchannel calls one connection may have queued or outstanding at
+ *  once; its own Sends and Receives are sized to it. */
+#define RPCRDMA_SVC_BC_SLOTS 4u
+/** Timeout of a backchannel call when the caller gives 0, milliseconds. */
+#define RPCRDMA_SVC_BC_DEFAULT_TIMEOUT_MS 30000u
+
+/**
+ * rpcrdma_svc_bc_done_fn - the end of one backchannel call.
+ * @arg: ba_done_arg.
+ * @status: 0 when a reply came: @reply is its decoded RPC header (accepted
+ *   or denied, RFC 5531 9) and @res / @res_len the results that follow an
+ *   accepted header (empty otherwise); -EBADMSG when a reply with our xid
+ *   came but its RPC header is malformed; -ETIMEDOUT when no reply came
+ *   within the timeout; -EREMOTEIO when the client answered RDMA_ERROR
+ *   (RFC 8166 4.5); -ENOTCONN when the connection went down first (or
+ *   its Send failed); -ENOBUFS when the transport could not get registered
+ *   memory for the backchannel.  @reply and @res are NULL unless @status
+ *   is 0 and only valid during the call.
+ * Runs on the transport thread that owns the connection: it must not
+ * block.  It may call rpcrdma_svc_bc_call() and rpcrdma_svc_bc_put().
+ * Called exactly once per call that rpcrdma_svc_bc_call() accepted.
+ */
+typedef void (*rpcrdma_svc_bc_done_fn)(void *arg, int status,
+				       const struct rpcrdma_rpc_msg *reply,
+				       const uint8_t *res, size_t res_len);
+
+/** One backchannel call (RFC 5531 call header fields and arguments). */
+struct rpcrdma_svc_bc_args {
+	uint32_t ba_prog, ba_vers, ba_proc;
+	uint32_t ba_cred_flavor;   /* RPC_AUTH_NONE or RPC_AUTH_SYS ... */
+	const void *ba_cred;       /* credential body, ba_cred_len bytes (<= 400) */
+	uint32_t ba_cred_len;
+	const void *ba_args;       /* encoded arguments, ba_args_len bytes (XDR
+				    * pad to 4 bytes added when missing) */
+	size_t ba_args_len;
+	uint32_t ba_timeout_ms;    /* 0: RPCRDMA_SVC_BC_DEFAULT_TIMEOUT_MS */
+	rpcrdma_svc_bc_done_fn ba_done;
+	void *ba_done_arg;
+};
+
+/**
+ * rpcrdma_svc_bc_get - a reference to the connection @req arrived on.
+ * @req: a call being served (from its dispatch function, on any thread).
+ * @out: the handle; release it with rpcrdma_svc_bc_put().
+ * Return: 0; -ENOMEM; -ENOTCONN when the connection's backchannel has
+ * already ended (its connection went down).  A connection that goes down
+ * later makes its calls end with -ENOTCONN.
+ */
+int rpcrdma_svc_bc_get(const struct rpcrdma_svc_req *req, struct rpcrdma_svc_bc **out);
+
+/**
+ * rpcrdma_svc_bc_hold - take one more reference on @bc (any thread).
+ */
+void rpcrdma_svc_bc_hold(struct rpcrdma_svc_bc *bc);
+
+/**
+ * rpcrdma_svc_bc_put - drop a reference (any thread, NULL ignored); the
+ * handle is freed with the last one.  Calls in progress are not cancelled.
+ */
+void rpcrdma_svc_bc_put(struct rpcrdma_svc_bc *bc);
+
+/**
+ * rpcrdma_svc_bc_connected - false once the connection is closing or gone
+ * (a hint: it may close right after true is returned).
+ */
+bool rpcrdma_svc_bc_connected(struct rpcrdma_svc_bc *bc);
+
+/**
+ * rpcrdma_svc_bc_call - start a backchannel call on @bc's connection
+ * (RFC 8167 5.1: an RDMA_MSG with empty chunk lists and a fresh xid).
+ * Callable from any thread: the call is copied and queued on the
+ * connection, and the thread that owns it is woken to send it.  It is
+ * sent while the client's backchannel credit allows (RFC 8167 4.1: at
+ * first one call, then the grant of its latest backchannel reply), in
+ * the order queued; the reply is matched by xid and handed to
+ * @a->ba_done.  The timeout runs from this call, queueing included.
+ * @xid: out, optional: the call's RPC xid.
+ * Return: 0 (ba_done will run exactly once); -ENOTCONN when the
+ * connection is closing or gone; -EAGAIN when RPCRDMA_SVC_BC_SLOTS calls
+ * of this connection are queued or outstanding (try again after a
+ * completion); -EMSGSIZE when the call does not fit the client's inline
+ * threshold (RFC 8167 5.1: no chunks on the backchannel); -EINVAL
+ * without ba_done or with a credential over 400 bytes; -ENOMEM.
+ */
+int rpcrdma_svc_bc_call(struct rpcrdma_svc_bc *bc, const struct rpcrdma_svc_bc_args *a,
+			uint32_t *xid);
 
 /** rpcrdma_svc_destroy - close every connection and free the server. */
 void rpcrdma_svc_destroy(struct rpcrdma_svc *svc);

@@ -96,7 +96,8 @@ int clnt_init(struct rpcrdma_clnt *cl, const struct rpcrdma_clnt_config *cfg)
 	cfg_defaults(&cl->cl_cfg);
 	if (cl->cl_cfg.cf_max_credits > 1024 || cl->cl_cfg.cf_inline_size < 1024 ||
 	    cl->cl_cfg.cf_reg > RPCRDMA_CLNT_REG_PERSISTENT ||
-	    cl->cl_cfg.cf_inline_size > 262144)
+	    cl->cl_cfg.cf_inline_size > 262144 ||
+	    cl->cl_cfg.cf_bc_slots > RPCRDMA_CLNT_BC_MAX_SLOTS)
 		return -EINVAL;
 	cl->cl_cfg.cf_server = NULL; /* not kept */
 	cl->cl_cfg.cf_source = NULL;
@@ -149,10 +150,12 @@ int clnt_alloc_pools(struct rpcrdma_clnt *cl)
 	pthread_condattr_t ca;
 	uint8_t *p;
 
-	cl->cl_nrecvs = cl->cl_max_credits + CLNT_EXTRA_RECVS;
+	/* backchannel hook: a Receive and a reply buffer per slot (clnt_bc.c) */
+	cl->cl_nrecvs = cl->cl_max_credits + CLNT_EXTRA_RECVS + cl->cl_cfg.cf_bc_slots;
 	cl->cl_nreqs = cl->cl_max_credits;
 	cl->cl_slab_len = (size_t)cl->cl_nrecvs * isz +
-			  (size_t)cl->cl_nreqs * (CLNT_HDR_BUF + isz);
+			  (size_t)cl->cl_nreqs * (CLNT_HDR_BUF + isz) +
+			  (size_t)cl->cl_cfg.cf_bc_slots * isz;
 	if (posix_memalign((void **)&cl->cl_slab, 4096, cl->cl_slab_len))
 		return -ENOMEM;
 	cl->cl_recvs = calloc(cl->cl_nrecvs, sizeof(*cl->cl_recvs));
@@ -196,6 +199,8 @@ int clnt_alloc_pools(struct rpcrdma_clnt *cl)
 	}
 	pthread_condattr_destroy(&ca);
 	cl->cl_free = &cl->cl_reqs[0];
+	if (clnt_bc_alloc(cl, &p))
+		return -ENOMEM;
 	return clnt_register_slab(cl);
 }
 
@@ -301,6 +306,7 @@ static void clnt_conn_close(struct rpcrdma_clnt *cl)
 	cl->cl_connected = false;
 	if (cl->cl_sq_ring)
 		clnt_sq_release_all(cl);
+	clnt_bc_release_all(cl); /* backchannel hook: before the slab's MR goes */
 	cl->cl_recvs_posted = 0;
 	pthread_mutex_unlock(&cl->cl_lock);
 
@@ -354,6 +360,7 @@ void clnt_free(struct rpcrdma_clnt *cl)
 			pthread_cond_destroy(&cl->cl_reqs[i].rl_cond);
 			free(cl->cl_reqs[i].rl_nomsg);
 		}
+	clnt_bc_free(cl);
 	free(cl->cl_slab);
 	free(cl->cl_recvs);
 	free(cl->cl_reqs);
@@ -469,8 +476,9 @@ static int clnt_create_qp(struct rpcrdma_clnt *cl)
 	struct ibv_qp_init_attr attr;
 	struct ibv_device_attr dev;
 	struct rdma_cm_id *id = cl->cl_id;
-	uint32_t send_wr = cl->cl_max_credits + 4;
-	uint32_t recv_wr = cl->cl_max_credits + CLNT_EXTRA_RECVS;
+	/* backchannel hook: its replies' Sends and its Receives */
+	uint32_t send_wr = cl->cl_max_credits + 4 + cl->cl_cfg.cf_bc_slots;
+	uint32_t recv_wr = cl->cl_max_credits + CLNT_EXTRA_RECVS + cl->cl_cfg.cf_bc_slots;
 
 	if (ibv_query_device(id->verbs, &dev))
 		return -EIO;

@@ -155,6 +155,33 @@ struct clnt_req {
 	struct ibv_send_wr rl_wr;
 };
 
+/* Owners of a backchannel request (br_owners; clnt_bc.c): the program
+ * serving it until its reply is built, and its reply's Send until that
+ * completes or flushes.  Free when both have let go. */
+#define CLNT_BC_OWNER_UPPER 0x1u
+#define CLNT_BC_OWNER_SEND 0x2u
+
+/** A backchannel call from the server (RFC 8167) and its reply. */
+struct clnt_bc_req {
+	struct rpcrdma_cqe br_cqe;    /* its reply's Send (RPCRDMA_CQE_BC_SEND) */
+	unsigned br_owners;           /* CLNT_BC_OWNER_* */
+	struct clnt_bc_req *br_next;  /* cl_bc_todo FIFO */
+	uint32_t br_xid;
+	bool br_chunks;               /* it used chunks: ERR_CHUNK (RFC 8167 5.1) */
+	uint8_t *br_call;             /* the RPC call, copied out of the Receive */
+	uint32_t br_call_len;
+	uint8_t *br_buf;              /* registered (slab): transport header + reply */
+	struct ibv_sge br_sge;
+	struct ibv_send_wr br_wr;
+};
+
+/** A program served on the backchannel. */
+struct clnt_bc_prog {
+	uint32_t bp_prog, bp_vers;
+	rpcrdma_clnt_bc_fn bp_fn;
+	void *bp_arg;
+};
+
 /** A receive buffer, in the registered slab. */
 struct clnt_recv {
 	struct rpcrdma_cqe rr_cqe;
@@ -239,6 +266,14 @@ struct rpcrdma_clnt {
 	struct rpcrdma_hdr cl_rhdr;   /* completion side: the reply being decoded */
 	struct rpcrdma_clnt_stats cl_stats;
 	struct capture_ep *cl_capture; /* capture endpoints (clnt_capture.c), or NULL */
+
+	/* backchannel (clnt_bc.c): cf_bc_slots requests, calls to serve */
+	uint32_t cl_nbc;
+	struct clnt_bc_req *cl_bc;
+	uint8_t *cl_bc_calls;         /* cl_nbc call copies of the inline size */
+	struct clnt_bc_req *cl_bc_todo, *cl_bc_todo_tail;
+	struct clnt_bc_prog cl_bc_progs[RPCRDMA_CLNT_BC_MAX_PROGS];
+	unsigned cl_bc_nprogs;
 
 	/* RPC call header constants */
 	uint8_t cl_cred[CLNT_RPC_HDR_MAX];
@@ -375,6 +410,29 @@ void clnt_capture_connected(struct rpcrdma_clnt *cl, uint32_t peer_qp);
 void clnt_capture_send(struct rpcrdma_clnt *cl, const struct ibv_send_wr *wr);
 /* clnt_capture_recv - @len bytes of @buf were received. */
 void clnt_capture_recv(struct rpcrdma_clnt *cl, const uint8_t *buf, uint32_t len);
+/* clnt_bc.c: the backchannel (RFC 8167) */
+/* clnt_bc_alloc - the backchannel requests; their reply buffers are
+ * carved from the slab at *@p (advanced).  Return: 0, -ENOMEM. */
+int clnt_bc_alloc(struct rpcrdma_clnt *cl, uint8_t **p);
+void clnt_bc_free(struct rpcrdma_clnt *cl);
+/* clnt_bc_recv - the message in @rr (@len bytes) is a backchannel call:
+ * taken (queued for clnt_bc_run()) or dropped (counted); the caller
+ * reposts the Receive.  False: not a call, a reply.  @decoded: cl_rhdr
+ * holds its header, decoded as a reply's; otherwise that decode failed
+ * and it is decoded here as a call's.  Lock held. */
+bool clnt_bc_recv(struct rpcrdma_clnt *cl, const struct clnt_recv *rr, uint32_t len,
+		  bool decoded);
+/* clnt_bc_run - serve the queued backchannel calls and post their
+ * replies (the completion thread, no lock held). */
+void clnt_bc_run(struct rpcrdma_clnt *cl);
+/* clnt_bc_send_complete - a backchannel reply's Send completed.  Lock held. */
+void clnt_bc_send_complete(struct rpcrdma_clnt *cl, struct rpcrdma_cqe *cqe,
+			   const struct ibv_wc *wc);
+/* clnt_bc_release_all - the connection's QP is gone (completion thread
+ * stopped): every backchannel request is free again, queued calls are
+ * dropped unanswered.  Lock held. */
+void clnt_bc_release_all(struct rpcrdma_clnt *cl);
+
 /* clnt_recv.c */
 void clnt_handle_wc(struct rpcrdma_clnt *cl, const struct ibv_wc *wc);
 void clnt_poll(struct rpcrdma_clnt *cl);

@@ -98,7 +98,7 @@ static void clnt_recv_complete(struct rpcrdma_clnt *cl, struct clnt_recv *rr,
 	struct rpcrdma_wire_err err;
 	struct clnt_req *rl;
 	uint32_t credits;
-	bool inv_ok, inv;
+	bool inv_ok, inv, decoded;
 	int status;
 
 	cl->cl_recvs_posted--;
@@ -114,7 +114,12 @@ static void clnt_recv_complete(struct rpcrdma_clnt *cl, struct clnt_recv *rr,
 			 wc->invalidated_rkey);
 	}
 	clnt_capture_recv(cl, rr->rr_buf, wc->byte_len);
-	if (rpcrdma_wire_decode_reply(rr->rr_buf, wc->byte_len, &cl->cl_limits, rh, &err)) {
+	decoded = !rpcrdma_wire_decode_reply(rr->rr_buf, wc->byte_len, &cl->cl_limits, rh, &err);
+	if (clnt_bc_recv(cl, rr, wc->byte_len, decoded)) { /* backchannel hook: a call */
+		clnt_repost(cl, rr);
+		return;
+	}
+	if (!decoded) {
 		cl->cl_stats.cs_bad_replies++;
 		clnt_log(cl, "bad reply header (%s): %s", err.we_rule, err.we_detail);
 		rl = wc->byte_len >= 4 ? clnt_xid_find(cl, load_be32(rr->rr_buf)) : NULL;
@@ -228,6 +233,9 @@ void clnt_handle_wc(struct rpcrdma_clnt *cl, const struct ibv_wc *wc)
 	case RPCRDMA_CQE_SEND:
 		clnt_send_complete(cl, rpcrdma_container_of(cqe, struct clnt_req, rl_cqe), wc);
 		break;
+	case RPCRDMA_CQE_BC_SEND: /* backchannel hook */
+		clnt_bc_send_complete(cl, cqe, wc);
+		break;
 	default:
 		break;
 	}
@@ -249,5 +257,6 @@ void clnt_poll(struct rpcrdma_clnt *cl)
 			clnt_handle_wc(cl, &wc[i]);
 		pthread_mutex_unlock(&cl->cl_lock);
 	}
+	clnt_bc_run(cl); /* backchannel hook: serve calls, without the lock */
 	clnt_run_done(cl);
 }

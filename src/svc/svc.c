@@ -13,7 +13,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "svc/svc_internal.h"
+#include "svc/svc_bc.h"
 
 /* epoll tags for the two fds that are not connections */
 static char svc_tag_cm, svc_tag_wake;
@@ -517,8 +517,9 @@ static int svc_group_loop(struct svc_group *grp)
 			n = 0;
 		else
 			n = epoll_wait(grp->gr_epoll, evs, 16,
-				       svc->sv_cfg.sc_poll || grp->gr_more ? 0 :
-				       grp->gr_handshakes ? 1000 : -1);
+				       /* backchannel hook: wake for its deadlines */
+				       svc_bc_timeout(grp, svc->sv_cfg.sc_poll || grp->gr_more ? 0 :
+						      grp->gr_handshakes ? 1000 : -1));
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -556,6 +557,7 @@ static int svc_group_loop(struct svc_group *grp)
 		svc_work_flush(grp);
 		if (grp->gr_handshakes)
 			svc_conn_expire_handshakes(grp, svc_now_ms());
+		svc_bc_run(grp); /* backchannel hook: queued calls, timeouts */
 		svc_conn_reap(grp);
 		if (!grp->gr_index && atomic_exchange(&svc->sv_dump, false))
 			svc_dump_stats_line(svc);
@@ -684,6 +686,10 @@ void rpcrdma_svc_get_stats(struct rpcrdma_svc *svc, struct rpcrdma_svc_stats *st
 	st->ss_transport_calls = atomic_load(&c->transport_calls);
 	st->ss_transport_defers = atomic_load(&c->transport_defers);
 	st->ss_worker_posts = atomic_load(&c->worker_posts);
+	st->ss_bc_calls = atomic_load(&c->bc_calls);
+	st->ss_bc_replies = atomic_load(&c->bc_replies);
+	st->ss_bc_unmatched = atomic_load(&c->bc_unmatched);
+	st->ss_bc_timeouts = atomic_load(&c->bc_timeouts);
 }
 
 void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
@@ -699,7 +705,8 @@ void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 		"\"buf_waits\":%llu,\"buf_bytes_in_use\":%llu,\"buf_bytes_high\":%llu,"
 		"\"credit_grows\":%llu,\"credit_grow_denied\":%llu,\"sq_waits\":%llu,"
 		"\"pool_trims\":%llu,\"send_batches\":%llu,\"transport_calls\":%llu,"
-		"\"transport_defers\":%llu,\"worker_posts\":%llu}\n",
+		"\"transport_defers\":%llu,\"worker_posts\":%llu,\"bc_calls\":%llu,\"bc_replies\":%llu,"
+		"\"bc_unmatched\":%llu,\"bc_timeouts\":%llu}\n",
 		(unsigned long long)st->ss_connections, (unsigned long long)st->ss_calls,
 		(unsigned long long)st->ss_replies_inline,
 		(unsigned long long)st->ss_replies_write_chunk,
@@ -727,7 +734,9 @@ void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 		(unsigned long long)st->ss_send_batches,
 		(unsigned long long)st->ss_transport_calls,
 		(unsigned long long)st->ss_transport_defers,
-		(unsigned long long)st->ss_worker_posts);
+		(unsigned long long)st->ss_worker_posts,
+		(unsigned long long)st->ss_bc_calls, (unsigned long long)st->ss_bc_replies,
+		(unsigned long long)st->ss_bc_unmatched, (unsigned long long)st->ss_bc_timeouts);
 }
 
 /* Disconnect every connection of @grp and wait (bounded) for their work

@@ -57,6 +57,15 @@ void svc_capture_recv(struct svc_conn *conn, const uint8_t *buf, uint32_t len)
 			     false, 0);
 }
 
+void svc_capture_send_buf(struct svc_conn *conn, const uint8_t *buf, uint32_t len)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	if (conn->sx_capture)
+		capture_send(conn->sx_svc->sv_capture, conn->sx_capture, true, &iov, 1, len,
+			     false, 0);
+}
+
 /* The scatter list of @wr as an iovec (at most @max pieces); its bytes. */
 static size_t svc_capture_sges(const struct ibv_send_wr *wr, struct iovec *iov,
 			       unsigned max, unsigned *n)

@@ -20,6 +20,8 @@ struct capture_ep *svc_capture_conn_open(struct svc_conn *conn, uint32_t peer_qp
 void svc_capture_conn_close(struct svc_conn *conn);
 /* svc_capture_recv - @len bytes of @buf were received on @conn. */
 void svc_capture_recv(struct svc_conn *conn, const uint8_t *buf, uint32_t len);
+/* svc_capture_send_buf - a Send of @len bytes at @buf (a backchannel call). */
+void svc_capture_send_buf(struct svc_conn *conn, const uint8_t *buf, uint32_t len);
 /* svc_capture_chain - @cc posts cc_wr[0 .. nwr]: RDMA Writes (their data
  * when cc_data_bytes is set), then the Send. */
 void svc_capture_chain(struct svc_call *cc, uint32_t nwr);

@@ -11,7 +11,7 @@
 #include <fcntl.h>
 #include <time.h>
 
-#include "svc/svc_internal.h"
+#include "svc/svc_bc.h"
 
 /*
  * Receives held back for one chained repost at most.  A call answered
@@ -247,14 +247,16 @@ static int svc_conn_create_qp(struct svc_conn *conn,
 	/* Slots are counted (svc_conn_sq_reserve()): the queue never holds
 	 * more than this, so a smaller device limit only means waiting, as
 	 * long as the longest chain a call posts still fits. */
-	if ((uint32_t)dev->max_qp_wr < SVC_CTX_MAX_WR + 1)
+	if ((uint32_t)dev->max_qp_wr < SVC_CTX_MAX_WR + 1 + SVC_BC_SQ)
 		return -EINVAL;
-	if (conn->sx_sq_size > (uint32_t)dev->max_qp_wr)
-		conn->sx_sq_size = (uint32_t)dev->max_qp_wr;
+	/* backchannel hook: its own Sends and Receives (svc_bc.h) */
+	recv_wr += SVC_BC_RECVS;
+	if (conn->sx_sq_size + SVC_BC_SQ > (uint32_t)dev->max_qp_wr)
+		conn->sx_sq_size = (uint32_t)dev->max_qp_wr - SVC_BC_SQ;
 	if (recv_wr > (uint32_t)dev->max_qp_wr)
 		return -EINVAL;
 	conn->sx_sq_free = conn->sx_sq_size;
-	conn->sx_cq = ibv_create_cq(id->verbs, (int)(conn->sx_sq_size + recv_wr),
+	conn->sx_cq = ibv_create_cq(id->verbs, (int)(conn->sx_sq_size + SVC_BC_SQ + recv_wr),
 				    conn, conn->sx_dev->dv_channel, 0);
 	if (!conn->sx_cq)
 		return -errno;
@@ -265,7 +267,7 @@ static int svc_conn_create_qp(struct svc_conn *conn,
 	attr.send_cq = conn->sx_cq;
 	attr.recv_cq = conn->sx_cq;
 	attr.qp_type = IBV_QPT_RC;
-	attr.cap.max_send_wr = conn->sx_sq_size;
+	attr.cap.max_send_wr = conn->sx_sq_size + SVC_BC_SQ;
 	attr.cap.max_recv_wr = recv_wr;
 	attr.cap.max_send_sge = RPCRDMA_RW_MAX_SGE;
 	attr.cap.max_recv_sge = 1;
@@ -434,6 +436,7 @@ void svc_conn_disconnected(struct svc_conn *conn)
 		if (conn->sx_svc->sv_cfg.sc_verbose || atomic_load(&conn->sx_svc->sv_nconns) <= 64)
 			svc_log(conn->sx_svc, "conn %u: disconnected", conn->sx_id_num);
 		rpcrdma_verbs_disconnect(conn->sx_id); /* moves the QP to error: posted work flushes */
+		svc_bc_conn_closing(conn); /* backchannel hook: its calls end */
 	}
 	/* Messages and calls waiting on the device are dropped with it. */
 	svc_dev_drop_waiters(conn->sx_dev, conn);
@@ -448,7 +451,7 @@ void svc_conn_maybe_destroy(struct svc_conn *conn)
 		return;
 	if (conn->sx_sqwait_head)
 		svc_conn_drop_sq_waiters(conn);
-	if (!conn->sx_recvs_posted && !conn->sx_calls_out)
+	if (!conn->sx_recvs_posted && !conn->sx_calls_out && !svc_bc_busy(conn))
 		conn->sx_reap = true;
 }
 
@@ -456,6 +459,8 @@ void svc_conn_maybe_destroy(struct svc_conn *conn)
 void svc_conn_destroy(struct svc_conn *conn)
 {
 	uint32_t held = conn->sx_nrecvs - conn->sx_recvs_posted, i;
+
+	svc_bc_conn_gone(conn); /* backchannel hook: its buffers go back */
 
 	/* Receive buffers not posted were counted as held; return them. */
 	if (conn->sx_recvs && conn->sx_closing)
@@ -507,6 +512,9 @@ static void svc_conn_handle_wc(struct svc_conn *conn, const struct ibv_wc *wc)
 		break;
 	case RPCRDMA_CQE_SEND:
 		svc_send_complete(rpcrdma_container_of(cqe, struct svc_call, cc_cqe), wc);
+		break;
+	case RPCRDMA_CQE_BC_SEND: /* backchannel hook */
+		svc_bc_send_complete(conn, cqe, wc);
 		break;
 	default:
 		break;

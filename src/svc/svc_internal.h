@@ -278,6 +278,8 @@ struct svc_conn {
 	bool sx_post_queued;
 	struct svc_stats_conn *sx_stats; /* statistics block, or NULL */
 	struct capture_ep *sx_capture;  /* capture endpoints, or NULL */
+	/* backchannel (svc_bc.c): created by the first rpcrdma_svc_bc_get() */
+	struct rpcrdma_svc_bc *_Atomic sx_bc;
 };
 
 struct svc_program {
@@ -298,7 +300,8 @@ struct svc_counters {
 		send_invalidates, recv_refills, post_errors, mrs_open, mr_bytes,
 		conns_refused, buf_waits, buf_bytes_in_use, buf_bytes_high,
 		credit_grows, credit_grow_denied, sq_waits, pool_trims, send_batches,
-		transport_calls, transport_defers, worker_posts;
+		transport_calls, transport_defers, worker_posts,
+		bc_calls, bc_replies, bc_unmatched, bc_timeouts; /* svc_bc.c */
 };
 
 /* What the accept needs from a CONNECT_REQUEST event, kept after the
@@ -363,6 +366,10 @@ struct svc_group {
 	unsigned gr_batch_n;
 	pthread_t *gr_workers;
 	unsigned gr_nworkers;
+	/* backchannel (svc_bc.c): kicks since the loop last looked (any
+	 * thread), calls of this group's connections not ended yet */
+	atomic_uint gr_bc_kicks;
+	atomic_uint gr_bc_pending;
 };
 
 struct rpcrdma_svc {

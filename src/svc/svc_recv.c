@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "svc/svc_internal.h"
+#include "svc/svc_bc.h"
 
 void svc_recv_complete(struct svc_recv *rc, const struct ibv_wc *wc)
 {
@@ -178,6 +178,12 @@ void svc_recv_start(struct svc_recv *rc, struct svc_call *cc)
 		if (svc->sv_cfg.sc_verbose)
 			svc_log(svc, "conn %u: bad header (%s): %s", conn->sx_id_num,
 				err.we_rule, err.we_detail);
+		/* backchannel hook: the client's RDMA_ERROR for our call */
+		if (svc_bc_rdma_error(conn, rc->rc_buf, rc->rc_len)) {
+			svc_recv_repost(conn, rc);
+			svc_call_put(cc);
+			return;
+		}
 		svc_recv_repost(conn, rc);
 		if (err.we_answer == RPCRDMA_ANSWER_DROP) {
 			SVC_INC(svc, drops, 1);

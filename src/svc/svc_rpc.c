@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "svc/svc_internal.h"
+#include "svc/svc_bc.h"
 
 /* Encode the reply header into cc_reply; returns its length in bytes. */
 static uint32_t svc_rpc_reply_header(struct svc_call *cc, uint32_t xid, int status,
@@ -70,8 +70,12 @@ void svc_rpc_dispatch(struct svc_call *cc)
 		svc_rpc_reply_now(cc, -1, 0, 0);
 		return;
 	}
+	if (cc->cc_call_len >= 8 && msg->rm_dir == RPC_DIR_REPLY) {
+		svc_bc_reply(cc, rc); /* backchannel hook: a reply to our call? */
+		return;
+	}
 	if (rc || msg->rm_dir != RPC_DIR_CALL) {
-		/* Unreadable, or a backchannel reply: we sent no callbacks. */
+		/* Unreadable. */
 		SVC_INC(svc, drops, 1);
 		svc_call_put(cc);
 		return;

@@ -26,6 +26,7 @@ enum rpcrdma_cqe_type {
 	RPCRDMA_CQE_SEND,
 	RPCRDMA_CQE_READ,  /* last RDMA Read of one Read chunk */
 	RPCRDMA_CQE_WRITE, /* signalled RDMA Write (normally unsignalled) */
+	RPCRDMA_CQE_BC_SEND, /* Send of a backchannel message (RFC 8167) */
 };
 
 /** Embedded in each context that posts work; wr_id points at it. */

@@ -17,7 +17,11 @@
  *    issued == succeeded + failed;
  *  - on a connection that is still up and idle, no call is left pending;
  *  - when the connection is gone, requests, credits and registrations are
- *    back at baseline, and after clnt_free() no region is left.
+ *    back at baseline, and after clnt_free() no region is left;
+ *  - backchannel calls (RFC 8167) the driver sends among the replies are
+ *    each answered at most once, with the right result, and every one the
+ *    client received is counted answered or dropped, none left with its
+ *    program.
  * Each run prints its profile and seed; FAULTS_SEED=n FAULTS_PROFILE=name
  * replays one run.
  */
@@ -43,6 +47,9 @@
 #define NREPLIES 64
 #define RESULT_KEY 0x5a5a5a5au
 #define WRITE_BYTES 100u
+#define BC_XID0 0xbc000000u
+#define BC_MAX 4096u
+#define BC_PROG 0x40000000u
 
 enum kind { K_INLINE, K_READ, K_WRITE, K_REPLY, K_NOMSG, NKINDS };
 
@@ -68,6 +75,10 @@ static struct {
 	unsigned issued, ok, failed;
 	const char *profile;
 	uint64_t seed;
+	/* backchannel calls from the "server" (RFC 8167): sent, and how many
+	 * answers each got (by xid - BC_XID0) */
+	unsigned bc_sent;
+	uint8_t bc_answers[BC_MAX];
 } d;
 
 static uint8_t ddp_byte(uint32_t i)
@@ -85,6 +96,16 @@ static uint8_t write_byte(uint32_t xid, uint32_t i)
 	return (uint8_t)(xid ^ i);
 }
 
+/* The backchannel program: v in, v + 1 out. */
+static int bc_serve(const struct rpcrdma_rpc_msg *call, struct rpcrdma_xdr *args,
+		    struct rpcrdma_xdr *res, void *arg)
+{
+	(void)call;
+	(void)arg;
+	rpcrdma_xdr_put_u32(res, rpcrdma_xdr_get_u32(args) + 1);
+	return RPC_ACCEPT_SUCCESS;
+}
+
 /* A connected client asking for 8 credits, 4096 inline receive; the peer
  * receives 1024 bytes inline, so large arguments go in Read chunks. */
 static struct rpcrdma_clnt *make_clnt(void)
@@ -95,8 +116,11 @@ static struct rpcrdma_clnt *make_clnt(void)
 		.cf_auth_none = true,
 		.cf_timeout_ms = 600000,
 		.cf_log = stderr,
+		.cf_bc_slots = 2,
 	};
 	struct rpcrdma_clnt *cl = clnt_fixture_new(&cfg);
+
+	assert_int_equal(rpcrdma_clnt_bc_register(cl, BC_PROG, 1, bc_serve, NULL), 0);
 
 	/* The first post of the Receives may be a failure the injector chose. */
 	if (clnt_post_all_recvs(cl)) {
@@ -157,6 +181,16 @@ static bool respond(const uint8_t *msg, uint32_t len, const struct fv_wr *w, voi
 
 	(void)w;
 	(void)arg;
+	/* Our answer to a backchannel call: RDMA_MSG without chunks carrying
+	 * an RPC REPLY (its result is the argument + 1), or RDMA_ERROR. */
+	if (len >= 56 && get32(msg + 12) == RDMA_MSG && !get32(msg + 16) && !get32(msg + 20) &&
+	    !get32(msg + 24) && get32(msg + 32) == 1) {
+		xid = get32(msg);
+		assert_true(xid - BC_XID0 < BC_MAX);
+		assert_int_equal(get32(msg + 52), xid - BC_XID0 + 1);
+		d.bc_answers[xid - BC_XID0]++;
+		return false;
+	}
 	assert_int_equal(rpcrdma_wire_decode_call(msg, len, NULL, &h, &err), 0);
 	xid = h.rh_xid;
 	/* Read chunks: the data must be readable through the client's handle. */
@@ -384,12 +418,50 @@ static void end_connection(void)
 	clnt_sq_release_all(cl);
 	pthread_mutex_unlock(&cl->cl_lock);
 	assert_int_equal(cl->cl_reqs_out, 0);
+	/* Every backchannel call that arrived was answered or dropped, none
+	 * twice; none is left with its program. */
+	assert_int_equal(cl->cl_stats.cs_bc_calls, cl->cl_stats.cs_bc_replies +
+			 cl->cl_stats.cs_bc_errors + cl->cl_stats.cs_bc_drops);
+	for (unsigned b = 0; b < cl->cl_nbc; b++)
+		assert_false(cl->cl_bc[b].br_owners & CLNT_BC_OWNER_UPPER);
+	assert_null(cl->cl_bc_todo);
 	assert_int_equal(fv_live_mrs(), 1); /* the slab only */
 	clnt_free(cl);
 	assert_int_equal(fv_live_mrs(), 0);
 	d.cl = NULL;
 	d.nreplies = 0;
 	fv_qp_reset();
+}
+
+/* The "server" sends a backchannel call (RFC 8167 5.1): RDMA_MSG, no
+ * chunks, CALL of BC_PROG v1 proc 1 with one word, its xid's index. */
+static void bc_call(void)
+{
+	uint8_t msg[72], *p = msg;
+	uint32_t xid = BC_XID0 + d.bc_sent;
+
+	if (d.bc_sent >= BC_MAX)
+		return;
+	p = put32(p, xid);
+	p = put32(p, 1);
+	p = put32(p, 1);
+	p = put32(p, RDMA_MSG);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	p = put32(p, xid);
+	p = put32(p, 0);  /* CALL */
+	p = put32(p, 2);
+	p = put32(p, BC_PROG);
+	p = put32(p, 1);
+	p = put32(p, 1);
+	p = put32(p, 0);  /* AUTH_NONE, verifier */
+	p = put32(p, 0);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	p = put32(p, d.bc_sent);
+	if (fv_deliver(msg, (uint32_t)(p - msg)) != -ENOBUFS)
+		d.bc_sent++; /* no Receive posted: the "server" waits (RNR) */
 }
 
 static bool connect_new(void)
@@ -408,7 +480,7 @@ static bool connect_new(void)
 
 static void run_one(const char *profile, const struct fv_faults *f, unsigned ncalls)
 {
-	unsigned q, last_issued = 0, idle = 0;
+	unsigned q, last_issued = 0, idle = 0, bc_answered = 0;
 	bool clean = true;
 
 	for (q = 0; q < FV_NQ; q++)
@@ -445,11 +517,14 @@ static void run_one(const char *profile, const struct fv_faults *f, unsigned nca
 			assert_true(connect_new());
 			continue;
 		}
-		switch (fv_rand() % 8) {
+		switch (fv_rand() % 9) {
 		case 0:
 		case 1:
 		case 2:
 			issue();
+			break;
+		case 8:
+			bc_call();
 			break;
 		case 3:
 		case 4:
@@ -465,10 +540,16 @@ static void run_one(const char *profile, const struct fv_faults *f, unsigned nca
 		}
 	}
 	end_connection();
-	fprintf(stderr, "  issued %u ok %u failed %u; injected: errors %u flushes %u "
-		"post failures %u reorders %u inside post %u\n", d.issued, d.ok, d.failed,
-		fv.fv_n_errors, fv.fv_n_flushes, fv.fv_n_post_fails, fv.fv_n_reorders,
-		fv.fv_n_inside);
+	for (q = 0; q < d.bc_sent; q++) {
+		if (d.bc_answers[q] > 1)
+			fail_msg("profile %s seed %llu: backchannel call %u answered %u times",
+				 profile, (unsigned long long)f->ff_seed, q, d.bc_answers[q]);
+		bc_answered += d.bc_answers[q];
+	}
+	fprintf(stderr, "  issued %u ok %u failed %u, backchannel calls %u answered %u; injected: "
+		"errors %u flushes %u post failures %u reorders %u inside post %u\n", d.issued,
+		d.ok, d.failed, d.bc_sent, bc_answered, fv.fv_n_errors, fv.fv_n_flushes,
+		fv.fv_n_post_fails, fv.fv_n_reorders, fv.fv_n_inside);
 	if (d.issued != d.ok + d.failed)
 		fail_msg("profile %s seed %llu: issued %u != ok %u + failed %u", profile,
 			 (unsigned long long)f->ff_seed, d.issued, d.ok, d.failed);

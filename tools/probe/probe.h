@@ -263,6 +263,9 @@ enum raw_kind {
 	RAW_17_READS,
 	RAW_RDMA_ERROR,
 	RAW_BC_REPLY,
+	RAW_BC_REPLY_CHUNKS,  /* backchannel REPLY carrying a Write chunk */
+	RAW_BC_REPLY_SHORT,   /* backchannel REPLY cut after its msg_type */
+	RAW_BC_REPLY_BADSTAT, /* backchannel REPLY with reply_stat 7 */
 };
 
 /* Read chunk layouts around an inline NULL call (probe_case_read). */

@@ -207,6 +207,39 @@ static int raw_build(const struct probe_conn *pc, enum raw_kind kind, uint32_t x
 		probe_xdr_u32(&x, RPC_ACCEPT_SUCCESS);
 		body = false;
 		break;
+	case RAW_BC_REPLY_CHUNKS: /* RFC 8167 5.2: backchannel messages carry no chunks */
+		probe_xdr_u32(&x, 0);
+		probe_xdr_u32(&x, 1);
+		probe_xdr_u32(&x, 1);
+		raw_seg(&x, pc, 4096, 0);
+		probe_xdr_u32(&x, 0);
+		probe_xdr_u32(&x, 0);
+		probe_xdr_u32(&x, xid);
+		probe_xdr_u32(&x, RPC_DIR_REPLY);
+		probe_xdr_u32(&x, RPC_MSG_ACCEPTED);
+		probe_xdr_u32(&x, RPC_AUTH_NONE);
+		probe_xdr_u32(&x, 0);
+		probe_xdr_u32(&x, RPC_ACCEPT_SUCCESS);
+		body = false;
+		break;
+	case RAW_BC_REPLY_SHORT:
+		probe_xdr_u32(&x, 0);
+		probe_xdr_u32(&x, 0);
+		probe_xdr_u32(&x, 0);
+		probe_xdr_u32(&x, xid);
+		probe_xdr_u32(&x, RPC_DIR_REPLY);
+		body = false;
+		break;
+	case RAW_BC_REPLY_BADSTAT:
+		probe_xdr_u32(&x, 0);
+		probe_xdr_u32(&x, 0);
+		probe_xdr_u32(&x, 0);
+		probe_xdr_u32(&x, xid);
+		probe_xdr_u32(&x, RPC_DIR_REPLY);
+		probe_xdr_u32(&x, 7);
+		probe_xdr_u32(&x, 0);
+		body = false;
+		break;
 	}
 	if (body) {
 		probe_rpc_null_call(call, sizeof(call), xid);
