@@ -110,9 +110,10 @@ static void usage(FILE *f)
 "      --no-locking        no lock manager (clients must mount with nolock)\n"
 "      --nlm-port N        NLM v4 TCP port (default: any free port)\n"
 "      --nsm-port N        NSM TCP port (default: any free port)\n"
-"      --state-dir DIR     lock manager state (default " RPCRDMA_NLM_STATE_DIR ")\n"
+"      --state-dir DIR     lock manager state and NFSv4.1 client records\n"
+"                          (default " RPCRDMA_NLM_STATE_DIR ")\n"
 "      --grace SECONDS     grace period after start: only reclaims are\n"
-"                          granted (default 90; 0: none)\n"
+"                          granted, by NLM and NFSv4.1 (default 90; 0: none)\n"
 "      --max-locks N       lock records, waiting locks, shares each (default 4096)\n"
 "      --nsm-name NAME     our name in reboot notifications (default: the\n"
 "                          --listen address, else the host name)\n"
@@ -757,9 +758,21 @@ int main(int argc, char **argv)
 			.n4_max_payload = ncfg.nc_max_payload,
 			.n4_log = stderr,
 			.n4_verbose = verbose,
+			/* the client records beside NLM's, one --grace for both */
+			.n4_state_dir = lcfg.lc_state_dir ? lcfg.lc_state_dir
+							  : RPCRDMA_NLM_STATE_DIR,
+			.n4_grace_sec = lcfg.lc_grace_sec,
 		};
 
 		err = rpcrdma_nfs4_server_create(srv, &n4, &srv4);
+		if (err && err != -ENOMEM) {
+			fprintf(stderr, PROG ": NFSv4.1 client records %s/nfs4-clients: %s%s\n",
+				n4.n4_state_dir, err == -E2BIG ? "too many records" :
+				err == -EBADMSG ? "damaged" : strerror(-err),
+				err == -E2BIG || err == -EBADMSG ?
+				" (move it away to start without reclaims)" : "");
+			goto out_svc;
+		}
 		if (!err)
 			err = rpcrdma_svc_register(g_svc, RPCRDMA_NFS3_PROGRAM,
 						   RPCRDMA_NFS4_VERSION,

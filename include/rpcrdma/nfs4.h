@@ -11,6 +11,7 @@
 #ifndef RPCRDMA_NFS4_H
 #define RPCRDMA_NFS4_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -31,17 +32,48 @@ struct rpcrdma_nfs4_config {
 	uint32_t n4_max_payload; /* READ/WRITE bytes (maxread/maxwrite), default 1 MiB */
 	FILE *n4_log;            /* NULL: stderr */
 	int n4_verbose;          /* > 1: a line per COMPOUND */
+	/* client records on disk (DIR/nfs4-clients, RFC 8881 8.4.2); NULL:
+	 * none, and no grace period after a start */
+	const char *n4_state_dir;
+	/* grace period after a start, seconds: 0 the lease time (90),
+	 * UINT32_MAX none */
+	uint32_t n4_grace_sec;
+};
+
+/** Recovery counters of rpcrdma_nfs4_server_recovery(). */
+struct rpcrdma_nfs4_recovery {
+	bool n4r_in_grace;
+	uint32_t n4r_loaded;          /* client records of the previous run */
+	uint32_t n4r_pending;         /* of those, still without RECLAIM_COMPLETE */
+	uint32_t n4r_records;         /* clients recorded in this run */
+	uint64_t n4r_open_reclaims;   /* OPEN CLAIM_PREVIOUS granted */
+	uint64_t n4r_lock_reclaims;   /* LOCK reclaims granted */
+	uint64_t n4r_grace_refused;   /* NFS4ERR_GRACE answered */
+	uint64_t n4r_no_grace;        /* NFS4ERR_NO_GRACE answered */
+	uint64_t n4r_no_room;         /* clients left unrecorded: table full */
+	uint64_t n4r_write_errors;    /* record file writes that failed */
 };
 
 /**
  * rpcrdma_nfs4_server_create - an NFSv4.1 server over the exports of @nfs3
  * (which must outlive it: reloads of @nfs3 are seen from the next call on).
- * @cfg: settings (copied), or NULL for the defaults.
- * Return: 0, -EINVAL (@nfs3 or @out NULL), -ENOMEM.
+ * @cfg: settings (copied), or NULL for the defaults.  With n4_state_dir,
+ * the client records of the previous run are loaded and a grace period
+ * starts when there are any (docs/nfs4.md "Restarts").
+ * Return: 0, -EINVAL (@nfs3 or @out NULL), -ENOMEM, -EBADMSG (a record
+ * file that cannot be read), -E2BIG (more records than the bound), the
+ * -errno of creating the directory or reading the file.
  */
 int rpcrdma_nfs4_server_create(struct rpcrdma_nfs3_server *nfs3,
 			       const struct rpcrdma_nfs4_config *cfg,
 			       struct rpcrdma_nfs4_server **out);
+
+/**
+ * rpcrdma_nfs4_server_recovery - the grace period and client record
+ * counters (RFC 8881 8.4.2) into @out.  Return: 0, -EINVAL (NULL).
+ */
+int rpcrdma_nfs4_server_recovery(struct rpcrdma_nfs4_server *srv,
+				 struct rpcrdma_nfs4_recovery *out);
 
 /** rpcrdma_nfs4_server_destroy - free the server (NULL: no-op); no call may run. */
 void rpcrdma_nfs4_server_destroy(struct rpcrdma_nfs4_server *srv);

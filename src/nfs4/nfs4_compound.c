@@ -268,6 +268,12 @@ int rpcrdma_nfs4_server_dispatch(struct rpcrdma_svc_req *req, void *arg)
 	cp.cp_snap = nfs3_snap_get(srv->s4_nfs3);
 	res_start = req->rq_res.xs_pos;
 	status = nfs4_compound(&cp);
+	if (nfs4_recover_pending(srv->s4_recover)) {
+		/* the client records on disk before the reply that made them
+		 * (an OPEN, RECLAIM_COMPLETE) is sent, as the server */
+		nfs3_cred_restore();
+		(void)nfs4_recover_flush(srv->s4_recover);
+	}
 	compound_end(&cp, res_start);
 	nfs3_snap_put(cp.cp_snap);
 	if (!rpcrdma_xdr_ok(&req->rq_res))

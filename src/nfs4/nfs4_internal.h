@@ -192,8 +192,8 @@ uint32_t nfs4_destroy_session(struct nfs4_state *st, const uint8_t sid[16],
 uint32_t nfs4_destroy_clientid(struct nfs4_state *st, uint64_t clientid);
 
 /**
- * nfs4_reclaim_complete - RFC 8881 18.51 (no grace period is kept: the
- * server has no state to reclaim).  Return: NFS4_OK;
+ * nfs4_reclaim_complete - RFC 8881 18.51: the client's own flag (its
+ * record and the grace period: nfs4_recover_note()).  Return: NFS4_OK;
  * NFS4ERR_COMPLETE_ALREADY (a second global one); NFS4ERR_STALE_CLIENTID.
  */
 uint32_t nfs4_reclaim_complete(struct nfs4_state *st, uint64_t clientid,
@@ -290,11 +290,129 @@ struct nfs4_state_counts {
 };
 void nfs4_state_counts(struct nfs4_state *st, struct nfs4_state_counts *out);
 
+/* ---- nfs4_recover.c: client records on disk, the grace period
+ * (RFC 8881 8.4.2, 18.51) ---- */
+
+/** Client records kept (loaded from the previous run plus this run's). */
+#define NFS4_RECOVER_MAX (2u * NFS4_MAX_CLIENTS)
+
+struct nfs4_recover;
+struct nfs4_compound;
+
+/** Counters of nfs4_recover_stats(). */
+struct nfs4_recover_stats {
+	uint32_t rs_loaded;          /* records of the previous run */
+	uint32_t rs_pending;         /* of those, without RECLAIM_COMPLETE yet */
+	uint32_t rs_records;         /* clients recorded in this run */
+	bool rs_in_grace;
+	uint64_t rs_open_reclaims;   /* OPEN CLAIM_PREVIOUS granted */
+	uint64_t rs_lock_reclaims;   /* LOCK reclaims granted */
+	uint64_t rs_grace_refused;   /* NFS4ERR_GRACE answered */
+	uint64_t rs_no_grace;        /* NFS4ERR_NO_GRACE answered */
+	uint64_t rs_no_room;         /* clients not recorded: table full */
+	uint64_t rs_writes, rs_write_errors; /* the file rewritten */
+};
+
+/** What nfs4_recover_note() is told. */
+enum nfs4_recover_event {
+	NFS4_REC_OPEN,             /* an OPEN granted (not a reclaim) */
+	NFS4_REC_OPEN_RECLAIM,     /* an OPEN CLAIM_PREVIOUS granted */
+	NFS4_REC_LOCK_RECLAIM,     /* a LOCK reclaim granted */
+	NFS4_REC_RECLAIM_COMPLETE, /* a global RECLAIM_COMPLETE */
+	NFS4_REC_FORGET,           /* the server dropped the client */
+};
+
+/** nfs4_mono_sec - CLOCK_MONOTONIC seconds, the "now" of this section. */
+time_t nfs4_mono_sec(void);
+
+/**
+ * nfs4_recover_create - the records of @dir/nfs4-clients (@dir created
+ * 0700 when missing; NULL: nothing on disk, no grace period) and a grace
+ * period of @grace seconds from @now (0: none; the loaded records are then
+ * dropped).  With no record loaded there is no grace period.  @log: where
+ * the end of the grace period is told (NULL: stderr).
+ * Return: 0; -EBADMSG (a record file that is truncated, of another
+ * version, with a bad record length, a repeated owner or a bad sum);
+ * -E2BIG (more than NFS4_RECOVER_MAX records); -ENOMEM; the -errno of
+ * mkdir/open/read.
+ */
+int nfs4_recover_create(const char *dir, uint32_t grace, FILE *log, time_t now,
+			struct nfs4_recover **out);
+/** nfs4_recover_destroy - free @rc (NULL: no-op); the file stays. */
+void nfs4_recover_destroy(struct nfs4_recover *rc);
+
+/**
+ * nfs4_recover_parse - call @fn for each owner (1..NFS4_OPAQUE_LIMIT
+ * bytes) of the record file image @buf (@len bytes).  Return: 0; -EBADMSG;
+ * -E2BIG; what @fn returned (not 0: the walk stops).
+ */
+int nfs4_recover_parse(const uint8_t *buf, size_t len,
+		       int (*fn)(void *arg, const uint8_t *owner, uint32_t len),
+		       void *arg);
+
+/**
+ * nfs4_recover_check - may the client with owner @owner (@len bytes) take
+ * a lock or an open at @now (RFC 8881 8.4.2.1, 18.16.4, 18.10.4)?
+ * @reclaim: OPEN CLAIM_PREVIOUS or LOCK with reclaim.
+ * Return: NFS4_OK; NFS4ERR_GRACE (not a reclaim, in the grace period);
+ * NFS4ERR_NO_GRACE (a reclaim outside it, or from a client that has no
+ * record of the previous run or sent RECLAIM_COMPLETE).
+ */
+uint32_t nfs4_recover_check(struct nfs4_recover *rc, const uint8_t *owner,
+			    uint32_t len, bool reclaim, time_t now);
+/**
+ * nfs4_recover_note - @ev happened to the client with owner @owner:
+ * record it (OPEN, RECLAIM_COMPLETE; the latter also ends its reclaims),
+ * count a reclaim, or remove its record (FORGET).  Only memory changes:
+ * nfs4_recover_flush() writes the file.  Safe under the state table lock.
+ */
+void nfs4_recover_note(struct nfs4_recover *rc, const uint8_t *owner,
+		       uint32_t len, enum nfs4_recover_event ev);
+/** nfs4_recover_in_grace - is the grace period on at @now (ends it when due)? */
+bool nfs4_recover_in_grace(struct nfs4_recover *rc, time_t now);
+/** nfs4_recover_pending - has the table changed since the last write? */
+bool nfs4_recover_pending(struct nfs4_recover *rc);
+/**
+ * nfs4_recover_flush - when the table changed, rewrite the file (a
+ * temporary, fsync, rename, fsync of the directory) with the server's
+ * identity on the calling thread.  Return: 0; the -errno of the write
+ * (logged, counted, tried again at the next flush).
+ */
+int nfs4_recover_flush(struct nfs4_recover *rc);
+/** nfs4_recover_stats - the counters at @now. */
+void nfs4_recover_stats(struct nfs4_recover *rc, time_t now,
+			struct nfs4_recover_stats *out);
+
+/**
+ * nfs4_state_set_forget - @fn(@arg, owner, len) is called (under the
+ * table lock) for every client record the table drops.
+ */
+void nfs4_state_set_forget(struct nfs4_state *st,
+			   void (*fn)(void *arg, const uint8_t *owner, uint32_t len),
+			   void *arg);
+/**
+ * nfs4_client_owner - the client owner of @clientid into @buf
+ * (NFS4_OPAQUE_LIMIT bytes), its length in *@len.
+ * Return: NFS4_OK; NFS4ERR_STALE_CLIENTID.
+ */
+uint32_t nfs4_client_owner(struct nfs4_state *st, uint64_t clientid,
+			   uint8_t *buf, uint32_t *len);
+
+/**
+ * nfs4_grace_gate - OPEN and LOCK (RFC 8881 8.4.2.1): nfs4_recover_check()
+ * for the COMPOUND's client.  Return: NFS4_OK, NFS4ERR_GRACE,
+ * NFS4ERR_NO_GRACE, NFS4ERR_STALE_CLIENTID.
+ */
+uint32_t nfs4_grace_gate(struct nfs4_compound *cp, bool reclaim);
+/** nfs4_grace_note - nfs4_recover_note() for the COMPOUND's client. */
+void nfs4_grace_note(struct nfs4_compound *cp, enum nfs4_recover_event ev);
+
 /* ---- nfs4_server.c ---- */
 
 struct rpcrdma_nfs4_server {
 	struct rpcrdma_nfs3_server *s4_nfs3;
 	struct nfs4_state *s4_state;
+	struct nfs4_recover *s4_recover;
 	uint32_t s4_boot;
 	uint32_t s4_max_payload;
 	uint8_t s4_scope[16];

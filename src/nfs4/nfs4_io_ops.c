@@ -101,8 +101,9 @@ static uint32_t open_decode(struct rpcrdma_xdr *a, struct open_args *o)
 	case CLAIM_FH:
 		break;
 	case CLAIM_PREVIOUS:
+		/* the delegation type the client held: none is granted back
+		 * (OPEN_DELEGATE_NONE), the open itself is reclaimed */
 		(void)rpcrdma_xdr_get_u32(a);
-		status = NFS4ERR_NO_GRACE; /* nothing to reclaim: no grace period */
 		break;
 	case CLAIM_DELEGATE_CUR:
 	case CLAIM_DELEG_CUR_FH:
@@ -188,23 +189,29 @@ uint32_t nfs4_op_open(struct nfs4_compound *cp)
 	struct open_args o;
 	struct nfs4_stateid sid;
 	struct stat dst = { 0 }, st;
-	bool created = false, have_dir = false;
+	bool created = false, have_dir = false, reclaim, by_fh;
 	int fd = -1, err;
 
 	status = open_decode(cp->cp_args, &o);
 	if (status)
 		return status;
+	/* CLAIM_PREVIOUS: the current handle is the file (RFC 8881 18.16.3) */
+	reclaim = o.oa_claim == CLAIM_PREVIOUS;
+	by_fh = o.oa_claim == CLAIM_FH || reclaim;
+	status = nfs4_grace_gate(cp, reclaim);
+	if (status)
+		return status;
 	if (!cp->cp_cur.fh_len)
 		return NFS4ERR_NOFILEHANDLE;
 	if (cp->cp_cur.fh_pseudo)
-		return o.oa_claim == CLAIM_FH ? NFS4ERR_ISDIR :
+		return by_fh ? NFS4ERR_ISDIR :
 		       o.oa_opentype == OPEN4_CREATE ? NFS4ERR_ROFS : NFS4ERR_NOENT;
 	status = nfs4_op_begin(cp, &cp->cp_cur,
 			       o.oa_opentype == OPEN4_CREATE ||
 			       (o.oa_access & OPEN4_SHARE_ACCESS_WRITE));
 	if (status)
 		return status;
-	if (o.oa_claim == CLAIM_FH) {
+	if (by_fh) {
 		if (o.oa_opentype == OPEN4_CREATE)
 			return NFS4ERR_INVAL;
 		status = nfs4_cur_obj(cp, &cp->cp_cur, &local, &fe, &st);
@@ -270,6 +277,7 @@ uint32_t nfs4_op_open(struct nfs4_compound *cp)
 			       o.oa_access, o.oa_deny, &sid);
 	if (status)
 		goto out;
+	nfs4_grace_note(cp, reclaim ? NFS4_REC_OPEN_RECLAIM : NFS4_REC_OPEN);
 	nfs4_put_stateid(r, &sid);
 	if (have_dir) {
 		nfs4_put_change_info(r, &dst, fe->fe_path);

@@ -11,9 +11,10 @@
  * (FREE_STATEID, or the client's end) closes the descriptor, which
  * releases what the owner still held.  Blocking types (READW_LT, WRITEW_LT)
  * are tried once: a conflict is NFS4ERR_DENIED and the client polls (no
- * CB_NOTIFY_LOCK without a backchannel).  No grace period: reclaims are
- * NFS4ERR_NO_GRACE.  The owner in LOCK4denied is not known to the kernel
- * and is sent empty (clientid 0).
+ * CB_NOTIFY_LOCK without a backchannel).  LOCK asks nfs4_grace_gate()
+ * first: a reclaim only in the grace period, anything else only outside
+ * it (nfs4_recover.c); LOCKT is NFS4ERR_GRACE in it.  The owner in
+ * LOCK4denied is not known to the kernel and is sent empty (clientid 0).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -135,8 +136,9 @@ uint32_t nfs4_op_lock(struct nfs4_compound *cp)
 	}
 	if (!rpcrdma_xdr_ok(a))
 		return NFS4ERR_BADXDR;
-	if (reclaim)
-		return NFS4ERR_NO_GRACE;
+	status = nfs4_grace_gate(cp, reclaim);
+	if (status)
+		return status;
 	status = lock_range(type, offset, length, &fl);
 	if (!status)
 		status = lock_obj(cp, &local, &fe, &st_);
@@ -177,6 +179,8 @@ uint32_t nfs4_op_lock(struct nfs4_compound *cp)
 	status = nfs4_lock_bump(st, cp->cp_clientid, &lock_sid, &out);
 	if (!status)
 		nfs4_put_stateid(cp->cp_res, &out);
+	if (!status && reclaim)
+		nfs4_grace_note(cp, NFS4_REC_LOCK_RECLAIM);
 out:
 	nfs3_close_fd(nfd);
 	nfs3_close_fd(fd);
@@ -202,6 +206,10 @@ uint32_t nfs4_op_lockt(struct nfs4_compound *cp)
 	owner = rpcrdma_xdr_get_opaque(a, NFS4_OPAQUE_LIMIT, &ownerlen);
 	if (!rpcrdma_xdr_ok(a))
 		return NFS4ERR_BADXDR;
+	/* a test during the grace period could miss a lock yet to be
+	 * reclaimed (RFC 8881 18.11.4) */
+	if (nfs4_recover_in_grace(cp->cp_srv->s4_recover, nfs4_mono_sec()))
+		return NFS4ERR_GRACE;
 	status = lock_range(type, offset, length, &fl);
 	if (!status)
 		status = lock_obj(cp, &local, &fe, &st_);

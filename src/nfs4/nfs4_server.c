@@ -11,12 +11,19 @@
 
 #include "nfs4_internal.h"
 
+static void forget_client(void *arg, const uint8_t *owner, uint32_t len)
+{
+	nfs4_recover_note(arg, owner, len, NFS4_REC_FORGET);
+}
+
 int rpcrdma_nfs4_server_create(struct rpcrdma_nfs3_server *nfs3,
 			       const struct rpcrdma_nfs4_config *cfg,
 			       struct rpcrdma_nfs4_server **out)
 {
 	struct rpcrdma_nfs4_server *srv;
+	struct nfs4_recover_stats rs;
 	struct timespec rt;
+	uint32_t grace;
 	int err;
 
 	if (!nfs3 || !out)
@@ -32,12 +39,53 @@ int rpcrdma_nfs4_server_create(struct rpcrdma_nfs3_server *nfs3,
 	srv->s4_log = cfg && cfg->n4_log ? cfg->n4_log : stderr;
 	srv->s4_verbose = cfg ? cfg->n4_verbose : 0;
 	memcpy(srv->s4_scope, "rpcrdma-nfsd", 12);
-	err = nfs4_state_create(srv->s4_boot, NFS4_LEASE_SECONDS, &srv->s4_state);
+	grace = cfg ? cfg->n4_grace_sec : 0;
+	grace = grace == 0 ? NFS4_LEASE_SECONDS : grace == UINT32_MAX ? 0 : grace;
+	err = nfs4_recover_create(cfg ? cfg->n4_state_dir : NULL, grace, srv->s4_log,
+				  nfs4_mono_sec(), &srv->s4_recover);
 	if (err) {
 		free(srv);
 		return err;
 	}
+	err = nfs4_state_create(srv->s4_boot, NFS4_LEASE_SECONDS, &srv->s4_state);
+	if (err) {
+		nfs4_recover_destroy(srv->s4_recover);
+		free(srv);
+		return err;
+	}
+	nfs4_state_set_forget(srv->s4_state, forget_client, srv->s4_recover);
+	(void)nfs4_recover_flush(srv->s4_recover); /* records no grace can use go */
+	if (cfg && cfg->n4_state_dir) {
+		nfs4_recover_stats(srv->s4_recover, nfs4_mono_sec(), &rs);
+		fprintf(srv->s4_log, "rpcrdma-nfsd: nfs4: %u client records in %s/nfs4-clients, "
+			"%s\n", rs.rs_loaded, cfg->n4_state_dir,
+			rs.rs_in_grace ? "grace period on" : "no grace period");
+		if (rs.rs_in_grace)
+			fprintf(srv->s4_log, "rpcrdma-nfsd: nfs4: grace %u s\n", grace);
+	}
 	*out = srv;
+	return 0;
+}
+
+int rpcrdma_nfs4_server_recovery(struct rpcrdma_nfs4_server *srv,
+				 struct rpcrdma_nfs4_recovery *out)
+{
+	struct nfs4_recover_stats rs;
+
+	if (!srv || !out)
+		return -EINVAL;
+	nfs4_recover_stats(srv->s4_recover, nfs4_mono_sec(), &rs);
+	memset(out, 0, sizeof(*out));
+	out->n4r_in_grace = rs.rs_in_grace;
+	out->n4r_loaded = rs.rs_loaded;
+	out->n4r_pending = rs.rs_pending;
+	out->n4r_records = rs.rs_records;
+	out->n4r_open_reclaims = rs.rs_open_reclaims;
+	out->n4r_lock_reclaims = rs.rs_lock_reclaims;
+	out->n4r_grace_refused = rs.rs_grace_refused;
+	out->n4r_no_grace = rs.rs_no_grace;
+	out->n4r_no_room = rs.rs_no_room;
+	out->n4r_write_errors = rs.rs_write_errors;
 	return 0;
 }
 
@@ -46,6 +94,7 @@ void rpcrdma_nfs4_server_destroy(struct rpcrdma_nfs4_server *srv)
 	if (!srv)
 		return;
 	nfs4_state_destroy(srv->s4_state);
+	nfs4_recover_destroy(srv->s4_recover);
 	free(srv);
 }
 
@@ -173,6 +222,7 @@ const char *rpcrdma_nfs4_stat_name(uint32_t s)
 	case NFS4ERR_LOCKS_HELD: return "NFS4ERR_LOCKS_HELD";
 	case NFS4ERR_OPENMODE: return "NFS4ERR_OPENMODE";
 	case NFS4ERR_NO_GRACE: return "NFS4ERR_NO_GRACE";
+	case NFS4ERR_GRACE: return "NFS4ERR_GRACE";
 	case NFS4ERR_BAD_RANGE: return "NFS4ERR_BAD_RANGE";
 	case NFS4ERR_NOT_SAME: return "NFS4ERR_NOT_SAME";
 	case NFS4ERR_DEADLOCK: return "NFS4ERR_DEADLOCK";

@@ -197,10 +197,14 @@ uint32_t nfs4_op_destroy_clientid(struct nfs4_compound *cp)
 uint32_t nfs4_op_reclaim_complete(struct nfs4_compound *cp)
 {
 	bool one_fs = rpcrdma_xdr_get_bool(cp->cp_args);
+	uint32_t status;
 
 	if (!rpcrdma_xdr_ok(cp->cp_args))
 		return NFS4ERR_BADXDR;
-	return nfs4_reclaim_complete(cp->cp_srv->s4_state, cp->cp_clientid, one_fs);
+	status = nfs4_reclaim_complete(cp->cp_srv->s4_state, cp->cp_clientid, one_fs);
+	if (status == NFS4_OK && !one_fs)
+		nfs4_grace_note(cp, NFS4_REC_RECLAIM_COMPLETE);
+	return status;
 }
 
 uint32_t nfs4_op_test_stateid(struct nfs4_compound *cp)

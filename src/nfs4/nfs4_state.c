@@ -107,6 +107,8 @@ struct nfs4_state {
 	struct nfs4_session st_sessions[NFS4_MAX_SESSIONS];
 	struct nfs4_open st_opens[NFS4_MAX_OPENS];
 	struct nfs4_lock st_locks[NFS4_MAX_LOCKS];
+	void (*st_forget)(void *arg, const uint8_t *owner, uint32_t len);
+	void *st_forget_arg;
 };
 
 static time_t now_sec(void)
@@ -213,6 +215,8 @@ static void client_free(struct nfs4_state *st, struct nfs4_client *cl)
 			session_free(se);
 	}
 	opens_drop_client(st, cl->cl_id);
+	if (st->st_forget)
+		st->st_forget(st->st_forget_arg, cl->cl_owner, cl->cl_ownerlen);
 	cl->cl_used = false;
 }
 
@@ -964,4 +968,32 @@ void nfs4_state_counts(struct nfs4_state *st, struct nfs4_state_counts *out)
 	for (unsigned i = 0; i < NFS4_MAX_LOCKS; i++)
 		out->sc_locks += st->st_locks[i].lk_used;
 	pthread_mutex_unlock(&st->st_lock);
+}
+
+void nfs4_state_set_forget(struct nfs4_state *st,
+			   void (*fn)(void *arg, const uint8_t *owner, uint32_t len),
+			   void *arg)
+{
+	pthread_mutex_lock(&st->st_lock);
+	st->st_forget = fn;
+	st->st_forget_arg = arg;
+	pthread_mutex_unlock(&st->st_lock);
+}
+
+uint32_t nfs4_client_owner(struct nfs4_state *st, uint64_t clientid,
+			   uint8_t *buf, uint32_t *len)
+{
+	struct nfs4_client *cl;
+	uint32_t status = NFS4_OK;
+
+	pthread_mutex_lock(&st->st_lock);
+	cl = client_find(st, clientid);
+	if (!cl) {
+		status = NFS4ERR_STALE_CLIENTID;
+	} else {
+		memcpy(buf, cl->cl_owner, cl->cl_ownerlen);
+		*len = cl->cl_ownerlen;
+	}
+	pthread_mutex_unlock(&st->st_lock);
+	return status;
 }
