@@ -899,6 +899,23 @@ int main(int argc, char **argv)
 			(unsigned long long)fst.fcs_dir_entries,
 			(unsigned long long)fst.fcs_dir_capacity,
 			(unsigned long long)fst.fcs_dir_commits);
+	if (srv4) {
+		struct rpcrdma_nfs4_recovery rv;
+
+		rpcrdma_nfs4_server_recovery(srv4, &rv);
+		fprintf(stderr, PROG ": nfs4 recovery: %u of %u clients reclaimed, "
+			"%llu opens and %llu locks reclaimed, %llu refused in grace, "
+			"%llu refused no grace, %u clients recorded, %llu not recorded, "
+			"%llu record write errors%s\n",
+			rv.n4r_loaded - rv.n4r_pending, rv.n4r_loaded,
+			(unsigned long long)rv.n4r_open_reclaims,
+			(unsigned long long)rv.n4r_lock_reclaims,
+			(unsigned long long)rv.n4r_grace_refused,
+			(unsigned long long)rv.n4r_no_grace, rv.n4r_records,
+			(unsigned long long)rv.n4r_no_room,
+			(unsigned long long)rv.n4r_write_errors,
+			rv.n4r_in_grace ? "; still in grace" : "");
+	}
 	rpcrdma_svc_metrics_stop(metrics);
 out_control:
 	rpcrdma_svc_control_stop(control);

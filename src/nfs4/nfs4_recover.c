@@ -296,7 +296,6 @@ static bool grace_locked(struct nfs4_recover *rc, time_t now)
 		(unsigned long long)rc->rc_st.rs_lock_reclaims,
 		(unsigned long long)rc->rc_st.rs_grace_refused);
 	fflush(rc->rc_log);
-	rc->rc_pending = 0;
 	return false;
 }
 
@@ -357,6 +356,8 @@ void nfs4_recover_note(struct nfs4_recover *rc, const uint8_t *owner,
 		if (ev == NFS4_REC_RECLAIM_COMPLETE && r->r_prev && !r->r_done) {
 			r->r_done = true;
 			rc->rc_pending--;
+			if (!rc->rc_pending) /* the last one: the grace ends now */
+				(void)grace_locked(rc, nfs4_mono_sec());
 		}
 		break;
 	case NFS4_REC_LOCK_RECLAIM:
