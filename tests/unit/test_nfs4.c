@@ -27,6 +27,7 @@ struct env {
 	uint8_t sid[16];
 	uint32_t seq; /* slot 0's next sequence id */
 	struct stat fst;
+	FILE *log;
 };
 
 static int setup(void **state)
@@ -1215,6 +1216,153 @@ static void test_garbage(void **state)
 	assert_int_equal(r_hdr(c, &n), NFS4_OK);
 }
 
+/* ---- restarts: client records and the grace period (RFC 8881 8.4.2) ---- */
+
+/* c_open_fh - SEQUENCE, PUTFH @fh, OPEN NOCREATE of it read-write by
+ * @owner with @claim (CLAIM_FH or CLAIM_PREVIOUS); the OPEN status, the
+ * stateid into @sid on NFS4_OK. */
+static uint32_t c_open_fh(struct env *e, const uint8_t *fh, uint32_t fhlen,
+			  const char *owner, uint32_t claim, uint8_t sid[16])
+{
+	struct t_call *c = &e->c;
+	uint32_t n, status;
+
+	c_begin(e, 1, 3);
+	c_sequence(e, e->seq++, 0);
+	t_u32(c, OP_PUTFH);
+	t_opaque(c, fh, fhlen);
+	t_u32(c, OP_OPEN);
+	t_u32(c, 0);
+	t_u32(c, OPEN4_SHARE_ACCESS_BOTH);
+	t_u32(c, 0);
+	t_u64(c, e->clientid);
+	t_str(c, owner);
+	t_u32(c, OPEN4_NOCREATE);
+	t_u32(c, claim);
+	if (claim == CLAIM_PREVIOUS)
+		t_u32(c, OPEN_DELEGATE_NONE);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	(void)r_hdr(c, &n);
+	assert_int_equal(r_op(c, OP_SEQUENCE), NFS4_OK);
+	r_skip(c, 36);
+	assert_int_equal(r_op(c, OP_PUTFH), NFS4_OK);
+	status = r_op(c, OP_OPEN);
+	if (status == NFS4_OK)
+		memcpy(sid, c->res + c->rpos, 16);
+	return status;
+}
+
+/* c_lock_new - LOCK (WRITE_LT, bytes 0-9) by a new lock-owner from
+ * @open_sid, a reclaim or not; the LOCK status. */
+static uint32_t c_lock_new(struct env *e, const uint8_t *fh, uint32_t fhlen,
+			   const uint8_t *open_sid, const char *owner, bool reclaim)
+{
+	struct t_call *c = &e->c;
+	uint32_t n;
+
+	c_begin(e, 1, 3);
+	c_sequence(e, e->seq++, 0);
+	t_u32(c, OP_PUTFH);
+	t_opaque(c, fh, fhlen);
+	t_u32(c, OP_LOCK);
+	t_u32(c, WRITE_LT);
+	t_u32(c, reclaim);
+	t_u64(c, 0);
+	t_u64(c, 10);
+	t_u32(c, 1);
+	t_u32(c, 0);
+	c_fixed(c, open_sid, 16);
+	t_u32(c, 0);
+	t_u64(c, e->clientid);
+	t_str(c, owner);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	(void)r_hdr(c, &n);
+	assert_int_equal(r_op(c, OP_SEQUENCE), NFS4_OK);
+	r_skip(c, 36);
+	assert_int_equal(r_op(c, OP_PUTFH), NFS4_OK);
+	return r_op(c, OP_LOCK);
+}
+
+static uint32_t c_reclaim_complete(struct env *e)
+{
+	struct t_call *c = &e->c;
+	uint32_t n;
+
+	c_begin(e, 1, 2);
+	c_sequence(e, e->seq++, 0);
+	t_u32(c, OP_RECLAIM_COMPLETE);
+	t_u32(c, 0);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	(void)r_hdr(c, &n);
+	assert_int_equal(r_op(c, OP_SEQUENCE), NFS4_OK);
+	r_skip(c, 36);
+	return r_op(c, OP_RECLAIM_COMPLETE);
+}
+
+/* the server restarted over the same state directory */
+static void restart(struct env *e, const char *state_dir)
+{
+	struct rpcrdma_nfs4_config cfg = {
+		.n4_state_dir = state_dir, .n4_grace_sec = 90, .n4_log = e->log,
+	};
+
+	rpcrdma_nfs4_server_destroy(e->srv4);
+	e->srv4 = NULL;
+	assert_int_equal(rpcrdma_nfs4_server_create(e->srv3, &cfg, &e->srv4), 0);
+}
+
+static void test_restart_grace(void **state)
+{
+	struct env *e = *state;
+	struct rpcrdma_nfs4_recovery rv;
+	uint8_t fh[128], sid[16], sid2[16];
+	char sdir[96];
+	uint32_t fhlen;
+
+	snprintf(sdir, sizeof(sdir), "%s/.state", e->dir);
+	e->log = fopen("/dev/null", "w");
+	assert_non_null(e->log);
+	/* the first start: no record, no grace; an OPEN records the client */
+	restart(e, sdir);
+	assert_int_equal(rpcrdma_nfs4_server_recovery(e->srv4, &rv), 0);
+	assert_false(rv.n4r_in_grace);
+	session(e);
+	c_open(e, "g", "owner-1", OPEN4_SHARE_ACCESS_BOTH, sid, fh, &fhlen);
+	/* a reclaim outside a grace period */
+	assert_int_equal(c_open_fh(e, fh, fhlen, "owner-2", CLAIM_PREVIOUS, sid2),
+			 NFS4ERR_NO_GRACE);
+	assert_int_equal(c_lock_new(e, fh, fhlen, sid, "lo-1", true), NFS4ERR_NO_GRACE);
+	assert_int_equal(rpcrdma_nfs4_server_recovery(e->srv4, &rv), 0);
+	assert_int_equal(rv.n4r_records, 1);
+
+	/* the restart: the client's record loaded, a grace period */
+	restart(e, sdir);
+	assert_int_equal(rpcrdma_nfs4_server_recovery(e->srv4, &rv), 0);
+	assert_true(rv.n4r_in_grace);
+	assert_int_equal(rv.n4r_loaded, 1);
+	session(e);
+	/* in grace: no new open or lock, reclaims served */
+	assert_int_equal(c_open_fh(e, fh, fhlen, "owner-1", CLAIM_FH, sid2), NFS4ERR_GRACE);
+	assert_int_equal(c_open_fh(e, fh, fhlen, "owner-1", CLAIM_PREVIOUS, sid), NFS4_OK);
+	assert_int_equal(c_lock_new(e, fh, fhlen, sid, "lo-1", false), NFS4ERR_GRACE);
+	assert_int_equal(c_lock_new(e, fh, fhlen, sid, "lo-1", true), NFS4_OK);
+	/* RECLAIM_COMPLETE of the only recorded client ends the grace */
+	assert_int_equal(c_reclaim_complete(e), NFS4_OK);
+	assert_int_equal(rpcrdma_nfs4_server_recovery(e->srv4, &rv), 0);
+	assert_false(rv.n4r_in_grace);
+	assert_int_equal(rv.n4r_open_reclaims, 1);
+	assert_int_equal(rv.n4r_lock_reclaims, 1);
+	assert_int_equal(rv.n4r_grace_refused, 2);
+	assert_int_equal(c_open_fh(e, fh, fhlen, "owner-1", CLAIM_PREVIOUS, sid2),
+			 NFS4ERR_NO_GRACE);
+	assert_int_equal(c_open_fh(e, fh, fhlen, "owner-3", CLAIM_FH, sid2), NFS4_OK);
+	/* the reclaimed lock holds against another owner */
+	assert_int_equal(c_lock_new(e, fh, fhlen, sid2, "lo-3", false), NFS4ERR_DENIED);
+	rpcrdma_nfs4_server_destroy(e->srv4);
+	e->srv4 = NULL;
+	fclose(e->log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1228,6 +1376,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_locks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pseudo_fs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restart_grace, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
