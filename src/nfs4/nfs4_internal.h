@@ -327,7 +327,8 @@ time_t nfs4_mono_sec(void);
 
 /**
  * nfs4_recover_create - the records of @dir/nfs4-clients (@dir created
- * 0700 when missing; NULL: nothing on disk, no grace period) and a grace
+ * 0700, and its parents 0755, when missing; NULL: nothing on disk, no
+ * grace period) and a grace
  * period of @grace seconds from @now (0: none; the loaded records are then
  * dropped).  With no record loaded there is no grace period.  @log: where
  * the end of the grace period is told (NULL: stderr).
