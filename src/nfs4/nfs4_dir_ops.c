@@ -147,6 +147,8 @@ uint32_t nfs4_op_remove(struct nfs4_compound *cp)
 	status = nfs4_get_component(cp->cp_args, &n);
 	if (status)
 		return status;
+	if (nfs4_recover_in_grace(cp->cp_srv->s4_recover, nfs4_mono_sec()))
+		return NFS4ERR_GRACE; /* a file yet to be reclaimed stays */
 	status = dir_begin(cp, &cp->cp_cur, true, &local, &fe, &dst);
 	if (status)
 		goto out;
@@ -186,6 +188,8 @@ uint32_t nfs4_op_rename(struct nfs4_compound *cp)
 		status = nfs4_get_component(cp->cp_args, &to);
 	if (status)
 		return status;
+	if (nfs4_recover_in_grace(cp->cp_srv->s4_recover, nfs4_mono_sec()))
+		return NFS4ERR_GRACE; /* a file yet to be reclaimed keeps its name */
 	if (!cp->cp_saved.fh_len || !cp->cp_cur.fh_len)
 		return NFS4ERR_NOFILEHANDLE;
 	if (!cp->cp_saved.fh_pseudo && !cp->cp_cur.fh_pseudo &&

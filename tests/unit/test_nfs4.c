@@ -1283,6 +1283,27 @@ static uint32_t c_lock_new(struct env *e, const uint8_t *fh, uint32_t fhlen,
 	return r_op(c, OP_LOCK);
 }
 
+/* c_remove - SEQUENCE, the export's path, REMOVE @name: REMOVE's status */
+static uint32_t c_remove(struct env *e, const char *name)
+{
+	struct t_call *c = &e->c;
+	uint32_t n, nops = path_ops(e->dir);
+
+	c_begin(e, 1, 1 + nops + 1);
+	c_sequence(e, e->seq++, 0);
+	c_lookup_ops(e, e->dir);
+	t_u32(c, OP_REMOVE);
+	t_str(c, name);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	(void)r_hdr(c, &n);
+	assert_int_equal(n, 1 + nops + 1);
+	assert_int_equal(r_op(c, OP_SEQUENCE), NFS4_OK);
+	r_skip(c, 36);
+	for (uint32_t i = 0; i < nops; i++)
+		assert_int_equal(r_op(c, i ? OP_LOOKUP : OP_PUTROOTFH), NFS4_OK);
+	return r_op(c, OP_REMOVE);
+}
+
 static uint32_t c_reclaim_complete(struct env *e)
 {
 	struct t_call *c = &e->c;
@@ -1346,6 +1367,8 @@ static void test_restart_grace(void **state)
 	assert_int_equal(c_open_fh(e, fh, fhlen, "owner-1", CLAIM_PREVIOUS, sid), NFS4_OK);
 	assert_int_equal(c_lock_new(e, fh, fhlen, sid, "lo-1", false), NFS4ERR_GRACE);
 	assert_int_equal(c_lock_new(e, fh, fhlen, sid, "lo-1", true), NFS4_OK);
+	/* nor a REMOVE, which could take away a file yet to be reclaimed */
+	assert_int_equal(c_remove(e, "f"), NFS4ERR_GRACE);
 	/* RECLAIM_COMPLETE of the only recorded client ends the grace */
 	assert_int_equal(c_reclaim_complete(e), NFS4_OK);
 	assert_int_equal(rpcrdma_nfs4_server_recovery(e->srv4, &rv), 0);
@@ -1356,6 +1379,7 @@ static void test_restart_grace(void **state)
 	assert_int_equal(c_open_fh(e, fh, fhlen, "owner-1", CLAIM_PREVIOUS, sid2),
 			 NFS4ERR_NO_GRACE);
 	assert_int_equal(c_open_fh(e, fh, fhlen, "owner-3", CLAIM_FH, sid2), NFS4_OK);
+	assert_int_equal(c_remove(e, "f"), NFS4_OK);
 	/* the reclaimed lock holds against another owner */
 	assert_int_equal(c_lock_new(e, fh, fhlen, sid2, "lo-3", false), NFS4ERR_DENIED);
 	rpcrdma_nfs4_server_destroy(e->srv4);
