@@ -33,6 +33,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +67,7 @@ struct nfs4_recover {
 	bool rc_grace;             /* the grace period has not ended */
 	time_t rc_grace_end;       /* CLOCK_MONOTONIC seconds */
 	uint32_t rc_pending;       /* r_prev && !r_done */
-	bool rc_dirty;
+	atomic_bool rc_dirty;      /* written under rc_lock, read without */
 	uint8_t *rc_buf;           /* REC_FILE_MAX bytes for the writer */
 	struct nfs4_recover_stats rc_st;
 	struct nfs4_rec rc_tab[NFS4_RECOVER_MAX];
@@ -503,12 +504,9 @@ out:
 
 bool nfs4_recover_pending(struct nfs4_recover *rc)
 {
-	bool d;
-
-	pthread_mutex_lock(&rc->rc_lock);
-	d = rc->rc_dirty;
-	pthread_mutex_unlock(&rc->rc_lock);
-	return d;
+	/* every COMPOUND asks: no lock (a change made by another thread
+	 * is written by that thread's own flush) */
+	return atomic_load(&rc->rc_dirty);
 }
 
 void nfs4_recover_stats(struct nfs4_recover *rc, time_t now,

@@ -94,6 +94,9 @@ void rpcrdma_nfs4_server_destroy(struct rpcrdma_nfs4_server *srv)
 	if (!srv)
 		return;
 	nfs4_state_destroy(srv->s4_state);
+	/* a grace period that ran out unnoticed: its stale records go */
+	(void)nfs4_recover_in_grace(srv->s4_recover, nfs4_mono_sec());
+	(void)nfs4_recover_flush(srv->s4_recover);
 	nfs4_recover_destroy(srv->s4_recover);
 	free(srv);
 }
