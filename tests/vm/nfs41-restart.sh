@@ -12,8 +12,8 @@
 # client (fcntl F_SETLK: EAGAIN) and a process on the server (OFD lock:
 # EAGAIN); the writer writes part B through its same descriptor and the
 # server's file is A then B byte for byte; once the lock is released the
-# second locker gets it.  The record file survives a clean unmount and
-# exit, and a DESTROY_CLIENTID (the unmount) empties it.
+# second locker gets it.  Finally the unmount (DESTROY_CLIENTID) empties
+# the record file, and the exit counters say the same as the log.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 vm_require_guest
 umask 022
