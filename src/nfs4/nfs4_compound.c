@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "common/be.h"
+#include "nfs4_cb.h"
 #include "nfs4_internal.h"
 
 uint32_t nfs4_compound_decode_header(struct rpcrdma_xdr *args,
@@ -134,6 +135,8 @@ static uint32_t op_sequence(struct nfs4_compound *cp, size_t res_start,
 		rpcrdma_xdr_put_fixed(r, replay_buf, sr.sr_replay_len);
 		return NFS4_REPLAYED;
 	}
+	/* RFC 8881 18.46.3: the callback path's state, as it is */
+	sr.sr_status_flags |= nfs4_cb_seq_flags(cp->cp_srv->s4_cb, sid, sr.sr_clientid);
 	cp->cp_session = sr.sr_session;
 	cp->cp_slot = sr.sr_slot;
 	cp->cp_clientid = sr.sr_clientid;

@@ -70,6 +70,7 @@ uint32_t nfs4_compound_decode_header(struct rpcrdma_xdr *args,
 /* ---- nfs4_state.c: clients, sessions, slots, open states ---- */
 
 struct nfs4_state;
+struct nfs4_cb_table;
 
 /** A session's fore channel (channel_attrs4, RFC 8881 18.36). */
 struct nfs4_chan_attrs {
@@ -295,6 +296,7 @@ void nfs4_state_counts(struct nfs4_state *st, struct nfs4_state_counts *out);
 struct rpcrdma_nfs4_server {
 	struct rpcrdma_nfs3_server *s4_nfs3;
 	struct nfs4_state *s4_state;
+	struct nfs4_cb_table *s4_cb;   /* back channels (nfs4_cb.c) */
 	uint32_t s4_boot;
 	uint32_t s4_max_payload;
 	uint8_t s4_scope[16];

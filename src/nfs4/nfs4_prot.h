@@ -173,6 +173,22 @@ enum nfs4_fattr {
 #define CDFC4_FORE_OR_BOTH 0x3u
 #define CDFC4_BACK_OR_BOTH 0x7u
 #define CDFS4_FORE 0x1u
+#define CDFS4_BACK 0x2u
+#define CDFS4_BOTH 0x3u
+
+/* sr_status_flags of SEQUENCE (RFC 8881 18.46.3) */
+#define SEQ4_STATUS_CB_PATH_DOWN 0x00000001u
+#define SEQ4_STATUS_CB_PATH_DOWN_SESSION 0x00000200u
+
+/* The callback program (RFC 8881 20, 16.2.2 of CB_COMPOUND): version 1,
+ * procedures CB_NULL and CB_COMPOUND, and the callback operations. */
+#define NFS4_CB_VERSION 1u
+#define CB_PROC_NULL 0u
+#define CB_PROC_COMPOUND 1u
+#define OP_CB_GETATTR 3u
+#define OP_CB_RECALL 4u
+#define OP_CB_SEQUENCE 11u
+#define OP_CB_ILLEGAL 10044u
 
 /* RPC auth flavors in secinfo4 and callback_sec_parms4 (RFC 5531) */
 #define NFS4_AUTH_NONE 0u

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfs4_cb.h"
 #include "nfs4_internal.h"
 
 int rpcrdma_nfs4_server_create(struct rpcrdma_nfs3_server *nfs3,
@@ -37,6 +38,12 @@ int rpcrdma_nfs4_server_create(struct rpcrdma_nfs3_server *nfs3,
 		free(srv);
 		return err;
 	}
+	err = nfs4_cb_table_create(NULL, &srv->s4_cb);
+	if (err) {
+		nfs4_state_destroy(srv->s4_state);
+		free(srv);
+		return err;
+	}
 	*out = srv;
 	return 0;
 }
@@ -45,6 +52,7 @@ void rpcrdma_nfs4_server_destroy(struct rpcrdma_nfs4_server *srv)
 {
 	if (!srv)
 		return;
+	nfs4_cb_table_destroy(srv->s4_cb);
 	nfs4_state_destroy(srv->s4_state);
 	free(srv);
 }
