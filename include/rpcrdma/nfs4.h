@@ -31,6 +31,7 @@ struct rpcrdma_nfs4_config {
 	uint32_t n4_max_payload; /* READ/WRITE bytes (maxread/maxwrite), default 1 MiB */
 	FILE *n4_log;            /* NULL: stderr */
 	int n4_verbose;          /* > 1: a line per COMPOUND */
+	bool n4_no_delegations;  /* grant no read delegation (RFC 8881 10.4) */
 };
 
 /**

@@ -71,6 +71,7 @@ uint32_t nfs4_compound_decode_header(struct rpcrdma_xdr *args,
 
 struct nfs4_state;
 struct nfs4_cb_table;
+struct nfs4_deleg_table;
 
 /** A session's fore channel (channel_attrs4, RFC 8881 18.36). */
 struct nfs4_chan_attrs {
@@ -285,6 +286,10 @@ uint32_t nfs4_lock_bump(struct nfs4_state *st, uint64_t clientid,
 uint32_t nfs4_lock_free(struct nfs4_state *st, uint64_t clientid,
 			const struct nfs4_stateid *sid);
 
+/** nfs4_open_writers - has anyone @fh open for writing (share access
+ *  WRITE)? */
+bool nfs4_open_writers(struct nfs4_state *st, const uint8_t *fh, uint32_t fhlen);
+
 /** Counters for the tests and the log. */
 struct nfs4_state_counts {
 	uint32_t sc_clients, sc_sessions, sc_opens, sc_locks;
@@ -297,6 +302,8 @@ struct rpcrdma_nfs4_server {
 	struct rpcrdma_nfs3_server *s4_nfs3;
 	struct nfs4_state *s4_state;
 	struct nfs4_cb_table *s4_cb;   /* back channels (nfs4_cb.c) */
+	struct nfs4_deleg_table *s4_deleg; /* delegations (nfs4_deleg.c) */
+	bool s4_no_deleg;              /* --no-delegations */
 	uint32_t s4_boot;
 	uint32_t s4_max_payload;
 	uint8_t s4_scope[16];
@@ -335,6 +342,7 @@ struct nfs4_compound {
 	struct nfs4_fh cp_cur;
 	struct nfs4_fh cp_saved;
 	struct nfs4_session *cp_session;
+	uint8_t cp_sid[NFS4_SESSIONID_SIZE]; /* cp_session's id */
 	uint32_t cp_slot;
 	uint64_t cp_clientid;
 	uint32_t cp_opidx;
@@ -446,6 +454,8 @@ uint32_t nfs4_op_open_downgrade(struct nfs4_compound *cp);
 uint32_t nfs4_op_read(struct nfs4_compound *cp);
 uint32_t nfs4_op_write(struct nfs4_compound *cp);
 uint32_t nfs4_op_commit(struct nfs4_compound *cp);
+/* nfs4_deleg_ops.c */
+uint32_t nfs4_op_delegreturn(struct nfs4_compound *cp);
 /* nfs4_lock_ops.c */
 uint32_t nfs4_op_lock(struct nfs4_compound *cp);
 uint32_t nfs4_op_lockt(struct nfs4_compound *cp);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "nfs4_cb.h"
+#include "nfs4_deleg.h"
 #include "nfs4_internal.h"
 
 int rpcrdma_nfs4_server_create(struct rpcrdma_nfs3_server *nfs3,
@@ -38,8 +39,12 @@ int rpcrdma_nfs4_server_create(struct rpcrdma_nfs3_server *nfs3,
 		free(srv);
 		return err;
 	}
+	srv->s4_no_deleg = cfg && cfg->n4_no_delegations;
 	err = nfs4_cb_table_create(NULL, &srv->s4_cb);
+	if (!err)
+		err = nfs4_deleg_create(srv->s4_boot, NFS4_LEASE_SECONDS, &srv->s4_deleg);
 	if (err) {
+		nfs4_cb_table_destroy(srv->s4_cb);
 		nfs4_state_destroy(srv->s4_state);
 		free(srv);
 		return err;
@@ -53,6 +58,7 @@ void rpcrdma_nfs4_server_destroy(struct rpcrdma_nfs4_server *srv)
 	if (!srv)
 		return;
 	nfs4_cb_table_destroy(srv->s4_cb);
+	nfs4_deleg_destroy(srv->s4_deleg);
 	nfs4_state_destroy(srv->s4_state);
 	free(srv);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "nfs4_cb.h"
+#include "nfs4_deleg.h"
 #include "nfs4_internal.h"
 
 /* The server's implementation id (nfs_impl_id4). */
@@ -211,9 +212,14 @@ uint32_t nfs4_op_destroy_clientid(struct nfs4_compound *cp)
 {
 	uint64_t id = rpcrdma_xdr_get_u64(cp->cp_args);
 
+	uint32_t status;
+
 	if (!rpcrdma_xdr_ok(cp->cp_args))
 		return NFS4ERR_BADXDR;
-	return nfs4_destroy_clientid(cp->cp_srv->s4_state, id);
+	status = nfs4_destroy_clientid(cp->cp_srv->s4_state, id);
+	if (status == NFS4_OK)
+		nfs4_deleg_forget_client(cp->cp_srv->s4_deleg, id);
+	return status;
 }
 
 uint32_t nfs4_op_reclaim_complete(struct nfs4_compound *cp)
@@ -259,6 +265,12 @@ uint32_t nfs4_op_free_stateid(struct nfs4_compound *cp)
 	status = nfs4_lock_free(cp->cp_srv->s4_state, cp->cp_clientid, &sid);
 	if (status != NFS4ERR_BAD_STATEID)
 		return status;
+	/* a revoked delegation is freed; one still held is returned with
+	 * DELEGRETURN (18.38.3: NFS4ERR_LOCKS_HELD) */
+	status = nfs4_deleg_check(cp->cp_srv->s4_deleg, cp->cp_clientid, &sid, NULL, 0);
+	if (status == NFS4ERR_DELEG_REVOKED)
+		return nfs4_deleg_return(cp->cp_srv->s4_deleg, cp->cp_clientid, &sid,
+					 NULL, 0);
 	status = nfs4_open_test(cp->cp_srv->s4_state, cp->cp_clientid, &sid);
 	return status == NFS4_OK ? NFS4ERR_LOCKS_HELD : status;
 }

@@ -965,3 +965,18 @@ void nfs4_state_counts(struct nfs4_state *st, struct nfs4_state_counts *out)
 		out->sc_locks += st->st_locks[i].lk_used;
 	pthread_mutex_unlock(&st->st_lock);
 }
+
+bool nfs4_open_writers(struct nfs4_state *st, const uint8_t *fh, uint32_t fhlen)
+{
+	bool any = false;
+
+	pthread_mutex_lock(&st->st_lock);
+	for (uint32_t i = 0; i < NFS4_MAX_OPENS && !any; i++) {
+		const struct nfs4_open *o = &st->st_opens[i];
+
+		any = o->op_used && (o->op_access & OPEN4_SHARE_ACCESS_WRITE) &&
+		      o->op_fhlen == fhlen && !memcmp(o->op_fh, fh, fhlen);
+	}
+	pthread_mutex_unlock(&st->st_lock);
+	return any;
+}
