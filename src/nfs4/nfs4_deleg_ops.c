@@ -45,9 +45,14 @@ uint32_t nfs4_deleg_break(struct rpcrdma_nfs4_server *srv, uint64_t clientid,
 	for (uint32_t i = 0; i < n; i++) {
 		sid.si_seqid = rec[i].dr_seqid;
 		memcpy(sid.si_other, rec[i].dr_other, sizeof(sid.si_other));
-		if (nfs4_cb_recall(srv->s4_cb, rec[i].dr_clientid, &sid, false, fh, fhlen,
-				   recall_done, srv) == 0)
+		int err = nfs4_cb_recall(srv->s4_cb, rec[i].dr_clientid, &sid, false, fh,
+					 fhlen, recall_done, srv);
+
+		if (!err)
 			nfs4_deleg_recall_sent(srv->s4_deleg, &rec[i]);
+		if (srv->s4_verbose)
+			fprintf(srv->s4_log, "nfs4: CB_RECALL of a read delegation to client %016llx: %s\n",
+				(unsigned long long)rec[i].dr_clientid, err ? strerror(-err) : "sent");
 	}
 	return status;
 }
@@ -71,6 +76,9 @@ void nfs4_deleg_put_open(struct nfs4_compound *cp, uint32_t access, uint32_t wan
 	/* open_read_delegation4: the stateid, recall false, and an nfsace4
 	 * that allows nothing beyond what ACCESS says (type ALLOWED, flag 0,
 	 * mask 0, who "") */
+	if (srv->s4_verbose)
+		fprintf(srv->s4_log, "nfs4: read delegation granted to client %016llx\n",
+			(unsigned long long)cp->cp_clientid);
 	rpcrdma_xdr_put_u32(r, OPEN_DELEGATE_READ);
 	nfs4_put_stateid(r, &sid);
 	rpcrdma_xdr_put_u32(r, 0);
@@ -87,8 +95,16 @@ uint32_t nfs4_op_delegreturn(struct nfs4_compound *cp)
 	nfs4_get_stateid(cp->cp_args, &sid);
 	if (!rpcrdma_xdr_ok(cp->cp_args))
 		return NFS4ERR_BADXDR;
+	const char *name;
+	uint32_t status;
+
 	if (!cp->cp_cur.fh_len)
 		return NFS4ERR_NOFILEHANDLE;
-	return nfs4_deleg_return(cp->cp_srv->s4_deleg, cp->cp_clientid, &sid,
-				 cp->cp_cur.fh_data, cp->cp_cur.fh_len);
+	status = nfs4_deleg_return(cp->cp_srv->s4_deleg, cp->cp_clientid, &sid,
+				   cp->cp_cur.fh_data, cp->cp_cur.fh_len);
+	name = rpcrdma_nfs4_stat_name(status);
+	if (cp->cp_srv->s4_verbose)
+		fprintf(cp->cp_srv->s4_log, "nfs4: DELEGRETURN from client %016llx: %s\n",
+			(unsigned long long)cp->cp_clientid, name ? name : "?");
+	return status;
 }
