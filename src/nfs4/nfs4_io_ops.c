@@ -184,6 +184,18 @@ static uint32_t open_create(struct nfs4_compound *cp, struct open_args *o,
 		memset(o->oa_sa.sa_set, 0, sizeof(o->oa_sa.sa_set));
 		if (only.sa_set_size)
 			o->oa_sa.sa_set[0] |= 1u << FATTR4_SIZE;
+		if (only.sa_set_size) {
+			/* truncating a file others hold delegations of: not
+			 * before they are returned (RFC 8881 10.4.4) */
+			struct nfs4_fh fh = { 0 };
+			uint32_t status = nfs4_fh_set_real(cp, &fh, cp->cp_cur.fh_xi, fd, "");
+
+			if (!status)
+				status = nfs4_deleg_break(cp->cp_srv, cp->cp_clientid,
+							  fh.fh_data, fh.fh_len);
+			if (status)
+				return status;
+		}
 	}
 	err = nfs3_sattr_apply(&cp->cp_c, fd, st, &sa, true, NULL);
 	if (err)
