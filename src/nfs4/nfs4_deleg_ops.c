@@ -6,6 +6,7 @@
  * (10.4.4), given back with DELEGRETURN (18.6).  The states are kept by
  * nfs4_deleg.c, the callbacks sent by nfs4_cb.c.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -55,6 +56,11 @@ uint32_t nfs4_deleg_break(struct rpcrdma_nfs4_server *srv, uint64_t clientid,
 				(unsigned long long)rec[i].dr_clientid, err ? strerror(-err) : "sent");
 	}
 	return status;
+}
+
+int nfs4_deleg_nfs3_hook(void *arg, const uint8_t *fh, uint32_t fhlen)
+{
+	return nfs4_deleg_break(arg, 0, fh, fhlen) == NFS4_OK ? 0 : -EAGAIN;
 }
 
 void nfs4_deleg_put_open(struct nfs4_compound *cp, uint32_t access, uint32_t want,

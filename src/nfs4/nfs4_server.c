@@ -49,6 +49,7 @@ int rpcrdma_nfs4_server_create(struct rpcrdma_nfs3_server *nfs3,
 		free(srv);
 		return err;
 	}
+	nfs3_server_set_change_hook(nfs3, nfs4_deleg_nfs3_hook, srv);
 	*out = srv;
 	return 0;
 }
@@ -57,6 +58,7 @@ void rpcrdma_nfs4_server_destroy(struct rpcrdma_nfs4_server *srv)
 {
 	if (!srv)
 		return;
+	nfs3_server_set_change_hook(srv->s4_nfs3, NULL, NULL);
 	nfs4_cb_table_destroy(srv->s4_cb);
 	nfs4_deleg_destroy(srv->s4_deleg);
 	nfs4_state_destroy(srv->s4_state);

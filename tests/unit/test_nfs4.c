@@ -18,6 +18,7 @@
 
 #include "common/be.h"
 #include "nfs4/nfs4_cb.h"
+#include "nfs4/nfs4_deleg.h"
 #include "nfs4/nfs4_internal.h"
 
 struct env {
@@ -1016,6 +1017,57 @@ static void test_locks(void **state)
 }
 
 /* the pseudo file system and the handle operations around it */
+/* v3_write - an NFSv3 WRITE of 3 bytes at 0 of @fh through the NFSv3
+ * server under the NFSv4.1 one: its nfsstat3. */
+static uint32_t v3_write(struct env *e, const uint8_t *fh, uint32_t fhlen)
+{
+	struct t_call *c = &e->c;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&c->req.rq_peer;
+
+	t_begin(c, 7 /* NFSPROC3_WRITE */, 0, 0);
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	t_opaque(c, fh, fhlen);
+	t_u64(c, 0);
+	t_u32(c, 3);
+	t_u32(c, 2); /* FILE_SYNC */
+	t_opaque(c, "new", 3);
+	memset(c->res, 0xee, T_RES_BYTES);
+	rpcrdma_xdr_init(&c->req.rq_args, c->args, c->alen);
+	rpcrdma_xdr_init(&c->req.rq_res, c->res, T_RES_BYTES);
+	assert_int_equal(rpcrdma_nfs3_server_dispatch(&c->req, e->srv3), RPCRDMA_SVC_SUCCESS);
+	rpcrdma_nfs3_thread_release();
+	c->rlen = c->req.rq_res.xs_pos;
+	c->rpos = 0;
+	return r_u32(c);
+}
+
+/* An NFSv3 WRITE of a file an NFSv4.1 client holds a read delegation of
+ * waits (NFS3ERR_JUKEBOX, 10008) until the delegation is returned (RFC
+ * 8881 10.4.4; the NFSv3 change hook). */
+static void test_nfs3_recalls(void **state)
+{
+	struct env *e = *state;
+	uint8_t fh[128], sid[16];
+	uint32_t fhlen;
+	struct nfs4_stateid ds;
+	struct nfs4_deleg_counts dc;
+
+	session(e);
+	/* no back channel here: OPEN grants none, so grant one by hand */
+	c_open(e, "deleg", "open-owner-1", OPEN4_SHARE_ACCESS_READ, sid, fh, &fhlen);
+	assert_int_equal(v3_write(e, fh, fhlen), 0);
+	assert_true(nfs4_deleg_grant(e->srv4->s4_deleg, e->clientid, fh, fhlen, false, &ds));
+	assert_int_equal(v3_write(e, fh, fhlen), 10008);
+	assert_int_equal(v3_write(e, fh, fhlen), 10008);
+	nfs4_deleg_counts(e->srv4->s4_deleg, &dc);
+	assert_int_equal(dc.dc_recalled, 1);
+	assert_int_equal(dc.dc_delays, 2);
+	assert_int_equal(nfs4_deleg_return(e->srv4->s4_deleg, e->clientid, &ds, fh, fhlen),
+			 NFS4_OK);
+	assert_int_equal(v3_write(e, fh, fhlen), 0);
+}
+
 static void test_pseudo_fs(void **state)
 {
 	struct env *e = *state;
@@ -1256,6 +1308,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_getattr, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_write_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_locks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nfs3_recalls, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pseudo_fs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage, setup, teardown),
 	};

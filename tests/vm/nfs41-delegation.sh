@@ -12,6 +12,8 @@
 #     server sends CB_RECALL to A over A's RDMA connection, A gives the
 #     delegation back (DELEGRETURN in A's mountstats), B's retried OPEN goes
 #     through; A then reads the new data;
+#   - an NFSv3 mount writes the file: the delegation A holds again is
+#     recalled first (NFS3ERR_JUKEBOX meanwhile), A reads the NFSv3 data;
 #   - the server's counters: backchannel calls all answered, no timeout;
 #   - again with --no-delegations: no delegation granted, no CB_RECALL.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -72,6 +74,14 @@ run_case() {
 	[[ "$(cat "$EXPORT/f")" == "new data" ]] || fail "the server's file is not B's: '$(cat "$EXPORT/f")'"
 	[[ "$(timeout -k 10 30 cat "$MA/f")" == "new data" ]] ||
 		fail "A reads '$(cat "$MA/f")' after B wrote, not the new data"
+	# an NFSv3 writer: A's delegation (granted again by its last OPEN)
+	# is recalled before the NFSv3 SETATTR/WRITE goes through
+	# (NFS3ERR_JUKEBOX meanwhile), and A reads what it wrote
+	kmount "$SERVER_ADDR:$EXPORT" /mnt/v3 "mountport=$MOUNT_PORT,mountproto=tcp"
+	bounded 120 "an NFSv3 write of the file" sh -c "printf 'v3 data\n' >/mnt/v3/f"
+	[[ "$(timeout -k 10 30 cat "$MA/f")" == "v3 data" ]] ||
+		fail "A reads '$(cat "$MA/f")' after the NFSv3 write, not its data"
+	kumount /mnt/v3
 	exec 3<&-
 	DELEGRETURNS=$(mountstats_ops "$MA" DELEGRETURN)
 	kumount "$MB"
@@ -92,6 +102,14 @@ grep -q '^nfs4: CB_RECALL of a read delegation to client .*: sent$' "$SLOG" ||
 	fail "no CB_RECALL sent (server log)"
 grep -q '^nfs4: DELEGRETURN from client .*: NFS4_OK$' "$SLOG" || fail "no DELEGRETURN (server log)"
 ((${DELEGRETURNS:-0} >= 1)) || fail "client A sent no DELEGRETURN (mountstats: '${DELEGRETURNS}')"
+grants=$(grep -c '^nfs4: read delegation granted' "$SLOG")
+recalls=$(grep -c '^nfs4: CB_RECALL of a read delegation to client .*: sent$' "$SLOG")
+log "delegations granted: $grants, recalls sent: $recalls, DELEGRETURN from A: $DELEGRETURNS"
+if ((grants >= 2)); then
+	((recalls >= 2)) || fail "A's second delegation was not recalled for the NFSv3 write"
+	grep '^{"connections"' "$SLOG" | tail -n 1 | grep -q '"NFS3ERR_JUKEBOX":[1-9]' ||
+		fail "the NFSv3 change was never answered NFS3ERR_JUKEBOX"
+fi
 grep '^{"connections"' "$SLOG" | tail -n 1 | grep -q '"NFS4ERR_DELAY":[1-9]' ||
 	fail "B's OPEN was never answered NFS4ERR_DELAY"
 # CB_NULL for each of the two sessions, and the CB_RECALL
