@@ -243,6 +243,9 @@ uint32_t nfs4_op_test_stateid(struct nfs4_compound *cp)
 	for (uint32_t i = 0; i < n; i++) {
 		nfs4_get_stateid(a, &sid);
 		st[i] = nfs4_open_test(cp->cp_srv->s4_state, cp->cp_clientid, &sid);
+		if (st[i] == NFS4ERR_BAD_STATEID) /* a delegation's */
+			st[i] = nfs4_deleg_check(cp->cp_srv->s4_deleg, cp->cp_clientid,
+						 &sid, NULL, 0);
 	}
 	if (!rpcrdma_xdr_ok(a))
 		return NFS4ERR_BADXDR;

@@ -1060,6 +1060,30 @@ static void test_nfs3_recalls(void **state)
 	assert_true(nfs4_deleg_grant(e->srv4->s4_deleg, e->clientid, fh, fhlen, false, &ds));
 	assert_int_equal(v3_write(e, fh, fhlen), 10008);
 	assert_int_equal(v3_write(e, fh, fhlen), 10008);
+	/* TEST_STATEID knows the delegation stateid (and a forged one not) */
+	{
+		struct t_call *c = &e->c;
+		uint32_t n;
+
+		c_begin(e, 1, 2);
+		c_sequence(e, e->seq++, 0);
+		t_u32(c, OP_TEST_STATEID);
+		t_u32(c, 2);
+		t_u32(c, ds.si_seqid);
+		c_fixed(c, ds.si_other, 12);
+		t_u32(c, ds.si_seqid);
+		ds.si_other[11] ^= 0x40;
+		c_fixed(c, ds.si_other, 12);
+		ds.si_other[11] ^= 0x40;
+		assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+		assert_int_equal(r_hdr(c, &n), NFS4_OK);
+		assert_int_equal(r_op(c, OP_SEQUENCE), NFS4_OK);
+		r_skip(c, 16 + 20);
+		assert_int_equal(r_op(c, OP_TEST_STATEID), NFS4_OK);
+		assert_int_equal(r_u32(c), 2);
+		assert_int_equal(r_u32(c), NFS4_OK);
+		assert_int_equal(r_u32(c), NFS4ERR_BAD_STATEID);
+	}
 	nfs4_deleg_counts(e->srv4->s4_deleg, &dc);
 	assert_int_equal(dc.dc_recalled, 1);
 	assert_int_equal(dc.dc_delays, 2);
