@@ -423,7 +423,8 @@ uint32_t nfs4_cb_seq_flags(struct nfs4_cb_table *t, const uint8_t sid[16],
 	pthread_mutex_lock(&t->ct_lock);
 	ch = chan_find_locked(t, sid);
 	down = ch && ch->ch_path == NFS4_CB_DOWN;
-	for (uint32_t i = 0; i < NFS4_MAX_SESSIONS; i++) {
+	/* the other sessions matter only when this one is down */
+	for (uint32_t i = 0; down && i < NFS4_MAX_SESSIONS; i++) {
 		struct nfs4_cb_chan *c = t->ct_chans[i];
 
 		if (c && c->ch_clientid == clientid &&
