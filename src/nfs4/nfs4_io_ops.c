@@ -68,6 +68,8 @@ static uint32_t open_decode(struct rpcrdma_xdr *a, struct open_args *o)
 {
 	uint32_t status = NFS4_OK;
 
+	o->oa_deleg_cur = false; /* set by the CLAIM_DELEG_CUR* arms only */
+	memset(&o->oa_deleg, 0, sizeof(o->oa_deleg));
 	(void)rpcrdma_xdr_get_u32(a); /* seqid: not used in 4.1 */
 	o->oa_access = rpcrdma_xdr_get_u32(a);
 	o->oa_deny = rpcrdma_xdr_get_u32(a);
