@@ -87,9 +87,11 @@ static void usage(FILE *f)
 "                          that need no identity switch and no disk wait run\n"
 "                          on the transport thread, without a hand-off)\n"
 "      --nfs4              also serve NFSv4.1 (program 100003 version 4) over\n"
-"                          the same exports: sessions without a backchannel,\n"
-"                          no delegations; clients recorded in --state-dir\n"
-"                          reclaim in the --grace period (see docs/nfs4.md)\n"
+"                          the same exports: sessions with a back channel on\n"
+"                          the RDMA connection, read delegations; clients\n"
+"                          recorded in --state-dir reclaim in the --grace\n"
+"                          period (see docs/nfs4.md)\n"
+"      --no-delegations    with --nfs4: grant no read delegation\n"
 "  -k, --handle-key FILE   file handle key (default " DEFAULT_KEY_FILE ")\n"
 "      --no-root-squash    with --export: do not map uid/gid 0 to 65534\n"
 "      --async             with --export: reply to CREATE, REMOVE, RENAME, SETATTR...\n"
@@ -316,6 +318,7 @@ static int load_key(const char *path, uint8_t key[RPCRDMA_NFS3_KEY_BYTES],
 
 enum { OPT_NO_ROOT_SQUASH = 256, OPT_ASYNC, OPT_STATS, OPT_RPCBIND, OPT_CREDITS, OPT_POLL,
        OPT_MEMORY, OPT_MAX_CONNS, OPT_FILE_CACHE, OPT_EXPORTS, OPT_WORKERS_ONLY, OPT_NFS4,
+       OPT_NO_DELEG,
        OPT_CONTROL, OPT_METRICS, OPT_CAPTURE, OPT_CAPTURE_SIZE, OPT_CAPTURE_FILES,
        OPT_CAPTURE_DATA,
        OPT_NO_LOCKING, OPT_NLM_PORT, OPT_NSM_PORT, OPT_STATE_DIR, OPT_GRACE,
@@ -368,6 +371,7 @@ int main(int argc, char **argv)
 		{ "poll", no_argument, NULL, OPT_POLL },
 		{ "workers-only", no_argument, NULL, OPT_WORKERS_ONLY },
 		{ "nfs4", no_argument, NULL, OPT_NFS4 },
+		{ "no-delegations", no_argument, NULL, OPT_NO_DELEG },
 		{ "transport-threads", required_argument, NULL, OPT_TRANSPORT_THREADS },
 		{ "reply-post", required_argument, NULL, OPT_REPLY_POST },
 		{ "handle-key", required_argument, NULL, 'k' },
@@ -426,7 +430,7 @@ int main(int argc, char **argv)
 	struct rlimit rl;
 	bool stats_json = false, rpcbind = false, no_squash = false, poll_mode = false;
 	bool async = false;
-	bool workers_only = false, nfs4 = false;
+	bool workers_only = false, nfs4 = false, no_deleg = false;
 	struct rpcrdma_nfs4_server *srv4 = NULL;
 	struct sockaddr_storage tmp;
 	unsigned prefix;
@@ -502,6 +506,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_WORKERS_ONLY:
 			workers_only = true;
+			break;
+		case OPT_NO_DELEG:
+			no_deleg = true;
 			break;
 		case OPT_NFS4:
 			nfs4 = true;
@@ -645,6 +652,10 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (no_deleg && !nfs4) {
+		fprintf(stderr, PROG ": --no-delegations needs --nfs4\n");
+		return 2;
+	}
 	if (!ccfg.cc_path && (ccfg.cc_max_bytes || ccfg.cc_max_files || ccfg.cc_data_bytes)) {
 		fprintf(stderr, PROG ": --capture-size, --capture-files and --capture-data need --capture FILE\n");
 		return 2;
@@ -763,6 +774,7 @@ int main(int argc, char **argv)
 			.n4_state_dir = lcfg.lc_state_dir ? lcfg.lc_state_dir
 							  : RPCRDMA_NLM_STATE_DIR,
 			.n4_grace_sec = lcfg.lc_grace_sec,
+			.n4_no_delegations = no_deleg,
 		};
 
 		err = rpcrdma_nfs4_server_create(srv, &n4, &srv4);

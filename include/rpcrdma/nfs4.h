@@ -38,6 +38,7 @@ struct rpcrdma_nfs4_config {
 	/* grace period after a start, seconds: 0 the lease time (90),
 	 * UINT32_MAX none */
 	uint32_t n4_grace_sec;
+	bool n4_no_delegations;  /* grant no read delegation (RFC 8881 10.4) */
 };
 
 /** Recovery counters of rpcrdma_nfs4_server_recovery(). */

@@ -471,8 +471,9 @@ struct rpcrdma_svc_bc_args {
  * @req: a call being served (from its dispatch function, on any thread).
  * @out: the handle; release it with rpcrdma_svc_bc_put().
  * Return: 0; -ENOMEM; -ENOTCONN when the connection's backchannel has
- * already ended (its connection went down).  A connection that goes down
- * later makes its calls end with -ENOTCONN.
+ * already ended (its connection went down), or when @req came from no
+ * connection (a dispatch function called directly, as unit tests do).  A
+ * connection that goes down later makes its calls end with -ENOTCONN.
  */
 int rpcrdma_svc_bc_get(const struct rpcrdma_svc_req *req, struct rpcrdma_svc_bc **out);
 

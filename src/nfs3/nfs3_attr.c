@@ -67,7 +67,10 @@ int nfs3_proc_setattr(struct nfs3_call *c)
 		nfs3_put_wcc(c->c_res, c->c_exp, &pre, &pre);
 		goto out_close;
 	}
-	err = nfs3_become_caller(c);
+	/* a new size: NFSv4.1 delegations of the file are recalled first */
+	err = sa.sa_set_size ? nfs3_change_check(c, fh, fhlen) : 0;
+	if (!err)
+		err = nfs3_become_caller(c);
 	if (!err)
 		err = nfs3_sattr_apply(c, fd, &pre, &sa, false, fe);
 	if (!err) /* commit_metadata of sync entries on a disk */

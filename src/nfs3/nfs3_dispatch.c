@@ -74,11 +74,12 @@ static const struct nfs3_proc_desc nfs3_procs[] = {
 #undef NOWAIT
 #undef META
 
-int nfs3_dispatch_call(struct rpcrdma_svc_req *req,
+int nfs3_dispatch_call(struct rpcrdma_nfs3_server *srv, struct rpcrdma_svc_req *req,
 		       struct rpcrdma_nfs3_export *exp,
 		       const struct rpcrdma_nfs3_xopts *opts, int fh_err)
 {
 	struct nfs3_call c = {
+		.c_srv = srv,
 		.c_exp = exp,
 		.c_req = req,
 		.c_args = &req->rq_args,
@@ -151,5 +152,5 @@ int rpcrdma_nfs3_dispatch(struct rpcrdma_svc_req *req, void *arg)
 		.xo_async = exp->ex_async,
 	};
 
-	return nfs3_dispatch_call(req, exp, &opts, 0);
+	return nfs3_dispatch_call(NULL, req, exp, &opts, 0);
 }

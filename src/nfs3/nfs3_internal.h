@@ -379,6 +379,7 @@ static inline bool nfs3_is_root(const struct rpcrdma_nfs3_export *exp,
 
 /* One call in progress. */
 struct nfs3_call {
+	struct rpcrdma_nfs3_server *c_srv; /* NULL: a bare export (no hooks) */
 	struct rpcrdma_nfs3_export *c_exp;
 	struct rpcrdma_svc_req *c_req;
 	struct rpcrdma_xdr *c_args;
@@ -605,9 +606,27 @@ void nfs3_dirop_put_wcc(struct nfs3_call *c, struct nfs3_dirop *d);
  * handle opens to @fh_err when it is not 0.  Return: as
  * rpcrdma_nfs3_dispatch().
  */
-int nfs3_dispatch_call(struct rpcrdma_svc_req *req,
+int nfs3_dispatch_call(struct rpcrdma_nfs3_server *srv, struct rpcrdma_svc_req *req,
 		       struct rpcrdma_nfs3_export *exp,
 		       const struct rpcrdma_nfs3_xopts *opts, int fh_err);
+
+/**
+ * nfs3_change_hook_fn - a file is about to change through NFSv3 (WRITE,
+ * SETATTR of the size): @fh/@fhlen its handle.  Return 0 to go on, or
+ * -EAGAIN to answer NFS3ERR_JUKEBOX (the NFSv4.1 server recalls its
+ * clients' delegations of the file, RFC 8881 10.4.4).  Must not block.
+ */
+typedef int (*nfs3_change_hook_fn)(void *arg, const uint8_t *fh, uint32_t fhlen);
+
+/**
+ * nfs3_server_set_change_hook - install @fn (NULL: none) with @arg; done
+ * before calls are served and after they stopped (not synchronised).
+ */
+void nfs3_server_set_change_hook(struct rpcrdma_nfs3_server *srv,
+				 nfs3_change_hook_fn fn, void *arg);
+
+/** nfs3_change_check - the hook of @c's server for @fh: 0 or -EAGAIN. */
+int nfs3_change_check(struct nfs3_call *c, const uint8_t *fh, uint32_t fhlen);
 /* nfs3_attr.c */
 int nfs3_proc_getattr(struct nfs3_call *c);
 int nfs3_proc_setattr(struct nfs3_call *c);

@@ -226,6 +226,8 @@ int nfs3_proc_write(struct nfs3_call *c)
 		fd = fe->fe_path;
 		err = nfs3_want_regular(&pre);
 	}
+	if (!err) /* NFSv4.1 delegations of the file: recalled first */
+		err = nfs3_change_check(c, fh, fhlen);
 	if (!err && (offset > INT64_MAX || count > INT64_MAX - offset))
 		err = -EFBIG;
 	if (!err)

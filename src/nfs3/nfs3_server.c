@@ -26,7 +26,23 @@ struct rpcrdma_nfs3_server {
 	pthread_rwlock_t sv_lock;            /* guards sv_snap (the pointer) */
 	struct nfs3_snap *sv_snap;           /* referenced */
 	pthread_mutex_t sv_reload;           /* one reload at a time */
+	nfs3_change_hook_fn sv_change_fn;    /* the NFSv4.1 server's, or NULL */
+	void *sv_change_arg;
 };
+
+void nfs3_server_set_change_hook(struct rpcrdma_nfs3_server *srv,
+				 nfs3_change_hook_fn fn, void *arg)
+{
+	srv->sv_change_fn = fn;
+	srv->sv_change_arg = arg;
+}
+
+int nfs3_change_check(struct nfs3_call *c, const uint8_t *fh, uint32_t fhlen)
+{
+	if (!c->c_srv || !c->c_srv->sv_change_fn)
+		return 0;
+	return c->c_srv->sv_change_fn(c->c_srv->sv_change_arg, fh, fhlen);
+}
 
 static void export_put(struct rpcrdma_nfs3_export *exp)
 {
@@ -281,7 +297,7 @@ int rpcrdma_nfs3_server_dispatch(struct rpcrdma_svc_req *req, void *arg)
 	}
 	if (!fh_err && !rpcrdma_nfs3_exports_match(sn->sn_xt, i, peer, &opts))
 		fh_err = -EACCES;
-	ret = nfs3_dispatch_call(req, sn->sn_exp[i], &opts, fh_err);
+	ret = nfs3_dispatch_call(srv, req, sn->sn_exp[i], &opts, fh_err);
 	nfs3_snap_put(sn);
 	return ret;
 }

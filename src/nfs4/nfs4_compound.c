@@ -23,6 +23,8 @@
 #include <string.h>
 
 #include "common/be.h"
+#include "nfs4_cb.h"
+#include "nfs4_deleg.h"
 #include "nfs4_internal.h"
 
 uint32_t nfs4_compound_decode_header(struct rpcrdma_xdr *args,
@@ -60,6 +62,7 @@ static nfs4_op_fn op_table(uint32_t op)
 	case OP_CLOSE: return nfs4_op_close;
 	case OP_COMMIT: return nfs4_op_commit;
 	case OP_CREATE: return nfs4_op_create;
+	case OP_DELEGRETURN: return nfs4_op_delegreturn;
 	case OP_GETATTR: return nfs4_op_getattr;
 	case OP_GETFH: return nfs4_op_getfh;
 	case OP_LINK: return nfs4_op_link;
@@ -134,6 +137,11 @@ static uint32_t op_sequence(struct nfs4_compound *cp, size_t res_start,
 		rpcrdma_xdr_put_fixed(r, replay_buf, sr.sr_replay_len);
 		return NFS4_REPLAYED;
 	}
+	/* RFC 8881 18.46.3: the callback path's state, as it is */
+	sr.sr_status_flags |= nfs4_cb_seq_flags(cp->cp_srv->s4_cb, sid, sr.sr_clientid);
+	if (nfs4_deleg_revoked(cp->cp_srv->s4_deleg, sr.sr_clientid))
+		sr.sr_status_flags |= SEQ4_STATUS_RECALLABLE_STATE_REVOKED;
+	memcpy(cp->cp_sid, sid, NFS4_SESSIONID_SIZE);
 	cp->cp_session = sr.sr_session;
 	cp->cp_slot = sr.sr_slot;
 	cp->cp_clientid = sr.sr_clientid;

@@ -70,6 +70,8 @@ uint32_t nfs4_compound_decode_header(struct rpcrdma_xdr *args,
 /* ---- nfs4_state.c: clients, sessions, slots, open states ---- */
 
 struct nfs4_state;
+struct nfs4_cb_table;
+struct nfs4_deleg_table;
 
 /** A session's fore channel (channel_attrs4, RFC 8881 18.36). */
 struct nfs4_chan_attrs {
@@ -284,6 +286,10 @@ uint32_t nfs4_lock_bump(struct nfs4_state *st, uint64_t clientid,
 uint32_t nfs4_lock_free(struct nfs4_state *st, uint64_t clientid,
 			const struct nfs4_stateid *sid);
 
+/** nfs4_open_writers - has anyone @fh open for writing (share access
+ *  WRITE)? */
+bool nfs4_open_writers(struct nfs4_state *st, const uint8_t *fh, uint32_t fhlen);
+
 /** Counters for the tests and the log. */
 struct nfs4_state_counts {
 	uint32_t sc_clients, sc_sessions, sc_opens, sc_locks;
@@ -385,11 +391,13 @@ void nfs4_recover_stats(struct nfs4_recover *rc, time_t now,
 			struct nfs4_recover_stats *out);
 
 /**
- * nfs4_state_set_forget - @fn(@arg, owner, len) is called (under the
- * table lock) for every client record the table drops.
+ * nfs4_state_set_forget - @fn(@arg, clientid, owner, len) is called
+ * (under the table lock: @fn may take the delegation table's lock, never
+ * the state's) for every client record the table drops.
  */
 void nfs4_state_set_forget(struct nfs4_state *st,
-			   void (*fn)(void *arg, const uint8_t *owner, uint32_t len),
+			   void (*fn)(void *arg, uint64_t clientid, const uint8_t *owner,
+				      uint32_t len),
 			   void *arg);
 /**
  * nfs4_client_owner - the client owner of @clientid into @buf
@@ -414,6 +422,9 @@ struct rpcrdma_nfs4_server {
 	struct rpcrdma_nfs3_server *s4_nfs3;
 	struct nfs4_state *s4_state;
 	struct nfs4_recover *s4_recover;
+	struct nfs4_cb_table *s4_cb;   /* back channels (nfs4_cb.c) */
+	struct nfs4_deleg_table *s4_deleg; /* delegations (nfs4_deleg.c) */
+	bool s4_no_deleg;              /* --no-delegations */
 	uint32_t s4_boot;
 	uint32_t s4_max_payload;
 	uint8_t s4_scope[16];
@@ -452,6 +463,7 @@ struct nfs4_compound {
 	struct nfs4_fh cp_cur;
 	struct nfs4_fh cp_saved;
 	struct nfs4_session *cp_session;
+	uint8_t cp_sid[NFS4_SESSIONID_SIZE]; /* cp_session's id */
 	uint32_t cp_slot;
 	uint64_t cp_clientid;
 	uint32_t cp_opidx;
@@ -563,6 +575,8 @@ uint32_t nfs4_op_open_downgrade(struct nfs4_compound *cp);
 uint32_t nfs4_op_read(struct nfs4_compound *cp);
 uint32_t nfs4_op_write(struct nfs4_compound *cp);
 uint32_t nfs4_op_commit(struct nfs4_compound *cp);
+/* nfs4_deleg_ops.c */
+uint32_t nfs4_op_delegreturn(struct nfs4_compound *cp);
 /* nfs4_lock_ops.c */
 uint32_t nfs4_op_lock(struct nfs4_compound *cp);
 uint32_t nfs4_op_lockt(struct nfs4_compound *cp);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/be.h"
+#include "nfs4_deleg.h"
 #include "nfs4_internal.h"
 
 /* may_open - the caller's right to open @fd (O_PATH) for @access. */
@@ -51,6 +52,9 @@ static bool excl_matches(const struct stat *st, const uint8_t *verf)
 
 struct open_args {
 	uint32_t oa_access, oa_deny;
+	uint32_t oa_want;        /* OPEN4_SHARE_ACCESS_WANT_* bits */
+	bool oa_deleg_cur;       /* CLAIM_DELEGATE_CUR / CLAIM_DELEG_CUR_FH */
+	struct nfs4_stateid oa_deleg;
 	const uint8_t *oa_owner;
 	uint32_t oa_ownerlen;
 	uint32_t oa_opentype, oa_createmode;
@@ -64,6 +68,8 @@ static uint32_t open_decode(struct rpcrdma_xdr *a, struct open_args *o)
 {
 	uint32_t status = NFS4_OK;
 
+	o->oa_deleg_cur = false; /* set by the CLAIM_DELEG_CUR* arms only */
+	memset(&o->oa_deleg, 0, sizeof(o->oa_deleg));
 	(void)rpcrdma_xdr_get_u32(a); /* seqid: not used in 4.1 */
 	o->oa_access = rpcrdma_xdr_get_u32(a);
 	o->oa_deny = rpcrdma_xdr_get_u32(a);
@@ -106,10 +112,19 @@ static uint32_t open_decode(struct rpcrdma_xdr *a, struct open_args *o)
 		(void)rpcrdma_xdr_get_u32(a);
 		break;
 	case CLAIM_DELEGATE_CUR:
+		/* an open the client made under its delegation, told to the
+		 * server before the delegation goes (RFC 8881 18.16.3) */
+		nfs4_get_stateid(a, &o->oa_deleg);
+		status = nfs4_get_component(a, &o->oa_name);
+		o->oa_deleg_cur = true;
+		break;
 	case CLAIM_DELEG_CUR_FH:
+		nfs4_get_stateid(a, &o->oa_deleg);
+		o->oa_deleg_cur = true;
+		break;
 	case CLAIM_DELEGATE_PREV:
 	case CLAIM_DELEG_PREV_FH:
-		status = NFS4ERR_NOTSUPP; /* no delegations are granted */
+		status = NFS4ERR_NOTSUPP; /* delegations do not survive a restart */
 		break;
 	default:
 		return NFS4ERR_BADXDR;
@@ -121,7 +136,8 @@ static uint32_t open_decode(struct rpcrdma_xdr *a, struct open_args *o)
 	if ((o->oa_access & OPEN4_SHARE_ACCESS_MASK) == 0 ||
 	    (o->oa_deny & ~OPEN4_SHARE_DENY_MASK))
 		return NFS4ERR_INVAL;
-	o->oa_access &= OPEN4_SHARE_ACCESS_MASK; /* the WANT bits: no delegation */
+	o->oa_want = o->oa_access & OPEN4_SHARE_WANT_MASK;
+	o->oa_access &= OPEN4_SHARE_ACCESS_MASK;
 	return NFS4_OK;
 }
 
@@ -171,6 +187,18 @@ static uint32_t open_create(struct nfs4_compound *cp, struct open_args *o,
 		memset(o->oa_sa.sa_set, 0, sizeof(o->oa_sa.sa_set));
 		if (only.sa_set_size)
 			o->oa_sa.sa_set[0] |= 1u << FATTR4_SIZE;
+		if (only.sa_set_size) {
+			/* truncating a file others hold delegations of: not
+			 * before they are returned (RFC 8881 10.4.4) */
+			struct nfs4_fh fh = { 0 };
+			uint32_t status = nfs4_fh_set_real(cp, &fh, cp->cp_cur.fh_xi, fd, "");
+
+			if (!status)
+				status = nfs4_deleg_break(cp->cp_srv, cp->cp_clientid,
+							  fh.fh_data, fh.fh_len);
+			if (status)
+				return status;
+		}
 	}
 	err = nfs3_sattr_apply(&cp->cp_c, fd, st, &sa, true, NULL);
 	if (err)
@@ -203,6 +231,10 @@ uint32_t nfs4_op_open(struct nfs4_compound *cp)
 		return status;
 	if (!cp->cp_cur.fh_len)
 		return NFS4ERR_NOFILEHANDLE;
+	if (o.oa_claim == CLAIM_DELEG_CUR_FH)
+		o.oa_claim = CLAIM_FH;
+	else if (o.oa_claim == CLAIM_DELEGATE_CUR)
+		o.oa_claim = CLAIM_NULL;
 	if (cp->cp_cur.fh_pseudo)
 		return by_fh ? NFS4ERR_ISDIR :
 		       o.oa_opentype == OPEN4_CREATE ? NFS4ERR_ROFS : NFS4ERR_NOENT;
@@ -272,6 +304,21 @@ uint32_t nfs4_op_open(struct nfs4_compound *cp)
 	status = nfs4_fh_set_real(cp, &cp->cp_cur, cp->cp_cur.fh_xi, fd, "");
 	if (status)
 		goto out;
+	if (o.oa_deleg_cur) {
+		/* the delegation named must be the client's, of this file */
+		status = nfs4_deleg_check(cp->cp_srv->s4_deleg, cp->cp_clientid, &o.oa_deleg,
+					  cp->cp_cur.fh_data, cp->cp_cur.fh_len);
+		if (status)
+			goto out;
+	}
+	/* another client's delegation of the file waits for its return
+	 * (RFC 8881 10.4.4): an OPEN for writing answers NFS4ERR_DELAY */
+	if (o.oa_access & OPEN4_SHARE_ACCESS_WRITE) {
+		status = nfs4_deleg_break(cp->cp_srv, cp->cp_clientid, cp->cp_cur.fh_data,
+					  cp->cp_cur.fh_len);
+		if (status)
+			goto out;
+	}
 	status = nfs4_open_add(cp->cp_srv->s4_state, cp->cp_clientid, o.oa_owner,
 			       o.oa_ownerlen, cp->cp_cur.fh_data, cp->cp_cur.fh_len,
 			       o.oa_access, o.oa_deny, &sid);
@@ -288,7 +335,7 @@ uint32_t nfs4_op_open(struct nfs4_compound *cp)
 	}
 	rpcrdma_xdr_put_u32(r, OPEN4_RESULT_LOCKTYPE_POSIX);
 	nfs4_put_bitmap(r, attrset, NFS4_BITMAP_WORDS);
-	rpcrdma_xdr_put_u32(r, OPEN_DELEGATE_NONE);
+	nfs4_deleg_put_open(cp, o.oa_access, o.oa_want, o.oa_deleg_cur);
 out:
 	nfs3_close_fd(fd);
 	nfs3_fcache_put(fe);
@@ -384,6 +431,9 @@ uint32_t nfs4_op_read(struct nfs4_compound *cp)
 	if (!status)
 		status = nfs4_open_find(cp->cp_srv->s4_state, cp->cp_clientid, &sid,
 					cp->cp_cur.fh_data, cp->cp_cur.fh_len, &access);
+	if (status == NFS4ERR_BAD_STATEID) /* a read delegation's (8.2.2) */
+		status = nfs4_deleg_check(cp->cp_srv->s4_deleg, cp->cp_clientid, &sid,
+					  cp->cp_cur.fh_data, cp->cp_cur.fh_len);
 	if (status)
 		goto out;
 	err = nfs3_become_caller(&cp->cp_c);

@@ -173,6 +173,22 @@ enum nfs4_fattr {
 #define CDFC4_FORE_OR_BOTH 0x3u
 #define CDFC4_BACK_OR_BOTH 0x7u
 #define CDFS4_FORE 0x1u
+#define CDFS4_BACK 0x2u
+#define CDFS4_BOTH 0x3u
+
+/* sr_status_flags of SEQUENCE (RFC 8881 18.46.3) */
+#define SEQ4_STATUS_CB_PATH_DOWN 0x00000001u
+#define SEQ4_STATUS_CB_PATH_DOWN_SESSION 0x00000200u
+
+/* The callback program (RFC 8881 20, 16.2.2 of CB_COMPOUND): version 1,
+ * procedures CB_NULL and CB_COMPOUND, and the callback operations. */
+#define NFS4_CB_VERSION 1u
+#define CB_PROC_NULL 0u
+#define CB_PROC_COMPOUND 1u
+#define OP_CB_GETATTR 3u
+#define OP_CB_RECALL 4u
+#define OP_CB_SEQUENCE 11u
+#define OP_CB_ILLEGAL 10044u
 
 /* RPC auth flavors in secinfo4 and callback_sec_parms4 (RFC 5531) */
 #define NFS4_AUTH_NONE 0u
@@ -199,7 +215,13 @@ enum nfs4_fattr {
 #define CLAIM_DELEG_CUR_FH 5u
 #define CLAIM_DELEG_PREV_FH 6u
 #define OPEN4_RESULT_LOCKTYPE_POSIX 0x4u
+#define OPEN4_SHARE_WANT_MASK 0xff00u
+#define OPEN4_SHARE_ACCESS_WANT_NO_DELEG 0x0400u
 #define OPEN_DELEGATE_NONE 0u
+#define OPEN_DELEGATE_READ 1u
+#define OPEN_DELEGATE_NONE_EXT 3u
+#define ACE4_ACCESS_ALLOWED_ACE_TYPE 0u
+#define SEQ4_STATUS_RECALLABLE_STATE_REVOKED 0x00000040u
 
 /* nfs_lock_type4 (RFC 8881 18.10) */
 #define READ_LT 1u

@@ -9,11 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nfs4_cb.h"
+#include "nfs4_deleg.h"
 #include "nfs4_internal.h"
 
-static void forget_client(void *arg, const uint8_t *owner, uint32_t len)
+/* The state dropped client @clientid (owner @owner): its record on disk
+ * and its delegations go with it. */
+static void forget_client(void *arg, uint64_t clientid, const uint8_t *owner, uint32_t len)
 {
-	nfs4_recover_note(arg, owner, len, NFS4_REC_FORGET);
+	struct rpcrdma_nfs4_server *srv = arg;
+
+	nfs4_recover_note(srv->s4_recover, owner, len, NFS4_REC_FORGET);
+	nfs4_deleg_forget_client(srv->s4_deleg, clientid);
 }
 
 int rpcrdma_nfs4_server_create(struct rpcrdma_nfs3_server *nfs3,
@@ -53,7 +60,19 @@ int rpcrdma_nfs4_server_create(struct rpcrdma_nfs3_server *nfs3,
 		free(srv);
 		return err;
 	}
-	nfs4_state_set_forget(srv->s4_state, forget_client, srv->s4_recover);
+	srv->s4_no_deleg = cfg && cfg->n4_no_delegations;
+	err = nfs4_cb_table_create(NULL, &srv->s4_cb);
+	if (!err)
+		err = nfs4_deleg_create(srv->s4_boot, NFS4_LEASE_SECONDS, &srv->s4_deleg);
+	if (err) {
+		nfs4_cb_table_destroy(srv->s4_cb);
+		nfs4_state_destroy(srv->s4_state);
+		nfs4_recover_destroy(srv->s4_recover);
+		free(srv);
+		return err;
+	}
+	/* A client the state drops loses its record and its delegations. */
+	nfs4_state_set_forget(srv->s4_state, forget_client, srv);
 	(void)nfs4_recover_flush(srv->s4_recover); /* records no grace can use go */
 	if (cfg && cfg->n4_state_dir) {
 		nfs4_recover_stats(srv->s4_recover, nfs4_mono_sec(), &rs);
@@ -63,6 +82,7 @@ int rpcrdma_nfs4_server_create(struct rpcrdma_nfs3_server *nfs3,
 		if (rs.rs_in_grace)
 			fprintf(srv->s4_log, "rpcrdma-nfsd: nfs4: grace %u s\n", grace);
 	}
+	nfs3_server_set_change_hook(nfs3, nfs4_deleg_nfs3_hook, srv);
 	*out = srv;
 	return 0;
 }
@@ -93,6 +113,9 @@ void rpcrdma_nfs4_server_destroy(struct rpcrdma_nfs4_server *srv)
 {
 	if (!srv)
 		return;
+	nfs3_server_set_change_hook(srv->s4_nfs3, NULL, NULL);
+	nfs4_cb_table_destroy(srv->s4_cb);
+	nfs4_deleg_destroy(srv->s4_deleg);
 	nfs4_state_destroy(srv->s4_state);
 	/* a grace period that ran out unnoticed: its stale records go */
 	(void)nfs4_recover_in_grace(srv->s4_recover, nfs4_mono_sec());

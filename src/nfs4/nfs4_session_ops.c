@@ -8,6 +8,8 @@
  */
 #include <string.h>
 
+#include "nfs4_cb.h"
+#include "nfs4_deleg.h"
 #include "nfs4_internal.h"
 
 /* The server's implementation id (nfs_impl_id4). */
@@ -115,14 +117,15 @@ uint32_t nfs4_op_create_session(struct nfs4_compound *cp)
 	struct nfs4_chan_attrs fore = { 0 }, back = { 0 };
 	struct nfs4_cs_res res;
 	uint64_t clientid;
-	uint32_t seq, flags, n, len, status;
+	uint32_t seq, flags, n, len, status, prog;
+	bool authsys = false;
 
 	clientid = rpcrdma_xdr_get_u64(a);
 	seq = rpcrdma_xdr_get_u32(a);
 	flags = rpcrdma_xdr_get_u32(a);
 	get_chan(a, &fore);
 	get_chan(a, &back);
-	(void)rpcrdma_xdr_get_u32(a); /* csa_cb_program: no back channel */
+	prog = rpcrdma_xdr_get_u32(a); /* csa_cb_program */
 	n = rpcrdma_xdr_get_u32(a);
 	if (n > 16)
 		return NFS4ERR_BADXDR;
@@ -131,6 +134,7 @@ uint32_t nfs4_op_create_session(struct nfs4_compound *cp)
 
 		if (flavor == NFS4_AUTH_SYS) {
 			skip_authsys(a);
+			authsys = true;
 		} else if (flavor == NFS4_RPCSEC_GSS) {
 			(void)rpcrdma_xdr_get_u32(a);
 			(void)rpcrdma_xdr_get_opaque(a, NFS4_OPAQUE_LIMIT, &len);
@@ -145,6 +149,16 @@ uint32_t nfs4_op_create_session(struct nfs4_compound *cp)
 				     &fore, &back, &res);
 	if (status)
 		return status;
+	/* RFC 8881 18.36.3: the back channel on this connection, when asked
+	 * for and the client's back channel can carry CB_SEQUENCE and one
+	 * more operation; a retry finds the channel bound the first time.
+	 * The attributes are echoed (the server uses slot 0 only). */
+	if ((flags & CREATE_SESSION4_FLAG_CONN_BACK_CHAN) &&
+	    back.ca_maxrequests >= NFS4_CB_SLOTS && back.ca_maxoperations >= NFS4_CB_MAX_OPS &&
+	    (nfs4_cb_path(cp->cp_srv->s4_cb, res.cr_sessionid) != NFS4_CB_NONE ||
+	     nfs4_cb_bind(cp->cp_srv->s4_cb, cp->cp_req, res.cr_sessionid, clientid,
+			  prog, authsys) == 0))
+		res.cr_flags |= CREATE_SESSION4_FLAG_CONN_BACK_CHAN;
 	rpcrdma_xdr_put_fixed(r, res.cr_sessionid, NFS4_SESSIONID_SIZE);
 	rpcrdma_xdr_put_u32(r, res.cr_sequence);
 	rpcrdma_xdr_put_u32(r, res.cr_flags);
@@ -156,17 +170,21 @@ uint32_t nfs4_op_create_session(struct nfs4_compound *cp)
 uint32_t nfs4_op_destroy_session(struct nfs4_compound *cp)
 {
 	const uint8_t *sid = rpcrdma_xdr_get_fixed(cp->cp_args, NFS4_SESSIONID_SIZE);
+	uint32_t status;
 
 	if (!sid)
 		return NFS4ERR_BADXDR;
-	return nfs4_destroy_session(cp->cp_srv->s4_state, sid, cp->cp_session);
+	status = nfs4_destroy_session(cp->cp_srv->s4_state, sid, cp->cp_session);
+	if (status == NFS4_OK)
+		nfs4_cb_unbind(cp->cp_srv->s4_cb, sid);
+	return status;
 }
 
 uint32_t nfs4_op_bind_conn(struct nfs4_compound *cp)
 {
 	struct rpcrdma_xdr *a = cp->cp_args, *r = cp->cp_res;
 	const uint8_t *sid = rpcrdma_xdr_get_fixed(a, NFS4_SESSIONID_SIZE);
-	uint32_t dir = rpcrdma_xdr_get_u32(a), status;
+	uint32_t dir = rpcrdma_xdr_get_u32(a), status, got = CDFS4_FORE;
 
 	(void)rpcrdma_xdr_get_bool(a);
 	if (!rpcrdma_xdr_ok(a))
@@ -177,10 +195,15 @@ uint32_t nfs4_op_bind_conn(struct nfs4_compound *cp)
 	status = nfs4_session_check(cp->cp_srv->s4_state, sid);
 	if (status)
 		return status;
-	if (dir == CDFC4_BACK)
-		return NFS4ERR_INVAL; /* no back channel is served */
+	/* RFC 8881 18.34.3: the back channel moves to this connection when
+	 * asked for (or allowed: FORE_OR_BOTH), if the session has one */
+	if (dir != CDFC4_FORE &&
+	    nfs4_cb_rebind(cp->cp_srv->s4_cb, cp->cp_req, sid) == 0)
+		got = dir == CDFC4_BACK ? CDFS4_BACK : CDFS4_BOTH;
+	else if (dir == CDFC4_BACK)
+		return NFS4ERR_INVAL; /* no back channel to move here */
 	rpcrdma_xdr_put_fixed(r, sid, NFS4_SESSIONID_SIZE);
-	rpcrdma_xdr_put_u32(r, CDFS4_FORE);
+	rpcrdma_xdr_put_u32(r, got);
 	rpcrdma_xdr_put_u32(r, 0);
 	return NFS4_OK;
 }
@@ -189,9 +212,14 @@ uint32_t nfs4_op_destroy_clientid(struct nfs4_compound *cp)
 {
 	uint64_t id = rpcrdma_xdr_get_u64(cp->cp_args);
 
+	uint32_t status;
+
 	if (!rpcrdma_xdr_ok(cp->cp_args))
 		return NFS4ERR_BADXDR;
-	return nfs4_destroy_clientid(cp->cp_srv->s4_state, id);
+	status = nfs4_destroy_clientid(cp->cp_srv->s4_state, id);
+	if (status == NFS4_OK)
+		nfs4_deleg_forget_client(cp->cp_srv->s4_deleg, id);
+	return status;
 }
 
 uint32_t nfs4_op_reclaim_complete(struct nfs4_compound *cp)
@@ -219,6 +247,9 @@ uint32_t nfs4_op_test_stateid(struct nfs4_compound *cp)
 	for (uint32_t i = 0; i < n; i++) {
 		nfs4_get_stateid(a, &sid);
 		st[i] = nfs4_open_test(cp->cp_srv->s4_state, cp->cp_clientid, &sid);
+		if (st[i] == NFS4ERR_BAD_STATEID) /* a delegation's */
+			st[i] = nfs4_deleg_check(cp->cp_srv->s4_deleg, cp->cp_clientid,
+						 &sid, NULL, 0);
 	}
 	if (!rpcrdma_xdr_ok(a))
 		return NFS4ERR_BADXDR;
@@ -241,6 +272,12 @@ uint32_t nfs4_op_free_stateid(struct nfs4_compound *cp)
 	status = nfs4_lock_free(cp->cp_srv->s4_state, cp->cp_clientid, &sid);
 	if (status != NFS4ERR_BAD_STATEID)
 		return status;
+	/* a revoked delegation is freed; one still held is returned with
+	 * DELEGRETURN (18.38.3: NFS4ERR_LOCKS_HELD) */
+	status = nfs4_deleg_check(cp->cp_srv->s4_deleg, cp->cp_clientid, &sid, NULL, 0);
+	if (status == NFS4ERR_DELEG_REVOKED)
+		return nfs4_deleg_return(cp->cp_srv->s4_deleg, cp->cp_clientid, &sid,
+					 NULL, 0);
 	status = nfs4_open_test(cp->cp_srv->s4_state, cp->cp_clientid, &sid);
 	return status == NFS4_OK ? NFS4ERR_LOCKS_HELD : status;
 }

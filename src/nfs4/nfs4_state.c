@@ -107,7 +107,7 @@ struct nfs4_state {
 	struct nfs4_session st_sessions[NFS4_MAX_SESSIONS];
 	struct nfs4_open st_opens[NFS4_MAX_OPENS];
 	struct nfs4_lock st_locks[NFS4_MAX_LOCKS];
-	void (*st_forget)(void *arg, const uint8_t *owner, uint32_t len);
+	void (*st_forget)(void *arg, uint64_t clientid, const uint8_t *owner, uint32_t len);
 	void *st_forget_arg;
 };
 
@@ -216,7 +216,7 @@ static void client_free(struct nfs4_state *st, struct nfs4_client *cl)
 	}
 	opens_drop_client(st, cl->cl_id);
 	if (st->st_forget)
-		st->st_forget(st->st_forget_arg, cl->cl_owner, cl->cl_ownerlen);
+		st->st_forget(st->st_forget_arg, cl->cl_id, cl->cl_owner, cl->cl_ownerlen);
 	cl->cl_used = false;
 }
 
@@ -971,7 +971,8 @@ void nfs4_state_counts(struct nfs4_state *st, struct nfs4_state_counts *out)
 }
 
 void nfs4_state_set_forget(struct nfs4_state *st,
-			   void (*fn)(void *arg, const uint8_t *owner, uint32_t len),
+			   void (*fn)(void *arg, uint64_t clientid, const uint8_t *owner,
+				      uint32_t len),
 			   void *arg)
 {
 	pthread_mutex_lock(&st->st_lock);
@@ -996,4 +997,19 @@ uint32_t nfs4_client_owner(struct nfs4_state *st, uint64_t clientid,
 	}
 	pthread_mutex_unlock(&st->st_lock);
 	return status;
+}
+
+bool nfs4_open_writers(struct nfs4_state *st, const uint8_t *fh, uint32_t fhlen)
+{
+	bool any = false;
+
+	pthread_mutex_lock(&st->st_lock);
+	for (uint32_t i = 0; i < NFS4_MAX_OPENS && !any; i++) {
+		const struct nfs4_open *o = &st->st_opens[i];
+
+		any = o->op_used && (o->op_access & OPEN4_SHARE_ACCESS_WRITE) &&
+		      o->op_fhlen == fhlen && !memcmp(o->op_fh, fh, fhlen);
+	}
+	pthread_mutex_unlock(&st->st_lock);
+	return any;
 }

@@ -70,8 +70,15 @@ static void svc_bc_free(struct rpcrdma_svc_bc *bc)
 int rpcrdma_svc_bc_get(const struct rpcrdma_svc_req *req, struct rpcrdma_svc_bc **out)
 {
 	struct svc_call *cc = req->rq_xprt;
-	struct svc_conn *conn = cc->cc_conn;
-	struct rpcrdma_svc_bc *bc = atomic_load(&conn->sx_bc), *expect = NULL;
+	struct svc_conn *conn;
+	struct rpcrdma_svc_bc *bc, *expect = NULL;
+
+	/* A request made without a connection (a test harness, a dispatch
+	 * function called directly) has no backchannel. */
+	if (!cc || !cc->cc_conn)
+		return -ENOTCONN;
+	conn = cc->cc_conn;
+	bc = atomic_load(&conn->sx_bc);
 
 	/* The call holds its connection: it cannot be freed meanwhile. */
 	if (!bc) {

@@ -8,6 +8,7 @@
  * the server's encoders.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -16,6 +17,8 @@
 #include <rpcrdma/nfs4.h>
 
 #include "common/be.h"
+#include "nfs4/nfs4_cb.h"
+#include "nfs4/nfs4_deleg.h"
 #include "nfs4/nfs4_internal.h"
 
 struct env {
@@ -29,6 +32,31 @@ struct env {
 	struct stat fst;
 	FILE *log;
 };
+
+/* The back channel's transport: none here (the unit harness's calls have
+ * no connection); test_nfs4_cb.c drives the table with one. */
+static int no_bc_get(const struct rpcrdma_svc_req *req, struct rpcrdma_svc_bc **out)
+{
+	(void)req;
+	(void)out;
+	return -ENOTCONN;
+}
+
+static int no_bc_call(struct rpcrdma_svc_bc *bc, const struct rpcrdma_svc_bc_args *a,
+		      uint32_t *xid)
+{
+	(void)bc;
+	(void)a;
+	(void)xid;
+	return -ENOTCONN;
+}
+
+static void no_bc_put(struct rpcrdma_svc_bc *bc)
+{
+	(void)bc;
+}
+
+static const struct nfs4_cb_ops no_bc = { no_bc_get, no_bc_call, no_bc_put };
 
 static int setup(void **state)
 {
@@ -63,6 +91,9 @@ static int setup(void **state)
 		return -1;
 	rpcrdma_nfs3_exports_free(xt);
 	if (rpcrdma_nfs4_server_create(e->srv3, NULL, &e->srv4))
+		return -1;
+	nfs4_cb_table_destroy(e->srv4->s4_cb);
+	if (nfs4_cb_table_create(&no_bc, &e->srv4->s4_cb))
 		return -1;
 	*state = e;
 	return 0;
@@ -987,6 +1018,81 @@ static void test_locks(void **state)
 }
 
 /* the pseudo file system and the handle operations around it */
+/* v3_write - an NFSv3 WRITE of 3 bytes at 0 of @fh through the NFSv3
+ * server under the NFSv4.1 one: its nfsstat3. */
+static uint32_t v3_write(struct env *e, const uint8_t *fh, uint32_t fhlen)
+{
+	struct t_call *c = &e->c;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&c->req.rq_peer;
+
+	t_begin(c, 7 /* NFSPROC3_WRITE */, 0, 0);
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	t_opaque(c, fh, fhlen);
+	t_u64(c, 0);
+	t_u32(c, 3);
+	t_u32(c, 2); /* FILE_SYNC */
+	t_opaque(c, "new", 3);
+	memset(c->res, 0xee, T_RES_BYTES);
+	rpcrdma_xdr_init(&c->req.rq_args, c->args, c->alen);
+	rpcrdma_xdr_init(&c->req.rq_res, c->res, T_RES_BYTES);
+	assert_int_equal(rpcrdma_nfs3_server_dispatch(&c->req, e->srv3), RPCRDMA_SVC_SUCCESS);
+	rpcrdma_nfs3_thread_release();
+	c->rlen = c->req.rq_res.xs_pos;
+	c->rpos = 0;
+	return r_u32(c);
+}
+
+/* An NFSv3 WRITE of a file an NFSv4.1 client holds a read delegation of
+ * waits (NFS3ERR_JUKEBOX, 10008) until the delegation is returned (RFC
+ * 8881 10.4.4; the NFSv3 change hook). */
+static void test_nfs3_recalls(void **state)
+{
+	struct env *e = *state;
+	uint8_t fh[128], sid[16];
+	uint32_t fhlen;
+	struct nfs4_stateid ds;
+	struct nfs4_deleg_counts dc;
+
+	session(e);
+	/* no back channel here: OPEN grants none, so grant one by hand */
+	c_open(e, "deleg", "open-owner-1", OPEN4_SHARE_ACCESS_READ, sid, fh, &fhlen);
+	assert_int_equal(v3_write(e, fh, fhlen), 0);
+	assert_true(nfs4_deleg_grant(e->srv4->s4_deleg, e->clientid, fh, fhlen, false, &ds));
+	assert_int_equal(v3_write(e, fh, fhlen), 10008);
+	assert_int_equal(v3_write(e, fh, fhlen), 10008);
+	/* TEST_STATEID knows the delegation stateid (and a forged one not) */
+	{
+		struct t_call *c = &e->c;
+		uint32_t n;
+
+		c_begin(e, 1, 2);
+		c_sequence(e, e->seq++, 0);
+		t_u32(c, OP_TEST_STATEID);
+		t_u32(c, 2);
+		t_u32(c, ds.si_seqid);
+		c_fixed(c, ds.si_other, 12);
+		t_u32(c, ds.si_seqid);
+		ds.si_other[11] ^= 0x40;
+		c_fixed(c, ds.si_other, 12);
+		ds.si_other[11] ^= 0x40;
+		assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+		assert_int_equal(r_hdr(c, &n), NFS4_OK);
+		assert_int_equal(r_op(c, OP_SEQUENCE), NFS4_OK);
+		r_skip(c, 16 + 20);
+		assert_int_equal(r_op(c, OP_TEST_STATEID), NFS4_OK);
+		assert_int_equal(r_u32(c), 2);
+		assert_int_equal(r_u32(c), NFS4_OK);
+		assert_int_equal(r_u32(c), NFS4ERR_BAD_STATEID);
+	}
+	nfs4_deleg_counts(e->srv4->s4_deleg, &dc);
+	assert_int_equal(dc.dc_recalled, 1);
+	assert_int_equal(dc.dc_delays, 2);
+	assert_int_equal(nfs4_deleg_return(e->srv4->s4_deleg, e->clientid, &ds, fh, fhlen),
+			 NFS4_OK);
+	assert_int_equal(v3_write(e, fh, fhlen), 0);
+}
+
 static void test_pseudo_fs(void **state)
 {
 	struct env *e = *state;
@@ -1398,6 +1504,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_getattr, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_write_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_locks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nfs3_recalls, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pseudo_fs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restart_grace, setup, teardown),

@@ -19,7 +19,8 @@
 # tries 4.2 first and must settle on 4.1), with an NFSv3 mount of the same
 # export beside it (each reads what the other wrote); the server's pools
 # are back at their baseline, it answered NFS4ERR_DENIED at least once, and
-# SIGTERM exits with status 0.  Every NFSv4 mount must be NFSv4.1 (vers=4.1
+# SIGTERM exits with status 0; the client answered the CB_NULL probes of
+# its sessions' back channels (bc_replies > 0, no backchannel timeout).  Every NFSv4 mount must be NFSv4.1 (vers=4.1
 # in /proc/mounts) over RDMA.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 vm_require_guest
@@ -340,3 +341,10 @@ rnfsd_check_final_stats
 grep '^{"connections"' "$RNFSD_LOG" | tail -n 1 | grep -q '"NFS4ERR_DENIED":[1-9]' ||
 	fail "the server never answered NFS4ERR_DENIED (the server-side lock conflict)"
 pass "the server answered LOCK with NFS4ERR_DENIED for the server-side conflict"
+# The back channel (RFC 8167 under RFC 8881 18.36): every v4.1 session was
+# created with CONN_BACK_CHAN and probed with CB_NULL over the RDMA
+# connection; the kernel client answered each probe.
+v=$(rnfsd_stat bc_replies)
+((${v:-0} >= 1)) || fail "no backchannel reply: the kernel client never answered CB_NULL (bc_replies '${v}')"
+[[ "$(rnfsd_stat bc_timeouts)" == 0 ]] || fail "backchannel calls timed out: $(rnfsd_stat bc_timeouts)"
+pass "the kernel client answered the server's CB_NULL probes over the RDMA backchannel ($v replies, no timeout)"

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nfs4_deleg.c - the table of read delegations and their states (see
+ * nfs4_deleg.h).  Bounded (NFS4_MAX_DELEGS); a full table grants none.
+ * The stateid's "other" field: the server's start, the entry's index and
+ * its generation, so a stale or forged one matches nothing.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/be.h"
+#include "nfs4_deleg.h"
+#include "nfs4_internal.h"
+
+/* Marks delegation stateids apart from open and lock ones ("DLG"). */
+#define DELEG_MAGIC 0x444c4700u
+
+struct nfs4_deleg {
+	enum nfs4_deleg_state dl_state;
+	uint32_t dl_gen;
+	uint64_t dl_clientid;
+	time_t dl_recalled;        /* when the recall began */
+	bool dl_sent;              /* its CB_RECALL went out */
+	uint32_t dl_fhlen;
+	uint8_t dl_fh[NFS4_FHSIZE];
+};
+
+struct nfs4_deleg_table {
+	pthread_mutex_t dt_lock;
+	uint32_t dt_boot;
+	uint32_t dt_lease;
+	struct nfs4_deleg_counts dt_counts;
+	atomic_uint dt_nused;      /* entries not free: 0 lets a change skip the scan */
+	struct nfs4_deleg dt_d[NFS4_MAX_DELEGS];
+};
+
+int nfs4_deleg_create(uint32_t boot, uint32_t lease, struct nfs4_deleg_table **out)
+{
+	struct nfs4_deleg_table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	pthread_mutex_init(&t->dt_lock, NULL);
+	t->dt_boot = boot;
+	t->dt_lease = lease;
+	*out = t;
+	return 0;
+}
+
+void nfs4_deleg_destroy(struct nfs4_deleg_table *t)
+{
+	if (!t)
+		return;
+	pthread_mutex_destroy(&t->dt_lock);
+	free(t);
+}
+
+static void make_sid(const struct nfs4_deleg_table *t, uint32_t i, struct nfs4_stateid *sid)
+{
+	sid->si_seqid = 1;
+	store_be32(sid->si_other, DELEG_MAGIC);
+	store_be32(sid->si_other + 4, t->dt_boot);
+	store_be32(sid->si_other + 8, t->dt_d[i].dl_gen << 12 | i);
+}
+
+/* find_locked - the entry of @sid, or NULL (not a delegation stateid of
+ * this start, or an entry reused since). */
+static struct nfs4_deleg *find_locked(struct nfs4_deleg_table *t, const struct nfs4_stateid *sid)
+{
+	uint32_t w = load_be32(sid->si_other + 8), i = w & 0xfff;
+	struct nfs4_deleg *d;
+
+	if (load_be32(sid->si_other) != DELEG_MAGIC ||
+	    load_be32(sid->si_other + 4) != t->dt_boot || i >= NFS4_MAX_DELEGS)
+		return NULL;
+	d = &t->dt_d[i];
+	if (d->dl_state == NFS4_DELEG_FREE || (d->dl_gen << 12 | i) != w)
+		return NULL;
+	return d;
+}
+
+static bool same_fh(const struct nfs4_deleg *d, const uint8_t *fh, uint32_t fhlen)
+{
+	return d->dl_fhlen == fhlen && !memcmp(d->dl_fh, fh, fhlen);
+}
+
+static void free_locked(struct nfs4_deleg_table *t, struct nfs4_deleg *d)
+{
+	if (d->dl_state == NFS4_DELEG_GRANTED || d->dl_state == NFS4_DELEG_RECALLING)
+		t->dt_counts.dc_held--;
+	d->dl_state = NFS4_DELEG_FREE;
+	d->dl_gen = (d->dl_gen + 1) & 0xfffff;
+	atomic_fetch_sub(&t->dt_nused, 1);
+}
+
+bool nfs4_deleg_grant(struct nfs4_deleg_table *t, uint64_t clientid,
+		      const uint8_t *fh, uint32_t fhlen, bool writers,
+		      struct nfs4_stateid *out)
+{
+	uint32_t i, slot = NFS4_MAX_DELEGS;
+	bool ok = false;
+
+	if (writers || fhlen > NFS4_FHSIZE)
+		return false;
+	pthread_mutex_lock(&t->dt_lock);
+	for (i = 0; i < NFS4_MAX_DELEGS; i++) {
+		struct nfs4_deleg *d = &t->dt_d[i];
+
+		if (d->dl_state == NFS4_DELEG_FREE) {
+			if (slot == NFS4_MAX_DELEGS)
+				slot = i;
+			continue;
+		}
+		if (!same_fh(d, fh, fhlen))
+			continue;
+		/* a file being recalled gets no new delegation (10.4.4) */
+		if (d->dl_state != NFS4_DELEG_GRANTED)
+			goto out;
+		if (d->dl_clientid == clientid) {
+			make_sid(t, i, out); /* the one it has */
+			ok = true;
+			goto out;
+		}
+	}
+	if (slot == NFS4_MAX_DELEGS)
+		goto out;
+	atomic_fetch_add(&t->dt_nused, 1);
+	t->dt_d[slot].dl_state = NFS4_DELEG_GRANTED;
+	t->dt_d[slot].dl_clientid = clientid;
+	t->dt_d[slot].dl_fhlen = fhlen;
+	memcpy(t->dt_d[slot].dl_fh, fh, fhlen);
+	make_sid(t, slot, out);
+	t->dt_counts.dc_granted++;
+	t->dt_counts.dc_held++;
+	ok = true;
+out:
+	pthread_mutex_unlock(&t->dt_lock);
+	return ok;
+}
+
+uint32_t nfs4_deleg_conflict(struct nfs4_deleg_table *t, uint64_t clientid,
+			     const uint8_t *fh, uint32_t fhlen, time_t now,
+			     struct nfs4_deleg_recall *rec, uint32_t *nrec)
+{
+	uint32_t status = NFS4_OK, n = 0;
+	struct nfs4_stateid sid;
+
+	/* the common case (every NFSv3 WRITE passes here): nothing delegated */
+	*nrec = 0;
+	if (atomic_load(&t->dt_nused) == 0)
+		return NFS4_OK;
+	pthread_mutex_lock(&t->dt_lock);
+	for (uint32_t i = 0; i < NFS4_MAX_DELEGS; i++) {
+		struct nfs4_deleg *d = &t->dt_d[i];
+
+		if (d->dl_state == NFS4_DELEG_FREE || d->dl_state == NFS4_DELEG_REVOKED ||
+		    !same_fh(d, fh, fhlen) || (clientid && d->dl_clientid == clientid))
+			continue;
+		if (d->dl_state == NFS4_DELEG_RECALLING &&
+		    now - d->dl_recalled >= (time_t)t->dt_lease) {
+			/* a lease after the recall, no return: revoked (10.4.6) */
+			d->dl_state = NFS4_DELEG_REVOKED;
+			t->dt_counts.dc_held--;
+			t->dt_counts.dc_revoked++;
+			continue;
+		}
+		if (d->dl_state == NFS4_DELEG_GRANTED) {
+			d->dl_state = NFS4_DELEG_RECALLING;
+			d->dl_recalled = now;
+			d->dl_sent = false;
+			t->dt_counts.dc_recalled++;
+		}
+		/* offered until its CB_RECALL could be sent */
+		if (!d->dl_sent && n < NFS4_DELEG_MAX_RECALL) {
+			make_sid(t, i, &sid);
+			rec[n].dr_clientid = d->dl_clientid;
+			memcpy(rec[n].dr_other, sid.si_other, sizeof(sid.si_other));
+			rec[n].dr_seqid = sid.si_seqid;
+			n++;
+		}
+		status = NFS4ERR_DELAY;
+	}
+	if (status == NFS4ERR_DELAY)
+		t->dt_counts.dc_delays++;
+	pthread_mutex_unlock(&t->dt_lock);
+	*nrec = n;
+	return status;
+}
+
+uint32_t nfs4_deleg_return(struct nfs4_deleg_table *t, uint64_t clientid,
+			   const struct nfs4_stateid *sid, const uint8_t *fh,
+			   uint32_t fhlen)
+{
+	struct nfs4_deleg *d;
+	uint32_t status = NFS4_OK;
+
+	pthread_mutex_lock(&t->dt_lock);
+	d = find_locked(t, sid);
+	if (!d || d->dl_clientid != clientid || (fh && !same_fh(d, fh, fhlen))) {
+		status = NFS4ERR_BAD_STATEID;
+	} else if (sid->si_seqid != 0 && sid->si_seqid != 1) {
+		status = sid->si_seqid > 1 ? NFS4ERR_BAD_STATEID : NFS4ERR_OLD_STATEID;
+	} else {
+		if (d->dl_state != NFS4_DELEG_REVOKED)
+			t->dt_counts.dc_returned++;
+		free_locked(t, d);
+	}
+	pthread_mutex_unlock(&t->dt_lock);
+	return status;
+}
+
+uint32_t nfs4_deleg_check(struct nfs4_deleg_table *t, uint64_t clientid,
+			  const struct nfs4_stateid *sid, const uint8_t *fh,
+			  uint32_t fhlen)
+{
+	struct nfs4_deleg *d;
+	uint32_t status;
+
+	pthread_mutex_lock(&t->dt_lock);
+	d = find_locked(t, sid);
+	if (!d || d->dl_clientid != clientid || (fh && !same_fh(d, fh, fhlen)))
+		status = NFS4ERR_BAD_STATEID;
+	else if (d->dl_state == NFS4_DELEG_REVOKED)
+		status = NFS4ERR_DELEG_REVOKED;
+	else
+		status = NFS4_OK;
+	pthread_mutex_unlock(&t->dt_lock);
+	return status;
+}
+
+void nfs4_deleg_recall_sent(struct nfs4_deleg_table *t, const struct nfs4_deleg_recall *rec)
+{
+	struct nfs4_stateid sid = { .si_seqid = rec->dr_seqid };
+	struct nfs4_deleg *d;
+
+	memcpy(sid.si_other, rec->dr_other, sizeof(sid.si_other));
+	pthread_mutex_lock(&t->dt_lock);
+	d = find_locked(t, &sid);
+	if (d && d->dl_state == NFS4_DELEG_RECALLING)
+		d->dl_sent = true;
+	pthread_mutex_unlock(&t->dt_lock);
+}
+
+bool nfs4_deleg_revoked(struct nfs4_deleg_table *t, uint64_t clientid)
+{
+	bool any = false;
+
+	pthread_mutex_lock(&t->dt_lock);
+	for (uint32_t i = 0; i < NFS4_MAX_DELEGS && !any; i++)
+		any = t->dt_d[i].dl_state == NFS4_DELEG_REVOKED &&
+		      t->dt_d[i].dl_clientid == clientid;
+	pthread_mutex_unlock(&t->dt_lock);
+	return any;
+}
+
+void nfs4_deleg_forget_client(struct nfs4_deleg_table *t, uint64_t clientid)
+{
+	pthread_mutex_lock(&t->dt_lock);
+	for (uint32_t i = 0; i < NFS4_MAX_DELEGS; i++) {
+		struct nfs4_deleg *d = &t->dt_d[i];
+
+		if (d->dl_state != NFS4_DELEG_FREE && d->dl_clientid == clientid)
+			free_locked(t, d);
+	}
+	pthread_mutex_unlock(&t->dt_lock);
+}
+
+void nfs4_deleg_counts(struct nfs4_deleg_table *t, struct nfs4_deleg_counts *out)
+{
+	pthread_mutex_lock(&t->dt_lock);
+	*out = t->dt_counts;
+	pthread_mutex_unlock(&t->dt_lock);
+}

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# nfs41-delegation: read delegations of rpcrdma-nfsd --nfs4 recalled over the
+# RDMA backchannel (RFC 8167) of the kernel NFSv4.1 client (issue 16).
+#   - two kernel client identities in one guest: mount A as 192.0.2.1 with
+#     the client identifier "deleg-reader", mount B as a second server
+#     address (192.0.2.11, the server listens on 0.0.0.0) after the
+#     identifier became "deleg-writer"; the server sees two client ids;
+#   - A opens a file for reading and keeps it open: the server grants a read
+#     delegation (its log) over a session whose back channel answered
+#     CB_NULL;
+#   - B writes the file: its OPEN for writing is answered NFS4ERR_DELAY, the
+#     server sends CB_RECALL to A over A's RDMA connection, A gives the
+#     delegation back (DELEGRETURN in A's mountstats), B's retried OPEN goes
+#     through; A then reads the new data;
+#   - an NFSv3 mount writes the file: the delegation A holds again is
+#     recalled first (NFS3ERR_JUKEBOX meanwhile), A reads the NFSv3 data;
+#   - the server's counters: backchannel calls all answered, no timeout;
+#   - again with --no-delegations: no delegation granted, no CB_RECALL.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+vm_require_guest
+
+NFSD=$(rpcrdma_bin rpcrdma-nfsd)
+EXPORT=$SCRATCH/export
+SLOG=$SCRATCH/rpcrdma-nfsd.log
+ADDR2=192.0.2.11
+MA=/mnt/a
+MB=/mnt/b
+OPTS=vers=4.1,proto=rdma,port=$NFS_RDMA_PORT
+
+on_failure "echo '---- dmesg (last 40 lines) ----'; dmesg | tail -n 40"
+on_failure "echo '---- mountstats ----'; cat /proc/self/mountstats"
+
+ip addr add $ADDR2/24 dev "$RPCRDMA_NETDEV" || fail "add $ADDR2"
+vm_kmod nfsv4 rpcrdma
+
+# set_identity NAME: the kernel client's NFSv4 identity for the next
+# nfs_client it creates (a mount of a server address not mounted yet).
+set_identity() {
+	local done=0
+	if [[ -w /sys/fs/nfs/net/nfs_client/identifier ]]; then
+		echo "$1" >/sys/fs/nfs/net/nfs_client/identifier && done=1
+	fi
+	if [[ -w /sys/module/nfs/parameters/nfs4_unique_id ]]; then
+		echo "$1" >/sys/module/nfs/parameters/nfs4_unique_id && done=1
+	fi
+	((done)) || fail "no way to set the NFSv4 client identifier"
+}
+
+mount_as() { # ADDR MNT
+	mkdir -p "$2"
+	timeout -k 10 120 mount -t nfs -o "$OPTS" "$1:$EXPORT" "$2" ||
+		fail "mount -t nfs -o $OPTS $1:$EXPORT $2"
+	at_exit "kumount '$2'"
+	[[ "$(mountstats_xprt "$2")" == "xprt:"*"rdma"* ]] || fail "$2 is not over RDMA"
+}
+
+# run_case ARGS...: start the server with ARGS, mount A and B, read on A,
+# write on B, read on A again.  Leaves the server stopped.
+run_case() {
+	rm -rf "$EXPORT"
+	mkdir -p "$EXPORT"
+	printf 'old data\n' >"$EXPORT/f"
+	chmod 666 "$EXPORT/f"
+	rnfsd_start "$NFSD" "$EXPORT" "$SLOG" --nfs4 --no-root-squash --stats -v \
+		--handle-key "$SCRATCH/handle.key" --listen 0.0.0.0 "$@"
+	set_identity deleg-reader
+	mount_as "$SERVER_ADDR" "$MA"
+	set_identity deleg-writer
+	mount_as "$ADDR2" "$MB"
+
+	exec 3<"$MA/f" || fail "open $MA/f for reading"
+	[[ "$(timeout -k 10 30 cat "$MA/f")" == "old data" ]] || fail "A does not read the old data"
+	bounded 120 "B writes the file" sh -c "printf 'new data\n' >'$MB/f'"
+	[[ "$(cat "$EXPORT/f")" == "new data" ]] || fail "the server's file is not B's: '$(cat "$EXPORT/f")'"
+	[[ "$(timeout -k 10 30 cat "$MA/f")" == "new data" ]] ||
+		fail "A reads '$(cat "$MA/f")' after B wrote, not the new data"
+	# an NFSv3 writer: A's delegation (granted again by its last OPEN)
+	# is recalled before the NFSv3 SETATTR/WRITE goes through
+	# (NFS3ERR_JUKEBOX meanwhile), and A reads what it wrote
+	kmount "$SERVER_ADDR:$EXPORT" /mnt/v3 "mountport=$MOUNT_PORT,mountproto=tcp"
+	bounded 120 "an NFSv3 write of the file" sh -c "printf 'v3 data\n' >/mnt/v3/f"
+	[[ "$(timeout -k 10 30 cat "$MA/f")" == "v3 data" ]] ||
+		fail "A reads '$(cat "$MA/f")' after the NFSv3 write, not its data"
+	kumount /mnt/v3
+	exec 3<&-
+	DELEGRETURNS=$(mountstats_ops "$MA" DELEGRETURN)
+	kumount "$MB"
+	kumount "$MA"
+	rnfsd_term 30
+	rnfsd_check_final_stats
+	[[ "$(rnfsd_stat bc_timeouts)" == 0 ]] || fail "backchannel calls timed out: $(rnfsd_stat bc_timeouts)"
+	[[ "$(rnfsd_stat bc_calls)" == "$(rnfsd_stat bc_replies)" ]] ||
+		fail "backchannel calls $(rnfsd_stat bc_calls), replies $(rnfsd_stat bc_replies)"
+	BC_CALLS=$(rnfsd_stat bc_calls)
+}
+
+# ---------------------------------------------------------------- delegations on
+run_case
+ids=$(sed -n 's/^nfs4: read delegation granted to client \([0-9a-f]*\)$/\1/p' "$SLOG" | sort -u)
+[[ -n "$ids" ]] || fail "no read delegation granted (server log)"
+grep -q '^nfs4: CB_RECALL of a read delegation to client .*: sent$' "$SLOG" ||
+	fail "no CB_RECALL sent (server log)"
+grep -q '^nfs4: DELEGRETURN from client .*: NFS4_OK$' "$SLOG" || fail "no DELEGRETURN (server log)"
+((${DELEGRETURNS:-0} >= 1)) || fail "client A sent no DELEGRETURN (mountstats: '${DELEGRETURNS}')"
+grants=$(grep -c '^nfs4: read delegation granted' "$SLOG")
+recalls=$(grep -c '^nfs4: CB_RECALL of a read delegation to client .*: sent$' "$SLOG")
+log "delegations granted: $grants, recalls sent: $recalls, DELEGRETURN from A: $DELEGRETURNS"
+if ((grants >= 2)); then
+	((recalls >= 2)) || fail "A's second delegation was not recalled for the NFSv3 write"
+	grep '^{"connections"' "$SLOG" | tail -n 1 | grep -q '"NFS3ERR_JUKEBOX":[1-9]' ||
+		fail "the NFSv3 change was never answered NFS3ERR_JUKEBOX"
+fi
+grep '^{"connections"' "$SLOG" | tail -n 1 | grep -q '"NFS4ERR_DELAY":[1-9]' ||
+	fail "B's OPEN was never answered NFS4ERR_DELAY"
+# CB_NULL for each of the two sessions, and the CB_RECALL
+((BC_CALLS >= 3)) || fail "only $BC_CALLS backchannel calls"
+pass "a read delegation granted to A was recalled over the RDMA backchannel when B opened the file for writing; A returned it ($DELEGRETURNS DELEGRETURN), B's OPEN waited (NFS4ERR_DELAY) and A read B's data; $BC_CALLS backchannel calls all answered"
+
+# ---------------------------------------------------------------- --no-delegations
+run_case --no-delegations
+grep -q '^nfs4: read delegation granted' "$SLOG" && fail "a delegation granted with --no-delegations"
+grep -q '^nfs4: CB_RECALL' "$SLOG" && fail "a CB_RECALL sent with --no-delegations"
+pass "--no-delegations: no delegation granted, no recall; A still reads B's data"
