@@ -549,6 +549,11 @@ static int svc_group_loop(struct svc_group *grp)
 				svc_dev_cq_event(tag);
 			}
 		}
+		/* Slabs are per group: idle ones go back when another group
+		 * is short of the budget, and a group given memory back
+		 * serves its waiters again. */
+		svc_budget_share(grp);
+		svc_budget_kick(grp);
 		/* Receives freed outside a completion batch (a call context
 		 * came back and took a waiting message) go back now. */
 		for (struct svc_conn *conn = grp->gr_conns; conn; conn = conn->sx_next)

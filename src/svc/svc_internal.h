@@ -355,6 +355,9 @@ struct svc_group {
 	 * writing the eventfd; the spinning run loop looks at it). */
 	atomic_bool gr_done_ready;
 	unsigned gr_spins;       /* sc_poll: run-loop turns, for SVC_POLL_EPOLL_EVERY */
+	/* Another group gave registered memory back for this one, which
+	 * was short of the budget: its run loop kicks its devices' waiters. */
+	atomic_bool gr_budget_kick;
 	unsigned gr_wq_idle;     /* workers waiting on gr_wq_cond */
 	/* Calls dispatched by the run loop since its last flush: handed to
 	 * the workers together, with one lock and one wake per idle worker
@@ -383,6 +386,10 @@ struct rpcrdma_svc {
 	_Atomic uint64_t sv_mem_registered;  /* bytes in slabs, all groups and devices */
 	_Atomic uint64_t sv_recv_bytes_held; /* of which receive buffers */
 	_Atomic uint64_t sv_refused_burst;   /* refusals not yet logged */
+	/* Bit i: group i found the budget spent by registered slabs (its
+	 * waiters are kicked by its own puts only); the other groups give
+	 * back their idle slabs and wake it (svc_budget_share()). */
+	_Atomic uint64_t sv_budget_short;
 
 	struct rpcrdma_wire_limits sv_limits;
 	struct svc_counters sv_ct;
@@ -511,6 +518,17 @@ size_t svc_buf_cap(const struct svc_buf *b);
  * registered total exceeds the keep level (a quarter of the budget, at
  * most SVC_POOL_KEEP). */
 void svc_pool_trim(struct svc_dev *dev);
+/*
+ * svc_budget_share - on @grp's run loop, every turn: when another group
+ * is short of the memory budget (sv_budget_short; slabs are per group and
+ * device, so one group's idle slabs would otherwise starve another's
+ * waiters for good), deregister every idle slab of @grp's devices and,
+ * when one went, wake the groups that were short (gr_budget_kick).
+ */
+void svc_budget_share(struct svc_group *grp);
+/* svc_budget_kick - on @grp's run loop: when another group gave memory
+ * back for it (gr_budget_kick), serve its devices' waiters again. */
+void svc_budget_kick(struct svc_group *grp);
 /*
  * svc_call_get - a free call context of @dev for @conn (created in batches
  * up to sc_small_contexts per device).  Return: NULL when none can be had
