@@ -517,7 +517,8 @@ static int svc_group_loop(struct svc_group *grp)
 			n = 0;
 		else
 			n = epoll_wait(grp->gr_epoll, evs, 16,
-				       svc->sv_cfg.sc_poll || grp->gr_more ? 0 :
+				       svc->sv_cfg.sc_poll || grp->gr_more ||
+				       grp->gr_reap_wait ? 0 :
 				       grp->gr_handshakes ? 1000 : -1);
 		if (n < 0) {
 			if (errno == EINTR)

@@ -608,8 +608,16 @@ void svc_conn_reap(struct svc_group *grp)
 	struct rpcrdma_svc *svc = grp->gr_svc;
 	struct svc_conn **pp = &grp->gr_conns, *conn;
 
+	grp->gr_reap_wait = false;
 	while ((conn = *pp)) {
 		if (!conn->sx_reap) {
+			pp = &conn->sx_next;
+			continue;
+		}
+		if (atomic_load_explicit(&conn->sx_worker_posting, memory_order_acquire)) {
+			/* A worker is still inside its post: it leaves within
+			 * moments, and touches nothing of ours after. */
+			grp->gr_reap_wait = true;
 			pp = &conn->sx_next;
 			continue;
 		}

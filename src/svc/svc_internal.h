@@ -270,6 +270,11 @@ struct svc_conn {
 	_Atomic uint32_t sx_sq_free;
 	struct svc_call *sx_sqwait_head, *sx_sqwait_tail; /* CC_SQ_WAIT, in order */
 	atomic_bool sx_sq_waiting;   /* sx_sqwait_head is set: workers hand back */
+	/* Workers inside a post on this QP: the Send they post may complete,
+	 * and its context come back, before the provider's post returns (it
+	 * still holds the QP's lock), so the run loop reaps the connection
+	 * (destroys the QP) only when this is 0 (svc_conn_reap()). */
+	_Atomic uint32_t sx_worker_posting;
 	_Atomic uint32_t sx_cqe_ids;
 	/* Reply chains queued by svc_send_resume() in a batch (gr_post_batch),
 	 * posted together by svc_send_flush(). */
@@ -332,6 +337,8 @@ struct svc_group {
 	struct svc_conn *gr_conns;
 	_Atomic uint32_t gr_nconns;  /* on gr_conns; read by group 0 to balance */
 	bool gr_more;                /* some connection has sx_more set */
+	bool gr_reap_wait;           /* a drained connection waits for a worker
+				      * to leave its post: look again at once */
 	uint32_t gr_handshakes;      /* accepted, not yet ESTABLISHED nor closing */
 	bool gr_post_batch;          /* replies queue on their connection ... */
 	struct svc_conn *gr_post_conns; /* ... and these are posted by svc_send_flush() */
@@ -625,6 +632,9 @@ void svc_conn_cm_event(struct rpcrdma_svc *svc, struct svc_conn *conn,
 		       enum rdma_cm_event_type type);
 void svc_conn_maybe_destroy(struct svc_conn *conn);
 void svc_conn_destroy(struct svc_conn *conn);
+/* svc_conn_reap - free @grp's drained connections (sx_reap), except one
+ * a worker is still posting on (sx_worker_posting): that one is looked at
+ * again on the next turn, which does not sleep (gr_reap_wait). */
 void svc_conn_reap(struct svc_group *grp);
 /* svc_conn_expire_handshakes - close accepted connections that did not
  * reach ESTABLISHED within SVC_HANDSHAKE_MS of @now_ms (monotonic). */
