@@ -485,6 +485,9 @@ static void svc_conn_handle_wc(struct svc_conn *conn, const struct ibv_wc *wc)
 {
 	struct rpcrdma_cqe *cqe = rpcrdma_cqe_of(wc);
 
+	/* A worker may have posted it (svc_send_post_worker()). */
+	if (cqe)
+		SVC_TSAN_ACQUIRE(cqe);
 	if (wc->status != IBV_WC_SUCCESS && wc->status != IBV_WC_WR_FLUSH_ERR &&
 	    !conn->sx_closing) {
 		svc_log(conn->sx_svc, "conn %u: completion error %s (type %u id %u)",

@@ -457,6 +457,22 @@ static inline uint32_t svc_initial_credits(const struct rpcrdma_svc_config *cfg)
 	return cfg->sc_credits < SVC_INITIAL_CREDITS ? cfg->sc_credits : SVC_INITIAL_CREDITS;
 }
 
+/*
+ * A worker posts a reply chain and the transport thread handles its
+ * completion: the device orders the post before the completion, an order
+ * ThreadSanitizer cannot see (the provider and the device are not
+ * instrumented).  These state it, for the call context's completion tag,
+ * in a TSan build (-fsanitize=thread), and are nothing otherwise.
+ */
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+#define SVC_TSAN_RELEASE(addr) __tsan_release((void *)(addr))
+#define SVC_TSAN_ACQUIRE(addr) __tsan_acquire((void *)(addr))
+#else
+#define SVC_TSAN_RELEASE(addr) ((void)0)
+#define SVC_TSAN_ACQUIRE(addr) ((void)0)
+#endif
+
 #define SVC_INC(svc, f, n) atomic_fetch_add_explicit(&(svc)->sv_ct.f, (n), memory_order_relaxed)
 #define SVC_DEC(svc, f, n) atomic_fetch_sub_explicit(&(svc)->sv_ct.f, (n), memory_order_relaxed)
 
