@@ -46,6 +46,9 @@ client() {
 	return 1
 }
 
+qps() { rdma res show qp 2>/dev/null | grep -c "lqpn" || true; }
+QP0=$(qps)
+
 # One after the other (a slow server, as under ThreadSanitizer, may
 # otherwise let a connect time out), then all at once.
 client --null --inflight 128 --seconds 20 >"$SCRATCH/null.json" 2>&1 &
@@ -84,9 +87,10 @@ pass "three clients under load, four pairs killed mid-run: no error"
 
 # Every connection drained (the killed ones included) before the counters.
 for _ in $(seq 1 240); do
-	(($(rdma res show qp 2>/dev/null | grep -c "lqpn") <= 1)) && break
+	(($(qps) <= QP0)) && break
 	sleep 0.25
 done
+(($(qps) <= QP0)) || fail "$(($(qps) - QP0)) QPs left 60 s after the last client"
 kill -TERM "$SRV"
 st=0
 wait "$SRV" || st=$?
@@ -96,6 +100,7 @@ if grep -q "WARNING: ThreadSanitizer" "$SLOG"; then
 	fail "data race reported"
 fi
 ((st == 0)) || fail "bench_rpc server exited with status $st"
+! grep -q "did not drain" "$SLOG" || fail "connections left at exit: $(grep 'did not drain' "$SLOG")"
 grep -q "on transport thread 1" "$SLOG" || fail "no connection on transport thread 1"
 stats=$(grep '^{' "$SLOG" | tail -n 1)
 log "server counters: $stats"
