@@ -2,13 +2,14 @@
 BUILD      ?= build
 BUILD_ASAN ?= build-asan
 BUILD_FUZZ ?= build-fuzz
+BUILD_TSAN ?= build-tsan
 FUZZ_TIME  ?= 60
 DURATION   ?= 90
 PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all build deps asan check unit vm-check demo install clean fuzz fuzz-svc fuzz-nfs4 bench-wire bench soak
+.PHONY: all build deps asan tsan check unit vm-check demo install clean fuzz fuzz-svc fuzz-nfs4 bench-wire bench soak
 
 all: build
 
@@ -31,6 +32,19 @@ build: $(BUILD)/CMakeCache.txt
 
 asan: $(BUILD_ASAN)/CMakeCache.txt
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
+
+# ThreadSanitizer build: the unit tests that run real threads, and the
+# tree for VM tests such as vm/worker-posts-load
+# (RPCRDMA_BUILD_DIR=$(BUILD_TSAN)).
+$(BUILD_TSAN)/CMakeCache.txt:
+	$(NEED_CMAKE)
+	cmake -S . -B $(BUILD_TSAN) -DCMAKE_BUILD_TYPE=Debug -DRPCRDMA_VM_TESTS=OFF \
+		"-DCMAKE_C_FLAGS=-fsanitize=thread -g -O1 -Wno-error=maybe-uninitialized" \
+		-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread $(CMAKE_ARGS)
+
+tsan: $(BUILD_TSAN)/CMakeCache.txt
+	cmake --build $(BUILD_TSAN) -j $(JOBS)
+	cd $(BUILD_TSAN) && ctest --output-on-failure -R 'unit/test_svc'
 
 # Unit tests under ASan/UBSan, natively.
 unit: asan

@@ -518,7 +518,8 @@ static int svc_group_loop(struct svc_group *grp)
 		else
 			n = epoll_wait(grp->gr_epoll, evs, 16,
 				       /* backchannel hook: wake for its deadlines */
-				       svc_bc_timeout(grp, svc->sv_cfg.sc_poll || grp->gr_more ? 0 :
+				       svc_bc_timeout(grp, svc->sv_cfg.sc_poll || grp->gr_more ||
+						      grp->gr_reap_wait ? 0 :
 						      grp->gr_handshakes ? 1000 : -1));
 		if (n < 0) {
 			if (errno == EINTR)
@@ -550,6 +551,11 @@ static int svc_group_loop(struct svc_group *grp)
 				svc_dev_cq_event(tag);
 			}
 		}
+		/* Slabs are per group: idle ones go back when another group
+		 * is short of the budget, and a group given memory back
+		 * serves its waiters again. */
+		svc_budget_share(grp);
+		svc_budget_kick(grp);
 		/* Receives freed outside a completion batch (a call context
 		 * came back and took a waiting message) go back now. */
 		for (struct svc_conn *conn = grp->gr_conns; conn; conn = conn->sx_next)

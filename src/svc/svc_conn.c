@@ -490,6 +490,9 @@ static void svc_conn_handle_wc(struct svc_conn *conn, const struct ibv_wc *wc)
 {
 	struct rpcrdma_cqe *cqe = rpcrdma_cqe_of(wc);
 
+	/* A worker may have posted it (svc_send_post_worker()). */
+	if (cqe)
+		SVC_TSAN_ACQUIRE(cqe);
 	if (wc->status != IBV_WC_SUCCESS && wc->status != IBV_WC_WR_FLUSH_ERR &&
 	    !conn->sx_closing) {
 		svc_log(conn->sx_svc, "conn %u: completion error %s (type %u id %u)",
@@ -616,8 +619,16 @@ void svc_conn_reap(struct svc_group *grp)
 	struct rpcrdma_svc *svc = grp->gr_svc;
 	struct svc_conn **pp = &grp->gr_conns, *conn;
 
+	grp->gr_reap_wait = false;
 	while ((conn = *pp)) {
 		if (!conn->sx_reap) {
+			pp = &conn->sx_next;
+			continue;
+		}
+		if (atomic_load_explicit(&conn->sx_worker_posting, memory_order_acquire)) {
+			/* A worker is still inside its post: it leaves within
+			 * moments, and touches nothing of ours after. */
+			grp->gr_reap_wait = true;
 			pp = &conn->sx_next;
 			continue;
 		}

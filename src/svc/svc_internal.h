@@ -270,6 +270,11 @@ struct svc_conn {
 	_Atomic uint32_t sx_sq_free;
 	struct svc_call *sx_sqwait_head, *sx_sqwait_tail; /* CC_SQ_WAIT, in order */
 	atomic_bool sx_sq_waiting;   /* sx_sqwait_head is set: workers hand back */
+	/* Workers inside a post on this QP: the Send they post may complete,
+	 * and its context come back, before the provider's post returns (it
+	 * still holds the QP's lock), so the run loop reaps the connection
+	 * (destroys the QP) only when this is 0 (svc_conn_reap()). */
+	_Atomic uint32_t sx_worker_posting;
 	_Atomic uint32_t sx_cqe_ids;
 	/* Reply chains queued by svc_send_resume() in a batch (gr_post_batch),
 	 * posted together by svc_send_flush(). */
@@ -335,6 +340,8 @@ struct svc_group {
 	struct svc_conn *gr_conns;
 	_Atomic uint32_t gr_nconns;  /* on gr_conns; read by group 0 to balance */
 	bool gr_more;                /* some connection has sx_more set */
+	bool gr_reap_wait;           /* a drained connection waits for a worker
+				      * to leave its post: look again at once */
 	uint32_t gr_handshakes;      /* accepted, not yet ESTABLISHED nor closing */
 	bool gr_post_batch;          /* replies queue on their connection ... */
 	struct svc_conn *gr_post_conns; /* ... and these are posted by svc_send_flush() */
@@ -358,6 +365,9 @@ struct svc_group {
 	 * writing the eventfd; the spinning run loop looks at it). */
 	atomic_bool gr_done_ready;
 	unsigned gr_spins;       /* sc_poll: run-loop turns, for SVC_POLL_EPOLL_EVERY */
+	/* Another group gave registered memory back for this one, which
+	 * was short of the budget: its run loop kicks its devices' waiters. */
+	atomic_bool gr_budget_kick;
 	unsigned gr_wq_idle;     /* workers waiting on gr_wq_cond */
 	/* Calls dispatched by the run loop since its last flush: handed to
 	 * the workers together, with one lock and one wake per idle worker
@@ -390,6 +400,10 @@ struct rpcrdma_svc {
 	_Atomic uint64_t sv_mem_registered;  /* bytes in slabs, all groups and devices */
 	_Atomic uint64_t sv_recv_bytes_held; /* of which receive buffers */
 	_Atomic uint64_t sv_refused_burst;   /* refusals not yet logged */
+	/* Bit i: group i found the budget spent by registered slabs (its
+	 * waiters are kicked by its own puts only); the other groups give
+	 * back their idle slabs and wake it (svc_budget_share()). */
+	_Atomic uint64_t sv_budget_short;
 
 	struct rpcrdma_wire_limits sv_limits;
 	struct svc_counters sv_ct;
@@ -449,6 +463,22 @@ static inline uint32_t svc_initial_credits(const struct rpcrdma_svc_config *cfg)
 {
 	return cfg->sc_credits < SVC_INITIAL_CREDITS ? cfg->sc_credits : SVC_INITIAL_CREDITS;
 }
+
+/*
+ * A worker posts a reply chain and the transport thread handles its
+ * completion: the device orders the post before the completion, an order
+ * ThreadSanitizer cannot see (the provider and the device are not
+ * instrumented).  These state it, for the call context's completion tag,
+ * in a TSan build (-fsanitize=thread), and are nothing otherwise.
+ */
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+#define SVC_TSAN_RELEASE(addr) __tsan_release((void *)(addr))
+#define SVC_TSAN_ACQUIRE(addr) __tsan_acquire((void *)(addr))
+#else
+#define SVC_TSAN_RELEASE(addr) ((void)0)
+#define SVC_TSAN_ACQUIRE(addr) ((void)0)
+#endif
 
 #define SVC_INC(svc, f, n) atomic_fetch_add_explicit(&(svc)->sv_ct.f, (n), memory_order_relaxed)
 #define SVC_DEC(svc, f, n) atomic_fetch_sub_explicit(&(svc)->sv_ct.f, (n), memory_order_relaxed)
@@ -518,6 +548,17 @@ size_t svc_buf_cap(const struct svc_buf *b);
  * registered total exceeds the keep level (a quarter of the budget, at
  * most SVC_POOL_KEEP). */
 void svc_pool_trim(struct svc_dev *dev);
+/*
+ * svc_budget_share - on @grp's run loop, every turn: when another group
+ * is short of the memory budget (sv_budget_short; slabs are per group and
+ * device, so one group's idle slabs would otherwise starve another's
+ * waiters for good), deregister every idle slab of @grp's devices and,
+ * when one went, wake the groups that were short (gr_budget_kick).
+ */
+void svc_budget_share(struct svc_group *grp);
+/* svc_budget_kick - on @grp's run loop: when another group gave memory
+ * back for it (gr_budget_kick), serve its devices' waiters again. */
+void svc_budget_kick(struct svc_group *grp);
 /*
  * svc_call_get - a free call context of @dev for @conn (created in batches
  * up to sc_small_contexts per device).  Return: NULL when none can be had
@@ -614,6 +655,9 @@ void svc_conn_cm_event(struct rpcrdma_svc *svc, struct svc_conn *conn,
 		       enum rdma_cm_event_type type);
 void svc_conn_maybe_destroy(struct svc_conn *conn);
 void svc_conn_destroy(struct svc_conn *conn);
+/* svc_conn_reap - free @grp's drained connections (sx_reap), except one
+ * a worker is still posting on (sx_worker_posting): that one is looked at
+ * again on the next turn, which does not sleep (gr_reap_wait). */
 void svc_conn_reap(struct svc_group *grp);
 /* svc_conn_expire_handshakes - close accepted connections that did not
  * reach ESTABLISHED within SVC_HANDSHAKE_MS of @now_ms (monotonic). */

@@ -184,6 +184,13 @@ int svc_buf_get(struct svc_dev *dev, size_t bytes, bool recv, struct svc_buf *ou
 		rc = svc_slab_new(dev, c);
 		if (rc == -EAGAIN)
 			rc = svc_slab_steal(dev, c);
+		if (rc == -EAGAIN && svc->sv_ngroups > 1) {
+			/* Other groups may hold idle slabs: ask them, then
+			 * look at the budget once more, so that memory given
+			 * back before they saw the request is not missed. */
+			atomic_fetch_or(&svc->sv_budget_short, 1ull << dev->dv_grp->gr_index);
+			rc = svc_slab_new(dev, c);
+		}
 		if (rc) {
 			if (recv)
 				atomic_fetch_sub(&svc->sv_recv_bytes_held, sz);
@@ -216,14 +223,15 @@ void svc_buf_put(struct svc_dev *dev, struct svc_buf *b, bool recv)
 	b->sb_addr = NULL;
 }
 
-void svc_pool_trim(struct svc_dev *dev)
+/* Deregister idle slabs of @dev while the registered total exceeds
+ * @keep; return how many went. */
+static unsigned svc_pool_trim_to(struct svc_dev *dev, uint64_t keep)
 {
 	struct rpcrdma_svc *svc = dev->dv_svc;
 	struct svc_slab **pp = &dev->dv_slabs, *sl;
-	uint64_t keep = svc->sv_cfg.sc_memory / 4 < SVC_POOL_KEEP ?
-			svc->sv_cfg.sc_memory / 4 : SVC_POOL_KEEP;
+	unsigned n = 0;
 
-	while ((sl = *pp) && svc->sv_mem_registered > keep) {
+	while ((sl = *pp) && atomic_load(&svc->sv_mem_registered) > keep) {
 		if (sl->sl_nfree != sl->sl_nbufs) {
 			pp = &sl->sl_next;
 			continue;
@@ -232,7 +240,64 @@ void svc_pool_trim(struct svc_dev *dev)
 		svc_slab_uncarve(dev, sl);
 		svc_slab_free(dev, sl);
 		SVC_INC(svc, pool_trims, 1);
+		n++;
 	}
+	return n;
+}
+
+/* Wake the groups in @mask that were short of the budget: memory went back. */
+static void svc_budget_wake(struct rpcrdma_svc *svc, uint64_t mask)
+{
+	unsigned i;
+
+	mask &= atomic_fetch_and(&svc->sv_budget_short, ~mask);
+	for (i = 0; mask; i++, mask >>= 1) {
+		if (!(mask & 1))
+			continue;
+		atomic_store(&svc->sv_groups[i].gr_budget_kick, true);
+		svc_group_wake(&svc->sv_groups[i]);
+	}
+}
+
+void svc_pool_trim(struct svc_dev *dev)
+{
+	struct rpcrdma_svc *svc = dev->dv_svc;
+	uint64_t keep = svc->sv_cfg.sc_memory / 4 < SVC_POOL_KEEP ?
+			svc->sv_cfg.sc_memory / 4 : SVC_POOL_KEEP;
+	uint64_t short_of = atomic_load(&svc->sv_budget_short) &
+			    ~(1ull << dev->dv_grp->gr_index);
+
+	if (svc_pool_trim_to(dev, keep) && short_of)
+		svc_budget_wake(svc, short_of);
+}
+
+void svc_budget_share(struct svc_group *grp)
+{
+	struct rpcrdma_svc *svc = grp->gr_svc;
+	uint64_t short_of = atomic_load_explicit(&svc->sv_budget_short, memory_order_relaxed) &
+			    ~(1ull << grp->gr_index);
+	struct svc_dev *dev;
+	unsigned n = 0;
+
+	if (!short_of)
+		return;
+	/* Seen with a relaxed load: the trim and the wake order themselves. */
+	short_of = atomic_load(&svc->sv_budget_short) & ~(1ull << grp->gr_index);
+	for (dev = grp->gr_devs; dev; dev = dev->dv_next)
+		n += svc_pool_trim_to(dev, 0);
+	if (n)
+		svc_budget_wake(svc, short_of);
+}
+
+void svc_budget_kick(struct svc_group *grp)
+{
+	struct svc_dev *dev;
+
+	if (!atomic_load_explicit(&grp->gr_budget_kick, memory_order_relaxed) ||
+	    !atomic_exchange(&grp->gr_budget_kick, false))
+		return;
+	for (dev = grp->gr_devs; dev; dev = dev->dv_next)
+		svc_dev_kick(dev);
 }
 
 /* ---------- call contexts ---------- */

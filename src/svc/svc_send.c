@@ -47,7 +47,8 @@ static void svc_send_post_worker(struct svc_call *cc, uint32_t nwr)
 {
 	struct svc_conn *conn = cc->cc_conn;
 	struct rpcrdma_svc *svc = conn->sx_svc;
-	struct ibv_send_wr *bad = NULL;
+	struct ibv_send_wr *bad = NULL, *chain;
+	struct ibv_qp *qp;
 	int err;
 
 	if (atomic_load(&conn->sx_closing)) {
@@ -60,11 +61,23 @@ static void svc_send_post_worker(struct svc_call *cc, uint32_t nwr)
 	}
 	cc->cc_by_worker = false;
 	SVC_INC(svc, worker_posts, 1);
-	err = rpcrdma_verbs_post_send(conn->sx_id->qp, &cc->cc_wr[0], &bad);
+	/* Once the Send is on the queue it may complete and @cc come back
+	 * before the provider returns from the post; until this thread is
+	 * out of it, the connection (its QP) is not freed. */
+	atomic_fetch_add(&conn->sx_worker_posting, 1);
+	/* What this thread wrote into @cc, or read from it, comes before
+	 * its completion, which the transport thread handles
+	 * (svc_conn_handle_wc()). */
+	qp = conn->sx_id->qp;
+	chain = &cc->cc_wr[0];
+	SVC_TSAN_RELEASE(&cc->cc_cqe);
+	err = rpcrdma_verbs_post_send(qp, chain, &bad);
 	if (!err) {
 		svc_worker_posted = true; /* @cc is the transport thread's now */
+		atomic_fetch_sub_explicit(&conn->sx_worker_posting, 1, memory_order_release);
 		return;
 	}
+	atomic_fetch_sub(&conn->sx_worker_posting, 1);
 	/* Its Send, the chain's last, was not posted: @cc is still ours. */
 	SVC_DEC(svc, worker_posts, 1);
 	cc->cc_by_worker = true;

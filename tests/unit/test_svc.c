@@ -1524,6 +1524,66 @@ static void test_worker_posts_err_chunk(void **state)
 	assert_baseline(f);
 }
 
+/* The run loop's part while a worker is still inside its post (the hook
+ * of fv_inside_post): the peer disconnects, every Receive flushes, the
+ * worker's Send completes and its context comes back, the loop reaps. */
+struct inside_reap {
+	struct svc_conn *ir_conn;
+	bool ir_ran, ir_reap, ir_kept, ir_wait;
+};
+
+static void reap_inside_post(void *arg)
+{
+	struct inside_reap *ir = arg;
+	struct svc_conn *conn = ir->ir_conn;
+	struct svc_group *grp = conn->sx_grp;
+
+	ir->ir_ran = true;
+	svc_conn_disconnected(conn);
+	fv_flush_recvs();
+	svc_conn_cq_event_poll(conn);
+	ir->ir_reap = conn->sx_reap;
+	conn->sx_id = NULL; /* the fixture's cm_id is no real one */
+	svc_conn_reap(grp);
+	ir->ir_kept = grp->gr_conns == conn;
+	ir->ir_wait = grp->gr_reap_wait;
+}
+
+/*
+ * A worker's Send may complete, and its context come back, before the
+ * provider returns from the post (it still holds the QP's lock then): a
+ * connection closing meanwhile must not be freed, its QP destroyed, under
+ * the worker.  The run loop leaves it for the next turn (gr_reap_wait,
+ * no sleep) and frees it once the worker is out of its post.
+ */
+static void test_worker_post_reap_wait(void **state)
+{
+	struct fixture *f = *state;
+	struct svc_group *grp = &f->svc.sv_groups[0];
+	struct inside_reap ir = { .ir_conn = f->conn };
+
+	f->conn->sx_dev->dv_worker_posts = true;
+	queue_null_call(f, 0x86, 0x86868686);
+	fv.fv_inside_post = reap_inside_post;
+	fv.fv_inside_post_arg = &ir;
+	fv.fv_faults.ff_inside_post_pct = 100;
+	assert_true(svc_worker_run_one(grp));
+	fv.fv_inside_post = NULL;
+	fv.fv_faults.ff_inside_post_pct = 0;
+	assert_true(ir.ir_ran);
+	assert_true(ir.ir_reap);     /* everything back: drained */
+	assert_true(ir.ir_kept);     /* but not freed under the worker */
+	assert_true(ir.ir_wait);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.worker_posts), 1);
+	assert_int_equal(atomic_load(&f->conn->sx_worker_posting), 0);
+	/* The worker is out: the next turn frees it. */
+	svc_conn_reap(grp);
+	assert_null(grp->gr_conns);
+	assert_false(grp->gr_reap_wait);
+	f->conn = NULL;
+	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_in_use), 0);
+}
+
 /* sc_reply_post decides for a device without verbs (unit tests): the
  * transport thread unless the worker is asked for. */
 static void test_reply_post_config(void **state)
@@ -1568,6 +1628,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_worker_post_hands_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_worker_post_failure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_worker_posts_err_chunk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_worker_post_reap_wait, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reply_post_config, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_handshake_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_credit_growth, setup_grow, teardown),

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "fake_verbs.h"
 #include "svc/svc_internal.h"
 
 static void init(struct rpcrdma_svc *svc, unsigned transport, unsigned threads,
@@ -259,6 +260,103 @@ static void test_poll_handoff(void **state)
 	svc_fini(&svc);
 }
 
+/*
+ * The memory budget is shared, but slabs belong to one group's device: a
+ * group whose pool is idle must not starve another group for good.  With
+ * a budget of 16 slabs of 128 KiB (sc_max_payload 64 KiB: 64 + 64 KiB of
+ * slack), group 0 registers all 16 (one 128 KiB buffer each) and gives the
+ * buffers back; group 1 then finds the budget spent and says so
+ * (sv_budget_short bit 1).  Group 0's next run-loop turn deregisters its
+ * idle slabs and wakes group 1 (eventfd, gr_budget_kick), which then gets
+ * its buffer.  A group whose slabs are in use gives nothing back and
+ * wakes no one; a connection's teardown trims to the keep level (a
+ * quarter of the budget: 4 slabs) and wakes the group that was short.
+ */
+static void test_budget_shared(void **state)
+{
+	struct rpcrdma_svc_config cfg = {
+		.sc_threads = 2,
+		.sc_transport_threads = 2,
+		.sc_max_payload = 65536,
+		.sc_memory = 16u << 17,
+		.sc_log = stderr,
+	};
+	struct rpcrdma_svc svc;
+	struct ibv_pd pd0, pd1;
+	struct svc_dev *d0, *d1;
+	struct svc_buf b[16], b1, extra;
+	unsigned i;
+
+	(void)state;
+	fv_reset();
+	memset(&svc, 0, sizeof(svc));
+	assert_int_equal(svc_init(&svc, &cfg), 0);
+	assert_int_equal(svc.sv_slab_bytes, 128u << 10);
+	d0 = svc_dev_get(&svc.sv_groups[0], NULL, &pd0);
+	d1 = svc_dev_get(&svc.sv_groups[1], NULL, &pd1);
+	assert_non_null(d0);
+	assert_non_null(d1);
+
+	for (i = 0; i < 16; i++)
+		assert_int_equal(svc_buf_get(d0, 128u << 10, false, &b[i]), 0);
+	assert_int_equal(atomic_load(&svc.sv_mem_registered), 16u << 17);
+	for (i = 0; i < 16; i++)
+		svc_buf_put(d0, &b[i], false);
+	assert_int_equal(atomic_load(&svc.sv_mem_registered), 16u << 17);
+
+	/* Group 1: nothing left to register; it asks the others. */
+	assert_int_equal(svc_buf_get(d1, 128u << 10, false, &b1), -EAGAIN);
+	assert_int_equal(atomic_load(&svc.sv_budget_short), 1u << 1);
+	/* Its own turn gives nothing back (it has nothing) and wakes no one. */
+	svc_budget_share(&svc.sv_groups[1]);
+	assert_false(readable(svc.sv_groups[1].gr_wake_fd));
+
+	/* Group 0's turn: its 16 idle slabs go, group 1 is woken. */
+	svc_budget_share(&svc.sv_groups[0]);
+	assert_int_equal(atomic_load(&svc.sv_mem_registered), 0);
+	assert_int_equal(atomic_load(&svc.sv_budget_short), 0);
+	assert_true(atomic_load(&svc.sv_groups[1].gr_budget_kick));
+	assert_true(readable(svc.sv_groups[1].gr_wake_fd));
+	assert_false(readable(svc.sv_groups[0].gr_wake_fd));
+	svc_budget_kick(&svc.sv_groups[1]);
+	assert_false(atomic_load(&svc.sv_groups[1].gr_budget_kick));
+	assert_int_equal(svc_buf_get(d1, 128u << 10, false, &b1), 0);
+	{
+		uint64_t v;
+
+		assert_int_equal(read(svc.sv_groups[1].gr_wake_fd, &v, sizeof(v)), sizeof(v));
+	}
+
+	/* Group 0 takes the other 15 slabs and holds one buffer: short
+	 * again, group 1 finds its slabs busy, gives nothing back. */
+	for (i = 0; i < 15; i++)
+		assert_int_equal(svc_buf_get(d0, 128u << 10, false, &b[i]), 0);
+	assert_int_equal(svc_buf_get(d1, 128u << 10, false, &extra), -EAGAIN);
+	assert_int_equal(svc_buf_get(d0, 128u << 10, false, &extra), -EAGAIN);
+	assert_int_equal(atomic_load(&svc.sv_budget_short), 3u);
+	svc_budget_share(&svc.sv_groups[1]); /* its one slab is in use */
+	assert_int_equal(atomic_load(&svc.sv_mem_registered), 16u << 17);
+	assert_false(readable(svc.sv_groups[0].gr_wake_fd));
+	assert_false(atomic_load(&svc.sv_groups[0].gr_budget_kick));
+
+	/* A teardown on group 0 trims to the keep level, 4 slabs, and wakes
+	 * group 1 (its own bit stays: nobody gave it anything). */
+	for (i = 0; i < 15; i++)
+		svc_buf_put(d0, &b[i], false);
+	svc_pool_trim(d0);
+	assert_int_equal(atomic_load(&svc.sv_mem_registered), 4u << 17);
+	assert_int_equal(atomic_load(&svc.sv_budget_short), 1u);
+	assert_true(readable(svc.sv_groups[1].gr_wake_fd));
+	assert_true(atomic_load(&svc.sv_groups[1].gr_budget_kick));
+
+	svc_buf_put(d1, &b1, false);
+	svc_dev_destroy_all(&svc.sv_groups[0]);
+	svc_dev_destroy_all(&svc.sv_groups[1]);
+	assert_int_equal(atomic_load(&svc.sv_mem_registered), 0);
+	assert_int_equal(fv_live_mrs(), 0);
+	svc_fini(&svc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +364,7 @@ int main(void)
 		cmocka_unit_test(test_pick_group),
 		cmocka_unit_test(test_group_queues),
 		cmocka_unit_test(test_poll_handoff),
+		cmocka_unit_test(test_budget_shared),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
