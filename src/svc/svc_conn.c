@@ -290,6 +290,14 @@ static void svc_conn_refused(struct rpcrdma_svc *svc, const char *why)
 			atomic_load(&svc->sv_nconns));
 }
 
+bool svc_conn_admit(struct rpcrdma_svc *svc)
+{
+	if (atomic_fetch_add(&svc->sv_nconns, 1) < svc->sv_cfg.sc_max_connections)
+		return true;
+	atomic_fetch_sub(&svc->sv_nconns, 1);
+	return false;
+}
+
 void svc_conn_param_of(const struct rdma_cm_event *ev, struct svc_conn_param *p)
 {
 	uint8_t len = ev->param.conn.private_data_len;
@@ -321,16 +329,23 @@ int svc_conn_accept(struct svc_group *grp, struct rdma_cm_id *id,
 		svc_log(svc, "refused a connection: address not allowed");
 		return -EACCES;
 	}
-	if (atomic_load(&svc->sv_nconns) >= cfg->sc_max_connections) {
+	/* The place is taken before anything else: transport threads accept
+	 * at the same time, and a check then an add would let two of them
+	 * take the last place. */
+	if (!svc_conn_admit(svc)) {
 		svc_conn_refused(svc, "--max-connections reached");
 		return -EBUSY;
 	}
-	if (ibv_query_device(id->verbs, &dattr))
+	if (ibv_query_device(id->verbs, &dattr)) {
+		atomic_fetch_sub(&svc->sv_nconns, 1);
 		return -EIO;
+	}
 
 	conn = calloc(1, sizeof(*conn));
-	if (!conn)
+	if (!conn) {
+		atomic_fetch_sub(&svc->sv_nconns, 1);
 		return -ENOMEM;
+	}
 	conn->sx_svc = svc;
 	conn->sx_grp = grp;
 	conn->sx_id = id;
@@ -393,8 +408,7 @@ int svc_conn_accept(struct svc_group *grp, struct rdma_cm_id *id,
 	}
 	conn->sx_next = grp->gr_conns;
 	grp->gr_conns = conn;
-	atomic_fetch_add(&grp->gr_nconns, 1);
-	atomic_fetch_add(&svc->sv_nconns, 1);
+	atomic_fetch_add(&grp->gr_nconns, 1); /* sv_nconns: svc_conn_admit() */
 	conn->sx_accepted_ms = svc_now_ms();
 	grp->gr_handshakes++;
 	if (atomic_load(&svc->sv_refused_burst)) {
@@ -424,6 +438,7 @@ out_err:
 		rdma_destroy_qp(id);
 	conn->sx_recvs_posted = 0;
 	svc_conn_destroy(conn);
+	atomic_fetch_sub(&svc->sv_nconns, 1); /* the place svc_conn_admit() took */
 	return rc;
 }
 

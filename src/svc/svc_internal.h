@@ -636,6 +636,11 @@ void svc_conn_grow_credits(struct svc_conn *conn);
  */
 int svc_conn_accept(struct svc_group *grp, struct rdma_cm_id *id,
 		    const struct svc_conn_param *p);
+/* svc_conn_admit - take one of the sc_max_connections places (counted in
+ * sv_nconns, atomically: any transport thread may accept).  Return: true
+ * when taken (given back when the connection is freed or its accept
+ * fails); false when every place is taken. */
+bool svc_conn_admit(struct rpcrdma_svc *svc);
 /* svc_conn_param_of - the parameters of CONNECT_REQUEST event @ev. */
 void svc_conn_param_of(const struct rdma_cm_event *ev, struct svc_conn_param *p);
 void svc_conn_disconnected(struct svc_conn *conn);

@@ -357,6 +357,46 @@ static void test_budget_shared(void **state)
 	svc_fini(&svc);
 }
 
+/* Admission from several transport threads at once: exactly
+ * sc_max_connections places are taken, never one more. */
+struct admit_arg {
+	struct rpcrdma_svc *svc;
+	unsigned taken;
+};
+
+static void *admit_many(void *p)
+{
+	struct admit_arg *a = p;
+	unsigned i;
+
+	for (i = 0; i < 20000; i++)
+		a->taken += svc_conn_admit(a->svc);
+	return NULL;
+}
+
+static void test_admit_concurrent(void **state)
+{
+	struct rpcrdma_svc svc;
+	struct admit_arg args[4];
+	pthread_t th[4];
+	unsigned i, total = 0;
+
+	(void)state;
+	init(&svc, 1, 1, false, 0);
+	svc.sv_cfg.sc_max_connections = 1000;
+	for (i = 0; i < 4; i++) {
+		args[i] = (struct admit_arg){ .svc = &svc };
+		assert_int_equal(pthread_create(&th[i], NULL, admit_many, &args[i]), 0);
+	}
+	for (i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		total += args[i].taken;
+	}
+	assert_int_equal(total, 1000);
+	assert_int_equal(atomic_load(&svc.sv_nconns), 1000);
+	svc_fini(&svc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -364,6 +404,7 @@ int main(void)
 		cmocka_unit_test(test_pick_group),
 		cmocka_unit_test(test_group_queues),
 		cmocka_unit_test(test_poll_handoff),
+		cmocka_unit_test(test_admit_concurrent),
 		cmocka_unit_test(test_budget_shared),
 	};
 
