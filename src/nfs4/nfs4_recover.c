@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "common/be.h"
+#include "common/state_dir.h"
 #include "nfs4_internal.h"
 
 #define REC_MAGIC 0x524e4334u /* "RNC4" */
@@ -215,28 +216,6 @@ out:
 	return err;
 }
 
-/* mkdir_parents - @dir (0700) and the directories above it (0755). */
-static int mkdir_parents(const char *dir)
-{
-	char buf[4096];
-	size_t n = strlen(dir);
-
-	if (n == 0 || n >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, dir, n + 1);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(buf, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 int nfs4_recover_create(const char *dir, uint32_t grace, FILE *log, time_t now,
 			struct nfs4_recover **out)
 {
@@ -257,7 +236,7 @@ int nfs4_recover_create(const char *dir, uint32_t grace, FILE *log, time_t now,
 		if (!rc->rc_buf || !rc->rc_path)
 			goto fail;
 		snprintf(rc->rc_path, n, "%s/" REC_FILE, dir);
-		err = mkdir_parents(dir);
+		err = rpcrdma_mkdir_parents(dir);
 		if (err)
 			goto fail;
 		err = rec_load(rc);

@@ -19,28 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/state_dir.h"
 #include "nlm_internal.h"
-
-static int mkdir_p(const char *path)
-{
-	char buf[4096];
-	size_t n = strlen(path);
-
-	if (n == 0 || n >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, n + 1);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(buf, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
 
 /* write @data to @path atomically (temporary file, fsync, rename) */
 static int write_atomic(const char *path, const char *data)
@@ -72,7 +52,7 @@ int nsm_state_advance(const char *dir, uint32_t *state)
 	FILE *f;
 	int err;
 
-	err = mkdir_p(dir);
+	err = rpcrdma_mkdir_parents(dir);
 	if (err)
 		return err;
 	snprintf(path, sizeof(path), "%s/sm", dir);
