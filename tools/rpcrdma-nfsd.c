@@ -86,12 +86,13 @@ static void usage(FILE *f)
 "      --workers-only      serve every call on a worker thread (default: calls\n"
 "                          that need no identity switch and no disk wait run\n"
 "                          on the transport thread, without a hand-off)\n"
-"      --nfs4              also serve NFSv4.1 (program 100003 version 4) over\n"
-"                          the same exports: sessions with a back channel on\n"
-"                          the RDMA connection, read delegations; clients\n"
-"                          recorded in --state-dir reclaim in the --grace\n"
-"                          period (see docs/nfs4.md)\n"
-"      --no-delegations    with --nfs4: grant no read delegation\n"
+"      --no-nfs4           serve NFSv3 only (default: also NFSv4.1, program\n"
+"                          100003 version 4, over the same exports: sessions\n"
+"                          with a back channel on the RDMA connection, read\n"
+"                          delegations; clients recorded in --state-dir\n"
+"                          reclaim in the --grace period; docs/nfs4.md)\n"
+"      --nfs4              serve NFSv4.1 too (the default; kept for scripts)\n"
+"      --no-delegations    grant no NFSv4.1 read delegation\n"
 "  -k, --handle-key FILE   file handle key (default " DEFAULT_KEY_FILE ")\n"
 "      --no-root-squash    with --export: do not map uid/gid 0 to 65534\n"
 "      --async             with --export: reply to CREATE, REMOVE, RENAME, SETATTR...\n"
@@ -318,7 +319,7 @@ static int load_key(const char *path, uint8_t key[RPCRDMA_NFS3_KEY_BYTES],
 
 enum { OPT_NO_ROOT_SQUASH = 256, OPT_ASYNC, OPT_STATS, OPT_RPCBIND, OPT_CREDITS, OPT_POLL,
        OPT_MEMORY, OPT_MAX_CONNS, OPT_FILE_CACHE, OPT_EXPORTS, OPT_WORKERS_ONLY, OPT_NFS4,
-       OPT_NO_DELEG,
+       OPT_NO_DELEG, OPT_NO_NFS4,
        OPT_CONTROL, OPT_METRICS, OPT_CAPTURE, OPT_CAPTURE_SIZE, OPT_CAPTURE_FILES,
        OPT_CAPTURE_DATA,
        OPT_NO_LOCKING, OPT_NLM_PORT, OPT_NSM_PORT, OPT_STATE_DIR, OPT_GRACE,
@@ -371,6 +372,7 @@ int main(int argc, char **argv)
 		{ "poll", no_argument, NULL, OPT_POLL },
 		{ "workers-only", no_argument, NULL, OPT_WORKERS_ONLY },
 		{ "nfs4", no_argument, NULL, OPT_NFS4 },
+		{ "no-nfs4", no_argument, NULL, OPT_NO_NFS4 },
 		{ "no-delegations", no_argument, NULL, OPT_NO_DELEG },
 		{ "transport-threads", required_argument, NULL, OPT_TRANSPORT_THREADS },
 		{ "reply-post", required_argument, NULL, OPT_REPLY_POST },
@@ -430,7 +432,7 @@ int main(int argc, char **argv)
 	struct rlimit rl;
 	bool stats_json = false, rpcbind = false, no_squash = false, poll_mode = false;
 	bool async = false;
-	bool workers_only = false, nfs4 = false, no_deleg = false;
+	bool workers_only = false, nfs4 = true, no_deleg = false, nfs4_given = false;
 	struct rpcrdma_nfs4_server *srv4 = NULL;
 	struct sockaddr_storage tmp;
 	unsigned prefix;
@@ -511,7 +513,13 @@ int main(int argc, char **argv)
 			no_deleg = true;
 			break;
 		case OPT_NFS4:
-			nfs4 = true;
+		case OPT_NO_NFS4:
+			if (nfs4_given && nfs4 != (c == OPT_NFS4)) {
+				fprintf(stderr, PROG ": --nfs4 and --no-nfs4 contradict each other\n");
+				return 2;
+			}
+			nfs4 = c == OPT_NFS4;
+			nfs4_given = true;
 			break;
 		case OPT_CREDITS:
 			if (parse_uint(optarg, 4096, &credits) || credits == 0) {
@@ -653,7 +661,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (no_deleg && !nfs4) {
-		fprintf(stderr, PROG ": --no-delegations needs --nfs4\n");
+		fprintf(stderr, PROG ": --no-delegations and --no-nfs4: delegations are NFSv4.1's\n");
 		return 2;
 	}
 	if (!ccfg.cc_path && (ccfg.cc_max_bytes || ccfg.cc_max_files || ccfg.cc_data_bytes)) {
@@ -879,9 +887,10 @@ int main(int argc, char **argv)
 	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	printf(PROG ": serving %s on %s:%lu (mount port %lu)\n",
+	printf(PROG ": serving %s on %s:%lu (mount port %lu; %s)\n",
 	       exports_file ? exports_file : export_path,
-	       listen_addr ? listen_addr : "*", port, mport);
+	       listen_addr ? listen_addr : "*", port, mport,
+	       nfs4 ? "NFSv3 and NFSv4.1" : "NFSv3");
 	fflush(stdout);
 
 	err = rpcrdma_svc_run(g_svc);

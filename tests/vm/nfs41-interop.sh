@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # nfs41-interop: the Linux kernel NFSv4.1/RDMA client against our server
-# (rpcrdma-nfsd --nfs4 --no-root-squash --stats --threads 4), mounted with
+# (rpcrdma-nfsd --no-root-squash --stats --threads 4: NFSv4.1 is served by
+# default), mounted with
 # -o vers=4.1,proto=rdma,port=20049 (issue 16), the kernel-client-interop
 # workout compared byte for byte:
 #   - files of 0 B to 16 MiB written with cp and dd oflag=direct, compared
@@ -21,7 +22,8 @@
 # are back at their baseline, it answered NFS4ERR_DENIED at least once, and
 # SIGTERM exits with status 0; the client answered the CB_NULL probes of
 # its sessions' back channels (bc_replies > 0, no backchannel timeout).  Every NFSv4 mount must be NFSv4.1 (vers=4.1
-# in /proc/mounts) over RDMA.
+# in /proc/mounts) over RDMA.  Last, restarted with --no-nfs4, a mount
+# without vers= falls back to NFSv3 and reads the same file.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 vm_require_guest
 umask 022
@@ -75,7 +77,7 @@ mkdir -p "$ORIG" "$BACK"
 make_test_files "$ORIG"
 head -c 65537 /dev/urandom >"$ORIG/65537.bin"
 mkdir -p "$EXPORT"
-rnfsd_start "$NFSD" "$EXPORT" "$SLOG" --nfs4 --no-root-squash --stats --threads 4 \
+rnfsd_start "$NFSD" "$EXPORT" "$SLOG" --no-root-squash --stats --threads 4 \
 	--handle-key "$SCRATCH/handle.key"
 
 # ---------------------------------------------------------------- 1. mount, write
@@ -348,3 +350,21 @@ v=$(rnfsd_stat bc_replies)
 ((${v:-0} >= 1)) || fail "no backchannel reply: the kernel client never answered CB_NULL (bc_replies '${v}')"
 [[ "$(rnfsd_stat bc_timeouts)" == 0 ]] || fail "backchannel calls timed out: $(rnfsd_stat bc_timeouts)"
 pass "the kernel client answered the server's CB_NULL probes over the RDMA backchannel ($v replies, no timeout)"
+
+# ---------------------------------------------------------------- 10. --no-nfs4
+# Version 4 not registered: the client's v4 attempts get PROG_MISMATCH and
+# a mount without vers= falls back to NFSv3 (MOUNT on its TCP port).
+rnfsd_start "$NFSD" "$EXPORT" "$SLOG.v3" --no-nfs4 --no-root-squash \
+	--handle-key "$SCRATCH/handle.key"
+grep -q '^rpcrdma-nfsd: serving .*; NFSv3)$' "$SLOG.v3" ||
+	fail "--no-nfs4: the serving line does not say NFSv3 only: $(grep -m1 '^rpcrdma-nfsd: serving' "$SLOG.v3")"
+mkdir -p /mnt/z
+o=proto=rdma,port=$NFS_RDMA_PORT,mountport=$MOUNT_PORT,mountproto=tcp,nolock
+timeout -k 10 120 mount -t nfs -o "$o" "$SERVER_ADDR:$EXPORT" /mnt/z || fail "mount -o $o (no vers=) with --no-nfs4"
+at_exit "kumount /mnt/z"
+line=$(awk '$2 == "/mnt/z"' /proc/mounts)
+[[ "$line" == *" nfs "*"vers=3"* ]] || fail "--no-nfs4: a mount without vers= is not NFSv3: '$line'"
+compare_files /tmp/trunc-expect /mnt/z/trunc
+kumount /mnt/z
+rnfsd_term 30
+pass "with --no-nfs4 a mount without vers= fell back to NFSv3 and read the file"
