@@ -23,15 +23,17 @@
 
 #include "test_nfs4_harness.h"
 
-#define NFS3_GETATTR 1
-#define NFS3_SETATTR 2
-#define NFS3_ACCESS 4
-#define NFS3_WRITE 7
-#define NFS3_CREATE 8
-#define NFS3_MKDIR 9
-#define NFS3_REMOVE 12
-#define NFS3ERR_ROFS_ 30u
-#define NFS3ERR_ACCES_ 13u
+/* NFSv3 procedures (RFC 1813 3) and nfsstat3 values (2.6), written out */
+#define P3_GETATTR 1
+#define P3_SETATTR 2
+#define P3_ACCESS 4
+#define P3_WRITE 7
+#define P3_CREATE 8
+#define P3_MKDIR 9
+#define P3_REMOVE 12
+#define P3_RENAME 14
+#define V3_ROFS 30u
+#define V3_ACCES 13u
 
 static const char *const g_lines[] = {
 	"rw 127.0.0.1(rw,root_squash,fsid=1)",
@@ -205,10 +207,10 @@ static uint32_t v3_dirop(struct env *e, uint32_t proc, const uint8_t *dir,
 	v3_begin(e, proc, INADDR_LOOPBACK);
 	t_opaque(&e->c, dir, dlen);
 	t_str(&e->c, name);
-	if (proc == NFS3_CREATE) {
+	if (proc == P3_CREATE) {
 		t_u32(&e->c, 0); /* UNCHECKED */
 		t_sattr_none(&e->c);
-	} else if (proc == NFS3_MKDIR) {
+	} else if (proc == P3_MKDIR) {
 		t_sattr_none(&e->c);
 	}
 	return v3_run(e);
@@ -236,14 +238,14 @@ static void test_ro_entry(void **state)
 	fh_of(e, "ro/g", g, &glen);
 	assert_int_equal(v4_open(e, ro, rolen, "x", true, OPEN4_SHARE_ACCESS_BOTH),
 			 NFS4ERR_ROFS);
-	assert_int_equal(v3_dirop(e, NFS3_CREATE, ro, rolen, "x"), NFS3ERR_ROFS_);
+	assert_int_equal(v3_dirop(e, P3_CREATE, ro, rolen, "x"), V3_ROFS);
 	assert_int_equal(v4_mkdir(e, ro, rolen, "d"), NFS4ERR_ROFS);
-	assert_int_equal(v3_dirop(e, NFS3_MKDIR, ro, rolen, "d"), NFS3ERR_ROFS_);
+	assert_int_equal(v3_dirop(e, P3_MKDIR, ro, rolen, "d"), V3_ROFS);
 	at_fh(e, ro, rolen, 1);
 	t_u32(&e->c, OP_REMOVE);
 	t_str(&e->c, "g");
 	assert_int_equal(run_op(e, OP_REMOVE), NFS4ERR_ROFS);
-	assert_int_equal(v3_dirop(e, NFS3_REMOVE, ro, rolen, "g"), NFS3ERR_ROFS_);
+	assert_int_equal(v3_dirop(e, P3_REMOVE, ro, rolen, "g"), V3_ROFS);
 	/* SETATTR of g's mode */
 	at_fh(e, g, glen, 1);
 	t_u32(&e->c, OP_SETATTR);
@@ -254,11 +256,11 @@ static void test_ro_entry(void **state)
 	t_u32(&e->c, 4);
 	t_u32(&e->c, 0600);
 	assert_int_equal(run_op(e, OP_SETATTR), NFS4ERR_ROFS);
-	v3_begin(e, NFS3_SETATTR, INADDR_LOOPBACK);
+	v3_begin(e, P3_SETATTR, INADDR_LOOPBACK);
 	t_opaque(&e->c, g, glen);
 	t_sattr_mode(&e->c, 0600);
 	t_u32(&e->c, 0);
-	assert_int_equal(v3_run(e), NFS3ERR_ROFS_);
+	assert_int_equal(v3_run(e), V3_ROFS);
 	/* WRITE with the anonymous stateid, COMMIT */
 	at_fh(e, g, glen, 1);
 	t_u32(&e->c, OP_WRITE);
@@ -267,13 +269,13 @@ static void test_ro_entry(void **state)
 	t_u32(&e->c, FILE_SYNC4);
 	t_str(&e->c, "data");
 	assert_int_equal(run_op(e, OP_WRITE), NFS4ERR_ROFS);
-	v3_begin(e, NFS3_WRITE, INADDR_LOOPBACK);
+	v3_begin(e, P3_WRITE, INADDR_LOOPBACK);
 	t_opaque(&e->c, g, glen);
 	t_u64(&e->c, 0);
 	t_u32(&e->c, 4);
 	t_u32(&e->c, 2);
 	t_str(&e->c, "data");
-	assert_int_equal(v3_run(e), NFS3ERR_ROFS_);
+	assert_int_equal(v3_run(e), V3_ROFS);
 	at_fh(e, g, glen, 1);
 	t_u32(&e->c, OP_COMMIT);
 	t_u64(&e->c, 0);
@@ -296,7 +298,7 @@ static void test_ro_entry(void **state)
 	assert_int_equal(sup, ACCESS4_READ | ACCESS4_LOOKUP | ACCESS4_MODIFY |
 			      ACCESS4_EXTEND | ACCESS4_DELETE);
 	assert_int_equal(got, ACCESS4_READ | ACCESS4_LOOKUP);
-	v3_begin(e, NFS3_ACCESS, INADDR_LOOPBACK);
+	v3_begin(e, P3_ACCESS, INADDR_LOOPBACK);
 	t_opaque(&e->c, ro, rolen);
 	t_u32(&e->c, 0x1f);
 	assert_int_equal(v3_run(e), 0);
@@ -315,20 +317,20 @@ static void test_squash(void **state)
 	/* root_squash: root is nobody */
 	fh_of(e, "rw", fh, &len);
 	assert_int_equal(v4_mkdir(e, fh, len, "d4"), NFS4_OK);
-	assert_int_equal(v3_dirop(e, NFS3_MKDIR, fh, len, "d3"), 0);
+	assert_int_equal(v3_dirop(e, P3_MKDIR, fh, len, "d3"), 0);
 	owner_of(e, "rw/d4", 65534, 65534);
 	owner_of(e, "rw/d3", 65534, 65534);
 	/* no_root_squash: root */
 	fh_of(e, "nsq", fh, &len);
 	assert_int_equal(v4_mkdir(e, fh, len, "d4"), NFS4_OK);
-	assert_int_equal(v3_dirop(e, NFS3_MKDIR, fh, len, "d3"), 0);
+	assert_int_equal(v3_dirop(e, P3_MKDIR, fh, len, "d3"), 0);
 	owner_of(e, "nsq/d4", 0, 0);
 	owner_of(e, "nsq/d3", 0, 0);
 	/* all_squash with anonuid/anongid: any caller is 1234:5678 */
 	e->uid = e->gid = 1000;
 	fh_of(e, "sq", fh, &len);
 	assert_int_equal(v4_mkdir(e, fh, len, "d4"), NFS4_OK);
-	assert_int_equal(v3_dirop(e, NFS3_MKDIR, fh, len, "d3"), 0);
+	assert_int_equal(v3_dirop(e, P3_MKDIR, fh, len, "d3"), 0);
 	owner_of(e, "sq/d4", 1234, 5678);
 	owner_of(e, "sq/d3", 1234, 5678);
 }
@@ -386,9 +388,9 @@ static void test_unlisted_address(void **state)
 	t_u32(&e->c, 1);
 	t_u32(&e->c, 1u << FATTR4_TYPE);
 	assert_int_equal(run_op(e, OP_GETATTR), NFS4ERR_ACCESS);
-	v3_begin(e, NFS3_GETATTR, INADDR_LOOPBACK);
+	v3_begin(e, P3_GETATTR, INADDR_LOOPBACK);
 	t_opaque(&e->c, fh, len);
-	assert_int_equal(v3_run(e), NFS3ERR_ACCES_);
+	assert_int_equal(v3_run(e), V3_ACCES);
 	/* from the listed address: found, the same handle, served */
 	assert_int_equal(lookup(e, "hidden", 0x0a090909, got, &glen), NFS4_OK);
 	assert_int_equal(glen, len);
@@ -399,7 +401,7 @@ static void test_unlisted_address(void **state)
 	t_u32(&e->c, 1);
 	t_u32(&e->c, 1u << FATTR4_TYPE);
 	assert_int_equal(run_op(e, OP_GETATTR), NFS4_OK);
-	v3_begin(e, NFS3_GETATTR, 0x0a090909);
+	v3_begin(e, P3_GETATTR, 0x0a090909);
 	t_opaque(&e->c, fh, len);
 	assert_int_equal(v3_run(e), 0);
 }
@@ -442,12 +444,12 @@ static void test_rename_checks_directories_first(void **state)
 	assert_int_equal(run_op(e, OP_SAVEFH), NFS4_OK);
 	assert_int_equal(r_op(&e->c, OP_PUTFH), NFS4_OK);
 	assert_int_equal(r_op(&e->c, OP_RENAME), NFS4ERR_ACCESS);
-	v3_begin(e, 14 /* NFSPROC3_RENAME */, INADDR_LOOPBACK);
+	v3_begin(e, P3_RENAME, INADDR_LOOPBACK);
 	t_opaque(&e->c, sticky, slen);
 	t_str(&e->c, "victim");
 	t_opaque(&e->c, locked, llen);
 	t_str(&e->c, "x");
-	assert_int_equal(v3_run(e), NFS3ERR_ACCES_);
+	assert_int_equal(v3_run(e), V3_ACCES);
 	snprintf(p, sizeof(p), "%s/nsq/sticky/victim", e->dir);
 	assert_int_equal(access(p, F_OK), 0);
 }
