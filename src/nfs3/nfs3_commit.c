@@ -16,10 +16,22 @@
  * RENAME's when they differ); after SETATTR, of the regular file or
  * directory itself (an fsync, so a file's dirty data is written too:
  * there is no system call for its inode alone; other types have no
- * descriptor to sync and are left to the next journal commit).  On the journalling file systems Linux
- * exports (ext4, xfs, btrfs) that commits the transaction holding the
- * whole change, the new inode included.  Nothing is committed on tmpfs
- * and ramfs (ex_mem_fs: no disk), nor for an "async" entry.
+ * descriptor to sync and are left to the next journal commit).  On the
+ * journalling file systems Linux exports (ext4, xfs, btrfs) that commits
+ * the transaction holding the whole change, the new inode included.
+ * Nothing is committed on tmpfs and ramfs (ex_mem_fs: no disk), nor for
+ * an "async" entry.
+ *
+ * The NFSv4.1 server (src/nfs4) commits the same way through the same
+ * calls, on its nfs3_call (nfs4_op_begin() sets c_commit): OPEN that
+ * creates (RFC 8881 18.16) or truncates, CREATE, REMOVE, RENAME, LINK and
+ * SETATTR, as knfsd's nfsd4 operations do through the same
+ * commit_metadata().
+ *
+ * File data made stable for a client (WRITE with DATA_SYNC or FILE_SYNC,
+ * COMMIT; RFC 1813 3.3.7, 3.3.21; RFC 8881 18.32, 18.3) goes through
+ * nfs3_commit_data() here too, in both versions, whatever the export's
+ * sync option: exports(5) "async" is about metadata.
  *
  * The fsync needs a real descriptor (an O_PATH one is refused with
  * EBADF): the entry's write or read descriptor when it has one, else one
@@ -37,6 +49,14 @@
 #include "nfs3_internal.h"
 
 int (*nfs3_commit_fsync)(int fd) = fsync;
+int (*nfs3_commit_fdatasync)(int fd) = fdatasync;
+
+int nfs3_commit_data(int fd, bool datasync)
+{
+	if ((datasync ? nfs3_commit_fdatasync(fd) : nfs3_commit_fsync(fd)) < 0)
+		return -errno;
+	return 0;
+}
 
 /*
  * open_for_sync - open @path (relative to @dirfd) read-only, as the caller
@@ -89,6 +109,15 @@ static int sync_fd(struct nfs3_call *c, struct nfs3_fentry *fe)
 	return nfs3_fcache_set_fd(fe, O_RDONLY, fd);
 }
 
+/* sync_counted - the fsync of a commit, counted in the export. 0/-errno. */
+static int sync_counted(struct nfs3_call *c, int fd)
+{
+	if (nfs3_commit_fsync(fd) < 0)
+		return -errno;
+	atomic_fetch_add_explicit(&c->c_exp->ex_commits, 1, memory_order_relaxed);
+	return 0;
+}
+
 static int commit(struct nfs3_call *c, struct nfs3_fentry *fe)
 {
 	int fd;
@@ -100,10 +129,7 @@ static int commit(struct nfs3_call *c, struct nfs3_fentry *fe)
 		return 0;
 	if (fd < 0)
 		return fd;
-	if (nfs3_commit_fsync(fd) < 0)
-		return -errno;
-	atomic_fetch_add_explicit(&c->c_exp->ex_commits, 1, memory_order_relaxed);
-	return 0;
+	return sync_counted(c, fd);
 }
 
 int nfs3_commit_dir(struct nfs3_call *c, struct nfs3_fentry *dfe)
@@ -114,4 +140,26 @@ int nfs3_commit_dir(struct nfs3_call *c, struct nfs3_fentry *dfe)
 int nfs3_commit_obj(struct nfs3_call *c, struct nfs3_fentry *fe)
 {
 	return commit(c, fe);
+}
+
+int nfs3_commit_path(struct nfs3_call *c, int fd, mode_t type)
+{
+	char path[32];
+	int sfd, err;
+
+	if (!c->c_commit)
+		return 0;
+	if (type == S_IFDIR) {
+		sfd = open_for_sync(c, fd, ".", O_DIRECTORY);
+	} else if (type == S_IFREG) {
+		nfs3_proc_path(path, sizeof(path), fd);
+		sfd = open_for_sync(c, AT_FDCWD, path, 0);
+	} else {
+		return 0;
+	}
+	if (sfd < 0)
+		return sfd;
+	err = sync_counted(c, sfd);
+	close(sfd);
+	return err;
 }

@@ -448,8 +448,29 @@ int nfs3_commit_dir(struct nfs3_call *c, struct nfs3_fentry *dfe);
  */
 int nfs3_commit_obj(struct nfs3_call *c, struct nfs3_fentry *fe);
 
-/** The fsync nfs3_commit_dir() makes; a unit test may replace it. */
+/**
+ * nfs3_commit_path - nfs3_commit_obj() for an object the call reached
+ * without a cache entry: O_PATH descriptor @fd of type @type (S_IFMT
+ * bits; not S_IFREG or S_IFDIR: nothing, 0).  A descriptor is opened
+ * read-only for the fsync and closed after it (NFSv4.1 OPEN truncating an
+ * existing file).  Return: as nfs3_commit_dir().
+ */
+int nfs3_commit_path(struct nfs3_call *c, int fd, mode_t type);
+
+/**
+ * nfs3_commit_data - make the data a client wrote to regular file @fd
+ * stable: fdatasync(2) when @datasync (WRITE DATA_SYNC: the data and what
+ * is needed to read it back), else fsync(2) (WRITE FILE_SYNC, COMMIT: all
+ * of the file's data and attributes).  RFC 1813 3.3.7, 3.3.21; RFC 8881
+ * 18.32.3, 18.3.3.  Any descriptor of the file will do.  Return: 0, or the
+ * negative errno of the call (-EIO, -ENOSPC, -EDQUOT, ...).
+ */
+int nfs3_commit_data(int fd, bool datasync);
+
+/** The fsync nfs3_commit_dir() and nfs3_commit_data() make, and the
+ *  fdatasync of the latter; a unit test may replace them. */
 extern int (*nfs3_commit_fsync)(int fd);
+extern int (*nfs3_commit_fdatasync)(int fd);
 
 /* ---- nfs3_args.c: argument types (RFC 1813 section 2) ---- */
 

@@ -242,10 +242,8 @@ int nfs3_proc_write(struct nfs3_call *c)
 		if (n < 0)
 			err = (int)n;
 	}
-	if (!err && stable == NFS3_DATA_SYNC && fdatasync(wfd) < 0)
-		err = -errno;
-	if (!err && stable == NFS3_FILE_SYNC && fsync(wfd) < 0)
-		err = -errno;
+	if (!err && stable != NFS3_UNSTABLE)
+		err = nfs3_commit_data(wfd, stable == NFS3_DATA_SYNC);
 
 	rpcrdma_xdr_put_u32(c->c_res, nfs3_errno_to_stat(err));
 	if (fd >= 0 && fstat(fd, &post) == 0)
@@ -308,8 +306,7 @@ int nfs3_proc_commit(struct nfs3_call *c)
 			if (sfd >= 0)
 				sfd = nfs3_fcache_set_fd(fe, O_RDONLY, sfd);
 		}
-		if (sfd < 0 || fsync(sfd) < 0)
-			err = -errno;
+		err = sfd < 0 ? -errno : nfs3_commit_data(sfd, false);
 	}
 	rpcrdma_xdr_put_u32(c->c_res, nfs3_errno_to_stat(err));
 	if (fd >= 0 && fstat(fd, &post) == 0)

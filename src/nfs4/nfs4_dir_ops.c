@@ -4,7 +4,11 @@
  * 18.4: directories, symlinks, devices, sockets, FIFOs), REMOVE (18.25),
  * RENAME (18.26), LINK (18.9), READLINK (18.24) and READDIR (18.23).
  * Each runs with the caller's identity on descriptors of the NFSv3
- * server's caches, as the NFSv3 procedures do (nfs3_file.c).
+ * server's caches, as the NFSv3 procedures do (nfs3_file.c).  On a sync
+ * export entry on a disk, CREATE, REMOVE, RENAME and LINK commit the
+ * directories they changed before the reply (nfs3_commit.c, as NFSv3's
+ * namespace procedures and knfsd's commit_metadata do); a failed fsync is
+ * the operation's error.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -117,6 +121,8 @@ uint32_t nfs4_op_create(struct nfs4_compound *cp)
 	/* owner, group, times; the mode went with the creation */
 	sa.sa3.sa_set_size = false;
 	err = nfs3_sattr_apply(&cp->cp_c, fd, &st, &sa.sa3, true, NULL);
+	if (!err)
+		err = nfs3_commit_dir(&cp->cp_c, fe);
 	if (err)
 		goto out_err;
 	status = nfs4_fh_set_real(cp, &cp->cp_cur, cp->cp_cur.fh_xi, fd, "");
@@ -164,6 +170,9 @@ uint32_t nfs4_op_remove(struct nfs4_compound *cp)
 	}
 	if (have_fh)
 		nfs3_fcache_forget(cp->cp_c.c_exp, fh, fhlen, false);
+	err = nfs3_commit_dir(&cp->cp_c, fe);
+	if (err)
+		goto out_err;
 	nfs4_put_change_info(cp->cp_res, &dst, fe->fe_path);
 	goto out;
 out_err:
@@ -201,6 +210,12 @@ uint32_t nfs4_op_rename(struct nfs4_compound *cp)
 	if (status)
 		goto out;
 	err = nfs3_become_caller(&cp->cp_c);
+	/* may the caller change both directories: first, as knfsd and
+	 * NFSv3's RENAME (a sticky source directory's EPERM comes after) */
+	if (!err)
+		err = nfs3_dir_may_write(sfe->fe_path);
+	if (!err && (sdst.st_dev != tdst.st_dev || sdst.st_ino != tdst.st_ino))
+		err = nfs3_dir_may_write(tfe->fe_path);
 	if (err)
 		goto out_err;
 	have_fh = nfs3_unlink_fh(&cp->cp_c, tfe->fe_path, to.n_buf, fh, &fhlen);
@@ -210,6 +225,12 @@ uint32_t nfs4_op_rename(struct nfs4_compound *cp)
 	}
 	if (have_fh)
 		nfs3_fcache_forget(cp->cp_c.c_exp, fh, fhlen, false);
+	/* both directories, or the one once */
+	err = nfs3_commit_dir(&cp->cp_c, sfe);
+	if (!err && (sdst.st_dev != tdst.st_dev || sdst.st_ino != tdst.st_ino))
+		err = nfs3_commit_dir(&cp->cp_c, tfe);
+	if (err)
+		goto out_err;
 	nfs4_put_change_info(cp->cp_res, &sdst, sfe->fe_path);
 	nfs4_put_change_info(cp->cp_res, &tdst, tfe->fe_path);
 	goto out;
@@ -258,6 +279,9 @@ uint32_t nfs4_op_link(struct nfs4_compound *cp)
 		err = -errno;
 		goto out_err;
 	}
+	err = nfs3_commit_dir(&cp->cp_c, dfe);
+	if (err)
+		goto out_err;
 	nfs4_put_change_info(cp->cp_res, &dst, dfe->fe_path);
 	goto out;
 out_err:

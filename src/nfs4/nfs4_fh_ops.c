@@ -4,7 +4,9 @@
  * that only look: PUTROOTFH, PUTFH, GETFH, SAVEFH, RESTOREFH (RFC 8881
  * 18.24, 18.19, 18.8, 18.27, 18.26), LOOKUP, LOOKUPP (18.15, 18.14),
  * GETATTR (18.7), ACCESS (18.1), SECINFO_NO_NAME (18.45), and SETATTR
- * (18.30).
+ * (18.30), which on a sync export entry on a disk commits the file or
+ * directory it changed before the reply, as NFSv3's SETATTR does
+ * (nfs3_commit.c).
  *
  * Handles of real objects are the NFSv3 server's (docs/nfs3.md: export
  * id, kernel handle, MAC), so a handle works in both versions.  Above
@@ -538,6 +540,8 @@ uint32_t nfs4_op_setattr(struct nfs4_compound *cp)
 	if (!err)
 		err = nfs3_sattr_apply(&cp->cp_c, fe->fe_path, &st, &sa.sa3, false,
 				       S_ISREG(st.st_mode) ? fe : NULL);
+	if (!err) /* commit_metadata of sync entries on a disk (nfs3_commit.c) */
+		err = nfs3_commit_obj(&cp->cp_c, fe);
 	if (err) {
 		status = nfs4_errno(err);
 		goto out_none;

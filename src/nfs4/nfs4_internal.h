@@ -475,9 +475,10 @@ struct nfs4_compound {
  * nfs4_op_begin - before an operation touches the file system object of
  * the current handle: the export, the caller's options and identity.
  * @modifies: the operation changes the file system (NFS4ERR_ROFS on a
- * ro entry).  Return: NFS4_OK; NFS4ERR_NOFILEHANDLE; NFS4ERR_ACCESS
- * (the peer is not listed, or AUTH_NONE where it is refused);
- * NFS4ERR_ROFS.
+ * ro entry; on a sync entry on a disk it sets c_commit, so that
+ * nfs3_commit_dir() and nfs3_commit_obj() commit the change before the
+ * reply).  Return: NFS4_OK; NFS4ERR_NOFILEHANDLE; NFS4ERR_ACCESS (the
+ * peer is not listed, or AUTH_NONE where it is refused); NFS4ERR_ROFS.
  */
 uint32_t nfs4_op_begin(struct nfs4_compound *cp, const struct nfs4_fh *fh,
 		       bool modifies);

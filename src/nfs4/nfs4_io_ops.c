@@ -12,6 +12,12 @@
  * create finds it; those times are never in attrset, so the client sets
  * them next.  READ data goes into the Write chunk when the client gave
  * one (RFC 8267 DDP), as NFSv3's READ does.
+ *
+ * On a sync export entry on a disk an OPEN that made a file commits its
+ * directory, one that truncated an existing file the file, before the
+ * reply (nfs3_commit.c).  WRITE with DATA_SYNC4 or FILE_SYNC4 syncs the
+ * data (fdatasync, fsync) and answers the level it reached; COMMIT
+ * fsyncs the file; both whatever the export's sync option.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -209,6 +215,25 @@ static uint32_t open_create(struct nfs4_compound *cp, struct open_args *o,
 	return NFS4_OK;
 }
 
+/*
+ * open_commit - commit_metadata (nfs3_commit.c) of what an OPEN with
+ * create changed, before the reply, on a sync entry on a disk: directory
+ * @dfe when the file was made (@created), else the file @fd (O_PATH)
+ * when an existing one was truncated (@attrset has the size), as a
+ * SETATTR of the size commits it; nothing when nothing changed.
+ */
+static uint32_t open_commit(struct nfs4_compound *cp, struct nfs3_fentry *dfe,
+			    int fd, bool created, const uint32_t *attrset)
+{
+	int err = 0;
+
+	if (created)
+		err = nfs3_commit_dir(&cp->cp_c, dfe);
+	else if (attrset[0] & (1u << FATTR4_SIZE))
+		err = nfs3_commit_path(&cp->cp_c, fd, S_IFREG);
+	return nfs4_errno(err);
+}
+
 uint32_t nfs4_op_open(struct nfs4_compound *cp)
 {
 	struct rpcrdma_xdr *r = cp->cp_res;
@@ -271,6 +296,8 @@ uint32_t nfs4_op_open(struct nfs4_compound *cp)
 		}
 		if (o.oa_opentype == OPEN4_CREATE) {
 			status = open_create(cp, &o, fe->fe_path, &fd, &st, attrset, &created);
+			if (!status)
+				status = open_commit(cp, fe, fd, created, attrset);
 		} else {
 			fd = openat(fe->fe_path, o.oa_name.n_buf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 			status = fd < 0 || fstat(fd, &st) < 0 ? nfs4_errno(-errno) : NFS4_OK;
@@ -535,11 +562,14 @@ uint32_t nfs4_op_write(struct nfs4_compound *cp)
 		done += (size_t)k;
 	}
 	if (stable != UNSTABLE4) {
-		if ((stable == DATA_SYNC4 ? fdatasync(fd) : fsync(fd)) < 0) {
-			status = nfs4_errno(-errno);
+		/* as stable as asked, and answered so (18.32.3: FILE_SYNC4
+		 * would claim the attributes fdatasync leaves behind) */
+		err = nfs3_commit_data(fd, stable == DATA_SYNC4);
+		if (err) {
+			status = nfs4_errno(err);
 			goto out;
 		}
-		committed = FILE_SYNC4;
+		committed = stable;
 	}
 	rpcrdma_xdr_put_u32(r, len);
 	rpcrdma_xdr_put_u32(r, committed);
@@ -571,8 +601,9 @@ uint32_t nfs4_op_commit(struct nfs4_compound *cp)
 		status = nfs4_errno(fd);
 		goto out;
 	}
-	if (fsync(fd) < 0) {
-		status = nfs4_errno(-errno);
+	err = nfs3_commit_data(fd, false);
+	if (err) {
+		status = nfs4_errno(err);
 		goto out;
 	}
 	rpcrdma_xdr_put_fixed(cp->cp_res, cp->cp_c.c_exp->ex_verf, NFS4_VERIFIER_SIZE);

@@ -2,8 +2,8 @@
 /*
  * nfs4_server.c - the NFSv4.1 server object over an NFSv3 server's
  * exports, the step every operation on a file system object takes first
- * (export, caller's options, identity: the same rules as NFSv3, see
- * docs/nfs3.md), and errno to nfsstat4.
+ * (export, caller's options, identity, sync or async: the same rules as
+ * NFSv3, see docs/nfs3.md), and errno to nfsstat4.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -179,6 +179,10 @@ uint32_t nfs4_op_begin(struct nfs4_compound *cp, const struct nfs4_fh *fh,
 	c->c_res = cp->cp_res;
 	c->c_ro = opts.xo_ro;
 	c->c_modifies = modifies;
+	/* commit_metadata before the reply (nfs3_commit.c): the operations
+	 * that change names or attributes call nfs3_commit_dir/obj(), which
+	 * commit only on a sync entry on a disk, as NFSv3's dispatch says */
+	c->c_commit = modifies && !opts.xo_async && !c->c_exp->ex_mem_fs;
 	auth = nfs3_cred_from_req(&opts, cp->cp_req, &c->c_cred);
 	if (auth)
 		return auth == RPCRDMA_AUTH_TOOWEAK ? NFS4ERR_WRONGSEC : NFS4ERR_ACCESS;

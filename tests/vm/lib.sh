@@ -239,6 +239,22 @@ kmount() {
 	log "mounted $src on $mnt ($opts)"
 }
 
+# kmount41 SERVER:DIR MNT [OPTS]: mount with the kernel NFSv4.1 client over
+# RDMA (vers=4.1,proto=rdma,port=20049 plus OPTS); fail unless /proc/mounts
+# says vers=4.1.
+kmount41() {
+	local src=$1 mnt=$2 extra=${3:-} line
+	local opts=vers=4.1,proto=rdma,port=$NFS_RDMA_PORT${extra:+,$extra}
+	mkdir -p "$mnt"
+	vm_kmod nfsv4 rpcrdma
+	timeout -k 10 120 mount -t nfs -o "$opts" "$src" "$mnt" ||
+		fail "mount -t nfs -o $opts $src $mnt"
+	at_exit "kumount '$mnt'"
+	line=$(awk -v m="$mnt" '$2 == m' /proc/mounts)
+	[[ $line == *" nfs4 "*"vers=4.1"* ]] || fail "mount $mnt is not NFSv4.1: '$line'"
+	log "mounted $src on $mnt ($opts)"
+}
+
 # kumount MNT: unmount MNT if mounted (lazily and forced after 60 s).  Whether
 # it is mounted comes from /proc/mounts: mountpoint(1) stats MNT, which fails
 # (ESTALE, EACCES) or blocks when the server no longer serves it.

@@ -2,16 +2,20 @@
 # SPDX-License-Identifier: MIT
 #
 # vm/sync-export: commit_metadata on a disk file system (docs/nfs3.md,
-# "sync and async").  rpcrdma-nfsd exports a directory of an ext4 file
-# system on a loop device; the kernel client creates, links, renames and
-# removes names in it.  With the default (sync) every namespace call the
-# client sent (CREATE, MKDIR, SYMLINK, MKNOD, REMOVE, RMDIR, RENAME, LINK,
-# counted by the client in /proc/self/mountstats), and each SETATTR (of the
-# files the exclusive CREATEs made), made the server fsync one directory or
-# file (two for a RENAME between directories; none here), counted
-# by the server ("N committed" at exit), and none of those calls was served
-# on the transport thread (transport_defers); with --async none is
-# committed.  What the client did is checked on the server's disk.
+# "sync and async"; docs/nfs4.md).  rpcrdma-nfsd exports a directory of an
+# ext4 file system on a loop device; the kernel client creates, links,
+# renames and removes names in it, over NFSv3 and then over NFSv4.1
+# (rpcrdma-nfsd --nfs4, mounted vers=4.1).  With the default (sync) every
+# namespace call the client sent (NFSv3: CREATE, MKDIR, SYMLINK, MKNOD,
+# REMOVE, RMDIR, RENAME, LINK; NFSv4.1: OPEN with create, CREATE, SYMLINK,
+# REMOVE, RENAME, LINK; counted by the client in /proc/self/mountstats),
+# and each SETATTR (of the files NFSv3's exclusive CREATEs made, a chmod,
+# a truncate), made the server fsync one directory or file (two for a RENAME between
+# directories; none here), counted by the server ("N committed" at exit),
+# and none of the NFSv3 calls was served on the transport thread
+# (transport_defers; NFSv4.1 COMPOUNDs are served by workers only); with
+# --async none is committed.  What the client did is checked on the
+# server's disk.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 vm_require_guest
 umask 022
@@ -23,6 +27,9 @@ MNT=/mnt/sync
 N=40
 MOPTS=mountport=$MOUNT_PORT,mountproto=tcp
 NSOPS="CREATE MKDIR SYMLINK MKNOD REMOVE RMDIR RENAME LINK SETATTR"
+# the Linux client's NFSv4 names for them: mkdir and mknod are CREATE,
+# symlink SYMLINK (a CREATE of NF4LNK), an exclusive create OPEN
+NSOPS4="OPEN CREATE SYMLINK REMOVE RENAME LINK SETATTR"
 
 command -v mkfs.ext4 >/dev/null || skip "no mkfs.ext4 in the guest"
 # the guest kernel's modules (vm_kmod's, without failing: the mount says)
@@ -49,16 +56,25 @@ os.mkfifo(os.path.join(d, "fifo"))
 for p in names[1:]:
     os.unlink(p + ".r")
 os.mkdir(os.path.join(d, "sub"))
+os.chmod(os.path.join(d, "hard"), 0o600)
+os.truncate(os.path.join(d, "hard"), 3)
 EOF
 
-# namespace_calls MNT: the client's count of namespace calls on MNT
+# namespace_calls MNT OPS: the client's count of the calls OPS on MNT
 namespace_calls() {
 	local op total=0 n
-	for op in $NSOPS; do
+	for op in $2; do
 		n=$(mountstats_ops "$1" "$op")
 		total=$((total + ${n:-0}))
 	done
 	echo "$total"
+}
+
+# ops_summary MNT: the client's calls on MNT with a count above 0, "OP:N ..."
+ops_summary() {
+	awk -v m="$1" '$1 == "device" { on = ($5 == m); next }
+		on && /^[ \t]+[A-Z_0-9]+: [0-9]+ / && $2 > 0 { printf "%s%s", sep, $1 $2; sep = " " }
+		END { print "" }' /proc/self/mountstats
 }
 
 # committed LOG: the server's count of directories committed, at exit
@@ -66,39 +82,66 @@ committed() {
 	sed -n 's/.*directory cache: .*, \([0-9]*\) committed$/\1/p' "$1" | tail -n 1
 }
 
-run_mode() { # MODE [ARGS...]
-	local mode=$1 export=$DISK/$1 slog=$SCRATCH/rnfsd-$1.log calls got defers
-	shift
+run_mode() { # VERS MODE [ARGS...]
+	local vers=$1 mode=$2 export=$DISK/v$1-$2 slog=$SCRATCH/rnfsd-v$1-$2.log
+	local what="NFSv$1 $2" calls got defers expect
+	shift 2
 	mkdir -p "$export"
-	rnfsd_start "$NFSD" "$export" "$slog" --no-root-squash --stats --threads 4 \
-		--handle-key "$SCRATCH/handle.key" "$@"
-	kmount "$SERVER_ADDR:$export" "$MNT" "$MOPTS"
+	if [[ $vers == 3 ]]; then
+		rnfsd_start "$NFSD" "$export" "$slog" --no-root-squash --stats --threads 4 \
+			--handle-key "$SCRATCH/handle.key" "$@"
+		kmount "$SERVER_ADDR:$export" "$MNT" "$MOPTS"
+	else
+		# a state directory of its own: no client records, no grace period
+		rnfsd_start "$NFSD" "$export" "$slog" --nfs4 --no-root-squash --stats \
+			--threads 4 --handle-key "$SCRATCH/handle.key" \
+			--state-dir "$SCRATCH/state-$mode" "$@"
+		kmount41 "$SERVER_ADDR:$export" "$MNT"
+	fi
 	bounded 120 "names on $MNT" python3 "$SCRATCH/names.py" "$MNT/d" "$N"
-	calls=$(namespace_calls "$MNT")
+	if [[ $vers == 3 ]]; then
+		calls=$(namespace_calls "$MNT" "$NSOPS")
+	else
+		calls=$(namespace_calls "$MNT" "$NSOPS4")
+	fi
+	log "$what: the client's calls: $(ops_summary "$MNT")"
 	kumount "$MNT"
 	rnfsd_term
 	got=$(committed "$slog")
 	defers=$(rnfsd_stat transport_defers)
-	log "$mode: $calls namespace calls, $got committed, $defers calls deferred"
+	log "$what: $calls namespace calls, $got committed, $defers calls deferred"
 	# what the client made is on the server's disk
 	[[ -f $export/d/f000.r && -f $export/d/hard && -L $export/d/soft &&
 	   -p $export/d/fifo && -d $export/d/sub && ! -e $export/d/f001.r ]] ||
-		fail "$mode: the server's directory is not what the client made: $(ls -la "$export/d")"
-	[[ $(stat -c %h "$export/d/hard") == 2 ]] || fail "$mode: the link count of d/hard is not 2"
-	# MKDIR d, N CREATEs (exclusive: each followed by a SETATTR of the new
-	# file), N RENAMEs, LINK, SYMLINK, MKNOD, N - 1 REMOVEs, MKDIR sub
-	((calls == 4 * N + 4)) || fail "$mode: the client sent $calls namespace calls and SETATTRs, expected $((4 * N + 4))"
+		fail "$what: the server's directory is not what the client made: $(ls -la "$export/d")"
+	[[ $(stat -c %h "$export/d/hard") == 2 ]] || fail "$what: the link count of d/hard is not 2"
+	[[ $(stat -c %a:%s "$export/d/hard") == 600:3 ]] ||
+		fail "$what: d/hard is not mode 600 and 3 bytes: $(stat -c %a:%s "$export/d/hard")"
+	# MKDIR d, N CREATEs (exclusive: over NFSv3 each followed by a SETATTR
+	# of the new file; NFSv4.1's EXCLUSIVE4_1 OPEN carries the mode, no
+	# SETATTR follows), N RENAMEs, LINK, SYMLINK, MKNOD, N - 1 REMOVEs,
+	# MKDIR sub, and two SETATTRs (chmod, truncate)
+	if [[ $vers == 3 ]]; then
+		expect=$((4 * N + 6))
+	else
+		expect=$((3 * N + 6))
+	fi
+	((calls == expect)) || fail "$what: the client sent $calls namespace calls and SETATTRs, expected $expect"
 	if [[ $mode == sync ]]; then
 		[[ $got == "$calls" ]] ||
-			fail "sync: $got committed for $calls namespace calls and SETATTRs"
-		((defers >= calls)) ||
-			fail "sync: $defers calls deferred to workers, fewer than the $calls namespace calls"
-		pass "sync: each of the $calls namespace calls and SETATTRs committed before the reply, on a worker"
+			fail "$what: $got committed for $calls namespace calls and SETATTRs"
+		if [[ $vers == 3 ]]; then
+			((defers >= calls)) ||
+				fail "$what: $defers calls deferred to workers, fewer than the $calls namespace calls"
+		fi
+		pass "$what: each of the $calls namespace calls and SETATTRs committed before the reply, on a worker"
 	else
-		[[ $got == 0 ]] || fail "async: $got directories committed, expected none"
-		pass "async: $calls namespace calls and SETATTRs, nothing committed"
+		[[ $got == 0 ]] || fail "$what: $got directories committed, expected none"
+		pass "$what: $calls namespace calls and SETATTRs, nothing committed"
 	fi
 }
 
-run_mode sync
-run_mode async --async
+run_mode 3 sync
+run_mode 3 async --async
+run_mode 4.1 sync
+run_mode 4.1 async --async
