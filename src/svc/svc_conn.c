@@ -260,7 +260,7 @@ static int svc_conn_create_qp(struct svc_conn *conn,
 				    conn, conn->sx_dev->dv_channel, 0);
 	if (!conn->sx_cq)
 		return -errno;
-	if (ibv_req_notify_cq(conn->sx_cq, 0))
+	if (svc_conn_arm(conn))
 		return -EIO;
 
 	memset(&attr, 0, sizeof(attr));
@@ -486,6 +486,8 @@ void svc_conn_destroy(struct svc_conn *conn)
 		rdma_destroy_id(conn->sx_id);
 	}
 	if (conn->sx_cq) {
+		if (conn->sx_armed) /* its event, if any, goes with the CQ */
+			conn->sx_dev->dv_armed--;
 		if (conn->sx_unacked_events)
 			ibv_ack_cq_events(conn->sx_cq, conn->sx_unacked_events);
 		ibv_destroy_cq(conn->sx_cq);
@@ -541,16 +543,43 @@ static void svc_conn_handle_wc(struct svc_conn *conn, const struct ibv_wc *wc)
 		svc_conn_disconnected(conn);
 }
 
+int svc_conn_arm(struct svc_conn *conn)
+{
+	if (ibv_req_notify_cq(conn->sx_cq, 0))
+		return -EIO;
+	if (!conn->sx_armed) {
+		conn->sx_armed = true;
+		conn->sx_dev->dv_armed++;
+	}
+	return 0;
+}
+
 void svc_dev_cq_event(struct svc_dev *dev)
 {
 	struct ibv_cq *cq;
 	void *ctx;
+	unsigned rearmed = 0;
 
-	/* Every connection of the device shares the channel: drain events
-	 * until none is left, each naming its CQ's connection. */
-	while (ibv_get_cq_event(dev->dv_channel, &cq, &ctx) == 0) {
-		struct svc_conn *conn = ctx;
+	/* Every connection of the device shares the channel: read events,
+	 * each naming its CQ's connection, while a CQ armed before this call
+	 * may still have raised one.  An armed CQ raises at most one event,
+	 * so once none of those is left the channel is empty (but for the
+	 * rare event of a CQ re-armed here, found by its second drain and
+	 * read on the next wake-up), and the read that would only return
+	 * EAGAIN, a system call per wake-up with one connection, is not
+	 * made.  The first read is always made: the channel is readable, and
+	 * a count gone wrong must not leave a readable channel unread (epoll
+	 * would report it again at once, forever). */
+	for (bool first = true; first || dev->dv_armed > rearmed; first = false) {
+		struct svc_conn *conn;
 
+		if (ibv_get_cq_event(dev->dv_channel, &cq, &ctx))
+			break;
+		conn = ctx;
+		if (conn->sx_armed) {
+			conn->sx_armed = false;
+			dev->dv_armed--;
+		}
 		if (++conn->sx_unacked_events >= 16) {
 			ibv_ack_cq_events(conn->sx_cq, conn->sx_unacked_events);
 			conn->sx_unacked_events = 0;
@@ -563,7 +592,8 @@ void svc_dev_cq_event(struct svc_dev *dev)
 		 * unarmed, the CQ costs no more events. */
 		svc_conn_cq_event_poll(conn);
 		if (!conn->sx_svc->sv_cfg.sc_poll && !conn->sx_reap) {
-			ibv_req_notify_cq(conn->sx_cq, 0);
+			if (!svc_conn_arm(conn))
+				rearmed++;
 			svc_conn_cq_event_poll(conn);
 		}
 	}

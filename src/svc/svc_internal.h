@@ -213,6 +213,9 @@ struct svc_dev {
 	 * decided by svc_dev_get()); else the transport thread does. */
 	bool dv_worker_posts;
 	struct ibv_comp_channel *dv_channel; /* shared by every connection's CQ */
+	/* CQs on dv_channel armed and not yet signalled: each can raise one
+	 * event, so with none left the channel holds no more to read. */
+	unsigned dv_armed;
 	struct svc_dev *dv_next;
 
 	struct svc_slab *dv_slabs;
@@ -249,6 +252,7 @@ struct svc_conn {
 	atomic_bool sx_closing;
 	bool sx_reap;                /* drained: the run loop frees it */
 	unsigned sx_unacked_events;  /* CQ events not yet acked */
+	bool sx_armed;               /* CQ armed, its event not yet read (dv_armed) */
 	bool sx_more;                /* drain stopped at its budget: poll again */
 
 	_Atomic uint32_t sx_credits; /* granted in every reply (read by workers that post) */
@@ -671,9 +675,13 @@ void svc_conn_expire_handshakes(struct svc_group *grp, uint64_t now_ms);
 uint64_t svc_now_ms(void);
 void svc_conn_queue_recv(struct svc_conn *conn, struct svc_recv *rc);
 int svc_conn_flush_recvs(struct svc_conn *conn);
-/* svc_dev_cq_event - a completion event on @dev's shared channel: find
- * its CQ's connection, re-arm, and drain it. */
+/* svc_dev_cq_event - completion events on @dev's shared channel: for
+ * each, drain its CQ's connection, re-arm, drain again; reads no further
+ * than the armed CQs (dv_armed) allow. */
 void svc_dev_cq_event(struct svc_dev *dev);
+/* svc_conn_arm - request the next completion event of @conn's CQ and
+ * count it armed (sx_armed, dv_armed).  Return: 0, or -EIO. */
+int svc_conn_arm(struct svc_conn *conn);
 void svc_conn_cq_event_poll(struct svc_conn *conn);
 /*
  * svc_conn_sq_reserve - hold @n send-queue slots of @conn for @cc (in
