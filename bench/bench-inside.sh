@@ -797,6 +797,7 @@ section_nfs41() {
 	local r s v rc=0 t0=$SECONDS
 	log "== 6. NFSv4.1 workout (tests/vm/workout.sh): kernel nfsd vs rpcrdma-nfsd --nfs4, kernel client vers=4.1,proto=rdma ($REPEAT runs)"
 	mkdir -p "$N41_DIR"
+	vm_kmod nfsv4 rpcrdma
 	((KNFSD_UP)) || start_knfsd
 	# section 2's rpcrdma-nfsd (NFSv3 only) gives way when still running
 	if [[ -n "${RNFSD_PID:-}" ]] && kill -0 "$RNFSD_PID" 2>/dev/null; then

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # kernel-client-interop: the Linux kernel NFSv3/RDMA client against our server
 # (rpcrdma-nfsd --no-root-squash --stats --threads 4), everything compared
-# byte for byte (issue 4):
+# byte for byte (issue 4); the workout's phases are in tests/vm/workout.sh
+# (shared with vm/nfs41-interop and make bench's section 6):
 #   - files of 0, 1, 4095, 4097, 65537, 1 MiB + 3 and 16 MiB written with cp,
 #     with dd oflag=direct bs=1M and with dd oflag=direct and an odd block
 #     size (4097; 65537 for 16 MiB, to keep it to 256 calls); after a remount

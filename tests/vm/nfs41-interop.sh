@@ -2,11 +2,13 @@
 # nfs41-interop: the Linux kernel NFSv4.1/RDMA client against our server
 # (rpcrdma-nfsd --nfs4 --no-root-squash --stats --threads 4), mounted with
 # -o vers=4.1,proto=rdma,port=20049 (issue 16), the kernel-client-interop
-# workout compared byte for byte:
+# workout (tests/vm/workout.sh, without the odd block sizes) compared byte
+# for byte:
 #   - files of 0 B to 16 MiB written with cp and dd oflag=direct, compared
 #     with the server's copies; read back after a remount with cat and
 #     dd iflag=direct;
-#   - a directory of 2000 entries listed (READDIR with cookies), rm -rf;
+#   - a directory of 2000 entries listed (several READDIR calls, cookies),
+#     rm -rf;
 #   - a symlink with a 1000-byte target (READLINK after a remount);
 #   - mkdir, rmdir (ENOTEMPTY), rename (file, across directories, directory,
 #     over an existing file), O_EXCL create, hard link, chmod, truncate
@@ -14,7 +16,8 @@
 #   - flock(1) locks: contended on the client and against a lock taken on
 #     the server's file (both ways: NFS4ERR_DENIED), a blocked waiter
 #     granted after the release;
-#   - cp -a of a small tree in and out (modes, owner, mtimes, symlinks);
+#   - cp -a of a small tree in and out (diff -r; modes, owner, mtimes,
+#     symlinks, sha256 on the client and the server);
 # then unmount, and mount once more without vers= (the client's default
 # tries 4.2 first and must settle on 4.1), with an NFSv3 mount of the same
 # export beside it (each reads what the other wrote); the server's pools
