@@ -682,8 +682,8 @@ json_str() {
 	printf '%s' "$t"
 }
 
-# n41_mount WHO: mount WHO with NFSv4.1 over RDMA; returns 1 (and logs)
-# when the mount fails or is not NFSv4.1 over RDMA.
+# n41_mount WHO: mount WHO with NFSv4.1 over RDMA; returns 1, with the
+# reason in N41_ERR, when the mount fails or is not NFSv4.1 over RDMA.
 n41_mount() {
 	local mnt opts line xprt
 	mnt=$(n41_mnt "$1")
@@ -758,6 +758,7 @@ n41_run() {
 	if ! n41_mount "$who"; then
 		emit "\"section\":\"nfs41\",\"figure\":\"mount\",\"who\":\"$who\",\"run\":$run,\"error\":\"$(json_str "$N41_ERR")\""
 		log "nfs41 $who run $run: $N41_ERR"
+		kumount "$WK_MNT"
 		return 0
 	fi
 	[[ $run == 1 ]] && emit "\"section\":\"info\",\"nfs41_mount\":\"$who\",\"opts\":\"$(mount_opts "$WK_MNT")\""
@@ -785,6 +786,7 @@ n41_warm() {
 	N41_ERR=
 	if ! n41_mount "$1"; then
 		log "nfs41 warm-up $1: $N41_ERR"
+		kumount "$mnt"
 		return 0
 	fi
 	timeout -k 10 150 sh -c ": >'$mnt/warm' && rm '$mnt/warm'" ||
