@@ -708,17 +708,36 @@ n41_remount() {
 	n41_mount "$1"
 }
 
+# n41_ops MNT: the per-operation call counts of MNT, "OP COUNT" lines.
+n41_ops() {
+	awk -v m="$1" '$1 == "device" { on = ($5 == m); next }
+		on && /^[ \t]+[A-Z_0-9]+: [0-9]+ / { sub(/:$/, "", $1); print $1, $2 }' /proc/self/mountstats
+}
+
+# n41_ops_delta BEFORE AFTER: the operations whose count grew, as a JSON
+# object body ("OP":N,...).
+n41_ops_delta() {
+	local -A b
+	local op n out=
+	while read -r op n; do [[ -n $op ]] && b[$op]=$n; done <<<"$1"
+	while read -r op n; do
+		[[ -n $op ]] && ((n > ${b[$op]:-0})) && out+="${out:+,}\"$op\":$((n - ${b[$op]:-0}))"
+	done <<<"$2"
+	printf '%s' "$out"
+}
+
 # n41_phase WHO RUN PHASE: run the workout's wk_PHASE on WHO's mount in a
 # subshell (set -e as in the VM tests; its output to N41_DIR/WHO-RUN.log),
-# timed: wall clock, the server's CPU ticks, the RPCs sent on the mount.
-# Emits the row (an error row with the failed check's message when it
-# fails) and returns the phase's status.
+# timed: wall clock, the server's CPU ticks, the RPCs sent on the mount
+# (and per operation).  Emits the row (an error row with the failed check's
+# message when it fails) and returns the phase's status.
 n41_phase() {
-	local who=$1 run=$2 ph=$3 mnt pids c0 c1 r0 r1 t0 t1 rc=0 msg plog
+	local who=$1 run=$2 ph=$3 mnt pids c0 c1 r0 r1 t0 t1 rc=0 msg plog o0 ops
 	mnt=$(n41_mnt "$who")
 	plog=$N41_DIR/$who-$run.log
 	mapfile -t pids <<<"$(n41_pids "$who")"
 	sync
+	o0=$(n41_ops "$mnt")
 	r0=$(rpcs "$mnt")
 	c0=$(ticks "${pids[@]}")
 	t0=$(now)
@@ -732,13 +751,15 @@ n41_phase() {
 	t1=$(now)
 	c1=$(ticks "${pids[@]}")
 	r1=$(rpcs "$mnt")
+	ops=$(n41_ops_delta "$o0" "$(n41_ops "$mnt")")
+	echo "---- $ph: calls {$ops}" >>"$plog"
 	if ((rc != 0)); then
 		msg=$(grep 'FAIL' "$plog" | tail -n 1)
 		emit "\"section\":\"nfs41\",\"figure\":\"$ph\",\"who\":\"$who\",\"run\":$run,\"error\":\"status $rc: $(json_str "${msg:-no message}")\""
 		log "nfs41 $ph $who run $run: FAILED (status $rc): $msg"
 		return 1
 	fi
-	emit "\"section\":\"nfs41\",\"figure\":\"$ph\",\"who\":\"$who\",\"run\":$run,\"wall_s\":$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }'),\"cpu_s\":$(awk -v a="$c0" -v b="$c1" -v h="$CLK_TCK" 'BEGIN { printf "%.2f", (b - a) / h }'),\"rpcs\":$((r1 - r0))"
+	emit "\"section\":\"nfs41\",\"figure\":\"$ph\",\"who\":\"$who\",\"run\":$run,\"wall_s\":$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }'),\"cpu_s\":$(awk -v a="$c0" -v b="$c1" -v h="$CLK_TCK" 'BEGIN { printf "%.2f", (b - a) / h }'),\"rpcs\":$((r1 - r0)),\"ops\":{$ops}"
 	log "nfs41 $ph $who run $run: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s"
 }
 
