@@ -148,7 +148,8 @@ NFS41_PHASES = ("write", "read", "readdir", "namespace", "tree_in", "tree_out", 
 def nfs41_results(rows):
     """Section 6: the workout's phases against kernel nfsd and rpcrdma-nfsd
     --nfs4.  Per phase and server: wall seconds and server CPU seconds
-    (median, min, max over the runs), RPCs; ratio = kernel nfsd s /
+    (median, min, max over the runs), RPCs (and the median of each
+    operation's calls); ratio = kernel nfsd s /
     rpcrdma-nfsd s (above 1: rpcrdma-nfsd faster), cpu_ratio = rpcrdma-nfsd
     CPU s / kernel nfsd CPU s (below 1: cheaper).  The total is per run, the
     sum of its phases, over the runs in which every phase passed."""
@@ -163,8 +164,11 @@ def nfs41_results(rows):
         for who in ("knfsd", "rnfsd"):
             rs = [r for r in ok if r["figure"] == ph and r["who"] == who]
             if rs:
+                names = sorted({op for r in rs for op in (r.get("ops") or {})})
                 e[WHO[who]] = {"runs": len(rs), "wall_s": stats([r["wall_s"] for r in rs]),
-                               "cpu_s": stats([r["cpu_s"] for r in rs]), "rpcs": stats([r["rpcs"] for r in rs])}
+                               "cpu_s": stats([r["cpu_s"] for r in rs]), "rpcs": stats([r["rpcs"] for r in rs]),
+                               "ops_median": {op: statistics.median([(r.get("ops") or {}).get(op, 0) for r in rs])
+                                              for op in names}}
         if not e:
             continue
         k, o = e.get("kernel nfsd") or {}, e.get("rpcrdma-nfsd") or {}
@@ -630,6 +634,20 @@ def nfs41_markdown(R):
         row("total: per run, the sum of its phases (runs in which every phase passed: %s)" % ", ".join(
             "%s %d" % (w, T[w]["runs"]) for w in ("kernel nfsd", "rpcrdma-nfsd") if w in T), T, bold=True)
     L.append("")
+    diffs = []
+    for ph in NFS41_PHASES:
+        e = N["phases"].get(ph) or {}
+        k = (e.get("kernel nfsd") or {}).get("ops_median") or {}
+        o = (e.get("rpcrdma-nfsd") or {}).get("ops_median") or {}
+        if not k or not o:
+            continue
+        d = ["%s %g / %g" % (op, k.get(op, 0), o.get(op, 0)) for op in sorted(set(k) | set(o))
+             if abs(k.get(op, 0) - o.get(op, 0)) >= max(10, 0.2 * max(k.get(op, 0), o.get(op, 0)))]
+        if d:
+            diffs.append("%s: %s" % (ph, ", ".join(d)))
+    if diffs:
+        L.append("Calls that differ (median per run, kernel nfsd / rpcrdma-nfsd): " + "; ".join(diffs) + ".")
+        L.append("")
     mo = R["info"].get("nfs41_mounts", {})
     for who in ("knfsd", "rnfsd"):
         if who in mo:
