@@ -5,7 +5,7 @@
 # object per line, to $BENCH_OUT/raw.jsonl (fio's own JSON output next to it);
 # bench/report.py turns them into results.json and results.md.
 #
-# Sections (BENCH_SECTIONS, default all five):
+# Sections (BENCH_SECTIONS, default the first five):
 #   wire       perftest ib_write_bw / ib_read_bw / ib_send_bw at 4 KiB, 64 KiB,
 #              1 MiB and ib_send_lat at 64 B, rdma_cm (-R), client -> server
 #   servers    the kernel NFS client against kernel nfsd and against
@@ -26,11 +26,19 @@
 #              for both), connections + NULL calls per second, and the most
 #              connections each holds (N = 512, 1000 while BENCH_CONN_MAX s
 #              last)
+#   nfs41      not in the default: the kernel client mounting
+#              vers=4.1,proto=rdma runs the workout of vm/nfs41-interop
+#              (tests/vm/workout.sh: files of 0 B to 16 MiB by cp and O_DIRECT
+#              dd, a 2000-entry listing, symlink, rename, link, chmod,
+#              truncate, cp -a of a tree in and out, rm -rf, every byte
+#              checked) against kernel nfsd and rpcrdma-nfsd --nfs4, each
+#              phase timed, with the server's CPU
 # Every figure runs BENCH_REPEAT times, the servers (and clients) alternating
 # within each repeat so background noise hits both alike.
 #
 # Environment: see bench/README.md.  Needs root, fio, perftest, nfs-kernel-server.
 . "$(dirname "${BASH_SOURCE[0]}")/../tests/vm/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../tests/vm/workout.sh"
 umask 022
 
 BENCH_OUT=${BENCH_OUT:?set BENCH_OUT to the results directory}
@@ -185,14 +193,24 @@ section_wire() {
 
 # ================================================================ 2. servers
 RNFSD=
-start_servers() {
-	mkdir -p "$KEXPORT" "$REXPORT"
-	knfsd_start "$KEXPORT"
+KNFSD_UP=0
+# start_knfsd: kernel nfsd exporting KEXPORT (fsid=0: the NFSv4 root) to the
+# VM's network and, in host mode, to BENCH_ALLOW; its NFSv4 grace period
+# after the start cut to 10 s (section 6 mounts NFSv4.1).
+start_knfsd() {
+	mkdir -p "$KEXPORT"
+	KNFSD_V4_GRACE=10 knfsd_start "$KEXPORT"
 	if [[ "$ALLOW" != 192.0.2.0/24 ]]; then
 		timeout -k 10 30 exportfs -o rw,no_root_squash,insecure,no_subtree_check,sync,fsid=0 \
 			"$ALLOW:$KEXPORT" || fail "exportfs $ALLOW:$KEXPORT"
 		at_exit "timeout -k 10 10 exportfs -u '$ALLOW:$KEXPORT'"
 	fi
+	KNFSD_UP=1
+}
+
+start_servers() {
+	mkdir -p "$REXPORT"
+	start_knfsd
 	RNFSD=$(rpcrdma_bin rpcrdma-nfsd)
 	NFS_RDMA_PORT=$RNFSD_PORT rnfsd_start "$RNFSD" "$REXPORT" "$W/rpcrdma-nfsd.log" \
 		"${RNFSD_ARGS[@]}" --allow "$ALLOW" --handle-key "$W/handle.key"
@@ -627,6 +645,220 @@ section_connections() {
 	emit "\"section\":\"connections\",\"figure\":\"time\",\"section_s\":$((SECONDS - t0))"
 }
 
+# ================================================================ 6. nfs41
+# The kernel-client workout of vm/nfs41-interop (tests/vm/workout.sh) with
+# the kernel client mounting vers=4.1,proto=rdma, against kernel nfsd (port
+# 20049, KEXPORT/nfs41 under its fsid=0 root) and against rpcrdma-nfsd
+# --nfs4 (port RNFSD_PORT, its own export and state directory, started for
+# this section), each phase timed (wall clock) with the server's CPU and
+# the RPCs the client sent.  One mount at a time; every run starts from an
+# empty directory and a fresh mount, the servers alternating within each
+# repeat.  A failed check ends the phase (a subshell) and the rest of that
+# run: it is an error in the results, with the check's message.
+NFS41_PHASES=(write read readdir namespace tree_in tree_out rm)
+N41_KMNT=/mnt/bench41-knfsd
+N41_RMNT=/mnt/bench41-rnfsd
+N41_KEXPORT=$KEXPORT/nfs41
+N41_REXPORT=$W/rnfsd41-export
+N41_DIR=$BENCH_OUT/nfs41
+N41_RNFSD_PID=
+
+# n41_mnt WHO / n41_export WHO / n41_spec WHO / n41_port WHO: WHO's mount
+# point, directory on the server's side, mount source and RDMA port.
+n41_mnt() { if [[ $1 == knfsd ]]; then echo "$N41_KMNT"; else echo "$N41_RMNT"; fi; }
+n41_export() { if [[ $1 == knfsd ]]; then echo "$N41_KEXPORT"; else echo "$N41_REXPORT"; fi; }
+n41_spec() { if [[ $1 == knfsd ]]; then echo "$SERVER_ADDR:/nfs41"; else echo "$SERVER_ADDR:$N41_REXPORT"; fi; }
+n41_port() { if [[ $1 == knfsd ]]; then echo "$NFS_RDMA_PORT"; else echo "$RNFSD_PORT"; fi; }
+n41_pids() { if [[ $1 == knfsd ]]; then knfsd_pids; else echo "$N41_RNFSD_PID"; fi; }
+
+# json_str TEXT: TEXT as the inside of a JSON string (one line).
+json_str() {
+	local t=$1
+	t=${t//\\/\\\\}
+	t=${t//\"/\\\"}
+	t=${t//$'\t'/ }
+	t=${t//$'\r'/ }
+	t=${t//$'\n'/ }
+	printf '%s' "$t"
+}
+
+# n41_mount WHO: mount WHO with NFSv4.1 over RDMA; returns 1, with the
+# reason in N41_ERR, when the mount fails or is not NFSv4.1 over RDMA.
+n41_mount() {
+	local mnt opts line xprt
+	mnt=$(n41_mnt "$1")
+	opts=vers=4.1,proto=rdma,port=$(n41_port "$1")
+	mkdir -p "$mnt"
+	if ! timeout -k 10 120 mount -t nfs -o "$opts" "$(n41_spec "$1")" "$mnt"; then
+		N41_ERR="mount -t nfs -o $opts $(n41_spec "$1") $mnt failed"
+		return 1
+	fi
+	line=$(awk -v m="$mnt" '$2 == m' /proc/mounts)
+	xprt=$(mountstats_xprt "$mnt")
+	if [[ "$line" != *" nfs4 "*"vers=4.1"* || "$xprt" != "xprt:"*"rdma"* ]]; then
+		N41_ERR="$mnt is not NFSv4.1 over RDMA: '$line' '$xprt'"
+		return 1
+	fi
+}
+
+# n41_remount WHO: unmount, drop the caches, mount again (not timed).
+n41_remount() {
+	kumount "$(n41_mnt "$1")"
+	drop_caches
+	n41_mount "$1"
+}
+
+# n41_ops MNT: the per-operation call counts of MNT, "OP COUNT" lines.
+n41_ops() {
+	awk -v m="$1" '$1 == "device" { on = ($5 == m); next }
+		on && /^[ \t]+[A-Z_0-9]+: [0-9]+ / { sub(/:$/, "", $1); print $1, $2 }' /proc/self/mountstats
+}
+
+# n41_ops_delta BEFORE AFTER: the operations whose count grew, as a JSON
+# object body ("OP":N,...).
+n41_ops_delta() {
+	local -A b
+	local op n out=
+	while read -r op n; do [[ -n $op ]] && b[$op]=$n; done <<<"$1"
+	while read -r op n; do
+		[[ -n $op ]] && ((n > ${b[$op]:-0})) && out+="${out:+,}\"$op\":$((n - ${b[$op]:-0}))"
+	done <<<"$2"
+	printf '%s' "$out"
+}
+
+# n41_phase WHO RUN PHASE: run the workout's wk_PHASE on WHO's mount in a
+# subshell (set -e as in the VM tests; its output to N41_DIR/WHO-RUN.log),
+# timed: wall clock, the server's CPU ticks, the RPCs sent on the mount
+# (and per operation).  Emits the row (an error row with the failed check's
+# message when it fails) and returns the phase's status.
+n41_phase() {
+	local who=$1 run=$2 ph=$3 mnt pids c0 c1 r0 r1 t0 t1 rc=0 msg plog o0 ops
+	mnt=$(n41_mnt "$who")
+	plog=$N41_DIR/$who-$run.log
+	mapfile -t pids <<<"$(n41_pids "$who")"
+	sync
+	o0=$(n41_ops "$mnt")
+	r0=$(rpcs "$mnt")
+	c0=$(ticks "${pids[@]}")
+	t0=$(now)
+	(
+		set -E
+		trap 'printf "FAIL: status %d at %s:%d: %s\n" "$?" "${BASH_SOURCE[0]}" "$LINENO" "$BASH_COMMAND" >&2' ERR
+		echo "---- $ph"
+		"wk_$ph"
+	) >>"$plog" 2>&1 &
+	wait "$!" || rc=$?
+	t1=$(now)
+	c1=$(ticks "${pids[@]}")
+	r1=$(rpcs "$mnt")
+	ops=$(n41_ops_delta "$o0" "$(n41_ops "$mnt")")
+	echo "---- $ph: calls {$ops}" >>"$plog"
+	if ((rc != 0)); then
+		msg=$(grep 'FAIL' "$plog" | tail -n 1)
+		emit "\"section\":\"nfs41\",\"figure\":\"$ph\",\"who\":\"$who\",\"run\":$run,\"error\":\"status $rc: $(json_str "${msg:-no message}")\""
+		log "nfs41 $ph $who run $run: FAILED (status $rc): $msg"
+		return 1
+	fi
+	emit "\"section\":\"nfs41\",\"figure\":\"$ph\",\"who\":\"$who\",\"run\":$run,\"wall_s\":$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }'),\"cpu_s\":$(awk -v a="$c0" -v b="$c1" -v h="$CLK_TCK" 'BEGIN { printf "%.2f", (b - a) / h }'),\"rpcs\":$((r1 - r0)),\"ops\":{$ops}"
+	log "nfs41 $ph $who run $run: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s"
+}
+
+# n41_run WHO RUN: one workout against WHO: an empty directory with the 2000
+# entries made on the server's side, a fresh mount, the phases (a remount
+# before read and tree_out, as in the VM tests), unmount.
+n41_run() {
+	local who=$1 run=$2 ph
+	WK_MNT=$(n41_mnt "$who") WK_EXPORT=$(n41_export "$who")
+	# the directory stays (rpcrdma-nfsd's export root): only what is in it goes
+	mkdir -p "$WK_EXPORT"
+	find "$WK_EXPORT" -mindepth 1 -delete
+	rm -rf "$WK_LOCAL/tree-back" "$WK_LOCAL/back"
+	mkdir -p "$WK_LOCAL/back"
+	wk_readdir_prepare >/dev/null
+	N41_ERR=
+	if ! n41_mount "$who"; then
+		emit "\"section\":\"nfs41\",\"figure\":\"mount\",\"who\":\"$who\",\"run\":$run,\"error\":\"$(json_str "$N41_ERR")\""
+		log "nfs41 $who run $run: $N41_ERR"
+		kumount "$WK_MNT"
+		return 0
+	fi
+	[[ $run == 1 ]] && emit "\"section\":\"info\",\"nfs41_mount\":\"$who\",\"opts\":\"$(mount_opts "$WK_MNT")\""
+	for ph in "${NFS41_PHASES[@]}"; do
+		if [[ $ph == read || $ph == tree_out ]] && ! n41_remount "$who"; then
+			emit "\"section\":\"nfs41\",\"figure\":\"$ph\",\"who\":\"$who\",\"run\":$run,\"error\":\"remount before $ph: $(json_str "$N41_ERR")\""
+			log "nfs41 $who run $run: remount before $ph: $N41_ERR"
+			break
+		fi
+		if ! n41_phase "$who" "$run" "$ph"; then
+			log "nfs41 $who run $run: the phases after $ph not run"
+			break
+		fi
+	done
+	kumount "$WK_MNT"
+}
+
+# n41_warm WHO: mount, create and remove a file (the kernel nfsd answers
+# NFS4ERR_GRACE until its grace period ends; the client waits and asks
+# again), unmount; not measured.
+n41_warm() {
+	local t0=$SECONDS mnt
+	mnt=$(n41_mnt "$1")
+	mkdir -p "$(n41_export "$1")"
+	N41_ERR=
+	if ! n41_mount "$1"; then
+		log "nfs41 warm-up $1: $N41_ERR"
+		kumount "$mnt"
+		return 0
+	fi
+	timeout -k 10 150 sh -c ": >'$mnt/warm' && rm '$mnt/warm'" ||
+		log "nfs41 warm-up $1: create and remove failed or timed out"
+	kumount "$mnt"
+	log "nfs41 warm-up $1: $((SECONDS - t0)) s"
+}
+
+section_nfs41() {
+	local r s v rc=0 t0=$SECONDS
+	log "== 6. NFSv4.1 workout (tests/vm/workout.sh): kernel nfsd vs rpcrdma-nfsd --nfs4, kernel client vers=4.1,proto=rdma ($REPEAT runs)"
+	mkdir -p "$N41_DIR"
+	vm_kmod nfsv4 rpcrdma
+	((KNFSD_UP)) || start_knfsd
+	# section 2's rpcrdma-nfsd (NFSv3 only) gives way when still running
+	if [[ -n "${RNFSD_PID:-}" ]] && kill -0 "$RNFSD_PID" 2>/dev/null; then
+		kumount "$RMNT"
+		kill -TERM "$RNFSD_PID" 2>/dev/null || true
+		timeout -k 10 30 tail --pid="$RNFSD_PID" -f /dev/null 2>/dev/null || kill -KILL "$RNFSD_PID" 2>/dev/null || true
+		wait "$RNFSD_PID" 2>/dev/null || true
+	fi
+	RNFSD=$(rpcrdma_bin rpcrdma-nfsd)
+	rm -rf "$W/nfs41-state"
+	NFS_RDMA_PORT=$RNFSD_PORT rnfsd_start "$RNFSD" "$N41_REXPORT" "$W/rpcrdma-nfsd-nfs41.log" \
+		--nfs4 "${RNFSD_ARGS[@]}" --allow "$ALLOW" --handle-key "$W/handle.key" \
+		--state-dir "$W/nfs41-state"
+	N41_RNFSD_PID=$RNFSD_PID
+	at_exit "kumount '$N41_KMNT'"
+	at_exit "kumount '$N41_RMNT'"
+	v=$(</proc/fs/nfsd/versions)
+	emit "\"section\":\"info\",\"nfs41_tool\":\"workout\",\"phases\":\"${NFS41_PHASES[*]}\",\"knfsd_versions\":\"$v\",\"knfsd_threads\":$(knfsd_pids | wc -l),\"rnfsd_args\":\"--nfs4 ${RNFSD_ARGS[*]}\""
+	# shellcheck disable=SC2034 # read by tests/vm/workout.sh
+	WK_LOCAL=$W/nfs41-local WK_ODD_BS=0 WK_READDIR_OP=READDIR
+	wk_setup >/dev/null
+	for s in knfsd rnfsd; do
+		n41_warm "$s"
+	done
+	for ((r = 1; r <= REPEAT; r++)); do
+		for s in knfsd rnfsd; do
+			n41_run "$s" "$r"
+		done
+	done
+	kill -TERM "$N41_RNFSD_PID" 2>/dev/null || true
+	timeout -k 10 30 tail --pid="$N41_RNFSD_PID" -f /dev/null 2>/dev/null || kill -KILL "$N41_RNFSD_PID" 2>/dev/null || true
+	wait "$N41_RNFSD_PID" 2>/dev/null || rc=$?
+	((rc == 0)) || emit "\"section\":\"nfs41\",\"figure\":\"exit\",\"who\":\"rnfsd\",\"error\":\"rpcrdma-nfsd --nfs4 exited with status $rc after SIGTERM\""
+	grep '^{' "$W/rpcrdma-nfsd-nfs41.log" | tail -n 1 >"$BENCH_OUT/rpcrdma-nfsd-nfs41-stats.json" || true
+	log "nfs41: section took $((SECONDS - t0)) s"
+	emit "\"section\":\"nfs41\",\"figure\":\"time\",\"section_s\":$((SECONDS - t0))"
+}
+
 # ================================================================ main
 emit "\"section\":\"info\",\"kernel\":\"$(uname -r)\",\"ncpu\":$(nproc),\"vm\":${RPCRDMA_VM:-0},\"server\":\"$SERVER_ADDR\",\"client\":\"$CLIENT_ADDR\",\"rdma_dev\":\"$RDMA_DEV\",\"repeat\":$REPEAT,\"file_mb\":$FILE_MB,\"runtime_s\":$RUNTIME,\"iodepth\":$IODEPTH,\"perftest_events\":$PERF_EVENTS,\"seq_iodepth\":$SEQ_IODEPTH,\"meta_files\":$META_FILES,\"clk_tck\":$CLK_TCK"
 command -v fio >/dev/null || fail "fio is not installed (apt-get install fio)"
@@ -642,6 +874,8 @@ if has servers; then
 	rnfsd_term 30
 	grep '^{' "$W/rpcrdma-nfsd.log" | tail -n 1 >"$BENCH_OUT/rpcrdma-nfsd-stats.json" || true
 fi
+# its own rpcrdma-nfsd (--nfs4), stopped at its end
+has nfs41 && section_nfs41
 # last: it restarts rpcrdma-nfsd for every probe run
 has connections && section_connections
 log "raw results: $RAW ($(wc -l <"$RAW") lines)"

@@ -4,8 +4,9 @@
 and print the Markdown.  Medians with min and max over the runs; ratios
 rpcrdma-nfsd / kernel nfsd, rpcrdma-nfs / kernel client, and NFS sequential
 goodput / the perftest bandwidth of the matching RDMA operation (and the
-bench_rpc 1 MiB echo goodput / ib_read_bw and ib_write_bw at 1 MiB), and
-section 5's memory per idle connection and the most connections held.
+bench_rpc 1 MiB echo goodput / ib_read_bw and ib_write_bw at 1 MiB),
+section 5's memory per idle connection and the most connections held, and
+section 6's NFSv4.1 workout phases (kernel nfsd s / rpcrdma-nfsd s).
 
 MB/s here is 2^20 bytes per second, as perftest counts it.
 """
@@ -141,6 +142,60 @@ def conn_results(rows):
             "section_s": t[0] if t else None} if (runs or skipped or errors) else {}
 
 
+NFS41_PHASES = ("write", "read", "readdir", "namespace", "tree_in", "tree_out", "rm")
+
+
+def nfs41_results(rows):
+    """Section 6: the workout's phases against kernel nfsd and rpcrdma-nfsd
+    --nfs4.  Per phase and server: wall seconds and server CPU seconds
+    (median, min, max over the runs), RPCs (and the median of each
+    operation's calls); ratio = kernel nfsd s /
+    rpcrdma-nfsd s (above 1: rpcrdma-nfsd faster), cpu_ratio = rpcrdma-nfsd
+    CPU s / kernel nfsd CPU s (below 1: cheaper).  The total is per run, the
+    sum of its phases, over the runs in which every phase passed."""
+    ok = [r for r in rows if r.get("section") == "nfs41" and r.get("figure") in NFS41_PHASES
+          and "error" not in r]
+    errs = [r for r in rows if r.get("section") == "nfs41" and "error" in r]
+    if not ok and not errs:
+        return {}
+    phases = {}
+    for ph in NFS41_PHASES:
+        e = {}
+        for who in ("knfsd", "rnfsd"):
+            rs = [r for r in ok if r["figure"] == ph and r["who"] == who]
+            if rs:
+                names = sorted({op for r in rs for op in (r.get("ops") or {})})
+                e[WHO[who]] = {"runs": len(rs), "wall_s": stats([r["wall_s"] for r in rs]),
+                               "cpu_s": stats([r["cpu_s"] for r in rs]), "rpcs": stats([r["rpcs"] for r in rs]),
+                               "ops_median": {op: statistics.median([(r.get("ops") or {}).get(op, 0) for r in rs])
+                                              for op in names}}
+        if not e:
+            continue
+        k, o = e.get("kernel nfsd") or {}, e.get("rpcrdma-nfsd") or {}
+        e["ratio"] = ratio(k.get("wall_s"), o.get("wall_s"))
+        e["cpu_ratio"] = ratio(o.get("cpu_s"), k.get("cpu_s"))
+        e["errors"] = len([r for r in errs if r.get("figure") == ph])
+        phases[ph] = e
+    total = {}
+    for who in ("knfsd", "rnfsd"):
+        runs = {}
+        for r in ok:
+            if r["who"] == who:
+                runs.setdefault(r["run"], {})[r["figure"]] = r
+        full = [x for x in runs.values() if len(x) == len(NFS41_PHASES)]
+        if full:
+            total[WHO[who]] = {"runs": len(full),
+                               "wall_s": stats([sum(r["wall_s"] for r in x.values()) for x in full]),
+                               "cpu_s": stats([sum(r["cpu_s"] for r in x.values()) for x in full]),
+                               "rpcs": stats([sum(r["rpcs"] for r in x.values()) for x in full])}
+    if total:
+        k, o = total.get("kernel nfsd") or {}, total.get("rpcrdma-nfsd") or {}
+        total["ratio"] = ratio(k.get("wall_s"), o.get("wall_s"))
+        total["cpu_ratio"] = ratio(o.get("cpu_s"), k.get("cpu_s"))
+    t = [r["section_s"] for r in rows if r.get("section") == "nfs41" and r.get("figure") == "time"]
+    return {"phases": phases, "total": total, "errors": errs, "section_s": t[0] if t else None}
+
+
 def main():
     d = sys.argv[1]
     rows = load(d)
@@ -156,6 +211,10 @@ def main():
                 info["transport_info"] = r
             elif "connections_tool" in r:
                 info["connections_info"] = r
+            elif "nfs41_tool" in r:
+                info["nfs41_info"] = r
+            elif "nfs41_mount" in r:
+                info.setdefault("nfs41_mounts", {})[r["nfs41_mount"]] = r.get("opts")
             else:
                 info.update(r)
     # perftest now and then prints a 0.00 MB/s row (seen with ib_send_bw
@@ -269,6 +328,7 @@ def main():
                 t["vs_" + tool] = ratio(t.get("MBps"), w and w.get("bw_MBps"))
 
     connections = conn_results(rows)
+    nfs41 = nfs41_results(rows)
 
     # ---------------------------------------------------------- goodput / wire
     # NFS WRITE data moves by RDMA Read (the server pulls it): ib_read_bw;
@@ -292,15 +352,17 @@ def main():
 
     result = {"generated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
               "info": info, "mounts": mounts, "wire": wire, "servers": servers,
-              "clients": clients, "transport": transport, "connections": connections,
+              "clients": clients, "transport": transport, "connections": connections, "nfs41": nfs41,
               "goodput_vs_wire": goodput, "skipped": skipped,
               "errors": errors, "units": {"MBps": "2^20 bytes/s", "cpu_us_per_op": "server CPU microseconds (utime+stime) per I/O or metadata op"}}
-    sp = os.path.join(d, "rpcrdma-nfsd-stats.json")
-    if os.path.exists(sp):
-        try:
-            result["rpcrdma_nfsd_final_stats"] = json.load(open(sp))
-        except ValueError:
-            pass
+    for name, key in (("rpcrdma-nfsd-stats.json", "rpcrdma_nfsd_final_stats"),
+                      ("rpcrdma-nfsd-nfs41-stats.json", "rpcrdma_nfsd_nfs41_final_stats")):
+        sp = os.path.join(d, name)
+        if os.path.exists(sp):
+            try:
+                result[key] = json.load(open(sp))
+            except ValueError:
+                pass
     with open(os.path.join(d, "results.json"), "w") as f:
         json.dump(result, f, indent=1)
 
@@ -458,6 +520,9 @@ def markdown(R):
 
     # 5
     L.extend(conn_markdown(R))
+    # 6
+    if R.get("nfs41"):
+        L.extend(nfs41_markdown(R))
 
     if R["errors"]:
         L.append("## Errors")
@@ -531,6 +596,72 @@ def conn_markdown(R):
              "disconnects). The most held: N growing (%s) while each N was held in full and time was left "
              "(BENCH_CONN_MAX %s s); the section took %s s." % (
                  ci.get("hold_s", "?"), 32, ci.get("steps", "?"), ci.get("max_s", "?"), C.get("section_s") or "?"))
+    L.append("")
+    return L
+
+
+NFS41_NAMES = {
+    "write": "write: 7 files, 0 B to 16 MiB, by cp and dd oflag=direct bs=1M; compared on the server",
+    "read": "read back after a remount: cmp and dd iflag=direct bs=1M",
+    "readdir": "ls -l of 2000 entries",
+    "namespace": "symlink, mkdir/rmdir, rename x4, O_EXCL create, hard link, chmod, truncate x3, rm",
+    "tree_in": "cp -a of a tree in; diff -r and manifests (client and server)",
+    "tree_out": "after a remount: readlink, stat; cp -a of the tree out",
+    "rm": "rm -rf of the 2000 entries and the tree",
+}
+
+
+def nfs41_markdown(R):
+    N = R["nfs41"]
+    ni = R["info"].get("nfs41_info", {})
+    L = ["## 6. NFSv4.1 workout: kernel nfsd vs rpcrdma-nfsd --nfs4 (same kernel client, vers=4.1,proto=rdma)", ""]
+    L.append("| phase | kernel nfsd s | rpcrdma-nfsd s | ratio | CPU s kernel nfsd | CPU s rpcrdma-nfsd | CPU ratio | RPCs kernel nfsd / rpcrdma-nfsd |")
+    L.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
+
+    def row(name, e, bold=False):
+        k, o = e.get("kernel nfsd") or {}, e.get("rpcrdma-nfsd") or {}
+        b = "**" if bold else ""
+        rp = "%s / %s" % (fmt(k.get("rpcs"), 0) if k else "n/a", fmt(o.get("rpcs"), 0) if o else "n/a")
+        err = (" (failed in %d run%s)" % (e["errors"], "s" if e["errors"] > 1 else "")) if e.get("errors") else ""
+        L.append("| %s%s%s%s | %s | %s | %s%s%s | %s | %s | %s | %s |" % (
+            b, name, b, err, fmt(k.get("wall_s"), 2), fmt(o.get("wall_s"), 2), b, fmt_ratio(e.get("ratio")), b,
+            fmt(k.get("cpu_s"), 2), fmt(o.get("cpu_s"), 2), fmt_ratio(e.get("cpu_ratio")), rp))
+    for ph in NFS41_PHASES:
+        if ph in N["phases"]:
+            row(NFS41_NAMES[ph], N["phases"][ph])
+    if N["total"]:
+        T = N["total"]
+        row("total: per run, the sum of its phases (runs in which every phase passed: %s)" % ", ".join(
+            "%s %d" % (w, T[w]["runs"]) for w in ("kernel nfsd", "rpcrdma-nfsd") if w in T), T, bold=True)
+    L.append("")
+    diffs = []
+    for ph in NFS41_PHASES:
+        e = N["phases"].get(ph) or {}
+        k = (e.get("kernel nfsd") or {}).get("ops_median") or {}
+        o = (e.get("rpcrdma-nfsd") or {}).get("ops_median") or {}
+        if not k or not o:
+            continue
+        d = ["%s %g / %g" % (op, k.get(op, 0), o.get(op, 0)) for op in sorted(set(k) | set(o))
+             if abs(k.get(op, 0) - o.get(op, 0)) >= max(10, 0.2 * max(k.get(op, 0), o.get(op, 0)))]
+        if d:
+            diffs.append("%s: %s" % (ph, ", ".join(d)))
+    if diffs:
+        L.append("Calls that differ (median per run, kernel nfsd / rpcrdma-nfsd): " + "; ".join(diffs) + ".")
+        L.append("")
+    mo = R["info"].get("nfs41_mounts", {})
+    for who in ("knfsd", "rnfsd"):
+        if who in mo:
+            L.append("Mount %s: `%s`" % (WHO[who], mo[who]))
+            L.append("")
+    L.append("ratio = kernel nfsd s / rpcrdma-nfsd s (above 1: rpcrdma-nfsd faster); CPU ratio = rpcrdma-nfsd CPU s / "
+             "kernel nfsd CPU s (below 1: cheaper), CPU as in section 2 (utime+stime of rpcrdma-nfsd, or of the "
+             "[nfsd] threads). Wall time of each phase as run by tests/vm/workout.sh, checks included: every file "
+             "compared byte for byte with the original and the server's copy, so each phase also counts the "
+             "programs it runs (cp, dd, cmp, stat, diff, under TCG a few hundred ms each), alike for both servers. "
+             "The remounts before `read` and `tree_out` are not timed. rpcrdma-nfsd `%s`; kernel nfsd versions "
+             "`%s`, %s threads. The section took %s s." % (
+                 ni.get("rnfsd_args", "?"), ni.get("knfsd_versions", "?"), ni.get("knfsd_threads", "?"),
+                 N.get("section_s") or "?"))
     L.append("")
     return L
 

@@ -176,13 +176,23 @@ _knfsd_dirs=()
 
 # knfsd_start DIR: kernel nfsd exporting DIR (read-write, no root squash) to
 # 192.0.2.0/24 over RDMA on port 20049 (and TCP 2049), with rpcbind and
-# rpc.mountd.  knfsd_stop (registered to run at exit) undoes it.
+# rpc.mountd.  knfsd_stop (registered to run at exit) undoes it.  With
+# KNFSD_V4_GRACE=SECONDS (at least 10) its NFSv4 grace period after the start
+# lasts SECONDS rather than the lease time (90 s), when nfsd is not running
+# yet (/proc/fs/nfsd/nfsv4gracetime can only be set then).
 knfsd_start() {
 	local dir=$1
 	mkdir -p "$dir"
 	vm_kmod nfsd rpcrdma
 	mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd ||
 		fail "mount -t nfsd nfsd /proc/fs/nfsd"
+	if [[ -n "${KNFSD_V4_GRACE:-}" ]]; then
+		if { echo "$KNFSD_V4_GRACE" >/proc/fs/nfsd/nfsv4gracetime; } 2>/dev/null; then
+			log "kernel nfsd: NFSv4 grace period $KNFSD_V4_GRACE s"
+		else
+			log "kernel nfsd: could not set the NFSv4 grace period to $KNFSD_V4_GRACE s (nfsd running?)"
+		fi
+	fi
 	mkdir -p /var/lib/nfs/rpc_pipefs /var/lib/nfs/v4recovery
 	touch /var/lib/nfs/etab /var/lib/nfs/rmtab
 	at_exit knfsd_stop
