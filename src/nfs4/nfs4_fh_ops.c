@@ -73,7 +73,15 @@ void nfs4_put_change_info(struct rpcrdma_xdr *xs, const struct stat *before,
 	struct stat after;
 	bool ok = fstat(dirfd, &after) == 0;
 
-	rpcrdma_xdr_put_u32(xs, 0); /* not atomic: another change may fall between */
+	/* atomic: as NFSv3's wcc_data, which the same values give, "before"
+	 * is the directory just before the change and "after" just after it.
+	 * A change made in between by a local process would go unseen by
+	 * the client until the directory changes again, the window NFSv3's
+	 * weak cache consistency accepts; a client told "not atomic" (the
+	 * Linux one) drops its cached access rights and revalidates every
+	 * name in the directory after each change, an ACCESS and a LOOKUP
+	 * per entry of an rm -rf (docs/nfs4.md). */
+	rpcrdma_xdr_put_u32(xs, ok);
 	rpcrdma_xdr_put_u64(xs, nfs4_change(before));
 	rpcrdma_xdr_put_u64(xs, nfs4_change(ok ? &after : before));
 }

@@ -1116,6 +1116,33 @@ static uint32_t c_lock_new(struct env *e, const uint8_t *fh, uint32_t fhlen,
 	return r_op(c, OP_LOCK);
 }
 
+/* c_remove_cinfo - c_remove(), and the directory's change_info4 */
+static uint32_t c_remove_cinfo(struct env *e, const char *name, uint32_t *atomic,
+			       uint64_t *before, uint64_t *after)
+{
+	struct t_call *c = &e->c;
+	uint32_t n, nops = path_ops(e->dir), status;
+
+	c_begin(e, 1, 1 + nops + 1);
+	c_sequence(e, e->seq++, 0);
+	c_lookup_ops(e, e->dir);
+	t_u32(c, OP_REMOVE);
+	t_str(c, name);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	(void)r_hdr(c, &n);
+	assert_int_equal(r_op(c, OP_SEQUENCE), NFS4_OK);
+	r_skip(c, 36);
+	for (uint32_t i = 0; i < nops; i++)
+		assert_int_equal(r_op(c, i ? OP_LOOKUP : OP_PUTROOTFH), NFS4_OK);
+	status = r_op(c, OP_REMOVE);
+	if (status == NFS4_OK) {
+		*atomic = r_u32(c);
+		*before = r_u64(c);
+		*after = r_u64(c);
+	}
+	return status;
+}
+
 /* c_remove - SEQUENCE, the export's path, REMOVE @name: REMOVE's status */
 static uint32_t c_remove(struct env *e, const char *name)
 {
@@ -1220,6 +1247,32 @@ static void test_restart_grace(void **state)
 	fclose(e->log);
 }
 
+/* RFC 8881 3.3.6 (change_info4): REMOVE's before and after are the
+ * directory's change attribute (ctime in nanoseconds) just before and just
+ * after the unlink, marked atomic as NFSv3's wcc_data would be. */
+static void test_change_info(void **state)
+{
+	struct env *e = *state;
+	char path[PATH_MAX];
+	struct stat b, a;
+	uint64_t before = 0, after = 0;
+	uint32_t atomic = 0;
+	int fd;
+
+	session(e);
+	snprintf(path, sizeof(path), "%s/gone", e->dir);
+	fd = open(path, O_CREAT | O_WRONLY, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(stat(e->dir, &b), 0);
+	assert_int_equal(c_remove_cinfo(e, "gone", &atomic, &before, &after), NFS4_OK);
+	assert_int_equal(stat(e->dir, &a), 0);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(atomic, 1);
+	assert_true(before == (uint64_t)b.st_ctim.tv_sec * 1000000000u + (uint64_t)b.st_ctim.tv_nsec);
+	assert_true(after == (uint64_t)a.st_ctim.tv_sec * 1000000000u + (uint64_t)a.st_ctim.tv_nsec);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1235,6 +1288,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pseudo_fs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restart_grace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_change_info, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
