@@ -17,9 +17,18 @@
  * cannot know after a LOOKUP from the pseudo root, and arguments that do
  * not decode go to a worker, before SEQUENCE touched the slot: a
  * different COMPOUND with the same sequence id afterwards is new, not a
- * retry.
+ * retry.  The COMPOUNDs served there are also run in a child under a
+ * seccomp filter that kills it on any credential system call.
  */
 #include <limits.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "test_nfs4_harness.h"
 
@@ -404,6 +413,131 @@ static void test_other_operations_defer(void **state)
 	assert_int_equal(stats(e).n4s_transport_calls, 0);
 }
 
+/* Kill the process on any system call that changes credentials. */
+static int forbid_cred_syscalls(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_setfsuid, 6, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_setfsgid, 5, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_setgroups, 4, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_setresuid, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_setresgid, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_capset, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
+struct filtered {
+	struct env *f_env;
+	const uint8_t *f_root;
+	uint32_t f_rootlen;
+	bool f_worker; /* a user's GETATTR on a worker: must be killed */
+	int f_bad;
+};
+
+/* one COMPOUND of the child: its dispatch return, or -1 when a status
+ * is not NFS4_OK */
+static int filtered_run(struct env *e, bool transport)
+{
+	struct t_call *c = &e->c;
+	uint32_t status;
+	int ret;
+
+	rpcrdma_xdr_init(&c->req.rq_args, c->args, c->alen);
+	rpcrdma_xdr_init(&c->req.rq_res, c->res, T_RES_BYTES);
+	c->req.rq_transport = transport;
+	ret = rpcrdma_nfs4_server_dispatch(&c->req, e->srv4);
+	c->req.rq_transport = false;
+	memcpy(&status, c->res, 4); /* COMPOUND4res: the status first */
+	if (ret == RPCRDMA_SVC_SUCCESS && ntohl(status) != NFS4_OK)
+		return -1;
+	return ret;
+}
+
+/* on a thread of its own, which has set no credentials yet (as the
+ * transport thread): nothing skipped as "already set" hides a switch */
+static void *filtered_calls(void *arg)
+{
+	struct filtered *f = arg;
+	struct env *e = f->f_env;
+
+	if (f->f_worker) {
+		e->uid = 1234;
+		e->gid = 5678;
+		at_fh(e, e->seq, f->f_root, f->f_rootlen, 2);
+		t_u32(&e->c, OP_LOOKUP);
+		t_str(&e->c, "f");
+		c_getattr_size(e);
+		(void)filtered_run(e, false);
+		return NULL;
+	}
+	at_fh(e, e->seq++, f->f_root, f->f_rootlen, 2);
+	t_u32(&e->c, OP_LOOKUP);
+	t_str(&e->c, "f");
+	c_getattr_size(e);
+	f->f_bad |= filtered_run(e, true) != RPCRDMA_SVC_SUCCESS;
+	at_fh(e, e->seq++, f->f_root, f->f_rootlen, 3);
+	t_u32(&e->c, OP_SAVEFH);
+	t_u32(&e->c, OP_PUTFH);
+	t_opaque(&e->c, f->f_root, f->f_rootlen);
+	t_u32(&e->c, OP_RENAME);
+	t_str(&e->c, "f");
+	t_str(&e->c, "g");
+	f->f_bad |= (filtered_run(e, true) != RPCRDMA_SVC_SUCCESS) << 1;
+	at_fh(e, e->seq++, f->f_root, f->f_rootlen, 1);
+	t_u32(&e->c, OP_REMOVE);
+	t_str(&e->c, "g");
+	f->f_bad |= (filtered_run(e, true) != RPCRDMA_SVC_SUCCESS) << 2;
+	return NULL;
+}
+
+static int run_filtered(struct env *e, const uint8_t *root, uint32_t rootlen, bool worker)
+{
+	pid_t pid = fork();
+	int status;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct filtered f = { e, root, rootlen, worker, 0 };
+		pthread_t th;
+
+		if (forbid_cred_syscalls()) /* inherited by the thread */
+			_exit(90);
+		if (pthread_create(&th, NULL, filtered_calls, &f) || pthread_join(th, NULL))
+			_exit(91);
+		_exit(f.f_bad ? 100 + f.f_bad : 0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return status;
+}
+
+static void test_no_credential_syscalls(void **state)
+{
+	struct env *e = *state;
+	uint8_t root[NFS4_FHSIZE];
+	uint32_t rlen;
+	int status;
+
+	fh_of(e, "", root, &rlen);
+	/* the filter works: a user's call on a worker switches, and dies */
+	status = run_filtered(e, root, rlen, true);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGSYS);
+	/* LOOKUP+GETATTR, RENAME, REMOVE served on the transport thread */
+	status = run_filtered(e, root, rlen, false);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_false(exists(e, "f"));
+	assert_false(exists(e, "g"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -422,6 +556,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_root_squashed_defers, setup_squash,
 						t4_teardown),
 		cmocka_unit_test_setup_teardown(test_other_operations_defer, setup_mem,
+						t4_teardown),
+		cmocka_unit_test_setup_teardown(test_no_credential_syscalls, setup_mem,
 						t4_teardown),
 	};
 
