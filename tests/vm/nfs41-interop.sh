@@ -358,7 +358,9 @@ pass "the kernel client answered the server's CB_NULL probes over the RDMA backc
 # WRITE, READ...) on a worker, and the workout above passed with both.
 line=$(grep -m1 '^rpcrdma-nfsd: nfs4 transport thread: ' "$RNFSD_LOG") ||
 	fail "no 'nfs4 transport thread' line at exit"
-read -r n4calls n4defers < <(sed -n 's/^rpcrdma-nfsd: nfs4 transport thread: \([0-9]*\) COMPOUNDs served there, \([0-9]*\) sent to a worker$/\1 \2/p' <<<"$line")
+re='^rpcrdma-nfsd: nfs4 transport thread: ([0-9]+) COMPOUNDs served there, ([0-9]+) sent to a worker$'
+[[ "$line" =~ $re ]] || fail "the 'nfs4 transport thread' line does not read as expected: '$line'"
+n4calls=${BASH_REMATCH[1]} n4defers=${BASH_REMATCH[2]}
 ((${n4calls:-0} > 0)) || fail "no COMPOUND served on the transport thread: '$line'"
 ((${n4defers:-0} > 0)) || fail "no COMPOUND sent from the transport thread to a worker: '$line'"
 pass "NFSv4.1 COMPOUNDs served on the transport thread: $n4calls, sent to a worker: $n4defers"
