@@ -12,20 +12,23 @@
  * runs, by a scan of a copy of its arguments that changes nothing: it
  * stays only when
  *  - it starts with SEQUENCE and every further operation is one of
- *    PUTFH, PUTROOTFH, GETFH, SAVEFH, RESTOREFH, GETATTR, ACCESS, LOOKUP,
- *    LOOKUPP, READLINK (no caller identity is needed beyond the checks
- *    below, and none waits for the disk by design), or REMOVE, RENAME or
- *    LINK on an export entry that commits no metadata (async, or a file
- *    system in memory: nfs3_commit.c would fsync the directory);
+ *    PUTFH, PUTROOTFH, GETFH, SAVEFH, RESTOREFH, CLOSE (the open state
+ *    only), GETATTR, READLINK (both read as the server, for any caller,
+ *    as NFSv3's), ACCESS, LOOKUP, LOOKUPP (none waits for the disk by
+ *    design), or REMOVE, RENAME or LINK on an export entry that commits
+ *    no metadata (async, or a file system in memory: nfs3_commit.c would
+ *    fsync the directory);
  *  - every operation that touches an export's files finds the handle's
  *    export by the handles the COMPOUND itself carries (PUTFH, SAVEFH,
  *    RESTOREFH, LOOKUP within it): after a LOOKUP or LOOKUPP that may
  *    cross into another export (from or to the pseudo file system) the
  *    export is unknown and such an operation sends it to a worker;
- *  - for each such export the peer is listed and the caller's (squashed)
- *    identity is the server's own (nfs3_cred_is_server(): a root client
- *    of a no_root_squash entry served by a root server).
- * Everything else goes to a worker untouched: OPEN, CLOSE, READ, WRITE,
+ *  - for each such export the peer is listed, the caller's flavor
+ *    accepted, and, for the operations that run with the caller's
+ *    identity (all but GETATTR and READLINK), that (squashed) identity is
+ *    the server's own (nfs3_cred_is_server(): a root client of a
+ *    no_root_squash entry served by a root server).
+ * Everything else goes to a worker untouched: OPEN, READ, WRITE,
  * SETATTR, the lock and delegation operations (state, data, and OPEN may
  * recall a delegation over the back channel), EXCHANGE_ID and the other
  * operations of a COMPOUND without SEQUENCE, any argument that does not
@@ -48,9 +51,11 @@ struct scan_state {
 	unsigned sf_xi;
 };
 
-/* export_ok - may an operation on export @xi run here for @req? */
+/* export_ok - may an operation on export @xi run here for @req?
+ * @as_caller: it runs with the caller's identity (nfs3_become_caller()),
+ * so that must be the server's own. */
 static bool export_ok(const struct nfs3_snap *sn, const struct rpcrdma_svc_req *req,
-		      unsigned xi, bool modifies)
+		      unsigned xi, bool modifies, bool as_caller)
 {
 	struct rpcrdma_nfs3_xopts opts;
 	struct nfs3_cred cr;
@@ -65,14 +70,15 @@ static bool export_ok(const struct nfs3_snap *sn, const struct rpcrdma_svc_req *
 	/* a change on a sync entry on a disk commits: fsync */
 	if (modifies && (opts.xo_ro || (!opts.xo_async && !sn->sn_exp[xi]->ex_mem_fs)))
 		return false;
-	return nfs3_cred_is_server(&cr);
+	return !as_caller || nfs3_cred_is_server(&cr);
 }
 
 /* real_ok - a handle of a known export that may be served here. */
 static bool real_ok(const struct nfs3_snap *sn, const struct rpcrdma_svc_req *req,
-		    const struct scan_state *fh, bool modifies)
+		    const struct scan_state *fh, bool modifies, bool as_caller)
 {
-	return fh->sf_kind == SCAN_FH_REAL && export_ok(sn, req, fh->sf_xi, modifies);
+	return fh->sf_kind == SCAN_FH_REAL &&
+	       export_ok(sn, req, fh->sf_xi, modifies, as_caller);
 }
 
 /* scan_putfh - PUTFH's handle: which export, or false (the worker answers). */
@@ -122,12 +128,17 @@ static bool scan_op(const struct nfs3_snap *sn, const struct rpcrdma_svc_req *re
 		return true;
 	case OP_GETATTR:
 		(void)nfs4_get_bitmap(a, bm, NFS4_BITMAP_WORDS);
+		/* attributes are read as the server: any caller */
 		return rpcrdma_xdr_ok(a) &&
-		       (cur->sf_kind == SCAN_FH_PSEUDO || real_ok(sn, req, cur, false));
+		       (cur->sf_kind == SCAN_FH_PSEUDO || real_ok(sn, req, cur, false, false));
 	case OP_ACCESS:
 		(void)rpcrdma_xdr_get_u32(a);
 		return rpcrdma_xdr_ok(a) &&
-		       (cur->sf_kind == SCAN_FH_PSEUDO || real_ok(sn, req, cur, false));
+		       (cur->sf_kind == SCAN_FH_PSEUDO || real_ok(sn, req, cur, false, true));
+	case OP_CLOSE:
+		/* seqid, stateid: the open state only, in memory */
+		(void)rpcrdma_xdr_get_u32(a);
+		return rpcrdma_xdr_get_fixed(a, 4 + NFS4_OTHER_SIZE) != NULL;
 	case OP_LOOKUP:
 		if (nfs4_get_component(a, &n))
 			return false;
@@ -135,22 +146,22 @@ static bool scan_op(const struct nfs3_snap *sn, const struct rpcrdma_svc_req *re
 			cur->sf_kind = SCAN_FH_UNKNOWN; /* may reach an export */
 			return true;
 		}
-		return real_ok(sn, req, cur, false); /* stays in the export */
+		return real_ok(sn, req, cur, false, true); /* stays in the export */
 	case OP_LOOKUPP:
-		if (cur->sf_kind != SCAN_FH_PSEUDO && !real_ok(sn, req, cur, false))
+		if (cur->sf_kind != SCAN_FH_PSEUDO && !real_ok(sn, req, cur, false, true))
 			return false;
 		cur->sf_kind = SCAN_FH_UNKNOWN; /* an export's root goes up */
 		return true;
-	case OP_READLINK:
-		return real_ok(sn, req, cur, false);
+	case OP_READLINK: /* read as the server: any caller */
+		return real_ok(sn, req, cur, false, false);
 	case OP_REMOVE:
-		return !nfs4_get_component(a, &n) && real_ok(sn, req, cur, true);
+		return !nfs4_get_component(a, &n) && real_ok(sn, req, cur, true, true);
 	case OP_LINK:
-		return !nfs4_get_component(a, &n) && real_ok(sn, req, saved, true) &&
-		       real_ok(sn, req, cur, true);
+		return !nfs4_get_component(a, &n) && real_ok(sn, req, saved, true, true) &&
+		       real_ok(sn, req, cur, true, true);
 	case OP_RENAME:
 		return !nfs4_get_component(a, &n) && !nfs4_get_component(a, &n) &&
-		       real_ok(sn, req, saved, true) && real_ok(sn, req, cur, true);
+		       real_ok(sn, req, saved, true, true) && real_ok(sn, req, cur, true, true);
 	default:
 		return false;
 	}

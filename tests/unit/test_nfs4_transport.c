@@ -11,9 +11,10 @@
  * root caller of a no_root_squash entry (the server runs as root: the
  * tests need it for file handles) is the server's own identity, so
  * SEQUENCE with PUTFH, LOOKUP, GETATTR, ACCESS, SAVEFH, RESTOREFH, GETFH
- * stays; REMOVE and RENAME stay only where nothing commits (a file system
- * in memory, an async entry); any other caller (another uid, a squashed
- * root), READ, OPEN, a COMPOUND without SEQUENCE, an export the scan
+ * stays, and CLOSE (the open state only); GETATTR stays for any caller
+ * (read as the server); REMOVE and RENAME stay only where nothing commits
+ * (a file system in memory, an async entry); LOOKUP and ACCESS of any
+ * other caller (another uid, a squashed root), READ, OPEN, a COMPOUND without SEQUENCE, an export the scan
  * cannot know after a LOOKUP from the pseudo root, and arguments that do
  * not decode go to a worker, before SEQUENCE touched the slot: a
  * different COMPOUND with the same sequence id afterwards is new, not a
@@ -316,29 +317,95 @@ static void test_namespace_ops_stay_where_nothing_commits(void **state)
 	assert_int_equal(stats(e).n4s_transport_defers, 0);
 }
 
-/* deferred: another caller; a squashed root (setup_squash) */
-static void test_other_callers_defer(void **state)
+/* another caller: GETATTR (read as the server) stays, LOOKUP and ACCESS
+ * (run as the caller) go to a worker; so does root with another group */
+static void test_other_callers(void **state)
 {
 	struct env *e = *state;
-	uint8_t root[NFS4_FHSIZE];
-	uint32_t rlen, n;
+	uint8_t root[NFS4_FHSIZE], f[NFS4_FHSIZE];
+	uint32_t rlen, flen, n;
 
 	fh_of(e, "", root, &rlen);
+	fh_of(e, "f", f, &flen);
 	e->uid = 1234;
 	e->gid = 5678;
-	at_fh(e, e->seq, root, rlen, 1);
+	at_fh(e, e->seq, f, flen, 1);
 	c_getattr_size(e);
+	assert_int_equal(c_run_transport(e), RPCRDMA_SVC_SUCCESS);
+	e->seq++;
+	assert_int_equal(r_at_fh(&e->c, &n), NFS4_OK);
+	assert_int_equal(r_getattr_size(&e->c), 5);
+	at_fh(e, e->seq, root, rlen, 1);
+	t_u32(&e->c, OP_LOOKUP);
+	t_str(&e->c, "f");
 	assert_int_equal(c_run_transport(e), RPCRDMA_SVC_DEFER);
 	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
 	e->seq++;
 	assert_int_equal(r_at_fh(&e->c, &n), NFS4_OK);
+	at_fh(e, e->seq, f, flen, 1);
+	t_u32(&e->c, OP_ACCESS);
+	t_u32(&e->c, 0x1);
+	assert_int_equal(c_run_transport(e), RPCRDMA_SVC_DEFER);
 	/* root with another group than the server's */
 	e->uid = 0;
 	at_fh(e, e->seq, root, rlen, 1);
-	c_getattr_size(e);
+	t_u32(&e->c, OP_LOOKUP);
+	t_str(&e->c, "f");
 	assert_int_equal(c_run_transport(e), RPCRDMA_SVC_DEFER);
-	assert_int_equal(stats(e).n4s_transport_defers, 2);
-	assert_int_equal(stats(e).n4s_transport_calls, 0);
+	assert_int_equal(stats(e).n4s_transport_defers, 3);
+	assert_int_equal(stats(e).n4s_transport_calls, 1);
+}
+
+/* CLOSE changes the open state only: served there; the stateid's seqid
+ * moves on (RFC 8881 8.2.2) and the state is gone for READ */
+static void test_close_stays(void **state)
+{
+	struct env *e = *state;
+	uint8_t f[NFS4_FHSIZE], sid[16];
+	uint32_t flen, n, v;
+	struct t_call *c = &e->c;
+
+	fh_of(e, "f", f, &flen);
+	c_begin(e, 1, 3);
+	c_sequence(e, e->seq++, 0);
+	t_u32(c, OP_PUTFH);
+	t_opaque(c, f, flen);
+	t_u32(c, OP_OPEN);
+	t_u32(c, 0);
+	t_u32(c, 1); /* OPEN4_SHARE_ACCESS_READ */
+	t_u32(c, 0);
+	t_u64(c, e->clientid);
+	t_str(c, "closer");
+	t_u32(c, 0); /* OPEN4_NOCREATE */
+	t_u32(c, 4); /* CLAIM_FH */
+	assert_int_equal(c_run_transport(e), RPCRDMA_SVC_DEFER);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_at_fh(c, &n), NFS4_OK);
+	assert_int_equal(r_op(c, OP_OPEN), NFS4_OK);
+	memcpy(sid, c->res + c->rpos, 16);
+	memcpy(&v, sid, 4);
+	assert_int_equal(ntohl(v), 1);
+	at_fh(e, e->seq, f, flen, 1);
+	t_u32(c, OP_CLOSE);
+	t_u32(c, 0);
+	c_fixed(c, sid, 16);
+	assert_int_equal(c_run_transport(e), RPCRDMA_SVC_SUCCESS);
+	e->seq++;
+	assert_int_equal(r_at_fh(c, &n), NFS4_OK);
+	assert_int_equal(r_op(c, OP_CLOSE), NFS4_OK);
+	assert_int_equal(r_u32(c), 2);
+	assert_memory_equal(c->res + c->rpos, sid + 4, 12);
+	/* READ with the closed state: a worker answers BAD_STATEID */
+	at_fh(e, e->seq, f, flen, 1);
+	t_u32(c, OP_READ);
+	c_fixed(c, sid, 16);
+	t_u64(c, 0);
+	t_u32(c, 5);
+	assert_int_equal(c_run_transport(e), RPCRDMA_SVC_DEFER);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	e->seq++;
+	assert_int_equal(r_at_fh(c, &n), NFS4ERR_BAD_STATEID);
+	assert_int_equal(r_op(c, OP_READ), NFS4ERR_BAD_STATEID);
 }
 
 static void test_root_squashed_defers(void **state)
@@ -348,8 +415,14 @@ static void test_root_squashed_defers(void **state)
 	uint32_t rlen;
 
 	fh_of(e, "", root, &rlen);
+	/* read as the server: stays */
 	at_fh(e, e->seq, root, rlen, 1);
 	c_getattr_size(e);
+	assert_int_equal(c_run_transport(e), RPCRDMA_SVC_SUCCESS);
+	e->seq++;
+	at_fh(e, e->seq, root, rlen, 1);
+	t_u32(&e->c, OP_LOOKUP);
+	t_str(&e->c, "f");
 	assert_int_equal(c_run_transport(e), RPCRDMA_SVC_DEFER);
 	at_fh(e, e->seq, root, rlen, 1);
 	t_u32(&e->c, OP_REMOVE);
@@ -438,7 +511,7 @@ struct filtered {
 	struct env *f_env;
 	const uint8_t *f_root;
 	uint32_t f_rootlen;
-	bool f_worker; /* a user's GETATTR on a worker: must be killed */
+	bool f_worker; /* a user's LOOKUP on a worker: must be killed */
 	int f_bad;
 };
 
@@ -478,6 +551,13 @@ static void *filtered_calls(void *arg)
 		(void)filtered_run(e, false);
 		return NULL;
 	}
+	/* a user's GETATTR: read as the server, no switch */
+	e->uid = 1234;
+	e->gid = 5678;
+	at_fh(e, e->seq++, f->f_root, f->f_rootlen, 1);
+	c_getattr_size(e);
+	f->f_bad |= (filtered_run(e, true) != RPCRDMA_SVC_SUCCESS) << 3;
+	e->uid = e->gid = 0;
 	at_fh(e, e->seq++, f->f_root, f->f_rootlen, 2);
 	t_u32(&e->c, OP_LOOKUP);
 	t_str(&e->c, "f");
@@ -526,11 +606,12 @@ static void test_no_credential_syscalls(void **state)
 	int status;
 
 	fh_of(e, "", root, &rlen);
-	/* the filter works: a user's call on a worker switches, and dies */
+	/* the filter works: a user's LOOKUP on a worker switches, and dies */
 	status = run_filtered(e, root, rlen, true);
 	assert_true(WIFSIGNALED(status));
 	assert_int_equal(WTERMSIG(status), SIGSYS);
-	/* LOOKUP+GETATTR, RENAME, REMOVE served on the transport thread */
+	/* a user's GETATTR, root's LOOKUP+GETATTR, RENAME, REMOVE served on
+	 * the transport thread */
 	status = run_filtered(e, root, rlen, false);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
@@ -551,8 +632,8 @@ int main(void)
 						setup_mem, t4_teardown),
 		cmocka_unit_test_setup_teardown(test_namespace_ops_stay_where_nothing_commits,
 						setup_async, t4_teardown),
-		cmocka_unit_test_setup_teardown(test_other_callers_defer, setup_mem,
-						t4_teardown),
+		cmocka_unit_test_setup_teardown(test_other_callers, setup_mem, t4_teardown),
+		cmocka_unit_test_setup_teardown(test_close_stays, setup_mem, t4_teardown),
 		cmocka_unit_test_setup_teardown(test_root_squashed_defers, setup_squash,
 						t4_teardown),
 		cmocka_unit_test_setup_teardown(test_other_operations_defer, setup_mem,
