@@ -99,8 +99,10 @@ void rpcrdma_nfs4_server_destroy(struct rpcrdma_nfs4_server *srv);
  * RPCRDMA_SVC_TRY_TRANSPORT: with rq_transport set, a COMPOUND that
  * needs no credential change and does not wait for the disk is served
  * there, any other is answered RPCRDMA_SVC_DEFER before any of its
- * operations ran (docs/nfs4.md "The transport thread").  Return: RPCRDMA_SVC_SUCCESS (every
- * NFS-level error is inside the COMPOUND result), RPCRDMA_SVC_PROC_UNAVAIL,
+ * operations ran (docs/nfs4.md "The transport thread").
+ * Return: RPCRDMA_SVC_SUCCESS (every NFS-level error is inside the
+ * COMPOUND result), RPCRDMA_SVC_DEFER (rq_transport set only),
+ * RPCRDMA_SVC_PROC_UNAVAIL,
  * RPCRDMA_SVC_PROG_MISMATCH (another version), RPCRDMA_SVC_SYSTEM_ERR (the
  * result does not fit the reply buffer).
  */
