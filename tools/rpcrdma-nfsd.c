@@ -795,9 +795,11 @@ int main(int argc, char **argv)
 			goto out_svc;
 		}
 		if (!err)
-			err = rpcrdma_svc_register(g_svc, RPCRDMA_NFS3_PROGRAM,
-						   RPCRDMA_NFS4_VERSION,
-						   rpcrdma_nfs4_server_dispatch, srv4);
+			err = rpcrdma_svc_register_flags(g_svc, RPCRDMA_NFS3_PROGRAM,
+							 RPCRDMA_NFS4_VERSION,
+							 rpcrdma_nfs4_server_dispatch, srv4,
+							 workers_only ? 0 :
+							 RPCRDMA_SVC_TRY_TRANSPORT);
 		if (err) {
 			fprintf(stderr, PROG ": register NFSv4.1: %s\n", strerror(-err));
 			goto out_svc;
@@ -923,7 +925,13 @@ int main(int argc, char **argv)
 			(unsigned long long)fst.fcs_dir_commits);
 	if (srv4) {
 		struct rpcrdma_nfs4_recovery rv;
+		struct rpcrdma_nfs4_stats n4s;
 
+		rpcrdma_nfs4_server_stats(srv4, &n4s);
+		fprintf(stderr, PROG ": nfs4 transport thread: %llu COMPOUNDs served there, "
+			"%llu sent to a worker\n",
+			(unsigned long long)n4s.n4s_transport_calls,
+			(unsigned long long)n4s.n4s_transport_defers);
 		rpcrdma_nfs4_server_recovery(srv4, &rv);
 		fprintf(stderr, PROG ": nfs4 recovery: %u of %u clients reclaimed, "
 			"%llu opens and %llu locks reclaimed, %llu refused in grace, "

@@ -76,15 +76,33 @@ int rpcrdma_nfs4_server_create(struct rpcrdma_nfs3_server *nfs3,
 int rpcrdma_nfs4_server_recovery(struct rpcrdma_nfs4_server *srv,
 				 struct rpcrdma_nfs4_recovery *out);
 
+/** Where the COMPOUNDs were served (rpcrdma_nfs4_server_stats()). */
+struct rpcrdma_nfs4_stats {
+	uint64_t n4s_transport_calls;  /* served on the transport thread */
+	uint64_t n4s_transport_defers; /* tried there, sent to a worker */
+};
+
+/**
+ * rpcrdma_nfs4_server_stats - the counters of @srv into @out (any
+ * thread).  Return: 0, -EINVAL (NULL).
+ */
+int rpcrdma_nfs4_server_stats(struct rpcrdma_nfs4_server *srv,
+			      struct rpcrdma_nfs4_stats *out);
+
 /** rpcrdma_nfs4_server_destroy - free the server (NULL: no-op); no call may run. */
 void rpcrdma_nfs4_server_destroy(struct rpcrdma_nfs4_server *srv);
 
 /**
  * rpcrdma_nfs4_server_dispatch - rpcrdma_svc_dispatch_fn for NFS version 4
  * (@arg: the rpcrdma_nfs4_server): NULL and COMPOUND (RFC 8881 16.1,
- * 16.2) of minor version 1.  Runs on worker threads (do not register with
- * RPCRDMA_SVC_TRY_TRANSPORT).  Return: RPCRDMA_SVC_SUCCESS (every
- * NFS-level error is inside the COMPOUND result), RPCRDMA_SVC_PROC_UNAVAIL,
+ * 16.2) of minor version 1.  May be registered with
+ * RPCRDMA_SVC_TRY_TRANSPORT: with rq_transport set, a COMPOUND that
+ * needs no credential change and does not wait for the disk is served
+ * there, any other is answered RPCRDMA_SVC_DEFER before any of its
+ * operations ran (docs/nfs4.md "The transport thread").
+ * Return: RPCRDMA_SVC_SUCCESS (every NFS-level error is inside the
+ * COMPOUND result), RPCRDMA_SVC_DEFER (rq_transport set only),
+ * RPCRDMA_SVC_PROC_UNAVAIL,
  * RPCRDMA_SVC_PROG_MISMATCH (another version), RPCRDMA_SVC_SYSTEM_ERR (the
  * result does not fit the reply buffer).
  */

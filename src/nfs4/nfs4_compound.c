@@ -19,6 +19,8 @@
  * no data by RDMA (a READ's Write chunk); a retry gets it back byte for
  * byte, or NFS4ERR_RETRY_UNCACHED_REP after the SEQUENCE result.
  */
+#include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -274,9 +276,23 @@ int rpcrdma_nfs4_server_dispatch(struct rpcrdma_svc_req *req, void *arg)
 	cp.cp_args = &req->rq_args;
 	cp.cp_res = &req->rq_res;
 	cp.cp_snap = nfs3_snap_get(srv->s4_nfs3);
+	if (req->rq_transport) {
+		/* decided before SEQUENCE touches its slot (nfs4_transport.c) */
+		if (!nfs4_transport_ok(cp.cp_snap, req)) {
+			nfs3_snap_put(cp.cp_snap);
+			atomic_fetch_add_explicit(&srv->s4_transport_defers, 1,
+						  memory_order_relaxed);
+			return RPCRDMA_SVC_DEFER;
+		}
+		atomic_fetch_add_explicit(&srv->s4_transport_calls, 1, memory_order_relaxed);
+		nfs3_cred_freeze(true);
+	}
 	res_start = req->rq_res.xs_pos;
 	status = nfs4_compound(&cp);
-	if (nfs4_recover_pending(srv->s4_recover)) {
+	if (req->rq_transport) {
+		/* a pending record flush is left to the worker that made it */
+		nfs3_cred_freeze(false);
+	} else if (nfs4_recover_pending(srv->s4_recover)) {
 		/* the client records on disk before the reply that made them
 		 * (an OPEN, RECLAIM_COMPLETE) is sent, as the server */
 		nfs3_cred_restore();
@@ -299,4 +315,15 @@ const char *const *rpcrdma_nfs4_proc_names(uint32_t *n)
 
 	*n = 2;
 	return names;
+}
+
+int rpcrdma_nfs4_server_stats(struct rpcrdma_nfs4_server *srv,
+			      struct rpcrdma_nfs4_stats *out)
+{
+	if (!srv || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->n4s_transport_calls = atomic_load(&srv->s4_transport_calls);
+	out->n4s_transport_defers = atomic_load(&srv->s4_transport_defers);
+	return 0;
 }

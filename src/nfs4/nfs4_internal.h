@@ -67,6 +67,18 @@ struct nfs4_compound_hdr {
 uint32_t nfs4_compound_decode_header(struct rpcrdma_xdr *args,
 				     struct nfs4_compound_hdr *h);
 
+/* ---- nfs4_transport.c: COMPOUNDs on the transport thread ---- */
+
+/**
+ * nfs4_transport_ok - may the COMPOUND of @req (its arguments at
+ * rq_args' position, left there) be served on the transport thread
+ * (rq_transport) with exports snapshot @sn?  Decided before any operation
+ * runs, by a scan that changes nothing: SEQUENCE first, then only
+ * operations that need no credential change and do not wait for the disk
+ * (nfs4_transport.c).  False sends the whole COMPOUND to a worker.
+ */
+bool nfs4_transport_ok(const struct nfs3_snap *sn, const struct rpcrdma_svc_req *req);
+
 /* ---- nfs4_state.c: clients, sessions, slots, open states ---- */
 
 struct nfs4_state;
@@ -431,6 +443,8 @@ struct rpcrdma_nfs4_server {
 	FILE *s4_log;
 	int s4_verbose;
 	struct timespec s4_start; /* pseudo file system times */
+	_Atomic uint64_t s4_transport_calls;  /* COMPOUNDs served on the transport thread */
+	_Atomic uint64_t s4_transport_defers; /* COMPOUNDs tried there, sent to a worker */
 };
 
 /* ---- the current file handle ---- */

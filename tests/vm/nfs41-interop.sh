@@ -24,7 +24,9 @@
 # export beside it (each reads what the other wrote); the server's pools
 # are back at their baseline, it answered NFS4ERR_DENIED at least once, and
 # SIGTERM exits with status 0; the client answered the CB_NULL probes of
-# its sessions' back channels (bc_replies > 0, no backchannel timeout).  Every NFSv4 mount must be NFSv4.1 (vers=4.1
+# its sessions' back channels (bc_replies > 0, no backchannel timeout);
+# COMPOUNDs were served on the transport thread and others sent from there
+# to a worker (the exit's "nfs4 transport thread" line).  Every NFSv4 mount must be NFSv4.1 (vers=4.1
 # in /proc/mounts) over RDMA.  Last, restarted with --no-nfs4, a mount
 # without vers= falls back to NFSv3 and reads the same file.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -197,6 +199,18 @@ v=$(rnfsd_stat bc_replies)
 ((${v:-0} >= 1)) || fail "no backchannel reply: the kernel client never answered CB_NULL (bc_replies '${v}')"
 [[ "$(rnfsd_stat bc_timeouts)" == 0 ]] || fail "backchannel calls timed out: $(rnfsd_stat bc_timeouts)"
 pass "the kernel client answered the server's CB_NULL probes over the RDMA backchannel ($v replies, no timeout)"
+# The transport thread (docs/nfs4.md "The transport thread"): a root
+# client of a --no-root-squash export served by a root server, so the
+# COMPOUNDs of GETATTR, LOOKUP, ACCESS... ran there, the others (OPEN,
+# WRITE, READ...) on a worker, and the workout above passed with both.
+line=$(grep -m1 '^rpcrdma-nfsd: nfs4 transport thread: ' "$RNFSD_LOG") ||
+	fail "no 'nfs4 transport thread' line at exit"
+re='^rpcrdma-nfsd: nfs4 transport thread: ([0-9]+) COMPOUNDs served there, ([0-9]+) sent to a worker$'
+[[ "$line" =~ $re ]] || fail "the 'nfs4 transport thread' line does not read as expected: '$line'"
+n4calls=${BASH_REMATCH[1]} n4defers=${BASH_REMATCH[2]}
+((${n4calls:-0} > 0)) || fail "no COMPOUND served on the transport thread: '$line'"
+((${n4defers:-0} > 0)) || fail "no COMPOUND sent from the transport thread to a worker: '$line'"
+pass "NFSv4.1 COMPOUNDs served on the transport thread: $n4calls, sent to a worker: $n4defers"
 
 # ---------------------------------------------------------------- 10. --no-nfs4
 # Version 4 not registered: the client's v4 attempts get PROG_MISMATCH and
