@@ -126,6 +126,29 @@ uint32_t nfs4_cur_obj(struct nfs4_compound *cp, const struct nfs4_fh *fh,
 	return err ? nfs4_errno(err) : NFS4_OK;
 }
 
+uint32_t nfs4_cur_file(struct nfs4_compound *cp, bool modifies,
+		       struct nfs3_fentry *local, struct nfs3_fentry **fep,
+		       struct stat *st)
+{
+	uint32_t status;
+
+	*fep = NULL;
+	if (!cp->cp_cur.fh_len)
+		return NFS4ERR_NOFILEHANDLE;
+	if (cp->cp_cur.fh_pseudo)
+		return NFS4ERR_ISDIR;
+	status = nfs4_op_begin(cp, &cp->cp_cur, modifies);
+	if (!status)
+		status = nfs4_cur_obj(cp, &cp->cp_cur, local, fep, st);
+	if (status)
+		return status;
+	if (S_ISDIR(st->st_mode))
+		return NFS4ERR_ISDIR;
+	if (S_ISLNK(st->st_mode))
+		return NFS4ERR_SYMLINK;
+	return S_ISREG(st->st_mode) ? NFS4_OK : NFS4ERR_WRONG_TYPE;
+}
+
 /* ---- the pseudo file system ---- */
 
 /* path_comp - component @k of @path: its start, *@len bytes; NULL past the end. */

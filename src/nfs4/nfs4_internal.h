@@ -627,6 +627,18 @@ void nfs4_put_change_info(struct rpcrdma_xdr *xs, const struct stat *before,
 uint32_t nfs4_cur_dir(struct nfs4_compound *cp, const struct nfs4_fh *fh,
 		      struct nfs3_fentry *local, struct nfs3_fentry **fep,
 		      struct stat *st);
+/**
+ * nfs4_cur_file - the current handle's regular file for READ, WRITE,
+ * COMMIT, LOCK, LOCKT and LOCKU (nfs4_op_begin() with @modifies, then the
+ * open-file cache).
+ * Return: NFS4_OK; NFS4ERR_NOFILEHANDLE; NFS4ERR_ISDIR (a directory or a
+ * pseudo node), NFS4ERR_SYMLINK, NFS4ERR_WRONG_TYPE (any other type:
+ * RFC 8881 18.22.4, 18.32.4, 18.3.4, 18.10.4); nfs4_op_begin()'s and
+ * nfs4_cur_obj()'s errors.
+ */
+uint32_t nfs4_cur_file(struct nfs4_compound *cp, bool modifies,
+		       struct nfs3_fentry *local, struct nfs3_fentry **fep,
+		       struct stat *st);
 /** nfs4_cur_obj - the current handle's object through the open-file cache. */
 uint32_t nfs4_cur_obj(struct nfs4_compound *cp, const struct nfs4_fh *fh,
 		      struct nfs3_fentry *local, struct nfs3_fentry **fep,

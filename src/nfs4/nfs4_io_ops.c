@@ -411,30 +411,6 @@ uint32_t nfs4_op_open_downgrade(struct nfs4_compound *cp)
 	return NFS4_OK;
 }
 
-/* io_begin - READ, WRITE, COMMIT: the current handle's regular file. */
-static uint32_t io_begin(struct nfs4_compound *cp, bool modifies,
-			 struct nfs3_fentry *local, struct nfs3_fentry **fe,
-			 struct stat *st)
-{
-	uint32_t status;
-
-	*fe = NULL;
-	if (!cp->cp_cur.fh_len)
-		return NFS4ERR_NOFILEHANDLE;
-	if (cp->cp_cur.fh_pseudo)
-		return NFS4ERR_ISDIR;
-	status = nfs4_op_begin(cp, &cp->cp_cur, modifies);
-	if (!status)
-		status = nfs4_cur_obj(cp, &cp->cp_cur, local, fe, st);
-	if (status)
-		return status;
-	if (S_ISDIR(st->st_mode))
-		return NFS4ERR_ISDIR;
-	if (S_ISLNK(st->st_mode))
-		return NFS4ERR_SYMLINK;
-	return S_ISREG(st->st_mode) ? NFS4_OK : NFS4ERR_INVAL;
-}
-
 uint32_t nfs4_op_read(struct nfs4_compound *cp)
 {
 	struct rpcrdma_xdr *a = cp->cp_args, *r = cp->cp_res;
@@ -454,7 +430,7 @@ uint32_t nfs4_op_read(struct nfs4_compound *cp)
 	count = rpcrdma_xdr_get_u32(a);
 	if (!rpcrdma_xdr_ok(a))
 		return NFS4ERR_BADXDR;
-	status = io_begin(cp, false, &local, &fe, &st);
+	status = nfs4_cur_file(cp, false, &local, &fe, &st);
 	if (!status)
 		status = nfs4_open_find(cp->cp_srv->s4_state, cp->cp_clientid, &sid,
 					cp->cp_cur.fh_data, cp->cp_cur.fh_len, &access);
@@ -536,7 +512,7 @@ uint32_t nfs4_op_write(struct nfs4_compound *cp)
 		return NFS4ERR_INVAL;
 	if (offset > INT64_MAX || offset + len > (uint64_t)INT64_MAX)
 		return NFS4ERR_FBIG;
-	status = io_begin(cp, true, &local, &fe, &st);
+	status = nfs4_cur_file(cp, true, &local, &fe, &st);
 	if (!status)
 		status = nfs4_open_find(cp->cp_srv->s4_state, cp->cp_clientid, &sid,
 					cp->cp_cur.fh_data, cp->cp_cur.fh_len, &access);
@@ -590,7 +566,7 @@ uint32_t nfs4_op_commit(struct nfs4_compound *cp)
 	(void)rpcrdma_xdr_get_u32(cp->cp_args);
 	if (!rpcrdma_xdr_ok(cp->cp_args))
 		return NFS4ERR_BADXDR;
-	status = io_begin(cp, true, &local, &fe, &st);
+	status = nfs4_cur_file(cp, true, &local, &fe, &st);
 	if (status)
 		goto out;
 	err = nfs3_become_caller(&cp->cp_c);

@@ -69,27 +69,6 @@ static uint32_t conflict(struct nfs4_compound *cp, int fd, const struct flock *w
 	return NFS4ERR_DENIED;
 }
 
-/* lock_obj - the current handle's regular file for a lock operation. */
-static uint32_t lock_obj(struct nfs4_compound *cp, struct nfs3_fentry *local,
-			 struct nfs3_fentry **fe, struct stat *st)
-{
-	uint32_t status;
-
-	*fe = NULL;
-	if (!cp->cp_cur.fh_len)
-		return NFS4ERR_NOFILEHANDLE;
-	if (cp->cp_cur.fh_pseudo)
-		return NFS4ERR_ISDIR;
-	status = nfs4_op_begin(cp, &cp->cp_cur, false);
-	if (!status)
-		status = nfs4_cur_obj(cp, &cp->cp_cur, local, fe, st);
-	if (status)
-		return status;
-	if (S_ISDIR(st->st_mode))
-		return NFS4ERR_ISDIR;
-	return S_ISREG(st->st_mode) ? NFS4_OK : NFS4ERR_INVAL;
-}
-
 /* owner_fd - a descriptor for a new lock-owner's locks (server identity:
  * the open state already stands for the caller's right to the file). */
 static int owner_fd(int path_fd)
@@ -141,7 +120,7 @@ uint32_t nfs4_op_lock(struct nfs4_compound *cp)
 		return status;
 	status = lock_range(type, offset, length, &fl);
 	if (!status)
-		status = lock_obj(cp, &local, &fe, &st_);
+		status = nfs4_cur_file(cp, false, &local, &fe, &st_);
 	if (status)
 		goto out;
 	if (new_owner) {
@@ -212,7 +191,7 @@ uint32_t nfs4_op_lockt(struct nfs4_compound *cp)
 		return NFS4ERR_GRACE;
 	status = lock_range(type, offset, length, &fl);
 	if (!status)
-		status = lock_obj(cp, &local, &fe, &st_);
+		status = nfs4_cur_file(cp, false, &local, &fe, &st_);
 	if (status)
 		goto out;
 	/* the owner's own locks do not conflict: test on its description */
@@ -254,7 +233,7 @@ uint32_t nfs4_op_locku(struct nfs4_compound *cp)
 		return NFS4ERR_BADXDR;
 	status = lock_range(type, offset, length, &fl);
 	if (!status)
-		status = lock_obj(cp, &local, &fe, &st_);
+		status = nfs4_cur_file(cp, false, &local, &fe, &st_);
 	if (!status)
 		status = nfs4_lock_fd(st, cp->cp_clientid, &sid, cp->cp_cur.fh_data,
 				      cp->cp_cur.fh_len, &fd, &access);

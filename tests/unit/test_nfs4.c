@@ -1247,6 +1247,65 @@ static void test_restart_grace(void **state)
 	fclose(e->log);
 }
 
+/* c_read_kind - LOOKUP @name in the export, then READ (anonymous stateid)
+ * or LOCKT of it: that operation's status. */
+static uint32_t c_read_kind(struct env *e, const char *name, bool lockt)
+{
+	struct t_call *c = &e->c;
+	uint8_t anon[16] = { 0 };
+	uint32_t n, nops = path_ops(e->dir);
+
+	c_begin(e, 1, 1 + nops + 2);
+	c_sequence(e, e->seq++, 0);
+	c_lookup_ops(e, e->dir);
+	t_u32(c, OP_LOOKUP);
+	t_str(c, name);
+	if (lockt) {
+		t_u32(c, OP_LOCKT);
+		t_u32(c, WRITE_LT);
+		t_u64(c, 0);
+		t_u64(c, 10);
+		t_u64(c, e->clientid);
+		t_str(c, "kind-owner");
+	} else {
+		t_u32(c, OP_READ);
+		c_fixed(c, anon, 16);
+		t_u64(c, 0);
+		t_u32(c, 10);
+	}
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	(void)r_hdr(c, &n);
+	assert_int_equal(n, 1 + nops + 2);
+	assert_int_equal(r_op(c, OP_SEQUENCE), NFS4_OK);
+	r_skip(c, 36);
+	for (uint32_t i = 0; i <= nops; i++)
+		assert_int_equal(r_op(c, i ? OP_LOOKUP : OP_PUTROOTFH), NFS4_OK);
+	return r_op(c, lockt ? OP_LOCKT : OP_READ);
+}
+
+/* RFC 8881 18.22.4, 18.11.4: READ and the lock operations of what is not a
+ * regular file: NFS4ERR_ISDIR, NFS4ERR_SYMLINK, else NFS4ERR_WRONG_TYPE. */
+static void test_not_regular(void **state)
+{
+	struct env *e = *state;
+	char path[PATH_MAX];
+
+	session(e);
+	snprintf(path, sizeof(path), "%s/fifo", e->dir);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	snprintf(path, sizeof(path), "%s/link", e->dir);
+	assert_int_equal(symlink("f", path), 0);
+	snprintf(path, sizeof(path), "%s/sub", e->dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(c_read_kind(e, "fifo", false), NFS4ERR_WRONG_TYPE);
+	assert_int_equal(c_read_kind(e, "fifo", true), NFS4ERR_WRONG_TYPE);
+	assert_int_equal(c_read_kind(e, "link", false), NFS4ERR_SYMLINK);
+	assert_int_equal(c_read_kind(e, "link", true), NFS4ERR_SYMLINK);
+	assert_int_equal(c_read_kind(e, "sub", false), NFS4ERR_ISDIR);
+	assert_int_equal(c_read_kind(e, "sub", true), NFS4ERR_ISDIR);
+	assert_int_equal(c_read_kind(e, "f", false), NFS4_OK);
+}
+
 /* RFC 8881 3.3.6 (change_info4): REMOVE's before and after are the
  * directory's change attribute (ctime in nanoseconds) just before and just
  * after the unlink, marked atomic as NFSv3's wcc_data would be. */
@@ -1289,6 +1348,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_garbage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restart_grace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_change_info, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_regular, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
