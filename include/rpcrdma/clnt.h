@@ -238,8 +238,8 @@ int rpcrdma_clnt_create(const struct rpcrdma_clnt_config *cfg,
  * cf_backoff_max_ms between attempts), before any new call; a call that
  * timed out or found no connection reconnects and is sent again the same
  * way; a call started while the connection is down waits for the
- * reconnect (up to its timeout).  Each loss and each failed reconnect
- * counts as a retry.
+ * reconnect (up to its timeout).  Each loss, each timeout and each
+ * failed reconnect counts as a retry of the call (cf_retries in all).
  *
  * Return: 0 when the call was accepted with SUCCESS (results at
  * ca_res + ca_res_off); -EINVAL (inconsistent @ca); -EMSGSIZE (the call
@@ -308,10 +308,11 @@ int rpcrdma_clnt_call_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *c
  * xid arrives, which is then dropped unread (cs_late_replies), or the
  * connection goes; so every late reply finds a posted Receive.
  * A call waiting to be sent again after a reconnect is simply dropped
- * (-ECANCELED): the Responder holds nothing of it.
+ * (-ECANCELED): the Responder holds nothing of it; one that a reconnect
+ * is marshalling again at that moment is dropped by the reconnect, which
+ * then does not send it (its outcome comes when the reconnect is done).
  * Return: 0; -ENOENT when no call with @xid is pending or its outcome is
- * already decided (a reply arrived first: the call reports it); -EBUSY
- * while a reconnect is marshalling it again (try again).
+ * already decided (a reply arrived first: the call reports it).
  */
 int rpcrdma_clnt_abort(struct rpcrdma_clnt *cl, uint32_t xid);
 
