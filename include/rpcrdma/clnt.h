@@ -599,6 +599,43 @@ int rpcrdma_nfsc_write_pipelined(struct rpcrdma_nfsc *nc, const struct rpcrdma_n
 				 bool *verf_changed);
 
 /**
+ * rpcrdma_nfsc_fill_fn - source of a streamed WRITE's data.
+ * @arg: the pointer given to rpcrdma_nfsc_write_stream().
+ * @offset: file offset of the piece; @buf: where its @len bytes go (a
+ *          slot of the ring, not in flight).
+ * Called on the thread of rpcrdma_nfsc_write_stream(), pieces in file
+ * order, while other WRITEs are in flight.
+ * Return: 0 when all @len bytes are in @buf, or a negative errno, which
+ * stops the stream and is returned by rpcrdma_nfsc_write_stream().
+ */
+typedef int (*rpcrdma_nfsc_fill_fn)(void *arg, uint64_t offset, void *buf, uint32_t len);
+
+/**
+ * rpcrdma_nfsc_write_stream - WRITE (3.3.7) @len bytes at @offset, the
+ * data asked piece by piece from @fill, with up to @depth WRITEs of
+ * rpcrdma_nfsc_wsize() bytes in flight all the way (a new piece is filled
+ * and sent as soon as a WRITE completes, so the source's reading overlaps
+ * the transfers and the pipeline never drains before the end).
+ * @ring: @depth * rpcrdma_nfsc_wsize() bytes owned by the caller (register
+ *        it with rpcrdma_nfsc_register_buffer() to save per-call work);
+ *        each slot holds one piece until the server has taken all of it.
+ * @stable: as for rpcrdma_nfsc_write().
+ * @written: out (optional): bytes from @offset the server took for sure
+ *        (every byte before the first one not written), also on error: a
+ *        caller resuming after a reconnect starts from there.
+ * @verf, @verf_changed: out (optional, on success) as for
+ *        rpcrdma_nfsc_write_pipelined().
+ * A short WRITE is completed from its slot with further WRITEs.
+ * Return: 0; -EINVAL (@depth 0, no @fill, no @ring, @stable above 2);
+ * -ENOMEM; -EIO when a WRITE takes no byte; the first error of @fill or
+ * of a WRITE (as rpcrdma_nfsc_write()).
+ */
+int rpcrdma_nfsc_write_stream(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *fh,
+			      uint64_t offset, uint64_t len, void *ring, unsigned depth,
+			      uint32_t stable, rpcrdma_nfsc_fill_fn fill, void *arg,
+			      uint64_t *written, uint8_t verf[8], bool *verf_changed);
+
+/**
  * rpcrdma_nfsc_write - WRITE (3.3.7) @count bytes from @buf at @offset
  * (sent in a Read chunk when they do not fit inline).
  * @stable: 0 UNSTABLE, 1 DATA_SYNC, 2 FILE_SYNC.  @written: out.
