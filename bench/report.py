@@ -483,14 +483,16 @@ def markdown(R):
         oc = ["%s: %s WRITEs, %s COMMITs per run" % (n, fmt(put[w].get("writes"), 0), fmt(put[w].get("commits"), 0))
               for w, n in ways if w in put and put[w].get("commits")]
         if ci.get("kernel_copy"):
+            cold = ("the kernel mount made again (umount, mount) before each kernel run"
+                    if ci.get("kernel_cold") == "remount" else "the guest's caches dropped before each")
             L.append("ratio = rpcrdma-nfs MB/s / kernel client MB/s (above 1: rpcrdma-nfs faster), both timed as "
-                     "whole commands, the guest's caches dropped before each. Kernel client on the mount (`%s`): "
+                     "whole commands, %s. Kernel client on the mount (`%s`): "
                      "`cp` to or from a local file (its close() writes back and COMMITs: the put is stable on the "
                      "server when cp returns); `dd bs=1M` with O_DIRECT on the mount side; fio 1 MiB O_DIRECT, "
                      "libaio, iodepth %s, from or into memory (no local file). rpcrdma-nfs `%s` (and `--nconnect "
                      "%s`): 'set-up excluded' subtracts the median wall time of an `rpcrdma-nfs stat` of the file "
                      "with the same options (start, MOUNT, connection set-up, one call).%s" % (
-                         (R["mounts"].get("knfsd") or {}).get("opts", "?"), ci.get("kernel_iodepth", "?"),
+                         cold, (R["mounts"].get("knfsd") or {}).get("opts", "?"), ci.get("kernel_iodepth", "?"),
                          ci.get("args", ""), ci.get("nconnect", "?"),
                          (" Kernel puts sent " + "; ".join(oc) + ".") if oc else ""))
         else:
