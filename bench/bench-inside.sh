@@ -326,8 +326,8 @@ section_servers() {
 # mount is made again (umount, mount: no pages, attributes or dentries of
 # the file left in the kernel client), so it starts as cold as rpcrdma-nfs,
 # which mounts for itself and caches nothing.  Not drop_caches: that also
-# drops the programs' own pages, and reading rpcrdma-nfs's twenty shared
-# libraries (rdma-core loads every provider) back over the guest's 9p root
+# drops the programs' own pages, and reading rpcrdma-nfs's thirty shared
+# libraries (13, and rdma-core's 17 providers) back over the guest's 9p root
 # cost it seconds that cp does not pay (seen in the first runs of this
 # section); the programs and the local files (tmpfs) stay warm for both.
 
