@@ -14,8 +14,10 @@
 #              4 KiB random read and write (fio, libaio, direct, iodepth
 #              BENCH_IODEPTH, BENCH_RUNTIME s), metadata mix (create, stat,
 #              rename, remove of BENCH_META_FILES files); server CPU from /proc
-#   clients    against kernel nfsd: kernel client vs rpcrdma-nfs, sequential
-#              get and put of the file (needs build/rpcrdma-nfs)
+#   clients    against kernel nfsd: kernel client (cp; dd O_DIRECT; fio)
+#              vs rpcrdma-nfs (and --nconnect BENCH_NFS_NCONNECT), get and
+#              put of the file, the kernel mount made again before each
+#              (needs build/rpcrdma-nfs)
 #   transport  rpcrdma client to rpcrdma server alone (build/bench/bench_rpc):
 #              NULL call rate and latency at 1, 8 and 64 calls in flight
 #              (BENCH_RPC_SECONDS each), 1 MiB echo (Read chunk in, Write
@@ -330,38 +332,112 @@ section_servers() {
 }
 
 # ================================================================ 3. clients
+# The kernel client is measured the way a user copies a file, like the
+# rpcrdma-nfs command it is compared with: `cp` from the mount to a local
+# file (get) and from the local file to the mount (put; the NFS client's
+# close() writes back and COMMITs the file, close-to-open, so cp returns
+# with the data stable on the server: the put's WRITE and COMMIT counts go
+# to the raw results).  Extra rows: `dd bs=1M` with O_DIRECT on the mount
+# side (one 1 MiB call at a time, no page cache), and fio O_DIRECT, libaio,
+# iodepth CLIENT_IODEPTH reading into or writing from memory (no local
+# file; the figure of the first runs).  Before every kernel get and put the
+# mount is made again (umount, mount: no pages, attributes or dentries of
+# the file left in the kernel client), so it starts as cold as rpcrdma-nfs,
+# which mounts for itself and caches nothing.  Not drop_caches: that also
+# drops the programs' own pages, and reading rpcrdma-nfs's thirty shared
+# libraries (13, and rdma-core's 17 providers) back over the guest's 9p root
+# cost it seconds that cp does not pay (seen in the first runs of this
+# section); the programs and the local files (tmpfs) stay warm for both.
+
+# client_remount: the kernel mount of section 3 made again (cold client).
+client_remount() {
+	sync
+	timeout -k 10 60 umount "$KMNT" || fail "umount $KMNT"
+	timeout -k 10 120 mount -t nfs -o "vers=3,proto=rdma,port=$NFS_RDMA_PORT,nolock,$MOPTS" \
+		"$SERVER_ADDR:$KEXPORT" "$KMNT" || fail "mount $KMNT again"
+}
+
+# client_ops MNT: "WRITE COMMIT" calls sent so far on MNT.
+client_ops() {
+	awk -v m="$1" '$1 == "device" { on = ($5 == m); next }
+		on && $1 == "WRITE:" { w = $2 } on && $1 == "COMMIT:" { c = $2 }
+		END { print w + 0, c + 0 }' /proc/self/mountstats
+}
+
+# client_put_kernel WHO RUN CMD...: one kernel put; emits the figure, then
+# the WRITEs and COMMITs it sent.
+client_put_kernel() {
+	local who=$1 run=$2 o0 o1
+	shift 2
+	read -r -a o0 <<<"$(client_ops "$KMNT")"
+	measure clients put "$who" "$run" knfsd "$KMNT" "$@"
+	read -r -a o1 <<<"$(client_ops "$KMNT")"
+	emit "\"section\":\"clients_ops\",\"figure\":\"put\",\"who\":\"$who\",\"run\":$run,\"writes\":$((o1[0] - o0[0])),\"commits\":$((o1[1] - o0[1]))"
+}
+
+# client_check FIGURE WHO RUN COPY: compare COPY with the source file.
+client_check() {
+	cmp -s "$LOCAL/put.dat" "$4" ||
+		emit "\"section\":\"clients\",\"figure\":\"$1\",\"who\":\"$2\",\"run\":$3,\"error\":\"data differs\""
+}
+
 section_clients() {
-	local nfs r who src=$LOCAL/put.dat out
+	local nfs r who src=$LOCAL/put.dat nc=${BENCH_NFS_NCONNECT:-4}
 	nfs=$RPCRDMA_BUILD_DIR/rpcrdma-nfs
 	if [[ ! -x "$nfs" ]]; then
 		log "== 3. clients compared: not measured: needs rpcrdma-nfs"
 		emit "\"section\":\"clients\",\"skipped\":\"not measured: needs rpcrdma-nfs\""
 		return 0
 	fi
-	log "== 3. clients compared against kernel nfsd: kernel client vs rpcrdma-nfs ($FILE_MB MiB, $REPEAT runs)"
+	log "== 3. clients compared against kernel nfsd: kernel client (cp, dd O_DIRECT, fio) vs rpcrdma-nfs (and --nconnect $nc) ($FILE_MB MiB, $REPEAT runs)"
 	head -c "$FILE_BYTES" /dev/urandom >"$src"
 	cp "$src" "$KEXPORT/client.dat"
 	# shellcheck disable=SC2206
 	local spec="$SERVER_ADDR:$KEXPORT" opts=(--source "$CLIENT_ADDR" --quiet ${BENCH_NFS_ARGS:-})
+	local ncopts=("${opts[@]}" --nconnect "$nc") ncwho=rpcrdma-nfs-nconnect$nc
 	local base="--name=bench --direct=1 --ioengine=libaio --bs=1M --size=${FILE_MB}M --iodepth=$CLIENT_IODEPTH"
-	emit "\"section\":\"info\",\"client_tool\":\"rpcrdma-nfs\",\"args\":\"${opts[*]}\",\"kernel_iodepth\":$CLIENT_IODEPTH"
+	emit "\"section\":\"info\",\"client_tool\":\"rpcrdma-nfs\",\"args\":\"${opts[*]}\",\"nconnect\":$nc,\"kernel_iodepth\":$CLIENT_IODEPTH,\"kernel_copy\":\"cp\",\"kernel_cold\":\"remount\""
 	for ((r = 1; r <= REPEAT; r++)); do
 		# set-up cost of one rpcrdma-nfs run (exec, MOUNT, connect, one call)
 		measure clients setup rpcrdma-nfs "$r" knfsd "$KMNT" "$nfs" "${opts[@]}" "$spec" stat /client.dat
-		rm -f "$LOCAL/get.dat"
+		measure clients setup "$ncwho" "$r" knfsd "$KMNT" "$nfs" "${ncopts[@]}" "$spec" stat /client.dat
+
+		rm -f "$LOCAL"/get-*.dat
+		client_remount
+		measure clients get kernel-cp "$r" knfsd "$KMNT" cp "$KMNT/client.dat" "$LOCAL/get-cp.dat"
+		client_check get kernel-cp "$r" "$LOCAL/get-cp.dat"
+		client_remount
+		measure clients get kernel-dd-direct "$r" knfsd "$KMNT" \
+			dd if="$KMNT/client.dat" of="$LOCAL/get-dd.dat" bs=1M iflag=direct status=none
+		client_check get kernel-dd-direct "$r" "$LOCAL/get-dd.dat"
+		client_remount
 		# shellcheck disable=SC2086
-		measure clients get kernel "$r" knfsd "$KMNT" fio_job "$FIO_DIR/get-kernel-$r.json" \
+		measure clients get kernel-fio "$r" knfsd "$KMNT" fio_job "$FIO_DIR/get-kernel-$r.json" \
 			$base --filename="$KMNT/client.dat" --rw=read
-		measure clients get rpcrdma-nfs "$r" knfsd "$KMNT" "$nfs" "${opts[@]}" "$spec" get /client.dat "$LOCAL/get.dat"
-		cmp -s "$src" "$LOCAL/get.dat" || emit "\"section\":\"clients\",\"figure\":\"get\",\"who\":\"rpcrdma-nfs\",\"run\":$r,\"error\":\"data differs\""
+		measure clients get rpcrdma-nfs "$r" knfsd "$KMNT" "$nfs" "${opts[@]}" "$spec" get /client.dat "$LOCAL/get-nfs.dat"
+		client_check get rpcrdma-nfs "$r" "$LOCAL/get-nfs.dat"
+		measure clients get "$ncwho" "$r" knfsd "$KMNT" "$nfs" "${ncopts[@]}" "$spec" get /client.dat "$LOCAL/get-nfsnc.dat"
+		client_check get "$ncwho" "$r" "$LOCAL/get-nfsnc.dat"
+		rm -f "$LOCAL"/get-*.dat
+
+		client_remount
+		client_put_kernel kernel-cp "$r" cp "$src" "$KMNT/put-cp.dat"
+		client_check put kernel-cp "$r" "$KEXPORT/put-cp.dat"
+		client_remount
+		client_put_kernel kernel-dd-direct "$r" \
+			dd if="$src" of="$KMNT/put-dd.dat" bs=1M oflag=direct conv=fsync status=none
+		client_check put kernel-dd-direct "$r" "$KEXPORT/put-dd.dat"
+		client_remount
 		# shellcheck disable=SC2086
-		measure clients put kernel "$r" knfsd "$KMNT" fio_job "$FIO_DIR/put-kernel-$r.json" \
-			$base --filename="$KMNT/put-kernel.dat" --rw=write --end_fsync=1
+		client_put_kernel kernel-fio "$r" fio_job "$FIO_DIR/put-kernel-$r.json" \
+			$base --filename="$KMNT/put-fio.dat" --rw=write --end_fsync=1
 		measure clients put rpcrdma-nfs "$r" knfsd "$KMNT" "$nfs" "${opts[@]}" "$spec" put "$src" /put-nfs.dat
-		cmp -s "$src" "$KEXPORT/put-nfs.dat" || emit "\"section\":\"clients\",\"figure\":\"put\",\"who\":\"rpcrdma-nfs\",\"run\":$r,\"error\":\"data differs\""
-		rm -f "$KEXPORT/put-nfs.dat"
+		client_check put rpcrdma-nfs "$r" "$KEXPORT/put-nfs.dat"
+		measure clients put "$ncwho" "$r" knfsd "$KMNT" "$nfs" "${ncopts[@]}" "$spec" put "$src" /put-nfsnc.dat
+		client_check put "$ncwho" "$r" "$KEXPORT/put-nfsnc.dat"
+		# every client creates its file anew
+		rm -f "$KMNT"/put-*.dat
 	done
-	rm -f "$LOCAL/get.dat"
 }
 
 # ================================================================ 4. transport

@@ -69,6 +69,65 @@ def fmt_ratio(r):
 WHO = {"knfsd": "kernel nfsd", "rnfsd": "rpcrdma-nfsd"}
 
 
+# Section 3: the kernel client's ways of copying (the first is the one the
+# main ratio uses) and rpcrdma-nfs's runs.
+KERNEL_WAYS = [("kernel-cp", "kernel client, cp"),
+               ("kernel-dd-direct", "kernel client, dd 1 MiB O_DIRECT"),
+               ("kernel-fio", "kernel client, fio O_DIRECT (memory)")]
+
+
+def ours_label(who):
+    if who == "rpcrdma-nfs":
+        return "rpcrdma-nfs"
+    if who.startswith("rpcrdma-nfs-nconnect"):
+        return "rpcrdma-nfs --nconnect %s" % who[len("rpcrdma-nfs-nconnect"):]
+    return who
+
+
+def client_results(rows, figs, agg, info):
+    """Section 3: for get and put, every client's MB/s (whole command) and
+    the ratios rpcrdma-nfs / kernel client (above 1: rpcrdma-nfs faster)
+    against each way the kernel client copied; rpcrdma-nfs also with the
+    median wall time of its `stat` (set-up) of the same options taken
+    off."""
+    ours = sorted({w for (sec, _, w) in figs if sec == "clients" and w.startswith("rpcrdma-nfs")},
+                  key=lambda w: (w != "rpcrdma-nfs", w))
+    ops = {}
+    for r in rows:
+        if r.get("section") == "clients_ops":
+            o = ops.setdefault((r["figure"], r["who"]), {"writes": [], "commits": []})
+            o["writes"].append(r["writes"])
+            o["commits"].append(r["commits"])
+    clients = {}
+    for fig in ("get", "put"):
+        kernel = {w: agg("clients", fig, w) for w, _ in KERNEL_WAYS}
+        entry = {"kernel": {w: a for w, a in kernel.items() if a}, "ours": {}}
+        for who in ours:
+            c = agg("clients", fig, who)
+            if not c:
+                continue
+            setup = agg("clients", "setup", who)
+            net = None
+            if setup:
+                rs = figs[("clients", fig, who)]
+                net = stats([x["bytes"] / MB / (x["wall_s"] - setup["wall_s"]["median"])
+                             for x in rs if x["wall_s"] > setup["wall_s"]["median"]])
+            o = {"label": ours_label(who), "run": c, "net_MBps": net,
+                 "setup_s": setup and setup["wall_s"], "ratio": {}, "ratio_net": {}}
+            for w, a in kernel.items():
+                o["ratio"][w] = ratio(c.get("MBps"), a and a.get("MBps"))
+                o["ratio_net"][w] = ratio(net, a and a.get("MBps"))
+            entry["ours"][who] = o
+        if not entry["kernel"] and not entry["ours"]:
+            continue
+        for (f, w), o in ops.items():
+            if f == fig and w in entry["kernel"]:
+                entry["kernel"][w]["writes"] = stats(o["writes"])
+                entry["kernel"][w]["commits"] = stats(o["commits"])
+        clients[fig] = entry
+    return clients
+
+
 def conn_run(r):
     """One probe run of section 5: per-connection figures (KiB) over the
     connections the server held when sampled (its side of the rdma_cm
@@ -264,7 +323,10 @@ def main():
             rec["MBps"] = rec["bytes"] / MB / r["wall_s"]
         rec["cpu_us_per_op"] = (r["cpu_s"] / rec["ops"] * 1e6) if rec.get("ops") else None
         rec["cpu_us_per_rpc"] = (r["cpu_s"] / r["rpcs"] * 1e6) if r["rpcs"] else None
-        figs.setdefault((r["section"], r["figure"], r["who"]), []).append(rec)
+        who = r["who"]
+        if r["section"] == "clients" and who == "kernel":
+            who = "kernel-fio"  # runs before 2026-12-02 session 6: fio was the only kernel figure
+        figs.setdefault((r["section"], r["figure"], who), []).append(rec)
 
     def agg(section, figure, who):
         rs = figs.get((section, figure, who))
@@ -288,20 +350,7 @@ def main():
                         "ratio": ratio(rn and rn.get(metric), k and k.get(metric)),
                         "cpu_ratio": ratio(rn and rn.get("cpu_us_per_op"), k and k.get("cpu_us_per_op"))}
 
-    clients = {}
-    setup = agg("clients", "setup", "rpcrdma-nfs")
-    for fig in ("get", "put"):
-        k, c = agg("clients", fig, "kernel"), agg("clients", fig, "rpcrdma-nfs")
-        if not k and not c:
-            continue
-        net = None
-        if c and setup:
-            rs = figs[("clients", fig, "rpcrdma-nfs")]
-            net = stats([x["bytes"] / MB / (x["wall_s"] - setup["wall_s"]["median"])
-                         for x in rs if x["wall_s"] > setup["wall_s"]["median"]])
-        clients[fig] = {"kernel": k, "rpcrdma-nfs": c, "rpcrdma-nfs_net_MBps": net,
-                        "ratio": ratio(c and c.get("MBps"), k and k.get("MBps")),
-                        "ratio_net": ratio(net, k and k.get("MBps"))}
+    clients = client_results(rows, figs, agg, info)
     skipped = {r["section"]: r["skipped"] for r in rows if "skipped" in r}
 
     # ---------------------------------------------------------- 4. transport
@@ -335,7 +384,11 @@ def main():
     # NFS READ data by RDMA Write (the server pushes it): ib_write_bw.
     goodput = []
     match = {"seq_write": "ib_read_bw", "seq_read": "ib_write_bw", "put": "ib_read_bw", "get": "ib_write_bw"}
-    for fig, entry in list(servers.items()) + list(clients.items()):
+    cl = [(fig, dict(list(e["kernel"].items()) +
+                     [(o["label"], o["run"]) for o in e["ours"].values()] +
+                     [(o["label"] + " (set-up excluded)", o["net_MBps"]) for o in e["ours"].values()]))
+          for fig, e in clients.items()]
+    for fig, entry in list(servers.items()) + cl:
         if fig not in match:
             continue
         for who, a in entry.items():
@@ -457,7 +510,7 @@ def markdown(R):
         L.append("| figure | who | MB/s | RDMA op | / perftest 64 KiB | / perftest 1 MiB |")
         L.append("| --- | --- | --- | --- | --- | --- |")
         for g in G:
-            who = {"knfsd": "kernel nfsd", "kernel": "kernel client", "rpcrdma-nfs_net_MBps": "rpcrdma-nfs (set-up excluded)"}.get(g["who"], g["who"])
+            who = dict([("knfsd", "kernel nfsd")] + KERNEL_WAYS).get(g["who"], g["who"])
             L.append("| %s | %s | %.1f | %s | %s | %s |" % (g["figure"], who, g["MBps"], g["perftest"],
                                                           fmt_ratio(g["vs_65536"]), fmt_ratio(g["vs_1048576"])))
         L.append("")
@@ -468,18 +521,48 @@ def markdown(R):
     C = R["clients"]
     if C:
         ci = i.get("client_info", {})
-        L.append("| figure | kernel client MB/s | rpcrdma-nfs MB/s (wall) | ratio | rpcrdma-nfs MB/s (set-up excluded) | ratio |")
-        L.append("| --- | --- | --- | --- | --- | --- |")
+        ways = [(w, n) for w, n in KERNEL_WAYS if any(w in e["kernel"] for e in C.values())]
+        L.append("| figure | %s |" % " | ".join("%s MB/s" % n for _, n in ways))
+        L.append("| --- |%s" % (" --- |" * len(ways)))
         for fig, e in C.items():
-            k, c = e["kernel"] or {}, e["rpcrdma-nfs"] or {}
-            L.append("| %s %s MiB | %s | %s | **%s** | %s | %s |" % (
-                fig, i.get("file_mb"), fmt(k.get("MBps")), fmt(c.get("MBps")), fmt_ratio(e["ratio"]),
-                fmt(e["rpcrdma-nfs_net_MBps"]), fmt_ratio(e["ratio_net"])))
+            L.append("| %s %s MiB | %s |" % (fig, i.get("file_mb"), " | ".join(
+                fmt((e["kernel"].get(w) or {}).get("MBps")) for w, _ in ways)))
         L.append("")
-        L.append("Kernel client: fio, 1 MiB O_DIRECT, iodepth %s, on the mount. rpcrdma-nfs `%s`: wall time of the "
-                 "whole command, which includes its start, MOUNT and connection set-up; 'set-up excluded' subtracts the "
-                 "median wall time of an `rpcrdma-nfs stat` of the file." %
-                 (ci.get("kernel_iodepth", "?"), ci.get("args", "")))
+        L.append("| figure | client | MB/s (whole command) | %s | MB/s (set-up excluded) | %s |" % (
+            " | ".join("ratio to %s" % n for _, n in ways),
+            " | ".join("ratio to %s" % n for _, n in ways)))
+        L.append("| --- | --- | --- |%s --- |%s" % (" --- |" * len(ways), " --- |" * len(ways)))
+        for fig, e in C.items():
+            for who, o in e["ours"].items():
+                L.append("| %s %s MiB | %s | %s | %s | %s | %s |" % (
+                    fig, i.get("file_mb"), o["label"], fmt(o["run"].get("MBps")),
+                    " | ".join(("**%s**" if k == 0 else "%s") % fmt_ratio(o["ratio"].get(w))
+                               for k, (w, _) in enumerate(ways)),
+                    fmt(o["net_MBps"]),
+                    " | ".join(fmt_ratio(o["ratio_net"].get(w)) for w, _ in ways)))
+        L.append("")
+        put = C.get("put", {}).get("kernel", {})
+        oc = ["%s: %s WRITEs, %s COMMITs per run" % (n, fmt(put[w].get("writes"), 0), fmt(put[w].get("commits"), 0))
+              for w, n in ways if w in put and put[w].get("commits")]
+        if ci.get("kernel_copy"):
+            cold = ("the kernel mount made again (umount, mount) before each kernel run"
+                    if ci.get("kernel_cold") == "remount" else "the guest's caches dropped before each")
+            L.append("ratio = rpcrdma-nfs MB/s / kernel client MB/s (above 1: rpcrdma-nfs faster), both timed as "
+                     "whole commands, %s. Kernel client on the mount (`%s`): "
+                     "`cp` to or from a local file (its close() writes back and COMMITs: the put is stable on the "
+                     "server when cp returns); `dd bs=1M` with O_DIRECT on the mount side; fio 1 MiB O_DIRECT, "
+                     "libaio, iodepth %s, from or into memory (no local file). rpcrdma-nfs `%s` (and `--nconnect "
+                     "%s`): 'set-up excluded' subtracts the median wall time of an `rpcrdma-nfs stat` of the file "
+                     "with the same options (start, MOUNT, connection set-up, one call).%s" % (
+                         cold, (R["mounts"].get("knfsd") or {}).get("opts", "?"), ci.get("kernel_iodepth", "?"),
+                         ci.get("args", ""), ci.get("nconnect", "?"),
+                         (" Kernel puts sent " + "; ".join(oc) + ".") if oc else ""))
+        else:
+            # runs before 2026-12-02 (session 6): fio only, caches not dropped
+            L.append("ratio = rpcrdma-nfs / kernel client. Kernel client: fio, 1 MiB O_DIRECT, iodepth %s, on "
+                     "the mount. rpcrdma-nfs `%s`: wall time of the whole command, which includes its start, "
+                     "MOUNT and connection set-up; 'set-up excluded' subtracts the median wall time of an "
+                     "`rpcrdma-nfs stat` of the file." % (ci.get("kernel_iodepth", "?"), ci.get("args", "")))
     else:
         L.append(R["skipped"].get("clients", "not measured"))
     L.append("")

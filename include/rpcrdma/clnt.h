@@ -238,8 +238,8 @@ int rpcrdma_clnt_create(const struct rpcrdma_clnt_config *cfg,
  * cf_backoff_max_ms between attempts), before any new call; a call that
  * timed out or found no connection reconnects and is sent again the same
  * way; a call started while the connection is down waits for the
- * reconnect (up to its timeout).  Each loss and each failed reconnect
- * counts as a retry.
+ * reconnect (up to its timeout).  Each loss, each timeout and each
+ * failed reconnect counts as a retry of the call (cf_retries in all).
  *
  * Return: 0 when the call was accepted with SUCCESS (results at
  * ca_res + ca_res_off); -EINVAL (inconsistent @ca); -EMSGSIZE (the call
@@ -308,10 +308,11 @@ int rpcrdma_clnt_call_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *c
  * xid arrives, which is then dropped unread (cs_late_replies), or the
  * connection goes; so every late reply finds a posted Receive.
  * A call waiting to be sent again after a reconnect is simply dropped
- * (-ECANCELED): the Responder holds nothing of it.
+ * (-ECANCELED): the Responder holds nothing of it; one that a reconnect
+ * is marshalling again at that moment is dropped by the reconnect, which
+ * then does not send it (its outcome comes when the reconnect is done).
  * Return: 0; -ENOENT when no call with @xid is pending or its outcome is
- * already decided (a reply arrived first: the call reports it); -EBUSY
- * while a reconnect is marshalling it again (try again).
+ * already decided (a reply arrived first: the call reports it).
  */
 int rpcrdma_clnt_abort(struct rpcrdma_clnt *cl, uint32_t xid);
 
@@ -596,6 +597,43 @@ int rpcrdma_nfsc_write_pipelined(struct rpcrdma_nfsc *nc, const struct rpcrdma_n
 				 uint64_t offset, const void *buf, uint64_t len,
 				 unsigned depth, uint32_t stable, uint8_t verf[8],
 				 bool *verf_changed);
+
+/**
+ * rpcrdma_nfsc_fill_fn - source of a streamed WRITE's data.
+ * @arg: the pointer given to rpcrdma_nfsc_write_stream().
+ * @offset: file offset of the piece; @buf: where its @len bytes go (a
+ *          slot of the ring, not in flight).
+ * Called on the thread of rpcrdma_nfsc_write_stream(), pieces in file
+ * order, while other WRITEs are in flight.
+ * Return: 0 when all @len bytes are in @buf, or a negative errno, which
+ * stops the stream and is returned by rpcrdma_nfsc_write_stream().
+ */
+typedef int (*rpcrdma_nfsc_fill_fn)(void *arg, uint64_t offset, void *buf, uint32_t len);
+
+/**
+ * rpcrdma_nfsc_write_stream - WRITE (3.3.7) @len bytes at @offset, the
+ * data asked piece by piece from @fill, with up to @depth WRITEs of
+ * rpcrdma_nfsc_wsize() bytes in flight all the way (a new piece is filled
+ * and sent as soon as a WRITE completes, so the source's reading overlaps
+ * the transfers and the pipeline never drains before the end).
+ * @ring: @depth * rpcrdma_nfsc_wsize() bytes owned by the caller (register
+ *        it with rpcrdma_nfsc_register_buffer() to save per-call work);
+ *        each slot holds one piece until the server has taken all of it.
+ * @stable: as for rpcrdma_nfsc_write().
+ * @written: out (optional): bytes from @offset the server took for sure
+ *        (every byte before the first one not written), also on error: a
+ *        caller resuming after a reconnect starts from there.
+ * @verf, @verf_changed: out (optional, on success) as for
+ *        rpcrdma_nfsc_write_pipelined().
+ * A short WRITE is completed from its slot with further WRITEs.
+ * Return: 0; -EINVAL (@depth 0, no @fill, no @ring, @stable above 2);
+ * -ENOMEM; -EIO when a WRITE takes no byte; the first error of @fill or
+ * of a WRITE (as rpcrdma_nfsc_write()).
+ */
+int rpcrdma_nfsc_write_stream(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *fh,
+			      uint64_t offset, uint64_t len, void *ring, unsigned depth,
+			      uint32_t stable, rpcrdma_nfsc_fill_fn fill, void *arg,
+			      uint64_t *written, uint8_t verf[8], bool *verf_changed);
 
 /**
  * rpcrdma_nfsc_write - WRITE (3.3.7) @count bytes from @buf at @offset

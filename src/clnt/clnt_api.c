@@ -45,6 +45,14 @@ void clnt_deadline(struct timespec *dl, unsigned ms)
 /* Wait for @rl's outcome (a synchronous call), then finish it. */
 int clnt_call_wait(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned timeout_ms)
 {
+	unsigned tries;
+
+	return clnt_call_wait_tries(cl, rl, timeout_ms, &tries);
+}
+
+int clnt_call_wait_tries(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned timeout_ms,
+			 unsigned *tries)
+{
 	struct timespec dl;
 	uint32_t xid = rl->rl_xid;
 	int rc;
@@ -79,6 +87,7 @@ int clnt_call_wait(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned timeou
 		clnt_disconnected(cl);
 	}
 	rc = rl->rl_status;
+	*tries = rl->rl_tries; /* the request is given up below */
 	pthread_mutex_unlock(&cl->cl_lock);
 	/* A timeout closed the connection: asynchronous calls failed with it. */
 	clnt_run_done(cl);
@@ -127,14 +136,14 @@ static bool clnt_retryable(int rc)
 int rpcrdma_clnt_call(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca)
 {
 	unsigned timeout = ca->ca_timeout_ms ? ca->ca_timeout_ms : cl->cl_cfg.cf_timeout_ms;
-	unsigned attempt = 0;
+	unsigned tries = 0; /* per call: the transport's resends count too */
 	struct clnt_req *rl;
 	uint32_t xid = 0;
 	bool have_xid = false;
 	int rc;
 
 	for (;;) {
-		rc = clnt_call_start_xid(cl, ca, &rl, have_xid ? &xid : NULL);
+		rc = clnt_call_start_xid(cl, ca, &rl, have_xid ? &xid : NULL, tries);
 		if (!rc) {
 			if (have_xid) {
 				pthread_mutex_lock(&cl->cl_lock);
@@ -143,13 +152,13 @@ int rpcrdma_clnt_call(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca)
 			}
 			xid = rl->rl_xid;
 			have_xid = true;
-			rc = clnt_call_wait(cl, rl, timeout);
+			rc = clnt_call_wait_tries(cl, rl, timeout, &tries);
 		}
-		if (!clnt_retryable(rc) || attempt >= cl->cl_cfg.cf_retries)
+		if (!clnt_retryable(rc) || tries >= cl->cl_cfg.cf_retries)
 			return rc;
-		attempt++;
+		tries++;
 		rc = clnt_reconnect(cl);
-		if (rc && attempt >= cl->cl_cfg.cf_retries)
+		if (rc && tries >= cl->cl_cfg.cf_retries)
 			return rc;
 	}
 }
@@ -244,10 +253,17 @@ int rpcrdma_clnt_abort(struct rpcrdma_clnt *cl, uint32_t xid)
 		rl->rl_aborted = true;
 		cl->cl_stats.cs_aborts++;
 		clnt_complete(cl, rl, -ECANCELED);
+	} else if (rl && rl->rl_state == RL_REBINDING) {
+		/* The reconnecting thread is marshalling it again, without
+		 * the lock: it completes it with -ECANCELED instead of
+		 * sending it (clnt_resend_finish).  Off the wire, so the
+		 * Responder holds nothing of it either. */
+		if (!rl->rl_aborted)
+			cl->cl_stats.cs_aborts++;
+		rl->rl_aborted = true;
 	} else if (!rl || rl->rl_state != RL_PENDING) {
-		/* Unknown, being marshalled again, or its outcome is already
-		 * decided. */
-		rc = rl && rl->rl_state == RL_REBINDING ? -EBUSY : -ENOENT;
+		/* Unknown, or its outcome is already decided. */
+		rc = -ENOENT;
 	} else {
 		/* The Responder may still act on the call: its xid and credit
 		 * stay until a reply or the end of the connection; a late

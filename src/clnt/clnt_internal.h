@@ -387,8 +387,11 @@ bool clnt_call_valid(const struct rpcrdma_clnt_call *ca);
 /* clnt_start.c */
 int clnt_call_start(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
 		    struct clnt_req **out);
+/* As clnt_call_start(); @xid, when not NULL, is reused (a retransmission);
+ * @tries: retries the call has used already (cf_retries counts them per
+ * call, across the requests that carry it). */
 int clnt_call_start_xid(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
-			struct clnt_req **out, const uint32_t *xid);
+			struct clnt_req **out, const uint32_t *xid, unsigned tries);
 int clnt_call_start_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
 			  struct clnt_req **out, rpcrdma_clnt_done_fn done,
 			  void *arg, uint64_t deadline);
@@ -398,6 +401,10 @@ int clnt_post_call(struct rpcrdma_clnt *cl, struct clnt_req *rl);
 /* clnt_deadline - CLOCK_MONOTONIC now + @ms, for pthread_cond_timedwait. */
 void clnt_deadline(struct timespec *dl, unsigned ms);
 int clnt_call_wait(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned timeout_ms);
+/* As clnt_call_wait(); *@tries: the request's retries (losses and failed
+ * reconnects) when its outcome came. */
+int clnt_call_wait_tries(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned timeout_ms,
+			 unsigned *tries);
 void clnt_run_done(struct rpcrdma_clnt *cl);
 void clnt_check_deadlines(struct rpcrdma_clnt *cl);
 

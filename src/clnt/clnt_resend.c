@@ -131,7 +131,10 @@ void clnt_resend_finish(struct rpcrdma_clnt *cl, int rc)
 		if (!rc)
 			mrc = clnt_marshal(cl, rl);
 		pthread_mutex_lock(&cl->cl_lock);
-		if (!mrc) {
+		if (rl->rl_aborted) {
+			/* aborted meanwhile (rpcrdma_clnt_abort): not sent */
+			clnt_complete(cl, rl, -ECANCELED);
+		} else if (!mrc) {
 			rl->rl_state = RL_READY;
 			rl->rl_next = NULL;
 			if (cl->cl_ready_tail)

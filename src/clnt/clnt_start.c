@@ -17,25 +17,24 @@
 int clnt_call_start(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
 		    struct clnt_req **out)
 {
-	return clnt_call_start_xid(cl, ca, out, NULL);
+	return clnt_call_start_xid(cl, ca, out, NULL, 0);
 }
 
 static int clnt_call_start_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
-				  struct clnt_req **out, const uint32_t *xid,
+				  struct clnt_req **out, const uint32_t *xid, unsigned tries,
 				  rpcrdma_clnt_done_fn done, void *arg, uint64_t deadline);
 
-/* As clnt_call_start(); @xid, when not NULL, is reused (a retransmission). */
 int clnt_call_start_xid(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
-			struct clnt_req **out, const uint32_t *xid)
+			struct clnt_req **out, const uint32_t *xid, unsigned tries)
 {
-	return clnt_call_start_common(cl, ca, out, xid, NULL, NULL, 0);
+	return clnt_call_start_common(cl, ca, out, xid, tries, NULL, NULL, 0);
 }
 
 int clnt_call_start_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
 				 struct clnt_req **out, rpcrdma_clnt_done_fn done,
 				 void *arg, uint64_t deadline)
 {
-	return clnt_call_start_common(cl, ca, out, NULL, done, arg, deadline);
+	return clnt_call_start_common(cl, ca, out, NULL, 0, done, arg, deadline);
 }
 
 /*
@@ -84,7 +83,7 @@ int clnt_post_call(struct rpcrdma_clnt *cl, struct clnt_req *rl)
 }
 
 static int clnt_call_start_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
-				  struct clnt_req **out, const uint32_t *xid,
+				  struct clnt_req **out, const uint32_t *xid, unsigned tries,
 				  rpcrdma_clnt_done_fn done, void *arg, uint64_t deadline)
 {
 	struct clnt_req *rl;
@@ -136,7 +135,7 @@ static int clnt_call_start_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_c
 	rl->rl_owners = CLNT_OWNER_RPC;
 	rl->rl_state = RL_PREPARED;
 	rl->rl_status = 0;
-	rl->rl_tries = 0;
+	rl->rl_tries = tries;
 	rl->rl_call = ca;
 	rl->rl_done = NULL;
 	rl->rl_xid = xid ? *xid : cl->cl_next_xid++;

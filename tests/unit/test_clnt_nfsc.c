@@ -516,6 +516,148 @@ static void test_write_pipelined(void **state)
 	assert_false(sv.read_chunk[0]); /* small: inline */
 }
 
+/* The source of a streamed WRITE in the tests: bytes of @data from file
+ * offset @base; records each piece asked for. */
+struct fill_src {
+	const char *data;
+	uint64_t base;
+	unsigned calls, fail_at; /* fail_at: 1-based call that fails, 0 none */
+	uint64_t offs[MAX_SCRIPT];
+	uint32_t lens[MAX_SCRIPT];
+};
+
+static int fill_from(void *arg, uint64_t off, void *buf, uint32_t len)
+{
+	struct fill_src *f = arg;
+
+	assert_true(f->calls < MAX_SCRIPT);
+	f->offs[f->calls] = off;
+	f->lens[f->calls] = len;
+	if (++f->calls == f->fail_at)
+		return -EBADF;
+	memcpy(buf, f->data + (off - f->base), len);
+	return 0;
+}
+
+/* Streamed WRITE of 20 bytes at 100 in pieces of 8 (8, 8, 4), two slots:
+ * the second comes back short (5 bytes) and its last 3 bytes are sent
+ * again from the same slot (offset 113, "NOP") before the third piece is
+ * read; pieces are asked for in file order, each once. */
+static void test_write_stream(void **state)
+{
+	static const uint32_t r8[] = { 0, 0, 0, 8, 0, 1, 1 };
+	static const uint32_t r5[] = { 0, 0, 0, 5, 0, 1, 1 };
+	static const uint32_t r3[] = { 0, 0, 0, 3, 0, 1, 1 };
+	static const uint32_t r4[] = { 0, 0, 0, 4, 0, 1, 1 };
+	static const uint32_t a0[] = { FH_WORDS, 0, 100, 8, 0, 8, 0x41424344, 0x45464748 };
+	static const uint32_t a1[] = { FH_WORDS, 0, 108, 8, 0, 8, 0x494a4b4c, 0x4d4e4f50 };
+	static const uint32_t a2[] = { FH_WORDS, 0, 113, 3, 0, 3, 0x4e4f5000 };
+	static const uint32_t a3[] = { FH_WORDS, 0, 116, 4, 0, 4, 0x51525354 };
+	struct fill_src f = { .data = "ABCDEFGHIJKLMNOPQRST", .base = 100 };
+	uint8_t ring[16], verf[8];
+	uint64_t written = 0;
+	bool changed = true;
+
+	(void)state;
+	nc.nc_wsize = 8;
+	script(r8, 7);
+	script(r5, 7);
+	script(r3, 7);
+	script(r4, 7);
+	assert_int_equal(rpcrdma_nfsc_write_stream(&nc, &nc.nc_root, 100, 20, ring, 2, 0,
+						   fill_from, &f, &written, verf, &changed), 0);
+	assert_int_equal(written, 20);
+	assert_false(changed);
+	assert_memory_equal(verf, "\0\0\0\1\0\0\0\1", 8);
+	assert_int_equal(sv.next, 4);
+	assert_args(0, a0, 10);
+	assert_args(1, a1, 10);
+	assert_args(2, a2, 9);
+	assert_args(3, a3, 9);
+	assert_int_equal(f.calls, 3);
+	assert_int_equal(f.offs[0], 100);
+	assert_int_equal(f.lens[0], 8);
+	assert_int_equal(f.offs[1], 108);
+	assert_int_equal(f.lens[1], 8);
+	assert_int_equal(f.offs[2], 116);
+	assert_int_equal(f.lens[2], 4);
+}
+
+/* A streamed WRITE whose verifier moves between two replies (the server
+ * restarted) says so; FILE_SYNC is passed through as stable_how 2. */
+static void test_write_stream_verf(void **state)
+{
+	static const uint32_t v1[] = { 0, 0, 0, 8, 2, 1, 1 };
+	static const uint32_t v2[] = { 0, 0, 0, 8, 2, 2, 2 };
+	static const uint32_t a1[] = { FH_WORDS, 0, 8, 8, 2, 8, 0x69726e6f, 0x70717273 };
+	struct fill_src f = { .data = "abcdefghirnopqrs", .base = 0 };
+	uint8_t ring[32], verf[8];
+	uint64_t written = 0;
+	bool changed = false;
+
+	(void)state;
+	nc.nc_wsize = 8;
+	script(v1, 7);
+	script(v2, 7);
+	assert_int_equal(rpcrdma_nfsc_write_stream(&nc, &nc.nc_root, 0, 16, ring, 4, 2,
+						   fill_from, &f, &written, verf, &changed), 0);
+	assert_int_equal(written, 16);
+	assert_true(changed);
+	assert_memory_equal(verf, "\0\0\0\2\0\0\0\2", 8);
+	assert_args(1, a1, 10);
+}
+
+/* Errors: a WRITE refused (NOSPC) after one piece was written: -ENOSPC,
+ * 8 bytes written for sure; the source failing on its second piece: its
+ * error, one WRITE sent, 8 bytes written; a reply that takes no byte:
+ * -EIO, nothing written; bad arguments: -EINVAL before any call. */
+static void test_write_stream_errors(void **state)
+{
+	static const uint32_t ok[] = { 0, 0, 0, 8, 0, 1, 1 };
+	static const uint32_t nospc[] = { 28, 0, 0 };
+	static const uint32_t none[] = { 0, 0, 0, 0, 0, 1, 1 };
+	struct fill_src f = { .data = "0123456789abcdefghijklmn", .base = 0 };
+	uint8_t ring[16];
+	uint64_t written = 99;
+
+	(void)state;
+	nc.nc_wsize = 8;
+	script(ok, 7);
+	script(nospc, 3);
+	assert_int_equal(rpcrdma_nfsc_write_stream(&nc, &nc.nc_root, 0, 24, ring, 2, 0,
+						   fill_from, &f, &written, NULL, NULL), -ENOSPC);
+	assert_int_equal(written, 8);
+	assert_int_equal(sv.next, 2);
+
+	memset(&f, 0, sizeof(f));
+	f.data = "0123456789abcdefghijklmn";
+	f.fail_at = 2;
+	script(ok, 7);
+	assert_int_equal(rpcrdma_nfsc_write_stream(&nc, &nc.nc_root, 0, 24, ring, 2, 0,
+						   fill_from, &f, &written, NULL, NULL), -EBADF);
+	assert_int_equal(written, 8);
+	assert_int_equal(sv.next, 3); /* one more WRITE */
+	assert_int_equal(f.calls, 2);
+
+	memset(&f, 0, sizeof(f));
+	f.data = "0123456789abcdefghijklmn";
+	script(none, 7);
+	assert_int_equal(rpcrdma_nfsc_write_stream(&nc, &nc.nc_root, 0, 24, ring, 2, 0,
+						   fill_from, &f, &written, NULL, NULL), -EIO);
+	assert_int_equal(written, 0);
+	assert_int_equal(sv.next, 4);
+
+	assert_int_equal(rpcrdma_nfsc_write_stream(&nc, &nc.nc_root, 0, 24, ring, 0, 0,
+						   fill_from, &f, &written, NULL, NULL), -EINVAL);
+	assert_int_equal(rpcrdma_nfsc_write_stream(&nc, &nc.nc_root, 0, 24, ring, 2, 3,
+						   fill_from, &f, &written, NULL, NULL), -EINVAL);
+	assert_int_equal(rpcrdma_nfsc_write_stream(&nc, &nc.nc_root, 0, 24, NULL, 2, 0,
+						   fill_from, &f, &written, NULL, NULL), -EINVAL);
+	assert_int_equal(rpcrdma_nfsc_write_stream(&nc, &nc.nc_root, 0, 24, ring, 2, 0,
+						   NULL, NULL, &written, NULL, NULL), -EINVAL);
+	assert_int_equal(sv.next, 4);
+}
+
 /* SETATTR: sattr3 with mode and size set, uid/gid unchanged, mtime to
  * server time, no guard; PATHCONF decodes its six fields. */
 static void test_setattr_pathconf(void **state)
@@ -553,6 +695,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_readlink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_pipelined, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_pipelined, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_stream, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_stream_verf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_stream_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setattr_pathconf, setup, teardown),
 	};
 

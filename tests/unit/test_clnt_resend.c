@@ -494,6 +494,112 @@ static void test_resend_async_windows_read_chunks(void **state)
 			cl->cl_reqs[i].rl_mw[j] = NULL;
 }
 
+/* The opening step of a reconnect that also aborts abort_xid: the calls
+ * to send again are being marshalled (RL_REBINDING) at that moment. */
+static uint32_t abort_xid;
+static int abort_rc;
+
+static int fake_open_abort(struct rpcrdma_clnt *cl)
+{
+	int rc = fake_open(cl);
+
+	abort_rc = rpcrdma_clnt_abort(cl, abort_xid);
+	return rc;
+}
+
+/* A call aborted while the reconnect marshals it again: the abort
+ * succeeds (no -EBUSY), the reconnect completes it with -ECANCELED instead
+ * of sending it, and the other call lost with the connection goes out
+ * again and gets its reply. */
+static void test_abort_while_rebinding(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(state, 2);
+	uint8_t res[2][64];
+	struct rpcrdma_clnt_call ca[2];
+	struct seen s[2];
+	uint32_t xid[2], i;
+
+	memset(s, 0, sizeof(s));
+	for (i = 0; i < 2; i++) {
+		ca[i] = (struct rpcrdma_clnt_call){ .ca_prog = 1, .ca_vers = 1, .ca_res = res[i],
+						    .ca_res_cap = 64 };
+		assert_int_equal(rpcrdma_clnt_call_async(cl, &ca[i], done_cb, &s[i], &xid[i]),
+				 0);
+	}
+	lose_connection(cl);
+	abort_xid = xid[1];
+	abort_rc = 1;
+	cl->cl_open = fake_open_abort;
+	assert_int_equal(clnt_reconnect(cl), 0);
+	assert_int_equal(abort_rc, 0);
+	assert_int_equal(s[1].calls, 1);
+	assert_int_equal(s[1].status, -ECANCELED);
+	assert_int_equal(cl->cl_stats.cs_aborts, 1);
+	assert_int_equal(sent.n, 3);
+	assert_int_equal(sent.xids[2], xid[0]);
+	deliver_reply(cl, xid[0], 4, 6);
+	assert_int_equal(s[0].calls, 1);
+	assert_int_equal(s[0].status, 0);
+	assert_int_equal(s[0].result, 6);
+	assert_int_equal(sent.n, 3); /* the aborted call never went again */
+	assert_int_equal(s[1].calls, 1);
+	assert_int_equal(cl->cl_outstanding, 0);
+	assert_int_equal(cl->cl_rpc_busy, 0);
+	/* an xid no longer known */
+	assert_int_equal(rpcrdma_clnt_abort(cl, xid[1]), -ENOENT);
+}
+
+struct sync_caller {
+	struct rpcrdma_clnt *cl;
+	struct rpcrdma_clnt_call ca;
+	uint8_t res[64];
+	int rc;
+};
+
+static void *sync_call(void *arg)
+{
+	struct sync_caller *sc = arg;
+
+	sc->rc = rpcrdma_clnt_call(sc->cl, &sc->ca);
+	return NULL;
+}
+
+/* cf_retries counts per call, also across the requests a synchronous call
+ * goes through: with cf_retries 2, a call lost once with its connection
+ * (sent again: try 1) that then times out (try 2: reconnect and send
+ * again) may not start over with a fresh budget; its second timeout ends
+ * it: three sends of xid 0x100 in all, not four.  (The loss is made right
+ * after the first send, well within the 1 s timeout.) */
+static void test_sync_retries_span_requests(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(state, 2);
+	struct sync_caller sc = { .cl = cl };
+	unsigned n = 0, spins;
+	pthread_t t;
+
+	sc.ca = (struct rpcrdma_clnt_call){ .ca_prog = 1, .ca_vers = 1, .ca_res = sc.res,
+					    .ca_res_cap = sizeof(sc.res), .ca_timeout_ms = 1000 };
+	assert_int_equal(pthread_create(&t, NULL, sync_call, &sc), 0);
+	for (spins = 0; !n && spins < 100000000u; spins++) {
+		pthread_mutex_lock(&cl->cl_lock);
+		n = sent.n;
+		pthread_mutex_unlock(&cl->cl_lock);
+		sched_yield();
+	}
+	assert_int_equal(n, 1);
+	lose_connection(cl);
+	assert_int_equal(clnt_reconnect(cl), 0);
+	pthread_join(t, NULL);
+	assert_int_equal(sc.rc, -ETIMEDOUT);
+	assert_int_equal(sent.n, 3);
+	assert_int_equal(sent.xids[0], 0x100);
+	assert_int_equal(sent.xids[1], 0x100);
+	assert_int_equal(sent.xids[2], 0x100);
+	assert_int_equal(cl->cl_stats.cs_timeouts, 2);
+	assert_int_equal(sent.opens, 2);
+	assert_int_equal(cl->cl_rpc_busy, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -504,6 +610,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_resend_budget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_retries_no_resend, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_new_call_waits_for_reconnect, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_abort_while_rebinding, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sync_retries_span_requests, setup,
 						teardown),
 	};
 

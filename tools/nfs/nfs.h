@@ -48,16 +48,17 @@ void progress_init(struct progress *pg, const char *name, uint64_t total);
 void progress_draw(struct progress *pg, bool final);
 
 /* nfs_xfer.c: a transfer buffer (registered with --persistent-mr) of two
- * halves: get reads a window into one while the other is written out. */
+ * halves: get reads a window into one while the other is written out;
+ * put's ring of WRITE slots takes the first. */
 struct xfer_buf {
 	uint8_t *xb_buf;             /* xb_half[0] */
-	uint8_t *xb_half[2];
+	uint8_t *xb_half[2];         /* xb_half[1] NULL with one half */
 	size_t xb_len;               /* bytes of each half */
 };
 
-/* xfer_buf_init - two halves of @len bytes (0, -ENOMEM); xfer_buf_fini
- * releases them. */
-int xfer_buf_init(struct rpcrdma_nfsc *nc, struct xfer_buf *xb, size_t len);
+/* xfer_buf_init - @halves (1: put alone, 2: get) halves of @len bytes
+ * (0, -ENOMEM); xfer_buf_fini releases them. */
+int xfer_buf_init(struct rpcrdma_nfsc *nc, struct xfer_buf *xb, size_t len, unsigned halves);
 void xfer_buf_fini(struct rpcrdma_nfsc *nc, struct xfer_buf *xb);
 /* xfer_window - bytes of one window of get or put (a buffer for both). */
 size_t xfer_window(struct rpcrdma_nfsc *nc);
@@ -66,7 +67,8 @@ size_t xfer_window(struct rpcrdma_nfsc *nc);
 int get_fh(struct rpcrdma_nfsc *nc, struct xfer_buf *xb, const struct rpcrdma_nfsc_fh *fh,
 	   const char *name, uint64_t size, int fd);
 /* put_fd - @size bytes of @fd into the file @fh, UNSTABLE then COMMIT
- * (written again FILE_SYNC if the server restarted).  0 or -errno. */
+ * (written again FILE_SYNC if the server restarted), one stream of WRITEs
+ * through the first half of @xb (--streams slots of wsize).  0 or -errno. */
 int put_fd(struct rpcrdma_nfsc *nc, struct xfer_buf *xb, const struct rpcrdma_nfsc_fh *fh,
 	   const char *name, int fd, uint64_t size);
 int cmd_get(struct rpcrdma_nfsc *nc, const char *remote, const char *local, bool cat);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * nfs_xfer.c - rpcrdma-nfs get, cat and put: windows of --streams pieces
- * pipelined by the library, retried after a reconnect, with the buffer
- * registered per call, persistently, or through memory windows.
+ * nfs_xfer.c - rpcrdma-nfs get, cat and put: get and cat by windows of
+ * --streams pieces pipelined by the library, put as one stream of WRITEs
+ * (--streams in flight) fed from the local file; retried after a
+ * reconnect, with the buffer registered per call, persistently, or
+ * through memory windows.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,24 +18,25 @@
 
 #include "nfs.h"
 
-/* A transfer buffer of @len bytes; with --persistent-mr (the default) it
- * stays registered for the whole transfer (memory windows are bound over
- * it per call) instead of registering each piece per call. */
-int xfer_buf_init(struct rpcrdma_nfsc *nc, struct xfer_buf *xb, size_t len)
+/* A transfer buffer of @halves (1 or 2) halves of @len bytes; with
+ * --persistent-mr (the default) it stays registered for the whole
+ * transfer (memory windows are bound over it per call) instead of
+ * registering each piece per call. */
+int xfer_buf_init(struct rpcrdma_nfsc *nc, struct xfer_buf *xb, size_t len, unsigned halves)
 {
 	unsigned i;
 	int rc;
 
 	xb->xb_len = len ? len : 1;
 	/* one allocation and registration for both halves */
-	xb->xb_buf = malloc(2 * xb->xb_len);
+	xb->xb_buf = malloc(halves * xb->xb_len);
 	if (!xb->xb_buf)
 		return -ENOMEM;
 	for (i = 0; i < 2; i++)
-		xb->xb_half[i] = xb->xb_buf + i * xb->xb_len;
+		xb->xb_half[i] = i < halves ? xb->xb_buf + i * xb->xb_len : NULL;
 	if (!opt_persistent)
 		return 0;
-	rc = rpcrdma_nfsc_register_buffer(nc, xb->xb_buf, 2 * xb->xb_len);
+	rc = rpcrdma_nfsc_register_buffer(nc, xb->xb_buf, halves * xb->xb_len);
 	if (rc && rc != -EOPNOTSUPP)
 		fprintf(stderr, PROG ": warning: cannot keep the buffer registered (%s): "
 			"registering per call\n", strerror(-rc));
@@ -149,7 +152,7 @@ int cmd_get(struct rpcrdma_nfsc *nc, const char *remote, const char *local, bool
 			return rc;
 		}
 	}
-	rc = xfer_buf_init(nc, &xb, (size_t)rpcrdma_nfsc_rsize(nc) * opt_streams);
+	rc = xfer_buf_init(nc, &xb, (size_t)rpcrdma_nfsc_rsize(nc) * opt_streams, 2);
 	if (!rc)
 		rc = get_fh(nc, &xb, &fh, remote, attr.at_size, fd);
 	xfer_buf_fini(nc, &xb);
@@ -165,31 +168,57 @@ int cmd_get(struct rpcrdma_nfsc *nc, const char *remote, const char *local, bool
 	return rc ? 1 : 0;
 }
 
-/* Send the whole local file; *@changed when the write verifier moved. */
+/* The source of put's WRITEs: the local file, read piece by piece into
+ * the slot the next WRITE goes from, while the other WRITEs are in flight. */
+struct put_src {
+	int ps_fd;
+	struct progress *ps_pg;
+};
+
+static int put_fill(void *arg, uint64_t off, void *buf, uint32_t len)
+{
+	struct put_src *src = arg;
+	uint8_t *p = buf;
+	uint32_t left = len;
+
+	while (left) {
+		ssize_t r = pread(src->ps_fd, p, left, (off_t)off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO; /* the file shrank */
+		p += r;
+		off += (uint64_t)r;
+		left -= (uint32_t)r;
+	}
+	/* bytes handed to the transport, for the progress line */
+	atomic_store(&src->ps_pg->pg_done, off);
+	progress_draw(src->ps_pg, false);
+	return 0;
+}
+
+/* Send the whole local file as one stream of WRITEs (--streams in
+ * flight); after a reconnect it resumes where the server's replies
+ * stopped.  *@changed when the write verifier moved. */
 static int put_all(struct rpcrdma_nfsc *nc, struct xfer_buf *xb,
 		   const struct rpcrdma_nfsc_fh *fh, int fd, uint64_t size, uint32_t stable,
 		   struct progress *pg, uint8_t verf[8], bool *changed)
 {
-	uint64_t window = (uint64_t)rpcrdma_nfsc_wsize(nc) * opt_streams, off = 0, len;
-	uint8_t *buf = xb->xb_buf, v[8];
-	bool first = true, ch;
+	struct put_src src = { .ps_fd = fd, .ps_pg = pg };
+	uint64_t off = 0, done;
 	unsigned tries = 0;
-	ssize_t r;
+	uint8_t v[8];
+	bool ch;
 	int rc = 0;
 
-	if (window > xb->xb_len)
-		window = xb->xb_len;
 	*changed = false;
 	atomic_store(&pg->pg_done, 0);
+	/* the ring: --streams slots of wsize, the buffer's first half */
 	while (!rc && off < size) {
-		len = size - off < window ? size - off : window;
-		r = pread(fd, buf, len, (off_t)off);
-		if (r != (ssize_t)len) {
-			rc = r < 0 ? -errno : -EIO;
-			break;
-		}
-		rc = rpcrdma_nfsc_write_pipelined(nc, fh, off, buf, len, opt_streams, stable,
-						  v, &ch);
+		rc = rpcrdma_nfsc_write_stream(nc, fh, off, size - off, xb->xb_buf, opt_streams,
+					       stable, put_fill, &src, &done, v, &ch);
+		off += done;
 		if (rc && retry_window(nc, rc, &tries)) {
 			rc = 0;
 			*changed = true; /* the server may have restarted */
@@ -197,13 +226,10 @@ static int put_all(struct rpcrdma_nfsc *nc, struct xfer_buf *xb,
 		}
 		if (rc)
 			break;
-		if (ch || (!first && memcmp(v, verf, 8)))
+		/* one stream unless resumed (and then *changed already) */
+		if (ch)
 			*changed = true;
 		memcpy(verf, v, 8);
-		first = false;
-		off += len;
-		atomic_store(&pg->pg_done, off);
-		progress_draw(pg, false);
 	}
 	return rc;
 }
@@ -265,7 +291,7 @@ int cmd_put(struct rpcrdma_nfsc *nc, const char *local, const char *remote)
 	if (!rc)
 		rc = rpcrdma_nfsc_create(nc, &dir, name, st.st_mode & 0777, true, &fh);
 	if (!rc)
-		rc = xfer_buf_init(nc, &xb, (size_t)rpcrdma_nfsc_wsize(nc) * opt_streams);
+		rc = xfer_buf_init(nc, &xb, (size_t)rpcrdma_nfsc_wsize(nc) * opt_streams, 1);
 	if (!rc)
 		rc = put_fd(nc, &xb, &fh, remote, fd, (uint64_t)st.st_size);
 	xfer_buf_fini(nc, &xb);
