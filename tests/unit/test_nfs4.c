@@ -1146,22 +1146,10 @@ static uint32_t c_remove_cinfo(struct env *e, const char *name, uint32_t *atomic
 /* c_remove - SEQUENCE, the export's path, REMOVE @name: REMOVE's status */
 static uint32_t c_remove(struct env *e, const char *name)
 {
-	struct t_call *c = &e->c;
-	uint32_t n, nops = path_ops(e->dir);
+	uint64_t before, after;
+	uint32_t atomic;
 
-	c_begin(e, 1, 1 + nops + 1);
-	c_sequence(e, e->seq++, 0);
-	c_lookup_ops(e, e->dir);
-	t_u32(c, OP_REMOVE);
-	t_str(c, name);
-	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
-	(void)r_hdr(c, &n);
-	assert_int_equal(n, 1 + nops + 1);
-	assert_int_equal(r_op(c, OP_SEQUENCE), NFS4_OK);
-	r_skip(c, 36);
-	for (uint32_t i = 0; i < nops; i++)
-		assert_int_equal(r_op(c, i ? OP_LOOKUP : OP_PUTROOTFH), NFS4_OK);
-	return r_op(c, OP_REMOVE);
+	return c_remove_cinfo(e, name, &atomic, &before, &after);
 }
 
 static uint32_t c_reclaim_complete(struct env *e)

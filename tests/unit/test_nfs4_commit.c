@@ -143,30 +143,6 @@ static void run_at_fh(struct env *e)
 	assert_int_equal(r_op(&e->c, OP_PUTFH), NFS4_OK);
 }
 
-/* fh_of - the handle of @rel ("" the export root) below the export */
-static void fh_of(struct env *e, const char *rel, uint8_t *fh, uint32_t *len)
-{
-	char path[PATH_MAX];
-	uint32_t n, nops;
-	const uint8_t *p;
-
-	snprintf(path, sizeof(path), "%s%s%s", e->dir, *rel ? "/" : "", rel);
-	nops = path_ops(path);
-	c_begin(e, 1, 1 + nops + 1);
-	c_sequence(e, e->seq++, 0);
-	c_lookup_ops(e, path);
-	t_u32(&e->c, OP_GETFH);
-	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
-	assert_int_equal(r_hdr(&e->c, &n), NFS4_OK);
-	assert_int_equal(r_op(&e->c, OP_SEQUENCE), NFS4_OK);
-	r_skip(&e->c, 36);
-	for (uint32_t i = 0; i < nops; i++)
-		assert_int_equal(r_op(&e->c, i ? OP_LOOKUP : OP_PUTROOTFH), NFS4_OK);
-	assert_int_equal(r_op(&e->c, OP_GETFH), NFS4_OK);
-	p = r_opaque(&e->c, len);
-	memcpy(fh, p, *len);
-}
-
 /* an empty fattr4: no attributes */
 static void no_attrs(struct t_call *c)
 {
@@ -359,7 +335,7 @@ static void test_namespace_ops_commit_their_directory(void **state)
 	uint32_t rootlen, dlen, nlen;
 	ino_t r = ino_of(e, ".");
 
-	fh_of(e, "", root, &rootlen);
+	t4_fh_of(e, "", root, &rootlen);
 	assert_int_equal(c_open_create(e, root, rootlen, "n", UINT64_MAX), NFS4_OK);
 	assert_int_equal(g_syncs, 1);
 	synced(0, r);
@@ -374,13 +350,13 @@ static void test_namespace_ops_commit_their_directory(void **state)
 	assert_int_equal(g_syncs, 3);
 	synced(2, r);
 	/* a FIFO in d: d is committed */
-	fh_of(e, "d", d, &dlen);
+	t4_fh_of(e, "d", d, &dlen);
 	assert_int_equal(c_create(e, d, dlen, NF4FIFO, "p", NULL), NFS4_OK);
 	assert_int_equal(g_syncs, 4);
 	synced(3, ino_of(e, "d"));
 
 	/* LINK n into d as n2: d changed */
-	fh_of(e, "n", n, &nlen);
+	t4_fh_of(e, "n", n, &nlen);
 	assert_int_equal(c_two_fh(e, n, nlen, d, dlen, OP_LINK, "n2", NULL), NFS4_OK);
 	assert_int_equal(g_syncs, 5);
 	synced(4, ino_of(e, "d"));
@@ -421,8 +397,8 @@ static void test_failures_commit_nothing(void **state)
 	uint8_t root[128], f[128];
 	uint32_t rootlen, flen;
 
-	fh_of(e, "", root, &rootlen);
-	fh_of(e, "f", f, &flen);
+	t4_fh_of(e, "", root, &rootlen);
+	t4_fh_of(e, "f", f, &flen);
 	assert_int_equal(c_remove(e, root, rootlen, "missing"), NFS4ERR_NOENT);
 	assert_int_equal(c_create(e, root, rootlen, NF4DIR, "f", NULL), NFS4ERR_EXIST);
 	assert_int_equal(c_two_fh(e, root, rootlen, root, rootlen, OP_RENAME, "nope", "x"),
@@ -448,8 +424,8 @@ static void test_setattr_and_truncate_commit_the_object(void **state)
 	char p[PATH_MAX];
 	struct stat st;
 
-	fh_of(e, "", root, &rootlen);
-	fh_of(e, "f", f, &flen);
+	t4_fh_of(e, "", root, &rootlen);
+	t4_fh_of(e, "f", f, &flen);
 	assert_int_equal(c_setattr(e, f, flen, set_mode, 0600), NFS4_OK);
 	assert_int_equal(g_syncs, 1);
 	synced(0, ino_of(e, "f"));
@@ -463,14 +439,14 @@ static void test_setattr_and_truncate_commit_the_object(void **state)
 
 	snprintf(p, sizeof(p), "%s/d", e->dir);
 	assert_int_equal(mkdir(p, 0755), 0);
-	fh_of(e, "d", d, &dlen);
+	t4_fh_of(e, "d", d, &dlen);
 	assert_int_equal(c_setattr(e, d, dlen, set_mode, 0700), NFS4_OK);
 	assert_int_equal(g_syncs, 3);
 	synced(2, ino_of(e, "d"));
 
 	snprintf(p, sizeof(p), "%s/l", e->dir);
 	assert_int_equal(symlink("f", p), 0);
-	fh_of(e, "l", l, &llen);
+	t4_fh_of(e, "l", l, &llen);
 	assert_int_equal(c_setattr(e, l, llen, set_nothing, 0), NFS4_OK);
 	assert_int_equal(g_syncs, 3);
 
@@ -491,8 +467,8 @@ static void test_async_commits_nothing(void **state)
 	uint8_t root[128], f[128];
 	uint32_t rootlen, flen;
 
-	fh_of(e, "", root, &rootlen);
-	fh_of(e, "f", f, &flen);
+	t4_fh_of(e, "", root, &rootlen);
+	t4_fh_of(e, "f", f, &flen);
 	assert_int_equal(c_open_create(e, root, rootlen, "n", UINT64_MAX), NFS4_OK);
 	assert_int_equal(c_open_create(e, root, rootlen, "f", 0), NFS4_OK);
 	assert_int_equal(c_create(e, root, rootlen, NF4DIR, "d", NULL), NFS4_OK);
@@ -511,7 +487,7 @@ static void test_memory_fs_commits_nothing(void **state)
 	uint8_t root[128];
 	uint32_t rootlen;
 
-	fh_of(e, "", root, &rootlen);
+	t4_fh_of(e, "", root, &rootlen);
 	export_of(e)->ex_mem_fs = true;
 	assert_int_equal(c_create(e, root, rootlen, NF4DIR, "d", NULL), NFS4_OK);
 	assert_int_equal(c_remove(e, root, rootlen, "d"), NFS4_OK);
@@ -528,8 +504,8 @@ static void test_fsync_error_is_the_answer(void **state)
 	uint8_t root[128], f[128];
 	uint32_t rootlen, flen;
 
-	fh_of(e, "", root, &rootlen);
-	fh_of(e, "f", f, &flen);
+	t4_fh_of(e, "", root, &rootlen);
+	t4_fh_of(e, "f", f, &flen);
 	g_fail = EIO;
 	assert_int_equal(c_create(e, root, rootlen, NF4DIR, "d", NULL), NFS4ERR_IO);
 	ino_of(e, "d");
@@ -552,7 +528,7 @@ static void test_write_and_commit_sync_data(void **state)
 	uint32_t flen, committed;
 	ino_t ino = ino_of(e, "f");
 
-	fh_of(e, "f", f, &flen);
+	t4_fh_of(e, "f", f, &flen);
 	assert_int_equal(c_write(e, f, flen, UNSTABLE4, &committed, verf), NFS4_OK);
 	assert_int_equal(committed, UNSTABLE4);
 	assert_int_equal(g_syncs, 0);

@@ -333,4 +333,30 @@ static inline uint32_t path_ops(const char *path)
 	return n;
 }
 
+/* t4_fh_of - the handle of @rel ("" the export root) below the export, by
+ * LOOKUPs from the root and GETFH */
+static inline void t4_fh_of(struct env *e, const char *rel, uint8_t *fh, uint32_t *len)
+{
+	char path[PATH_MAX];
+	uint32_t n, nops;
+	const uint8_t *p;
+
+	snprintf(path, sizeof(path), "%s%s%s", e->dir, *rel ? "/" : "", rel);
+	nops = path_ops(path);
+	c_begin(e, 1, 1 + nops + 1);
+	c_sequence(e, e->seq++, 0);
+	c_lookup_ops(e, path);
+	t_u32(&e->c, OP_GETFH);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(&e->c, &n), NFS4_OK);
+	assert_int_equal(r_op(&e->c, OP_SEQUENCE), NFS4_OK);
+	r_skip(&e->c, 36);
+	for (uint32_t i = 0; i < nops; i++)
+		assert_int_equal(r_op(&e->c, i ? OP_LOOKUP : OP_PUTROOTFH), NFS4_OK);
+	assert_int_equal(r_op(&e->c, OP_GETFH), NFS4_OK);
+	p = r_opaque(&e->c, len);
+	memcpy(fh, p, *len);
+}
+
+
 #endif /* TEST_NFS4_HARNESS_H */

@@ -97,30 +97,6 @@ static struct rpcrdma_nfs4_stats stats(struct env *e)
 	return s;
 }
 
-/* fh_of - the handle of @rel ("" the export root), by a worker's call */
-static void fh_of(struct env *e, const char *rel, uint8_t *fh, uint32_t *len)
-{
-	char path[PATH_MAX];
-	uint32_t n, nops;
-	const uint8_t *p;
-
-	snprintf(path, sizeof(path), "%s%s%s", e->dir, *rel ? "/" : "", rel);
-	nops = path_ops(path);
-	c_begin(e, 1, 1 + nops + 1);
-	c_sequence(e, e->seq++, 0);
-	c_lookup_ops(e, path);
-	t_u32(&e->c, OP_GETFH);
-	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
-	assert_int_equal(r_hdr(&e->c, &n), NFS4_OK);
-	assert_int_equal(r_op(&e->c, OP_SEQUENCE), NFS4_OK);
-	r_skip(&e->c, 36);
-	for (uint32_t i = 0; i < nops; i++)
-		assert_int_equal(r_op(&e->c, i ? OP_LOOKUP : OP_PUTROOTFH), NFS4_OK);
-	assert_int_equal(r_op(&e->c, OP_GETFH), NFS4_OK);
-	p = r_opaque(&e->c, len);
-	memcpy(fh, p, *len);
-}
-
 /* SEQUENCE (sequence id @seq), PUTFH @fh, then @nops operations */
 static void at_fh(struct env *e, uint32_t seq, const uint8_t *fh, uint32_t len,
 		  uint32_t nops)
@@ -180,7 +156,7 @@ static void test_metadata_compounds_stay(void **state)
 	uint32_t rlen, n, len;
 	const uint8_t *p;
 
-	fh_of(e, "", root, &rlen);
+	t4_fh_of(e, "", root, &rlen);
 	/* SEQUENCE PUTFH LOOKUP f GETATTR(size) SAVEFH PUTFH ACCESS RESTOREFH GETFH */
 	at_fh(e, e->seq, root, rlen, 7);
 	t_u32(&e->c, OP_LOOKUP);
@@ -209,7 +185,7 @@ static void test_metadata_compounds_stay(void **state)
 	p = r_opaque(&e->c, &len);
 	memcpy(got, p, len);
 	/* the handle of f, as a worker's LOOKUP gives it */
-	fh_of(e, "f", root, &rlen);
+	t4_fh_of(e, "f", root, &rlen);
 	assert_int_equal(len, rlen);
 	assert_memory_equal(got, root, len);
 	/* the pseudo root's attributes need no export */
@@ -234,7 +210,7 @@ static void test_remove_on_disk_defers_untouched(void **state)
 	uint8_t root[NFS4_FHSIZE];
 	uint32_t rlen, n;
 
-	fh_of(e, "", root, &rlen);
+	t4_fh_of(e, "", root, &rlen);
 	at_fh(e, e->seq, root, rlen, 1);
 	t_u32(&e->c, OP_REMOVE);
 	t_str(&e->c, "f");
@@ -267,8 +243,8 @@ static void test_defer_leaves_the_slot(void **state)
 	uint8_t root[NFS4_FHSIZE], f[NFS4_FHSIZE];
 	uint32_t rlen, flen, n;
 
-	fh_of(e, "", root, &rlen);
-	fh_of(e, "f", f, &flen);
+	t4_fh_of(e, "", root, &rlen);
+	t4_fh_of(e, "f", f, &flen);
 	at_fh(e, e->seq, root, rlen, 1);
 	t_u32(&e->c, OP_REMOVE);
 	t_str(&e->c, "f");
@@ -290,7 +266,7 @@ static void test_namespace_ops_stay_where_nothing_commits(void **state)
 	uint8_t root[NFS4_FHSIZE];
 	uint32_t rlen, n;
 
-	fh_of(e, "", root, &rlen);
+	t4_fh_of(e, "", root, &rlen);
 	/* RENAME f g: SAVEFH, PUTFH the same directory */
 	at_fh(e, e->seq, root, rlen, 3);
 	t_u32(&e->c, OP_SAVEFH);
@@ -325,8 +301,8 @@ static void test_other_callers(void **state)
 	uint8_t root[NFS4_FHSIZE], f[NFS4_FHSIZE];
 	uint32_t rlen, flen, n;
 
-	fh_of(e, "", root, &rlen);
-	fh_of(e, "f", f, &flen);
+	t4_fh_of(e, "", root, &rlen);
+	t4_fh_of(e, "f", f, &flen);
 	e->uid = 1234;
 	e->gid = 5678;
 	at_fh(e, e->seq, f, flen, 1);
@@ -365,7 +341,7 @@ static void test_close_stays(void **state)
 	uint32_t flen, n, v;
 	struct t_call *c = &e->c;
 
-	fh_of(e, "f", f, &flen);
+	t4_fh_of(e, "f", f, &flen);
 	c_begin(e, 1, 3);
 	c_sequence(e, e->seq++, 0);
 	t_u32(c, OP_PUTFH);
@@ -414,7 +390,7 @@ static void test_root_squashed_defers(void **state)
 	uint8_t root[NFS4_FHSIZE];
 	uint32_t rlen;
 
-	fh_of(e, "", root, &rlen);
+	t4_fh_of(e, "", root, &rlen);
 	/* read as the server: stays */
 	at_fh(e, e->seq, root, rlen, 1);
 	c_getattr_size(e);
@@ -441,7 +417,7 @@ static void test_other_operations_defer(void **state)
 	uint64_t clientid;
 	char path[PATH_MAX];
 
-	fh_of(e, "f", f, &flen);
+	t4_fh_of(e, "f", f, &flen);
 	/* READ of 5 bytes with the anonymous stateid */
 	at_fh(e, e->seq, f, flen, 1);
 	t_u32(&e->c, OP_READ);
@@ -605,7 +581,7 @@ static void test_no_credential_syscalls(void **state)
 	uint32_t rlen;
 	int status;
 
-	fh_of(e, "", root, &rlen);
+	t4_fh_of(e, "", root, &rlen);
 	/* the filter works: a user's LOOKUP on a worker switches, and dies */
 	status = run_filtered(e, root, rlen, true);
 	assert_true(WIFSIGNALED(status));
