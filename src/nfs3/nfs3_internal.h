@@ -123,6 +123,18 @@ struct nfs3_snap {
 	struct rpcrdma_nfs3_export **sn_exp;    /* one per sn_xt spec, each referenced */
 };
 
+/* nfs3_snap_index - the index in @sn of the export whose id is @id (a
+ * handle's export id), or sn->sn_xt->xt_n when none has it. */
+static inline unsigned nfs3_snap_index(const struct nfs3_snap *sn, unsigned id)
+{
+	unsigned i;
+
+	for (i = 0; i < sn->sn_xt->xt_n; i++)
+		if (sn->sn_exp[i]->ex_id == id)
+			break;
+	return i;
+}
+
 /**
  * nfs3_server_fh_open - nfs3_fh_open() of @fh in the export its id names
  * in the table in force.  Return: 0, -EBADMSG (not a handle), -ESTALE (no

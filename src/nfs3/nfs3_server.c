@@ -287,9 +287,7 @@ int rpcrdma_nfs3_server_dispatch(struct rpcrdma_svc_req *req, void *arg)
 	unsigned i = 0;
 
 	if (id >= 0) {
-		for (i = 0; i < sn->sn_xt->xt_n; i++)
-			if (sn->sn_exp[i]->ex_id == id)
-				break;
+		i = nfs3_snap_index(sn, (unsigned)id);
 		if (i == sn->sn_xt->xt_n) {
 			i = 0; /* nothing is opened: the answer needs no export */
 			fh_err = -ESTALE;
@@ -354,12 +352,9 @@ int nfs3_server_fh_open(struct rpcrdma_nfs3_server *srv, const uint8_t *fh,
 		return -EBADMSG;
 	id = (uint32_t)fh[2] << 8 | fh[3];
 	sn = nfs3_snap_get(srv);
-	for (i = 0; i < sn->sn_xt->xt_n; i++)
-		if (sn->sn_exp[i]->ex_id == id) {
-			/* the MAC and the export's own checks: nfs3_fh_open's */
-			err = nfs3_fh_open(sn->sn_exp[i], fh, len, fdp, st);
-			break;
-		}
+	i = nfs3_snap_index(sn, id);
+	if (i < sn->sn_xt->xt_n) /* the MAC and the export's own checks: nfs3_fh_open's */
+		err = nfs3_fh_open(sn->sn_exp[i], fh, len, fdp, st);
 	nfs3_snap_put(sn);
 	return err;
 }

@@ -294,9 +294,7 @@ uint32_t nfs4_op_putfh(struct nfs4_compound *cp)
 	if (len < 4 || (p[0] != NFS3_FH_VERSION && p[0] != NFS4_PSEUDO_FH_VERSION))
 		return NFS4ERR_BADHANDLE;
 	id = load_be32(p) & 0xffff;
-	for (xi = 0; xi < sn->sn_xt->xt_n; xi++)
-		if (sn->sn_exp[xi]->ex_id == id)
-			break;
+	xi = nfs3_snap_index(sn, id);
 	if (p[0] == NFS4_PSEUDO_FH_VERSION) {
 		if (len != NFS4_PSEUDO_FH_LEN)
 			return NFS4ERR_BADHANDLE;

@@ -93,9 +93,7 @@ static bool scan_putfh(const struct nfs3_snap *sn, struct rpcrdma_xdr *a,
 	if (!p || len < 4 || (p[0] != NFS3_FH_VERSION && p[0] != NFS4_PSEUDO_FH_VERSION))
 		return false;
 	id = load_be32(p) & 0xffff;
-	for (xi = 0; xi < sn->sn_xt->xt_n; xi++)
-		if (sn->sn_exp[xi]->ex_id == id)
-			break;
+	xi = nfs3_snap_index(sn, id);
 	if (xi == sn->sn_xt->xt_n)
 		return false;
 	cur->sf_kind = p[0] == NFS4_PSEUDO_FH_VERSION ? SCAN_FH_PSEUDO : SCAN_FH_REAL;
