@@ -337,14 +337,14 @@ int svc_conn_accept(struct svc_group *grp, struct rdma_cm_id *id,
 		return -EBUSY;
 	}
 	if (ibv_query_device(id->verbs, &dattr)) {
-		atomic_fetch_sub(&svc->sv_nconns, 1);
-		return -EIO;
+		rc = -EIO;
+		goto out_place;
 	}
 
 	conn = calloc(1, sizeof(*conn));
 	if (!conn) {
-		atomic_fetch_sub(&svc->sv_nconns, 1);
-		return -ENOMEM;
+		rc = -ENOMEM;
+		goto out_place;
 	}
 	conn->sx_svc = svc;
 	conn->sx_grp = grp;
@@ -438,6 +438,7 @@ out_err:
 		rdma_destroy_qp(id);
 	conn->sx_recvs_posted = 0;
 	svc_conn_destroy(conn);
+out_place:
 	atomic_fetch_sub(&svc->sv_nconns, 1); /* the place svc_conn_admit() took */
 	return rc;
 }
