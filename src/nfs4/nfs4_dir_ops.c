@@ -189,7 +189,7 @@ uint32_t nfs4_op_rename(struct nfs4_compound *cp)
 	uint32_t fhlen = 0, status;
 	struct nfs3_name from, to;
 	struct stat sdst, tdst;
-	bool have_fh;
+	bool have_fh, two_dirs;
 	int err;
 
 	status = nfs4_get_component(cp->cp_args, &from);
@@ -212,9 +212,10 @@ uint32_t nfs4_op_rename(struct nfs4_compound *cp)
 	err = nfs3_become_caller(&cp->cp_c);
 	/* may the caller change both directories: first, as knfsd and
 	 * NFSv3's RENAME (a sticky source directory's EPERM comes after) */
+	two_dirs = sdst.st_dev != tdst.st_dev || sdst.st_ino != tdst.st_ino;
 	if (!err)
 		err = nfs3_dir_may_write(sfe->fe_path);
-	if (!err && (sdst.st_dev != tdst.st_dev || sdst.st_ino != tdst.st_ino))
+	if (!err && two_dirs)
 		err = nfs3_dir_may_write(tfe->fe_path);
 	if (err)
 		goto out_err;
@@ -227,7 +228,7 @@ uint32_t nfs4_op_rename(struct nfs4_compound *cp)
 		nfs3_fcache_forget(cp->cp_c.c_exp, fh, fhlen, false);
 	/* both directories, or the one once */
 	err = nfs3_commit_dir(&cp->cp_c, sfe);
-	if (!err && (sdst.st_dev != tdst.st_dev || sdst.st_ino != tdst.st_ino))
+	if (!err && two_dirs)
 		err = nfs3_commit_dir(&cp->cp_c, tfe);
 	if (err)
 		goto out_err;
