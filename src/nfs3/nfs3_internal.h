@@ -276,15 +276,16 @@ int nfs3_fcache_fd(struct nfs3_fentry *fe, int acc);
 int nfs3_fcache_set_fd(struct nfs3_fentry *fe, int acc, int fd);
 
 /**
- * nfs3_fcache_forget - after REMOVE or RENAME unlinked a name: if the
- * handle's file is cached and has no links left, drop it from the cache
- * (closed when its last call ends), as knfsd closes cached files on
- * unlink, so the space is freed and the handle turns STALE.  @gone: the
- * object has no name left for certain (RMDIR, a directory found with no
- * links): no fstat to count its links.
+ * nfs3_fcache_forget - after REMOVE or RENAME took away a name, or when a
+ * directory is found with no links: drop the handle's object from the
+ * caches (closed when its last call ends), as knfsd closes cached files on
+ * unlink, so the space is freed and a handle with no name left turns
+ * STALE.  Whether other links are left is not asked (it would cost an
+ * fstat on every REMOVE): a file with another name is opened again by its
+ * handle on its next call.
  */
 void nfs3_fcache_forget(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-			uint32_t len, bool gone);
+			uint32_t len);
 
 /* ---- nfs3_cred.c ---- */
 
