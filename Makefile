@@ -104,7 +104,9 @@ fuzz-nfs4: $(BUILD_FUZZ)/CMakeCache.txt
 	mkdir -p $(BUILD_FUZZ)/nfs4-corpus
 	$(BUILD_FUZZ)/tests/fuzz/fuzz_nfs4 -max_total_time=$(FUZZ_TIME) -max_len=4096 -artifact_prefix=$(BUILD_FUZZ)/nfs4- $(BUILD_FUZZ)/nfs4-corpus
 
+# Reconfigure first: rpcrdma.pc takes its prefix from the configure step.
 install: build
+	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:

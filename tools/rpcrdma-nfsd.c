@@ -842,8 +842,8 @@ int main(int argc, char **argv)
 	}
 	err = rpcrdma_mnt_start(srv, listen_addr, (uint16_t)mport, rpcbind, &mnt);
 	if (err) {
-		fprintf(stderr, PROG ": MOUNT on TCP port %lu: %s\n", mport,
-			strerror(-err));
+		fprintf(stderr, PROG ": MOUNT on TCP port %lu: %s%s\n", mport, strerror(-err),
+			rpcbind && err == -ECONNREFUSED ? " (--rpcbind: is rpcbind running?)" : "");
 		goto out_nlm;
 	}
 	if (rpcbind) {

@@ -369,7 +369,10 @@ int main(int argc, char **argv)
 	}
 	rc = mount_spec(&cfg, &sp, &nc, &base);
 	if (rc) {
-		fprintf(stderr, PROG ": %s: mount failed: %s\n", spec, strerror(-rc));
+		fprintf(stderr, PROG ": %s: mount failed: %s%s\n", spec, strerror(-rc),
+			!cfg.nf_mount_port && rc == -ECONNREFUSED ?
+				" (MOUNT port asked of the server's rpcbind: is it running, and "
+				"rpcrdma-nfsd started with --rpcbind? Else give --mount-port 20048)" : "");
 		rpcrdma_capture_close(capture, NULL);
 		nfs_spec_free(&sp);
 		return 1;
