@@ -30,6 +30,7 @@
 #undef RPC_MSG_VERSION
 
 #include "nfs3_internal.h"
+#include "../common/rpcb_tcp.h"
 
 
 /* One mount DUMP lists (RFC 1813 5.2.3, mountbody). */
@@ -491,13 +492,11 @@ int rpcrdma_mnt_start(struct rpcrdma_nfs3_server *srv, const char *listen_addr,
 		err = -EIO;
 		goto out_xprt;
 	}
-	if (rpcbind) {
-		pmap_unset(RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION);
-		if (!pmap_set(RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION, IPPROTO_TCP,
-			      port ? port : RPCRDMA_MNT_PORT)) {
-			err = -ECONNREFUSED; /* rpcbind not running */
+	if (rpcbind) { /* under tcp and tcp6, as the socket listens */
+		err = rpcb_tcp_set(RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION,
+				   m->m_fd, true);
+		if (err)
 			goto out_xprt;
-		}
 	}
 	err = -pthread_create(&m->m_thread, NULL, mnt_thread, m);
 	if (err)
@@ -506,8 +505,10 @@ int rpcrdma_mnt_start(struct rpcrdma_nfs3_server *srv, const char *listen_addr,
 	return 0;
 
 out_unreg:
-	if (rpcbind)
+	if (rpcbind) {
 		svc_unregister(RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION);
+		rpcb_tcp_unset(RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION);
+	}
 out_xprt:
 	svc_destroy(m->m_xprt); /* closes m_fd */
 	m->m_fd = -1;
@@ -531,9 +532,12 @@ void rpcrdma_mnt_stop(struct rpcrdma_mnt *m)
 	/*
 	 * Both libtirpc unregister calls talk to rpcbind; without --rpcbind
 	 * the callout stays (mnt_dispatch refuses calls while none runs).
+	 * svc_unregister() leaves the tcp6 mapping: dropped by name.
 	 */
-	if (m->m_rpcbind)
+	if (m->m_rpcbind) {
 		svc_unregister(RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION);
+		rpcb_tcp_unset(RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION);
+	}
 	svc_destroy(m->m_xprt);
 	mnt_current = NULL;
 	for (unsigned i = 0; i < m->m_nmounts; i++)

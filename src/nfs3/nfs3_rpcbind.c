@@ -10,6 +10,9 @@
  * (where it accepts SET and UNSET from the owner), with the universal
  * address (RFC 5665 section 5.2.3.3/4: the address, then the port's two
  * bytes in decimal) written here.
+ *
+ * Also the TCP side programs' registration (src/common/rpcb_tcp.h): under
+ * "tcp" and "tcp6", which /etc/netconfig has, through libtirpc.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -20,12 +23,15 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <rpc/pmap_clnt.h>
 #include <rpc/rpc.h>
+#include <rpc/rpcb_clnt.h>
 #include <rpc/rpcb_prot.h>
 /* <rpc/rpc_msg.h> and <rpcrdma/wire.h> both define RPC_MSG_VERSION. */
 #undef RPC_MSG_VERSION
 
 #include "nfs3_internal.h"
+#include "../common/rpcb_tcp.h"
 
 /* rpcbind's local socket (libtirpc's _PATH_RPCBINDSOCK lives under /var/run) */
 static const char *const rpcb_socks[] = { "/run/rpcbind.sock", _PATH_RPCBINDSOCK };
@@ -136,4 +142,64 @@ void rpcrdma_nfs3_rpcbind_unset(void)
 	rpcb_call(cl, RPCBPROC_UNSET, "rdma", "");
 	rpcb_call(cl, RPCBPROC_UNSET, "rdma6", "");
 	clnt_destroy(cl);
+}
+
+void rpcb_tcp_unset(uint32_t prog, uint32_t vers)
+{
+	struct netconfig *nc = getnetconfigent("tcp6");
+
+	pmap_unset(prog, vers);
+	if (nc) {
+		rpcb_unset(prog, vers, nc);
+		freenetconfigent(nc);
+	}
+}
+
+int rpcb_tcp_set(uint32_t prog, uint32_t vers, int fd, bool replace)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss), olen;
+	struct netconfig *nc;
+	bool v4, v6, ok;
+	int v6only = 0;
+	uint16_t port;
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+		return -errno;
+	if (ss.ss_family == AF_INET) {
+		v4 = true;
+		v6 = false;
+		port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	} else if (ss.ss_family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+		olen = sizeof(v6only);
+		if (getsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, &olen) < 0)
+			v6only = 1;
+		/* the wildcard of a dual-stack socket takes IPv4 too */
+		v4 = !v6only && IN6_IS_ADDR_UNSPECIFIED(&s6->sin6_addr);
+		v6 = true;
+		port = ntohs(s6->sin6_port);
+	} else {
+		return -EAFNOSUPPORT;
+	}
+	if (replace)
+		rpcb_tcp_unset(prog, vers);
+	if (v4 && !pmap_set(prog, vers, IPPROTO_TCP, port))
+		return -ECONNREFUSED;
+	if (!v6)
+		return 0;
+	nc = getnetconfigent("tcp6");
+	{
+		struct netbuf nb = { .len = len, .maxlen = len, .buf = &ss };
+
+		ok = nc && rpcb_set(prog, vers, nc, &nb);
+	}
+	if (nc)
+		freenetconfigent(nc);
+	if (ok)
+		return 0;
+	if (v4)
+		pmap_unset(prog, vers);
+	return -ECONNREFUSED;
 }

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "nlm_internal.h"
+#include "../common/rpcb_tcp.h"
 
 #define NLM_RETRY_MS 200
 #define NLM_NOTIFY_RETRY_S 5
@@ -563,9 +564,11 @@ static int serve(const char *listen_addr, uint16_t port, uint32_t prog, uint32_t
 		*xp = NULL;
 		return -EIO;
 	}
-	if (rpcbind) {
-		if (!pmap_set(prog, vers, IPPROTO_TCP, *bound))
-			return -ECONNREFUSED;
+	if (rpcbind) { /* under tcp and tcp6, as the socket listens */
+		int err2 = rpcb_tcp_set(prog, vers, fd, false);
+
+		if (err2)
+			return err2;
 		*registered = true;
 	}
 	return 0;
@@ -575,12 +578,12 @@ static void nlm_free(struct rpcrdma_nlm *n)
 {
 	if (n->n_xprt) {
 		if (n->n_registered)
-			pmap_unset(RPCRDMA_NLM_PROGRAM, RPCRDMA_NLM_VERSION);
+			rpcb_tcp_unset(RPCRDMA_NLM_PROGRAM, RPCRDMA_NLM_VERSION);
 		svc_destroy(n->n_xprt);
 	}
 	if (n->n_nsm_xprt) {
 		if (n->n_nsm_registered)
-			pmap_unset(RPCRDMA_NSM_PROGRAM, RPCRDMA_NSM_VERSION);
+			rpcb_tcp_unset(RPCRDMA_NSM_PROGRAM, RPCRDMA_NSM_VERSION);
 		svc_destroy(n->n_nsm_xprt);
 	}
 	nsm_records_free(n->n_notify);
@@ -661,8 +664,8 @@ int rpcrdma_nlm_start(const struct rpcrdma_nlm_config *cfg, struct rpcrdma_nlm *
 		goto out_table;
 	/* the host's statd may own NSM: then reboot notifications go to it */
 	if (cfg->lc_rpcbind) {
-		if (pmap_set(RPCRDMA_NSM_PROGRAM, RPCRDMA_NSM_VERSION, IPPROTO_TCP,
-			     n->n_nsm_port))
+		if (rpcb_tcp_set(RPCRDMA_NSM_PROGRAM, RPCRDMA_NSM_VERSION,
+				 n->n_nsm_xprt->xp_fd, false) == 0)
 			n->n_nsm_registered = true;
 		else
 			fprintf(n->n_log, "rpcrdma-nfsd: nsm: rpcbind has program %u "
