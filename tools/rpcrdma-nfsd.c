@@ -762,8 +762,13 @@ int main(int argc, char **argv)
 	scfg.sc_verbose = verbose;
 	err = rpcrdma_svc_create(&scfg, &g_svc);
 	if (err) {
-		fprintf(stderr, PROG ": cannot listen on %s port %lu: %s\n",
-			listen_addr ? listen_addr : "any address", port, strerror(-err));
+		fprintf(stderr, PROG ": cannot listen on %s port %lu: %s%s\n",
+			listen_addr ? listen_addr : "any address", port, strerror(-err),
+			err == -ENODEV ? " (no RDMA device: see `rdma link show`; "
+					 "Soft-RoCE: `rdma link add rxe0 type rxe netdev IFACE`)" :
+			err == -EADDRINUSE || (err == -EADDRNOTAVAIL && !listen_addr) ?
+				" (is another NFS/RDMA server, such as the kernel's nfsd "
+				"with an rdma port, already listening on this port?)" : "");
 		goto out_export;
 	}
 	err = rpcrdma_svc_register_flags(g_svc, RPCRDMA_NFS3_PROGRAM, RPCRDMA_NFS3_VERSION,
