@@ -55,8 +55,8 @@ static void usage(FILE *f)
 	fprintf(f,
 "Usage: " PROG " --export DIR [options]\n"
 "       " PROG " --exports FILE [options]\n"
-"Serve DIR, or the exports FILE lists (exports(5) syntax), over NFSv3 on\n"
-"RPC-over-RDMA (RFC 8166/8267), MOUNT v3 over TCP.\n"
+"Serve DIR, or the exports FILE lists (exports(5) syntax), over NFSv3 and\n"
+"NFSv4.1 on RPC-over-RDMA (RFC 8166/8267), MOUNT v3 over TCP.\n"
 "\n"
 "  -e, --export DIR        one directory to export, read-write, to the\n"
 "                          --allow networks\n"

@@ -31,7 +31,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: " PROG " [options] SERVER:/export COMMAND [ARGS]\n"
-		"       " PROG " [options] nfs://SERVER[:PORT]/export[/path][?mountport=N] COMMAND [ARGS]\n"
+		"       " PROG " [options] nfs://SERVER[:PORT]/export[/path][?nfsport=N&mountport=N] COMMAND [ARGS]\n"
 		"  (IPv6: [ADDRESS]:/export, nfs://[ADDRESS]/export; with a URL the paths\n"
 		"  of COMMAND are taken below its path)\n"
 		"commands:\n"
