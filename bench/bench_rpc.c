@@ -29,7 +29,9 @@
  * hands every call to a worker.
  *
  * The client keeps --inflight asynchronous calls in flight for --seconds
- * (NULL) or for --count calls (echo) and prints one JSON object: calls per
+ * (NULL) or for --count calls (echo); its main thread starts the calls that
+ * finished since it last looked again in one batch (their Sends posted
+ * together, rpcrdma_clnt_batch_begin()), and prints one JSON object: calls per
  * second, latency median and 99th percentile (microseconds, send to
  * completion callback), and for echo the goodput in MB/s (2^20 B/s, the
  * echoed bytes per second, each way).
