@@ -1223,9 +1223,13 @@ static void *batch_grant_thread(void *arg)
 {
 	struct batch_grant *bg = arg;
 
-	while (__atomic_load_n(&fv.fv_nsends, __ATOMIC_ACQUIRE) < bg->bg_sends)
-		usleep(1000);
+	/* (posts are made under the client's lock: read the count under it) */
 	pthread_mutex_lock(&bg->bg_cl->cl_lock);
+	while (fv.fv_nsends < bg->bg_sends) {
+		pthread_mutex_unlock(&bg->bg_cl->cl_lock);
+		usleep(1000);
+		pthread_mutex_lock(&bg->bg_cl->cl_lock);
+	}
 	bg->bg_cl->cl_credits = 3;
 	pthread_cond_broadcast(&bg->bg_cl->cl_slot_cond);
 	pthread_mutex_unlock(&bg->bg_cl->cl_lock);
