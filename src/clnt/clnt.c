@@ -308,6 +308,7 @@ static void clnt_conn_close(struct rpcrdma_clnt *cl)
 {
 	pthread_mutex_lock(&cl->cl_lock);
 	cl->cl_connected = false;
+	cl->cl_batch_head = cl->cl_batch_tail = NULL; /* never posted on this QP */
 	if (cl->cl_sq_ring)
 		clnt_sq_release_all(cl);
 	clnt_bc_release_all(cl); /* backchannel hook: before the slab's MR goes */

@@ -129,6 +129,7 @@ static int clnt_post_call_common(struct rpcrdma_clnt *cl, struct clnt_req *rl, b
 		else
 			cl->cl_batch_head = &rl->rl_wr;
 		cl->cl_batch_tail = &rl->rl_wr;
+		clnt_windows_set(rl, true); /* (none: a call with windows is not queued) */
 		return 0;
 	}
 	rc = rpcrdma_verbs_post_send(cl->cl_qp, rl->rl_nbind ? &rl->rl_bind_wr[0] : &rl->rl_wr,
