@@ -29,7 +29,9 @@
  * hands every call to a worker.
  *
  * The client keeps --inflight asynchronous calls in flight for --seconds
- * (NULL) or for --count calls (echo) and prints one JSON object: calls per
+ * (NULL) or for --count calls (echo); its main thread starts the calls that
+ * finished since it last looked again in one batch (their Sends posted
+ * together, rpcrdma_clnt_batch_begin()), and prints one JSON object: calls per
  * second, latency median and 99th percentile (microseconds, send to
  * completion callback), and for echo the goodput in MB/s (2^20 B/s, the
  * echoed bytes per second, each way).
@@ -200,17 +202,28 @@ static void call_done(struct rpcrdma_clnt_call *ca, int status, void *arg)
 	pthread_mutex_unlock(&r->lock);
 }
 
-static unsigned wait_done(struct run *r)
+/* Wait for finished calls; take all of them (at most @max) into @out. */
+static unsigned wait_done_all(struct run *r, unsigned *out, unsigned max)
 {
-	unsigned i;
+	unsigned n = 0;
 
 	pthread_mutex_lock(&r->lock);
 	while (!r->count)
 		pthread_cond_wait(&r->cond, &r->lock);
-	i = r->done[r->head];
-	r->head = (r->head + 1) % BENCH_MAX_INFLIGHT;
-	r->count--;
+	while (r->count && n < max) {
+		out[n++] = r->done[r->head];
+		r->head = (r->head + 1) % BENCH_MAX_INFLIGHT;
+		r->count--;
+	}
 	pthread_mutex_unlock(&r->lock);
+	return n;
+}
+
+static unsigned wait_done(struct run *r)
+{
+	unsigned i;
+
+	wait_done_all(r, &i, 1);
 	return i;
 }
 
@@ -328,6 +341,7 @@ static int run_client(const struct client_opts *o)
 
 	t0 = now_ns();
 	deadline = t0 + (uint64_t)(o->seconds * 1e9);
+	rpcrdma_clnt_batch_begin(cl);
 	for (i = 0; i < o->inflight; i++) {
 		if (o->echo && sent >= o->count)
 			break;
@@ -339,48 +353,62 @@ static int run_client(const struct client_opts *o)
 		sent++;
 		outstanding++;
 	}
+	rpcrdma_clnt_batch_end(cl);
 	while (outstanding) {
-		struct slot *s = &slots[wait_done(&run)];
-		bool more;
+		unsigned fin[BENCH_MAX_INFLIGHT], nfin, k;
 
-		outstanding--;
-		if (s->status) {
-			if (!first_err)
-				first_err = s->status;
-			errors++;
-		} else if (o->echo && (s->ca.ca_rddp_len != o->bytes ||
-				       (completed == 0 && memcmp(s->rddp, src, o->bytes)))) {
-			if (!first_err)
-				first_err = -EBADMSG;
-			errors++;
-		} else {
-			completed++;
-			if (nlat == cap_lat) {
-				double *n;
+		/* The calls that finished are started again together: their
+		 * Sends go out with one post (rpcrdma_clnt_batch_begin()). */
+		nfin = wait_done_all(&run, fin, BENCH_MAX_INFLIGHT);
+		rpcrdma_clnt_batch_begin(cl);
+		for (k = 0; k < nfin; k++) {
+			struct slot *s = &slots[fin[k]];
+			bool more;
 
-				cap_lat = cap_lat ? cap_lat * 2 : 4096;
-				n = realloc(lat, cap_lat * sizeof(*lat));
-				if (!n)
-					goto out_nomem;
-				lat = n;
+			outstanding--;
+			if (s->status) {
+				if (!first_err)
+					first_err = s->status;
+				errors++;
+			} else if (o->echo && (s->ca.ca_rddp_len != o->bytes ||
+					       (completed == 0 && memcmp(s->rddp, src, o->bytes)))) {
+				if (!first_err)
+					first_err = -EBADMSG;
+				errors++;
+			} else {
+				completed++;
+				if (nlat == cap_lat) {
+					double *n;
+
+					cap_lat = cap_lat ? cap_lat * 2 : 4096;
+					n = realloc(lat, cap_lat * sizeof(*lat));
+					if (!n) {
+						rpcrdma_clnt_batch_end(cl);
+						/* the rest of fin[] finished too */
+						outstanding -= nfin - k - 1;
+						goto out_nomem;
+					}
+					lat = n;
+				}
+				lat[nlat++] = (double)(s->t_done - s->t_sent) / 1e3;
 			}
-			lat[nlat++] = (double)(s->t_done - s->t_sent) / 1e3;
-		}
-		if (first_err)
-			more = false;
-		else if (o->echo)
-			more = sent < o->count;
-		else
-			more = now_ns() < deadline;
-		if (more) {
-			ret = start_call(cl, s);
-			if (ret) {
-				first_err = ret;
-				continue;
+			if (first_err)
+				more = false;
+			else if (o->echo)
+				more = sent < o->count;
+			else
+				more = now_ns() < deadline;
+			if (more) {
+				ret = start_call(cl, s);
+				if (ret) {
+					first_err = ret;
+					continue;
+				}
+				sent++;
+				outstanding++;
 			}
-			sent++;
-			outstanding++;
 		}
+		rpcrdma_clnt_batch_end(cl);
 	}
 	t1 = now_ns();
 	secs = (double)(t1 - t0) / 1e9;

@@ -293,6 +293,37 @@ int rpcrdma_clnt_call_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *c
 			    rpcrdma_clnt_done_fn done, void *arg, uint32_t *xid);
 
 /**
+ * rpcrdma_clnt_batch_begin - start a batch of asynchronous calls.
+ * @cl: the client.
+ *
+ * The Sends of the asynchronous calls this thread starts from now until
+ * rpcrdma_clnt_batch_end() (rpcrdma_clnt_call_async(), without memory
+ * windows to bind) are queued in order and posted together, with one
+ * ibv_post_send (one doorbell; with Soft-RoCE one system call instead of
+ * one per call).  Nothing is held back for long: the queue is posted at
+ * rpcrdma_clnt_batch_end(), before this thread waits for a credit or a
+ * reconnect, and at once when any other thread posts (or this one makes
+ * a synchronous call).  A queued call counts as sent: its credit is
+ * taken, its timeout runs, and it may be aborted.  Batches nest (the
+ * outermost end posts); while another thread holds a batch open on @cl,
+ * this call does nothing and this thread's calls are posted at once.
+ * Must not be called from a completion callback.
+ */
+void rpcrdma_clnt_batch_begin(struct rpcrdma_clnt *cl);
+
+/**
+ * rpcrdma_clnt_batch_end - end a batch: post the queued Sends.
+ * @cl: the client.
+ *
+ * A failed post closes the connection: the queued calls then end as calls
+ * lost with their connection do (-ECONNRESET, or sent again with
+ * cf_retries), their callbacks run before this returns or on the
+ * completion thread.  Without a matching rpcrdma_clnt_batch_begin() of
+ * this thread, nothing happens.
+ */
+void rpcrdma_clnt_batch_end(struct rpcrdma_clnt *cl);
+
+/**
  * rpcrdma_clnt_abort - give up a pending call.
  * @cl: the client.  @xid: the call's xid.
  *

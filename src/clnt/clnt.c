@@ -275,6 +275,10 @@ void clnt_disconnected(struct rpcrdma_clnt *cl)
 		cl->cl_connected = false;
 		rpcrdma_verbs_disconnect(cl->cl_id);
 	}
+	/* Sends a batch queued are never posted: this QP is going, and their
+	 * calls end with the others below (their requests leave the Send
+	 * ring when the connection is closed). */
+	cl->cl_batch_head = cl->cl_batch_tail = NULL;
 	clnt_fail_pending(cl, -ECONNRESET);
 	pthread_cond_broadcast(&cl->cl_slot_cond);
 }
@@ -304,6 +308,7 @@ static void clnt_conn_close(struct rpcrdma_clnt *cl)
 {
 	pthread_mutex_lock(&cl->cl_lock);
 	cl->cl_connected = false;
+	cl->cl_batch_head = cl->cl_batch_tail = NULL; /* never posted on this QP */
 	if (cl->cl_sq_ring)
 		clnt_sq_release_all(cl);
 	clnt_bc_release_all(cl); /* backchannel hook: before the slab's MR goes */
@@ -608,11 +613,13 @@ static void *clnt_thread(void *arg)
 		if (pfd[2].revents)
 			break;
 		if (pfd[0].revents) {
-			while (ibv_get_cq_event(cl->cl_channel, &cq, &ctx) == 0) {
-				if (++cl->cl_unacked_events >= 16) {
-					ibv_ack_cq_events(cl->cl_cq, cl->cl_unacked_events);
-					cl->cl_unacked_events = 0;
-				}
+			/* One CQ on the channel, armed once per event: one
+			 * event to read (a second read would only return
+			 * EAGAIN, a system call per wake-up). */
+			if (ibv_get_cq_event(cl->cl_channel, &cq, &ctx) == 0 &&
+			    ++cl->cl_unacked_events >= 16) {
+				ibv_ack_cq_events(cl->cl_cq, cl->cl_unacked_events);
+				cl->cl_unacked_events = 0;
 			}
 			ibv_req_notify_cq(cl->cl_cq, 0);
 			clnt_poll(cl);

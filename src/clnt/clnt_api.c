@@ -94,9 +94,10 @@ int clnt_call_wait_tries(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned 
 	return clnt_call_finish(cl, rl, rc);
 }
 
-/* The RPC side's end of a call whose outcome is @rc: release the caller's
- * memory, decode the RPC reply header, give the request up.  No lock. */
-static int clnt_call_finish(struct rpcrdma_clnt *cl, struct clnt_req *rl, int rc)
+/* The RPC side's end of a call whose outcome is @rc, but for giving the
+ * request up: release the caller's memory, decode the RPC reply header.
+ * Return: the call's final status.  No lock. */
+static int clnt_call_outcome(struct clnt_req *rl, int rc)
 {
 	struct rpcrdma_clnt_call *ca = rl->rl_call;
 	struct rpcrdma_rpc_msg msg;
@@ -116,7 +117,14 @@ static int clnt_call_finish(struct rpcrdma_clnt *cl, struct clnt_req *rl, int rc
 		if (!rc)
 			ca->ca_res_off = msg.rm_hdr_len;
 	}
+	return rc;
+}
 
+/* The RPC side's end of a call whose outcome is @rc: clnt_call_outcome(),
+ * then give the request up.  No lock. */
+static int clnt_call_finish(struct rpcrdma_clnt *cl, struct clnt_req *rl, int rc)
+{
+	rc = clnt_call_outcome(rl, rc);
 	pthread_mutex_lock(&cl->cl_lock);
 	cl->cl_rpc_busy--;
 	clnt_req_release(cl, rl, CLNT_OWNER_RPC);
@@ -194,31 +202,55 @@ int rpcrdma_clnt_call_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *c
 	return 0;
 }
 
-/* Finish every asynchronous call whose outcome is in.  No lock held. */
+/* Callbacks run per chunk of this many finished calls. */
+#define CLNT_DONE_CHUNK 32u
+
+/*
+ * Finish every asynchronous call whose outcome is in.  No lock held.  The
+ * calls are taken a chunk at a time: each call's memory released and its
+ * reply decoded (no lock), then the chunk's requests given up under one
+ * lock (not one per call: the lock is the one callers take to start
+ * calls), then their callbacks.
+ */
 void clnt_run_done(struct rpcrdma_clnt *cl)
 {
-	struct clnt_req *rl, *next;
-
-again:
-	pthread_mutex_lock(&cl->cl_lock);
-	rl = cl->cl_done;
-	cl->cl_done = NULL;
-	pthread_mutex_unlock(&cl->cl_lock);
-	if (!rl)
-		return;
-	for (; rl; rl = next) {
-		struct rpcrdma_clnt_call *ca = rl->rl_call;
-		rpcrdma_clnt_done_fn done = rl->rl_done;
-		void *arg = rl->rl_done_arg;
+	struct {
+		struct rpcrdma_clnt_call *ca;
+		rpcrdma_clnt_done_fn done;
+		void *arg;
 		int rc;
+	} fin[CLNT_DONE_CHUNK];
+	struct clnt_req *list, *rl, *next, *chunk[CLNT_DONE_CHUNK];
+	unsigned n, i;
 
-		next = rl->rl_next;
-		rl->rl_next = NULL;
-		rc = clnt_call_finish(cl, rl, rl->rl_status);
-		done(ca, rc, arg);
+	pthread_mutex_lock(&cl->cl_lock);
+	while ((list = cl->cl_done)) {
+		cl->cl_done = NULL;
+		pthread_mutex_unlock(&cl->cl_lock);
+		for (rl = list; rl;) {
+			for (n = 0; rl && n < CLNT_DONE_CHUNK; rl = next, n++) {
+				next = rl->rl_next;
+				rl->rl_next = NULL;
+				fin[n].ca = rl->rl_call;
+				fin[n].done = rl->rl_done;
+				fin[n].arg = rl->rl_done_arg;
+				fin[n].rc = clnt_call_outcome(rl, rl->rl_status);
+				chunk[n] = rl;
+			}
+			pthread_mutex_lock(&cl->cl_lock);
+			for (i = 0; i < n; i++) {
+				cl->cl_rpc_busy--;
+				clnt_req_release(cl, chunk[i], CLNT_OWNER_RPC);
+			}
+			pthread_cond_broadcast(&cl->cl_slot_cond);
+			pthread_mutex_unlock(&cl->cl_lock);
+			for (i = 0; i < n; i++)
+				fin[i].done(fin[i].ca, fin[i].rc, fin[i].arg);
+		}
+		/* Callbacks may have ended more calls (abort). */
+		pthread_mutex_lock(&cl->cl_lock);
 	}
-	/* Callbacks may have ended more calls (abort). */
-	goto again;
+	pthread_mutex_unlock(&cl->cl_lock);
 }
 
 /* A call waiting to be sent again (not in the xid table) with @xid.

@@ -260,6 +260,13 @@ struct rpcrdma_clnt {
 	uint32_t cl_sq_unsignaled;    /* posted since the last signalled one */
 	uint32_t cl_sq_signaled;      /* signalled Sends not yet completed */
 
+	/* A batch of asynchronous calls (rpcrdma_clnt_batch_begin()) of one
+	 * thread: their Sends, already in the Send ring in this order,
+	 * chained here and posted together by clnt_batch_flush(). */
+	pthread_t cl_batch_owner;
+	unsigned cl_batch_depth;      /* 0: no batch open */
+	struct ibv_send_wr *cl_batch_head, *cl_batch_tail;
+
 	struct clnt_buffer cl_bufs[RPCRDMA_CLNT_MAX_BUFFERS];
 
 	struct rpcrdma_wire_limits cl_limits;
@@ -396,6 +403,9 @@ int clnt_call_start_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
 			  struct clnt_req **out, rpcrdma_clnt_done_fn done,
 			  void *arg, uint64_t deadline);
 int clnt_post_call(struct rpcrdma_clnt *cl, struct clnt_req *rl);
+/* clnt_batch_flush - post the Sends queued by a batch (one post); a
+ * failed post closes the connection.  Lock held. */
+void clnt_batch_flush(struct rpcrdma_clnt *cl);
 
 /* clnt_api.c */
 /* clnt_deadline - CLOCK_MONOTONIC now + @ms, for pthread_cond_timedwait. */

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include "clnt/clnt_internal.h"
@@ -37,18 +38,75 @@ int clnt_call_start_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
 	return clnt_call_start_common(cl, ca, out, NULL, 0, done, arg, deadline);
 }
 
+/* The calling thread holds @cl's batch open.  Lock held. */
+static bool clnt_batch_mine(const struct rpcrdma_clnt *cl)
+{
+	return cl->cl_batch_depth && pthread_equal(cl->cl_batch_owner, pthread_self());
+}
+
+void clnt_batch_flush(struct rpcrdma_clnt *cl)
+{
+	struct ibv_send_wr *chain = cl->cl_batch_head, *bad;
+	int rc;
+
+	if (!chain)
+		return;
+	cl->cl_batch_head = cl->cl_batch_tail = NULL;
+	rc = rpcrdma_verbs_post_send(cl->cl_qp, chain, &bad);
+	if (!rc)
+		return;
+	/* The Sends from @bad on are not on the queue; their requests are
+	 * the last in the Send ring, released when the connection is
+	 * closed, and their calls end as calls lost with it. */
+	clnt_log(cl, "posting a batch of Sends failed: %s: disconnecting", strerror(-rc));
+	clnt_disconnected(cl);
+}
+
+void rpcrdma_clnt_batch_begin(struct rpcrdma_clnt *cl)
+{
+	pthread_mutex_lock(&cl->cl_lock);
+	if (!cl->cl_batch_depth) {
+		cl->cl_batch_owner = pthread_self();
+		cl->cl_batch_depth = 1;
+	} else if (clnt_batch_mine(cl)) {
+		cl->cl_batch_depth++;
+	}
+	pthread_mutex_unlock(&cl->cl_lock);
+}
+
+void rpcrdma_clnt_batch_end(struct rpcrdma_clnt *cl)
+{
+	pthread_mutex_lock(&cl->cl_lock);
+	if (clnt_batch_mine(cl) && !--cl->cl_batch_depth)
+		clnt_batch_flush(cl);
+	pthread_mutex_unlock(&cl->cl_lock);
+	/* A failed post ended calls: their callbacks. */
+	clnt_run_done(cl);
+}
+
 /*
  * Post marshalled @rl (its credit taken): into the xid table, the Send
- * ring, then one post of its window binds and its Send.  Return: 0 (now
- * RL_PENDING), or the post's error with everything undone (RL_PREPARED,
- * registrations kept).  Lock held.
+ * ring, then one post of its window binds and its Send; or, with
+ * @may_queue (an asynchronous call of the thread holding the batch open,
+ * no window to bind), only queue its Send behind the batch's others.
+ * Sends a batch queued go out first: the Send ring is in posting order,
+ * and a signalled Send's completion releases every Send before it.
+ * Return: 0 (now RL_PENDING), or the post's error with everything undone
+ * (RL_PREPARED, registrations kept); -ENOTCONN when posting the queued
+ * Sends first closed the connection.  Lock held.
  */
-int clnt_post_call(struct rpcrdma_clnt *cl, struct clnt_req *rl)
+static int clnt_post_call_common(struct rpcrdma_clnt *cl, struct clnt_req *rl, bool may_queue)
 {
 	struct ibv_send_wr *bad;
+	bool queue = may_queue && !rl->rl_nbind && clnt_batch_mine(cl);
 	uint32_t i;
 	int rc;
 
+	if (!queue && cl->cl_batch_head) {
+		clnt_batch_flush(cl);
+		if (!cl->cl_connected)
+			return -ENOTCONN;
+	}
 	rl->rl_state = RL_PENDING;
 	rl->rl_aborted = false;
 	clnt_wire_add(cl, rl);
@@ -65,6 +123,15 @@ int clnt_post_call(struct rpcrdma_clnt *cl, struct clnt_req *rl)
 		rl->rl_bind_wr[i].wr_id = (uintptr_t)&cl->cl_quiet_cqe;
 	}
 	clnt_capture_send(cl, &rl->rl_wr);
+	if (queue) {
+		if (cl->cl_batch_tail)
+			cl->cl_batch_tail->next = &rl->rl_wr;
+		else
+			cl->cl_batch_head = &rl->rl_wr;
+		cl->cl_batch_tail = &rl->rl_wr;
+		clnt_windows_set(rl, true); /* (none: a call with windows is not queued) */
+		return 0;
+	}
 	rc = rpcrdma_verbs_post_send(cl->cl_qp, rl->rl_nbind ? &rl->rl_bind_wr[0] : &rl->rl_wr,
 				     &bad);
 	if (rc) {
@@ -80,6 +147,11 @@ int clnt_post_call(struct rpcrdma_clnt *cl, struct clnt_req *rl)
 		rl->rl_bind_wr[i].bind_mw.mw->rkey = rl->rl_bind_wr[i].bind_mw.rkey;
 	clnt_windows_set(rl, true);
 	return 0;
+}
+
+int clnt_post_call(struct rpcrdma_clnt *cl, struct clnt_req *rl)
+{
+	return clnt_post_call_common(cl, rl, false);
 }
 
 static int clnt_call_start_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
@@ -102,6 +174,11 @@ static int clnt_call_start_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_c
 		/* Calls to resend go first (cl_ready). */
 		while (cl->cl_connected && (!cl->cl_free || cl->cl_ready ||
 					    cl->cl_outstanding >= cl->cl_credits)) {
+			/* Never wait with Sends of our batch unposted: the
+			 * credits they hold come back only with their replies. */
+			clnt_batch_flush(cl);
+			if (!cl->cl_connected)
+				break;
 			if (!waited)
 				cl->cl_stats.cs_credit_waits++;
 			waited = true;
@@ -163,7 +240,7 @@ static int clnt_call_start_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_c
 	rl->rl_done = done;
 	rl->rl_done_arg = arg;
 	rl->rl_deadline_ms = deadline;
-	rc = clnt_post_call(cl, rl);
+	rc = clnt_post_call_common(cl, rl, done != NULL);
 	if (rc)
 		goto err_unlock;
 	*out = rl;

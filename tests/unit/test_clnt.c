@@ -1124,6 +1124,200 @@ static void test_bad_reply_and_repost_failure(void **state)
 	assert_int_equal(cl->cl_rpc_busy, 0);
 }
 
+/* A batch (rpcrdma_clnt_batch_begin): the Sends of three asynchronous
+ * calls are queued in Send-ring order and posted with one post_send (one
+ * doorbell) at the end, signalled as if posted one by one; the replies
+ * then complete them as usual. */
+static void test_batch_one_post(void **state)
+{
+	struct three_calls t;
+	struct rpcrdma_clnt *cl = three_calls_clnt(state, &t);
+	struct async_seen seen[3] = { { 0 } };
+	uint8_t reply[64];
+	uint32_t xid[3];
+	unsigned i, posts = fv.fv_send_post_calls;
+
+	rpcrdma_clnt_batch_begin(cl);
+	rpcrdma_clnt_batch_begin(cl); /* nested: the outer end posts */
+	for (i = 0; i < 3; i++)
+		assert_int_equal(rpcrdma_clnt_call_async(cl, &t.ca[i], async_done, &seen[i],
+							 &xid[i]), 0);
+	rpcrdma_clnt_batch_end(cl);
+	assert_int_equal(fv.fv_send_post_calls, posts);
+	assert_int_equal(fv.fv_nsends, 0);
+	assert_int_equal(cl->cl_outstanding, 3); /* queued calls hold their credits */
+	rpcrdma_clnt_batch_end(cl);
+	assert_int_equal(fv.fv_send_post_calls, posts + 1);
+	assert_int_equal(fv.fv_nsends, 3);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(fv.fv_send_ids[i], (uintptr_t)&cl->cl_sq_ring[i]->rl_cqe);
+	assert_int_equal(cl->cl_sq_ring[0]->rl_xid, xid[0]);
+	assert_int_equal(cl->cl_sq_ring[2]->rl_xid, xid[2]);
+	assert_int_equal(fv.fv_send_flags[0], 0);
+	assert_int_equal(fv.fv_send_flags[1], IBV_SEND_SIGNALED);
+	assert_int_equal(fv.fv_send_flags[2], 0);
+	rpcrdma_clnt_batch_end(cl); /* unmatched: nothing */
+	assert_int_equal(fv.fv_send_post_calls, posts + 1);
+
+	for (i = 0; i < 3; i++)
+		deliver(cl, reply, build_inline_reply(reply, xid[i], 4, 10 + i));
+	cq_push(fv.fv_send_ids[1], IBV_WC_SUCCESS, IBV_WC_SEND, 0);
+	clnt_poll(cl);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(seen[i].calls, 1);
+		assert_int_equal(seen[i].status, 0);
+		assert_int_equal(seen[i].result, 10 + i);
+	}
+	pthread_mutex_lock(&cl->cl_lock);
+	clnt_sq_release_all(cl);
+	pthread_mutex_unlock(&cl->cl_lock);
+	assert_int_equal(cl->cl_reqs_out, 0);
+}
+
+/* A post made outside the batch (here a synchronous call by the same
+ * thread) sends the queued Sends first, so the Send ring stays in posting
+ * order: a signalled Send's completion releases only Sends before it. */
+static void test_batch_flushed_before_other_post(void **state)
+{
+	struct three_calls t;
+	struct rpcrdma_clnt *cl = three_calls_clnt(state, &t);
+	struct async_seen seen[2] = { { 0 } };
+	uint32_t xid[2];
+	struct clnt_req *rl;
+	unsigned posts = fv.fv_send_post_calls;
+
+	rpcrdma_clnt_batch_begin(cl);
+	assert_int_equal(rpcrdma_clnt_call_async(cl, &t.ca[0], async_done, &seen[0], &xid[0]), 0);
+	assert_int_equal(rpcrdma_clnt_call_async(cl, &t.ca[1], async_done, &seen[1], &xid[1]), 0);
+	assert_int_equal(fv.fv_nsends, 0);
+	assert_int_equal(clnt_call_start(cl, &t.ca[2], &rl), 0);
+	assert_int_equal(fv.fv_send_post_calls, posts + 2);
+	assert_int_equal(fv.fv_nsends, 3);
+	assert_int_equal(fv.fv_send_ids[0], (uintptr_t)&cl->cl_sq_ring[0]->rl_cqe);
+	assert_int_equal(cl->cl_sq_ring[0]->rl_xid, xid[0]);
+	assert_int_equal(cl->cl_sq_ring[1]->rl_xid, xid[1]);
+	assert_int_equal(fv.fv_send_ids[2], (uintptr_t)&rl->rl_cqe);
+	rpcrdma_clnt_batch_end(cl); /* nothing left to post */
+	assert_int_equal(fv.fv_send_post_calls, posts + 2);
+	pthread_mutex_lock(&cl->cl_lock);
+	clnt_disconnected(cl);
+	pthread_mutex_unlock(&cl->cl_lock);
+	clnt_run_done(cl);
+	assert_int_equal(seen[0].status, -ECONNRESET);
+	assert_int_equal(seen[1].status, -ECONNRESET);
+	assert_int_equal(clnt_call_wait(cl, rl, 1000), -ECONNRESET);
+	pthread_mutex_lock(&cl->cl_lock);
+	clnt_sq_release_all(cl);
+	pthread_mutex_unlock(&cl->cl_lock);
+	assert_int_equal(cl->cl_reqs_out, 0);
+}
+
+struct batch_grant {
+	struct rpcrdma_clnt *bg_cl;
+	unsigned bg_sends;    /* Sends posted before the grant is raised */
+};
+
+/* Raise the grant once the queued Sends are on the wire: a caller that
+ * waited for a credit with its batch unposted would never get here. */
+static void *batch_grant_thread(void *arg)
+{
+	struct batch_grant *bg = arg;
+
+	/* (posts are made under the client's lock: read the count under it) */
+	pthread_mutex_lock(&bg->bg_cl->cl_lock);
+	while (fv.fv_nsends < bg->bg_sends) {
+		pthread_mutex_unlock(&bg->bg_cl->cl_lock);
+		usleep(1000);
+		pthread_mutex_lock(&bg->bg_cl->cl_lock);
+	}
+	bg->bg_cl->cl_credits = 3;
+	pthread_cond_broadcast(&bg->bg_cl->cl_slot_cond);
+	pthread_mutex_unlock(&bg->bg_cl->cl_lock);
+	return NULL;
+}
+
+/* A call of the batch that must wait for a credit posts the queued Sends
+ * first: their credits come back only with their replies, which their
+ * Sends must be posted to bring. */
+static void test_batch_flushed_before_credit_wait(void **state)
+{
+	struct three_calls t;
+	struct rpcrdma_clnt *cl = three_calls_clnt(state, &t);
+	struct async_seen seen[3] = { { 0 } };
+	struct batch_grant bg = { .bg_cl = cl, .bg_sends = 2 };
+	pthread_t th;
+	uint32_t xid[3];
+	unsigned i;
+
+	cl->cl_credits = 2;
+	assert_int_equal(pthread_create(&th, NULL, batch_grant_thread, &bg), 0);
+	rpcrdma_clnt_batch_begin(cl);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(rpcrdma_clnt_call_async(cl, &t.ca[i], async_done, &seen[i],
+							 &xid[i]), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(cl->cl_stats.cs_credit_waits, 1);
+	assert_int_equal(fv.fv_nsends, 2);
+	rpcrdma_clnt_batch_end(cl);
+	assert_int_equal(fv.fv_nsends, 3);
+	assert_int_equal(fv.fv_send_ids[2], (uintptr_t)&cl->cl_sq_ring[2]->rl_cqe);
+	pthread_mutex_lock(&cl->cl_lock);
+	clnt_disconnected(cl);
+	clnt_sq_release_all(cl);
+	pthread_mutex_unlock(&cl->cl_lock);
+	clnt_run_done(cl);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(seen[i].calls, 1);
+	assert_int_equal(cl->cl_reqs_out, 0);
+}
+
+/* Queued Sends whose connection goes (or whose batched post fails) are
+ * never posted on it: their calls end as lost with the connection, once,
+ * and their requests come back when it is closed. */
+static void test_batch_lost_with_connection(void **state)
+{
+	struct three_calls t;
+	struct rpcrdma_clnt *cl = three_calls_clnt(state, &t);
+	struct async_seen seen[3] = { { 0 } };
+	uint32_t xid[3];
+	unsigned posts = fv.fv_send_post_calls;
+
+	rpcrdma_clnt_batch_begin(cl);
+	assert_int_equal(rpcrdma_clnt_call_async(cl, &t.ca[0], async_done, &seen[0], &xid[0]), 0);
+	pthread_mutex_lock(&cl->cl_lock);
+	clnt_disconnected(cl);
+	pthread_mutex_unlock(&cl->cl_lock);
+	rpcrdma_clnt_batch_end(cl);
+	assert_int_equal(fv.fv_send_post_calls, posts); /* never posted */
+	assert_int_equal(seen[0].calls, 1);
+	assert_int_equal(seen[0].status, -ECONNRESET);
+	pthread_mutex_lock(&cl->cl_lock);
+	clnt_sq_release_all(cl);
+	pthread_mutex_unlock(&cl->cl_lock);
+	assert_int_equal(cl->cl_reqs_out, 0);
+
+	/* A new connection; its batched post fails. */
+	cl->cl_connected = true;
+	cl->cl_outstanding = 0;
+	rpcrdma_clnt_batch_begin(cl);
+	assert_int_equal(rpcrdma_clnt_call_async(cl, &t.ca[1], async_done, &seen[1], &xid[1]), 0);
+	assert_int_equal(rpcrdma_clnt_call_async(cl, &t.ca[2], async_done, &seen[2], &xid[2]), 0);
+	fv.fv_fail_send_post_at = fv.fv_send_post_calls + 1;
+	rpcrdma_clnt_batch_end(cl);
+	assert_false(cl->cl_connected);
+	assert_int_equal(fv.fv_nsends, 0);
+	assert_int_equal(seen[1].calls, 1);
+	assert_int_equal(seen[1].status, -ECONNRESET);
+	assert_int_equal(seen[2].calls, 1);
+	assert_int_equal(seen[2].status, -ECONNRESET);
+	assert_int_equal(cl->cl_outstanding, 0);
+	pthread_mutex_lock(&cl->cl_lock);
+	clnt_sq_release_all(cl);
+	pthread_mutex_unlock(&cl->cl_lock);
+	assert_int_equal(cl->cl_reqs_out, 0);
+	assert_int_equal(cl->cl_rpc_busy, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1148,6 +1342,12 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_recv_repost_failure_disconnects, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_batch_one_post, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_batch_flushed_before_other_post, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_batch_flushed_before_credit_wait, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_batch_lost_with_connection, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_reply_and_repost_failure, setup,
 						teardown),
 	};
