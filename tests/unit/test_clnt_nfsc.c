@@ -738,11 +738,14 @@ static void test_read_stream(void **state)
 
 /* A streamed READ to end of file (len UINT64_MAX) of an 11-byte file,
  * two in flight: the second READ returns 3 bytes with eof; the stream
- * stops there, 11 bytes delivered, eof said, no third READ. */
+ * stops there, 11 bytes delivered, eof said, no third READ.  Then a
+ * 16-byte file whose second READ is whole (8 bytes) but says eof: the
+ * stream stops there too, without a third READ. */
 static void test_read_stream_eof(void **state)
 {
 	static const uint32_t full[] = { 0, 0, 8, 0, 8 };
 	static const uint32_t tail[] = { 0, 0, 3, 1, 3 };
+	static const uint32_t full_eof[] = { 0, 0, 8, 1, 8 };
 	struct drain_sink d = { .base = 0 };
 	struct scripted *sc;
 	uint8_t ring[24];
@@ -765,6 +768,21 @@ static void test_read_stream_eof(void **state)
 	assert_int_equal(sv.next, 2);
 	assert_int_equal(d.calls, 2);
 	assert_int_equal(d.lens[1], 3);
+
+	memset(&d, 0, sizeof(d));
+	eof = false;
+	sc = script(full, 5);
+	sc->ddp = (const uint8_t *)"ABCDEFGH";
+	sc->ddp_len = 8;
+	sc = script(full_eof, 5);
+	sc->ddp = (const uint8_t *)"IJKLMNOP";
+	sc->ddp_len = 8;
+	assert_int_equal(rpcrdma_nfsc_read_stream(&nc, &nc.nc_root, 0, UINT64_MAX, ring, 2,
+						  drain_to, &d, &delivered, &eof), 0);
+	assert_int_equal(delivered, 16);
+	assert_true(eof);
+	assert_memory_equal(d.out, "ABCDEFGHIJKLMNOP", 16);
+	assert_int_equal(sv.next, 4);
 }
 
 /* Errors: a READ refused (NFS3ERR_IO) after one piece came in: -EIO, the
