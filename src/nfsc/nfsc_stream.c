@@ -130,7 +130,22 @@ static int nfsc_stream_send(struct nfsc_stream *st, struct nfsc_sslot *ss)
 	return rc;
 }
 
-/* Set up @st over @ring: @nslots slots of @slot_len bytes, all free. */
+/* Send again the first slot of the redo list (a short WRITE's or READ's
+ * rest).  Lock held; released during the send. */
+static void nfsc_stream_redo(struct nfsc_stream *st)
+{
+	struct nfsc_sslot *ss = st->st_redo;
+
+	st->st_redo = ss->ss_next;
+	st->st_inflight++;
+	pthread_mutex_unlock(&st->st_lock);
+	nfsc_stream_send(st, ss);
+	pthread_mutex_lock(&st->st_lock);
+}
+
+/* Set up @st over @ring: @nslots slots of @slot_len bytes, all on the
+ * free list (which the WRITE stream takes from; the READ stream uses slot
+ * i mod @nslots for piece i instead). */
 static int nfsc_stream_init(struct nfsc_stream *st, struct rpcrdma_nfsc *nc,
 			    const struct rpcrdma_nfsc_fh *fh, bool read, void *ring,
 			    unsigned nslots, uint32_t slot_len)
@@ -202,12 +217,7 @@ int rpcrdma_nfsc_write_stream(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc
 			break;
 		if (st.st_redo) {
 			/* a short WRITE: the rest of its piece, from its slot */
-			ss = st.st_redo;
-			st.st_redo = ss->ss_next;
-			st.st_inflight++;
-			pthread_mutex_unlock(&st.st_lock);
-			nfsc_stream_send(&st, ss);
-			pthread_mutex_lock(&st.st_lock);
+			nfsc_stream_redo(&st);
 			continue;
 		}
 		if (next < len && st.st_free) {
@@ -287,12 +297,7 @@ int rpcrdma_nfsc_read_stream(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_
 	for (;;) {
 		if (st.st_redo && !st.st_err) {
 			/* a short READ: ask for the rest of its piece */
-			ss = st.st_redo;
-			st.st_redo = ss->ss_next;
-			st.st_inflight++;
-			pthread_mutex_unlock(&st.st_lock);
-			nfsc_stream_send(&st, ss);
-			pthread_mutex_lock(&st.st_lock);
+			nfsc_stream_redo(&st);
 			continue;
 		}
 		/* the next piece in file order, once it is all in, comes first:
