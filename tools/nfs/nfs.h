@@ -74,14 +74,14 @@ int put_fd(struct rpcrdma_nfsc *nc, struct xfer_buf *xb, const struct rpcrdma_nf
 int cmd_get(struct rpcrdma_nfsc *nc, const char *remote, const char *local, bool cat);
 int cmd_put(struct rpcrdma_nfsc *nc, const char *local, const char *remote);
 
-/* nfs_writer.c: a thread writing get's windows to the local file (or
- * stdout) while the next window is read. */
+/* nfs_writer.c: a thread writing get's pieces to the local file (or
+ * stdout) while the next READs are in flight. */
 struct writer {
 	pthread_t wr_thread;
 	pthread_mutex_t wr_lock;
 	pthread_cond_t wr_cond;
 	int wr_fd;                   /* STDOUT_FILENO: fwrite to stdout */
-	const uint8_t *wr_buf;       /* the window being written */
+	const uint8_t *wr_buf;       /* the piece being written */
 	uint64_t wr_len, wr_off;
 	bool wr_have, wr_stop;
 	int wr_err;                  /* first error (-errno) */
@@ -89,12 +89,12 @@ struct writer {
 
 /* writer_start - the thread for @fd (0 or -errno). */
 int writer_start(struct writer *w, int fd);
-/* writer_submit - wait until the previous window is written, then hand over
+/* writer_submit - wait until the previous piece is written, then hand over
  * @len bytes at @buf for file offset @off (@buf stays untouched until the
  * next submit, wait or finish returns).  Return: the first write error
  * (nothing handed over then), or 0. */
 int writer_submit(struct writer *w, const uint8_t *buf, uint64_t len, uint64_t off);
-/* writer_wait - wait until the window handed over is written; first error or 0. */
+/* writer_wait - wait until the piece handed over is written; first error or 0. */
 int writer_wait(struct writer *w);
 /* writer_finish - wait, stop and join the thread; the first error or 0. */
 int writer_finish(struct writer *w);
