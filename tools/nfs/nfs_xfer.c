@@ -18,25 +18,20 @@
 
 #include "nfs.h"
 
-/* A transfer buffer of @halves (1 or 2) halves of @len bytes; with
- * --persistent-mr (the default) it stays registered for the whole
- * transfer (memory windows are bound over it per call) instead of
- * registering each piece per call. */
-int xfer_buf_init(struct rpcrdma_nfsc *nc, struct xfer_buf *xb, size_t len, unsigned halves)
+/* A transfer buffer of @len bytes; unless --per-call-mr it stays
+ * registered for the whole transfer (memory windows are bound over it per
+ * call, the default) instead of registering each piece per call. */
+int xfer_buf_init(struct rpcrdma_nfsc *nc, struct xfer_buf *xb, size_t len)
 {
-	unsigned i;
 	int rc;
 
 	xb->xb_len = len ? len : 1;
-	/* one allocation and registration for both halves */
-	xb->xb_buf = malloc(halves * xb->xb_len);
+	xb->xb_buf = malloc(xb->xb_len);
 	if (!xb->xb_buf)
 		return -ENOMEM;
-	for (i = 0; i < 2; i++)
-		xb->xb_half[i] = i < halves ? xb->xb_buf + i * xb->xb_len : NULL;
 	if (!opt_persistent)
 		return 0;
-	rc = rpcrdma_nfsc_register_buffer(nc, xb->xb_buf, halves * xb->xb_len);
+	rc = rpcrdma_nfsc_register_buffer(nc, xb->xb_buf, xb->xb_len);
 	if (rc && rc != -EOPNOTSUPP)
 		fprintf(stderr, PROG ": warning: cannot keep the buffer registered (%s): "
 			"registering per call\n", strerror(-rc));
@@ -51,12 +46,11 @@ void xfer_buf_fini(struct rpcrdma_nfsc *nc, struct xfer_buf *xb)
 	xb->xb_buf = NULL;
 }
 
-/* The window of get and put: --streams pieces of rsize or wsize. */
-size_t xfer_window(struct rpcrdma_nfsc *nc)
+size_t xfer_ring(struct rpcrdma_nfsc *nc, bool get)
 {
-	uint32_t r = rpcrdma_nfsc_rsize(nc), w = rpcrdma_nfsc_wsize(nc);
-
-	return (size_t)(r > w ? r : w) * opt_streams;
+	if (get)
+		return (size_t)rpcrdma_nfsc_rsize(nc) * (opt_streams + 1);
+	return (size_t)rpcrdma_nfsc_wsize(nc) * opt_streams;
 }
 
 static bool retryable(int rc)
@@ -119,7 +113,7 @@ int get_fh(struct rpcrdma_nfsc *nc, struct xfer_buf *xb, const struct rpcrdma_nf
 	 * file may have grown since its size was asked), its pieces written
 	 * out by the writer thread while the next ones are read; after a
 	 * reconnect it resumes at the first byte not yet handed over.  The
-	 * ring: --streams + 1 slots of rsize in the buffer's two halves. */
+	 * ring: the buffer, --streams + 1 slots of rsize (xfer_ring). */
 	while (!rc && !eof) {
 		rc = rpcrdma_nfsc_read_stream(nc, fh, off, UINT64_MAX - off, xb->xb_buf,
 					      opt_streams, get_drain, &gs, &n, &eof);
@@ -175,7 +169,7 @@ int cmd_get(struct rpcrdma_nfsc *nc, const char *remote, const char *local, bool
 			return rc;
 		}
 	}
-	rc = xfer_buf_init(nc, &xb, (size_t)rpcrdma_nfsc_rsize(nc) * opt_streams, 2);
+	rc = xfer_buf_init(nc, &xb, xfer_ring(nc, true));
 	if (!rc)
 		rc = get_fh(nc, &xb, &fh, remote, attr.at_size, fd);
 	xfer_buf_fini(nc, &xb);
@@ -314,7 +308,7 @@ int cmd_put(struct rpcrdma_nfsc *nc, const char *local, const char *remote)
 	if (!rc)
 		rc = rpcrdma_nfsc_create(nc, &dir, name, st.st_mode & 0777, true, &fh);
 	if (!rc)
-		rc = xfer_buf_init(nc, &xb, (size_t)rpcrdma_nfsc_wsize(nc) * opt_streams, 1);
+		rc = xfer_buf_init(nc, &xb, xfer_ring(nc, false));
 	if (!rc)
 		rc = put_fd(nc, &xb, &fh, remote, fd, (uint64_t)st.st_size);
 	xfer_buf_fini(nc, &xb);
