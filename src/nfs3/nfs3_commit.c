@@ -44,18 +44,57 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "nfs3_internal.h"
 
 int (*nfs3_commit_fsync)(int fd) = fsync;
 int (*nfs3_commit_fdatasync)(int fd) = fdatasync;
+ssize_t (*nfs3_commit_pwritev2)(int fd, const struct iovec *iov, int cnt,
+				off_t off, int flags) = pwritev2;
 
 int nfs3_commit_data(int fd, bool datasync)
 {
 	if ((datasync ? nfs3_commit_fdatasync(fd) : nfs3_commit_fsync(fd)) < 0)
 		return -errno;
 	return 0;
+}
+
+int nfs3_write_data(int fd, const uint8_t *buf, size_t len, off_t off,
+		    uint32_t stable, size_t *done)
+{
+	int flags = stable == NFS3_FILE_SYNC ? RWF_SYNC :
+		    stable == NFS3_DATA_SYNC ? RWF_DSYNC : 0;
+	bool then_commit = flags && len == 0;
+	int err = 0;
+
+	*done = 0;
+	while (*done < len) {
+		struct iovec iov = {
+			.iov_base = (void *)(buf + *done),
+			.iov_len = len - *done,
+		};
+		ssize_t n = nfs3_commit_pwritev2(fd, &iov, 1, off + (off_t)*done,
+						 flags);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EOPNOTSUPP && flags) {
+			flags = 0; /* the flag refused: write, then sync */
+			then_commit = true;
+			continue;
+		}
+		if (n <= 0) {
+			err = n < 0 ? -errno : -ENOSPC;
+			break;
+		}
+		*done += (size_t)n;
+	}
+	if (err && *done == 0)
+		return err;
+	/* a write ended short by an error answers what was written */
+	return then_commit ? nfs3_commit_data(fd, stable == NFS3_DATA_SYNC) : 0;
 }
 
 /*

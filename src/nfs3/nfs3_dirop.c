@@ -41,7 +41,7 @@ uint32_t nfs3_dirop_open(struct nfs3_call *c, struct nfs3_dirop *d,
 	if (!S_ISDIR(d->d_pre.st_mode))
 		return NFS3ERR_NOTDIR;
 	if (d->d_pre.st_nlink == 0) {
-		nfs3_fcache_forget(c->c_exp, fh, fhlen, true);
+		nfs3_fcache_forget(c->c_exp, fh, fhlen);
 		d->d_have_pre = false;
 		return NFS3ERR_STALE;
 	}
@@ -151,7 +151,7 @@ static int proc_remove_common(struct nfs3_call *c, bool dir)
 	if (!err && unlinkat(d.d_fd, d.d_name.n_buf, dir ? AT_REMOVEDIR : 0) < 0)
 		err = -errno;
 	if (!err && have_fh) /* a directory has no other name */
-		nfs3_fcache_forget(c->c_exp, fh, fhlen, dir);
+		nfs3_fcache_forget(c->c_exp, fh, fhlen);
 	if (!err)
 		err = nfs3_commit_dir(c, d.d_fe);
 	stat = nfs3_errno_to_stat(err);
@@ -226,7 +226,7 @@ int nfs3_proc_rename(struct nfs3_call *c)
 		err = -errno;
 renamed:
 	if (!err && have_fh)
-		nfs3_fcache_forget(c->c_exp, fh, fhlen, false);
+		nfs3_fcache_forget(c->c_exp, fh, fhlen);
 	if (!err)
 		err = nfs3_commit_dir(c, from.d_fe);
 	if (!err && !same)

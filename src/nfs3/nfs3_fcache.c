@@ -531,11 +531,10 @@ int nfs3_fcache_set_fd(struct nfs3_fentry *fe, int acc, int fd)
 }
 
 static void cache_forget(struct nfs3_fcache *fc, const uint8_t *fh,
-			 uint32_t len, bool gone)
+			 uint32_t len)
 {
 	struct nfs3_fshard *sh;
 	struct nfs3_fentry *fe;
-	struct stat st;
 	uint64_t h;
 	bool last = false;
 
@@ -550,11 +549,6 @@ static void cache_forget(struct nfs3_fcache *fc, const uint8_t *fh,
 	pthread_mutex_unlock(&sh->sh_lock);
 	if (!fe)
 		return;
-	/* other links left: the file lives on under another name */
-	if (!gone && fstat(fe->fe_path, &st) == 0 && st.st_nlink > 0) {
-		nfs3_fcache_put(fe);
-		return;
-	}
 	pthread_mutex_lock(&sh->sh_lock);
 	if (fe->fe_hashed) {
 		sh->sh_forgotten++;
@@ -567,10 +561,10 @@ static void cache_forget(struct nfs3_fcache *fc, const uint8_t *fh,
 }
 
 void nfs3_fcache_forget(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-			uint32_t len, bool gone)
+			uint32_t len)
 {
-	cache_forget(exp->ex_fcache, fh, len, gone);
-	cache_forget(exp->ex_dcache, fh, len, gone);
+	cache_forget(exp->ex_fcache, fh, len);
+	cache_forget(exp->ex_dcache, fh, len);
 }
 
 /* Sum @fc's shard counters (each shard read under its lock). */

@@ -167,7 +167,7 @@ int nfs3_want_regular_type(mode_t type)
 /*
  * nfs3_unlink_fh - before REMOVE or RENAME takes @name out of @dirfd: the
  * handle of what it names, when the open-file cache could hold it (its
- * entry is forgotten once the last link is gone, nfs3_fcache_forget()).
+ * entry is forgotten once the name is gone, nfs3_fcache_forget()).
  * Return: true when @fh holds the handle.
  */
 bool nfs3_unlink_fh(struct nfs3_call *c, int dirfd, const char *name,

@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -276,15 +277,16 @@ int nfs3_fcache_fd(struct nfs3_fentry *fe, int acc);
 int nfs3_fcache_set_fd(struct nfs3_fentry *fe, int acc, int fd);
 
 /**
- * nfs3_fcache_forget - after REMOVE or RENAME unlinked a name: if the
- * handle's file is cached and has no links left, drop it from the cache
- * (closed when its last call ends), as knfsd closes cached files on
- * unlink, so the space is freed and the handle turns STALE.  @gone: the
- * object has no name left for certain (RMDIR, a directory found with no
- * links): no fstat to count its links.
+ * nfs3_fcache_forget - after REMOVE or RENAME took away a name, or when a
+ * directory is found with no links: drop the handle's object from the
+ * caches (closed when its last call ends), as knfsd closes cached files on
+ * unlink, so the space is freed and a handle with no name left turns
+ * STALE.  Whether other links are left is not asked (it would cost an
+ * fstat on every REMOVE): a file with another name is opened again by its
+ * handle on its next call.
  */
 void nfs3_fcache_forget(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-			uint32_t len, bool gone);
+			uint32_t len);
 
 /* ---- nfs3_cred.c ---- */
 
@@ -479,10 +481,32 @@ int nfs3_commit_path(struct nfs3_call *c, int fd, mode_t type);
  */
 int nfs3_commit_data(int fd, bool datasync);
 
-/** The fsync nfs3_commit_dir() and nfs3_commit_data() make, and the
- *  fdatasync of the latter; a unit test may replace them. */
+/**
+ * nfs3_write_data - WRITE's data: @len bytes of @buf at offset @off of
+ * regular file @fd, as stable as @stable asks (stable_how: 0 UNSTABLE,
+ * 1 DATA_SYNC, 2 FILE_SYNC; the same numbers in NFSv3 and NFSv4).  A
+ * stable write is one pwritev2(2) with RWF_DSYNC or RWF_SYNC: the range
+ * written and the attributes are synced in the same system call, as
+ * knfsd writes stable data, instead of a pwrite and an fsync of the whole
+ * file; where the file system refuses the flag (EOPNOTSUPP), a plain write
+ * then nfs3_commit_data().  A stable write of no data still commits.
+ * RFC 1813 3.3.7, RFC 8881 18.32.3.  *@done: bytes written and as stable
+ * as asked: all of @len, or fewer when an error stopped the write after
+ * some were written (then 0 is returned: the reply counts what was
+ * written, and the client sends the rest again).  Return: 0, or the
+ * negative errno of the write or the sync when nothing was written or the
+ * sync failed (-EIO, -ENOSPC, -EDQUOT, -EFBIG, ...).
+ */
+int nfs3_write_data(int fd, const uint8_t *buf, size_t len, off_t off,
+		    uint32_t stable, size_t *done);
+
+/** The fsync nfs3_commit_dir() and nfs3_commit_data() make, the
+ *  fdatasync of the latter and the pwritev2 of nfs3_write_data(); a unit
+ *  test may replace them. */
 extern int (*nfs3_commit_fsync)(int fd);
 extern int (*nfs3_commit_fdatasync)(int fd);
+extern ssize_t (*nfs3_commit_pwritev2)(int fd, const struct iovec *iov,
+				       int cnt, off_t off, int flags);
 
 /* ---- nfs3_args.c: argument types (RFC 1813 section 2) ---- */
 

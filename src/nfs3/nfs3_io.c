@@ -182,23 +182,6 @@ out_close:
 	return RPCRDMA_SVC_SUCCESS;
 }
 
-static ssize_t pwrite_full(int fd, const uint8_t *buf, size_t len, off_t off)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pwrite(fd, buf + done, len - done, off + (off_t)done);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return done ? (ssize_t)done : -errno;
-		}
-		done += (size_t)n;
-	}
-	return (ssize_t)done;
-}
-
 int nfs3_proc_write(struct nfs3_call *c)
 {
 	const uint8_t *fh, *data;
@@ -206,7 +189,7 @@ int nfs3_proc_write(struct nfs3_call *c)
 	uint64_t offset;
 	struct stat pre, post;
 	struct nfs3_fentry local, *fe = NULL;
-	ssize_t n = 0;
+	size_t n = 0;
 	int fd = -1, wfd = -1, err;
 
 	fh = nfs3_get_fh(c->c_args, &fhlen);
@@ -237,13 +220,8 @@ int nfs3_proc_write(struct nfs3_call *c)
 		if (wfd < 0)
 			err = wfd;
 	}
-	if (!err && count) {
-		n = pwrite_full(wfd, data, count, (off_t)offset);
-		if (n < 0)
-			err = (int)n;
-	}
-	if (!err && stable != NFS3_UNSTABLE)
-		err = nfs3_commit_data(wfd, stable == NFS3_DATA_SYNC);
+	if (!err)
+		err = nfs3_write_data(wfd, data, count, (off_t)offset, stable, &n);
 
 	rpcrdma_xdr_put_u32(c->c_res, nfs3_errno_to_stat(err));
 	if (fd >= 0 && fstat(fd, &post) == 0)

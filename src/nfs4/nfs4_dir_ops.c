@@ -169,7 +169,7 @@ uint32_t nfs4_op_remove(struct nfs4_compound *cp)
 		goto out_err;
 	}
 	if (have_fh)
-		nfs3_fcache_forget(cp->cp_c.c_exp, fh, fhlen, false);
+		nfs3_fcache_forget(cp->cp_c.c_exp, fh, fhlen);
 	err = nfs3_commit_dir(&cp->cp_c, fe);
 	if (err)
 		goto out_err;
@@ -225,7 +225,7 @@ uint32_t nfs4_op_rename(struct nfs4_compound *cp)
 		goto out_err;
 	}
 	if (have_fh)
-		nfs3_fcache_forget(cp->cp_c.c_exp, fh, fhlen, false);
+		nfs3_fcache_forget(cp->cp_c.c_exp, fh, fhlen);
 	/* both directories, or the one once */
 	err = nfs3_commit_dir(&cp->cp_c, sfe);
 	if (!err && two_dirs)

@@ -109,7 +109,7 @@ uint32_t nfs4_cur_dir(struct nfs4_compound *cp, const struct nfs4_fh *fh,
 	if (!S_ISDIR(st->st_mode))
 		return NFS4ERR_NOTDIR;
 	if (st->st_nlink == 0) {
-		nfs3_fcache_forget(cp->cp_c.c_exp, b, len, true);
+		nfs3_fcache_forget(cp->cp_c.c_exp, b, len);
 		return NFS4ERR_STALE;
 	}
 	return NFS4_OK;

@@ -526,28 +526,15 @@ uint32_t nfs4_op_write(struct nfs4_compound *cp)
 		status = nfs4_errno(fd);
 		goto out;
 	}
-	while (done < len) {
-		ssize_t k = pwrite(fd, data + done, len - done, (off_t)(offset + done));
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			status = nfs4_errno(k < 0 ? -errno : -ENOSPC);
-			goto out;
-		}
-		done += (size_t)k;
+	/* as stable as asked, and answered so (18.32.3: FILE_SYNC4 would
+	 * claim the attributes a data sync leaves behind) */
+	err = nfs3_write_data(fd, data, len, (off_t)offset, stable, &done);
+	if (err) {
+		status = nfs4_errno(err);
+		goto out;
 	}
-	if (stable != UNSTABLE4) {
-		/* as stable as asked, and answered so (18.32.3: FILE_SYNC4
-		 * would claim the attributes fdatasync leaves behind) */
-		err = nfs3_commit_data(fd, stable == DATA_SYNC4);
-		if (err) {
-			status = nfs4_errno(err);
-			goto out;
-		}
-		committed = stable;
-	}
-	rpcrdma_xdr_put_u32(r, len);
+	committed = stable;
+	rpcrdma_xdr_put_u32(r, (uint32_t)done);
 	rpcrdma_xdr_put_u32(r, committed);
 	rpcrdma_xdr_put_fixed(r, cp->cp_c.c_exp->ex_verf, NFS4_VERIFIER_SIZE);
 out:

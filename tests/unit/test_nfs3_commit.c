@@ -9,6 +9,10 @@
  * not read it is committed all the same; and these calls are never served
  * on the transport thread of a sync export on a disk.
  *
+ * WRITE's data (nfs3_write_data()): one pwritev2 with RWF_SYNC or
+ * RWF_DSYNC for a stable write, a plain write and an fsync where the file
+ * system refuses the flag, short on a later error.
+ *
  * The fsync goes through the test hook nfs3_commit_fsync, which records
  * the inode of each descriptor it is given (fstat), so every test checks
  * which directory was committed against lstat() of the path, not only how
@@ -21,6 +25,7 @@
 #include <netinet/in.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "test_nfs3_harness.h"
@@ -97,6 +102,7 @@ static int env_teardown(void **state)
 	char cmd[PATH_MAX + 32];
 
 	nfs3_commit_fsync = fsync;
+	nfs3_commit_pwritev2 = pwritev2;
 	rpcrdma_nfs3_export_close(e->exp);
 	rpcrdma_nfs3_export_close(e->exp_nosquash);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", e->dir);
@@ -472,6 +478,112 @@ static void test_transport_defers_commits(void **state)
 	assert_int_equal(g_syncs, 0);
 }
 
+/*
+ * nfs3_write_data(), through the pwritev2 hook: what it is asked for each
+ * stable_how, a file system that refuses the flag, a write an error stops
+ * short, an error before anything was written.
+ */
+static int g_pw_flags[8];
+static unsigned g_pw_calls;
+static int g_pw_refuse; /* refuse any flag with EOPNOTSUPP */
+static size_t g_pw_max;  /* write at most this much per call (0: all) */
+static int g_pw_fail_at; /* fail call number g_pw_fail_at (1-based) with EIO */
+
+static ssize_t script_pwritev2(int fd, const struct iovec *iov, int cnt,
+			       off_t off, int flags)
+{
+	struct iovec one = iov[0];
+
+	assert_int_equal(cnt, 1);
+	if (g_pw_calls < 8)
+		g_pw_flags[g_pw_calls] = flags;
+	g_pw_calls++;
+	if (g_pw_refuse && flags) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	if (g_pw_fail_at && g_pw_calls == (unsigned)g_pw_fail_at) {
+		errno = EIO;
+		return -1;
+	}
+	if (g_pw_max && one.iov_len > g_pw_max)
+		one.iov_len = g_pw_max;
+	return pwritev2(fd, &one, 1, off, 0);
+}
+
+static void test_write_data(void **state)
+{
+	struct t_env *e = *state;
+	char p[PATH_MAX], back[16] = { 0 };
+	const uint8_t data[10] = "0123456789";
+	size_t done;
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/wd", e->dir);
+	fd = open(p, O_RDWR | O_CREAT, 0644);
+	assert_true(fd >= 0);
+	nfs3_commit_pwritev2 = script_pwritev2;
+
+	/* each stable_how: one call with its flag, no separate sync */
+	for (uint32_t how = 0; how <= 2; how++) {
+		g_pw_calls = 0;
+		g_syncs = 0;
+		assert_int_equal(nfs3_write_data(fd, data, 10, 0, how, &done), 0);
+		assert_int_equal(done, 10);
+		assert_int_equal(g_pw_calls, 1);
+		assert_int_equal(g_pw_flags[0], how == 2 ? RWF_SYNC : how == 1 ? RWF_DSYNC : 0);
+		assert_int_equal(g_syncs, 0);
+	}
+	assert_int_equal(pread(fd, back, 10, 0), 10);
+	assert_memory_equal(back, data, 10);
+
+	/* a stable write of nothing still commits (fsync: FILE_SYNC) */
+	g_pw_calls = 0;
+	assert_int_equal(nfs3_write_data(fd, data, 0, 0, 2, &done), 0);
+	assert_int_equal(done, 0);
+	assert_int_equal(g_pw_calls, 0);
+	assert_int_equal(g_syncs, 1);
+
+	/* the flag refused: the same bytes written plainly, then one fsync */
+	g_pw_calls = 0;
+	g_syncs = 0;
+	g_pw_refuse = 1;
+	assert_int_equal(nfs3_write_data(fd, data + 2, 4, 20, 2, &done), 0);
+	assert_int_equal(done, 4);
+	assert_int_equal(g_pw_calls, 2);
+	assert_int_equal(g_pw_flags[0], RWF_SYNC);
+	assert_int_equal(g_pw_flags[1], 0);
+	assert_int_equal(g_syncs, 1);
+	assert_int_equal(pread(fd, back, 4, 20), 4);
+	assert_memory_equal(back, "2345", 4);
+	g_pw_refuse = 0;
+
+	/* 3 bytes a call, the second call fails: a short write of 3 */
+	g_pw_calls = 0;
+	g_syncs = 0;
+	g_pw_max = 3;
+	g_pw_fail_at = 2;
+	assert_int_equal(nfs3_write_data(fd, data, 10, 40, 1, &done), 0);
+	assert_int_equal(done, 3);
+	assert_int_equal(g_pw_calls, 2);
+
+	/* the first call fails: the error, nothing written */
+	g_pw_calls = 0;
+	g_pw_fail_at = 1;
+	assert_int_equal(nfs3_write_data(fd, data, 10, 60, 0, &done), -EIO);
+	assert_int_equal(done, 0);
+	g_pw_max = 0;
+	g_pw_fail_at = 0;
+
+	/* a sync error of a write of nothing is the answer */
+	g_fail = EIO;
+	assert_int_equal(nfs3_write_data(fd, data, 0, 0, 2, &done), -EIO);
+	g_fail = 0;
+
+	nfs3_commit_pwritev2 = pwritev2;
+	close(fd);
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -484,6 +596,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fsync_error_is_the_answer, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_write_only_directory, env_setup, env_teardown),
 		cmocka_unit_test_setup_teardown(test_transport_defers_commits, env_setup, env_teardown),
+		cmocka_unit_test_setup_teardown(test_write_data, env_setup, env_teardown),
 	};
 
 	if (geteuid() != 0) {

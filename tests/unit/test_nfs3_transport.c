@@ -23,6 +23,7 @@
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -277,6 +278,29 @@ static void test_root_calls(void **state)
 	assert_false(exists(e, "r1"));
 }
 
+/*
+ * Drop the first page of @fd's file from the page cache; whether it went,
+ * as mincore() sees it (a read would bring it back).  DONTNEED leaves
+ * dirty pages, pages under writeback and pages still in another CPU's LRU
+ * batch, so on a busy host it is written back and tried again.
+ */
+static bool drop_first_page(int fd)
+{
+	unsigned char vec = 1;
+	void *m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+
+	assert_true(m != MAP_FAILED);
+	assert_int_equal(fsync(fd), 0);
+	for (int i = 0; i < 100 && (vec & 1); i++) {
+		assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+		assert_int_equal(mincore(m, 4096, &vec), 0);
+		if (vec & 1)
+			usleep(10000);
+	}
+	munmap(m, 4096);
+	return !(vec & 1);
+}
+
 /* READ: from the page cache here; what is not cached on a worker. */
 static void test_read_cached_only(void **state)
 {
@@ -321,14 +345,28 @@ static void test_read_cached_only(void **state)
 	path_of(e, "d", p);
 	fd = open(p, O_RDONLY);
 	assert_true(fd >= 0);
-	assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	if (!drop_first_page(fd)) {
+		close(fd);
+		skip(); /* the host kept the page: nothing to test here */
+	}
 	close(fd);
-	/* the open-file cache's descriptor may keep nothing cached either */
+	/*
+	 * the open-file cache's descriptor may keep nothing cached either.
+	 * The RWF_NOWAIT read that finds the page missing starts readahead;
+	 * once in a while (about 1 in 40 on a fast disk) that read is done
+	 * before the kernel looks again, and the call is served here after all.
+	 */
 	begin(e, P_READ, 0, 0, true);
 	t_opaque(&e->c, fh, fhlen);
 	t_u64(&e->c, 0);
 	t_u32(&e->c, 4096);
-	assert_int_equal(t_run(&e->c, e->exp_nosquash), RPCRDMA_SVC_DEFER);
+	if (t_run(&e->c, e->exp_nosquash) != RPCRDMA_SVC_DEFER) {
+		assert_int_equal(e->c.ret, RPCRDMA_SVC_SUCCESS);
+		assert_int_equal(r_u32(&e->c), 0);
+		assert_true(r_post_op(&e->c, NULL));
+		assert_int_equal(r_u32(&e->c), 4096);
+		return;
+	}
 	begin(e, P_READ, 0, 0, false);
 	t_opaque(&e->c, fh, fhlen);
 	t_u64(&e->c, 0);

@@ -8,16 +8,19 @@
  * fsync the object; nothing for an operation that failed or changed
  * nothing, for an async entry or a file system in memory; a failed fsync
  * is the operation's error (NFS4ERR_IO, as knfsd answers).  WRITE with
- * DATA_SYNC4 is fdatasynced and answered DATA_SYNC4 (RFC 8881 18.32.3:
- * FILE_SYNC4 would claim the attributes too), FILE_SYNC4 fsynced, UNSTABLE4
- * left alone, and COMMIT fsyncs, on sync and async entries alike.
+ * DATA_SYNC4 is written with RWF_DSYNC and answered DATA_SYNC4 (RFC 8881
+ * 18.32.3: FILE_SYNC4 would claim the attributes too), FILE_SYNC4 with
+ * RWF_SYNC, UNSTABLE4 left alone, and COMMIT fsyncs, on sync and async
+ * entries alike.
  *
- * The syncs go through the hooks nfs3_commit_fsync / nfs3_commit_fdatasync,
- * which record the inode of each descriptor they are given (fstat): every
+ * The syncs go through the hooks nfs3_commit_fsync / nfs3_commit_fdatasync
+ * / nfs3_commit_pwritev2 (its RWF_SYNC counted as an fsync, RWF_DSYNC as
+ * an fdatasync), which record the inode of each descriptor they are given (fstat): every
  * check compares it with lstat() of the path, not only how many calls were
  * made.
  */
 #include <limits.h>
+#include <sys/uio.h>
 
 #include "test_nfs4_harness.h"
 
@@ -59,6 +62,29 @@ static int record_fdatasync(int fd)
 	return record(fd, true);
 }
 
+/* a WRITE's stable write: RWF_SYNC counts as an fsync, RWF_DSYNC as an
+ * fdatasync (nfs3_write_data() syncs in the write itself) */
+static ssize_t record_pwritev2(int fd, const struct iovec *iov, int cnt,
+			       off_t off, int flags)
+{
+	if (flags & (RWF_SYNC | RWF_DSYNC)) {
+		struct stat st;
+
+		assert_int_equal(fstat(fd, &st), 0);
+		assert_true(S_ISREG(st.st_mode));
+		if (g_syncs < SYNCS_KEPT) {
+			g_sync[g_syncs].data_only = !(flags & RWF_SYNC);
+			g_sync[g_syncs].ino = st.st_ino;
+		}
+		g_syncs++;
+		if (g_fail) {
+			errno = g_fail;
+			return -1;
+		}
+	}
+	return pwritev2(fd, iov, cnt, off, flags);
+}
+
 /* the export the server serves (its first and only entry) */
 static struct rpcrdma_nfs3_export *export_of(struct env *e)
 {
@@ -80,6 +106,7 @@ static int setup_opts(void **state, const char *opts)
 	export_of(e)->ex_mem_fs = false;
 	nfs3_commit_fsync = record_fsync;
 	nfs3_commit_fdatasync = record_fdatasync;
+	nfs3_commit_pwritev2 = record_pwritev2;
 	g_syncs = 0;
 	g_fail = 0;
 	session(e);
@@ -100,6 +127,7 @@ static int teardown(void **state)
 {
 	nfs3_commit_fsync = fsync;
 	nfs3_commit_fdatasync = fdatasync;
+	nfs3_commit_pwritev2 = pwritev2;
 	return t4_teardown(state);
 }
 

@@ -14,6 +14,15 @@
 # back out after a cache drop (both compare equal), a clean rpcrdma-nfs get
 # of the 64 MiB file is byte-exact, and after unmount and SIGTERM the final
 # counters are at baseline with no RDMA_ERROR sent.
+#
+# The server runs four transport threads (--transport-threads 4, twice the
+# guest's CPUs), so the storm's connections are spread over four run loops
+# and admission and the shared memory budget are crossed between groups.
+# Last, a stop during the hand-over: a kernel mount used by an ordinary user
+# (whose calls need a credential switch, so they go to the workers and come
+# back through the done queues) is busy creating, writing and removing small
+# files when the server gets SIGTERM; it must exit with status 0 within
+# 30 s with every pool at baseline.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 vm_require_guest
 
@@ -32,7 +41,8 @@ command -v ucmatose >/dev/null || skip "ucmatose (rdmacm-utils) is not installed
 mkdir -p "$EXPORT" "$OUT"
 head -c 67108864 /dev/urandom >"$SCRATCH/orig" || fail "make the 64 MiB file"
 cp "$SCRATCH/orig" "$EXPORT/src.bin"
-rnfsd_start "$NFSD" "$EXPORT" "$SLOG" --no-root-squash --stats --handle-key "$SCRATCH/handle.key"
+rnfsd_start "$NFSD" "$EXPORT" "$SLOG" --no-root-squash --stats --handle-key "$SCRATCH/handle.key" \
+	--transport-threads 4
 
 # storm_one KIND N: one client, SIGKILLed after a random delay unless it
 # finishes first; prints "KIND N DELAY STATUS".  Under TCG the tool needs
@@ -115,5 +125,32 @@ bounded 120 "clean get" "$NFS" "${COPTS[@]}" "$SPEC" get /src.bin "$SCRATCH/clea
 compare_files "$SCRATCH/orig" "$SCRATCH/clean.bin"
 pass "rpcrdma-nfs get after the storm is byte-exact"
 rnfsd_wait_baseline 0 60
+
+# ---- stop during the hand-over: SIGTERM while an ordinary user's calls are
+# on the workers (uid 65534 needs a credential switch: not served on the
+# transport thread)
+mkdir -m 1777 "$EXPORT/users"
+kmount "$SERVER_ADDR:$EXPORT" "$MNT" "$MOPTS"
+rnfsd_counters_now
+deferred0=$(rnfsd_stat transport_defers)
+runuser -u nobody -- sh -c '
+	i=0
+	while :; do
+		head -c 4096 /dev/zero >"$1/users/f$i" && rm -f "$1/users/f$((i - 8))"
+		i=$((i + 1))
+	done' sh "$MNT" >/dev/null 2>&1 &
+busy=$!
+at_exit "kill -KILL $busy 2>/dev/null"
+sleep 8
+rnfsd_counters_now
+deferred1=$(rnfsd_stat transport_defers)
+((${deferred1:-0} > ${deferred0:-0})) ||
+	fail "the user's calls did not go to the workers (transport_defers ${deferred0:-?} -> ${deferred1:-?})"
+kill -0 "$busy" 2>/dev/null || fail "the user's file loop ended before the stop"
+log "stop during the hand-over: $((deferred1 - deferred0)) calls handed to the workers so far; SIGTERM now"
 rnfsd_term
 rnfsd_check_final_stats
+kill -KILL "$busy" 2>/dev/null
+wait "$busy" 2>/dev/null || true
+kumount "$MNT"
+pass "SIGTERM with an ordinary user's calls in the hand-over: exit status 0, pools at baseline"
