@@ -667,6 +667,52 @@ int rpcrdma_nfsc_write_stream(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc
 			      uint64_t *written, uint8_t verf[8], bool *verf_changed);
 
 /**
+ * rpcrdma_nfsc_drain_fn - taker of a streamed READ's data.
+ * @arg: the pointer given to rpcrdma_nfsc_read_stream().
+ * @offset: file offset of the piece; @buf: its @len bytes (1 to
+ *          rpcrdma_nfsc_rsize()), in a slot of the ring.
+ * Called on the thread of rpcrdma_nfsc_read_stream(), pieces in file
+ * order with no gap, while other READs are in flight.  @buf stays
+ * untouched until the next call or until rpcrdma_nfsc_read_stream()
+ * returns, so the caller may hand it to another thread and wait for that
+ * thread at its next call.
+ * Return: 0 when it took the piece, or a negative errno, which stops the
+ * stream and is returned by rpcrdma_nfsc_read_stream() (the piece is not
+ * counted as delivered).
+ */
+typedef int (*rpcrdma_nfsc_drain_fn)(void *arg, uint64_t offset, const void *buf,
+				     uint32_t len);
+
+/**
+ * rpcrdma_nfsc_read_stream - READ (3.3.6) up to @len bytes at @offset with
+ * up to @depth READs of rpcrdma_nfsc_rsize() bytes in flight all the way
+ * (a new READ is sent as soon as one completes, so the pipeline never
+ * drains before the end), handing the data to @drain in file order.
+ * @len: bytes wanted; the stream stops earlier at end of file, so
+ *       UINT64_MAX - @offset reads to end of file.
+ * @ring: (@depth + 1) * rpcrdma_nfsc_rsize() bytes owned by the caller
+ *        (register it with rpcrdma_nfsc_register_buffer() to save per-call
+ *        work); the READs land in it.
+ * @delivered: out (optional): bytes from @offset handed to @drain (they
+ *        are contiguous), also on error: a caller resuming after a
+ *        reconnect starts from @offset + *@delivered.
+ * @eof: out (optional): true when a READ returned eof (RFC 1813 3.3.6);
+ *        the stream stopped there.
+ * A short READ without eof is continued from its slot with further READs
+ * of the rest.  READs already in flight past the end of file are waited
+ * for and ignored.
+ * Return: 0 (all @len bytes delivered, or end of file); -EINVAL (@depth
+ * 0, no @drain, no @ring); -ENOMEM; -EIO when a READ returns no byte
+ * without eof; the first error of @drain or of a READ (as
+ * rpcrdma_nfsc_read(): the NFS status as a negative errno, -ECONNRESET,
+ * -ENOTCONN, -ETIMEDOUT when the connection went away).
+ */
+int rpcrdma_nfsc_read_stream(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *fh,
+			     uint64_t offset, uint64_t len, void *ring, unsigned depth,
+			     rpcrdma_nfsc_drain_fn drain, void *arg, uint64_t *delivered,
+			     bool *eof);
+
+/**
  * rpcrdma_nfsc_write - WRITE (3.3.7) @count bytes from @buf at @offset
  * (sent in a Read chunk when they do not fit inline).
  * @stable: 0 UNSTABLE, 1 DATA_SYNC, 2 FILE_SYNC.  @written: out.

@@ -658,6 +658,191 @@ static void test_write_stream_errors(void **state)
 	assert_int_equal(sv.next, 4);
 }
 
+/* The taker of a streamed READ in the tests: copies each piece to @out at
+ * its offset from @base; records each piece handed over. */
+struct drain_sink {
+	uint8_t out[64];
+	uint64_t base;
+	unsigned calls, fail_at; /* fail_at: 1-based call that fails, 0 none */
+	uint64_t offs[MAX_SCRIPT];
+	uint32_t lens[MAX_SCRIPT];
+};
+
+static int drain_to(void *arg, uint64_t off, const void *buf, uint32_t len)
+{
+	struct drain_sink *d = arg;
+
+	assert_true(d->calls < MAX_SCRIPT);
+	d->offs[d->calls] = off;
+	d->lens[d->calls] = len;
+	if (++d->calls == d->fail_at)
+		return -ENOSPC;
+	assert_true(off - d->base + len <= sizeof(d->out));
+	memcpy(d->out + (off - d->base), buf, len);
+	return 0;
+}
+
+/* Streamed READ of 20 bytes at 100 in pieces of 8 (8, 8, 4), two in
+ * flight: the second comes back short (5 bytes, no eof, RFC 1813 3.3.6)
+ * and its 3 missing bytes are asked for again (offset 113) into the same
+ * slot before the third piece is asked for; the pieces are handed over in
+ * file order, whole, each once. */
+static void test_read_stream(void **state)
+{
+	static const uint32_t full[] = { 0, 0, 8, 0, 8 };
+	static const uint32_t shortr[] = { 0, 0, 5, 0, 5 };
+	static const uint32_t rest[] = { 0, 0, 3, 0, 3 };
+	static const uint32_t last[] = { 0, 0, 4, 0, 4 };
+	static const uint32_t a0[] = { FH_WORDS, 0, 100, 8 };
+	static const uint32_t a1[] = { FH_WORDS, 0, 108, 8 };
+	static const uint32_t a2[] = { FH_WORDS, 0, 113, 3 };
+	static const uint32_t a3[] = { FH_WORDS, 0, 116, 4 };
+	struct drain_sink d = { .base = 100 };
+	struct scripted *sc;
+	uint8_t ring[24];
+	uint64_t delivered = 0;
+	bool eof = true;
+
+	(void)state;
+	nc.nc_rsize = 8;
+	sc = script(full, 5);
+	sc->ddp = (const uint8_t *)"AAAAAAAA";
+	sc->ddp_len = 8;
+	sc = script(shortr, 5);
+	sc->ddp = (const uint8_t *)"BBBBB";
+	sc->ddp_len = 5;
+	sc = script(rest, 5);
+	sc->ddp = (const uint8_t *)"bbb";
+	sc->ddp_len = 3;
+	sc = script(last, 5);
+	sc->ddp = (const uint8_t *)"CCCC";
+	sc->ddp_len = 4;
+	assert_int_equal(rpcrdma_nfsc_read_stream(&nc, &nc.nc_root, 100, 20, ring, 2,
+						  drain_to, &d, &delivered, &eof), 0);
+	assert_int_equal(delivered, 20);
+	assert_false(eof);
+	assert_memory_equal(d.out, "AAAAAAAABBBBBbbbCCCC", 20);
+	assert_int_equal(sv.next, 4);
+	assert_args(0, a0, 6);
+	assert_args(1, a1, 6);
+	assert_args(2, a2, 6);
+	assert_args(3, a3, 6);
+	assert_int_equal(d.calls, 3);
+	assert_int_equal(d.offs[0], 100);
+	assert_int_equal(d.lens[0], 8);
+	assert_int_equal(d.offs[1], 108);
+	assert_int_equal(d.lens[1], 8);
+	assert_int_equal(d.offs[2], 116);
+	assert_int_equal(d.lens[2], 4);
+}
+
+/* A streamed READ to end of file (len UINT64_MAX) of an 11-byte file,
+ * two in flight: the second READ returns 3 bytes with eof; the stream
+ * stops there, 11 bytes delivered, eof said, no third READ.  Then a
+ * 16-byte file whose second READ is whole (8 bytes) but says eof: the
+ * stream stops there too, without a third READ. */
+static void test_read_stream_eof(void **state)
+{
+	static const uint32_t full[] = { 0, 0, 8, 0, 8 };
+	static const uint32_t tail[] = { 0, 0, 3, 1, 3 };
+	static const uint32_t full_eof[] = { 0, 0, 8, 1, 8 };
+	struct drain_sink d = { .base = 0 };
+	struct scripted *sc;
+	uint8_t ring[24];
+	uint64_t delivered = 0;
+	bool eof = false;
+
+	(void)state;
+	nc.nc_rsize = 8;
+	sc = script(full, 5);
+	sc->ddp = (const uint8_t *)"01234567";
+	sc->ddp_len = 8;
+	sc = script(tail, 5);
+	sc->ddp = (const uint8_t *)"89a";
+	sc->ddp_len = 3;
+	assert_int_equal(rpcrdma_nfsc_read_stream(&nc, &nc.nc_root, 0, UINT64_MAX, ring, 2,
+						  drain_to, &d, &delivered, &eof), 0);
+	assert_int_equal(delivered, 11);
+	assert_true(eof);
+	assert_memory_equal(d.out, "0123456789a", 11);
+	assert_int_equal(sv.next, 2);
+	assert_int_equal(d.calls, 2);
+	assert_int_equal(d.lens[1], 3);
+
+	memset(&d, 0, sizeof(d));
+	eof = false;
+	sc = script(full, 5);
+	sc->ddp = (const uint8_t *)"ABCDEFGH";
+	sc->ddp_len = 8;
+	sc = script(full_eof, 5);
+	sc->ddp = (const uint8_t *)"IJKLMNOP";
+	sc->ddp_len = 8;
+	assert_int_equal(rpcrdma_nfsc_read_stream(&nc, &nc.nc_root, 0, UINT64_MAX, ring, 2,
+						  drain_to, &d, &delivered, &eof), 0);
+	assert_int_equal(delivered, 16);
+	assert_true(eof);
+	assert_memory_equal(d.out, "ABCDEFGHIJKLMNOP", 16);
+	assert_int_equal(sv.next, 4);
+}
+
+/* Errors: a READ refused (NFS3ERR_IO) after one piece came in: -EIO, the
+ * 8 bytes before it delivered; the taker failing on its second piece: its
+ * error, 8 bytes delivered; a READ of no byte without eof: -EIO, nothing
+ * delivered; bad arguments: -EINVAL before any call. */
+static void test_read_stream_errors(void **state)
+{
+	static const uint32_t full[] = { 0, 0, 8, 0, 8 };
+	static const uint32_t ioerr[] = { 5, 0 };
+	static const uint32_t none[] = { 0, 0, 0, 0, 0 };
+	struct drain_sink d = { .base = 0 };
+	struct scripted *sc;
+	uint8_t ring[24];
+	uint64_t delivered = 99;
+	unsigned calls;
+
+	(void)state;
+	nc.nc_rsize = 8;
+	sc = script(full, 5);
+	sc->ddp = (const uint8_t *)"01234567";
+	sc->ddp_len = 8;
+	script(ioerr, 2);
+	assert_int_equal(rpcrdma_nfsc_read_stream(&nc, &nc.nc_root, 0, 24, ring, 2, drain_to,
+						  &d, &delivered, NULL), -EIO);
+	assert_int_equal(delivered, 8);
+	assert_memory_equal(d.out, "01234567", 8);
+	assert_int_equal(sv.next, 2);
+
+	memset(&d, 0, sizeof(d));
+	d.fail_at = 2;
+	for (calls = 0; calls < 2; calls++) {
+		sc = script(full, 5);
+		sc->ddp = (const uint8_t *)"abcdefgh";
+		sc->ddp_len = 8;
+	}
+	assert_int_equal(rpcrdma_nfsc_read_stream(&nc, &nc.nc_root, 0, 24, ring, 2, drain_to,
+						  &d, &delivered, NULL), -ENOSPC);
+	assert_int_equal(delivered, 8);
+	assert_int_equal(d.calls, 2);
+	assert_int_equal(sv.next, 4); /* no third READ after the failure */
+	calls = sv.next;
+
+	memset(&d, 0, sizeof(d));
+	script(none, 5);
+	assert_int_equal(rpcrdma_nfsc_read_stream(&nc, &nc.nc_root, 0, 8, ring, 2, drain_to,
+						  &d, &delivered, NULL), -EIO);
+	assert_int_equal(delivered, 0);
+	assert_int_equal(d.calls, 0);
+	assert_int_equal(sv.next, calls + 1);
+
+	assert_int_equal(rpcrdma_nfsc_read_stream(&nc, &nc.nc_root, 0, 24, ring, 0, drain_to,
+						  &d, &delivered, NULL), -EINVAL);
+	assert_int_equal(rpcrdma_nfsc_read_stream(&nc, &nc.nc_root, 0, 24, NULL, 2, drain_to,
+						  &d, &delivered, NULL), -EINVAL);
+	assert_int_equal(rpcrdma_nfsc_read_stream(&nc, &nc.nc_root, 0, 24, ring, 2, NULL,
+						  NULL, &delivered, NULL), -EINVAL);
+	assert_int_equal(sv.next, calls + 1);
+}
+
 /* SETATTR: sattr3 with mode and size set, uid/gid unchanged, mtime to
  * server time, no guard; PATHCONF decodes its six fields. */
 static void test_setattr_pathconf(void **state)
@@ -698,6 +883,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_write_stream, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_stream_verf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_stream_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_stream, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_stream_eof, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_stream_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setattr_pathconf, setup, teardown),
 	};
 

@@ -30,7 +30,7 @@ start_server() {
 # only the COMMIT meeting the restarted server).  At BYTES the server is
 # first stopped (SIGSTOP), so that the calls the tool has in flight or
 # sends next stay unanswered, then killed once FILE has not grown for 0.5 s
-# (a get writes a window out after its READs, then sends the next):
+# (a get writes out the pieces already in while its next READs wait):
 # calls are in flight at the kill whatever the speed, and must be resent.  After 120 s without
 # BYTES it is killed anyway (the checks then say what happened).
 kill_at() {
@@ -59,8 +59,8 @@ def size_now():
         return 0
 try:
     os.kill(pid, signal.SIGSTOP)
-    # A get may still be writing its last window out: once the file stops
-    # growing for 0.5 s the tool has sent its next window, which the
+    # A get may still be writing out the pieces already in: once the file
+    # stops growing for 0.5 s the tool's READs in flight are the ones the
     # stopped server cannot answer.
     last, still = size_now(), time.monotonic()
     while time.monotonic() - still < 0.5 and time.monotonic() < end + 30:

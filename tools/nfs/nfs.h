@@ -47,21 +47,21 @@ struct progress {
 void progress_init(struct progress *pg, const char *name, uint64_t total);
 void progress_draw(struct progress *pg, bool final);
 
-/* nfs_xfer.c: a transfer buffer (registered with --persistent-mr) of two
- * halves: get reads a window into one while the other is written out;
- * put's ring of WRITE slots takes the first. */
+/* nfs_xfer.c: the transfer buffer (kept registered unless --per-call-mr):
+ * the ring of get's READ stream or of put's WRITE stream. */
 struct xfer_buf {
-	uint8_t *xb_buf;             /* xb_half[0] */
-	uint8_t *xb_half[2];         /* xb_half[1] NULL with one half */
-	size_t xb_len;               /* bytes of each half */
+	uint8_t *xb_buf;
+	size_t xb_len;               /* bytes */
 };
 
-/* xfer_buf_init - @halves (1: put alone, 2: get) halves of @len bytes
- * (0, -ENOMEM); xfer_buf_fini releases them. */
-int xfer_buf_init(struct rpcrdma_nfsc *nc, struct xfer_buf *xb, size_t len, unsigned halves);
+/* xfer_buf_init - a buffer of @len bytes (0, -ENOMEM); xfer_buf_fini
+ * releases it. */
+int xfer_buf_init(struct rpcrdma_nfsc *nc, struct xfer_buf *xb, size_t len);
 void xfer_buf_fini(struct rpcrdma_nfsc *nc, struct xfer_buf *xb);
-/* xfer_window - bytes of one window of get or put (a buffer for both). */
-size_t xfer_window(struct rpcrdma_nfsc *nc);
+/* xfer_ring - bytes of get's ring (--streams + 1 slots of rsize: the
+ * READs in flight and the piece being written out) when @get, else of
+ * put's (--streams slots of wsize). */
+size_t xfer_ring(struct rpcrdma_nfsc *nc, bool get);
 /* get_fh - the file @fh (@size bytes expected, for the progress line) into
  * @fd (STDOUT_FILENO: stdout) by windows through @xb.  0 or -errno. */
 int get_fh(struct rpcrdma_nfsc *nc, struct xfer_buf *xb, const struct rpcrdma_nfsc_fh *fh,
@@ -74,14 +74,14 @@ int put_fd(struct rpcrdma_nfsc *nc, struct xfer_buf *xb, const struct rpcrdma_nf
 int cmd_get(struct rpcrdma_nfsc *nc, const char *remote, const char *local, bool cat);
 int cmd_put(struct rpcrdma_nfsc *nc, const char *local, const char *remote);
 
-/* nfs_writer.c: a thread writing get's windows to the local file (or
- * stdout) while the next window is read. */
+/* nfs_writer.c: a thread writing get's pieces to the local file (or
+ * stdout) while the next READs are in flight. */
 struct writer {
 	pthread_t wr_thread;
 	pthread_mutex_t wr_lock;
 	pthread_cond_t wr_cond;
 	int wr_fd;                   /* STDOUT_FILENO: fwrite to stdout */
-	const uint8_t *wr_buf;       /* the window being written */
+	const uint8_t *wr_buf;       /* the piece being written */
 	uint64_t wr_len, wr_off;
 	bool wr_have, wr_stop;
 	int wr_err;                  /* first error (-errno) */
@@ -89,12 +89,12 @@ struct writer {
 
 /* writer_start - the thread for @fd (0 or -errno). */
 int writer_start(struct writer *w, int fd);
-/* writer_submit - wait until the previous window is written, then hand over
+/* writer_submit - wait until the previous piece is written, then hand over
  * @len bytes at @buf for file offset @off (@buf stays untouched until the
  * next submit, wait or finish returns).  Return: the first write error
  * (nothing handed over then), or 0. */
 int writer_submit(struct writer *w, const uint8_t *buf, uint64_t len, uint64_t off);
-/* writer_wait - wait until the window handed over is written; first error or 0. */
+/* writer_wait - wait until the piece handed over is written; first error or 0. */
 int writer_wait(struct writer *w);
 /* writer_finish - wait, stop and join the thread; the first error or 0. */
 int writer_finish(struct writer *w);

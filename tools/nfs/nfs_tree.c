@@ -255,7 +255,7 @@ int cmd_get_tree(struct rpcrdma_nfsc *nc, const char *remote, const char *local)
 	lpath = tree_dest(remote, local, stat(local, &st) == 0 && S_ISDIR(st.st_mode));
 	if (!lpath)
 		return fail(local, -ENOMEM);
-	rc = xfer_buf_init(nc, &t.tr_xb, xfer_window(nc), 2);
+	rc = xfer_buf_init(nc, &t.tr_xb, xfer_ring(nc, true));
 	if (rc)
 		fail(local, rc);
 	else
@@ -406,7 +406,7 @@ int cmd_put_tree(struct rpcrdma_nfsc *nc, const char *local, const char *remote)
 	if (rc)
 		fail(rpath, rc);
 	if (!rc) {
-		rc = xfer_buf_init(nc, &t.tr_xb, xfer_window(nc), 1); /* put's ring */
+		rc = xfer_buf_init(nc, &t.tr_xb, xfer_ring(nc, false));
 		if (rc)
 			fail(remote, rc);
 	}

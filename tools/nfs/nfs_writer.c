@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * nfs_writer.c - rpcrdma-nfs get: the local file is written by a thread of
- * its own, one window at a time, while the next window is read from the
- * server into the other half of the transfer buffer, so the two overlap
+ * its own, one piece of the READ stream at a time in file order, while the
+ * next READs are in flight into the other slots of the ring, so the two overlap
  * instead of taking turns (a profile of a 64 MiB get in the VM showed the
  * pwrite's page faults and copies as a large share of the time the READs
  * waited for).

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * nfs_xfer.c - rpcrdma-nfs get, cat and put: get and cat by windows of
- * --streams pieces pipelined by the library, put as one stream of WRITEs
- * (--streams in flight) fed from the local file; retried after a
- * reconnect, with the buffer registered per call, persistently, or
- * through memory windows.
+ * nfs_xfer.c - rpcrdma-nfs get, cat and put: get and cat as one stream of
+ * READs (--streams in flight) drained into the local file by a writer
+ * thread, put as one stream of WRITEs (--streams in flight) fed from the
+ * local file; resumed after a reconnect, with the buffer registered per
+ * call, persistently, or through memory windows.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,25 +18,20 @@
 
 #include "nfs.h"
 
-/* A transfer buffer of @halves (1 or 2) halves of @len bytes; with
- * --persistent-mr (the default) it stays registered for the whole
- * transfer (memory windows are bound over it per call) instead of
- * registering each piece per call. */
-int xfer_buf_init(struct rpcrdma_nfsc *nc, struct xfer_buf *xb, size_t len, unsigned halves)
+/* A transfer buffer of @len bytes; unless --per-call-mr it stays
+ * registered for the whole transfer (memory windows are bound over it per
+ * call, the default) instead of registering each piece per call. */
+int xfer_buf_init(struct rpcrdma_nfsc *nc, struct xfer_buf *xb, size_t len)
 {
-	unsigned i;
 	int rc;
 
 	xb->xb_len = len ? len : 1;
-	/* one allocation and registration for both halves */
-	xb->xb_buf = malloc(halves * xb->xb_len);
+	xb->xb_buf = malloc(xb->xb_len);
 	if (!xb->xb_buf)
 		return -ENOMEM;
-	for (i = 0; i < 2; i++)
-		xb->xb_half[i] = i < halves ? xb->xb_buf + i * xb->xb_len : NULL;
 	if (!opt_persistent)
 		return 0;
-	rc = rpcrdma_nfsc_register_buffer(nc, xb->xb_buf, halves * xb->xb_len);
+	rc = rpcrdma_nfsc_register_buffer(nc, xb->xb_buf, xb->xb_len);
 	if (rc && rc != -EOPNOTSUPP)
 		fprintf(stderr, PROG ": warning: cannot keep the buffer registered (%s): "
 			"registering per call\n", strerror(-rc));
@@ -51,12 +46,11 @@ void xfer_buf_fini(struct rpcrdma_nfsc *nc, struct xfer_buf *xb)
 	xb->xb_buf = NULL;
 }
 
-/* The window of get and put: --streams pieces of rsize or wsize. */
-size_t xfer_window(struct rpcrdma_nfsc *nc)
+size_t xfer_ring(struct rpcrdma_nfsc *nc, bool get)
 {
-	uint32_t r = rpcrdma_nfsc_rsize(nc), w = rpcrdma_nfsc_wsize(nc);
-
-	return (size_t)(r > w ? r : w) * opt_streams;
+	if (get)
+		return (size_t)rpcrdma_nfsc_rsize(nc) * (opt_streams + 1);
+	return (size_t)rpcrdma_nfsc_wsize(nc) * opt_streams;
 }
 
 static bool retryable(int rc)
@@ -77,39 +71,62 @@ static bool retry_window(struct rpcrdma_nfsc *nc, int rc, unsigned *tries)
 	return rpcrdma_nfsc_null(nc) == 0;
 }
 
+/* The taker of get's READs: each piece, in file order, goes to the writer
+ * thread (which waits for the previous piece to be written first, so the
+ * stream may reuse that one's slot). */
+struct get_sink {
+	struct writer *gs_w;
+	struct progress *gs_pg;
+};
+
+static int get_drain(void *arg, uint64_t off, const void *buf, uint32_t len)
+{
+	struct get_sink *gs = arg;
+	int rc;
+
+	rc = writer_submit(gs->gs_w, buf, len, off);
+	if (rc)
+		return rc;
+	atomic_store(&gs->gs_pg->pg_done, off + len);
+	progress_draw(gs->gs_pg, false);
+	return 0;
+}
+
 int get_fh(struct rpcrdma_nfsc *nc, struct xfer_buf *xb, const struct rpcrdma_nfsc_fh *fh,
 	   const char *name, uint64_t size, int fd)
 {
-	uint64_t window = (uint64_t)rpcrdma_nfsc_rsize(nc) * opt_streams, off = 0, n;
+	struct get_sink gs;
 	struct progress pg;
 	struct writer w;
-	unsigned tries = 0, half = 0;
+	uint64_t off = 0, n;
+	unsigned tries = 0;
+	bool eof = false;
 	int rc, wrc;
 
-	if (window > xb->xb_len)
-		window = xb->xb_len;
 	rc = writer_start(&w, fd);
 	if (rc)
 		return rc;
 	progress_init(&pg, name, size);
-	/* Until a window comes back short (the file may have grown); each
-	 * window is written out while the next is read into the other half. */
-	while (!rc) {
-		rc = rpcrdma_nfsc_read_pipelined(nc, fh, off, xb->xb_half[half], window,
-						 opt_streams, &n);
-		if (rc && retry_window(nc, rc, &tries)) {
-			rc = 0;
-			continue;
-		}
-		if (rc)
-			break;
-		rc = writer_submit(&w, xb->xb_half[half], n, off);
-		half ^= 1;
+	gs.gs_w = &w;
+	gs.gs_pg = &pg;
+	/* One stream of READs (--streams in flight) to the end of file (the
+	 * file may have grown since its size was asked), its pieces written
+	 * out by the writer thread while the next ones are read; after a
+	 * reconnect it resumes at the first byte not yet handed over.  The
+	 * ring: the buffer, --streams + 1 slots of rsize (xfer_ring). */
+	while (!rc && !eof) {
+		rc = rpcrdma_nfsc_read_stream(nc, fh, off, UINT64_MAX - off, xb->xb_buf,
+					      opt_streams, get_drain, &gs, &n, &eof);
 		off += n;
-		atomic_store(&pg.pg_done, off);
-		progress_draw(&pg, false);
-		if (n < window)
+		/* the ring is used again from its first slot: let the writer
+		 * finish the last piece it was given */
+		wrc = writer_wait(&w);
+		if (wrc) {
+			rc = wrc;
 			break;
+		}
+		if (rc && retry_window(nc, rc, &tries))
+			rc = 0;
 	}
 	wrc = writer_finish(&w);
 	if (!rc)
@@ -152,7 +169,7 @@ int cmd_get(struct rpcrdma_nfsc *nc, const char *remote, const char *local, bool
 			return rc;
 		}
 	}
-	rc = xfer_buf_init(nc, &xb, (size_t)rpcrdma_nfsc_rsize(nc) * opt_streams, 2);
+	rc = xfer_buf_init(nc, &xb, xfer_ring(nc, true));
 	if (!rc)
 		rc = get_fh(nc, &xb, &fh, remote, attr.at_size, fd);
 	xfer_buf_fini(nc, &xb);
@@ -291,7 +308,7 @@ int cmd_put(struct rpcrdma_nfsc *nc, const char *local, const char *remote)
 	if (!rc)
 		rc = rpcrdma_nfsc_create(nc, &dir, name, st.st_mode & 0777, true, &fh);
 	if (!rc)
-		rc = xfer_buf_init(nc, &xb, (size_t)rpcrdma_nfsc_wsize(nc) * opt_streams, 1);
+		rc = xfer_buf_init(nc, &xb, xfer_ring(nc, false));
 	if (!rc)
 		rc = put_fd(nc, &xb, &fh, remote, fd, (uint64_t)st.st_size);
 	xfer_buf_fini(nc, &xb);
