@@ -516,6 +516,21 @@ static void test_write_pipelined(void **state)
 	assert_false(sv.read_chunk[0]); /* small: inline */
 }
 
+/* The three pieces of 8, 8 and 4 bytes from offset 100 that a stream of
+ * 20 bytes with 8-byte calls hands over (fill or drain), in order. */
+static void assert_pieces_8_8_4(unsigned calls, const uint64_t *offs,
+				const uint32_t *lens)
+{
+	static const uint64_t want_off[] = { 100, 108, 116 };
+	static const uint32_t want_len[] = { 8, 8, 4 };
+
+	assert_int_equal(calls, 3);
+	for (unsigned i = 0; i < 3; i++) {
+		assert_int_equal(offs[i], want_off[i]);
+		assert_int_equal(lens[i], want_len[i]);
+	}
+}
+
 /* The source of a streamed WRITE in the tests: bytes of @data from file
  * offset @base; records each piece asked for. */
 struct fill_src {
@@ -574,13 +589,7 @@ static void test_write_stream(void **state)
 	assert_args(1, a1, 10);
 	assert_args(2, a2, 9);
 	assert_args(3, a3, 9);
-	assert_int_equal(f.calls, 3);
-	assert_int_equal(f.offs[0], 100);
-	assert_int_equal(f.lens[0], 8);
-	assert_int_equal(f.offs[1], 108);
-	assert_int_equal(f.lens[1], 8);
-	assert_int_equal(f.offs[2], 116);
-	assert_int_equal(f.lens[2], 4);
+	assert_pieces_8_8_4(f.calls, f.offs, f.lens);
 }
 
 /* A streamed WRITE whose verifier moves between two replies (the server
@@ -727,13 +736,7 @@ static void test_read_stream(void **state)
 	assert_args(1, a1, 6);
 	assert_args(2, a2, 6);
 	assert_args(3, a3, 6);
-	assert_int_equal(d.calls, 3);
-	assert_int_equal(d.offs[0], 100);
-	assert_int_equal(d.lens[0], 8);
-	assert_int_equal(d.offs[1], 108);
-	assert_int_equal(d.lens[1], 8);
-	assert_int_equal(d.offs[2], 116);
-	assert_int_equal(d.lens[2], 4);
+	assert_pieces_8_8_4(d.calls, d.offs, d.lens);
 }
 
 /* A streamed READ to end of file (len UINT64_MAX) of an 11-byte file,
