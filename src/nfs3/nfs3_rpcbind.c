@@ -159,6 +159,7 @@ int rpcb_tcp_set(uint32_t prog, uint32_t vers, int fd, bool replace)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss), olen;
+	struct netbuf nb = { .buf = &ss };
 	struct netconfig *nc;
 	bool v4, v6, ok;
 	int v6only = 0;
@@ -190,11 +191,8 @@ int rpcb_tcp_set(uint32_t prog, uint32_t vers, int fd, bool replace)
 	if (!v6)
 		return 0;
 	nc = getnetconfigent("tcp6");
-	{
-		struct netbuf nb = { .len = len, .maxlen = len, .buf = &ss };
-
-		ok = nc && rpcb_set(prog, vers, nc, &nb);
-	}
+	nb.len = nb.maxlen = len;
+	ok = nc && rpcb_set(prog, vers, nc, &nb);
 	if (nc)
 		freenetconfigent(nc);
 	if (ok)

@@ -495,7 +495,7 @@ uint32_t nfs4_op_write(struct nfs4_compound *cp)
 	struct rpcrdma_xdr *a = cp->cp_args, *r = cp->cp_res;
 	struct nfs3_fentry local, *fe = NULL;
 	struct nfs4_stateid sid;
-	uint32_t stable, len, status, access, committed = UNSTABLE4;
+	uint32_t stable, len, status, access;
 	const uint8_t *data;
 	uint64_t offset;
 	struct stat st;
@@ -533,9 +533,8 @@ uint32_t nfs4_op_write(struct nfs4_compound *cp)
 		status = nfs4_errno(err);
 		goto out;
 	}
-	committed = stable;
 	rpcrdma_xdr_put_u32(r, (uint32_t)done);
-	rpcrdma_xdr_put_u32(r, committed);
+	rpcrdma_xdr_put_u32(r, stable);
 	rpcrdma_xdr_put_fixed(r, cp->cp_c.c_exp->ex_verf, NFS4_VERIFIER_SIZE);
 out:
 	nfs3_fcache_put(fe);

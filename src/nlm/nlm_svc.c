@@ -565,10 +565,9 @@ static int serve(const char *listen_addr, uint16_t port, uint32_t prog, uint32_t
 		return -EIO;
 	}
 	if (rpcbind) { /* under tcp and tcp6, as the socket listens */
-		int err2 = rpcb_tcp_set(prog, vers, fd, false);
-
-		if (err2)
-			return err2;
+		err = rpcb_tcp_set(prog, vers, fd, false);
+		if (err)
+			return err;
 		*registered = true;
 	}
 	return 0;
