@@ -17,32 +17,34 @@ deps:
 	scripts/install-deps
 
 # A clear word when the tools are missing (a fresh machine: run make deps).
+# Each tree is configured until CMake has written its Makefile, so a
+# configure that failed (a missing -dev package) runs again next time.
 NEED_CMAKE = @command -v cmake >/dev/null || { echo "rpcrdma: cmake not found: run scripts/install-deps (or make deps) first" >&2; exit 1; }
 
-$(BUILD)/CMakeCache.txt:
+$(BUILD)/Makefile:
 	$(NEED_CMAKE)
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_ARGS)
 
-$(BUILD_ASAN)/CMakeCache.txt:
+$(BUILD_ASAN)/Makefile:
 	$(NEED_CMAKE)
 	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DRPCRDMA_SANITIZE=ON -DRPCRDMA_VM_TESTS=OFF $(CMAKE_ARGS)
 
-build: $(BUILD)/CMakeCache.txt
+build: $(BUILD)/Makefile
 	cmake --build $(BUILD) -j $(JOBS)
 
-asan: $(BUILD_ASAN)/CMakeCache.txt
+asan: $(BUILD_ASAN)/Makefile
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
 
 # ThreadSanitizer build: the unit tests that run real threads, and the
 # tree for VM tests such as vm/worker-posts-load
 # (RPCRDMA_BUILD_DIR=$(BUILD_TSAN)).
-$(BUILD_TSAN)/CMakeCache.txt:
+$(BUILD_TSAN)/Makefile:
 	$(NEED_CMAKE)
 	cmake -S . -B $(BUILD_TSAN) -DCMAKE_BUILD_TYPE=Debug -DRPCRDMA_VM_TESTS=OFF \
 		"-DCMAKE_C_FLAGS=-fsanitize=thread -g -O1 -Wno-error=maybe-uninitialized" \
 		-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread $(CMAKE_ARGS)
 
-tsan: $(BUILD_TSAN)/CMakeCache.txt
+tsan: $(BUILD_TSAN)/Makefile
 	cmake --build $(BUILD_TSAN) -j $(JOBS)
 	cd $(BUILD_TSAN) && ctest --output-on-failure -R 'unit/test_svc'
 
@@ -65,12 +67,12 @@ demo: deps
 	$(MAKE) build
 	scripts/demo
 
-$(BUILD_FUZZ)/CMakeCache.txt:
+$(BUILD_FUZZ)/Makefile:
 	$(NEED_CMAKE)
 	cmake -S . -B $(BUILD_FUZZ) -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DRPCRDMA_FUZZ=ON -DRPCRDMA_TESTS=OFF -DRPCRDMA_VM_TESTS=OFF
 
 # libFuzzer over the wire codec, both directions, for FUZZ_TIME seconds.
-fuzz: $(BUILD_FUZZ)/CMakeCache.txt
+fuzz: $(BUILD_FUZZ)/Makefile
 	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_wire wire_seeds
 	mkdir -p $(BUILD_FUZZ)/seeds $(BUILD_FUZZ)/corpus
 	$(BUILD_FUZZ)/tests/fuzz/wire_seeds $(BUILD_FUZZ)/seeds
@@ -93,13 +95,13 @@ bench-wire: build
 	$(BUILD)/bench/bench_wire
 
 # libFuzzer over the server's receive path through the verbs seam.
-fuzz-svc: $(BUILD_FUZZ)/CMakeCache.txt
+fuzz-svc: $(BUILD_FUZZ)/Makefile
 	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_svc
 	mkdir -p $(BUILD_FUZZ)/svc-corpus
 	$(BUILD_FUZZ)/tests/fuzz/fuzz_svc -max_total_time=$(FUZZ_TIME) -max_len=1025 -artifact_prefix=$(BUILD_FUZZ)/svc- $(BUILD_FUZZ)/svc-corpus tests/fuzz/svc-seeds
 
 # libFuzzer over the NFSv4.1 COMPOUND path (docs/fuzzing.md).
-fuzz-nfs4: $(BUILD_FUZZ)/CMakeCache.txt
+fuzz-nfs4: $(BUILD_FUZZ)/Makefile
 	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_nfs4
 	mkdir -p $(BUILD_FUZZ)/nfs4-corpus
 	$(BUILD_FUZZ)/tests/fuzz/fuzz_nfs4 -max_total_time=$(FUZZ_TIME) -max_len=4096 -artifact_prefix=$(BUILD_FUZZ)/nfs4- $(BUILD_FUZZ)/nfs4-corpus
