@@ -170,7 +170,8 @@ struct rpcrdma_svc_config {
 	unsigned sc_threads;        /* worker threads, default 4 */
 	/** Transport threads (groups of connections, each with its own run
 	 *  loop, completion channel, pools and sc_threads / n workers, at
-	 *  least one).  Default: the online CPUs, at most
+	 *  least one).  Default: the CPUs the calling thread may run on
+	 *  (its affinity mask: taskset, a cpuset), at most
 	 *  RPCRDMA_SVC_MAX_TRANSPORT_THREADS; never more than sc_threads. */
 	unsigned sc_transport_threads;
 	/** Optional: return false to refuse a connection from @peer. */

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <netdb.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,22 @@ void svc_log(struct rpcrdma_svc *svc, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * CPUs this process may run on: its affinity mask (taskset, a cgroup
+ * cpuset, systemd's CPUAffinity=), else the CPUs online.  The default
+ * number of transport threads, one per CPU the server can use.
+ */
+static unsigned svc_usable_cpus(void)
+{
+	cpu_set_t set;
+	long online;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return (unsigned)CPU_COUNT(&set);
+	online = sysconf(_SC_NPROCESSORS_ONLN);
+	return online > 0 ? (unsigned)online : 1;
+}
+
 static void svc_cfg_defaults(struct rpcrdma_svc_config *cfg)
 {
 	if (!cfg->sc_port)
@@ -57,9 +74,7 @@ static void svc_cfg_defaults(struct rpcrdma_svc_config *cfg)
 	if (!cfg->sc_threads)
 		cfg->sc_threads = 4;
 	if (!cfg->sc_transport_threads) {
-		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-
-		cfg->sc_transport_threads = cpus > 0 ? (unsigned)cpus : 1;
+		cfg->sc_transport_threads = svc_usable_cpus();
 		if (cfg->sc_transport_threads > RPCRDMA_SVC_MAX_TRANSPORT_THREADS)
 			cfg->sc_transport_threads = RPCRDMA_SVC_MAX_TRANSPORT_THREADS;
 		/* Every group has a worker of its own. */

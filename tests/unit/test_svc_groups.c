@@ -72,7 +72,7 @@ static void test_group_config(void **state)
 	assert_int_equal(svc_group_workers(&svc, 1), 0);
 	svc_fini(&svc);
 
-	/* Default: one per CPU, but never more than the workers. */
+	/* Default: one per CPU it may run on, but never more than the workers. */
 	init(&svc, 0, 1, false, 0);
 	assert_int_equal(svc.sv_ngroups, 1);
 	svc_fini(&svc);
@@ -80,6 +80,24 @@ static void test_group_config(void **state)
 	want = cpus < 1 ? 1 : cpus > 64 ? 64 : (unsigned)cpus;
 	assert_int_equal(svc.sv_ngroups, want);
 	svc_fini(&svc);
+
+	/* A server kept to one CPU (taskset, a cpuset) runs one transport
+	 * thread however many CPUs are online. */
+	{
+		cpu_set_t all, one;
+		int c;
+
+		assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
+		for (c = 0; c < CPU_SETSIZE && !CPU_ISSET(c, &all); c++)
+			;
+		CPU_ZERO(&one);
+		CPU_SET(c, &one);
+		assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+		init(&svc, 0, 64, false, 0);
+		assert_int_equal(sched_setaffinity(0, sizeof(all), &all), 0);
+		assert_int_equal(svc.sv_ngroups, 1);
+		svc_fini(&svc);
+	}
 
 	/* Beyond the limit: refused. */
 	init(&svc, RPCRDMA_SVC_MAX_TRANSPORT_THREADS + 1, 4, false, -EINVAL);
