@@ -13,7 +13,9 @@
 #              sequential O_DIRECT write and read of a BENCH_FILE_MB file,
 #              4 KiB random read and write (fio, libaio, direct, iodepth
 #              BENCH_IODEPTH, BENCH_RUNTIME s), metadata mix (create, stat,
-#              rename, remove of BENCH_META_FILES files); server CPU from /proc
+#              rename, remove of BENCH_META_FILES files); server CPU from /proc;
+#              then the figures of BENCH_SPLIT_FIGURES again in split
+#              placement: the workload on CPU 0, every server thread on CPU 1
 #   clients    against kernel nfsd: kernel client (cp; dd O_DIRECT; fio)
 #              vs rpcrdma-nfs (and --nconnect BENCH_NFS_NCONNECT), get and
 #              put of the file, the kernel mount made again before each
@@ -51,6 +53,10 @@ IODEPTH=${BENCH_IODEPTH:-8}
 SEQ_IODEPTH=${BENCH_SEQ_IODEPTH:-1}
 CLIENT_IODEPTH=${BENCH_CLIENT_IODEPTH:-8}
 META_FILES=${BENCH_META_FILES:-1000}
+# Split placement (section 2): these figures run a second time with the
+# workload on CPU 0 and the server's threads on CPU 1, for both servers,
+# as if client and server were two machines ("" to skip).
+SPLIT_FIGS=${BENCH_SPLIT_FIGURES-rand_read rand_write meta}
 SECTIONS=${BENCH_SECTIONS:-wire servers clients transport connections}
 PERF_ITERS=${BENCH_PERF_ITERS:-4096:2000 65536:500 1048576:64}
 LAT_ITERS=${BENCH_LAT_ITERS:-1000}
@@ -266,12 +272,15 @@ fio_job() {
 	printf '"fio":"%s"' "${out#"$BENCH_OUT"/}"
 }
 
-# meta DIR N: create, stat, rename, remove N files in DIR (one process;
-# exec'ing a tool per file would measure 9p, not NFS); prints the JSON body.
+# meta DIR N [CPU]: create, stat, rename, remove N files in DIR (one
+# process; exec'ing a tool per file would measure 9p, not NFS), on CPU
+# alone when given; prints the JSON body.
 meta() {
-	timeout -k 10 600 python3 - "$1" "$2" <<'EOF'
+	timeout -k 10 600 python3 - "$1" "$2" "${3:-}" <<'EOF'
 import os, sys, time
 d, n = sys.argv[1], int(sys.argv[2])
+if sys.argv[3]:
+    os.sched_setaffinity(0, {int(sys.argv[3])})
 os.makedirs(d, exist_ok=True)
 names = [os.path.join(d, "f%05d" % i) for i in range(n)]
 t = {}
@@ -294,39 +303,66 @@ print('"ops":%d,"create_s":%.6f,"stat_s":%.6f,"rename_s":%.6f,"remove_s":%.6f,"m
 EOF
 }
 
+# server_place SERVER CPUS: keep every thread of SERVER on CPUS (a taskset
+# list): the [nfsd] kernel threads one by one, every thread of rpcrdma-nfsd.
+server_place() {
+	local p
+	if [[ $1 == knfsd ]]; then
+		for p in $(knfsd_pids); do
+			taskset -p -c "$2" "$p" >/dev/null || return
+		done
+	else
+		taskset -a -p -c "$2" "$RNFSD_PID" >/dev/null
+	fi
+}
+
+# server_figure FIGURE SERVER RUN [CPU]: one measured run of FIGURE; with
+# CPU, the workload (fio's job, the metadata script) runs on CPU alone and
+# the figure is recorded as FIGURE_split.
+server_figure() {
+	local fig=$1 s=$2 r=$3 cpu=${4:-} mnt label base="--name=bench --direct=1 --ioengine=libaio"
+	mnt=$(mnt_of "$s")
+	label=$fig${cpu:+_split}
+	[[ -n $cpu ]] && base+=" --cpus_allowed=$cpu"
+	# shellcheck disable=SC2086
+	case $fig in
+	seq_write)
+		measure servers "$label" "$s" "$r" "$s" "$mnt" fio_job "$FIO_DIR/$label-$s-$r.json" \
+			$base --filename="$mnt/$FILE" --rw=write --bs=1M --size="${FILE_MB}M" --iodepth="$SEQ_IODEPTH" --end_fsync=1 ;;
+	seq_read)
+		measure servers "$label" "$s" "$r" "$s" "$mnt" fio_job "$FIO_DIR/$label-$s-$r.json" \
+			$base --filename="$mnt/$FILE" --rw=read --bs=1M --size="${FILE_MB}M" --iodepth="$SEQ_IODEPTH" ;;
+	rand_read | rand_write)
+		measure servers "$label" "$s" "$r" "$s" "$mnt" fio_job "$FIO_DIR/$label-$s-$r.json" \
+			$base --filename="$mnt/$FILE" --rw="${fig/_/}" --bs=4k --size="${FILE_MB}M" --iodepth="$IODEPTH" \
+			--time_based --runtime="$RUNTIME" --randrepeat=0 ;;
+	meta)
+		measure servers "$label" "$s" "$r" "$s" "$mnt" meta "$mnt/meta-$label-$r" "$META_FILES" "$cpu" ;;
+	*) fail "unknown server figure $fig" ;;
+	esac
+}
+
 section_servers() {
-	local r s mnt base="--name=bench --direct=1 --ioengine=libaio"
+	local r s fig all split=$SPLIT_FIGS
 	log "== 2. servers compared: kernel nfsd vs rpcrdma-nfsd, kernel client ($FILE_MB MiB file, $REPEAT runs)"
+	all=0-$(($(nproc) - 1))
+	if [[ -n $split ]] && (($(nproc) < 2)); then
+		log "split placement needs two CPUs: skipped"
+		split=
+	fi
+	emit "\"section\":\"info\",\"split_figures\":\"$split\",\"split_workload_cpu\":0,\"split_server_cpus\":\"1\""
 	for ((r = 1; r <= REPEAT; r++)); do
-		for s in knfsd rnfsd; do
-			mnt=$(mnt_of "$s")
-			# shellcheck disable=SC2086
-			measure servers seq_write "$s" "$r" "$s" "$mnt" fio_job "$FIO_DIR/seq_write-$s-$r.json" \
-				$base --filename="$mnt/$FILE" --rw=write --bs=1M --size="${FILE_MB}M" --iodepth="$SEQ_IODEPTH" --end_fsync=1
+		for fig in seq_write seq_read rand_read rand_write meta; do
+			for s in knfsd rnfsd; do
+				server_figure "$fig" "$s" "$r"
+			done
 		done
-		for s in knfsd rnfsd; do
-			mnt=$(mnt_of "$s")
-			# shellcheck disable=SC2086
-			measure servers seq_read "$s" "$r" "$s" "$mnt" fio_job "$FIO_DIR/seq_read-$s-$r.json" \
-				$base --filename="$mnt/$FILE" --rw=read --bs=1M --size="${FILE_MB}M" --iodepth="$SEQ_IODEPTH"
-		done
-		for s in knfsd rnfsd; do
-			mnt=$(mnt_of "$s")
-			# shellcheck disable=SC2086
-			measure servers rand_read "$s" "$r" "$s" "$mnt" fio_job "$FIO_DIR/rand_read-$s-$r.json" \
-				$base --filename="$mnt/$FILE" --rw=randread --bs=4k --size="${FILE_MB}M" --iodepth="$IODEPTH" \
-				--time_based --runtime="$RUNTIME" --randrepeat=0
-		done
-		for s in knfsd rnfsd; do
-			mnt=$(mnt_of "$s")
-			# shellcheck disable=SC2086
-			measure servers rand_write "$s" "$r" "$s" "$mnt" fio_job "$FIO_DIR/rand_write-$s-$r.json" \
-				$base --filename="$mnt/$FILE" --rw=randwrite --bs=4k --size="${FILE_MB}M" --iodepth="$IODEPTH" \
-				--time_based --runtime="$RUNTIME" --randrepeat=0
-		done
-		for s in knfsd rnfsd; do
-			mnt=$(mnt_of "$s")
-			measure servers meta "$s" "$r" "$s" "$mnt" meta "$mnt/meta-$r" "$META_FILES"
+		for fig in $split; do
+			for s in knfsd rnfsd; do
+				server_place "$s" 1 || fail "cannot keep $s on CPU 1"
+				server_figure "$fig" "$s" "$r" 0
+				server_place "$s" "$all" || fail "cannot give $s back CPUs $all"
+			done
 		done
 	done
 }

@@ -341,7 +341,9 @@ def main():
         return out
 
     servers = {}
-    for fig in ("seq_write", "seq_read", "rand_read", "rand_write", "meta"):
+    # each figure, then the ones run again in split placement (FIGURE_split)
+    base_figs = ("seq_write", "seq_read", "rand_read", "rand_write", "meta")
+    for fig in base_figs + tuple(f + "_split" for f in base_figs):
         k, rn = agg("servers", fig, "knfsd"), agg("servers", fig, "rnfsd")
         if not k and not rn:
             continue
@@ -473,15 +475,20 @@ def markdown(R):
         L.append("| figure | unit | kernel nfsd | rpcrdma-nfsd | ratio | CPU µs/op kernel nfsd | CPU µs/op rpcrdma-nfsd | CPU ratio |")
         L.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
         for fig, e in S.items():
-            name, unit = names[fig]
+            name, unit = names[fig.removesuffix("_split")]
+            if fig.endswith("_split"):
+                name += "; split: workload on CPU %s, servers on CPU %s" % (
+                    i.get("split_workload_cpu", 0), i.get("split_server_cpus", "1"))
             m = e["metric"]
             k, r = e["knfsd"] or {}, e["rpcrdma-nfsd"] or {}
             d = 0 if m == "iops" else 1
             L.append("| %s | %s | %s | %s | **%s** | %s | %s | %s |" % (
                 name, unit, fmt(k.get(m), d), fmt(r.get(m), d), fmt_ratio(e["ratio"]),
                 fmt(k.get("cpu_us_per_op"), 0), fmt(r.get("cpu_us_per_op"), 0), fmt_ratio(e["cpu_ratio"])))
-        meta = S.get("meta")
-        if meta:
+        for mfig in ("meta", "meta_split"):
+            meta = S.get(mfig)
+            if not meta:
+                continue
             parts = []
             for who in ("knfsd", "rpcrdma-nfsd"):
                 a = meta[who]
@@ -491,13 +498,17 @@ def markdown(R):
                         a["create_s"]["median"], a["stat_s"]["median"], a["rename_s"]["median"],
                         a["remove_s"]["median"]))
             L.append("")
-            L.append("Metadata phases (median): " + "; ".join(parts) + ".")
+            L.append("Metadata phases (median%s): " % (", split placement" if mfig.endswith("_split") else "")
+                     + "; ".join(parts) + ".")
         for who, mo in R["mounts"].items():
             L.append("")
             L.append("Mount %s: `%s`" % ("kernel nfsd" if who == "knfsd" else "rpcrdma-nfsd", mo.get("opts")))
         L.append("")
         L.append("ratio = rpcrdma-nfsd / kernel nfsd (above 1: rpcrdma-nfsd faster); CPU ratio = rpcrdma-nfsd CPU per op / kernel nfsd CPU per op (below 1: cheaper). "
-                 "CPU: utime+stime of the rpcrdma-nfsd process, or of the [nfsd] threads; one op = one I/O of the figure's size, or one metadata call.")
+                 "CPU: utime+stime of the rpcrdma-nfsd process, or of the [nfsd] threads; one op = one I/O of the figure's size, or one metadata call. "
+                 "Split placement: the figure again with the workload (fio's job, the metadata script) kept to one CPU and every thread of the server "
+                 "(the [nfsd] threads; all of rpcrdma-nfsd's) to another, for both servers alike, as when client and server are two machines; "
+                 "the other rows let the scheduler place both.")
     else:
         L.append("not measured")
     L.append("")
