@@ -204,12 +204,9 @@ int nfs3_proc_rename(struct nfs3_call *c)
 		stat = NFS3ERR_INVAL;
 		goto out;
 	}
+	/* may the caller change both directories: asked only when the
+	 * rename fails (nfs3_rename_failed()), the answer as knfsd's */
 	err = nfs3_become_caller(c);
-	/* may the caller change both directories: first, as knfsd */
-	if (!err)
-		err = nfs3_dir_may_write(from.d_fd);
-	if (!err && !same)
-		err = nfs3_dir_may_write(to.d_fd);
 	/*
 	 * A file the rename replaces loses that link, and the open-file cache
 	 * must learn it: when nothing is replaced (tried first, one system
@@ -223,7 +220,7 @@ int nfs3_proc_rename(struct nfs3_call *c)
 		have_fh = nfs3_unlink_fh(c, to.d_fd, to.d_name.n_buf, fh, &fhlen);
 	if (!err && renameat(from.d_fd, from.d_name.n_buf, to.d_fd,
 			     to.d_name.n_buf) < 0)
-		err = -errno;
+		err = nfs3_rename_failed(-errno, from.d_fd, to.d_fd, !same);
 renamed:
 	if (!err && have_fh)
 		nfs3_fcache_forget(c->c_exp, fh, fhlen);

@@ -132,6 +132,15 @@ int nfs3_dir_may_write(int dirfd)
 	return 0;
 }
 
+int nfs3_rename_failed(int err, int fromfd, int tofd, bool two_dirs)
+{
+	int perm = nfs3_dir_may_write(fromfd);
+
+	if (!perm && two_dirs)
+		perm = nfs3_dir_may_write(tofd);
+	return perm ? perm : err;
+}
+
 /* nfs3_get_file - the handle's object through the open-file cache. */
 int nfs3_get_file(struct nfs3_call *c, const uint8_t *fh, uint32_t len,
 		    struct nfs3_fentry *local, struct nfs3_fentry **fep,

@@ -606,6 +606,18 @@ int nfs3_open_handle(struct nfs3_call *c, const uint8_t *fh, uint32_t len,
  * node: EPERM).  Return: 0, -EACCES, -EROFS or another negative errno.
  */
 int nfs3_dir_may_write(int dirfd);
+/**
+ * nfs3_rename_failed - the answer to a RENAME whose renameat() failed with
+ * @err (negative errno), the caller's credentials still in force.  knfsd
+ * first checks that the caller may write both directories (@fromfd, and
+ * @tofd when @two_dirs), so a caller without that hears -EACCES (or
+ * -EROFS) even where the rename found another reason first (a sticky
+ * source directory: -EPERM).  The rename makes that check itself, so it
+ * is asked here, after a failure, instead of before every rename: one
+ * system call fewer for a rename that succeeds, the same answer for one
+ * that fails.  Return: nfs3_dir_may_write()'s error, else @err.
+ */
+int nfs3_rename_failed(int err, int fromfd, int tofd, bool two_dirs);
 
 /** nfs3_set_times - the atime/mtime part of a sattr3 on O_PATH @fd. 0/-errno. */
 int nfs3_set_times(int fd, const struct nfs3_sattr *sa);

@@ -210,18 +210,14 @@ uint32_t nfs4_op_rename(struct nfs4_compound *cp)
 	if (status)
 		goto out;
 	err = nfs3_become_caller(&cp->cp_c);
-	/* may the caller change both directories: first, as knfsd and
-	 * NFSv3's RENAME (a sticky source directory's EPERM comes after) */
-	two_dirs = sdst.st_dev != tdst.st_dev || sdst.st_ino != tdst.st_ino;
-	if (!err)
-		err = nfs3_dir_may_write(sfe->fe_path);
-	if (!err && two_dirs)
-		err = nfs3_dir_may_write(tfe->fe_path);
 	if (err)
 		goto out_err;
+	/* may the caller change both directories: asked when the rename
+	 * fails, as NFSv3's RENAME (nfs3_rename_failed()) */
+	two_dirs = sdst.st_dev != tdst.st_dev || sdst.st_ino != tdst.st_ino;
 	have_fh = nfs3_unlink_fh(&cp->cp_c, tfe->fe_path, to.n_buf, fh, &fhlen);
 	if (renameat(sfe->fe_path, from.n_buf, tfe->fe_path, to.n_buf) < 0) {
-		err = -errno;
+		err = nfs3_rename_failed(-errno, sfe->fe_path, tfe->fe_path, two_dirs);
 		goto out_err;
 	}
 	if (have_fh)

@@ -666,12 +666,12 @@ static void test_mknod_devices(void **state)
 }
 
 /*
- * LINK, RENAME and MKNOD check first that the caller may write the
- * directories (knfsd's order), so a caller without that gets
+ * LINK, RENAME and MKNOD answer as knfsd, which checks first that the
+ * caller may write the directories, so a caller without that gets
  * NFS3ERR_ACCES where the system call alone finds another reason first
  * (EPERM): a link to another user's 0600 file (fs.protected_hardlinks), a
- * rename out of a sticky directory of another user's file, a device node
- * by a squashed root.
+ * rename out of a sticky directory of another user's file (RENAME asks
+ * after the rename failed), a device node by a squashed root.
  */
 static void test_dir_access_checked_first(void **state)
 {
