@@ -52,7 +52,11 @@ void clnt_batch_flush(struct rpcrdma_clnt *cl)
 	if (!chain)
 		return;
 	cl->cl_batch_head = cl->cl_batch_tail = NULL;
+	bad = chain; /* a failure that does not say where: none went out */
 	rc = rpcrdma_verbs_post_send(cl->cl_qp, chain, &bad);
+	/* the capture has the Sends that went out, those before @bad */
+	for (; chain && (!rc || chain != bad); chain = chain->next)
+		clnt_capture_send(cl, chain);
 	if (!rc)
 		return;
 	/* The Sends from @bad on are not on the queue; their requests are
@@ -122,8 +126,7 @@ static int clnt_post_call_common(struct rpcrdma_clnt *cl, struct clnt_req *rl, b
 							    &rl->rl_wr;
 		rl->rl_bind_wr[i].wr_id = (uintptr_t)&cl->cl_quiet_cqe;
 	}
-	clnt_capture_send(cl, &rl->rl_wr);
-	if (queue) {
+	if (queue) { /* recorded by the capture when the batch is posted */
 		if (cl->cl_batch_tail)
 			cl->cl_batch_tail->next = &rl->rl_wr;
 		else
@@ -141,6 +144,7 @@ static int clnt_post_call_common(struct rpcrdma_clnt *cl, struct clnt_req *rl, b
 		rl->rl_state = RL_PREPARED;
 		return rc;
 	}
+	clnt_capture_send(cl, &rl->rl_wr);
 	/* A bind names its window by the window's current key (ibv_mw.rkey);
 	 * from now on that is the key we just bound. */
 	for (i = 0; i < rl->rl_nbind; i++)

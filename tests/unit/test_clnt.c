@@ -8,6 +8,7 @@
  * are worked out by hand from RFC 8166 section 4 and RFC 5531 section 9.
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +22,7 @@
 #include "fake_verbs.h"
 #include "test_words.h"
 
+#include "capture/capture.h"
 #include "clnt/clnt_internal.h"
 
 #include "clnt_fixture.h"
@@ -1318,6 +1320,65 @@ static void test_batch_lost_with_connection(void **state)
 	assert_int_equal(cl->cl_rpc_busy, 0);
 }
 
+/* The capture (cf_capture) records a Send when it is posted: a batch's
+ * Sends when the batch goes out, and none that a failed post kept off
+ * the wire, batched or not. */
+static void test_capture_posted_sends_only(void **state)
+{
+	struct three_calls t;
+	struct rpcrdma_clnt *cl = three_calls_clnt(state, &t);
+	struct rpcrdma_capture_config cc = { 0 };
+	struct rpcrdma_capture_stats st;
+	struct rpcrdma_capture *cap;
+	struct async_seen seen[3] = { { 0 } };
+	char path[] = "/tmp/test_clnt_capXXXXXX";
+	uint32_t xid[3];
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	cc.cc_path = path;
+	assert_int_equal(rpcrdma_capture_open(&cc, &cap), 0);
+	cl->cl_cfg.cf_capture = cap;
+	cl->cl_capture = calloc(1, sizeof(*cl->cl_capture));
+	assert_non_null(cl->cl_capture);
+	/* the endpoints clnt_capture_connected() takes from rdma_cm */
+	((struct sockaddr_in *)&cl->cl_capture->ce_local)->sin_family = AF_INET;
+	((struct sockaddr_in *)&cl->cl_capture->ce_peer)->sin_family = AF_INET;
+
+	/* two queued, then posted together: two frames */
+	rpcrdma_clnt_batch_begin(cl);
+	assert_int_equal(rpcrdma_clnt_call_async(cl, &t.ca[0], async_done, &seen[0], &xid[0]), 0);
+	assert_int_equal(rpcrdma_clnt_call_async(cl, &t.ca[1], async_done, &seen[1], &xid[1]), 0);
+	rpcrdma_clnt_batch_end(cl);
+	assert_int_equal(fv.fv_nsends, 2);
+
+	/* a failed post, outside a batch: the call is not sent, no frame */
+	fv.fv_fail_send_post_at = fv.fv_send_post_calls + 1;
+	assert_int_not_equal(rpcrdma_clnt_call_async(cl, &t.ca[2], async_done, &seen[2], &xid[2]), 0);
+	assert_int_equal(fv.fv_nsends, 2);
+
+	/* a batch whose post fails: queued, never sent, no frame */
+	rpcrdma_clnt_batch_begin(cl);
+	assert_int_equal(rpcrdma_clnt_call_async(cl, &t.ca[2], async_done, &seen[2], &xid[2]), 0);
+	fv.fv_fail_send_post_at = fv.fv_send_post_calls + 1;
+	rpcrdma_clnt_batch_end(cl);
+	assert_false(cl->cl_connected);
+	assert_int_equal(seen[2].status, -ECONNRESET);
+	assert_int_equal(fv.fv_nsends, 2);
+
+	pthread_mutex_lock(&cl->cl_lock);
+	clnt_disconnected(cl);
+	clnt_sq_release_all(cl);
+	pthread_mutex_unlock(&cl->cl_lock);
+	clnt_run_done(cl);
+	cl->cl_cfg.cf_capture = NULL;
+	rpcrdma_capture_close(cap, &st);
+	unlink(path);
+	assert_int_equal(st.cs_drops, 0);
+	assert_int_equal(st.cs_frames, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1348,6 +1409,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_batch_flushed_before_credit_wait, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_batch_lost_with_connection, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_capture_posted_sends_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_reply_and_repost_failure, setup,
 						teardown),
 	};
