@@ -204,24 +204,12 @@ int nfs3_proc_rename(struct nfs3_call *c)
 		stat = NFS3ERR_INVAL;
 		goto out;
 	}
-	/* may the caller change both directories: asked only when the
-	 * rename fails (nfs3_rename_failed()), the answer as knfsd's */
+	/* may the caller change both directories: the rename asks, or
+	 * nfs3_rename() first when a name is in the way (knfsd's answer) */
 	err = nfs3_become_caller(c);
-	/*
-	 * A file the rename replaces loses that link, and the open-file cache
-	 * must learn it: when nothing is replaced (tried first, one system
-	 * call), there is nothing to learn.
-	 */
-	if (!err && c->c_exp->ex_fcache &&
-	    renameat2(from.d_fd, from.d_name.n_buf, to.d_fd, to.d_name.n_buf,
-		      RENAME_NOREPLACE) == 0)
-		goto renamed;
 	if (!err)
-		have_fh = nfs3_unlink_fh(c, to.d_fd, to.d_name.n_buf, fh, &fhlen);
-	if (!err && renameat(from.d_fd, from.d_name.n_buf, to.d_fd,
-			     to.d_name.n_buf) < 0)
-		err = nfs3_rename_failed(-errno, from.d_fd, to.d_fd, !same);
-renamed:
+		err = nfs3_rename(c, from.d_fd, from.d_name.n_buf, to.d_fd,
+				  to.d_name.n_buf, !same, fh, &fhlen, &have_fh);
 	if (!err && have_fh)
 		nfs3_fcache_forget(c->c_exp, fh, fhlen);
 	if (!err)

@@ -132,13 +132,30 @@ int nfs3_dir_may_write(int dirfd)
 	return 0;
 }
 
-int nfs3_rename_failed(int err, int fromfd, int tofd, bool two_dirs)
+int nfs3_rename(struct nfs3_call *c, int fromfd, const char *fname, int tofd,
+		const char *tname, bool two_dirs, uint8_t *fh, uint32_t *fhlen,
+		bool *have_fh)
 {
-	int perm = nfs3_dir_may_write(fromfd);
+	int err;
 
-	if (!perm && two_dirs)
-		perm = nfs3_dir_may_write(tofd);
-	return perm ? perm : err;
+	*have_fh = false;
+	/* Nothing replaced: the rename itself checked that the caller may
+	 * write both directories, and the cache has nothing to learn. */
+	if (renameat2(fromfd, fname, tofd, tname, RENAME_NOREPLACE) == 0)
+		return 0;
+	/* A name in the way, or another failure: knfsd's order from here.
+	 * Checked before the rename, not after a failure: a rename onto the
+	 * same file (one name, or two links of one inode) succeeds without
+	 * the kernel's permission checks. */
+	err = nfs3_dir_may_write(fromfd);
+	if (!err && two_dirs)
+		err = nfs3_dir_may_write(tofd);
+	if (err)
+		return err;
+	*have_fh = nfs3_unlink_fh(c, tofd, tname, fh, fhlen);
+	if (renameat(fromfd, fname, tofd, tname) < 0)
+		return -errno;
+	return 0;
 }
 
 /* nfs3_get_file - the handle's object through the open-file cache. */

@@ -607,17 +607,24 @@ int nfs3_open_handle(struct nfs3_call *c, const uint8_t *fh, uint32_t len,
  */
 int nfs3_dir_may_write(int dirfd);
 /**
- * nfs3_rename_failed - the answer to a RENAME whose renameat() failed with
- * @err (negative errno), the caller's credentials still in force.  knfsd
- * first checks that the caller may write both directories (@fromfd, and
- * @tofd when @two_dirs), so a caller without that hears -EACCES (or
- * -EROFS) even where the rename found another reason first (a sticky
- * source directory: -EPERM).  The rename makes that check itself, so it
- * is asked here, after a failure, instead of before every rename: one
- * system call fewer for a rename that succeeds, the same answer for one
- * that fails.  Return: nfs3_dir_may_write()'s error, else @err.
+ * nfs3_rename - RENAME's system calls (NFSv3 and NFSv4.1): @fname in
+ * directory @fromfd to @tname in @tofd (@two_dirs: different
+ * directories), the caller's credentials in force.  First
+ * renameat2(RENAME_NOREPLACE): a rename that replaces nothing is one
+ * system call, and the kernel checked that the caller may write both
+ * directories.  Otherwise (a name in the way, or a failure) as knfsd:
+ * nfs3_dir_may_write() of both directories first, so a caller without
+ * that hears -EACCES (or -EROFS) where rename(2) finds another reason
+ * first (a sticky directory: -EPERM), or succeeds without asking (a rename
+ * onto the same file: one name, or two links of one inode); then the
+ * handle of the name replaced (nfs3_unlink_fh(), into @fh, @fhlen,
+ * *@have_fh) and renameat().  RFC 1813 3.3.14, RFC 8881 18.26.
+ * Return: 0, or a negative errno (-EACCES, -EROFS, -ENOENT, -EEXIST,
+ * -ENOTEMPTY, -EISDIR, -ENOTDIR, -EINVAL, -EXDEV, -EPERM, ...).
  */
-int nfs3_rename_failed(int err, int fromfd, int tofd, bool two_dirs);
+int nfs3_rename(struct nfs3_call *c, int fromfd, const char *fname, int tofd,
+		const char *tname, bool two_dirs, uint8_t *fh, uint32_t *fhlen,
+		bool *have_fh);
 
 /** nfs3_set_times - the atime/mtime part of a sattr3 on O_PATH @fd. 0/-errno. */
 int nfs3_set_times(int fd, const struct nfs3_sattr *sa);

@@ -212,14 +212,13 @@ uint32_t nfs4_op_rename(struct nfs4_compound *cp)
 	err = nfs3_become_caller(&cp->cp_c);
 	if (err)
 		goto out_err;
-	/* may the caller change both directories: asked when the rename
-	 * fails, as NFSv3's RENAME (nfs3_rename_failed()) */
+	/* may the caller change both directories: the rename asks, or
+	 * nfs3_rename() first when a name is in the way, as NFSv3's RENAME */
 	two_dirs = sdst.st_dev != tdst.st_dev || sdst.st_ino != tdst.st_ino;
-	have_fh = nfs3_unlink_fh(&cp->cp_c, tfe->fe_path, to.n_buf, fh, &fhlen);
-	if (renameat(sfe->fe_path, from.n_buf, tfe->fe_path, to.n_buf) < 0) {
-		err = nfs3_rename_failed(-errno, sfe->fe_path, tfe->fe_path, two_dirs);
+	err = nfs3_rename(&cp->cp_c, sfe->fe_path, from.n_buf, tfe->fe_path, to.n_buf,
+			  two_dirs, fh, &fhlen, &have_fh);
+	if (err)
 		goto out_err;
-	}
 	if (have_fh)
 		nfs3_fcache_forget(cp->cp_c.c_exp, fh, fhlen);
 	/* both directories, or the one once */

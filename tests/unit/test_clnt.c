@@ -1379,6 +1379,103 @@ static void test_capture_posted_sends_only(void **state)
 	assert_int_equal(st.cs_frames, 2);
 }
 
+/* A queued call aborted before its batch is posted ends once with
+ * -ECANCELED; its Send still goes out with the batch (it is in the Send
+ * ring, in order) and its xid and credit stay until its reply, which is
+ * then dropped without touching the caller's memory; the requests come
+ * back once the Sends complete. */
+static void test_batch_abort_queued(void **state)
+{
+	struct three_calls t;
+	struct rpcrdma_clnt *cl = three_calls_clnt(state, &t);
+	struct async_seen seen[2] = { { 0 } };
+	uint8_t reply[64];
+	uint32_t xid[2];
+	unsigned posts = fv.fv_send_post_calls;
+
+	rpcrdma_clnt_batch_begin(cl);
+	assert_int_equal(rpcrdma_clnt_call_async(cl, &t.ca[0], async_done, &seen[0], &xid[0]), 0);
+	assert_int_equal(rpcrdma_clnt_call_async(cl, &t.ca[1], async_done, &seen[1], &xid[1]), 0);
+	assert_int_equal(rpcrdma_clnt_abort(cl, xid[0]), 0);
+	assert_int_equal(seen[0].calls, 1);
+	assert_int_equal(seen[0].status, -ECANCELED);
+	assert_int_equal(rpcrdma_clnt_abort(cl, xid[0]), -ENOENT);
+	assert_int_equal(fv.fv_nsends, 0);
+	assert_int_equal(cl->cl_outstanding, 2);
+	rpcrdma_clnt_batch_end(cl);
+	assert_int_equal(fv.fv_send_post_calls, posts + 1);
+	assert_int_equal(fv.fv_nsends, 2);
+	memset(t.res[0], 0xee, 64);
+	deliver(cl, reply, build_inline_reply(reply, xid[0], 4, 77));
+	deliver(cl, reply, build_inline_reply(reply, xid[1], 4, 78));
+	cq_push(fv.fv_send_ids[1], IBV_WC_SUCCESS, IBV_WC_SEND, 0);
+	clnt_poll(cl);
+	assert_int_equal(seen[0].calls, 1);
+	assert_int_equal(t.res[0][0], 0xee); /* the late reply dropped */
+	assert_int_equal(seen[1].calls, 1);
+	assert_int_equal(seen[1].status, 0);
+	assert_int_equal(seen[1].result, 78);
+	assert_int_equal(cl->cl_outstanding, 0);
+	assert_int_equal(cl->cl_reqs_out, 0);
+}
+
+struct batch_other {
+	struct rpcrdma_clnt *bo_cl;
+	struct rpcrdma_clnt_call *bo_ca;
+	struct async_seen bo_seen;
+	unsigned bo_sends;   /* Sends posted when its call returned */
+};
+
+/* Another thread while the batch is held: its begin does nothing, its
+ * call is posted at once (with the holder's queued Sends before it), its
+ * end leaves the holder's batch open. */
+static void *batch_other_thread(void *arg)
+{
+	struct batch_other *bo = arg;
+	uint32_t xid;
+
+	rpcrdma_clnt_batch_begin(bo->bo_cl);
+	assert_int_equal(rpcrdma_clnt_call_async(bo->bo_cl, bo->bo_ca, async_done,
+						 &bo->bo_seen, &xid), 0);
+	pthread_mutex_lock(&bo->bo_cl->cl_lock);
+	bo->bo_sends = fv.fv_nsends;
+	pthread_mutex_unlock(&bo->bo_cl->cl_lock);
+	rpcrdma_clnt_batch_end(bo->bo_cl);
+	rpcrdma_clnt_batch_end(bo->bo_cl); /* unmatched: nothing either */
+	return NULL;
+}
+
+static void test_batch_other_thread(void **state)
+{
+	struct three_calls t;
+	struct rpcrdma_clnt *cl = three_calls_clnt(state, &t);
+	struct async_seen seen[2] = { { 0 } };
+	struct batch_other bo = { .bo_cl = cl, .bo_ca = &t.ca[2] };
+	uint32_t xid[2];
+	pthread_t th;
+
+	rpcrdma_clnt_batch_begin(cl);
+	assert_int_equal(rpcrdma_clnt_call_async(cl, &t.ca[0], async_done, &seen[0], &xid[0]), 0);
+	assert_int_equal(pthread_create(&th, NULL, batch_other_thread, &bo), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(bo.bo_sends, 2); /* ours first, then its own */
+	assert_int_equal(fv.fv_send_ids[0], (uintptr_t)&cl->cl_sq_ring[0]->rl_cqe);
+	assert_int_equal(cl->cl_sq_ring[0]->rl_xid, xid[0]);
+	/* still ours: the next call is queued */
+	assert_int_equal(rpcrdma_clnt_call_async(cl, &t.ca[1], async_done, &seen[1], &xid[1]), 0);
+	assert_int_equal(fv.fv_nsends, 2);
+	rpcrdma_clnt_batch_end(cl);
+	assert_int_equal(fv.fv_nsends, 3);
+	assert_int_equal(cl->cl_sq_ring[2]->rl_xid, xid[1]);
+	pthread_mutex_lock(&cl->cl_lock);
+	clnt_disconnected(cl);
+	clnt_sq_release_all(cl);
+	pthread_mutex_unlock(&cl->cl_lock);
+	clnt_run_done(cl);
+	assert_int_equal(seen[0].calls + seen[1].calls + bo.bo_seen.calls, 3);
+	assert_int_equal(cl->cl_reqs_out, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1410,6 +1507,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_batch_lost_with_connection, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_capture_posted_sends_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_batch_abort_queued, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_batch_other_thread, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_reply_and_repost_failure, setup,
 						teardown),
 	};

@@ -79,7 +79,18 @@ static struct {
 	 * answers each got (by xid - BC_XID0) */
 	unsigned bc_sent;
 	uint8_t bc_answers[BC_MAX];
+	bool batched;        /* the driver opens and closes batches */
+	unsigned batch;      /* batches open (nested) */
 } d;
+
+/* Close every batch the driver holds open (the queued Sends posted). */
+static void batch_close(void)
+{
+	while (d.batch) {
+		d.batch--;
+		rpcrdma_clnt_batch_end(d.cl);
+	}
+}
 
 static uint8_t ddp_byte(uint32_t i)
 {
@@ -478,7 +489,8 @@ static bool connect_new(void)
 	return false;
 }
 
-static void run_one(const char *profile, const struct fv_faults *f, unsigned ncalls)
+static void run_one(const char *profile, const struct fv_faults *f, unsigned ncalls,
+		    bool batched)
 {
 	unsigned q, last_issued = 0, idle = 0, bc_answered = 0;
 	bool clean = true;
@@ -488,6 +500,7 @@ static void run_one(const char *profile, const struct fv_faults *f, unsigned nca
 	clean &= !f->ff_post_fail_pct[0] && !f->ff_post_fail_pct[1];
 
 	memset(&d, 0, sizeof(d));
+	d.batched = batched;
 	d.profile = profile;
 	d.seed = f->ff_seed;
 	fprintf(stderr, "clnt-faults: profile %s seed %llu\n", profile,
@@ -513,9 +526,21 @@ static void run_one(const char *profile, const struct fv_faults *f, unsigned nca
 				 fv_recvs_posted(), fv_sq_pending());
 		}
 		if (!d.cl->cl_connected) {
+			batch_close();
 			end_connection();
 			assert_true(connect_new());
 			continue;
+		}
+		/* Batches: Sends queued while replies, completions, send work
+		 * and backchannel calls go on, nested up to two deep. */
+		if (d.batched && fv_rand() % 6 == 0) {
+			if (d.batch < 2 && fv_rand() % 2) {
+				d.batch++;
+				rpcrdma_clnt_batch_begin(d.cl);
+			} else if (d.batch) {
+				d.batch--;
+				rpcrdma_clnt_batch_end(d.cl);
+			}
 		}
 		switch (fv_rand() % 9) {
 		case 0:
@@ -539,6 +564,7 @@ static void run_one(const char *profile, const struct fv_faults *f, unsigned nca
 			break;
 		}
 	}
+	batch_close();
 	end_connection();
 	for (q = 0; q < d.bc_sent; q++) {
 		if (d.bc_answers[q] > 1)
@@ -561,13 +587,27 @@ static void run_one(const char *profile, const struct fv_faults *f, unsigned nca
 
 static void run_profile(const char *name, const struct fv_faults *f)
 {
-	run_one(name, f, 300);
+	run_one(name, f, 300, false);
 }
 
 static void test_fault_profiles(void **state)
 {
 	(void)state;
 	fv_run_profiles(2 /* Send and Receive: the client posts no RDMA Read or Write */, run_profile);
+}
+
+static void run_profile_batched(const char *name, const struct fv_faults *f)
+{
+	run_one(name, f, 300, true);
+}
+
+/* The same under batches (rpcrdma_clnt_batch_begin()): queued Sends, a
+ * batched post that fails, a connection lost with Sends queued, replies
+ * and completions (inside the post too) while a batch is open. */
+static void test_fault_profiles_batched(void **state)
+{
+	(void)state;
+	fv_run_profiles(2, run_profile_batched);
 }
 
 /* ---------- rdma_cm events ---------- */
@@ -713,6 +753,7 @@ int main(void)
 		CM_LOSS_TEST(REJECTED),
 		CM_LOSS_TEST(TIMEWAIT_EXIT),
 		cmocka_unit_test(test_fault_profiles),
+		cmocka_unit_test(test_fault_profiles_batched),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

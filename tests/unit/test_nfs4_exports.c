@@ -454,6 +454,57 @@ static void test_rename_checks_directories_first(void **state)
 	assert_int_equal(access(p, F_OK), 0);
 }
 
+/*
+ * A RENAME whose two names are one file (the same name, or two hard links
+ * of it) is a no-op rename(2) returns 0 for without asking whether the
+ * caller may write the directory (the kernel's vfs_rename() returns before
+ * its permission checks when source and target are the same inode).
+ * knfsd checks first, so a caller who may not write the directory hears
+ * NFS4ERR_ACCESS (NFS3ERR_ACCES) for it all the same; so must this server,
+ * in both versions, with the open-file cache on (the default entry).
+ */
+static void test_rename_onto_itself_checks_directory(void **state)
+{
+	static const char *const names[][2] = { { "f", "f" }, { "f", "g" } };
+	struct env *e = *state;
+	uint8_t locked[128];
+	uint32_t llen;
+	char p[PATH_MAX], q[PATH_MAX];
+	unsigned i;
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/nsq/locked", e->dir);
+	assert_int_equal(mkdir(p, 0755), 0); /* root's: uid 1000 may not write it */
+	snprintf(p, sizeof(p), "%s/nsq/locked/f", e->dir);
+	fd = open(p, O_CREAT | O_WRONLY, 0666);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(q, sizeof(q), "%s/nsq/locked/g", e->dir);
+	assert_int_equal(link(p, q), 0);
+	e->uid = e->gid = 1000;
+	fh_of(e, "nsq/locked", locked, &llen);
+	for (i = 0; i < 2; i++) {
+		at_fh(e, locked, llen, 3);
+		t_u32(&e->c, OP_SAVEFH);
+		t_u32(&e->c, OP_PUTFH);
+		t_opaque(&e->c, locked, llen);
+		t_u32(&e->c, OP_RENAME);
+		t_str(&e->c, names[i][0]);
+		t_str(&e->c, names[i][1]);
+		assert_int_equal(run_op(e, OP_SAVEFH), NFS4_OK);
+		assert_int_equal(r_op(&e->c, OP_PUTFH), NFS4_OK);
+		assert_int_equal(r_op(&e->c, OP_RENAME), NFS4ERR_ACCESS);
+		v3_begin(e, P3_RENAME, INADDR_LOOPBACK);
+		t_opaque(&e->c, locked, llen);
+		t_str(&e->c, names[i][0]);
+		t_opaque(&e->c, locked, llen);
+		t_str(&e->c, names[i][1]);
+		assert_int_equal(v3_run(e), V3_ACCES);
+	}
+	assert_int_equal(access(p, F_OK), 0);
+	assert_int_equal(access(q, F_OK), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -461,6 +512,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_squash, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unlisted_address, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rename_checks_directories_first, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_rename_onto_itself_checks_directory, setup,
 						teardown),
 	};
 
