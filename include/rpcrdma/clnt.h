@@ -264,10 +264,14 @@ int rpcrdma_clnt_call(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca);
  *          after rpcrdma_clnt_abort().
  * @arg: the pointer given with the call.
  *
- * Runs on the completion thread (or on the thread whose action ended the
- * call: abort, timeout, destroy), without the client's lock, after the
- * call's memory has been deregistered.  It must not start or wait for
- * calls: starting one may wait for a credit that only the completion
+ * Runs on the completion thread, or on a thread calling into the client:
+ * rpcrdma_clnt_call(), rpcrdma_clnt_call_async(), rpcrdma_clnt_abort(),
+ * rpcrdma_clnt_batch_end() and rpcrdma_clnt_destroy() run, before they
+ * return, the callbacks of the calls that ended meanwhile, which may be
+ * other calls than their own (lost with a failed post, timed out,
+ * aborted).  Always without the client's lock, after the call's memory
+ * has been deregistered, and once per call.  It must not start or wait
+ * for calls: starting one may wait for a credit that only the completion
  * thread can return.
  */
 typedef void (*rpcrdma_clnt_done_fn)(struct rpcrdma_clnt_call *ca, int status, void *arg);
