@@ -641,6 +641,9 @@ static int clnt_conn_open(struct rpcrdma_clnt *cl)
 {
 	int rc;
 
+	/* The process's first channel lists the devices: only their
+	 * providers need loading. */
+	rpcrdma_verbs_preload_providers();
 	cl->cl_cm_channel = rdma_create_event_channel();
 	if (!cl->cl_cm_channel) {
 		rc = errno ? -errno : -ENODEV;

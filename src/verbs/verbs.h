@@ -14,6 +14,7 @@
 #ifndef RPCRDMA_VERBS_H
 #define RPCRDMA_VERBS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -95,6 +96,40 @@ int rpcrdma_verbs_disconnect(struct rdma_cm_id *id);
 void rpcrdma_verbs_conn_param(struct rdma_conn_param *param,
 			      const struct ibv_device_attr *dev, uint8_t *pdata,
 			      uint32_t send, uint32_t recv);
+
+/**
+ * rpcrdma_verbs_preload_providers - before the process's first device
+ * listing (the first rdma_create_event_channel() or ibv_get_device_list()),
+ * load only the verbs providers of the RDMA devices present
+ * (/sys/class/infiniband), from the directory "libibverbs/" next to the
+ * loaded libibverbs: for each device the provider its name starts with
+ * (rxe0: rxe, mlx5_0: mlx5) and the one of its kernel driver (mlx5_core:
+ * mlx5).  libibverbs loads every configured provider only when a device
+ * is left without one, so a device renamed beyond both guesses costs one
+ * dlopen more than before, nothing else.  Once per process, thread-safe;
+ * the environment variable RPCRDMA_ALL_PROVIDERS turns it off.
+ */
+void rpcrdma_verbs_preload_providers(void);
+
+/*
+ * The pieces, for unit tests (src/verbs/verbs_provider.c):
+ * verbs_provider_of_device - provider name from an RDMA device name
+ *   (trailing digits and then one '_' removed); false when none is left
+ *   or it does not fit @cap bytes.
+ * verbs_provider_of_driver - provider name from a kernel driver name
+ *   (up to a '.'; mlx5_core and the others whose provider has another
+ *   name mapped); false when empty or too long.
+ * verbs_provider_file - the path of "lib@name-rdmav<N>.so" in @dir into
+ *   @out; false when there is none or it does not fit.
+ * verbs_provider_scan - for each device directory in @sysfs_dir, @load
+ *   the providers its kernel driver and its name point at (each once,
+ *   only those with a file in @prov_dir); the count @load returned 0 for.
+ */
+bool verbs_provider_of_device(const char *ibdev, char *out, size_t cap);
+bool verbs_provider_of_driver(const char *kdriver, char *out, size_t cap);
+bool verbs_provider_file(const char *dir, const char *name, char *out, size_t cap);
+unsigned verbs_provider_scan(const char *sysfs_dir, const char *prov_dir,
+			     int (*load)(const char *path, void *arg), void *arg);
 
 /** rpcrdma_cqe_of - the tag a work completion carries. */
 static inline struct rpcrdma_cqe *rpcrdma_cqe_of(const struct ibv_wc *wc)
