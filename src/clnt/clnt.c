@@ -835,10 +835,19 @@ static void *clnt_worker(void *arg)
 	return NULL;
 }
 
+bool clnt_wait_drained(struct rpcrdma_clnt *cl, unsigned ms)
+{
+	struct timespec dl;
+
+	clnt_deadline(&dl, ms);
+	while (!clnt_drained(cl))
+		if (pthread_cond_timedwait(&cl->cl_slot_cond, &cl->cl_lock, &dl) == ETIMEDOUT)
+			return false;
+	return true;
+}
+
 void rpcrdma_clnt_destroy(struct rpcrdma_clnt *cl)
 {
-	int i;
-
 	if (!cl)
 		return;
 	pthread_mutex_lock(&cl->cl_lock);
@@ -855,17 +864,10 @@ void rpcrdma_clnt_destroy(struct rpcrdma_clnt *cl)
 	pthread_mutex_unlock(&cl->cl_lock);
 	clnt_run_done(cl);
 	if (cl->cl_thread_started) {
-		/* Let the flushes of posted work come back (bounded). */
-		for (i = 0; i < 100; i++) {
-			pthread_mutex_lock(&cl->cl_lock);
-			/* Unsignalled Sends that completed give no flush. */
-			bool drained = !cl->cl_recvs_posted && !cl->cl_sq_signaled;
-
-			pthread_mutex_unlock(&cl->cl_lock);
-			if (drained)
-				break;
-			usleep(10000);
-		}
+		/* Let the flushes of posted work come back, up to 1 s. */
+		pthread_mutex_lock(&cl->cl_lock);
+		clnt_wait_drained(cl, 1000);
+		pthread_mutex_unlock(&cl->cl_lock);
 	}
 	clnt_thread_stop(cl);
 	/* Send owners whose completions never came are released by

@@ -408,6 +408,20 @@ int clnt_post_call(struct rpcrdma_clnt *cl, struct clnt_req *rl);
 void clnt_batch_flush(struct rpcrdma_clnt *cl);
 
 /* clnt_api.c */
+/* clnt_drained - no Receive posted and no signalled Send outstanding: the
+ * flushes rpcrdma_clnt_destroy() waits for have all come.  Lock held. */
+static inline bool clnt_drained(const struct rpcrdma_clnt *cl)
+{
+	return !cl->cl_recvs_posted && !cl->cl_sq_signaled;
+}
+
+/* clnt_wait_drained - wait up to @ms for clnt_drained(), woken by the
+ * completion thread (clnt_poll) once cl_stopping is set; unsignalled
+ * Sends that completed give no flush and are not waited for.  Lock held
+ * (released while waiting).  Return: true when drained, false at the
+ * deadline. */
+bool clnt_wait_drained(struct rpcrdma_clnt *cl, unsigned ms);
+
 /* clnt_deadline - CLOCK_MONOTONIC now + @ms, for pthread_cond_timedwait. */
 void clnt_deadline(struct timespec *dl, unsigned ms);
 int clnt_call_wait(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned timeout_ms);

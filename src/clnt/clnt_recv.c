@@ -255,6 +255,9 @@ void clnt_poll(struct rpcrdma_clnt *cl)
 		pthread_mutex_lock(&cl->cl_lock);
 		for (i = 0; i < n; i++)
 			clnt_handle_wc(cl, &wc[i]);
+		/* rpcrdma_clnt_destroy() waits for the last flush */
+		if (cl->cl_stopping && clnt_drained(cl))
+			pthread_cond_broadcast(&cl->cl_slot_cond);
 		pthread_mutex_unlock(&cl->cl_lock);
 	}
 	clnt_bc_run(cl); /* backchannel hook: serve calls, without the lock */

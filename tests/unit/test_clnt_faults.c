@@ -742,6 +742,63 @@ static void test_cm_loss_in_flight(void **state)
 	{ "test_cm_loss_in_flight/" #ev, test_cm_loss_in_flight, NULL, NULL, \
 	  &(enum rdma_cm_event_type){ RDMA_CM_EVENT_##ev } }
 
+/* A thread in clnt_wait_drained(), as rpcrdma_clnt_destroy() waits for the
+ * flushes of the connection it closes. */
+struct drain_waiter {
+	struct rpcrdma_clnt *cl;
+	bool waiting;
+	bool drained;
+};
+
+static void *drain_thread(void *arg)
+{
+	struct drain_waiter *w = arg;
+
+	pthread_mutex_lock(&w->cl->cl_lock);
+	w->waiting = true; /* seen by the test only once we wait (lock released) */
+	w->drained = clnt_wait_drained(w->cl, 600000);
+	pthread_mutex_unlock(&w->cl->cl_lock);
+	return NULL;
+}
+
+/*
+ * Teardown's wait for the flushes ends when the completion side handles
+ * the last of them, not at a deadline: the client stops, its connection
+ * goes, a thread waits; polling the flushed Receives wakes it, drained.
+ */
+static void test_destroy_drain_wakes(void **state)
+{
+	struct fv_faults f = { .ff_seed = 3 };
+	struct drain_waiter w = { .waiting = false };
+	pthread_t t;
+	bool waiting = false;
+
+	(void)state;
+	fv_reset();
+	fv_seed(&f); /* flushes on disconnect; no faults */
+	w.cl = make_clnt();
+	assert_non_null(w.cl);
+	assert_true(w.cl->cl_recvs_posted > 0);
+	pthread_mutex_lock(&w.cl->cl_lock);
+	w.cl->cl_stopping = true;
+	clnt_disconnected(w.cl);
+	assert_false(clnt_drained(w.cl)); /* the flushes are not polled yet */
+	pthread_mutex_unlock(&w.cl->cl_lock);
+
+	assert_int_equal(pthread_create(&t, NULL, drain_thread, &w), 0);
+	while (!waiting) {
+		pthread_mutex_lock(&w.cl->cl_lock);
+		waiting = w.waiting;
+		pthread_mutex_unlock(&w.cl->cl_lock);
+	}
+	clnt_poll(w.cl);
+	pthread_join(t, NULL);
+	assert_true(w.drained);
+	assert_int_equal(w.cl->cl_recvs_posted, 0);
+	clnt_free(w.cl);
+	fv_uninstall();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -754,6 +811,7 @@ int main(void)
 		CM_LOSS_TEST(TIMEWAIT_EXIT),
 		cmocka_unit_test(test_fault_profiles),
 		cmocka_unit_test(test_fault_profiles_batched),
+		cmocka_unit_test(test_destroy_drain_wakes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
