@@ -46,6 +46,17 @@ int nfsc_mnt(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_config *cfg);
  * (refused, timed out, reset, unreachable), not a MOUNT status. */
 bool nfsc_mnt_retryable(int rc);
 void nfsc_umnt(struct rpcrdma_nfsc *nc);
+/*
+ * nfsc_rpcb_getport - the TCP port @server's rpcbind on @rpcb_port (111)
+ * maps @prog/@vers to, for the address family connected over ("tcp" or
+ * "tcp6"): one RPCBPROC_GETADDR of rpcbind version 3 (RFC 1833 2.2.1)
+ * over libtirpc's TCP client, the address taken by number.  Return: 0
+ * with *@port; -ECONNREFUSED (not registered, or no rpcbind), -ETIMEDOUT,
+ * -EHOSTUNREACH (no such address), -EPROTONOSUPPORT (no version 3:
+ * portmap only), -EPROTO (an answer that is no universal address).
+ */
+int nfsc_rpcb_getport(const char *server, uint16_t rpcb_port, uint32_t prog, uint32_t vers,
+		      uint16_t *port);
 
 /* Arguments never exceed this: two handles, two names, a sattr3. */
 #define NFSC_ARGS_MAX 1024u

@@ -2,7 +2,7 @@
 /*
  * nfsc_mount.c - the MOUNT v3 client (RFC 1813 section 5) over TCP with
  * libtirpc: MNT to get the export's root handle, UMNT when done.  The
- * MOUNT port is given, or asked of rpcbind.
+ * MOUNT port is given, or asked of rpcbind (RFC 1833 GETADDR).
  */
 #include <errno.h>
 #include <netdb.h>
@@ -17,6 +17,9 @@
 
 #include "common/backoff.h"
 #include "nfsc/nfsc_internal.h"
+
+/* rpcbind's well-known port (RFC 1833). */
+#define RPCRDMA_RPCBIND_PORT 111
 
 
 struct nfsc_mnt_res {
@@ -66,8 +69,13 @@ static int mnt_status_errno(uint32_t st)
 	}
 }
 
-/* A TCP CLIENT for MOUNT v3 on @port, or through rpcbind when 0. */
-static CLIENT *mnt_client(const char *server, uint16_t port, int *err)
+/*
+ * A libtirpc TCP CLIENT for @prog/@vers on @server's @port, the address
+ * looked up by number (AI_NUMERICSERV): no netconfig or name service
+ * lookup for the port.  *@family: the address family connected over.
+ */
+static CLIENT *tcp_client(const char *server, uint16_t port, rpcprog_t prog,
+			  rpcvers_t vers, int *family, int *err)
 {
 	struct addrinfo hints, *res = NULL, *ai;
 	struct netbuf nb;
@@ -75,14 +83,9 @@ static CLIENT *mnt_client(const char *server, uint16_t port, int *err)
 	CLIENT *clnt;
 	int fd = -1;
 
-	if (!port) {
-		clnt = clnt_create(server, RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION, "tcp");
-		if (!clnt)
-			*err = -ECONNREFUSED;
-		return clnt;
-	}
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICSERV;
 	snprintf(sport, sizeof(sport), "%u", port);
 	if (getaddrinfo(server, sport, &hints, &res)) {
 		*err = -EHOSTUNREACH;
@@ -105,7 +108,8 @@ static CLIENT *mnt_client(const char *server, uint16_t port, int *err)
 	}
 	nb.buf = ai->ai_addr;
 	nb.len = nb.maxlen = ai->ai_addrlen;
-	clnt = clnt_vc_create(fd, &nb, RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION, 0, 0);
+	*family = ai->ai_family;
+	clnt = clnt_vc_create(fd, &nb, prog, vers, 0, 0);
 	freeaddrinfo(res);
 	if (!clnt) {
 		close(fd);
@@ -114,6 +118,102 @@ static CLIENT *mnt_client(const char *server, uint16_t port, int *err)
 	}
 	clnt_control(clnt, CLSET_FD_CLOSE, NULL);
 	return clnt;
+}
+
+/* The port of an RFC 1833 universal address, "h1.h2.h3.h4.p1.p2" (IPv4)
+ * or "x:...:x.p1.p2" (IPv6): the last two decimal fields. */
+static int uaddr_port(const char *uaddr, uint16_t *port)
+{
+	const char *lo = strrchr(uaddr, '.'), *hi;
+	unsigned long p1, p2;
+	unsigned dots = 0;
+	char *end;
+
+
+	for (hi = uaddr; *hi; hi++)
+		dots += *hi == '.';
+	/* IPv4: four address fields and two port fields */
+	if (!lo || lo == uaddr || (!strchr(uaddr, ':') && dots != 5))
+		return -EINVAL;
+	for (hi = lo - 1; hi > uaddr && *hi != '.'; hi--)
+		;
+	if (*hi != '.')
+		return -EINVAL;
+	p1 = strtoul(hi + 1, &end, 10);
+	if (end != lo || end == hi + 1 || p1 > 255)
+		return -EINVAL;
+	p2 = strtoul(lo + 1, &end, 10);
+	if (*end || end == lo + 1 || p2 > 255)
+		return -EINVAL;
+	if (!(p1 | p2))
+		return -EINVAL;
+	*port = (uint16_t)(p1 << 8 | p2);
+	return 0;
+}
+
+int nfsc_rpcb_getport(const char *server, uint16_t rpcb_port, uint32_t prog, uint32_t vers,
+		      uint16_t *port)
+{
+	struct timeval tv = { .tv_sec = 10 };
+	char *uaddr = NULL;
+	struct rpcb parms;
+	enum clnt_stat st;
+	CLIENT *clnt;
+	int family = AF_INET, rc;
+
+	clnt = tcp_client(server, rpcb_port, RPCBPROG, RPCBVERS, &family, &rc);
+	if (!clnt)
+		return rc;
+	memset(&parms, 0, sizeof(parms));
+	parms.r_prog = prog;
+	parms.r_vers = vers;
+	parms.r_netid = family == AF_INET6 ? "tcp6" : "tcp";
+	parms.r_addr = "";
+	parms.r_owner = "";
+	st = clnt_call(clnt, RPCBPROC_GETADDR, (xdrproc_t)xdr_rpcb, (caddr_t)&parms,
+		       (xdrproc_t)xdr_wrapstring, (caddr_t)&uaddr, tv);
+	if (st != RPC_SUCCESS)
+		rc = st == RPC_TIMEDOUT ? -ETIMEDOUT : st == RPC_PROGVERSMISMATCH ||
+		     st == RPC_PROGUNAVAIL || st == RPC_PROCUNAVAIL ? -EPROTONOSUPPORT :
+		     -ECONNREFUSED;
+	else if (!uaddr || !*uaddr)
+		rc = -ECONNREFUSED; /* not registered for this transport */
+	else
+		rc = uaddr_port(uaddr, port) ? -EPROTO : 0;
+	if (uaddr)
+		xdr_free((xdrproc_t)xdr_wrapstring, (char *)&uaddr);
+	clnt_destroy(clnt);
+	return rc;
+}
+
+/*
+ * A TCP CLIENT for MOUNT v3 on @port, or through rpcbind when 0: asked by
+ * number (rpcbind version 3 GETADDR on port 111 of the address given),
+ * which spares libtirpc's clnt_create() its netconfig, name service and
+ * services lookups; only a server whose rpcbind does not speak version 3
+ * (a portmap-only host) goes through clnt_create(), which falls back to
+ * portmap.
+ */
+static CLIENT *mnt_client(const char *server, uint16_t port, int *err)
+{
+	CLIENT *clnt;
+	int family, rc;
+
+	if (!port) {
+		rc = nfsc_rpcb_getport(server, RPCRDMA_RPCBIND_PORT, RPCRDMA_MNT_PROGRAM,
+				       RPCRDMA_MNT_VERSION, &port);
+		if (rc == -EPROTONOSUPPORT) {
+			clnt = clnt_create(server, RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION, "tcp");
+			if (!clnt)
+				*err = -ECONNREFUSED;
+			return clnt;
+		}
+		if (rc) {
+			*err = rc == -ETIMEDOUT ? rc : -ECONNREFUSED;
+			return NULL;
+		}
+	}
+	return tcp_client(server, port, RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION, &family, err);
 }
 
 /* One MNT: 0 with the root handle in @nc, a MOUNT status as an errno, or

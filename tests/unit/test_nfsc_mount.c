@@ -4,7 +4,9 @@
  * again after a connection failure, with the transport's back-off, and
  * not after a MOUNT status.  The server is a thread on 127.0.0.1 that
  * answers MNT by hand (RFC 5531 record marking and reply, RFC 1813
- * mountres3) after dropping the first connections it accepts.
+ * mountres3) after dropping the first connections it accepts.  The
+ * rpcbind lookup of MOUNT's port (RFC 1833 GETADDR) against a fake
+ * rpcbind that answers one call by hand.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -110,6 +112,136 @@ static void *mnt_server_run(void *arg)
 	return NULL;
 }
 
+/*
+ * A fake rpcbind: one connection, one call.  It keeps the call's words
+ * for the test to check and answers with @rb_uaddr as the GETADDR
+ * result (RFC 1833 2.2.1: a string), or with PROG_MISMATCH when
+ * @rb_mismatch (an rpcbind without version 3).
+ */
+struct rpcb_server {
+	int rb_fd;
+	const char *rb_uaddr;
+	bool rb_mismatch;
+	uint32_t rb_call[64];  /* the call after its record mark */
+	uint32_t rb_call_len;
+};
+
+static void *rpcb_server_run(void *arg)
+{
+	struct rpcb_server *rb = arg;
+	uint8_t mark[4], call[256], reply[256], *p;
+	uint32_t len, i, n;
+	int c = accept(rb->rb_fd, NULL, NULL);
+
+	if (c < 0)
+		return NULL;
+	if (read_full(c, mark, 4) && (len = get32(mark) & 0x7fffffffu) <= sizeof(call) &&
+	    read_full(c, call, len)) {
+		rb->rb_call_len = len;
+		for (i = 0; i < len / 4; i++)
+			rb->rb_call[i] = get32(call + 4 * i);
+		p = put32(reply + 4, get32(call)); /* xid */
+		p = put32(p, 1);                   /* REPLY */
+		p = put32(p, 0);                   /* MSG_ACCEPTED */
+		p = put32(p, 0);                   /* verf AUTH_NONE */
+		p = put32(p, 0);
+		if (rb->rb_mismatch) {
+			p = put32(p, 2);           /* PROG_MISMATCH */
+			p = put32(p, 2);           /* low */
+			p = put32(p, 2);           /* high */
+		} else {
+			n = (uint32_t)strlen(rb->rb_uaddr);
+			p = put32(p, 0);           /* SUCCESS */
+			p = put32(p, n);
+			memcpy(p, rb->rb_uaddr, n);
+			memset(p + n, 0, (4 - n % 4) % 4);
+			p += (n + 3) / 4 * 4;
+		}
+		put32(reply, 0x80000000u | (uint32_t)(p - reply - 4));
+		if (write(c, reply, (size_t)(p - reply)) < 0)
+			rb->rb_call_len = 0;
+		while (read(c, call, sizeof(call)) > 0)
+			;
+	}
+	close(c);
+	return NULL;
+}
+
+static int rpcb_ask(struct rpcb_server *rb, uint16_t *port)
+{
+	uint16_t rport;
+	pthread_t t;
+	int rc;
+
+	rb->rb_fd = local_port(&rport, true);
+	assert_int_equal(pthread_create(&t, NULL, rpcb_server_run, rb), 0);
+	rc = nfsc_rpcb_getport("127.0.0.1", rport, 100005, 3, port);
+	pthread_join(t, NULL);
+	close(rb->rb_fd);
+	return rc;
+}
+
+/* MOUNT's port from rpcbind: the call is RPCBPROC_GETADDR (3) of rpcbind
+ * version 3 (program 100000) for program 100005 version 3 over "tcp"
+ * (RFC 1833 2.2.1, worked out by hand); the universal address
+ * 127.0.0.1.78.32 is port 78 * 256 + 32 = 20000. */
+static void test_rpcb_getport(void **state)
+{
+	struct rpcb_server rb = { .rb_uaddr = "127.0.0.1.78.32" };
+	uint16_t port = 0;
+	const uint32_t *w = rb.rb_call;
+
+	(void)state;
+	assert_int_equal(rpcb_ask(&rb, &port), 0);
+	assert_int_equal(port, 20000);
+	/* xid, CALL, rpcvers 2, prog, vers, proc, cred (flavor, len, ...) */
+	assert_int_equal(w[1], 0);
+	assert_int_equal(w[2], 2);
+	assert_int_equal(w[3], 100000);
+	assert_int_equal(w[4], 3);
+	assert_int_equal(w[5], 3);
+	/* AUTH_NONE credential and verifier: then r_prog, r_vers, r_netid */
+	assert_int_equal(w[6], 0);
+	assert_int_equal(w[7], 0);
+	assert_int_equal(w[8], 0);
+	assert_int_equal(w[9], 0);
+	assert_int_equal(w[10], 100005);
+	assert_int_equal(w[11], 3);
+	assert_int_equal(w[12], 3);                    /* "tcp" */
+	assert_int_equal(w[13], 0x74637000u);
+	assert_int_equal(w[14], 0);                    /* r_addr "" */
+	assert_int_equal(w[15], 0);                    /* r_owner "" */
+	assert_int_equal(rb.rb_call_len, 16 * 4);
+
+	/* an IPv6 universal address: the port is still the last two fields */
+	rb = (struct rpcb_server){ .rb_uaddr = "::1.0.111" };
+	assert_int_equal(rpcb_ask(&rb, &port), 0);
+	assert_int_equal(port, 111);
+}
+
+/* Not registered (""), an rpcbind without version 3, an answer that is
+ * no universal address, nothing listening: each its own error. */
+static void test_rpcb_getport_errors(void **state)
+{
+	struct rpcb_server rb = { .rb_uaddr = "" };
+	uint16_t port = 7, nothing;
+
+	(void)state;
+	assert_int_equal(rpcb_ask(&rb, &port), -ECONNREFUSED);
+	rb = (struct rpcb_server){ .rb_mismatch = true };
+	assert_int_equal(rpcb_ask(&rb, &port), -EPROTONOSUPPORT);
+	rb = (struct rpcb_server){ .rb_uaddr = "127.0.0.1" };
+	assert_int_equal(rpcb_ask(&rb, &port), -EPROTO);
+	rb = (struct rpcb_server){ .rb_uaddr = "127.0.0.1.256.1" };
+	assert_int_equal(rpcb_ask(&rb, &port), -EPROTO);
+	rb = (struct rpcb_server){ .rb_uaddr = "127.0.0.1.0.0" };
+	assert_int_equal(rpcb_ask(&rb, &port), -EPROTO);
+	assert_int_equal(port, 7);
+	local_port(&nothing, false);
+	assert_int_equal(nfsc_rpcb_getport("127.0.0.1", nothing, 100005, 3, &port),
+			 -ECONNREFUSED);
+}
+
 /* Nothing listens: every attempt is refused; 1 + nf_retries attempts. */
 static void test_mount_refused_retried(void **state)
 {
@@ -188,6 +320,8 @@ int main(void)
 		cmocka_unit_test(test_mount_succeeds_on_retry),
 		cmocka_unit_test(test_mount_status_not_retried),
 		cmocka_unit_test(test_backoff_schedule),
+		cmocka_unit_test(test_rpcb_getport),
+		cmocka_unit_test(test_rpcb_getport_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
