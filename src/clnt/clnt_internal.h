@@ -407,7 +407,7 @@ int clnt_post_call(struct rpcrdma_clnt *cl, struct clnt_req *rl);
  * failed post closes the connection.  Lock held. */
 void clnt_batch_flush(struct rpcrdma_clnt *cl);
 
-/* clnt_api.c */
+/* clnt.c (the teardown wait) */
 /* clnt_drained - no Receive posted and no signalled Send outstanding: the
  * flushes rpcrdma_clnt_destroy() waits for have all come.  Lock held. */
 static inline bool clnt_drained(const struct rpcrdma_clnt *cl)
@@ -422,6 +422,7 @@ static inline bool clnt_drained(const struct rpcrdma_clnt *cl)
  * deadline. */
 bool clnt_wait_drained(struct rpcrdma_clnt *cl, unsigned ms);
 
+/* clnt_api.c */
 /* clnt_deadline - CLOCK_MONOTONIC now + @ms, for pthread_cond_timedwait. */
 void clnt_deadline(struct timespec *dl, unsigned ms);
 int clnt_call_wait(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned timeout_ms);
