@@ -16,11 +16,11 @@
 #undef RPC_MSG_VERSION
 
 #include "common/backoff.h"
+#include "common/rpcb_uaddr.h"
 #include "nfsc/nfsc_internal.h"
 
 /* rpcbind's well-known port (RFC 1833). */
 #define RPCRDMA_RPCBIND_PORT 111
-
 
 struct nfsc_mnt_res {
 	uint32_t mr_status;
@@ -120,37 +120,6 @@ static CLIENT *tcp_client(const char *server, uint16_t port, rpcprog_t prog,
 	return clnt;
 }
 
-/* The port of an RFC 1833 universal address, "h1.h2.h3.h4.p1.p2" (IPv4)
- * or "x:...:x.p1.p2" (IPv6): the last two decimal fields. */
-static int uaddr_port(const char *uaddr, uint16_t *port)
-{
-	const char *lo = strrchr(uaddr, '.'), *hi;
-	unsigned long p1, p2;
-	unsigned dots = 0;
-	char *end;
-
-
-	for (hi = uaddr; *hi; hi++)
-		dots += *hi == '.';
-	/* IPv4: four address fields and two port fields */
-	if (!lo || lo == uaddr || (!strchr(uaddr, ':') && dots != 5))
-		return -EINVAL;
-	for (hi = lo - 1; hi > uaddr && *hi != '.'; hi--)
-		;
-	if (*hi != '.')
-		return -EINVAL;
-	p1 = strtoul(hi + 1, &end, 10);
-	if (end != lo || end == hi + 1 || p1 > 255)
-		return -EINVAL;
-	p2 = strtoul(lo + 1, &end, 10);
-	if (*end || end == lo + 1 || p2 > 255)
-		return -EINVAL;
-	if (!(p1 | p2))
-		return -EINVAL;
-	*port = (uint16_t)(p1 << 8 | p2);
-	return 0;
-}
-
 int nfsc_rpcb_getport(const char *server, uint16_t rpcb_port, uint32_t prog, uint32_t vers,
 		      uint16_t *port)
 {
@@ -179,7 +148,7 @@ int nfsc_rpcb_getport(const char *server, uint16_t rpcb_port, uint32_t prog, uin
 	else if (!uaddr || !*uaddr)
 		rc = -ECONNREFUSED; /* not registered for this transport */
 	else
-		rc = uaddr_port(uaddr, port) ? -EPROTO : 0;
+		rc = rpcrdma_rpcb_uaddr_port(uaddr, port) ? -EPROTO : 0;
 	if (uaddr)
 		xdr_free((xdrproc_t)xdr_wrapstring, (char *)&uaddr);
 	clnt_destroy(clnt);

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/rpcb_uaddr.h"
 #include "nlm_internal.h"
 
 #include <rpc/pmap_prot.h>
@@ -129,28 +130,14 @@ static int cb_getport(const struct sockaddr_storage *addr, socklen_t alen,
 		char netid[] = "tcp6", empty[] = "", *uaddr = NULL;
 		struct rpcb rb = { .r_prog = prog, .r_vers = vers, .r_netid = netid,
 				   .r_addr = empty, .r_owner = empty };
-		unsigned hi, lo;
-		char *dot;
 
 		err = cb_call_fd(fd, addr, alen, RPCBPROG, RPCBVERS, RPCBPROC_GETADDR,
 				 (xdrproc_t)xdr_rpcb, &rb, (xdrproc_t)xdr_wrapstring,
 				 &uaddr);
 		if (err)
 			return err;
-		/* universal address: "h.h.h...p1.p2" */
-		err = -EHOSTUNREACH;
-		dot = uaddr ? strrchr(uaddr, '.') : NULL;
-		if (dot && dot > uaddr) {
-			*dot = 0;
-			char *dot2 = strrchr(uaddr, '.');
-
-			if (dot2 && sscanf(dot2 + 1, "%u", &hi) == 1 &&
-			    sscanf(dot + 1, "%u", &lo) == 1 && hi < 256 && lo < 256 &&
-			    (hi || lo)) {
-				*port = (uint16_t)(hi << 8 | lo);
-				err = 0;
-			}
-		}
+		/* not registered (""), or no universal address */
+		err = uaddr && !rpcrdma_rpcb_uaddr_port(uaddr, port) ? 0 : -EHOSTUNREACH;
 		free(uaddr);
 		return err;
 	}
