@@ -55,7 +55,7 @@ void clnt_batch_flush(struct rpcrdma_clnt *cl)
 	bad = chain; /* a failure that does not say where: none went out */
 	rc = rpcrdma_verbs_post_send(cl->cl_qp, chain, &bad);
 	/* the capture has the Sends that went out, those before @bad */
-	for (; chain && (!rc || chain != bad); chain = chain->next)
+	for (; cl->cl_capture && chain && (!rc || chain != bad); chain = chain->next)
 		clnt_capture_send(cl, chain);
 	if (!rc)
 		return;
