@@ -12,6 +12,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rpc/types.h>
+#include <rpc/xdr.h>
+
+/* Longest universal address decoded: an IPv6 address (at most 45
+ * characters) and ".255.255", with room to spare. */
+#define RPCRDMA_RPCB_UADDR_MAX 128u
+
+/*
+ * rpcrdma_xdr_uaddr - XDR of GETADDR's result, a string of at most
+ * RPCRDMA_RPCB_UADDR_MAX bytes: a longer one fails to decode instead of
+ * making libtirpc allocate what the peer's length word asks for (what
+ * xdr_wrapstring() would do).  Free with xdr_free(rpcrdma_xdr_uaddr, ...).
+ */
+static inline bool_t rpcrdma_xdr_uaddr(XDR *x, char **uaddr)
+{
+	return xdr_string(x, uaddr, RPCRDMA_RPCB_UADDR_MAX);
+}
+
 /*
  * rpcrdma_rpcb_uaddr_port - the port of universal address @uaddr,
  * "h1.h2.h3.h4.p1.p2" (IPv4: exactly four address fields) or

@@ -140,7 +140,7 @@ int nfsc_rpcb_getport(const char *server, uint16_t rpcb_port, uint32_t prog, uin
 	parms.r_addr = "";
 	parms.r_owner = "";
 	st = clnt_call(clnt, RPCBPROC_GETADDR, (xdrproc_t)xdr_rpcb, (caddr_t)&parms,
-		       (xdrproc_t)xdr_wrapstring, (caddr_t)&uaddr, tv);
+		       (xdrproc_t)rpcrdma_xdr_uaddr, (caddr_t)&uaddr, tv);
 	if (st != RPC_SUCCESS)
 		rc = st == RPC_TIMEDOUT ? -ETIMEDOUT : st == RPC_PROGVERSMISMATCH ||
 		     st == RPC_PROGUNAVAIL || st == RPC_PROCUNAVAIL ? -EPROTONOSUPPORT :
@@ -150,7 +150,7 @@ int nfsc_rpcb_getport(const char *server, uint16_t rpcb_port, uint32_t prog, uin
 	else
 		rc = rpcrdma_rpcb_uaddr_port(uaddr, port) ? -EPROTO : 0;
 	if (uaddr)
-		xdr_free((xdrproc_t)xdr_wrapstring, (char *)&uaddr);
+		xdr_free((xdrproc_t)rpcrdma_xdr_uaddr, (char *)&uaddr);
 	clnt_destroy(clnt);
 	return rc;
 }

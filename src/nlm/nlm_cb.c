@@ -132,7 +132,7 @@ static int cb_getport(const struct sockaddr_storage *addr, socklen_t alen,
 				   .r_addr = empty, .r_owner = empty };
 
 		err = cb_call_fd(fd, addr, alen, RPCBPROG, RPCBVERS, RPCBPROC_GETADDR,
-				 (xdrproc_t)xdr_rpcb, &rb, (xdrproc_t)xdr_wrapstring,
+				 (xdrproc_t)xdr_rpcb, &rb, (xdrproc_t)rpcrdma_xdr_uaddr,
 				 &uaddr);
 		if (err)
 			return err;

@@ -220,7 +220,8 @@ static void test_rpcb_getport(void **state)
 }
 
 /* Not registered (""), an rpcbind without version 3, an answer that is
- * no universal address, nothing listening: each its own error. */
+ * no universal address or longer than any (RPCRDMA_RPCB_UADDR_MAX),
+ * nothing listening: each its own error. */
 static void test_rpcb_getport_errors(void **state)
 {
 	struct rpcb_server rb = { .rb_uaddr = "" };
@@ -237,6 +238,16 @@ static void test_rpcb_getport_errors(void **state)
 	rb = (struct rpcb_server){ .rb_uaddr = "127.0.0.1.0.0" };
 	assert_int_equal(rpcb_ask(&rb, &port), -EPROTO);
 	assert_int_equal(port, 7);
+	/* a string longer than any universal address: not decoded */
+	{
+		char longer[201];
+
+		memset(longer, '1', 200);
+		longer[200] = '\0';
+		rb = (struct rpcb_server){ .rb_uaddr = longer };
+		assert_int_equal(rpcb_ask(&rb, &port), -ECONNREFUSED);
+		assert_int_equal(port, 7);
+	}
 	local_port(&nothing, false);
 	assert_int_equal(nfsc_rpcb_getport("127.0.0.1", nothing, 100005, 3, &port),
 			 -ECONNREFUSED);
