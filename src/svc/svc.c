@@ -174,6 +174,7 @@ int svc_init(struct rpcrdma_svc *svc, const struct rpcrdma_svc_config *cfg)
 
 	*c = *cfg;
 	svc_cfg_defaults(c);
+	svc->sv_drain_ms = SVC_DRAIN_MS;
 	if (c->sc_credits > 4096 || c->sc_small_contexts > 65536 ||
 	    c->sc_call_contexts > 65536 || c->sc_inline_size < 1024 ||
 	    c->sc_inline_size > 262144 || c->sc_max_payload > (64u << 20))
@@ -435,7 +436,12 @@ static void svc_cm_event(struct svc_group *grp, struct rdma_event_channel *ch)
 		id->context = NULL;
 		svc_conn_param_of(ev, &p);
 		to = svc_pick_group(svc);
-		if (to == grp) {
+		if (atomic_load(&svc->sv_stop)) {
+			/* Stopping (a drain reads the CM channel): the peer
+			 * is refused at once rather than accepted and closed. */
+			rdma_ack_cm_event(ev);
+			rc = -ESHUTDOWN;
+		} else if (to == grp) {
 			rc = svc_conn_accept(grp, id, &p);
 			rdma_ack_cm_event(ev);
 		} else {
@@ -760,50 +766,89 @@ void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 		(unsigned long long)st->ss_bc_unmatched, (unsigned long long)st->ss_bc_timeouts);
 }
 
-/* Disconnect every connection of @grp and wait (bounded) for their work
- * to flush. */
-static void svc_group_drain(struct svc_group *grp)
+/* Disconnect every connection of @grp: their posted work starts to flush. */
+static void svc_group_close_all(struct svc_group *grp)
 {
-	struct rpcrdma_svc *svc = grp->gr_svc;
-	struct epoll_event evs[16];
-	int tries, n, i;
 	struct svc_conn *conn;
 
 	for (conn = grp->gr_conns; conn; conn = conn->sx_next)
 		svc_conn_disconnected(conn);
 	svc_work_drop_all(grp); /* no worker runs them any more */
 	svc_conn_reap(grp);
-	for (tries = 0; grp->gr_conns && tries < 200; tries++) {
-		n = grp->gr_epoll >= 0 ? epoll_wait(grp->gr_epoll, evs, 16, 10) : 0;
-		for (i = 0; i < n; i++) {
-			void *tag = evs[i].data.ptr;
+}
 
-			if (tag == &svc_tag_cm)
-				svc_cm_event(grp, svc_group_cm(grp));
-			else if (tag != &svc_tag_wake)
-				svc_dev_cq_event(tag);
-		}
-		/* Flushes may complete without an event when the CQ was not armed. */
-		for (conn = grp->gr_conns; conn; conn = conn->sx_next)
-			svc_conn_cq_event_poll(conn);
-		svc_conn_reap(grp);
+/* One turn of @grp's drain: CM events and completions for up to
+ * @timeout_ms, then the connections that have drained are freed. */
+static void svc_group_drain_turn(struct svc_group *grp, int timeout_ms)
+{
+	struct epoll_event evs[16];
+	struct svc_conn *conn;
+	int n, i;
+
+	n = grp->gr_epoll >= 0 ? epoll_wait(grp->gr_epoll, evs, 16, timeout_ms) : 0;
+	for (i = 0; i < n; i++) {
+		void *tag = evs[i].data.ptr;
+
+		if (tag == &svc_tag_cm)
+			svc_cm_event(grp, svc_group_cm(grp));
+		else if (tag != &svc_tag_wake)
+			svc_dev_cq_event(tag);
 	}
+	/* Flushes may complete without an event when the CQ was not armed. */
+	for (conn = grp->gr_conns; conn; conn = conn->sx_next)
+		svc_conn_cq_event_poll(conn);
+	svc_conn_reap(grp);
+}
+
+/* The connections of @grp still there after the drain's time: destroying
+ * the QP ends the device's use of every buffer posted on it, so its
+ * Receives and the call contexts its unflushed work held go back all the
+ * same, and the log says so. */
+static void svc_group_force_close(struct svc_group *grp, uint32_t waited_ms)
+{
+	struct rpcrdma_svc *svc = grp->gr_svc;
+	struct svc_conn *conn;
+
 	while ((conn = grp->gr_conns)) {
-		svc_log(svc, "conn %u: did not drain (%u receives posted, %u calls out)",
-			conn->sx_id_num, conn->sx_recvs_posted, conn->sx_calls_out);
+		svc_log(svc, "conn %u: %u receives posted and %u calls out %u ms after the "
+			"disconnect: QP destroyed without their flushes",
+			conn->sx_id_num, conn->sx_recvs_posted, conn->sx_calls_out, waited_ms);
 		grp->gr_conns = conn->sx_next;
 		atomic_fetch_sub(&grp->gr_nconns, 1);
 		atomic_fetch_sub(&svc->sv_nconns, 1);
+		SVC_DEC(svc, conns_open, 1);
+		/* First the QP, then what its work held. */
+		rpcrdma_verbs_destroy_id(conn->sx_id);
+		conn->sx_id = NULL;
+		svc_dev_put_calls_of(conn->sx_dev, conn);
 		svc_conn_destroy(conn);
 	}
 }
 
+/* Close every connection of every group, then wait (at most sv_drain_ms,
+ * for all groups together, so their flushes overlap) for the posted work
+ * to flush; what has not flushed by then goes with its QP. */
 static void svc_drain_all(struct rpcrdma_svc *svc)
 {
+	uint64_t start = svc_now_ms(), now = start;
+	bool open;
 	unsigned i;
 
 	for (i = 0; i < svc->sv_ngroups; i++)
-		svc_group_drain(&svc->sv_groups[i]);
+		svc_group_close_all(&svc->sv_groups[i]);
+	for (;;) {
+		open = false;
+		for (i = 0; i < svc->sv_ngroups; i++)
+			open |= svc->sv_groups[i].gr_conns != NULL;
+		now = svc_now_ms();
+		if (!open || now - start >= svc->sv_drain_ms)
+			break;
+		for (i = 0; i < svc->sv_ngroups; i++)
+			if (svc->sv_groups[i].gr_conns)
+				svc_group_drain_turn(&svc->sv_groups[i], 10);
+	}
+	for (i = 0; i < svc->sv_ngroups; i++)
+		svc_group_force_close(&svc->sv_groups[i], (uint32_t)(now - start));
 }
 
 void rpcrdma_svc_destroy(struct rpcrdma_svc *svc)

@@ -481,11 +481,8 @@ void svc_conn_destroy(struct svc_conn *conn)
 	/* Receive buffers not posted were counted as held; return them. */
 	if (conn->sx_recvs && conn->sx_closing)
 		SVC_DEC(conn->sx_svc, recv_in_use, held);
-	if (conn->sx_id) {
-		if (conn->sx_id->qp)
-			rdma_destroy_qp(conn->sx_id);
-		rdma_destroy_id(conn->sx_id);
-	}
+	if (conn->sx_id)
+		rpcrdma_verbs_destroy_id(conn->sx_id);
 	if (conn->sx_cq) {
 		if (conn->sx_armed) /* its event, if any, goes with the CQ */
 			conn->sx_dev->dv_armed--;

@@ -75,6 +75,12 @@
 /* An accepted connection not ESTABLISHED after this is closed (a peer
  * that vanished between our accept and its RTU holds nothing for long). */
 #define SVC_HANDSHAKE_MS 10000u
+/* At a stop, closed connections get this long for their posted work to
+ * flush before their QPs are destroyed regardless (svc_drain_all()).
+ * Soft-RoCE flushes a user QP's Receives from a kernel work item, which a
+ * loaded guest under TCG was seen to run more than 2 s after the QP
+ * entered error. */
+#define SVC_DRAIN_MS 10000u
 /* With sc_poll, the run loop looks at its epoll set (CM events, the
  * eventfd) once in this many turns; completions and the done queue are
  * looked at every turn, without a system call. */
@@ -409,6 +415,8 @@ struct rpcrdma_svc {
 	 * back their idle slabs and wake it (svc_budget_share()). */
 	_Atomic uint64_t sv_budget_short;
 
+	uint32_t sv_drain_ms;        /* SVC_DRAIN_MS; unit tests shorten it */
+
 	struct rpcrdma_wire_limits sv_limits;
 	struct svc_counters sv_ct;
 	struct svc_stats *sv_stats;  /* per-operation statistics (svc_stats.c), or NULL */
@@ -572,6 +580,11 @@ struct svc_call *svc_call_get(struct svc_dev *dev, struct svc_conn *conn);
 /* svc_call_put - give @cc and everything attached back; serves waiters
  * (svc_dev_kick()) and lets a closing connection go. */
 void svc_call_put(struct svc_call *cc);
+/* svc_dev_put_calls_of - give back every call context of @dev still out
+ * for @conn; only once @conn's QP is destroyed, when no completion can
+ * come for them any more and no queue holds them (a stop's last resort,
+ * svc_drain_all()).  The number given back. */
+uint32_t svc_dev_put_calls_of(struct svc_dev *dev, struct svc_conn *conn);
 /*
  * svc_call_needs_large - true when the call decoded into @cc->cc_hdr needs
  * a large call context: it has Read chunks (their data is rebuilt into the

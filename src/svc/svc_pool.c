@@ -606,6 +606,20 @@ void svc_call_put(struct svc_call *cc)
 	svc_dev_kick(dev);
 }
 
+uint32_t svc_dev_put_calls_of(struct svc_dev *dev, struct svc_conn *conn)
+{
+	struct svc_call_batch *cb;
+	uint32_t i, n = 0;
+
+	for (cb = dev->dv_batches; cb; cb = cb->cb_next)
+		for (i = 0; i < cb->cb_n; i++)
+			if (cb->cb_calls[i].cc_conn == conn) {
+				svc_call_put(&cb->cb_calls[i]);
+				n++;
+			}
+	return n;
+}
+
 /* ---------- devices ---------- */
 
 static int svc_dev_init_larges(struct svc_dev *dev)

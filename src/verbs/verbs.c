@@ -42,8 +42,16 @@ static int real_disconnect(struct rdma_cm_id *id)
 	return rdma_disconnect(id) ? -errno : 0;
 }
 
+static void real_destroy_id(struct rdma_cm_id *id)
+{
+	if (id->qp)
+		rdma_destroy_qp(id);
+	rdma_destroy_id(id);
+}
+
 const struct rpcrdma_verbs_ops rpcrdma_verbs_real = {
 	.vo_disconnect = real_disconnect,
+	.vo_destroy_id = real_destroy_id,
 	.vo_reg_mr = real_reg_mr,
 	.vo_dereg_mr = real_dereg_mr,
 	.vo_post_send = real_post_send,
@@ -92,6 +100,11 @@ int rpcrdma_verbs_dereg_mr(struct ibv_mr *mr)
 int rpcrdma_verbs_disconnect(struct rdma_cm_id *id)
 {
 	return rpcrdma_verbs->vo_disconnect(id);
+}
+
+void rpcrdma_verbs_destroy_id(struct rdma_cm_id *id)
+{
+	rpcrdma_verbs->vo_destroy_id(id);
 }
 
 static uint8_t verbs_depth(int v)

@@ -50,6 +50,7 @@ struct rpcrdma_verbs_ops {
 				    int access);
 	int (*vo_dereg_mr)(struct ibv_mr *mr);
 	int (*vo_disconnect)(struct rdma_cm_id *id);
+	void (*vo_destroy_id)(struct rdma_cm_id *id);
 };
 
 /** The ops in use (rpcrdma_verbs_real unless a test installed others). */
@@ -80,6 +81,14 @@ int rpcrdma_verbs_dereg_mr(struct ibv_mr *mr);
 
 /** rpcrdma_verbs_disconnect - rdma_disconnect(); 0 or a negative errno. */
 int rpcrdma_verbs_disconnect(struct rdma_cm_id *id);
+
+/**
+ * rpcrdma_verbs_destroy_id - destroy @id's QP, if it has one, then @id
+ * (rdma_destroy_qp(), rdma_destroy_id()).  Once it returns the device
+ * touches no buffer posted on that QP any more, flushed or not: work still
+ * posted is discarded without completions.  @id is freed.
+ */
+void rpcrdma_verbs_destroy_id(struct rdma_cm_id *id);
 
 /**
  * rpcrdma_verbs_conn_param - a Requester's connection parameters.

@@ -632,7 +632,18 @@ static int fv_disconnect(struct rdma_cm_id *id)
 	return 0;
 }
 
+/* The QP goes with its posted work, completing none of it. */
+static void fv_destroy_id(struct rdma_cm_id *id)
+{
+	(void)id;
+	fv.fv_ndestroys++;
+	fv.fv_destroyed_recvs += fv.fv_rq_tail - fv.fv_rq_head;
+	fv.fv_rq_head = fv.fv_rq_tail = 0;
+	fv.fv_sq_head = fv.fv_sq_tail = 0;
+}
+
 const struct rpcrdma_verbs_ops fv_ops = {
+	.vo_destroy_id = fv_destroy_id,
 	.vo_post_send = fv_post_send,
 	.vo_post_recv = fv_post_recv,
 	.vo_poll_cq = fv_poll,

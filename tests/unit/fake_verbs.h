@@ -155,6 +155,8 @@ struct fake_verbs {
 
 	bool fv_disconnected;
 	unsigned fv_ndisconnects;
+	unsigned fv_ndestroys;        /* rpcrdma_verbs_destroy_id() calls */
+	unsigned fv_destroyed_recvs;  /* Receives still posted at those */
 
 	/* hooks: a responder sees each Send's bytes when it executes (return
 	 * true when it delivered the Send's completion itself); the test

@@ -701,6 +701,59 @@ static void test_cm_device_removal_listener(void **state)
 	fv_uninstall();
 }
 
+/*
+ * A stop whose connections' flushes never come (seen with Soft-RoCE on a
+ * loaded guest, which flushed a user QP's Receives seconds late): after
+ * the drain's time the QP is destroyed, which ends the device's use of
+ * every posted buffer, and the connection is freed and counted closed.
+ * Here one connection per group, each with every Receive posted and one
+ * reply Send still on the send queue, on a device that flushes nothing.
+ */
+static void test_stop_without_flushes(void **state)
+{
+	struct svc_conn *c0, *c1;
+	uint32_t posted;
+
+	(void)state;
+	cm_setup();
+	c0 = d.conn;
+	assert_true(deliver_call(K_NULL));
+	svc_conn_cq_event_poll(c0);
+	assert_true(run_worker()); /* its reply Send posted, not executed */
+	d.conn = NULL;
+	c1 = conn_new(1);
+	assert_non_null(c1);
+	/* As svc_conn_admit() and svc_conn_accept() count them. */
+	atomic_store(&d.svc.sv_groups[0].gr_nconns, 1);
+	atomic_store(&d.svc.sv_groups[1].gr_nconns, 1);
+	atomic_store(&d.svc.sv_nconns, 2);
+	atomic_store(&d.svc.sv_ct.conns_open, 2);
+	assert_int_equal(c0->sx_calls_out, 1);
+	posted = c0->sx_recvs_posted + c1->sx_recvs_posted;
+	assert_int_equal(posted, 2 * (CREDITS + SVC_EXTRA_RECVS)); /* the call's refilled */
+	assert_int_equal(fv_recvs_posted(), posted);
+
+	fv.fv_auto_flush = false; /* the disconnect flushes nothing */
+	d.svc.sv_drain_ms = 50;
+	rpcrdma_svc_stop(&d.svc);
+	assert_int_equal(rpcrdma_svc_run(&d.svc), 0);
+	/* Both were disconnected, waited for, then destroyed with their QPs. */
+	assert_int_equal(fv.fv_ndisconnects, 2);
+	assert_int_equal(fv.fv_ndestroys, 2);
+	assert_int_equal(fv.fv_destroyed_recvs, posted);
+	assert_null(d.svc.sv_groups[0].gr_conns);
+	assert_null(d.svc.sv_groups[1].gr_conns);
+	assert_int_equal(atomic_load(&d.svc.sv_ct.conns_open), 0);
+	assert_int_equal(atomic_load(&d.svc.sv_nconns), 0);
+	assert_int_equal(atomic_load(&d.svc.sv_ct.recv_in_use), 0);
+	assert_int_equal(atomic_load(&d.svc.sv_ct.ctx_in_use), 0); /* the reply's context */
+	assert_int_equal(atomic_load(&d.svc.sv_ct.buf_bytes_in_use), 0);
+	assert_int_equal(atomic_load(&d.svc.sv_ct.mrs_open), 0);
+	d.conn = NULL;
+	svc_teardown();
+	fv_uninstall();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -709,6 +762,7 @@ int main(void)
 		cmocka_unit_test(test_cm_other_losses),
 		cmocka_unit_test(test_cm_established_and_repeats),
 		cmocka_unit_test(test_cm_device_removal_listener),
+		cmocka_unit_test(test_stop_without_flushes),
 		cmocka_unit_test(test_fault_profiles),
 	};
 
