@@ -61,7 +61,16 @@ void clnt_batch_flush(struct rpcrdma_clnt *cl)
 		return;
 	/* The Sends from @bad on are not on the queue; their requests are
 	 * the last in the Send ring, released when the connection is
-	 * closed, and their calls end as calls lost with it. */
+	 * closed, and their calls end as calls lost with it.  No completion
+	 * will come for a signalled one among them: not counted as awaited
+	 * (rpcrdma_clnt_destroy() would wait out its bound for it). */
+	for (chain = bad; chain; chain = chain->next) {
+		struct clnt_req *rl = rpcrdma_container_of(chain, struct clnt_req, rl_wr);
+
+		if (rl->rl_sq_signaled && cl->cl_sq_signaled)
+			cl->cl_sq_signaled--;
+		rl->rl_sq_signaled = false;
+	}
 	clnt_log(cl, "posting a batch of Sends failed: %s: disconnecting", strerror(-rc));
 	clnt_disconnected(cl);
 }

@@ -1304,9 +1304,12 @@ static void test_batch_lost_with_connection(void **state)
 	rpcrdma_clnt_batch_begin(cl);
 	assert_int_equal(rpcrdma_clnt_call_async(cl, &t.ca[1], async_done, &seen[1], &xid[1]), 0);
 	assert_int_equal(rpcrdma_clnt_call_async(cl, &t.ca[2], async_done, &seen[2], &xid[2]), 0);
+	assert_int_equal(cl->cl_sq_signaled, 1); /* one of the two Sends is signalled */
 	fv.fv_fail_send_post_at = fv.fv_send_post_calls + 1;
 	rpcrdma_clnt_batch_end(cl);
 	assert_false(cl->cl_connected);
+	/* Never posted, so never completed: not awaited by a destroy. */
+	assert_int_equal(cl->cl_sq_signaled, 0);
 	assert_int_equal(fv.fv_nsends, 0);
 	assert_int_equal(seen[1].calls, 1);
 	assert_int_equal(seen[1].status, -ECONNRESET);
