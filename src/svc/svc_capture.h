@@ -22,8 +22,9 @@ void svc_capture_conn_close(struct svc_conn *conn);
 void svc_capture_recv(struct svc_conn *conn, const uint8_t *buf, uint32_t len);
 /* svc_capture_send_buf - a Send of @len bytes at @buf (a backchannel call). */
 void svc_capture_send_buf(struct svc_conn *conn, const uint8_t *buf, uint32_t len);
-/* svc_capture_chain - @cc posts cc_wr[0 .. nwr]: RDMA Writes (their data
- * when cc_data_bytes is set), then the Send. */
+/* svc_capture_chain - @cc posted cc_wr[0 .. nwr]: RDMA Writes (their data
+ * when cc_data_bytes is set), then the Send.  Called once the post has
+ * succeeded (svc_send.c): a reply kept off the wire is not recorded. */
 void svc_capture_chain(struct svc_call *cc, uint32_t nwr);
 /* svc_capture_reads - @cc's RDMA Reads completed: each as a READ REQUEST
  * and a READ RESPONSE with its data (only when cc_data_bytes is set). */

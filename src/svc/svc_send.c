@@ -128,10 +128,31 @@ static void svc_send_post(struct svc_call *cc, uint32_t nwr, bool reply)
 		svc_call_put(cc);
 		return;
 	}
-	svc_capture_chain(cc, nwr);
 	if (!svc_conn_sq_reserve(conn, cc, nwr + 1, false))
 		return; /* svc_send_resume() posts it */
 	svc_send_resume(cc);
+}
+
+/*
+ * The capture records a reply when it is posted: the replies of @wr's
+ * chain up to @end (the first not posted, or NULL), each with its RDMA
+ * Writes.  On the transport thread, before it polls again: no context of
+ * the chain can have come back yet.
+ */
+static void svc_send_capture_posted(struct svc_conn *conn, const struct ibv_send_wr *wr,
+				    const struct ibv_send_wr *end)
+{
+	if (!conn->sx_capture)
+		return;
+	for (; wr && wr != end; wr = wr->next) {
+		struct svc_call *cc;
+
+		if (wr->opcode != IBV_WR_SEND && wr->opcode != IBV_WR_SEND_WITH_INV)
+			continue;
+		cc = rpcrdma_container_of((struct rpcrdma_cqe *)(uintptr_t)wr->wr_id,
+					  struct svc_call, cc_cqe);
+		svc_capture_chain(cc, (uint32_t)(wr - cc->cc_wr));
+	}
 }
 
 /*
@@ -180,6 +201,7 @@ void svc_send_resume(struct svc_call *cc)
 		return;
 	}
 	err = rpcrdma_verbs_post_send(conn->sx_id->qp, &cc->cc_wr[0], &bad);
+	svc_send_capture_posted(conn, &cc->cc_wr[0], err ? bad : NULL);
 	if (err)
 		svc_send_post_failed(conn, bad, err);
 }
@@ -205,6 +227,7 @@ void svc_send_flush(struct svc_group *grp)
 			continue;
 		}
 		err = rpcrdma_verbs_post_send(conn->sx_id->qp, chain, &bad);
+		svc_send_capture_posted(conn, chain, err ? bad : NULL);
 		if (err)
 			svc_send_post_failed(conn, bad, err);
 		else

@@ -22,6 +22,8 @@
 #include "test_words.h"
 #include "tprog.h"
 
+#include "capture/capture.h"
+#include "svc/svc_capture.h"
 #include "svc/svc_internal.h"
 
 /* ---------- the fake device (fake_verbs.c) ---------- */
@@ -1196,6 +1198,65 @@ static void test_batched_post_failure(void **state)
 }
 
 /*
+ * The capture (rpcrdma-nfsd --capture) records a reply when its Send is
+ * posted: a call answered normally gives two frames (the call received,
+ * the reply sent), a batch whose post fails gives only its calls.
+ */
+static void test_capture_posted_replies_only(void **state)
+{
+	struct fixture *f = *state;
+	struct rpcrdma_capture_config ccfg = { 0 };
+	struct rpcrdma_capture_stats st;
+	struct rpcrdma_capture *cap;
+	char path[] = "/tmp/test_svc_capXXXXXX";
+	uint8_t msg[128], *p;
+	uint32_t i;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	ccfg.cc_path = path;
+	assert_int_equal(rpcrdma_capture_open(&ccfg, &cap), 0);
+	assert_int_equal(rpcrdma_svc_set_capture(&f->svc, cap), 0);
+	f->conn->sx_capture = svc_capture_conn_open(f->conn, 0x11);
+	assert_non_null(f->conn->sx_capture);
+	/* the endpoints rdma_cm gives an accepted connection */
+	f->conn->sx_capture->ce_local.ss_family = AF_INET;
+	f->conn->sx_capture->ce_peer.ss_family = AF_INET;
+
+	/* one call, answered: its frame and its reply's */
+	p = put_msg_nochunks(msg, 0x90, 1);
+	p = put_call(p, 0x9090, TPROG, 1, TP_NULL);
+	deliver(f, msg, (uint32_t)(p - msg));
+	run_workers(f);
+	assert_int_equal(fv.fv_nsends, 1);
+
+	/* three calls whose batched reply post fails: their frames only */
+	for (i = 0; i < 3; i++) {
+		p = put_msg_nochunks(msg, 0x91 + i, 1);
+		p = put_call(p, 0x9191 + i, TPROG, 1, TP_NULL);
+		queue_recv(f, msg, (uint32_t)(p - msg));
+	}
+	svc_conn_cq_event_poll(f->conn);
+	for (i = 0; i < 3; i++)
+		assert_true(svc_worker_run_one(&f->svc.sv_groups[0]));
+	fv.fv_fail_send_post_at = fv.fv_send_post_calls + 1;
+	svc_take_done(&f->svc.sv_groups[0]);
+	assert_int_equal(fv.fv_nsends, 1);
+	assert_true(f->conn->sx_closing);
+
+	rpcrdma_capture_close(cap, &st);
+	assert_int_equal(st.cs_drops, 0);
+	assert_int_equal(st.cs_frames, 2 + 3);
+	unlink(path);
+	f->svc.sv_capture = NULL;
+	fv_flush_recvs();
+	svc_conn_cq_event_poll(f->conn);
+	assert_true(f->conn->sx_reap);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_in_use), 0);
+}
+
+/*
  * Calls waiting for a large context are served in arrival order: with two
  * large contexts and four calls that need one, the third and fourth wait,
  * and their replies follow in the order they arrived.
@@ -1624,6 +1685,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_try_transport, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_large_waiters_in_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batched_post_failure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_capture_posted_replies_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_worker_posts_reply, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_worker_post_hands_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_worker_post_failure, setup, teardown),
