@@ -524,6 +524,28 @@ static struct rdma_event_channel *svc_group_cm(struct svc_group *grp)
 	return grp->gr_index ? grp->gr_cm_channel : grp->gr_svc->sv_cm_channel;
 }
 
+/* Before the run loop sleeps: arm the send CQs something now waits on
+ * (svc_conn_send_arm()), draining each once more, and note whether one
+ * is left unarmed with contexts out (the sleep is bounded then). */
+static void svc_group_send_arm(struct svc_group *grp)
+{
+	struct svc_conn *conn;
+	uint64_t now = 0;
+
+	if (grp->gr_svc->sv_cfg.sc_poll)
+		return;
+	grp->gr_lazy_sends = false;
+	for (conn = grp->gr_conns; conn; conn = conn->sx_next) {
+		if (conn->sx_sarmed || conn->sx_reap || !conn->sx_scq ||
+		    conn->sx_scq == conn->sx_cq)
+			continue;
+		if (!now)
+			now = svc_now_ms();
+		if (svc_conn_send_arm(conn, now))
+			svc_conn_cq_event_poll(conn);
+	}
+}
+
 /* One transport thread's run loop, until the server stops. */
 static int svc_group_loop(struct svc_group *grp)
 {
@@ -541,6 +563,7 @@ static int svc_group_loop(struct svc_group *grp)
 				       /* backchannel hook: wake for its deadlines */
 				       svc_bc_timeout(grp, svc->sv_cfg.sc_poll || grp->gr_more ||
 						      grp->gr_reap_wait ? 0 :
+						      grp->gr_lazy_sends ? (int)SVC_SEND_REAP_MS :
 						      grp->gr_handshakes ? 1000 : -1));
 		if (n < 0) {
 			if (errno == EINTR)
@@ -585,6 +608,7 @@ static int svc_group_loop(struct svc_group *grp)
 		if (grp->gr_handshakes)
 			svc_conn_expire_handshakes(grp, svc_now_ms());
 		svc_bc_run(grp); /* backchannel hook: queued calls, timeouts */
+		svc_group_send_arm(grp);
 		svc_conn_reap(grp);
 		if (!grp->gr_index && atomic_exchange(&svc->sv_dump, false))
 			svc_dump_stats_line(svc);

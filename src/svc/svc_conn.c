@@ -256,15 +256,18 @@ static int svc_conn_create_qp(struct svc_conn *conn,
 	if (recv_wr > (uint32_t)dev->max_qp_wr)
 		return -EINVAL;
 	conn->sx_sq_free = conn->sx_sq_size;
-	conn->sx_cq = ibv_create_cq(id->verbs, (int)(conn->sx_sq_size + SVC_BC_SQ + recv_wr),
-				    conn, conn->sx_dev->dv_channel, 0);
+	conn->sx_cq = ibv_create_cq(id->verbs, (int)recv_wr, conn, conn->sx_dev->dv_channel, 0);
 	if (!conn->sx_cq)
+		return -errno;
+	conn->sx_scq = ibv_create_cq(id->verbs, (int)(conn->sx_sq_size + SVC_BC_SQ), conn,
+				     conn->sx_dev->dv_channel, 0);
+	if (!conn->sx_scq)
 		return -errno;
 	if (svc_conn_arm(conn))
 		return -EIO;
 
 	memset(&attr, 0, sizeof(attr));
-	attr.send_cq = conn->sx_cq;
+	attr.send_cq = conn->sx_scq;
 	attr.recv_cq = conn->sx_cq;
 	attr.qp_type = IBV_QPT_RC;
 	attr.cap.max_send_wr = conn->sx_sq_size + SVC_BC_SQ;
@@ -483,6 +486,13 @@ void svc_conn_destroy(struct svc_conn *conn)
 		SVC_DEC(conn->sx_svc, recv_in_use, held);
 	if (conn->sx_id)
 		rpcrdma_verbs_destroy_id(conn->sx_id);
+	if (conn->sx_scq && conn->sx_scq != conn->sx_cq) {
+		if (conn->sx_sarmed)
+			conn->sx_dev->dv_armed--;
+		if (conn->sx_s_unacked)
+			ibv_ack_cq_events(conn->sx_scq, conn->sx_s_unacked);
+		ibv_destroy_cq(conn->sx_scq);
+	}
 	if (conn->sx_cq) {
 		if (conn->sx_armed) /* its event, if any, goes with the CQ */
 			conn->sx_dev->dv_armed--;
@@ -552,6 +562,45 @@ int svc_conn_arm(struct svc_conn *conn)
 	return 0;
 }
 
+static bool svc_conn_send_awaited(const struct svc_conn *conn)
+{
+	const struct svc_dev *dev = conn->sx_dev;
+
+	return dev->dv_worker_posts || conn->sx_closing || conn->sx_reads_out ||
+	       conn->sx_sqwait_head || dev->dv_rwait_head || dev->dv_cwait_head ||
+	       svc_bc_busy(conn);
+}
+
+bool svc_conn_send_arm(struct svc_conn *conn, uint64_t now_ms)
+{
+	if (conn->sx_sarmed || !conn->sx_scq || conn->sx_scq == conn->sx_cq ||
+	    conn->sx_svc->sv_cfg.sc_poll)
+		return false;
+	if (!svc_conn_send_awaited(conn)) {
+		if (!conn->sx_calls_out) {
+			conn->sx_lazy_ms = 0;
+			return false;
+		}
+		/* Only replies out: the next wake-up reaps them, or a
+		 * later look at this clock arms the CQ. */
+		if (!conn->sx_lazy_ms) {
+			conn->sx_lazy_ms = now_ms ? now_ms : 1;
+			conn->sx_grp->gr_lazy_sends = true;
+			return false;
+		}
+		if (now_ms - conn->sx_lazy_ms < SVC_SEND_REAP_MS) {
+			conn->sx_grp->gr_lazy_sends = true;
+			return false;
+		}
+	}
+	if (ibv_req_notify_cq(conn->sx_scq, 0))
+		return false;
+	conn->sx_sarmed = true;
+	conn->sx_lazy_ms = 0;
+	conn->sx_dev->dv_armed++;
+	return true;
+}
+
 void svc_dev_cq_event(struct svc_dev *dev)
 {
 	struct ibv_cq *cq;
@@ -574,13 +623,24 @@ void svc_dev_cq_event(struct svc_dev *dev)
 		if (ibv_get_cq_event(dev->dv_channel, &cq, &ctx))
 			break;
 		conn = ctx;
-		if (conn->sx_armed) {
-			conn->sx_armed = false;
-			dev->dv_armed--;
-		}
-		if (++conn->sx_unacked_events >= 16) {
-			ibv_ack_cq_events(conn->sx_cq, conn->sx_unacked_events);
-			conn->sx_unacked_events = 0;
+		if (cq == conn->sx_scq && cq != conn->sx_cq) {
+			if (conn->sx_sarmed) {
+				conn->sx_sarmed = false;
+				dev->dv_armed--;
+			}
+			if (++conn->sx_s_unacked >= 16) {
+				ibv_ack_cq_events(conn->sx_scq, conn->sx_s_unacked);
+				conn->sx_s_unacked = 0;
+			}
+		} else {
+			if (conn->sx_armed) {
+				conn->sx_armed = false;
+				dev->dv_armed--;
+			}
+			if (++conn->sx_unacked_events >= 16) {
+				ibv_ack_cq_events(conn->sx_cq, conn->sx_unacked_events);
+				conn->sx_unacked_events = 0;
+			}
 		}
 		/* Drain first, posting the replies, and only then re-arm
 		 * (a system call with Soft-RoCE): the re-arm is off the
@@ -590,7 +650,9 @@ void svc_dev_cq_event(struct svc_dev *dev)
 		 * unarmed, the CQ costs no more events. */
 		svc_conn_cq_event_poll(conn);
 		if (!conn->sx_svc->sv_cfg.sc_poll && !conn->sx_reap) {
-			if (!svc_conn_arm(conn))
+			if (!conn->sx_armed && !svc_conn_arm(conn))
+				rearmed++;
+			if (svc_conn_send_arm(conn, svc_now_ms()))
 				rearmed++;
 			svc_conn_cq_event_poll(conn);
 		}
@@ -609,6 +671,19 @@ void svc_conn_cq_event_poll(struct svc_conn *conn)
 	 * becomes reapable is freed by the run loop only after this, so conn
 	 * stays valid here. */
 	conn->sx_more = false;
+	/* The send CQ first: the contexts its completions give back serve
+	 * the calls the Receives bring. */
+	if (conn->sx_scq && conn->sx_scq != conn->sx_cq) {
+		while ((n = rpcrdma_verbs_poll(conn->sx_scq, 16, wc)) > 0) {
+			grp->gr_post_batch = true;
+			for (i = 0; i < n; i++)
+				svc_conn_handle_wc(conn, &wc[i]);
+			svc_conn_flush_recvs(conn);
+			svc_send_flush(grp);
+			if (n < 16)
+				break;
+		}
+	}
 	while (budget-- > 0 && (n = rpcrdma_verbs_poll(conn->sx_cq, 16, wc)) > 0) {
 		/* Replies made during this batch (calls served on this
 		 * thread, error replies) are chained and posted together. */

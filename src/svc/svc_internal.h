@@ -81,6 +81,10 @@
  * loaded guest under TCG was seen to run more than 2 s after the QP
  * entered error. */
 #define SVC_DRAIN_MS 10000u
+/* A connection's send CQ left unarmed while only reply Sends are out is
+ * armed after this long without a wake-up that polls it (the contexts of
+ * an idle connection's last replies come back then). */
+#define SVC_SEND_REAP_MS 20u
 /* With sc_poll, the run loop looks at its epoll set (CM events, the
  * eventfd) once in this many turns; completions and the done queue are
  * looked at every turn, without a system call. */
@@ -248,7 +252,12 @@ struct svc_conn {
 	struct svc_group *sx_grp;    /* owning transport thread */
 	struct svc_dev *sx_dev;
 	struct rdma_cm_id *sx_id;
-	struct ibv_cq *sx_cq;
+	struct ibv_cq *sx_cq;        /* Receive completions; always armed */
+	/* Send-queue completions (Sends, RDMA Reads, backchannel Sends),
+	 * armed only while something waits on one (svc_conn_send_arm()):
+	 * a reply's Send completion only gives its context back, which the
+	 * next wake-up does as well.  The same as sx_cq in unit tests. */
+	struct ibv_cq *sx_scq;
 	uint32_t sx_id_num;          /* connection number, for logs */
 	struct svc_conn *sx_next;    /* group's connection list */
 
@@ -259,6 +268,10 @@ struct svc_conn {
 	bool sx_reap;                /* drained: the run loop frees it */
 	unsigned sx_unacked_events;  /* CQ events not yet acked */
 	bool sx_armed;               /* CQ armed, its event not yet read (dv_armed) */
+	unsigned sx_s_unacked;       /* the same, for sx_scq */
+	bool sx_sarmed;
+	uint64_t sx_lazy_ms;         /* since when sx_scq is unarmed with contexts out, or 0 */
+	uint32_t sx_reads_out;       /* RDMA Read chains posted, not completed */
 	bool sx_more;                /* drain stopped at its budget: poll again */
 
 	_Atomic uint32_t sx_credits; /* granted in every reply (read by workers that post) */
@@ -350,6 +363,10 @@ struct svc_group {
 	struct svc_conn *gr_conns;
 	_Atomic uint32_t gr_nconns;  /* on gr_conns; read by group 0 to balance */
 	bool gr_more;                /* some connection has sx_more set */
+	/* some connection's send CQ is unarmed with contexts out
+	 * (svc_conn_send_arm()): the run loop sleeps at most
+	 * SVC_SEND_REAP_MS */
+	bool gr_lazy_sends;
 	bool gr_reap_wait;           /* a drained connection waits for a worker
 				      * to leave its post: look again at once */
 	uint32_t gr_handshakes;      /* accepted, not yet ESTABLISHED nor closing */
@@ -695,6 +712,18 @@ void svc_dev_cq_event(struct svc_dev *dev);
 /* svc_conn_arm - request the next completion event of @conn's CQ and
  * count it armed (sx_armed, dv_armed).  Return: 0, or -EIO. */
 int svc_conn_arm(struct svc_conn *conn);
+/*
+ * svc_conn_send_arm - arm @conn's send CQ when something waits on one of
+ * its completions: an RDMA Read, a backchannel Send, a call or message
+ * waiting for send-queue slots or a context, a closing connection, a
+ * device whose workers post; or when its contexts have been out for
+ * SVC_SEND_REAP_MS at @now_ms without a wake-up.  Otherwise reply Sends
+ * are reaped by the next wake-up's drain and the send CQ costs no event
+ * (and, with Soft-RoCE, no re-arm system call).  Return: true when the
+ * send CQ is armed now; the caller drains again (a completion may have
+ * come before the arm).  Group thread.
+ */
+bool svc_conn_send_arm(struct svc_conn *conn, uint64_t now_ms);
 void svc_conn_cq_event_poll(struct svc_conn *conn);
 /*
  * svc_conn_sq_reserve - hold @n send-queue slots of @conn for @cc (in

@@ -104,6 +104,8 @@ void svc_recv_post_chains(struct svc_call *cc)
 	uint32_t nread = cc->cc_hdr.rh_nread;
 
 	cc->cc_state = CC_READING;
+	/* Their completions are awaited: the send CQ is armed for them. */
+	conn->sx_reads_out += cc->cc_reads_pending;
 	for (k = 0; k < nread; k++) {
 		struct ibv_send_wr *last, *bad;
 		int err;
@@ -133,6 +135,7 @@ void svc_recv_post_chains(struct svc_call *cc)
 					unposted++;
 			cc->cc_failed = true;
 			cc->cc_reads_pending -= unposted;
+			conn->sx_reads_out -= unposted;
 			/* The connection goes down first: no call may be handed
 			 * this context's buffers while chains posted before the
 			 * failure still target them (they flush). */
@@ -249,6 +252,8 @@ void svc_read_complete(struct svc_call *cc, const struct ibv_wc *wc)
 
 	if (wc->status != IBV_WC_SUCCESS)
 		cc->cc_failed = true;
+	if (conn->sx_reads_out)
+		conn->sx_reads_out--;
 	if (--cc->cc_reads_pending)
 		return;
 	svc_conn_sq_release(conn, cc);

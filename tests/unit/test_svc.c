@@ -1256,6 +1256,104 @@ static void test_capture_posted_replies_only(void **state)
 	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_in_use), 0);
 }
 
+/* A send CQ for svc_conn_send_arm(): ibv_req_notify_cq() reaches here. */
+static unsigned g_send_arms;
+
+static int count_req_notify(struct ibv_cq *cq, int solicited_only)
+{
+	(void)cq;
+	assert_int_equal(solicited_only, 0);
+	g_send_arms++;
+	return 0;
+}
+
+/*
+ * The send CQ is armed only while something waits on it: with nothing
+ * out, never; with only a reply's context out, not before SVC_SEND_REAP_MS
+ * has passed (the run loop's sleep is bounded meanwhile); at once for an
+ * RDMA Read, a closing connection, a call waiting for send-queue slots,
+ * a message or call waiting for a context, or a device whose workers post.
+ */
+static void test_send_cq_armed_when_awaited(void **state)
+{
+	struct fixture *f = *state;
+	struct svc_group *grp = &f->svc.sv_groups[0];
+	struct ibv_context ctx;
+	struct ibv_cq scq;
+	struct svc_call wait_cc;
+	uint64_t t0 = 5000;
+
+	memset(&ctx, 0, sizeof(ctx));
+	memset(&scq, 0, sizeof(scq));
+	ctx.ops.req_notify_cq = count_req_notify;
+	scq.context = &ctx;
+	f->conn->sx_scq = &scq;
+	g_send_arms = 0;
+
+	/* nothing out */
+	assert_false(svc_conn_send_arm(f->conn, t0));
+	assert_false(grp->gr_lazy_sends);
+	/* a reply's context out: lazy for SVC_SEND_REAP_MS */
+	f->conn->sx_calls_out = 1;
+	assert_false(svc_conn_send_arm(f->conn, t0));
+	assert_true(grp->gr_lazy_sends);
+	grp->gr_lazy_sends = false;
+	assert_false(svc_conn_send_arm(f->conn, t0 + SVC_SEND_REAP_MS - 1));
+	assert_true(grp->gr_lazy_sends);
+	assert_int_equal(g_send_arms, 0);
+	assert_true(svc_conn_send_arm(f->conn, t0 + SVC_SEND_REAP_MS));
+	assert_int_equal(g_send_arms, 1);
+	assert_int_equal(f->conn->sx_dev->dv_armed, 1);
+	/* armed once: its event has not been read, no second request */
+	assert_false(svc_conn_send_arm(f->conn, t0 + 2 * SVC_SEND_REAP_MS));
+	assert_int_equal(g_send_arms, 1);
+	/* the event read (svc_dev_cq_event() does this) */
+	f->conn->sx_sarmed = false;
+	f->conn->sx_dev->dv_armed--;
+	/* the contexts came back: the clock starts again */
+	f->conn->sx_calls_out = 0;
+	assert_false(svc_conn_send_arm(f->conn, t0 + 100));
+	assert_int_equal(f->conn->sx_lazy_ms, 0);
+
+	/* each of these is awaited at once, contexts out or not */
+	f->conn->sx_reads_out = 1;
+	assert_true(svc_conn_send_arm(f->conn, t0));
+	f->conn->sx_sarmed = false;
+	f->conn->sx_reads_out = 0;
+
+	f->conn->sx_sqwait_head = &wait_cc;
+	assert_true(svc_conn_send_arm(f->conn, t0));
+	f->conn->sx_sarmed = false;
+	f->conn->sx_sqwait_head = NULL;
+
+	f->conn->sx_dev->dv_cwait_head = &wait_cc;
+	assert_true(svc_conn_send_arm(f->conn, t0));
+	f->conn->sx_sarmed = false;
+	f->conn->sx_dev->dv_cwait_head = NULL;
+
+	f->conn->sx_dev->dv_worker_posts = true;
+	assert_true(svc_conn_send_arm(f->conn, t0));
+	f->conn->sx_sarmed = false;
+	f->conn->sx_dev->dv_worker_posts = false;
+
+	f->conn->sx_closing = true;
+	assert_true(svc_conn_send_arm(f->conn, t0));
+	f->conn->sx_sarmed = false;
+	f->conn->sx_closing = false;
+	assert_int_equal(g_send_arms, 6);
+
+	/* a spinning run loop (--poll) polls every CQ and arms none */
+	f->svc.sv_cfg.sc_poll = true;
+	f->conn->sx_reads_out = 1;
+	assert_false(svc_conn_send_arm(f->conn, t0));
+	f->conn->sx_reads_out = 0;
+	f->svc.sv_cfg.sc_poll = false;
+	assert_int_equal(g_send_arms, 6);
+
+	f->conn->sx_dev->dv_armed = 0;
+	f->conn->sx_scq = NULL; /* not a real CQ: nothing to destroy */
+}
+
 /*
  * Calls waiting for a large context are served in arrival order: with two
  * large contexts and four calls that need one, the third and fourth wait,
@@ -1686,6 +1784,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_large_waiters_in_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batched_post_failure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_capture_posted_replies_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_send_cq_armed_when_awaited, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_worker_posts_reply, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_worker_post_hands_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_worker_post_failure, setup, teardown),
