@@ -155,7 +155,7 @@ int clnt_alloc_pools(struct rpcrdma_clnt *cl)
 	cl->cl_nreqs = cl->cl_max_credits;
 	cl->cl_slab_len = (size_t)cl->cl_nrecvs * isz +
 			  (size_t)cl->cl_nreqs * (CLNT_HDR_BUF + isz) +
-			  (size_t)cl->cl_cfg.cf_bc_slots * isz;
+			  (size_t)CLNT_BC_REQS(cl) * isz;
 	if (posix_memalign((void **)&cl->cl_slab, 4096, cl->cl_slab_len))
 		return -ENOMEM;
 	cl->cl_recvs = calloc(cl->cl_nrecvs, sizeof(*cl->cl_recvs));
@@ -482,7 +482,7 @@ static int clnt_create_qp(struct rpcrdma_clnt *cl)
 	struct ibv_device_attr dev;
 	struct rdma_cm_id *id = cl->cl_id;
 	/* backchannel hook: its replies' Sends and its Receives */
-	uint32_t send_wr = cl->cl_max_credits + 4 + cl->cl_cfg.cf_bc_slots;
+	uint32_t send_wr = cl->cl_max_credits + 4 + CLNT_BC_REQS(cl);
 	uint32_t recv_wr = cl->cl_max_credits + CLNT_EXTRA_RECVS + cl->cl_cfg.cf_bc_slots;
 
 	if (ibv_query_device(id->verbs, &dev))

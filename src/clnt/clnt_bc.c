@@ -2,8 +2,10 @@
 /*
  * clnt_bc.c - the client's side of the backchannel (RFC 8167): calls the
  * server sends us on our connection, served by a registered program, and
- * their replies.  cf_bc_slots requests, each with a registered reply
- * buffer in the slab, and as many Receives beyond the forward credits
+ * their replies.  Twice cf_bc_slots requests (CLNT_BC_REQS), each with a
+ * registered reply buffer in the slab, of which at most cf_bc_slots
+ * serve calls at once (our credit; the others' replies may still be in
+ * their Sends), and cf_bc_slots Receives beyond the forward credits
  * (RFC 8167 4.2.1), re-posted with every new connection.  A call is
  * copied out of its Receive (which goes back at once), served on the
  * completion thread without the lock, and answered inline (RFC 8167 5.2:
@@ -24,7 +26,7 @@ int clnt_bc_alloc(struct rpcrdma_clnt *cl, uint8_t **p)
 {
 	uint32_t isz = cl->cl_cfg.cf_inline_size, i;
 
-	cl->cl_nbc = cl->cl_cfg.cf_bc_slots;
+	cl->cl_nbc = CLNT_BC_REQS(cl);
 	if (!cl->cl_nbc)
 		return 0;
 	cl->cl_bc = calloc(cl->cl_nbc, sizeof(*cl->cl_bc));
@@ -82,7 +84,7 @@ bool clnt_bc_recv(struct rpcrdma_clnt *cl, const struct clnt_recv *rr, uint32_t 
 	struct rpcrdma_hdr *rh = &cl->cl_rhdr;
 	struct rpcrdma_wire_err err;
 	struct clnt_bc_req *br = NULL;
-	uint32_t proc, i;
+	uint32_t proc, i, busy;
 
 	if (len < RPCRDMA_HDR_MIN_BYTES)
 		return false;
@@ -102,9 +104,18 @@ bool clnt_bc_recv(struct rpcrdma_clnt *cl, const struct clnt_recv *rr, uint32_t 
 		return false; /* RDMA_NOMSG without a Read chunk: a long reply */
 	}
 	cl->cl_stats.cs_bc_calls++;
-	for (i = 0; i < cl->cl_nbc && !br; i++)
-		if (!cl->cl_bc[i].br_owners)
+	/* Our credit bounds the calls being served: a request whose reply
+	 * was sent, its Send not yet seen complete, is done for the server,
+	 * which may already have sent the next call (hence twice as many
+	 * requests as credits, clnt_bc_alloc()). */
+	for (i = 0, busy = 0; i < cl->cl_nbc; i++) {
+		if (cl->cl_bc[i].br_owners & CLNT_BC_OWNER_UPPER)
+			busy++;
+		else if (!cl->cl_bc[i].br_owners && !br)
 			br = &cl->cl_bc[i];
+	}
+	if (busy >= cl->cl_cfg.cf_bc_slots)
+		br = NULL;
 	if (!br) {
 		/* No backchannel, or the server went beyond our credits. */
 		cl->cl_stats.cs_bc_drops++;
@@ -170,7 +181,8 @@ static uint32_t clnt_bc_build(struct rpcrdma_clnt *cl, struct clnt_bc_req *br)
 	int rc, stat;
 
 	if (br->br_chunks) {
-		rc = rpcrdma_wire_encode_error(p, room, br->br_xid, cl->cl_nbc, ERR_CHUNK);
+		rc = rpcrdma_wire_encode_error(p, room, br->br_xid, cl->cl_cfg.cf_bc_slots,
+					       ERR_CHUNK);
 		return rc < 0 ? 0 : (uint32_t)rc;
 	}
 	rc = rpcrdma_wire_decode_rpc(br->br_call, br->br_call_len, &msg);
@@ -178,7 +190,7 @@ static uint32_t clnt_bc_build(struct rpcrdma_clnt *cl, struct clnt_bc_req *br)
 		return 0;
 	store_be32(p, br->br_xid);
 	store_be32(p + 4, RPCRDMA_VERSION);
-	store_be32(p + 8, cl->cl_nbc); /* RFC 8167 4.1: our backchannel credit */
+	store_be32(p + 8, cl->cl_cfg.cf_bc_slots); /* RFC 8167 4.1: our backchannel credit */
 	store_be32(p + 12, RDMA_MSG);
 	store_be32(p + 16, 0);
 	store_be32(p + 20, 0);

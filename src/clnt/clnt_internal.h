@@ -158,6 +158,10 @@ struct clnt_req {
 /* Owners of a backchannel request (br_owners; clnt_bc.c): the program
  * serving it until its reply is built, and its reply's Send until that
  * completes or flushes.  Free when both have let go. */
+/* Backchannel requests: twice the credit (cf_bc_slots), so a call the
+ * server sends as soon as it has our reply finds a request free while
+ * that reply's Send completion is still to be polled. */
+#define CLNT_BC_REQS(cl) (2u * (cl)->cl_cfg.cf_bc_slots)
 #define CLNT_BC_OWNER_UPPER 0x1u
 #define CLNT_BC_OWNER_SEND 0x2u
 

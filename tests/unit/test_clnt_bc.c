@@ -230,6 +230,35 @@ static void test_credits_exhausted(void **state)
 	assert_int_equal(cl->cl_recvs_posted, 8);
 }
 
+/* The server may send the next calls as soon as it has our replies, which
+ * can be before we have polled those replies' Send completions: the new
+ * calls are served (our credit counts calls being served, not Sends in
+ * flight), and our reply still grants 2. */
+static void test_calls_while_reply_sends_pending(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(state);
+	uint8_t msg[128];
+	static const uint32_t want[] = { 5 };
+
+	deliver(msg, bc_call(msg, 0x701, 1, 1, CBPROG, 1));
+	deliver(msg, bc_call(msg, 0x702, 1, 1, CBPROG, 2));
+	clnt_poll(cl);
+	assert_int_equal(fv.fv_nsends, 2); /* their completions not yet in */
+	deliver(msg, bc_call(msg, 0x703, 1, 1, CBPROG, 3));
+	deliver(msg, bc_call(msg, 0x704, 1, 1, CBPROG, 4));
+	clnt_poll(cl);
+	assert_int_equal(g_served, 4);
+	assert_int_equal(fv.fv_nsends, 4);
+	assert_int_equal(cl->cl_stats.cs_bc_drops, 0);
+	assert_reply(0x704, RPC_ACCEPT_SUCCESS, want, 1);
+	/* every request now waits for its Send: one more call is dropped */
+	deliver(msg, bc_call(msg, 0x705, 1, 1, CBPROG, 5));
+	clnt_poll(cl);
+	assert_int_equal(g_served, 4);
+	assert_int_equal(cl->cl_stats.cs_bc_drops, 1);
+	assert_int_equal(cl->cl_recvs_posted, 8);
+}
+
 /* RFC 8167 5.1: a backchannel call with chunks is answered RDMA_ERROR
  * ERR_CHUNK: xid, vers 1, credits 2, RDMA_ERROR, ERR_CHUNK (20 bytes). */
 static void test_call_with_chunks(void **state)
@@ -402,6 +431,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_prog_unavail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_racing_forward_reply, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_credits_exhausted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_calls_while_reply_sends_pending, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_call_with_chunks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_disconnect_outstanding, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rpc_mismatch, setup, teardown),
