@@ -601,6 +601,21 @@ bool svc_conn_send_arm(struct svc_conn *conn, uint64_t now_ms)
 	return true;
 }
 
+/* An event of @cq was read: it is no longer armed (@armed), and events
+ * are acknowledged 16 at a time (@unacked). */
+static void svc_cq_event_read(struct svc_dev *dev, struct ibv_cq *cq, bool *armed,
+			      unsigned *unacked)
+{
+	if (*armed) {
+		*armed = false;
+		dev->dv_armed--;
+	}
+	if (++*unacked >= 16) {
+		ibv_ack_cq_events(cq, *unacked);
+		*unacked = 0;
+	}
+}
+
 void svc_dev_cq_event(struct svc_dev *dev)
 {
 	struct ibv_cq *cq;
@@ -623,25 +638,10 @@ void svc_dev_cq_event(struct svc_dev *dev)
 		if (ibv_get_cq_event(dev->dv_channel, &cq, &ctx))
 			break;
 		conn = ctx;
-		if (cq == conn->sx_scq && cq != conn->sx_cq) {
-			if (conn->sx_sarmed) {
-				conn->sx_sarmed = false;
-				dev->dv_armed--;
-			}
-			if (++conn->sx_s_unacked >= 16) {
-				ibv_ack_cq_events(conn->sx_scq, conn->sx_s_unacked);
-				conn->sx_s_unacked = 0;
-			}
-		} else {
-			if (conn->sx_armed) {
-				conn->sx_armed = false;
-				dev->dv_armed--;
-			}
-			if (++conn->sx_unacked_events >= 16) {
-				ibv_ack_cq_events(conn->sx_cq, conn->sx_unacked_events);
-				conn->sx_unacked_events = 0;
-			}
-		}
+		if (cq == conn->sx_scq && cq != conn->sx_cq)
+			svc_cq_event_read(dev, cq, &conn->sx_sarmed, &conn->sx_s_unacked);
+		else
+			svc_cq_event_read(dev, cq, &conn->sx_armed, &conn->sx_unacked_events);
 		/* Drain first, posting the replies, and only then re-arm
 		 * (a system call with Soft-RoCE): the re-arm is off the
 		 * path of the replies.  Completions that came between the

@@ -1165,6 +1165,25 @@ static void test_handoff_batched(void **state)
 	assert_baseline(f);
 }
 
+/* Three NULL calls (rpcrdma xids @xid0 .. + 2) served by a worker; the
+ * post of their three replies, batched, fails. */
+static void three_replies_post_fails(struct fixture *f, uint32_t xid0)
+{
+	uint8_t msg[128], *p;
+	uint32_t i;
+
+	for (i = 0; i < 3; i++) {
+		p = put_msg_nochunks(msg, xid0 + i, 1);
+		p = put_call(p, (xid0 << 8) + xid0 + i, TPROG, 1, TP_NULL);
+		queue_recv(f, msg, (uint32_t)(p - msg));
+	}
+	svc_conn_cq_event_poll(f->conn);
+	for (i = 0; i < 3; i++)
+		assert_true(svc_worker_run_one(&f->svc.sv_groups[0]));
+	fv.fv_fail_send_post_at = fv.fv_send_post_calls + 1;
+	svc_take_done(&f->svc.sv_groups[0]);
+}
+
 /*
  * A batched post of three replies fails: the connection goes down first,
  * then the three calls (none posted, so no completion will come) are
@@ -1173,20 +1192,8 @@ static void test_handoff_batched(void **state)
 static void test_batched_post_failure(void **state)
 {
 	struct fixture *f = *state;
-	uint8_t msg[128], *p;
-	uint32_t i;
 
-	for (i = 0; i < 3; i++) {
-		p = msg;
-		p = put_msg_nochunks(p, 0x60 + i, 1);
-		p = put_call(p, 0x6060 + i, TPROG, 1, TP_NULL);
-		queue_recv(f, msg, (uint32_t)(p - msg));
-	}
-	svc_conn_cq_event_poll(f->conn);
-	for (i = 0; i < 3; i++)
-		assert_true(svc_worker_run_one(&f->svc.sv_groups[0]));
-	fv.fv_fail_send_post_at = fv.fv_send_post_calls + 1;
-	svc_take_done(&f->svc.sv_groups[0]);
+	three_replies_post_fails(f, 0x60);
 	assert_int_equal(fv.fv_nsends, 0);
 	assert_true(f->conn->sx_closing);
 	assert_int_equal(f->conn->sx_calls_out, 0);
@@ -1210,7 +1217,6 @@ static void test_capture_posted_replies_only(void **state)
 	struct rpcrdma_capture *cap;
 	char path[] = "/tmp/test_svc_capXXXXXX";
 	uint8_t msg[128], *p;
-	uint32_t i;
 	int fd = mkstemp(path);
 
 	assert_true(fd >= 0);
@@ -1232,16 +1238,7 @@ static void test_capture_posted_replies_only(void **state)
 	assert_int_equal(fv.fv_nsends, 1);
 
 	/* three calls whose batched reply post fails: their frames only */
-	for (i = 0; i < 3; i++) {
-		p = put_msg_nochunks(msg, 0x91 + i, 1);
-		p = put_call(p, 0x9191 + i, TPROG, 1, TP_NULL);
-		queue_recv(f, msg, (uint32_t)(p - msg));
-	}
-	svc_conn_cq_event_poll(f->conn);
-	for (i = 0; i < 3; i++)
-		assert_true(svc_worker_run_one(&f->svc.sv_groups[0]));
-	fv.fv_fail_send_post_at = fv.fv_send_post_calls + 1;
-	svc_take_done(&f->svc.sv_groups[0]);
+	three_replies_post_fails(f, 0x91);
 	assert_int_equal(fv.fv_nsends, 1);
 	assert_true(f->conn->sx_closing);
 
