@@ -115,7 +115,9 @@ struct rpcrdma_clnt_config {
 	 *  us at once, 0 (default) for no backchannel, at most
 	 *  RPCRDMA_CLNT_BC_MAX_SLOTS.  As many Receives are posted beyond the
 	 *  forward credits (RFC 8167 4.2.1) and the value is advertised as
-	 *  our backchannel credit in every backchannel reply (4.1). */
+	 *  our backchannel credit in every backchannel reply (4.1).  Twice
+	 *  as many reply buffers are kept (a call may come while an earlier
+	 *  reply's Send is still to complete). */
 	uint32_t cf_bc_slots;
 };
 
