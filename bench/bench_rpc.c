@@ -8,7 +8,7 @@
  *                    [--reply-post auto|transport|worker]
  *   bench_rpc client [--source ADDR] SERVER [--port N]
  *             (--null --inflight N --seconds S | --echo BYTES --count N
- *              [--inflight N]) [--persistent-mr]
+ *              [--inflight N]) [--persistent-mr] [--main-restarts]
  *
  * The server serves program 0x20000088 version 1: procedure 0 is NULL,
  * procedure 1 "echo" takes an opaque and returns it.  The client sends the
@@ -29,9 +29,13 @@
  * hands every call to a worker.
  *
  * The client keeps --inflight asynchronous calls in flight for --seconds
- * (NULL) or for --count calls (echo); its main thread starts the calls that
- * finished since it last looked again in one batch (their Sends posted
- * together, rpcrdma_clnt_batch_begin()), and prints one JSON object: calls per
+ * (NULL) or for --count calls (echo): each call's completion callback
+ * starts the next one on the completion thread
+ * (rpcrdma_clnt_try_call_async(); the Sends started in one wake-up are
+ * posted together); the main thread starts the first calls and any the
+ * callback could not (no credit free) in one batch
+ * (rpcrdma_clnt_batch_begin()); with --main-restarts it starts all of them
+ * (the way before 2026-12-02).  It prints one JSON object: calls per
  * second, latency median and 99th percentile (microseconds, send to
  * completion callback), and for echo the goodput in MB/s (2^20 B/s, the
  * echoed bytes per second, each way).
@@ -179,30 +183,104 @@ struct slot {
 	unsigned idx;
 };
 
-/** The completions the callback hands back to the main thread. */
+/** What the calls share: accounting, and the slots handed back to main. */
 struct run {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	unsigned done[BENCH_MAX_INFLIGHT]; /* ring of finished slot indexes */
+	unsigned done[BENCH_MAX_INFLIGHT]; /* ring of slot indexes for main */
 	unsigned head, count;
+	/* restarting: set before the first call, read-only after */
+	struct rpcrdma_clnt *cl;
+	bool cb_restart;          /* callbacks start the next call themselves */
+	bool echo;
+	uint64_t deadline;        /* NULL: no call starts after it */
+	unsigned long limit;      /* echo: calls to make */
+	const uint8_t *src;       /* echo: the data sent */
+	uint32_t bytes;
+	/* under lock */
+	unsigned long sent, completed, errors, cb_starts;
+	int first_err;
+	double *lat;
+	size_t nlat, cap_lat;
 };
+
+/* One more call to start?  Counts it as sent.  Lock held. */
+static bool run_more(struct run *r, uint64_t now)
+{
+	if (r->first_err)
+		return false;
+	if (r->echo ? r->sent >= r->limit : now >= r->deadline)
+		return false;
+	r->sent++;
+	return true;
+}
+
+/* Account the outcome of slot @s's call.  Lock held. */
+static void run_account(struct run *r, struct slot *s, int status)
+{
+	if (status) {
+		if (!r->first_err)
+			r->first_err = status;
+		r->errors++;
+		return;
+	}
+	if (r->echo && (s->ca.ca_rddp_len != r->bytes ||
+			(r->completed == 0 && memcmp(s->rddp, r->src, r->bytes)))) {
+		if (!r->first_err)
+			r->first_err = -EBADMSG;
+		r->errors++;
+		return;
+	}
+	r->completed++;
+	if (r->nlat == r->cap_lat) {
+		size_t cap = r->cap_lat ? r->cap_lat * 2 : 4096;
+		double *n = realloc(r->lat, cap * sizeof(*r->lat));
+
+		if (!n) {
+			if (!r->first_err)
+				r->first_err = -ENOMEM;
+			return;
+		}
+		r->lat = n;
+		r->cap_lat = cap;
+	}
+	r->lat[r->nlat++] = (double)(s->t_done - s->t_sent) / 1e3;
+}
 
 static void call_done(struct rpcrdma_clnt_call *ca, int status, void *arg)
 {
 	struct slot *s = arg;
 	struct run *r = s->run;
+	bool again;
 
 	(void)ca;
 	s->t_done = now_ns();
-	s->status = status;
 	pthread_mutex_lock(&r->lock);
+	run_account(r, s, status);
+	again = r->cb_restart && run_more(r, s->t_done);
+	pthread_mutex_unlock(&r->lock);
+	if (again) {
+		/* Without waiting: the credit this call freed is the next
+		 * one's; its Send goes out with the others started during
+		 * this wake-up of the completion thread. */
+		s->t_sent = now_ns();
+		if (!rpcrdma_clnt_try_call_async(r->cl, &s->ca, call_done, s, NULL)) {
+			pthread_mutex_lock(&r->lock);
+			r->cb_starts++;
+			pthread_mutex_unlock(&r->lock);
+			return;
+		}
+	}
+	pthread_mutex_lock(&r->lock);
+	if (again)
+		r->sent--; /* the main thread decides again */
 	r->done[(r->head + r->count) % BENCH_MAX_INFLIGHT] = s->idx;
 	r->count++;
 	pthread_cond_signal(&r->cond);
 	pthread_mutex_unlock(&r->lock);
 }
 
-/* Wait for finished calls; take all of them (at most @max) into @out. */
+/* Wait for slots handed back; take all of them (at most @max) into @out. */
 static unsigned wait_done_all(struct run *r, unsigned *out, unsigned max)
 {
 	unsigned n = 0;
@@ -217,14 +295,6 @@ static unsigned wait_done_all(struct run *r, unsigned *out, unsigned max)
 	}
 	pthread_mutex_unlock(&r->lock);
 	return n;
-}
-
-static unsigned wait_done(struct run *r)
-{
-	unsigned i;
-
-	wait_done_all(r, &i, 1);
-	return i;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -252,18 +322,12 @@ static double percentile(const double *v, size_t n, double p)
 struct client_opts {
 	const char *server, *source;
 	uint16_t port;
-	bool echo, persistent;
+	bool echo, persistent, main_restarts;
 	unsigned inflight;
 	double seconds;
 	uint32_t bytes;
 	unsigned long count;
 };
-
-static int start_call(struct rpcrdma_clnt *cl, struct slot *s)
-{
-	s->t_sent = now_ns();
-	return rpcrdma_clnt_call_async(cl, &s->ca, call_done, s, NULL);
-}
 
 static int run_client(const struct client_opts *o)
 {
@@ -278,12 +342,11 @@ static int run_client(const struct client_opts *o)
 	struct run run = { .head = 0, .count = 0 };
 	struct slot *slots = NULL;
 	uint8_t *src = NULL, *arena = NULL;
-	size_t arena_len = 0, nlat = 0, cap_lat = 0;
-	double *lat = NULL, secs;
-	unsigned long sent = 0, completed = 0, errors = 0;
+	size_t arena_len = 0;
+	double secs;
 	unsigned i, outstanding = 0;
-	uint64_t t0, t1, deadline;
-	int ret, first_err = 0, rc = 1;
+	uint64_t t0, t1;
+	int ret, rc = 1;
 
 	pthread_mutex_init(&run.lock, NULL);
 	pthread_cond_init(&run.cond, NULL);
@@ -340,112 +403,85 @@ static int run_client(const struct client_opts *o)
 	}
 
 	t0 = now_ns();
-	deadline = t0 + (uint64_t)(o->seconds * 1e9);
-	rpcrdma_clnt_batch_begin(cl);
-	for (i = 0; i < o->inflight; i++) {
-		if (o->echo && sent >= o->count)
-			break;
-		ret = start_call(cl, &slots[i]);
-		if (ret) {
-			first_err = ret;
-			break;
-		}
-		sent++;
-		outstanding++;
-	}
-	rpcrdma_clnt_batch_end(cl);
+	run.cl = cl;
+	run.cb_restart = !o->main_restarts;
+	run.echo = o->echo;
+	run.deadline = t0 + (uint64_t)(o->seconds * 1e9);
+	run.limit = o->count;
+	run.src = src;
+	run.bytes = o->bytes;
+	/* A slot is the main thread's while it is not in flight: at the
+	 * start, and when its callback could not (or may not) start the
+	 * next call; the main thread then starts the calls of the slots it
+	 * got back together, their Sends posted with one post. */
+	for (i = 0; i < o->inflight; i++)
+		run.done[i] = i;
+	run.count = o->inflight;
+	outstanding = o->inflight;
 	while (outstanding) {
 		unsigned fin[BENCH_MAX_INFLIGHT], nfin, k;
 
-		/* The calls that finished are started again together: their
-		 * Sends go out with one post (rpcrdma_clnt_batch_begin()). */
 		nfin = wait_done_all(&run, fin, BENCH_MAX_INFLIGHT);
 		rpcrdma_clnt_batch_begin(cl);
 		for (k = 0; k < nfin; k++) {
 			struct slot *s = &slots[fin[k]];
 			bool more;
 
-			outstanding--;
-			if (s->status) {
-				if (!first_err)
-					first_err = s->status;
-				errors++;
-			} else if (o->echo && (s->ca.ca_rddp_len != o->bytes ||
-					       (completed == 0 && memcmp(s->rddp, src, o->bytes)))) {
-				if (!first_err)
-					first_err = -EBADMSG;
-				errors++;
-			} else {
-				completed++;
-				if (nlat == cap_lat) {
-					double *n;
-
-					cap_lat = cap_lat ? cap_lat * 2 : 4096;
-					n = realloc(lat, cap_lat * sizeof(*lat));
-					if (!n) {
-						rpcrdma_clnt_batch_end(cl);
-						/* the rest of fin[] finished too */
-						outstanding -= nfin - k - 1;
-						goto out_nomem;
-					}
-					lat = n;
-				}
-				lat[nlat++] = (double)(s->t_done - s->t_sent) / 1e3;
+			pthread_mutex_lock(&run.lock);
+			more = run_more(&run, now_ns());
+			pthread_mutex_unlock(&run.lock);
+			if (!more) {
+				outstanding--;
+				continue;
 			}
-			if (first_err)
-				more = false;
-			else if (o->echo)
-				more = sent < o->count;
-			else
-				more = now_ns() < deadline;
-			if (more) {
-				ret = start_call(cl, s);
-				if (ret) {
-					first_err = ret;
-					continue;
-				}
-				sent++;
-				outstanding++;
+			s->t_sent = now_ns();
+			ret = rpcrdma_clnt_call_async(cl, &s->ca, call_done, s, NULL);
+			if (ret) {
+				pthread_mutex_lock(&run.lock);
+				run.sent--;
+				if (!run.first_err)
+					run.first_err = ret;
+				pthread_mutex_unlock(&run.lock);
+				outstanding--;
 			}
 		}
 		rpcrdma_clnt_batch_end(cl);
 	}
 	t1 = now_ns();
 	secs = (double)(t1 - t0) / 1e9;
-	if (first_err)
-		fprintf(stderr, "bench_rpc: %lu call(s) failed, first: %s\n", errors,
-			strerror(-first_err));
+	if (run.first_err == -ENOMEM)
+		goto out_nomem;
+	if (run.first_err)
+		fprintf(stderr, "bench_rpc: %lu call(s) failed, first: %s\n", run.errors,
+			strerror(-run.first_err));
 	rpcrdma_clnt_get_stats(cl, &st);
-	qsort(lat, nlat, sizeof(*lat), cmp_double);
+	qsort(run.lat, run.nlat, sizeof(*run.lat), cmp_double);
 	printf("{\"figure\":\"%s\",\"inflight\":%u,", o->echo ? "echo" : "null", o->inflight);
 	if (o->echo)
 		printf("\"bytes\":%u,\"MBps\":%.2f,", o->bytes,
-		       (double)completed * o->bytes / 1048576.0 / secs);
+		       (double)run.completed * o->bytes / 1048576.0 / secs);
 	printf("\"calls\":%lu,\"errors\":%lu,\"seconds\":%.3f,\"calls_per_s\":%.1f,"
 	       "\"lat_median_us\":%.1f,\"lat_p99_us\":%.1f,"
 	       "\"read_chunks\":%llu,\"write_chunks\":%llu,\"inline\":%llu,"
-	       "\"credits\":%llu,\"credit_waits\":%llu,\"persistent_mr\":%s}\n",
-	       completed, errors, secs, (double)completed / secs,
-	       percentile(lat, nlat, 50), percentile(lat, nlat, 99),
+	       "\"credits\":%llu,\"credit_waits\":%llu,\"persistent_mr\":%s,"
+	       "\"callback_starts\":%lu}\n",
+	       run.completed, run.errors, secs, (double)run.completed / secs,
+	       percentile(run.lat, run.nlat, 50), percentile(run.lat, run.nlat, 99),
 	       (unsigned long long)st.cs_read_chunks, (unsigned long long)st.cs_write_chunks,
 	       (unsigned long long)st.cs_inline, (unsigned long long)st.cs_credits,
-	       (unsigned long long)st.cs_credit_waits, o->persistent ? "true" : "false");
+	       (unsigned long long)st.cs_credit_waits, o->persistent ? "true" : "false",
+	       run.cb_starts);
 	fflush(stdout);
-	rc = first_err || !completed ? 1 : 0;
+	rc = run.first_err || !run.completed ? 1 : 0;
 	goto out;
 
 out_nomem:
 	fprintf(stderr, "bench_rpc: out of memory\n");
-	/* calls still in flight own slots: let them finish first */
-	while (outstanding) {
-		wait_done(&run);
-		outstanding--;
-	}
 out:
 	if (cl && arena && o->persistent)
 		rpcrdma_clnt_unregister_buffer(cl, arena);
 	rpcrdma_clnt_destroy(cl);
-	free(lat);
+	free(run.lat);
 	free(arena);
 	free(slots);
 	pthread_cond_destroy(&run.cond);
@@ -460,7 +496,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: bench_rpc server --listen ADDR [--port N] [--threads N] [--contexts N] [--small-contexts N]\n"
 		"                 [--transport-threads N] [--workers-only] [--reply-post auto|transport|worker]\n"
-		"       bench_rpc client [--source ADDR] SERVER [--port N] [--persistent-mr]\n"
+		"       bench_rpc client [--source ADDR] SERVER [--port N] [--persistent-mr] [--main-restarts]\n"
 		"                 (--null --inflight N --seconds S | --echo BYTES --count N [--inflight N])\n");
 	exit(2);
 }
@@ -494,6 +530,7 @@ int main(int argc, char **argv)
 		{ "inflight", required_argument, NULL, 'i' },
 		{ "seconds", required_argument, NULL, 'S' },
 		{ "persistent-mr", no_argument, NULL, 'P' },
+		{ "main-restarts", no_argument, NULL, 'M' },
 		{ "transport-threads", required_argument, NULL, 'T' },
 		{ "workers-only", no_argument, NULL, 'W' },
 		{ "reply-post", required_argument, NULL, 'R' },
@@ -556,6 +593,9 @@ int main(int argc, char **argv)
 			break;
 		case 'P':
 			o.persistent = true;
+			break;
+		case 'M':
+			o.main_restarts = true;
 			break;
 		case 'T':
 			transport_threads = (unsigned)num(optarg, RPCRDMA_SVC_MAX_TRANSPORT_THREADS);

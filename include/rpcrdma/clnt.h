@@ -272,9 +272,10 @@ int rpcrdma_clnt_call(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca);
  * return, the callbacks of the calls that ended meanwhile, which may be
  * other calls than their own (lost with a failed post, timed out,
  * aborted).  Always without the client's lock, after the call's memory
- * has been deregistered, and once per call.  It must not start or wait
- * for calls: starting one may wait for a credit that only the completion
- * thread can return.
+ * has been deregistered, and once per call.  It must not wait for calls,
+ * nor start one with rpcrdma_clnt_call() or rpcrdma_clnt_call_async():
+ * those may wait for a credit that only the completion thread can
+ * return.  It may start calls with rpcrdma_clnt_try_call_async().
  */
 typedef void (*rpcrdma_clnt_done_fn)(struct rpcrdma_clnt_call *ca, int status, void *arg);
 
@@ -297,6 +298,27 @@ typedef void (*rpcrdma_clnt_done_fn)(struct rpcrdma_clnt_call *ca, int status, v
  */
 int rpcrdma_clnt_call_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
 			    rpcrdma_clnt_done_fn done, void *arg, uint32_t *xid);
+
+/**
+ * rpcrdma_clnt_try_call_async - start one call if that needs no waiting.
+ * @cl, @ca, @done, @arg, @xid: as for rpcrdma_clnt_call_async().
+ *
+ * As rpcrdma_clnt_call_async(), but it never blocks: when the credit
+ * window (RFC 8166 section 3.3.1) is full, no request is free, calls wait
+ * to be sent again, or the client is reconnecting, it returns -EAGAIN at
+ * once and nothing was sent.  It may be called from a completion callback
+ * (rpcrdma_clnt_done_fn), where a call ending frees the credit the next
+ * one takes: a caller keeping calls in flight restarts them there without
+ * waking a thread of its own.  The Sends of the calls that callbacks start
+ * on the completion thread during one wake-up are posted together after
+ * those callbacks (one doorbell, as rpcrdma_clnt_batch_begin() does).
+ * Return: 0 (@done will run exactly once); or, before anything was sent,
+ * -EAGAIN (try again later, from a thread that may wait), -EINVAL,
+ * -EMSGSIZE, -ENOMEM, -ENOTCONN (no connection and none coming), or a
+ * registration error (@done will not run).
+ */
+int rpcrdma_clnt_try_call_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
+				rpcrdma_clnt_done_fn done, void *arg, uint32_t *xid);
 
 /**
  * rpcrdma_clnt_batch_begin - start a batch of asynchronous calls.

@@ -181,8 +181,12 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-int rpcrdma_clnt_call_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
-			    rpcrdma_clnt_done_fn done, void *arg, uint32_t *xid)
+/* Callbacks this thread is running now (clnt_run_done() nests). */
+static __thread unsigned clnt_in_callbacks;
+
+static int clnt_call_async_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
+				  rpcrdma_clnt_done_fn done, void *arg, uint32_t *xid,
+				  bool nowait)
 {
 	unsigned timeout = ca->ca_timeout_ms ? ca->ca_timeout_ms : cl->cl_cfg.cf_timeout_ms;
 	struct clnt_req *rl;
@@ -193,13 +197,28 @@ int rpcrdma_clnt_call_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *c
 	/* The callback is attached before the post (under the lock the
 	 * completion side takes), so even a reply that beats the post's
 	 * return goes to the callback. */
-	rc = clnt_call_start_async(cl, ca, &rl, done, arg, now_ms() + timeout);
+	rc = clnt_call_start_async(cl, ca, &rl, done, arg, now_ms() + timeout, nowait);
 	if (rc)
 		return rc;
 	if (xid)
 		*xid = rl->rl_xid;
-	clnt_run_done(cl);
+	/* From a callback, the clnt_run_done() running it picks up the
+	 * calls that ended meanwhile (no recursion). */
+	if (!clnt_in_callbacks)
+		clnt_run_done(cl);
 	return 0;
+}
+
+int rpcrdma_clnt_call_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
+			    rpcrdma_clnt_done_fn done, void *arg, uint32_t *xid)
+{
+	return clnt_call_async_common(cl, ca, done, arg, xid, false);
+}
+
+int rpcrdma_clnt_try_call_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
+				rpcrdma_clnt_done_fn done, void *arg, uint32_t *xid)
+{
+	return clnt_call_async_common(cl, ca, done, arg, xid, true);
 }
 
 /* Callbacks run per chunk of this many finished calls. */
@@ -244,8 +263,10 @@ void clnt_run_done(struct rpcrdma_clnt *cl)
 			}
 			pthread_cond_broadcast(&cl->cl_slot_cond);
 			pthread_mutex_unlock(&cl->cl_lock);
+			clnt_in_callbacks++;
 			for (i = 0; i < n; i++)
 				fin[i].done(fin[i].ca, fin[i].rc, fin[i].arg);
+			clnt_in_callbacks--;
 		}
 		/* Callbacks may have ended more calls (abort). */
 		pthread_mutex_lock(&cl->cl_lock);

@@ -403,9 +403,11 @@ int clnt_call_start(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
  * call, across the requests that carry it). */
 int clnt_call_start_xid(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
 			struct clnt_req **out, const uint32_t *xid, unsigned tries);
+/* As clnt_call_start() with @done attached; @nowait: -EAGAIN instead of
+ * waiting for a credit, a request or a reconnect. */
 int clnt_call_start_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
 			  struct clnt_req **out, rpcrdma_clnt_done_fn done,
-			  void *arg, uint64_t deadline);
+			  void *arg, uint64_t deadline, bool nowait);
 int clnt_post_call(struct rpcrdma_clnt *cl, struct clnt_req *rl);
 /* clnt_batch_flush - post the Sends queued by a batch (one post); a
  * failed post closes the connection.  Lock held. */

@@ -261,5 +261,9 @@ void clnt_poll(struct rpcrdma_clnt *cl)
 		pthread_mutex_unlock(&cl->cl_lock);
 	}
 	clnt_bc_run(cl); /* backchannel hook: serve calls, without the lock */
+	/* Calls the callbacks start (rpcrdma_clnt_try_call_async()) go out
+	 * with one post after them. */
+	rpcrdma_clnt_batch_begin(cl);
 	clnt_run_done(cl);
+	rpcrdma_clnt_batch_end(cl);
 }

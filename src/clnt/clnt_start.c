@@ -23,19 +23,20 @@ int clnt_call_start(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
 
 static int clnt_call_start_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
 				  struct clnt_req **out, const uint32_t *xid, unsigned tries,
-				  rpcrdma_clnt_done_fn done, void *arg, uint64_t deadline);
+				  rpcrdma_clnt_done_fn done, void *arg, uint64_t deadline,
+				  bool nowait);
 
 int clnt_call_start_xid(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
 			struct clnt_req **out, const uint32_t *xid, unsigned tries)
 {
-	return clnt_call_start_common(cl, ca, out, xid, tries, NULL, NULL, 0);
+	return clnt_call_start_common(cl, ca, out, xid, tries, NULL, NULL, 0, false);
 }
 
 int clnt_call_start_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
-				 struct clnt_req **out, rpcrdma_clnt_done_fn done,
-				 void *arg, uint64_t deadline)
+			  struct clnt_req **out, rpcrdma_clnt_done_fn done,
+			  void *arg, uint64_t deadline, bool nowait)
 {
-	return clnt_call_start_common(cl, ca, out, NULL, 0, done, arg, deadline);
+	return clnt_call_start_common(cl, ca, out, NULL, 0, done, arg, deadline, nowait);
 }
 
 /* The calling thread holds @cl's batch open.  Lock held. */
@@ -169,7 +170,8 @@ int clnt_post_call(struct rpcrdma_clnt *cl, struct clnt_req *rl)
 
 static int clnt_call_start_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
 				  struct clnt_req **out, const uint32_t *xid, unsigned tries,
-				  rpcrdma_clnt_done_fn done, void *arg, uint64_t deadline)
+				  rpcrdma_clnt_done_fn done, void *arg, uint64_t deadline,
+				  bool nowait)
 {
 	struct clnt_req *rl;
 	bool waited = false, have_dl = false, timed_out = false;
@@ -187,6 +189,10 @@ static int clnt_call_start_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_c
 		/* Calls to resend go first (cl_ready). */
 		while (cl->cl_connected && (!cl->cl_free || cl->cl_ready ||
 					    cl->cl_outstanding >= cl->cl_credits)) {
+			if (nowait) {
+				pthread_mutex_unlock(&cl->cl_lock);
+				return -EAGAIN;
+			}
 			/* Never wait with Sends of our batch unposted: the
 			 * credits they hold come back only with their replies. */
 			clnt_batch_flush(cl);
@@ -205,6 +211,10 @@ static int clnt_call_start_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_c
 		if (!cl->cl_worker_started || cl->cl_stopping || timed_out) {
 			pthread_mutex_unlock(&cl->cl_lock);
 			return -ENOTCONN;
+		}
+		if (nowait) { /* the reconnect is under way */
+			pthread_mutex_unlock(&cl->cl_lock);
+			return -EAGAIN;
 		}
 		if (!have_dl) {
 			clnt_deadline(&dl, ca->ca_timeout_ms ? ca->ca_timeout_ms :

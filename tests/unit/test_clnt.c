@@ -1176,6 +1176,97 @@ static void test_batch_one_post(void **state)
 	assert_int_equal(cl->cl_reqs_out, 0);
 }
 
+/* A callback that starts the next call with rpcrdma_clnt_try_call_async(). */
+struct restart {
+	struct async_seen seen;
+	struct rpcrdma_clnt *cl;
+	struct rpcrdma_clnt_call *next;
+	struct async_seen *next_seen;
+	int rc;
+	uint32_t xid;
+	unsigned posts_seen; /* post_send calls made when the callback ran */
+};
+
+static void restart_done(struct rpcrdma_clnt_call *ca, int status, void *arg)
+{
+	struct restart *r = arg;
+
+	async_done(ca, status, &r->seen);
+	r->posts_seen = fv.fv_send_post_calls;
+	r->rc = rpcrdma_clnt_try_call_async(r->cl, r->next, async_done, r->next_seen, &r->xid);
+}
+
+/* rpcrdma_clnt_try_call_async() never waits: with the credit window full
+ * it says -EAGAIN at once and sends nothing; from a completion callback
+ * it takes the credit the finished call gave back, and the calls the
+ * callbacks of one wake-up start go out with one post after them; with no
+ * connection and none coming, -ENOTCONN. */
+static void test_try_call_async(void **state)
+{
+	struct three_calls t;
+	struct rpcrdma_clnt *cl = three_calls_clnt(state, &t);
+	uint8_t res[2][64], reply[64];
+	struct rpcrdma_clnt_call next[2] = {
+		{ .ca_prog = 1, .ca_vers = 1, .ca_res = res[0], .ca_res_cap = 64 },
+		{ .ca_prog = 1, .ca_vers = 1, .ca_res = res[1], .ca_res_cap = 64 },
+	};
+	struct async_seen seen3 = { 0 }, next_seen[2] = { { 0 } };
+	struct restart r[2];
+	uint32_t xid[2], x3 = 0;
+	unsigned i, posts, sends;
+
+	cl->cl_credits = 2;
+	for (i = 0; i < 2; i++) {
+		r[i] = (struct restart){ .cl = cl, .next = &next[i], .next_seen = &next_seen[i],
+					 .rc = 1 };
+		assert_int_equal(rpcrdma_clnt_try_call_async(cl, &t.ca[i], restart_done, &r[i],
+							     &xid[i]), 0);
+	}
+	posts = fv.fv_send_post_calls;
+	sends = fv.fv_nsends;
+	/* window full: at once, nothing sent, no callback */
+	assert_int_equal(rpcrdma_clnt_try_call_async(cl, &t.ca[2], async_done, &seen3, &x3),
+			 -EAGAIN);
+	assert_int_equal(fv.fv_send_post_calls, posts);
+	assert_int_equal(fv.fv_nsends, sends);
+	assert_int_equal(seen3.calls, 0);
+	assert_int_equal(x3, 0);
+	assert_int_equal(cl->cl_outstanding, 2);
+
+	/* both replies in one wake-up: each callback starts a call */
+	for (i = 0; i < 2; i++)
+		deliver(cl, reply, build_inline_reply(reply, xid[i], 4, 20 + i));
+	clnt_poll(cl);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(r[i].seen.calls, 1);
+		assert_int_equal(r[i].seen.status, 0);
+		assert_int_equal(r[i].seen.result, 20 + i);
+		assert_int_equal(r[i].rc, 0);
+		assert_int_equal(r[i].posts_seen, posts); /* queued, not posted, in the callback */
+	}
+	assert_int_equal(fv.fv_send_post_calls, posts + 1); /* one post after the callbacks */
+	assert_int_equal(fv.fv_nsends, sends + 2);
+	assert_int_equal(cl->cl_outstanding, 2);
+	assert_int_not_equal(r[0].xid, r[1].xid);
+	for (i = 0; i < 2; i++)
+		deliver(cl, reply, build_inline_reply(reply, r[i].xid, 4, 30 + i));
+	clnt_poll(cl);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(next_seen[i].calls, 1);
+		assert_int_equal(next_seen[i].result, 30 + i);
+	}
+	/* no connection and none coming (no connect worker) */
+	cl->cl_connected = false;
+	assert_int_equal(rpcrdma_clnt_try_call_async(cl, &t.ca[2], async_done, &seen3, &x3),
+			 -ENOTCONN);
+	assert_int_equal(seen3.calls, 0);
+	pthread_mutex_lock(&cl->cl_lock);
+	clnt_sq_release_all(cl);
+	pthread_mutex_unlock(&cl->cl_lock);
+	assert_int_equal(cl->cl_reqs_out, 0);
+	assert_int_equal(cl->cl_outstanding, 0);
+}
+
 /* A post made outside the batch (here a synchronous call by the same
  * thread) sends the queued Sends first, so the Send ring stays in posting
  * order: a signalled Send's completion releases only Sends before it. */
@@ -1512,6 +1603,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_capture_posted_sends_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batch_abort_queued, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batch_other_thread, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_try_call_async, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_reply_and_repost_failure, setup,
 						teardown),
 	};
