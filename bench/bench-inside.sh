@@ -22,7 +22,9 @@
 #              (needs build/rpcrdma-nfs)
 #   transport  rpcrdma client to rpcrdma server alone (build/bench/bench_rpc):
 #              NULL call rate and latency at 1, 8 and 64 calls in flight
-#              (BENCH_RPC_SECONDS each), 1 MiB echo (Read chunk in, Write
+#              (BENCH_RPC_SECONDS each), each beside the raw verbs floor at
+#              the same depth (build/bench/bench_verbs: the same two Sends
+#              per round trip, no RPC), 1 MiB echo (Read chunk in, Write
 #              chunk out) BENCH_RPC_ECHO_COUNT times
 #   connections many idle connections (rpcrdma-probe --connections N --hold S)
 #              to kernel nfsd and to rpcrdma-nfsd: memory per connection at
@@ -73,6 +75,7 @@ RNFSD_ARGS=(--no-root-squash --stats --threads 4)
 # shellcheck disable=SC2206
 RNFSD_ARGS+=(${BENCH_RNFSD_ARGS:-})
 RPC_PORT=${BENCH_RPC_PORT:-20051}
+RAW_PORT=${BENCH_RAW_PORT:-20052}
 RPC_SECONDS=${BENCH_RPC_SECONDS:-3}
 RPC_ECHO_COUNT=${BENCH_RPC_ECHO_COUNT:-32}
 RPC_ECHO_INFLIGHT=${BENCH_RPC_ECHO_INFLIGHT:-1}
@@ -497,8 +500,29 @@ rpc_client() {
 	return 0
 }
 
+# raw_client RUN ARGS...: one bench_verbs client run (the raw verbs floor
+# under NULL); emits its JSON line as a transport row.
+raw_client() {
+	local run=$1 out line rc=0 got=0
+	shift
+	out=$(timeout -k 10 120 "$RAW_BIN" client --source "$CLIENT_ADDR" "$SERVER_ADDR" \
+		--port "$RAW_PORT" "$@" 2>>"$W/bench_verbs-client.log") || rc=$?
+	while IFS= read -r line; do
+		[[ "$line" == "{"*"}" ]] || continue
+		emit "\"section\":\"transport\",\"run\":$run,${line:1:${#line}-2}"
+		log "bench_verbs $* (run $run): $line"
+		got=1
+	done <<<"$out"
+	if ((rc != 0 || !got)); then
+		emit "\"section\":\"transport\",\"run\":$run,\"args\":\"raw $*\",\"error\":\"bench_verbs client status $rc\""
+		log "bench_verbs $* (run $run): FAILED (status $rc)"
+	fi
+	return 0
+}
+
 section_transport() {
-	local r n srv
+	local r n srv raw=
+	RAW_BIN=$RPCRDMA_BUILD_DIR/bench/bench_verbs
 	RPC_BIN=$RPCRDMA_BUILD_DIR/bench/bench_rpc
 	if [[ ! -x "$RPC_BIN" ]]; then
 		log "== 4. transport alone: not measured: needs build/bench/bench_rpc"
@@ -514,15 +538,25 @@ section_transport() {
 		emit "\"section\":\"transport\",\"error\":\"bench_rpc server not listening\""
 		return 0
 	fi
+	if [[ -x "$RAW_BIN" ]]; then
+		"$RAW_BIN" server --listen "$SERVER_ADDR" --port "$RAW_PORT" >"$W/bench_verbs-server.log" 2>&1 &
+		raw=$!
+		wait_cm_listen "$RAW_PORT" 30 "$raw" || { kill "$raw" 2>/dev/null; raw=; }
+	fi
 	emit "\"section\":\"info\",\"transport_tool\":\"bench_rpc\",\"null_seconds\":$RPC_SECONDS,\"echo_count\":$RPC_ECHO_COUNT,\"echo_inflight\":$RPC_ECHO_INFLIGHT,\"args\":\"${RPC_ARGS[*]}\",\"server_args\":\"${RPC_SERVER_ARGS[*]}\""
 	for ((r = 1; r <= REPEAT; r++)); do
 		for n in 1 8 64; do
 			rpc_client "$r" --null --inflight "$n" --seconds "$RPC_SECONDS" "${RPC_ARGS[@]}"
+			[[ -n $raw ]] && raw_client "$r" --inflight "$n" --seconds "$RPC_SECONDS"
 		done
 		rpc_client "$r" --echo 1048576 --count "$RPC_ECHO_COUNT" --inflight "$RPC_ECHO_INFLIGHT" "${RPC_ARGS[@]}"
 	done
 	kill -TERM "$srv" 2>/dev/null || true
 	wait "$srv" 2>/dev/null || true
+	if [[ -n $raw ]]; then
+		kill -TERM "$raw" 2>/dev/null || true
+		wait "$raw" 2>/dev/null || true
+	fi
 	grep '^{' "$W/bench_rpc-server.log" | tail -n 1 >"$BENCH_OUT/bench_rpc-server-stats.json" || true
 }
 

@@ -369,10 +369,16 @@ def main():
         t["_"].append(r)
     for t in transport.values():
         rs = t.pop("_")
-        for k in ("calls_per_s", "lat_median_us", "lat_p99_us", "MBps"):
+        for k in ("calls_per_s", "lat_median_us", "lat_p99_us", "MBps", "round_trips_per_s"):
             st = stats([x.get(k) for x in rs])
             if st:
                 t[k] = st
+    for t in transport.values():
+        if t["figure"] == "null":
+            # the raw verbs limit at the same depth (bench_verbs): one
+            # Send each way per round trip, as per NULL call
+            raw = transport.get("raw/%d" % t["inflight"])
+            t["vs_raw"] = ratio(t.get("calls_per_s"), raw and raw.get("round_trips_per_s"))
         if t["figure"] == "echo":
             for tool in ("ib_read_bw", "ib_write_bw"):
                 w = wire.get("%s/1048576" % tool)
@@ -587,11 +593,20 @@ def markdown(R):
     if nulls or echos:
         ti = i.get("transport_info", {})
         if nulls:
-            L.append("| NULL calls in flight | calls/s | latency median µs | latency 99th percentile µs |")
-            L.append("| --- | --- | --- | --- |")
+            L.append("| NULL calls in flight | calls/s | latency median µs | latency 99th percentile µs "
+                     "| raw verbs round trips/s | NULL / raw |")
+            L.append("| --- | --- | --- | --- | --- | --- |")
             for t in nulls:
-                L.append("| %d | %s | %s | %s |" % (t["inflight"], fmt(t.get("calls_per_s"), 0),
-                                                  fmt(t.get("lat_median_us"), 0), fmt(t.get("lat_p99_us"), 0)))
+                raw = T.get("raw/%d" % t["inflight"]) or {}
+                L.append("| %d | %s | %s | %s | %s | %s |" % (
+                    t["inflight"], fmt(t.get("calls_per_s"), 0),
+                    fmt(t.get("lat_median_us"), 0), fmt(t.get("lat_p99_us"), 0),
+                    fmt(raw.get("round_trips_per_s"), 0), fmt_ratio(t.get("vs_raw"))))
+            L.append("")
+            L.append("Raw verbs: bench_verbs, the same depth of 68-byte messages echoed by the server, "
+                     "one Send each way per round trip as per NULL call, no RPC (one thread a side, "
+                     "one CQ, sleeping on its channel, Sends of a poll batch posted as one chain): "
+                     "the most the device and host allow the NULL exchange.")
             L.append("")
         if echos:
             L.append("| echo | in flight | MB/s (each way) | latency median µs | / ib_read_bw 1 MiB | / ib_write_bw 1 MiB |")
