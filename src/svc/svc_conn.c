@@ -486,7 +486,7 @@ void svc_conn_destroy(struct svc_conn *conn)
 		SVC_DEC(conn->sx_svc, recv_in_use, held);
 	if (conn->sx_id)
 		rpcrdma_verbs_destroy_id(conn->sx_id);
-	if (conn->sx_scq && conn->sx_scq != conn->sx_cq) {
+	if (svc_conn_split_cq(conn)) {
 		if (conn->sx_sarmed)
 			conn->sx_dev->dv_armed--;
 		if (conn->sx_s_unacked)
@@ -638,7 +638,7 @@ void svc_dev_cq_event(struct svc_dev *dev)
 		if (ibv_get_cq_event(dev->dv_channel, &cq, &ctx))
 			break;
 		conn = ctx;
-		if (cq == conn->sx_scq && cq != conn->sx_cq)
+		if (svc_conn_split_cq(conn) && cq == conn->sx_scq)
 			svc_cq_event_read(dev, cq, &conn->sx_sarmed, &conn->sx_s_unacked);
 		else
 			svc_cq_event_read(dev, cq, &conn->sx_armed, &conn->sx_unacked_events);
@@ -673,7 +673,7 @@ void svc_conn_cq_event_poll(struct svc_conn *conn)
 	conn->sx_more = false;
 	/* The send CQ first: the contexts its completions give back serve
 	 * the calls the Receives bring. */
-	if (conn->sx_scq && conn->sx_scq != conn->sx_cq) {
+	if (svc_conn_split_cq(conn)) {
 		while ((n = rpcrdma_verbs_poll(conn->sx_scq, 16, wc)) > 0) {
 			grp->gr_post_batch = true;
 			for (i = 0; i < n; i++)
