@@ -267,7 +267,8 @@ int rpcrdma_clnt_call(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca);
  * @arg: the pointer given with the call.
  *
  * Runs on the completion thread, or on a thread calling into the client:
- * rpcrdma_clnt_call(), rpcrdma_clnt_call_async(), rpcrdma_clnt_abort(),
+ * rpcrdma_clnt_call(), rpcrdma_clnt_call_async(),
+ * rpcrdma_clnt_try_call_async(), rpcrdma_clnt_abort(),
  * rpcrdma_clnt_batch_end() and rpcrdma_clnt_destroy() run, before they
  * return, the callbacks of the calls that ended meanwhile, which may be
  * other calls than their own (lost with a failed post, timed out,
@@ -275,7 +276,9 @@ int rpcrdma_clnt_call(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca);
  * has been deregistered, and once per call.  It must not wait for calls,
  * nor start one with rpcrdma_clnt_call() or rpcrdma_clnt_call_async():
  * those may wait for a credit that only the completion thread can
- * return.  It may start calls with rpcrdma_clnt_try_call_async().
+ * return.  It may start calls with rpcrdma_clnt_try_call_async(), on
+ * this client (the calls ending meanwhile are then reported after it
+ * returns) or another one (whose ended calls are reported there).
  */
 typedef void (*rpcrdma_clnt_done_fn)(struct rpcrdma_clnt_call *ca, int status, void *arg);
 
@@ -305,13 +308,19 @@ int rpcrdma_clnt_call_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *c
  *
  * As rpcrdma_clnt_call_async(), but it never blocks: when the credit
  * window (RFC 8166 section 3.3.1) is full, no request is free, calls wait
- * to be sent again, or the client is reconnecting, it returns -EAGAIN at
- * once and nothing was sent.  It may be called from a completion callback
- * (rpcrdma_clnt_done_fn), where a call ending frees the credit the next
- * one takes: a caller keeping calls in flight restarts them there without
- * waking a thread of its own.  The Sends of the calls that callbacks start
- * on the completion thread during one wake-up are posted together after
- * those callbacks (one doorbell, as rpcrdma_clnt_batch_begin() does).
+ * to be sent again, or the connection is down and the connect worker
+ * (cf_retries) will make a new one, it returns -EAGAIN at once and
+ * nothing was sent; in the last case the worker is asked to reconnect,
+ * as for a call that waits.  Outside a callback, an -EAGAIN first posts
+ * the Sends this thread's open batch (rpcrdma_clnt_batch_begin()) holds:
+ * the credits they took come back only with their replies.  It may be
+ * called from a completion callback (rpcrdma_clnt_done_fn), where a call
+ * ending frees the credit the next one takes: a caller keeping calls in
+ * flight restarts them there without waking a thread of its own.  The
+ * Sends of the calls that callbacks start on the completion thread during
+ * one wake-up are queued and posted together after those callbacks, as
+ * rpcrdma_clnt_batch_begin() does (one doorbell, unless another thread's
+ * post sends the queue earlier).
  * Return: 0 (@done will run exactly once); or, before anything was sent,
  * -EAGAIN (try again later, from a thread that may wait), -EINVAL,
  * -EMSGSIZE, -ENOMEM, -ENOTCONN (no connection and none coming), or a
@@ -330,8 +339,9 @@ int rpcrdma_clnt_try_call_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_cal
  * ibv_post_send (one doorbell; with Soft-RoCE one system call instead of
  * one per call).  Nothing is held back for long: the queue is posted at
  * rpcrdma_clnt_batch_end(), before this thread waits for a credit or a
- * reconnect, and at once when any other thread posts (or this one makes
- * a synchronous call).  A queued call counts as sent: its credit is
+ * reconnect or gets -EAGAIN from rpcrdma_clnt_try_call_async(), and at
+ * once when any other thread posts (or this one makes a synchronous
+ * call).  A queued call counts as sent: its credit is
  * taken, its timeout runs, and it may be aborted.  Batches nest (the
  * outermost end posts); while another thread holds a batch open on @cl,
  * this call does nothing and this thread's calls are posted at once.

@@ -277,7 +277,9 @@ void clnt_disconnected(struct rpcrdma_clnt *cl)
 	}
 	/* Sends a batch queued are never posted: this QP is going, and their
 	 * calls end with the others below (their requests leave the Send
-	 * ring when the connection is closed). */
+	 * ring when the connection is closed); no completion is awaited for
+	 * them. */
+	clnt_batch_unsignal(cl, cl->cl_batch_head);
 	cl->cl_batch_head = cl->cl_batch_tail = NULL;
 	clnt_fail_pending(cl, -ECONNRESET);
 	pthread_cond_broadcast(&cl->cl_slot_cond);
@@ -772,6 +774,7 @@ int clnt_reconnect(struct rpcrdma_clnt *cl)
 		return 0;
 	}
 	cl->cl_reconnecting = true;
+	cl->cl_conn_wanted = false; /* a try-caller asks again after a failure */
 	pthread_mutex_unlock(&cl->cl_lock);
 
 	nresend = clnt_resend_prepare(cl);
@@ -822,8 +825,7 @@ static void *clnt_worker(void *arg)
 
 	pthread_mutex_lock(&cl->cl_lock);
 	for (;;) {
-		while (!cl->cl_stopping && (cl->cl_connected || cl->cl_reconnecting ||
-					    (!clnt_resend_waiting(cl) && !cl->cl_conn_waiters)))
+		while (!cl->cl_stopping && !clnt_reconnect_wanted(cl))
 			pthread_cond_wait(&cl->cl_work_cond, &cl->cl_lock);
 		if (cl->cl_stopping)
 			break;

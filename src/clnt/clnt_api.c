@@ -181,8 +181,9 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-/* Callbacks this thread is running now (clnt_run_done() nests). */
-static __thread unsigned clnt_in_callbacks;
+/* The client whose callbacks this thread is running now, if any
+ * (clnt_run_done() of one client may run inside another's callback). */
+static __thread struct rpcrdma_clnt *clnt_in_callbacks;
 
 static int clnt_call_async_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
 				  rpcrdma_clnt_done_fn done, void *arg, uint32_t *xid,
@@ -198,13 +199,21 @@ static int clnt_call_async_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_c
 	 * completion side takes), so even a reply that beats the post's
 	 * return goes to the callback. */
 	rc = clnt_call_start_async(cl, ca, &rl, done, arg, now_ms() + timeout, nowait);
+	if (rc == -EAGAIN && clnt_in_callbacks != cl) {
+		/* The credits this caller waits for may be held by Sends
+		 * queued in its own batch: they go out now, or their
+		 * replies never come (callbacks need not: the completion
+		 * thread posts their batch once they return). */
+		clnt_batch_flush_mine(cl);
+		clnt_run_done(cl); /* a failed post ended calls */
+	}
 	if (rc)
 		return rc;
 	if (xid)
 		*xid = rl->rl_xid;
 	/* From a callback, the clnt_run_done() running it picks up the
 	 * calls that ended meanwhile (no recursion). */
-	if (!clnt_in_callbacks)
+	if (clnt_in_callbacks != cl)
 		clnt_run_done(cl);
 	return 0;
 }
@@ -240,6 +249,7 @@ void clnt_run_done(struct rpcrdma_clnt *cl)
 		int rc;
 	} fin[CLNT_DONE_CHUNK];
 	struct clnt_req *list, *rl, *next, *chunk[CLNT_DONE_CHUNK];
+	struct rpcrdma_clnt *outer;
 	unsigned n, i;
 
 	pthread_mutex_lock(&cl->cl_lock);
@@ -263,10 +273,11 @@ void clnt_run_done(struct rpcrdma_clnt *cl)
 			}
 			pthread_cond_broadcast(&cl->cl_slot_cond);
 			pthread_mutex_unlock(&cl->cl_lock);
-			clnt_in_callbacks++;
+			outer = clnt_in_callbacks;
+			clnt_in_callbacks = cl;
 			for (i = 0; i < n; i++)
 				fin[i].done(fin[i].ca, fin[i].rc, fin[i].arg);
-			clnt_in_callbacks--;
+			clnt_in_callbacks = outer;
 		}
 		/* Callbacks may have ended more calls (abort). */
 		pthread_mutex_lock(&cl->cl_lock);

@@ -254,6 +254,10 @@ struct rpcrdma_clnt {
 	pthread_t cl_worker;          /* reconnects for calls to resend */
 	bool cl_worker_started;
 	uint32_t cl_conn_waiters;     /* new calls waiting for a reconnect */
+	/* a call that may not wait (rpcrdma_clnt_try_call_async()) found no
+	 * connection: reconnect for it as for a waiter; cleared when a
+	 * reconnect starts */
+	bool cl_conn_wanted;
 	pthread_cond_t cl_work_cond;  /* a call waits for a reconnect, or stop */
 	struct rpcrdma_cqe cl_quiet_cqe; /* CLNT_CQE_QUIET */
 
@@ -365,6 +369,16 @@ bool clnt_remote_invalidated(struct rpcrdma_clnt *cl, struct clnt_req *rl, uint3
 /* clnt_resend.c: calls lost with their connection */
 void clnt_fail_pending(struct rpcrdma_clnt *cl, int status);
 void clnt_ready_remove(struct rpcrdma_clnt *cl, struct clnt_req *rl);
+/* clnt_reconnect_wanted - the connect worker has a reconnect to make: no
+ * connection, none being made, and a call to resend, a new call waiting,
+ * or one that could not wait asking (cl_conn_wanted).  Lock held. */
+bool clnt_reconnect_wanted(const struct rpcrdma_clnt *cl);
+
+/* clnt_batch_unsignal - Sends from @wr on (a batch's chain) will never be
+ * posted: their signalled ones are no longer awaited (cl_sq_signaled).
+ * Lock held. */
+void clnt_batch_unsignal(struct rpcrdma_clnt *cl, struct ibv_send_wr *wr);
+
 /* clnt_resend_waiting - some call waits for a reconnect (RL_RESEND).
  * Lock held. */
 bool clnt_resend_waiting(const struct rpcrdma_clnt *cl);
@@ -412,6 +426,10 @@ int clnt_post_call(struct rpcrdma_clnt *cl, struct clnt_req *rl);
 /* clnt_batch_flush - post the Sends queued by a batch (one post); a
  * failed post closes the connection.  Lock held. */
 void clnt_batch_flush(struct rpcrdma_clnt *cl);
+
+/* clnt_batch_flush_mine - clnt_batch_flush() if the calling thread holds
+ * the batch open.  Takes the lock. */
+void clnt_batch_flush_mine(struct rpcrdma_clnt *cl);
 
 /* clnt.c (the teardown wait) */
 /* clnt_drained - no Receive posted and no signalled Send outstanding: the

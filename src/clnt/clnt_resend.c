@@ -97,6 +97,12 @@ bool clnt_resend_waiting(const struct rpcrdma_clnt *cl)
 	return false;
 }
 
+bool clnt_reconnect_wanted(const struct rpcrdma_clnt *cl)
+{
+	return !cl->cl_connected && !cl->cl_reconnecting &&
+	       (cl->cl_conn_waiters || cl->cl_conn_wanted || clnt_resend_waiting(cl));
+}
+
 uint32_t clnt_resend_prepare(struct rpcrdma_clnt *cl)
 {
 	uint32_t i, n = 0;

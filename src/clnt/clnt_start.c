@@ -45,6 +45,20 @@ static bool clnt_batch_mine(const struct rpcrdma_clnt *cl)
 	return cl->cl_batch_depth && pthread_equal(cl->cl_batch_owner, pthread_self());
 }
 
+void clnt_batch_unsignal(struct rpcrdma_clnt *cl, struct ibv_send_wr *wr)
+{
+	/* No completion comes for a Send never posted: a signalled one
+	 * counted as awaited would make rpcrdma_clnt_destroy() wait out its
+	 * bound for it. */
+	for (; wr; wr = wr->next) {
+		struct clnt_req *rl = rpcrdma_container_of(wr, struct clnt_req, rl_wr);
+
+		if (rl->rl_sq_signaled && cl->cl_sq_signaled)
+			cl->cl_sq_signaled--;
+		rl->rl_sq_signaled = false;
+	}
+}
+
 void clnt_batch_flush(struct rpcrdma_clnt *cl)
 {
 	struct ibv_send_wr *chain = cl->cl_batch_head, *bad;
@@ -62,18 +76,18 @@ void clnt_batch_flush(struct rpcrdma_clnt *cl)
 		return;
 	/* The Sends from @bad on are not on the queue; their requests are
 	 * the last in the Send ring, released when the connection is
-	 * closed, and their calls end as calls lost with it.  No completion
-	 * will come for a signalled one among them: not counted as awaited
-	 * (rpcrdma_clnt_destroy() would wait out its bound for it). */
-	for (chain = bad; chain; chain = chain->next) {
-		struct clnt_req *rl = rpcrdma_container_of(chain, struct clnt_req, rl_wr);
-
-		if (rl->rl_sq_signaled && cl->cl_sq_signaled)
-			cl->cl_sq_signaled--;
-		rl->rl_sq_signaled = false;
-	}
+	 * closed, and their calls end as calls lost with it. */
+	clnt_batch_unsignal(cl, bad);
 	clnt_log(cl, "posting a batch of Sends failed: %s: disconnecting", strerror(-rc));
 	clnt_disconnected(cl);
+}
+
+void clnt_batch_flush_mine(struct rpcrdma_clnt *cl)
+{
+	pthread_mutex_lock(&cl->cl_lock);
+	if (clnt_batch_mine(cl))
+		clnt_batch_flush(cl);
+	pthread_mutex_unlock(&cl->cl_lock);
 }
 
 void rpcrdma_clnt_batch_begin(struct rpcrdma_clnt *cl)
@@ -168,6 +182,21 @@ int clnt_post_call(struct rpcrdma_clnt *cl, struct clnt_req *rl)
 	return clnt_post_call_common(cl, rl, false);
 }
 
+/*
+ * A call that may not wait found the connection gone: with a connect
+ * worker running (and no stop), that is a reconnect to come, -EAGAIN,
+ * and the worker is asked for it (it otherwise reconnects only for calls
+ * that wait or are to be resent); else -ENOTCONN.  Lock held.
+ */
+static int clnt_nowait_unconnected(struct rpcrdma_clnt *cl)
+{
+	if (!cl->cl_worker_started || cl->cl_stopping)
+		return -ENOTCONN;
+	cl->cl_conn_wanted = true;
+	pthread_cond_broadcast(&cl->cl_work_cond);
+	return -EAGAIN;
+}
+
 static int clnt_call_start_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
 				  struct clnt_req **out, const uint32_t *xid, unsigned tries,
 				  rpcrdma_clnt_done_fn done, void *arg, uint64_t deadline,
@@ -212,9 +241,10 @@ static int clnt_call_start_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_c
 			pthread_mutex_unlock(&cl->cl_lock);
 			return -ENOTCONN;
 		}
-		if (nowait) { /* the reconnect is under way */
+		if (nowait) {
+			rc = clnt_nowait_unconnected(cl);
 			pthread_mutex_unlock(&cl->cl_lock);
-			return -EAGAIN;
+			return rc;
 		}
 		if (!have_dl) {
 			clnt_deadline(&dl, ca->ca_timeout_ms ? ca->ca_timeout_ms :
@@ -247,7 +277,7 @@ static int clnt_call_start_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_c
 
 	pthread_mutex_lock(&cl->cl_lock);
 	if (!rc && !cl->cl_connected)
-		rc = -ENOTCONN;
+		rc = nowait ? clnt_nowait_unconnected(cl) : -ENOTCONN;
 	if (rc)
 		goto err_unlock;
 	if (rl->rl_proc == RDMA_NOMSG)
@@ -264,6 +294,8 @@ static int clnt_call_start_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_c
 	rl->rl_done_arg = arg;
 	rl->rl_deadline_ms = deadline;
 	rc = clnt_post_call_common(cl, rl, done != NULL);
+	if (rc == -ENOTCONN && nowait)
+		rc = clnt_nowait_unconnected(cl);
 	if (rc)
 		goto err_unlock;
 	*out = rl;

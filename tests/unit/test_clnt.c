@@ -1267,6 +1267,166 @@ static void test_try_call_async(void **state)
 	assert_int_equal(cl->cl_outstanding, 0);
 }
 
+/* A caller outside any callback whose rpcrdma_clnt_try_call_async() finds
+ * the window full while its own batch holds queued Sends: those Sends go
+ * out before -EAGAIN returns, since the credits it waits for come back
+ * only with their replies (else it would try forever). */
+static void test_try_call_async_eagain_posts_own_batch(void **state)
+{
+	struct three_calls t;
+	struct rpcrdma_clnt *cl = three_calls_clnt(state, &t);
+	struct async_seen seen[3] = { { 0 } };
+	uint8_t reply[64];
+	uint32_t xid[3];
+	unsigned i, posts = fv.fv_send_post_calls;
+
+	cl->cl_credits = 2;
+	rpcrdma_clnt_batch_begin(cl);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(rpcrdma_clnt_try_call_async(cl, &t.ca[i], async_done, &seen[i],
+							     &xid[i]), 0);
+	assert_int_equal(fv.fv_nsends, 0); /* queued */
+	assert_int_equal(rpcrdma_clnt_try_call_async(cl, &t.ca[2], async_done, &seen[2],
+						     &xid[2]), -EAGAIN);
+	assert_int_equal(fv.fv_send_post_calls, posts + 1); /* the two, in one post */
+	assert_int_equal(fv.fv_nsends, 2);
+	assert_int_equal(cl->cl_sq_ring[0]->rl_xid, xid[0]);
+	assert_int_equal(cl->cl_sq_ring[1]->rl_xid, xid[1]);
+	/* their replies give the credit back: the third goes (still in the
+	 * batch: queued until the end) */
+	deliver(cl, reply, build_inline_reply(reply, xid[0], 2, 7));
+	clnt_poll(cl);
+	assert_int_equal(seen[0].calls, 1);
+	assert_int_equal(seen[0].result, 7);
+	assert_int_equal(rpcrdma_clnt_try_call_async(cl, &t.ca[2], async_done, &seen[2],
+						     &xid[2]), 0);
+	assert_int_equal(fv.fv_nsends, 2);
+	rpcrdma_clnt_batch_end(cl);
+	assert_int_equal(fv.fv_nsends, 3);
+	assert_int_equal(cl->cl_sq_ring[2]->rl_xid, xid[2]);
+	pthread_mutex_lock(&cl->cl_lock);
+	clnt_disconnected(cl);
+	clnt_sq_release_all(cl);
+	pthread_mutex_unlock(&cl->cl_lock);
+	clnt_run_done(cl);
+	assert_int_equal(seen[1].calls, 1);
+	assert_int_equal(seen[1].status, -ECONNRESET);
+	assert_int_equal(seen[2].calls, 1);
+	assert_int_equal(cl->cl_reqs_out, 0);
+}
+
+/* A batch whose connection goes before it is posted: its signalled Send
+ * will never complete, so it is not awaited (rpcrdma_clnt_destroy() waits
+ * for the awaited ones, up to its bound). */
+static void test_batch_dropped_by_disconnect_not_awaited(void **state)
+{
+	struct three_calls t;
+	struct rpcrdma_clnt *cl = three_calls_clnt(state, &t);
+	struct async_seen seen[2] = { { 0 } };
+	uint32_t xid[2], signaled;
+	unsigned i, posts = fv.fv_send_post_calls;
+	bool drained;
+
+	rpcrdma_clnt_batch_begin(cl);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(rpcrdma_clnt_call_async(cl, &t.ca[i], async_done, &seen[i],
+							 &xid[i]), 0);
+	assert_int_equal(cl->cl_sq_signaled, 1); /* the second of 4 requests' ring */
+	pthread_mutex_lock(&cl->cl_lock);
+	clnt_disconnected(cl);
+	signaled = cl->cl_sq_signaled;
+	cl->cl_recvs_posted = 0; /* (their flushes, which the fake device does not make) */
+	drained = clnt_drained(cl);
+	pthread_mutex_unlock(&cl->cl_lock);
+	assert_int_equal(signaled, 0);
+	assert_true(drained);
+	rpcrdma_clnt_batch_end(cl);
+	assert_int_equal(fv.fv_send_post_calls, posts); /* never posted */
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(seen[i].calls, 1);
+		assert_int_equal(seen[i].status, -ECONNRESET);
+	}
+	pthread_mutex_lock(&cl->cl_lock);
+	clnt_sq_release_all(cl);
+	pthread_mutex_unlock(&cl->cl_lock);
+	assert_int_equal(cl->cl_reqs_out, 0);
+}
+
+/* A callback of one client that starts a call on another: the other
+ * client's calls that ended meanwhile get their callbacks there and then,
+ * as when any thread starts a call (only a client's own callbacks skip
+ * that, their clnt_run_done() picking those calls up). */
+struct cross {
+	struct async_seen seen;
+	struct rpcrdma_clnt *other;
+	struct rpcrdma_clnt_call *ca;
+	struct async_seen *other_seen;
+	int rc;
+};
+
+static void cross_done(struct rpcrdma_clnt_call *ca, int status, void *arg)
+{
+	struct cross *x = arg;
+
+	async_done(ca, status, &x->seen);
+	x->rc = rpcrdma_clnt_try_call_async(x->other, x->ca, async_done, x->other_seen, NULL);
+}
+
+static void test_callback_starts_call_on_other_client(void **state)
+{
+	struct three_calls t;
+	struct rpcrdma_clnt *a = three_calls_clnt(state, &t), *b;
+	struct rpcrdma_clnt_config cfg = { .cf_max_credits = 4, .cf_inline_size = 4096,
+					   .cf_auth_none = true, .cf_log = stderr };
+	struct async_seen b_seen[2] = { { 0 } };
+	struct cross x = { .ca = &t.ca[2], .other_seen = &b_seen[1], .rc = 1 };
+	struct ibv_wc wc = { .status = IBV_WC_SUCCESS, .opcode = IBV_WC_RECV };
+	struct clnt_recv *rr;
+	uint8_t reply[64];
+	uint32_t xa, xb;
+
+	/* a's call, its reply waiting on the CQ */
+	assert_int_equal(rpcrdma_clnt_try_call_async(a, &t.ca[0], cross_done, &x, &xa), 0);
+	deliver(a, reply, build_inline_reply(reply, xa, 4, 1));
+
+	b = clnt_fixture_new(&cfg);
+	x.other = b;
+	assert_int_equal(clnt_post_all_recvs(b), 0);
+	clnt_fixture_set_peer(b, 4096, 4096);
+	b->cl_connected = true;
+	b->cl_credits = 4;
+	b->cl_next_xid = 0x900;
+	/* b's call ends (its reply handled) without its callback run yet */
+	assert_int_equal(rpcrdma_clnt_call_async(b, &t.ca[1], async_done, &b_seen[0], &xb), 0);
+	rr = &b->cl_recvs[0];
+	memcpy(rr->rr_buf, reply, build_inline_reply(reply, xb, 4, 2));
+	wc.wr_id = (uintptr_t)&rr->rr_cqe;
+	wc.byte_len = 56;
+	pthread_mutex_lock(&b->cl_lock);
+	clnt_handle_wc(b, &wc);
+	pthread_mutex_unlock(&b->cl_lock);
+	assert_int_equal(b_seen[0].calls, 0);
+
+	clnt_poll(a); /* a's callback starts a call on b */
+	assert_int_equal(x.seen.calls, 1);
+	assert_int_equal(x.rc, 0);
+	assert_int_equal(b_seen[0].calls, 1); /* b's ended call reported there */
+	assert_int_equal(b_seen[0].result, 2);
+
+	pthread_mutex_lock(&b->cl_lock);
+	clnt_disconnected(b);
+	clnt_sq_release_all(b);
+	pthread_mutex_unlock(&b->cl_lock);
+	clnt_run_done(b);
+	assert_int_equal(b_seen[1].calls, 1);
+	assert_int_equal(b->cl_reqs_out, 0);
+	clnt_free(b);
+	pthread_mutex_lock(&a->cl_lock);
+	clnt_sq_release_all(a);
+	pthread_mutex_unlock(&a->cl_lock);
+	assert_int_equal(a->cl_reqs_out, 0);
+}
+
 /* A post made outside the batch (here a synchronous call by the same
  * thread) sends the queued Sends first, so the Send ring stays in posting
  * order: a signalled Send's completion releases only Sends before it. */
@@ -1604,6 +1764,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_batch_abort_queued, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batch_other_thread, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_try_call_async, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_try_call_async_eagain_posts_own_batch, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_batch_dropped_by_disconnect_not_awaited,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_callback_starts_call_on_other_client, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_bad_reply_and_repost_failure, setup,
 						teardown),
 	};

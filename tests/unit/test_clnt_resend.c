@@ -341,6 +341,58 @@ static void test_new_call_waits_for_reconnect(void **state)
 	assert_int_equal(clnt_call_wait(cl, st.rl, 1000), 0);
 }
 
+/* rpcrdma_clnt_try_call_async() while the connection is down and a
+ * connect worker runs: -EAGAIN at once, nothing sent, and the worker is
+ * asked to reconnect (a caller that only tries would otherwise wait
+ * forever: nothing else asks); once reconnected the call goes.  While
+ * the client stops: -ENOTCONN. */
+static void test_try_call_reconnects(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(state, 3);
+	uint8_t res[64];
+	struct rpcrdma_clnt_call ca = { .ca_prog = 1, .ca_vers = 1, .ca_res = res,
+					.ca_res_cap = sizeof(res) };
+	struct seen s = { 0 };
+	uint32_t xid = 0;
+
+	lose_connection(cl);
+	pthread_mutex_lock(&cl->cl_lock);
+	assert_false(clnt_reconnect_wanted(cl)); /* nothing to resend, nobody waits */
+	pthread_mutex_unlock(&cl->cl_lock);
+	/* without a worker, no connection is coming */
+	assert_int_equal(rpcrdma_clnt_try_call_async(cl, &ca, done_cb, &s, &xid), -ENOTCONN);
+
+	cl->cl_worker_started = true; /* stands for the worker: we reconnect */
+	assert_int_equal(rpcrdma_clnt_try_call_async(cl, &ca, done_cb, &s, &xid), -EAGAIN);
+	assert_int_equal(sent.n, 0);
+	assert_int_equal(s.calls, 0);
+	pthread_mutex_lock(&cl->cl_lock);
+	assert_true(clnt_reconnect_wanted(cl)); /* the worker's wake-up condition */
+	cl->cl_reconnecting = true;
+	assert_false(clnt_reconnect_wanted(cl)); /* not twice */
+	cl->cl_reconnecting = false;
+	pthread_mutex_unlock(&cl->cl_lock);
+	assert_int_equal(clnt_reconnect(cl), 0);
+	pthread_mutex_lock(&cl->cl_lock);
+	assert_false(clnt_reconnect_wanted(cl));
+	assert_false(cl->cl_conn_wanted);
+	pthread_mutex_unlock(&cl->cl_lock);
+
+	assert_int_equal(rpcrdma_clnt_try_call_async(cl, &ca, done_cb, &s, &xid), 0);
+	assert_int_equal(sent.n, 1);
+	assert_int_equal(sent.xids[0], xid);
+	deliver_reply(cl, xid, 4, 5);
+	assert_int_equal(s.calls, 1);
+	assert_int_equal(s.status, 0);
+	assert_int_equal(s.result, 5);
+
+	lose_connection(cl);
+	cl->cl_stopping = true;
+	assert_int_equal(rpcrdma_clnt_try_call_async(cl, &ca, done_cb, &s, &xid), -ENOTCONN);
+	cl->cl_stopping = false;
+	cl->cl_worker_started = false;
+}
+
 /* Without retries nothing is kept: the call fails with -ECONNRESET. */
 static void test_no_retries_no_resend(void **state)
 {
@@ -611,6 +663,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_retries_no_resend, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_new_call_waits_for_reconnect, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_try_call_reconnects, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_abort_while_rebinding, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sync_retries_span_requests, setup,
 						teardown),
