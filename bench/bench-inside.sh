@@ -480,45 +480,30 @@ section_clients() {
 }
 
 # ================================================================ 4. transport
-# rpc_client RUN ARGS...: one bench_rpc client run against the bench_rpc
-# server; emits its JSON object (one per figure) with section and run added.
-rpc_client() {
-	local run=$1 out line rc=0 got=0
-	shift
-	out=$(timeout -k 10 300 "$RPC_BIN" client --source "$CLIENT_ADDR" "$SERVER_ADDR" \
-		--port "$RPC_PORT" "$@" 2>>"$W/bench_rpc-client.log") || rc=$?
+# transport_client TOOL BIN PORT LIMIT RUN ARGS...: one client run of TOOL
+# (bench_rpc, or bench_verbs: the raw verbs floor under NULL) against its
+# server on PORT, killed after LIMIT s; emits each JSON object it prints
+# (one per figure) as a transport row with the run added.
+transport_client() {
+	local tool=$1 bin=$2 port=$3 limit=$4 run=$5 out line rc=0 got=0
+	shift 5
+	out=$(timeout -k 10 "$limit" "$bin" client --source "$CLIENT_ADDR" "$SERVER_ADDR" \
+		--port "$port" "$@" 2>>"$W/$tool-client.log") || rc=$?
 	while IFS= read -r line; do
 		[[ "$line" == "{"*"}" ]] || continue
 		emit "\"section\":\"transport\",\"run\":$run,${line:1:${#line}-2}"
-		log "bench_rpc $* (run $run): $line"
+		log "$tool $* (run $run): $line"
 		got=1
 	done <<<"$out"
 	if ((rc != 0 || !got)); then
-		emit "\"section\":\"transport\",\"run\":$run,\"args\":\"$*\",\"error\":\"client status $rc\""
-		log "bench_rpc $* (run $run): FAILED (status $rc)"
+		emit "\"section\":\"transport\",\"run\":$run,\"args\":\"$tool $*\",\"error\":\"$tool client status $rc\""
+		log "$tool $* (run $run): FAILED (status $rc)"
 	fi
 	return 0
 }
 
-# raw_client RUN ARGS...: one bench_verbs client run (the raw verbs floor
-# under NULL); emits its JSON line as a transport row.
-raw_client() {
-	local run=$1 out line rc=0 got=0
-	shift
-	out=$(timeout -k 10 120 "$RAW_BIN" client --source "$CLIENT_ADDR" "$SERVER_ADDR" \
-		--port "$RAW_PORT" "$@" 2>>"$W/bench_verbs-client.log") || rc=$?
-	while IFS= read -r line; do
-		[[ "$line" == "{"*"}" ]] || continue
-		emit "\"section\":\"transport\",\"run\":$run,${line:1:${#line}-2}"
-		log "bench_verbs $* (run $run): $line"
-		got=1
-	done <<<"$out"
-	if ((rc != 0 || !got)); then
-		emit "\"section\":\"transport\",\"run\":$run,\"args\":\"raw $*\",\"error\":\"bench_verbs client status $rc\""
-		log "bench_verbs $* (run $run): FAILED (status $rc)"
-	fi
-	return 0
-}
+rpc_client() { transport_client bench_rpc "$RPC_BIN" "$RPC_PORT" 300 "$@"; }
+raw_client() { transport_client bench_verbs "$RAW_BIN" "$RAW_PORT" 120 "$@"; }
 
 section_transport() {
 	local r n srv raw=
