@@ -304,7 +304,7 @@ def main():
     for r in rows:
         if r.get("section") not in ("servers", "clients") or "figure" not in r or "error" in r:
             continue
-        rec = {"wall_s": r["wall_s"], "cpu_s": r["cpu_s"], "rpcs": r["rpcs"]}
+        rec = {"wall_s": r["wall_s"], "cpu_s": r["cpu_s"], "rpcs": r["rpcs"], "run": r.get("run")}
         if "fio" in r:
             j = fio_job(d, r["fio"])
             io = j["write"] if j["write"]["total_ios"] else j["read"]
@@ -340,6 +340,16 @@ def main():
                 out[k] = s
         return out
 
+    def paired(fig, key):
+        # rpcrdma-nfsd / kernel nfsd of each run: the two servers' runs of
+        # one round follow each other, so a host whose speed drifts between
+        # rounds moves both sides of a pair alike (a ratio of medians can
+        # pair a fast round of one with a slow round of the other)
+        k = {x["run"]: x.get(key) for x in figs.get(("servers", fig, "knfsd"), [])}
+        o = {x["run"]: x.get(key) for x in figs.get(("servers", fig, "rnfsd"), [])}
+        return stats([o[run] / k[run] for run in sorted(k, key=str)
+                      if run is not None and run in o and k[run] and o[run] is not None])
+
     servers = {}
     # each figure, then the ones run again in split placement (FIGURE_split)
     base_figs = ("seq_write", "seq_read", "rand_read", "rand_write", "meta")
@@ -350,7 +360,9 @@ def main():
         metric = "MBps" if fig.startswith("seq") else "iops"
         servers[fig] = {"metric": metric, "knfsd": k, "rpcrdma-nfsd": rn,
                         "ratio": ratio(rn and rn.get(metric), k and k.get(metric)),
-                        "cpu_ratio": ratio(rn and rn.get("cpu_us_per_op"), k and k.get("cpu_us_per_op"))}
+                        "cpu_ratio": ratio(rn and rn.get("cpu_us_per_op"), k and k.get("cpu_us_per_op")),
+                        "paired_ratio": paired(fig, metric),
+                        "paired_cpu_ratio": paired(fig, "cpu_us_per_op")}
 
     clients = client_results(rows, figs, agg, info)
     skipped = {r["section"]: r["skipped"] for r in rows if "skipped" in r}
@@ -400,7 +412,8 @@ def main():
         if fig not in match:
             continue
         for who, a in entry.items():
-            if who in ("metric", "ratio", "cpu_ratio", "ratio_net") or not isinstance(a, dict):
+            if who in ("metric", "ratio", "cpu_ratio", "ratio_net", "paired_ratio",
+                       "paired_cpu_ratio") or not isinstance(a, dict):
                 continue
             bw = a if "median" in a else a.get("MBps")
             if not bw:
@@ -478,8 +491,8 @@ def markdown(R):
              "rand_write": ("4 KiB random write, iodepth %s, %s s" % (i.get("iodepth"), i.get("runtime_s")), "IOPS"),
              "meta": ("metadata: create+stat+rename+remove of %s files" % i.get("meta_files"), "ops/s")}
     if S:
-        L.append("| figure | unit | kernel nfsd | rpcrdma-nfsd | ratio | CPU µs/op kernel nfsd | CPU µs/op rpcrdma-nfsd | CPU ratio |")
-        L.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
+        L.append("| figure | unit | kernel nfsd | rpcrdma-nfsd | ratio | ratio by run | CPU µs/op kernel nfsd | CPU µs/op rpcrdma-nfsd | CPU ratio | CPU ratio by run |")
+        L.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         for fig, e in S.items():
             name, unit = names[fig.removesuffix("_split")]
             if fig.endswith("_split"):
@@ -488,9 +501,11 @@ def markdown(R):
             m = e["metric"]
             k, r = e["knfsd"] or {}, e["rpcrdma-nfsd"] or {}
             d = 0 if m == "iops" else 1
-            L.append("| %s | %s | %s | %s | **%s** | %s | %s | %s |" % (
+            L.append("| %s | %s | %s | %s | **%s** | %s | %s | %s | %s | %s |" % (
                 name, unit, fmt(k.get(m), d), fmt(r.get(m), d), fmt_ratio(e["ratio"]),
-                fmt(k.get("cpu_us_per_op"), 0), fmt(r.get("cpu_us_per_op"), 0), fmt_ratio(e["cpu_ratio"])))
+                fmt(e.get("paired_ratio"), 2), fmt(k.get("cpu_us_per_op"), 0),
+                fmt(r.get("cpu_us_per_op"), 0), fmt_ratio(e["cpu_ratio"]),
+                fmt(e.get("paired_cpu_ratio"), 2)))
         for mfig in ("meta", "meta_split"):
             meta = S.get(mfig)
             if not meta:
@@ -511,6 +526,8 @@ def markdown(R):
             L.append("Mount %s: `%s`" % ("kernel nfsd" if who == "knfsd" else "rpcrdma-nfsd", mo.get("opts")))
         L.append("")
         L.append("ratio = rpcrdma-nfsd / kernel nfsd (above 1: rpcrdma-nfsd faster); CPU ratio = rpcrdma-nfsd CPU per op / kernel nfsd CPU per op (below 1: cheaper). "
+                 "Both are ratios of the medians; 'by run' = the median (min–max) of the ratios of each run, whose two servers ran one after the other, "
+                 "so a host whose speed drifts between runs weighs on both alike: where the two disagree, the host moved during the figure. "
                  "CPU: utime+stime of the rpcrdma-nfsd process, or of the [nfsd] threads; one op = one I/O of the figure's size, or one metadata call. "
                  "Split placement: the figure again with the workload (fio's job, the metadata script) kept to one CPU and every thread of the server "
                  "(the [nfsd] threads; all of rpcrdma-nfsd's) to another, for both servers alike, as when client and server are two machines; "

@@ -460,13 +460,13 @@ static inline void svc_call_append(struct svc_call **head, struct svc_call **tai
 #define SVC_RING_RECV_ENTRY 64u
 #define SVC_RING_CQ_ENTRY 64u
 
-/* The send-queue slots of a connection granted up to @max_credits. */
 /* @conn's send queue has a CQ of its own (not so in unit tests). */
 static inline bool svc_conn_split_cq(const struct svc_conn *conn)
 {
 	return conn->sx_scq && conn->sx_scq != conn->sx_cq;
 }
 
+/* The send-queue slots of a connection granted up to @max_credits. */
 static inline uint32_t svc_conn_sq_slots(uint32_t max_credits)
 {
 	return max_credits + SVC_CTX_MAX_WR;
