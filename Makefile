@@ -9,7 +9,7 @@ PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all build deps asan tsan check unit vm-check demo install clean fuzz fuzz-svc fuzz-nfs4 bench-wire bench soak
+.PHONY: all build deps asan tsan check unit vm-check demo install clean fuzz fuzz-smoke fuzz-svc fuzz-nfs4 bench-wire bench soak
 
 all: build
 
@@ -57,6 +57,7 @@ unit: asan
 check: deps
 	$(MAKE) build asan
 	cd $(BUILD_ASAN) && ctest --output-on-failure -L unit
+	$(MAKE) fuzz-smoke
 	cd $(BUILD) && ctest --output-on-failure
 
 # VM tests only.
@@ -93,6 +94,16 @@ soak: build
 # Codec micro-benchmark: ns per decode/encode (issue: wire codec).
 bench-wire: build
 	$(BUILD)/bench/bench_wire
+
+# The three fuzzers built (clang) and run once over their seeds, no
+# mutation: part of make check, so a fuzzer that stops building is seen.
+fuzz-smoke: $(BUILD_FUZZ)/Makefile
+	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_wire wire_seeds fuzz_svc fuzz_nfs4
+	rm -rf $(BUILD_FUZZ)/smoke && mkdir -p $(BUILD_FUZZ)/smoke/wire $(BUILD_FUZZ)/smoke/nfs4
+	$(BUILD_FUZZ)/tests/fuzz/wire_seeds $(BUILD_FUZZ)/smoke/wire
+	$(BUILD_FUZZ)/tests/fuzz/fuzz_wire -runs=0 -artifact_prefix=$(BUILD_FUZZ)/smoke/ $(BUILD_FUZZ)/smoke/wire
+	$(BUILD_FUZZ)/tests/fuzz/fuzz_svc -runs=0 -artifact_prefix=$(BUILD_FUZZ)/smoke/ tests/fuzz/svc-seeds
+	$(BUILD_FUZZ)/tests/fuzz/fuzz_nfs4 -runs=64 -seed=1 -artifact_prefix=$(BUILD_FUZZ)/smoke/ $(BUILD_FUZZ)/smoke/nfs4
 
 # libFuzzer over the server's receive path through the verbs seam.
 fuzz-svc: $(BUILD_FUZZ)/Makefile

@@ -192,8 +192,11 @@ int svc_conn_alloc_pools(struct svc_conn *conn)
 			return err;
 		conn->sx_nrecvs++;
 	}
-	if (!conn->sx_sq_size)
-		conn->sx_sq_size = conn->sx_sq_free = svc_conn_sq_slots(conn->sx_max_credits);
+	if (!conn->sx_sq_size) {
+		/* (not chained: sx_sq_free is atomic) */
+		conn->sx_sq_size = svc_conn_sq_slots(conn->sx_max_credits);
+		conn->sx_sq_free = conn->sx_sq_size;
+	}
 	return 0;
 }
 
