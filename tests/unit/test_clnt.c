@@ -186,6 +186,26 @@ static void send_complete(enum ibv_wc_status st)
 	cq_push(fv.fv_send_wr_id, st, IBV_WC_SEND, 0);
 }
 
+/* Teardown of a test's connection: every Send whose completion the test
+ * did not deliver is released (as closing the connection does). */
+static void release_sends(struct rpcrdma_clnt *cl)
+{
+	pthread_mutex_lock(&cl->cl_lock);
+	clnt_sq_release_all(cl);
+	pthread_mutex_unlock(&cl->cl_lock);
+}
+
+/* The connection lost and closed: pending calls end (-ECONNRESET), their
+ * Sends are released, their callbacks run. */
+static void drop_connection(struct rpcrdma_clnt *cl)
+{
+	pthread_mutex_lock(&cl->cl_lock);
+	clnt_disconnected(cl);
+	clnt_sq_release_all(cl);
+	pthread_mutex_unlock(&cl->cl_lock);
+	clnt_run_done(cl);
+}
+
 /* Deliver reply[0 .. @end) as the next Receive, complete the Send, and
  * return what clnt_call_wait() then says for @rl. */
 static int answer_call(struct rpcrdma_clnt *cl, struct clnt_req *rl, const uint8_t *reply,
@@ -825,9 +845,7 @@ static void test_send_ring(void **state)
 	assert_int_equal(cl->cl_reqs_out, 1); /* the first two */
 	assert_int_equal(cl->cl_sq_signaled, 0);
 	/* Teardown releases the third, whose completion never comes. */
-	pthread_mutex_lock(&cl->cl_lock);
-	clnt_sq_release_all(cl);
-	pthread_mutex_unlock(&cl->cl_lock);
+	release_sends(cl);
 	assert_int_equal(cl->cl_reqs_out, 0);
 }
 
@@ -1170,9 +1188,7 @@ static void test_batch_one_post(void **state)
 		assert_int_equal(seen[i].status, 0);
 		assert_int_equal(seen[i].result, 10 + i);
 	}
-	pthread_mutex_lock(&cl->cl_lock);
-	clnt_sq_release_all(cl);
-	pthread_mutex_unlock(&cl->cl_lock);
+	release_sends(cl);
 	assert_int_equal(cl->cl_reqs_out, 0);
 }
 
@@ -1260,9 +1276,7 @@ static void test_try_call_async(void **state)
 	assert_int_equal(rpcrdma_clnt_try_call_async(cl, &t.ca[2], async_done, &seen3, &x3),
 			 -ENOTCONN);
 	assert_int_equal(seen3.calls, 0);
-	pthread_mutex_lock(&cl->cl_lock);
-	clnt_sq_release_all(cl);
-	pthread_mutex_unlock(&cl->cl_lock);
+	release_sends(cl);
 	assert_int_equal(cl->cl_reqs_out, 0);
 	assert_int_equal(cl->cl_outstanding, 0);
 }
@@ -1304,11 +1318,7 @@ static void test_try_call_async_eagain_posts_own_batch(void **state)
 	rpcrdma_clnt_batch_end(cl);
 	assert_int_equal(fv.fv_nsends, 3);
 	assert_int_equal(cl->cl_sq_ring[2]->rl_xid, xid[2]);
-	pthread_mutex_lock(&cl->cl_lock);
-	clnt_disconnected(cl);
-	clnt_sq_release_all(cl);
-	pthread_mutex_unlock(&cl->cl_lock);
-	clnt_run_done(cl);
+	drop_connection(cl);
 	assert_int_equal(seen[1].calls, 1);
 	assert_int_equal(seen[1].status, -ECONNRESET);
 	assert_int_equal(seen[2].calls, 1);
@@ -1346,9 +1356,7 @@ static void test_batch_dropped_by_disconnect_not_awaited(void **state)
 		assert_int_equal(seen[i].calls, 1);
 		assert_int_equal(seen[i].status, -ECONNRESET);
 	}
-	pthread_mutex_lock(&cl->cl_lock);
-	clnt_sq_release_all(cl);
-	pthread_mutex_unlock(&cl->cl_lock);
+	release_sends(cl);
 	assert_int_equal(cl->cl_reqs_out, 0);
 }
 
@@ -1413,17 +1421,11 @@ static void test_callback_starts_call_on_other_client(void **state)
 	assert_int_equal(b_seen[0].calls, 1); /* b's ended call reported there */
 	assert_int_equal(b_seen[0].result, 2);
 
-	pthread_mutex_lock(&b->cl_lock);
-	clnt_disconnected(b);
-	clnt_sq_release_all(b);
-	pthread_mutex_unlock(&b->cl_lock);
-	clnt_run_done(b);
+	drop_connection(b);
 	assert_int_equal(b_seen[1].calls, 1);
 	assert_int_equal(b->cl_reqs_out, 0);
 	clnt_free(b);
-	pthread_mutex_lock(&a->cl_lock);
-	clnt_sq_release_all(a);
-	pthread_mutex_unlock(&a->cl_lock);
+	release_sends(a);
 	assert_int_equal(a->cl_reqs_out, 0);
 }
 
@@ -1459,9 +1461,7 @@ static void test_batch_flushed_before_other_post(void **state)
 	assert_int_equal(seen[0].status, -ECONNRESET);
 	assert_int_equal(seen[1].status, -ECONNRESET);
 	assert_int_equal(clnt_call_wait(cl, rl, 1000), -ECONNRESET);
-	pthread_mutex_lock(&cl->cl_lock);
-	clnt_sq_release_all(cl);
-	pthread_mutex_unlock(&cl->cl_lock);
+	release_sends(cl);
 	assert_int_equal(cl->cl_reqs_out, 0);
 }
 
@@ -1514,11 +1514,7 @@ static void test_batch_flushed_before_credit_wait(void **state)
 	rpcrdma_clnt_batch_end(cl);
 	assert_int_equal(fv.fv_nsends, 3);
 	assert_int_equal(fv.fv_send_ids[2], (uintptr_t)&cl->cl_sq_ring[2]->rl_cqe);
-	pthread_mutex_lock(&cl->cl_lock);
-	clnt_disconnected(cl);
-	clnt_sq_release_all(cl);
-	pthread_mutex_unlock(&cl->cl_lock);
-	clnt_run_done(cl);
+	drop_connection(cl);
 	for (i = 0; i < 3; i++)
 		assert_int_equal(seen[i].calls, 1);
 	assert_int_equal(cl->cl_reqs_out, 0);
@@ -1544,9 +1540,7 @@ static void test_batch_lost_with_connection(void **state)
 	assert_int_equal(fv.fv_send_post_calls, posts); /* never posted */
 	assert_int_equal(seen[0].calls, 1);
 	assert_int_equal(seen[0].status, -ECONNRESET);
-	pthread_mutex_lock(&cl->cl_lock);
-	clnt_sq_release_all(cl);
-	pthread_mutex_unlock(&cl->cl_lock);
+	release_sends(cl);
 	assert_int_equal(cl->cl_reqs_out, 0);
 
 	/* A new connection; its batched post fails. */
@@ -1567,9 +1561,7 @@ static void test_batch_lost_with_connection(void **state)
 	assert_int_equal(seen[2].calls, 1);
 	assert_int_equal(seen[2].status, -ECONNRESET);
 	assert_int_equal(cl->cl_outstanding, 0);
-	pthread_mutex_lock(&cl->cl_lock);
-	clnt_sq_release_all(cl);
-	pthread_mutex_unlock(&cl->cl_lock);
+	release_sends(cl);
 	assert_int_equal(cl->cl_reqs_out, 0);
 	assert_int_equal(cl->cl_rpc_busy, 0);
 }
@@ -1621,11 +1613,7 @@ static void test_capture_posted_sends_only(void **state)
 	assert_int_equal(seen[2].status, -ECONNRESET);
 	assert_int_equal(fv.fv_nsends, 2);
 
-	pthread_mutex_lock(&cl->cl_lock);
-	clnt_disconnected(cl);
-	clnt_sq_release_all(cl);
-	pthread_mutex_unlock(&cl->cl_lock);
-	clnt_run_done(cl);
+	drop_connection(cl);
 	cl->cl_cfg.cf_capture = NULL;
 	rpcrdma_capture_close(cap, &st);
 	unlink(path);
@@ -1721,11 +1709,7 @@ static void test_batch_other_thread(void **state)
 	rpcrdma_clnt_batch_end(cl);
 	assert_int_equal(fv.fv_nsends, 3);
 	assert_int_equal(cl->cl_sq_ring[2]->rl_xid, xid[1]);
-	pthread_mutex_lock(&cl->cl_lock);
-	clnt_disconnected(cl);
-	clnt_sq_release_all(cl);
-	pthread_mutex_unlock(&cl->cl_lock);
-	clnt_run_done(cl);
+	drop_connection(cl);
 	assert_int_equal(seen[0].calls + seen[1].calls + bo.bo_seen.calls, 3);
 	assert_int_equal(cl->cl_reqs_out, 0);
 }
