@@ -276,9 +276,12 @@ int rpcrdma_clnt_call(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca);
  * has been deregistered, and once per call.  It must not wait for calls,
  * nor start one with rpcrdma_clnt_call() or rpcrdma_clnt_call_async():
  * those may wait for a credit that only the completion thread can
- * return.  It may start calls with rpcrdma_clnt_try_call_async(), on
- * this client (the calls ending meanwhile are then reported after it
- * returns) or another one (whose ended calls are reported there).
+ * return.  It may start calls with rpcrdma_clnt_try_call_async() and
+ * abort calls with rpcrdma_clnt_abort(), on this client (the calls ending
+ * meanwhile are then reported after it returns: a client's callbacks
+ * never run inside one of its own) or another one (whose ended calls are
+ * reported there, unless this thread is already inside one of that
+ * client's callbacks).
  */
 typedef void (*rpcrdma_clnt_done_fn)(struct rpcrdma_clnt_call *ca, int status, void *arg);
 
@@ -311,12 +314,12 @@ int rpcrdma_clnt_call_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *c
  * to be sent again, or the connection is down and the connect worker
  * (cf_retries) will make a new one, it returns -EAGAIN at once and
  * nothing was sent; in the last case the worker is asked to reconnect,
- * as for a call that waits.  Outside a callback, an -EAGAIN first posts
- * the Sends this thread's open batch (rpcrdma_clnt_batch_begin()) holds:
- * the credits they took come back only with their replies.  It may be
- * called from a completion callback (rpcrdma_clnt_done_fn), where a call
- * ending frees the credit the next one takes: a caller keeping calls in
- * flight restarts them there without waking a thread of its own.  The
+ * as for a call that waits.  Outside a callback of @cl, an -EAGAIN first
+ * posts the Sends this thread's open batch (rpcrdma_clnt_batch_begin())
+ * holds: the credits they took come back only with their replies.  It may
+ * be called from a completion callback (rpcrdma_clnt_done_fn), where a
+ * call ending frees the credit the next one takes: a caller keeping calls
+ * in flight restarts them there without waking a thread of its own.  The
  * Sends of the calls that callbacks start on the completion thread during
  * one wake-up are queued and posted together after those callbacks, as
  * rpcrdma_clnt_batch_begin() does (one doorbell, unless another thread's
@@ -339,9 +342,10 @@ int rpcrdma_clnt_try_call_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_cal
  * ibv_post_send (one doorbell; with Soft-RoCE one system call instead of
  * one per call).  Nothing is held back for long: the queue is posted at
  * rpcrdma_clnt_batch_end(), before this thread waits for a credit or a
- * reconnect or gets -EAGAIN from rpcrdma_clnt_try_call_async(), and at
- * once when any other thread posts (or this one makes a synchronous
- * call).  A queued call counts as sent: its credit is
+ * reconnect or gets -EAGAIN from rpcrdma_clnt_try_call_async() (outside
+ * @cl's callbacks, whose batch the completion thread posts after them),
+ * and at once when any other thread posts (or this one makes a
+ * synchronous call).  A queued call counts as sent: its credit is
  * taken, its timeout runs, and it may be aborted.  Batches nest (the
  * outermost end posts); while another thread holds a batch open on @cl,
  * this call does nothing and this thread's calls are posted at once.

@@ -703,8 +703,6 @@ err:
 	return rc;
 }
 
-static void *clnt_worker(void *arg);
-
 int rpcrdma_clnt_create(const struct rpcrdma_clnt_config *cfg, struct rpcrdma_clnt **out)
 {
 	struct rpcrdma_clnt *cl;
@@ -799,6 +797,7 @@ int clnt_reconnect(struct rpcrdma_clnt *cl)
 		clnt_log(cl, "reconnect failed: %s (next attempt in %u ms)", strerror(-rc),
 			 cl->cl_backoff_ms);
 	} else {
+		cl->cl_conn_wanted = false; /* served (a try during the attempt set it) */
 		cl->cl_backoff_ms = 0;
 		cl->cl_stats.cs_reconnects++;
 		clnt_log(cl, "reconnected%s", nresend ? ": sending calls again" : "");
@@ -819,7 +818,7 @@ int clnt_reconnect(struct rpcrdma_clnt *cl)
 /* The connect worker: reconnects while calls wait to be sent again or
  * new calls wait for a connection (the back-off is clnt_reconnect's),
  * until the client stops. */
-static void *clnt_worker(void *arg)
+void *clnt_worker(void *arg)
 {
 	struct rpcrdma_clnt *cl = arg;
 

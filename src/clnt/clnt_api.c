@@ -181,9 +181,27 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-/* The client whose callbacks this thread is running now, if any
- * (clnt_run_done() of one client may run inside another's callback). */
-static __thread struct rpcrdma_clnt *clnt_in_callbacks;
+/* The clients whose callbacks this thread is running now, innermost
+ * first: clnt_run_done() of one client may run inside another's callback,
+ * and that one's callbacks may start calls on the first. */
+struct clnt_cb_frame {
+	struct rpcrdma_clnt *cf_cl;
+	struct clnt_cb_frame *cf_outer;
+};
+
+static __thread struct clnt_cb_frame *clnt_cb_frames;
+
+/* This thread is inside a callback of @cl (at any depth): the
+ * clnt_run_done() running it picks up the calls that end meanwhile. */
+static bool clnt_in_callbacks_of(const struct rpcrdma_clnt *cl)
+{
+	const struct clnt_cb_frame *f;
+
+	for (f = clnt_cb_frames; f; f = f->cf_outer)
+		if (f->cf_cl == cl)
+			return true;
+	return false;
+}
 
 static int clnt_call_async_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
 				  rpcrdma_clnt_done_fn done, void *arg, uint32_t *xid,
@@ -199,12 +217,13 @@ static int clnt_call_async_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_c
 	 * completion side takes), so even a reply that beats the post's
 	 * return goes to the callback. */
 	rc = clnt_call_start_async(cl, ca, &rl, done, arg, now_ms() + timeout, nowait);
-	if (rc == -EAGAIN && clnt_in_callbacks != cl) {
+	if (rc && !clnt_in_callbacks_of(cl)) {
 		/* The credits this caller waits for may be held by Sends
 		 * queued in its own batch: they go out now, or their
-		 * replies never come (callbacks need not: the completion
-		 * thread posts their batch once they return). */
-		clnt_batch_flush_mine(cl);
+		 * replies never come (@cl's callbacks need not: the
+		 * completion thread posts their batch once they return). */
+		if (rc == -EAGAIN)
+			clnt_batch_flush_mine(cl);
 		clnt_run_done(cl); /* a failed post ended calls */
 	}
 	if (rc)
@@ -213,7 +232,7 @@ static int clnt_call_async_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_c
 		*xid = rl->rl_xid;
 	/* From a callback, the clnt_run_done() running it picks up the
 	 * calls that ended meanwhile (no recursion). */
-	if (clnt_in_callbacks != cl)
+	if (!clnt_in_callbacks_of(cl))
 		clnt_run_done(cl);
 	return 0;
 }
@@ -249,7 +268,7 @@ void clnt_run_done(struct rpcrdma_clnt *cl)
 		int rc;
 	} fin[CLNT_DONE_CHUNK];
 	struct clnt_req *list, *rl, *next, *chunk[CLNT_DONE_CHUNK];
-	struct rpcrdma_clnt *outer;
+	struct clnt_cb_frame frame = { .cf_cl = cl };
 	unsigned n, i;
 
 	pthread_mutex_lock(&cl->cl_lock);
@@ -273,11 +292,11 @@ void clnt_run_done(struct rpcrdma_clnt *cl)
 			}
 			pthread_cond_broadcast(&cl->cl_slot_cond);
 			pthread_mutex_unlock(&cl->cl_lock);
-			outer = clnt_in_callbacks;
-			clnt_in_callbacks = cl;
+			frame.cf_outer = clnt_cb_frames;
+			clnt_cb_frames = &frame;
 			for (i = 0; i < n; i++)
 				fin[i].done(fin[i].ca, fin[i].rc, fin[i].arg);
-			clnt_in_callbacks = outer;
+			clnt_cb_frames = frame.cf_outer;
 		}
 		/* Callbacks may have ended more calls (abort). */
 		pthread_mutex_lock(&cl->cl_lock);
@@ -347,7 +366,10 @@ int rpcrdma_clnt_abort(struct rpcrdma_clnt *cl, uint32_t xid)
 		}
 	}
 	pthread_mutex_unlock(&cl->cl_lock);
-	clnt_run_done(cl);
+	/* From one of @cl's callbacks, the clnt_run_done() running it
+	 * reports the aborted call after it returns (no nesting). */
+	if (!clnt_in_callbacks_of(cl))
+		clnt_run_done(cl);
 	return rc;
 }
 

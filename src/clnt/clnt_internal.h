@@ -317,6 +317,11 @@ void clnt_free(struct rpcrdma_clnt *cl);
 void clnt_disconnected(struct rpcrdma_clnt *cl);
 int clnt_reconnect(struct rpcrdma_clnt *cl);
 
+/* clnt_worker - the connect worker's thread (@arg: the client): sleeps
+ * until clnt_reconnect_wanted() or cl_stopping, reconnects, until the
+ * client stops. */
+void *clnt_worker(void *arg);
+
 /*
  * clnt_cm_connect_status - the outcome of CM event @event (with its status
  * field @status) while connecting and waiting for @want (librdmacm's

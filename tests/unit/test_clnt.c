@@ -1372,6 +1372,37 @@ struct cross {
 	int rc;
 };
 
+/* A second client on the fake device, connected, 4 credits, its xids
+ * from @first_xid (make_clnt's Receive count check is for the first). */
+static struct rpcrdma_clnt *second_clnt(uint32_t first_xid)
+{
+	struct rpcrdma_clnt_config cfg = { .cf_max_credits = 4, .cf_inline_size = 4096,
+					   .cf_auth_none = true, .cf_log = stderr };
+	struct rpcrdma_clnt *b = clnt_fixture_new(&cfg);
+
+	assert_int_equal(clnt_post_all_recvs(b), 0);
+	clnt_fixture_set_peer(b, 4096, 4096);
+	b->cl_connected = true;
+	b->cl_credits = 4;
+	b->cl_next_xid = first_xid;
+	return b;
+}
+
+/* @cl's Receive @rr brings an inline reply to @xid (result @result),
+ * handled as the completion side does (not through the CQ): the call
+ * ends, its callback waits for a clnt_run_done(). */
+static void reply_now(struct rpcrdma_clnt *cl, struct clnt_recv *rr, uint32_t xid,
+		      uint32_t result)
+{
+	struct ibv_wc wc = { .status = IBV_WC_SUCCESS, .opcode = IBV_WC_RECV };
+
+	wc.byte_len = build_inline_reply(rr->rr_buf, xid, 4, result);
+	wc.wr_id = (uintptr_t)&rr->rr_cqe;
+	pthread_mutex_lock(&cl->cl_lock);
+	clnt_handle_wc(cl, &wc);
+	pthread_mutex_unlock(&cl->cl_lock);
+}
+
 static void cross_done(struct rpcrdma_clnt_call *ca, int status, void *arg)
 {
 	struct cross *x = arg;
@@ -1384,12 +1415,8 @@ static void test_callback_starts_call_on_other_client(void **state)
 {
 	struct three_calls t;
 	struct rpcrdma_clnt *a = three_calls_clnt(state, &t), *b;
-	struct rpcrdma_clnt_config cfg = { .cf_max_credits = 4, .cf_inline_size = 4096,
-					   .cf_auth_none = true, .cf_log = stderr };
 	struct async_seen b_seen[2] = { { 0 } };
 	struct cross x = { .ca = &t.ca[2], .other_seen = &b_seen[1], .rc = 1 };
-	struct ibv_wc wc = { .status = IBV_WC_SUCCESS, .opcode = IBV_WC_RECV };
-	struct clnt_recv *rr;
 	uint8_t reply[64];
 	uint32_t xa, xb;
 
@@ -1397,22 +1424,11 @@ static void test_callback_starts_call_on_other_client(void **state)
 	assert_int_equal(rpcrdma_clnt_try_call_async(a, &t.ca[0], cross_done, &x, &xa), 0);
 	deliver(a, reply, build_inline_reply(reply, xa, 4, 1));
 
-	b = clnt_fixture_new(&cfg);
+	b = second_clnt(0x900);
 	x.other = b;
-	assert_int_equal(clnt_post_all_recvs(b), 0);
-	clnt_fixture_set_peer(b, 4096, 4096);
-	b->cl_connected = true;
-	b->cl_credits = 4;
-	b->cl_next_xid = 0x900;
 	/* b's call ends (its reply handled) without its callback run yet */
 	assert_int_equal(rpcrdma_clnt_call_async(b, &t.ca[1], async_done, &b_seen[0], &xb), 0);
-	rr = &b->cl_recvs[0];
-	memcpy(rr->rr_buf, reply, build_inline_reply(reply, xb, 4, 2));
-	wc.wr_id = (uintptr_t)&rr->rr_cqe;
-	wc.byte_len = 56;
-	pthread_mutex_lock(&b->cl_lock);
-	clnt_handle_wc(b, &wc);
-	pthread_mutex_unlock(&b->cl_lock);
+	reply_now(b, &b->cl_recvs[0], xb, 2);
 	assert_int_equal(b_seen[0].calls, 0);
 
 	clnt_poll(a); /* a's callback starts a call on b */
@@ -1427,6 +1443,90 @@ static void test_callback_starts_call_on_other_client(void **state)
 	clnt_free(b);
 	release_sends(a);
 	assert_int_equal(a->cl_reqs_out, 0);
+}
+
+/* Callbacks across two clients, three deep: a's callback starts a call on
+ * b, whose ended call's callback (run there) ends a call of a and starts
+ * another on a.  a's ended call is reported after a's running callback
+ * returns, never inside it: a client's callbacks do not nest, however
+ * the threads' calls interleave the clients. */
+static unsigned nest_depth;
+
+struct nest {
+	unsigned depth_seen;  /* nest_depth when the callback began */
+	unsigned calls;
+	struct rpcrdma_clnt *start_on;     /* (optional) try a call on it */
+	struct rpcrdma_clnt_call *start_ca;
+	struct nest *start_arg;
+	struct rpcrdma_clnt *end_on;       /* (optional) end a call of it first */
+	struct clnt_recv *end_rr;
+	uint32_t end_xid;
+	int rc;
+};
+
+static void nest_done(struct rpcrdma_clnt_call *ca, int status, void *arg)
+{
+	struct nest *n = arg;
+
+	(void)ca;
+	(void)status;
+	n->depth_seen = nest_depth++;
+	n->calls++;
+	if (n->end_on)
+		reply_now(n->end_on, n->end_rr, n->end_xid, 9);
+	if (n->start_on)
+		n->rc = rpcrdma_clnt_try_call_async(n->start_on, n->start_ca, nest_done,
+						    n->start_arg, NULL);
+	nest_depth--;
+}
+
+static void test_callbacks_do_not_nest_across_clients(void **state)
+{
+	struct three_calls t, u;
+	struct rpcrdma_clnt *a = three_calls_clnt(state, &t), *b;
+	struct nest a0 = { .rc = 1 }, a1 = { 0 }, a2 = { 0 }, b0 = { .rc = 1 }, b1 = { 0 };
+	uint8_t reply[64];
+	uint32_t x_a0, x_a1, x_b0;
+	unsigned i;
+
+	for (i = 0; i < 3; i++)
+		u.ca[i] = (struct rpcrdma_clnt_call){ .ca_prog = 1, .ca_vers = 1,
+						      .ca_res = u.res[i], .ca_res_cap = 64 };
+	b = second_clnt(0x900);
+	assert_int_equal(rpcrdma_clnt_try_call_async(a, &t.ca[0], nest_done, &a0, &x_a0), 0);
+	assert_int_equal(rpcrdma_clnt_try_call_async(a, &t.ca[1], nest_done, &a1, &x_a1), 0);
+	assert_int_equal(rpcrdma_clnt_try_call_async(b, &u.ca[0], nest_done, &b0, &x_b0), 0);
+	reply_now(b, &b->cl_recvs[0], x_b0, 1); /* b0 ended, not yet reported */
+	deliver(a, reply, build_inline_reply(reply, x_a0, 4, 2));
+	/* a0's callback starts b1 on b, which reports b0; b0's callback ends
+	 * a1 and starts a2 on a */
+	a0.start_on = b;
+	a0.start_ca = &u.ca[1];
+	a0.start_arg = &b1;
+	b0.end_on = a;
+	b0.end_rr = take_recv();
+	b0.end_xid = x_a1;
+	b0.start_on = a;
+	b0.start_ca = &t.ca[2];
+	b0.start_arg = &a2;
+
+	clnt_poll(a);
+	assert_int_equal(a0.calls, 1);
+	assert_int_equal(a0.rc, 0);
+	assert_int_equal(b0.calls, 1);
+	assert_int_equal(b0.depth_seen, 1); /* b's, inside a's: allowed */
+	assert_int_equal(b0.rc, 0);
+	assert_int_equal(a1.calls, 1);
+	assert_int_equal(a1.depth_seen, 0); /* after a0's callback, not inside it */
+	assert_int_equal(nest_depth, 0);
+
+	drop_connection(a);
+	drop_connection(b);
+	assert_int_equal(a2.calls, 1);
+	assert_int_equal(b1.calls, 1);
+	assert_int_equal(a->cl_reqs_out, 0);
+	assert_int_equal(b->cl_reqs_out, 0);
+	clnt_free(b);
 }
 
 /* A post made outside the batch (here a synchronous call by the same
@@ -1714,6 +1814,52 @@ static void test_batch_other_thread(void **state)
 	assert_int_equal(cl->cl_reqs_out, 0);
 }
 
+/* Another thread's call finds this thread's batch queued and posts it
+ * first; that post fails and closes the connection: its call returns
+ * -ENOTCONN, and the queued call that the failure ended has had its
+ * callback by then (not at the completion thread's next wake-up). */
+struct failed_flush {
+	struct rpcrdma_clnt *ff_cl;
+	struct rpcrdma_clnt_call *ff_ca;
+	struct async_seen ff_seen;
+	struct async_seen *ff_queued;  /* the batch holder's call */
+	int ff_rc;
+	unsigned ff_queued_calls;      /* its callbacks when ff_rc came */
+};
+
+static void *failed_flush_thread(void *arg)
+{
+	struct failed_flush *ff = arg;
+
+	ff->ff_rc = rpcrdma_clnt_call_async(ff->ff_cl, ff->ff_ca, async_done, &ff->ff_seen, NULL);
+	ff->ff_queued_calls = ff->ff_queued->calls;
+	return NULL;
+}
+
+static void test_failed_flush_reports_before_return(void **state)
+{
+	struct three_calls t;
+	struct rpcrdma_clnt *cl = three_calls_clnt(state, &t);
+	struct async_seen seen = { 0 };
+	struct failed_flush ff = { .ff_cl = cl, .ff_ca = &t.ca[1], .ff_queued = &seen, .ff_rc = 1 };
+	pthread_t th;
+
+	rpcrdma_clnt_batch_begin(cl);
+	assert_int_equal(rpcrdma_clnt_call_async(cl, &t.ca[0], async_done, &seen, NULL), 0);
+	assert_int_equal(fv.fv_nsends, 0); /* queued */
+	fv.fv_fail_send_post_at = fv.fv_send_post_calls + 1;
+	assert_int_equal(pthread_create(&th, NULL, failed_flush_thread, &ff), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(ff.ff_rc, -ENOTCONN);
+	assert_int_equal(ff.ff_queued_calls, 1);
+	assert_int_equal(seen.status, -ECONNRESET);
+	assert_int_equal(ff.ff_seen.calls, 0); /* not started: no callback */
+	rpcrdma_clnt_batch_end(cl);
+	release_sends(cl);
+	assert_int_equal(cl->cl_reqs_out, 0);
+	assert_int_equal(cl->cl_outstanding, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1747,12 +1893,16 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_capture_posted_sends_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batch_abort_queued, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batch_other_thread, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_flush_reports_before_return, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_try_call_async, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_try_call_async_eagain_posts_own_batch, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_batch_dropped_by_disconnect_not_awaited,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_callback_starts_call_on_other_client, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_callbacks_do_not_nest_across_clients, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_bad_reply_and_repost_failure, setup,
 						teardown),

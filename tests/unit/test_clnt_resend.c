@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "fake_verbs.h"
@@ -341,11 +342,34 @@ static void test_new_call_waits_for_reconnect(void **state)
 	assert_int_equal(clnt_call_wait(cl, st.rl, 1000), 0);
 }
 
-/* rpcrdma_clnt_try_call_async() while the connection is down and a
- * connect worker runs: -EAGAIN at once, nothing sent, and the worker is
- * asked to reconnect (a caller that only tries would otherwise wait
- * forever: nothing else asks); once reconnected the call goes.  While
- * the client stops: -ENOTCONN. */
+/* clnt_reconnect_wanted() under the lock. */
+static bool reconnect_wanted(struct rpcrdma_clnt *cl)
+{
+	bool w;
+
+	pthread_mutex_lock(&cl->cl_lock);
+	w = clnt_reconnect_wanted(cl);
+	pthread_mutex_unlock(&cl->cl_lock);
+	return w;
+}
+
+/* Stop the connect worker a test started (as rpcrdma_clnt_destroy()
+ * does); the client is marked stopping. */
+static void stop_worker(struct rpcrdma_clnt *cl)
+{
+	pthread_mutex_lock(&cl->cl_lock);
+	cl->cl_stopping = true;
+	pthread_cond_broadcast(&cl->cl_work_cond);
+	pthread_mutex_unlock(&cl->cl_lock);
+	assert_int_equal(pthread_join(cl->cl_worker, NULL), 0);
+	cl->cl_worker_started = false;
+}
+
+/* rpcrdma_clnt_try_call_async() while the connection is down and the
+ * connect worker (clnt_worker) runs: -EAGAIN at once, nothing sent, and
+ * the worker reconnects for it (a caller that only tries would otherwise
+ * wait forever: nothing else asks), after which the call goes.  Without
+ * a worker, or while the client stops: -ENOTCONN. */
 static void test_try_call_reconnects(void **state)
 {
 	struct rpcrdma_clnt *cl = make_clnt(state, 3);
@@ -353,30 +377,38 @@ static void test_try_call_reconnects(void **state)
 	struct rpcrdma_clnt_call ca = { .ca_prog = 1, .ca_vers = 1, .ca_res = res,
 					.ca_res_cap = sizeof(res) };
 	struct seen s = { 0 };
-	uint32_t xid = 0;
+	uint32_t xid = 0, reconnects;
+	unsigned waited;
+	bool connected = false, wanted;
 
 	lose_connection(cl);
-	pthread_mutex_lock(&cl->cl_lock);
-	assert_false(clnt_reconnect_wanted(cl)); /* nothing to resend, nobody waits */
-	pthread_mutex_unlock(&cl->cl_lock);
+	assert_false(reconnect_wanted(cl)); /* nothing to resend, nobody waits */
 	/* without a worker, no connection is coming */
 	assert_int_equal(rpcrdma_clnt_try_call_async(cl, &ca, done_cb, &s, &xid), -ENOTCONN);
+	assert_false(reconnect_wanted(cl));
+	assert_int_equal(sent.opens, 0);
 
-	cl->cl_worker_started = true; /* stands for the worker: we reconnect */
+	assert_int_equal(pthread_create(&cl->cl_worker, NULL, clnt_worker, cl), 0);
+	cl->cl_worker_started = true;
+	usleep(20000); /* the worker sleeps: nothing asks for a connection */
+	assert_int_equal(sent.opens, 0);
 	assert_int_equal(rpcrdma_clnt_try_call_async(cl, &ca, done_cb, &s, &xid), -EAGAIN);
 	assert_int_equal(sent.n, 0);
 	assert_int_equal(s.calls, 0);
-	pthread_mutex_lock(&cl->cl_lock);
-	assert_true(clnt_reconnect_wanted(cl)); /* the worker's wake-up condition */
-	cl->cl_reconnecting = true;
-	assert_false(clnt_reconnect_wanted(cl)); /* not twice */
-	cl->cl_reconnecting = false;
-	pthread_mutex_unlock(&cl->cl_lock);
-	assert_int_equal(clnt_reconnect(cl), 0);
-	pthread_mutex_lock(&cl->cl_lock);
-	assert_false(clnt_reconnect_wanted(cl));
-	assert_false(cl->cl_conn_wanted);
-	pthread_mutex_unlock(&cl->cl_lock);
+	for (waited = 0; !connected && waited < 5000; waited++) {
+		usleep(1000);
+		pthread_mutex_lock(&cl->cl_lock);
+		connected = cl->cl_connected && !cl->cl_reconnecting;
+		reconnects = cl->cl_stats.cs_reconnects;
+		wanted = cl->cl_conn_wanted;
+		pthread_mutex_unlock(&cl->cl_lock);
+	}
+	if (!connected)
+		stop_worker(cl); /* (so that the failure below ends the test) */
+	assert_true(connected);
+	assert_int_equal(reconnects, 1);
+	assert_int_equal(sent.opens, 1);
+	assert_false(wanted); /* served: the next loss reconnects only if asked */
 
 	assert_int_equal(rpcrdma_clnt_try_call_async(cl, &ca, done_cb, &s, &xid), 0);
 	assert_int_equal(sent.n, 1);
@@ -386,11 +418,13 @@ static void test_try_call_reconnects(void **state)
 	assert_int_equal(s.status, 0);
 	assert_int_equal(s.result, 5);
 
+	stop_worker(cl);
+	cl->cl_worker_started = true; /* (joined: only the stop says no) */
 	lose_connection(cl);
-	cl->cl_stopping = true;
 	assert_int_equal(rpcrdma_clnt_try_call_async(cl, &ca, done_cb, &s, &xid), -ENOTCONN);
-	cl->cl_stopping = false;
 	cl->cl_worker_started = false;
+	cl->cl_stopping = false;
+	assert_int_equal(sent.opens, 1);
 }
 
 /* Without retries nothing is kept: the call fails with -ECONNRESET. */
