@@ -256,7 +256,7 @@ struct rpcrdma_clnt {
 	uint32_t cl_conn_waiters;     /* new calls waiting for a reconnect */
 	/* a call that may not wait (rpcrdma_clnt_try_call_async()) found no
 	 * connection: reconnect for it as for a waiter; cleared when a
-	 * reconnect starts */
+	 * reconnect starts and when one succeeds */
 	bool cl_conn_wanted;
 	pthread_cond_t cl_work_cond;  /* a call waits for a reconnect, or stop */
 	struct rpcrdma_cqe cl_quiet_cqe; /* CLNT_CQE_QUIET */
@@ -379,11 +379,6 @@ void clnt_ready_remove(struct rpcrdma_clnt *cl, struct clnt_req *rl);
  * or one that could not wait asking (cl_conn_wanted).  Lock held. */
 bool clnt_reconnect_wanted(const struct rpcrdma_clnt *cl);
 
-/* clnt_batch_unsignal - Sends from @wr on (a batch's chain) will never be
- * posted: their signalled ones are no longer awaited (cl_sq_signaled).
- * Lock held. */
-void clnt_batch_unsignal(struct rpcrdma_clnt *cl, struct ibv_send_wr *wr);
-
 /* clnt_resend_waiting - some call waits for a reconnect (RL_RESEND).
  * Lock held. */
 bool clnt_resend_waiting(const struct rpcrdma_clnt *cl);
@@ -431,6 +426,11 @@ int clnt_post_call(struct rpcrdma_clnt *cl, struct clnt_req *rl);
 /* clnt_batch_flush - post the Sends queued by a batch (one post); a
  * failed post closes the connection.  Lock held. */
 void clnt_batch_flush(struct rpcrdma_clnt *cl);
+
+/* clnt_batch_unsignal - Sends from @wr on (a batch's chain) will never be
+ * posted: their signalled ones are no longer awaited (cl_sq_signaled).
+ * Lock held. */
+void clnt_batch_unsignal(struct rpcrdma_clnt *cl, struct ibv_send_wr *wr);
 
 /* clnt_batch_flush_mine - clnt_batch_flush() if the calling thread holds
  * the batch open.  Takes the lock. */
