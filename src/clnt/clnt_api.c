@@ -217,24 +217,21 @@ static int clnt_call_async_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_c
 	 * completion side takes), so even a reply that beats the post's
 	 * return goes to the callback. */
 	rc = clnt_call_start_async(cl, ca, &rl, done, arg, now_ms() + timeout, nowait);
-	if (rc && !clnt_in_callbacks_of(cl)) {
-		/* The credits this caller waits for may be held by Sends
-		 * queued in its own batch: they go out now, or their
-		 * replies never come (@cl's callbacks need not: the
-		 * completion thread posts their batch once they return). */
-		if (rc == -EAGAIN)
-			clnt_batch_flush_mine(cl);
-		clnt_run_done(cl); /* a failed post ended calls */
-	}
-	if (rc)
-		return rc;
-	if (xid)
+	/* Copied before the callbacks run: they may end this call too. */
+	if (!rc && xid)
 		*xid = rl->rl_xid;
-	/* From a callback, the clnt_run_done() running it picks up the
-	 * calls that ended meanwhile (no recursion). */
-	if (!clnt_in_callbacks_of(cl))
-		clnt_run_done(cl);
-	return 0;
+	/* From @cl's callbacks, the clnt_run_done() running them picks up
+	 * what ended meanwhile (callbacks never nest) and the completion
+	 * thread posts their batch once they return. */
+	if (clnt_in_callbacks_of(cl))
+		return rc;
+	/* On -EAGAIN the credits this caller waits for may be held by Sends
+	 * queued in its own batch: they go out now, or their replies never
+	 * come. */
+	if (rc == -EAGAIN)
+		clnt_batch_flush_mine(cl);
+	clnt_run_done(cl); /* calls ended meanwhile, or by a failed post */
+	return rc;
 }
 
 int rpcrdma_clnt_call_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_call *ca,
