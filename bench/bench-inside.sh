@@ -55,9 +55,11 @@ IODEPTH=${BENCH_IODEPTH:-8}
 SEQ_IODEPTH=${BENCH_SEQ_IODEPTH:-1}
 CLIENT_IODEPTH=${BENCH_CLIENT_IODEPTH:-8}
 META_FILES=${BENCH_META_FILES:-1000}
+# Section 2's figures (BENCH_SERVER_FIGURES, "" for none).
 # Split placement (section 2): these figures run a second time with the
 # workload on CPU 0 and the server's threads on CPU 1, for both servers,
 # as if client and server were two machines ("" to skip).
+SERVER_FIGS=${BENCH_SERVER_FIGURES-seq_write seq_read rand_read rand_write meta}
 SPLIT_FIGS=${BENCH_SPLIT_FIGURES-rand_read rand_write meta}
 SECTIONS=${BENCH_SECTIONS:-wire servers clients transport connections}
 PERF_ITERS=${BENCH_PERF_ITERS:-4096:2000 65536:500 1048576:64}
@@ -355,7 +357,7 @@ section_servers() {
 	fi
 	emit "\"section\":\"info\",\"split_figures\":\"$split\",\"split_workload_cpu\":0,\"split_server_cpus\":\"1\""
 	for ((r = 1; r <= REPEAT; r++)); do
-		for fig in seq_write seq_read rand_read rand_write meta; do
+		for fig in $SERVER_FIGS; do
 			for s in knfsd rnfsd; do
 				server_figure "$fig" "$s" "$r"
 			done
