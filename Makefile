@@ -7,6 +7,8 @@ FUZZ_TIME  ?= 60
 DURATION   ?= 90
 PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
+# VM tests at once (each guest keeps one host CPU busy): one per CPU.
+VM_JOBS    ?= $(shell nproc)
 CMAKE_ARGS ?=
 
 .PHONY: all build deps asan tsan check unit vm-check demo install clean fuzz fuzz-smoke fuzz-svc fuzz-nfs4 bench-wire bench soak
@@ -58,11 +60,11 @@ check: deps
 	$(MAKE) build asan
 	cd $(BUILD_ASAN) && ctest --output-on-failure -L unit
 	$(MAKE) fuzz-smoke
-	cd $(BUILD) && ctest --output-on-failure
+	cd $(BUILD) && ctest --output-on-failure -j $(VM_JOBS)
 
 # VM tests only.
 vm-check: build
-	cd $(BUILD) && ctest --output-on-failure -L vm
+	cd $(BUILD) && ctest --output-on-failure -j $(VM_JOBS) -L vm
 
 demo: deps
 	$(MAKE) build

@@ -7,15 +7,18 @@
  *                    [--small-contexts N] [--transport-threads N] [--workers-only]
  *                    [--reply-post auto|transport|worker]
  *   bench_rpc client [--source ADDR] SERVER [--port N]
- *             (--null --inflight N --seconds S | --echo BYTES --count N
- *              [--inflight N]) [--persistent-mr] [--main-restarts]
+ *             (--null --inflight N --seconds S [--program P --version V] |
+ *              --echo BYTES --count N [--inflight N]) [--persistent-mr]
+ *             [--main-restarts]
  *
  * The server serves program 0x20000088 version 1: procedure 0 is NULL,
  * procedure 1 "echo" takes an opaque and returns it.  The client sends the
  * opaque as DDP-eligible argument data (a Read chunk once it does not fit
  * inline) and offers a Write chunk for the result, which the server fills
  * with rpcrdma_svc_ddp_begin()/rpcrdma_svc_ddp_end(): one 1 MiB echo moves
- * 1 MiB by RDMA Read and 1 MiB by RDMA Write.
+ * 1 MiB by RDMA Read and 1 MiB by RDMA Write.  --program and --version
+ * send the NULL calls to another program, any server's (NFS version 3 is
+ * 100003 3: rpcrdma-nfsd's or the kernel's nfsd, port 20049).
  *
  * --contexts sets the server's large call contexts per RDMA device
  * (sc_call_contexts, default 256), which only calls with chunks beyond the
@@ -323,6 +326,7 @@ struct client_opts {
 	const char *server, *source;
 	uint16_t port;
 	bool echo, persistent, main_restarts;
+	uint32_t prog, vers;            /* of the NULL calls */
 	unsigned inflight;
 	double seconds;
 	uint32_t bytes;
@@ -384,8 +388,8 @@ static int run_client(const struct client_opts *o)
 
 		s->run = &run;
 		s->idx = i;
-		s->ca.ca_prog = BENCH_PROG;
-		s->ca.ca_vers = BENCH_VERS;
+		s->ca.ca_prog = o->prog;
+		s->ca.ca_vers = o->vers;
 		s->ca.ca_res = s->res;
 		s->ca.ca_res_cap = sizeof(s->res);
 		if (o->echo) {
@@ -497,7 +501,8 @@ static void usage(void)
 		"usage: bench_rpc server --listen ADDR [--port N] [--threads N] [--contexts N] [--small-contexts N]\n"
 		"                 [--transport-threads N] [--workers-only] [--reply-post auto|transport|worker]\n"
 		"       bench_rpc client [--source ADDR] SERVER [--port N] [--persistent-mr] [--main-restarts]\n"
-		"                 (--null --inflight N --seconds S | --echo BYTES --count N [--inflight N])\n");
+		"                 (--null --inflight N --seconds S [--program P --version V] |\n"
+		"                  --echo BYTES --count N [--inflight N])\n");
 	exit(2);
 }
 
@@ -534,9 +539,13 @@ int main(int argc, char **argv)
 		{ "transport-threads", required_argument, NULL, 'T' },
 		{ "workers-only", no_argument, NULL, 'W' },
 		{ "reply-post", required_argument, NULL, 'R' },
+		{ "program", required_argument, NULL, 'G' },
+		{ "version", required_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct client_opts o = { .port = BENCH_PORT, .inflight = 1, .seconds = 3, .count = 16 };
+	struct client_opts o = { .port = BENCH_PORT, .inflight = 1, .seconds = 3, .count = 16,
+				 .prog = BENCH_PROG, .vers = BENCH_VERS };
+	bool other_prog = false;
 	const char *listen = NULL;
 	unsigned threads = 4, contexts = 0, small_contexts = 0, transport_threads = 0;
 	bool server, mode = false, workers_only = false;
@@ -603,6 +612,14 @@ int main(int argc, char **argv)
 		case 'W':
 			workers_only = true;
 			break;
+		case 'G':
+			o.prog = (uint32_t)num(optarg, UINT32_MAX);
+			other_prog = true;
+			break;
+		case 'V':
+			o.vers = (uint32_t)num(optarg, UINT32_MAX);
+			other_prog = true;
+			break;
 		case 'R':
 			if (!strcmp(optarg, "auto"))
 				reply_post = RPCRDMA_SVC_POST_AUTO;
@@ -625,6 +642,10 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc - 1 || !mode || !o.inflight || (o.echo && !o.count))
 		usage();
+	if (other_prog && o.echo) {
+		fprintf(stderr, "bench_rpc: --program and --version go with --null only\n");
+		return 2;
+	}
 	o.server = argv[optind];
 	return run_client(&o);
 }
