@@ -55,11 +55,13 @@ IODEPTH=${BENCH_IODEPTH:-8}
 SEQ_IODEPTH=${BENCH_SEQ_IODEPTH:-1}
 CLIENT_IODEPTH=${BENCH_CLIENT_IODEPTH:-8}
 META_FILES=${BENCH_META_FILES:-1000}
-# Section 2's figures (BENCH_SERVER_FIGURES, "" for none).
+NULL_SECONDS=${BENCH_NULL_SECONDS:-3}
+# Section 2's figures (BENCH_SERVER_FIGURES, "" for none); nullN: NFSv3
+# NULL calls at N in flight for BENCH_NULL_SECONDS (bench_rpc's client).
 # Split placement (section 2): these figures run a second time with the
 # workload on CPU 0 and the server's threads on CPU 1, for both servers,
 # as if client and server were two machines ("" to skip).
-SERVER_FIGS=${BENCH_SERVER_FIGURES-seq_write seq_read rand_read rand_write meta}
+SERVER_FIGS=${BENCH_SERVER_FIGURES-seq_write seq_read rand_read rand_write meta null1 null8 null64}
 SPLIT_FIGS=${BENCH_SPLIT_FIGURES-rand_read rand_write meta}
 SECTIONS=${BENCH_SECTIONS:-wire servers clients transport connections}
 PERF_ITERS=${BENCH_PERF_ITERS:-4096:2000 65536:500 1048576:64}
@@ -308,6 +310,19 @@ print('"ops":%d,"create_s":%.6f,"stat_s":%.6f,"rename_s":%.6f,"remove_s":%.6f,"m
 EOF
 }
 
+# nfs_null SERVER DEPTH [CPU]: NFSv3 NULL calls to SERVER (knfsd, rnfsd)
+# at DEPTH in flight for NULL_SECONDS from bench_rpc's client (its own
+# connection, beside the mount), on CPU alone when given; prints the JSON
+# body ("ops": the calls).
+nfs_null() {
+	local port=$NFS_RDMA_PORT out
+	[[ $1 == rnfsd ]] && port=$RNFSD_PORT
+	out=$(timeout -k 10 120 ${3:+taskset -c "$3"} "$RPCRDMA_BUILD_DIR/bench/bench_rpc" client \
+		--source "$CLIENT_ADDR" "$SERVER_ADDR" --port "$port" --program 100003 --version 3 \
+		--null --inflight "$2" --seconds "$NULL_SECONDS" 2>>"$W/nfs-null.log" | tail -n 1) || return
+	jq -r '"\"ops\":\(.calls),\"calls_per_s\":\(.calls_per_s),\"lat_median_us\":\(.lat_median_us),\"null_errors\":\(.errors)"' <<<"$out"
+}
+
 # server_place SERVER CPUS: keep every thread of SERVER on CPUS (a taskset
 # list): the [nfsd] kernel threads one by one, every thread of rpcrdma-nfsd.
 server_place() {
@@ -343,6 +358,8 @@ server_figure() {
 			--time_based --runtime="$RUNTIME" --randrepeat=0 ;;
 	meta)
 		measure servers "$label" "$s" "$r" "$s" "$mnt" meta "$mnt/meta-$label-$r" "$META_FILES" "$cpu" ;;
+	null[0-9]*)
+		measure servers "$label" "$s" "$r" "$s" "$mnt" nfs_null "$s" "${fig#null}" "$cpu" ;;
 	*) fail "unknown server figure $fig" ;;
 	esac
 }

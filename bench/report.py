@@ -317,6 +317,10 @@ def main():
             rec["iops"] = r["ops"] / r["meta_s"]
             for k in ("create_s", "stat_s", "rename_s", "remove_s", "meta_s"):
                 rec[k] = r[k]
+        elif "calls_per_s" in r:
+            rec["ops"] = r["ops"]
+            rec["iops"] = r["calls_per_s"]
+            rec["lat_median_us"] = r.get("lat_median_us")
         elif r["figure"] in ("get", "put"):
             rec["bytes"] = info.get("file_mb", 0) * MB
             rec["ops"] = r["rpcs"] or None
@@ -333,7 +337,7 @@ def main():
         if not rs:
             return None
         out = {"runs": len(rs)}
-        for k in ("MBps", "iops", "cpu_us_per_op", "cpu_us_per_rpc", "wall_s", "cpu_s", "rpcs",
+        for k in ("MBps", "iops", "lat_median_us", "cpu_us_per_op", "cpu_us_per_rpc", "wall_s", "cpu_s", "rpcs",
                   "create_s", "stat_s", "rename_s", "remove_s", "meta_s"):
             s = stats([x.get(k) for x in rs])
             if s:
@@ -352,7 +356,7 @@ def main():
 
     servers = {}
     # each figure, then the ones run again in split placement (FIGURE_split)
-    base_figs = ("seq_write", "seq_read", "rand_read", "rand_write", "meta")
+    base_figs = ("seq_write", "seq_read", "rand_read", "rand_write", "meta", "null1", "null8", "null64")
     for fig in base_figs + tuple(f + "_split" for f in base_figs):
         k, rn = agg("servers", fig, "knfsd"), agg("servers", fig, "rnfsd")
         if not k and not rn:
@@ -490,6 +494,8 @@ def markdown(R):
              "rand_read": ("4 KiB random read, iodepth %s, %s s" % (i.get("iodepth"), i.get("runtime_s")), "IOPS"),
              "rand_write": ("4 KiB random write, iodepth %s, %s s" % (i.get("iodepth"), i.get("runtime_s")), "IOPS"),
              "meta": ("metadata: create+stat+rename+remove of %s files" % i.get("meta_files"), "ops/s")}
+    for n in (1, 8, 64):
+        names["null%d" % n] = ("NFSv3 NULL, %d in flight (bench_rpc client)" % n, "calls/s")
     if S:
         L.append("| figure | unit | kernel nfsd | rpcrdma-nfsd | ratio | ratio by run | CPU µs/op kernel nfsd | CPU µs/op rpcrdma-nfsd | CPU ratio | CPU ratio by run |")
         L.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
@@ -521,6 +527,15 @@ def markdown(R):
             L.append("")
             L.append("Metadata phases (median%s): " % (", split placement" if mfig.endswith("_split") else "")
                      + "; ".join(parts) + ".")
+        lat = []
+        for n in (1, 8, 64):
+            e = S.get("null%d" % n)
+            if e and (e["knfsd"] or {}).get("lat_median_us") and (e["rpcrdma-nfsd"] or {}).get("lat_median_us"):
+                lat.append("%d in flight: kernel nfsd %.0f, rpcrdma-nfsd %.0f" % (
+                    n, e["knfsd"]["lat_median_us"]["median"], e["rpcrdma-nfsd"]["lat_median_us"]["median"]))
+        if lat:
+            L.append("")
+            L.append("NULL round trip, median of the runs' median latencies (µs): " + "; ".join(lat) + ".")
         for who, mo in R["mounts"].items():
             L.append("")
             L.append("Mount %s: `%s`" % ("kernel nfsd" if who == "knfsd" else "rpcrdma-nfsd", mo.get("opts")))
@@ -528,7 +543,7 @@ def markdown(R):
         L.append("ratio = rpcrdma-nfsd / kernel nfsd (above 1: rpcrdma-nfsd faster); CPU ratio = rpcrdma-nfsd CPU per op / kernel nfsd CPU per op (below 1: cheaper). "
                  "Both are ratios of the medians; 'by run' = the median (min–max) of the ratios of each run, whose two servers ran one after the other, "
                  "so a host whose speed drifts between runs weighs on both alike: where the two disagree, the host moved during the figure. "
-                 "CPU: utime+stime of the rpcrdma-nfsd process, or of the [nfsd] threads; one op = one I/O of the figure's size, or one metadata call. "
+                 "CPU: utime+stime of the rpcrdma-nfsd process, or of the [nfsd] threads; one op = one I/O of the figure's size, one metadata call, or one NULL call. "
                  "Split placement: the figure again with the workload (fio's job, the metadata script) kept to one CPU and every thread of the server "
                  "(the [nfsd] threads; all of rpcrdma-nfsd's) to another, for both servers alike, as when client and server are two machines; "
                  "the other rows let the scheduler place both.")
