@@ -106,6 +106,32 @@ void svc_recv_post_chains(struct svc_call *cc)
 	cc->cc_state = CC_READING;
 	/* Their completions are awaited: the send CQ is armed for them. */
 	conn->sx_reads_out += cc->cc_reads_pending;
+	if (conn->sx_grp->gr_post_batch) {
+		/* In a batch: chained with the connection's replies and other
+		 * Reads of this batch, one post (one doorbell, a system call
+		 * with Soft-RoCE) for all at its end (svc_send_flush(), which
+		 * also gives back the calls of a post that fails). */
+		struct ibv_send_wr *head = NULL, *tail = NULL;
+
+		for (k = 0; k < nread; k++) {
+			if (chain_end[k] == UINT32_MAX)
+				continue;
+			if (tail)
+				tail->next = &cc->cc_wr[first];
+			else
+				head = &cc->cc_wr[first];
+			tail = &cc->cc_wr[chain_end[k]];
+			tail->next = NULL;
+			tail->send_flags = IBV_SEND_SIGNALED;
+			tail->wr_id = (uintptr_t)&cc->cc_cqe;
+			SVC_INC(svc, read_chunks, 1);
+			SVC_INC(svc, rdma_read_bytes, cc->cc_hdr.rh_read[k].rc_length);
+			first = chain_end[k] + 1;
+		}
+		if (head)
+			svc_send_queue(conn, head, tail);
+		return;
+	}
 	for (k = 0; k < nread; k++) {
 		struct ibv_send_wr *last, *bad;
 		int err;

@@ -159,11 +159,15 @@ static void svc_send_capture_posted(struct svc_conn *conn, const struct ibv_send
  * After a failed post of @chain: every call whose Send is at or after @bad
  * was not posted and gets no completion, so it is given back here, once
  * the connection is going down (no waiter may be handed buffers that a
- * posted part of a chain may still target).
+ * posted part of a chain may still target).  A Read chain (its last work
+ * request is the signalled one) not posted is one Read the call no longer
+ * waits for, as when its own post fails (svc_recv_post_chains()); the
+ * call goes back once it waits for none.
  */
 static void svc_send_post_failed(struct svc_conn *conn, struct ibv_send_wr *bad, int err)
 {
 	struct ibv_send_wr *wr, *next;
+	struct svc_call *cc;
 
 	SVC_INC(conn->sx_svc, post_errors, 1);
 	svc_log(conn->sx_svc, "conn %u: Send post failed: %s",
@@ -171,9 +175,36 @@ static void svc_send_post_failed(struct svc_conn *conn, struct ibv_send_wr *bad,
 	svc_conn_disconnected(conn);
 	for (wr = bad; wr; wr = next) {
 		next = wr->next;
-		if (wr->opcode == IBV_WR_SEND || wr->opcode == IBV_WR_SEND_WITH_INV)
+		if (wr->opcode == IBV_WR_RDMA_READ) {
+			if (!(wr->send_flags & IBV_SEND_SIGNALED))
+				continue;
+			cc = rpcrdma_container_of((struct rpcrdma_cqe *)(uintptr_t)wr->wr_id,
+						  struct svc_call, cc_cqe);
+			cc->cc_failed = true;
+			if (conn->sx_reads_out)
+				conn->sx_reads_out--;
+			if (!--cc->cc_reads_pending)
+				svc_call_put(cc);
+		} else if (wr->opcode == IBV_WR_SEND || wr->opcode == IBV_WR_SEND_WITH_INV) {
 			svc_call_put(rpcrdma_container_of((struct rpcrdma_cqe *)(uintptr_t)wr->wr_id,
 							  struct svc_call, cc_cqe));
+		}
+	}
+}
+
+void svc_send_queue(struct svc_conn *conn, struct ibv_send_wr *first, struct ibv_send_wr *last)
+{
+	struct svc_group *grp = conn->sx_grp;
+
+	if (conn->sx_post_tail)
+		conn->sx_post_tail->next = first;
+	else
+		conn->sx_post_head = first;
+	conn->sx_post_tail = last;
+	if (!conn->sx_post_queued) {
+		conn->sx_post_queued = true;
+		conn->sx_post_next = grp->gr_post_conns;
+		grp->gr_post_conns = conn;
 	}
 }
 
@@ -188,16 +219,7 @@ void svc_send_resume(struct svc_call *cc)
 	if (grp->gr_post_batch) {
 		/* Chained after the connection's other replies of this batch:
 		 * one post (one doorbell) for all of them. */
-		if (conn->sx_post_tail)
-			conn->sx_post_tail->next = &cc->cc_wr[0];
-		else
-			conn->sx_post_head = &cc->cc_wr[0];
-		conn->sx_post_tail = cc->cc_send_wr;
-		if (!conn->sx_post_queued) {
-			conn->sx_post_queued = true;
-			conn->sx_post_next = grp->gr_post_conns;
-			grp->gr_post_conns = conn;
-		}
+		svc_send_queue(conn, &cc->cc_wr[0], cc->cc_send_wr);
 		return;
 	}
 	err = rpcrdma_verbs_post_send(conn->sx_id->qp, &cc->cc_wr[0], &bad);

@@ -1008,6 +1008,70 @@ static void test_read_post_failure_disconnects_first(void **state)
 }
 
 /*
+ * The RDMA Reads of calls received in one completion batch go out with one
+ * post (one doorbell: a system call with Soft-RoCE), not one per call: two
+ * calls with a Read chunk each, one poll, one post_send holding both
+ * chains.  Both are then served from the data read and answered.
+ */
+static void test_reads_of_one_batch_one_post(void **state)
+{
+	struct fixture *f = *state;
+	static uint8_t data[100];
+	uint8_t msg[256];
+	unsigned posts;
+	uint32_t i;
+
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 3 + 5);
+	fv_add_remote(0x42, 0x40000, data, sizeof(data));
+	posts = fv.fv_send_post_calls;
+	queue_recv(f, msg, put_read_call(msg, 0xb0, 0x42, 100));
+	queue_recv(f, msg, put_read_call(msg, 0xb1, 0x42, 100));
+	svc_conn_cq_event_poll(f->conn);
+	assert_int_equal(fv.fv_send_post_calls, posts + 1);
+	assert_int_equal(fv.fv_nreads, 2);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.read_chunks), 2);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.rdma_read_bytes), 200);
+	svc_conn_cq_event_poll(f->conn);          /* the Reads' completions */
+	run_workers(f);
+	assert_int_equal(fv.fv_nsends, 2);
+	/* the last reply, inline: RPC reply (24), the length, the data read */
+	assert_int_equal(get32(fv.fv_sent + 28 + 24), 100);
+	assert_memory_equal(fv.fv_sent + 28 + 28, data, 100);
+	assert_baseline(f);
+}
+
+/*
+ * A batched post that holds Read chains fails: the connection goes down
+ * first, then each call whose Reads were not posted is given back (no
+ * completion will come for them); nothing leaks and the connection can
+ * be freed.
+ */
+static void test_batched_read_post_failure(void **state)
+{
+	struct fixture *f = *state;
+	static uint8_t data[100];
+	uint8_t msg[256];
+
+	fv_add_remote(0x42, 0x40000, data, sizeof(data));
+	queue_recv(f, msg, put_read_call(msg, 0xc0, 0x42, 100));
+	queue_recv(f, msg, put_read_call(msg, 0xc1, 0x42, 100));
+	fv.fv_fail_send_post_at = fv.fv_send_post_calls + 1;
+	svc_conn_cq_event_poll(f->conn);
+	assert_int_equal(fv.fv_nreads, 0);
+	assert_true(fv.fv_disconnected);
+	assert_true(f->conn->sx_closing);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.post_errors), 1);
+	assert_int_equal(f->conn->sx_reads_out, 0);
+	assert_int_equal(f->conn->sx_calls_out, 0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.large_in_use), 0);
+	fv_flush_recvs();
+	svc_conn_cq_event_poll(f->conn);
+	assert_true(f->conn->sx_reap);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_in_use), 0);
+}
+
+/*
  * Admission: once sc_max_connections are open, a connection request is
  * refused before anything is allocated, and counted.
  */
@@ -1774,6 +1838,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reply_header_beyond_inline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_send_queue_slots, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_post_failure_disconnects_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reads_of_one_batch_one_post, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_batched_read_post_failure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_admission_limit, setup, teardown),
 		cmocka_unit_test(test_default_max_connections),
 		cmocka_unit_test_setup_teardown(test_handoff_batched, setup, teardown),
