@@ -749,10 +749,11 @@ void svc_conn_sq_release(struct svc_conn *conn, struct svc_call *cc);
 /* svc_recv.c */
 void svc_recv_complete(struct svc_recv *rc, const struct ibv_wc *wc);
 void svc_recv_start(struct svc_recv *rc, struct svc_call *cc);
-/* svc_recv_post_chains - post the Read chains of @cc, its send-queue slots
- * held (directly, or when parked in CC_SQ_WAIT, by svc_conn_sq_release());
- * in a batch (gr_post_batch) they are chained with the connection's
- * replies and posted by svc_send_flush(). */
+/* svc_recv_post_chains - post the Read chains of @cc as one chain, its
+ * send-queue slots held (directly, or when parked in CC_SQ_WAIT, by
+ * svc_conn_sq_release()); in a batch (gr_post_batch) they are chained with
+ * the connection's replies and posted by svc_send_flush(), else at once
+ * (svc_send_post_now()). */
 void svc_recv_post_chains(struct svc_call *cc);
 /*
  * svc_recv_continue - second half of svc_recv_start(), once @cc has every
@@ -795,6 +796,11 @@ void svc_call_drop(struct svc_call *cc);
  * Return: true when taken. */
 bool svc_conn_sq_take(struct svc_conn *conn, uint32_t n);
 
+/* svc_send_post_now - post @chain (linked work requests of @conn) at once.
+ * On failure the connection goes down and every call whose Send or
+ * signalled Read was not posted is given back (no completion comes for it).
+ * Return: true when posted.  Group thread. */
+bool svc_send_post_now(struct svc_conn *conn, struct ibv_send_wr *chain);
 /* svc_send_queue - chain the work requests @first..@last (linked, @last's
  * next NULL) after @conn's others of this batch (gr_post_batch), for
  * svc_send_flush() to post. */

@@ -100,78 +100,39 @@ void svc_recv_post_chains(struct svc_call *cc)
 	struct svc_conn *conn = cc->cc_conn;
 	struct rpcrdma_svc *svc = conn->sx_svc;
 	const uint32_t *chain_end = cc->cc_chain_end;
-	uint32_t k, first = 0, next_first;
-	uint32_t nread = cc->cc_hdr.rh_nread;
+	struct ibv_send_wr *head = NULL, *tail = NULL;
+	uint32_t k, first = 0;
 
 	cc->cc_state = CC_READING;
 	/* Their completions are awaited: the send CQ is armed for them. */
 	conn->sx_reads_out += cc->cc_reads_pending;
-	if (conn->sx_grp->gr_post_batch) {
-		/* In a batch: chained with the connection's replies and other
-		 * Reads of this batch, one post (one doorbell, a system call
-		 * with Soft-RoCE) for all at its end (svc_send_flush(), which
-		 * also gives back the calls of a post that fails). */
-		struct ibv_send_wr *head = NULL, *tail = NULL;
-
-		for (k = 0; k < nread; k++) {
-			if (chain_end[k] == UINT32_MAX)
-				continue;
-			if (tail)
-				tail->next = &cc->cc_wr[first];
-			else
-				head = &cc->cc_wr[first];
-			tail = &cc->cc_wr[chain_end[k]];
-			tail->next = NULL;
-			tail->send_flags = IBV_SEND_SIGNALED;
-			tail->wr_id = (uintptr_t)&cc->cc_cqe;
-			SVC_INC(svc, read_chunks, 1);
-			SVC_INC(svc, rdma_read_bytes, cc->cc_hdr.rh_read[k].rc_length);
-			first = chain_end[k] + 1;
-		}
-		if (head)
-			svc_send_queue(conn, head, tail);
-		return;
-	}
-	for (k = 0; k < nread; k++) {
-		struct ibv_send_wr *last, *bad;
-		int err;
-
+	/* One chain of all the call's Read chunks, each chunk's last work
+	 * request signalled.  Counted before the post: once the last chunk
+	 * is posted the call may complete and its context be reused. */
+	for (k = 0; k < cc->cc_hdr.rh_nread; k++) {
 		if (chain_end[k] == UINT32_MAX)
 			continue;
-		last = &cc->cc_wr[chain_end[k]];
-		last->next = NULL;
-		last->send_flags = IBV_SEND_SIGNALED;
-		last->wr_id = (uintptr_t)&cc->cc_cqe;
-		/* Counted before the post: once the last chain is posted the
-		 * call may complete and its context be reused at any time. */
+		if (tail)
+			tail->next = &cc->cc_wr[first];
+		else
+			head = &cc->cc_wr[first];
+		tail = &cc->cc_wr[chain_end[k]];
+		tail->next = NULL;
+		tail->send_flags = IBV_SEND_SIGNALED;
+		tail->wr_id = (uintptr_t)&cc->cc_cqe;
 		SVC_INC(svc, read_chunks, 1);
 		SVC_INC(svc, rdma_read_bytes, cc->cc_hdr.rh_read[k].rc_length);
-		next_first = chain_end[k] + 1;
-		err = rpcrdma_verbs_post_send(conn->sx_id->qp, &cc->cc_wr[first], &bad);
-		if (err) {
-			uint32_t k2, unposted = 0;
-
-			SVC_INC(svc, post_errors, 1);
-			svc_log(svc, "conn %u: RDMA Read post failed: %s (chunk %u of %u, %u segments, %llu bytes, work requests %u..%u)",
-				conn->sx_id_num, strerror(-err), k, cc->cc_hdr.rh_nread,
-				cc->cc_hdr.rh_read[k].rc_nsegs,
-				(unsigned long long)cc->cc_hdr.rh_read[k].rc_length, first, chain_end[k]);
-			for (k2 = k; k2 < nread; k2++)
-				if (chain_end[k2] != UINT32_MAX)
-					unposted++;
-			cc->cc_failed = true;
-			cc->cc_reads_pending -= unposted;
-			conn->sx_reads_out -= unposted;
-			/* The connection goes down first: no call may be handed
-			 * this context's buffers while chains posted before the
-			 * failure still target them (they flush). */
-			svc_conn_disconnected(conn);
-			if (!cc->cc_reads_pending)
-				svc_call_put(cc);
-			return;
-		}
-		first = next_first;
+		first = chain_end[k] + 1;
 	}
+	if (!head)
+		return;
+	if (conn->sx_grp->gr_post_batch)
+		/* In a batch: chained with the connection's replies and the
+		 * other Reads of this batch, one post (one doorbell, a system
+		 * call with Soft-RoCE) for all at its end (svc_send_flush()). */
+		svc_send_queue(conn, head, tail);
+	else
+		svc_send_post_now(conn, head);
 }
 
 static void svc_recv_post_reads(struct svc_call *cc, uint32_t nwr)

@@ -161,8 +161,7 @@ static void svc_send_capture_posted(struct svc_conn *conn, const struct ibv_send
  * the connection is going down (no waiter may be handed buffers that a
  * posted part of a chain may still target).  A Read chain (its last work
  * request is the signalled one) not posted is one Read the call no longer
- * waits for, as when its own post fails (svc_recv_post_chains()); the
- * call goes back once it waits for none.
+ * waits for; the call goes back once it waits for none.
  */
 static void svc_send_post_failed(struct svc_conn *conn, struct ibv_send_wr *bad, int err)
 {
@@ -170,8 +169,10 @@ static void svc_send_post_failed(struct svc_conn *conn, struct ibv_send_wr *bad,
 	struct svc_call *cc;
 
 	SVC_INC(conn->sx_svc, post_errors, 1);
-	svc_log(conn->sx_svc, "conn %u: Send post failed: %s",
-		conn->sx_id_num, strerror(-err));
+	svc_log(conn->sx_svc, "conn %u: post failed at %s: %s", conn->sx_id_num,
+		bad->opcode == IBV_WR_RDMA_READ ? "an RDMA Read" :
+		bad->opcode == IBV_WR_RDMA_WRITE ? "an RDMA Write" : "a Send",
+		strerror(-err));
 	svc_conn_disconnected(conn);
 	for (wr = bad; wr; wr = next) {
 		next = wr->next;
@@ -190,6 +191,20 @@ static void svc_send_post_failed(struct svc_conn *conn, struct ibv_send_wr *bad,
 							  struct svc_call, cc_cqe));
 		}
 	}
+}
+
+bool svc_send_post_now(struct svc_conn *conn, struct ibv_send_wr *chain)
+{
+	struct ibv_send_wr *bad;
+	int err;
+
+	err = rpcrdma_verbs_post_send(conn->sx_id->qp, chain, &bad);
+	svc_send_capture_posted(conn, chain, err ? bad : NULL);
+	if (err) {
+		svc_send_post_failed(conn, bad, err);
+		return false;
+	}
+	return true;
 }
 
 void svc_send_queue(struct svc_conn *conn, struct ibv_send_wr *first, struct ibv_send_wr *last)
@@ -212,27 +227,20 @@ void svc_send_resume(struct svc_call *cc)
 {
 	struct svc_conn *conn = cc->cc_conn;
 	struct svc_group *grp = conn->sx_grp;
-	struct ibv_send_wr *bad;
-	int err;
 
 	cc->cc_state = CC_SENDING;
-	if (grp->gr_post_batch) {
+	if (grp->gr_post_batch)
 		/* Chained after the connection's other replies of this batch:
 		 * one post (one doorbell) for all of them. */
 		svc_send_queue(conn, &cc->cc_wr[0], cc->cc_send_wr);
-		return;
-	}
-	err = rpcrdma_verbs_post_send(conn->sx_id->qp, &cc->cc_wr[0], &bad);
-	svc_send_capture_posted(conn, &cc->cc_wr[0], err ? bad : NULL);
-	if (err)
-		svc_send_post_failed(conn, bad, err);
+	else
+		svc_send_post_now(conn, &cc->cc_wr[0]);
 }
 
 void svc_send_flush(struct svc_group *grp)
 {
 	struct svc_conn *conn;
-	struct ibv_send_wr *chain, *bad;
-	int err;
+	struct ibv_send_wr *chain;
 
 	grp->gr_post_batch = false;
 	while ((conn = grp->gr_post_conns)) {
@@ -248,11 +256,7 @@ void svc_send_flush(struct svc_group *grp)
 			svc_send_post_failed(conn, chain, -ESHUTDOWN);
 			continue;
 		}
-		err = rpcrdma_verbs_post_send(conn->sx_id->qp, chain, &bad);
-		svc_send_capture_posted(conn, chain, err ? bad : NULL);
-		if (err)
-			svc_send_post_failed(conn, bad, err);
-		else
+		if (svc_send_post_now(conn, chain))
 			SVC_INC(grp->gr_svc, send_batches, 1);
 	}
 }
