@@ -936,18 +936,24 @@ static void test_send_queue_slots(void **state)
 	assert_baseline(f);
 }
 
+/* One Read list entry: a segment of @len bytes at 0x40000 of @handle. */
+static uint8_t *put_read_entry(uint8_t *p, uint32_t position, uint32_t handle, uint32_t len)
+{
+	p = put32(p, 1);
+	p = put32(p, position);
+	p = put32(p, handle);
+	p = put32(p, len);
+	p = put32(p, 0);
+	return put32(p, 0x40000);
+}
+
 /* A call with one Read chunk of @len bytes at position 44 (TP_ECHO). */
 static uint32_t put_read_call(uint8_t *msg, uint32_t xid, uint32_t handle, uint32_t len)
 {
 	uint8_t *p = msg;
 
 	p = put_fixed(p, xid, 1, 4, RDMA_MSG);
-	p = put32(p, 1);
-	p = put32(p, 44);
-	p = put32(p, handle);
-	p = put32(p, len);
-	p = put32(p, 0);
-	p = put32(p, 0x40000);
+	p = put_read_entry(p, 44, handle, len);
 	p = put32(p, 0);
 	p = put32(p, 0);
 	p = put32(p, 0);
@@ -1088,14 +1094,8 @@ static void call_reads_one_post(struct fixture *f, bool fail)
 
 	fv_add_remote(0x42, 0x40000, data, sizeof(data));
 	p = put_fixed(p, 0xd0, 1, 4, RDMA_MSG);
-	for (k = 0; k < 2; k++) {
-		p = put32(p, 1);
-		p = put32(p, 44 + 100 * k);
-		p = put32(p, 0x42);
-		p = put32(p, 100);
-		p = put32(p, 0);
-		p = put32(p, 0x40000);
-	}
+	for (k = 0; k < 2; k++)
+		p = put_read_entry(p, 44 + 100 * k, 0x42, 100);
 	p = put32(p, 0);
 	p = put32(p, 0);
 	p = put32(p, 0);
