@@ -195,7 +195,7 @@ static void svc_send_post_failed(struct svc_conn *conn, struct ibv_send_wr *bad,
 
 bool svc_send_post_now(struct svc_conn *conn, struct ibv_send_wr *chain)
 {
-	struct ibv_send_wr *bad;
+	struct ibv_send_wr *bad = chain; /* should a failing post not say */
 	int err;
 
 	err = rpcrdma_verbs_post_send(conn->sx_id->qp, chain, &bad);

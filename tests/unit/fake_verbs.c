@@ -421,16 +421,27 @@ static int fv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_se
 	struct ibv_send_wr *s;
 	int i;
 
+	struct ibv_send_wr *stop = NULL;
+	unsigned k;
+	int err = 0;
+
 	(void)qp;
 	fv.fv_nposts++;
 	fv.fv_last_post_was_send = true;
 	if (++fv.fv_send_post_calls == fv.fv_fail_send_post_at ||
 	    fv_roll(fv.fv_faults.ff_post_fail_pct[0])) {
 		fv.fv_n_post_fails++;
-		*bad = wr;
-		return ENOMEM;
+		/* a partial post: the first fv_fail_post_after_wrs work
+		 * requests are queued (and run), *bad is the next one */
+		stop = wr;
+		for (k = 0; k < fv.fv_fail_post_after_wrs && stop->next; k++)
+			stop = stop->next;
+		*bad = stop;
+		err = ENOMEM;
+		if (stop == wr)
+			return err;
 	}
-	for (s = wr; s; s = s->next) {
+	for (s = wr; s != stop; s = s->next) {
 		struct fv_wr *w;
 
 		if (fv.fv_sq_tail - fv.fv_sq_head >= FV_MAX_SQ)
@@ -457,6 +468,8 @@ static int fv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_se
 	}
 	if (!fv.fv_defer_sq)
 		fv_run_sq(UINT_MAX);
+	if (err)
+		return err;
 	/* A provider that completes work before post returns. */
 	if (fv.fv_inside_post && !fv.fv_in_post && fv_roll(fv.fv_faults.ff_inside_post_pct)) {
 		fv.fv_n_inside++;

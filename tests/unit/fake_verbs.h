@@ -108,6 +108,7 @@ struct fake_verbs {
 	unsigned fv_send_post_calls, fv_recv_post_calls; /* attempts */
 	bool fv_last_post_was_send; /* order of the last two kinds of post */
 	unsigned fv_fail_send_post_at;  /* 1-based post_send attempt that fails */
+	unsigned fv_fail_post_after_wrs; /* ... still queueing this many WRs first */
 	unsigned fv_fail_recv_post_at;  /* 1-based post_recv attempt that fails */
 	bool fv_script_sends; /* successful Sends queue no completion: the test does */
 

@@ -1078,61 +1078,129 @@ static void test_batched_read_post_failure(void **state)
 }
 
 /*
- * A call with two Read chunks (positions 44 and 144) outside a completion
- * batch: both chunks go out in one post, each chain signalled, and the
- * call is served once both Reads completed.  With @fail the post fails:
- * the connection goes down and the call, waiting for two Reads none of
- * which was posted, is given back once (LeakSanitizer and the pool
- * counts catch a call kept or put twice).
+ * Outside a completion batch (svc_recv_post_chains() posting at once through
+ * svc_send_post_now()): a call with two
+ * Read chunks (the second of two segments, so three RDMA Reads) waits for
+ * a large context because the memory budget is short; the run loop's
+ * budget kick (outside any completion batch) starts it, and its Reads are
+ * posted by svc_send_post_now().  @mode 0: the post succeeds; 1: it fails
+ * at its first work request; 2: a partial post, the first chunk and the
+ * first Read of the second chunk posted, the failure at the second
+ * chunk's signalled (last) Read.
  */
-static void call_reads_one_post(struct fixture *f, bool fail)
+static void nonbatch_reads(struct fixture *f, int mode)
 {
 	static uint8_t data[100];
 	uint8_t msg[256], *p = msg;
-	unsigned posts = fv.fv_send_post_calls;
-	uint32_t k;
+	struct svc_group *grp = &f->svc.sv_groups[0];
+	struct svc_large *lg;
+	uint64_t drops;
+	unsigned posts;
 
 	fv_add_remote(0x42, 0x40000, data, sizeof(data));
-	p = put_fixed(p, 0xd0, 1, 4, RDMA_MSG);
-	for (k = 0; k < 2; k++)
-		p = put_read_entry(p, 44 + 100 * k, 0x42, 100);
+	p = put_fixed(p, 0xe0, 1, 4, RDMA_MSG);
+	p = put_read_entry(p, 44, 0x42, 100);
+	p = put_read_entry(p, 144, 0x42, 50);
+	p = put_read_entry(p, 144, 0x42, 50);
 	p = put32(p, 0);
 	p = put32(p, 0);
 	p = put32(p, 0);
-	p = put_call(p, 0xd0d0, TPROG, 1, TP_ECHO);
+	p = put_call(p, 0xe0e0, TPROG, 1, TP_ECHO);
 	p = put32(p, 200);
-	if (fail)
-		fv.fv_fail_send_post_at = posts + 1;
+	/* No large context free: the call waits (dv_cwait), as when the
+	 * budget is short; the run loop's budget kick serves it later. */
+	lg = f->conn->sx_dev->dv_large_free;
+	f->conn->sx_dev->dv_large_free = NULL;
 	deliver(f, msg, (uint32_t)(p - msg));
-	assert_int_equal(fv.fv_send_post_calls, posts + 1);
+	assert_non_null(f->conn->sx_dev->dv_cwait_head);
+	f->conn->sx_dev->dv_large_free = lg;
+	posts = fv.fv_send_post_calls;
+	drops = atomic_load(&f->svc.sv_ct.drops);
+	if (mode) {
+		fv.fv_fail_send_post_at = posts + 1;
+		fv.fv_fail_post_after_wrs = mode == 2 ? 2 : 0;
+	}
+	assert_false(grp->gr_post_batch);
+	atomic_store(&grp->gr_budget_kick, true);
+	svc_budget_kick(grp);                      /* run loop, no batch */
+	assert_null(f->conn->sx_dev->dv_cwait_head);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.read_chunks), 2);
-	if (fail) {
-		assert_int_equal(fv.fv_nreads, 0);
-		assert_true(f->conn->sx_closing);
-		assert_int_equal(atomic_load(&f->svc.sv_ct.post_errors), 1);
+	if (!mode) {
+		assert_int_equal(fv.fv_send_post_calls, posts + 1);
+		assert_int_equal(fv.fv_nreads, 3);
+		assert_int_equal(f->conn->sx_reads_out, 2);
+		svc_conn_cq_event_poll(f->conn);   /* both chunks' completions */
 		assert_int_equal(f->conn->sx_reads_out, 0);
-		assert_int_equal(atomic_load(&f->svc.sv_ct.large_in_use), 0);
-		fv_flush_recvs();
-		svc_conn_cq_event_poll(f->conn);
-		assert_true(f->conn->sx_reap);
-		assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_in_use), 0);
+		run_workers(f);
+		assert_int_equal(fv.fv_nsends, 1);
+		assert_baseline(f);
 		return;
 	}
-	assert_int_equal(fv.fv_nreads, 2);
-	svc_conn_cq_event_poll(f->conn);          /* both Reads' completions */
-	run_workers(f);
-	assert_int_equal(fv.fv_nsends, 1);
-	assert_baseline(f);
+	assert_true(f->conn->sx_closing);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.post_errors), 1);
+	if (mode == 1) {
+		assert_int_equal(fv.fv_nreads, 0);
+		assert_int_equal(f->conn->sx_reads_out, 0);
+		assert_int_equal(f->conn->sx_calls_out, 0);  /* put at once */
+	} else {
+		/* chunk 1 and half of chunk 2 ran; chunk 1's completion is due */
+		assert_int_equal(fv.fv_nreads, 2);
+		assert_int_equal(f->conn->sx_reads_out, 1);
+		assert_int_equal(f->conn->sx_calls_out, 1);
+		assert_int_equal(count_state(f, CC_READING), 1);
+	}
+	fv_flush_recvs();
+	svc_conn_cq_event_poll(f->conn);
+	assert_int_equal(f->conn->sx_reads_out, 0);
+	assert_int_equal(f->conn->sx_calls_out, 0);
+	assert_true(f->conn->sx_reap);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_in_use), 0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.large_in_use), 0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.drops), drops + (mode == 2));
 }
 
-static void test_call_reads_one_post(void **state)
+static void test_nonbatch_reads_ok(void **state)
 {
-	call_reads_one_post(*state, false);
+	nonbatch_reads(*state, 0);
 }
 
-static void test_call_reads_post_failure(void **state)
+static void test_nonbatch_reads_fail(void **state)
 {
-	call_reads_one_post(*state, true);
+	nonbatch_reads(*state, 1);
+}
+
+static void test_nonbatch_reads_partial(void **state)
+{
+	nonbatch_reads(*state, 2);
+}
+
+/* A batched post of two calls' Reads fails partway, at the
+ * second call's Read: the first call's Read was posted (its completion
+ * puts it), the second call is given back at once; each exactly once. */
+static void test_batched_read_partial_post(void **state)
+{
+	struct fixture *f = *state;
+	static uint8_t data[100];
+	uint8_t msg[256];
+	uint64_t drops = atomic_load(&f->svc.sv_ct.drops);
+
+	fv_add_remote(0x42, 0x40000, data, sizeof(data));
+	queue_recv(f, msg, put_read_call(msg, 0xc0, 0x42, 100));
+	queue_recv(f, msg, put_read_call(msg, 0xc1, 0x42, 100));
+	fv.fv_fail_send_post_at = fv.fv_send_post_calls + 1;
+	fv.fv_fail_post_after_wrs = 1;
+	svc_conn_cq_event_poll(f->conn);
+	assert_int_equal(fv.fv_nreads, 1);
+	assert_true(f->conn->sx_closing);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.post_errors), 1);
+	fv_flush_recvs();
+	svc_conn_cq_event_poll(f->conn);
+	assert_int_equal(f->conn->sx_reads_out, 0);
+	assert_int_equal(f->conn->sx_calls_out, 0);
+	assert_true(f->conn->sx_reap);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_in_use), 0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.large_in_use), 0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.drops), drops + 1);
 }
 
 /*
@@ -1904,8 +1972,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_read_post_failure_disconnects_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reads_of_one_batch_one_post, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batched_read_post_failure, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_call_reads_one_post, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_call_reads_post_failure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nonbatch_reads_ok, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nonbatch_reads_fail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nonbatch_reads_partial, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_batched_read_partial_post, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_admission_limit, setup, teardown),
 		cmocka_unit_test(test_default_max_connections),
 		cmocka_unit_test_setup_teardown(test_handoff_batched, setup, teardown),
