@@ -1078,6 +1078,23 @@ static void test_batched_read_post_failure(void **state)
 }
 
 /*
+ * After a failed post took the connection down: the flushes come in, and
+ * then no Read or call is outstanding, the connection can be freed, every
+ * context is back and @drops calls were dropped in all.
+ */
+static void after_failed_post(struct fixture *f, uint64_t drops)
+{
+	fv_flush_recvs();
+	svc_conn_cq_event_poll(f->conn);
+	assert_int_equal(f->conn->sx_reads_out, 0);
+	assert_int_equal(f->conn->sx_calls_out, 0);
+	assert_true(f->conn->sx_reap);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_in_use), 0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.large_in_use), 0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.drops), drops);
+}
+
+/*
  * Outside a completion batch (svc_recv_post_chains() posting at once through
  * svc_send_post_now()): a call with two
  * Read chunks (the second of two segments, so three RDMA Reads) waits for
@@ -1149,14 +1166,7 @@ static void nonbatch_reads(struct fixture *f, int mode)
 		assert_int_equal(f->conn->sx_calls_out, 1);
 		assert_int_equal(count_state(f, CC_READING), 1);
 	}
-	fv_flush_recvs();
-	svc_conn_cq_event_poll(f->conn);
-	assert_int_equal(f->conn->sx_reads_out, 0);
-	assert_int_equal(f->conn->sx_calls_out, 0);
-	assert_true(f->conn->sx_reap);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_in_use), 0);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.large_in_use), 0);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.drops), drops + (mode == 2));
+	after_failed_post(f, drops + (mode == 2));
 }
 
 static void test_nonbatch_reads_ok(void **state)
@@ -1193,14 +1203,7 @@ static void test_batched_read_partial_post(void **state)
 	assert_int_equal(fv.fv_nreads, 1);
 	assert_true(f->conn->sx_closing);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.post_errors), 1);
-	fv_flush_recvs();
-	svc_conn_cq_event_poll(f->conn);
-	assert_int_equal(f->conn->sx_reads_out, 0);
-	assert_int_equal(f->conn->sx_calls_out, 0);
-	assert_true(f->conn->sx_reap);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_in_use), 0);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.large_in_use), 0);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.drops), drops + 1);
+	after_failed_post(f, drops + 1);
 }
 
 /*
