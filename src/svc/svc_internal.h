@@ -300,8 +300,7 @@ struct svc_conn {
 	_Atomic uint32_t sx_worker_posting;
 	_Atomic uint32_t sx_cqe_ids;
 	/* Reply and Read chains queued in a batch (gr_post_batch) by
-	 * svc_send_resume() and svc_recv_post_chains(), posted together by
-	 * svc_send_flush(). */
+	 * svc_send_submit(), posted together by svc_send_flush(). */
 	struct ibv_send_wr *sx_post_head, *sx_post_tail;
 	struct svc_conn *sx_post_next;
 	bool sx_post_queued;
@@ -749,11 +748,10 @@ void svc_conn_sq_release(struct svc_conn *conn, struct svc_call *cc);
 /* svc_recv.c */
 void svc_recv_complete(struct svc_recv *rc, const struct ibv_wc *wc);
 void svc_recv_start(struct svc_recv *rc, struct svc_call *cc);
-/* svc_recv_post_chains - post the Read chains of @cc as one chain, its
+/* svc_recv_post_chains - post the Read chains of @cc as one chain
+ * (svc_send_submit(): with the batch's replies, or at once), its
  * send-queue slots held (directly, or when parked in CC_SQ_WAIT, by
- * svc_conn_sq_release()); in a batch (gr_post_batch) they are chained with
- * the connection's replies and posted by svc_send_flush(), else at once
- * (svc_send_post_now()). */
+ * svc_conn_sq_release()). */
 void svc_recv_post_chains(struct svc_call *cc);
 /*
  * svc_recv_continue - second half of svc_recv_start(), once @cc has every
@@ -796,15 +794,13 @@ void svc_call_drop(struct svc_call *cc);
  * Return: true when taken. */
 bool svc_conn_sq_take(struct svc_conn *conn, uint32_t n);
 
-/* svc_send_post_now - post @chain (linked work requests of @conn) at once.
- * On failure the connection goes down and every call whose Send or
- * signalled Read was not posted is given back (no completion comes for it).
- * Return: true when posted.  Group thread. */
-bool svc_send_post_now(struct svc_conn *conn, struct ibv_send_wr *chain);
-/* svc_send_queue - chain the work requests @first..@last (linked, @last's
- * next NULL) after @conn's others of this batch (gr_post_batch), for
- * svc_send_flush() to post. */
-void svc_send_queue(struct svc_conn *conn, struct ibv_send_wr *first, struct ibv_send_wr *last);
+/* svc_send_submit - post the work requests @first..@last of @conn (linked,
+ * @last's next NULL).  In a batch (gr_post_batch) they are chained after
+ * @conn's others of this batch for svc_send_flush() to post; otherwise
+ * posted at once.  When a post fails the connection goes down and every
+ * call whose Send or signalled Read was not posted is given back (no
+ * completion comes for it).  Group thread. */
+void svc_send_submit(struct svc_conn *conn, struct ibv_send_wr *first, struct ibv_send_wr *last);
 /* svc_send_flush - end a batch: post each connection's queued replies
  * and Reads with one post (counted in send_batches); a connection that went down
  * meanwhile gets its queued calls back without posting them. */

@@ -124,15 +124,8 @@ void svc_recv_post_chains(struct svc_call *cc)
 		SVC_INC(svc, rdma_read_bytes, cc->cc_hdr.rh_read[k].rc_length);
 		first = chain_end[k] + 1;
 	}
-	if (!head)
-		return;
-	if (conn->sx_grp->gr_post_batch)
-		/* In a batch: chained with the connection's replies and the
-		 * other Reads of this batch, one post (one doorbell, a system
-		 * call with Soft-RoCE) for all at its end (svc_send_flush()). */
-		svc_send_queue(conn, head, tail);
-	else
-		svc_send_post_now(conn, head);
+	if (head)
+		svc_send_submit(conn, head, tail);
 }
 
 static void svc_recv_post_reads(struct svc_call *cc, uint32_t nwr)

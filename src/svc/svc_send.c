@@ -193,7 +193,12 @@ static void svc_send_post_failed(struct svc_conn *conn, struct ibv_send_wr *bad,
 	}
 }
 
-bool svc_send_post_now(struct svc_conn *conn, struct ibv_send_wr *chain)
+/*
+ * Post @chain (linked work requests of @conn) now.  On failure the
+ * connection goes down and every call whose Send or signalled Read was not
+ * posted is given back (svc_send_post_failed()).  Return: true when posted.
+ */
+static bool svc_send_post_now(struct svc_conn *conn, struct ibv_send_wr *chain)
 {
 	struct ibv_send_wr *bad = chain; /* should a failing post not say */
 	int err;
@@ -207,10 +212,16 @@ bool svc_send_post_now(struct svc_conn *conn, struct ibv_send_wr *chain)
 	return true;
 }
 
-void svc_send_queue(struct svc_conn *conn, struct ibv_send_wr *first, struct ibv_send_wr *last)
+void svc_send_submit(struct svc_conn *conn, struct ibv_send_wr *first, struct ibv_send_wr *last)
 {
 	struct svc_group *grp = conn->sx_grp;
 
+	if (!grp->gr_post_batch) {
+		svc_send_post_now(conn, first);
+		return;
+	}
+	/* Chained after the connection's other work of this batch: one post
+	 * (one doorbell, a system call with Soft-RoCE) for all of it. */
 	if (conn->sx_post_tail)
 		conn->sx_post_tail->next = first;
 	else
@@ -225,16 +236,8 @@ void svc_send_queue(struct svc_conn *conn, struct ibv_send_wr *first, struct ibv
 
 void svc_send_resume(struct svc_call *cc)
 {
-	struct svc_conn *conn = cc->cc_conn;
-	struct svc_group *grp = conn->sx_grp;
-
 	cc->cc_state = CC_SENDING;
-	if (grp->gr_post_batch)
-		/* Chained after the connection's other replies of this batch:
-		 * one post (one doorbell) for all of them. */
-		svc_send_queue(conn, &cc->cc_wr[0], cc->cc_send_wr);
-	else
-		svc_send_post_now(conn, &cc->cc_wr[0]);
+	svc_send_submit(cc->cc_conn, &cc->cc_wr[0], cc->cc_send_wr);
 }
 
 void svc_send_flush(struct svc_group *grp)

@@ -418,12 +418,9 @@ unsigned fv_run_sq(unsigned max)
 
 static int fv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 {
-	struct ibv_send_wr *s;
-	int i;
-
-	struct ibv_send_wr *stop = NULL;
+	struct ibv_send_wr *s, *stop = NULL;
 	unsigned k;
-	int err = 0;
+	int i, err = 0;
 
 	(void)qp;
 	fv.fv_nposts++;

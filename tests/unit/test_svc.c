@@ -1095,12 +1095,11 @@ static void after_failed_post(struct fixture *f, uint64_t drops)
 }
 
 /*
- * Outside a completion batch (svc_recv_post_chains() posting at once through
- * svc_send_post_now()): a call with two
- * Read chunks (the second of two segments, so three RDMA Reads) waits for
- * a large context because the memory budget is short; the run loop's
- * budget kick (outside any completion batch) starts it, and its Reads are
- * posted by svc_send_post_now().  @mode 0: the post succeeds; 1: it fails
+ * Reads posted outside a completion batch: a call with two Read chunks
+ * (the second of two segments, so three RDMA Reads) waits for a large
+ * context because the memory budget is short; the run loop's budget kick,
+ * outside any batch, starts it, and its Reads go out at once in one post
+ * (svc_send_submit()).  @mode 0: the post succeeds; 1: it fails
  * at its first work request; 2: a partial post, the first chunk and the
  * first Read of the second chunk posted, the failure at the second
  * chunk's signalled (last) Read.
