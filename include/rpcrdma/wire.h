@@ -93,7 +93,10 @@ struct rpcrdma_wire_limits {
  * A parsed transport header.  Decoding fills it without allocating; it
  * holds at most RPCRDMA_WIRE_MAX_SEGS segments.  Segments of the Read list
  * come first (grouped into rh_read[] by position, in wire order), then each
- * Write chunk's, then the Reply chunk's.
+ * Write chunk's, then the Reply chunk's.  The scalars and counts come
+ * before the arrays, so that clearing a header (rpcrdma_wire_hdr_init())
+ * and reading its counts touch its first bytes only: the arrays are about
+ * 5 KiB and are read and written by count.
  */
 struct rpcrdma_hdr {
 	uint32_t rh_xid;     /* as on the wire (network-order value decoded) */
@@ -106,19 +109,36 @@ struct rpcrdma_hdr {
 	uint32_t rh_vers_low;  /* ERR_VERS only */
 	uint32_t rh_vers_high; /* ERR_VERS only */
 
-	uint32_t rh_nsegs;
-	struct rpcrdma_segment rh_segs[RPCRDMA_WIRE_MAX_SEGS];
-
+	uint32_t rh_nsegs;   /* entries used in rh_segs[] */
 	uint32_t rh_nread;   /* Read chunks (distinct positions) */
-	struct rpcrdma_chunk rh_read[RPCRDMA_WIRE_MAX_READ_CHUNKS];
 	uint32_t rh_nwrite;  /* Write chunks */
-	struct rpcrdma_chunk rh_write[RPCRDMA_WIRE_MAX_WRITE_CHUNKS];
 	bool rh_has_reply;   /* Reply chunk present */
 	struct rpcrdma_chunk rh_reply;
 
 	uint32_t rh_hdr_len;    /* bytes of transport header */
 	uint32_t rh_inline_len; /* bytes after the header in this message */
+
+	/* Filled by count: only the first rh_nsegs / rh_nread / rh_nwrite. */
+	struct rpcrdma_segment rh_segs[RPCRDMA_WIRE_MAX_SEGS];
+	struct rpcrdma_chunk rh_read[RPCRDMA_WIRE_MAX_READ_CHUNKS];
+	struct rpcrdma_chunk rh_write[RPCRDMA_WIRE_MAX_WRITE_CHUNKS];
 };
+
+/**
+ * rpcrdma_wire_hdr_init - start a header for encoding, lists empty.
+ * @hdr: out: every member before rh_segs[] cleared (no Read list, no
+ *       Write list, no Reply chunk, no RDMA_ERROR fields), then rh_xid,
+ *       rh_vers (RPCRDMA_VERSION), rh_credits and rh_proc set; the arrays
+ *       are left as they are (they are used by count).
+ * @xid: the xid as a host-order value of the network-order word.
+ * @credits: the credit value to carry (RFC 8166 3.3.1).
+ * @proc: enum rpcrdma_proc.
+ *
+ * The fixed part of RFC 8166 4.2.1.  Cheaper than clearing the whole
+ * struct, which is about 5 KiB.  Cannot fail.
+ */
+void rpcrdma_wire_hdr_init(struct rpcrdma_hdr *hdr, uint32_t xid, uint32_t credits,
+			   uint32_t proc);
 
 /** What a Responder (or Requester) must do with a message it rejects. */
 enum rpcrdma_wire_answer {

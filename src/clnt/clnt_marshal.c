@@ -90,11 +90,7 @@ int clnt_marshal(struct rpcrdma_clnt *cl, struct clnt_req *rl)
 	/* No allocation per call: the header being built is this thread's
 	 * (marshalling runs without the lock, one call at a time per thread). */
 	rh = &clnt_marshal_hdr;
-	memset(rh, 0, sizeof(*rh));
-	rh->rh_xid = rl->rl_xid;
-	rh->rh_vers = RPCRDMA_VERSION;
-	rh->rh_credits = cl->cl_max_credits;
-	rh->rh_proc = RDMA_MSG;
+	rpcrdma_wire_hdr_init(rh, rl->rl_xid, cl->cl_max_credits, RDMA_MSG);
 
 	if (rpcrdma_wire_max_hdr_size(0, nwrite, nwrite, nreply) + full_len <=
 	    cl->cl_inline_send) {

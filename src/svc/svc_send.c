@@ -340,13 +340,7 @@ void svc_send_reply(struct svc_call *cc)
 	bool ddp_written = false;
 	int n, hdr_len;
 
-	memset(rh, 0, offsetof(struct rpcrdma_hdr, rh_segs));
-	rh->rh_nread = rh->rh_nwrite = 0;
-	rh->rh_has_reply = false;
-	rh->rh_xid = call->rh_xid;
-	rh->rh_vers = RPCRDMA_VERSION;
-	rh->rh_credits = conn->sx_credits;
-	rh->rh_proc = RDMA_MSG;
+	rpcrdma_wire_hdr_init(rh, call->rh_xid, conn->sx_credits, RDMA_MSG);
 
 	/* DDP-eligible data goes into the first Write chunk, pad omitted. */
 	if (req->rq_ddp && call->rh_nwrite > 0) {

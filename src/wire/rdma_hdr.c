@@ -10,6 +10,7 @@
  * drives anything, so the work done is bounded by the message length.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -339,6 +340,16 @@ static int decode_error_body(struct hdr_decoder *hd)
 	}
 }
 
+void rpcrdma_wire_hdr_init(struct rpcrdma_hdr *h, uint32_t xid, uint32_t credits,
+			   uint32_t proc)
+{
+	memset(h, 0, offsetof(struct rpcrdma_hdr, rh_segs));
+	h->rh_xid = xid;
+	h->rh_vers = RPCRDMA_VERSION;
+	h->rh_credits = credits;
+	h->rh_proc = proc;
+}
+
 static int decode_hdr(const void *buf, size_t len,
 		      const struct rpcrdma_wire_limits *lim,
 		      struct rpcrdma_hdr *h, struct rpcrdma_wire_err *err,
@@ -355,12 +366,8 @@ static int decode_hdr(const void *buf, size_t len,
 
 	limits_clamp(&hd.hd_lim, lim);
 	/* Only the scalars: rh_segs[] and the chunk arrays are filled by count. */
-	h->rh_xid = h->rh_vers = h->rh_credits = h->rh_proc = 0;
-	h->rh_err = h->rh_vers_low = h->rh_vers_high = 0;
-	h->rh_nsegs = h->rh_nread = h->rh_nwrite = 0;
-	h->rh_has_reply = false;
-	memset(&h->rh_reply, 0, sizeof(h->rh_reply));
-	h->rh_hdr_len = h->rh_inline_len = 0;
+	rpcrdma_wire_hdr_init(h, 0, 0, 0);
+	h->rh_vers = 0;
 	err->we_xid = 0;
 
 	if (!buf || wc_u32(&hd.hd_wc, &h->rh_xid))

@@ -107,13 +107,7 @@ static bool serve(const uint8_t *msg, uint32_t len, const struct fv_wr *wr, void
 	/* Send completion first, then the Reply. */
 	deliver_wc(wr->w_wr_id, IBV_WC_SEND, 0);
 
-	memset(&r, 0, offsetof(struct rpcrdma_hdr, rh_segs));
-	r.rh_nread = r.rh_nwrite = 0;
-	r.rh_has_reply = false;
-	r.rh_xid = xid;
-	r.rh_vers = 1;
-	r.rh_credits = 8;
-	r.rh_proc = RDMA_MSG;
+	rpcrdma_wire_hdr_init(&r, xid, 8, RDMA_MSG);
 	if (h.rh_nwrite) {
 		struct rpcrdma_segment *seg = &h.rh_segs[h.rh_write[0].rc_first];
 
