@@ -113,6 +113,33 @@ void rpcrdma_clnt_batch_end(struct rpcrdma_clnt *cl)
 }
 
 /*
+ * Wait on cl_slot_cond (until @dl, when not NULL) without the batch: a
+ * thread that holds it open gives it up for the wait, so that the calls
+ * the completion thread's callbacks start meanwhile are queued and posted
+ * together rather than one post each; it takes it back after the wait
+ * unless another thread has opened one.  The caller has posted what the
+ * batch queued (or has no connection to post on).  Return: as
+ * pthread_cond_wait() / pthread_cond_timedwait().  Lock held.
+ */
+static int clnt_batch_wait(struct rpcrdma_clnt *cl, const struct timespec *dl)
+{
+	unsigned depth = 0;
+	int rc;
+
+	if (clnt_batch_mine(cl)) {
+		depth = cl->cl_batch_depth;
+		cl->cl_batch_depth = 0;
+	}
+	rc = dl ? pthread_cond_timedwait(&cl->cl_slot_cond, &cl->cl_lock, dl) :
+		  pthread_cond_wait(&cl->cl_slot_cond, &cl->cl_lock);
+	if (depth && !cl->cl_batch_depth) {
+		cl->cl_batch_owner = pthread_self();
+		cl->cl_batch_depth = depth;
+	}
+	return rc;
+}
+
+/*
  * Post marshalled @rl (its credit taken): into the xid table, the Send
  * ring, then one post of its window binds and its Send; or, with
  * @may_queue (an asynchronous call of the thread holding the batch open,
@@ -230,7 +257,7 @@ static int clnt_call_start_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_c
 			if (!waited)
 				cl->cl_stats.cs_credit_waits++;
 			waited = true;
-			pthread_cond_wait(&cl->cl_slot_cond, &cl->cl_lock);
+			clnt_batch_wait(cl, NULL);
 		}
 		if (cl->cl_connected)
 			break;
@@ -253,8 +280,7 @@ static int clnt_call_start_common(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_c
 		}
 		cl->cl_conn_waiters++;
 		pthread_cond_broadcast(&cl->cl_work_cond);
-		timed_out = pthread_cond_timedwait(&cl->cl_slot_cond, &cl->cl_lock, &dl) ==
-			    ETIMEDOUT;
+		timed_out = clnt_batch_wait(cl, &dl) == ETIMEDOUT;
 		cl->cl_conn_waiters--;
 	}
 	rl = cl->cl_free;

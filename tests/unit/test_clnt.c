@@ -1620,6 +1620,127 @@ static void test_batch_flushed_before_credit_wait(void **state)
 	assert_int_equal(cl->cl_reqs_out, 0);
 }
 
+/* A thread of a batch that waits for a credit starts two calls. */
+struct batch_waiter {
+	struct rpcrdma_clnt *bw_cl;
+	struct rpcrdma_clnt_call *bw_ca;  /* two calls */
+	struct async_seen bw_seen[2];
+	int bw_rc[2];
+	unsigned bw_sends_after_first;    /* fv_nsends when the first returned */
+	unsigned bw_sends_before_end;     /* ... before its rpcrdma_clnt_batch_end() */
+};
+
+static void *batch_waiter_thread(void *arg)
+{
+	struct batch_waiter *bw = arg;
+	unsigned i;
+
+	rpcrdma_clnt_batch_begin(bw->bw_cl);
+	for (i = 0; i < 2; i++) {
+		bw->bw_rc[i] = rpcrdma_clnt_call_async(bw->bw_cl, &bw->bw_ca[i], async_done,
+						       &bw->bw_seen[i], NULL);
+		if (!i)
+			bw->bw_sends_after_first = fv.fv_nsends;
+	}
+	bw->bw_sends_before_end = fv.fv_nsends;
+	rpcrdma_clnt_batch_end(bw->bw_cl);
+	return NULL;
+}
+
+/* Until the waiter's first call waits for a credit. */
+static void wait_for_credit_waiter(struct rpcrdma_clnt *cl)
+{
+	pthread_mutex_lock(&cl->cl_lock);
+	while (!cl->cl_stats.cs_credit_waits) {
+		pthread_mutex_unlock(&cl->cl_lock);
+		usleep(1000);
+		pthread_mutex_lock(&cl->cl_lock);
+	}
+	pthread_mutex_unlock(&cl->cl_lock);
+}
+
+static void grant_credits(struct rpcrdma_clnt *cl, uint32_t credits)
+{
+	pthread_mutex_lock(&cl->cl_lock);
+	cl->cl_credits = credits;
+	pthread_cond_broadcast(&cl->cl_slot_cond);
+	pthread_mutex_unlock(&cl->cl_lock);
+}
+
+/* A thread waiting for a credit does not hold its batch open meanwhile
+ * (the completion thread's callbacks could not batch their calls, each
+ * would be a post of its own), and takes it back after the wait: the
+ * calls it starts then are queued until its rpcrdma_clnt_batch_end(). */
+static void test_batch_given_up_while_waiting(void **state)
+{
+	struct three_calls t;
+	struct rpcrdma_clnt *cl = three_calls_clnt(state, &t);
+	struct async_seen seen0 = { 0 };
+	struct batch_waiter bw = { .bw_cl = cl, .bw_ca = &t.ca[1] };
+	pthread_t th;
+	unsigned depth;
+
+	cl->cl_credits = 1;
+	assert_int_equal(rpcrdma_clnt_call_async(cl, &t.ca[0], async_done, &seen0, NULL), 0);
+	assert_int_equal(fv.fv_nsends, 1);
+	assert_int_equal(pthread_create(&th, NULL, batch_waiter_thread, &bw), 0);
+	wait_for_credit_waiter(cl);
+	pthread_mutex_lock(&cl->cl_lock);
+	depth = cl->cl_batch_depth;
+	pthread_mutex_unlock(&cl->cl_lock);
+	grant_credits(cl, 3);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(depth, 0); /* given up for the wait */
+	assert_int_equal(bw.bw_rc[0], 0);
+	assert_int_equal(bw.bw_rc[1], 0);
+	/* taken back: both of its calls queued, posted at its end */
+	assert_int_equal(bw.bw_sends_after_first, 1);
+	assert_int_equal(bw.bw_sends_before_end, 1);
+	assert_int_equal(fv.fv_nsends, 3);
+	assert_int_equal(cl->cl_batch_depth, 0);
+	drop_connection(cl);
+	assert_int_equal(seen0.calls + bw.bw_seen[0].calls + bw.bw_seen[1].calls, 3);
+	assert_int_equal(cl->cl_reqs_out, 0);
+}
+
+/* Another thread opens a batch while the first waits for a credit: the
+ * waiter cannot take its own back, so its calls after the wait are posted
+ * at once (the other batch's queue first), its end posts nothing, and the
+ * other thread's batch stays open and its own. */
+static void test_batch_taken_while_waiting(void **state)
+{
+	struct three_calls t;
+	struct rpcrdma_clnt *cl = three_calls_clnt(state, &t);
+	struct async_seen seen0 = { 0 }, seen_mine = { 0 };
+	uint8_t res[64];
+	struct rpcrdma_clnt_call mine = { .ca_prog = 1, .ca_vers = 1, .ca_res = res,
+					  .ca_res_cap = sizeof(res) };
+	struct batch_waiter bw = { .bw_cl = cl, .bw_ca = &t.ca[1] };
+	pthread_t th;
+
+	cl->cl_credits = 1;
+	assert_int_equal(rpcrdma_clnt_call_async(cl, &t.ca[0], async_done, &seen0, NULL), 0);
+	assert_int_equal(pthread_create(&th, NULL, batch_waiter_thread, &bw), 0);
+	wait_for_credit_waiter(cl);
+	rpcrdma_clnt_batch_begin(cl); /* ours now */
+	grant_credits(cl, 4);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(bw.bw_rc[0], 0);
+	assert_int_equal(bw.bw_rc[1], 0);
+	assert_int_equal(bw.bw_sends_after_first, 2); /* posted at once */
+	assert_int_equal(bw.bw_sends_before_end, 3);
+	assert_int_equal(fv.fv_nsends, 3);
+	assert_int_equal(cl->cl_batch_depth, 1);
+	assert_int_equal(rpcrdma_clnt_call_async(cl, &mine, async_done, &seen_mine, NULL), 0);
+	assert_int_equal(fv.fv_nsends, 3); /* queued in our batch */
+	rpcrdma_clnt_batch_end(cl);
+	assert_int_equal(fv.fv_nsends, 4);
+	drop_connection(cl);
+	assert_int_equal(seen0.calls + bw.bw_seen[0].calls + bw.bw_seen[1].calls +
+			 seen_mine.calls, 4);
+	assert_int_equal(cl->cl_reqs_out, 0);
+}
+
 /* Queued Sends whose connection goes (or whose batched post fails) are
  * never posted on it: their calls end as lost with the connection, once,
  * and their requests come back when it is closed. */
@@ -1887,6 +2008,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_batch_one_post, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batch_flushed_before_other_post, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_batch_given_up_while_waiting, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_batch_taken_while_waiting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batch_flushed_before_credit_wait, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_batch_lost_with_connection, setup, teardown),
