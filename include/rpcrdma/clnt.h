@@ -345,10 +345,14 @@ int rpcrdma_clnt_try_call_async(struct rpcrdma_clnt *cl, struct rpcrdma_clnt_cal
  * reconnect or gets -EAGAIN from rpcrdma_clnt_try_call_async() (outside
  * @cl's callbacks, whose batch the completion thread posts after them),
  * and at once when any other thread posts (or this one makes a
- * synchronous call).  A queued call counts as sent: its credit is
- * taken, its timeout runs, and it may be aborted.  Batches nest (the
- * outermost end posts); while another thread holds a batch open on @cl,
- * this call does nothing and this thread's calls are posted at once.
+ * synchronous call).  For such a wait the batch is given up, so that
+ * the calls the completion thread's callbacks start meanwhile are batched
+ * in turn, and taken back after it, unless another thread has opened one
+ * meanwhile: this thread's calls are then posted at once until its end.
+ * A queued call counts as sent: its credit is taken, its timeout runs,
+ * and it may be aborted.  Batches nest (the outermost end posts); while
+ * another thread holds a batch open on @cl, this call does nothing and
+ * this thread's calls are posted at once.
  * Must not be called from a completion callback.
  */
 void rpcrdma_clnt_batch_begin(struct rpcrdma_clnt *cl);
