@@ -21,6 +21,11 @@
  * SVC_EXTRA_RECVS headroom; beyond it the Requester would get RNR NAKs.
  */
 #define SVC_REFILL_BATCH (SVC_EXTRA_RECVS / 2)
+/* A drain polls the CQ SVC_POLL_BATCH completions at a time, at most
+ * SVC_POLL_BUDGET times before the run loop turns to other connections;
+ * the replies and Reads each poll makes are posted together after it. */
+#define SVC_POLL_BATCH 32
+#define SVC_POLL_BUDGET 2
 
 static uint32_t min_u32(uint32_t a, uint32_t b)
 {
@@ -665,8 +670,8 @@ void svc_dev_cq_event(struct svc_dev *dev)
 void svc_conn_cq_event_poll(struct svc_conn *conn)
 {
 	struct svc_group *grp = conn->sx_grp;
-	struct ibv_wc wc[16];
-	int n = 0, i, budget = 4;
+	struct ibv_wc wc[SVC_POLL_BATCH];
+	int n = 0, i, budget = SVC_POLL_BUDGET;
 
 	/* Drain, at most a few batches at a time so one busy connection does
 	 * not starve the others: one that still has completions is marked and
@@ -677,17 +682,17 @@ void svc_conn_cq_event_poll(struct svc_conn *conn)
 	/* The send CQ first: the contexts its completions give back serve
 	 * the calls the Receives bring. */
 	if (svc_conn_split_cq(conn)) {
-		while ((n = rpcrdma_verbs_poll(conn->sx_scq, 16, wc)) > 0) {
+		while ((n = rpcrdma_verbs_poll(conn->sx_scq, SVC_POLL_BATCH, wc)) > 0) {
 			grp->gr_post_batch = true;
 			for (i = 0; i < n; i++)
 				svc_conn_handle_wc(conn, &wc[i]);
 			svc_conn_flush_recvs(conn);
 			svc_send_flush(grp);
-			if (n < 16)
+			if (n < SVC_POLL_BATCH)
 				break;
 		}
 	}
-	while (budget-- > 0 && (n = rpcrdma_verbs_poll(conn->sx_cq, 16, wc)) > 0) {
+	while (budget-- > 0 && (n = rpcrdma_verbs_poll(conn->sx_cq, SVC_POLL_BATCH, wc)) > 0) {
 		/* Replies made during this batch (calls served on this
 		 * thread, error replies) are chained and posted together. */
 		grp->gr_post_batch = true;
