@@ -152,7 +152,8 @@ int clnt_alloc_pools(struct rpcrdma_clnt *cl)
 
 	/* backchannel hook: a Receive and a reply buffer per slot (clnt_bc.c) */
 	cl->cl_nrecvs = cl->cl_max_credits + CLNT_EXTRA_RECVS + cl->cl_cfg.cf_bc_slots;
-	cl->cl_nreqs = cl->cl_max_credits;
+	cl->cl_sq_every = cl->cl_max_credits / 2 ? cl->cl_max_credits / 2 : 1;
+	cl->cl_nreqs = cl->cl_max_credits + cl->cl_sq_every;
 	cl->cl_slab_len = (size_t)cl->cl_nrecvs * isz +
 			  (size_t)cl->cl_nreqs * (CLNT_HDR_BUF + isz) +
 			  (size_t)CLNT_BC_REQS(cl) * isz;
@@ -484,7 +485,7 @@ static int clnt_create_qp(struct rpcrdma_clnt *cl)
 	struct ibv_device_attr dev;
 	struct rdma_cm_id *id = cl->cl_id;
 	/* backchannel hook: its replies' Sends and its Receives */
-	uint32_t send_wr = cl->cl_max_credits + 4 + CLNT_BC_REQS(cl);
+	uint32_t send_wr = cl->cl_nreqs + 4 + CLNT_BC_REQS(cl);
 	uint32_t recv_wr = cl->cl_max_credits + CLNT_EXTRA_RECVS + cl->cl_cfg.cf_bc_slots;
 
 	if (ibv_query_device(id->verbs, &dev))
@@ -498,7 +499,7 @@ static int clnt_create_qp(struct rpcrdma_clnt *cl)
 		clnt_log(cl, "device has no type 2B memory windows: buffers are "
 			 "registered per call");
 	if (cl->cl_mw_enabled) /* per call: binds and LOCAL_INVs, one per chunk */
-		send_wr += cl->cl_max_credits * 2 * CLNT_NMAPS;
+		send_wr += cl->cl_nreqs * 2 * CLNT_NMAPS;
 
 	cl->cl_pd = ibv_alloc_pd(id->verbs);
 	if (!cl->cl_pd)

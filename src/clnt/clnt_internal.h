@@ -240,8 +240,13 @@ struct rpcrdma_clnt {
 	struct clnt_recv *cl_recvs;
 	uint32_t cl_nrecvs;
 	uint32_t cl_recvs_posted;
+	/* One request per credit, and as many again as Sends may go
+	 * unsignalled: the request of a call whose reply is in may still
+	 * wait for a later signalled Send to complete, and the next call
+	 * must not wait for it (clnt_alloc_pools()). */
 	struct clnt_req *cl_reqs;
 	uint32_t cl_nreqs;
+	uint32_t cl_sq_every;         /* every cl_sq_every-th Send signalled */
 	struct clnt_req *cl_free;
 	uint32_t cl_reqs_out;
 	struct clnt_req **cl_xids;    /* calls the Responder may hold, by xid */

@@ -28,13 +28,15 @@ void clnt_req_release(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned own
 }
 
 /*
- * Put @rl's Send in the ring; signal it when half the ring has gone
- * unsignalled, so at most half the requests wait for a later completion
- * to be released and the pool can never empty itself.  Lock held.
+ * Put @rl's Send in the ring; signal every cl_sq_every-th, so at most
+ * cl_sq_every - 1 requests whose calls are over wait for a later
+ * completion to be released: the pool has that many beyond the credits,
+ * so it never empties itself and a call ending frees a request for the
+ * next.  Lock held.
  */
 void clnt_sq_push(struct rpcrdma_clnt *cl, struct clnt_req *rl)
 {
-	uint32_t every = cl->cl_nreqs / 2 ? cl->cl_nreqs / 2 : 1;
+	uint32_t every = cl->cl_sq_every;
 
 	rl->rl_sq_pos = cl->cl_sq_tail++;
 	cl->cl_sq_ring[rl->rl_sq_pos % cl->cl_nreqs] = rl;
@@ -50,7 +52,7 @@ void clnt_sq_push(struct rpcrdma_clnt *cl, struct clnt_req *rl)
 /* Undo clnt_sq_push() of the last Send (its post failed).  Lock held. */
 void clnt_sq_pop(struct rpcrdma_clnt *cl, struct clnt_req *rl)
 {
-	uint32_t every = cl->cl_nreqs / 2 ? cl->cl_nreqs / 2 : 1;
+	uint32_t every = cl->cl_sq_every;
 
 	cl->cl_sq_tail--;
 	if (rl->rl_sq_signaled) {

@@ -818,8 +818,8 @@ static struct rpcrdma_clnt *three_calls_clnt(void **state, struct three_calls *t
 	return cl;
 }
 
-/* Sends are signalled once per half ring (4 requests: every 2nd); one
- * completion releases every Send posted before it, in order. */
+/* Sends are signalled once per half credit window (4 credits: every
+ * 2nd); one completion releases every Send posted before it, in order. */
 static void test_send_ring(void **state)
 {
 	struct three_calls t;
@@ -846,6 +846,50 @@ static void test_send_ring(void **state)
 	assert_int_equal(cl->cl_sq_signaled, 0);
 	/* Teardown releases the third, whose completion never comes. */
 	release_sends(cl);
+	assert_int_equal(cl->cl_reqs_out, 0);
+}
+
+/* The pool has a signalling interval of requests beyond the credits:
+ * with every call's reply in but the last Sends still waiting for their
+ * signalled completion, the whole credit window can be used again at
+ * once, none of the calls waiting for a request (with one request per
+ * credit, the third found none free). */
+static void test_requests_beyond_credits(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(4096);
+	uint8_t res[8][64], reply[64];
+	struct rpcrdma_clnt_call ca[8];
+	struct async_seen seen[4] = { { 0 } };
+	struct clnt_req *rl[4];
+	unsigned i;
+
+	*state = cl;
+	cl->cl_credits = 4;
+	assert_int_equal(cl->cl_sq_every, 2);
+	assert_int_equal(cl->cl_nreqs, 6);
+	for (i = 0; i < 8; i++)
+		ca[i] = (struct rpcrdma_clnt_call){ .ca_prog = 1, .ca_vers = 1,
+						    .ca_res = res[i], .ca_res_cap = 64 };
+	for (i = 0; i < 4; i++)
+		assert_int_equal(clnt_call_start(cl, &ca[i], &rl[i]), 0);
+	assert_int_equal(fv.fv_send_flags[1], IBV_SEND_SIGNALED);
+	assert_int_equal(fv.fv_send_flags[3], IBV_SEND_SIGNALED);
+	cq_push(fv.fv_send_ids[1], IBV_WC_SUCCESS, IBV_WC_SEND, 0);
+	for (i = 0; i < 4; i++) {
+		deliver(cl, reply, build_inline_reply(reply, rl[i]->rl_xid, 4, i));
+		clnt_poll(cl);
+		assert_int_equal(clnt_call_wait(cl, rl[i], 1000), 0);
+	}
+	assert_int_equal(cl->cl_outstanding, 0);
+	assert_int_equal(cl->cl_reqs_out, 2); /* the last two wait for Send 3 */
+	for (i = 0; i < 4; i++)
+		assert_int_equal(rpcrdma_clnt_try_call_async(cl, &ca[4 + i], async_done,
+							     &seen[i], NULL), 0);
+	assert_int_equal(cl->cl_outstanding, 4);
+	assert_int_equal(cl->cl_reqs_out, 6);
+	drop_connection(cl);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(seen[i].calls, 1);
 	assert_int_equal(cl->cl_reqs_out, 0);
 }
 
@@ -911,7 +955,7 @@ static void test_registered_buffer(void **state)
 static void test_memory_window(void **state)
 {
 	struct rpcrdma_clnt *cl = make_clnt(4096);
-	static struct ibv_mw mws[4][CLNT_NMAPS];
+	static struct ibv_mw mws[8][CLNT_NMAPS]; /* up to 8 requests */
 	static uint8_t data[8192];
 	uint8_t res[64], reply[96], *p;
 	struct rpcrdma_clnt_call ca = {
@@ -1998,6 +2042,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_timeout_with_write_chunk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_async_abort_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_send_ring, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_requests_beyond_credits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registered_buffer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_memory_window, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_replies, setup, teardown),

@@ -27,7 +27,7 @@
 
 #include "clnt_fixture.h"
 
-static struct ibv_mw fake_mws[4][CLNT_NMAPS];
+static struct ibv_mw fake_mws[8][CLNT_NMAPS]; /* up to 8 requests */
 
 /* A connected client with 4 requests, 4 credits granted, peer inline 4096;
  * @mw: windows enabled (fake window objects). */

@@ -446,7 +446,7 @@ static void test_no_retries_no_resend(void **state)
 
 /* Fake window objects of the requests, made again at each connection (a
  * reconnect frees them with ibv_dealloc_mw, which invalidates them). */
-static struct ibv_mw fake_mws[4][CLNT_NMAPS];
+static struct ibv_mw fake_mws[8][CLNT_NMAPS]; /* up to 8 requests */
 static uint32_t fake_mw_gen;
 
 static void fake_mws_install(struct rpcrdma_clnt *cl)
