@@ -103,6 +103,9 @@ int clnt_init(struct rpcrdma_clnt *cl, const struct rpcrdma_clnt_config *cfg)
 	cl->cl_cfg.cf_source = NULL;
 	cl->cl_wake_fd = -1;
 	cl->cl_max_credits = cl->cl_cfg.cf_max_credits;
+	/* Sized before the first QP, whose send queue holds the pool's Sends. */
+	cl->cl_sq_every = cl->cl_max_credits / 2 ? cl->cl_max_credits / 2 : 1;
+	cl->cl_nreqs = cl->cl_max_credits + cl->cl_sq_every;
 	cl->cl_credits = 1; /* until the first reply grants more */
 	cl->cl_inline_send = RPCRDMA_DEFAULT_INLINE;
 	cl->cl_inline_recv = RPCRDMA_DEFAULT_INLINE;
@@ -152,8 +155,6 @@ int clnt_alloc_pools(struct rpcrdma_clnt *cl)
 
 	/* backchannel hook: a Receive and a reply buffer per slot (clnt_bc.c) */
 	cl->cl_nrecvs = cl->cl_max_credits + CLNT_EXTRA_RECVS + cl->cl_cfg.cf_bc_slots;
-	cl->cl_sq_every = cl->cl_max_credits / 2 ? cl->cl_max_credits / 2 : 1;
-	cl->cl_nreqs = cl->cl_max_credits + cl->cl_sq_every;
 	cl->cl_slab_len = (size_t)cl->cl_nrecvs * isz +
 			  (size_t)cl->cl_nreqs * (CLNT_HDR_BUF + isz) +
 			  (size_t)CLNT_BC_REQS(cl) * isz;
