@@ -243,7 +243,7 @@ struct rpcrdma_clnt {
 	/* One request per credit, and as many again as Sends may go
 	 * unsignalled: the request of a call whose reply is in may still
 	 * wait for a later signalled Send to complete, and the next call
-	 * must not wait for it (clnt_alloc_pools()). */
+	 * must not wait for it (sized in clnt_init()). */
 	struct clnt_req *cl_reqs;
 	uint32_t cl_nreqs;
 	uint32_t cl_sq_every;         /* every cl_sq_every-th Send signalled */
