@@ -1614,6 +1614,15 @@ struct batch_grant {
 	unsigned bg_sends;    /* Sends posted before the grant is raised */
 };
 
+/* Raise the credit window to @credits and wake the callers waiting for one. */
+static void grant_credits(struct rpcrdma_clnt *cl, uint32_t credits)
+{
+	pthread_mutex_lock(&cl->cl_lock);
+	cl->cl_credits = credits;
+	pthread_cond_broadcast(&cl->cl_slot_cond);
+	pthread_mutex_unlock(&cl->cl_lock);
+}
+
 /* Raise the grant once the queued Sends are on the wire: a caller that
  * waited for a credit with its batch unposted would never get here. */
 static void *batch_grant_thread(void *arg)
@@ -1627,9 +1636,8 @@ static void *batch_grant_thread(void *arg)
 		usleep(1000);
 		pthread_mutex_lock(&bg->bg_cl->cl_lock);
 	}
-	bg->bg_cl->cl_credits = 3;
-	pthread_cond_broadcast(&bg->bg_cl->cl_slot_cond);
 	pthread_mutex_unlock(&bg->bg_cl->cl_lock);
+	grant_credits(bg->bg_cl, 3);
 	return NULL;
 }
 
@@ -1700,14 +1708,6 @@ static void wait_for_credit_waiter(struct rpcrdma_clnt *cl)
 		usleep(1000);
 		pthread_mutex_lock(&cl->cl_lock);
 	}
-	pthread_mutex_unlock(&cl->cl_lock);
-}
-
-static void grant_credits(struct rpcrdma_clnt *cl, uint32_t credits)
-{
-	pthread_mutex_lock(&cl->cl_lock);
-	cl->cl_credits = credits;
-	pthread_cond_broadcast(&cl->cl_slot_cond);
 	pthread_mutex_unlock(&cl->cl_lock);
 }
 
