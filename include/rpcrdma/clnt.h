@@ -65,7 +65,9 @@ struct rpcrdma_capture;
  *   handle expected) or by a LOCAL_INV whose completion is awaited; after an abort by a LOCAL_INV; after a
  *   timeout or disconnect the QP is in error, the only one the window was
  *   bound to.  The Responder reaches only the chunk, only during the call.
- *   On a device without type 2B windows: as RPCRDMA_CLNT_REG_PER_CALL.
+ *   On a device without type 2B windows, or whose max_qp_wr or max_cqe
+ *   cannot hold the windows' work requests at cf_max_credits: as
+ *   RPCRDMA_CLNT_REG_PER_CALL (logged).
  * RPCRDMA_CLNT_REG_PER_CALL: every chunk is registered (ibv_reg_mr) for
  *   its call and deregistered before the call is reported done; a late
  *   RDMA access then faults.  rpcrdma_clnt_register_buffer() is refused.
@@ -216,8 +218,9 @@ struct rpcrdma_clnt;
  * thresholds are then min(ours, the peer's), 1024 when the peer sent none.
  * Starts the completion thread.
  *
- * Return: 0; -EINVAL (bad configuration or address); -ENOMEM;
- * -EHOSTUNREACH / -ENETUNREACH (no route, or no RDMA device for it);
+ * Return: 0; -EINVAL (bad configuration or address, or cf_max_credits
+ * needs more work requests or completions than the device's max_qp_wr or
+ * max_cqe allow: logged with the sizes); -ENOMEM; -EHOSTUNREACH / -ENETUNREACH (no route, or no RDMA device for it);
  * -ECONNREFUSED (rejected); -ETIMEDOUT; -ECONNRESET (CONNECT_ERROR
  * without a status, or DISCONNECTED before the connection was up);
  * -ENODEV (DEVICE_REMOVAL while connecting); -EPROTO (any other

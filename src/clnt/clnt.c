@@ -480,27 +480,59 @@ out:
 	return rc;
 }
 
+int clnt_qp_size(struct rpcrdma_clnt *cl, const struct ibv_device_attr *dev,
+		 uint32_t *send_wr, uint32_t *recv_wr)
+{
+	/* backchannel hook: its replies' Sends and its Receives */
+	uint32_t sq = cl->cl_nreqs + 4 + CLNT_BC_REQS(cl);
+	uint32_t rq = cl->cl_max_credits + CLNT_EXTRA_RECVS + cl->cl_cfg.cf_bc_slots;
+	/* per call: binds and LOCAL_INVs, one per chunk */
+	uint32_t mw_wr = cl->cl_nreqs * 2 * CLNT_NMAPS;
+	uint32_t max_wr = dev->max_qp_wr > 0 ? (uint32_t)dev->max_qp_wr : 0;
+	uint32_t max_cqe = dev->max_cqe > 0 ? (uint32_t)dev->max_cqe : 0;
+
+	cl->cl_mw_enabled = cl->cl_cfg.cf_reg == RPCRDMA_CLNT_REG_WINDOWS &&
+			    (dev->device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B);
+	if (cl->cl_cfg.cf_reg == RPCRDMA_CLNT_REG_WINDOWS && !cl->cl_mw_enabled)
+		clnt_log(cl, "device has no type 2B memory windows: buffers are "
+			 "registered per call");
+	if (sq > max_wr || rq > max_wr || sq + rq > max_cqe) {
+		clnt_log(cl, "%u credits need a send queue of %u, a receive queue "
+			 "of %u and a completion queue of %u; the device allows "
+			 "%u per queue and %u completions: ask for fewer credits",
+			 cl->cl_max_credits, sq, rq, sq + rq, max_wr, max_cqe);
+		return -EINVAL;
+	}
+	if (cl->cl_mw_enabled && (sq + mw_wr > max_wr || sq + mw_wr + rq > max_cqe)) {
+		clnt_log(cl, "%u credits with memory windows need a send queue of "
+			 "%u, the device allows %u (completion queue %u of %u): "
+			 "buffers are registered per call", cl->cl_max_credits,
+			 sq + mw_wr, max_wr, sq + mw_wr + rq, max_cqe);
+		cl->cl_mw_enabled = false;
+	}
+	if (cl->cl_mw_enabled)
+		sq += mw_wr;
+	*send_wr = sq;
+	*recv_wr = rq;
+	return 0;
+}
+
 static int clnt_create_qp(struct rpcrdma_clnt *cl)
 {
 	struct ibv_qp_init_attr attr;
 	struct ibv_device_attr dev;
 	struct rdma_cm_id *id = cl->cl_id;
-	/* backchannel hook: its replies' Sends and its Receives */
-	uint32_t send_wr = cl->cl_nreqs + 4 + CLNT_BC_REQS(cl);
-	uint32_t recv_wr = cl->cl_max_credits + CLNT_EXTRA_RECVS + cl->cl_cfg.cf_bc_slots;
+	uint32_t send_wr, recv_wr;
+	int rc;
 
 	if (ibv_query_device(id->verbs, &dev))
 		return -EIO;
 	/* Soft-RoCE: vendor id 0xffffff, devices named rxe* by convention */
 	cl->cl_rxe_inv_flag = dev.vendor_id == 0xffffffu ||
 			      !strncmp(ibv_get_device_name(id->verbs->device), "rxe", 3);
-	cl->cl_mw_enabled = cl->cl_cfg.cf_reg == RPCRDMA_CLNT_REG_WINDOWS &&
-			    (dev.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B);
-	if (cl->cl_cfg.cf_reg == RPCRDMA_CLNT_REG_WINDOWS && !cl->cl_mw_enabled)
-		clnt_log(cl, "device has no type 2B memory windows: buffers are "
-			 "registered per call");
-	if (cl->cl_mw_enabled) /* per call: binds and LOCAL_INVs, one per chunk */
-		send_wr += cl->cl_nreqs * 2 * CLNT_NMAPS;
+	rc = clnt_qp_size(cl, &dev, &send_wr, &recv_wr);
+	if (rc)
+		return rc;
 
 	cl->cl_pd = ibv_alloc_pd(id->verbs);
 	if (!cl->cl_pd)

@@ -310,6 +310,19 @@ int clnt_register_slab(struct rpcrdma_clnt *cl);
 int clnt_post_all_recvs(struct rpcrdma_clnt *cl);
 void clnt_set_peer(struct rpcrdma_clnt *cl, const void *pdata, size_t len);
 /*
+ * clnt_qp_size - the queue sizes a connection of @cl needs on device
+ * @dev: *@send_wr (the request pool's Sends, backchannel replies, and with
+ * memory windows a bind and a LOCAL_INV per chunk of each request) and
+ * *@recv_wr (a Receive per credit, spares, backchannel slots); the one CQ
+ * holds both.  Sets cl_mw_enabled: windows when asked for, the device has
+ * type 2B windows and their work requests fit max_qp_wr and max_cqe,
+ * otherwise per-call registration (logged).
+ * Return: 0; -EINVAL when even without windows a queue exceeds max_qp_wr
+ * or both exceed max_cqe (logged, naming the sizes: ask for fewer credits).
+ */
+int clnt_qp_size(struct rpcrdma_clnt *cl, const struct ibv_device_attr *dev,
+		 uint32_t *send_wr, uint32_t *recv_wr);
+/*
  * clnt_private_flags - the RFC 8797 flags we send: RPCRDMA_CM_FLAG_RSI
  * when asked for (cf_remote_invalidate) and every handle we give the
  * Responder is a memory window bound for one call (windows enabled), which

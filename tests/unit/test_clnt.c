@@ -893,6 +893,68 @@ static void test_requests_beyond_credits(void **state)
 	assert_int_equal(cl->cl_reqs_out, 0);
 }
 
+/* Queue sizes against the device's limits (worked out by hand): 1024
+ * credits make a pool of 1536 requests (credits + credits/2), so a send
+ * queue of 1536 + 4 and a receive queue of 1024 + 2; memory windows add
+ * 1536 x 2 x 3 (a bind and a LOCAL_INV per chunk) = 9216 Sends. */
+static void test_qp_size_fits_device(void **state)
+{
+	struct rpcrdma_clnt_config cfg = {
+		.cf_max_credits = 1024,
+		.cf_inline_size = 4096,
+		.cf_auth_none = true,
+		.cf_log = stderr,
+		.cf_reg = RPCRDMA_CLNT_REG_WINDOWS,
+	};
+	struct rpcrdma_clnt *cl = calloc(1, sizeof(*cl));
+	struct ibv_device_attr dev = {
+		.max_qp_wr = 16384,
+		.max_cqe = 32767,
+		.device_cap_flags = IBV_DEVICE_MEM_WINDOW_TYPE_2B,
+	};
+	uint32_t sq = 0, rq = 0;
+
+	(void)state;
+	assert_non_null(cl);
+	assert_int_equal(clnt_init(cl, &cfg), 0);
+	/* everything fits: windows on */
+	assert_int_equal(clnt_qp_size(cl, &dev, &sq, &rq), 0);
+	assert_true(cl->cl_mw_enabled);
+	assert_int_equal(sq, 1540 + 9216);
+	assert_int_equal(rq, 1026);
+	/* windows' Sends beyond max_qp_wr: registration per call instead */
+	dev.max_qp_wr = 8192;
+	assert_int_equal(clnt_qp_size(cl, &dev, &sq, &rq), 0);
+	assert_false(cl->cl_mw_enabled);
+	assert_int_equal(sq, 1540);
+	assert_int_equal(rq, 1026);
+	/* ... or beyond the CQ (10756 + 1026 > 11000) */
+	dev.max_qp_wr = 16384;
+	dev.max_cqe = 11000;
+	assert_int_equal(clnt_qp_size(cl, &dev, &sq, &rq), 0);
+	assert_false(cl->cl_mw_enabled);
+	assert_int_equal(sq, 1540);
+	/* no windows on the device: the same sizes */
+	dev.max_cqe = 32767;
+	dev.device_cap_flags = 0;
+	assert_int_equal(clnt_qp_size(cl, &dev, &sq, &rq), 0);
+	assert_false(cl->cl_mw_enabled);
+	assert_int_equal(sq, 1540);
+	/* the Receives alone beyond max_qp_wr (1026 > 1024) */
+	sq = rq = 7;
+	dev.max_qp_wr = 1024;
+	assert_int_equal(clnt_qp_size(cl, &dev, &sq, &rq), -EINVAL);
+	assert_int_equal(sq, 7);
+	/* both queues fit, the CQ does not (1540 + 1026 > 2048) */
+	dev.max_qp_wr = 2048;
+	dev.max_cqe = 2048;
+	assert_int_equal(clnt_qp_size(cl, &dev, &sq, &rq), -EINVAL);
+	dev.max_cqe = 2566;
+	assert_int_equal(clnt_qp_size(cl, &dev, &sq, &rq), 0);
+	assert_int_equal(sq + rq, 2566);
+	clnt_free(cl);
+}
+
 /* A registered buffer: a Write chunk inside it borrows its registration
  * (no per-call reg_mr); it cannot be unregistered while a call uses it. */
 static void test_registered_buffer(void **state)
@@ -2043,6 +2105,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_async_abort_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_send_ring, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_requests_beyond_credits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_qp_size_fits_device, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registered_buffer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_memory_window, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_replies, setup, teardown),
