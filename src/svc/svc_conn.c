@@ -21,11 +21,6 @@
  * SVC_EXTRA_RECVS headroom; beyond it the Requester would get RNR NAKs.
  */
 #define SVC_REFILL_BATCH (SVC_EXTRA_RECVS / 2)
-/* A drain polls the CQ SVC_POLL_BATCH completions at a time, at most
- * SVC_POLL_BUDGET times before the run loop turns to other connections;
- * the replies and Reads each poll makes are posted together after it. */
-#define SVC_POLL_BATCH 32
-#define SVC_POLL_BUDGET 2
 
 static uint32_t min_u32(uint32_t a, uint32_t b)
 {
@@ -707,8 +702,14 @@ void svc_conn_cq_event_poll(struct svc_conn *conn)
 		 * They go before the replies, whose grants count on them. */
 		svc_conn_flush_recvs(conn);
 		svc_send_flush(grp);
+		/* A short batch emptied the CQ: what comes after it raises
+		 * an event (the drain after arming) or waits for the next. */
+		if (n < SVC_POLL_BATCH)
+			break;
 	}
-	if (budget < 0 && n > 0) {
+	/* Only a drain stopped by its budget, the last batch full, leaves
+	 * completions behind. */
+	if (n == SVC_POLL_BATCH) {
 		conn->sx_more = true;
 		conn->sx_grp->gr_more = true;
 	}

@@ -89,6 +89,12 @@
  * eventfd) once in this many turns; completions and the done queue are
  * looked at every turn, without a system call. */
 #define SVC_POLL_EPOLL_EVERY 64u
+/* A drain polls a CQ SVC_POLL_BATCH completions at a time, at most
+ * SVC_POLL_BUDGET times before the run loop turns to other connections
+ * (svc_conn_cq_event_poll()); the replies and Reads each poll makes are
+ * posted together after it. */
+#define SVC_POLL_BATCH 32
+#define SVC_POLL_BUDGET 2
 /* Call contexts created at once when a device's pool runs dry. */
 #define SVC_CALL_BATCH 16u
 

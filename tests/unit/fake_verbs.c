@@ -570,6 +570,7 @@ static int fv_poll(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 	struct ibv_wc a[64], b[64];
 
 	(void)cq;
+	fv.fv_npolls++;
 	if (m <= 64 && m > 1 && fv_roll(fv.fv_faults.ff_reorder_pct)) {
 		/* Interleave the two queues at random, each kept in order. */
 		for (i = 0; i < m; i++) {

@@ -91,6 +91,7 @@ struct fake_verbs {
 	struct ibv_wc fv_cq[FV_MAX_CQ];
 	uint8_t fv_cq_q[FV_MAX_CQ];
 	unsigned fv_cq_head, fv_cq_tail;
+	unsigned fv_npolls;                  /* poll_cq calls */
 
 	/* receive queue */
 	struct ibv_recv_wr fv_rq[FV_MAX_RQ];  /* copies; sg_list points at fv_rq_sge */

@@ -53,6 +53,7 @@ struct fixture {
 
 /* Most credits the fixture's connection may grow to (setup_grow: 16). */
 static uint32_t g_max_credits = 4;
+static uint32_t g_credits = 4;
 
 static int setup(void **state)
 {
@@ -79,14 +80,14 @@ static int setup(void **state)
 	f->conn->sx_id = &f->id;
 	f->conn->sx_dev = svc_dev_get(&f->svc.sv_groups[0], NULL, &f->pd);
 	assert_non_null(f->conn->sx_dev);
-	f->conn->sx_credits = 4;
-	f->conn->sx_max_credits = g_max_credits;
+	f->conn->sx_credits = g_credits;
+	f->conn->sx_max_credits = g_max_credits > g_credits ? g_max_credits : g_credits;
 	f->conn->sx_inline_recv = 1024;
 	f->conn->sx_inline_send = 1024;
 	assert_int_equal(svc_conn_alloc_pools(f->conn), 0);
 	assert_int_equal(svc_conn_post_all_recvs(f->conn), 0);
 	/* credits + 8 spare Receives, posted with one chained post */
-	assert_int_equal(fv.fv_nrecv_posted, 12);
+	assert_int_equal(fv.fv_nrecv_posted, g_credits + 8);
 	f->svc.sv_groups[0].gr_conns = f->conn;
 	*state = f;
 	return 0;
@@ -100,6 +101,17 @@ static int setup_grow(void **state)
 	g_max_credits = 16;
 	rc = setup(state);
 	g_max_credits = 4;
+	return rc;
+}
+
+/* The same, with 64 credits: 72 Receives posted. */
+static int setup_wide(void **state)
+{
+	int rc;
+
+	g_credits = 64;
+	rc = setup(state);
+	g_credits = 4;
 	return rc;
 }
 
@@ -830,6 +842,55 @@ static void test_recv_refill_bounded(void **state)
 	assert_int_equal(fv.fv_nrecv_posted, posted_before + 9);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.recv_refills), 3);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.drops), 9);
+	assert_int_equal(fv.fv_nsends, 0);
+	assert_baseline(f);
+}
+
+/*
+ * A drain takes at most SVC_POLL_BUDGET polls of SVC_POLL_BATCH (2 x 32)
+ * completions, and stops at the first short poll.  65 messages (dropped:
+ * too short) make one drain of 64 that leaves the connection marked for
+ * another turn, which takes the last one; 40 take one drain of 32 + 8 and
+ * no mark; 5 take one poll.
+ */
+static void test_drain_budget(void **state)
+{
+	struct fixture *f = *state;
+	struct svc_group *grp = &f->svc.sv_groups[0];
+	uint8_t msg[4] = { 0, 0, 0, 0xb3 };
+	unsigned polls;
+	int i;
+
+	assert_int_equal(SVC_POLL_BATCH * SVC_POLL_BUDGET, 64);
+	for (i = 0; i < 65; i++)
+		queue_recv(f, msg, 3);
+	polls = fv.fv_npolls;
+	svc_conn_cq_event_poll(f->conn);
+	assert_int_equal(fv.fv_npolls - polls, 2);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.drops), 64);
+	assert_true(f->conn->sx_more);
+	assert_true(grp->gr_more);
+	grp->gr_more = false;
+	svc_conn_cq_event_poll(f->conn);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.drops), 65);
+	assert_false(f->conn->sx_more);
+	assert_false(grp->gr_more);
+
+	for (i = 0; i < 40; i++)
+		queue_recv(f, msg, 3);
+	polls = fv.fv_npolls;
+	svc_conn_cq_event_poll(f->conn);
+	assert_int_equal(fv.fv_npolls - polls, 2);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.drops), 105);
+	assert_false(f->conn->sx_more);
+
+	for (i = 0; i < 5; i++)
+		queue_recv(f, msg, 3);
+	polls = fv.fv_npolls;
+	svc_conn_cq_event_poll(f->conn);
+	assert_int_equal(fv.fv_npolls - polls, 1);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.drops), 110);
+	assert_false(f->conn->sx_more);
 	assert_int_equal(fv.fv_nsends, 0);
 	assert_baseline(f);
 }
@@ -2003,6 +2064,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_read_error_and_flush, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recv_refill_batched, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recv_refill_bounded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_drain_budget, setup_wide, teardown),
 		cmocka_unit_test_setup_teardown(test_completion_inside_post, setup, teardown),
 	};
 
