@@ -65,9 +65,12 @@ struct rpcrdma_capture;
  *   handle expected) or by a LOCAL_INV whose completion is awaited; after an abort by a LOCAL_INV; after a
  *   timeout or disconnect the QP is in error, the only one the window was
  *   bound to.  The Responder reaches only the chunk, only during the call.
- *   On a device without type 2B windows, or whose max_qp_wr or max_cqe
- *   cannot hold the windows' work requests at cf_max_credits: as
- *   RPCRDMA_CLNT_REG_PER_CALL (logged).
+ *   On a device without type 2B windows, or whose max_qp_wr, max_cqe or
+ *   max_mw cannot hold the windows and their work requests (3 windows per
+ *   request; the requests follow cf_max_credits, the queues also
+ *   cf_bc_slots): as RPCRDMA_CLNT_REG_PER_CALL (logged).  Buffers
+ *   registered before a reconnect that dropped windows are then
+ *   registered per call too.
  * RPCRDMA_CLNT_REG_PER_CALL: every chunk is registered (ibv_reg_mr) for
  *   its call and deregistered before the call is reported done; a late
  *   RDMA access then faults.  rpcrdma_clnt_register_buffer() is refused.

@@ -490,6 +490,7 @@ int clnt_qp_size(struct rpcrdma_clnt *cl, const struct ibv_device_attr *dev,
 	uint32_t mw_wr = cl->cl_nreqs * 2 * CLNT_NMAPS;
 	uint32_t max_wr = dev->max_qp_wr > 0 ? (uint32_t)dev->max_qp_wr : 0;
 	uint32_t max_cqe = dev->max_cqe > 0 ? (uint32_t)dev->max_cqe : 0;
+	uint32_t max_mw = dev->max_mw > 0 ? (uint32_t)dev->max_mw : 0;
 
 	cl->cl_mw_enabled = cl->cl_cfg.cf_reg == RPCRDMA_CLNT_REG_WINDOWS &&
 			    (dev->device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B);
@@ -503,11 +504,13 @@ int clnt_qp_size(struct rpcrdma_clnt *cl, const struct ibv_device_attr *dev,
 			 cl->cl_max_credits, sq, rq, sq + rq, max_wr, max_cqe);
 		return -EINVAL;
 	}
-	if (cl->cl_mw_enabled && (sq + mw_wr > max_wr || sq + mw_wr + rq > max_cqe)) {
+	if (cl->cl_mw_enabled && (sq + mw_wr > max_wr || sq + mw_wr + rq > max_cqe ||
+				  cl->cl_nreqs * CLNT_NMAPS > max_mw)) {
 		clnt_log(cl, "%u credits with memory windows need a send queue of "
-			 "%u, the device allows %u (completion queue %u of %u): "
-			 "buffers are registered per call", cl->cl_max_credits,
-			 sq + mw_wr, max_wr, sq + mw_wr + rq, max_cqe);
+			 "%u, a completion queue of %u and %u windows; the device "
+			 "allows %u, %u and %u: buffers are registered per call",
+			 cl->cl_max_credits, sq + mw_wr, sq + mw_wr + rq,
+			 cl->cl_nreqs * CLNT_NMAPS, max_wr, max_cqe, max_mw);
 		cl->cl_mw_enabled = false;
 	}
 	if (cl->cl_mw_enabled)

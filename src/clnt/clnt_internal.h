@@ -315,8 +315,10 @@ void clnt_set_peer(struct rpcrdma_clnt *cl, const void *pdata, size_t len);
  * memory windows a bind and a LOCAL_INV per chunk of each request) and
  * *@recv_wr (a Receive per credit, spares, backchannel slots); the one CQ
  * holds both.  Sets cl_mw_enabled: windows when asked for, the device has
- * type 2B windows and their work requests fit max_qp_wr and max_cqe,
- * otherwise per-call registration (logged).
+ * type 2B windows, their work requests fit max_qp_wr and max_cqe and
+ * their number (CLNT_NMAPS per request) max_mw; otherwise per-call
+ * registration (logged).  The device's own sizing (mlx5 counts send
+ * queue blocks, not work requests) may still refuse a queue near max_qp_wr.
  * Return: 0; -EINVAL when even without windows a queue exceeds max_qp_wr
  * or both exceed max_cqe (logged, naming the sizes: ask for fewer credits).
  */

@@ -66,6 +66,11 @@ int clnt_map(struct rpcrdma_clnt *cl, struct clnt_req *rl, unsigned idx,
 	m->cm_len = len;
 	pthread_mutex_lock(&cl->cl_lock);
 	b = clnt_buffer_find(cl, addr, len);
+	/* A buffer registered for binding only grants no remote access: with
+	 * no window to bind over it (windows dropped at a reconnect, see
+	 * clnt_qp_size()), the chunk is registered for this call instead. */
+	if (b && b->cb_mw && !(cl->cl_mw_enabled && rl->rl_mw[idx]))
+		b = NULL;
 	if (b) {
 		b->cb_users++;
 		m->cm_buf = b;

@@ -910,6 +910,7 @@ static void test_qp_size_fits_device(void **state)
 	struct ibv_device_attr dev = {
 		.max_qp_wr = 16384,
 		.max_cqe = 32767,
+		.max_mw = 8192,
 		.device_cap_flags = IBV_DEVICE_MEM_WINDOW_TYPE_2B,
 	};
 	uint32_t sq = 0, rq = 0;
@@ -934,13 +935,24 @@ static void test_qp_size_fits_device(void **state)
 	assert_int_equal(clnt_qp_size(cl, &dev, &sq, &rq), 0);
 	assert_false(cl->cl_mw_enabled);
 	assert_int_equal(sq, 1540);
+	/* ... or more windows (3 per request: 4608) than the device has */
+	dev.max_cqe = 32767;
+	dev.max_mw = 4096;
+	assert_int_equal(clnt_qp_size(cl, &dev, &sq, &rq), 0);
+	assert_false(cl->cl_mw_enabled);
+	assert_int_equal(sq, 1540);
+	dev.max_mw = 4608;
+	assert_int_equal(clnt_qp_size(cl, &dev, &sq, &rq), 0);
+	assert_true(cl->cl_mw_enabled);
+	assert_int_equal(sq, 1540 + 9216);
 	/* no windows on the device: the same sizes */
 	dev.max_cqe = 32767;
 	dev.device_cap_flags = 0;
 	assert_int_equal(clnt_qp_size(cl, &dev, &sq, &rq), 0);
 	assert_false(cl->cl_mw_enabled);
 	assert_int_equal(sq, 1540);
-	/* the Receives alone beyond max_qp_wr (1026 > 1024) */
+	/* the send queue beyond max_qp_wr (1540 > 1024; the receive queue,
+	 * 1026, too): no connection */
 	sq = rq = 7;
 	dev.max_qp_wr = 1024;
 	assert_int_equal(clnt_qp_size(cl, &dev, &sq, &rq), -EINVAL);
@@ -1084,6 +1096,71 @@ static void test_memory_window(void **state)
 	for (i = 0; i < cl->cl_nreqs; i++) /* fake windows: nothing to free */
 		for (j = 0; j < CLNT_NMAPS; j++)
 			cl->cl_reqs[i].rl_mw[j] = NULL;
+}
+
+/* A buffer registered while windows were on (binding only, no remote
+ * access), after a reconnect that dropped them (clnt_qp_size()): its
+ * chunks are registered per call with remote access, never handed out
+ * under the buffer's own handle. */
+static void test_window_buffer_after_windows_dropped(void **state)
+{
+	struct rpcrdma_clnt *cl = make_clnt(4096);
+	static struct ibv_mw mws[8][CLNT_NMAPS];
+	static uint8_t data[8192];
+	uint8_t res[64], reply[96], *p;
+	struct rpcrdma_clnt_call ca = {
+		.ca_prog = 1, .ca_vers = 1, .ca_res = res, .ca_res_cap = sizeof(res),
+		.ca_rddp = data + 100, .ca_rddp_cap = 1000,
+	};
+	struct clnt_req *rl;
+	uint32_t i, j, key;
+	uint64_t off = (uintptr_t)(data + 100);
+	unsigned regs;
+
+	*state = cl;
+	cl->cl_mw_enabled = true;
+	cl->cl_credits = 1;
+	for (i = 0; i < cl->cl_nreqs; i++)
+		for (j = 0; j < CLNT_NMAPS; j++) {
+			mws[i][j].rkey = 0x5500 + 0x100 * i + 0x10 * j;
+			cl->cl_reqs[i].rl_mw[j] = &mws[i][j];
+			cl->cl_reqs[i].rl_mw_rkey[j] = mws[i][j].rkey;
+		}
+	assert_int_equal(rpcrdma_clnt_register_buffer(cl, data, sizeof(data)), 0);
+	assert_int_equal(fv.fv_mr_access[1], IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	/* as after a reconnect whose device could not hold the windows */
+	cl->cl_mw_enabled = false;
+	for (i = 0; i < cl->cl_nreqs; i++)
+		for (j = 0; j < CLNT_NMAPS; j++)
+			cl->cl_reqs[i].rl_mw[j] = NULL;
+	regs = fv.fv_nregs;
+	assert_int_equal(clnt_call_start(cl, &ca, &rl), 0);
+	assert_int_equal(fv.fv_nbinds, 0);
+	assert_int_equal(fv.fv_nregs, regs + 1);      /* the chunk, for this call */
+	assert_int_equal(fv.fv_mr_access[2], IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	key = fv.fv_mrs[2].rkey;
+	assert_int_not_equal(key, fv.fv_mrs[1].rkey);
+	assert_int_equal(get32(fv.fv_sent + 28), key); /* the Write segment's handle */
+	assert_int_equal(cl->cl_stats.cs_reg_per_call, 1);
+	assert_int_equal(cl->cl_stats.cs_reg_persistent, 0);
+	p = put_rdma_hdr(reply, rl->rl_xid, 1, RDMA_MSG);
+	p = put32(p, 0);
+	p = put32(p, 1);
+	p = put32(p, 1);
+	p = put32(p, key);
+	p = put32(p, 7);
+	p = put32(p, (uint32_t)(off >> 32));
+	p = put32(p, (uint32_t)off);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	p = put_rpc_reply(p, rl->rl_xid, 0);
+	send_complete(IBV_WC_SUCCESS);
+	deliver(cl, reply, (uint32_t)(p - reply));
+	clnt_poll(cl);
+	assert_int_equal(clnt_call_wait(cl, rl, 1000), 0);
+	assert_int_equal(ca.ca_rddp_len, 7);
+	assert_int_equal(fv.fv_nderegs, 1);           /* the per-call region went */
+	assert_int_equal(rpcrdma_clnt_unregister_buffer(cl, data), 0);
 }
 
 /* Never trust the wire: a Write list naming another handle, RDMA_NOMSG
@@ -2108,6 +2185,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_qp_size_fits_device, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registered_buffer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_memory_window, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_window_buffer_after_windows_dropped, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_bad_replies, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_send_post_failure_keeps_signalling, setup,
 						teardown),
