@@ -1022,6 +1022,43 @@ static void test_registered_buffer(void **state)
 	assert_int_equal(rpcrdma_clnt_unregister_buffer(cl, data), -ENOENT);
 }
 
+/* Give every request of @cl fake type 2 windows from @mws (up to 8
+ * requests), keys 0x5500 + 0x100 x request + 0x10 x chunk kind. */
+static void fake_windows(struct rpcrdma_clnt *cl, struct ibv_mw (*mws)[CLNT_NMAPS])
+{
+	uint32_t i, j;
+
+	assert_true(cl->cl_nreqs <= 8);
+	cl->cl_mw_enabled = true;
+	for (i = 0; i < cl->cl_nreqs; i++)
+		for (j = 0; j < CLNT_NMAPS; j++) {
+			mws[i][j].rkey = 0x5500 + 0x100 * i + 0x10 * j;
+			cl->cl_reqs[i].rl_mw[j] = &mws[i][j];
+			cl->cl_reqs[i].rl_mw_rkey[j] = mws[i][j].rkey;
+			cl->cl_reqs[i].rl_inv_cqe.ce_type = CLNT_CQE_LINV;
+		}
+}
+
+/* A reply to @rl whose Write list has one chunk of one segment (@key,
+ * @len bytes written at @off), no Reply chunk, accept_stat SUCCESS. */
+static uint32_t build_write_reply(uint8_t *reply, const struct clnt_req *rl, uint32_t key,
+				  uint32_t len, uint64_t off)
+{
+	uint8_t *p = put_rdma_hdr(reply, rl->rl_xid, 1, RDMA_MSG);
+
+	p = put32(p, 0);
+	p = put32(p, 1);
+	p = put32(p, 1);
+	p = put32(p, key);
+	p = put32(p, len);
+	p = put32(p, (uint32_t)(off >> 32));
+	p = put32(p, (uint32_t)off);
+	p = put32(p, 0);
+	p = put32(p, 0);
+	p = put_rpc_reply(p, rl->rl_xid, 0);
+	return (uint32_t)(p - reply);
+}
+
 /* Memory windows: a Write chunk inside a buffer registered for binding
  * only gets a type 2 window bound before the Send with a fresh key, and
  * the window is invalidated (LOCAL_INV, waited for) before the call
@@ -1031,7 +1068,7 @@ static void test_memory_window(void **state)
 	struct rpcrdma_clnt *cl = make_clnt(4096);
 	static struct ibv_mw mws[8][CLNT_NMAPS]; /* up to 8 requests */
 	static uint8_t data[8192];
-	uint8_t res[64], reply[96], *p;
+	uint8_t res[64], reply[96];
 	struct rpcrdma_clnt_call ca = {
 		.ca_prog = 1, .ca_vers = 1, .ca_res = res, .ca_res_cap = sizeof(res),
 		.ca_rddp = data + 100, .ca_rddp_cap = 1000,
@@ -1040,15 +1077,8 @@ static void test_memory_window(void **state)
 	uint32_t i, j, key;
 
 	*state = cl;
-	cl->cl_mw_enabled = true;
 	cl->cl_credits = 1;
-	for (i = 0; i < cl->cl_nreqs; i++)
-		for (j = 0; j < CLNT_NMAPS; j++) {
-			mws[i][j].rkey = 0x5500 + 0x100 * i + 0x10 * j;
-			cl->cl_reqs[i].rl_mw[j] = &mws[i][j];
-			cl->cl_reqs[i].rl_mw_rkey[j] = mws[i][j].rkey;
-			cl->cl_reqs[i].rl_inv_cqe.ce_type = CLNT_CQE_LINV;
-		}
+	fake_windows(cl, mws);
 	assert_int_equal(rpcrdma_clnt_register_buffer(cl, data, sizeof(data)), 0);
 	/* registered for local access and binding only */
 	assert_int_equal(fv.fv_mr_access[1], IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
@@ -1068,19 +1098,8 @@ static void test_memory_window(void **state)
 		assert_ptr_equal(fv.fv_binds[i].bind_info.mr, &fv.fv_mrs[1]);
 		/* the Write segment carries the window's key, not the MR's */
 		assert_int_equal(get32(fv.fv_sent + 28), key);
-		p = put_rdma_hdr(reply, rl->rl_xid, 1, RDMA_MSG);
-		p = put32(p, 0);
-		p = put32(p, 1);
-		p = put32(p, 1);
-		p = put32(p, key);
-		p = put32(p, 7);
-		p = put32(p, (uint32_t)(off >> 32));
-		p = put32(p, (uint32_t)off);
-		p = put32(p, 0);
-		p = put32(p, 0);
-		p = put_rpc_reply(p, rl->rl_xid, 0);
 		send_complete(IBV_WC_SUCCESS);
-		deliver(cl, reply, (uint32_t)(p - reply));
+		deliver(cl, reply, build_write_reply(reply, rl, key, 7, off));
 		clnt_poll(cl);
 		assert_int_equal(clnt_call_wait(cl, rl, 1000), 0);
 		assert_int_equal(ca.ca_rddp_len, 7);
@@ -1107,7 +1126,7 @@ static void test_window_buffer_after_windows_dropped(void **state)
 	struct rpcrdma_clnt *cl = make_clnt(4096);
 	static struct ibv_mw mws[8][CLNT_NMAPS];
 	static uint8_t data[8192];
-	uint8_t res[64], reply[96], *p;
+	uint8_t res[64], reply[96];
 	struct rpcrdma_clnt_call ca = {
 		.ca_prog = 1, .ca_vers = 1, .ca_res = res, .ca_res_cap = sizeof(res),
 		.ca_rddp = data + 100, .ca_rddp_cap = 1000,
@@ -1118,14 +1137,8 @@ static void test_window_buffer_after_windows_dropped(void **state)
 	unsigned regs;
 
 	*state = cl;
-	cl->cl_mw_enabled = true;
 	cl->cl_credits = 1;
-	for (i = 0; i < cl->cl_nreqs; i++)
-		for (j = 0; j < CLNT_NMAPS; j++) {
-			mws[i][j].rkey = 0x5500 + 0x100 * i + 0x10 * j;
-			cl->cl_reqs[i].rl_mw[j] = &mws[i][j];
-			cl->cl_reqs[i].rl_mw_rkey[j] = mws[i][j].rkey;
-		}
+	fake_windows(cl, mws);
 	assert_int_equal(rpcrdma_clnt_register_buffer(cl, data, sizeof(data)), 0);
 	assert_int_equal(fv.fv_mr_access[1], IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
 	/* as after a reconnect whose device could not hold the windows */
@@ -1143,19 +1156,8 @@ static void test_window_buffer_after_windows_dropped(void **state)
 	assert_int_equal(get32(fv.fv_sent + 28), key); /* the Write segment's handle */
 	assert_int_equal(cl->cl_stats.cs_reg_per_call, 1);
 	assert_int_equal(cl->cl_stats.cs_reg_persistent, 0);
-	p = put_rdma_hdr(reply, rl->rl_xid, 1, RDMA_MSG);
-	p = put32(p, 0);
-	p = put32(p, 1);
-	p = put32(p, 1);
-	p = put32(p, key);
-	p = put32(p, 7);
-	p = put32(p, (uint32_t)(off >> 32));
-	p = put32(p, (uint32_t)off);
-	p = put32(p, 0);
-	p = put32(p, 0);
-	p = put_rpc_reply(p, rl->rl_xid, 0);
 	send_complete(IBV_WC_SUCCESS);
-	deliver(cl, reply, (uint32_t)(p - reply));
+	deliver(cl, reply, build_write_reply(reply, rl, key, 7, off));
 	clnt_poll(cl);
 	assert_int_equal(clnt_call_wait(cl, rl, 1000), 0);
 	assert_int_equal(ca.ca_rddp_len, 7);

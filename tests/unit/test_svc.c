@@ -81,7 +81,7 @@ static int setup(void **state)
 	f->conn->sx_dev = svc_dev_get(&f->svc.sv_groups[0], NULL, &f->pd);
 	assert_non_null(f->conn->sx_dev);
 	f->conn->sx_credits = g_credits;
-	f->conn->sx_max_credits = g_max_credits > g_credits ? g_max_credits : g_credits;
+	f->conn->sx_max_credits = g_max_credits;
 	f->conn->sx_inline_recv = 1024;
 	f->conn->sx_inline_send = 1024;
 	assert_int_equal(svc_conn_alloc_pools(f->conn), 0);
@@ -93,26 +93,28 @@ static int setup(void **state)
 	return 0;
 }
 
-/* The same, with a grant that may grow from 4 to 16. */
-static int setup_grow(void **state)
+/* The same with a grant of @credits that may grow to @max_credits. */
+static int setup_credits(void **state, uint32_t credits, uint32_t max_credits)
 {
 	int rc;
 
-	g_max_credits = 16;
+	g_credits = credits;
+	g_max_credits = max_credits;
 	rc = setup(state);
-	g_max_credits = 4;
+	g_credits = g_max_credits = 4;
 	return rc;
 }
 
-/* The same, with 64 credits: 72 Receives posted. */
+/* A grant that may grow from 4 to 16. */
+static int setup_grow(void **state)
+{
+	return setup_credits(state, 4, 16);
+}
+
+/* 64 credits: 72 Receives posted. */
 static int setup_wide(void **state)
 {
-	int rc;
-
-	g_credits = 64;
-	rc = setup(state);
-	g_credits = 4;
-	return rc;
+	return setup_credits(state, 64, 64);
 }
 
 /* The same, serving calls on the run-loop thread (sc_loop_dispatch). */
