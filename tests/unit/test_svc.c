@@ -848,51 +848,45 @@ static void test_recv_refill_bounded(void **state)
 	assert_baseline(f);
 }
 
+/* Queue @n dropped messages (too short), drain once: @handled of them
+ * dropped, @polls polls of the CQ, and the connection marked for another
+ * turn as @more says. */
+static void drain_case(struct fixture *f, unsigned n, unsigned handled, unsigned polls,
+		       bool more)
+{
+	struct svc_group *grp = &f->svc.sv_groups[0];
+	uint8_t msg[4] = { 0, 0, 0, 0xb3 };
+	uint64_t drops = atomic_load(&f->svc.sv_ct.drops);
+	unsigned before, i;
+
+	for (i = 0; i < n; i++)
+		queue_recv(f, msg, 3);
+	before = fv.fv_npolls;
+	grp->gr_more = false;
+	svc_conn_cq_event_poll(f->conn);
+	assert_int_equal(fv.fv_npolls - before, polls);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.drops) - drops, handled);
+	assert_int_equal(f->conn->sx_more, more);
+	assert_int_equal(grp->gr_more, more);
+}
+
 /*
  * A drain takes at most SVC_POLL_BUDGET polls of SVC_POLL_BATCH (2 x 32)
- * completions, and stops at the first short poll.  65 messages (dropped:
- * too short) make one drain of 64 that leaves the connection marked for
- * another turn, which takes the last one; 40 take one drain of 32 + 8 and
- * no mark; 5 take one poll.
+ * completions, and stops at the first short poll; only a drain whose
+ * last poll was full marks the connection for another turn.
  */
 static void test_drain_budget(void **state)
 {
 	struct fixture *f = *state;
-	struct svc_group *grp = &f->svc.sv_groups[0];
-	uint8_t msg[4] = { 0, 0, 0, 0xb3 };
-	unsigned polls;
-	int i;
 
 	assert_int_equal(SVC_POLL_BATCH * SVC_POLL_BUDGET, 64);
-	for (i = 0; i < 65; i++)
-		queue_recv(f, msg, 3);
-	polls = fv.fv_npolls;
-	svc_conn_cq_event_poll(f->conn);
-	assert_int_equal(fv.fv_npolls - polls, 2);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.drops), 64);
-	assert_true(f->conn->sx_more);
-	assert_true(grp->gr_more);
-	grp->gr_more = false;
-	svc_conn_cq_event_poll(f->conn);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.drops), 65);
-	assert_false(f->conn->sx_more);
-	assert_false(grp->gr_more);
-
-	for (i = 0; i < 40; i++)
-		queue_recv(f, msg, 3);
-	polls = fv.fv_npolls;
-	svc_conn_cq_event_poll(f->conn);
-	assert_int_equal(fv.fv_npolls - polls, 2);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.drops), 105);
-	assert_false(f->conn->sx_more);
-
-	for (i = 0; i < 5; i++)
-		queue_recv(f, msg, 3);
-	polls = fv.fv_npolls;
-	svc_conn_cq_event_poll(f->conn);
-	assert_int_equal(fv.fv_npolls - polls, 1);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.drops), 110);
-	assert_false(f->conn->sx_more);
+	drain_case(f, 65, 64, 2, true);  /* 32 + 32, the budget spent on a full poll */
+	drain_case(f, 0, 1, 1, false);   /* the next turn takes the 65th */
+	drain_case(f, 40, 40, 2, false); /* 32 + 8: short, so no mark */
+	drain_case(f, 5, 5, 1, false);   /* one short poll ends the drain */
+	drain_case(f, 64, 64, 2, true);  /* exactly the budget: marked... */
+	drain_case(f, 0, 0, 1, false);   /* ...and that turn finds nothing */
+	assert_int_equal(atomic_load(&f->svc.sv_ct.drops), 174);
 	assert_int_equal(fv.fv_nsends, 0);
 	assert_baseline(f);
 }
