@@ -223,7 +223,8 @@ struct rpcrdma_clnt;
  *
  * Return: 0; -EINVAL (bad configuration or address, or cf_max_credits
  * needs more work requests or completions than the device's max_qp_wr or
- * max_cqe allow: logged with the sizes); -ENOMEM; -EHOSTUNREACH / -ENETUNREACH (no route, or no RDMA device for it);
+ * max_cqe allow: logged with the sizes); -ENOMEM; -EHOSTUNREACH /
+ * -ENETUNREACH (no route, or no RDMA device for it);
  * -ECONNREFUSED (rejected); -ETIMEDOUT; -ECONNRESET (CONNECT_ERROR
  * without a status, or DISCONNECTED before the connection was up);
  * -ENODEV (DEVICE_REMOVAL while connecting); -EPROTO (any other
