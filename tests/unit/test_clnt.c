@@ -1039,6 +1039,16 @@ static void fake_windows(struct rpcrdma_clnt *cl, struct ibv_mw (*mws)[CLNT_NMAP
 		}
 }
 
+/* Take fake_windows()'s windows away again (fake: nothing to free). */
+static void fake_windows_drop(struct rpcrdma_clnt *cl)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < cl->cl_nreqs; i++)
+		for (j = 0; j < CLNT_NMAPS; j++)
+			cl->cl_reqs[i].rl_mw[j] = NULL;
+}
+
 /* A reply to @rl whose Write list has one chunk of one segment (@key,
  * @len bytes written at @off), no Reply chunk, accept_stat SUCCESS. */
 static uint32_t build_write_reply(uint8_t *reply, const struct clnt_req *rl, uint32_t key,
@@ -1112,9 +1122,7 @@ static void test_memory_window(void **state)
 	assert_int_equal(fv.fv_binds[1].rkey, ibv_inc_rkey(fv.fv_binds[0].rkey));
 	assert_int_equal(cl->cl_stats.cs_mw_binds, 2);
 	assert_int_equal(rpcrdma_clnt_unregister_buffer(cl, data), 0);
-	for (i = 0; i < cl->cl_nreqs; i++) /* fake windows: nothing to free */
-		for (j = 0; j < CLNT_NMAPS; j++)
-			cl->cl_reqs[i].rl_mw[j] = NULL;
+	fake_windows_drop(cl);
 }
 
 /* A buffer registered while windows were on (binding only, no remote
@@ -1132,7 +1140,7 @@ static void test_window_buffer_after_windows_dropped(void **state)
 		.ca_rddp = data + 100, .ca_rddp_cap = 1000,
 	};
 	struct clnt_req *rl;
-	uint32_t i, j, key;
+	uint32_t key;
 	uint64_t off = (uintptr_t)(data + 100);
 	unsigned regs;
 
@@ -1143,9 +1151,7 @@ static void test_window_buffer_after_windows_dropped(void **state)
 	assert_int_equal(fv.fv_mr_access[1], IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
 	/* as after a reconnect whose device could not hold the windows */
 	cl->cl_mw_enabled = false;
-	for (i = 0; i < cl->cl_nreqs; i++)
-		for (j = 0; j < CLNT_NMAPS; j++)
-			cl->cl_reqs[i].rl_mw[j] = NULL;
+	fake_windows_drop(cl);
 	regs = fv.fv_nregs;
 	assert_int_equal(clnt_call_start(cl, &ca, &rl), 0);
 	assert_int_equal(fv.fv_nbinds, 0);
