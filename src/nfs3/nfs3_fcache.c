@@ -22,11 +22,17 @@
  *
  * The cache is split into shards by the handle's MAC (its last 8 bytes,
  * a keyed PRF of the rest, so entries spread evenly): each shard has its
- * own mutex, hash table, least-recently-used list and an equal share of
- * the entries, all preallocated.  A shard lock is held only for list and
- * counter updates, never across a system call.  Up to 255 entries make
- * one shard (exact LRU over the whole cache); larger caches up to
- * NFS3_FCACHE_SHARDS shards of at least 64 entries each (LRU per shard).
+ * own mutex, hash table and least-recently-used list.  The entries, all
+ * preallocated, are the whole cache's: a shard takes a free one from the
+ * cache-wide free list (fc_free, its own lock), so nothing is evicted
+ * while the cache holds fewer objects than its capacity, however the
+ * handles fall into shards.  Once none is free, a shard evicts its own
+ * least recently used entry (another shard's when it has none), which
+ * with evenly spread handles is close to an LRU of the whole cache.  A
+ * lock is held only for list and counter updates, never across a system
+ * call; a shard lock may be taken before the free-list lock, never after.
+ * Up to 255 entries make one shard (an exact LRU); larger caches up to
+ * NFS3_FCACHE_SHARDS shards, one for every 64 entries.
  *
  * Lifetime: an entry is referenced by the cache while it is hashed and by
  * every call using it (fe_refs, under the shard lock).  Eviction and
@@ -53,12 +59,10 @@ struct nfs3_fshard {
 	pthread_mutex_t sh_lock;
 	struct nfs3_fentry **sh_buckets;
 	uint32_t sh_mask;             /* buckets - 1 (a power of two) */
-	uint32_t sh_cap;              /* hashed entries at most */
 	uint32_t sh_count;            /* hashed entries now */
+	struct nfs3_fcache *sh_cache;
 	struct nfs3_fentry *sh_head;  /* LRU: most recently used */
 	struct nfs3_fentry *sh_tail;  /* LRU: next to evict */
-	struct nfs3_fentry *sh_free;  /* unused entries (linked by fe_hnext) */
-	struct nfs3_fentry *sh_entries;
 	uint64_t sh_hits, sh_misses, sh_evictions, sh_forgotten;
 } __attribute__((aligned(64)));
 
@@ -66,6 +70,9 @@ struct nfs3_fcache {
 	uint32_t fc_nshards;
 	uint32_t fc_cap;
 	struct nfs3_fshard *fc_shards;
+	struct nfs3_fentry *fc_entries;  /* fc_cap of them */
+	pthread_mutex_t fc_free_lock;
+	struct nfs3_fentry *fc_free;     /* unused entries (linked by fe_hnext) */
 };
 
 static uint64_t fh_hash(const uint8_t *fh, uint32_t len)
@@ -128,7 +135,7 @@ int nfs3_fcache_create(uint32_t entries, struct nfs3_fcache **out)
 {
 	struct nfs3_fcache *fc;
 	uint64_t fds;
-	uint32_t nsh, i = 0;
+	uint32_t nsh, nb, i = 0;
 	int err;
 
 	*out = NULL;
@@ -152,37 +159,34 @@ int nfs3_fcache_create(uint32_t entries, struct nfs3_fcache **out)
 		return -ENOMEM;
 	fc->fc_cap = entries;
 	fc->fc_nshards = nsh;
+	/* buckets for twice a shard's share: the shares are not exact */
+	for (nb = 1; nb < 2 * (entries / nsh + 1); nb <<= 1)
+		;
+	fc->fc_entries = calloc(entries, sizeof(*fc->fc_entries));
 	fc->fc_shards = aligned_alloc(64, sizeof(*fc->fc_shards) * nsh);
-	if (!fc->fc_shards) {
+	if (!fc->fc_entries || !fc->fc_shards) {
 		err = -ENOMEM;
 		goto out_free;
 	}
 	for (i = 0; i < nsh; i++) {
 		struct nfs3_fshard *sh = &fc->fc_shards[i];
-		uint32_t cap = entries / nsh + (i < entries % nsh);
-		uint32_t nb = 1;
 
 		memset(sh, 0, sizeof(*sh));
-		while (nb < cap)
-			nb <<= 1;
-		sh->sh_cap = cap;
+		sh->sh_cache = fc;
 		sh->sh_mask = nb - 1;
 		sh->sh_buckets = calloc(nb, sizeof(*sh->sh_buckets));
-		sh->sh_entries = calloc(cap, sizeof(*sh->sh_entries));
-		if (!sh->sh_buckets || !sh->sh_entries) {
-			free(sh->sh_buckets);
-			free(sh->sh_entries);
+		if (!sh->sh_buckets) {
 			err = -ENOMEM;
 			goto out_shards;
 		}
-		for (uint32_t j = 0; j < cap; j++) {
-			entry_init(&sh->sh_entries[j]);
-			sh->sh_entries[j].fe_shard = sh;
-			sh->sh_entries[j].fe_hnext = sh->sh_free;
-			sh->sh_free = &sh->sh_entries[j];
-		}
 		pthread_mutex_init(&sh->sh_lock, NULL);
 	}
+	for (uint32_t j = 0; j < entries; j++) {
+		entry_init(&fc->fc_entries[j]);
+		fc->fc_entries[j].fe_hnext = fc->fc_free;
+		fc->fc_free = &fc->fc_entries[j];
+	}
+	pthread_mutex_init(&fc->fc_free_lock, NULL);
 	*out = fc;
 	return 0;
 
@@ -190,10 +194,10 @@ out_shards:
 	while (i-- > 0) {
 		pthread_mutex_destroy(&fc->fc_shards[i].sh_lock);
 		free(fc->fc_shards[i].sh_buckets);
-		free(fc->fc_shards[i].sh_entries);
 	}
-	free(fc->fc_shards);
 out_free:
+	free(fc->fc_shards);
+	free(fc->fc_entries);
 	free(fc);
 	return err;
 }
@@ -202,16 +206,15 @@ void nfs3_fcache_destroy(struct nfs3_fcache *fc)
 {
 	if (!fc)
 		return;
+	for (uint32_t j = 0; j < fc->fc_cap; j++)
+		entry_close(&fc->fc_entries[j]);
 	for (uint32_t i = 0; i < fc->fc_nshards; i++) {
-		struct nfs3_fshard *sh = &fc->fc_shards[i];
-
-		for (uint32_t j = 0; j < sh->sh_cap; j++)
-			entry_close(&sh->sh_entries[j]);
-		pthread_mutex_destroy(&sh->sh_lock);
-		free(sh->sh_buckets);
-		free(sh->sh_entries);
+		pthread_mutex_destroy(&fc->fc_shards[i].sh_lock);
+		free(fc->fc_shards[i].sh_buckets);
 	}
+	pthread_mutex_destroy(&fc->fc_free_lock);
 	free(fc->fc_shards);
+	free(fc->fc_entries);
 	free(fc);
 }
 
@@ -272,16 +275,68 @@ static bool unhash(struct nfs3_fshard *sh, struct nfs3_fentry *fe)
 
 /* ---- outside the lock ---- */
 
-/* release - close an unreferenced entry and put it on its free list. */
+/* take_free - an unused entry of @fc, or NULL; a shard lock may be held. */
+static struct nfs3_fentry *take_free(struct nfs3_fcache *fc)
+{
+	struct nfs3_fentry *fe;
+
+	pthread_mutex_lock(&fc->fc_free_lock);
+	fe = fc->fc_free;
+	if (fe)
+		fc->fc_free = fe->fe_hnext;
+	pthread_mutex_unlock(&fc->fc_free_lock);
+	return fe;
+}
+
+/* give_free - put closed @fe on @fc's free list; a shard lock may be held. */
+static void give_free(struct nfs3_fcache *fc, struct nfs3_fentry *fe)
+{
+	pthread_mutex_lock(&fc->fc_free_lock);
+	fe->fe_hnext = fc->fc_free;
+	fc->fc_free = fe;
+	pthread_mutex_unlock(&fc->fc_free_lock);
+}
+
+/* release - close an unreferenced entry and put it on the free list. */
 static void release(struct nfs3_fentry *fe)
 {
-	struct nfs3_fshard *sh = fe->fe_shard;
-
 	entry_close(fe);
-	pthread_mutex_lock(&sh->sh_lock);
-	fe->fe_hnext = sh->sh_free;
-	sh->sh_free = fe;
-	pthread_mutex_unlock(&sh->sh_lock);
+	give_free(fe->fe_shard->sh_cache, fe);
+}
+
+/*
+ * steal - evict the least recently used entry of the first shard after
+ * @own that has one, for a shard with none of its own.  Called without
+ * any lock (one shard lock at a time).  Return: the entry, closed, or
+ * NULL when no shard had one or a call still holds the one evicted (its
+ * last put frees it).
+ */
+static struct nfs3_fentry *steal(struct nfs3_fcache *fc,
+				 const struct nfs3_fshard *own)
+{
+	uint32_t first = (uint32_t)(own - fc->fc_shards);
+
+	for (uint32_t k = 1; k < fc->fc_nshards; k++) {
+		struct nfs3_fshard *sh =
+			&fc->fc_shards[(first + k) % fc->fc_nshards];
+		struct nfs3_fentry *victim;
+		bool last;
+
+		pthread_mutex_lock(&sh->sh_lock);
+		victim = sh->sh_tail;
+		if (!victim) {
+			pthread_mutex_unlock(&sh->sh_lock);
+			continue;
+		}
+		sh->sh_evictions++;
+		last = unhash(sh, victim);
+		pthread_mutex_unlock(&sh->sh_lock);
+		if (!last)
+			return NULL;
+		entry_close(victim);
+		return victim;
+	}
+	return NULL;
 }
 
 /* An entry for one call only (not cached, or no room): closed by put. */
@@ -356,14 +411,13 @@ static void cache_insert(struct nfs3_fcache *fc, uint64_t h,
 		return;
 	}
 	/*
-	 * Entries are hashed, free, or evicted but still in a call's hands;
-	 * with none free, evict the least recently used one.  If no call
-	 * holds it, close it (outside the lock) and take its place.
+	 * Entries are hashed, free, or evicted but still in a call's hands.
+	 * With none free, evict this shard's least recently used one (or
+	 * another shard's, when this one holds none); if no call holds it,
+	 * close it (outside the lock) and take its place.
 	 */
-	fe = sh->sh_free;
-	if (fe) {
-		sh->sh_free = fe->fe_hnext;
-	} else if (sh->sh_tail) {
+	fe = take_free(fc);
+	if (!fe && sh->sh_tail) {
 		victim = sh->sh_tail;
 		sh->sh_evictions++;
 		if (unhash(sh, victim)) {
@@ -372,11 +426,14 @@ static void cache_insert(struct nfs3_fcache *fc, uint64_t h,
 			pthread_mutex_lock(&sh->sh_lock);
 			fe = victim;
 		}
+	} else if (!fe) {
+		pthread_mutex_unlock(&sh->sh_lock);
+		fe = steal(fc, sh);
+		pthread_mutex_lock(&sh->sh_lock);
 	}
 	if (fe && find(sh, h, fh, len)) {
 		/* raced while the lock was dropped: rare; not cached */
-		fe->fe_hnext = sh->sh_free;
-		sh->sh_free = fe;
+		give_free(fc, fe);
 		fe = NULL;
 	}
 	if (!fe) { /* every entry is in use by a call: not cached */
@@ -387,6 +444,7 @@ static void cache_insert(struct nfs3_fcache *fc, uint64_t h,
 			close(fd);
 		return;
 	}
+	fe->fe_shard = sh;
 	fe->fe_hash = h;
 	fe->fe_fhlen = len;
 	memcpy(fe->fe_fh, fh, len);

@@ -84,6 +84,11 @@ static int setup_eight(void **state)
 	return env_open(state, 8);
 }
 
+static int setup_300(void **state)
+{
+	return env_open(state, 300);
+}
+
 static int setup_off(void **state)
 {
 	return env_open(state, RPCRDMA_NFS3_FCACHE_OFF);
@@ -318,6 +323,107 @@ static void test_lru_eviction(void **state)
 	assert_int_equal(s.fcs_misses, 6);
 	assert_int_equal(s.fcs_evictions, 2);
 	assert_int_equal(s.fcs_entries, 4);
+}
+
+/*
+ * The capacity is the whole cache's, not a shard's: 1000 files in the
+ * default cache of 1024 (16 shards) all stay open, however their handles
+ * fall into shards (evenly spread, some shards get more than 1024/16 =
+ * 64 of them), so a second scan over them hits every time.  With 1100
+ * files the cache is full: it holds exactly its capacity, and evicts one
+ * entry for each file it takes beyond that.
+ */
+static void test_capacity_cache_wide(void **state)
+{
+	enum { N = 1000, M = 1100, CAP = RPCRDMA_NFS3_FCACHE_DEFAULT };
+	struct t_env *e = *state;
+	struct t_fh *f = calloc(M, sizeof(*f));
+	struct rpcrdma_nfs3_fcache_stats s;
+	struct t_fattr a;
+	char name[16];
+
+	assert_non_null(f);
+	for (int i = 0; i < M; i++) {
+		snprintf(name, sizeof(name), "w%04d", i);
+		make_file(e, name, "x", 0644, 0, 0);
+		lookup(e, name, &f[i]);
+	}
+	s = stats(e);
+	assert_int_equal(s.fcs_capacity, CAP);
+	for (int i = 0; i < N; i++)
+		assert_int_equal(do_getattr(e, &f[i], &a), 0);
+	s = stats(e);
+	assert_int_equal(s.fcs_misses, N);
+	assert_int_equal(s.fcs_entries, N);
+	assert_int_equal(s.fcs_evictions, 0);
+	for (int i = 0; i < N; i++)
+		assert_int_equal(do_getattr(e, &f[i], &a), 0);
+	s = stats(e);
+	assert_int_equal(s.fcs_hits, N);
+	assert_int_equal(s.fcs_misses, N);
+	assert_int_equal(s.fcs_evictions, 0);
+	/* beyond the capacity: full, one eviction per new file past it */
+	for (int i = N; i < M; i++)
+		assert_int_equal(do_getattr(e, &f[i], &a), 0);
+	s = stats(e);
+	assert_int_equal(s.fcs_misses, M);
+	assert_int_equal(s.fcs_entries, CAP);
+	assert_int_equal(s.fcs_evictions, M - CAP);
+	free(f);
+}
+
+/* The shard of a default cache (16) a handle falls in: its MAC (last 8 bytes). */
+static unsigned shard16(const struct t_fh *f)
+{
+	uint64_t h = 0;
+
+	for (uint32_t i = f->len - 8; i < f->len; i++)
+		h = (h << 8) | f->fh[i];
+	return (unsigned)(h % 16);
+}
+
+/*
+ * A full cache whose entries are all in other shards still takes a file
+ * of an empty shard: it evicts another shard's least recently used entry
+ * (one eviction), and the new file is then a hit.
+ */
+static void test_full_cache_empty_shard(void **state)
+{
+	enum { CAP = RPCRDMA_NFS3_FCACHE_DEFAULT, MAX = 1400 };
+	struct t_env *e = *state;
+	struct t_fh *f = calloc(MAX, sizeof(*f)), lone;
+	struct rpcrdma_nfs3_fcache_stats s;
+	struct t_fattr a;
+	unsigned others = 0, i;
+	bool have_lone = false;
+	char name[16];
+
+	assert_non_null(f);
+	for (i = 0; i < MAX && (others < CAP || !have_lone); i++) {
+		snprintf(name, sizeof(name), "e%04u", i);
+		make_file(e, name, "x", 0644, 0, 0);
+		lookup(e, name, &f[others]);
+		if (shard16(&f[others]) != 0)
+			others += others < CAP;
+		else if (!have_lone)
+			lone = f[others], have_lone = true;
+	}
+	assert_true(have_lone && others == CAP);
+	for (i = 0; i < CAP; i++)
+		assert_int_equal(do_getattr(e, &f[i], &a), 0);
+	s = stats(e);
+	assert_int_equal(s.fcs_entries, CAP);
+	assert_int_equal(s.fcs_evictions, 0);
+	assert_int_equal(do_getattr(e, &lone, &a), 0);
+	s = stats(e);
+	assert_int_equal(s.fcs_misses, CAP + 1);
+	assert_int_equal(s.fcs_evictions, 1);
+	assert_int_equal(s.fcs_entries, CAP);
+	assert_int_equal(do_getattr(e, &lone, &a), 0);
+	s = stats(e);
+	assert_int_equal(s.fcs_hits, 1);
+	assert_int_equal(s.fcs_misses, CAP + 1);
+	free(f);
 }
 
 /* A READ hit reads through the cached descriptor: no new open. */
@@ -657,12 +763,14 @@ static void test_cache_off(void **state)
 /* ---- four threads, 32 files, a cache of 8 ---- */
 
 #define MT_FILES 32
+#define MT_FILES_MAX 400
 #define MT_THREADS 4
 #define MT_ITERS 1500
 
 struct mt_arg {
 	struct t_env *ma_env;
 	struct t_fh *ma_fh;
+	unsigned ma_nfiles;
 	unsigned ma_seed;
 	int ma_fails;
 };
@@ -685,7 +793,7 @@ static void *mt_worker(void *p)
 
 	for (int i = 0; i < MT_ITERS; i++) {
 		unsigned r = rand_r(&a->ma_seed);
-		const struct t_fh *f = &a->ma_fh[r % MT_FILES];
+		const struct t_fh *f = &a->ma_fh[r % a->ma_nfiles];
 		uint32_t proc = (r >> 8) % 3 == 0 ? P_WRITE :
 				(r >> 8) % 3 == 1 ? P_READ : P_GETATTR;
 		uint32_t uid = 1000 + (r >> 12) % 2;
@@ -708,32 +816,54 @@ static void *mt_worker(void *p)
 	return NULL;
 }
 
-static void test_threads(void **state)
+/* threads(): four threads calling at once on @nfiles files. */
+static struct rpcrdma_nfs3_fcache_stats threads(struct t_env *e, unsigned nfiles)
 {
-	struct t_env *e = *state;
-	struct t_fh fh[MT_FILES];
+	static struct t_fh fh[MT_FILES_MAX];
 	struct mt_arg args[MT_THREADS];
 	pthread_t th[MT_THREADS];
-	struct rpcrdma_nfs3_fcache_stats s;
 	char name[16];
 
-	for (int i = 0; i < MT_FILES; i++) {
-		snprintf(name, sizeof(name), "m%d", i);
+	for (unsigned i = 0; i < nfiles; i++) {
+		snprintf(name, sizeof(name), "m%u", i);
 		make_file(e, name, "....", 0666, 0, 0);
 		lookup(e, name, &fh[i]);
 	}
 	for (int i = 0; i < MT_THREADS; i++) {
-		args[i] = (struct mt_arg){ .ma_env = e, .ma_fh = fh, .ma_seed = 17u * (unsigned)i + 1 };
+		args[i] = (struct mt_arg){ .ma_env = e, .ma_fh = fh, .ma_nfiles = nfiles,
+					   .ma_seed = 17u * (unsigned)i + 1 };
 		assert_int_equal(pthread_create(&th[i], NULL, mt_worker, &args[i]), 0);
 	}
 	for (int i = 0; i < MT_THREADS; i++) {
 		assert_int_equal(pthread_join(th[i], NULL), 0);
 		assert_int_equal(args[i].ma_fails, 0);
 	}
-	s = stats(e);
+	return stats(e);
+}
+
+static void test_threads(void **state)
+{
+	struct rpcrdma_nfs3_fcache_stats s = threads(*state, MT_FILES);
+
 	assert_int_equal(s.fcs_hits + s.fcs_misses, MT_THREADS * MT_ITERS);
 	assert_true(s.fcs_entries <= 8);
 	assert_true(s.fcs_evictions > 0);
+	assert_true(s.fcs_hits > 0);
+}
+
+/*
+ * Four shards (300 entries), 400 files, four threads: shards take from
+ * and give back to the one free list at once, and evict; the cache ends
+ * full, never above its capacity, every call served.
+ */
+static void test_threads_shards(void **state)
+{
+	struct rpcrdma_nfs3_fcache_stats s = threads(*state, MT_FILES_MAX);
+
+	assert_int_equal(s.fcs_capacity, 300);
+	assert_int_equal(s.fcs_hits + s.fcs_misses, MT_THREADS * MT_ITERS);
+	assert_int_equal(s.fcs_entries, 300);
+	assert_true(s.fcs_misses >= 400 && s.fcs_evictions > 0);
 	assert_true(s.fcs_hits > 0);
 }
 
@@ -741,6 +871,8 @@ static int run_on(const char *base)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_lru_eviction, setup_four, env_teardown),
+		cmocka_unit_test_setup_teardown(test_capacity_cache_wide, setup_default, env_teardown),
+		cmocka_unit_test_setup_teardown(test_full_cache_empty_shard, setup_default, env_teardown),
 		cmocka_unit_test_setup_teardown(test_hit_reuses_descriptor, setup_default, env_teardown),
 		cmocka_unit_test_setup_teardown(test_unlink_local, setup_default, env_teardown),
 		cmocka_unit_test_setup_teardown(test_remove_forgets, setup_default, env_teardown),
@@ -752,6 +884,7 @@ static int run_on(const char *base)
 		cmocka_unit_test_setup_teardown(test_verifier_restart, setup_default, env_teardown),
 		cmocka_unit_test_setup_teardown(test_cache_off, setup_off, env_teardown),
 		cmocka_unit_test_setup_teardown(test_threads, setup_eight, env_teardown),
+		cmocka_unit_test_setup_teardown(test_threads_shards, setup_300, env_teardown),
 	};
 	char name[64];
 
