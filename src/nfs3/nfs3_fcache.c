@@ -26,23 +26,29 @@
  * preallocated, are the whole cache's: a shard takes a free one from the
  * cache-wide free list (fc_free, its own lock), so nothing is evicted
  * while the cache holds fewer objects than its capacity, however the
- * handles fall into shards.  Once none is free, a shard evicts its own
- * least recently used entry (another shard's when it has none), which
- * with evenly spread handles is close to an LRU of the whole cache.  A
- * lock is held only for list and counter updates, never across a system
- * call; a shard lock may be taken before the free-list lock, never after.
+ * handles fall into shards.  Once none is free, the entry evicted is the
+ * least recently used of the whole cache: every use stamps an entry with
+ * the cache's clock (fc_clock, advanced by each insertion, read by each
+ * hit: a hit writes no shared line), each shard's LRU tail is its oldest,
+ * and the oldest tail of all goes (entries used between two insertions
+ * tie).  So the shards' shares follow the working set: a new set of files
+ * that fits the cache displaces the old one whatever shards it falls in.
+ * A lock is held only for list and counter updates, never across a
+ * system call; a shard lock may be taken before the free-list lock, never
+ * after, and never two shard locks at once.
  * Up to 255 entries make one shard (an exact LRU); larger caches up to
  * NFS3_FCACHE_SHARDS shards, one for every 64 entries.
  *
  * Lifetime: an entry is referenced by the cache while it is hashed and by
  * every call using it (fe_refs, under the shard lock).  Eviction and
  * nfs3_fcache_forget() unhash it and drop the cache's reference; the last
- * reference closes its descriptors and returns it to the shard's free
+ * reference closes its descriptors and returns it to the cache's free
  * list.  So a call never sees its descriptors closed under it.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -71,6 +77,7 @@ struct nfs3_fcache {
 	uint32_t fc_cap;
 	struct nfs3_fshard *fc_shards;
 	struct nfs3_fentry *fc_entries;  /* fc_cap of them */
+	_Atomic uint64_t fc_clock;       /* +1 per insertion: fe_stamp */
 	pthread_mutex_t fc_free_lock;
 	struct nfs3_fentry *fc_free;     /* unused entries (linked by fe_hnext) */
 };
@@ -244,6 +251,15 @@ static void lru_push(struct nfs3_fshard *sh, struct nfs3_fentry *fe)
 	sh->sh_head = fe;
 }
 
+/* touch - @fe was used now: the head of its shard's LRU, stamped. */
+static void touch(struct nfs3_fshard *sh, struct nfs3_fentry *fe)
+{
+	fe->fe_stamp = atomic_load_explicit(&sh->sh_cache->fc_clock,
+					    memory_order_relaxed);
+	lru_unlink(sh, fe);
+	lru_push(sh, fe);
+}
+
 static struct nfs3_fentry *find(struct nfs3_fshard *sh, uint64_t h,
 				const uint8_t *fh, uint32_t len)
 {
@@ -305,38 +321,45 @@ static void release(struct nfs3_fentry *fe)
 }
 
 /*
- * steal - evict the least recently used entry of the first shard after
- * @own that has one, for a shard with none of its own.  Called without
- * any lock (one shard lock at a time).  Return: the entry, closed, or
- * NULL when no shard had one or a call still holds the one evicted (its
- * last put frees it).
+ * evict_oldest - evict the least recently used entry of @fc: the oldest
+ * (fe_stamp) of the shards' LRU tails, each looked at under its own lock,
+ * one at a time; the chosen shard's tail is taken when it is still
+ * there (another may have come in meanwhile: close enough).  Called with
+ * no lock held.  Return: the entry, closed, or NULL when the cache holds
+ * none or a call still holds the one evicted (its last put frees it).
  */
-static struct nfs3_fentry *steal(struct nfs3_fcache *fc,
-				 const struct nfs3_fshard *own)
+static struct nfs3_fentry *evict_oldest(struct nfs3_fcache *fc)
 {
-	uint32_t first = (uint32_t)(own - fc->fc_shards);
+	struct nfs3_fshard *best = NULL;
+	struct nfs3_fentry *victim;
+	uint64_t oldest = UINT64_MAX;
+	bool last;
 
-	for (uint32_t k = 1; k < fc->fc_nshards; k++) {
-		struct nfs3_fshard *sh =
-			&fc->fc_shards[(first + k) % fc->fc_nshards];
-		struct nfs3_fentry *victim;
-		bool last;
+	for (uint32_t i = 0; i < fc->fc_nshards; i++) {
+		struct nfs3_fshard *sh = &fc->fc_shards[i];
 
 		pthread_mutex_lock(&sh->sh_lock);
-		victim = sh->sh_tail;
-		if (!victim) {
-			pthread_mutex_unlock(&sh->sh_lock);
-			continue;
+		if (sh->sh_tail && (!best || sh->sh_tail->fe_stamp < oldest)) {
+			best = sh;
+			oldest = sh->sh_tail->fe_stamp;
 		}
-		sh->sh_evictions++;
-		last = unhash(sh, victim);
 		pthread_mutex_unlock(&sh->sh_lock);
-		if (!last)
-			return NULL;
-		entry_close(victim);
-		return victim;
 	}
-	return NULL;
+	if (!best)
+		return NULL;
+	pthread_mutex_lock(&best->sh_lock);
+	victim = best->sh_tail;
+	if (!victim) {
+		pthread_mutex_unlock(&best->sh_lock);
+		return NULL;
+	}
+	best->sh_evictions++;
+	last = unhash(best, victim);
+	pthread_mutex_unlock(&best->sh_lock);
+	if (!last)
+		return NULL;
+	entry_close(victim);
+	return victim;
 }
 
 /* An entry for one call only (not cached, or no room): closed by put. */
@@ -365,8 +388,7 @@ static struct nfs3_fentry *cache_find(struct nfs3_fcache *fc, uint64_t h,
 	if (fe) {
 		fe->fe_refs++;
 		sh->sh_hits++;
-		lru_unlink(sh, fe);
-		lru_push(sh, fe);
+		touch(sh, fe);
 	}
 	pthread_mutex_unlock(&sh->sh_lock);
 	return fe;
@@ -394,15 +416,14 @@ static void cache_insert(struct nfs3_fcache *fc, uint64_t h,
 			 struct nfs3_fentry **out)
 {
 	struct nfs3_fshard *sh = shard_of(fc, h);
-	struct nfs3_fentry *fe, *victim;
+	struct nfs3_fentry *fe;
 
 	pthread_mutex_lock(&sh->sh_lock);
 	fe = find(sh, h, fh, len);
 	if (fe) { /* another thread cached it meanwhile: use that one */
 		if (local) {
 			fe->fe_refs++;
-			lru_unlink(sh, fe);
-			lru_push(sh, fe);
+			touch(sh, fe);
 		}
 		pthread_mutex_unlock(&sh->sh_lock);
 		close(fd);
@@ -412,23 +433,14 @@ static void cache_insert(struct nfs3_fcache *fc, uint64_t h,
 	}
 	/*
 	 * Entries are hashed, free, or evicted but still in a call's hands.
-	 * With none free, evict this shard's least recently used one (or
-	 * another shard's, when this one holds none); if no call holds it,
-	 * close it (outside the lock) and take its place.
+	 * With none free, evict the least recently used one of the cache;
+	 * if no call holds it, it is closed (outside every lock) and takes
+	 * the new object.
 	 */
 	fe = take_free(fc);
-	if (!fe && sh->sh_tail) {
-		victim = sh->sh_tail;
-		sh->sh_evictions++;
-		if (unhash(sh, victim)) {
-			pthread_mutex_unlock(&sh->sh_lock);
-			entry_close(victim);
-			pthread_mutex_lock(&sh->sh_lock);
-			fe = victim;
-		}
-	} else if (!fe) {
+	if (!fe) {
 		pthread_mutex_unlock(&sh->sh_lock);
-		fe = steal(fc, sh);
+		fe = evict_oldest(fc);
 		pthread_mutex_lock(&sh->sh_lock);
 	}
 	if (fe && find(sh, h, fh, len)) {
@@ -445,6 +457,8 @@ static void cache_insert(struct nfs3_fcache *fc, uint64_t h,
 		return;
 	}
 	fe->fe_shard = sh;
+	fe->fe_stamp = atomic_fetch_add_explicit(&fc->fc_clock, 1,
+						 memory_order_relaxed) + 1;
 	fe->fe_hash = h;
 	fe->fe_fhlen = len;
 	memcpy(fe->fe_fh, fh, len);

@@ -198,6 +198,7 @@ struct nfs3_fentry {
 	struct nfs3_fentry *fe_next;
 	struct nfs3_fshard *fe_shard;   /* NULL: not cached */
 	uint64_t fe_hash;
+	uint64_t fe_stamp;              /* cache clock at last use; shard lock */
 	uint32_t fe_refs;               /* calls, +1 while hashed; shard lock */
 	bool fe_hashed;
 	mode_t fe_type;                 /* S_IFMT bits */
@@ -225,7 +226,7 @@ void nfs3_fcache_destroy(struct nfs3_fcache *fc);
  * open-file cache or of the directory cache, or on a miss the handle
  * decoded with nfs3_fh_open() (server credentials) and, for a regular file
  * or a directory, cached in the cache that keeps its type (evicting the
- * least recently used entry of its shard when full).  Objects not cached
+ * least recently used entry of the cache when full).  Objects not cached
  * use @local (caller storage).  A miss counts in the open-file cache.
  * No permission is checked here (see nfs3_file.c, nfs3_file_fd()).
  * @st: NULL, or out: the object's attributes now (an fstat on a hit).
