@@ -325,6 +325,30 @@ static void test_lru_eviction(void **state)
 	assert_int_equal(s.fcs_entries, 4);
 }
 
+/* make_set - @n files "@prefix%04u", looked up into @f. */
+static void make_set(struct t_env *e, const char *prefix, unsigned n,
+		     struct t_fh *f)
+{
+	char name[32];
+
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "%s%04u", prefix, i);
+		make_file(e, name, "x", 0644, 0, 0);
+		lookup(e, name, &f[i]);
+	}
+}
+
+/* scan - GETATTR files [@from, @to) of @f (each must succeed): the counters after. */
+static struct rpcrdma_nfs3_fcache_stats scan(struct t_env *e, const struct t_fh *f,
+					     unsigned from, unsigned to)
+{
+	struct t_fattr a;
+
+	for (unsigned i = from; i < to; i++)
+		assert_int_equal(do_getattr(e, &f[i], &a), 0);
+	return stats(e);
+}
+
 /*
  * The capacity is the whole cache's, not a shard's: 1000 files in the
  * default cache of 1024 (16 shards) all stay open, however their handles
@@ -339,50 +363,24 @@ static void test_capacity_cache_wide(void **state)
 	struct t_env *e = *state;
 	struct t_fh *f = calloc(M, sizeof(*f));
 	struct rpcrdma_nfs3_fcache_stats s;
-	struct t_fattr a;
-	char name[16];
 
 	assert_non_null(f);
-	for (int i = 0; i < M; i++) {
-		snprintf(name, sizeof(name), "w%04d", i);
-		make_file(e, name, "x", 0644, 0, 0);
-		lookup(e, name, &f[i]);
-	}
-	s = stats(e);
-	assert_int_equal(s.fcs_capacity, CAP);
-	for (int i = 0; i < N; i++)
-		assert_int_equal(do_getattr(e, &f[i], &a), 0);
-	s = stats(e);
+	make_set(e, "w", M, f);
+	assert_int_equal(stats(e).fcs_capacity, CAP);
+	s = scan(e, f, 0, N);
 	assert_int_equal(s.fcs_misses, N);
 	assert_int_equal(s.fcs_entries, N);
 	assert_int_equal(s.fcs_evictions, 0);
-	for (int i = 0; i < N; i++)
-		assert_int_equal(do_getattr(e, &f[i], &a), 0);
-	s = stats(e);
+	s = scan(e, f, 0, N);
 	assert_int_equal(s.fcs_hits, N);
 	assert_int_equal(s.fcs_misses, N);
 	assert_int_equal(s.fcs_evictions, 0);
 	/* beyond the capacity: full, one eviction per new file past it */
-	for (int i = N; i < M; i++)
-		assert_int_equal(do_getattr(e, &f[i], &a), 0);
-	s = stats(e);
+	s = scan(e, f, N, M);
 	assert_int_equal(s.fcs_misses, M);
 	assert_int_equal(s.fcs_entries, CAP);
 	assert_int_equal(s.fcs_evictions, M - CAP);
 	free(f);
-}
-
-/* make_set - @n files "@prefix%04u", looked up into @f. */
-static void make_set(struct t_env *e, const char *prefix, unsigned n,
-		     struct t_fh *f)
-{
-	char name[32];
-
-	for (unsigned i = 0; i < n; i++) {
-		snprintf(name, sizeof(name), "%s%04u", prefix, i);
-		make_file(e, name, "x", 0644, 0, 0);
-		lookup(e, name, &f[i]);
-	}
 }
 
 /*
@@ -399,33 +397,25 @@ static void test_new_working_set(void **state)
 	struct t_env *e = *state;
 	struct t_fh *a = calloc(CAP, sizeof(*a)), *b = calloc(NB, sizeof(*b));
 	struct rpcrdma_nfs3_fcache_stats s;
-	struct t_fattr at;
 
 	assert_non_null(a);
 	assert_non_null(b);
 	make_set(e, "a", CAP, a);
 	make_set(e, "b", NB, b);
-	for (unsigned i = 0; i < CAP; i++)
-		assert_int_equal(do_getattr(e, &a[i], &at), 0);
-	s = stats(e);
+	s = scan(e, a, 0, CAP);
 	assert_int_equal(s.fcs_entries, CAP);
 	assert_int_equal(s.fcs_evictions, 0);
-	for (unsigned i = 0; i < NB; i++)
-		assert_int_equal(do_getattr(e, &b[i], &at), 0);
-	s = stats(e);
+	s = scan(e, b, 0, NB);
 	assert_int_equal(s.fcs_misses, CAP + NB);
 	assert_int_equal(s.fcs_evictions, NB);
-	for (unsigned i = 0; i < NB; i++)
-		assert_int_equal(do_getattr(e, &b[i], &at), 0);
-	s = stats(e);
+	s = scan(e, b, 0, NB);
 	assert_int_equal(s.fcs_hits, NB);
 	assert_int_equal(s.fcs_misses, CAP + NB);
 	assert_int_equal(s.fcs_evictions, NB);
 	/* the old set's last 24 are what is left of it */
-	for (unsigned i = CAP - (CAP - NB); i < CAP; i++)
-		assert_int_equal(do_getattr(e, &a[i], &at), 0);
-	s = stats(e);
+	s = scan(e, a, NB, CAP);
 	assert_int_equal(s.fcs_hits, NB + (CAP - NB));
+	assert_int_equal(s.fcs_misses, CAP + NB);
 	free(a);
 	free(b);
 }
@@ -451,7 +441,6 @@ static void test_full_cache_empty_shard(void **state)
 	struct t_env *e = *state;
 	struct t_fh *f = calloc(MAX, sizeof(*f)), lone;
 	struct rpcrdma_nfs3_fcache_stats s;
-	struct t_fattr a;
 	unsigned others = 0, i;
 	bool have_lone = false;
 	char name[16];
@@ -467,18 +456,14 @@ static void test_full_cache_empty_shard(void **state)
 			lone = f[others], have_lone = true;
 	}
 	assert_true(have_lone && others == CAP);
-	for (i = 0; i < CAP; i++)
-		assert_int_equal(do_getattr(e, &f[i], &a), 0);
-	s = stats(e);
+	s = scan(e, f, 0, CAP);
 	assert_int_equal(s.fcs_entries, CAP);
 	assert_int_equal(s.fcs_evictions, 0);
-	assert_int_equal(do_getattr(e, &lone, &a), 0);
-	s = stats(e);
+	s = scan(e, &lone, 0, 1);
 	assert_int_equal(s.fcs_misses, CAP + 1);
 	assert_int_equal(s.fcs_evictions, 1);
 	assert_int_equal(s.fcs_entries, CAP);
-	assert_int_equal(do_getattr(e, &lone, &a), 0);
-	s = stats(e);
+	s = scan(e, &lone, 0, 1);
 	assert_int_equal(s.fcs_hits, 1);
 	assert_int_equal(s.fcs_misses, CAP + 1);
 	free(f);
