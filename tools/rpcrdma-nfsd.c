@@ -80,6 +80,8 @@ static void usage(FILE *f)
 "                          (default: as many idle ones as the budget holds)\n"
 "      --file-cache N      open files kept for READ/WRITE/GETATTR/COMMIT\n"
 "                          (default 1024; 0 turns the cache off)\n"
+"      --file-cache-idle S close cached files and directories no call used\n"
+"                          for S to 2S seconds (default 2; 0: never)\n"
 "      --poll              busy-poll completions (lower latency, one core busy)\n"
 "      --reply-post MODE   who posts a worker's reply: auto (default: the\n"
 "                          worker on hardware, the transport thread with\n"
@@ -319,7 +321,7 @@ static int load_key(const char *path, uint8_t key[RPCRDMA_NFS3_KEY_BYTES],
 }
 
 enum { OPT_NO_ROOT_SQUASH = 256, OPT_ASYNC, OPT_STATS, OPT_RPCBIND, OPT_CREDITS, OPT_POLL,
-       OPT_MEMORY, OPT_MAX_CONNS, OPT_FILE_CACHE, OPT_EXPORTS, OPT_WORKERS_ONLY, OPT_NFS4,
+       OPT_MEMORY, OPT_MAX_CONNS, OPT_FILE_CACHE, OPT_FILE_CACHE_IDLE, OPT_EXPORTS, OPT_WORKERS_ONLY, OPT_NFS4,
        OPT_NO_DELEG, OPT_NO_NFS4,
        OPT_CONTROL, OPT_METRICS, OPT_CAPTURE, OPT_CAPTURE_SIZE, OPT_CAPTURE_FILES,
        OPT_CAPTURE_DATA,
@@ -370,6 +372,7 @@ int main(int argc, char **argv)
 		{ "memory", required_argument, NULL, OPT_MEMORY },
 		{ "max-connections", required_argument, NULL, OPT_MAX_CONNS },
 		{ "file-cache", required_argument, NULL, OPT_FILE_CACHE },
+		{ "file-cache-idle", required_argument, NULL, OPT_FILE_CACHE_IDLE },
 		{ "poll", no_argument, NULL, OPT_POLL },
 		{ "workers-only", no_argument, NULL, OPT_WORKERS_ONLY },
 		{ "nfs4", no_argument, NULL, OPT_NFS4 },
@@ -427,7 +430,8 @@ int main(int argc, char **argv)
 	const char *key_file = DEFAULT_KEY_FILE;
 	unsigned long port = RPCRDMA_NFS_PORT, mport = RPCRDMA_MNT_PORT;
 	unsigned long threads = 0, credits = 128, max_conns = 0, fcache = 0, v;
-	bool fcache_set = false;
+	unsigned long fcache_idle = 0;
+	bool fcache_set = false, fcache_idle_set = false;
 	struct rpcrdma_nfs3_fcache_stats fst;
 	uint64_t memory = 0;
 	struct rlimit rl;
@@ -543,6 +547,14 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			fcache_set = true;
+			break;
+		case OPT_FILE_CACHE_IDLE:
+			if (parse_uint(optarg, 86400, &fcache_idle)) {
+				fprintf(stderr, PROG ": --file-cache-idle: expected 0..86400 seconds: %s\n",
+					optarg);
+				return 2;
+			}
+			fcache_idle_set = true;
 			break;
 		case OPT_MAX_CONNS:
 			if (parse_uint(optarg, 65536, &max_conns) || max_conns == 0) {
@@ -721,6 +733,9 @@ int main(int argc, char **argv)
 	ncfg.nc_verbose = verbose;
 	if (fcache_set)
 		ncfg.nc_fcache_entries = fcache ? (uint32_t)fcache : RPCRDMA_NFS3_FCACHE_OFF;
+	if (fcache_idle_set)
+		ncfg.nc_fcache_idle_ms = fcache_idle ? (uint32_t)fcache_idle * 1000u :
+				 RPCRDMA_NFS3_FCACHE_IDLE_NEVER;
 	err = rpcrdma_nfs3_server_create(&ncfg, xt, &srv, msg, sizeof(msg));
 	if (err) {
 		fprintf(stderr, PROG ": %s%s\n", msg, err == -EPERM ?
@@ -916,16 +931,18 @@ int main(int argc, char **argv)
 		memset(&fst, 0, sizeof(fst));
 	if (fst.fcs_capacity)
 		fprintf(stderr, PROG ": open-file cache: %llu hits, %llu misses, %llu evictions, "
-			"%llu forgotten, %llu of %llu entries open\n",
+			"%llu forgotten, %llu expired, %llu of %llu entries open\n",
 			(unsigned long long)fst.fcs_hits, (unsigned long long)fst.fcs_misses,
 			(unsigned long long)fst.fcs_evictions,
 			(unsigned long long)fst.fcs_forgotten,
+			(unsigned long long)fst.fcs_expired,
 			(unsigned long long)fst.fcs_entries, (unsigned long long)fst.fcs_capacity);
 	if (fst.fcs_dir_capacity)
-		fprintf(stderr, PROG ": directory cache: %llu hits, %llu misses, "
+		fprintf(stderr, PROG ": directory cache: %llu hits, %llu misses, %llu expired, "
 			"%llu of %llu entries open, %llu committed\n",
 			(unsigned long long)fst.fcs_dir_hits,
 			(unsigned long long)fst.fcs_dir_misses,
+			(unsigned long long)fst.fcs_dir_expired,
 			(unsigned long long)fst.fcs_dir_entries,
 			(unsigned long long)fst.fcs_dir_capacity,
 			(unsigned long long)fst.fcs_dir_commits);

@@ -40,6 +40,10 @@ extern "C" {
 #define RPCRDMA_NFS3_FCACHE_DEFAULT 1024u
 /** nc_fcache_entries value that turns the open-file cache off. */
 #define RPCRDMA_NFS3_FCACHE_OFF UINT32_MAX
+/** Idle period of the open-file cache when nc_fcache_idle_ms is 0. */
+#define RPCRDMA_NFS3_FCACHE_IDLE_DEFAULT_MS 2000u
+/** nc_fcache_idle_ms value that keeps idle files open (no sweeps). */
+#define RPCRDMA_NFS3_FCACHE_IDLE_NEVER UINT32_MAX
 
 /** Export configuration; zero fields take the defaults noted. */
 struct rpcrdma_nfs3_config {
@@ -66,6 +70,18 @@ struct rpcrdma_nfs3_config {
 	 * RPCRDMA_NFS3_FCACHE_DEFAULT; RPCRDMA_NFS3_FCACHE_OFF: no cache.
 	 */
 	uint32_t nc_fcache_entries;
+	/**
+	 * rpcrdma_nfs3_server_create() only: the cache's idle period in
+	 * milliseconds.  A thread of the server sweeps every export's caches
+	 * (rpcrdma_nfs3_export_expire()) once a period, so a file or
+	 * directory no call used for one to two periods is closed: a file
+	 * unlinked on the server gives its space back, and the exported file
+	 * system can be unmounted, soon after the clients stop using it (as
+	 * the kernel's nfsd closes idle NFSv3 files).  0: the default,
+	 * RPCRDMA_NFS3_FCACHE_IDLE_DEFAULT_MS; RPCRDMA_NFS3_FCACHE_IDLE_NEVER:
+	 * no sweeps, entries leave only by eviction, REMOVE or RENAME.
+	 */
+	uint32_t nc_fcache_idle_ms;
 };
 
 struct rpcrdma_nfs3_export;
@@ -169,6 +185,10 @@ struct rpcrdma_nfs3_fcache_stats {
 	 * commit_metadata of sync export entries on a disk (docs/nfs3.md,
 	 * "sync and async") */
 	uint64_t fcs_dir_commits;
+	/* entries closed by an idle sweep (rpcrdma_nfs3_export_expire()):
+	 * files, directories */
+	uint64_t fcs_expired;
+	uint64_t fcs_dir_expired;
 };
 
 /**
@@ -186,6 +206,23 @@ struct rpcrdma_nfs3_fcache_stats {
  */
 int rpcrdma_nfs3_fcache_stats(const struct rpcrdma_nfs3_export *exp,
 			      struct rpcrdma_nfs3_fcache_stats *out);
+
+/**
+ * rpcrdma_nfs3_export_expire - one idle sweep of @exp's open-file and
+ * directory caches: close every entry that no call has used since the
+ * previous sweep (the first sweep only starts the period).  Called once
+ * per idle period, it closes what has been idle for one to two periods;
+ * rpcrdma_nfs3_server_create() runs it on its own thread (nc_fcache_idle_ms),
+ * a program serving a lone export calls it itself.  An entry a call holds
+ * leaves the cache now and is closed when the call puts it.  Not an RFC
+ * matter: RFC 1813 has no open or close; the handle stays valid (the next
+ * call opens the file again by its handle).
+ *
+ * Thread-safe; may run while rpcrdma_nfs3_dispatch() runs; sweeps of one
+ * export run one at a time.  Counted in fcs_expired and fcs_dir_expired.
+ * Return: 0, or -EINVAL when @exp is NULL.
+ */
+int rpcrdma_nfs3_export_expire(struct rpcrdma_nfs3_export *exp);
 
 /** rpcrdma_nfs3_export_path - the exported path (owned by @exp). */
 const char *rpcrdma_nfs3_export_path(const struct rpcrdma_nfs3_export *exp);
@@ -305,9 +342,13 @@ struct rpcrdma_nfs3_server;
  *       not used: @xt says which paths, clients and options).
  * @xt: the table (copied; the caller still owns it).
  * @out: the server (rpcrdma_nfs3_server_destroy()).
+ *
+ * Unless the caches are off or cfg->nc_fcache_idle_ms is
+ * RPCRDMA_NFS3_FCACHE_IDLE_NEVER, starts the server's sweeper thread
+ * (all signals blocked), which closes idle cache entries once a period.
  * Return: 0; -EINVAL (an empty table); -ENOMEM; the errors of
  * rpcrdma_nfs3_export_open() for an export that does not open (@err, when
- * not NULL, names it).
+ * not NULL, names it); -EAGAIN when the sweeper thread cannot start.
  */
 int rpcrdma_nfs3_server_create(const struct rpcrdma_nfs3_config *cfg,
 			       const struct rpcrdma_nfs3_exports *xt,
@@ -329,7 +370,10 @@ int rpcrdma_nfs3_server_reload(struct rpcrdma_nfs3_server *srv,
 			       const struct rpcrdma_nfs3_exports *xt,
 			       char *err, size_t errlen);
 
-/** rpcrdma_nfs3_server_destroy - close every export (no call may run). */
+/**
+ * rpcrdma_nfs3_server_destroy - stop the sweeper and close every export
+ * (no call may run).
+ */
 void rpcrdma_nfs3_server_destroy(struct rpcrdma_nfs3_server *srv);
 
 /**

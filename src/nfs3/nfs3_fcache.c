@@ -44,6 +44,14 @@
  * nfs3_fcache_forget() unhash it and drop the cache's reference; the last
  * reference closes its descriptors and returns it to the cache's free
  * list.  So a call never sees its descriptors closed under it.
+ *
+ * Idle entries: rpcrdma_nfs3_export_expire() (the server's sweeper runs it
+ * once per idle period) closes the entries not used since its previous
+ * sweep, so a file unlinked on the server gives its space back soon after
+ * its clients stop using it.  It advances the clock itself and keeps the
+ * value it left (fc_mark): any use after a sweep stamps at least that
+ * value, so what is stamped below the previous sweep's mark was idle for
+ * a whole period; hits still write no shared line.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -69,7 +77,7 @@ struct nfs3_fshard {
 	struct nfs3_fcache *sh_cache;
 	struct nfs3_fentry *sh_head;  /* LRU: most recently used */
 	struct nfs3_fentry *sh_tail;  /* LRU: next to evict */
-	uint64_t sh_hits, sh_misses, sh_evictions, sh_forgotten;
+	uint64_t sh_hits, sh_misses, sh_evictions, sh_forgotten, sh_expired;
 } __attribute__((aligned(64)));
 
 struct nfs3_fcache {
@@ -77,7 +85,9 @@ struct nfs3_fcache {
 	uint32_t fc_cap;
 	struct nfs3_fshard *fc_shards;
 	struct nfs3_fentry *fc_entries;  /* fc_cap of them */
-	_Atomic uint64_t fc_clock;       /* +1 per insertion: fe_stamp */
+	_Atomic uint64_t fc_clock;       /* +1 per insertion and sweep: fe_stamp */
+	pthread_mutex_t fc_sweep_lock;   /* one sweep at a time; guards fc_mark */
+	uint64_t fc_mark;                /* fc_clock as the last sweep left it */
 	pthread_mutex_t fc_free_lock;
 	struct nfs3_fentry *fc_free;     /* unused entries (linked by fe_hnext) */
 };
@@ -194,6 +204,7 @@ int nfs3_fcache_create(uint32_t entries, struct nfs3_fcache **out)
 		fc->fc_free = &fc->fc_entries[j];
 	}
 	pthread_mutex_init(&fc->fc_free_lock, NULL);
+	pthread_mutex_init(&fc->fc_sweep_lock, NULL);
 	*out = fc;
 	return 0;
 
@@ -220,6 +231,7 @@ void nfs3_fcache_destroy(struct nfs3_fcache *fc)
 		free(fc->fc_shards[i].sh_buckets);
 	}
 	pthread_mutex_destroy(&fc->fc_free_lock);
+	pthread_mutex_destroy(&fc->fc_sweep_lock);
 	free(fc->fc_shards);
 	free(fc->fc_entries);
 	free(fc);
@@ -639,10 +651,60 @@ void nfs3_fcache_forget(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
 	cache_forget(exp->ex_dcache, fh, len);
 }
 
+/*
+ * cache_expire - one idle sweep of @fc: close the entries no call has
+ * used since the previous sweep.  Each sweep advances the clock, so an
+ * entry used after it is stamped at least the clock it left (fc_mark);
+ * one stamped below the last sweep's mark was not used for a whole
+ * period.  A shard's LRU list is in stamp order (stamps are taken under
+ * its lock from a clock that only grows), so the sweep takes its tail
+ * while that is older than the mark.  Entries a call still holds leave
+ * the table now and close at their last put, as in an eviction.
+ */
+static void cache_expire(struct nfs3_fcache *fc)
+{
+	uint64_t mark;
+
+	if (!fc)
+		return;
+	pthread_mutex_lock(&fc->fc_sweep_lock);
+	mark = fc->fc_mark;
+	fc->fc_mark = atomic_fetch_add_explicit(&fc->fc_clock, 1,
+						memory_order_relaxed) + 1;
+	for (uint32_t i = 0; mark && i < fc->fc_nshards; i++) {
+		struct nfs3_fshard *sh = &fc->fc_shards[i];
+		struct nfs3_fentry *closing = NULL, *fe;
+
+		pthread_mutex_lock(&sh->sh_lock);
+		while ((fe = sh->sh_tail) && fe->fe_stamp < mark) {
+			sh->sh_expired++;
+			if (unhash(sh, fe)) {
+				fe->fe_hnext = closing;
+				closing = fe;
+			}
+		}
+		pthread_mutex_unlock(&sh->sh_lock);
+		while ((fe = closing)) { /* outside the lock: close(2) */
+			closing = fe->fe_hnext;
+			release(fe);
+		}
+	}
+	pthread_mutex_unlock(&fc->fc_sweep_lock);
+}
+
+int rpcrdma_nfs3_export_expire(struct rpcrdma_nfs3_export *exp)
+{
+	if (!exp)
+		return -EINVAL;
+	cache_expire(exp->ex_fcache);
+	cache_expire(exp->ex_dcache);
+	return 0;
+}
+
 /* Sum @fc's shard counters (each shard read under its lock). */
 static void cache_sum(const struct nfs3_fcache *fc, uint64_t *cap,
 		      uint64_t *entries, uint64_t *hits, uint64_t *misses,
-		      uint64_t *evictions, uint64_t *forgotten)
+		      uint64_t *evictions, uint64_t *forgotten, uint64_t *expired)
 {
 	if (!fc)
 		return;
@@ -655,6 +717,7 @@ static void cache_sum(const struct nfs3_fcache *fc, uint64_t *cap,
 		*misses += sh->sh_misses;
 		*evictions += sh->sh_evictions;
 		*forgotten += sh->sh_forgotten;
+		*expired += sh->sh_expired;
 		*entries += sh->sh_count;
 		pthread_mutex_unlock(&sh->sh_lock);
 	}
@@ -670,10 +733,10 @@ int rpcrdma_nfs3_fcache_stats(const struct rpcrdma_nfs3_export *exp,
 	memset(out, 0, sizeof(*out));
 	cache_sum(exp->ex_fcache, &out->fcs_capacity, &out->fcs_entries,
 		  &out->fcs_hits, &out->fcs_misses, &out->fcs_evictions,
-		  &out->fcs_forgotten);
+		  &out->fcs_forgotten, &out->fcs_expired);
 	cache_sum(exp->ex_dcache, &out->fcs_dir_capacity, &out->fcs_dir_entries,
 		  &out->fcs_dir_hits, &out->fcs_dir_misses, &dir_evictions,
-		  &dir_forgotten);
+		  &dir_forgotten, &out->fcs_dir_expired);
 	out->fcs_dir_commits = atomic_load_explicit(&exp->ex_commits,
 						   memory_order_relaxed);
 	return 0;

@@ -12,12 +12,19 @@
  * it, and an export no table holds any more is closed then (its open-file
  * cache with it).  Exports with the same path and id in both tables are
  * the same object, so their cache and WRITE verifier survive a reload.
+ *
+ * The sweeper: one thread per server closes the open-file caches' idle
+ * entries (rpcrdma_nfs3_export_expire() on every export of the table in
+ * force, once per nc_fcache_idle_ms), sleeping on a condition variable in
+ * between so that destroying the server wakes and joins it at once.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "nfs3_internal.h"
 
@@ -28,6 +35,13 @@ struct rpcrdma_nfs3_server {
 	pthread_mutex_t sv_reload;           /* one reload at a time */
 	nfs3_change_hook_fn sv_change_fn;    /* the NFSv4.1 server's, or NULL */
 	void *sv_change_arg;
+	/* the sweeper (sv_sweeping: it runs) */
+	bool sv_sweeping;
+	bool sv_sweep_stop;                  /* under sv_sweep_lock */
+	uint32_t sv_sweep_ms;
+	pthread_t sv_sweeper;
+	pthread_mutex_t sv_sweep_lock;
+	pthread_cond_t sv_sweep_cond;        /* CLOCK_MONOTONIC */
 };
 
 void nfs3_server_set_change_hook(struct rpcrdma_nfs3_server *srv,
@@ -188,6 +202,90 @@ fail:
 	return ret;
 }
 
+/* One sweep per period until the server is destroyed. */
+static void *sweeper_main(void *arg)
+{
+	struct rpcrdma_nfs3_server *srv = arg;
+	struct timespec at;
+
+	clock_gettime(CLOCK_MONOTONIC, &at);
+	pthread_mutex_lock(&srv->sv_sweep_lock);
+	while (!srv->sv_sweep_stop) {
+		at.tv_sec += srv->sv_sweep_ms / 1000;
+		at.tv_nsec += (long)(srv->sv_sweep_ms % 1000) * 1000000;
+		if (at.tv_nsec >= 1000000000) {
+			at.tv_sec++;
+			at.tv_nsec -= 1000000000;
+		}
+		while (!srv->sv_sweep_stop &&
+		       pthread_cond_timedwait(&srv->sv_sweep_cond, &srv->sv_sweep_lock,
+					      &at) != ETIMEDOUT)
+			;
+		if (srv->sv_sweep_stop)
+			break;
+		pthread_mutex_unlock(&srv->sv_sweep_lock);
+		{
+			struct nfs3_snap *sn = nfs3_snap_get(srv);
+
+			for (unsigned i = 0; i < sn->sn_xt->xt_n; i++)
+				rpcrdma_nfs3_export_expire(sn->sn_exp[i]);
+			nfs3_snap_put(sn);
+		}
+		pthread_mutex_lock(&srv->sv_sweep_lock);
+	}
+	pthread_mutex_unlock(&srv->sv_sweep_lock);
+	return NULL;
+}
+
+/*
+ * sweeper_start - start @srv's sweeper when its caches are on and idle
+ * entries are to be closed; the thread takes no signal (it is started
+ * with all of them blocked, whatever the caller's mask).
+ */
+static int sweeper_start(struct rpcrdma_nfs3_server *srv)
+{
+	const struct rpcrdma_nfs3_config *cfg = &srv->sv_cfg;
+	pthread_condattr_t ca;
+	sigset_t all, old;
+	int err;
+
+	if (cfg->nc_fcache_entries == RPCRDMA_NFS3_FCACHE_OFF ||
+	    cfg->nc_fcache_idle_ms == RPCRDMA_NFS3_FCACHE_IDLE_NEVER)
+		return 0;
+	srv->sv_sweep_ms = cfg->nc_fcache_idle_ms ? cfg->nc_fcache_idle_ms :
+			   RPCRDMA_NFS3_FCACHE_IDLE_DEFAULT_MS;
+	pthread_mutex_init(&srv->sv_sweep_lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&srv->sv_sweep_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&srv->sv_sweeper, NULL, sweeper_main, srv);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		pthread_cond_destroy(&srv->sv_sweep_cond);
+		pthread_mutex_destroy(&srv->sv_sweep_lock);
+		return -err;
+	}
+	srv->sv_sweeping = true;
+	return 0;
+}
+
+static void sweeper_stop(struct rpcrdma_nfs3_server *srv)
+{
+	if (!srv->sv_sweeping)
+		return;
+	pthread_mutex_lock(&srv->sv_sweep_lock);
+	srv->sv_sweep_stop = true;
+	pthread_cond_signal(&srv->sv_sweep_cond);
+	pthread_mutex_unlock(&srv->sv_sweep_lock);
+	pthread_join(srv->sv_sweeper, NULL);
+	pthread_cond_destroy(&srv->sv_sweep_cond);
+	pthread_mutex_destroy(&srv->sv_sweep_lock);
+	srv->sv_sweeping = false;
+}
+
 int rpcrdma_nfs3_server_create(const struct rpcrdma_nfs3_config *cfg,
 			       const struct rpcrdma_nfs3_exports *xt,
 			       struct rpcrdma_nfs3_server **out,
@@ -219,6 +317,14 @@ int rpcrdma_nfs3_server_create(const struct rpcrdma_nfs3_config *cfg,
 		pthread_rwlockattr_destroy(&a);
 	}
 	pthread_mutex_init(&srv->sv_reload, NULL);
+	ret = sweeper_start(srv);
+	if (ret) {
+		if (err && errlen)
+			snprintf(err, errlen, "the open-file cache's sweeper: %s",
+				 strerror(-ret));
+		rpcrdma_nfs3_server_destroy(srv);
+		return ret;
+	}
 	*out = srv;
 	return 0;
 }
@@ -250,6 +356,7 @@ void rpcrdma_nfs3_server_destroy(struct rpcrdma_nfs3_server *srv)
 {
 	if (!srv)
 		return;
+	sweeper_stop(srv);
 	nfs3_snap_put(srv->sv_snap);
 	pthread_rwlock_destroy(&srv->sv_lock);
 	pthread_mutex_destroy(&srv->sv_reload);
@@ -336,6 +443,8 @@ int rpcrdma_nfs3_server_fcache_stats(struct rpcrdma_nfs3_server *srv,
 		out->fcs_dir_hits += s.fcs_dir_hits;
 		out->fcs_dir_misses += s.fcs_dir_misses;
 		out->fcs_dir_commits += s.fcs_dir_commits;
+		out->fcs_expired += s.fcs_expired;
+		out->fcs_dir_expired += s.fcs_dir_expired;
 	}
 	nfs3_snap_put(sn);
 	return 0;

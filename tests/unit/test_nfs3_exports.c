@@ -310,10 +310,11 @@ static struct rpcrdma_nfs3_exports *s_table(struct s_env *e, const char *fmt)
 #define S_TABLE "%s 10.0.0.1(rw,no_root_squash,fsid=1) 10.0.0.2(ro,no_root_squash)\n" \
 		"%s 10.0.0.1(rw,all_squash,anonuid=1234,anongid=4321,fsid=2)\n"
 
-static int s_setup(void **state)
+/* s_setup_idle - the server of S_TABLE, its caches swept every @idle_ms. */
+static int s_setup_idle(void **state, uint32_t idle_ms)
 {
 	struct s_env *e = calloc(1, sizeof(*e));
-	struct rpcrdma_nfs3_config cfg = { 0 };
+	struct rpcrdma_nfs3_config cfg = { .nc_fcache_idle_ms = idle_ms };
 	struct rpcrdma_nfs3_exports *xt;
 
 	if (!e)
@@ -333,6 +334,16 @@ static int s_setup(void **state)
 	rpcrdma_nfs3_exports_free(xt);
 	*state = e;
 	return 0;
+}
+
+static int s_setup(void **state)
+{
+	return s_setup_idle(state, 0);
+}
+
+static int s_setup_sweep(void **state)
+{
+	return s_setup_idle(state, 50);
 }
 
 static int s_teardown(void **state)
@@ -709,6 +720,34 @@ static void test_reload_concurrent(void **state)
 	rpcrdma_nfs3_exports_free(x2);
 }
 
+/*
+ * The server's sweeper closes what no call uses: a file CREATE left in
+ * the open-file cache and the directory it was made in leave their caches
+ * within a few 50 ms periods, with no call to prompt it (bounded wait:
+ * 10 s), and the file's handle still answers.
+ */
+static void test_idle_sweeper(void **state)
+{
+	struct s_env *e = *state;
+	struct rpcrdma_nfs3_fcache_stats s;
+	uint8_t a[64], fh[64];
+	uint32_t alen, fhlen;
+
+	root_fh(e, e->dir, a, &alen);
+	assert_int_equal(s_create(e, a, alen, "swept", 0, "10.0.0.1", fh, &fhlen, NULL), 0);
+	for (int i = 0; i < 1000; i++) {
+		assert_int_equal(rpcrdma_nfs3_server_fcache_stats(e->srv, &s), 0);
+		if (!s.fcs_entries && !s.fcs_dir_entries)
+			break;
+		usleep(10000);
+	}
+	assert_int_equal(s.fcs_entries, 0);
+	assert_int_equal(s.fcs_dir_entries, 0);
+	assert_int_equal(s.fcs_expired, 1);
+	assert_true(s.fcs_dir_expired >= 1);
+	assert_int_equal(s_getattr(e, fh, fhlen, "10.0.0.1", NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest parser[] = {
@@ -722,6 +761,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_handles_across_exports, s_setup, s_teardown),
 		cmocka_unit_test_setup_teardown(test_reload, s_setup, s_teardown),
 		cmocka_unit_test_setup_teardown(test_reload_concurrent, s_setup, s_teardown),
+		cmocka_unit_test_setup_teardown(test_idle_sweeper, s_setup_sweep, s_teardown),
 	};
 	int fails = cmocka_run_group_tests_name("exports parser", parser, NULL, NULL);
 

@@ -9,10 +9,13 @@
  * the write verifier across restarts, and four threads at once.
  * Needs root (file handles, credentials).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -859,12 +862,35 @@ static void *mt_worker(void *p)
 	return NULL;
 }
 
-/* threads(): four threads calling at once on @nfiles files. */
-static struct rpcrdma_nfs3_fcache_stats threads(struct t_env *e, unsigned nfiles)
+struct sweep_arg {
+	struct rpcrdma_nfs3_export *sw_exp;
+	atomic_bool sw_stop;
+	unsigned sw_sweeps;
+};
+
+static void *sweeper(void *p)
+{
+	struct sweep_arg *a = p;
+
+	while (!atomic_load(&a->sw_stop)) {
+		assert_int_equal(rpcrdma_nfs3_export_expire(a->sw_exp), 0);
+		a->sw_sweeps++;
+		usleep(100);
+	}
+	return NULL;
+}
+
+/*
+ * threads(): four threads calling at once on @nfiles files; with @sweep,
+ * a fifth sweeps the caches (rpcrdma_nfs3_export_expire()) meanwhile.
+ */
+static struct rpcrdma_nfs3_fcache_stats threads_sweep(struct t_env *e, unsigned nfiles,
+						      bool sweep)
 {
 	static struct t_fh fh[MT_FILES_MAX];
 	struct mt_arg args[MT_THREADS];
-	pthread_t th[MT_THREADS];
+	pthread_t th[MT_THREADS], sw;
+	struct sweep_arg sa = { .sw_exp = e->exp };
 	char name[16];
 
 	for (unsigned i = 0; i < nfiles; i++) {
@@ -877,11 +903,23 @@ static struct rpcrdma_nfs3_fcache_stats threads(struct t_env *e, unsigned nfiles
 					   .ma_seed = 17u * (unsigned)i + 1 };
 		assert_int_equal(pthread_create(&th[i], NULL, mt_worker, &args[i]), 0);
 	}
+	if (sweep)
+		assert_int_equal(pthread_create(&sw, NULL, sweeper, &sa), 0);
 	for (int i = 0; i < MT_THREADS; i++) {
 		assert_int_equal(pthread_join(th[i], NULL), 0);
 		assert_int_equal(args[i].ma_fails, 0);
 	}
+	if (sweep) {
+		atomic_store(&sa.sw_stop, true);
+		assert_int_equal(pthread_join(sw, NULL), 0);
+		assert_true(sa.sw_sweeps > 1);
+	}
 	return stats(e);
+}
+
+static struct rpcrdma_nfs3_fcache_stats threads(struct t_env *e, unsigned nfiles)
+{
+	return threads_sweep(e, nfiles, false);
 }
 
 static void test_threads(void **state)
@@ -912,6 +950,189 @@ static void test_threads_shards(void **state)
 	assert_true(s.fcs_hits > 0);
 }
 
+/* expire - one idle sweep of the export's caches. */
+static struct rpcrdma_nfs3_fcache_stats expire(struct t_env *e)
+{
+	assert_int_equal(rpcrdma_nfs3_export_expire(e->exp), 0);
+	return stats(e);
+}
+
+/* Descriptors this process has open. */
+static int open_fds(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	int n = 0;
+
+	assert_non_null(dir);
+	while (readdir(dir))
+		n++;
+	closedir(dir);
+	return n;
+}
+
+/*
+ * Sweeps while four threads call (300 entries, 400 files): every call
+ * served, sweeps close entries under the callers' feet without a leak:
+ * two sweeps after the calls close everything, and the process is left
+ * with the descriptors it had before the first call.
+ */
+static void test_threads_sweeping(void **state)
+{
+	struct t_env *e = *state;
+	struct rpcrdma_nfs3_fcache_stats s;
+	int fds = open_fds();
+
+	s = threads_sweep(e, MT_FILES_MAX, true);
+	assert_int_equal(s.fcs_hits + s.fcs_misses, MT_THREADS * MT_ITERS);
+	assert_true(s.fcs_entries <= 300);
+	assert_true(s.fcs_expired > 0);
+	expire(e);
+	s = expire(e);
+	assert_int_equal(s.fcs_entries, 0);
+	assert_int_equal(s.fcs_dir_entries, 0);
+	assert_int_equal(open_fds(), fds);
+}
+
+/*
+ * Idle sweeps: the first only starts the period; each later one closes
+ * the entries no call used since the sweep before it, and nothing else.
+ * A closed file's handle still works: the next call opens it again.
+ */
+static void test_idle_expire(void **state)
+{
+	struct t_env *e = *state;
+	struct t_fh a, b;
+	struct rpcrdma_nfs3_fcache_stats s;
+	char buf[64];
+
+	make_file(e, "a", "aaa", 0644, 0, 0);
+	make_file(e, "b", "bbb", 0644, 0, 0);
+	lookup(e, "a", &a);
+	lookup(e, "b", &b);
+	assert_int_equal(do_read(e, &a, 1000, buf, 32), 0);
+	assert_int_equal(do_read(e, &b, 1000, buf, 32), 0);
+	assert_int_equal(stats(e).fcs_entries, 2);
+
+	s = expire(e);                        /* the period starts */
+	assert_int_equal(s.fcs_entries, 2);
+	assert_int_equal(s.fcs_expired, 0);
+	assert_int_equal(do_read(e, &a, 1000, buf, 32), 0);
+	s = expire(e);                        /* b was not used: closed */
+	assert_int_equal(s.fcs_expired, 1);
+	assert_int_equal(s.fcs_entries, 1);
+	assert_int_equal(s.fcs_hits, 1);
+	assert_int_equal(s.fcs_misses, 2);
+
+	memset(buf, 0, sizeof(buf));          /* b opens again by its handle */
+	assert_int_equal(do_read(e, &b, 1000, buf, 32), 0);
+	assert_string_equal(buf, "bbb");
+	s = stats(e);
+	assert_int_equal(s.fcs_misses, 3);
+	assert_int_equal(s.fcs_entries, 2);
+	s = expire(e);                        /* now a is the idle one */
+	assert_int_equal(s.fcs_expired, 2);
+	assert_int_equal(s.fcs_entries, 1);
+	assert_int_equal(do_read(e, &a, 1000, buf, 32), 0);
+	s = stats(e);
+	assert_int_equal(s.fcs_misses, 4);    /* a was closed */
+	assert_int_equal(s.fcs_hits, 1);
+	s = expire(e);                        /* then b again */
+	assert_int_equal(s.fcs_expired, 3);
+	assert_int_equal(s.fcs_entries, 1);
+	assert_int_equal(cached_mode(e, &a, O_RDONLY), O_RDONLY);
+	s = expire(e);                        /* cached_mode() used a */
+	assert_int_equal(s.fcs_expired, 3);
+	s = expire(e);
+	assert_int_equal(s.fcs_expired, 4);
+	assert_int_equal(s.fcs_entries, 0);
+	s = expire(e);                        /* nothing left to close */
+	assert_int_equal(s.fcs_expired, 4);
+}
+
+/* Descriptors of this process open on @path's unlinked file. */
+static int deleted_fds(const char *path)
+{
+	char want[PATH_MAX + 16], link[PATH_MAX + 16], fdp[300];
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/fd");
+	int n = 0;
+
+	assert_non_null(dir);
+	snprintf(want, sizeof(want), "%s (deleted)", path);
+	while ((d = readdir(dir))) {
+		ssize_t l;
+
+		snprintf(fdp, sizeof(fdp), "/proc/self/fd/%s", d->d_name);
+		l = readlink(fdp, link, sizeof(link) - 1);
+		if (l < 0)
+			continue;
+		link[l] = '\0';
+		n += !strcmp(link, want);
+	}
+	closedir(dir);
+	return n;
+}
+
+/*
+ * A cached file unlinked on the server keeps its space while the cache
+ * holds it open (test_unlink_local); two sweeps without a call close it,
+ * so the space comes back without any NFS call.
+ */
+static void test_idle_unlink_space(void **state)
+{
+	struct t_env *e = *state;
+	struct t_fh f;
+	char p[PATH_MAX], buf[64];
+
+	make_file(e, "big", "contents", 0666, 0, 0);
+	lookup(e, "big", &f);
+	assert_int_equal(do_read(e, &f, 1000, buf, 32), 0);
+	assert_int_equal(do_write(e, &f, 1000, 8, "more"), 0);
+	path_of(e, "big", p);
+	assert_int_equal(unlink(p), 0);
+	/* the O_PATH, read and write descriptors */
+	assert_int_equal(deleted_fds(p), 3);
+	expire(e);
+	assert_int_equal(deleted_fds(p), 3);
+	expire(e);
+	assert_int_equal(deleted_fds(p), 0);
+	assert_int_equal(stats(e).fcs_entries, 0);
+	assert_int_equal(do_getattr(e, &f, NULL), S_STALE);
+}
+
+/*
+ * An entry a call holds across the sweeps leaves the cache at the sweep
+ * and is closed only by that call's put; directories expire as files do.
+ */
+static void test_idle_held_and_dirs(void **state)
+{
+	struct t_env *e = *state;
+	struct nfs3_fentry local, *fe;
+	struct rpcrdma_nfs3_fcache_stats s;
+	struct t_fh f;
+	char p[PATH_MAX], buf[64];
+
+	make_file(e, "held", "x", 0644, 0, 0);
+	lookup(e, "held", &f);     /* the root directory enters its cache */
+	assert_int_equal(do_read(e, &f, 1000, buf, 32), 0);
+	assert_int_equal(stats(e).fcs_dir_entries, 1);
+	assert_int_equal(nfs3_fcache_get(e->exp, f.fh, f.len, &local, &fe, NULL), 0);
+	assert_non_null(fe->fe_shard);
+	expire(e);
+	s = expire(e);
+	/* the call's own use was before the first sweep: idle for a period */
+	assert_int_equal(s.fcs_expired, 1);
+	assert_int_equal(s.fcs_entries, 0);
+	assert_int_equal(s.fcs_dir_expired, 1);
+	assert_int_equal(s.fcs_dir_entries, 0);
+	path_of(e, "held", p);
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(deleted_fds(p), 2); /* still the call's */
+	assert_true(fcntl(fe->fe_path, F_GETFD) >= 0);
+	nfs3_fcache_put(fe);
+	assert_int_equal(deleted_fds(p), 0);
+}
+
 static int run_on(const char *base)
 {
 	const struct CMUnitTest tests[] = {
@@ -931,6 +1152,10 @@ static int run_on(const char *base)
 		cmocka_unit_test_setup_teardown(test_cache_off, setup_off, env_teardown),
 		cmocka_unit_test_setup_teardown(test_threads, setup_eight, env_teardown),
 		cmocka_unit_test_setup_teardown(test_threads_shards, setup_300, env_teardown),
+		cmocka_unit_test_setup_teardown(test_idle_expire, setup_default, env_teardown),
+		cmocka_unit_test_setup_teardown(test_idle_unlink_space, setup_default, env_teardown),
+		cmocka_unit_test_setup_teardown(test_idle_held_and_dirs, setup_default, env_teardown),
+		cmocka_unit_test_setup_teardown(test_threads_sweeping, setup_300, env_teardown),
 	};
 	char name[64];
 
