@@ -266,7 +266,8 @@ static void call_done(struct rpcrdma_clnt_call *ca, int status, void *arg)
 		/* Without waiting: the credit this call freed is the next
 		 * one's; its Send goes out with the others started during
 		 * this wake-up of the completion thread. */
-		s->t_sent = now_ns();
+		/* the clock just read serves: one clock_gettime() per call */
+		s->t_sent = s->t_done;
 		if (!rpcrdma_clnt_try_call_async(r->cl, &s->ca, call_done, s, NULL)) {
 			pthread_mutex_lock(&r->lock);
 			r->cb_starts++;
