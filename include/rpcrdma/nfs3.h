@@ -74,10 +74,10 @@ struct rpcrdma_nfs3_config {
 	 * rpcrdma_nfs3_server_create() only: the cache's idle period in
 	 * milliseconds.  A thread of the server sweeps every export's caches
 	 * (rpcrdma_nfs3_export_expire()) once a period, so a file or
-	 * directory no call used for one to two periods is closed: a file
-	 * unlinked on the server gives its space back, and the exported file
-	 * system can be unmounted, soon after the clients stop using it (as
-	 * the kernel's nfsd closes idle NFSv3 files).  0: the default,
+	 * directory no call used for one to two periods is closed (one a
+	 * call holds is in use, and stays): a file unlinked on the server
+	 * gives its space back soon after the clients stop using it, as the
+	 * kernel's nfsd closes idle NFSv3 files.  0: the default,
 	 * RPCRDMA_NFS3_FCACHE_IDLE_DEFAULT_MS; RPCRDMA_NFS3_FCACHE_IDLE_NEVER:
 	 * no sweeps, entries leave only by eviction, REMOVE or RENAME.
 	 */
@@ -214,7 +214,7 @@ int rpcrdma_nfs3_fcache_stats(const struct rpcrdma_nfs3_export *exp,
  * per idle period, it closes what has been idle for one to two periods;
  * rpcrdma_nfs3_server_create() runs it on its own thread (nc_fcache_idle_ms),
  * a program serving a lone export calls it itself.  An entry a call holds
- * leaves the cache now and is closed when the call puts it.  Not an RFC
+ * during the sweep is in use: it stays, as if used then.  Not an RFC
  * matter: RFC 1813 has no open or close; the handle stays valid (the next
  * call opens the file again by its handle).
  *

@@ -51,7 +51,8 @@
  * its clients stop using it.  It advances the clock itself and keeps the
  * value it left (fc_mark): any use after a sweep stamps at least that
  * value, so what is stamped below the previous sweep's mark was idle for
- * a whole period; hits still write no shared line.
+ * a whole period; hits still write no shared line.  Entries a call
+ * holds at a sweep are in use, not idle: they stay.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -453,6 +454,9 @@ static void cache_insert(struct nfs3_fcache *fc, uint64_t h,
 	if (!fe) {
 		pthread_mutex_unlock(&sh->sh_lock);
 		fe = evict_oldest(fc);
+		/* nothing to evict: a sweep may have freed entries meanwhile */
+		if (!fe)
+			fe = take_free(fc);
 		pthread_mutex_lock(&sh->sh_lock);
 	}
 	if (fe && find(sh, h, fh, len)) {
@@ -588,6 +592,8 @@ void nfs3_fcache_put(struct nfs3_fentry *fe)
 	}
 	pthread_mutex_lock(&sh->sh_lock);
 	last = --fe->fe_refs == 0;
+	if (fe->fe_hashed)
+		touch(sh, fe); /* its use ends now: idle from here on */
 	pthread_mutex_unlock(&sh->sh_lock);
 	if (last)
 		release(fe);
@@ -658,8 +664,9 @@ void nfs3_fcache_forget(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
  * one stamped below the last sweep's mark was not used for a whole
  * period.  A shard's LRU list is in stamp order (stamps are taken under
  * its lock from a clock that only grows), so the sweep takes its tail
- * while that is older than the mark.  Entries a call still holds leave
- * the table now and close at their last put, as in an eviction.
+ * while that is older than the mark.  An entry a call holds is in use,
+ * not idle (the kernel's nfsd does not close a file in use either): it
+ * stays, stamped as used now, above the mark, so it is looked at once.
  */
 static void cache_expire(struct nfs3_fcache *fc)
 {
@@ -677,11 +684,14 @@ static void cache_expire(struct nfs3_fcache *fc)
 
 		pthread_mutex_lock(&sh->sh_lock);
 		while ((fe = sh->sh_tail) && fe->fe_stamp < mark) {
-			sh->sh_expired++;
-			if (unhash(sh, fe)) {
-				fe->fe_hnext = closing;
-				closing = fe;
+			if (fe->fe_refs > 1) {
+				touch(sh, fe); /* in use */
+				continue;
 			}
+			sh->sh_expired++;
+			unhash(sh, fe); /* the cache's was the last reference */
+			fe->fe_hnext = closing;
+			closing = fe;
 		}
 		pthread_mutex_unlock(&sh->sh_lock);
 		while ((fe = closing)) { /* outside the lock: close(2) */

@@ -260,7 +260,10 @@ int nfs3_dcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
 void nfs3_fcache_adopt(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
 		       uint32_t len, int fd, const struct stat *st);
 
-/** nfs3_fcache_put - drop a reference (NULL: no-op); the last one closes. */
+/**
+ * nfs3_fcache_put - drop a reference (NULL: no-op); the last one closes.
+ * A cached entry counts as used until its put (LRU and idle sweeps).
+ */
 void nfs3_fcache_put(struct nfs3_fentry *fe);
 
 /**

@@ -232,6 +232,16 @@ static void *sweeper_main(void *arg)
 			nfs3_snap_put(sn);
 		}
 		pthread_mutex_lock(&srv->sv_sweep_lock);
+		/* a sweep longer than a period (a last close(2) freeing much)
+		 * must not make the next ones run back to back */
+		{
+			struct timespec now;
+
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec > at.tv_sec ||
+			    (now.tv_sec == at.tv_sec && now.tv_nsec > at.tv_nsec))
+				at = now;
+		}
 	}
 	pthread_mutex_unlock(&srv->sv_sweep_lock);
 	return NULL;

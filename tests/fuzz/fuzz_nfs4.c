@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	struct rpcrdma_nfs3_config cfg = { 0 };
+	struct rpcrdma_nfs3_config cfg = { .nc_fcache_idle_ms = RPCRDMA_NFS3_FCACHE_IDLE_NEVER };
 	struct rpcrdma_nfs3_exports *xt = NULL;
 	struct nfs4_chan_attrs fore = { 0, 1u << 20, 1u << 20, 2048, 64, 8, 0, 0 };
 	struct nfs4_exid_res er;

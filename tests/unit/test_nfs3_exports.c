@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "test_nfs3_harness.h"
@@ -343,7 +344,7 @@ static int s_setup(void **state)
 
 static int s_setup_sweep(void **state)
 {
-	return s_setup_idle(state, 50);
+	return s_setup_idle(state, 200);
 }
 
 static int s_teardown(void **state)
@@ -720,32 +721,69 @@ static void test_reload_concurrent(void **state)
 	rpcrdma_nfs3_exports_free(x2);
 }
 
+/* wait_swept - poll the server's counters until no entry is cached
+ * (10 s at most); the counters, and the ms waited in *@ms. */
+static struct rpcrdma_nfs3_fcache_stats wait_swept(struct s_env *e, long *ms)
+{
+	struct rpcrdma_nfs3_fcache_stats s;
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = 0; i < 2000; i++) {
+		assert_int_equal(rpcrdma_nfs3_server_fcache_stats(e->srv, &s), 0);
+		if (!s.fcs_entries && !s.fcs_dir_entries)
+			break;
+		usleep(5000);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	*ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	return s;
+}
+
 /*
- * The server's sweeper closes what no call uses: a file CREATE left in
- * the open-file cache and the directory it was made in leave their caches
- * within a few 50 ms periods, with no call to prompt it (bounded wait:
- * 10 s), and the file's handle still answers.
+ * The server's sweeper (200 ms period) closes what no call uses, with no
+ * call to prompt it: a file CREATE left in the open-file cache, and the
+ * directory it was made in, are still cached right after the call and
+ * gone within a few periods, not before one has passed (a sweeper that
+ * spun, or took the period for seconds, fails here); the file's handle
+ * still answers.  After a reload that brings in a new export object, the
+ * sweeper sweeps that one too (it follows the table in force).
  */
 static void test_idle_sweeper(void **state)
 {
 	struct s_env *e = *state;
 	struct rpcrdma_nfs3_fcache_stats s;
-	uint8_t a[64], fh[64];
-	uint32_t alen, fhlen;
+	struct rpcrdma_nfs3_exports *xt;
+	uint8_t a[64], b[64], fh[64];
+	uint32_t alen, blen, fhlen;
+	char err[256];
+	long ms;
 
 	root_fh(e, e->dir, a, &alen);
 	assert_int_equal(s_create(e, a, alen, "swept", 0, "10.0.0.1", fh, &fhlen, NULL), 0);
-	for (int i = 0; i < 1000; i++) {
-		assert_int_equal(rpcrdma_nfs3_server_fcache_stats(e->srv, &s), 0);
-		if (!s.fcs_entries && !s.fcs_dir_entries)
-			break;
-		usleep(10000);
-	}
+	assert_int_equal(rpcrdma_nfs3_server_fcache_stats(e->srv, &s), 0);
+	assert_int_equal(s.fcs_entries, 1);
+	assert_int_equal(s.fcs_dir_entries, 1);
+	s = wait_swept(e, &ms);
 	assert_int_equal(s.fcs_entries, 0);
 	assert_int_equal(s.fcs_dir_entries, 0);
 	assert_int_equal(s.fcs_expired, 1);
 	assert_true(s.fcs_dir_expired >= 1);
+	assert_true(ms >= 100);
 	assert_int_equal(s_getattr(e, fh, fhlen, "10.0.0.1", NULL), 0);
+
+	/* export B under another fsid: a new export object */
+	xt = s_table(e, "%s 10.0.0.1(rw,no_root_squash,fsid=1) 10.0.0.2(ro,no_root_squash)\n"
+		     "%s 10.0.0.1(rw,all_squash,anonuid=1234,anongid=4321,fsid=3)\n");
+	assert_int_equal(rpcrdma_nfs3_server_reload(e->srv, xt, err, sizeof(err)), 0);
+	rpcrdma_nfs3_exports_free(xt);
+	root_fh(e, e->sub, b, &blen);
+	assert_int_equal(s_create(e, b, blen, "new", 0, "10.0.0.1", NULL, NULL, NULL), 0);
+	assert_int_equal(rpcrdma_nfs3_server_fcache_stats(e->srv, &s), 0);
+	assert_int_equal(s.fcs_entries, 2); /* and "swept" again, by GETATTR */
+	s = wait_swept(e, &ms);
+	assert_int_equal(s.fcs_entries, 0);
+	assert_int_equal(s.fcs_expired, 3); /* A's two, and B's new one */
 }
 
 int main(void)

@@ -72,7 +72,7 @@ static inline int t4_setup_exports(void **state, const char *const *lines,
 				   unsigned n)
 {
 	struct env *e = calloc(1, sizeof(*e));
-	struct rpcrdma_nfs3_config cfg = { 0 };
+	struct rpcrdma_nfs3_config cfg = { .nc_fcache_idle_ms = RPCRDMA_NFS3_FCACHE_IDLE_NEVER };
 	struct rpcrdma_nfs3_exports *xt = NULL;
 	char text[2048], err[256], path[128];
 	size_t at = 0;
