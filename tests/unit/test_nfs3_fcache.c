@@ -957,17 +957,42 @@ static struct rpcrdma_nfs3_fcache_stats expire(struct t_env *e)
 	return stats(e);
 }
 
-/* Descriptors this process has open. */
-static int open_fds(void)
+/*
+ * Descriptors this process has open (with the directory stream's own and
+ * its "." and ".."): all of them for a NULL @path, else those open on
+ * @path's unlinked file.
+ */
+static int proc_fds(const char *path)
 {
+	char want[PATH_MAX + 16], link[PATH_MAX + 16], fdp[300];
+	struct dirent *d;
 	DIR *dir = opendir("/proc/self/fd");
 	int n = 0;
 
 	assert_non_null(dir);
-	while (readdir(dir))
-		n++;
+	if (path)
+		snprintf(want, sizeof(want), "%s (deleted)", path);
+	while ((d = readdir(dir))) {
+		ssize_t l;
+
+		if (!path) {
+			n++;
+			continue;
+		}
+		snprintf(fdp, sizeof(fdp), "/proc/self/fd/%s", d->d_name);
+		l = readlink(fdp, link, sizeof(link) - 1);
+		if (l < 0)
+			continue;
+		link[l] = '\0';
+		n += !strcmp(link, want);
+	}
 	closedir(dir);
 	return n;
+}
+
+static int open_fds(void)
+{
+	return proc_fds(NULL);
 }
 
 /*
@@ -1052,25 +1077,7 @@ static void test_idle_expire(void **state)
 /* Descriptors of this process open on @path's unlinked file. */
 static int deleted_fds(const char *path)
 {
-	char want[PATH_MAX + 16], link[PATH_MAX + 16], fdp[300];
-	struct dirent *d;
-	DIR *dir = opendir("/proc/self/fd");
-	int n = 0;
-
-	assert_non_null(dir);
-	snprintf(want, sizeof(want), "%s (deleted)", path);
-	while ((d = readdir(dir))) {
-		ssize_t l;
-
-		snprintf(fdp, sizeof(fdp), "/proc/self/fd/%s", d->d_name);
-		l = readlink(fdp, link, sizeof(link) - 1);
-		if (l < 0)
-			continue;
-		link[l] = '\0';
-		n += !strcmp(link, want);
-	}
-	closedir(dir);
-	return n;
+	return proc_fds(path);
 }
 
 /*

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# rpcrdma-nfsd's command line: a value outside the range its usage text
+# and man page give is refused with a message naming the option and exit 2
+# (a usage error), before any device, socket or file is touched; a value
+# inside the range is taken, shown by the run going on to the export check
+# (a missing directory: exit 1, "export directory").  No RDMA device is
+# needed.  Usage: nfsd_options.sh PATH-TO-rpcrdma-nfsd
+set -u
+NFSD=${1:?usage: nfsd_options.sh PATH-TO-rpcrdma-nfsd}
+MISSING=/nonexistent-rpcrdma-export-$$
+FILE=$(mktemp) || exit 1
+trap 'rm -f "$FILE"' EXIT
+fails=0 n=0
+
+# expect CODE TEXT ARGS...: exit status CODE and TEXT in standard error.
+expect() {
+	local code=$1 text=$2 out rc
+	shift 2
+	n=$((n + 1))
+	out=$("$NFSD" "$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ "$rc" != "$code" ] || [[ "$out" != *"$text"* ]]; then
+		echo "FAIL: rpcrdma-nfsd $*: exit $rc (want $code), stderr:" >&2
+		printf '%s\n' "$out" | sed 's/^/    /' >&2
+		echo "    (want the text: $text)" >&2
+		fails=$((fails + 1))
+	fi
+}
+
+# Ranges from the usage text and rpcrdma-nfsd(8).
+bad=2 ok=1 reached="export directory $MISSING"
+E=(--export "$MISSING")
+
+expect $bad "--file-cache-idle: expected 0..86400 seconds: 86401" "${E[@]}" --file-cache-idle 86401
+expect $bad "--file-cache-idle: expected 0..86400 seconds: -1" "${E[@]}" --file-cache-idle -1
+expect $bad "--file-cache-idle: expected 0..86400 seconds: 2s" "${E[@]}" --file-cache-idle 2s
+expect $bad "--file-cache-idle: expected 0..86400 seconds: " "${E[@]}" --file-cache-idle ""
+expect $ok "$reached" "${E[@]}" --file-cache-idle 0
+expect $ok "$reached" "${E[@]}" --file-cache-idle 86400
+expect $bad "--file-cache: expected 0..1048576: 1048577" "${E[@]}" --file-cache 1048577
+expect $ok "$reached" "${E[@]}" --file-cache 0
+expect $bad "--threads: expected 1..1024: 0" "${E[@]}" --threads 0
+expect $bad "--threads: expected 1..1024: 1025" "${E[@]}" --threads 1025
+expect $bad "--transport-threads: expected 1.." "${E[@]}" --transport-threads 0
+expect $bad "--credits: expected 1..4096: 4097" "${E[@]}" --credits 4097
+expect $bad "--credits: expected 1..4096: 0" "${E[@]}" --credits 0
+expect $bad "--memory: expected a size of at least 64M" "${E[@]}" --memory 63M
+expect $ok "$reached" "${E[@]}" --memory 64M
+expect $bad "--max-connections: expected 1..65536: 0" "${E[@]}" --max-connections 0
+expect $bad "bad port: 0" "${E[@]}" --port 0
+expect $bad "bad port: 65536" "${E[@]}" --mount-port 65536
+expect $bad "bad port: 0" "${E[@]}" --nlm-port 0
+expect $bad "--reply-post: expected auto, transport or worker: both" "${E[@]}" --reply-post both
+expect $bad "--capture-size: expected a size of at least 64K" "${E[@]}" --capture /tmp/c.pcap --capture-size 1K
+expect $bad "--capture-files: expected 1..1000: 1001" "${E[@]}" --capture /tmp/c.pcap --capture-files 1001
+expect $bad "need --capture FILE" "${E[@]}" --capture-files 2
+expect $bad "--state-dir: not an absolute path: state" "${E[@]}" --state-dir state
+expect $bad "--grace: expected 0..86400 seconds: 86401" "${E[@]}" --grace 86401
+expect $bad "--max-locks: expected 1..16777216: 0" "${E[@]}" --max-locks 0
+expect $bad "--listen: not a numeric address: 10.0.0.1/24" "${E[@]}" --listen 10.0.0.1/24
+expect $bad "--allow: 10.0.0.0/33: expected ADDR[/PREFIX]" "${E[@]}" --allow 10.0.0.0/33
+expect $bad "--nfs4 and --no-nfs4 contradict each other" "${E[@]}" --nfs4 --no-nfs4
+expect $bad "--no-delegations and --no-nfs4" "${E[@]}" --no-nfs4 --no-delegations
+expect $bad "unexpected argument: extra" "${E[@]}" extra
+expect $bad "give one of --export DIR and --exports FILE" --threads 2
+expect $bad "give one of --export DIR and --exports FILE" "${E[@]}" --exports /etc/exports
+expect $bad "with --exports FILE the file gives clients and options" --exports "$MISSING" --no-root-squash
+expect $bad "Usage:" "${E[@]}" --no-such-option
+expect $ok "export $FILE: not a directory" --export "$FILE"
+expect $ok "$reached" "${E[@]}"
+
+# --help: the usage text on standard output, exit 0, the idle option listed.
+n=$((n + 1))
+help=$("$NFSD" --help 2>/dev/null)
+rc=$?
+if [ $rc != 0 ] || [[ "$help" != *"--file-cache-idle S"* ]]; then
+	echo "FAIL: rpcrdma-nfsd --help: exit $rc or no --file-cache-idle in the text" >&2
+	fails=$((fails + 1))
+fi
+
+echo "nfsd_options: $((n - fails)) of $n cases as expected"
+[ $fails = 0 ]
