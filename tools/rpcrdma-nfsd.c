@@ -316,7 +316,9 @@ static int load_key(const char *path, uint8_t key[RPCRDMA_NFS3_KEY_BYTES],
 		mkdir("/var/lib/rpcrdma", 0700); /* may exist */
 	err = rpcrdma_nfs3_load_key(path, key);
 	if (err)
-		fprintf(stderr, PROG ": handle key %s: %s\n", path, strerror(-err));
+		fprintf(stderr, PROG ": handle key %s: %s%s\n", path, strerror(-err),
+			(err == -EACCES || err == -EPERM) && geteuid() ?
+				" (rpcrdma-nfsd runs as root)" : "");
 	return err;
 }
 
@@ -466,7 +468,8 @@ int main(int argc, char **argv)
 		case 'p':
 		case 'm':
 			if (parse_uint(optarg, 65535, &v) || v == 0) {
-				fprintf(stderr, PROG ": bad port: %s\n", optarg);
+				fprintf(stderr, PROG ": --%s: expected a port 1..65535: %s\n",
+					c == 'p' ? "port" : "mount-port", optarg);
 				return 2;
 			}
 			*(c == 'p' ? &port : &mport) = v;
@@ -585,6 +588,11 @@ int main(int argc, char **argv)
 			control_path = optarg;
 			break;
 		case OPT_METRICS:
+			if (rpcrdma_svc_metrics_parse(optarg, &tmp)) {
+				fprintf(stderr, PROG ": --metrics: expected ADDR:PORT, [ADDR]:PORT "
+					"or :PORT (numeric, port 1..65535): %s\n", optarg);
+				return 2;
+			}
 			metrics_addr = optarg;
 			break;
 		case OPT_CAPTURE:
@@ -621,7 +629,8 @@ int main(int argc, char **argv)
 		case OPT_NLM_PORT:
 		case OPT_NSM_PORT:
 			if (parse_uint(optarg, 65535, &v) || v == 0) {
-				fprintf(stderr, PROG ": bad port: %s\n", optarg);
+				fprintf(stderr, PROG ": --%s: expected a port 1..65535: %s\n",
+					c == OPT_NLM_PORT ? "nlm-port" : "nsm-port", optarg);
 				return 2;
 			}
 			*(c == OPT_NLM_PORT ? &lcfg.lc_port : &lcfg.lc_nsm_port) = (uint16_t)v;
@@ -694,7 +703,7 @@ int main(int argc, char **argv)
 	if (exports_file) {
 		err = rpcrdma_nfs3_exports_load(exports_file, &xt, msg, sizeof(msg));
 		if (err) {
-			fprintf(stderr, PROG ": %s\n", msg);
+			fprintf(stderr, PROG ": --exports: %s\n", msg);
 			return err == -EINVAL || err == -E2BIG || err == -ENOENT ? 2 : 1;
 		}
 	} else {

@@ -33,23 +33,42 @@ static void usage(FILE *f)
 "      --json          one JSON object instead of the table\n"
 "      --prometheus    the Prometheus text exposition format\n"
 "  -w, --watch SECS    print again every SECS seconds (1..3600) until\n"
-"                      interrupted\n"
+"                      interrupted (the table under a time stamp; JSON as\n"
+"                      one object per line)\n"
+"  -t, --timeout SECS  give up when the server has not answered within\n"
+"                      SECS seconds (1..3600, default 10)\n"
 "  -h, --help          this text\n", RPCRDMA_NFS_PORT);
 }
 
-/* Ask the server at @path for @req and copy its answer to stdout.
+/* A send, receive or connect on a socket with SO_*TIMEO that timed out. */
+static bool timed_out(int err)
+{
+	return err == EAGAIN || err == EWOULDBLOCK || err == EINPROGRESS;
+}
+
+/* Ask the server at @path for @req, waiting at most @timeout_s seconds for
+ * each step, and copy its answer to stdout, ending it with a newline.
  * Return: 0, or 1 with a message. */
-static int fetch(const char *path, const char *req)
+static int fetch(const char *path, const char *req, unsigned long timeout_s)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char buf[65536];
+	struct timeval tv = { .tv_sec = (time_t)timeout_s };
+	char buf[65536], last = '\n';
 	bool first = true;
 	ssize_t n;
 	int fd;
 
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+			setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		close(fd);
+		return 1;
+	}
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		if (fd >= 0 && timed_out(errno))
+			goto no_answer;
 		fprintf(stderr, PROG ": cannot connect to %s: %s%s\n", path, strerror(errno),
 			errno == ENOENT || errno == ECONNREFUSED ?
 			" (is rpcrdma-nfsd running, with this --control path?)" :
@@ -59,6 +78,8 @@ static int fetch(const char *path, const char *req)
 		return 1;
 	}
 	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0) {
+		if (timed_out(errno))
+			goto no_answer;
 		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
 		close(fd);
 		return 1;
@@ -71,15 +92,27 @@ static int fetch(const char *path, const char *req)
 		}
 		first = false;
 		fwrite(buf, 1, (size_t)n, stdout);
+		last = buf[n - 1];
 	}
+	if (n < 0 && timed_out(errno))
+		goto no_answer;
 	close(fd);
 	if (n < 0 || first) {
 		fprintf(stderr, PROG ": %s: %s\n", path, n < 0 ? strerror(errno) :
 			"the server closed without an answer");
 		return 1;
 	}
+	if (last != '\n')
+		putchar('\n');
 	fflush(stdout);
 	return 0;
+
+no_answer:
+	fflush(stdout);
+	fprintf(stderr, PROG ": %s: no answer within %lu s (is rpcrdma-nfsd stopped or stuck?)\n",
+		path, timeout_s);
+	close(fd);
+	return 1;
 }
 
 int main(int argc, char **argv)
@@ -90,16 +123,18 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "prometheus", no_argument, NULL, 'P' },
 		{ "watch", required_argument, NULL, 'w' },
+		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *req = "table\n", *sock = NULL;
-	unsigned long port = RPCRDMA_NFS_PORT, watch = 0;
+	unsigned long port = RPCRDMA_NFS_PORT, watch = 0, timeout_s = 10;
+	bool json = false, prom = false;
 	char path[108];
 	char *end;
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "s:p:w:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:p:w:t:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			sock = optarg;
@@ -114,9 +149,21 @@ int main(int argc, char **argv)
 			break;
 		case 'j':
 			req = "json\n";
+			json = true;
 			break;
 		case 'P':
 			req = "prometheus\n";
+			prom = true;
+			break;
+		case 't':
+			errno = 0;
+			timeout_s = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || *optarg == '-' || timeout_s == 0 ||
+			    timeout_s > 3600) {
+				fprintf(stderr, PROG ": --timeout: expected 1..3600 seconds: %s\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case 'w':
 			errno = 0;
@@ -140,6 +187,10 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (json && prom) {
+		fprintf(stderr, PROG ": --json and --prometheus: give one of them\n");
+		return 2;
+	}
 	if (sock && strlen(sock) >= sizeof(path)) {
 		fprintf(stderr, PROG ": --socket: path too long: %s\n", sock);
 		return 2;
@@ -150,16 +201,18 @@ int main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	for (;;) {
-		if (watch && isatty(STDOUT_FILENO))
+		/* The table under a time stamp; JSON and Prometheus bare, so
+		 * that a watch is JSON lines or a series of expositions. */
+		if (watch && !json && !prom && isatty(STDOUT_FILENO))
 			fputs("\033[H\033[2J", stdout); /* home, clear screen */
-		if (watch) {
+		if (watch && !json && !prom) {
 			time_t now = time(NULL);
 			char ts[64];
 
 			strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S", localtime(&now));
 			printf("%s  %s  every %lu s\n", ts, sock, watch);
 		}
-		rc = fetch(sock, req);
+		rc = fetch(sock, req, timeout_s);
 		if (rc || !watch)
 			return rc;
 		sleep((unsigned)watch);

@@ -571,6 +571,29 @@ struct rpcrdma_nfsc;
 int rpcrdma_nfsc_mount(const struct rpcrdma_nfsc_config *cfg,
 		       struct rpcrdma_nfsc **out);
 
+/** The step of a mount that failed (rpcrdma_nfsc_mount_step()). */
+enum rpcrdma_nfsc_step {
+	RPCRDMA_NFSC_STEP_NONE = 0,   /* none failed, or the configuration */
+	RPCRDMA_NFSC_STEP_MOUNT,      /* MOUNT over TCP (and rpcbind for its port) */
+	RPCRDMA_NFSC_STEP_CONNECT,    /* the RPC-over-RDMA connection (rdma_cm) */
+	RPCRDMA_NFSC_STEP_FSINFO,     /* FSINFO of the export's root over RDMA */
+};
+
+/**
+ * rpcrdma_nfsc_mount_step - rpcrdma_nfsc_mount(), also saying which step
+ * failed, so that a caller can tell a MOUNT refused (rpcbind, the MOUNT
+ * port) from an RPC-over-RDMA connection refused (the NFS port) when both
+ * return -ECONNREFUSED.
+ * @cfg, @out: as rpcrdma_nfsc_mount().
+ * @step: where the step that failed is written (RPCRDMA_NFSC_STEP_NONE on
+ *        success, or when @cfg itself was refused, or on -ENOMEM before
+ *        any step); may be NULL.
+ *
+ * Return: as rpcrdma_nfsc_mount().
+ */
+int rpcrdma_nfsc_mount_step(const struct rpcrdma_nfsc_config *cfg,
+			    struct rpcrdma_nfsc **out, enum rpcrdma_nfsc_step *step);
+
 /** rpcrdma_nfsc_umount - send UMNT, close the transport, free (NULL: no-op). */
 void rpcrdma_nfsc_umount(struct rpcrdma_nfsc *nc);
 

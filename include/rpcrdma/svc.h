@@ -403,6 +403,18 @@ struct rpcrdma_svc_metrics;
 int rpcrdma_svc_metrics_start(struct rpcrdma_svc *svc, const char *addr,
 			      struct rpcrdma_svc_metrics **out);
 
+/**
+ * rpcrdma_svc_metrics_parse - the address rpcrdma_svc_metrics_start()
+ * would bind for @addr, without binding: for checking a command line
+ * before anything starts.
+ * @addr: as rpcrdma_svc_metrics_start()'s.
+ * @sa: the address (":PORT" and "*:PORT": the IPv6 any address, which
+ * takes IPv4 too).
+ * Return: 0; -EINVAL for a malformed @addr, a host name (numeric only),
+ * or port 0 or above 65535.
+ */
+int rpcrdma_svc_metrics_parse(const char *addr, struct sockaddr_storage *sa);
+
 /** rpcrdma_svc_metrics_stop - stop the endpoint and free @mt (NULL: no-op). */
 void rpcrdma_svc_metrics_stop(struct rpcrdma_svc_metrics *mt);
 

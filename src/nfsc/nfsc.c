@@ -13,12 +13,21 @@
 
 int rpcrdma_nfsc_mount(const struct rpcrdma_nfsc_config *cfg, struct rpcrdma_nfsc **out)
 {
+	return rpcrdma_nfsc_mount_step(cfg, out, NULL);
+}
+
+int rpcrdma_nfsc_mount_step(const struct rpcrdma_nfsc_config *cfg, struct rpcrdma_nfsc **out,
+			    enum rpcrdma_nfsc_step *step)
+{
+	enum rpcrdma_nfsc_step at = RPCRDMA_NFSC_STEP_NONE;
 	struct rpcrdma_clnt_config ccfg;
 	struct rpcrdma_nfsc_fsinfo fi;
 	struct rpcrdma_nfsc *nc;
 	unsigned i;
 	int rc;
 
+	if (step)
+		*step = RPCRDMA_NFSC_STEP_NONE;
 	if (!cfg || !cfg->nf_server || !cfg->nf_export)
 		return -EINVAL;
 	nc = calloc(1, sizeof(*nc));
@@ -34,9 +43,11 @@ int rpcrdma_nfsc_mount(const struct rpcrdma_nfsc_config *cfg, struct rpcrdma_nfs
 		rc = -ENOMEM;
 		goto err;
 	}
+	at = RPCRDMA_NFSC_STEP_MOUNT;
 	rc = nfsc_mnt(nc, cfg);
 	if (rc)
 		goto err;
+	at = RPCRDMA_NFSC_STEP_NONE;
 
 	memset(&ccfg, 0, sizeof(ccfg));
 	ccfg.cf_server = cfg->nf_server;
@@ -54,12 +65,14 @@ int rpcrdma_nfsc_mount(const struct rpcrdma_nfsc_config *cfg, struct rpcrdma_nfs
 		rc = -EINVAL;
 		goto err;
 	}
+	at = RPCRDMA_NFSC_STEP_CONNECT;
 	for (i = 0; i < (cfg->nf_nconnect ? cfg->nf_nconnect : 1); i++) {
 		rc = rpcrdma_clnt_create(&ccfg, &nc->nc_clnts[i]);
 		if (rc)
 			goto err;
 		nc->nc_nconn++;
 	}
+	at = RPCRDMA_NFSC_STEP_FSINFO;
 	rc = rpcrdma_nfsc_fsinfo(nc, &nc->nc_root, &fi);
 	if (rc)
 		goto err;
@@ -70,6 +83,8 @@ int rpcrdma_nfsc_mount(const struct rpcrdma_nfsc_config *cfg, struct rpcrdma_nfs
 	*out = nc;
 	return 0;
 err:
+	if (step)
+		*step = at;
 	rpcrdma_nfsc_umount(nc);
 	return rc;
 }

@@ -73,8 +73,7 @@ static enum MHD_Result svc_metrics_handler(void *cls, struct MHD_Connection *c,
 				 MHD_RESPMEM_MUST_FREE);
 }
 
-/* "ADDR:PORT", "[V6ADDR]:PORT" or ":PORT" (any address) into @sa. */
-static int svc_metrics_parse(const char *spec, struct sockaddr_storage *sa)
+int rpcrdma_svc_metrics_parse(const char *spec, struct sockaddr_storage *sa)
 {
 	char host[64];
 	const char *colon, *h = spec;
@@ -132,7 +131,7 @@ int rpcrdma_svc_metrics_start(struct rpcrdma_svc *svc, const char *addr,
 	uint16_t port;
 	int rc;
 
-	rc = svc_metrics_parse(addr, &sa);
+	rc = rpcrdma_svc_metrics_parse(addr, &sa);
 	if (rc)
 		return rc;
 	mt = calloc(1, sizeof(*mt));

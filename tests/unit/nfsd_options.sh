@@ -49,9 +49,15 @@ expect $bad "--credits: expected 1..4096: 0" "${E[@]}" --credits 0
 expect $bad "--memory: expected a size of at least 64M" "${E[@]}" --memory 63M
 expect $ok "$reached" "${E[@]}" --memory 64M
 expect $bad "--max-connections: expected 1..65536: 0" "${E[@]}" --max-connections 0
-expect $bad "bad port: 0" "${E[@]}" --port 0
-expect $bad "bad port: 65536" "${E[@]}" --mount-port 65536
-expect $bad "bad port: 0" "${E[@]}" --nlm-port 0
+expect $bad "--port: expected a port 1..65535: 0" "${E[@]}" --port 0
+expect $bad "--mount-port: expected a port 1..65535: 65536" "${E[@]}" --mount-port 65536
+expect $bad "--nlm-port: expected a port 1..65535: 0" "${E[@]}" --nlm-port 0
+expect $bad "--nsm-port: expected a port 1..65535: x" "${E[@]}" --nsm-port x
+expect $bad "--metrics: expected ADDR:PORT, [ADDR]:PORT or :PORT" "${E[@]}" --metrics 1.2.3.4
+expect $bad "--metrics: expected ADDR:PORT, [ADDR]:PORT or :PORT" "${E[@]}" --metrics :99999
+expect $bad "--metrics: expected ADDR:PORT, [ADDR]:PORT or :PORT" "${E[@]}" --metrics foo:80
+expect $ok "$reached" "${E[@]}" --metrics :9100
+expect $ok "$reached" "${E[@]}" --metrics "[::1]:9100"
 expect $bad "--reply-post: expected auto, transport or worker: both" "${E[@]}" --reply-post both
 expect $bad "--capture-size: expected a size of at least 64K" "${E[@]}" --capture /tmp/c.pcap --capture-size 1K
 expect $bad "--capture-files: expected 1..1000: 1001" "${E[@]}" --capture /tmp/c.pcap --capture-files 1001
@@ -68,6 +74,7 @@ expect $bad "give one of --export DIR and --exports FILE" --threads 2
 expect $bad "give one of --export DIR and --exports FILE" "${E[@]}" --exports /etc/exports
 expect $bad "with --exports FILE the file gives clients and options" --exports "$MISSING" --no-root-squash
 expect $bad "Usage:" "${E[@]}" --no-such-option
+expect $bad "--exports: $MISSING: No such file or directory" --exports "$MISSING"
 expect $ok "export $FILE: not a directory" --export "$FILE"
 expect $ok "$reached" "${E[@]}"
 

@@ -53,6 +53,7 @@ struct mnt_server {
 	unsigned ms_drop;     /* connections closed unanswered first */
 	uint32_t ms_status;   /* mountres3 status of the answer */
 	unsigned ms_accepted;
+	unsigned ms_later;    /* calls after MNT on its connection (UMNT) */
 };
 
 static bool read_full(int fd, uint8_t *p, size_t n)
@@ -102,9 +103,22 @@ static void *mnt_server_run(void *arg)
 			put32(reply, 0x80000000u | (uint32_t)(p - reply - 4));
 			if (write(c, reply, (size_t)(p - reply)) < 0)
 				break;
-			/* keep it open until the client hangs up */
-			while (read(c, call, sizeof(call)) > 0)
-				;
+			/* later calls (UMNT) on the connection: void results,
+			 * until the client hangs up */
+			while (read_full(c, mark, 4) &&
+			       (len = get32(mark) & 0x7fffffffu) <= sizeof(call) &&
+			       read_full(c, call, len)) {
+				ms->ms_later++;
+				p = put32(reply + 4, get32(call));
+				p = put32(p, 1);
+				p = put32(p, 0);
+				p = put32(p, 0);
+				p = put32(p, 0);
+				p = put32(p, 0);           /* SUCCESS, no result */
+				put32(reply, 0x80000000u | (uint32_t)(p - reply - 4));
+				if (write(c, reply, (size_t)(p - reply)) < 0)
+					break;
+			}
 		}
 		close(c);
 		return NULL;
@@ -310,6 +324,45 @@ static void test_mount_status_not_retried(void **state)
 	close(ms.ms_fd);
 }
 
+/*
+ * Which step of a mount failed (rpcrdma_nfsc_mount_step()): nothing on the
+ * MOUNT port is MOUNT's refusal; a MOUNT answered but nothing serving
+ * RPC-over-RDMA on the NFS port (no device at all, or a refusal) is the
+ * connection's; a configuration without a server is no step's.
+ */
+static void test_mount_step(void **state)
+{
+	struct rpcrdma_nfsc_config cfg = { .nf_server = "127.0.0.1", .nf_export = "/x",
+					   .nf_timeout_ms = 2000 };
+	enum rpcrdma_nfsc_step step = RPCRDMA_NFSC_STEP_FSINFO;
+	struct rpcrdma_nfsc *nc = NULL;
+	struct mnt_server ms = { 0 };
+	pthread_t t;
+
+	(void)state;
+	local_port(&cfg.nf_mount_port, false);
+	assert_int_equal(rpcrdma_nfsc_mount_step(&cfg, &nc, &step), -ECONNREFUSED);
+	assert_int_equal(step, RPCRDMA_NFSC_STEP_MOUNT);
+	assert_null(nc);
+
+	ms.ms_fd = local_port(&cfg.nf_mount_port, true);
+	local_port(&cfg.nf_port, false);
+	assert_int_equal(pthread_create(&t, NULL, mnt_server_run, &ms), 0);
+	step = RPCRDMA_NFSC_STEP_FSINFO;
+	assert_true(rpcrdma_nfsc_mount_step(&cfg, &nc, &step) < 0);
+	assert_int_equal(step, RPCRDMA_NFSC_STEP_CONNECT);
+	assert_null(nc);
+	pthread_join(t, NULL);
+	assert_int_equal(ms.ms_accepted, 1);
+	assert_int_equal(ms.ms_later, 1);   /* the failed mount's UMNT */
+	close(ms.ms_fd);
+
+	cfg.nf_server = NULL;
+	step = RPCRDMA_NFSC_STEP_MOUNT;
+	assert_int_equal(rpcrdma_nfsc_mount_step(&cfg, &nc, &step), -EINVAL);
+	assert_int_equal(step, RPCRDMA_NFSC_STEP_NONE);
+}
+
 /* The schedule, worked out by hand: 250, 500, 1000, ..., capped. */
 static void test_backoff_schedule(void **state)
 {
@@ -331,6 +384,7 @@ int main(void)
 		cmocka_unit_test(test_mount_succeeds_on_retry),
 		cmocka_unit_test(test_mount_status_not_retried),
 		cmocka_unit_test(test_backoff_schedule),
+		cmocka_unit_test(test_mount_step),
 		cmocka_unit_test(test_rpcb_getport),
 		cmocka_unit_test(test_rpcb_getport_errors),
 	};

@@ -119,19 +119,23 @@ static bool mnt_refused(int rc)
  * which the command's paths are taken.  Return: 0 or the first refusal.
  */
 static int mount_spec(struct rpcrdma_nfsc_config *cfg, const struct nfs_spec *sp,
-		      struct rpcrdma_nfsc **nc, char **base)
+		      struct rpcrdma_nfsc **nc, char **base, enum rpcrdma_nfsc_step *step)
 {
 	char *exp = strdup(sp->ns_path), *slash;
+	enum rpcrdma_nfsc_step at;
 	int rc, first = 0;
 
 	*base = NULL;
+	*step = RPCRDMA_NFSC_STEP_NONE;
 	if (!exp)
 		return -ENOMEM;
 	for (;;) {
 		cfg->nf_export = exp;
-		rc = rpcrdma_nfsc_mount(cfg, nc);
-		if (!first)
+		rc = rpcrdma_nfsc_mount_step(cfg, nc, &at);
+		if (!first) {
 			first = rc;
+			*step = at;
+		}
 		if (!rc || !sp->ns_url || !mnt_refused(rc) || !strcmp(exp, "/"))
 			break;
 		slash = strrchr(exp, '/');
@@ -179,6 +183,36 @@ static const struct cmd cmds[] = {
 	{ "readlink", 1 }, { "df", 0 }, { "chmod", 2 },
 };
 
+/* The message of a failed mount of @spec: which step failed, with a hint
+ * where a refusal has a usual cause. */
+static void mount_failed(const char *spec, const struct rpcrdma_nfsc_config *cfg, int rc,
+			 enum rpcrdma_nfsc_step step)
+{
+	unsigned port = cfg->nf_port ? cfg->nf_port : RPCRDMA_NFS_PORT;
+
+	switch (step) {
+	case RPCRDMA_NFSC_STEP_MOUNT:
+		fprintf(stderr, PROG ": %s: mount failed: MOUNT: %s%s\n", spec, strerror(-rc),
+			!cfg->nf_mount_port && rc == -ECONNREFUSED ?
+				" (MOUNT port asked of the server's rpcbind: is it running, and "
+				"rpcrdma-nfsd started with --rpcbind? Else give --mount-port 20048)" : "");
+		break;
+	case RPCRDMA_NFSC_STEP_CONNECT:
+		fprintf(stderr, PROG ": %s: mount failed: RPC-over-RDMA connection to port %u: %s%s\n",
+			spec, port, strerror(-rc),
+			rc == -ECONNREFUSED ? " (MOUNT answered: is the NFS/RDMA server on "
+					      "another port? --port N)" : "");
+		break;
+	case RPCRDMA_NFSC_STEP_FSINFO:
+		fprintf(stderr, PROG ": %s: mount failed: FSINFO of the export: %s\n", spec,
+			strerror(-rc));
+		break;
+	default:
+		fprintf(stderr, PROG ": %s: mount failed: %s\n", spec, strerror(-rc));
+		break;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -204,6 +238,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rpcrdma_nfsc_config cfg = { .nf_log = stderr };
+	enum rpcrdma_nfsc_step step;
 	struct rpcrdma_nfsc *nc;
 	struct rpcrdma_capture *capture = NULL;
 	const char *cmd, *spec, *capture_path = NULL;
@@ -367,12 +402,9 @@ int main(int argc, char **argv)
 		}
 		cfg.nf_capture = capture;
 	}
-	rc = mount_spec(&cfg, &sp, &nc, &base);
+	rc = mount_spec(&cfg, &sp, &nc, &base, &step);
 	if (rc) {
-		fprintf(stderr, PROG ": %s: mount failed: %s%s\n", spec, strerror(-rc),
-			!cfg.nf_mount_port && rc == -ECONNREFUSED ?
-				" (MOUNT port asked of the server's rpcbind: is it running, and "
-				"rpcrdma-nfsd started with --rpcbind? Else give --mount-port 20048)" : "");
+		mount_failed(spec, &cfg, rc, step);
 		rpcrdma_capture_close(capture, NULL);
 		nfs_spec_free(&sp);
 		return 1;
