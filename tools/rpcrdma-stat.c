@@ -115,6 +115,18 @@ no_answer:
 	return 1;
 }
 
+/* @s as a decimal number 1..@max into *@out.  Return: 0, or -1. */
+static int parse_range(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+
+	if (!*s || *s == '-')
+		return -1;
+	errno = 0;
+	*out = strtoul(s, &end, 10);
+	return errno || *end || *out == 0 || *out > max ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -131,7 +143,6 @@ int main(int argc, char **argv)
 	unsigned long port = RPCRDMA_NFS_PORT, watch = 0, timeout_s = 10;
 	bool json = false, prom = false;
 	char path[108];
-	char *end;
 	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "s:p:w:t:h", opts, NULL)) != -1) {
@@ -140,9 +151,7 @@ int main(int argc, char **argv)
 			sock = optarg;
 			break;
 		case 'p':
-			errno = 0;
-			port = strtoul(optarg, &end, 10);
-			if (errno || *end || !*optarg || port == 0 || port > 65535) {
+			if (parse_range(optarg, 65535, &port)) {
 				fprintf(stderr, PROG ": --port: expected 1..65535: %s\n", optarg);
 				return 2;
 			}
@@ -156,19 +165,14 @@ int main(int argc, char **argv)
 			prom = true;
 			break;
 		case 't':
-			errno = 0;
-			timeout_s = strtoul(optarg, &end, 10);
-			if (errno || *end || !*optarg || *optarg == '-' || timeout_s == 0 ||
-			    timeout_s > 3600) {
+			if (parse_range(optarg, 3600, &timeout_s)) {
 				fprintf(stderr, PROG ": --timeout: expected 1..3600 seconds: %s\n",
 					optarg);
 				return 2;
 			}
 			break;
 		case 'w':
-			errno = 0;
-			watch = strtoul(optarg, &end, 10);
-			if (errno || *end || !*optarg || watch == 0 || watch > 3600) {
+			if (parse_range(optarg, 3600, &watch)) {
 				fprintf(stderr, PROG ": --watch: expected 1..3600 seconds: %s\n",
 					optarg);
 				return 2;
