@@ -1,0 +1,106 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# hostile-peers: a third address on the test link (INTRUDER_ADDR) plays a
+# host that the exports allow, and tries what issue 33's review found:
+# releasing another host's locks, locking files of an export it is not
+# listed on, stalling MOUNT with slow or numerous TCP connections, and
+# reading or redirecting the capture file.  The kernel client on
+# CLIENT_ADDR is the victim; it mounts export A with locking (NLM).
+#
+# The checks live in tests/vm/hostile/*.sh, sourced in name order after
+# the common set-up below; HOSTILE_PARTS="nlm mount" (names without .sh)
+# runs only those.  Each part uses the variables set here and lib.sh's
+# helpers, and must leave the server serving for the next part.
+#
+# Test-bed arrangement as in locking.sh: one guest, one rpcbind and one
+# rpc.statd; the client's lockd listens on a fixed port and an nftables
+# rule sends the client's NLM connections to rpcrdma-nfsd's NLM port.
+. "$(dirname "$0")/lib.sh"
+
+vm_require_guest
+command -v nft >/dev/null || skip "nft is not installed (apt-get install nftables)"
+command -v rpc.statd >/dev/null || skip "rpc.statd is not installed (nfs-common)"
+command -v python3 >/dev/null || skip "python3 is not installed"
+
+NFSD=$(rpcrdma_bin rpcrdma-nfsd)
+# shellcheck disable=SC2034
+LOCKER="python3 $VM_TEST_DIR/locker.py"
+INTRUDER_ADDR=192.0.2.3
+EXPORT_A=$SCRATCH/a          # client and intruder
+EXPORT_B=$SCRATCH/b          # client only
+MNT=/mnt/hostile
+STATE=$SCRATCH/nlm-state
+KEY=$SCRATCH/handle.key
+# shellcheck disable=SC2034
+SIG=$SCRATCH/sig
+CAPDIR=$SCRATCH/cap
+CAPTURE=$CAPDIR/hostile.pcap
+LOCKD_PORT=4045
+NLM_PORT=4046
+NSM_PORT=4047
+EXPORTS=$SCRATCH/exports
+mkdir -p "$SIG" "$EXPORT_A" "$EXPORT_B" "$CAPDIR"
+
+# ---- the intruder's address, on the same link as the client's ----
+ip addr add "$INTRUDER_ADDR/24" dev "${RPCRDMA_NETDEV:-rr0}" ||
+	fail "cannot add $INTRUDER_ADDR to ${RPCRDMA_NETDEV:-rr0}"
+
+# ---- rpcbind, rpc.statd, lockd on a fixed port, the NAT rule ----
+mkdir -p /run/rpcbind /var/lib/nfs/sm /var/lib/nfs/sm.bak
+rpcbind -w -f &
+rpcbind_pid=$!
+at_exit "kill $rpcbind_pid 2>/dev/null"
+for _ in $(seq 50); do [[ -S /run/rpcbind.sock ]] && break; sleep 0.2; done
+[[ -S /run/rpcbind.sock ]] || fail "rpcbind did not start"
+rpc.statd --no-notify -F &
+statd_pid=$!
+at_exit "kill $statd_pid 2>/dev/null"
+for _ in $(seq 100); do rpcinfo -T tcp 127.0.0.1 100024 1 >/dev/null 2>&1 && break; sleep 0.2; done
+rpcinfo -T tcp 127.0.0.1 100024 1 >/dev/null 2>&1 || fail "rpc.statd did not register"
+vm_kmod lockd nfsv3 rpcrdma
+echo "$LOCKD_PORT" >/proc/sys/fs/nfs/nlm_tcpport
+nft -f - <<NFT || fail "nft: cannot add the NLM redirect"
+table ip rpcrdma_hostile {
+	chain out {
+		type nat hook output priority -100; policy accept;
+		ip daddr $SERVER_ADDR tcp dport $LOCKD_PORT dnat to $SERVER_ADDR:$NLM_PORT
+	}
+}
+NFT
+at_exit "nft delete table ip rpcrdma_hostile 2>/dev/null"
+
+cat >"$EXPORTS" <<EXP
+$EXPORT_A $CLIENT_ADDR(rw,no_root_squash,insecure,fsid=1) $INTRUDER_ADDR(rw,no_root_squash,insecure)
+$EXPORT_B $CLIENT_ADDR(rw,no_root_squash,insecure,fsid=2)
+EXP
+
+SERVER_ARGS=(--handle-key "$KEY" --state-dir "$STATE" --nlm-port "$NLM_PORT"
+	     --nsm-port "$NSM_PORT" --grace 0 --capture "$CAPTURE" -v)
+rnfsd_start_exports "$NFSD" "$EXPORTS" "$SCRATCH/rnfsd.log" "${SERVER_ARGS[@]}"
+
+opts=vers=3,proto=rdma,port=$NFS_RDMA_PORT,mountport=$MOUNT_PORT,mountproto=tcp
+mkdir -p "$MNT"
+timeout -k 10 120 mount -t nfs -o "$opts" "$SERVER_ADDR:$EXPORT_A" "$MNT" ||
+	fail "mount -o $opts (with locking)"
+at_exit "kumount '$MNT'"
+grep -q " $MNT nfs .*nolock" /proc/mounts && fail "the mount has nolock: $(grep " $MNT " /proc/mounts)"
+log "mounted with locking: $(grep " $MNT " /proc/mounts)"
+
+# ---- the parts ----
+parts=()
+for f in "$VM_TEST_DIR"/hostile/*.sh; do
+	[[ -e $f ]] || continue
+	p=$(basename "$f" .sh)
+	if [[ -n ${HOSTILE_PARTS:-} ]] && [[ " $HOSTILE_PARTS " != *" $p "* ]]; then
+		continue
+	fi
+	parts+=("$p")
+done
+((${#parts[@]})) || fail "no part of hostile-peers to run (HOSTILE_PARTS='${HOSTILE_PARTS:-}')"
+for p in "${parts[@]}"; do
+	log "---- part $p ----"
+	# shellcheck source=/dev/null
+	. "$VM_TEST_DIR/hostile/$p.sh"
+	kill -0 "$RNFSD_PID" 2>/dev/null || fail "rpcrdma-nfsd died during part $p"
+	pass "part $p"
+done
