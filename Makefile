@@ -105,6 +105,7 @@ fuzz-smoke: $(BUILD_FUZZ)/Makefile
 	$(BUILD_FUZZ)/tests/fuzz/wire_seeds $(BUILD_FUZZ)/smoke/wire
 	$(BUILD_FUZZ)/tests/fuzz/fuzz_wire -runs=0 -artifact_prefix=$(BUILD_FUZZ)/smoke/ $(BUILD_FUZZ)/smoke/wire
 	$(BUILD_FUZZ)/tests/fuzz/fuzz_svc -runs=0 -artifact_prefix=$(BUILD_FUZZ)/smoke/ tests/fuzz/svc-seeds
+	$(BUILD_FUZZ)/tests/fuzz/fuzz_nfs4 -runs=0 -artifact_prefix=$(BUILD_FUZZ)/smoke/ tests/fuzz/nfs4-seeds
 	$(BUILD_FUZZ)/tests/fuzz/fuzz_nfs4 -runs=64 -seed=1 -artifact_prefix=$(BUILD_FUZZ)/smoke/ $(BUILD_FUZZ)/smoke/nfs4
 
 # libFuzzer over the server's receive path through the verbs seam.
@@ -117,7 +118,7 @@ fuzz-svc: $(BUILD_FUZZ)/Makefile
 fuzz-nfs4: $(BUILD_FUZZ)/Makefile
 	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_nfs4
 	mkdir -p $(BUILD_FUZZ)/nfs4-corpus
-	$(BUILD_FUZZ)/tests/fuzz/fuzz_nfs4 -max_total_time=$(FUZZ_TIME) -max_len=4096 -artifact_prefix=$(BUILD_FUZZ)/nfs4- $(BUILD_FUZZ)/nfs4-corpus
+	$(BUILD_FUZZ)/tests/fuzz/fuzz_nfs4 -max_total_time=$(FUZZ_TIME) -max_len=4096 -artifact_prefix=$(BUILD_FUZZ)/nfs4- $(BUILD_FUZZ)/nfs4-corpus tests/fuzz/nfs4-seeds
 
 # Reconfigure first: rpcrdma.pc takes its prefix from the configure step.
 install: build

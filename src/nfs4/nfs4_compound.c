@@ -116,7 +116,7 @@ static bool op_sessionless(uint32_t op)
  * result is followed by NFS4ERR_RETRY_UNCACHED_REP.
  */
 static uint32_t op_sequence(struct nfs4_compound *cp, size_t res_start,
-			    uint32_t nops, uint8_t *replay_buf)
+			    size_t res_cap, uint32_t nops, uint8_t *replay_buf)
 {
 	struct rpcrdma_xdr *a = cp->cp_args, *r = cp->cp_res;
 	const uint8_t *sid;
@@ -135,6 +135,8 @@ static uint32_t op_sequence(struct nfs4_compound *cp, size_t res_start,
 	if (status)
 		return status;
 	if (sr.sr_replay && !sr.sr_uncached) {
+		/* the whole buffer: the reply was kept whole when it fitted it */
+		r->xs_len = res_cap;
 		r->xs_pos = res_start;
 		rpcrdma_xdr_put_fixed(r, replay_buf, sr.sr_replay_len);
 		return NFS4_REPLAYED;
@@ -167,7 +169,7 @@ static uint32_t nfs4_compound(struct nfs4_compound *cp)
 	struct rpcrdma_xdr *a = cp->cp_args, *r = cp->cp_res;
 	static __thread uint8_t replay_buf[NFS4_SLOT_CACHE_BYTES];
 	struct nfs4_compound_hdr h;
-	size_t res_start = r->xs_pos, body, statpos;
+	size_t res_start = r->xs_pos, res_cap = r->xs_len, body, statpos;
 	uint8_t *stp, *cntp;
 	uint32_t status, n = 0, op = 0;
 
@@ -189,10 +191,28 @@ static uint32_t nfs4_compound(struct nfs4_compound *cp)
 		}
 		if (op < NFS4_OP_FIRST || op > NFS4_OP_LAST)
 			op = OP_ILLEGAL;
+		if (rpcrdma_xdr_remaining(r) < 2 * 4) {
+			/* Only the first operation can meet a buffer without
+			 * room for its number and status (every later one has
+			 * what the one before held back): the reply cannot
+			 * say which operation failed. */
+			r->xs_err = true;
+			return NFS4ERR_RESOURCE;
+		}
 		rpcrdma_xdr_put_u32(r, op);
 		statpos = r->xs_pos;
 		rpcrdma_xdr_reserve(r, 4);
 		body = r->xs_pos;
+		/*
+		 * An operation that is not the last one encodes its result
+		 * short of the buffer's end by the next operation's number
+		 * and status, so that a next operation that does not fit
+		 * can always be answered in place with NFS4ERR_REP_TOO_BIG
+		 * (RFC 8881 2.10.6.4; NFS4ERR_RESOURCE before a session),
+		 * and no status is ever stored past the buffer.
+		 */
+		if (i + 1 < h.ch_nops)
+			r->xs_len = res_cap - body >= 2 * 4 ? res_cap - 2 * 4 : body;
 		if (op == OP_ILLEGAL) {
 			status = NFS4ERR_OP_ILLEGAL;
 		} else if (i == 0 && op != OP_SEQUENCE && !op_sessionless(op)) {
@@ -203,9 +223,12 @@ static uint32_t nfs4_compound(struct nfs4_compound *cp)
 			if (i != 0) {
 				status = NFS4ERR_SEQUENCE_POS;
 			} else {
-				status = op_sequence(cp, res_start, h.ch_nops, replay_buf);
-				if (status == NFS4_REPLAYED)
+				status = op_sequence(cp, res_start, res_cap, h.ch_nops,
+						     replay_buf);
+				if (status == NFS4_REPLAYED) {
+					r->xs_len = res_cap;
 					return load_be32(r->xs_base + res_start);
+				}
 				if (status == NFS4ERR_RETRY_UNCACHED_REP) {
 					/* SEQUENCE itself succeeded */
 					uncached = status;
@@ -218,6 +241,7 @@ static uint32_t nfs4_compound(struct nfs4_compound *cp)
 		} else {
 			status = op_table(op)(cp);
 		}
+		r->xs_len = res_cap;
 		if (!rpcrdma_xdr_ok(r)) {
 			r->xs_err = false;
 			r->xs_pos = body;
@@ -229,7 +253,7 @@ static uint32_t nfs4_compound(struct nfs4_compound *cp)
 			status = NFS4ERR_BADXDR;
 		store_be32(r->xs_base + statpos, status);
 		n++;
-		if (uncached) {
+		if (uncached && status == NFS4_OK) {
 			/* the request after SEQUENCE, answered for all of it */
 			uint32_t next = rpcrdma_xdr_get_u32(a);
 

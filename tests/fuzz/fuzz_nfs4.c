@@ -6,18 +6,26 @@
  * /tmp with one client and session made at start.
  *
  * Input: a control byte, then operation bytes.  Control bits:
- *   0x01 the input after the control byte is the whole COMPOUND4args
- *        (tag, minor version, count, operations);
+ *   0x08 two bytes after the control byte (big endian) give the reply
+ *        buffer's size, 0..65535 bytes, placed at the very end of the
+ *        reply allocation so that ASan sees a store past it (issue 33:
+ *        replies filled to the last word); without it, 2 MiB;
+ *   0x01 the input after the control byte (and size) is the whole
+ *        COMPOUND4args (tag, minor version, count, operations);
  *   otherwise a header is made (minor version 1, 1 + (control >> 4)
  *   operations announced) and, with
  *   0x02 a valid SEQUENCE (the slot's next sequence id) goes first, and
  *   0x04 PUTROOTFH and a LOOKUP per component of the export's path follow
  *        it, so that the operations reach real objects.
+ * The export holds "big", 8 KiB, for READs that fill any reply buffer.
  * Checks: the dispatch returns SUCCESS (SYSTEM_ERR only when the reply
  * buffer is full); a COMPOUND4res comes back whose result count is at most
- * the operations announced; ASan/UBSan find nothing.
+ * the operations announced, inside the reply buffer; ASan/UBSan find
+ * nothing.  tests/fuzz/nfs4-seeds/ holds READ-then-GETFH COMPOUNDs with
+ * reply buffers around 1 KiB (named by their sizes).
  */
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,8 +58,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	struct nfs4_chan_attrs fore = { 0, 1u << 20, 1u << 20, 2048, 64, 8, 0, 0 };
 	struct nfs4_exid_res er;
 	struct nfs4_cs_res cs;
-	uint8_t verf[8] = { 9 };
+	uint8_t verf[8] = { 9 }, big[8192];
 	char text[160], err[256];
+	int fd;
 
 	(void)argc;
 	(void)argv;
@@ -73,6 +82,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 				&fore, &fore, &cs))
 		abort();
 	memcpy(f_sid, cs.cr_sessionid, 16);
+	snprintf(text, sizeof(text), "%s/big", f_dir);
+	fd = open(text, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	if (fd < 0)
+		abort();
+	for (unsigned i = 0; i < sizeof(big); i++)
+		big[i] = (uint8_t)i;
+	if (write(fd, big, sizeof(big)) != (ssize_t)sizeof(big))
+		abort();
+	close(fd);
 	f_res = malloc(F_RES_BYTES);
 	f_args = malloc(F_ARGS_BYTES);
 	if (!f_res || !f_args)
@@ -105,7 +123,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sockaddr_in *sin = (struct sockaddr_in *)&req.rq_peer;
 	struct fbuf b = { 0 };
 	uint32_t nops = 0, n;
-	uint8_t ctl;
+	size_t cap = F_RES_BYTES;
+	uint8_t ctl, *res;
 	int ret;
 
 	if (size < 1 || size > F_ARGS_BYTES - 4096)
@@ -113,6 +132,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ctl = data[0];
 	data++;
 	size--;
+	if (ctl & 0x08) {
+		if (size < 2)
+			return 0;
+		cap = (size_t)data[0] << 8 | data[1];
+		data += 2;
+		size -= 2;
+	}
+	res = f_res + F_RES_BYTES - cap;
 	if (ctl & 0x01) {
 		memcpy(f_args, data, size);
 		b.len = size;
@@ -163,24 +190,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sin->sin_family = AF_INET;
 	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	rpcrdma_xdr_init(&req.rq_args, f_args, b.len);
-	rpcrdma_xdr_init(&req.rq_res, f_res, F_RES_BYTES);
+	rpcrdma_xdr_init(&req.rq_res, res, cap);
 	ret = rpcrdma_nfs4_server_dispatch(&req, f_srv4);
 	rpcrdma_nfs3_thread_release();
 	if (ret == RPCRDMA_SVC_SYSTEM_ERR)
 		return 0;
 	if (ret != RPCRDMA_SVC_SUCCESS)
 		abort();
-	if (req.rq_res.xs_pos < 12)
+	if (req.rq_res.xs_pos < 12 || req.rq_res.xs_pos > cap)
 		abort();
-	n = load_be32(f_res + 4);
+	n = load_be32(res + 4);
 	if (n > 1024)
 		abort(); /* the tag is bounded */
-	n = load_be32(f_res + 8 + RPCRDMA_XDR_ALIGN(n));
+	n = load_be32(res + 8 + RPCRDMA_XDR_ALIGN(n));
 	if (n > nops && n > NFS4_COMPOUND_MAX_OPS)
 		abort();
 	/* a SEQUENCE that took the slot moves the next sequence id on */
 	if (!(ctl & 0x01) && (ctl & 0x02) && n >= 1 &&
-	    load_be32(f_res + 12 + 4) == NFS4_OK)
+	    load_be32(res + 12 + 4) == NFS4_OK)
 		f_seq++;
 	return 0;
 }
