@@ -106,9 +106,12 @@ static void usage(FILE *f)
 "      --metrics ADDR:PORT serve Prometheus metrics at http://ADDR:PORT/metrics\n"
 "                          ([ADDR]:PORT for IPv6, :PORT for any address)\n"
 "      --capture FILE      write every RPC-over-RDMA message to FILE (pcap,\n"
-"                          for Wireshark/tshark)\n"
-"      --capture-size SIZE start a new file at SIZE bytes (e.g. 100M)\n"
-"      --capture-files N   keep N files (FILE, FILE.1 ...; default 1: stop\n"
+"                          for Wireshark/tshark; mode 0600: it holds credentials,\n"
+"                          file handles and file data); FILE must not exist or\n"
+"                          be an earlier capture (a symlink is refused)\n"
+"      --capture-size SIZE start a new file at SIZE bytes (default 100M; 0: no\n"
+"                          limit)\n"
+"      --capture-files N   keep N files (FILE, FILE.1 ...; default 10; 1: stop\n"
 "                          capturing when FILE is full)\n"
 "      --capture-data N    also write the first N bytes of every RDMA Read\n"
 "                          and RDMA Write (default 0: none)\n"
@@ -599,11 +602,14 @@ int main(int argc, char **argv)
 			ccfg.cc_path = optarg;
 			break;
 		case OPT_CAPTURE_SIZE:
-			if (parse_size(optarg, &ccfg.cc_max_bytes) || ccfg.cc_max_bytes < 65536) {
-				fprintf(stderr, PROG ": --capture-size: expected a size of at least 64K (e.g. 100M): %s\n",
+			if (parse_size(optarg, &ccfg.cc_max_bytes) ||
+			    (ccfg.cc_max_bytes && ccfg.cc_max_bytes < 65536)) {
+				fprintf(stderr, PROG ": --capture-size: expected a size of at least 64K (e.g. 100M), or 0: %s\n",
 					optarg);
 				return 2;
 			}
+			if (!ccfg.cc_max_bytes) /* 0: no limit */
+				ccfg.cc_max_bytes = RPCRDMA_CAPTURE_UNLIMITED;
 			break;
 		case OPT_CAPTURE_FILES:
 			if (parse_uint(optarg, 1000, &v) || v == 0) {
@@ -841,7 +847,10 @@ int main(int argc, char **argv)
 	if (ccfg.cc_path) {
 		err = rpcrdma_capture_open(&ccfg, &capture);
 		if (err) {
-			fprintf(stderr, PROG ": --capture %s: %s\n", ccfg.cc_path, strerror(-err));
+			fprintf(stderr, PROG ": --capture %s: %s%s\n", ccfg.cc_path, strerror(-err),
+				err == -EEXIST ? " and is not an earlier capture of this server "
+				"(a symlink, a directory, another user's or another kind of "
+				"file): give a new name or remove it" : "");
 			goto out_svc;
 		}
 		rpcrdma_svc_set_capture(g_svc, capture);

@@ -28,15 +28,30 @@
 extern "C" {
 #endif
 
+/** cc_max_bytes when 0: 100 MiB per file. */
+#define RPCRDMA_CAPTURE_DEFAULT_MAX_BYTES (100ull << 20)
+/** cc_max_files when 0: 10 files (FILE, FILE.1 ... FILE.9), so a capture
+ *  left running takes at most 1000 MiB by default. */
+#define RPCRDMA_CAPTURE_DEFAULT_FILES 10u
+/** cc_max_bytes: no limit at all (the file grows until the disk is full). */
+#define RPCRDMA_CAPTURE_UNLIMITED UINT64_MAX
+
 /** Capture configuration; zero fields take the defaults noted. */
 struct rpcrdma_capture_config {
-	const char *cc_path;       /* the pcap file (required); rotated files get .1, .2 ... */
-	/** Most bytes per file, 0: no limit.  When a frame would not fit:
-	 *  with cc_max_files > 1 the files are rotated (FILE becomes FILE.1,
+	/** The pcap file (required); rotated files get .1, .2 ...  It holds
+	 *  the messages: AUTH_SYS credentials, file handles, names and file
+	 *  data.  Created mode 0600, never opened where it already exists
+	 *  (see rpcrdma_capture_open()). */
+	const char *cc_path;
+	/** Most bytes per file: 0 takes RPCRDMA_CAPTURE_DEFAULT_MAX_BYTES,
+	 *  RPCRDMA_CAPTURE_UNLIMITED none.  When a frame would not fit: with
+	 *  cc_max_files > 1 the files are rotated (FILE becomes FILE.1,
 	 *  FILE.1 FILE.2 ..., the oldest beyond cc_max_files - 1 removed) and
 	 *  a new FILE begun; otherwise the frame is dropped (counted). */
 	uint64_t cc_max_bytes;
-	uint32_t cc_max_files;     /* files kept when rotating, default 1 (no rotation) */
+	/** Files kept when rotating: 0 takes RPCRDMA_CAPTURE_DEFAULT_FILES;
+	 *  1: no rotation (frames that do not fit are dropped). */
+	uint32_t cc_max_files;
 	/** Bytes of each RDMA Read and RDMA Write written with its frame, 0
 	 *  (the default): no RDMA Read or Write frames at all. */
 	uint32_t cc_data_bytes;
@@ -55,11 +70,23 @@ struct rpcrdma_capture_stats {
 struct rpcrdma_capture;
 
 /**
- * rpcrdma_capture_open - create cc_path (truncated), write the pcap header
- * (nanosecond timestamps, LINKTYPE_ETHERNET) and start the writer thread.
+ * rpcrdma_capture_open - create cc_path, write the pcap header (nanosecond
+ * timestamps, LINKTYPE_ETHERNET) and start the writer thread.
+ *
+ * Every capture file (cc_path, and each new one after a rotation) is
+ * created mode 0600 with O_CREAT | O_EXCL | O_NOFOLLOW: a symlink at the
+ * path is not followed (its target is left alone) and nothing that exists
+ * is opened for writing.  A file already at cc_path is removed first, and
+ * a new one created, only when it is a capture of ours: a regular file
+ * owned by the effective uid that begins with this writer's pcap magic
+ * (a previous run's capture); anything else is refused.  Rotation renames
+ * (FILE to FILE.1 ...), which replaces a symlink at the new name and never
+ * follows it.
  * Return: 0; -EINVAL (no path, cc_max_bytes below 64 KiB but not 0,
- * cc_max_files above 1000); -ENOMEM; the negated errno of opening the file
- * (-EACCES, -ENOENT ...) or of pthread_create().
+ * cc_max_files above 1000); -EEXIST (cc_path exists and is not a capture
+ * of ours: a symlink, a directory, another owner's file, other content);
+ * -ENOMEM; the negated errno of creating the file (-EACCES, -ENOENT ...)
+ * or of pthread_create().
  */
 int rpcrdma_capture_open(const struct rpcrdma_capture_config *cfg,
 			 struct rpcrdma_capture **out);

@@ -3,15 +3,27 @@
  * capture.c - the capture queue and its writer thread: recorded frames are
  * copied into records, queued (bounded; a full queue drops and counts),
  * and written to the pcap file by one thread, which rotates the files at
- * cc_max_bytes.
+ * cc_max_bytes (100 MiB by default, 10 files kept).
+ *
+ * The file holds what the messages hold: AUTH_SYS credentials, file
+ * handles, names and file data.  So it is created mode 0600 and never
+ * opened where it exists: each file is made with O_CREAT | O_EXCL |
+ * O_NOFOLLOW (a symlink planted at the path is neither followed nor its
+ * target truncated), and an existing file at the path is removed first
+ * only when it is a capture of ours (capture_is_ours()); anything else is
+ * refused.  Rotation renames FILE to FILE.1 ... (rename() replaces a
+ * symlink at the new name, never what it points to).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "capture/capture.h"
 
@@ -43,16 +55,81 @@ uint32_t capture_data_bytes(const struct rpcrdma_capture *cap)
 	return cap->cp_cfg.cc_data_bytes;
 }
 
-/* Open a new cp_path and write the file header (writer thread, or open). */
+/*
+ * capture_is_ours - is the file at @path one this writer may replace: a
+ * regular file (not followed if a symlink), owned by our effective uid,
+ * that begins with the pcap magic capture_pcap_file_header() writes?
+ * It is opened (to read the magic) only once lstat() says it is such a
+ * file, O_NOFOLLOW, and checked again to be that same file.
+ */
+static bool capture_is_ours(const char *path)
+{
+	uint8_t want[CAPTURE_PCAP_FILE_HDR], got[4];
+	struct stat l, f;
+	bool ours = false;
+	int fd;
+
+	if (lstat(path, &l) || !S_ISREG(l.st_mode) || l.st_uid != geteuid())
+		return false;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	capture_pcap_file_header(want);
+	if (!fstat(fd, &f) && S_ISREG(f.st_mode) && f.st_uid == geteuid() &&
+	    f.st_dev == l.st_dev && f.st_ino == l.st_ino &&
+	    pread(fd, got, sizeof(got), 0) == (ssize_t)sizeof(got) &&
+	    !memcmp(got, want, sizeof(got)))
+		ours = true;
+	close(fd);
+	return ours;
+}
+
+/*
+ * capture_create - a new file at @path, mode 0600, opened for writing:
+ * O_CREAT | O_EXCL | O_NOFOLLOW, so nothing already there is opened or
+ * followed.  What is there is unlinked and the creation tried once more
+ * only when capture_is_ours() (an earlier run's capture, or a rotation's
+ * leftover).  Return: a descriptor; -EEXIST (something else is there: a
+ * symlink, a directory, another owner's file, a file that is not a
+ * capture); the negated errno of open() or unlink().
+ */
+static int capture_create(const char *path)
+{
+	int fd;
+
+	for (int tries = 0; tries < 2; tries++) {
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			return fd;
+		if (errno != EEXIST)
+			return -errno;
+		if (tries || !capture_is_ours(path))
+			return -EEXIST;
+		if (unlink(path) && errno != ENOENT)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+/* Create a new cp_path and write the file header (writer thread, or open). */
 static int capture_begin_file(struct rpcrdma_capture *cap)
 {
 	uint8_t hdr[CAPTURE_PCAP_FILE_HDR];
+	int fd = capture_create(cap->cp_path);
 
-	cap->cp_file = fopen(cap->cp_path, "we");
-	if (!cap->cp_file)
-		return -errno;
+	if (fd < 0)
+		return fd;
+	cap->cp_file = fdopen(fd, "we");
+	if (!cap->cp_file) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
 	capture_pcap_file_header(hdr);
-	if (fwrite(hdr, sizeof(hdr), 1, cap->cp_file) != 1) {
+	/* on disk at once: a file left by a killed server is still
+	 * recognised as ours (capture_is_ours()) at the next start */
+	if (fwrite(hdr, sizeof(hdr), 1, cap->cp_file) != 1 || fflush(cap->cp_file)) {
 		fclose(cap->cp_file);
 		cap->cp_file = NULL;
 		return -EIO;
@@ -62,7 +139,9 @@ static int capture_begin_file(struct rpcrdma_capture *cap)
 	return 0;
 }
 
-/* FILE -> FILE.1 -> FILE.2 ...: the oldest beyond cc_max_files - 1 goes. */
+/* FILE -> FILE.1 -> FILE.2 ...: the oldest beyond cc_max_files - 1 goes.
+ * rename() replaces whatever is at the new name (a planted symlink
+ * included) without following it. */
 static void capture_rotate(struct rpcrdma_capture *cap)
 {
 	size_t n = strlen(cap->cp_path) + 16;
@@ -149,8 +228,12 @@ int rpcrdma_capture_open(const struct rpcrdma_capture_config *cfg,
 	if (!cap)
 		return -ENOMEM;
 	cap->cp_cfg = *cfg;
+	if (!cap->cp_cfg.cc_max_bytes)
+		cap->cp_cfg.cc_max_bytes = RPCRDMA_CAPTURE_DEFAULT_MAX_BYTES;
+	if (cap->cp_cfg.cc_max_bytes == RPCRDMA_CAPTURE_UNLIMITED)
+		cap->cp_cfg.cc_max_bytes = 0; /* 0 below: no limit */
 	if (!cap->cp_cfg.cc_max_files)
-		cap->cp_cfg.cc_max_files = 1;
+		cap->cp_cfg.cc_max_files = RPCRDMA_CAPTURE_DEFAULT_FILES;
 	if (!cap->cp_cfg.cc_queue_bytes)
 		cap->cp_cfg.cc_queue_bytes = 16u << 20;
 	cap->cp_path = strdup(cfg->cc_path);

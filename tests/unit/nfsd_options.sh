@@ -61,6 +61,8 @@ expect $ok "$reached" "${E[@]}" --metrics "[::1]:9100"
 expect $bad "--reply-post: expected auto, transport or worker: both" "${E[@]}" --reply-post both
 expect $bad "--capture-size: expected a size of at least 64K" "${E[@]}" --capture /tmp/c.pcap --capture-size 1K
 expect $bad "--capture-files: expected 1..1000: 1001" "${E[@]}" --capture /tmp/c.pcap --capture-files 1001
+expect $ok "$reached" "${E[@]}" --capture /tmp/c.pcap --capture-size 0
+expect $bad "need --capture FILE" "${E[@]}" --capture-size 0
 expect $bad "need --capture FILE" "${E[@]}" --capture-files 2
 expect $bad "--state-dir: not an absolute path: state" "${E[@]}" --state-dir state
 expect $bad "--grace: expected 0..86400 seconds: 86401" "${E[@]}" --grace 86401

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -380,6 +381,247 @@ static void test_writer_rdma_data(void **state)
 	unlink(g_path);
 }
 
+
+/* clean - remove what an earlier (failed) test may have left at g_path. */
+static void clean(void)
+{
+	static const char *const sfx[] = { "", ".1", ".2", ".target", ".dangling" };
+	char p[96];
+
+	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		snprintf(p, sizeof(p), "%s%s", g_path, sfx[i]);
+		if (unlink(p) && errno == EISDIR)
+			rmdir(p);
+		rmdir(p);
+	}
+}
+
+/* put_file - write @text to @path (created 0644). */
+static void put_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void expect_file(const char *path, const char *text)
+{
+	size_t len;
+	uint8_t *got = slurp(path, &len);
+
+	assert_int_equal(len, strlen(text));
+	assert_memory_equal(got, text, len);
+	free(got);
+}
+
+/* wait_written - wait (at most 20 s) until the writer has taken @n frames
+ * (written or dropped). */
+static void wait_written(struct rpcrdma_capture *cap, uint64_t n)
+{
+	struct rpcrdma_capture_stats st;
+	struct timespec ts = { 0, 1000000 };
+
+	for (unsigned i = 0; i < 20000; i++) {
+		rpcrdma_capture_get_stats(cap, &st);
+		if (st.cs_frames + st.cs_drops + st.cs_write_errors >= n)
+			return;
+		nanosleep(&ts, NULL);
+	}
+	fail_msg("the writer took %llu of %llu frames in 20 s",
+		 (unsigned long long)(st.cs_frames + st.cs_drops), (unsigned long long)n);
+}
+
+/* The capture file and a rotated one are 0600 (they hold credentials,
+ * handles and file data), whatever the umask lets through: with umask 0 a
+ * file created 0666 would be world-readable. */
+static void test_writer_mode(void **state)
+{
+	struct rpcrdma_capture_config cfg = { .cc_path = g_path, .cc_max_bytes = 65536,
+					      .cc_max_files = 2 };
+	struct rpcrdma_capture_stats st;
+	struct rpcrdma_capture *cap;
+	struct capture_ep ep;
+	uint8_t msg[4000] = { 0 };
+	struct iovec iov = { msg, sizeof(msg) };
+	char p1[80];
+	struct stat sb;
+	mode_t old = umask(0);
+
+	(void)state;
+	clean();
+	make_ep(&ep);
+	snprintf(p1, sizeof(p1), "%s.1", g_path);
+	assert_int_equal(rpcrdma_capture_open(&cfg, &cap), 0);
+	/* the pcap header is on disk at once (a killed server's file is
+	 * still recognised as a capture at the next start) */
+	assert_int_equal(stat(g_path, &sb), 0);
+	assert_int_equal(sb.st_size, CAPTURE_PCAP_FILE_HDR);
+	for (unsigned i = 0; i < 20; i++) /* 16 records fill a file: one rotation */
+		capture_send(cap, &ep, true, &iov, 1, sizeof(msg), false, 0);
+	rpcrdma_capture_close(cap, &st);
+	umask(old);
+	assert_int_equal(st.cs_files, 2);
+	assert_int_equal(lstat(g_path, &sb), 0);
+	assert_true(S_ISREG(sb.st_mode));
+	assert_int_equal(sb.st_mode & 07777, 0600);
+	assert_int_equal(lstat(p1, &sb), 0);
+	assert_true(S_ISREG(sb.st_mode));
+	assert_int_equal(sb.st_mode & 07777, 0600);
+	unlink(p1);
+	unlink(g_path);
+}
+
+/* A symlink planted at the capture path is not followed: the open is
+ * refused with -EEXIST and the target keeps its bytes (a dangling one is
+ * not created); so are a directory and a file that is not a capture.  A
+ * previous capture of ours is replaced by a new one. */
+static void test_writer_no_follow(void **state)
+{
+	struct rpcrdma_capture_config cfg = { .cc_path = g_path };
+	struct rpcrdma_capture_stats st;
+	struct rpcrdma_capture *cap;
+	char target[96], dangling[96];
+	struct capture_ep ep;
+	uint8_t msg[100] = { 0 };
+	struct iovec iov = { msg, sizeof(msg) };
+	struct stat sb;
+
+	(void)state;
+	clean();
+	make_ep(&ep);
+	snprintf(target, sizeof(target), "%s.target", g_path);
+	snprintf(dangling, sizeof(dangling), "%s.dangling", g_path);
+	put_file(target, "precious bytes\n");
+	assert_int_equal(symlink(target, g_path), 0);
+	assert_int_equal(rpcrdma_capture_open(&cfg, &cap), -EEXIST);
+	expect_file(target, "precious bytes\n");
+	assert_int_equal(lstat(g_path, &sb), 0);
+	assert_true(S_ISLNK(sb.st_mode));
+	unlink(g_path);
+
+	assert_int_equal(symlink(dangling, g_path), 0);
+	assert_int_equal(rpcrdma_capture_open(&cfg, &cap), -EEXIST);
+	assert_int_equal(lstat(dangling, &sb), -1);
+	unlink(g_path);
+
+	/* Not a capture: left alone. */
+	put_file(g_path, "someone's notes\n");
+	assert_int_equal(rpcrdma_capture_open(&cfg, &cap), -EEXIST);
+	expect_file(g_path, "someone's notes\n");
+	unlink(g_path);
+	assert_int_equal(mkdir(g_path, 0700), 0);
+	assert_int_equal(rpcrdma_capture_open(&cfg, &cap), -EEXIST);
+	assert_int_equal(rmdir(g_path), 0);
+
+	/* An earlier capture (ours, pcap magic first): a new file replaces
+	 * it, holding only the new frame; a hard link to the old one keeps
+	 * the old bytes. */
+	assert_int_equal(rpcrdma_capture_open(&cfg, &cap), 0);
+	for (unsigned i = 0; i < 3; i++)
+		capture_send(cap, &ep, true, &iov, 1, sizeof(msg), false, 0);
+	rpcrdma_capture_close(cap, &st);
+	assert_int_equal(st.cs_frames, 3);
+	unlink(target);
+	assert_int_equal(link(g_path, target), 0);
+	assert_int_equal(rpcrdma_capture_open(&cfg, &cap), 0);
+	capture_send(cap, &ep, true, &iov, 1, sizeof(msg), false, 0);
+	rpcrdma_capture_close(cap, &st);
+	assert_int_equal(st.cs_frames, 1);
+	assert_int_equal(stat(g_path, &sb), 0);
+	assert_int_equal(sb.st_size, 24 + 16 + 14 + 20 + 8 + 12 + 100 + 4);
+	assert_int_equal(sb.st_nlink, 1);
+	assert_int_equal(stat(target, &sb), 0);
+	assert_int_equal(sb.st_size, 24 + 3 * (16 + 14 + 20 + 8 + 12 + 100 + 4));
+	unlink(target);
+	unlink(g_path);
+}
+
+/* A symlink planted at FILE.1, where the next rotation puts FILE: the
+ * rotation replaces the link, its target keeps its bytes. */
+static void test_writer_rotation_no_follow(void **state)
+{
+	struct rpcrdma_capture_config cfg = { .cc_path = g_path, .cc_max_bytes = 65536,
+					      .cc_max_files = 3 };
+	struct rpcrdma_capture_stats st;
+	struct rpcrdma_capture *cap;
+	struct capture_ep ep;
+	uint8_t msg[4000] = { 0 };
+	struct iovec iov = { msg, sizeof(msg) };
+	char p1[80], p2[80], target[96];
+	struct stat sb;
+
+	(void)state;
+	clean();
+	make_ep(&ep);
+	snprintf(p1, sizeof(p1), "%s.1", g_path);
+	snprintf(p2, sizeof(p2), "%s.2", g_path);
+	snprintf(target, sizeof(target), "%s.target", g_path);
+	put_file(target, "precious bytes\n");
+	assert_int_equal(rpcrdma_capture_open(&cfg, &cap), 0);
+	assert_int_equal(symlink(target, p1), 0);
+	assert_int_equal(symlink(target, p2), 0);
+	for (unsigned i = 0; i < 20; i++)
+		capture_send(cap, &ep, true, &iov, 1, sizeof(msg), false, 0);
+	rpcrdma_capture_close(cap, &st);
+	assert_int_equal(st.cs_frames, 20);
+	assert_int_equal(st.cs_write_errors, 0);
+	assert_int_equal(st.cs_files, 2);
+	expect_file(target, "precious bytes\n");
+	assert_int_equal(lstat(p1, &sb), 0);
+	assert_true(S_ISREG(sb.st_mode));
+	assert_int_equal(sb.st_size, 24 + 16 * 4074);
+	/* FILE.2 was only moved over (FILE.1's link): still a link. */
+	assert_int_equal(lstat(p2, &sb), 0);
+	assert_true(S_ISLNK(sb.st_mode));
+	unlink(p2);
+	unlink(p1);
+	unlink(target);
+	unlink(g_path);
+}
+
+/* With no size given the file does not grow without bound: it rotates at
+ * RPCRDMA_CAPTURE_DEFAULT_MAX_BYTES (100 MiB), keeping
+ * RPCRDMA_CAPTURE_DEFAULT_FILES (10).  Records of 4074 bytes: a file
+ * holds floor((104857600 - 24) / 4074) = 25738 of them. */
+static void test_writer_default_cap(void **state)
+{
+	struct rpcrdma_capture_config cfg = { .cc_path = g_path };
+	const uint64_t per_file = 25738, total = per_file + 10;
+	struct rpcrdma_capture_stats st;
+	struct rpcrdma_capture *cap;
+	struct capture_ep ep;
+	uint8_t msg[4000] = { 0 };
+	struct iovec iov = { msg, sizeof(msg) };
+	char p1[80];
+	struct stat sb;
+
+	(void)state;
+	clean();
+	assert_int_equal(RPCRDMA_CAPTURE_DEFAULT_MAX_BYTES, 104857600);
+	assert_int_equal(RPCRDMA_CAPTURE_DEFAULT_FILES, 10);
+	make_ep(&ep);
+	snprintf(p1, sizeof(p1), "%s.1", g_path);
+	assert_int_equal(rpcrdma_capture_open(&cfg, &cap), 0);
+	for (uint64_t i = 0; i < total; i++) {
+		/* the queue holds 16 MiB: let the writer keep up */
+		if (i % 2048 == 0)
+			wait_written(cap, i);
+		capture_send(cap, &ep, true, &iov, 1, sizeof(msg), false, 0);
+	}
+	rpcrdma_capture_close(cap, &st);
+	assert_int_equal(st.cs_drops, 0);
+	assert_int_equal(st.cs_frames, total);
+	assert_int_equal(st.cs_files, 2);
+	assert_int_equal(stat(p1, &sb), 0);
+	assert_int_equal(sb.st_size, 24 + per_file * 4074);
+	assert_int_equal(stat(g_path, &sb), 0);
+	assert_int_equal(sb.st_size, 24 + 10 * 4074);
+	unlink(p1);
+	unlink(g_path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -391,6 +633,10 @@ int main(void)
 		cmocka_unit_test(test_writer_rotation),
 		cmocka_unit_test(test_writer_drops),
 		cmocka_unit_test(test_writer_rdma_data),
+		cmocka_unit_test(test_writer_mode),
+		cmocka_unit_test(test_writer_no_follow),
+		cmocka_unit_test(test_writer_rotation_no_follow),
+		cmocka_unit_test(test_writer_default_cap),
 	};
 
 	snprintf(g_path, sizeof(g_path), "/tmp/rpcrdma-capture-%d.pcap", (int)getpid());
