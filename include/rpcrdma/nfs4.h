@@ -109,6 +109,19 @@ void rpcrdma_nfs4_server_destroy(struct rpcrdma_nfs4_server *srv);
 int rpcrdma_nfs4_server_dispatch(struct rpcrdma_svc_req *req, void *arg);
 
 /**
+ * rpcrdma_nfs4_server_conn_has_state - rpcrdma_svc_conn_state_fn for
+ * rpcrdma_svc_set_conn_state(): true when a session's back channel is
+ * bound to connection @conn_id (CREATE_SESSION with
+ * CREATE_SESSION4_FLAG_CONN_BACK_CHAN or BIND_CONN_TO_SESSION on it, RFC
+ * 8881 18.36, 18.34), so that an idle-timeout does not cut the path of
+ * its recalls.  A connection used as a fore channel only holds no state:
+ * a SEQUENCE on a new connection binds that one (RFC 8881 2.10.3.1).
+ * @arg: the rpcrdma_nfs4_server.  Any thread; does not block but for a
+ * short lock.
+ */
+bool rpcrdma_nfs4_server_conn_has_state(uint32_t conn_id, void *arg);
+
+/**
  * rpcrdma_nfs4_proc_names - "NULL", "COMPOUND" for
  * rpcrdma_svc_set_proc_names(); *@n gets 2.
  */

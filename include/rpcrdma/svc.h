@@ -167,6 +167,21 @@ struct rpcrdma_svc_config {
 	 *  its queue rings as Soft-RoCE sizes them), never more than the
 	 *  receive half holds, at most 65536. */
 	uint32_t sc_max_connections;
+	/** Connections accepted at once from one peer address (an IPv4-mapped
+	 *  IPv6 address counts as its IPv4 address), closing ones included;
+	 *  beyond it rdma_reject, counted in conns_refused and in
+	 *  conns_refused_host.  Default: a fair share, sc_max_connections / 8
+	 *  but at least 16 (a Linux client mounting with nconnect=16), never
+	 *  more than sc_max_connections; at most 65536. */
+	uint32_t sc_max_conns_per_host;
+	/** Seconds without a message after which a connection is closed when
+	 *  nothing is in progress on it (no call, RDMA Read or backchannel
+	 *  call) and the upper layer does not say it holds state
+	 *  (rpcrdma_svc_set_conn_state()); counted in conns_idle_closed.  It
+	 *  goes between the timeout and a quarter more after its last
+	 *  message.  Default (0): RPCRDMA_SVC_IDLE_DEFAULT;
+	 *  RPCRDMA_SVC_IDLE_NEVER: never; otherwise at most 86400. */
+	uint32_t sc_idle_timeout;
 	unsigned sc_threads;        /* worker threads, default 4 */
 	/** Transport threads (groups of connections, each with its own run
 	 *  loop, completion channel, pools and sc_threads / n workers, at
@@ -206,6 +221,12 @@ enum rpcrdma_svc_reply_post {
 	/** Always the worker (when nothing stops it, see docs/design.md). */
 	RPCRDMA_SVC_POST_WORKER,
 };
+
+/** sc_idle_timeout's default, seconds: knfsd's for its TCP connections
+ *  (6 minutes), one more than the Linux client's own idle disconnect (5). */
+#define RPCRDMA_SVC_IDLE_DEFAULT 360u
+/** sc_idle_timeout: never close a connection for being idle. */
+#define RPCRDMA_SVC_IDLE_NEVER UINT32_MAX
 
 /** Most transport threads a server runs (sc_transport_threads). */
 #define RPCRDMA_SVC_MAX_TRANSPORT_THREADS 64u
@@ -254,6 +275,8 @@ struct rpcrdma_svc_stats {
 	uint64_t ss_bc_replies;    /* backchannel replies matched to a call */
 	uint64_t ss_bc_unmatched;  /* backchannel replies of no waiting call (dropped) */
 	uint64_t ss_bc_timeouts;   /* backchannel calls ended by their timeout */
+	uint64_t ss_conns_refused_host; /* of ss_conns_refused: sc_max_conns_per_host */
+	uint64_t ss_conns_idle_closed;  /* closed after sc_idle_timeout idle */
 };
 
 struct rpcrdma_svc;
@@ -428,6 +451,36 @@ struct rpcrdma_capture;
  */
 int rpcrdma_svc_set_capture(struct rpcrdma_svc *svc, struct rpcrdma_capture *cap);
 
+/**
+ * rpcrdma_svc_conn_state_fn - does connection @conn_id hold state of the
+ * upper layer, so that it must not be closed for being idle?
+ * @conn_id: the connection's number (rpcrdma_svc_req_conn_id(),
+ *   rpcrdma_svc_bc_conn_id(); "conn N" in the log).
+ * @arg: the pointer given to rpcrdma_svc_set_conn_state().
+ * Runs on a transport thread, on several at once when there are several:
+ * it must not block.  Return: true to keep the connection.
+ */
+typedef bool (*rpcrdma_svc_conn_state_fn)(uint32_t conn_id, void *arg);
+
+/**
+ * rpcrdma_svc_set_conn_state - ask @fn, before a connection idle for
+ * sc_idle_timeout is closed, whether it holds upper-layer state (NFSv4.1:
+ * a session's back channel bound to it).  One function per server: a
+ * later call replaces it; NULL: no connection holds state.  Call before
+ * rpcrdma_svc_run().  Return: 0.
+ */
+int rpcrdma_svc_set_conn_state(struct rpcrdma_svc *svc, rpcrdma_svc_conn_state_fn fn,
+			       void *arg);
+
+/**
+ * rpcrdma_svc_req_conn_id - the number of the connection @req arrived on,
+ * unique among the server's connections open at once (they are numbered
+ * from 1 as accepted; "conn N" in the log).  Callable from the dispatch
+ * function.  Return: the number; 0 when @req came from no connection (a
+ * dispatch function called directly, as unit tests do).
+ */
+uint32_t rpcrdma_svc_req_conn_id(const struct rpcrdma_svc_req *req);
+
 
 /* ---------- Backchannel (RFC 8167): calls from the server to the client ---------- */
 
@@ -506,6 +559,12 @@ void rpcrdma_svc_bc_put(struct rpcrdma_svc_bc *bc);
  * (a hint: it may close right after true is returned).
  */
 bool rpcrdma_svc_bc_connected(struct rpcrdma_svc_bc *bc);
+
+/**
+ * rpcrdma_svc_bc_conn_id - the number of @bc's connection, as
+ * rpcrdma_svc_req_conn_id() gives it (still after the connection is gone).
+ */
+uint32_t rpcrdma_svc_bc_conn_id(const struct rpcrdma_svc_bc *bc);
 
 /**
  * rpcrdma_svc_bc_call - start a backchannel call on @bc's connection

@@ -101,6 +101,7 @@ struct nfs4_cb_chan {
 	uint8_t ch_sid[NFS4_SESSIONID_SIZE];
 	uint64_t ch_clientid;
 	struct rpcrdma_svc_bc *ch_bc;
+	uint32_t ch_conn_id;       /* ch_bc's connection (rpcrdma_svc_req_conn_id()) */
 	uint32_t ch_prog;
 	bool ch_authsys;
 	enum nfs4_cb_path ch_path;
@@ -316,6 +317,7 @@ int nfs4_cb_bind(struct nfs4_cb_table *t, const struct rpcrdma_svc_req *req,
 	memcpy(ch->ch_sid, sid, NFS4_SESSIONID_SIZE);
 	ch->ch_clientid = clientid;
 	ch->ch_bc = bc;
+	ch->ch_conn_id = rpcrdma_svc_req_conn_id(req);
 	ch->ch_prog = prog;
 	ch->ch_authsys = authsys;
 	ch->ch_path = NFS4_CB_PROBING;
@@ -362,6 +364,19 @@ fail:
 	t->ct_counts.cc_failures++;
 	pthread_mutex_unlock(&t->ct_lock);
 	return err;
+}
+
+bool nfs4_cb_on_conn(struct nfs4_cb_table *t, uint32_t conn_id)
+{
+	bool found = false;
+
+	if (!t || !conn_id)
+		return false;
+	pthread_mutex_lock(&t->ct_lock);
+	for (uint32_t i = 0; i < NFS4_MAX_SESSIONS && !found; i++)
+		found = t->ct_chans[i] && t->ct_chans[i]->ch_conn_id == conn_id;
+	pthread_mutex_unlock(&t->ct_lock);
+	return found;
 }
 
 int nfs4_cb_rebind(struct nfs4_cb_table *t, const struct rpcrdma_svc_req *req,

@@ -126,6 +126,13 @@ int nfs4_cb_bind(struct nfs4_cb_table *t, const struct rpcrdma_svc_req *req,
 int nfs4_cb_rebind(struct nfs4_cb_table *t, const struct rpcrdma_svc_req *req,
 		   const uint8_t sid[16]);
 
+/**
+ * nfs4_cb_on_conn - is the back channel of some session bound to the
+ * connection numbered @conn_id (rpcrdma_svc_req_conn_id() of the request
+ * that bound it)?  Any thread.  Return: false for @conn_id 0.
+ */
+bool nfs4_cb_on_conn(struct nfs4_cb_table *t, uint32_t conn_id);
+
 /** nfs4_cb_unbind - session @sid is gone: its channel with it. */
 void nfs4_cb_unbind(struct nfs4_cb_table *t, const uint8_t sid[16]);
 

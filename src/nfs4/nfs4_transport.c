@@ -36,6 +36,7 @@
  * here starts a back-channel call.
  */
 #include "common/be.h"
+#include "nfs4_cb.h"
 #include "nfs4_internal.h"
 
 /* What the scan knows of a current or saved file handle. */
@@ -189,4 +190,16 @@ bool nfs4_transport_ok(const struct nfs3_snap *sn, const struct rpcrdma_svc_req 
 			return false;
 	}
 	return true;
+}
+
+/* The transport asks before it closes a connection idle for its
+ * --idle-timeout (rpcrdma_svc_set_conn_state()): one that carries a
+ * session's back channel stays, so recalls still reach the client.  A
+ * connection used only as a fore channel holds nothing: the client's next
+ * SEQUENCE on a new connection binds that one (RFC 8881 2.10.3.1, SP4_NONE). */
+bool rpcrdma_nfs4_server_conn_has_state(uint32_t conn_id, void *arg)
+{
+	struct rpcrdma_nfs4_server *srv = arg;
+
+	return nfs4_cb_on_conn(srv->s4_cb, conn_id);
 }

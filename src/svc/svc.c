@@ -197,10 +197,24 @@ int svc_init(struct rpcrdma_svc *svc, const struct rpcrdma_svc_config *cfg)
 			n = c->sc_memory / 2 / recvs;
 		c->sc_max_connections = (uint32_t)(n < 65536 ? n : 65536);
 	}
+	if (!c->sc_max_conns_per_host) {
+		/* A fair share: an eighth, but room for a client's nconnect=16. */
+		uint32_t n = c->sc_max_connections / 8;
+
+		n = n < 16 ? 16 : n;
+		c->sc_max_conns_per_host = n < c->sc_max_connections ? n : c->sc_max_connections;
+	}
+	if (!c->sc_idle_timeout)
+		c->sc_idle_timeout = RPCRDMA_SVC_IDLE_DEFAULT;
+	if (c->sc_max_conns_per_host > 65536 ||
+	    (c->sc_idle_timeout > 86400 && c->sc_idle_timeout != RPCRDMA_SVC_IDLE_NEVER))
+		return -EINVAL;
 	if (c->sc_transport_threads > RPCRDMA_SVC_MAX_TRANSPORT_THREADS)
 		return -EINVAL;
 	rpcrdma_wire_limits_default(&svc->sv_limits);
 	svc->sv_limits.wl_max_chunk_bytes = c->sc_max_payload + SVC_PAYLOAD_SLACK;
+	pthread_mutex_init(&svc->sv_hosts_lock, NULL);
+	svc->sv_hosts_seed = (uint32_t)svc_now_ms() ^ (uint32_t)(uintptr_t)svc;
 	svc->sv_groups = calloc(c->sc_transport_threads, sizeof(*svc->sv_groups));
 	if (!svc->sv_groups)
 		return -ENOMEM;
@@ -224,6 +238,8 @@ void svc_fini(struct rpcrdma_svc *svc)
 	free(svc->sv_groups);
 	svc->sv_groups = NULL;
 	svc->sv_ngroups = 0;
+	svc_host_fini(svc);
+	pthread_mutex_destroy(&svc->sv_hosts_lock);
 }
 
 static int svc_listen(struct rpcrdma_svc *svc)
@@ -546,6 +562,20 @@ static void svc_group_send_arm(struct svc_group *grp)
 	}
 }
 
+/* The run loop's sleep, @ms (-1: none), bounded by @grp's next idle scan. */
+static int svc_idle_wait(struct svc_group *grp, int ms)
+{
+	uint64_t now, left;
+
+	if (!grp->gr_idle_next_ms || !ms)
+		return ms;
+	now = svc_now_ms();
+	left = grp->gr_idle_next_ms > now ? grp->gr_idle_next_ms - now : 0;
+	if (left > INT32_MAX)
+		left = INT32_MAX;
+	return ms < 0 || (uint64_t)ms > left ? (int)left : ms;
+}
+
 /* One transport thread's run loop, until the server stops. */
 static int svc_group_loop(struct svc_group *grp)
 {
@@ -561,10 +591,11 @@ static int svc_group_loop(struct svc_group *grp)
 		else
 			n = epoll_wait(grp->gr_epoll, evs, 16,
 				       /* backchannel hook: wake for its deadlines */
-				       svc_bc_timeout(grp, svc->sv_cfg.sc_poll || grp->gr_more ||
+				       svc_bc_timeout(grp, svc_idle_wait(grp,
+						      svc->sv_cfg.sc_poll || grp->gr_more ||
 						      grp->gr_reap_wait ? 0 :
 						      grp->gr_lazy_sends ? (int)SVC_SEND_REAP_MS :
-						      grp->gr_handshakes ? 1000 : -1));
+						      grp->gr_handshakes ? 1000 : -1)));
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -607,6 +638,9 @@ static int svc_group_loop(struct svc_group *grp)
 		svc_work_flush(grp);
 		if (grp->gr_handshakes)
 			svc_conn_expire_handshakes(grp, svc_now_ms());
+		if (grp->gr_idle_next_ms &&
+		    (!svc->sv_cfg.sc_poll || !(grp->gr_spins % SVC_POLL_EPOLL_EVERY)))
+			svc_conn_expire_idle(grp, svc_now_ms());
 		svc_bc_run(grp); /* backchannel hook: queued calls, timeouts */
 		svc_group_send_arm(grp);
 		svc_conn_reap(grp);
@@ -741,6 +775,8 @@ void rpcrdma_svc_get_stats(struct rpcrdma_svc *svc, struct rpcrdma_svc_stats *st
 	st->ss_bc_replies = atomic_load(&c->bc_replies);
 	st->ss_bc_unmatched = atomic_load(&c->bc_unmatched);
 	st->ss_bc_timeouts = atomic_load(&c->bc_timeouts);
+	st->ss_conns_refused_host = atomic_load(&c->conns_refused_host);
+	st->ss_conns_idle_closed = atomic_load(&c->conns_idle_closed);
 }
 
 void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
@@ -757,7 +793,8 @@ void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 		"\"credit_grows\":%llu,\"credit_grow_denied\":%llu,\"sq_waits\":%llu,"
 		"\"pool_trims\":%llu,\"send_batches\":%llu,\"transport_calls\":%llu,"
 		"\"transport_defers\":%llu,\"worker_posts\":%llu,\"bc_calls\":%llu,\"bc_replies\":%llu,"
-		"\"bc_unmatched\":%llu,\"bc_timeouts\":%llu}\n",
+		"\"bc_unmatched\":%llu,\"bc_timeouts\":%llu,\"conns_refused_host\":%llu,"
+		"\"conns_idle_closed\":%llu}\n",
 		(unsigned long long)st->ss_connections, (unsigned long long)st->ss_calls,
 		(unsigned long long)st->ss_replies_inline,
 		(unsigned long long)st->ss_replies_write_chunk,
@@ -787,7 +824,9 @@ void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 		(unsigned long long)st->ss_transport_defers,
 		(unsigned long long)st->ss_worker_posts,
 		(unsigned long long)st->ss_bc_calls, (unsigned long long)st->ss_bc_replies,
-		(unsigned long long)st->ss_bc_unmatched, (unsigned long long)st->ss_bc_timeouts);
+		(unsigned long long)st->ss_bc_unmatched, (unsigned long long)st->ss_bc_timeouts,
+		(unsigned long long)st->ss_conns_refused_host,
+		(unsigned long long)st->ss_conns_idle_closed);
 }
 
 /* Disconnect every connection of @grp: their posted work starts to flush. */

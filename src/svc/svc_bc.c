@@ -43,6 +43,7 @@ static struct rpcrdma_svc_bc *svc_bc_new(struct svc_conn *conn)
 	bc->bc_svc = conn->sx_svc;
 	bc->bc_grp = conn->sx_grp;
 	bc->bc_conn = conn;
+	bc->bc_conn_id = conn->sx_id_num;
 	/* Before the client's first backchannel reply states its grant, one
 	 * call at a time (RFC 8167 4.1, RFC 8166 3.3.1). */
 	bc->bc_credits = 1;
@@ -652,6 +653,11 @@ void svc_bc_conn_closing(struct svc_conn *conn)
 
 	if (bc)
 		svc_bc_end_all(bc, -ENOTCONN, true);
+}
+
+uint32_t rpcrdma_svc_bc_conn_id(const struct rpcrdma_svc_bc *bc)
+{
+	return bc->bc_conn_id;
 }
 
 bool svc_bc_busy(const struct svc_conn *conn)

@@ -70,6 +70,7 @@ struct rpcrdma_svc_bc {
 	struct svc_group *bc_grp;      /* the transport thread owning bc_conn */
 	struct svc_conn *bc_conn;      /* NULL once the connection is freed */
 	bool bc_closed;                /* closing: no new calls */
+	uint32_t bc_conn_id;           /* the connection's sx_id_num (fixed) */
 	atomic_bool bc_kicked;         /* queued work for the owner thread */
 	uint32_t bc_xid_next;
 	uint32_t bc_max_msg;           /* largest RPC call that fits inline */

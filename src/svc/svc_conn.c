@@ -4,7 +4,10 @@
  * 8797 private data), its receive buffers and credit grant, send-queue
  * slots, completion dispatch, teardown.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -304,6 +307,152 @@ bool svc_conn_admit(struct rpcrdma_svc *svc)
 	return false;
 }
 
+/* ---- connections per peer address ---- */
+
+/** The connections of one peer address (sv_hosts). */
+struct svc_host {
+	struct svc_host *ho_next;    /* bucket chain */
+	uint32_t ho_conns;           /* places taken (sv_hosts_lock) */
+	sa_family_t ho_family;       /* AF_INET (IPv4-mapped too), AF_INET6, other */
+	uint8_t ho_addr[16];         /* 4 or 16 bytes; zero for another family */
+};
+
+/* The key of @peer: its family and address bytes, an IPv4-mapped IPv6
+ * address as IPv4. */
+static void svc_host_key(const struct sockaddr *peer, sa_family_t *fam, uint8_t addr[16])
+{
+	memset(addr, 0, 16);
+	*fam = peer ? peer->sa_family : AF_UNSPEC;
+	if (*fam == AF_INET) {
+		memcpy(addr, &((const struct sockaddr_in *)peer)->sin_addr, 4);
+	} else if (*fam == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)peer)->sin6_addr;
+
+		if (IN6_IS_ADDR_V4MAPPED(a)) {
+			*fam = AF_INET;
+			memcpy(addr, a->s6_addr + 12, 4);
+		} else {
+			memcpy(addr, a->s6_addr, 16);
+		}
+	}
+}
+
+static uint32_t svc_host_hash(const struct rpcrdma_svc *svc, sa_family_t fam,
+			      const uint8_t addr[16])
+{
+	uint32_t h = 2166136261u ^ svc->sv_hosts_seed ^ fam, i;
+
+	for (i = 0; i < 16; i++)
+		h = (h ^ addr[i]) * 16777619u;
+	return (h ^ (h >> 15)) % SVC_HOST_BUCKETS;
+}
+
+/* The entry of a key in its bucket, or NULL; sv_hosts_lock held. */
+static struct svc_host *svc_host_find(struct rpcrdma_svc *svc, uint32_t b, sa_family_t fam,
+				      const uint8_t addr[16])
+{
+	struct svc_host *h;
+
+	for (h = svc->sv_hosts[b]; h; h = h->ho_next)
+		if (h->ho_family == fam && !memcmp(h->ho_addr, addr, 16))
+			return h;
+	return NULL;
+}
+
+struct svc_host *svc_host_admit(struct rpcrdma_svc *svc, const struct sockaddr *peer)
+{
+	uint8_t addr[16];
+	sa_family_t fam;
+	struct svc_host *h;
+	uint32_t b;
+
+	svc_host_key(peer, &fam, addr);
+	b = svc_host_hash(svc, fam, addr);
+	pthread_mutex_lock(&svc->sv_hosts_lock);
+	h = svc_host_find(svc, b, fam, addr);
+	if (h && h->ho_conns >= svc->sv_cfg.sc_max_conns_per_host) {
+		h = NULL;
+		errno = EBUSY;
+	} else if (h) {
+		h->ho_conns++;
+	} else if (!svc->sv_cfg.sc_max_conns_per_host) {
+		errno = EBUSY;
+	} else if ((h = calloc(1, sizeof(*h)))) {
+		h->ho_family = fam;
+		memcpy(h->ho_addr, addr, 16);
+		h->ho_conns = 1;
+		h->ho_next = svc->sv_hosts[b];
+		svc->sv_hosts[b] = h;
+	} else {
+		errno = ENOMEM;
+	}
+	pthread_mutex_unlock(&svc->sv_hosts_lock);
+	return h;
+}
+
+void svc_host_put(struct rpcrdma_svc *svc, struct svc_host *h)
+{
+	struct svc_host **pp;
+	uint32_t b;
+
+	if (!h)
+		return;
+	b = svc_host_hash(svc, h->ho_family, h->ho_addr);
+	pthread_mutex_lock(&svc->sv_hosts_lock);
+	if (--h->ho_conns == 0) {
+		for (pp = &svc->sv_hosts[b]; *pp && *pp != h; pp = &(*pp)->ho_next)
+			;
+		if (*pp)
+			*pp = h->ho_next;
+	} else {
+		h = NULL;
+	}
+	pthread_mutex_unlock(&svc->sv_hosts_lock);
+	free(h);
+}
+
+uint32_t svc_host_count(struct rpcrdma_svc *svc, const struct sockaddr *peer)
+{
+	uint8_t addr[16];
+	sa_family_t fam;
+	struct svc_host *h;
+	uint32_t n;
+
+	svc_host_key(peer, &fam, addr);
+	pthread_mutex_lock(&svc->sv_hosts_lock);
+	h = svc_host_find(svc, svc_host_hash(svc, fam, addr), fam, addr);
+	n = h ? h->ho_conns : 0;
+	pthread_mutex_unlock(&svc->sv_hosts_lock);
+	return n;
+}
+
+void svc_host_fini(struct rpcrdma_svc *svc)
+{
+	struct svc_host *h;
+	uint32_t b;
+
+	for (b = 0; b < SVC_HOST_BUCKETS; b++)
+		while ((h = svc->sv_hosts[b])) {
+			svc->sv_hosts[b] = h->ho_next;
+			free(h);
+		}
+}
+
+/* "--max-connections-per-host (N) reached by ADDR" into @buf. */
+static const char *svc_host_why(const struct rpcrdma_svc *svc, const struct sockaddr *peer,
+				char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN] = "an address of another family";
+
+	if (peer && peer->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)peer)->sin_addr, a, sizeof(a));
+	else if (peer && peer->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)peer)->sin6_addr, a, sizeof(a));
+	snprintf(buf, len, "--max-connections-per-host (%u) reached by %s",
+		 svc->sv_cfg.sc_max_conns_per_host, a);
+	return buf;
+}
+
 void svc_conn_param_of(const struct rdma_cm_event *ev, struct svc_conn_param *p)
 {
 	uint8_t len = ev->param.conn.private_data_len;
@@ -327,18 +476,31 @@ int svc_conn_accept(struct svc_group *grp, struct rdma_cm_id *id,
 	struct rpcrdma_cm_private peer, ours;
 	struct ibv_device_attr dattr;
 	uint8_t pdata[RPCRDMA_CM_PRIVATE_BYTES];
+	struct sockaddr *peer_addr = rdma_get_peer_addr(id);
 	struct svc_conn *conn;
+	struct svc_host *host;
 	uint32_t peer_recv = 0;
+	char why[128];
 	int rc;
 
-	if (cfg->sc_accept && !cfg->sc_accept(rdma_get_peer_addr(id), cfg->sc_accept_arg)) {
+	if (cfg->sc_accept && !cfg->sc_accept(peer_addr, cfg->sc_accept_arg)) {
 		svc_log(svc, "refused a connection: address not allowed");
 		return -EACCES;
 	}
-	/* The place is taken before anything else: transport threads accept
-	 * at the same time, and a check then an add would let two of them
-	 * take the last place. */
+	/* The places are taken before anything else, the peer's own first
+	 * (a host at its share takes nothing from the others): transport
+	 * threads accept at the same time, and a check then an add would
+	 * let two of them take the last place. */
+	host = svc_host_admit(svc, peer_addr);
+	if (!host) {
+		if (errno == ENOMEM)
+			return -ENOMEM;
+		SVC_INC(svc, conns_refused_host, 1);
+		svc_conn_refused(svc, svc_host_why(svc, peer_addr, why, sizeof(why)));
+		return -EBUSY;
+	}
 	if (!svc_conn_admit(svc)) {
+		svc_host_put(svc, host);
 		svc_conn_refused(svc, "--max-connections reached");
 		return -EBUSY;
 	}
@@ -352,6 +514,8 @@ int svc_conn_accept(struct svc_group *grp, struct rdma_cm_id *id,
 		rc = -ENOMEM;
 		goto out_place;
 	}
+	conn->sx_host = host; /* given back by svc_conn_destroy() */
+	host = NULL;
 	conn->sx_svc = svc;
 	conn->sx_grp = grp;
 	conn->sx_id = id;
@@ -416,6 +580,8 @@ int svc_conn_accept(struct svc_group *grp, struct rdma_cm_id *id,
 	grp->gr_conns = conn;
 	atomic_fetch_add(&grp->gr_nconns, 1); /* sv_nconns: svc_conn_admit() */
 	conn->sx_accepted_ms = svc_now_ms();
+	conn->sx_idle_ms = conn->sx_accepted_ms;
+	svc_conn_idle_arm(grp, conn->sx_accepted_ms);
 	grp->gr_handshakes++;
 	if (atomic_load(&svc->sv_refused_burst)) {
 		svc_log(svc, "accepting again after %llu refused connections",
@@ -445,6 +611,7 @@ out_err:
 	conn->sx_recvs_posted = 0;
 	svc_conn_destroy(conn);
 out_place:
+	svc_host_put(svc, host); /* NULL once the connection holds it */
 	atomic_fetch_sub(&svc->sv_nconns, 1); /* the place svc_conn_admit() took */
 	return rc;
 }
@@ -510,6 +677,7 @@ void svc_conn_destroy(struct svc_conn *conn)
 		svc_pool_trim(conn->sx_dev);
 	svc_stats_conn_close(conn->sx_svc, conn->sx_stats);
 	svc_capture_conn_close(conn);
+	svc_host_put(conn->sx_svc, conn->sx_host); /* svc_host_admit() */
 	free(conn->sx_recvs);
 	free(conn);
 }
@@ -534,6 +702,7 @@ static void svc_conn_handle_wc(struct svc_conn *conn, const struct ibv_wc *wc)
 		struct svc_recv *rc = rpcrdma_container_of(cqe, struct svc_recv, rc_cqe);
 
 		conn->sx_recvs_posted--;
+		conn->sx_recv_seen = true; /* not idle (svc_conn_expire_idle()) */
 		SVC_INC(conn->sx_svc, recv_in_use, 1);
 		svc_recv_complete(rc, wc);
 		break;
@@ -739,6 +908,83 @@ void svc_conn_expire_handshakes(struct svc_group *grp, uint64_t now_ms)
 			conn->sx_id_num, SVC_HANDSHAKE_MS / 1000u);
 		svc_conn_disconnected(conn);
 	}
+}
+
+/* The idle scan's period for a timeout of @sec seconds. */
+static uint64_t svc_idle_period_ms(uint32_t sec)
+{
+	uint64_t p = (uint64_t)sec * 1000u / 4u;
+
+	return p < SVC_IDLE_SCAN_MIN_MS ? SVC_IDLE_SCAN_MIN_MS : p;
+}
+
+void svc_conn_idle_arm(struct svc_group *grp, uint64_t now_ms)
+{
+	uint32_t sec = grp->gr_svc->sv_cfg.sc_idle_timeout;
+
+	if (sec && sec != RPCRDMA_SVC_IDLE_NEVER && !grp->gr_idle_next_ms)
+		grp->gr_idle_next_ms = now_ms + svc_idle_period_ms(sec);
+}
+
+bool svc_conn_busy(const struct svc_conn *conn)
+{
+	/* A message received and not yet given back (being served, or
+	 * waiting for a context) holds its Receive: not all are posted. */
+	return conn->sx_calls_out || conn->sx_reads_out || conn->sx_sqwait_head ||
+	       conn->sx_recvs_posted + conn->sx_refill_count < conn->sx_nrecvs ||
+	       svc_bc_busy(conn);
+}
+
+void svc_conn_expire_idle(struct svc_group *grp, uint64_t now_ms)
+{
+	struct rpcrdma_svc *svc = grp->gr_svc;
+	uint32_t sec = svc->sv_cfg.sc_idle_timeout;
+	uint64_t limit = (uint64_t)sec * 1000u;
+	struct svc_conn *conn;
+
+	if (!grp->gr_idle_next_ms || now_ms < grp->gr_idle_next_ms)
+		return;
+	grp->gr_idle_next_ms = 0;
+	if (!sec || sec == RPCRDMA_SVC_IDLE_NEVER)
+		return;
+	for (conn = grp->gr_conns; conn; conn = conn->sx_next) {
+		if (conn->sx_closing)
+			continue;
+		if (conn->sx_recv_seen) {
+			conn->sx_recv_seen = false;
+			conn->sx_idle_ms = now_ms;
+			continue;
+		}
+		if (!conn->sx_established || now_ms - conn->sx_idle_ms < limit ||
+		    svc_conn_busy(conn))
+			continue;
+		if (svc->sv_conn_state && svc->sv_conn_state(conn->sx_id_num,
+							     svc->sv_conn_state_arg))
+			continue;
+		SVC_INC(svc, conns_idle_closed, 1);
+		if (svc->sv_cfg.sc_verbose || atomic_load(&svc->sv_nconns) <= 64)
+			svc_log(svc, "conn %u: idle for %llu s (--idle-timeout %u): closing",
+				conn->sx_id_num, (unsigned long long)((now_ms - conn->sx_idle_ms) / 1000u),
+				sec);
+		svc_conn_disconnected(conn);
+	}
+	if (grp->gr_conns)
+		svc_conn_idle_arm(grp, now_ms);
+}
+
+int rpcrdma_svc_set_conn_state(struct rpcrdma_svc *svc, rpcrdma_svc_conn_state_fn fn,
+			       void *arg)
+{
+	svc->sv_conn_state = fn;
+	svc->sv_conn_state_arg = arg;
+	return 0;
+}
+
+uint32_t rpcrdma_svc_req_conn_id(const struct rpcrdma_svc_req *req)
+{
+	const struct svc_call *cc = req->rq_xprt;
+
+	return cc && cc->cc_conn ? cc->cc_conn->sx_id_num : 0;
 }
 
 void svc_conn_reap(struct svc_group *grp)

@@ -75,6 +75,12 @@
 /* An accepted connection not ESTABLISHED after this is closed (a peer
  * that vanished between our accept and its RTU holds nothing for long). */
 #define SVC_HANDSHAKE_MS 10000u
+/* Idle connections (sc_idle_timeout) are looked for every quarter of the
+ * timeout, at least this often apart: one is closed between the timeout
+ * and a quarter more after the last message it brought. */
+#define SVC_IDLE_SCAN_MIN_MS 250u
+/* Buckets of the table of connections per peer address (svc_host). */
+#define SVC_HOST_BUCKETS 256u
 /* At a stop, closed connections get this long for their posted work to
  * flush before their QPs are destroyed regardless (svc_drain_all()).
  * Soft-RoCE flushes a user QP's Receives from a kernel work item, which a
@@ -100,6 +106,7 @@
 
 struct svc_conn;
 struct svc_dev;
+struct svc_host;
 struct svc_group;
 struct svc_slab;
 
@@ -269,6 +276,11 @@ struct svc_conn {
 
 	bool sx_established;
 	uint64_t sx_accepted_ms;     /* CLOCK_MONOTONIC, for the handshake timeout */
+	struct svc_host *sx_host;    /* its peer address's place count, or NULL */
+	/* Idle timeout (svc_conn_expire_idle()): a Receive completed since
+	 * the last scan; else idle since sx_idle_ms (CLOCK_MONOTONIC). */
+	bool sx_recv_seen;
+	uint64_t sx_idle_ms;
 	/* disconnect seen: drain, then destroy (read by workers that post) */
 	atomic_bool sx_closing;
 	bool sx_reap;                /* drained: the run loop frees it */
@@ -335,7 +347,8 @@ struct svc_counters {
 		conns_refused, buf_waits, buf_bytes_in_use, buf_bytes_high,
 		credit_grows, credit_grow_denied, sq_waits, pool_trims, send_batches,
 		transport_calls, transport_defers, worker_posts,
-		bc_calls, bc_replies, bc_unmatched, bc_timeouts; /* svc_bc.c */
+		bc_calls, bc_replies, bc_unmatched, bc_timeouts, /* svc_bc.c */
+		conns_refused_host, conns_idle_closed;
 };
 
 /* What the accept needs from a CONNECT_REQUEST event, kept after the
@@ -368,6 +381,9 @@ struct svc_group {
 	struct rdma_event_channel *gr_cm_channel;
 	struct svc_conn *gr_conns;
 	_Atomic uint32_t gr_nconns;  /* on gr_conns; read by group 0 to balance */
+	/* Next scan for idle connections (svc_conn_expire_idle()), CLOCK_MONOTONIC
+	 * ms; 0 while the group has no connection or there is no timeout. */
+	uint64_t gr_idle_next_ms;
 	bool gr_more;                /* some connection has sx_more set */
 	/* some connection's send CQ is unarmed with contexts out
 	 * (svc_conn_send_arm()): the run loop sleeps at most
@@ -433,6 +449,16 @@ struct rpcrdma_svc {
 	_Atomic uint64_t sv_mem_registered;  /* bytes in slabs, all groups and devices */
 	_Atomic uint64_t sv_recv_bytes_held; /* of which receive buffers */
 	_Atomic uint64_t sv_refused_burst;   /* refusals not yet logged */
+	/* Connections per peer address (sc_max_conns_per_host), any group's,
+	 * closing ones included: a hash table of svc_host entries, each
+	 * freed with its last connection, under sv_hosts_lock. */
+	pthread_mutex_t sv_hosts_lock;
+	struct svc_host *sv_hosts[SVC_HOST_BUCKETS];
+	uint32_t sv_hosts_seed;
+	/* rpcrdma_svc_set_conn_state(): does a connection hold upper-layer
+	 * state (not closed when idle)?  NULL: none does. */
+	rpcrdma_svc_conn_state_fn sv_conn_state;
+	void *sv_conn_state_arg;
 	/* Bit i: group i found the budget spent by registered slabs (its
 	 * waiters are kicked by its own puts only); the other groups give
 	 * back their idle slabs and wake it (svc_budget_share()). */
@@ -676,9 +702,11 @@ void svc_conn_grow_credits(struct svc_conn *conn);
  * svc_conn_accept - admit and accept connection request @id for @grp with
  * the request's parameters @p: receive buffers from the group's pool, QP,
  * Receives posted, rdma_accept() with our RFC 8797 private data.
- * Return: 0; on failure a negative errno (-EACCES, -EBUSY, -EAGAIN when
- * the budget's receive share is spent, -ENOMEM, or a verbs error) and
- * the caller rejects and destroys @id.
+ * Return: 0; on failure a negative errno (-EACCES: sc_accept refused the
+ * address; -EBUSY: sc_max_conns_per_host of the peer's address or
+ * sc_max_connections taken, counted in conns_refused, the first also in
+ * conns_refused_host; -EAGAIN when the budget's receive share is spent,
+ * -ENOMEM, or a verbs error) and the caller rejects and destroys @id.
  */
 int svc_conn_accept(struct svc_group *grp, struct rdma_cm_id *id,
 		    const struct svc_conn_param *p);
@@ -687,6 +715,40 @@ int svc_conn_accept(struct svc_group *grp, struct rdma_cm_id *id,
  * when taken (given back when the connection is freed or its accept
  * fails); false when every place is taken. */
 bool svc_conn_admit(struct rpcrdma_svc *svc);
+/*
+ * svc_host_admit - take one of the sc_max_conns_per_host places of peer
+ * address @peer (an IPv4-mapped IPv6 address counts as its IPv4 address;
+ * any other family, or NULL, as one address of its own).  Any transport
+ * thread (sv_hosts_lock).  Return: the address's entry, given back with
+ * svc_host_put(); NULL when its places are all taken or no entry could be
+ * allocated (errno: EBUSY or ENOMEM).
+ */
+struct svc_host *svc_host_admit(struct rpcrdma_svc *svc, const struct sockaddr *peer);
+/* svc_host_put - give back a place svc_host_admit() took (NULL: no-op);
+ * the entry goes with its last place. */
+void svc_host_put(struct rpcrdma_svc *svc, struct svc_host *h);
+/* svc_host_count - places taken by @peer's address now (0: none). */
+uint32_t svc_host_count(struct rpcrdma_svc *svc, const struct sockaddr *peer);
+/* svc_host_fini - free every entry left (unit tests; none after a drain). */
+void svc_host_fini(struct rpcrdma_svc *svc);
+/*
+ * svc_conn_expire_idle - at @now_ms (CLOCK_MONOTONIC), when @grp's next
+ * idle scan is due (gr_idle_next_ms): a connection that received a message
+ * since the last scan is idle from @now_ms on; one idle for at least
+ * sc_idle_timeout seconds, established, not closing, with no call, Read,
+ * waiting message or backchannel call in progress (svc_conn_busy()), and
+ * that the upper layer does not say holds state (sv_conn_state), is
+ * disconnected and counted in conns_idle_closed.  Schedules the next scan
+ * (a quarter of the timeout later, at least SVC_IDLE_SCAN_MIN_MS), or
+ * none while the group has no connection.  Group thread.
+ */
+void svc_conn_expire_idle(struct svc_group *grp, uint64_t now_ms);
+/* svc_conn_idle_arm - a connection joined @grp at @now_ms: schedule the
+ * group's idle scans if none is (sc_idle_timeout not "never"). */
+void svc_conn_idle_arm(struct svc_group *grp, uint64_t now_ms);
+/* svc_conn_busy - @conn has a call, an RDMA Read, a received message not
+ * yet given back, or a backchannel call in progress. */
+bool svc_conn_busy(const struct svc_conn *conn);
 /* svc_conn_param_of - the parameters of CONNECT_REQUEST event @ev. */
 void svc_conn_param_of(const struct rdma_cm_event *ev, struct svc_conn_param *p);
 void svc_conn_disconnected(struct svc_conn *conn);

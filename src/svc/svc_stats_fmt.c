@@ -114,11 +114,13 @@ void svc_stats_write_table(const struct svc_stats_snap *s, FILE *f)
 	uint32_t i, g = UINT32_MAX;
 
 	fprintf(f, "Server transport:\n"
-		"  calls %llu  connections %llu (open %llu, refused %llu)  RDMA_ERRORs %llu  drops %llu\n"
+		"  calls %llu  connections %llu (open %llu, refused %llu, of which per host %llu, "
+		"closed idle %llu)  RDMA_ERRORs %llu  drops %llu\n"
 		"  replies: inline %llu, Write chunk %llu, Reply chunk %llu\n"
 		"  bytes: received %llu, sent %llu, RDMA Read %llu, RDMA Write %llu\n",
 		(ull)t->ss_calls, (ull)t->ss_connections, (ull)t->ss_conns_open,
-		(ull)t->ss_conns_refused, (ull)t->ss_rdma_errors_sent, (ull)t->ss_drops,
+		(ull)t->ss_conns_refused, (ull)t->ss_conns_refused_host,
+		(ull)t->ss_conns_idle_closed, (ull)t->ss_rdma_errors_sent, (ull)t->ss_drops,
 		(ull)t->ss_replies_inline, (ull)t->ss_replies_write_chunk,
 		(ull)t->ss_replies_reply_chunk, (ull)t->ss_recv_bytes, (ull)t->ss_send_bytes,
 		(ull)t->ss_rdma_read_bytes, (ull)t->ss_rdma_write_bytes);

@@ -50,6 +50,8 @@ static const struct svc_prom_field svc_prom_fields[] = {
 	F(mrs_open, true, "Registered memory regions."),
 	F(mr_bytes, true, "Bytes of registered memory."),
 	F(conns_refused, false, "Connections refused (limit or memory)."),
+	F(conns_refused_host, false, "Connections refused: their address's share taken."),
+	F(conns_idle_closed, false, "Connections closed after the idle timeout."),
 	F(buf_waits, false, "Calls served after waiting for chunk buffers."),
 	F(buf_bytes_in_use, true, "Pool bytes handed out."),
 	F(buf_bytes_high, true, "Most pool bytes handed out at once."),
