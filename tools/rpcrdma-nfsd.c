@@ -78,6 +78,12 @@ static void usage(FILE *f)
 "                          a quarter of the machine's memory, at least 64M)\n"
 "      --max-connections N connections served at once; more are refused\n"
 "                          (default: as many idle ones as the budget holds)\n"
+"      --max-connections-per-host N  connections from one address at once\n"
+"                          (1..65536; default: --max-connections / 8, at\n"
+"                          least 16, the most a client's nconnect opens)\n"
+"      --idle-timeout S    close a connection no call came on for S seconds,\n"
+"                          with nothing in progress and no NFSv4.1 back\n"
+"                          channel on it (default 360, as knfsd; 0: never)\n"
 "      --file-cache N      open files kept for READ/WRITE/GETATTR/COMMIT\n"
 "                          (default 1024; 0 turns the cache off)\n"
 "      --file-cache-idle S close cached files and directories no call used\n"
@@ -327,7 +333,7 @@ static int load_key(const char *path, uint8_t key[RPCRDMA_NFS3_KEY_BYTES],
 
 enum { OPT_NO_ROOT_SQUASH = 256, OPT_ASYNC, OPT_STATS, OPT_RPCBIND, OPT_CREDITS, OPT_POLL,
        OPT_MEMORY, OPT_MAX_CONNS, OPT_FILE_CACHE, OPT_FILE_CACHE_IDLE, OPT_EXPORTS, OPT_WORKERS_ONLY, OPT_NFS4,
-       OPT_NO_DELEG, OPT_NO_NFS4,
+       OPT_NO_DELEG, OPT_NO_NFS4, OPT_MAX_CONNS_HOST, OPT_IDLE_TIMEOUT,
        OPT_CONTROL, OPT_METRICS, OPT_CAPTURE, OPT_CAPTURE_SIZE, OPT_CAPTURE_FILES,
        OPT_CAPTURE_DATA,
        OPT_NO_LOCKING, OPT_NLM_PORT, OPT_NSM_PORT, OPT_STATE_DIR, OPT_GRACE,
@@ -376,6 +382,8 @@ int main(int argc, char **argv)
 		{ "credits", required_argument, NULL, OPT_CREDITS },
 		{ "memory", required_argument, NULL, OPT_MEMORY },
 		{ "max-connections", required_argument, NULL, OPT_MAX_CONNS },
+		{ "max-connections-per-host", required_argument, NULL, OPT_MAX_CONNS_HOST },
+		{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
 		{ "file-cache", required_argument, NULL, OPT_FILE_CACHE },
 		{ "file-cache-idle", required_argument, NULL, OPT_FILE_CACHE_IDLE },
 		{ "poll", no_argument, NULL, OPT_POLL },
@@ -436,6 +444,7 @@ int main(int argc, char **argv)
 	unsigned long port = RPCRDMA_NFS_PORT, mport = RPCRDMA_MNT_PORT;
 	unsigned long threads = 0, credits = 128, max_conns = 0, fcache = 0, v;
 	unsigned long fcache_idle = 0;
+	unsigned long max_conns_host = 0, idle_timeout = RPCRDMA_SVC_IDLE_DEFAULT;
 	bool fcache_set = false, fcache_idle_set = false;
 	struct rpcrdma_nfs3_fcache_stats fst;
 	uint64_t memory = 0;
@@ -565,6 +574,20 @@ int main(int argc, char **argv)
 		case OPT_MAX_CONNS:
 			if (parse_uint(optarg, 65536, &max_conns) || max_conns == 0) {
 				fprintf(stderr, PROG ": --max-connections: expected 1..65536: %s\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case OPT_MAX_CONNS_HOST:
+			if (parse_uint(optarg, 65536, &max_conns_host) || max_conns_host == 0) {
+				fprintf(stderr, PROG ": --max-connections-per-host: expected 1..65536: %s\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case OPT_IDLE_TIMEOUT:
+			if (parse_uint(optarg, 86400, &idle_timeout)) {
+				fprintf(stderr, PROG ": --idle-timeout: expected 0..86400 seconds: %s\n",
 					optarg);
 				return 2;
 			}
@@ -780,6 +803,8 @@ int main(int argc, char **argv)
 	scfg.sc_credits = (uint32_t)credits;
 	scfg.sc_memory = memory;
 	scfg.sc_max_connections = (uint32_t)max_conns;
+	scfg.sc_max_conns_per_host = (uint32_t)max_conns_host; /* 0: the library's share */
+	scfg.sc_idle_timeout = idle_timeout ? (uint32_t)idle_timeout : RPCRDMA_SVC_IDLE_NEVER;
 	/* Each connection's cm_id costs no descriptor, but MOUNT's TCP
 	 * clients and the files being served do: take the hard limit. */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
@@ -843,6 +868,8 @@ int main(int argc, char **argv)
 		names = rpcrdma_nfs4_proc_names(&nnames);
 		rpcrdma_svc_set_proc_names(g_svc, RPCRDMA_NFS3_PROGRAM, RPCRDMA_NFS4_VERSION,
 					   names, nnames, rpcrdma_nfs4_stat_name);
+		/* --idle-timeout spares the connections of back channels */
+		rpcrdma_svc_set_conn_state(g_svc, rpcrdma_nfs4_server_conn_has_state, srv4);
 	}
 	if (ccfg.cc_path) {
 		err = rpcrdma_capture_open(&ccfg, &capture);

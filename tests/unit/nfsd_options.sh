@@ -49,6 +49,16 @@ expect $bad "--credits: expected 1..4096: 0" "${E[@]}" --credits 0
 expect $bad "--memory: expected a size of at least 64M" "${E[@]}" --memory 63M
 expect $ok "$reached" "${E[@]}" --memory 64M
 expect $bad "--max-connections: expected 1..65536: 0" "${E[@]}" --max-connections 0
+expect $bad "--max-connections-per-host: expected 1..65536: 0" "${E[@]}" --max-connections-per-host 0
+expect $bad "--max-connections-per-host: expected 1..65536: 65537" "${E[@]}" --max-connections-per-host 65537
+expect $bad "--max-connections-per-host: expected 1..65536: -1" "${E[@]}" --max-connections-per-host -1
+expect $ok "$reached" "${E[@]}" --max-connections-per-host 1
+expect $ok "$reached" "${E[@]}" --max-connections-per-host 65536
+expect $bad "--idle-timeout: expected 0..86400 seconds: 86401" "${E[@]}" --idle-timeout 86401
+expect $bad "--idle-timeout: expected 0..86400 seconds: 5m" "${E[@]}" --idle-timeout 5m
+expect $bad "--idle-timeout: expected 0..86400 seconds: " "${E[@]}" --idle-timeout ""
+expect $ok "$reached" "${E[@]}" --idle-timeout 0
+expect $ok "$reached" "${E[@]}" --idle-timeout 86400
 expect $bad "--port: expected a port 1..65535: 0" "${E[@]}" --port 0
 expect $bad "--mount-port: expected a port 1..65535: 65536" "${E[@]}" --mount-port 65536
 expect $bad "--nlm-port: expected a port 1..65535: 0" "${E[@]}" --nlm-port 0
