@@ -102,6 +102,9 @@ static void usage(FILE *f)
 "                          reclaim in the --grace period; docs/nfs4.md)\n"
 "      --nfs4              serve NFSv4.1 too (the default; kept for scripts)\n"
 "      --no-delegations    grant no NFSv4.1 read delegation\n"
+"      --lease SECONDS     NFSv4.1 lease time, 10..3600 (default 90): a client\n"
+"                          that stops renewing keeps its state until another\n"
+"                          client, or an NLM locker, conflicts with it\n"
 "  -k, --handle-key FILE   file handle key (default " DEFAULT_KEY_FILE ")\n"
 "      --no-root-squash    with --export: do not map uid/gid 0 to 65534\n"
 "      --async             with --export: reply to CREATE, REMOVE, RENAME, SETATTR...\n"
@@ -129,7 +132,8 @@ static void usage(FILE *f)
 "      --state-dir DIR     lock manager state and NFSv4.1 client records\n"
 "                          (default " RPCRDMA_NLM_STATE_DIR ")\n"
 "      --grace SECONDS     grace period after start: only reclaims are\n"
-"                          granted, by NLM and NFSv4.1 (default 90; 0: none)\n"
+"                          granted, by NLM and NFSv4.1 (default 90, for\n"
+"                          NFSv4.1 the --lease; 0: none)\n"
 "      --max-locks N       lock records, waiting locks, shares each (default 4096)\n"
 "      --nsm-name NAME     our name in reboot notifications (default: the\n"
 "                          --listen address, else the host name)\n"
@@ -337,7 +341,8 @@ enum { OPT_NO_ROOT_SQUASH = 256, OPT_ASYNC, OPT_STATS, OPT_RPCBIND, OPT_CREDITS,
        OPT_CONTROL, OPT_METRICS, OPT_CAPTURE, OPT_CAPTURE_SIZE, OPT_CAPTURE_FILES,
        OPT_CAPTURE_DATA,
        OPT_NO_LOCKING, OPT_NLM_PORT, OPT_NSM_PORT, OPT_STATE_DIR, OPT_GRACE,
-       OPT_MAX_LOCKS, OPT_NSM_NAME, OPT_TRANSPORT_THREADS, OPT_REPLY_POST };
+       OPT_MAX_LOCKS, OPT_NSM_NAME, OPT_TRANSPORT_THREADS, OPT_REPLY_POST,
+       OPT_LEASE };
 
 /* SIZE: a number of bytes with an optional K, M, G or T suffix (binary). */
 static int parse_size(const char *s, uint64_t *out)
@@ -409,6 +414,7 @@ int main(int argc, char **argv)
 		{ "nsm-port", required_argument, NULL, OPT_NSM_PORT },
 		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 		{ "grace", required_argument, NULL, OPT_GRACE },
+		{ "lease", required_argument, NULL, OPT_LEASE },
 		{ "max-locks", required_argument, NULL, OPT_MAX_LOCKS },
 		{ "nsm-name", required_argument, NULL, OPT_NSM_NAME },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -452,6 +458,7 @@ int main(int argc, char **argv)
 	bool stats_json = false, rpcbind = false, no_squash = false, poll_mode = false;
 	bool async = false;
 	bool workers_only = false, nfs4 = true, no_deleg = false, nfs4_given = false;
+	uint32_t lease = 0; /* --lease: 0 the server's default (90 s) */
 	struct rpcrdma_nfs4_server *srv4 = NULL;
 	struct sockaddr_storage tmp;
 	unsigned prefix;
@@ -680,6 +687,14 @@ int main(int argc, char **argv)
 			}
 			lcfg.lc_grace_sec = v ? (uint32_t)v : UINT32_MAX;
 			break;
+		case OPT_LEASE:
+			if (parse_uint(optarg, 3600, &v) || v < 10) {
+				fprintf(stderr, PROG ": --lease: expected 10..3600 seconds: %s\n",
+					optarg);
+				return 2;
+			}
+			lease = (uint32_t)v;
+			break;
 		case OPT_MAX_LOCKS:
 			if (parse_uint(optarg, 1u << 24, &v) || v == 0) {
 				fprintf(stderr, PROG ": --max-locks: expected 1..16777216: %s\n",
@@ -713,6 +728,10 @@ int main(int argc, char **argv)
 	}
 	if (no_deleg && !nfs4) {
 		fprintf(stderr, PROG ": --no-delegations and --no-nfs4: delegations are NFSv4.1's\n");
+		return 2;
+	}
+	if (lease && !nfs4) {
+		fprintf(stderr, PROG ": --lease and --no-nfs4: leases are NFSv4.1's\n");
 		return 2;
 	}
 	if (!ccfg.cc_path && (ccfg.cc_max_bytes || ccfg.cc_max_files || ccfg.cc_data_bytes)) {
@@ -844,6 +863,7 @@ int main(int argc, char **argv)
 							  : RPCRDMA_NLM_STATE_DIR,
 			.n4_grace_sec = lcfg.lc_grace_sec,
 			.n4_no_delegations = no_deleg,
+			.n4_lease_sec = lease,
 		};
 
 		err = rpcrdma_nfs4_server_create(srv, &n4, &srv4);
@@ -893,6 +913,9 @@ int main(int argc, char **argv)
 		lcfg.lc_open_arg = srv;
 		lcfg.lc_allow = rpcrdma_nfs3_server_allows;
 		lcfg.lc_allow_arg = srv;
+		/* an NLM LOCK against expired NFSv4.1 clients' locks wins */
+		lcfg.lc_conflict = srv4 ? rpcrdma_nfs4_server_revoke_file : NULL;
+		lcfg.lc_conflict_arg = srv4;
 		lcfg.lc_log = stderr;
 		lcfg.lc_verbose = verbose;
 		err = rpcrdma_nlm_start(&lcfg, &nlm);

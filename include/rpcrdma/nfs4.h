@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include <rpcrdma/nfs3.h>
 #include <rpcrdma/svc.h>
@@ -35,9 +36,12 @@ struct rpcrdma_nfs4_config {
 	/* client records on disk (DIR/nfs4-clients, RFC 8881 8.4.2); NULL:
 	 * none, and no grace period after a start */
 	const char *n4_state_dir;
-	/* grace period after a start, seconds: 0 the lease time (90),
+	/* grace period after a start, seconds: 0 the lease time,
 	 * UINT32_MAX none */
 	uint32_t n4_grace_sec;
+	/* lease time, seconds (RFC 8881 8.3; the lease_time attribute):
+	 * 0 is 90; else 10..3600 (others: -EINVAL) */
+	uint32_t n4_lease_sec;
 	bool n4_no_delegations;  /* grant no read delegation (RFC 8881 10.4) */
 };
 
@@ -88,6 +92,17 @@ struct rpcrdma_nfs4_stats {
  */
 int rpcrdma_nfs4_server_stats(struct rpcrdma_nfs4_server *srv,
 			      struct rpcrdma_nfs4_stats *out);
+
+/**
+ * rpcrdma_nfs4_server_revoke_file - another lock manager (NLM) met a
+ * conflict on the file @dev/@ino: the NFSv4.1 clients whose lease expired
+ * (courtesy clients, docs/nfs4.md "Leases") and that hold locks of that
+ * file lose all their state, so that a second try may succeed.  Clients
+ * whose lease runs are not touched.  Any thread; may close descriptors.
+ * @arg: the rpcrdma_nfs4_server (the shape of an NLM conflict hook).
+ * Return: the number of clients expired (0: retrying cannot help).
+ */
+int rpcrdma_nfs4_server_revoke_file(void *arg, dev_t dev, ino_t ino);
 
 /** rpcrdma_nfs4_server_destroy - free the server (NULL: no-op); no call may run. */
 void rpcrdma_nfs4_server_destroy(struct rpcrdma_nfs4_server *srv);

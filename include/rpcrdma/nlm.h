@@ -66,6 +66,13 @@ struct rpcrdma_nlm_config {
 	 *  AUTH_TOOWEAK; counted in ns_refused). */
 	bool (*lc_allow)(const struct sockaddr *peer, void *arg);
 	void *lc_allow_arg;
+	/** Optional: a LOCK met a conflict on the file @dev/@ino (under the
+	 *  lock table's mutex: it must not call into the lock manager).  A
+	 *  value > 0 says state that held the file was released (expired
+	 *  NFSv4.1 clients': rpcrdma_nfs4_server_revoke_file()): the LOCK is
+	 *  tried once more. */
+	int (*lc_conflict)(void *arg, dev_t dev, ino_t ino);
+	void *lc_conflict_arg;
 	FILE *lc_log;            /* NULL: stderr */
 	int lc_verbose;
 };

@@ -214,7 +214,8 @@ uint32_t nfs4_encode_fattr(struct rpcrdma_xdr *xs, const uint32_t *req,
 			}
 			break;
 		case FATTR4_LEASE_TIME:
-			rpcrdma_xdr_put_u32(xs, NFS4_LEASE_SECONDS);
+			rpcrdma_xdr_put_u32(xs, src->as_lease ? src->as_lease :
+						NFS4_LEASE_SECONDS);
 			break;
 		case FATTR4_RDATTR_ERROR:
 			rpcrdma_xdr_put_u32(xs, src->as_rdattr_error);

@@ -100,7 +100,7 @@ bool nfs4_deleg_grant(struct nfs4_deleg_table *t, uint64_t clientid,
 		      const uint8_t *fh, uint32_t fhlen, bool writers,
 		      struct nfs4_stateid *out)
 {
-	uint32_t i, slot = NFS4_MAX_DELEGS;
+	uint32_t i, slot = NFS4_MAX_DELEGS, mine = 0;
 	bool ok = false;
 
 	if (writers || fhlen > NFS4_FHSIZE)
@@ -114,6 +114,7 @@ bool nfs4_deleg_grant(struct nfs4_deleg_table *t, uint64_t clientid,
 				slot = i;
 			continue;
 		}
+		mine += d->dl_clientid == clientid;
 		if (!same_fh(d, fh, fhlen))
 			continue;
 		/* a file being recalled gets no new delegation (10.4.4) */
@@ -125,7 +126,7 @@ bool nfs4_deleg_grant(struct nfs4_deleg_table *t, uint64_t clientid,
 			goto out;
 		}
 	}
-	if (slot == NFS4_MAX_DELEGS)
+	if (slot == NFS4_MAX_DELEGS || mine >= NFS4_MAX_CLIENT_DELEGS)
 		goto out;
 	atomic_fetch_add(&t->dt_nused, 1);
 	t->dt_d[slot].dl_state = NFS4_DELEG_GRANTED;
@@ -229,6 +230,26 @@ uint32_t nfs4_deleg_check(struct nfs4_deleg_table *t, uint64_t clientid,
 		status = NFS4_OK;
 	pthread_mutex_unlock(&t->dt_lock);
 	return status;
+}
+
+uint32_t nfs4_deleg_holders(struct nfs4_deleg_table *t, uint64_t except,
+			    const uint8_t *fh, uint32_t fhlen, uint64_t *ids,
+			    uint32_t max)
+{
+	uint32_t n = 0;
+
+	if (atomic_load(&t->dt_nused) == 0)
+		return 0;
+	pthread_mutex_lock(&t->dt_lock);
+	for (uint32_t i = 0; i < NFS4_MAX_DELEGS && n < max; i++) {
+		const struct nfs4_deleg *d = &t->dt_d[i];
+
+		if ((d->dl_state == NFS4_DELEG_GRANTED || d->dl_state == NFS4_DELEG_RECALLING) &&
+		    same_fh(d, fh, fhlen) && (!except || d->dl_clientid != except))
+			ids[n++] = d->dl_clientid;
+	}
+	pthread_mutex_unlock(&t->dt_lock);
+	return n;
 }
 
 void nfs4_deleg_recall_sent(struct nfs4_deleg_table *t, const struct nfs4_deleg_recall *rec)

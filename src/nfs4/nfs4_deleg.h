@@ -25,6 +25,9 @@ struct nfs4_stateid;
 /** Delegations one conflict can have to recall (read delegations of a
  *  file held by different clients). */
 #define NFS4_DELEG_MAX_RECALL 8u
+/** Delegations one client may hold (a quarter of the table); beyond,
+ *  its OPENs get none (OPEN_DELEGATE_NONE). */
+#define NFS4_MAX_CLIENT_DELEGS (NFS4_MAX_DELEGS / 4u)
 
 enum nfs4_deleg_state {
 	NFS4_DELEG_FREE = 0,
@@ -49,8 +52,9 @@ void nfs4_deleg_destroy(struct nfs4_deleg_table *t);
  * nfs4_deleg_grant - an OPEN for reading by @clientid of @fh succeeded:
  * a read delegation, unless @writers (someone has the file open for
  * writing), the file has a delegation being recalled or revoked, the
- * client holds one on it already (*@out is then that one's), or the
- * table is full.  Return: true with *@out the delegation stateid.
+ * client holds one on it already (*@out is then that one's), the client
+ * holds NFS4_MAX_CLIENT_DELEGS, or the table is full.
+ * Return: true with *@out the delegation stateid.
  */
 bool nfs4_deleg_grant(struct nfs4_deleg_table *t, uint64_t clientid,
 		      const uint8_t *fh, uint32_t fhlen, bool writers,
@@ -97,6 +101,15 @@ uint32_t nfs4_deleg_return(struct nfs4_deleg_table *t, uint64_t clientid,
 uint32_t nfs4_deleg_check(struct nfs4_deleg_table *t, uint64_t clientid,
 			  const struct nfs4_stateid *sid, const uint8_t *fh,
 			  uint32_t fhlen);
+
+/**
+ * nfs4_deleg_holders - the clients other than @except (0: none) that hold
+ * a delegation of @fh not revoked, at most @max of them into @ids.
+ * Return: how many were written.
+ */
+uint32_t nfs4_deleg_holders(struct nfs4_deleg_table *t, uint64_t except,
+			    const uint8_t *fh, uint32_t fhlen, uint64_t *ids,
+			    uint32_t max);
 
 /** nfs4_deleg_recall_sent - the CB_RECALL of @rec went out. */
 void nfs4_deleg_recall_sent(struct nfs4_deleg_table *t, const struct nfs4_deleg_recall *rec);

@@ -17,10 +17,7 @@
 
 static time_t mono_sec(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec;
+	return nfs4_mono_sec();
 }
 
 /* recall_done - the end of one CB_RECALL: nothing to do here (the
@@ -38,9 +35,19 @@ uint32_t nfs4_deleg_break(struct rpcrdma_nfs4_server *srv, uint64_t clientid,
 			  const uint8_t *fh, uint32_t fhlen)
 {
 	struct nfs4_deleg_recall rec[NFS4_DELEG_MAX_RECALL];
+	uint64_t holders[NFS4_DELEG_MAX_RECALL];
 	struct nfs4_stateid sid;
 	uint32_t status, n;
 
+	/* a courtesy client's delegation is not recalled: the client is
+	 * expired with all its state, its delegations with it (the
+	 * forget hook), as Linux's nfsd does */
+	n = nfs4_deleg_holders(srv->s4_deleg, clientid, fh, fhlen, holders,
+			       NFS4_DELEG_MAX_RECALL);
+	for (uint32_t i = 0; i < n; i++)
+		if (nfs4_state_expire_courtesy(srv->s4_state, holders[i]) && srv->s4_verbose)
+			fprintf(srv->s4_log, "nfs4: client %016llx expired (lease over, "
+				"its delegation conflicts)\n", (unsigned long long)holders[i]);
 	status = nfs4_deleg_conflict(srv->s4_deleg, clientid, fh, fhlen, mono_sec(),
 				     rec, &n);
 	for (uint32_t i = 0; i < n; i++) {

@@ -263,6 +263,7 @@ void nfs4_attr_src_init(struct nfs4_compound *cp, struct nfs4_attr_src *src,
 	src->as_fh = fh;
 	src->as_fd = fd;
 	src->as_max_payload = cp->cp_srv->s4_max_payload;
+	src->as_lease = cp->cp_srv->s4_lease;
 }
 
 /* ---- the operations ---- */

@@ -35,8 +35,18 @@
 #define NFS4_MAX_OPENS 4096u
 /** Lock states (a lock-owner's locks on one file, one descriptor each). */
 #define NFS4_MAX_LOCKS 1024u
-/** Lease (seconds, lease_time attribute). */
+/** Lease (seconds, lease_time attribute) by default (--lease). */
 #define NFS4_LEASE_SECONDS 90u
+/** Leases --lease accepts (seconds; the range of Linux's nfsd). */
+#define NFS4_LEASE_MIN 10u
+#define NFS4_LEASE_MAX 3600u
+/** How long a client whose lease expired keeps its state while nothing
+ *  conflicts with it (a courtesy client; Linux's nfsd: 24 hours). */
+#define NFS4_COURTESY_MAX_SECONDS 86400u
+/** Open states one client may hold (a quarter of NFS4_MAX_OPENS). */
+#define NFS4_MAX_CLIENT_OPENS (NFS4_MAX_OPENS / 4u)
+/** Lock states one client may hold (a quarter of NFS4_MAX_LOCKS). */
+#define NFS4_MAX_CLIENT_LOCKS (NFS4_MAX_LOCKS / 4u)
 /** Longest COMPOUND tag accepted (bytes). */
 #define NFS4_TAG_MAX 1024u
 /** Longest attribute bitmap accepted (words). */
@@ -305,8 +315,59 @@ bool nfs4_open_writers(struct nfs4_state *st, const uint8_t *fh, uint32_t fhlen)
 /** Counters for the tests and the log. */
 struct nfs4_state_counts {
 	uint32_t sc_clients, sc_sessions, sc_opens, sc_locks;
+	uint32_t sc_courtesy;   /* clients whose lease expired, state kept */
+	uint64_t sc_revoked;    /* courtesy clients expired by a conflict */
+	uint64_t sc_reaped;     /* records freed by nfs4_state_sweep() or
+				 * taken back for a new client */
 };
 void nfs4_state_counts(struct nfs4_state *st, struct nfs4_state_counts *out);
+
+/*
+ * Leases (RFC 8881 8.3) and courtesy clients.  A client's lease is
+ * renewed by every SEQUENCE (and EXCHANGE_ID, CREATE_SESSION).  When it
+ * has not been renewed for the lease time the client is a courtesy
+ * client: it keeps its sessions, opens, locks and delegations, and comes
+ * back as if nothing happened when its next SEQUENCE arrives before a
+ * conflict.  A conflicting request of another client (an OPEN's share
+ * reservation, a LOCK, an OPEN for writing or an NFSv3 change against a
+ * delegation, an NLM LOCK through rpcrdma_nfs4_server_revoke_file())
+ * expires the courtesy client: the client record goes with all its state
+ * and its stable-storage record (nfs4_recover.c), its sessions with it,
+ * so its next SEQUENCE is NFS4ERR_BADSESSION and its CREATE_SESSION
+ * NFS4ERR_STALE_CLIENTID (what Linux's nfsd does; RFC 8881 8.4.3: the
+ * client learns it lost its lease and recovers, its locks lost).
+ */
+
+/**
+ * nfs4_state_revoke_file - a request of @except (0: none, an NLM or
+ * NFSv3 caller) met a conflict on the file @dev/@ino: every courtesy
+ * client (lease expired, no request of it running, not @except) that
+ * holds a lock state on that file is expired with all its state (its
+ * descriptors closed, so the kernel drops its OFD locks).  Counted in
+ * sc_revoked.  Return: the number of clients expired (0: nothing to
+ * retry).
+ */
+uint32_t nfs4_state_revoke_file(struct nfs4_state *st, uint64_t except,
+				dev_t dev, ino_t ino);
+
+/**
+ * nfs4_state_expire_courtesy - the delegation of @clientid conflicts with
+ * another client's request: expire @clientid when it is a courtesy client
+ * (its delegations go through the forget hook).  Return: true when it was
+ * expired; false for a live client (recall it) or one not known.
+ */
+bool nfs4_state_expire_courtesy(struct nfs4_state *st, uint64_t clientid);
+
+/**
+ * nfs4_state_sweep - the periodic pass (nfs4_server.c's lease thread):
+ * free unconfirmed client records whose lease expired and courtesy
+ * clients expired more than NFS4_COURTESY_MAX_SECONDS ago (their records
+ * dropped through the forget hook).  Return: the records freed.
+ */
+uint32_t nfs4_state_sweep(struct nfs4_state *st);
+
+/** nfs4_state_lease - the lease time of @st in seconds. */
+uint32_t nfs4_state_lease(const struct nfs4_state *st);
 
 /* ---- nfs4_recover.c: client records on disk, the grace period
  * (RFC 8881 8.4.2, 18.51) ---- */
@@ -340,8 +401,12 @@ enum nfs4_recover_event {
 	NFS4_REC_FORGET,           /* the server dropped the client */
 };
 
-/** nfs4_mono_sec - CLOCK_MONOTONIC seconds, the "now" of this section. */
+/** nfs4_mono_sec - CLOCK_MONOTONIC seconds, the "now" of src/nfs4
+ *  (leases, delegations, the grace period). */
 time_t nfs4_mono_sec(void);
+/** nfs4_clock_advance - unit tests: move nfs4_mono_sec() on by @sec
+ *  seconds for the whole process (never back). */
+void nfs4_clock_advance(uint32_t sec);
 
 /**
  * nfs4_recover_create - the records of @dir/nfs4-clients (@dir created
@@ -437,6 +502,13 @@ struct rpcrdma_nfs4_server {
 	struct nfs4_cb_table *s4_cb;   /* back channels (nfs4_cb.c) */
 	struct nfs4_deleg_table *s4_deleg; /* delegations (nfs4_deleg.c) */
 	bool s4_no_deleg;              /* --no-delegations */
+	uint32_t s4_lease;             /* seconds (--lease) */
+	/* the lease thread: nfs4_state_sweep() and record flushes */
+	pthread_t s4_lease_thread;
+	bool s4_lease_running;
+	bool s4_lease_stop;            /* under s4_lease_lock */
+	pthread_mutex_t s4_lease_lock;
+	pthread_cond_t s4_lease_cond;
 	uint32_t s4_boot;
 	uint32_t s4_max_payload;
 	uint8_t s4_scope[16];
@@ -519,6 +591,7 @@ struct nfs4_attr_src {
 	const struct nfs4_fh *as_fh;              /* for FATTR4_FILEHANDLE */
 	int as_fd;             /* for the file system's counts, or -1 */
 	uint32_t as_max_payload;
+	uint32_t as_lease;     /* lease_time (seconds; 0: NFS4_LEASE_SECONDS) */
 	uint32_t as_rdattr_error;
 	uint64_t as_mounted_on;  /* mounted_on_fileid */
 };

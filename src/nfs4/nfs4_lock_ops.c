@@ -11,7 +11,9 @@
  * (FREE_STATEID, or the client's end) closes the descriptor, which
  * releases what the owner still held.  Blocking types (READW_LT, WRITEW_LT)
  * are tried once: a conflict is NFS4ERR_DENIED and the client polls (no
- * CB_NOTIFY_LOCK without a backchannel).  LOCK asks nfs4_grace_gate()
+ * CB_NOTIFY_LOCK without a backchannel).  A conflict with a courtesy
+ * client's lock (its lease expired) expires that client and the lock is
+ * tried once more (nfs4_state_revoke_file()).  LOCK asks nfs4_grace_gate()
  * first: a reclaim only in the grace period, anything else only outside
  * it (nfs4_recover.c); LOCKT is NFS4ERR_GRACE in it.  The owner in
  * LOCK4denied is not known to the kernel and is sent empty (clientid 0).
@@ -96,7 +98,7 @@ uint32_t nfs4_op_lock(struct nfs4_compound *cp)
 	bool reclaim, new_owner;
 	struct flock fl;
 	struct stat st_;
-	int fd = -1, nfd = -1;
+	int fd = -1, nfd = -1, rc;
 
 	type = rpcrdma_xdr_get_u32(a);
 	reclaim = rpcrdma_xdr_get_bool(a);
@@ -145,7 +147,13 @@ uint32_t nfs4_op_lock(struct nfs4_compound *cp)
 		goto out;
 	}
 	fl.l_pid = 0;
-	if (fcntl(fd, F_OFD_SETLK, &fl) < 0) {
+	rc = fcntl(fd, F_OFD_SETLK, &fl);
+	if (rc < 0 && (errno == EAGAIN || errno == EACCES) &&
+	    nfs4_state_revoke_file(st, cp->cp_clientid, st_.st_dev, st_.st_ino) > 0)
+		/* courtesy clients held locks of the file: they are gone
+		 * with all their state; once more (RFC 8881 8.3) */
+		rc = fcntl(fd, F_OFD_SETLK, &fl);
+	if (rc < 0) {
 		if (errno == EAGAIN || errno == EACCES)
 			status = conflict(cp, fd, &fl);
 		else

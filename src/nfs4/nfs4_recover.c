@@ -74,12 +74,21 @@ struct nfs4_recover {
 	struct nfs4_rec rc_tab[NFS4_RECOVER_MAX];
 };
 
+/* seconds the tests moved the clock on (nfs4_clock_advance()) */
+static _Atomic int64_t nfs4_clock_skew;
+
 time_t nfs4_mono_sec(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec;
+	return ts.tv_sec + (time_t)atomic_load_explicit(&nfs4_clock_skew,
+							  memory_order_relaxed);
+}
+
+void nfs4_clock_advance(uint32_t sec)
+{
+	atomic_fetch_add_explicit(&nfs4_clock_skew, (int64_t)sec, memory_order_relaxed);
 }
 
 static uint32_t fnv1a(const uint8_t *p, size_t n)

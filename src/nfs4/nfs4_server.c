@@ -13,6 +13,83 @@
 #include "nfs4_deleg.h"
 #include "nfs4_internal.h"
 
+/* The lease thread: once a second nfs4_state_sweep() (unconfirmed
+ * records and courtesy clients past their bound), then the client
+ * records written when they changed (a client expired by an NLM
+ * conflict has no COMPOUND to flush its record's removal). */
+static void *lease_thread(void *arg)
+{
+	struct rpcrdma_nfs4_server *srv = arg;
+	struct timespec ts;
+	uint32_t n;
+
+	pthread_mutex_lock(&srv->s4_lease_lock);
+	while (!srv->s4_lease_stop) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec += 1;
+		pthread_cond_timedwait(&srv->s4_lease_cond, &srv->s4_lease_lock, &ts);
+		if (srv->s4_lease_stop)
+			break;
+		pthread_mutex_unlock(&srv->s4_lease_lock);
+		n = nfs4_state_sweep(srv->s4_state);
+		if (n && srv->s4_verbose)
+			fprintf(srv->s4_log, "rpcrdma-nfsd: nfs4: %u expired client records freed\n", n);
+		if (nfs4_recover_pending(srv->s4_recover))
+			(void)nfs4_recover_flush(srv->s4_recover);
+		pthread_mutex_lock(&srv->s4_lease_lock);
+	}
+	pthread_mutex_unlock(&srv->s4_lease_lock);
+	return NULL;
+}
+
+static int lease_thread_start(struct rpcrdma_nfs4_server *srv)
+{
+	pthread_condattr_t ca;
+	int err;
+
+	pthread_mutex_init(&srv->s4_lease_lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&srv->s4_lease_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	err = pthread_create(&srv->s4_lease_thread, NULL, lease_thread, srv);
+	if (err) {
+		pthread_cond_destroy(&srv->s4_lease_cond);
+		pthread_mutex_destroy(&srv->s4_lease_lock);
+		return -err;
+	}
+	srv->s4_lease_running = true;
+	return 0;
+}
+
+static void lease_thread_stop(struct rpcrdma_nfs4_server *srv)
+{
+	if (!srv->s4_lease_running)
+		return;
+	pthread_mutex_lock(&srv->s4_lease_lock);
+	srv->s4_lease_stop = true;
+	pthread_cond_signal(&srv->s4_lease_cond);
+	pthread_mutex_unlock(&srv->s4_lease_lock);
+	pthread_join(srv->s4_lease_thread, NULL);
+	pthread_cond_destroy(&srv->s4_lease_cond);
+	pthread_mutex_destroy(&srv->s4_lease_lock);
+	srv->s4_lease_running = false;
+}
+
+int rpcrdma_nfs4_server_revoke_file(void *arg, dev_t dev, ino_t ino)
+{
+	struct rpcrdma_nfs4_server *srv = arg;
+	uint32_t n;
+
+	if (!srv)
+		return 0;
+	n = nfs4_state_revoke_file(srv->s4_state, 0, dev, ino);
+	if (n && srv->s4_verbose)
+		fprintf(srv->s4_log, "rpcrdma-nfsd: nfs4: %u courtesy clients expired "
+			"(an NLM lock conflicts)\n", n);
+	return (int)n;
+}
+
 /* The state dropped client @clientid (owner @owner): its record on disk
  * and its delegations go with it. */
 static void forget_client(void *arg, uint64_t clientid, const uint8_t *owner, uint32_t len)
@@ -35,6 +112,9 @@ int rpcrdma_nfs4_server_create(struct rpcrdma_nfs3_server *nfs3,
 
 	if (!nfs3 || !out)
 		return -EINVAL;
+	if (cfg && cfg->n4_lease_sec &&
+	    (cfg->n4_lease_sec < NFS4_LEASE_MIN || cfg->n4_lease_sec > NFS4_LEASE_MAX))
+		return -EINVAL;
 	srv = calloc(1, sizeof(*srv));
 	if (!srv)
 		return -ENOMEM;
@@ -46,15 +126,18 @@ int rpcrdma_nfs4_server_create(struct rpcrdma_nfs3_server *nfs3,
 	srv->s4_log = cfg && cfg->n4_log ? cfg->n4_log : stderr;
 	srv->s4_verbose = cfg ? cfg->n4_verbose : 0;
 	memcpy(srv->s4_scope, "rpcrdma-nfsd", 12);
+	srv->s4_lease = cfg && cfg->n4_lease_sec ? cfg->n4_lease_sec : NFS4_LEASE_SECONDS;
+	/* a grace period shorter than a lease could end before a client
+	 * that renews on time has noticed the restart (RFC 8881 8.4.2.1) */
 	grace = cfg ? cfg->n4_grace_sec : 0;
-	grace = grace == 0 ? NFS4_LEASE_SECONDS : grace == UINT32_MAX ? 0 : grace;
+	grace = grace == 0 ? srv->s4_lease : grace == UINT32_MAX ? 0 : grace;
 	err = nfs4_recover_create(cfg ? cfg->n4_state_dir : NULL, grace, srv->s4_log,
 				  nfs4_mono_sec(), &srv->s4_recover);
 	if (err) {
 		free(srv);
 		return err;
 	}
-	err = nfs4_state_create(srv->s4_boot, NFS4_LEASE_SECONDS, &srv->s4_state);
+	err = nfs4_state_create(srv->s4_boot, srv->s4_lease, &srv->s4_state);
 	if (err) {
 		nfs4_recover_destroy(srv->s4_recover);
 		free(srv);
@@ -63,8 +146,11 @@ int rpcrdma_nfs4_server_create(struct rpcrdma_nfs3_server *nfs3,
 	srv->s4_no_deleg = cfg && cfg->n4_no_delegations;
 	err = nfs4_cb_table_create(NULL, &srv->s4_cb);
 	if (!err)
-		err = nfs4_deleg_create(srv->s4_boot, NFS4_LEASE_SECONDS, &srv->s4_deleg);
+		err = nfs4_deleg_create(srv->s4_boot, srv->s4_lease, &srv->s4_deleg);
+	if (!err)
+		err = lease_thread_start(srv);
 	if (err) {
+		nfs4_deleg_destroy(srv->s4_deleg);
 		nfs4_cb_table_destroy(srv->s4_cb);
 		nfs4_state_destroy(srv->s4_state);
 		nfs4_recover_destroy(srv->s4_recover);
@@ -114,6 +200,7 @@ void rpcrdma_nfs4_server_destroy(struct rpcrdma_nfs4_server *srv)
 	if (!srv)
 		return;
 	nfs3_server_set_change_hook(srv->s4_nfs3, NULL, NULL);
+	lease_thread_stop(srv);
 	nfs4_cb_table_destroy(srv->s4_cb);
 	nfs4_deleg_destroy(srv->s4_deleg);
 	nfs4_state_destroy(srv->s4_state);

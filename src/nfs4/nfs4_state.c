@@ -8,8 +8,18 @@
  * Every table is allocated once with a fixed size (NFS4_MAX_CLIENTS,
  * NFS4_MAX_SESSIONS, NFS4_MAX_OPENS, NFS4_MAX_LOCKS): a peer can fill them, then it is
  * refused (NFS4ERR_RESOURCE, NFS4ERR_NOSPC) until records are destroyed or
- * their lease expires; it cannot make the server allocate more.  A slot's
- * reply cache is NFS4_SLOT_CACHE_BYTES, allocated with its session.
+ * their lease expires; it cannot make the server allocate more.  One
+ * client holds at most NFS4_MAX_CLIENT_SESSIONS sessions,
+ * NFS4_MAX_CLIENT_OPENS open states and NFS4_MAX_CLIENT_LOCKS lock states
+ * (NFS4ERR_NOSPC, NFS4ERR_RESOURCE beyond), so one client cannot take a
+ * table.  A slot's reply cache is NFS4_SLOT_CACHE_BYTES, allocated with
+ * its session.
+ *
+ * Leases (see nfs4_internal.h): a client whose lease expired keeps its
+ * state as a courtesy client until a conflict expires it
+ * (nfs4_state_revoke_file(), nfs4_state_expire_courtesy(), the share
+ * reservation check of nfs4_open_add()), the client table needs its
+ * record, or NFS4_COURTESY_MAX_SECONDS pass (nfs4_state_sweep()).
  *
  * Identifiers carry the server's start time (boot) so those of an earlier
  * start are refused, an index into their table, and a generation that
@@ -109,14 +119,14 @@ struct nfs4_state {
 	struct nfs4_lock st_locks[NFS4_MAX_LOCKS];
 	void (*st_forget)(void *arg, uint64_t clientid, const uint8_t *owner, uint32_t len);
 	void *st_forget_arg;
+	uint64_t st_revoked;   /* courtesy clients expired by a conflict */
+	uint64_t st_reaped;    /* records swept or taken back */
 };
 
+/* now_sec - the clock of leases: nfs4_mono_sec() (tests move it on) */
 static time_t now_sec(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec;
+	return nfs4_mono_sec();
 }
 
 int nfs4_state_create(uint32_t boot, uint32_t lease, struct nfs4_state **out)
@@ -226,27 +236,64 @@ static bool lease_expired(const struct nfs4_state *st,
 	return now - cl->cl_renew > (time_t)st->st_lease;
 }
 
+/* client_courtesy - a confirmed client whose lease expired and of which
+ * no request runs: it keeps its state until something conflicts. */
+static bool client_courtesy(struct nfs4_state *st, const struct nfs4_client *cl,
+			    time_t now)
+{
+	return cl->cl_used && cl->cl_confirmed && lease_expired(st, cl, now) &&
+	       !client_busy(st, cl);
+}
+
+/* client_expire - a courtesy client loses everything to a conflict */
+static void client_expire(struct nfs4_state *st, struct nfs4_client *cl)
+{
+	st->st_revoked++;
+	client_free(st, cl);
+}
+
+/* victim_rank - how readily @cl's record is taken back for a new client
+ * (0: never): an expired unconfirmed record first, then the courtesy
+ * client that expired longest ago, then the oldest unconfirmed record
+ * still in its lease (it holds no state: its client repeats EXCHANGE_ID),
+ * so records that are never confirmed cannot keep new clients out. */
+static unsigned victim_rank(struct nfs4_state *st, const struct nfs4_client *cl,
+			    time_t now)
+{
+	if (client_busy(st, cl))
+		return 0;
+	if (!cl->cl_confirmed)
+		return lease_expired(st, cl, now) ? 3 : 1;
+	return lease_expired(st, cl, now) ? 2 : 0;
+}
+
 /*
- * client_alloc - a free record, or one whose lease expired (unconfirmed
- * records first) taken back.  NULL when every record is live.
+ * client_alloc - a free record, or one taken back (victim_rank(); the
+ * least recently renewed of the best rank).  NULL when every record
+ * belongs to a live confirmed client.
  */
 static struct nfs4_client *client_alloc(struct nfs4_state *st)
 {
 	time_t now = now_sec();
 	struct nfs4_client *victim = NULL;
+	unsigned best = 0;
 
 	for (unsigned i = 0; i < NFS4_MAX_CLIENTS; i++) {
 		struct nfs4_client *cl = &st->st_clients[i];
+		unsigned rank;
 
 		if (!cl->cl_used)
 			return cl;
-		if (!lease_expired(st, cl, now) || client_busy(st, cl))
-			continue;
-		if (!victim || (!cl->cl_confirmed && victim->cl_confirmed))
+		rank = victim_rank(st, cl, now);
+		if (rank > best || (rank && rank == best && cl->cl_renew < victim->cl_renew)) {
 			victim = cl;
+			best = rank;
+		}
 	}
-	if (victim)
+	if (victim) {
+		st->st_reaped++;
 		client_free(st, victim);
+	}
 	return victim;
 }
 
@@ -329,8 +376,11 @@ static uint32_t min_u32(uint32_t a, uint32_t b)
 	return a < b ? a : b;
 }
 
-/* session_alloc - a free session (or one of an expired client's). */
-static struct nfs4_session *session_alloc(struct nfs4_state *st)
+/* session_alloc - a free session, or the sessions of a courtesy client
+ * other than @self taken back (the whole client goes: a client without
+ * its sessions could never renew its lease again). */
+static struct nfs4_session *session_alloc(struct nfs4_state *st,
+					  const struct nfs4_client *self)
 {
 	time_t now = now_sec();
 
@@ -340,8 +390,9 @@ static struct nfs4_session *session_alloc(struct nfs4_state *st)
 	for (unsigned i = 0; i < NFS4_MAX_SESSIONS; i++) {
 		struct nfs4_session *se = &st->st_sessions[i];
 
-		if (!se->se_refs && lease_expired(st, se->se_client, now)) {
-			session_free(se);
+		if (se->se_client != self && client_courtesy(st, se->se_client, now)) {
+			st->st_reaped++;
+			client_free(st, se->se_client);
 			return se;
 		}
 	}
@@ -381,7 +432,7 @@ uint32_t nfs4_create_session(struct nfs4_state *st, uint64_t clientid,
 		goto out;
 	}
 	if (cl->cl_nsessions >= NFS4_MAX_CLIENT_SESSIONS ||
-	    !(se = session_alloc(st))) {
+	    !(se = session_alloc(st, cl))) {
 		status = NFS4ERR_NOSPC;
 		goto out;
 	}
@@ -681,7 +732,7 @@ uint32_t nfs4_lock_owner(struct nfs4_state *st, uint64_t clientid,
 		     0x4c4f434b00000000ull;
 	struct nfs4_lock *lk = NULL, *free_lk = NULL;
 	struct nfs4_open *op;
-	uint32_t status;
+	uint32_t status, mine = 0;
 	int fd = *fdp;
 
 	pthread_mutex_lock(&st->st_lock);
@@ -700,13 +751,17 @@ uint32_t nfs4_lock_owner(struct nfs4_state *st, uint64_t clientid,
 				free_lk = l;
 			continue;
 		}
-		if (l->lk_clientid == clientid && l->lk_owner == h &&
-		    l->lk_fhlen == fhlen && memcmp(l->lk_fh, fh, fhlen) == 0) {
+		if (l->lk_clientid != clientid)
+			continue;
+		mine++;
+		if (l->lk_owner == h && l->lk_fhlen == fhlen &&
+		    memcmp(l->lk_fh, fh, fhlen) == 0) {
 			lk = l;
 			break;
 		}
 	}
-	if (!lk && !free_lk) {
+	/* a new state: the table's room, and the client's share of it */
+	if (!lk && (!free_lk || mine >= NFS4_MAX_CLIENT_LOCKS)) {
 		status = NFS4ERR_RESOURCE;
 		goto out;
 	}
@@ -813,8 +868,10 @@ uint32_t nfs4_open_add(struct nfs4_state *st, uint64_t clientid,
 		       uint32_t deny, struct nfs4_stateid *out)
 {
 	uint64_t h = nfs3_siphash(st->st_key, owner, ownerlen) ^ ownerlen;
-	struct nfs4_open *op = NULL, *free_op = NULL;
-	uint32_t status = NFS4_OK, idx;
+	struct nfs4_open *op, *free_op;
+	struct nfs4_client *holder;
+	uint32_t status = NFS4_OK, idx, mine;
+	time_t now = now_sec();
 
 	if (fhlen > NFS4_FHSIZE)
 		return NFS4ERR_BADHANDLE;
@@ -823,6 +880,9 @@ uint32_t nfs4_open_add(struct nfs4_state *st, uint64_t clientid,
 		status = NFS4ERR_STALE_CLIENTID;
 		goto out;
 	}
+again:
+	op = free_op = NULL;
+	mine = 0;
 	for (unsigned i = 0; i < NFS4_MAX_OPENS; i++) {
 		struct nfs4_open *o = &st->st_opens[i];
 
@@ -831,6 +891,7 @@ uint32_t nfs4_open_add(struct nfs4_state *st, uint64_t clientid,
 				free_op = o;
 			continue;
 		}
+		mine += o->op_clientid == clientid;
 		if (o->op_fhlen != fhlen || memcmp(o->op_fh, fh, fhlen) != 0)
 			continue;
 		if (o->op_clientid == clientid && o->op_owner == h) {
@@ -840,9 +901,21 @@ uint32_t nfs4_open_add(struct nfs4_state *st, uint64_t clientid,
 		/* share reservations (RFC 8881 9.7): another open of the file
 		 * denies what this one wants, or wants what this one denies */
 		if ((o->op_deny & access) || (o->op_access & deny)) {
+			/* a courtesy client's reservation gives way (its whole
+			 * state goes), then the table is looked at again */
+			holder = o->op_clientid != clientid ?
+				 client_find(st, o->op_clientid) : NULL;
+			if (holder && client_courtesy(st, holder, now)) {
+				client_expire(st, holder);
+				goto again;
+			}
 			status = NFS4ERR_SHARE_DENIED;
 			goto out;
 		}
+	}
+	if (!op && mine >= NFS4_MAX_CLIENT_OPENS) {
+		status = NFS4ERR_RESOURCE; /* the client's share of the table */
+		goto out;
 	}
 	if (op) {
 		op->op_access |= access;
@@ -967,7 +1040,81 @@ void nfs4_state_counts(struct nfs4_state *st, struct nfs4_state_counts *out)
 		out->sc_opens += st->st_opens[i].op_used;
 	for (unsigned i = 0; i < NFS4_MAX_LOCKS; i++)
 		out->sc_locks += st->st_locks[i].lk_used;
+	for (unsigned i = 0; i < NFS4_MAX_CLIENTS; i++)
+		out->sc_courtesy += client_courtesy(st, &st->st_clients[i], now_sec());
+	out->sc_revoked = st->st_revoked;
+	out->sc_reaped = st->st_reaped;
 	pthread_mutex_unlock(&st->st_lock);
+}
+
+uint32_t nfs4_state_revoke_file(struct nfs4_state *st, uint64_t except,
+				dev_t dev, ino_t ino)
+{
+	time_t now = now_sec();
+	uint32_t n = 0;
+	struct stat sb;
+
+	pthread_mutex_lock(&st->st_lock);
+	for (unsigned i = 0; i < NFS4_MAX_LOCKS; i++) {
+		struct nfs4_lock *lk = &st->st_locks[i];
+		struct nfs4_client *cl;
+
+		if (!lk->lk_used || lk->lk_clientid == except)
+			continue;
+		cl = client_find(st, lk->lk_clientid);
+		if (!cl || !client_courtesy(st, cl, now))
+			continue;
+		/* fstat of a descriptor the table holds: no waiting */
+		if (fstat(lk->lk_fd, &sb) < 0 || sb.st_dev != dev || sb.st_ino != ino)
+			continue;
+		client_expire(st, cl); /* its other lock states go too */
+		n++;
+	}
+	pthread_mutex_unlock(&st->st_lock);
+	return n;
+}
+
+bool nfs4_state_expire_courtesy(struct nfs4_state *st, uint64_t clientid)
+{
+	struct nfs4_client *cl;
+	bool done = false;
+
+	pthread_mutex_lock(&st->st_lock);
+	cl = client_find(st, clientid);
+	if (cl && client_courtesy(st, cl, now_sec())) {
+		client_expire(st, cl);
+		done = true;
+	}
+	pthread_mutex_unlock(&st->st_lock);
+	return done;
+}
+
+uint32_t nfs4_state_sweep(struct nfs4_state *st)
+{
+	time_t now = now_sec();
+	uint32_t n = 0;
+
+	pthread_mutex_lock(&st->st_lock);
+	for (unsigned i = 0; i < NFS4_MAX_CLIENTS; i++) {
+		struct nfs4_client *cl = &st->st_clients[i];
+
+		if (!cl->cl_used || client_busy(st, cl) || !lease_expired(st, cl, now))
+			continue;
+		/* unconfirmed: no state, nothing to be courteous about */
+		if (cl->cl_confirmed &&
+		    now - cl->cl_renew <= (time_t)(st->st_lease + NFS4_COURTESY_MAX_SECONDS))
+			continue;
+		client_free(st, cl);
+		st->st_reaped++;
+		n++;
+	}
+	pthread_mutex_unlock(&st->st_lock);
+	return n;
+}
+
+uint32_t nfs4_state_lease(const struct nfs4_state *st)
+{
+	return st->st_lease;
 }
 
 void nfs4_state_set_forget(struct nfs4_state *st,

@@ -217,6 +217,9 @@ struct nlm_table {
 	uint32_t t_nranges, t_nholders, t_nwaiters, t_nshares, t_nhosts;
 	rpcrdma_nlm_open_fn t_open;
 	void *t_open_arg;
+	/* lc_conflict: a LOCK's conflict may be state that can be revoked */
+	int (*t_conflict)(void *arg, dev_t dev, ino_t ino);
+	void *t_conflict_arg;
 	/* called under t_lock when a host gets its first user (first=true)
 	 * or loses its last (first=false) */
 	nlm_host_event_fn t_host_event;

@@ -635,6 +635,8 @@ int rpcrdma_nlm_start(const struct rpcrdma_nlm_config *cfg, struct rpcrdma_nlm *
 		goto out_free;
 	n->n_table.t_host_event = nlm_host_event;
 	n->n_table.t_host_event_arg = n;
+	n->n_table.t_conflict = cfg->lc_conflict;
+	n->n_table.t_conflict_arg = cfg->lc_conflict_arg;
 	n->n_table.t_stats.ns_state = n->n_state;
 	pthread_mutex_init(&n->n_mu, NULL);
 	{

@@ -429,6 +429,10 @@ uint32_t nlm_table_lock(struct nlm_table *t, const struct nlm_lockargs *a,
 	ho = holder_find(t, h, a, dev, ino);
 	err = take(t, h, &o, ho, ho ? NULL : &fd, acc, dev, ino, a->la_fh, a->la_fhlen,
 		   &r);
+	/* held by expired NFSv4.1 clients: revoked, then once more */
+	if (err == -EAGAIN && t->t_conflict && t->t_conflict(t->t_conflict_arg, dev, ino) > 0)
+		err = take(t, h, &o, ho, ho ? NULL : &fd, acc, dev, ino, a->la_fh,
+			   a->la_fhlen, &r);
 	if (err == 0) {
 		/* a retransmitted or re-sent blocking request is answered */
 		w = waiter_find(t, h, a, dev, ino, &r, false);

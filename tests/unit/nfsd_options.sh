@@ -81,6 +81,12 @@ expect $bad "--listen: not a numeric address: 10.0.0.1/24" "${E[@]}" --listen 10
 expect $bad "--allow: 10.0.0.0/33: expected ADDR[/PREFIX]" "${E[@]}" --allow 10.0.0.0/33
 expect $bad "--nfs4 and --no-nfs4 contradict each other" "${E[@]}" --nfs4 --no-nfs4
 expect $bad "--no-delegations and --no-nfs4" "${E[@]}" --no-nfs4 --no-delegations
+expect $bad "--lease: expected 10..3600 seconds: 9" "${E[@]}" --lease 9
+expect $bad "--lease: expected 10..3600 seconds: 3601" "${E[@]}" --lease 3601
+expect $bad "--lease: expected 10..3600 seconds: 1m" "${E[@]}" --lease 1m
+expect $bad "--lease and --no-nfs4" "${E[@]}" --no-nfs4 --lease 30
+expect $ok "$reached" "${E[@]}" --lease 10
+expect $ok "$reached" "${E[@]}" --lease 3600
 expect $bad "unexpected argument: extra" "${E[@]}" extra
 expect $bad "give one of --export DIR and --exports FILE" --threads 2
 expect $bad "give one of --export DIR and --exports FILE" "${E[@]}" --exports /etc/exports

@@ -156,12 +156,21 @@ static void test_bound(void **state)
 
 	(void)state;
 	assert_int_equal(nfs4_deleg_create(BOOT, 90, &t), 0);
-	for (uint32_t i = 0; i < NFS4_MAX_DELEGS; i++) {
+	/* one client gets NFS4_MAX_CLIENT_DELEGS (256), not the table */
+	for (uint32_t i = 0; i < NFS4_MAX_CLIENT_DELEGS; i++) {
 		store_be32(fh + 4, i);
 		assert_true(nfs4_deleg_grant(t, A, fh, 8, false, &s));
 	}
-	store_be32(fh + 4, NFS4_MAX_DELEGS);
+	store_be32(fh + 4, NFS4_MAX_CLIENT_DELEGS);
 	assert_false(nfs4_deleg_grant(t, A, fh, 8, false, &s));
+	/* four clients fill the table: then nobody gets one */
+	for (uint32_t i = NFS4_MAX_CLIENT_DELEGS; i < NFS4_MAX_DELEGS; i++) {
+		store_be32(fh + 4, i);
+		assert_true(nfs4_deleg_grant(t, A + 1 + i / NFS4_MAX_CLIENT_DELEGS, fh, 8,
+					     false, &s));
+	}
+	store_be32(fh + 4, NFS4_MAX_DELEGS);
+	assert_false(nfs4_deleg_grant(t, B + 100, fh, 8, false, &s));
 	/* a handle longer than NFS4_FHSIZE is refused */
 	assert_false(nfs4_deleg_grant(t, B, fh, NFS4_FHSIZE + 1, false, &s));
 	nfs4_deleg_destroy(t);
