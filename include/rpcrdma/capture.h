@@ -79,7 +79,9 @@ struct rpcrdma_capture;
  * is opened for writing.  A file already at cc_path is removed first, and
  * a new one created, only when it is a capture of ours: a regular file
  * owned by the effective uid that begins with this writer's pcap magic
- * (a previous run's capture); anything else is refused.  Rotation renames
+ * (a previous run's capture); an empty regular file of ours with no other
+ * link (mkstemp()'s) is used and made 0600; anything else is refused.
+ * Rotation renames
  * (FILE to FILE.1 ...), which replaces a symlink at the new name and never
  * follows it.
  * Return: 0; -EINVAL (no path, cc_max_bytes below 64 KiB but not 0,

@@ -10,8 +10,8 @@
  * opened where it exists: each file is made with O_CREAT | O_EXCL |
  * O_NOFOLLOW (a symlink planted at the path is neither followed nor its
  * target truncated), and an existing file at the path is removed first
- * only when it is a capture of ours (capture_is_ours()); anything else is
- * refused.  Rotation renames FILE to FILE.1 ... (rename() replaces a
+ * only when it is a capture of ours (capture_is_ours()), or used when it
+ * is an empty file of ours; anything else is refused.  Rotation renames FILE to FILE.1 ... (rename() replaces a
  * symlink at the new name, never what it points to).
  */
 #include <errno.h>
@@ -85,13 +85,40 @@ static bool capture_is_ours(const char *path)
 }
 
 /*
+ * capture_take_empty - an empty regular file at @path, owned by our
+ * effective uid with no other link (what mkstemp() or touch leave), opened
+ * for writing without following a symlink and made 0600.  Return: a
+ * descriptor, or -EEXIST when the file at @path is not such a file.
+ */
+static int capture_take_empty(const char *path)
+{
+	struct stat l, f;
+	int fd;
+
+	if (lstat(path, &l) || !S_ISREG(l.st_mode) || l.st_uid != geteuid() ||
+	    l.st_size || l.st_nlink != 1)
+		return -EEXIST;
+	fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -EEXIST;
+	if (fstat(fd, &f) || !S_ISREG(f.st_mode) || f.st_uid != geteuid() || f.st_size ||
+	    f.st_nlink != 1 || f.st_dev != l.st_dev || f.st_ino != l.st_ino ||
+	    fchmod(fd, 0600)) {
+		close(fd);
+		return -EEXIST;
+	}
+	return fd;
+}
+
+/*
  * capture_create - a new file at @path, mode 0600, opened for writing:
- * O_CREAT | O_EXCL | O_NOFOLLOW, so nothing already there is opened or
- * followed.  What is there is unlinked and the creation tried once more
- * only when capture_is_ours() (an earlier run's capture, or a rotation's
- * leftover).  Return: a descriptor; -EEXIST (something else is there: a
- * symlink, a directory, another owner's file, a file that is not a
- * capture); the negated errno of open() or unlink().
+ * O_CREAT | O_EXCL | O_NOFOLLOW, so nothing already there is followed.
+ * What is there is taken only when it is an empty file of ours
+ * (capture_take_empty(): nothing to lose), or unlinked and the creation
+ * tried once more when capture_is_ours() (an earlier run's capture, or a
+ * rotation's leftover).  Return: a descriptor; -EEXIST (something else is
+ * there: a symlink, a directory, another owner's file, a file that is not
+ * a capture); the negated errno of open() or unlink().
  */
 static int capture_create(const char *path)
 {
@@ -103,6 +130,9 @@ static int capture_create(const char *path)
 			return fd;
 		if (errno != EEXIST)
 			return -errno;
+		fd = capture_take_empty(path);
+		if (fd >= 0)
+			return fd;
 		if (tries || !capture_is_ours(path))
 			return -EEXIST;
 		if (unlink(path) && errno != ENOENT)

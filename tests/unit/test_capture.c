@@ -515,6 +515,21 @@ static void test_writer_no_follow(void **state)
 	assert_int_equal(rpcrdma_capture_open(&cfg, &cap), -EEXIST);
 	assert_int_equal(rmdir(g_path), 0);
 
+	/* An empty file of ours with one link (mkstemp, touch): used, made
+	 * 0600; one with a second link: refused. */
+	put_file(g_path, "");
+	assert_int_equal(chmod(g_path, 0644), 0);
+	unlink(target);
+	assert_int_equal(link(g_path, target), 0);
+	assert_int_equal(rpcrdma_capture_open(&cfg, &cap), -EEXIST);
+	unlink(target);
+	assert_int_equal(rpcrdma_capture_open(&cfg, &cap), 0);
+	rpcrdma_capture_close(cap, &st);
+	assert_int_equal(lstat(g_path, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0600);
+	assert_int_equal(sb.st_size, CAPTURE_PCAP_FILE_HDR);
+	unlink(g_path);
+
 	/* An earlier capture (ours, pcap magic first): a new file replaces
 	 * it, holding only the new frame; a hard link to the old one keeps
 	 * the old bytes. */
