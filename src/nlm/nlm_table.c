@@ -741,6 +741,11 @@ void nlm_table_retry(struct nlm_table *t, struct nlm_grant **out)
 		}
 		err = take(t, h, &w->w_owner, ho, ho ? NULL : &fd, acc, w->w_dev,
 			   w->w_ino, w->w_fh, w->w_fhlen, &w->w_range);
+		/* an NFSv4.1 client whose lease expired meanwhile gives way */
+		if (err == -EAGAIN && t->t_conflict &&
+		    t->t_conflict(t->t_conflict_arg, w->w_dev, w->w_ino) > 0)
+			err = take(t, h, &w->w_owner, ho, ho ? NULL : &fd, acc, w->w_dev,
+				   w->w_ino, w->w_fh, w->w_fhlen, &w->w_range);
 		if (fd >= 0)
 			close(fd);
 		if (err) {

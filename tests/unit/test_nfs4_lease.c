@@ -356,7 +356,7 @@ static uint32_t c_exid(struct env *e, const char *owner, uint64_t *id, uint32_t 
 
 /* One client gets at most NFS4_MAX_CLIENT_OPENS open states and
  * NFS4_MAX_CLIENT_LOCKS lock states: the next is NFS4ERR_RESOURCE while
- * another client still gets its own.  Fails before the fix: the limit
+ * another client still gets its own; NFS4_MAX_CLIENT_SESSIONS sessions.  Fails before the fix: the limit
  * was the whole table (NFS4_MAX_OPENS, NFS4_MAX_LOCKS). */
 static void test_client_limits(void **state)
 {
@@ -391,6 +391,15 @@ static void test_client_limits(void **state)
 				 i < NFS4_MAX_CLIENT_LOCKS ? NFS4_OK : NFS4ERR_RESOURCE);
 	assert_int_equal(counts(e).sc_locks, NFS4_MAX_CLIENT_LOCKS);
 	assert_int_equal(c_lock_new(e, &b, fh1, len, 0, 1, sid, "lock-B"), NFS4_OK);
+	/* sessions: NFS4_MAX_CLIENT_SESSIONS (4), the fifth NFS4ERR_NOSPC */
+	for (uint32_t i = 2; i <= NFS4_MAX_CLIENT_SESSIONS + 1; i++) {
+		uint32_t n;
+
+		c_create_session(e, a.id, i);
+		assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+		assert_int_equal(r_hdr(&e->c, &n),
+				 i <= NFS4_MAX_CLIENT_SESSIONS ? NFS4_OK : NFS4ERR_NOSPC);
+	}
 }
 
 /*
