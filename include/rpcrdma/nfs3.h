@@ -323,8 +323,13 @@ const char *rpcrdma_nfs3_exports_path(const struct rpcrdma_nfs3_exports *xt,
  * rpcrdma_nfs3_exports_match - the options export @i gives @peer.
  * @out: out: the options of the first client entry (in file order) that
  *       matches @peer.
- * Return: true when one matches.  Wildcard entries cost a reverse lookup
- * (getnameinfo) of @peer.
+ * Return: true when one matches.  A wildcard entry matches @peer's
+ * confirmed host name only: the reverse lookup of its address, whose
+ * forward lookup lists that address again.  Names come from a cache
+ * (positive and negative answers, each with a time to live) that resolver
+ * threads fill; a miss waits for them at most a second, except on a
+ * transport thread (rpcrdma_svc_on_transport_thread()), where it does not
+ * wait.  A name not known in time: false (not matched, for now).
  */
 bool rpcrdma_nfs3_exports_match(const struct rpcrdma_nfs3_exports *xt,
 				unsigned i, const struct sockaddr *peer,
@@ -385,7 +390,10 @@ void rpcrdma_nfs3_server_destroy(struct rpcrdma_nfs3_server *srv);
  * the first client entry of that export matching req->rq_peer.  A handle
  * of an export no longer served answers NFS3ERR_STALE, a caller no entry
  * matches NFS3ERR_ACCES, a modifying call on a ro entry NFS3ERR_ROFS; a
- * second handle (RENAME, LINK) of another export NFS3ERR_XDEV.
+ * second handle (RENAME, LINK) of another export NFS3ERR_XDEV.  When a
+ * wildcard entry needs the caller's host name and it is not known yet:
+ * on the transport thread RPCRDMA_SVC_DEFER (the lookup is queued), on a
+ * worker NFS3ERR_JUKEBOX once it waited a second for it.
  * Return: as rpcrdma_nfs3_dispatch().
  */
 int rpcrdma_nfs3_server_dispatch(struct rpcrdma_svc_req *req, void *arg);
@@ -393,7 +401,11 @@ int rpcrdma_nfs3_server_dispatch(struct rpcrdma_svc_req *req, void *arg);
 /**
  * rpcrdma_nfs3_server_allows - does any export of the table in force list
  * @peer?  For rpcrdma_svc_config.sc_accept (@arg: the server).
- * Return: true when one does.  Thread-safe.
+ * Return: true when one does.  Thread-safe.  When only a wildcard entry
+ * could let @peer in and its host name is not known yet: on a transport
+ * thread (a connection request) true, without waiting (each call on the
+ * connection is then checked against its export); elsewhere false after
+ * waiting a second at most.
  */
 bool rpcrdma_nfs3_server_allows(const struct sockaddr *peer, void *arg);
 

@@ -304,6 +304,16 @@ int rpcrdma_svc_create(const struct rpcrdma_svc_config *cfg,
 int rpcrdma_svc_register(struct rpcrdma_svc *svc, uint32_t prog, uint32_t vers,
 			 rpcrdma_svc_dispatch_fn fn, void *arg);
 
+/**
+ * rpcrdma_svc_on_transport_thread - is the calling thread one of a
+ * server's transport threads (the ones rpcrdma_svc_run() runs its
+ * connections on, which post to the device)?  Code that may be called
+ * there (a dispatch function with rq_transport set, sc_accept) uses it to
+ * never block: no DNS lookup, no wait for another thread.
+ * Return: true on a transport thread while it runs its connections.
+ */
+bool rpcrdma_svc_on_transport_thread(void);
+
 /** Flag of rpcrdma_svc_register_flags(): try each call on the transport
  *  thread first (rq_transport set; RPCRDMA_SVC_DEFER hands it to a
  *  worker).  A call served there costs no thread hand-off: no worker

@@ -61,27 +61,16 @@ void rpcrdma_nfs3_exports_free(struct rpcrdma_nfs3_exports *xt)
 		free(xs->xs_path);
 	}
 	free(xt->xt_specs);
-	if (xt->xt_names) {
-		pthread_mutex_destroy(&xt->xt_names->nc_lock);
-		free(xt->xt_names);
-	}
 	free(xt);
 }
 
 int nfs3_exports_names_init(struct rpcrdma_nfs3_exports *xt)
 {
-	bool wild = false;
-
-	for (unsigned i = 0; i < xt->xt_n && !wild; i++)
+	xt->xt_wild = false;
+	for (unsigned i = 0; i < xt->xt_n; i++)
 		for (unsigned j = 0; j < xt->xt_specs[i].xs_nclients; j++)
 			if (xt->xt_specs[i].xs_clients[j].xc_kind == NFS3_XC_WILDCARD)
-				wild = true;
-	if (!wild || xt->xt_names)
-		return 0;
-	xt->xt_names = calloc(1, sizeof(*xt->xt_names));
-	if (!xt->xt_names)
-		return -ENOMEM;
-	pthread_mutex_init(&xt->xt_names->nc_lock, NULL);
+				xt->xt_wild = true;
 	return 0;
 }
 
@@ -590,70 +579,16 @@ out_close:
 
 /* ---- matching ---- */
 
-static bool same_host(const struct sockaddr *a, const struct sockaddr_storage *b)
-{
-	if (a->sa_family != b->ss_family)
-		return false;
-	if (a->sa_family == AF_INET)
-		return !memcmp(&((const struct sockaddr_in *)a)->sin_addr,
-			       &((const struct sockaddr_in *)b)->sin_addr, 4);
-	return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
-		       &((const struct sockaddr_in6 *)b)->sin6_addr, 16);
-}
-
-/*
- * peer_name - the reverse-resolved name of @peer, or false; remembered in
- * @nc (when not NULL) until the table is replaced.  The lookup itself runs
- * outside the lock: two calls may both look up a new address.
- */
-static bool peer_name(struct nfs3_namecache *nc, const struct sockaddr *peer,
-		      char *buf, size_t len)
-{
-	socklen_t sl = peer->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
-						    sizeof(struct sockaddr_in6);
-	bool have;
-
-	if (peer->sa_family != AF_INET && peer->sa_family != AF_INET6)
-		return false;
-	if (nc) {
-		pthread_mutex_lock(&nc->nc_lock);
-		for (unsigned i = 0; i < NFS3_NAMECACHE_ENTRIES; i++) {
-			if (nc->nc_e[i].ne_used && same_host(peer, &nc->nc_e[i].ne_addr)) {
-				have = nc->nc_e[i].ne_have;
-				snprintf(buf, len, "%s", nc->nc_e[i].ne_name);
-				pthread_mutex_unlock(&nc->nc_lock);
-				return have;
-			}
-		}
-		pthread_mutex_unlock(&nc->nc_lock);
-	}
-	have = getnameinfo(peer, sl, buf, (socklen_t)len, NULL, 0, NI_NAMEREQD) == 0;
-	if (nc) {
-		unsigned i;
-
-		pthread_mutex_lock(&nc->nc_lock);
-		i = nc->nc_next++ % NFS3_NAMECACHE_ENTRIES;
-		nc->nc_e[i].ne_used = true;
-		nc->nc_e[i].ne_have = have;
-		memset(&nc->nc_e[i].ne_addr, 0, sizeof(nc->nc_e[i].ne_addr));
-		memcpy(&nc->nc_e[i].ne_addr, peer, sl);
-		snprintf(nc->nc_e[i].ne_name, sizeof(nc->nc_e[i].ne_name), "%s",
-			 have ? buf : "");
-		pthread_mutex_unlock(&nc->nc_lock);
-	}
-	return have;
-}
-
-bool rpcrdma_nfs3_exports_match(const struct rpcrdma_nfs3_exports *xt,
-				unsigned i, const struct sockaddr *peer,
-				struct rpcrdma_nfs3_xopts *out)
+enum nfs3_xmatch nfs3_exports_match_peer(const struct rpcrdma_nfs3_exports *xt,
+					 unsigned i, const struct sockaddr *peer,
+					 bool wait, struct rpcrdma_nfs3_xopts *out)
 {
 	const struct nfs3_xspec *xs;
-	char name[NI_MAXHOST];
-	int have_name = -1; /* not looked up yet */
+	char name[NFS3_NAME_MAX + 1];
+	int have_name = -1; /* not asked yet */
 
 	if (!xt || i >= xt->xt_n || !peer)
-		return false;
+		return NFS3_XM_NO;
 	xs = &xt->xt_specs[i];
 	for (unsigned j = 0; j < xs->xs_nclients; j++) {
 		const struct nfs3_xclient *cl = &xs->xs_clients[j];
@@ -667,9 +602,18 @@ bool rpcrdma_nfs3_exports_match(const struct rpcrdma_nfs3_exports *xt,
 			hit = rpcrdma_nfs3_cidr_match(peer, &cl->xc_net, cl->xc_prefix);
 			break;
 		case NFS3_XC_WILDCARD:
-			if (have_name < 0)
-				have_name = peer_name(xt->xt_names, peer, name,
-						      sizeof(name));
+			/* only a confirmed name (nfs3_hostname.c), never
+			 * looked up on this thread */
+			if (have_name < 0) {
+				enum nfs3_name_result r = nfs3_name_of(peer, wait, name,
+								       sizeof(name));
+
+				/* the first entry that may match decides:
+				 * without the name, nothing after it can */
+				if (r == NFS3_NAME_PENDING)
+					return NFS3_XM_UNKNOWN;
+				have_name = r == NFS3_NAME_OK;
+			}
 			hit = have_name &&
 			      fnmatch(cl->xc_name, name, FNM_CASEFOLD) == 0;
 			break;
@@ -677,8 +621,15 @@ bool rpcrdma_nfs3_exports_match(const struct rpcrdma_nfs3_exports *xt,
 		if (hit) {
 			if (out)
 				*out = cl->xc_opts;
-			return true;
+			return NFS3_XM_YES;
 		}
 	}
-	return false;
+	return NFS3_XM_NO;
+}
+
+bool rpcrdma_nfs3_exports_match(const struct rpcrdma_nfs3_exports *xt,
+				unsigned i, const struct sockaddr *peer,
+				struct rpcrdma_nfs3_xopts *out)
+{
+	return nfs3_exports_match_peer(xt, i, peer, true, out) == NFS3_XM_YES;
 }

@@ -85,31 +85,109 @@ struct nfs3_xspec {
 	unsigned xs_nclients;
 };
 
-/*
- * Reverse lookups for wildcard entries, remembered until the table is
- * replaced (a reload): a bounded ring, one lock (taken only by calls that
- * reach a wildcard entry).
- */
-#define NFS3_NAMECACHE_ENTRIES 32u
-struct nfs3_namecache {
-	pthread_mutex_t nc_lock;
-	unsigned nc_next;
-	struct {
-		bool ne_used;
-		bool ne_have;             /* the lookup gave a name */
-		struct sockaddr_storage ne_addr;
-		char ne_name[1025];      /* NI_MAXHOST */
-	} nc_e[NFS3_NAMECACHE_ENTRIES];
-};
-
 struct rpcrdma_nfs3_exports {
 	struct nfs3_xspec *xt_specs;
 	unsigned xt_n;
-	struct nfs3_namecache *xt_names; /* NULL: no wildcard entries */
+	bool xt_wild; /* some entry is a wildcard: matching may need a peer's name */
 };
 
-/** nfs3_exports_names_init - give @xt its name cache if it has wildcards. 0/-ENOMEM. */
+/** nfs3_exports_names_init - note whether @xt has wildcard entries. Return: 0. */
 int nfs3_exports_names_init(struct rpcrdma_nfs3_exports *xt);
+
+/* What nfs3_exports_match_peer() knows. */
+enum nfs3_xmatch {
+	NFS3_XM_NO,
+	NFS3_XM_YES,
+	NFS3_XM_UNKNOWN, /* a wildcard entry needs the peer's name, not known yet */
+};
+
+/**
+ * nfs3_exports_match_peer - rpcrdma_nfs3_exports_match() that tells "not
+ * known yet" apart.
+ * @wait: a caller that may wait (not on a transport thread) waits at most
+ *        NFS3_NAMES_WAIT_MS for the peer's name; on a transport thread
+ *        (rpcrdma_svc_on_transport_thread()) it never waits.
+ * Return: NFS3_XM_YES (*@out set when not NULL), NFS3_XM_NO, or
+ * NFS3_XM_UNKNOWN when the first entry that could decide is a wildcard and
+ * the peer's name is still being looked up (queued: ask again later).
+ */
+enum nfs3_xmatch nfs3_exports_match_peer(const struct rpcrdma_nfs3_exports *xt,
+					 unsigned i, const struct sockaddr *peer,
+					 bool wait, struct rpcrdma_nfs3_xopts *out);
+
+/* ---- nfs3_hostname.c: confirmed peer names, cached, resolved off the caller's thread ---- */
+
+#define NFS3_NAMES_ENTRIES 256u       /* addresses remembered */
+#define NFS3_NAMES_TTL_SEC 300u       /* a confirmed name */
+#define NFS3_NAMES_NEG_TTL_SEC 60u    /* no name, or one the forward lookup denies */
+#define NFS3_NAMES_AGAIN_TTL_SEC 5u   /* a lookup failed for now (EAI_AGAIN) */
+#define NFS3_NAMES_WAIT_MS 1000u      /* most a caller off the transport thread waits */
+#define NFS3_NAMES_RESOLVERS 2u       /* resolver threads */
+#define NFS3_NAME_MAX 255u            /* longest name kept (a DNS name has 253) */
+
+enum nfs3_name_result {
+	NFS3_NAME_NONE,    /* no confirmed name (cached for its TTL) */
+	NFS3_NAME_OK,      /* the confirmed name is in the buffer */
+	NFS3_NAME_PENDING, /* being looked up: ask again */
+};
+
+/**
+ * nfs3_name_of - the confirmed host name of @peer (IPv4, IPv6, or IPv4
+ * mapped in IPv6) from the cache: a name whose forward lookup lists
+ * @peer's address.  A miss, or an entry past its TTL, queues a lookup for
+ * the resolver threads; then a caller with @wait set that is not on a
+ * transport thread waits for it, at most NFS3_NAMES_WAIT_MS.  No lookup
+ * ever runs on the calling thread.
+ * @buf: out: the name, NUL-terminated (@len bytes, truncated to fit).
+ * Return: NFS3_NAME_OK, NFS3_NAME_NONE (also for a peer neither IPv4 nor
+ * IPv6), NFS3_NAME_PENDING (not known yet; also when every cache entry
+ * is waiting for a resolver).
+ */
+enum nfs3_name_result nfs3_name_of(const struct sockaddr *peer, bool wait,
+				   char *buf, size_t len);
+
+struct addrinfo;
+
+/*
+ * The resolver's seam, for the unit tests: the lookups, the clock the
+ * TTLs count in (ns, monotonic) and the test "am I on a transport
+ * thread".  The default is libc's getnameinfo/getaddrinfo/freeaddrinfo,
+ * CLOCK_MONOTONIC and rpcrdma_svc_on_transport_thread().
+ */
+struct nfs3_resolver {
+	int (*nr_getnameinfo)(const struct sockaddr *sa, socklen_t salen, char *host,
+			      socklen_t hostlen, char *serv, socklen_t servlen, int flags);
+	int (*nr_getaddrinfo)(const char *node, const char *service,
+			      const struct addrinfo *hints, struct addrinfo **res);
+	void (*nr_freeaddrinfo)(struct addrinfo *res);
+	uint64_t (*nr_now_ns)(void);
+	bool (*nr_on_transport)(void);
+};
+
+/** nfs3_names_on_transport - rpcrdma_svc_on_transport_thread(), through the seam. */
+bool nfs3_names_on_transport(void);
+
+/**
+ * nfs3_names_set_resolver - use @r (static storage; NULL: libc's) and
+ * forget every cached name and counter.  Lookups under way when it is
+ * called have their answers dropped.  For tests.
+ */
+void nfs3_names_set_resolver(const struct nfs3_resolver *r);
+
+/* Counters of the name cache (since the last nfs3_names_set_resolver()). */
+struct nfs3_names_stats {
+	uint64_t ns_lookups;   /* nfs3_name_of() calls */
+	uint64_t ns_hits;      /* answered from a fresh entry */
+	uint64_t ns_queued;    /* lookups queued for the resolvers */
+	uint64_t ns_confirmed; /* lookups that gave a confirmed name */
+	uint64_t ns_no_name;   /* lookups that gave none (or an unconfirmed one) */
+	uint64_t ns_timeouts;  /* waits that ended before the answer */
+	uint64_t ns_full;      /* misses with every entry waiting for a resolver */
+	uint64_t ns_evictions; /* resolved entries given to another address */
+};
+
+/** nfs3_names_get_stats - copy the name cache's counters into @out. */
+void nfs3_names_get_stats(struct nfs3_names_stats *out);
 
 /* ---- nfs3_server.c: the table in force ---- */
 

@@ -410,8 +410,26 @@ int rpcrdma_nfs3_server_dispatch(struct rpcrdma_svc_req *req, void *arg)
 			fh_err = -ESTALE;
 		}
 	}
-	if (!fh_err && !rpcrdma_nfs3_exports_match(sn->sn_xt, i, peer, &opts))
-		fh_err = -EACCES;
+	if (!fh_err) {
+		/* a wildcard entry may need the peer's name: the transport
+		 * thread never waits for it (a miss goes to a worker, which
+		 * waits a bounded time, then answers NFS3ERR_JUKEBOX: "try
+		 * again later", RFC 1813 section 2.6) */
+		switch (nfs3_exports_match_peer(sn->sn_xt, i, peer, !req->rq_transport, &opts)) {
+		case NFS3_XM_YES:
+			break;
+		case NFS3_XM_NO:
+			fh_err = -EACCES;
+			break;
+		case NFS3_XM_UNKNOWN:
+			if (req->rq_transport) {
+				nfs3_snap_put(sn);
+				return RPCRDMA_SVC_DEFER;
+			}
+			fh_err = -EAGAIN;
+			break;
+		}
+	}
 	ret = nfs3_dispatch_call(srv, req, sn->sn_exp[i], &opts, fh_err);
 	nfs3_snap_put(sn);
 	return ret;
@@ -420,12 +438,19 @@ int rpcrdma_nfs3_server_dispatch(struct rpcrdma_svc_req *req, void *arg)
 bool rpcrdma_nfs3_server_allows(const struct sockaddr *peer, void *arg)
 {
 	struct nfs3_snap *sn = nfs3_snap_get(arg);
-	bool yes = false;
+	bool yes = false, unknown = false;
 
-	for (unsigned i = 0; !yes && i < sn->sn_xt->xt_n; i++)
-		yes = rpcrdma_nfs3_exports_match(sn->sn_xt, i, peer, NULL);
+	for (unsigned i = 0; !yes && i < sn->sn_xt->xt_n; i++) {
+		enum nfs3_xmatch m = nfs3_exports_match_peer(sn->sn_xt, i, peer, true, NULL);
+
+		yes = m == NFS3_XM_YES;
+		unknown |= m == NFS3_XM_UNKNOWN;
+	}
 	nfs3_snap_put(sn);
-	return yes;
+	/* On a transport thread (a connection request) the peer's name is
+	 * never waited for: while it is looked up the connection is let in,
+	 * and every call on it is checked against its export. */
+	return yes || (unknown && nfs3_names_on_transport());
 }
 
 int rpcrdma_nfs3_server_fcache_stats(struct rpcrdma_nfs3_server *srv,

@@ -650,10 +650,21 @@ static int svc_group_loop(struct svc_group *grp)
 	return 0;
 }
 
+/* Set while this thread runs a group's loop (rpcrdma_svc_on_transport_thread()). */
+static _Thread_local bool svc_transport_thread;
+
+bool rpcrdma_svc_on_transport_thread(void)
+{
+	return svc_transport_thread;
+}
+
 static void *svc_group_main(void *arg)
 {
 	struct svc_group *grp = arg;
-	int rc = svc_group_loop(grp);
+	int rc;
+
+	svc_transport_thread = true;
+	rc = svc_group_loop(grp);
 
 	if (rc) {
 		svc_log(grp->gr_svc, "transport thread %u: %s", grp->gr_index, strerror(-rc));
@@ -689,8 +700,11 @@ int rpcrdma_svc_run(struct rpcrdma_svc *svc)
 		}
 		grp->gr_thread_started = true;
 	}
-	if (!rc)
+	if (!rc) {
+		svc_transport_thread = true;
 		rc = svc_group_loop(&svc->sv_groups[0]);
+		svc_transport_thread = false;
+	}
 	/* Whatever ended this loop ends the others. */
 	rpcrdma_svc_stop(svc);
 	for (i = 1; i < svc->sv_ngroups; i++) {

@@ -10,9 +10,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <netdb.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -167,7 +169,7 @@ static void test_parse_syntax(void **state)
 
 	/* first match wins, in file order; host names and '*' */
 	xt = parse_ok("/a 10.0.0.0/8(rw) 10.0.0.1(ro) localhost(rw,no_root_squash) *(ro,all_squash)\n");
-	assert_null(xt->xt_names); /* no wildcard: no name cache */
+	assert_false(xt->xt_wild); /* no wildcard: no name needed */
 	assert_true(match(xt, 0, "10.0.0.1", &o));
 	assert_false(o.xo_ro);
 	assert_true(match(xt, 0, "127.0.0.1", &o));        /* localhost resolved */
@@ -176,15 +178,14 @@ static void test_parse_syntax(void **state)
 	assert_int_equal(o.xo_squash, RPCRDMA_NFS3_ALL_SQUASH);
 	rpcrdma_nfs3_exports_free(xt);
 
-	/* a wildcard matches the reverse-resolved name: "localhost" */
+	/* a wildcard matches the confirmed name, with libc's resolver:
+	 * "localhost" (test_names_* check the rules with a fake one) */
 	xt = parse_ok("/a local*(rw) nomatch*.invalid(ro)\n");
 	if (match(xt, 0, "127.0.0.1", &o)) { /* needs a resolver that knows it */
 		assert_false(o.xo_ro);
 		assert_true(match(xt, 0, "127.0.0.1", &o)); /* from the cache */
 	}
-	assert_false(match(xt, 0, "203.0.113.9", &o));
-	assert_false(match(xt, 0, "203.0.113.9", &o)); /* a remembered failure */
-	assert_non_null(xt->xt_names);
+	assert_true(xt->xt_wild);
 	rpcrdma_nfs3_exports_free(xt);
 
 	/* empty text: an empty table (the server refuses it) */
@@ -786,6 +787,491 @@ static void test_idle_sweeper(void **state)
 	assert_int_equal(s.fcs_expired, 3); /* A's two, and B's new one */
 }
 
+
+/* ---- host names for wildcard entries (nfs3_hostname.c), with a fake
+ * resolver: a reverse table, a forward table, a gate that holds reverse
+ * lookups, and a clock ---- */
+
+struct fk_ptr {
+	const char *fp_addr;
+	const char *fp_name; /* NULL: EAI_NONAME; "AGAIN": EAI_AGAIN */
+};
+
+struct fk_fwd {
+	const char *ff_name;
+	const char *ff_addrs[3];
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct fk_ptr ptr[16];
+	struct fk_fwd fwd[8];
+	bool gate_closed;
+	unsigned ptr_calls, fwd_calls, inline_calls;
+	pthread_t test_thread;
+	_Atomic uint64_t now;
+} fk = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+
+static _Thread_local bool fk_transport; /* "this thread is a transport thread" */
+
+static int fk_getnameinfo(const struct sockaddr *sa, socklen_t salen, char *host,
+			  socklen_t hostlen, char *serv, socklen_t servlen, int flags)
+{
+	char a[INET6_ADDRSTRLEN];
+	struct timespec dl;
+	int rc = EAI_NONAME;
+
+	(void)salen;
+	(void)serv;
+	(void)servlen;
+	assert_true(flags & NI_NAMEREQD);
+	inet_ntop(sa->sa_family, sa->sa_family == AF_INET ?
+		  (const void *)&((const struct sockaddr_in *)sa)->sin_addr :
+		  (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr, a, sizeof(a));
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += 10; /* a lookup that ran where it must not fails the test, not hangs it */
+	pthread_mutex_lock(&fk.lock);
+	fk.ptr_calls++;
+	if (pthread_equal(pthread_self(), fk.test_thread) || fk_transport)
+		fk.inline_calls++;
+	pthread_cond_broadcast(&fk.cond);
+	while (fk.gate_closed)
+		if (pthread_cond_timedwait(&fk.cond, &fk.lock, &dl) == ETIMEDOUT)
+			break;
+	for (unsigned i = 0; i < 16 && fk.ptr[i].fp_addr; i++) {
+		if (strcmp(fk.ptr[i].fp_addr, a))
+			continue;
+		if (!fk.ptr[i].fp_name)
+			break;
+		if (!strcmp(fk.ptr[i].fp_name, "AGAIN")) {
+			rc = EAI_AGAIN;
+			break;
+		}
+		snprintf(host, hostlen, "%s", fk.ptr[i].fp_name);
+		rc = 0;
+		break;
+	}
+	pthread_mutex_unlock(&fk.lock);
+	return rc;
+}
+
+static int fk_getaddrinfo(const char *node, const char *service,
+			  const struct addrinfo *hints, struct addrinfo **res)
+{
+	struct addrinfo *head = NULL, **tail = &head;
+	int rc = EAI_NONAME;
+
+	(void)service;
+	(void)hints;
+	pthread_mutex_lock(&fk.lock);
+	fk.fwd_calls++;
+	if (pthread_equal(pthread_self(), fk.test_thread) || fk_transport)
+		fk.inline_calls++;
+	for (unsigned i = 0; i < 8 && fk.fwd[i].ff_name; i++) {
+		if (strcasecmp(fk.fwd[i].ff_name, node))
+			continue;
+		for (unsigned j = 0; j < 3 && fk.fwd[i].ff_addrs[j]; j++) {
+			struct addrinfo *ai = calloc(1, sizeof(*ai) + sizeof(struct sockaddr_storage));
+			struct sockaddr_storage *ss = (struct sockaddr_storage *)(ai + 1);
+
+			assert_non_null(ai);
+			*ss = addr(fk.fwd[i].ff_addrs[j], 0);
+			ai->ai_family = ss->ss_family;
+			ai->ai_socktype = SOCK_STREAM;
+			ai->ai_addr = (struct sockaddr *)ss;
+			ai->ai_addrlen = ss->ss_family == AF_INET ? sizeof(struct sockaddr_in) :
+								    sizeof(struct sockaddr_in6);
+			*tail = ai;
+			tail = &ai->ai_next;
+		}
+		rc = head ? 0 : EAI_NODATA;
+		break;
+	}
+	pthread_mutex_unlock(&fk.lock);
+	*res = head;
+	return rc;
+}
+
+static void fk_freeaddrinfo(struct addrinfo *ai)
+{
+	while (ai) {
+		struct addrinfo *next = ai->ai_next;
+
+		free(ai);
+		ai = next;
+	}
+}
+
+static uint64_t fk_now(void)
+{
+	return atomic_load(&fk.now);
+}
+
+static bool fk_on_transport(void)
+{
+	return fk_transport;
+}
+
+static const struct nfs3_resolver fk_resolver = {
+	.nr_getnameinfo = fk_getnameinfo,
+	.nr_getaddrinfo = fk_getaddrinfo,
+	.nr_freeaddrinfo = fk_freeaddrinfo,
+	.nr_now_ns = fk_now,
+	.nr_on_transport = fk_on_transport,
+};
+
+#define SEC 1000000000ull
+
+/* The test zone (RFC 5737 / 3849 addresses): good.example.com is
+ * 192.0.2.10 and 2001:db8::10 both ways; 192.0.2.66's reverse zone claims
+ * good.example.com too, but the name's forward lookup does not list it;
+ * 192.0.2.67 claims a name without a forward record; 192.0.2.68's
+ * reverse record is an address; 192.0.2.11 is host.other.org both ways;
+ * 192.0.2.12 has no reverse record; 192.0.2.13's lookups fail for now. */
+static void fk_reset(void)
+{
+	static const struct fk_ptr ptr[] = {
+		{ "192.0.2.10", "good.example.com" },
+		{ "2001:db8::10", "good.example.com" },
+		{ "192.0.2.66", "good.example.com" },
+		{ "192.0.2.67", "evil.example.com" },
+		{ "192.0.2.68", "192.0.2.68" },
+		{ "192.0.2.11", "host.other.org" },
+		{ "192.0.2.12", NULL },
+		{ "192.0.2.13", "AGAIN" },
+	};
+	static const struct fk_fwd fwd[] = {
+		{ "good.example.com", { "192.0.2.10", "2001:db8::10" } },
+		{ "host.other.org", { "192.0.2.11" } },
+		{ "late.example.com", { "192.0.2.12" } },
+	};
+
+	pthread_mutex_lock(&fk.lock);
+	memset(fk.ptr, 0, sizeof(fk.ptr));
+	memset(fk.fwd, 0, sizeof(fk.fwd));
+	memcpy(fk.ptr, ptr, sizeof(ptr));
+	memcpy(fk.fwd, fwd, sizeof(fwd));
+	fk.gate_closed = false;
+	fk.ptr_calls = fk.fwd_calls = fk.inline_calls = 0;
+	fk.test_thread = pthread_self();
+	pthread_mutex_unlock(&fk.lock);
+	atomic_store(&fk.now, 1000 * SEC);
+	fk_transport = false;
+	nfs3_names_set_resolver(&fk_resolver);
+}
+
+static int fk_setup(void **state)
+{
+	(void)state;
+	fk_reset();
+	return 0;
+}
+
+static int fk_teardown(void **state)
+{
+	(void)state;
+	pthread_mutex_lock(&fk.lock);
+	fk.gate_closed = false;
+	pthread_cond_broadcast(&fk.cond);
+	pthread_mutex_unlock(&fk.lock);
+	fk_transport = false;
+	nfs3_names_set_resolver(NULL);
+	return 0;
+}
+
+static void fk_set_ptr(const char *a, const char *name)
+{
+	pthread_mutex_lock(&fk.lock);
+	for (unsigned i = 0; i < 16; i++) {
+		if (!fk.ptr[i].fp_addr || !strcmp(fk.ptr[i].fp_addr, a)) {
+			fk.ptr[i].fp_addr = a;
+			fk.ptr[i].fp_name = name;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&fk.lock);
+}
+
+static void fk_gate(bool closed)
+{
+	pthread_mutex_lock(&fk.lock);
+	fk.gate_closed = closed;
+	pthread_cond_broadcast(&fk.cond);
+	pthread_mutex_unlock(&fk.lock);
+}
+
+static unsigned fk_count(const unsigned *field)
+{
+	unsigned v;
+
+	pthread_mutex_lock(&fk.lock);
+	v = *field;
+	pthread_mutex_unlock(&fk.lock);
+	return v;
+}
+
+/* fk_wait_ptr_calls - wait (10 s at most) until @n reverse lookups began. */
+static void fk_wait_ptr_calls(unsigned n)
+{
+	struct timespec dl;
+
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += 10;
+	pthread_mutex_lock(&fk.lock);
+	while (fk.ptr_calls < n)
+		if (pthread_cond_timedwait(&fk.cond, &fk.lock, &dl) == ETIMEDOUT)
+			break;
+	pthread_mutex_unlock(&fk.lock);
+	assert_int_equal(fk_count(&fk.ptr_calls), n);
+}
+
+/* names_wait_resolved - wait (10 s at most) until @n lookups ended. */
+static void names_wait_resolved(uint64_t n)
+{
+	struct nfs3_names_stats st;
+	struct timespec ts = { 0, 1000000 };
+
+	for (unsigned i = 0; i < 10000; i++) {
+		nfs3_names_get_stats(&st);
+		if (st.ns_confirmed + st.ns_no_name >= n)
+			return;
+		nanosleep(&ts, NULL);
+	}
+	fail_msg("%llu of %llu lookups ended in 10 s",
+		 (unsigned long long)(st.ns_confirmed + st.ns_no_name), (unsigned long long)n);
+}
+
+/* A wildcard matches a confirmed name only: the reverse lookup's name
+ * must list the address in its forward lookup.  An address whose reverse
+ * zone claims good.example.com without the forward zone agreeing, a name
+ * with no forward record and an address literal as a name match nothing;
+ * the entries after the wildcard still apply to them. */
+static void test_names_confirmed(void **state)
+{
+	struct rpcrdma_nfs3_exports *xt;
+	struct rpcrdma_nfs3_xopts o;
+	struct nfs3_names_stats st;
+
+	(void)state;
+	xt = parse_ok("/a *.example.com(rw,no_root_squash) 192.0.2.0/24(ro)\n");
+	assert_true(xt->xt_wild);
+	assert_true(match(xt, 0, "192.0.2.10", &o));
+	assert_false(o.xo_ro);
+	assert_int_equal(o.xo_squash, RPCRDMA_NFS3_NO_ROOT_SQUASH);
+	assert_true(match(xt, 0, "2001:db8::10", &o));
+	assert_false(o.xo_ro);
+	/* the spoofed reverse record: not the wildcard's entry, the net's */
+	assert_true(match(xt, 0, "192.0.2.66", &o));
+	assert_true(o.xo_ro);
+	assert_true(match(xt, 0, "192.0.2.67", &o));
+	assert_true(o.xo_ro);
+	assert_true(match(xt, 0, "192.0.2.68", &o));
+	assert_true(o.xo_ro);
+	assert_true(match(xt, 0, "192.0.2.11", &o)); /* confirmed, other domain */
+	assert_true(o.xo_ro);
+	assert_true(match(xt, 0, "192.0.2.12", &o));
+	assert_true(o.xo_ro);
+	rpcrdma_nfs3_exports_free(xt);
+
+	xt = parse_ok("/a *.example.com(rw)\n");
+	assert_true(match(xt, 0, "192.0.2.10", &o));
+	assert_false(match(xt, 0, "192.0.2.66", &o));
+	assert_false(match(xt, 0, "192.0.2.67", &o));
+	assert_false(match(xt, 0, "192.0.2.68", &o));
+	assert_false(match(xt, 0, "192.0.2.12", &o));
+	/* the same address mapped in IPv6: the same entry, no new lookup */
+	assert_true(match(xt, 0, "::ffff:192.0.2.10", &o));
+	rpcrdma_nfs3_exports_free(xt);
+	nfs3_names_get_stats(&st);
+	/* .10, ::10, .11 confirmed; .66, .67, .68, .12 not */
+	assert_int_equal(st.ns_confirmed, 3);
+	assert_int_equal(st.ns_no_name, 4);
+	assert_int_equal(st.ns_queued, 7);
+	assert_int_equal(fk_count(&fk.ptr_calls), 7);
+	/* forward lookups: for .10, ::10, .66, .67, .11; none for the
+	 * literal and for .12 */
+	assert_int_equal(fk_count(&fk.fwd_calls), 5);
+	assert_int_equal(fk_count(&fk.inline_calls), 0);
+}
+
+/* Answers are kept for their time to live, then looked up again: 300 s
+ * for a name, 60 s for none, 5 s after a temporary failure. */
+static void test_names_ttl(void **state)
+{
+	struct rpcrdma_nfs3_exports *xt;
+	struct rpcrdma_nfs3_xopts o;
+
+	(void)state;
+	assert_int_equal(NFS3_NAMES_TTL_SEC, 300);
+	assert_int_equal(NFS3_NAMES_NEG_TTL_SEC, 60);
+	assert_int_equal(NFS3_NAMES_AGAIN_TTL_SEC, 5);
+	xt = parse_ok("/a *.example.com(rw)\n");
+
+	/* a name: 300 s */
+	assert_true(match(xt, 0, "192.0.2.10", &o));
+	assert_int_equal(fk_count(&fk.ptr_calls), 1);
+	fk_set_ptr("192.0.2.10", "host.other.org"); /* moved away */
+	atomic_fetch_add(&fk.now, 299 * SEC);
+	assert_true(match(xt, 0, "192.0.2.10", &o)); /* still cached */
+	assert_int_equal(fk_count(&fk.ptr_calls), 1);
+	atomic_fetch_add(&fk.now, 1 * SEC);
+	assert_false(match(xt, 0, "192.0.2.10", &o)); /* looked up again */
+	assert_int_equal(fk_count(&fk.ptr_calls), 2);
+
+	/* none: 60 s */
+	assert_false(match(xt, 0, "192.0.2.12", &o));
+	assert_int_equal(fk_count(&fk.ptr_calls), 3);
+	fk_set_ptr("192.0.2.12", "late.example.com");
+	atomic_fetch_add(&fk.now, 59 * SEC);
+	assert_false(match(xt, 0, "192.0.2.12", &o));
+	assert_int_equal(fk_count(&fk.ptr_calls), 3);
+	atomic_fetch_add(&fk.now, 1 * SEC);
+	assert_true(match(xt, 0, "192.0.2.12", &o));
+	assert_int_equal(fk_count(&fk.ptr_calls), 4);
+
+	/* a temporary failure: 5 s */
+	assert_false(match(xt, 0, "192.0.2.13", &o));
+	assert_int_equal(fk_count(&fk.ptr_calls), 5);
+	atomic_fetch_add(&fk.now, 4 * SEC);
+	assert_false(match(xt, 0, "192.0.2.13", &o));
+	assert_int_equal(fk_count(&fk.ptr_calls), 5);
+	atomic_fetch_add(&fk.now, 1 * SEC);
+	assert_false(match(xt, 0, "192.0.2.13", &o));
+	assert_int_equal(fk_count(&fk.ptr_calls), 6);
+	/* a reload keeps the cache: names belong to addresses */
+	rpcrdma_nfs3_exports_free(xt);
+	xt = parse_ok("/b good*.example.com(rw)\n");
+	assert_true(match(xt, 0, "192.0.2.12", &o) == false); /* late.example.com */
+	assert_int_equal(fk_count(&fk.ptr_calls), 6);
+	rpcrdma_nfs3_exports_free(xt);
+	assert_int_equal(fk_count(&fk.inline_calls), 0);
+}
+
+/* On a transport thread a miss does not wait and looks nothing up there:
+ * "not known yet" at once, the lookup queued for a resolver thread (held
+ * here at the gate); once it is answered, the transport thread matches
+ * from the cache.  Off the transport thread a caller waits at most
+ * NFS3_NAMES_WAIT_MS. */
+static void test_names_transport_thread(void **state)
+{
+	struct rpcrdma_nfs3_exports *xt;
+	struct sockaddr_storage p10 = addr("192.0.2.10", 1), p11 = addr("192.0.2.11", 1);
+	struct rpcrdma_nfs3_xopts o;
+	struct nfs3_names_stats st;
+	struct timespec t0, t1;
+	long ms;
+
+	(void)state;
+	xt = parse_ok("/a *.example.com(rw) *.other.org(ro)\n");
+	fk_gate(true);
+	fk_transport = true;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(nfs3_exports_match_peer(xt, 0, (struct sockaddr *)&p10, true, &o),
+			 NFS3_XM_UNKNOWN);
+	assert_false(rpcrdma_nfs3_exports_match(xt, 0, (struct sockaddr *)&p10, &o));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	assert_true(ms < NFS3_NAMES_WAIT_MS); /* never waited for the gate */
+	/* one lookup queued (not two), taken by a resolver thread */
+	fk_wait_ptr_calls(1);
+	nfs3_names_get_stats(&st);
+	assert_int_equal(st.ns_queued, 1);
+	fk_gate(false);
+	names_wait_resolved(1);
+	assert_int_equal(nfs3_exports_match_peer(xt, 0, (struct sockaddr *)&p10, false, &o),
+			 NFS3_XM_YES);
+	assert_false(o.xo_ro);
+	assert_int_equal(fk_count(&fk.ptr_calls), 1);
+	assert_int_equal(fk_count(&fk.inline_calls), 0);
+
+	/* a worker waits, but not for ever: the gate held, NFS3_NAMES_WAIT_MS */
+	fk_transport = false;
+	fk_gate(true);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(nfs3_exports_match_peer(xt, 0, (struct sockaddr *)&p11, true, &o),
+			 NFS3_XM_UNKNOWN);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	assert_true(ms >= NFS3_NAMES_WAIT_MS - 10 && ms < NFS3_NAMES_WAIT_MS + 2000);
+	nfs3_names_get_stats(&st);
+	assert_int_equal(st.ns_timeouts, 1);
+	fk_gate(false);
+	/* and gets the answer when it comes in time */
+	assert_int_equal(nfs3_exports_match_peer(xt, 0, (struct sockaddr *)&p11, true, &o),
+			 NFS3_XM_YES);
+	assert_true(o.xo_ro);
+	assert_int_equal(fk_count(&fk.ptr_calls), 2);
+	assert_int_equal(fk_count(&fk.inline_calls), 0);
+	rpcrdma_nfs3_exports_free(xt);
+}
+
+/* GETATTR of @fh from @peer, on the transport thread or a worker: its
+ * nfsstat3, or -1 for RPCRDMA_SVC_DEFER. */
+static int names_getattr(struct s_env *e, const uint8_t *fh, uint32_t fhlen,
+			 const char *peer, bool transport)
+{
+	struct t_call *c = s_begin(e, 1, 0, peer);
+	int ret;
+
+	c->req.rq_transport = transport;
+	fk_transport = transport;
+	t_opaque(c, fh, fhlen);
+	ret = s_dispatch(c, e->srv);
+	fk_transport = false;
+	if (ret == RPCRDMA_SVC_DEFER)
+		return -1;
+	assert_int_equal(ret, RPCRDMA_SVC_SUCCESS);
+	return (int)r_u32(c);
+}
+
+/* The per-call check of a wildcard entry: on the transport thread a
+ * caller whose name is not known yet is handed to a worker
+ * (RPCRDMA_SVC_DEFER, nothing looked up on the transport thread) and its
+ * connection let in; a worker waits NFS3_NAMES_WAIT_MS at most, then
+ * answers NFS3ERR_JUKEBOX (RFC 1813 2.6: try again later); once the name
+ * is confirmed both serve the call from the cache; the address whose
+ * reverse record is not confirmed gets NFS3ERR_ACCES and no connection. */
+static void test_names_dispatch(void **state)
+{
+	struct s_env *e = *state;
+	struct rpcrdma_nfs3_exports *xt;
+	struct sockaddr_storage p10 = addr("192.0.2.10", 1), p66 = addr("192.0.2.66", 1);
+	uint8_t a[64];
+	uint32_t alen;
+	char err[256];
+
+	fk_reset();
+	xt = s_table(e, "%s *.example.com(rw,no_root_squash,fsid=1)\n"
+		     "%s 10.0.0.1(rw,all_squash,anonuid=1234,anongid=4321,fsid=2)\n");
+	assert_int_equal(rpcrdma_nfs3_server_reload(e->srv, xt, err, sizeof(err)), 0);
+	rpcrdma_nfs3_exports_free(xt);
+	root_fh(e, e->dir, a, &alen);
+
+	fk_gate(true);
+	fk_transport = true; /* a connection request, on the transport thread */
+	assert_true(rpcrdma_nfs3_server_allows((struct sockaddr *)&p10, e->srv));
+	fk_transport = false;
+	assert_int_equal(names_getattr(e, a, alen, "192.0.2.10", true), -1);
+	fk_wait_ptr_calls(1);
+	assert_int_equal(names_getattr(e, a, alen, "192.0.2.10", false), 10008); /* JUKEBOX */
+	fk_gate(false);
+	names_wait_resolved(1);
+	assert_int_equal(names_getattr(e, a, alen, "192.0.2.10", false), 0);
+	assert_int_equal(names_getattr(e, a, alen, "192.0.2.10", true), 0);
+	assert_int_equal(fk_count(&fk.ptr_calls), 1);
+
+	assert_int_equal(names_getattr(e, a, alen, "192.0.2.66", false), 13); /* ACCES */
+	assert_false(rpcrdma_nfs3_server_allows((struct sockaddr *)&p66, e->srv));
+	fk_transport = true; /* known now: refused on the transport thread too */
+	assert_false(rpcrdma_nfs3_server_allows((struct sockaddr *)&p66, e->srv));
+	fk_transport = false;
+	assert_int_equal(names_getattr(e, a, alen, "192.0.2.66", true), 13);
+	assert_int_equal(fk_count(&fk.ptr_calls), 2);
+	assert_int_equal(fk_count(&fk.inline_calls), 0);
+	fk_teardown(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest parser[] = {
@@ -793,6 +1279,9 @@ int main(void)
 		cmocka_unit_test(test_parse_syntax),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_load_file),
+		cmocka_unit_test_setup_teardown(test_names_confirmed, fk_setup, fk_teardown),
+		cmocka_unit_test_setup_teardown(test_names_ttl, fk_setup, fk_teardown),
+		cmocka_unit_test_setup_teardown(test_names_transport_thread, fk_setup, fk_teardown),
 	};
 	const struct CMUnitTest server[] = {
 		cmocka_unit_test_setup_teardown(test_access_ro_squash, s_setup, s_teardown),
@@ -800,6 +1289,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reload, s_setup, s_teardown),
 		cmocka_unit_test_setup_teardown(test_reload_concurrent, s_setup, s_teardown),
 		cmocka_unit_test_setup_teardown(test_idle_sweeper, s_setup_sweep, s_teardown),
+		cmocka_unit_test_setup_teardown(test_names_dispatch, s_setup, s_teardown),
 	};
 	int fails = cmocka_run_group_tests_name("exports parser", parser, NULL, NULL);
 
