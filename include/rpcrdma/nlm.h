@@ -34,17 +34,40 @@ extern "C" {
 /** Default bound on lock records (byte ranges) and on blocked requests. */
 #define RPCRDMA_NLM_MAX_LOCKS_DEFAULT 4096u
 
+/** The most supplementary groups an AUTH_SYS credential carries (RFC 5531). */
+#define RPCRDMA_NLM_MAX_GIDS 16u
+
 /**
- * rpcrdma_nlm_open_fn - open the regular file an NFS file handle names.
+ * Who an NLM call acts for: the address it came from and its RPC
+ * credential as sent (not yet squashed).  Passed to rpcrdma_nlm_open_fn,
+ * which applies the export's client list, ro and squashing to it.
+ */
+struct rpcrdma_nlm_caller {
+	const struct sockaddr *nc_peer; /* the caller's transport address */
+	uint32_t nc_flavor;             /* AUTH_NONE (0) or AUTH_SYS (1) */
+	uint32_t nc_uid, nc_gid;        /* AUTH_SYS */
+	uint32_t nc_ngids;              /* at most RPCRDMA_NLM_MAX_GIDS */
+	uint32_t nc_gids[RPCRDMA_NLM_MAX_GIDS];
+};
+
+/**
+ * rpcrdma_nlm_open_fn - open the regular file an NFS file handle names,
+ * for @who, with the access a lock needs (what knfsd's lockd asks of
+ * nfsd_open: read access for a read lock, write access for a write lock).
  * @arg: lc_open_arg.
+ * @who: the caller (never NULL).
  * @fh, @len: the handle from the NLM call (opaque, at most 64 bytes).
  * @flags: O_RDWR, O_RDONLY or O_WRONLY (plus O_CLOEXEC).
  * @fdp: out: a new descriptor the lock manager owns.
- * Return: 0; -ESTALE (the file is gone); -EBADMSG (not a handle of this
- * server); -EISDIR or -EINVAL (not a regular file); another -errno.
+ * Return: 0; -ESTALE (the file or its export is gone); -EBADMSG (not a
+ * handle of this server); -EISDIR or -EINVAL (not a regular file);
+ * -EACCES (@who is not on the client list of the handle's export, or may
+ * not open the file with @flags); -EROFS (write access on a read-only
+ * export); -EPERM (a credential flavor or identity the server cannot act
+ * as); another -errno.
  */
-typedef int (*rpcrdma_nlm_open_fn)(void *arg, const uint8_t *fh, uint32_t len,
-				   int flags, int *fdp);
+typedef int (*rpcrdma_nlm_open_fn)(void *arg, const struct rpcrdma_nlm_caller *who,
+				   const uint8_t *fh, uint32_t len, int flags, int *fdp);
 
 /** Lock manager configuration; zero fields take the defaults noted. */
 struct rpcrdma_nlm_config {
@@ -139,15 +162,24 @@ void rpcrdma_nlm_ports(const struct rpcrdma_nlm *nlm, uint16_t *nlm_port,
 /**
  * rpcrdma_nlm_nfs3_open - an rpcrdma_nlm_open_fn for the NFSv3 server's
  * handles: @server is the struct rpcrdma_nfs3_server (the exports table in
- * force).  The handle's export is found by the id it carries, the handle
- * verified as NFS calls verify it (server credentials) and its file
- * reopened with the access mode of @flags.
+ * force).  The handle's export is found by the id it carries; @who must
+ * be on that export's client list (the first entry that matches gives
+ * the options, as for NFS calls); write access (@flags O_WRONLY or
+ * O_RDWR) on a ro entry is refused; the handle is verified as NFS calls
+ * verify it (server credentials) and its file reopened with the access
+ * mode of @flags as @who's identity squashed by the entry (root_squash,
+ * all_squash, anonuid), with knfsd's overrides: the owner of the file
+ * may open it whatever its mode bits, and read access is granted with
+ * execute permission.  The calling thread runs as the server again on
+ * return.
  * Return: 0; -EBADMSG (not one of the server's handles); -ESTALE (the
- * file or its export is gone); -EISDIR/-EINVAL (not a regular file);
- * -errno of open.
+ * file or its export is gone); -EACCES (@who not listed, or no
+ * permission); -EROFS (write access, ro entry); -EPERM (a flavor other
+ * than AUTH_NONE/AUTH_SYS, or the identity could not be taken);
+ * -EISDIR/-EINVAL (not a regular file); -errno of open.
  */
-int rpcrdma_nlm_nfs3_open(void *server, const uint8_t *fh, uint32_t len,
-			  int flags, int *fdp);
+int rpcrdma_nlm_nfs3_open(void *server, const struct rpcrdma_nlm_caller *who,
+			  const uint8_t *fh, uint32_t len, int flags, int *fdp);
 
 #ifdef __cplusplus
 }

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
  * nlm_fh.c - the one place the lock manager meets the NFS server: an NFSv3
- * file handle of the export opened as a file the lock manager can lock.
+ * file handle of the export opened as a file the lock manager can lock,
+ * under the export's rules for the caller, as knfsd's lockd opens files
+ * through nfsd_open(): the export the handle names must list the caller,
+ * a ro entry allows no write access, and the file is opened with the
+ * caller's squashed identity and only the access the lock needs.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,29 +19,93 @@
 
 #include "nfs3/nfs3_internal.h"
 
-int rpcrdma_nlm_nfs3_open(void *server, const uint8_t *fh, uint32_t len,
-			  int flags, int *fdp)
+/* @who's identity as the export entry @opts squashes it (nfs3_cred_from_req
+ * on a call header made of it).  Return: 0, or -EPERM (flavor refused). */
+static int caller_cred(const struct rpcrdma_nfs3_xopts *opts,
+		       const struct rpcrdma_nlm_caller *who, struct nfs3_cred *cr)
+{
+	struct rpcrdma_svc_req req;
+	struct rpcrdma_rpc_authsys *as = &req.rq_msg.rm_authsys;
+
+	memset(&req, 0, sizeof(req));
+	req.rq_msg.rm_cred_flavor = who->nc_flavor;
+	if (who->nc_flavor == RPC_AUTH_SYS) {
+		if (who->nc_ngids > RPC_AUTH_SYS_MAX_GIDS)
+			return -EPERM;
+		req.rq_msg.rm_has_authsys = true;
+		as->as_uid = who->nc_uid;
+		as->as_gid = who->nc_gid;
+		as->as_ngids = who->nc_ngids;
+		memcpy(as->as_gids, who->nc_gids, who->nc_ngids * sizeof(as->as_gids[0]));
+	}
+	return nfs3_cred_from_req(opts, &req, cr) ? -EPERM : 0;
+}
+
+int rpcrdma_nlm_nfs3_open(void *server, const struct rpcrdma_nlm_caller *who,
+			  const uint8_t *fh, uint32_t len, int flags, int *fdp)
 {
 	struct rpcrdma_nfs3_server *srv = server;
-	char path[64];
+	struct rpcrdma_nfs3_xopts opts;
+	struct nfs3_call c;
+	struct nfs3_snap *sn;
 	struct stat st;
-	int pfd, fd, err;
+	unsigned id, i;
+	int acc = flags & O_ACCMODE, pfd = -1, fd, err;
 
-	/* the export the handle names, its MAC and checks: nfs3_fh_open's */
-	err = nfs3_server_fh_open(srv, fh, len, &pfd, &st);
-	if (err)
-		return err;
-	if (!S_ISREG(st.st_mode)) {
-		close(pfd);
-		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	if (len < NFS3_FH_OVERHEAD || fh[0] != NFS3_FH_VERSION)
+		return -EBADMSG;
+	if (!who || !who->nc_peer)
+		return -EACCES;
+	id = (uint32_t)fh[2] << 8 | fh[3];
+	sn = nfs3_snap_get(srv);
+	i = nfs3_snap_index(sn, id);
+	if (i == sn->sn_xt->xt_n) {
+		err = -ESTALE;
+		goto out;
 	}
-	/* reopen the O_PATH descriptor with an access mode */
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", pfd);
-	fd = open(path, (flags & (O_ACCMODE | O_CLOEXEC)) | O_NOCTTY | O_NONBLOCK);
-	err = fd < 0 ? -errno : 0;
-	close(pfd);
+	/* the export's client list, then its ro, before the handle is
+	 * looked at: a host not listed learns nothing about the file */
+	if (!rpcrdma_nfs3_exports_match(sn->sn_xt, i, who->nc_peer, &opts)) {
+		err = -EACCES;
+		goto out;
+	}
+	memset(&c, 0, sizeof(c));
+	c.c_exp = sn->sn_exp[i];
+	c.c_ro = opts.xo_ro;
+	c.c_modifies = acc != O_RDONLY;
+	err = caller_cred(&opts, who, &c.c_cred);
 	if (err)
-		return err;
+		goto out;
+	if (c.c_ro && c.c_modifies) {
+		err = -EROFS;
+		goto out;
+	}
+	/* the handle as the server (open_by_handle_at), the MAC and the
+	 * export's own checks: nfs3_fh_open's */
+	nfs3_cred_restore();
+	err = nfs3_fh_open(c.c_exp, fh, len, &pfd, &st);
+	if (err)
+		goto out;
+	if (!S_ISREG(st.st_mode)) {
+		err = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+		goto out;
+	}
+	/* reopen the O_PATH descriptor with the access mode, as the caller */
+	err = nfs3_become_caller(&c);
+	if (err)
+		goto out_restore;
+	fd = nfs3_reopen(&c, pfd, &st, acc | O_NOCTTY | O_NONBLOCK | (flags & O_CLOEXEC));
+	if (fd < 0) {
+		err = fd;
+		goto out_restore;
+	}
 	*fdp = fd;
-	return 0;
+	err = 0;
+out_restore:
+	nfs3_cred_restore();
+out:
+	if (pfd >= 0)
+		close(pfd);
+	nfs3_snap_put(sn);
+	return err;
 }

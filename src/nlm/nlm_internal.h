@@ -140,13 +140,20 @@ void nlm_rset_free(struct nlm_rset *s);
 
 /* ---- nlm_table.c: hosts, lock owners, open descriptions, waiters ---- */
 
-/** A client host: the address its calls come from (port ignored). */
+/**
+ * A client host: the address its calls come from (port ignored) and the
+ * caller_name they carry.  The pair is the key, as the transport address
+ * is for knfsd's lockd (nlmsvc_lookup_host): cloned machines with one
+ * node name at different addresses are different hosts, and so are two
+ * hosts behind one NAT address with different names.  FREE_ALL and
+ * SM_NOTIFY release a host only when they come from its address.
+ */
 struct nlm_host {
 	struct nlm_host *h_next;
 	struct sockaddr_storage h_addr;   /* port 0 */
 	socklen_t h_addrlen;
 	struct sockaddr_storage h_local;  /* our address it called (port 0) */
-	char h_name[NLM_MAXSTRLEN + 1];   /* caller_name of its last call */
+	char h_name[NLM_MAXSTRLEN + 1];   /* its caller_name */
 	uint32_t h_users;                 /* holders + waiters + shares */
 	bool h_recorded;                  /* in the state directory */
 };
@@ -172,10 +179,26 @@ struct nlm_holder {
 	struct nlm_rset ho_set;
 };
 
+/**
+ * A caller kept beyond its call (a blocked LOCK is retried as its
+ * caller): wh_caller.nc_peer is not kept, nlm_who_caller() points it at
+ * wh_peer.
+ */
+struct nlm_who {
+	struct rpcrdma_nlm_caller wh_caller;
+	struct sockaddr_storage wh_peer;
+};
+
+/** nlm_who_save - copy @c (its address too) into @w. */
+void nlm_who_save(struct nlm_who *w, const struct rpcrdma_nlm_caller *c);
+/** nlm_who_caller - the caller saved in @w, its nc_peer pointing into @w. */
+const struct rpcrdma_nlm_caller *nlm_who_caller(struct nlm_who *w);
+
 /** A blocked LOCK request waiting to be granted. */
 struct nlm_waiter {
 	struct nlm_waiter *w_next;
 	struct nlm_owner w_owner;
+	struct nlm_who w_who;       /* retried with its caller's identity */
 	uint8_t w_fh[NLM_FHMAX];
 	uint32_t w_fhlen;
 	uint8_t w_cookie[NLM_MAXOH];
@@ -241,6 +264,9 @@ struct nlm_lockargs {
 	socklen_t la_peerlen;
 	const struct sockaddr *la_local; /* our address it called, or NULL */
 	socklen_t la_locallen;
+	/* the caller's identity for opening the file; NULL: la_peer with
+	 * AUTH_NONE */
+	const struct rpcrdma_nlm_caller *la_who;
 };
 
 /** Who holds a conflicting lock (nlm4_holder). */
@@ -257,7 +283,20 @@ int nlm_table_init(struct nlm_table *t, uint32_t max, rpcrdma_nlm_open_fn open,
 /** Release every lock (closing the descriptions) and free the table. */
 void nlm_table_destroy(struct nlm_table *t);
 
-/* Each returns an nlm4_stats value; call with t_lock NOT held. */
+/*
+ * Each returns an nlm4_stats value; call with t_lock NOT held.  The file
+ * is opened through t_open for the call's caller (la_who) with the access
+ * the operation needs, as knfsd's lockd does (nlm_lookup_file): TEST and
+ * LOCK of a write lock need write access, of a read lock read access
+ * (LOCK asks for read-write first, so that one open description serves
+ * the owner's later locks of either type); SHARE needs write access when
+ * it asks for it (fsa_W), read access otherwise; UNLOCK, CANCEL and
+ * UNSHARE read access.  A refused open is answered as knfsd's nlm_fopen
+ * answers: NLM4_STALE_FH for a handle that is gone, NLM4_FAILED for
+ * everything else (not listed, ro, no permission).  UNLOCK and CANCEL
+ * that cannot open the file still release what the caller's own owner
+ * holds or waits for under that handle.
+ */
 uint32_t nlm_table_test(struct nlm_table *t, const struct nlm_lockargs *a,
 			struct nlm_conflict *c);
 /**
@@ -275,9 +314,13 @@ uint32_t nlm_table_cancel(struct nlm_table *t, const struct nlm_lockargs *a);
 uint32_t nlm_table_share(struct nlm_table *t, const struct nlm_lockargs *a,
 			 uint32_t mode, uint32_t access, bool unshare);
 /**
- * nlm_table_free_host - release every lock, waiter and share of the hosts
- * named @name (caller_name) or at @addr (either may be NULL).
- * Return: the number of hosts released.
+ * nlm_table_free_host - FREE_ALL or SM_NOTIFY: release every lock, waiter
+ * and share of the host named @name (caller_name, or NSM mon_name) at
+ * @addr, the address the request came from; @name the numeric form of
+ * @addr releases every host at @addr (a client that notifies by address).
+ * Hosts at other addresses are never touched, whatever their name.
+ * Return: the number of hosts released (0 also when @name or @addr is
+ * NULL).
  */
 unsigned nlm_table_free_host(struct nlm_table *t, const char *name,
 			     const struct sockaddr *addr);

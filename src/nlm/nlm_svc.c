@@ -76,15 +76,59 @@ static void nlm_host_event(void *arg, struct nlm_host *h, bool first)
 				nlm_addr_str((struct sockaddr *)&h->h_addr, a, sizeof(a)),
 				n->n_state_dir, strerror(-err));
 	} else {
-		nsm_record_drop(n->n_state_dir, (struct sockaddr *)&h->h_addr);
+		/* DIR/sm has one record per address: it stays while another
+		 * host at the address (another caller_name) is recorded */
+		struct nlm_host *o;
+
+		for (o = n->n_table.t_hosts; o; o = o->h_next)
+			if (o != h && o->h_recorded &&
+			    nlm_addr_equal((struct sockaddr *)&o->h_addr,
+					   (struct sockaddr *)&h->h_addr))
+				break;
+		if (o)
+			nsm_record_put(n->n_state_dir, (struct sockaddr *)&o->h_addr,
+				       (struct sockaddr *)&o->h_local, o->h_name);
+		else
+			nsm_record_drop(n->n_state_dir, (struct sockaddr *)&h->h_addr);
 		h->h_recorded = false;
 	}
 }
 
 /* ---- NLM dispatch ---- */
 
+/*
+ * The caller of @rq: its address and credential.  Return: false for a
+ * flavor the lock manager does not serve (neither AUTH_NONE nor AUTH_SYS).
+ */
+static bool caller_of(struct svc_req *rq, SVCXPRT *xprt, struct rpcrdma_nlm_caller *who)
+{
+	struct netbuf *nb = svc_getrpccaller(xprt);
+	const struct authunix_parms *au;
+
+	memset(who, 0, sizeof(*who));
+	who->nc_peer = nb && nb->len ? (const struct sockaddr *)nb->buf : NULL;
+	who->nc_flavor = (uint32_t)rq->rq_cred.oa_flavor;
+	switch (rq->rq_cred.oa_flavor) {
+	case AUTH_NONE:
+		return true;
+	case AUTH_UNIX: /* AUTH_SYS: decoded by libtirpc (_svcauth_unix) */
+		au = (const struct authunix_parms *)rq->rq_clntcred;
+		if (!au || au->aup_len > RPCRDMA_NLM_MAX_GIDS)
+			return false;
+		who->nc_uid = (uint32_t)au->aup_uid;
+		who->nc_gid = (uint32_t)au->aup_gid;
+		who->nc_ngids = au->aup_len;
+		for (u_int i = 0; i < au->aup_len; i++)
+			who->nc_gids[i] = (uint32_t)au->aup_gids[i];
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void lockargs_of(struct nlm_lockargs *la, const struct nlm_args *a,
-			SVCXPRT *xprt, struct sockaddr_storage *local)
+			SVCXPRT *xprt, struct sockaddr_storage *local,
+			const struct rpcrdma_nlm_caller *who)
 {
 	struct netbuf *nb = svc_getrpccaller(xprt);
 	socklen_t ll = sizeof(*local);
@@ -101,6 +145,7 @@ static void lockargs_of(struct nlm_lockargs *la, const struct nlm_args *a,
 	la->la_excl = a->a_excl;
 	la->la_peer = (const struct sockaddr *)nb->buf;
 	la->la_peerlen = nb->len;
+	la->la_who = who;
 	if (getsockname(xprt->xp_fd, (struct sockaddr *)local, &ll) == 0) {
 		la->la_local = (const struct sockaddr *)local;
 		la->la_locallen = ll;
@@ -163,7 +208,9 @@ static void nlm_dispatch(struct svc_req *rq, SVCXPRT *xprt)
 	struct nlm_args *a = NULL;
 	struct nlm_res *r = NULL;
 	struct nlm_lockargs la;
+	struct rpcrdma_nlm_caller who;
 	struct sockaddr_storage local;
+	char addr[INET6_ADDRSTRLEN];
 	xdrproc_t xa, xr = (xdrproc_t)nlm_xdr_res;
 	uint32_t proc = rq->rq_proc, res_proc = 0;
 	bool msg = false;
@@ -174,6 +221,10 @@ static void nlm_dispatch(struct svc_req *rq, SVCXPRT *xprt)
 	}
 	if (proc != NLMPROC4_NULL && !peer_allowed(n, xprt))
 		return;
+	if (proc != NLMPROC4_NULL && !caller_of(rq, xprt, &who)) {
+		svcerr_weakauth(xprt);
+		return;
+	}
 	switch (proc) {
 	case NLMPROC4_NULL:
 		svc_sendreply(xprt, (xdrproc_t)nlm_xdr_void, NULL);
@@ -235,7 +286,7 @@ static void nlm_dispatch(struct svc_req *rq, SVCXPRT *xprt)
 	pthread_mutex_lock(&n->n_table.t_lock);
 	n->n_table.t_stats.ns_calls++;
 	pthread_mutex_unlock(&n->n_table.t_lock);
-	lockargs_of(&la, a, xprt, &local);
+	lockargs_of(&la, a, xprt, &local, &who);
 	r->r_cookielen = a->a_cookielen;
 	memcpy(r->r_cookie, a->a_cookie, a->a_cookielen);
 	switch (proc) {
@@ -281,8 +332,13 @@ static void nlm_dispatch(struct svc_req *rq, SVCXPRT *xprt)
 						    a->a_access, proc == NLMPROC4_UNSHARE);
 		break;
 	case NLMPROC4_FREE_ALL:
-		if (nlm_table_free_host(&n->n_table, a->a_caller, NULL))
+		/* only the host at the sender's address with that name, as
+		 * knfsd's lockd finds it (nlmsvc_lookup_host) */
+		if (nlm_table_free_host(&n->n_table, a->a_caller, la.la_peer))
 			nlm_kick(n);
+		else if (n->n_cfg.lc_verbose)
+			fprintf(n->n_log, "rpcrdma-nfsd: nlm: FREE_ALL %s from %s: no such host there\n",
+				a->a_caller, nlm_addr_str(la.la_peer, addr, sizeof(addr)));
 		svc_sendreply(xprt, (xdrproc_t)nlm_xdr_void, NULL);
 		goto out;
 	default: /* the _RES procedures */
@@ -315,6 +371,8 @@ static void nsm_dispatch(struct svc_req *rq, SVCXPRT *xprt)
 	struct nsm_args a;
 	struct nsm_stat_res res;
 	struct netbuf *nb;
+	char addr[INET6_ADDRSTRLEN];
+	unsigned freed;
 
 	if (!n) {
 		svcerr_systemerr(xprt);
@@ -341,15 +399,23 @@ static void nsm_dispatch(struct svc_req *rq, SVCXPRT *xprt)
 			svcerr_decode(xprt);
 			break;
 		}
-		/* the host rebooted: its locks died with its processes.  It
-		 * is known by the name it locked with, or by its address. */
+		/* the host rebooted: its locks died with its processes.  The
+		 * notification counts only from the host's own address (the
+		 * address it locked from), as rpc.statd matches the sender's
+		 * address before it tells the kernel's lockd: another host
+		 * naming it, or a clone with its node name elsewhere, frees
+		 * nothing. */
 		nb = svc_getrpccaller(xprt);
-		if (nlm_table_free_host(&n->n_table, a.na_name,
-					nb ? (struct sockaddr *)nb->buf : NULL))
+		freed = nb && nb->len ? nlm_table_free_host(&n->n_table, a.na_name,
+							    (struct sockaddr *)nb->buf) : 0;
+		if (freed)
 			nlm_kick(n);
 		if (n->n_cfg.lc_verbose)
-			fprintf(n->n_log, "rpcrdma-nfsd: nsm: SM_NOTIFY from %s state %d\n",
-				a.na_name, a.na_state);
+			fprintf(n->n_log, "rpcrdma-nfsd: nsm: SM_NOTIFY from %s state %d at %s: "
+				"%u host%s released\n", a.na_name, a.na_state,
+				nb && nb->len ? nlm_addr_str((struct sockaddr *)nb->buf, addr,
+							     sizeof(addr)) : "?",
+				freed, freed == 1 ? "" : "s");
 		svc_sendreply(xprt, (xdrproc_t)nlm_xdr_void, NULL);
 		break;
 	default:

@@ -11,6 +11,7 @@
  *
  * One mutex guards the table; every function here takes it.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -30,21 +31,49 @@ int nlm_table_init(struct nlm_table *t, uint32_t max, rpcrdma_nlm_open_fn open,
 	return -pthread_mutex_init(&t->t_lock, NULL);
 }
 
+void nlm_who_save(struct nlm_who *w, const struct rpcrdma_nlm_caller *c)
+{
+	memset(w, 0, sizeof(*w));
+	w->wh_caller = *c;
+	w->wh_caller.nc_peer = NULL;
+	if (c->nc_peer)
+		nlm_addr_copy(&w->wh_peer, c->nc_peer);
+}
+
+const struct rpcrdma_nlm_caller *nlm_who_caller(struct nlm_who *w)
+{
+	w->wh_caller.nc_peer = (const struct sockaddr *)&w->wh_peer;
+	return &w->wh_caller;
+}
+
 /* ---- hosts ---- */
 
-static struct nlm_host *host_find(struct nlm_table *t, const struct sockaddr *peer)
+static const char *caller_of(const struct nlm_lockargs *a)
+{
+	return a->la_caller ? a->la_caller : "";
+}
+
+/* the host (@peer's address, @name): the key of a host */
+static struct nlm_host *host_find(struct nlm_table *t, const struct sockaddr *peer,
+				  const char *name)
 {
 	for (struct nlm_host *h = t->t_hosts; h; h = h->h_next)
-		if (nlm_addr_equal((struct sockaddr *)&h->h_addr, peer))
+		if (nlm_addr_equal((struct sockaddr *)&h->h_addr, peer) &&
+		    strcmp(h->h_name, name) == 0)
 			return h;
 	return NULL;
+}
+
+static struct nlm_host *host_of(struct nlm_table *t, const struct nlm_lockargs *a)
+{
+	return host_find(t, a->la_peer, caller_of(a));
 }
 
 /* the host of a call, created unused (h_users 0); NULL when the table
  * holds t_max hosts or memory is short */
 static struct nlm_host *host_get(struct nlm_table *t, const struct nlm_lockargs *a)
 {
-	struct nlm_host *h = host_find(t, a->la_peer);
+	struct nlm_host *h = host_of(t, a);
 
 	if (!h) {
 		if (t->t_nhosts >= t->t_max)
@@ -53,14 +82,13 @@ static struct nlm_host *host_get(struct nlm_table *t, const struct nlm_lockargs 
 		if (!h)
 			return NULL;
 		h->h_addrlen = nlm_addr_copy(&h->h_addr, a->la_peer);
+		snprintf(h->h_name, sizeof(h->h_name), "%s", caller_of(a));
 		h->h_next = t->t_hosts;
 		t->t_hosts = h;
 		t->t_nhosts++;
 	}
 	if (a->la_local)
 		nlm_addr_copy(&h->h_local, a->la_local);
-	if (a->la_caller)
-		snprintf(h->h_name, sizeof(h->h_name), "%s", a->la_caller);
 	return h;
 }
 
@@ -157,6 +185,17 @@ static void holder_free(struct nlm_table *t, struct nlm_holder *ho)
 
 /* ---- files ---- */
 
+/* the caller of @a; a call without one is @a's address with AUTH_NONE */
+static const struct rpcrdma_nlm_caller *who_of(const struct nlm_lockargs *a,
+					       struct rpcrdma_nlm_caller *anon)
+{
+	if (a->la_who)
+		return a->la_who;
+	memset(anon, 0, sizeof(*anon));
+	anon->nc_peer = a->la_peer;
+	return anon;
+}
+
 static uint32_t errno_to_stat(int err)
 {
 	switch (err) {
@@ -164,8 +203,9 @@ static uint32_t errno_to_stat(int err)
 	case -EBADMSG:
 	case -ENOENT:
 		return NLM4_STALE_FH;
-	case -EROFS:
-		return NLM4_ROFS;
+	/* not listed on the export, ro, no permission: NLM4_FAILED, what
+	 * knfsd's lockd answers for every nfsd_open error but a stale
+	 * handle (fs/nfsd/lockd.c, nlm_fopen) */
 	case -ENOLCK:
 	case -ENOMEM:
 	case -EMFILE:
@@ -181,18 +221,25 @@ static uint32_t errno_to_stat(int err)
 	}
 }
 
-/* open the handle's file read-write, else with what the lock needs */
-static int file_open(struct nlm_table *t, const uint8_t *fh, uint32_t fhlen,
-		     bool excl, int *fdp, int *accp, dev_t *dev, ino_t *ino)
+/*
+ * Open the handle's file for @who with access @acc (O_RDONLY, O_WRONLY);
+ * with @rdwr read-write first when @who may (a lock owner's description
+ * then serves both lock types), else @acc.
+ */
+static int file_open(struct nlm_table *t, const struct rpcrdma_nlm_caller *who,
+		     const uint8_t *fh, uint32_t fhlen, int acc, bool rdwr, int *fdp,
+		     int *accp, dev_t *dev, ino_t *ino)
 {
 	struct stat st;
-	int err, acc = O_RDWR;
+	int err = -EACCES;
 
-	err = t->t_open(t->t_open_arg, fh, fhlen, O_RDWR | O_CLOEXEC, fdp);
-	if (err == -EACCES || err == -EROFS || err == -ETXTBSY || err == -EPERM) {
-		acc = excl ? O_WRONLY : O_RDONLY;
-		err = t->t_open(t->t_open_arg, fh, fhlen, acc | O_CLOEXEC, fdp);
+	if (rdwr) {
+		err = t->t_open(t->t_open_arg, who, fh, fhlen, O_RDWR | O_CLOEXEC, fdp);
+		if (err == 0)
+			acc = O_RDWR;
 	}
+	if (err == -EACCES || err == -EROFS || err == -ETXTBSY || err == -EPERM)
+		err = t->t_open(t->t_open_arg, who, fh, fhlen, acc | O_CLOEXEC, fdp);
 	if (err)
 		return err;
 	if (fstat(*fdp, &st) < 0) {
@@ -254,6 +301,7 @@ static bool conflict_of(struct nlm_table *t, int fd, dev_t dev, ino_t ino,
 uint32_t nlm_table_test(struct nlm_table *t, const struct nlm_lockargs *a,
 			struct nlm_conflict *c)
 {
+	struct rpcrdma_nlm_caller anon;
 	struct nlm_range r;
 	struct nlm_host *h;
 	struct nlm_holder *ho;
@@ -265,11 +313,12 @@ uint32_t nlm_table_test(struct nlm_table *t, const struct nlm_lockargs *a,
 	if (nlm_range_from_wire(a->la_offset, a->la_len, &r))
 		return NLM4_FBIG;
 	r.nr_excl = a->la_excl;
-	err = file_open(t, a->la_fh, a->la_fhlen, a->la_excl, &fd, &acc, &dev, &ino);
+	err = file_open(t, who_of(a, &anon), a->la_fh, a->la_fhlen,
+			a->la_excl ? O_WRONLY : O_RDONLY, false, &fd, &acc, &dev, &ino);
 	if (err)
 		return errno_to_stat(err);
 	pthread_mutex_lock(&t->t_lock);
-	h = host_find(t, a->la_peer);
+	h = host_of(t, a);
 	ho = h ? holder_find(t, h, a, dev, ino) : NULL;
 	/* the owner's own description: its own locks never conflict */
 	stat = conflict_of(t, ho ? ho->ho_fd : fd, dev, ino, &r, c) ? NLM4_DENIED
@@ -404,6 +453,7 @@ uint32_t nlm_table_lock(struct nlm_table *t, const struct nlm_lockargs *a,
 	struct nlm_host *h;
 	struct nlm_holder *ho;
 	struct nlm_waiter *w;
+	struct rpcrdma_nlm_caller anon;
 	dev_t dev;
 	ino_t ino;
 	int fd, acc, err;
@@ -412,7 +462,8 @@ uint32_t nlm_table_lock(struct nlm_table *t, const struct nlm_lockargs *a,
 	if (nlm_range_from_wire(a->la_offset, a->la_len, &r))
 		return NLM4_FBIG;
 	r.nr_excl = a->la_excl;
-	err = file_open(t, a->la_fh, a->la_fhlen, a->la_excl, &fd, &acc, &dev, &ino);
+	err = file_open(t, who_of(a, &anon), a->la_fh, a->la_fhlen,
+			a->la_excl ? O_WRONLY : O_RDONLY, true, &fd, &acc, &dev, &ino);
 	if (err) {
 		if (errno_to_stat(err) == NLM4_STALE_FH)
 			t->t_stats.ns_stale++;
@@ -464,6 +515,7 @@ uint32_t nlm_table_lock(struct nlm_table *t, const struct nlm_lockargs *a,
 			goto out;
 		}
 		w->w_owner = o;
+		nlm_who_save(&w->w_who, who_of(a, &anon));
 		memcpy(w->w_fh, a->la_fh, a->la_fhlen);
 		w->w_fhlen = a->la_fhlen;
 		w->w_range = r;
@@ -504,7 +556,7 @@ static bool unlock_by_handle(struct nlm_table *t, const struct nlm_lockargs *a,
 	bool found = false;
 
 	pthread_mutex_lock(&t->t_lock);
-	h = host_find(t, a->la_peer);
+	h = host_of(t, a);
 	for (ho = h ? t->t_holders : NULL; ho; ho = ho->ho_next)
 		if (owner_is(&ho->ho_owner, h, a) && ho->ho_fhlen == a->la_fhlen &&
 		    memcmp(ho->ho_fh, a->la_fh, a->la_fhlen) == 0) {
@@ -518,6 +570,7 @@ static bool unlock_by_handle(struct nlm_table *t, const struct nlm_lockargs *a,
 
 uint32_t nlm_table_unlock(struct nlm_table *t, const struct nlm_lockargs *a)
 {
+	struct rpcrdma_nlm_caller anon;
 	struct nlm_range r;
 	struct nlm_host *h;
 	struct nlm_holder *ho;
@@ -528,19 +581,20 @@ uint32_t nlm_table_unlock(struct nlm_table *t, const struct nlm_lockargs *a)
 
 	if (nlm_range_from_wire(a->la_offset, a->la_len, &r))
 		return NLM4_FBIG;
-	err = file_open(t, a->la_fh, a->la_fhlen, false, &fd, &acc, &dev, &ino);
+	err = file_open(t, who_of(a, &anon), a->la_fh, a->la_fhlen, O_RDONLY, false,
+			&fd, &acc, &dev, &ino);
 	if (err)
 		return unlock_by_handle(t, a, &r) ? NLM4_GRANTED : errno_to_stat(err);
 	close(fd);
 	pthread_mutex_lock(&t->t_lock);
-	h = host_find(t, a->la_peer);
+	h = host_of(t, a);
 	if (h) {
 		/* a waiter for these bytes is cancelled with them */
 		r.nr_excl = true;
 		while ((w = waiter_find(t, h, a, dev, ino, &r, true)))
 			waiter_free(t, w);
 	}
-	h = host_find(t, a->la_peer);
+	h = host_of(t, a);
 	ho = h ? holder_find(t, h, a, dev, ino) : NULL;
 	if (ho)
 		give_back(t, ho, &r);
@@ -549,8 +603,36 @@ uint32_t nlm_table_unlock(struct nlm_table *t, const struct nlm_lockargs *a)
 	return NLM4_GRANTED;
 }
 
+/*
+ * CANCEL of a file that cannot be opened for the caller (removed, or its
+ * access taken away while it waited): the owner's waiter for the range
+ * under that handle goes.  Return: whether there was one.
+ */
+static bool cancel_by_handle(struct nlm_table *t, const struct nlm_lockargs *a,
+			     const struct nlm_range *r)
+{
+	struct nlm_host *h;
+	struct nlm_waiter *w;
+	bool found = false;
+
+	pthread_mutex_lock(&t->t_lock);
+	h = host_of(t, a);
+	for (w = h ? t->t_waiters : NULL; w; w = w->w_next)
+		if (owner_is(&w->w_owner, h, a) && w->w_fhlen == a->la_fhlen &&
+		    memcmp(w->w_fh, a->la_fh, a->la_fhlen) == 0 &&
+		    w->w_range.nr_start == r->nr_start && w->w_range.nr_end == r->nr_end &&
+		    w->w_range.nr_excl == r->nr_excl) {
+			waiter_free(t, w);
+			found = true;
+			break;
+		}
+	pthread_mutex_unlock(&t->t_lock);
+	return found;
+}
+
 uint32_t nlm_table_cancel(struct nlm_table *t, const struct nlm_lockargs *a)
 {
+	struct rpcrdma_nlm_caller anon;
 	struct nlm_range r;
 	struct nlm_host *h;
 	struct nlm_waiter *w;
@@ -561,12 +643,13 @@ uint32_t nlm_table_cancel(struct nlm_table *t, const struct nlm_lockargs *a)
 	if (nlm_range_from_wire(a->la_offset, a->la_len, &r))
 		return NLM4_FBIG;
 	r.nr_excl = a->la_excl;
-	err = file_open(t, a->la_fh, a->la_fhlen, false, &fd, &acc, &dev, &ino);
+	err = file_open(t, who_of(a, &anon), a->la_fh, a->la_fhlen, O_RDONLY, false,
+			&fd, &acc, &dev, &ino);
 	if (err)
-		return errno_to_stat(err);
+		return cancel_by_handle(t, a, &r) ? NLM4_GRANTED : errno_to_stat(err);
 	close(fd);
 	pthread_mutex_lock(&t->t_lock);
-	h = host_find(t, a->la_peer);
+	h = host_of(t, a);
 	w = h ? waiter_find(t, h, a, dev, ino, &r, false) : NULL;
 	if (w)
 		waiter_free(t, w);
@@ -578,6 +661,7 @@ uint32_t nlm_table_cancel(struct nlm_table *t, const struct nlm_lockargs *a)
 uint32_t nlm_table_share(struct nlm_table *t, const struct nlm_lockargs *a,
 			 uint32_t mode, uint32_t access, bool unshare)
 {
+	struct rpcrdma_nlm_caller anon;
 	struct nlm_host *h;
 	struct nlm_share *sh, **pp;
 	dev_t dev;
@@ -587,7 +671,10 @@ uint32_t nlm_table_share(struct nlm_table *t, const struct nlm_lockargs *a,
 
 	if (mode > 3 || access > 3)
 		return NLM4_FAILED;
-	err = file_open(t, a->la_fh, a->la_fhlen, false, &fd, &acc, &dev, &ino);
+	/* fsa_W (2) or fsa_RW (3): the share is for writing */
+	acc = !unshare && (access & 2) ? ((access & 1) ? O_RDWR : O_WRONLY) : O_RDONLY;
+	err = file_open(t, who_of(a, &anon), a->la_fh, a->la_fhlen, acc, false, &fd,
+			&acc, &dev, &ino);
 	if (err)
 		return errno_to_stat(err);
 	close(fd);
@@ -681,14 +768,19 @@ static void free_host_locked(struct nlm_table *t, struct nlm_host *h)
 unsigned nlm_table_free_host(struct nlm_table *t, const char *name,
 			     const struct sockaddr *addr)
 {
+	char num[INET6_ADDRSTRLEN];
 	unsigned n = 0;
 	struct nlm_host *h, *hn;
+	bool every;
 
+	if (!name || !addr)
+		return 0;
+	every = strcmp(name, nlm_addr_str(addr, num, sizeof(num))) == 0;
 	pthread_mutex_lock(&t->t_lock);
 	for (h = t->t_hosts; h; h = hn) {
 		hn = h->h_next;
-		if ((name && name[0] && strcmp(h->h_name, name) == 0) ||
-		    (addr && nlm_addr_equal((struct sockaddr *)&h->h_addr, addr))) {
+		if (nlm_addr_equal((struct sockaddr *)&h->h_addr, addr) &&
+		    (every || strcmp(h->h_name, name) == 0)) {
 			free_host_locked(t, h);
 			n++;
 		}
@@ -721,8 +813,9 @@ void nlm_table_retry(struct nlm_table *t, struct nlm_grant **out)
 			    !memcmp(ho->ho_owner.o_oh, w->w_owner.o_oh, w->w_owner.o_ohlen))
 				break;
 		if (!ho) {
-			err = file_open(t, w->w_fh, w->w_fhlen, w->w_range.nr_excl, &fd,
-					&acc, &dev, &ino);
+			err = file_open(t, nlm_who_caller(&w->w_who), w->w_fh, w->w_fhlen,
+					w->w_range.nr_excl ? O_WRONLY : O_RDONLY, true,
+					&fd, &acc, &dev, &ino);
 			if (err || dev != w->w_dev || ino != w->w_ino) {
 				/* the file is gone: nothing will ever grant it */
 				if (!err)
@@ -772,7 +865,7 @@ void nlm_table_grant_refused(struct nlm_table *t, const struct nlm_grant *g)
 
 	pthread_mutex_lock(&t->t_lock);
 	t->t_stats.ns_callback_fail++;
-	h = host_find(t, (const struct sockaddr *)&g->g_addr);
+	h = host_find(t, (const struct sockaddr *)&g->g_addr, g->g_name);
 	for (struct nlm_holder *ho = h ? t->t_holders : NULL; ho; ho = ho->ho_next)
 		if (ho->ho_dev == g->g_w.w_dev && ho->ho_ino == g->g_w.w_ino &&
 		    ho->ho_owner.o_host == h && ho->ho_owner.o_svid == g->g_w.w_owner.o_svid &&

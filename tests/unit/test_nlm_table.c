@@ -29,11 +29,13 @@ static char dir[] = "/tmp/nlmtab.XXXXXX";
 static int dirfd_g = -1;
 
 /* the test's "file handles" are file names in the directory */
-static int test_open(void *arg, const uint8_t *fh, uint32_t len, int flags, int *fdp)
+static int test_open(void *arg, const struct rpcrdma_nlm_caller *who,
+		     const uint8_t *fh, uint32_t len, int flags, int *fdp)
 {
 	char name[65];
 
 	(void)arg;
+	(void)who;
 	memcpy(name, fh, len);
 	name[len] = 0;
 	*fdp = openat(dirfd_g, name, flags);
@@ -291,10 +293,11 @@ static void test_block_unlock_cancel(void **state)
 	/* A read is fine (two read locks) */
 	a.la_excl = false;
 	assert_int_equal(nlm_table_lock(t, &a, false, NULL, 0, NULL), NLM4_GRANTED);
-	/* FREE_ALL of clientb by name; then of clienta by address */
-	assert_int_equal(nlm_table_free_host(t, "clientb", NULL), 1);
-	assert_int_equal(nlm_table_free_host(t, "nobody", NULL), 0);
-	assert_int_equal(nlm_table_free_host(t, NULL, (struct sockaddr *)&host_a.addr), 1);
+	/* FREE_ALL of clientb from its address; then of clienta by its
+	 * numeric address (every host there) */
+	assert_int_equal(nlm_table_free_host(t, "clientb", (struct sockaddr *)&host_b.addr), 1);
+	assert_int_equal(nlm_table_free_host(t, "nobody", (struct sockaddr *)&host_a.addr), 0);
+	assert_int_equal(nlm_table_free_host(t, "192.0.2.2", (struct sockaddr *)&host_a.addr), 1);
 	assert_int_equal(t->t_nranges, 0);
 	assert_int_equal(t->t_nholders, 0);
 	assert_int_equal(t->t_nhosts, 0);
@@ -387,7 +390,7 @@ static void test_bounds_and_leaks(void **state)
 		assert_int_equal(st, i < 6 ? NLM4_BLOCKED : NLM4_DENIED_NOLOCKS);
 	}
 	assert_int_equal(t->t_nwaiters, 6);
-	assert_int_equal(nlm_table_free_host(t, "clientb", NULL), 1);
+	assert_int_equal(nlm_table_free_host(t, "clientb", (struct sockaddr *)&host_b.addr), 1);
 	assert_int_equal(t->t_nwaiters, 0);
 	assert_int_equal(count_fds(), fds + 1); /* A's one description */
 	a = args(&host_a, "a", 0, 0, false);
@@ -429,6 +432,77 @@ static void test_share(void **state)
 	assert_int_equal(t->t_nhosts, 0);
 }
 
+/*
+ * Issue 33, finding 2: FREE_ALL (and SM_NOTIFY, the same call) releases a
+ * host only when it comes from that host's address.  Another allowed host
+ * naming it, and a clone with the same node name at another address,
+ * release nothing of it.
+ */
+static void test_free_host_from_sender_only(void **state)
+{
+	struct nlm_table *t = *state;
+	struct who clone = { .name = "clienta", .svid = 100, .oh = "100@clienta" };
+	struct nlm_lockargs a;
+
+	clone.addr.sin_family = AF_INET;
+	inet_pton(AF_INET, "192.0.2.4", &clone.addr.sin_addr);
+	a = args(&host_a, "a", 0, 10, true);
+	assert_int_equal(nlm_table_lock(t, &a, false, NULL, 0, NULL), NLM4_GRANTED);
+	a = args(&clone, "a", 100, 10, true);
+	assert_int_equal(nlm_table_lock(t, &a, false, NULL, 0, NULL), NLM4_GRANTED);
+	assert_int_equal(t->t_nhosts, 2);
+	/* from host B's address, naming A: nothing */
+	assert_int_equal(nlm_table_free_host(t, "clienta", (struct sockaddr *)&host_b.addr), 0);
+	/* from B, by A's numeric address: nothing either */
+	assert_int_equal(nlm_table_free_host(t, "192.0.2.2", (struct sockaddr *)&host_b.addr), 0);
+	assert_false(local_can_lock("a", 0, 10, F_WRLCK));
+	assert_false(local_can_lock("a", 100, 10, F_WRLCK));
+	/* the clone's own FREE_ALL: the clone's lock only */
+	assert_int_equal(nlm_table_free_host(t, "clienta", (struct sockaddr *)&clone.addr), 1);
+	assert_true(local_can_lock("a", 100, 10, F_WRLCK));
+	assert_false(local_can_lock("a", 0, 10, F_WRLCK));
+	assert_int_equal(t->t_nhosts, 1);
+	assert_int_equal(t->t_nranges, 1);
+	/* no sender: nothing */
+	assert_int_equal(nlm_table_free_host(t, "clienta", NULL), 0);
+	assert_int_equal(t->t_nranges, 1);
+	/* A's own */
+	assert_int_equal(nlm_table_free_host(t, "clienta", (struct sockaddr *)&host_a.addr), 1);
+	assert_true(local_can_lock("a", 0, 10, F_WRLCK));
+	assert_int_equal(t->t_nhosts, 0);
+	assert_int_equal(t->t_nranges, 0);
+}
+
+/* hosts are keyed by (address, caller_name): two hosts behind one address
+ * are two lock owners even with the same svid and owner handle, and one
+ * host's FREE_ALL leaves the other's locks */
+static void test_hosts_by_name_and_address(void **state)
+{
+	struct nlm_table *t = *state;
+	struct who other = host_a;
+	struct nlm_lockargs a;
+
+	other.name = "clienta-twin";
+	a = args(&host_a, "b", 0, 10, true);
+	assert_int_equal(nlm_table_lock(t, &a, false, NULL, 0, NULL), NLM4_GRANTED);
+	a = args(&other, "b", 5, 1, true);
+	assert_int_equal(nlm_table_lock(t, &a, false, NULL, 0, NULL), NLM4_DENIED);
+	assert_int_equal(nlm_table_test(t, &a, NULL), NLM4_DENIED);
+	a = args(&other, "b", 20, 1, true);
+	assert_int_equal(nlm_table_lock(t, &a, false, NULL, 0, NULL), NLM4_GRANTED);
+	assert_int_equal(t->t_nhosts, 2);
+	assert_int_equal(t->t_nholders, 2);
+	/* the twin's FREE_ALL from the shared address */
+	assert_int_equal(nlm_table_free_host(t, "clienta-twin", (struct sockaddr *)&host_a.addr), 1);
+	assert_true(local_can_lock("b", 20, 1, F_WRLCK));
+	assert_false(local_can_lock("b", 0, 10, F_WRLCK));
+	/* A's UNLOCK still finds its lock */
+	a = args(&host_a, "b", 0, 10, false);
+	assert_int_equal(nlm_table_unlock(t, &a), NLM4_GRANTED);
+	assert_true(local_can_lock("b", 0, 10, F_WRLCK));
+	assert_int_equal(t->t_nhosts, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -439,6 +513,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_waiter_file_removed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bounds_and_leaks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_share, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_free_host_from_sender_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hosts_by_name_and_address, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

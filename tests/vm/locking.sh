@@ -14,8 +14,8 @@
 #      (SM_NOTIFY to its rpc.statd), the client reclaims its lock within
 #      the grace period, a new locker is refused (NLM4_DENIED_GRACE_PERIOD)
 #      until the grace period ends and then finds the reclaimed lock held;
-#   5. SM_NOTIFY from a rebooted client (sm_notify.py, by its caller_name)
-#      releases the client's locks and its record.
+#   5. SM_NOTIFY from a rebooted client (sm_notify.py, by its caller_name,
+#      from its address) releases the client's locks and its record.
 #
 # Test-bed arrangement (docs/testbed.md, "Locking"): client and server
 # share one guest, one rpcbind and one rpc.statd.  The client's lockd owns
@@ -243,10 +243,10 @@ rec=$STATE/sm/$CLIENT_ADDR
 [[ -f $rec ]] || fail "no record $rec for the client"
 name=$(sed -n 3p "$rec")
 [[ -n $name ]] || fail "no caller_name in $rec"
-# as the rebooted client's sm-notify would; sent from the server address so
-# that only the name identifies the host
+# as the rebooted client's sm-notify would: from the client's address (a
+# notification from any other address releases nothing: hostile-peers)
 bounded 60 "SM_NOTIFY" python3 "$VM_TEST_DIR/sm_notify.py" "$SERVER_ADDR" "$NSM_PORT" \
-	"$name" 7 "$SERVER_ADDR"
+	"$name" 7 "$CLIENT_ADDR"
 wait_log "$LOG2" "nsm: SM_NOTIFY from $name state 7" 10 "SM_NOTIFY received"
 expect_rc 0 "server-local lock after the client's reboot notification" lk "$EXPORT/s" w 0 10 nb
 [[ -f $rec ]] && fail "the rebooted client's record $rec is still there"

@@ -5,8 +5,9 @@
  * export, and prints the raw nfsstat3 the server answers (the client
  * library maps BADHANDLE and STALE to one errno).
  *
- *   vm-nfs3-fh save   SERVER SOURCE MPORT EXPORT FILE
- *       mount EXPORT, write its root handle to FILE (hex), unmount
+ *   vm-nfs3-fh save   SERVER SOURCE MPORT EXPORT FILE [NAME]
+ *       mount EXPORT, write its root handle (with NAME: the handle of
+ *       NAME, a path under the root, by LOOKUP) to FILE (hex), unmount
  *   vm-nfs3-fh getattr SERVER SOURCE MPORT EXPORT FILE [ID]
  *       mount EXPORT; GETATTR of the handle in FILE (bytes 2..3, the
  *       export id, replaced by ID when given); print the status
@@ -90,12 +91,22 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	rpcrdma_nfsc_root(nc, &root);
-	if (!strcmp(cmd, "save") && argc == 7) {
-		FILE *f = fopen(argv[6], "w");
+	if (!strcmp(cmd, "save") && (argc == 7 || argc == 8)) {
+		FILE *f;
 
+		fh = root;
+		if (argc == 8) {
+			rc = rpcrdma_nfsc_lookup_path(nc, argv[7], &fh, NULL);
+			if (rc) {
+				fprintf(stderr, "vm-nfs3-fh: lookup %s: %s\n", argv[7],
+					strerror(-rc));
+				goto out;
+			}
+		}
+		f = fopen(argv[6], "w");
 		if (f) {
-			for (uint32_t i = 0; i < root.fh_len; i++)
-				fprintf(f, "%02x", root.fh_data[i]);
+			for (uint32_t i = 0; i < fh.fh_len; i++)
+				fprintf(f, "%02x", fh.fh_data[i]);
 			fputc('\n', f);
 			ret = fclose(f) ? -1 : 0;
 		}
