@@ -18,6 +18,8 @@
 
 #include "test_nfs4_harness.h"
 
+#include "nfs4/nfs4_deleg.h"
+
 static int setup(void **state)
 {
 	return t4_setup(state, "rw,no_root_squash,insecure");
@@ -298,6 +300,35 @@ static void test_courtesy_share_revoked(void **state)
 	assert_int_equal(c_seq_only(e, &a), NFS4ERR_BADSESSION);
 }
 
+/* A courtesy client's delegation is not recalled: another client's OPEN
+ * for writing expires the holder and goes through at once.  (The harness
+ * has no back channel, so the delegation is put in the table directly.)
+ * Fails before the fix: NFS4ERR_DELAY while a recall nobody can answer
+ * runs for a lease. */
+static void test_courtesy_deleg_revoked(void **state)
+{
+	struct env *e = *state;
+	struct t4_client a, b;
+	struct nfs4_stateid dsid;
+	struct nfs4_deleg_counts dc;
+	uint8_t fh[128], sa[16], sb[16];
+	uint32_t fhlen, lease = nfs4_state_lease(e->srv4->s4_state);
+
+	new_client(e, "client-A", &a);
+	new_client(e, "client-B", &b);
+	assert_int_equal(c_open_deny(e, &a, "dl", "owner-A", OPEN4_SHARE_ACCESS_READ, 0,
+				     sa, fh, &fhlen), NFS4_OK);
+	assert_true(nfs4_deleg_grant(e->srv4->s4_deleg, a.id, fh, fhlen, false, &dsid));
+	nfs4_clock_advance(lease + 1);
+	assert_int_equal(c_open_deny(e, &b, "dl", "owner-B", OPEN4_SHARE_ACCESS_WRITE, 0,
+				     sb, fh, &fhlen), NFS4_OK);
+	nfs4_deleg_counts(e->srv4->s4_deleg, &dc);
+	assert_int_equal(dc.dc_held, 0);
+	assert_int_equal(dc.dc_recalled, 0);
+	assert_int_equal(counts(e).sc_revoked, 1);
+	assert_int_equal(c_seq_only(e, &a), NFS4ERR_BADSESSION);
+}
+
 /* The NLM hook: a conflict of another lock manager on the file expires
  * the courtesy clients holding locks of it (and no live one). */
 static void test_nlm_hook(void **state)
@@ -505,6 +536,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_courtesy_lock_revoked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_courtesy_resumes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_courtesy_share_revoked, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_courtesy_deleg_revoked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nlm_hook, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lease_config, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_client_limits, setup, teardown),
