@@ -122,6 +122,7 @@ static uint32_t op_sequence(struct nfs4_compound *cp, size_t res_start,
 	const uint8_t *sid;
 	uint32_t seqid, slot, highest, status;
 	struct nfs4_seq_res sr = { .sr_replay_buf = replay_buf };
+	struct nfs4_who who;
 
 	sid = rpcrdma_xdr_get_fixed(a, NFS4_SESSIONID_SIZE);
 	seqid = rpcrdma_xdr_get_u32(a);
@@ -130,7 +131,8 @@ static uint32_t op_sequence(struct nfs4_compound *cp, size_t res_start,
 	(void)rpcrdma_xdr_get_bool(a); /* sa_cachethis: every reply that fits is kept */
 	if (!rpcrdma_xdr_ok(a))
 		return NFS4ERR_BADXDR;
-	status = nfs4_sequence(cp->cp_srv->s4_state, sid, seqid, slot, highest,
+	nfs4_who_of(cp, &who);
+	status = nfs4_sequence_as(cp->cp_srv->s4_state, &who, sid, seqid, slot, highest,
 			       nops, &sr);
 	if (status)
 		return status;

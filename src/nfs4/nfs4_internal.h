@@ -118,12 +118,38 @@ struct nfs4_cs_res {
 
 /**
  * nfs4_state_create - the tables of one server: @boot (seconds, the
- * server's start) makes client ids, session ids and stateids of an
- * earlier start stale.  Return: 0 or -ENOMEM.
+ * server's start) makes session ids and stateids of an earlier start
+ * stale; client ids and session ids also carry at least 64 bits made with
+ * keys drawn from getrandom(2) here, so they cannot be guessed and those of
+ * an earlier start (or another server) are unknown (see nfs4_state.c).
+ * Return: 0; -ENOMEM; the -errno of getrandom(2) (-ENOSYS ...).
  */
 int nfs4_state_create(uint32_t boot, uint32_t lease, struct nfs4_state **out);
 /** nfs4_state_destroy - free every table (no call may run). */
 void nfs4_state_destroy(struct nfs4_state *st);
+
+/**
+ * Who sends a request, as the client-ID and session rules see it (RFC 8881
+ * 2.4.3, 2.10.8, 2.10.6.1.3.1, 18.35.5): the principal of the RPC
+ * credential (nfs4_principal()) and the RDMA connection it came on.
+ */
+struct nfs4_who {
+	uint64_t wh_principal; /* nfs4_principal() of the call's credential */
+	uint32_t wh_conn;      /* rpcrdma_svc_req_conn_id() (0: no connection) */
+};
+
+/**
+ * nfs4_principal - the principal of the credential of call @m, as a keyed
+ * 64-bit SipHash (key from getrandom(2) at nfs4_state_create()) of its
+ * flavor and, for AUTH_SYS, uid, gid, the supplementary gids and the
+ * machine name, in that order: everything of authsys_parms but the stamp
+ * (RFC 5531 appendix A), which a client changes between calls.  Any other
+ * flavor (AUTH_NONE) is one principal per flavor.  The peer's address is
+ * not part of it (knfsd's same_creds() neither).  Two credentials are the
+ * same principal when their values are equal; a peer cannot make another
+ * credential hash alike without the key.
+ */
+uint64_t nfs4_principal(const struct nfs4_state *st, const struct rpcrdma_rpc_msg *m);
 
 /** Result of EXCHANGE_ID. */
 struct nfs4_exid_res {
@@ -133,26 +159,45 @@ struct nfs4_exid_res {
 };
 
 /**
- * nfs4_exchange_id - RFC 8881 18.35.5 for a client with owner @owner
- * (@len bytes, at most NFS4_OPAQUE_LIMIT) and verifier @verf.
- * Return: NFS4_OK; NFS4ERR_RESOURCE when the client table is full (no
- * record unconfirmed or expired to take back); NFS4ERR_INVAL for flags
- * the server refuses.
+ * nfs4_exchange_id_as - RFC 8881 18.35.5, case by case, for a client with
+ * owner @owner (@len bytes, at most NFS4_OPAQUE_LIMIT) and verifier @verf
+ * sent by @who (its wh_principal becomes the record's principal).  A
+ * confirmed record is never changed here: a new incarnation (case 5) or a
+ * different principal on a record without state or with an expired lease
+ * (case 3) gets a new unconfirmed record, and the confirmed one with its
+ * state goes only when CREATE_SESSION confirms the new one.  At most one
+ * unconfirmed record per owner: a new one replaces it (case 4).
+ * Return: NFS4_OK; NFS4ERR_CLID_INUSE (case 3: another principal, and the
+ * confirmed record has sessions, opens or locks in an unexpired lease);
+ * NFS4ERR_NOENT (case 7), NFS4ERR_NOT_SAME (case 8), NFS4ERR_PERM (case 9)
+ * for EXCHGID4_FLAG_UPD_CONFIRMED_REC_A; NFS4ERR_RESOURCE when the client
+ * table is full (no record to take back); NFS4ERR_INVAL for flags the
+ * server refuses.
  */
-uint32_t nfs4_exchange_id(struct nfs4_state *st, const uint8_t verf[8],
+uint32_t nfs4_exchange_id_as(struct nfs4_state *st, const struct nfs4_who *who,
+			     const uint8_t verf[8],
 			  const uint8_t *owner, uint32_t len, uint32_t flags,
 			  struct nfs4_exid_res *res);
 
 /**
- * nfs4_create_session - RFC 8881 18.36.4.  @fore/@back: the client's
- * channel attributes; @res: the session (or, for a retry of the last
- * csa_sequence, the result given then).  The back channel is never
- * granted (csr_flags has no CONN_BACK_CHAN): the RFC 8167 backchannel is
- * not served yet.  Return: NFS4_OK; NFS4ERR_STALE_CLIENTID;
- * NFS4ERR_SEQ_MISORDERED; NFS4ERR_TOOSMALL (a fore channel too small
- * to carry a SEQUENCE); NFS4ERR_NOSPC (no session left).
+ * nfs4_create_session_as - RFC 8881 18.36.4, sent by @who: the session is
+ * bound to @who's connection.  @fore/@back: the client's channel
+ * attributes; @res: the session (or, for a retry of the last
+ * csa_sequence, the result given then).  csr_flags never has
+ * CONN_BACK_CHAN here: the caller binds the back channel.  On an
+ * unconfirmed record the session confirms it, and only then the confirmed
+ * record of the same owner (the client's previous incarnation, RFC 8881
+ * 18.35.5 cases 3 and 5) goes with its sessions, opens, locks and
+ * stable-storage record.  Return: NFS4_OK; NFS4ERR_STALE_CLIENTID;
+ * NFS4ERR_CLID_INUSE (@who is not the record's principal, or the
+ * confirmed record it would replace has another principal and state in an
+ * unexpired lease); NFS4ERR_DELAY (a request of that record still runs);
+ * NFS4ERR_SEQ_MISORDERED; NFS4ERR_TOOSMALL (a fore channel too small to
+ * carry a SEQUENCE); NFS4ERR_NOSPC (no session left);
+ * NFS4ERR_SERVERFAULT (no memory for the reply cache).
  */
-uint32_t nfs4_create_session(struct nfs4_state *st, uint64_t clientid,
+uint32_t nfs4_create_session_as(struct nfs4_state *st, const struct nfs4_who *who,
+				uint64_t clientid,
 			     uint32_t sequence, uint32_t flags,
 			     const struct nfs4_chan_attrs *fore,
 			     const struct nfs4_chan_attrs *back,
@@ -178,18 +223,24 @@ struct nfs4_seq_res {
 };
 
 /**
- * nfs4_sequence - RFC 8881 18.46.4 and 2.10.6.1: find the session, check
- * the slot and its sequence id, renew the client's lease.  A new request
- * takes the slot (sr_session referenced) until nfs4_sequence_done(); a
- * retry of the slot's last request gets its cached reply copied into
- * sr_replay_buf (sr_replay), or sr_uncached when it was not kept.
- * @nops: operations in the COMPOUND (more than the session's
- * ca_maxoperations: NFS4ERR_TOO_MANY_OPS, the slot untouched).
+ * nfs4_sequence_as - RFC 8881 18.46.4 and 2.10.6.1, for a request of @who:
+ * find the session, check the slot and its sequence id, renew the
+ * client's lease, bind @who's connection to the session (SP4_NONE, RFC
+ * 8881 2.10.8.3 / 18.46.3).  A new request takes the slot (sr_session
+ * referenced; the slot remembers @who's principal) until
+ * nfs4_sequence_done(); a retry of the slot's last request by the same
+ * principal gets its cached reply copied into sr_replay_buf (sr_replay),
+ * or sr_uncached when it was not kept.  @nops: operations in the COMPOUND
+ * (more than the session's ca_maxoperations: NFS4ERR_TOO_MANY_OPS, the
+ * slot untouched).
  * Return: NFS4_OK; NFS4ERR_BADSESSION; NFS4ERR_BADSLOT;
- * NFS4ERR_TOO_MANY_OPS; NFS4ERR_SEQ_MISORDERED; NFS4ERR_DELAY (the
- * slot's request still runs).
+ * NFS4ERR_TOO_MANY_OPS; NFS4ERR_SEQ_MISORDERED; NFS4ERR_SEQ_FALSE_RETRY
+ * (the slot's sequence id from another principal than the request it
+ * holds: RFC 8881 2.10.6.1.3.1, nothing of the cached reply given);
+ * NFS4ERR_DELAY (the slot's request still runs).
  */
-uint32_t nfs4_sequence(struct nfs4_state *st, const uint8_t sid[16],
+uint32_t nfs4_sequence_as(struct nfs4_state *st, const struct nfs4_who *who,
+			  const uint8_t sid[16],
 		       uint32_t seqid, uint32_t slot, uint32_t highest,
 		       uint32_t nops, struct nfs4_seq_res *res);
 
@@ -202,18 +253,33 @@ void nfs4_sequence_done(struct nfs4_state *st, struct nfs4_session *se,
 			uint32_t slot, const uint8_t *reply, uint32_t len);
 
 /**
- * nfs4_destroy_session - RFC 8881 18.37.  @self: the session of the
- * COMPOUND asking, or NULL.  Return: NFS4_OK; NFS4ERR_BADSESSION;
+ * nfs4_destroy_session_as - RFC 8881 18.37, sent by @who.  @self: the
+ * session of the COMPOUND's SEQUENCE, or NULL.  Destroying @self needs
+ * nothing more (its SEQUENCE bound the connection); any other session
+ * only from a connection bound to it (18.37.3) and from its client's
+ * principal (2.10.8).  Return: NFS4_OK; NFS4ERR_BADSESSION;
+ * NFS4ERR_WRONG_CRED (another principal); NFS4ERR_CONN_NOT_BOUND_TO_SESSION;
  * NFS4ERR_DELAY (another request is using the session).
  */
-uint32_t nfs4_destroy_session(struct nfs4_state *st, const uint8_t sid[16],
-			      const struct nfs4_session *self);
+uint32_t nfs4_destroy_session_as(struct nfs4_state *st, const struct nfs4_who *who,
+				 const uint8_t sid[16], const struct nfs4_session *self);
 
 /**
- * nfs4_destroy_clientid - RFC 8881 18.50.  Return: NFS4_OK;
- * NFS4ERR_STALE_CLIENTID; NFS4ERR_CLIENTID_BUSY (it has sessions).
+ * nfs4_destroy_clientid_as - RFC 8881 18.50, sent by @who.  Return: NFS4_OK;
+ * NFS4ERR_STALE_CLIENTID; NFS4ERR_WRONG_CRED (@who is not the record's
+ * principal); NFS4ERR_CLIENTID_BUSY (it has sessions).
  */
-uint32_t nfs4_destroy_clientid(struct nfs4_state *st, uint64_t clientid);
+uint32_t nfs4_destroy_clientid_as(struct nfs4_state *st, const struct nfs4_who *who,
+				  uint64_t clientid);
+
+/**
+ * nfs4_bind_conn - the fore channel part of BIND_CONN_TO_SESSION (RFC 8881
+ * 18.34.3), sent by @who: @who's connection is bound to session @sid.
+ * Return: NFS4_OK; NFS4ERR_BADSESSION; NFS4ERR_WRONG_CRED (@who is not
+ * the principal of the session's client, 2.10.8).
+ */
+uint32_t nfs4_bind_conn(struct nfs4_state *st, const struct nfs4_who *who,
+			const uint8_t sid[16]);
 
 /**
  * nfs4_reclaim_complete - RFC 8881 18.51: the client's own flag (its
@@ -225,6 +291,48 @@ uint32_t nfs4_reclaim_complete(struct nfs4_state *st, uint64_t clientid,
 
 /** nfs4_session_check - is @sid a live session? NFS4_OK/NFS4ERR_BADSESSION. */
 uint32_t nfs4_session_check(struct nfs4_state *st, const uint8_t sid[16]);
+
+/*
+ * The same for an in-process caller that has no RPC credential (unit
+ * tests, the fuzzer): principal 0 (no credential hashes to it but by a
+ * 2^-64 chance), no connection.
+ */
+#define NFS4_WHO_LOCAL (&(const struct nfs4_who){ .wh_principal = 0, .wh_conn = 0 })
+
+static inline uint32_t nfs4_exchange_id(struct nfs4_state *st, const uint8_t verf[8],
+					const uint8_t *owner, uint32_t len,
+					uint32_t flags, struct nfs4_exid_res *res)
+{
+	return nfs4_exchange_id_as(st, NFS4_WHO_LOCAL, verf, owner, len, flags, res);
+}
+
+static inline uint32_t nfs4_create_session(struct nfs4_state *st, uint64_t clientid,
+					   uint32_t sequence, uint32_t flags,
+					   const struct nfs4_chan_attrs *fore,
+					   const struct nfs4_chan_attrs *back,
+					   struct nfs4_cs_res *res)
+{
+	return nfs4_create_session_as(st, NFS4_WHO_LOCAL, clientid, sequence, flags,
+				      fore, back, res);
+}
+
+static inline uint32_t nfs4_sequence(struct nfs4_state *st, const uint8_t sid[16],
+				     uint32_t seqid, uint32_t slot, uint32_t highest,
+				     uint32_t nops, struct nfs4_seq_res *res)
+{
+	return nfs4_sequence_as(st, NFS4_WHO_LOCAL, sid, seqid, slot, highest, nops, res);
+}
+
+static inline uint32_t nfs4_destroy_session(struct nfs4_state *st, const uint8_t sid[16],
+					    const struct nfs4_session *self)
+{
+	return nfs4_destroy_session_as(st, NFS4_WHO_LOCAL, sid, self);
+}
+
+static inline uint32_t nfs4_destroy_clientid(struct nfs4_state *st, uint64_t clientid)
+{
+	return nfs4_destroy_clientid_as(st, NFS4_WHO_LOCAL, clientid);
+}
 
 /* stateid4 */
 struct nfs4_stateid {
@@ -517,6 +625,9 @@ struct rpcrdma_nfs4_server {
 	struct timespec s4_start; /* pseudo file system times */
 	_Atomic uint64_t s4_transport_calls;  /* COMPOUNDs served on the transport thread */
 	_Atomic uint64_t s4_transport_defers; /* COMPOUNDs tried there, sent to a worker */
+	/* the connection number of a request: NULL is rpcrdma_svc_req_conn_id()
+	 * (unit tests set their own, the harness having no connections) */
+	uint32_t (*s4_conn_id)(const struct rpcrdma_svc_req *req);
 };
 
 /* ---- the current file handle ---- */
@@ -556,6 +667,12 @@ struct nfs4_compound {
 	bool cp_keep_body;   /* the failing op encodes a body (SETATTR) */
 	struct nfs3_call cp_c; /* the file system side of one operation */
 };
+
+/**
+ * nfs4_who_of - *@who for the request of @cp: nfs4_principal() of its
+ * credential, and its connection's number (cp_srv->s4_conn_id).
+ */
+void nfs4_who_of(const struct nfs4_compound *cp, struct nfs4_who *who);
 
 /**
  * nfs4_op_begin - before an operation touches the file system object of

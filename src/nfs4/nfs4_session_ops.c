@@ -16,6 +16,15 @@
 #define NFS4_IMPL_DOMAIN "rpcrdma"
 #define NFS4_IMPL_NAME "rpcrdma-nfsd"
 
+void nfs4_who_of(const struct nfs4_compound *cp, struct nfs4_who *who)
+{
+	const struct rpcrdma_nfs4_server *srv = cp->cp_srv;
+
+	who->wh_principal = nfs4_principal(srv->s4_state, &cp->cp_req->rq_msg);
+	who->wh_conn = srv->s4_conn_id ? srv->s4_conn_id(cp->cp_req)
+				       : rpcrdma_svc_req_conn_id(cp->cp_req);
+}
+
 /* skip_authsys - an authsys_parms (RFC 5531) inside callback_sec_parms4. */
 static void skip_authsys(struct rpcrdma_xdr *a)
 {
@@ -41,6 +50,7 @@ uint32_t nfs4_op_exchange_id(struct nfs4_compound *cp)
 	uint32_t ownerlen, flags, how, n, len, status;
 	uint32_t bm[NFS4_BITMAP_MAX];
 	struct nfs4_exid_res er;
+	struct nfs4_who who;
 
 	verf = rpcrdma_xdr_get_fixed(a, NFS4_VERIFIER_SIZE);
 	owner = rpcrdma_xdr_get_opaque(a, NFS4_OPAQUE_LIMIT, &ownerlen);
@@ -63,7 +73,8 @@ uint32_t nfs4_op_exchange_id(struct nfs4_compound *cp)
 	}
 	if (!rpcrdma_xdr_ok(a))
 		return NFS4ERR_BADXDR;
-	status = nfs4_exchange_id(cp->cp_srv->s4_state, verf, owner, ownerlen,
+	nfs4_who_of(cp, &who);
+	status = nfs4_exchange_id_as(cp->cp_srv->s4_state, &who, verf, owner, ownerlen,
 				  flags, &er);
 	if (status)
 		return status;
@@ -116,6 +127,7 @@ uint32_t nfs4_op_create_session(struct nfs4_compound *cp)
 	struct rpcrdma_xdr *a = cp->cp_args, *r = cp->cp_res;
 	struct nfs4_chan_attrs fore = { 0 }, back = { 0 };
 	struct nfs4_cs_res res;
+	struct nfs4_who who;
 	uint64_t clientid;
 	uint32_t seq, flags, n, len, status, prog;
 	bool authsys = false;
@@ -145,7 +157,8 @@ uint32_t nfs4_op_create_session(struct nfs4_compound *cp)
 	}
 	if (!rpcrdma_xdr_ok(a))
 		return NFS4ERR_BADXDR;
-	status = nfs4_create_session(cp->cp_srv->s4_state, clientid, seq, flags,
+	nfs4_who_of(cp, &who);
+	status = nfs4_create_session_as(cp->cp_srv->s4_state, &who, clientid, seq, flags,
 				     &fore, &back, &res);
 	if (status)
 		return status;
@@ -170,11 +183,13 @@ uint32_t nfs4_op_create_session(struct nfs4_compound *cp)
 uint32_t nfs4_op_destroy_session(struct nfs4_compound *cp)
 {
 	const uint8_t *sid = rpcrdma_xdr_get_fixed(cp->cp_args, NFS4_SESSIONID_SIZE);
+	struct nfs4_who who;
 	uint32_t status;
 
 	if (!sid)
 		return NFS4ERR_BADXDR;
-	status = nfs4_destroy_session(cp->cp_srv->s4_state, sid, cp->cp_session);
+	nfs4_who_of(cp, &who);
+	status = nfs4_destroy_session_as(cp->cp_srv->s4_state, &who, sid, cp->cp_session);
 	if (status == NFS4_OK)
 		nfs4_cb_unbind(cp->cp_srv->s4_cb, sid);
 	return status;
@@ -185,6 +200,7 @@ uint32_t nfs4_op_bind_conn(struct nfs4_compound *cp)
 	struct rpcrdma_xdr *a = cp->cp_args, *r = cp->cp_res;
 	const uint8_t *sid = rpcrdma_xdr_get_fixed(a, NFS4_SESSIONID_SIZE);
 	uint32_t dir = rpcrdma_xdr_get_u32(a), status, got = CDFS4_FORE;
+	struct nfs4_who who;
 
 	(void)rpcrdma_xdr_get_bool(a);
 	if (!rpcrdma_xdr_ok(a))
@@ -192,7 +208,10 @@ uint32_t nfs4_op_bind_conn(struct nfs4_compound *cp)
 	if (dir != CDFC4_FORE && dir != CDFC4_BACK && dir != CDFC4_FORE_OR_BOTH &&
 	    dir != CDFC4_BACK_OR_BOTH)
 		return NFS4ERR_INVAL;
-	status = nfs4_session_check(cp->cp_srv->s4_state, sid);
+	/* the client's principal only (RFC 8881 2.10.8); the connection is
+	 * bound to the fore channel in any case */
+	nfs4_who_of(cp, &who);
+	status = nfs4_bind_conn(cp->cp_srv->s4_state, &who, sid);
 	if (status)
 		return status;
 	/* RFC 8881 18.34.3: the back channel moves to this connection when
@@ -211,12 +230,13 @@ uint32_t nfs4_op_bind_conn(struct nfs4_compound *cp)
 uint32_t nfs4_op_destroy_clientid(struct nfs4_compound *cp)
 {
 	uint64_t id = rpcrdma_xdr_get_u64(cp->cp_args);
-
+	struct nfs4_who who;
 	uint32_t status;
 
 	if (!rpcrdma_xdr_ok(cp->cp_args))
 		return NFS4ERR_BADXDR;
-	status = nfs4_destroy_clientid(cp->cp_srv->s4_state, id);
+	nfs4_who_of(cp, &who);
+	status = nfs4_destroy_clientid_as(cp->cp_srv->s4_state, &who, id);
 	if (status == NFS4_OK)
 		nfs4_deleg_forget_client(cp->cp_srv->s4_deleg, id);
 	return status;

@@ -21,13 +21,22 @@
  * reservation check of nfs4_open_add()), the client table needs its
  * record, or NFS4_COURTESY_MAX_SECONDS pass (nfs4_state_sweep()).
  *
- * Identifiers carry the server's start time (boot) so those of an earlier
- * start are refused, an index into their table, and a generation that
- * changes when the entry is reused:
- *   clientid4   = boot << 32 | gen << 8 | index
- *   sessionid4  = clientid4 (8 bytes), boot, gen << 8 | index (big endian)
+ * Identifiers lead to their table entry and cannot be guessed (issue 33):
+ *   clientid4   = P(counter << 16 | index): P a permutation of 64-bit
+ *                 values keyed from getrandom(2) at the server's start (a
+ *                 Feistel network of NFS4_ID_ROUNDS SipHash rounds), the
+ *                 counter (48 bits) never repeating in one run; a client id
+ *                 is looked up by P^-1 and then compared in full with the
+ *                 record's, so an earlier start's (another key) or a made-up
+ *                 one is unknown: NFS4ERR_STALE_CLIENTID.
+ *   sessionid4  = boot, 64 bits of SipHash (another random key) of a
+ *                 never-repeating counter, gen << 8 | index (big endian);
+ *                 compared in full.  Another start's: NFS4ERR_BADSESSION.
  *   stateid4 other = boot, index, gen (big endian); a lock stateid's
- *                    index has NFS4_LOCK_IDX set
+ *                    index has NFS4_LOCK_IDX set; only the client it
+ *                    belongs to can use it.
+ * Principals (nfs4_principal()): a client record keeps the one of its
+ * EXCHANGE_ID, a slot the one of the request it holds.
  *
  * One mutex guards everything; it is never held across a system call.
  */
@@ -36,6 +45,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "common/be.h"
@@ -47,7 +57,12 @@ struct nfs4_slot {
 	bool sl_cached;
 	uint32_t sl_len;
 	uint8_t *sl_reply;   /* NFS4_SLOT_CACHE_BYTES inside se_cache */
+	uint64_t sl_principal; /* of the request that took the slot last */
 };
+
+/* Connections bound to one session (RFC 8881 2.10.5): the Linux client's
+ * nconnect at most; a new one beyond replaces the longest bound. */
+#define NFS4_SESSION_CONNS 16u
 
 struct nfs4_client;
 
@@ -62,6 +77,9 @@ struct nfs4_session {
 	uint32_t se_nslots;
 	struct nfs4_slot se_slots[NFS4_MAX_SLOTS];
 	uint8_t *se_cache;
+	uint32_t se_nconns;   /* se_conns used */
+	uint32_t se_conn_next; /* the one replaced next when all are used */
+	uint32_t se_conns[NFS4_SESSION_CONNS]; /* rpcrdma_svc_req_conn_id() */
 };
 
 struct nfs4_client {
@@ -70,6 +88,7 @@ struct nfs4_client {
 	bool cl_reclaim_done;
 	uint32_t cl_gen;
 	uint64_t cl_id;
+	uint64_t cl_principal;       /* nfs4_principal() of its EXCHANGE_ID */
 	uint8_t cl_verf[NFS4_VERIFIER_SIZE];
 	uint32_t cl_ownerlen;
 	uint8_t cl_owner[NFS4_OPAQUE_LIMIT];
@@ -113,6 +132,10 @@ struct nfs4_state {
 	uint32_t st_boot;
 	uint32_t st_lease;
 	uint8_t st_key[16];
+	uint8_t st_clid_key[16];  /* client ids' permutation (getrandom) */
+	uint8_t st_sid_key[16];   /* session ids' random part (getrandom) */
+	uint8_t st_pr_key[16];    /* principals (getrandom) */
+	uint64_t st_id_next;      /* counter of client and session ids */
 	struct nfs4_client st_clients[NFS4_MAX_CLIENTS];
 	struct nfs4_session st_sessions[NFS4_MAX_SESSIONS];
 	struct nfs4_open st_opens[NFS4_MAX_OPENS];
@@ -132,9 +155,23 @@ static time_t now_sec(void)
 int nfs4_state_create(uint32_t boot, uint32_t lease, struct nfs4_state **out)
 {
 	struct nfs4_state *st = calloc(1, sizeof(*st));
+	uint8_t keys[48];
 
 	if (!st)
 		return -ENOMEM;
+	/* the keys of the identifiers (a short read of 48 bytes from
+	 * getrandom does not happen once the pool is initialised; it
+	 * blocks until then, as at early boot) */
+	if (getrandom(keys, sizeof(keys), 0) != (ssize_t)sizeof(keys)) {
+		int err = errno ? -errno : -EIO;
+
+		free(st);
+		return err;
+	}
+	memcpy(st->st_clid_key, keys, 16);
+	memcpy(st->st_sid_key, keys + 16, 16);
+	memcpy(st->st_pr_key, keys + 32, 16);
+	st->st_id_next = 1;
 	pthread_mutex_init(&st->st_lock, NULL);
 	st->st_boot = boot;
 	st->st_lease = lease ? lease : NFS4_LEASE_SECONDS;
@@ -170,14 +207,114 @@ void nfs4_state_destroy(struct nfs4_state *st)
 	free(st);
 }
 
+/* ---- identifiers and principals ---- */
+
+/* Rounds of the Feistel network of client ids (Luby-Rackoff: 4 make a
+ * strong pseudo-random permutation; 8 leave a margin). */
+#define NFS4_ID_ROUNDS 8u
+/* Bits of a client id's plaintext holding the record's index. */
+#define NFS4_ID_INDEX_BITS 16u
+
+_Static_assert(NFS4_MAX_CLIENTS <= (1u << NFS4_ID_INDEX_BITS), "client index bits");
+
+/* id_round - the round function: SipHash of (round, half), 32 bits of it */
+static uint32_t id_round(const struct nfs4_state *st, uint32_t round, uint32_t half)
+{
+	uint8_t in[8];
+
+	store_be32(in, round);
+	store_be32(in + 4, half);
+	return (uint32_t)nfs3_siphash(st->st_clid_key, in, sizeof(in));
+}
+
+/* id_permute - the keyed permutation of client ids (@inverse: P^-1) */
+static uint64_t id_permute(const struct nfs4_state *st, uint64_t v, bool inverse)
+{
+	uint32_t l = (uint32_t)(v >> 32), r = (uint32_t)v, t;
+
+	for (uint32_t i = 0; i < NFS4_ID_ROUNDS; i++) {
+		if (!inverse) {
+			t = r;
+			r = l ^ id_round(st, i, r);
+			l = t;
+		} else {
+			t = l;
+			l = r ^ id_round(st, NFS4_ID_ROUNDS - 1 - i, l);
+			r = t;
+		}
+	}
+	return (uint64_t)l << 32 | r;
+}
+
+/* id_counter - the next value of the never-repeating counter (48 bits:
+ * a run would need 2^48 EXCHANGE_IDs and CREATE_SESSIONs to wrap it) */
+static uint64_t id_counter(struct nfs4_state *st)
+{
+	return st->st_id_next++ & 0xffffffffffffull;
+}
+
+/* session_id_make - sessionid4 of entry @idx (generation @gen) */
+static void session_id_make(struct nfs4_state *st, uint32_t idx, uint32_t gen,
+			    uint8_t sid[NFS4_SESSIONID_SIZE])
+{
+	uint8_t in[9] = { 'S' };
+	uint64_t c = id_counter(st), tag;
+
+	store_be32(in + 1, (uint32_t)(c >> 32));
+	store_be32(in + 5, (uint32_t)c);
+	tag = nfs3_siphash(st->st_sid_key, in, sizeof(in));
+	store_be32(sid, st->st_boot);
+	store_be32(sid + 4, (uint32_t)(tag >> 32));
+	store_be32(sid + 8, (uint32_t)tag);
+	store_be32(sid + 12, gen << 8 | idx);
+}
+
+uint64_t nfs4_principal(const struct nfs4_state *st, const struct rpcrdma_rpc_msg *m)
+{
+	/* flavor, uid, gid, ngids, gids, namelen, name: at most
+	 * 5 * 4 + 16 * 4 + 255 bytes */
+	uint8_t buf[5 * 4 + RPC_AUTH_SYS_MAX_GIDS * 4 + 256];
+	size_t n = 0;
+
+	store_be32(buf, m->rm_cred_flavor);
+	n = 4;
+	if (m->rm_cred_flavor == NFS4_AUTH_SYS) {
+		const struct rpcrdma_rpc_authsys *a = &m->rm_authsys;
+		uint32_t ngids = a->as_ngids, namelen = a->as_namelen;
+
+		if (!m->rm_has_authsys) {
+			/* a malformed credential: a principal of its own */
+			store_be32(buf + n, UINT32_MAX);
+			return nfs3_siphash(st->st_pr_key, buf, n + 4);
+		}
+		if (ngids > RPC_AUTH_SYS_MAX_GIDS)
+			ngids = RPC_AUTH_SYS_MAX_GIDS;
+		if (namelen > 255 || !a->as_name)
+			namelen = 0;
+		store_be32(buf + n, a->as_uid);
+		store_be32(buf + n + 4, a->as_gid);
+		store_be32(buf + n + 8, ngids);
+		n += 12;
+		for (uint32_t i = 0; i < ngids; i++, n += 4)
+			store_be32(buf + n, a->as_gids[i]);
+		store_be32(buf + n, namelen);
+		n += 4;
+		if (namelen)
+			memcpy(buf + n, a->as_name, namelen);
+		n += namelen;
+	}
+	return nfs3_siphash(st->st_pr_key, buf, n);
+}
+
 /* ---- clients ---- */
 
 static struct nfs4_client *client_find(struct nfs4_state *st, uint64_t id)
 {
-	uint32_t lo = (uint32_t)id, idx = lo & 0xff;
+	uint32_t idx = (uint32_t)(id_permute(st, id, true) &
+				  ((1u << NFS4_ID_INDEX_BITS) - 1));
 	struct nfs4_client *cl;
 
-	if ((uint32_t)(id >> 32) != st->st_boot || idx >= NFS4_MAX_CLIENTS)
+	if (idx >= NFS4_MAX_CLIENTS)
 		return NULL;
 	cl = &st->st_clients[idx];
 	return cl->cl_used && cl->cl_id == id ? cl : NULL;
@@ -225,9 +362,27 @@ static void client_free(struct nfs4_state *st, struct nfs4_client *cl)
 			session_free(se);
 	}
 	opens_drop_client(st, cl->cl_id);
-	if (st->st_forget)
+	/* an unconfirmed record never had state, and its owner's
+	 * stable-storage record is its confirmed twin's (or a reclaiming
+	 * client's of the previous run): forgetting it would erase that */
+	if (st->st_forget && cl->cl_confirmed)
 		st->st_forget(st->st_forget_arg, cl->cl_id, cl->cl_owner, cl->cl_ownerlen);
 	cl->cl_used = false;
+}
+
+/* client_has_state - RFC 8881 18.35.5 case 3's "state": sessions, opens
+ * or locks (a delegation needs an open, and callbacks a session). */
+static bool client_has_state(const struct nfs4_state *st, const struct nfs4_client *cl)
+{
+	if (cl->cl_nsessions)
+		return true;
+	for (unsigned i = 0; i < NFS4_MAX_OPENS; i++)
+		if (st->st_opens[i].op_used && st->st_opens[i].op_clientid == cl->cl_id)
+			return true;
+	for (unsigned i = 0; i < NFS4_MAX_LOCKS; i++)
+		if (st->st_locks[i].lk_used && st->st_locks[i].lk_clientid == cl->cl_id)
+			return true;
+	return false;
 }
 
 static bool lease_expired(const struct nfs4_state *st,
@@ -297,59 +452,89 @@ static struct nfs4_client *client_alloc(struct nfs4_state *st)
 	return victim;
 }
 
-uint32_t nfs4_exchange_id(struct nfs4_state *st, const uint8_t verf[8],
+/* client_by_owner - the confirmed (@confirmed) or unconfirmed record of
+ * the owner @owner (@len bytes), or NULL. */
+static struct nfs4_client *client_by_owner(struct nfs4_state *st, const uint8_t *owner,
+					   uint32_t len, bool confirmed)
+{
+	for (unsigned i = 0; i < NFS4_MAX_CLIENTS; i++) {
+		struct nfs4_client *c = &st->st_clients[i];
+
+		if (c->cl_used && c->cl_confirmed == confirmed && c->cl_ownerlen == len &&
+		    memcmp(c->cl_owner, owner, len) == 0)
+			return c;
+	}
+	return NULL;
+}
+
+/* client_clash - may a record of principal @principal replace the
+ * confirmed record @conf (RFC 8881 18.35.5 case 3)?  Not when the
+ * principals differ and @conf has state in an unexpired lease. */
+static bool client_clash(struct nfs4_state *st, const struct nfs4_client *conf,
+			 uint64_t principal)
+{
+	return conf->cl_principal != principal && client_has_state(st, conf) &&
+	       !lease_expired(st, conf, now_sec());
+}
+
+uint32_t nfs4_exchange_id_as(struct nfs4_state *st, const struct nfs4_who *who,
+			     const uint8_t verf[8],
 			  const uint8_t *owner, uint32_t len, uint32_t flags,
 			  struct nfs4_exid_res *res)
 {
-	struct nfs4_client *cl = NULL;
+	struct nfs4_client *conf, *unconf, *cl;
 	uint32_t status = NFS4_OK, gen;
 	unsigned idx;
 
 	if (len > NFS4_OPAQUE_LIMIT || (flags & ~EXCHGID4_FLAG_MASK_A))
 		return NFS4ERR_INVAL;
 	pthread_mutex_lock(&st->st_lock);
-	for (unsigned i = 0; i < NFS4_MAX_CLIENTS; i++) {
-		struct nfs4_client *c = &st->st_clients[i];
-
-		if (c->cl_used && c->cl_ownerlen == len &&
-		    memcmp(c->cl_owner, owner, len) == 0) {
-			cl = c;
-			break;
-		}
-	}
+	conf = client_by_owner(st, owner, len, true);
+	unconf = client_by_owner(st, owner, len, false);
 	if (flags & EXCHGID4_FLAG_UPD_CONFIRMED_REC_A) {
-		/* an update of a confirmed record (18.35.5 cases 6-8) */
-		if (!cl || !cl->cl_confirmed)
+		/* an update of a confirmed record: case 7 (none), case 9
+		 * (another principal), case 8 (another verifier), case 6 */
+		if (!conf)
 			status = NFS4ERR_NOENT;
-		else if (memcmp(cl->cl_verf, verf, NFS4_VERIFIER_SIZE) != 0)
+		else if (conf->cl_principal != who->wh_principal)
+			status = NFS4ERR_PERM;
+		else if (memcmp(conf->cl_verf, verf, NFS4_VERIFIER_SIZE) != 0)
 			status = NFS4ERR_NOT_SAME;
 		if (status)
 			goto out;
+		cl = conf;
 		goto confirmed;
 	}
-	if (cl && cl->cl_confirmed &&
-	    memcmp(cl->cl_verf, verf, NFS4_VERIFIER_SIZE) == 0)
-		goto confirmed; /* case 2: a retry or the same incarnation */
-	if (cl) {
-		/* case 4 (an unconfirmed record) or 5 (the client restarted):
-		 * the old record and its state go */
-		if (client_busy(st, cl)) {
-			status = NFS4ERR_DELAY;
+	if (conf && conf->cl_principal != who->wh_principal) {
+		/* case 3, client collision: refused while the confirmed record
+		 * has state in its lease; otherwise a new unconfirmed record
+		 * that replaces it when CREATE_SESSION confirms it */
+		if (client_clash(st, conf, who->wh_principal)) {
+			status = NFS4ERR_CLID_INUSE;
 			goto out;
 		}
-		client_free(st, cl);
+	} else if (conf && memcmp(conf->cl_verf, verf, NFS4_VERIFIER_SIZE) == 0) {
+		/* case 2: a retry, or the same incarnation again */
+		cl = conf;
+		goto confirmed;
 	}
+	/* case 5 (a new verifier: the client restarted; the confirmed record
+	 * and its state stay until the new one is confirmed), case 4 (an
+	 * unconfirmed record is replaced, whoever made it) or case 1 */
+	if (unconf)
+		client_free(st, unconf);
 	cl = client_alloc(st);
 	if (!cl) {
 		status = NFS4ERR_RESOURCE;
 		goto out;
 	}
 	idx = (unsigned)(cl - st->st_clients);
-	gen = (cl->cl_gen + 1) & 0xffffff;
-	memset(cl, 0, offsetof(struct nfs4_client, cl_owner));
+	gen = cl->cl_gen + 1;
+	memset(cl, 0, sizeof(*cl));
 	cl->cl_gen = gen;
 	cl->cl_used = true;
-	cl->cl_id = (uint64_t)st->st_boot << 32 | cl->cl_gen << 8 | idx;
+	cl->cl_id = id_permute(st, id_counter(st) << NFS4_ID_INDEX_BITS | idx, false);
+	cl->cl_principal = who->wh_principal;
 	memcpy(cl->cl_verf, verf, NFS4_VERIFIER_SIZE);
 	memcpy(cl->cl_owner, owner, len);
 	cl->cl_ownerlen = len;
@@ -399,22 +584,53 @@ static struct nfs4_session *session_alloc(struct nfs4_state *st,
 	return NULL;
 }
 
-uint32_t nfs4_create_session(struct nfs4_state *st, uint64_t clientid,
+/* session_bind - connection @conn is bound to @se (RFC 8881 2.10.5) */
+static void session_bind(struct nfs4_session *se, uint32_t conn)
+{
+	for (uint32_t i = 0; i < se->se_nconns; i++)
+		if (se->se_conns[i] == conn)
+			return;
+	if (se->se_nconns < NFS4_SESSION_CONNS) {
+		se->se_conns[se->se_nconns++] = conn;
+		return;
+	}
+	se->se_conns[se->se_conn_next] = conn;
+	se->se_conn_next = (se->se_conn_next + 1) % NFS4_SESSION_CONNS;
+}
+
+/* session_bound - is connection @conn bound to @se? */
+static bool session_bound(const struct nfs4_session *se, uint32_t conn)
+{
+	for (uint32_t i = 0; i < se->se_nconns; i++)
+		if (se->se_conns[i] == conn)
+			return true;
+	return false;
+}
+
+uint32_t nfs4_create_session_as(struct nfs4_state *st, const struct nfs4_who *who,
+				uint64_t clientid,
 			     uint32_t sequence, uint32_t flags,
 			     const struct nfs4_chan_attrs *fore,
 			     const struct nfs4_chan_attrs *back,
 			     struct nfs4_cs_res *res)
 {
-	struct nfs4_client *cl;
+	struct nfs4_client *cl, *old = NULL;
 	struct nfs4_session *se;
 	struct nfs4_chan_attrs fa;
 	uint32_t status = NFS4_OK, max_msg, idx;
+	uint64_t old_id = 0;
 
 	(void)flags; /* nothing asked for is granted: no PERSIST, no back channel */
 	pthread_mutex_lock(&st->st_lock);
 	cl = client_find(st, clientid);
 	if (!cl) {
 		status = NFS4ERR_STALE_CLIENTID;
+		goto out;
+	}
+	/* RFC 8881 18.36.4: the principal of the EXCHANGE_ID, before
+	 * anything, even a retry's answer (it holds the session id) */
+	if (cl->cl_principal != who->wh_principal) {
+		status = NFS4ERR_CLID_INUSE;
 		goto out;
 	}
 	if (cl->cl_cs_have && sequence == cl->cl_cs_seq - 1) {
@@ -430,6 +646,21 @@ uint32_t nfs4_create_session(struct nfs4_state *st, uint64_t clientid,
 	    fore->ca_maxoperations < 1 || fore->ca_maxrequests < 1) {
 		status = NFS4ERR_TOOSMALL;
 		goto out;
+	}
+	if (!cl->cl_confirmed) {
+		/* the confirmation replaces the owner's confirmed record
+		 * (RFC 8881 18.35.5 cases 3 and 5), checked again now */
+		old = client_by_owner(st, cl->cl_owner, cl->cl_ownerlen, true);
+		if (old && client_clash(st, old, cl->cl_principal)) {
+			status = NFS4ERR_CLID_INUSE;
+			goto out;
+		}
+		if (old && client_busy(st, old)) {
+			status = NFS4ERR_DELAY;
+			goto out;
+		}
+		if (old)
+			old_id = old->cl_id;
 	}
 	if (cl->cl_nsessions >= NFS4_MAX_CLIENT_SESSIONS ||
 	    !(se = session_alloc(st, cl))) {
@@ -465,11 +696,15 @@ uint32_t nfs4_create_session(struct nfs4_state *st, uint64_t clientid,
 			.sl_reply = se->se_cache + (size_t)i * NFS4_SLOT_CACHE_BYTES,
 		};
 	}
-	store_be32(se->se_id, (uint32_t)(clientid >> 32));
-	store_be32(se->se_id + 4, (uint32_t)clientid);
-	store_be32(se->se_id + 8, st->st_boot);
-	store_be32(se->se_id + 12, se->se_gen << 8 | idx);
+	session_id_make(st, idx, se->se_gen, se->se_id);
+	se->se_nconns = 0;
+	se->se_conn_next = 0;
+	session_bind(se, who->wh_conn);
 	cl->cl_nsessions++;
+	/* only now, with the new record confirmed, does the old one go
+	 * (session_alloc() may have taken it back already) */
+	if (old && old->cl_used && old->cl_id == old_id && old != cl)
+		client_free(st, old);
 	cl->cl_confirmed = true;
 	cl->cl_renew = now_sec();
 
@@ -494,7 +729,7 @@ static struct nfs4_session *session_find(struct nfs4_state *st, const uint8_t si
 	uint32_t idx = load_be32(sid + 12) & 0xff;
 	struct nfs4_session *se;
 
-	if (load_be32(sid + 8) != st->st_boot || idx >= NFS4_MAX_SESSIONS)
+	if (load_be32(sid) != st->st_boot || idx >= NFS4_MAX_SESSIONS)
 		return NULL;
 	se = &st->st_sessions[idx];
 	if (!se->se_used || se->se_dead || memcmp(se->se_id, sid, NFS4_SESSIONID_SIZE))
@@ -512,7 +747,8 @@ uint32_t nfs4_session_check(struct nfs4_state *st, const uint8_t sid[16])
 	return status;
 }
 
-uint32_t nfs4_sequence(struct nfs4_state *st, const uint8_t sid[16],
+uint32_t nfs4_sequence_as(struct nfs4_state *st, const struct nfs4_who *who,
+			  const uint8_t sid[16],
 		       uint32_t seqid, uint32_t slot, uint32_t highest,
 		       uint32_t nops, struct nfs4_seq_res *res)
 {
@@ -540,7 +776,13 @@ uint32_t nfs4_sequence(struct nfs4_state *st, const uint8_t sid[16],
 		goto out;
 	}
 	if (seqid == sl->sl_seqid) {
-		/* a retry of the slot's last request (2.10.6.1.2) */
+		/* a retry of the slot's last request (2.10.6.1.2), only from
+		 * its principal: another one's is a false retry
+		 * (2.10.6.1.3.1), and gets nothing of the reply */
+		if (sl->sl_principal != who->wh_principal) {
+			status = NFS4ERR_SEQ_FALSE_RETRY;
+			goto out;
+		}
 		if (sl->sl_inuse) {
 			status = NFS4ERR_DELAY;
 			goto out;
@@ -556,12 +798,15 @@ uint32_t nfs4_sequence(struct nfs4_state *st, const uint8_t sid[16],
 		sl->sl_seqid = seqid;
 		sl->sl_inuse = true;
 		sl->sl_cached = false;
+		sl->sl_principal = who->wh_principal;
 		se->se_refs++;
 		res->sr_session = se;
 	} else {
 		status = NFS4ERR_SEQ_MISORDERED;
 		goto out;
 	}
+	/* SP4_NONE: a SEQUENCE binds its connection (RFC 8881 2.10.8.3) */
+	session_bind(se, who->wh_conn);
 	se->se_client->cl_renew = now_sec();
 	res->sr_slot = slot;
 	res->sr_highest_slotid = se->se_nslots - 1;
@@ -595,8 +840,8 @@ void nfs4_sequence_done(struct nfs4_state *st, struct nfs4_session *se,
 	pthread_mutex_unlock(&st->st_lock);
 }
 
-uint32_t nfs4_destroy_session(struct nfs4_state *st, const uint8_t sid[16],
-			      const struct nfs4_session *self)
+uint32_t nfs4_destroy_session_as(struct nfs4_state *st, const struct nfs4_who *who,
+				 const uint8_t sid[16], const struct nfs4_session *self)
 {
 	struct nfs4_session *se;
 	uint32_t status = NFS4_OK;
@@ -605,6 +850,10 @@ uint32_t nfs4_destroy_session(struct nfs4_state *st, const uint8_t sid[16],
 	se = session_find(st, sid);
 	if (!se) {
 		status = NFS4ERR_BADSESSION;
+	} else if (se != self && se->se_client->cl_principal != who->wh_principal) {
+		status = NFS4ERR_WRONG_CRED;
+	} else if (se != self && !session_bound(se, who->wh_conn)) {
+		status = NFS4ERR_CONN_NOT_BOUND_TO_SESSION;
 	} else if (se->se_refs > (se == self ? 1u : 0u)) {
 		status = NFS4ERR_DELAY;
 	} else if (se->se_refs) {
@@ -616,7 +865,26 @@ uint32_t nfs4_destroy_session(struct nfs4_state *st, const uint8_t sid[16],
 	return status;
 }
 
-uint32_t nfs4_destroy_clientid(struct nfs4_state *st, uint64_t clientid)
+uint32_t nfs4_bind_conn(struct nfs4_state *st, const struct nfs4_who *who,
+			const uint8_t sid[16])
+{
+	struct nfs4_session *se;
+	uint32_t status = NFS4_OK;
+
+	pthread_mutex_lock(&st->st_lock);
+	se = session_find(st, sid);
+	if (!se)
+		status = NFS4ERR_BADSESSION;
+	else if (se->se_client->cl_principal != who->wh_principal)
+		status = NFS4ERR_WRONG_CRED;
+	else
+		session_bind(se, who->wh_conn);
+	pthread_mutex_unlock(&st->st_lock);
+	return status;
+}
+
+uint32_t nfs4_destroy_clientid_as(struct nfs4_state *st, const struct nfs4_who *who,
+				  uint64_t clientid)
 {
 	struct nfs4_client *cl;
 	uint32_t status = NFS4_OK;
@@ -625,6 +893,8 @@ uint32_t nfs4_destroy_clientid(struct nfs4_state *st, uint64_t clientid)
 	cl = client_find(st, clientid);
 	if (!cl)
 		status = NFS4ERR_STALE_CLIENTID;
+	else if (cl->cl_principal != who->wh_principal)
+		status = NFS4ERR_WRONG_CRED;
 	else if (cl->cl_nsessions)
 		status = NFS4ERR_CLIENTID_BUSY;
 	else
