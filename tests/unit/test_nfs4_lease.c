@@ -19,6 +19,7 @@
 #include "test_nfs4_harness.h"
 
 #include "nfs4/nfs4_deleg.h"
+#include "nlm/nlm_internal.h"
 
 static int setup(void **state)
 {
@@ -385,6 +386,114 @@ static uint32_t c_exid(struct env *e, const char *owner, uint64_t *id, uint32_t 
 	return status;
 }
 
+/* The NLM lock table with the hook rpcrdma-nfsd installs: its "file
+ * handles" are names in the export (test_nlm_table.c's way). */
+static int nlm_open_name(void *arg, const struct rpcrdma_nlm_caller *who,
+			 const uint8_t *fh, uint32_t len, int flags, int *fdp)
+{
+	struct env *e = arg;
+	char path[160];
+
+	(void)who;
+	snprintf(path, sizeof(path), "%s/%.*s", e->dir, (int)len, (const char *)fh);
+	*fdp = open(path, flags);
+	return *fdp < 0 ? -errno : 0;
+}
+
+static struct nlm_lockargs nlm_args(const char *file, const struct sockaddr_in *peer,
+				    uint64_t off, uint64_t len)
+{
+	struct nlm_lockargs a = {
+		.la_caller = "nlm-host",
+		.la_fh = (const uint8_t *)file,
+		.la_fhlen = (uint32_t)strlen(file),
+		.la_oh = (const uint8_t *)"7@nlm-host",
+		.la_ohlen = 10,
+		.la_svid = 7,
+		.la_offset = off,
+		.la_len = len,
+		.la_excl = true,
+		.la_peer = (const struct sockaddr *)peer,
+		.la_peerlen = sizeof(*peer),
+	};
+	return a;
+}
+
+/* An NLM LOCK refused by a courtesy client's lock wins once the lease
+ * expired (the lc_conflict hook, rpcrdma_nfs4_server_revoke_file()); a
+ * blocked one is granted by the 200 ms retry the same way.  Fails before
+ * the fix: NLM4_DENIED, and the waiter is never granted. */
+static void test_nlm_lock_wins(void **state)
+{
+	struct env *e = *state;
+	struct t4_client a;
+	struct nlm_table t;
+	struct nlm_lockargs la;
+	struct nlm_grant *g = NULL;
+	struct sockaddr_in peer = { .sin_family = AF_INET, .sin_port = htons(700) };
+	uint8_t fh[128], sa[16];
+	uint32_t fhlen, lease = nfs4_state_lease(e->srv4->s4_state);
+
+	peer.sin_addr.s_addr = htonl(0xc0000202); /* 192.0.2.2 */
+	assert_int_equal(nlm_table_init(&t, 0, nlm_open_name, e), 0);
+	t.t_conflict = rpcrdma_nfs4_server_revoke_file;
+	t.t_conflict_arg = e->srv4;
+	new_client(e, "client-A", &a);
+	assert_int_equal(c_open_deny(e, &a, "nlm1", "owner-A", OPEN4_SHARE_ACCESS_BOTH, 0,
+				     sa, fh, &fhlen), NFS4_OK);
+	assert_int_equal(c_lock_new(e, &a, fh, fhlen, 0, 10, sa, "lock-A"), NFS4_OK);
+	assert_int_equal(c_open_deny(e, &a, "nlm2", "owner-A", OPEN4_SHARE_ACCESS_BOTH, 0,
+				     sa, fh, &fhlen), NFS4_OK);
+	assert_int_equal(c_lock_new(e, &a, fh, fhlen, 0, 10, sa, "lock-A"), NFS4_OK);
+	/* within the lease: denied, and a blocking request waits */
+	la = nlm_args("nlm1", &peer, 5, 1);
+	assert_int_equal(nlm_table_lock(&t, &la, false, NULL, 0, NULL), NLM4_DENIED);
+	la = nlm_args("nlm2", &peer, 5, 1);
+	assert_int_equal(nlm_table_lock(&t, &la, true, (const uint8_t *)"ck", 2, NULL),
+			 NLM4_BLOCKED);
+	nlm_table_retry(&t, &g);
+	assert_null(g);
+	/* past it: the waiter is granted by the retry (A expired) */
+	nfs4_clock_advance(lease + 1);
+	nlm_table_retry(&t, &g);
+	assert_non_null(g);
+	assert_null(g->g_next);
+	free(g);
+	assert_int_equal(counts(e).sc_revoked, 1);
+	assert_int_equal(counts(e).sc_clients, 0);
+	/* and a new LOCK on the other file (A's lock went with A) */
+	la = nlm_args("nlm1", &peer, 5, 1);
+	assert_int_equal(nlm_table_lock(&t, &la, false, NULL, 0, NULL), NLM4_GRANTED);
+	assert_int_equal(c_seq_only(e, &a), NFS4ERR_BADSESSION);
+	nlm_table_destroy(&t);
+}
+
+/* The first NLM LOCK itself expires the courtesy client. */
+static void test_nlm_lock_first_try(void **state)
+{
+	struct env *e = *state;
+	struct t4_client a;
+	struct nlm_table t;
+	struct nlm_lockargs la;
+	struct sockaddr_in peer = { .sin_family = AF_INET, .sin_port = htons(700) };
+	uint8_t fh[128], sa[16];
+	uint32_t fhlen, lease = nfs4_state_lease(e->srv4->s4_state);
+
+	peer.sin_addr.s_addr = htonl(0xc0000202);
+	assert_int_equal(nlm_table_init(&t, 0, nlm_open_name, e), 0);
+	t.t_conflict = rpcrdma_nfs4_server_revoke_file;
+	t.t_conflict_arg = e->srv4;
+	new_client(e, "client-A", &a);
+	assert_int_equal(c_open_deny(e, &a, "nlm3", "owner-A", OPEN4_SHARE_ACCESS_BOTH, 0,
+				     sa, fh, &fhlen), NFS4_OK);
+	assert_int_equal(c_lock_new(e, &a, fh, fhlen, 0, 10, sa, "lock-A"), NFS4_OK);
+	nfs4_clock_advance(lease + 1);
+	la = nlm_args("nlm3", &peer, 5, 1);
+	assert_int_equal(nlm_table_lock(&t, &la, false, NULL, 0, NULL), NLM4_GRANTED);
+	assert_int_equal(counts(e).sc_revoked, 1);
+	nlm_table_destroy(&t);
+}
+
 /* One client gets at most NFS4_MAX_CLIENT_OPENS open states and
  * NFS4_MAX_CLIENT_LOCKS lock states: the next is NFS4ERR_RESOURCE while
  * another client still gets its own; NFS4_MAX_CLIENT_SESSIONS sessions.  Fails before the fix: the limit
@@ -538,6 +647,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_courtesy_share_revoked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_courtesy_deleg_revoked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nlm_hook, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nlm_lock_wins, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nlm_lock_first_try, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lease_config, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_client_limits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exchange_id_flood, setup, teardown),
