@@ -19,8 +19,9 @@
  * on C are refused, read ones granted; a uid that cannot read a file
  * cannot lock it, one that can only read it gets read locks only, the
  * owner of a mode 0000 file may lock it (knfsd's owner override), and a
- * root caller squashed to nobody by D gets what nobody may.  Runs as root
- * (file handles, credential switches); exits 77 otherwise.
+ * root caller squashed to nobody by D gets what nobody may; a blocked
+ * lock is retried as its caller (dropped once that caller lost access).
+ * Runs as root (file handles, credential switches); exits 77 otherwise.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -522,6 +523,47 @@ static void test_release_after_access_lost(void **state)
 	client_done(root);
 }
 
+/* a blocked lock is retried as its caller: one whose access went while it
+ * waited is dropped, never taken with the server's rights */
+static void test_retry_as_caller(void **state)
+{
+	struct fh f;
+	struct nlm_args a;
+	struct rpcrdma_nlm_stats st0, st;
+	char path[128];
+	CLIENT *user, *root;
+
+	(void)state;
+	mkfile('a', "retry", 0666, 0);
+	f = handle('a', "retry");
+	root = nlm_client(VICTIM, 0);
+	user = nlm_client(VICTIM, UID_USER);
+	lock_args(&a, "victim", &f, 41, 0, 10, true);
+	assert_int_equal(call(root, NLMPROC4_LOCK, &a), NLM4_GRANTED);
+	lock_args(&a, "victim", &f, 42, 0, 10, true);
+	a.a_block = true;
+	assert_int_equal(call(user, NLMPROC4_LOCK, &a), NLM4_BLOCKED);
+	snprintf(path, sizeof(path), "%s/a/retry", env.top);
+	assert_int_equal(chmod(path, 0600), 0);
+	rpcrdma_nlm_get_stats(env.nlm, &st0);
+	lock_args(&a, "victim", &f, 41, 0, 10, false);
+	assert_int_equal(call(root, NLMPROC4_UNLOCK, &a), NLM4_GRANTED);
+	/* the lock manager's thread retries at once (the unlock kicks it) */
+	for (int i = 0; i < 200; i++) {
+		rpcrdma_nlm_get_stats(env.nlm, &st);
+		if (st.ns_waiting == 0)
+			break;
+		usleep(50000);
+	}
+	assert_int_equal(st.ns_waiting, 0);
+	assert_int_equal(st.ns_granted, st0.ns_granted);
+	assert_int_equal(st.ns_callback_fail, st0.ns_callback_fail);
+	assert_int_equal(ranges_held(), 0);
+	assert_true(local_can_lock('a', "retry", 0, 0));
+	client_done(user);
+	client_done(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -530,6 +572,7 @@ int main(void)
 		cmocka_unit_test(test_ro_export),
 		cmocka_unit_test(test_caller_identity),
 		cmocka_unit_test(test_release_after_access_lost),
+		cmocka_unit_test(test_retry_as_caller),
 	};
 
 	if (geteuid() != 0) {
