@@ -824,8 +824,11 @@ int main(int argc, char **argv)
 	scfg.sc_max_connections = (uint32_t)max_conns;
 	scfg.sc_max_conns_per_host = (uint32_t)max_conns_host; /* 0: the library's share */
 	scfg.sc_idle_timeout = idle_timeout ? (uint32_t)idle_timeout : RPCRDMA_SVC_IDLE_NEVER;
-	/* Each connection's cm_id costs no descriptor, but MOUNT's TCP
-	 * clients and the files being served do: take the hard limit. */
+	/* Each connection's cm_id costs no descriptor, but the files being
+	 * served do: take the hard limit.  MOUNT's, NLM's and NSM's TCP
+	 * connections are capped apart (1024 in all and at most a quarter of
+	 * this limit, 16 per address: src/common/rpc_tcp.h), so peers cannot
+	 * take the open-file cache's descriptors. */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
@@ -906,7 +909,7 @@ int main(int argc, char **argv)
 	rpcrdma_svc_set_proc_names(g_svc, RPCRDMA_NFS3_PROGRAM, RPCRDMA_NFS3_VERSION,
 				   names, nnames, rpcrdma_nfs3_stat_name);
 	if (locking) {
-		/* before MOUNT: its libtirpc loop serves NLM and NSM too */
+		/* NLM, NSM and MOUNT share one TCP thread (src/nfs3/rpc_tcp.c) */
 		lcfg.lc_listen = listen_addr;
 		lcfg.lc_rpcbind = rpcbind;
 		lcfg.lc_open = rpcrdma_nlm_nfs3_open;

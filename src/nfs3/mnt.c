@@ -4,17 +4,16 @@
  *
  * MNT hands out an export's root handle to the clients its entries list;
  * EXPORT lists the exports, DUMP the mounts made.  The XDR routines are written
- * here with libtirpc's primitives.  libtirpc keeps its server state in
- * globals, so one MOUNT server runs per process, on its own thread, which
- * polls a private copy of svc_pollfd (svc_getreq_poll may grow the global
- * array while it walks the one it was given).
+ * here with libtirpc's primitives.  The connections are served by the
+ * TCP side's one thread (src/nfs3/rpc_tcp.c, with NLM and NSM): peers no
+ * export lists are refused at accept, and no peer's slow or partial
+ * record holds up another's call.  One MOUNT server runs per process (the
+ * dispatch callback has no argument).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
-#include <poll.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +29,7 @@
 #undef RPC_MSG_VERSION
 
 #include "nfs3_internal.h"
+#include "../common/rpc_tcp.h"
 #include "../common/rpcb_tcp.h"
 
 
@@ -41,12 +41,9 @@ struct mnt_entry {
 
 struct rpcrdma_mnt {
 	struct rpcrdma_nfs3_server *m_srv;
-	SVCXPRT *m_xprt;
-	int m_fd;
+	struct rpc_tcp_listener *m_lsn;
 	bool m_rpcbind;
-	atomic_bool m_stop;
-	pthread_t m_thread;
-	/* the mount list: touched by the MOUNT thread only */
+	/* the mount list: touched by the TCP side's thread only */
 	struct mnt_entry m_mounts[RPCRDMA_NFS3_MOUNTLIST_MAX];
 	unsigned m_nmounts;
 	uint64_t m_unlisted; /* MNTs the full list could not record */
@@ -317,9 +314,18 @@ static void mnt_mnt(struct rpcrdma_mnt *m, SVCXPRT *xprt)
 		path[n - 1] = '\0';
 	i = path[0] == '/' ? mnt_find(sn, path, &rest) : -1;
 	if (i >= 0) {
+		enum nfs3_xmatch xm = peer ? nfs3_exports_match_peer(sn->sn_xt, (unsigned)i,
+								      peer, false, &opts) :
+					     NFS3_XM_NO;
+
+		/* a name being looked up: answered in a moment (never waited
+		 * for on this thread), refused after a second */
+		if (xm == NFS3_XM_UNKNOWN && rpc_tcp_defer(xprt)) {
+			svc_freeargs(xprt, (xdrproc_t)xdr_dirpath, (caddr_t)&path);
+			goto out;
+		}
 		exp = sn->sn_exp[i];
-		if (!peer || !rpcrdma_nfs3_exports_match(sn->sn_xt, (unsigned)i, peer, &opts) ||
-		    (!opts.xo_insecure && peer_port(peer) >= 1024))
+		if (xm != NFS3_XM_YES || (!opts.xo_insecure && peer_port(peer) >= 1024))
 			res.mr_status = MNT3ERR_ACCES;
 		else
 			res.mr_status = mnt_dir_fh(exp, rest, res.mr_fh, &res.mr_fhlen);
@@ -384,87 +390,11 @@ static void mnt_dispatch(struct svc_req *rq, SVCXPRT *xprt)
 	}
 }
 
-static void *mnt_thread(void *arg)
-{
-	struct rpcrdma_mnt *m = arg;
-	struct pollfd *fds = NULL;
-	int cap = 0;
-
-	while (!atomic_load(&m->m_stop)) {
-		int n = svc_max_pollfd, r;
-
-		if (n > cap) {
-			struct pollfd *p = realloc(fds, sizeof(*fds) * (size_t)n);
-
-			if (!p) {
-				usleep(100000);
-				continue;
-			}
-			fds = p;
-			cap = n;
-		}
-		memcpy(fds, svc_pollfd, sizeof(*fds) * (size_t)n);
-		r = poll(fds, (nfds_t)n, 200);
-		if (r > 0)
-			svc_getreq_poll(fds, r);
-	}
-	free(fds);
-	return NULL;
-}
-
-static int mnt_socket(const char *listen_addr, uint16_t port, int *fdp)
-{
-	struct sockaddr_storage ss = { 0 };
-	struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-	socklen_t len;
-	int fd, one = 1, zero = 0, err;
-
-	if (!listen_addr) {
-		s6->sin6_family = AF_INET6;
-		s6->sin6_addr = in6addr_any;
-		s6->sin6_port = htons(port);
-		len = sizeof(*s6);
-	} else if (inet_pton(AF_INET, listen_addr, &s4->sin_addr) == 1) {
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons(port);
-		len = sizeof(*s4);
-	} else if (inet_pton(AF_INET6, listen_addr, &s6->sin6_addr) == 1) {
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons(port);
-		len = sizeof(*s6);
-	} else {
-		return -EINVAL;
-	}
-	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 && !listen_addr && errno == EAFNOSUPPORT) {
-		/* no IPv6: any IPv4 address */
-		memset(&ss, 0, sizeof(ss));
-		s4->sin_family = AF_INET;
-		s4->sin_addr.s_addr = htonl(INADDR_ANY);
-		s4->sin_port = htons(port);
-		len = sizeof(*s4);
-		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	}
-	if (fd < 0)
-		return -errno;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (ss.ss_family == AF_INET6 && !listen_addr)
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 64) < 0) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	*fdp = fd;
-	return 0;
-}
-
 int rpcrdma_mnt_start(struct rpcrdma_nfs3_server *srv, const char *listen_addr,
 		      uint16_t port, bool rpcbind, struct rpcrdma_mnt **out)
 {
 	struct rpcrdma_mnt *m;
-	int err;
+	int fd = -1, err;
 
 	if (atomic_flag_test_and_set(&mnt_busy))
 		return -EBUSY;
@@ -475,46 +405,29 @@ int rpcrdma_mnt_start(struct rpcrdma_nfs3_server *srv, const char *listen_addr,
 	}
 	m->m_srv = srv;
 	m->m_rpcbind = rpcbind;
-	err = mnt_socket(listen_addr, port ? port : RPCRDMA_MNT_PORT, &m->m_fd);
+	err = rpc_tcp_socket(listen_addr, port ? port : RPCRDMA_MNT_PORT, &fd, NULL);
 	if (err)
 		goto out_free;
-	m->m_xprt = svc_vc_create(m->m_fd, 0, 0);
-	if (!m->m_xprt) {
-		err = -EIO;
-		goto out_close;
-	}
 	mnt_current = m;
-	/* Protocol 0: svc_register does not talk to rpcbind.  It would
-	 * register the listening transport's port, which libtirpc sets to
-	 * 0xffff for a rendezvous socket; we register the real port below. */
-	if (!svc_register(m->m_xprt, RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION,
-			  mnt_dispatch, 0)) {
-		err = -EIO;
-		goto out_xprt;
-	}
-	if (rpcbind) { /* under tcp and tcp6, as the socket listens */
-		err = rpcb_tcp_set(RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION,
-				   m->m_fd, true);
-		if (err)
-			goto out_xprt;
-	}
-	err = -pthread_create(&m->m_thread, NULL, mnt_thread, m);
+	/* peers no export lists are closed at accept, before any byte */
+	err = rpc_tcp_serve(fd, RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION, mnt_dispatch,
+			    rpcrdma_nfs3_server_allows, srv, &m->m_lsn);
 	if (err)
-		goto out_unreg;
+		goto out_close;
+	if (rpcbind) { /* under tcp and tcp6, as the socket listens */
+		err = rpcb_tcp_set(RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION, fd, true);
+		if (err)
+			goto out_unserve;
+	}
 	*out = m;
 	return 0;
 
-out_unreg:
-	if (rpcbind) {
-		svc_unregister(RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION);
-		rpcb_tcp_unset(RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION);
-	}
-out_xprt:
-	svc_destroy(m->m_xprt); /* closes m_fd */
-	m->m_fd = -1;
+out_unserve:
+	rpc_tcp_unserve(m->m_lsn); /* closes fd */
+	fd = -1;
 out_close:
-	if (m->m_fd >= 0)
-		close(m->m_fd);
+	if (fd >= 0)
+		close(fd);
 out_free:
 	mnt_current = NULL;
 	free(m);
@@ -527,18 +440,9 @@ void rpcrdma_mnt_stop(struct rpcrdma_mnt *m)
 {
 	if (!m)
 		return;
-	atomic_store(&m->m_stop, true);
-	pthread_join(m->m_thread, NULL);
-	/*
-	 * Both libtirpc unregister calls talk to rpcbind; without --rpcbind
-	 * the callout stays (mnt_dispatch refuses calls while none runs).
-	 * svc_unregister() leaves the tcp6 mapping: dropped by name.
-	 */
-	if (m->m_rpcbind) {
-		svc_unregister(RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION);
+	rpc_tcp_unserve(m->m_lsn); /* no mnt_dispatch runs from here on */
+	if (m->m_rpcbind)
 		rpcb_tcp_unset(RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION);
-	}
-	svc_destroy(m->m_xprt);
 	mnt_current = NULL;
 	for (unsigned i = 0; i < m->m_nmounts; i++)
 		free(m->m_mounts[i].me_path);

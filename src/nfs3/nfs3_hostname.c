@@ -32,6 +32,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../common/rpc_tcp.h"
 #include "nfs3_internal.h"
 
 enum {
@@ -316,7 +317,8 @@ bool nfs3_names_on_transport(void)
 {
 	const struct nfs3_resolver *r = res();
 
-	return r->nr_on_transport && r->nr_on_transport();
+	/* the TCP side's thread (MOUNT, NLM, NSM) never waits either */
+	return (r->nr_on_transport && r->nr_on_transport()) || rpc_tcp_on_thread();
 }
 
 enum nfs3_name_result nfs3_name_of(const struct sockaddr *peer, bool wait,

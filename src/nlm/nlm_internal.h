@@ -432,7 +432,7 @@ struct rpcrdma_nlm {
 	char n_name[NLM_MAXSTRLEN + 1];  /* ours, in SM_NOTIFY and callbacks */
 	FILE *n_log;
 	struct nlm_table n_table;
-	SVCXPRT *n_xprt, *n_nsm_xprt;
+	struct rpc_tcp_listener *n_lsn, *n_nsm_lsn; /* src/common/rpc_tcp.h */
 	uint16_t n_port, n_nsm_port;
 	uint32_t n_state;                /* NSM state number */
 	struct timespec n_grace_end;     /* CLOCK_MONOTONIC */

@@ -3,9 +3,9 @@
  * nlm_svc.c - the NLM v4 and NSM services over TCP with libtirpc, and the
  * lock manager's own thread.
  *
- * libtirpc keeps its server state in globals: the transports created here
- * are served by the process's one libtirpc loop, the MOUNT thread
- * (src/nfs3/mnt.c), which dispatches by program number.  Calls never
+ * The listeners created here are served by the TCP side's one thread
+ * (src/nfs3/rpc_tcp.c, with MOUNT): a call is dispatched once its whole
+ * record has come, peers lc_allow refuses are closed at accept.  Calls never
  * block: a LOCK that has to wait is answered NLM4_BLOCKED and queued, and
  * the thread here retries the queue when a lock is released (and every
  * NLM_RETRY_MS, for locks held by local processes, which tell nobody),
@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "nlm_internal.h"
+#include "../common/rpc_tcp.h"
 #include "../common/rpcb_tcp.h"
 
 #define NLM_RETRY_MS 200
@@ -557,78 +558,25 @@ static void *nlm_thread(void *arg)
 
 /* ---- start, stop ---- */
 
-static int tcp_listener(const char *listen_addr, uint16_t port, int *fdp,
-			uint16_t *bound)
-{
-	struct sockaddr_storage ss = { 0 };
-	struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-	socklen_t len;
-	int fd, one = 1, zero = 0, err;
-
-	if (!listen_addr) {
-		s6->sin6_family = AF_INET6;
-		s6->sin6_addr = in6addr_any;
-		s6->sin6_port = htons(port);
-		len = sizeof(*s6);
-	} else if (inet_pton(AF_INET, listen_addr, &s4->sin_addr) == 1) {
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons(port);
-		len = sizeof(*s4);
-	} else if (inet_pton(AF_INET6, listen_addr, &s6->sin6_addr) == 1) {
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons(port);
-		len = sizeof(*s6);
-	} else {
-		return -EINVAL;
-	}
-	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 && !listen_addr && errno == EAFNOSUPPORT) {
-		memset(&ss, 0, sizeof(ss));
-		s4->sin_family = AF_INET;
-		s4->sin_addr.s_addr = htonl(INADDR_ANY);
-		s4->sin_port = htons(port);
-		len = sizeof(*s4);
-		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	}
-	if (fd < 0)
-		return -errno;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (ss.ss_family == AF_INET6 && !listen_addr)
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 64) < 0) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	len = sizeof(ss);
-	getsockname(fd, (struct sockaddr *)&ss, &len);
-	*bound = ntohs(ss.ss_family == AF_INET ? s4->sin_port : s6->sin6_port);
-	*fdp = fd;
-	return 0;
-}
-
-/* a listening transport for @prog/@vers, registered with libtirpc and,
- * with @rpcbind, with rpcbind (TCP, the bound port) */
-static int serve(const char *listen_addr, uint16_t port, uint32_t prog, uint32_t vers,
-		 void (*dispatch)(struct svc_req *, SVCXPRT *), bool rpcbind,
-		 SVCXPRT **xp, uint16_t *bound, bool *registered)
+/*
+ * a listener for @prog/@vers on the TCP side's thread (src/nfs3/rpc_tcp.c,
+ * shared with MOUNT): peers lc_allow refuses are closed at accept; with
+ * @rpcbind, registered with rpcbind (TCP, the bound port)
+ */
+static int serve(struct rpcrdma_nlm *n, uint16_t port, uint32_t prog, uint32_t vers,
+		 rpc_tcp_dispatch_fn dispatch, bool rpcbind,
+		 struct rpc_tcp_listener **lp, uint16_t *bound, bool *registered)
 {
 	int fd = -1, err;
 
-	err = tcp_listener(listen_addr, port, &fd, bound);
+	err = rpc_tcp_socket(n->n_cfg.lc_listen, port, &fd, bound);
 	if (err)
 		return err;
-	*xp = svc_vc_create(fd, 0, 0);
-	if (!*xp) {
+	err = rpc_tcp_serve(fd, prog, vers, dispatch, n->n_cfg.lc_allow,
+			    n->n_cfg.lc_allow_arg, lp);
+	if (err) {
 		close(fd);
-		return -EIO;
-	}
-	/* protocol 0: libtirpc does not talk to rpcbind (see mnt.c) */
-	if (!svc_register(*xp, prog, vers, dispatch, 0)) {
-		svc_destroy(*xp);
-		*xp = NULL;
-		return -EIO;
+		return err;
 	}
 	if (rpcbind) { /* under tcp and tcp6, as the socket listens */
 		err = rpcb_tcp_set(prog, vers, fd, false);
@@ -639,18 +587,26 @@ static int serve(const char *listen_addr, uint16_t port, uint32_t prog, uint32_t
 	return 0;
 }
 
-static void nlm_free(struct rpcrdma_nlm *n)
+/* stop both listeners: no nlm_dispatch or nsm_dispatch runs after this */
+static void unserve(struct rpcrdma_nlm *n)
 {
-	if (n->n_xprt) {
+	if (n->n_lsn) {
 		if (n->n_registered)
 			rpcb_tcp_unset(RPCRDMA_NLM_PROGRAM, RPCRDMA_NLM_VERSION);
-		svc_destroy(n->n_xprt);
+		rpc_tcp_unserve(n->n_lsn);
+		n->n_lsn = NULL;
 	}
-	if (n->n_nsm_xprt) {
+	if (n->n_nsm_lsn) {
 		if (n->n_nsm_registered)
 			rpcb_tcp_unset(RPCRDMA_NSM_PROGRAM, RPCRDMA_NSM_VERSION);
-		svc_destroy(n->n_nsm_xprt);
+		rpc_tcp_unserve(n->n_nsm_lsn);
+		n->n_nsm_lsn = NULL;
 	}
+}
+
+static void nlm_free(struct rpcrdma_nlm *n)
+{
+	unserve(n);
 	nsm_records_free(n->n_notify);
 	while (n->n_msgq) {
 		struct nlm_msgres *m = n->n_msgq->m_next;
@@ -719,20 +675,20 @@ int rpcrdma_nlm_start(const struct rpcrdma_nlm_config *cfg, struct rpcrdma_nlm *
 		n->n_grace_end.tv_sec += grace;
 
 	nlm_current = n;
-	err = serve(cfg->lc_listen, cfg->lc_port, RPCRDMA_NLM_PROGRAM, RPCRDMA_NLM_VERSION,
-		    nlm_dispatch, cfg->lc_rpcbind, &n->n_xprt, &n->n_port,
+	err = serve(n, cfg->lc_port, RPCRDMA_NLM_PROGRAM, RPCRDMA_NLM_VERSION,
+		    nlm_dispatch, cfg->lc_rpcbind, &n->n_lsn, &n->n_port,
 		    &n->n_registered);
 	if (err)
 		goto out_table;
-	err = serve(cfg->lc_listen, cfg->lc_nsm_port, RPCRDMA_NSM_PROGRAM,
-		    RPCRDMA_NSM_VERSION, nsm_dispatch, false, &n->n_nsm_xprt,
+	err = serve(n, cfg->lc_nsm_port, RPCRDMA_NSM_PROGRAM,
+		    RPCRDMA_NSM_VERSION, nsm_dispatch, false, &n->n_nsm_lsn,
 		    &n->n_nsm_port, &n->n_nsm_registered);
 	if (err)
 		goto out_table;
 	/* the host's statd may own NSM: then reboot notifications go to it */
 	if (cfg->lc_rpcbind) {
 		if (rpcb_tcp_set(RPCRDMA_NSM_PROGRAM, RPCRDMA_NSM_VERSION,
-				 n->n_nsm_xprt->xp_fd, false) == 0)
+				 rpc_tcp_listener_fd(n->n_nsm_lsn), false) == 0)
 			n->n_nsm_registered = true;
 		else
 			fprintf(n->n_log, "rpcrdma-nfsd: nsm: rpcbind has program %u "
@@ -750,6 +706,7 @@ int rpcrdma_nlm_start(const struct rpcrdma_nlm_config *cfg, struct rpcrdma_nlm *
 	return 0;
 
 out_table:
+	unserve(n); /* no call uses the table after this */
 	nlm_current = NULL;
 	nlm_table_destroy(&n->n_table);
 	pthread_cond_destroy(&n->n_cv);
@@ -765,6 +722,7 @@ void rpcrdma_nlm_stop(struct rpcrdma_nlm *n)
 {
 	if (!n)
 		return;
+	unserve(n); /* no call uses the table after this */
 	pthread_mutex_lock(&n->n_mu);
 	n->n_stop = true;
 	pthread_cond_signal(&n->n_cv);

@@ -35,6 +35,7 @@
 
 #include "nlm/nlm_internal.h"
 #include "nfs3/nfs3_internal.h"
+#include "common/rpc_tcp.h"
 
 #include <rpc/pmap_prot.h>
 
@@ -60,12 +61,13 @@ static bool allow_fn(const struct sockaddr *peer, void *arg)
 
 /*
  * The client side of the callbacks: a portmapper (program 100000 v2,
- * served by the process's libtirpc loop) that answers GETPORT for NLM v4
+ * served by the server's TCP thread, src/nfs3/rpc_tcp.c) that answers GETPORT for NLM v4
  * tcp with pmap_answer (0: not registered), and a bare TCP listener
  * standing for the client's lock manager, read and answered by hand.
  */
 static u_long pmap_answer;
 static int fake_lsn = -1;
+static struct rpc_tcp_listener *fake_pmap;
 static uint16_t fake_port;
 
 static void pmap_dispatch(struct svc_req *rq, SVCXPRT *xprt)
@@ -105,13 +107,11 @@ static int fake_setup(void)
 {
 	uint16_t pport;
 	int pfd = listener(&pport);
-	SVCXPRT *x;
 
 	fake_lsn = listener(&fake_port);
 	if (pfd < 0 || fake_lsn < 0)
 		return -1;
-	x = svc_vc_create(pfd, 0, 0);
-	if (!x || !svc_register(x, PMAPPROG, PMAPVERS, pmap_dispatch, 0))
+	if (rpc_tcp_serve(pfd, PMAPPROG, PMAPVERS, pmap_dispatch, NULL, NULL, &fake_pmap))
 		return -1;
 	nlm_cb_rpcbind_port = pport;
 	return 0;
@@ -247,7 +247,6 @@ static int setup(void **state)
 	close(fd);
 	if (nfs3_fh_make(env.exp, env.exp->ex_fd, "f", env.fh, &env.fhlen))
 		return -1;
-	/* before the MOUNT thread starts polling libtirpc's transports */
 	if (fake_setup())
 		return -1;
 	return start(UINT32_MAX);
@@ -262,6 +261,8 @@ static int teardown(void **state)
 		return 0;
 	if (env.nlm)
 		stop();
+	rpc_tcp_unserve(fake_pmap);
+	close(fake_lsn);
 	rpcrdma_nfs3_server_destroy(env.srv);
 	env.srv = NULL;
 	rpcrdma_nfs3_export_close(env.exp);
