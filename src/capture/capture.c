@@ -178,7 +178,8 @@ static void capture_rotate(struct rpcrdma_capture *cap)
 	char *from = malloc(n), *to = malloc(n);
 	uint32_t k;
 
-	fclose(cap->cp_file);
+	if (cap->cp_file)
+		fclose(cap->cp_file);
 	cap->cp_file = NULL;
 	if (from && to) {
 		for (k = cap->cp_cfg.cc_max_files - 1; k >= 1; k--) {
@@ -192,8 +193,13 @@ static void capture_rotate(struct rpcrdma_capture *cap)
 	}
 	free(from);
 	free(to);
-	if (capture_begin_file(cap))
+	if (capture_begin_file(cap)) {
+		/* something is at the path again (planted after the rename):
+		 * the capture stops, its frames count as write errors; no
+		 * more rotations, which would push the kept files out */
+		cap->cp_file_bytes = 0;
 		atomic_fetch_add_explicit(&cap->cp_write_errors, 1, RELAXED);
+	}
 }
 
 static void capture_write_rec(struct rpcrdma_capture *cap, const struct capture_rec *r)

@@ -592,6 +592,25 @@ static void test_writer_rotation_no_follow(void **state)
 	assert_true(S_ISLNK(sb.st_mode));
 	unlink(p2);
 	unlink(p1);
+
+	/* FILE itself replaced by a link while the capture runs: the
+	 * writer goes on into its open file, the rotation moves the link to
+	 * FILE.1 and creates a new FILE; the target keeps its bytes. */
+	assert_int_equal(rpcrdma_capture_open(&cfg, &cap), 0);
+	assert_int_equal(unlink(g_path), 0);
+	assert_int_equal(symlink(target, g_path), 0);
+	for (unsigned i = 0; i < 20; i++)
+		capture_send(cap, &ep, true, &iov, 1, sizeof(msg), false, 0);
+	rpcrdma_capture_close(cap, &st);
+	assert_int_equal(st.cs_frames, 20);
+	assert_int_equal(st.cs_write_errors, 0);
+	expect_file(target, "precious bytes\n");
+	assert_int_equal(lstat(p1, &sb), 0);
+	assert_true(S_ISLNK(sb.st_mode));
+	assert_int_equal(lstat(g_path, &sb), 0);
+	assert_true(S_ISREG(sb.st_mode));
+	assert_int_equal(sb.st_size, 24 + 4 * 4074);
+	unlink(p1);
 	unlink(target);
 	unlink(g_path);
 }
