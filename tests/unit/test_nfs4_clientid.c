@@ -436,6 +436,35 @@ static void test_clid_inuse(void **state)
 	assert_a_intact(e, &a);
 }
 
+/*
+ * Case 3 with the lease expired: A stops renewing; once its lease is over
+ * another principal may take its owner string (RFC 8881 18.35.5: the
+ * refusal holds for an unexpired lease only).  A keeps everything until
+ * that record is confirmed, then A's state goes.  Before the fix A went
+ * at the EXCHANGE_ID.
+ */
+static void test_clid_expired_lease(void **state)
+{
+	struct env *e = *state;
+	struct tcl a, x;
+	uint32_t flags;
+
+	client_a(e, &a);
+	nfs4_clock_advance(nfs4_state_lease(e->srv4->s4_state) + 1);
+	as(e, 1000, "client-new", 2);
+	assert_int_equal(exid(e, "Linux NFSv4.1 client-a", 0x2222, 0, &x, &flags), NFS4_OK);
+	assert_int_equal(flags & EXCHGID4_FLAG_CONFIRMED_R, 0);
+	assert_true(locked(e));
+	assert_int_equal(counts(e).sc_locks, 1);
+	assert_int_equal(counts(e).sc_sessions, 1);
+	assert_int_equal(create_session(e, &x), NFS4_OK);
+	assert_false(locked(e));
+	assert_int_equal(counts(e).sc_clients, 1);
+	assert_int_equal(counts(e).sc_opens, 0);
+	as(e, 0, "client-a", 1);
+	assert_int_equal(seq_only(e, &a), NFS4ERR_BADSESSION);
+}
+
 /* ---- identifiers ---- */
 
 /*
@@ -692,6 +721,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_new_verifier_unconfirmed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_confirm_replaces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clid_inuse, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_clid_expired_lease, setup, teardown),
 		cmocka_unit_test(test_ids_unguessable),
 		cmocka_unit_test_setup_teardown(test_record_reuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_destroy_other_principal, setup, teardown),
