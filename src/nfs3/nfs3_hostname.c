@@ -55,6 +55,8 @@ struct nfs3_name_ent {
 	struct nfs3_name_key ne_key;
 	uint64_t ne_expires;        /* ns of the resolver clock: NAME and NONAME */
 	uint64_t ne_used;           /* ns: last use, for the replacement */
+	struct timespec ne_queued;  /* CLOCK_REALTIME when queued: waits end
+				     * NFS3_NAMES_WAIT_MS after it */
 	char ne_name[NFS3_NAME_MAX + 1];
 };
 
@@ -361,15 +363,20 @@ enum nfs3_name_result nfs3_name_of(const struct sockaddr *peer, bool wait,
 		e->ne_busy = false;
 		e->ne_gen = ++nn.nn_gen;
 		e->ne_used = now;
+		clock_gettime(CLOCK_REALTIME, &e->ne_queued);
 		nn.nn_stats.ns_queued++;
 		pthread_cond_signal(&nn.nn_work);
 	}
 	if (!wait)
 		goto out;
 	{
-		struct timespec dl;
+		/* the wait ends NFS3_NAMES_WAIT_MS after the lookup was
+		 * queued, not after this call came: while a lookup hangs
+		 * (a reverse zone that does not answer), only the calls of
+		 * its first second wait, the later ones are answered at once
+		 * and cannot hold every worker */
+		struct timespec dl = e->ne_queued;
 
-		clock_gettime(CLOCK_REALTIME, &dl);
 		dl.tv_sec += NFS3_NAMES_WAIT_MS / 1000;
 		dl.tv_nsec += (long)(NFS3_NAMES_WAIT_MS % 1000) * 1000000L;
 		if (dl.tv_nsec >= 1000000000L) {

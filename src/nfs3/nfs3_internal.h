@@ -136,8 +136,9 @@ enum nfs3_name_result {
  * mapped in IPv6) from the cache: a name whose forward lookup lists
  * @peer's address.  A miss, or an entry past its TTL, queues a lookup for
  * the resolver threads; then a caller with @wait set that is not on a
- * transport thread waits for it, at most NFS3_NAMES_WAIT_MS.  No lookup
- * ever runs on the calling thread.
+ * transport thread waits for it, until NFS3_NAMES_WAIT_MS after the
+ * lookup was queued (a later caller of a hanging lookup does not wait).
+ * No lookup ever runs on the calling thread.
  * @buf: out: the name, NUL-terminated (@len bytes, truncated to fit).
  * Return: NFS3_NAME_OK, NFS3_NAME_NONE (also for a peer neither IPv4 nor
  * IPv6), NFS3_NAME_PENDING (not known yet; also when every cache entry
