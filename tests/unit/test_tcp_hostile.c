@@ -361,6 +361,52 @@ static void test_deadlines(void **state)
 	close(busy);
 }
 
+/*
+ * A peer that pipelines calls as fast as it can and never reads the
+ * replies (2 s of them, megabytes, queued on its connection) does not
+ * hold up another peer's NULL: one record per connection per turn.
+ */
+static void test_flood_unread(void **state)
+{
+	struct h_env *e = *state;
+	static uint8_t calls[44 * 1024];
+	int hog, other, small = 4096;
+	size_t sent = 0;
+	uint64_t t0;
+	int64_t t;
+
+	for (unsigned i = 0; i < 1024; i++)
+		null_call(calls + 44 * i, 1000 + i, 40);
+	hog = h_connect(e, "127.0.0.1");
+	setsockopt(hog, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	/* calls until neither side's buffers take more (at most 2 s) */
+	t0 = now_ms();
+	while (now_ms() - t0 < 2000) {
+		ssize_t n = send(hog, calls + sent % sizeof(calls),
+				 sizeof(calls) - sent % sizeof(calls), MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n > 0) {
+			sent += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+			break;
+		struct pollfd p = { .fd = hog, .events = POLLOUT };
+
+		if (poll(&p, 1, 200) == 0)
+			break; /* the server no longer reads it */
+	}
+	print_message("sent %zu bytes of calls, replies unread\n", sent);
+	other = h_connect(e, "127.0.0.1");
+	t = null_rtt(other, 9, 5000);
+	print_message("NULL beside it: %lld ms\n", (long long)t);
+	assert_true(t >= 0 && t < T_BOUND_MS);
+	t = null_rtt(other, 10, 5000);
+	assert_true(t >= 0 && t < T_BOUND_MS);
+	close(hog);
+	close(other);
+}
+
 /* The fifth connection of an address capped at four is closed at once;
  * the four go on. */
 static void test_per_host_cap(void **state)
@@ -639,6 +685,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_drip_and_idle, h_setup, h_teardown),
 		cmocka_unit_test_setup_teardown(test_deadlines, h_setup, h_teardown),
+		cmocka_unit_test_setup_teardown(test_flood_unread, h_setup, h_teardown),
 		cmocka_unit_test_setup_teardown(test_per_host_cap, h_setup, h_teardown),
 		cmocka_unit_test_setup_teardown(test_oldest_idle_reclaimed, h_setup, h_teardown),
 		cmocka_unit_test_setup_teardown(test_unlisted_refused, h_setup, h_teardown),
