@@ -225,8 +225,8 @@ struct nfs4_seq_res {
 /**
  * nfs4_sequence_as - RFC 8881 18.46.4 and 2.10.6.1, for a request of @who:
  * find the session, check the slot and its sequence id, renew the
- * client's lease, bind @who's connection to the session (SP4_NONE, RFC
- * 8881 2.10.8.3 / 18.46.3).  A new request takes the slot (sr_session
+ * client's lease, bind @who's connection to the session (SP4_NONE: as
+ * knfsd does).  A new request takes the slot (sr_session
  * referenced; the slot remembers @who's principal) until
  * nfs4_sequence_done(); a retry of the slot's last request by the same
  * principal gets its cached reply copied into sr_replay_buf (sr_replay),

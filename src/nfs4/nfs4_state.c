@@ -60,7 +60,7 @@ struct nfs4_slot {
 	uint64_t sl_principal; /* of the request that took the slot last */
 };
 
-/* Connections bound to one session (RFC 8881 2.10.5): the Linux client's
+/* Connections bound to one session (RFC 8881 2.10.3.1): the Linux client's
  * nconnect at most; a new one beyond replaces the longest bound. */
 #define NFS4_SESSION_CONNS 16u
 
@@ -584,7 +584,7 @@ static struct nfs4_session *session_alloc(struct nfs4_state *st,
 	return NULL;
 }
 
-/* session_bind - connection @conn is bound to @se (RFC 8881 2.10.5) */
+/* session_bind - connection @conn is bound to @se (RFC 8881 2.10.3.1) */
 static void session_bind(struct nfs4_session *se, uint32_t conn)
 {
 	for (uint32_t i = 0; i < se->se_nconns; i++)
@@ -805,7 +805,8 @@ uint32_t nfs4_sequence_as(struct nfs4_state *st, const struct nfs4_who *who,
 		status = NFS4ERR_SEQ_MISORDERED;
 		goto out;
 	}
-	/* SP4_NONE: a SEQUENCE binds its connection (RFC 8881 2.10.8.3) */
+	/* SP4_NONE: a SEQUENCE binds its connection (as knfsd's
+	 * nfsd4_sequence_check_conn() for a client without SP4_MACH_CRED) */
 	session_bind(se, who->wh_conn);
 	se->se_client->cl_renew = now_sec();
 	res->sr_slot = slot;
