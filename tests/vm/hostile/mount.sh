@@ -79,12 +79,27 @@ import os, select, socket, struct, sys, threading, time
 server, port, me, out = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 unlisted = sys.argv[5:]
 
+stalled = 0  # connects that timed out (a server that stopped accepting)
+
 def conn(src):
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     s.bind((src, 0))
+    s.settimeout(3)
     s.connect((server, port))
+    s.settimeout(None)
     return s
+
+def more(src, n, into):
+    """n more connections from src, until three connects have timed out"""
+    global stalled
+    for _ in range(n):
+        if stalled >= 3:
+            return
+        try:
+            into.append(conn(src))
+        except OSError:
+            stalled += 1
 
 def closed(s):
     """has the server closed s (EOF or reset)?"""
@@ -130,16 +145,11 @@ threads = [threading.Thread(target=drip, args=(conn(me),)),
 for t in threads:
     t.start()
 idle = []
-for _ in range(300):
-    try:
-        idle.append(conn(me))
-    except OSError as e:
-        res.setdefault("idle_connect_errors", 0)
-        res["idle_connect_errors"] = res["idle_connect_errors"] + 1
+more(me, 300, idle)
 others = []
 for a in unlisted:
-    for _ in range(10):
-        others.append(conn(a))
+    more(a, 10, others)
+res["connects_stalled"] = stalled
 time.sleep(2)  # the server's closes at once have arrived by then
 res["idle_held"] = sum(1 for s in idle if not closed(s))
 res["unlisted_held"] = sum(1 for s in others if not closed(s))
@@ -175,6 +185,8 @@ declare -A mt
 while IFS='=' read -r k v; do mt[$k]=$v; done <"$MT_DIR/result"
 ((${mt[idle_held]} <= 14)) ||
 	fail "the intruder holds ${mt[idle_held]} idle connections (cap 16 with its two others)"
+((${mt[connects_stalled]} == 0)) ||
+	fail "${mt[connects_stalled]} of the intruder's connects timed out (the server stopped accepting)"
 ((${mt[unlisted_held]} == 0)) ||
 	fail "${mt[unlisted_held]} connections from unlisted addresses were not closed"
 for k in drip_closed_after silent_closed_after; do
