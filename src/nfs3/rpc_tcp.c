@@ -429,8 +429,13 @@ static void rt_conn_io(struct rt_conn *c, short revents,
 		c->c_dead = true;
 		return;
 	}
-	if (c->c_retry_ms)
-		return; /* a deferred call holds c_rec: nothing is read meanwhile */
+	if (c->c_retry_ms) {
+		/* a deferred call holds c_rec: nothing is read meanwhile; a
+		 * peer gone both ways cannot take its reply */
+		if (revents & POLLHUP)
+			c->c_dead = true;
+		return;
+	}
 	if (c->c_outoff < c->c_outlen) {
 		if (revents & (POLLOUT | POLLHUP))
 			rt_flush(c, now);
