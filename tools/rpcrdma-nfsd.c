@@ -1026,6 +1026,12 @@ int main(int argc, char **argv)
 			"%llu sent to a worker\n",
 			(unsigned long long)n4s.n4s_transport_calls,
 			(unsigned long long)n4s.n4s_transport_defers);
+		fprintf(stderr, PROG ": nfs4 clients: %llu CLID_INUSE, %llu WRONG_CRED, "
+			"%llu CONN_NOT_BOUND_TO_SESSION, %llu SEQ_FALSE_RETRY refused\n",
+			(unsigned long long)n4s.n4s_clid_inuse,
+			(unsigned long long)n4s.n4s_wrong_cred,
+			(unsigned long long)n4s.n4s_conn_unbound,
+			(unsigned long long)n4s.n4s_false_retries);
 		rpcrdma_nfs4_server_recovery(srv4, &rv);
 		fprintf(stderr, PROG ": nfs4 recovery: %u of %u clients reclaimed, "
 			"%llu opens and %llu locks reclaimed, %llu refused in grace, "

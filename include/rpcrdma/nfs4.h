@@ -84,6 +84,15 @@ int rpcrdma_nfs4_server_recovery(struct rpcrdma_nfs4_server *srv,
 struct rpcrdma_nfs4_stats {
 	uint64_t n4s_transport_calls;  /* served on the transport thread */
 	uint64_t n4s_transport_defers; /* tried there, sent to a worker */
+	/* client IDs and sessions (RFC 8881 18.35.5, 2.10.8, 2.10.6.1.3.1):
+	 * requests refused because they came from another principal than the
+	 * client's, or from a connection not bound to the session */
+	uint64_t n4s_clid_inuse;    /* EXCHANGE_ID, CREATE_SESSION: NFS4ERR_CLID_INUSE */
+	uint64_t n4s_wrong_cred;    /* DESTROY_SESSION, DESTROY_CLIENTID,
+				     * BIND_CONN_TO_SESSION: NFS4ERR_WRONG_CRED */
+	uint64_t n4s_conn_unbound;  /* DESTROY_SESSION: NFS4ERR_CONN_NOT_BOUND_TO_SESSION */
+	uint64_t n4s_false_retries; /* a slot's retry from another principal:
+				     * NFS4ERR_SEQ_FALSE_RETRY */
 };
 
 /**

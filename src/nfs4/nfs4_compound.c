@@ -351,5 +351,14 @@ int rpcrdma_nfs4_server_stats(struct rpcrdma_nfs4_server *srv,
 	memset(out, 0, sizeof(*out));
 	out->n4s_transport_calls = atomic_load(&srv->s4_transport_calls);
 	out->n4s_transport_defers = atomic_load(&srv->s4_transport_defers);
+	if (srv->s4_state) {
+		struct nfs4_state_counts sc;
+
+		nfs4_state_counts(srv->s4_state, &sc);
+		out->n4s_clid_inuse = sc.sc_clid_inuse;
+		out->n4s_wrong_cred = sc.sc_wrong_cred;
+		out->n4s_conn_unbound = sc.sc_conn_unbound;
+		out->n4s_false_retries = sc.sc_false_retries;
+	}
 	return 0;
 }

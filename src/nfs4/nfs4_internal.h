@@ -427,6 +427,11 @@ struct nfs4_state_counts {
 	uint64_t sc_revoked;    /* courtesy clients expired by a conflict */
 	uint64_t sc_reaped;     /* records freed by nfs4_state_sweep() or
 				 * taken back for a new client */
+	/* refusals of issue 33 finding 5 (rpcrdma_nfs4_stats) */
+	uint64_t sc_clid_inuse;    /* NFS4ERR_CLID_INUSE */
+	uint64_t sc_wrong_cred;    /* NFS4ERR_WRONG_CRED */
+	uint64_t sc_conn_unbound;  /* NFS4ERR_CONN_NOT_BOUND_TO_SESSION */
+	uint64_t sc_false_retries; /* NFS4ERR_SEQ_FALSE_RETRY */
 };
 void nfs4_state_counts(struct nfs4_state *st, struct nfs4_state_counts *out);
 

@@ -144,6 +144,8 @@ struct nfs4_state {
 	void *st_forget_arg;
 	uint64_t st_revoked;   /* courtesy clients expired by a conflict */
 	uint64_t st_reaped;    /* records swept or taken back */
+	/* refusals (nfs4_state_counts()) */
+	uint64_t st_clid_inuse, st_wrong_cred, st_conn_unbound, st_false_retries;
 };
 
 /* now_sec - the clock of leases: nfs4_mono_sec() (tests move it on) */
@@ -510,6 +512,7 @@ uint32_t nfs4_exchange_id_as(struct nfs4_state *st, const struct nfs4_who *who,
 		 * has state in its lease; otherwise a new unconfirmed record
 		 * that replaces it when CREATE_SESSION confirms it */
 		if (client_clash(st, conf, who->wh_principal)) {
+			st->st_clid_inuse++;
 			status = NFS4ERR_CLID_INUSE;
 			goto out;
 		}
@@ -630,6 +633,7 @@ uint32_t nfs4_create_session_as(struct nfs4_state *st, const struct nfs4_who *wh
 	/* RFC 8881 18.36.4: the principal of the EXCHANGE_ID, before
 	 * anything, even a retry's answer (it holds the session id) */
 	if (cl->cl_principal != who->wh_principal) {
+		st->st_clid_inuse++;
 		status = NFS4ERR_CLID_INUSE;
 		goto out;
 	}
@@ -652,6 +656,7 @@ uint32_t nfs4_create_session_as(struct nfs4_state *st, const struct nfs4_who *wh
 		 * (RFC 8881 18.35.5 cases 3 and 5), checked again now */
 		old = client_by_owner(st, cl->cl_owner, cl->cl_ownerlen, true);
 		if (old && client_clash(st, old, cl->cl_principal)) {
+			st->st_clid_inuse++;
 			status = NFS4ERR_CLID_INUSE;
 			goto out;
 		}
@@ -780,6 +785,7 @@ uint32_t nfs4_sequence_as(struct nfs4_state *st, const struct nfs4_who *who,
 		 * its principal: another one's is a false retry
 		 * (2.10.6.1.3.1), and gets nothing of the reply */
 		if (sl->sl_principal != who->wh_principal) {
+			st->st_false_retries++;
 			status = NFS4ERR_SEQ_FALSE_RETRY;
 			goto out;
 		}
@@ -852,8 +858,10 @@ uint32_t nfs4_destroy_session_as(struct nfs4_state *st, const struct nfs4_who *w
 	if (!se) {
 		status = NFS4ERR_BADSESSION;
 	} else if (se != self && se->se_client->cl_principal != who->wh_principal) {
+		st->st_wrong_cred++;
 		status = NFS4ERR_WRONG_CRED;
 	} else if (se != self && !session_bound(se, who->wh_conn)) {
+		st->st_conn_unbound++;
 		status = NFS4ERR_CONN_NOT_BOUND_TO_SESSION;
 	} else if (se->se_refs > (se == self ? 1u : 0u)) {
 		status = NFS4ERR_DELAY;
@@ -874,12 +882,14 @@ uint32_t nfs4_bind_conn(struct nfs4_state *st, const struct nfs4_who *who,
 
 	pthread_mutex_lock(&st->st_lock);
 	se = session_find(st, sid);
-	if (!se)
+	if (!se) {
 		status = NFS4ERR_BADSESSION;
-	else if (se->se_client->cl_principal != who->wh_principal)
+	} else if (se->se_client->cl_principal != who->wh_principal) {
+		st->st_wrong_cred++;
 		status = NFS4ERR_WRONG_CRED;
-	else
+	} else {
 		session_bind(se, who->wh_conn);
+	}
 	pthread_mutex_unlock(&st->st_lock);
 	return status;
 }
@@ -892,14 +902,16 @@ uint32_t nfs4_destroy_clientid_as(struct nfs4_state *st, const struct nfs4_who *
 
 	pthread_mutex_lock(&st->st_lock);
 	cl = client_find(st, clientid);
-	if (!cl)
+	if (!cl) {
 		status = NFS4ERR_STALE_CLIENTID;
-	else if (cl->cl_principal != who->wh_principal)
+	} else if (cl->cl_principal != who->wh_principal) {
+		st->st_wrong_cred++;
 		status = NFS4ERR_WRONG_CRED;
-	else if (cl->cl_nsessions)
+	} else if (cl->cl_nsessions) {
 		status = NFS4ERR_CLIENTID_BUSY;
-	else
+	} else {
 		client_free(st, cl);
+	}
 	pthread_mutex_unlock(&st->st_lock);
 	return status;
 }
@@ -1315,6 +1327,10 @@ void nfs4_state_counts(struct nfs4_state *st, struct nfs4_state_counts *out)
 		out->sc_courtesy += client_courtesy(st, &st->st_clients[i], now_sec());
 	out->sc_revoked = st->st_revoked;
 	out->sc_reaped = st->st_reaped;
+	out->sc_clid_inuse = st->st_clid_inuse;
+	out->sc_wrong_cred = st->st_wrong_cred;
+	out->sc_conn_unbound = st->st_conn_unbound;
+	out->sc_false_retries = st->st_false_retries;
 	pthread_mutex_unlock(&st->st_lock);
 }
 

@@ -262,6 +262,14 @@ static struct nfs4_state_counts counts(struct env *e)
 	return cnt;
 }
 
+static struct rpcrdma_nfs4_stats stats4(struct env *e)
+{
+	struct rpcrdma_nfs4_stats s;
+
+	assert_int_equal(rpcrdma_nfs4_server_stats(e->srv4, &s), 0);
+	return s;
+}
+
 static uint32_t records(struct env *e)
 {
 	struct rpcrdma_nfs4_recovery rv;
@@ -337,6 +345,8 @@ static void test_new_verifier_unconfirmed(void **state)
 		assert_int_equal(create_session(e, &x), NFS4ERR_STALE_CLIENTID);
 	}
 	assert_a_intact(e, &a);
+	assert_int_equal(stats4(e).n4s_clid_inuse, 0);
+	assert_int_equal(stats4(e).n4s_wrong_cred, 0);
 }
 
 /*
@@ -359,6 +369,7 @@ static void test_confirm_replaces(void **state)
 	/* another principal cannot confirm it */
 	as(e, 1000, "client-a", 2);
 	assert_int_equal(create_session(e, &x), NFS4ERR_CLID_INUSE);
+	assert_int_equal(stats4(e).n4s_clid_inuse, 1);
 	assert_a_intact(e, &a);
 	/* the new incarnation confirms itself */
 	as(e, 0, "client-a", 2);
@@ -408,6 +419,7 @@ static void test_clid_inuse(void **state)
 	assert_int_equal(exid(e, "Linux NFSv4.1 client-a", 0x1111,
 			      EXCHGID4_FLAG_UPD_CONFIRMED_REC_A, &x, &flags), NFS4ERR_PERM);
 	assert_int_equal(counts(e).sc_clients, 1);
+	assert_int_equal(stats4(e).n4s_clid_inuse, 3);
 	assert_a_intact(e, &a);
 	/* the update cases from A itself: 6 (same verifier), 8 (another) */
 	assert_int_equal(exid(e, "Linux NFSv4.1 client-a", 0x1111,
@@ -607,6 +619,8 @@ static void test_destroy_other_principal(void **state)
 	assert_int_equal(counts(e).sc_sessions, 0);
 	assert_int_equal(seq_only(e, &a), NFS4ERR_BADSESSION);
 	assert_true(locked(e));
+	assert_int_equal(stats4(e).n4s_wrong_cred, 6);
+	assert_int_equal(stats4(e).n4s_conn_unbound, 1);
 }
 
 /* cached_call - slot 0, sequence @seq of @cl: SEQUENCE, PUTROOTFH, GETFH */
@@ -670,6 +684,7 @@ static void test_replay_other_principal(void **state)
 	/* the slot goes on as before */
 	as(e, 0, "client-a", 1);
 	assert_int_equal(seq_only(e, &a), NFS4_OK);
+	assert_int_equal(stats4(e).n4s_false_retries, 3);
 }
 
 /*

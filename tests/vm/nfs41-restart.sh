@@ -146,3 +146,9 @@ log "server: $(grep 'nfs4 recovery' "$SLOG.1")"
 n=$(od -A n -t u1 -j 8 -N 4 "$STATE/nfs4-clients" | awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4 }')
 [[ "$n" == 0 ]] || fail "the record file holds $n clients after the unmount (0 expected)"
 pass "the unmount (DESTROY_CLIENTID) removed the client's record"
+# the kernel client's own EXCHANGE_ID, CREATE_SESSION, SEQUENCE retries,
+# DESTROY_SESSION and DESTROY_CLIENTID never met the principal and
+# connection checks (issue 33, finding 5)
+grep -q 'nfs4 clients: 0 CLID_INUSE, 0 WRONG_CRED, 0 CONN_NOT_BOUND_TO_SESSION, 0 SEQ_FALSE_RETRY refused' \
+	"$SLOG.1" || fail "the kernel client was refused: $(grep 'nfs4 clients' "$SLOG.1")"
+pass "no request of the kernel client refused as another principal's or an unbound connection's"
