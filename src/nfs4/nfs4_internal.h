@@ -620,6 +620,8 @@ struct rpcrdma_nfs4_server {
 	pthread_t s4_lease_thread;
 	bool s4_lease_running;
 	bool s4_lease_stop;            /* under s4_lease_lock */
+	bool s4_lease_ready;           /* the thread waits: under s4_lease_lock */
+	bool s4_lease_kick;            /* flush the records now: idem */
 	pthread_mutex_t s4_lease_lock;
 	pthread_cond_t s4_lease_cond;
 	uint32_t s4_boot;

@@ -16,7 +16,10 @@
 /* The lease thread: once a second nfs4_state_sweep() (unconfirmed
  * records and courtesy clients past their bound), then the client
  * records written when they changed (a client expired by an NLM
- * conflict has no COMPOUND to flush its record's removal). */
+ * conflict has no COMPOUND to flush its record's removal: it kicks the
+ * thread).  It allocates nothing once waiting, so a fork() of the
+ * process (the unit tests' seccomp children) finds no allocator lock
+ * held by it. */
 static void *lease_thread(void *arg)
 {
 	struct rpcrdma_nfs4_server *srv = arg;
@@ -24,10 +27,14 @@ static void *lease_thread(void *arg)
 	uint32_t n;
 
 	pthread_mutex_lock(&srv->s4_lease_lock);
+	srv->s4_lease_ready = true;
+	pthread_cond_broadcast(&srv->s4_lease_cond);
 	while (!srv->s4_lease_stop) {
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ts.tv_sec += 1;
-		pthread_cond_timedwait(&srv->s4_lease_cond, &srv->s4_lease_lock, &ts);
+		if (!srv->s4_lease_kick)
+			pthread_cond_timedwait(&srv->s4_lease_cond, &srv->s4_lease_lock, &ts);
+		srv->s4_lease_kick = false;
 		if (srv->s4_lease_stop)
 			break;
 		pthread_mutex_unlock(&srv->s4_lease_lock);
@@ -59,6 +66,11 @@ static int lease_thread_start(struct rpcrdma_nfs4_server *srv)
 		return -err;
 	}
 	srv->s4_lease_running = true;
+	/* returned once the thread waits: its start-up is over */
+	pthread_mutex_lock(&srv->s4_lease_lock);
+	while (!srv->s4_lease_ready)
+		pthread_cond_wait(&srv->s4_lease_cond, &srv->s4_lease_lock);
+	pthread_mutex_unlock(&srv->s4_lease_lock);
 	return 0;
 }
 
@@ -87,6 +99,13 @@ int rpcrdma_nfs4_server_revoke_file(void *arg, dev_t dev, ino_t ino)
 	if (n && srv->s4_verbose)
 		fprintf(srv->s4_log, "rpcrdma-nfsd: nfs4: %u courtesy clients expired "
 			"(an NLM lock conflicts)\n", n);
+	if (n && srv->s4_lease_running) {
+		/* their records on disk go now, not at the next COMPOUND */
+		pthread_mutex_lock(&srv->s4_lease_lock);
+		srv->s4_lease_kick = true;
+		pthread_cond_broadcast(&srv->s4_lease_cond);
+		pthread_mutex_unlock(&srv->s4_lease_lock);
+	}
 	return (int)n;
 }
 
