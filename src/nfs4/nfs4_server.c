@@ -274,10 +274,21 @@ uint32_t nfs4_op_begin(struct nfs4_compound *cp, const struct nfs4_fh *fh,
 		return modifies ? NFS4ERR_ROFS : NFS4ERR_ISDIR;
 	if (fh->fh_xi >= sn->sn_xt->xt_n)
 		return NFS4ERR_STALE;
-	if (!rpcrdma_nfs3_exports_match(sn->sn_xt, fh->fh_xi,
+	/* A wildcard entry may need the peer's name (nfs3_hostname.c): a
+	 * worker waits for it a bounded time, the transport thread never
+	 * does (nfs4_transport_ok() sent such a call to a worker); still
+	 * unknown, the client is asked to come back (NFS4ERR_DELAY, as
+	 * NFSv3 answers NFS3ERR_JUKEBOX). */
+	switch (nfs3_exports_match_peer(sn->sn_xt, fh->fh_xi,
 					(const struct sockaddr *)&cp->cp_req->rq_peer,
-					&opts))
+					!cp->cp_req->rq_transport, &opts)) {
+	case NFS3_XM_YES:
+		break;
+	case NFS3_XM_UNKNOWN:
+		return NFS4ERR_DELAY;
+	default:
 		return NFS4ERR_ACCESS;
+	}
 	memset(c, 0, sizeof(*c));
 	c->c_exp = sn->sn_exp[fh->fh_xi];
 	c->c_req = cp->cp_req;
