@@ -131,7 +131,7 @@ struct nfs4_state {
 	pthread_mutex_t st_lock;
 	uint32_t st_boot;
 	uint32_t st_lease;
-	uint8_t st_key[16];
+	uint8_t st_key[16];       /* open and lock owners' hash (getrandom) */
 	uint8_t st_clid_key[16];  /* client ids' permutation (getrandom) */
 	uint8_t st_sid_key[16];   /* session ids' random part (getrandom) */
 	uint8_t st_pr_key[16];    /* principals (getrandom) */
@@ -157,13 +157,14 @@ static time_t now_sec(void)
 int nfs4_state_create(uint32_t boot, uint32_t lease, struct nfs4_state **out)
 {
 	struct nfs4_state *st = calloc(1, sizeof(*st));
-	uint8_t keys[48];
+	uint8_t keys[64];
 
 	if (!st)
 		return -ENOMEM;
 	/* the keys of the identifiers (a short read of 48 bytes from
 	 * getrandom does not happen once the pool is initialised; it
-	 * blocks until then, as at early boot) */
+	 * blocks until then, as at early boot); the owners' hash key too,
+	 * so that no peer can aim an owner string at another's bucket */
 	if (getrandom(keys, sizeof(keys), 0) != (ssize_t)sizeof(keys)) {
 		int err = errno ? -errno : -EIO;
 
@@ -173,14 +174,13 @@ int nfs4_state_create(uint32_t boot, uint32_t lease, struct nfs4_state **out)
 	memcpy(st->st_clid_key, keys, 16);
 	memcpy(st->st_sid_key, keys + 16, 16);
 	memcpy(st->st_pr_key, keys + 32, 16);
+	memcpy(st->st_key, keys + 48, 16);
 	st->st_id_next = 1;
 	pthread_mutex_init(&st->st_lock, NULL);
 	st->st_boot = boot;
 	st->st_lease = lease ? lease : NFS4_LEASE_SECONDS;
 	for (unsigned i = 0; i < NFS4_MAX_LOCKS; i++)
 		st->st_locks[i].lk_fd = -1;
-	for (unsigned i = 0; i < sizeof(st->st_key); i++)
-		st->st_key[i] = (uint8_t)(boot >> (8 * (i % 4))) ^ (uint8_t)(i * 37);
 	*out = st;
 	return 0;
 }
