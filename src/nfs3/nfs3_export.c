@@ -11,10 +11,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "nfs3_internal.h"
+
+#define NFS3_TMPFS_MAGIC 0x01021994
+#define NFS3_RAMFS_MAGIC 0x858458f6
+
+bool nfs3_is_mem_fs(int fd)
+{
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf) < 0)
+		return false;
+	return sf.f_type == NFS3_TMPFS_MAGIC || sf.f_type == NFS3_RAMFS_MAGIC;
+}
 
 int rpcrdma_nfs3_export_open(const struct rpcrdma_nfs3_config *cfg,
 			     struct rpcrdma_nfs3_export **out)

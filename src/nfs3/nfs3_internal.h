@@ -57,6 +57,12 @@ struct rpcrdma_nfs3_export {
 	atomic_uint_fast64_t ex_commits; /* objects committed (nfs3_commit.c) */
 };
 
+/* ---- nfs3_export.c ---- */
+
+/** nfs3_is_mem_fs - whether @fd's file system keeps its data in memory
+ *  (tmpfs, ramfs). */
+bool nfs3_is_mem_fs(int fd);
+
 /* ---- nfs3_exports.c: a parsed exports file ---- */
 
 enum nfs3_xclient_kind {
@@ -519,10 +525,6 @@ bool nfs3_transport_ok(const struct rpcrdma_nfs3_export *exp, unsigned flags,
 /** Most READ or WRITE bytes served on the transport thread: a larger copy
  *  delays every connection more than a hand-off costs. */
 #define NFS3_TRANSPORT_MAX_IO 65536u
-
-/** nfs3_is_mem_fs - whether @fd's file system keeps its data in memory
- *  (tmpfs, ramfs). */
-bool nfs3_is_mem_fs(int fd);
 
 /* ---- nfs3_commit.c: commit_metadata ---- */
 

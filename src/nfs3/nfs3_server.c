@@ -373,68 +373,6 @@ void rpcrdma_nfs3_server_destroy(struct rpcrdma_nfs3_server *srv)
 	free(srv);
 }
 
-/*
- * first_fh_id - the export id in the call's first nfs_fh3 (it is not
- * consumed), or -1 when there is none that could carry one.
- */
-static int first_fh_id(const struct rpcrdma_xdr *args)
-{
-	struct rpcrdma_xdr peek = *args;
-	const uint8_t *fh;
-	uint32_t len;
-
-	fh = rpcrdma_xdr_get_opaque(&peek, RPCRDMA_NFS3_FHSIZE, &len);
-	if (!fh || len < NFS3_FH_OVERHEAD || fh[0] != NFS3_FH_VERSION)
-		return -1;
-	return (int)((uint32_t)fh[2] << 8 | fh[3]);
-}
-
-int rpcrdma_nfs3_server_dispatch(struct rpcrdma_svc_req *req, void *arg)
-{
-	struct rpcrdma_nfs3_server *srv = arg;
-	struct nfs3_snap *sn = nfs3_snap_get(srv);
-	struct rpcrdma_nfs3_xopts opts = {
-		.xo_ro = true,
-		.xo_squash = RPCRDMA_NFS3_ALL_SQUASH,
-		.xo_anonuid = RPCRDMA_NFS3_NOBODY,
-		.xo_anongid = RPCRDMA_NFS3_NOBODY,
-	};
-	const struct sockaddr *peer = (const struct sockaddr *)&req->rq_peer;
-	int id = first_fh_id(&req->rq_args), fh_err = 0, ret;
-	unsigned i = 0;
-
-	if (id >= 0) {
-		i = nfs3_snap_index(sn, (unsigned)id);
-		if (i == sn->sn_xt->xt_n) {
-			i = 0; /* nothing is opened: the answer needs no export */
-			fh_err = -ESTALE;
-		}
-	}
-	if (!fh_err) {
-		/* a wildcard entry may need the peer's name: the transport
-		 * thread never waits for it (a miss goes to a worker, which
-		 * waits a bounded time, then answers NFS3ERR_JUKEBOX: "try
-		 * again later", RFC 1813 section 2.6) */
-		switch (nfs3_exports_match_peer(sn->sn_xt, i, peer, !req->rq_transport, &opts)) {
-		case NFS3_XM_YES:
-			break;
-		case NFS3_XM_NO:
-			fh_err = -EACCES;
-			break;
-		case NFS3_XM_UNKNOWN:
-			if (req->rq_transport) {
-				nfs3_snap_put(sn);
-				return RPCRDMA_SVC_DEFER;
-			}
-			fh_err = -EAGAIN;
-			break;
-		}
-	}
-	ret = nfs3_dispatch_call(srv, req, sn->sn_exp[i], &opts, fh_err);
-	nfs3_snap_put(sn);
-	return ret;
-}
-
 bool rpcrdma_nfs3_server_allows(const struct sockaddr *peer, void *arg)
 {
 	struct nfs3_snap *sn = nfs3_snap_get(arg);

@@ -26,21 +26,7 @@
  * Everything else (other callers, other procedures) is served by a worker
  * as before.
  */
-#include <sys/vfs.h>
-
 #include "nfs3_internal.h"
-
-#define NFS3_TMPFS_MAGIC 0x01021994
-#define NFS3_RAMFS_MAGIC 0x858458f6
-
-bool nfs3_is_mem_fs(int fd)
-{
-	struct statfs sf;
-
-	if (fstatfs(fd, &sf) < 0)
-		return false;
-	return sf.f_type == NFS3_TMPFS_MAGIC || sf.f_type == NFS3_RAMFS_MAGIC;
-}
 
 bool nfs3_transport_ok(const struct rpcrdma_nfs3_export *exp, unsigned flags,
 		       const struct nfs3_cred *cr, bool commit)
