@@ -109,7 +109,7 @@ void rpc_tcp_unserve(struct rpc_tcp_listener *l);
 
 /**
  * rpc_tcp_on_thread - is the caller the serving thread?  Nothing on it
- * may wait: host names are not waited for there (nfs3_name_of()), a
+ * may wait: host names are not waited for there (fs_name_of()), a
  * dispatch function defers instead (rpc_tcp_defer()).
  */
 bool rpc_tcp_on_thread(void);
@@ -119,7 +119,7 @@ bool rpc_tcp_on_thread(void);
  * The thread dispatches the same record again 20 ms later (its arguments
  * decoded anew; other connections served meanwhile, this one not read),
  * for RPC_TCP_DEFER_MAX_MS from the call's first deferral.  For a caller
- * whose host name is being looked up (NFS3_XM_UNKNOWN).  The dispatch
+ * whose host name is being looked up (FS_XM_UNKNOWN).  The dispatch
  * function must then send no reply and free its arguments.
  * Return: true when deferred; false when the time is up or @xprt is not
  * one of this thread's (answer now).

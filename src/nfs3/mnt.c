@@ -89,12 +89,12 @@ static bool_t xdr_mnt_res(XDR *x, struct mnt_res *r)
  * exports (RFC 1813 5.2.5): an exportnode per export, its groups the
  * client entries as written (a host name once, however many addresses).
  */
-static bool_t xdr_exports(XDR *x, struct nfs3_snap *sn)
+static bool_t xdr_exports(XDR *x, struct fs_snap *sn)
 {
 	bool_t yes = TRUE, no = FALSE;
 
 	for (unsigned i = 0; i < sn->sn_xt->xt_n; i++) {
-		const struct nfs3_xspec *xs = &sn->sn_xt->xt_specs[i];
+		const struct fs_xspec *xs = &sn->sn_xt->xt_specs[i];
 		char *path = xs->xs_path;
 
 		if (!xdr_bool(x, &yes) || !xdr_dirpath(x, &path))
@@ -212,7 +212,7 @@ static void mount_record(struct rpcrdma_mnt *m, const char *host, const char *pa
  * @path below it, without leading slashes ("" for the export itself).
  * Return: its index, or -1.
  */
-static int mnt_find(const struct nfs3_snap *sn, const char *path, const char **rest)
+static int mnt_find(const struct fs_snap *sn, const char *path, const char **rest)
 {
 	size_t blen = 0;
 	int best = -1;
@@ -268,7 +268,7 @@ static uint32_t mnt_dir_fh(struct rpcrdma_nfs3_export *exp, const char *rest,
 			status = MNT3ERR_NAMETOOLONG;
 			goto out;
 		}
-		err = nfs3_lookup_at(exp, dfd, &dst, comp, &fd, &st);
+		err = fs_lookup_at(exp, dfd, &dst, comp, &fd, &st);
 		if (err) {
 			status = err == -EACCES ? MNT3ERR_ACCES :
 				 err == -ENOENT || err == -EXDEV ? MNT3ERR_NOENT :
@@ -283,7 +283,7 @@ static uint32_t mnt_dir_fh(struct rpcrdma_nfs3_export *exp, const char *rest,
 			goto out;
 		}
 	}
-	if (nfs3_fh_make(exp, dfd, "", fh, &len) < 0)
+	if (fs_fh_make(exp, dfd, "", fh, &len) < 0)
 		status = MNT3ERR_SERVERFAULT;
 	else
 		*fhlen = len;
@@ -295,7 +295,7 @@ out:
 
 static void mnt_mnt(struct rpcrdma_mnt *m, SVCXPRT *xprt)
 {
-	struct nfs3_snap *sn = nfs3_snap_get(m->m_srv);
+	struct fs_snap *sn = fs_snap_get(m->m_srv);
 	struct mnt_res res = { .mr_status = MNT3ERR_NOENT };
 	struct netbuf *nb = svc_getrpccaller(xprt);
 	const struct sockaddr *peer = nb ? (const struct sockaddr *)nb->buf : NULL;
@@ -314,18 +314,18 @@ static void mnt_mnt(struct rpcrdma_mnt *m, SVCXPRT *xprt)
 		path[n - 1] = '\0';
 	i = path[0] == '/' ? mnt_find(sn, path, &rest) : -1;
 	if (i >= 0) {
-		enum nfs3_xmatch xm = peer ? nfs3_exports_match_peer(sn->sn_xt, (unsigned)i,
+		enum fs_xmatch xm = peer ? fs_exports_match_peer(sn->sn_xt, (unsigned)i,
 								      peer, false, &opts) :
-					     NFS3_XM_NO;
+					     FS_XM_NO;
 
 		/* a name being looked up: answered in a moment (never waited
 		 * for on this thread), refused after a second */
-		if (xm == NFS3_XM_UNKNOWN && rpc_tcp_defer(xprt)) {
+		if (xm == FS_XM_UNKNOWN && rpc_tcp_defer(xprt)) {
 			svc_freeargs(xprt, (xdrproc_t)xdr_dirpath, (caddr_t)&path);
 			goto out;
 		}
 		exp = sn->sn_exp[i];
-		if (xm != NFS3_XM_YES || (!opts.xo_insecure && peer_port(peer) >= 1024))
+		if (xm != FS_XM_YES || (!opts.xo_insecure && peer_port(peer) >= 1024))
 			res.mr_status = MNT3ERR_ACCES;
 		else
 			res.mr_status = mnt_dir_fh(exp, rest, res.mr_fh, &res.mr_fhlen);
@@ -339,7 +339,7 @@ static void mnt_mnt(struct rpcrdma_mnt *m, SVCXPRT *xprt)
 	svc_sendreply(xprt, (xdrproc_t)xdr_mnt_res, (caddr_t)&res);
 	svc_freeargs(xprt, (xdrproc_t)xdr_dirpath, (caddr_t)&path);
 out:
-	nfs3_snap_put(sn);
+	fs_snap_put(sn);
 }
 
 static void mnt_dispatch(struct svc_req *rq, SVCXPRT *xprt)
@@ -347,7 +347,7 @@ static void mnt_dispatch(struct svc_req *rq, SVCXPRT *xprt)
 	struct rpcrdma_mnt *m = mnt_current;
 	struct netbuf *nb;
 	char host[INET6_ADDRSTRLEN];
-	struct nfs3_snap *sn;
+	struct fs_snap *sn;
 	char *path = NULL;
 
 	if (!m) {
@@ -380,9 +380,9 @@ static void mnt_dispatch(struct svc_req *rq, SVCXPRT *xprt)
 		svc_freeargs(xprt, (xdrproc_t)xdr_dirpath, (caddr_t)&path);
 		break;
 	case MOUNTPROC3_EXPORT:
-		sn = nfs3_snap_get(m->m_srv);
+		sn = fs_snap_get(m->m_srv);
 		svc_sendreply(xprt, (xdrproc_t)xdr_exports, (caddr_t)sn);
-		nfs3_snap_put(sn);
+		fs_snap_put(sn);
 		break;
 	default:
 		svcerr_noproc(xprt);

@@ -12,9 +12,9 @@ const uint8_t *nfs3_get_fh(struct rpcrdma_xdr *xs, uint32_t *len)
 	return rpcrdma_xdr_get_opaque(xs, RPCRDMA_NFS3_FHSIZE, len);
 }
 
-void nfs3_get_name(struct rpcrdma_xdr *xs, struct nfs3_name *n)
+void nfs3_get_name(struct rpcrdma_xdr *xs, struct fs_name *n)
 {
-	const uint8_t *p = rpcrdma_xdr_get_opaque(xs, NFS3_WIRE_NAME_MAX, &n->n_len);
+	const uint8_t *p = rpcrdma_xdr_get_opaque(xs, FS_WIRE_NAME_MAX, &n->n_len);
 
 	if (p)
 		memcpy(n->n_buf, p, n->n_len);
@@ -40,7 +40,7 @@ static void get_set_time(struct rpcrdma_xdr *xs, uint32_t *how, struct timespec 
 		xs->xs_err = true;
 }
 
-void nfs3_get_sattr(struct rpcrdma_xdr *xs, struct nfs3_sattr *sa)
+void nfs3_get_sattr(struct rpcrdma_xdr *xs, struct fs_sattr *sa)
 {
 	memset(sa, 0, sizeof(*sa));
 	sa->sa_set_mode = rpcrdma_xdr_get_bool(xs);
@@ -64,7 +64,7 @@ void nfs3_get_sattr(struct rpcrdma_xdr *xs, struct nfs3_sattr *sa)
  * Empty names and names with '/' or NUL could address something other
  * than one entry of the directory.
  */
-uint32_t nfs3_name_check(const struct nfs3_name *n)
+uint32_t nfs3_name_check(const struct fs_name *n)
 {
 	if (n->n_len == 0 || memchr(n->n_buf, '/', n->n_len) ||
 	    strlen(n->n_buf) != n->n_len)
@@ -74,7 +74,7 @@ uint32_t nfs3_name_check(const struct nfs3_name *n)
 	return NFS3_OK;
 }
 
-bool nfs3_is_dot_or_dotdot(const struct nfs3_name *n)
+bool nfs3_is_dot_or_dotdot(const struct fs_name *n)
 {
 	return strcmp(n->n_buf, ".") == 0 || strcmp(n->n_buf, "..") == 0;
 }

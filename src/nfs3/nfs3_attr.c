@@ -14,34 +14,34 @@
 
 #include "nfs3_internal.h"
 
-int nfs3_proc_getattr(struct nfs3_call *c)
+int nfs3_proc_getattr(struct fs_call *c)
 {
 	const uint8_t *fh;
 	uint32_t fhlen;
-	struct nfs3_fentry local, *fe;
+	struct fs_fentry local, *fe;
 	struct stat st;
 	int err;
 
 	fh = nfs3_get_fh(c->c_args, &fhlen);
 	if (!rpcrdma_xdr_ok(c->c_args))
 		return RPCRDMA_SVC_GARBAGE_ARGS;
-	err = nfs3_get_file(c, fh, fhlen, &local, &fe, &st);
+	err = fs_get_file(c, fh, fhlen, &local, &fe, &st);
 	rpcrdma_xdr_put_u32(c->c_res, nfs3_errno_to_stat(err));
 	if (!err)
 		nfs3_put_fattr(c->c_res, c->c_exp, &st);
-	nfs3_fcache_put(fe);
+	fs_fcache_put(fe);
 	return RPCRDMA_SVC_SUCCESS;
 }
 
-int nfs3_proc_setattr(struct nfs3_call *c)
+int nfs3_proc_setattr(struct fs_call *c)
 {
 	const uint8_t *fh;
 	uint32_t fhlen;
-	struct nfs3_sattr sa;
+	struct fs_sattr sa;
 	struct timespec guard = { 0 };
 	bool check;
 	struct stat pre, post;
-	struct nfs3_fentry local, *fe = NULL;
+	struct fs_fentry local, *fe = NULL;
 	int fd = -1, err;
 
 	fh = nfs3_get_fh(c->c_args, &fhlen);
@@ -57,7 +57,7 @@ int nfs3_proc_setattr(struct nfs3_call *c)
 		return RPCRDMA_SVC_SUCCESS;
 	}
 
-	err = nfs3_get_file(c, fh, fhlen, &local, &fe, &pre);
+	err = fs_get_file(c, fh, fhlen, &local, &fe, &pre);
 	if (err)
 		goto out;
 	fd = fe->fe_path;
@@ -68,13 +68,13 @@ int nfs3_proc_setattr(struct nfs3_call *c)
 		goto out_close;
 	}
 	/* a new size: NFSv4.1 delegations of the file are recalled first */
-	err = sa.sa_set_size ? nfs3_change_check(c, fh, fhlen) : 0;
+	err = sa.sa_set_size ? fs_change_check(c, fh, fhlen) : 0;
 	if (!err)
-		err = nfs3_become_caller(c);
+		err = fs_become_caller(c);
 	if (!err)
-		err = nfs3_sattr_apply(c, fd, &pre, &sa, false, fe);
+		err = fs_sattr_apply(c, fd, &pre, &sa, false, fe);
 	if (!err) /* commit_metadata of sync entries on a disk */
-		err = nfs3_commit_obj(c, fe);
+		err = fs_commit_obj(c, fe);
 out:
 	rpcrdma_xdr_put_u32(c->c_res, nfs3_errno_to_stat(err));
 	if (fd >= 0 && fstat(fd, &post) == 0)
@@ -82,7 +82,7 @@ out:
 	else
 		nfs3_put_wcc(c->c_res, c->c_exp, NULL, NULL);
 out_close:
-	nfs3_fcache_put(fe);
+	fs_fcache_put(fe);
 	return RPCRDMA_SVC_SUCCESS;
 }
 
@@ -111,11 +111,11 @@ static uint32_t access_bits(int fd, const struct stat *st, uint32_t want)
 	return got;
 }
 
-int nfs3_proc_access(struct nfs3_call *c)
+int nfs3_proc_access(struct fs_call *c)
 {
 	const uint8_t *fh;
 	uint32_t fhlen, want, got = 0;
-	struct nfs3_fentry local, *fe = NULL;
+	struct fs_fentry local, *fe = NULL;
 	struct stat st;
 	int fd = -1, err;
 
@@ -124,10 +124,10 @@ int nfs3_proc_access(struct nfs3_call *c)
 	if (!rpcrdma_xdr_ok(c->c_args))
 		return RPCRDMA_SVC_GARBAGE_ARGS;
 	/* files and directories through their caches (one fstat on a hit) */
-	err = nfs3_get_file(c, fh, fhlen, &local, &fe, &st);
+	err = fs_get_file(c, fh, fhlen, &local, &fe, &st);
 	if (!err) {
 		fd = fe->fe_path;
-		err = nfs3_become_caller(c);
+		err = fs_become_caller(c);
 	}
 	if (!err)
 		got = access_bits(fd, &st, want);
@@ -138,12 +138,12 @@ int nfs3_proc_access(struct nfs3_call *c)
 	nfs3_put_post_op_attr(c->c_res, c->c_exp, fd >= 0 ? &st : NULL);
 	if (!err)
 		rpcrdma_xdr_put_u32(c->c_res, got);
-	nfs3_fcache_put(fe);
+	fs_fcache_put(fe);
 	return RPCRDMA_SVC_SUCCESS;
 }
 
 /* FSSTAT, FSINFO, PATHCONF: a handle in, attributes and numbers out. */
-static int fs_open(struct nfs3_call *c, int *fdp, struct stat *st,
+static int fs_open(struct fs_call *c, int *fdp, struct stat *st,
 		   int *accept)
 {
 	const uint8_t *fh;
@@ -157,7 +157,7 @@ static int fs_open(struct nfs3_call *c, int *fdp, struct stat *st,
 		return -EINVAL;
 	}
 	*accept = RPCRDMA_SVC_SUCCESS;
-	err = nfs3_open_handle(c, fh, fhlen, fdp, st);
+	err = fs_open_handle(c, fh, fhlen, fdp, st);
 	if (err) {
 		rpcrdma_xdr_put_u32(c->c_res, nfs3_errno_to_stat(err));
 		nfs3_put_post_op_attr(c->c_res, c->c_exp, NULL);
@@ -165,7 +165,7 @@ static int fs_open(struct nfs3_call *c, int *fdp, struct stat *st,
 	return err;
 }
 
-int nfs3_proc_fsstat(struct nfs3_call *c)
+int nfs3_proc_fsstat(struct fs_call *c)
 {
 	struct statvfs sv;
 	struct stat st;
@@ -188,11 +188,11 @@ int nfs3_proc_fsstat(struct nfs3_call *c)
 	rpcrdma_xdr_put_u64(c->c_res, sv.f_favail);
 	rpcrdma_xdr_put_u32(c->c_res, 0); /* invarsec: may change any time */
 out:
-	nfs3_close_fd(fd);
+	fs_close_fd(fd);
 	return RPCRDMA_SVC_SUCCESS;
 }
 
-int nfs3_proc_fsinfo(struct nfs3_call *c)
+int nfs3_proc_fsinfo(struct fs_call *c)
 {
 	struct stat st;
 	uint32_t max = c->c_exp->ex_max_payload;
@@ -214,11 +214,11 @@ int nfs3_proc_fsinfo(struct nfs3_call *c)
 	rpcrdma_xdr_put_u32(c->c_res, 1);
 	rpcrdma_xdr_put_u32(c->c_res, NFS3_FSF_LINK | NFS3_FSF_SYMLINK |
 				      NFS3_FSF_HOMOGENEOUS | NFS3_FSF_CANSETTIME);
-	nfs3_close_fd(fd);
+	fs_close_fd(fd);
 	return RPCRDMA_SVC_SUCCESS;
 }
 
-int nfs3_proc_pathconf(struct nfs3_call *c)
+int nfs3_proc_pathconf(struct fs_call *c)
 {
 	struct stat st;
 	long linkmax, namemax;
@@ -238,6 +238,6 @@ int nfs3_proc_pathconf(struct nfs3_call *c)
 	rpcrdma_xdr_put_u32(c->c_res, 1); /* chown_restricted */
 	rpcrdma_xdr_put_u32(c->c_res, 0); /* case_insensitive */
 	rpcrdma_xdr_put_u32(c->c_res, 1); /* case_preserving */
-	nfs3_close_fd(fd);
+	fs_close_fd(fd);
 	return RPCRDMA_SVC_SUCCESS;
 }

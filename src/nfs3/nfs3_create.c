@@ -21,8 +21,8 @@
  * nothing more (RFC 1813 3.3.2: the server's current time); without
  * anything left to set, no system call is made.  0 or a negative errno.
  */
-static int created_sattr(struct nfs3_call *c, int fd, struct stat *st,
-			 struct nfs3_sattr *sa, bool skip_mode)
+static int created_sattr(struct fs_call *c, int fd, struct stat *st,
+			 struct fs_sattr *sa, bool skip_mode)
 {
 	int err;
 
@@ -35,7 +35,7 @@ static int created_sattr(struct nfs3_call *c, int fd, struct stat *st,
 	    sa->sa_atime_how == NFS3_DONT_CHANGE &&
 	    sa->sa_mtime_how == NFS3_DONT_CHANGE)
 		return 0;
-	err = nfs3_sattr_apply(c, fd, st, sa, skip_mode, NULL);
+	err = fs_sattr_apply(c, fd, st, sa, skip_mode, NULL);
 	if (!err && fstat(fd, st) < 0)
 		err = -errno;
 	return err;
@@ -47,9 +47,9 @@ static int created_sattr(struct nfs3_call *c, int fd, struct stat *st,
  * attributes @st: its handle, commit_metadata of the directory, then the
  * result (post_op_fh3, post_op_attr, the directory's wcc_data; on failure
  * wcc_data only).  A regular file or directory goes to its cache with its
- * handle (nfs3_fcache_adopt()); @fd is closed otherwise.  Releases @d.
+ * handle (fs_fcache_adopt()); @fd is closed otherwise.  Releases @d.
  */
-static int create_finish(struct nfs3_call *c, struct nfs3_dirop *d,
+static int create_finish(struct fs_call *c, struct nfs3_dirop *d,
 			 uint32_t stat, int fd, const struct stat *st)
 {
 	uint8_t fh[RPCRDMA_NFS3_FHSIZE];
@@ -58,8 +58,8 @@ static int create_finish(struct nfs3_call *c, struct nfs3_dirop *d,
 	int err;
 
 	if (stat == NFS3_OK) {
-		have_fh = nfs3_fh_make(c->c_exp, fd, "", fh, &fhlen) == 0;
-		err = nfs3_commit_dir(c, d->d_fe);
+		have_fh = fs_fh_make(c->c_exp, fd, "", fh, &fhlen) == 0;
+		err = fs_commit_dir(c, d->d_fe);
 		if (err)
 			stat = nfs3_errno_to_stat(err);
 	}
@@ -72,9 +72,9 @@ static int create_finish(struct nfs3_call *c, struct nfs3_dirop *d,
 	}
 	nfs3_dirop_put_wcc(c, d);
 	if (stat == NFS3_OK && have_fh)
-		nfs3_fcache_adopt(c->c_exp, fh, fhlen, fd, st);
+		fs_fcache_adopt(c->c_exp, fh, fhlen, fd, st);
 	else
-		nfs3_close_fd(fd);
+		fs_close_fd(fd);
 	nfs3_dirop_put(d);
 	return RPCRDMA_SVC_SUCCESS;
 }
@@ -87,12 +87,12 @@ static int create_finish(struct nfs3_call *c, struct nfs3_dirop *d,
  * cache, the SETATTR the client sends next; an existing name (UNCHECKED,
  * a retransmitted EXCLUSIVE) is looked up as before, never opened.
  */
-int nfs3_proc_create(struct nfs3_call *c)
+int nfs3_proc_create(struct fs_call *c)
 {
 	struct nfs3_dirop d;
 	const uint8_t *dfh, *verf = NULL;
 	uint32_t dfhlen, how, stat;
-	struct nfs3_sattr sa;
+	struct fs_sattr sa;
 	struct stat st;
 	mode_t mode;
 	int fd = -1, err;
@@ -115,10 +115,10 @@ int nfs3_proc_create(struct nfs3_call *c)
 		stat = NFS3ERR_EXIST;
 		goto out;
 	}
-	err = nfs3_become_caller(c);
+	err = fs_become_caller(c);
 	if (err)
 		goto out_err;
-	nfs3_cred_no_umask(); /* the mode as sent */
+	fs_cred_no_umask(); /* the mode as sent */
 	if (how == NFS3_EXCLUSIVE)
 		mode = 0600;
 	else
@@ -142,7 +142,7 @@ int nfs3_proc_create(struct nfs3_call *c)
 	} else if (errno != EEXIST || how == NFS3_GUARDED) {
 		goto out_errno;
 	} else {
-		err = nfs3_lookup_at(c->c_exp, d.d_fd, &d.d_pre, d.d_name.n_buf,
+		err = fs_lookup_at(c->c_exp, d.d_fd, &d.d_pre, d.d_name.n_buf,
 				     &fd, &st);
 		if (err)
 			goto out_err;
@@ -163,7 +163,7 @@ int nfs3_proc_create(struct nfs3_call *c)
 		sa.sa_set_mode = sa.sa_set_uid = sa.sa_set_gid = false;
 		sa.sa_atime_how = sa.sa_mtime_how = NFS3_DONT_CHANGE;
 		if (sa.sa_set_size) {
-			err = nfs3_sattr_apply(c, fd, &st, &sa, true, NULL);
+			err = fs_sattr_apply(c, fd, &st, &sa, true, NULL);
 			if (!err && fstat(fd, &st) < 0)
 				err = -errno;
 		}
@@ -183,12 +183,12 @@ out:
 	return create_finish(c, &d, stat, fd, &st);
 }
 
-int nfs3_proc_mkdir(struct nfs3_call *c)
+int nfs3_proc_mkdir(struct fs_call *c)
 {
 	struct nfs3_dirop d;
 	const uint8_t *dfh;
 	uint32_t dfhlen, stat;
-	struct nfs3_sattr sa;
+	struct fs_sattr sa;
 	struct stat st;
 	int fd = -1, err;
 
@@ -204,14 +204,14 @@ int nfs3_proc_mkdir(struct nfs3_call *c)
 		stat = NFS3ERR_EXIST;
 		goto out;
 	}
-	err = nfs3_become_caller(c);
+	err = fs_become_caller(c);
 	if (!err)
-		nfs3_cred_no_umask(); /* the mode as sent */
+		fs_cred_no_umask(); /* the mode as sent */
 	if (!err && mkdirat(d.d_fd, d.d_name.n_buf,
 			    sa.sa_set_mode ? (sa.sa_mode & 07777) : 0755) < 0)
 		err = -errno;
 	if (!err)
-		err = nfs3_lookup_at(c->c_exp, d.d_fd, &d.d_pre, d.d_name.n_buf,
+		err = fs_lookup_at(c->c_exp, d.d_fd, &d.d_pre, d.d_name.n_buf,
 				     &fd, &st);
 	if (!err)
 		err = created_sattr(c, fd, &st, &sa, true);
@@ -220,12 +220,12 @@ out:
 	return create_finish(c, &d, stat, fd, &st);
 }
 
-int nfs3_proc_symlink(struct nfs3_call *c)
+int nfs3_proc_symlink(struct fs_call *c)
 {
 	struct nfs3_dirop d;
 	const uint8_t *dfh, *tp;
 	uint32_t dfhlen, tlen, stat;
-	struct nfs3_sattr sa;
+	struct fs_sattr sa;
 	char target[NFS3_WIRE_PATH_MAX + 1];
 	struct stat st;
 	int fd = -1, err;
@@ -249,12 +249,12 @@ int nfs3_proc_symlink(struct nfs3_call *c)
 		stat = NFS3ERR_INVAL;
 		goto out;
 	}
-	err = nfs3_become_caller(c);
+	err = fs_become_caller(c);
 	/* the target is stored, never resolved by the server */
 	if (!err && symlinkat(target, d.d_fd, d.d_name.n_buf) < 0)
 		err = -errno;
 	if (!err)
-		err = nfs3_lookup_at(c->c_exp, d.d_fd, &d.d_pre, d.d_name.n_buf,
+		err = fs_lookup_at(c->c_exp, d.d_fd, &d.d_pre, d.d_name.n_buf,
 				     &fd, &st);
 	stat = nfs3_errno_to_stat(err);
 out:
@@ -278,12 +278,12 @@ out:
  * NFS3ERR_INVAL.  The attributes are set as given (the mode exactly, not
  * under the server's umask); without a mode the node gets 0, as knfsd's.
  */
-int nfs3_proc_mknod(struct nfs3_call *c)
+int nfs3_proc_mknod(struct fs_call *c)
 {
 	struct nfs3_dirop d;
 	const uint8_t *dfh;
 	uint32_t dfhlen, type, major = 0, minor = 0, stat;
-	struct nfs3_sattr sa;
+	struct fs_sattr sa;
 	struct stat st;
 	mode_t fmt;
 	int fd = -1, err;
@@ -321,9 +321,9 @@ int nfs3_proc_mknod(struct nfs3_call *c)
 		goto out;
 	}
 	/* may the caller add a name: before the other checks, as knfsd */
-	err = nfs3_become_caller(c);
+	err = fs_become_caller(c);
 	if (!err)
-		err = nfs3_dir_may_write(d.d_fd);
+		err = fs_dir_may_write(d.d_fd);
 	if (err) {
 		stat = nfs3_errno_to_stat(err);
 		goto out;
@@ -351,7 +351,7 @@ int nfs3_proc_mknod(struct nfs3_call *c)
 		    makedev(major, minor)) < 0)
 		err = -errno;
 	if (!err)
-		err = nfs3_lookup_at(c->c_exp, d.d_fd, &d.d_pre, d.d_name.n_buf,
+		err = fs_lookup_at(c->c_exp, d.d_fd, &d.d_pre, d.d_name.n_buf,
 				     &fd, &st);
 	if (!err)
 		err = created_sattr(c, fd, &st, &sa, false);

@@ -14,7 +14,7 @@
 
 #include "nfs3_internal.h"
 
-void nfs3_dirop_decode(struct nfs3_call *c, struct nfs3_dirop *d,
+void nfs3_dirop_decode(struct fs_call *c, struct nfs3_dirop *d,
 			 const uint8_t **fh, uint32_t *fhlen)
 {
 	d->d_fd = -1;
@@ -29,10 +29,10 @@ void nfs3_dirop_decode(struct nfs3_call *c, struct nfs3_dirop *d,
  * check the name; an NFS status.  A directory removed since it was cached
  * (no links left) is stale, as its handle would be.
  */
-uint32_t nfs3_dirop_open(struct nfs3_call *c, struct nfs3_dirop *d,
+uint32_t nfs3_dirop_open(struct fs_call *c, struct nfs3_dirop *d,
 			   const uint8_t *fh, uint32_t fhlen)
 {
-	int err = nfs3_get_dir(c, fh, fhlen, &d->d_local, &d->d_fe, &d->d_pre);
+	int err = fs_get_dir(c, fh, fhlen, &d->d_local, &d->d_fe, &d->d_pre);
 
 	if (err)
 		return nfs3_errno_to_stat(err);
@@ -41,7 +41,7 @@ uint32_t nfs3_dirop_open(struct nfs3_call *c, struct nfs3_dirop *d,
 	if (!S_ISDIR(d->d_pre.st_mode))
 		return NFS3ERR_NOTDIR;
 	if (d->d_pre.st_nlink == 0) {
-		nfs3_fcache_forget(c->c_exp, fh, fhlen);
+		fs_fcache_forget(c->c_exp, fh, fhlen);
 		d->d_have_pre = false;
 		return NFS3ERR_STALE;
 	}
@@ -50,12 +50,12 @@ uint32_t nfs3_dirop_open(struct nfs3_call *c, struct nfs3_dirop *d,
 
 void nfs3_dirop_put(struct nfs3_dirop *d)
 {
-	nfs3_fcache_put(d->d_fe);
+	fs_fcache_put(d->d_fe);
 	d->d_fe = NULL;
 	d->d_fd = -1;
 }
 
-void nfs3_dirop_put_wcc(struct nfs3_call *c, struct nfs3_dirop *d)
+void nfs3_dirop_put_wcc(struct fs_call *c, struct nfs3_dirop *d)
 {
 	struct stat post;
 
@@ -72,14 +72,14 @@ void nfs3_dirop_put_wcc(struct nfs3_call *c, struct nfs3_dirop *d)
  * nothing in it).  The object found is not cached: a handle a client only
  * looked up turns STALE once its file is unlinked, as without a cache.
  */
-int nfs3_proc_lookup(struct nfs3_call *c)
+int nfs3_proc_lookup(struct fs_call *c)
 {
 	const uint8_t *dfh;
 	uint32_t dfhlen, fhlen = 0;
-	struct nfs3_name name;
+	struct fs_name name;
 	struct stat dst, st;
 	uint8_t fh[RPCRDMA_NFS3_FHSIZE];
-	struct nfs3_fentry local, *dfe = NULL;
+	struct fs_fentry local, *dfe = NULL;
 	int dfd = -1, fd = -1, err;
 	uint32_t stat;
 
@@ -89,7 +89,7 @@ int nfs3_proc_lookup(struct nfs3_call *c)
 		return RPCRDMA_SVC_GARBAGE_ARGS;
 
 	/* the directory through the directory cache, as for dirops */
-	err = nfs3_get_dir(c, dfh, dfhlen, &local, &dfe, &dst);
+	err = fs_get_dir(c, dfh, dfhlen, &local, &dfe, &dst);
 	if (!err)
 		dfd = dfe->fe_path;
 	if (err) {
@@ -103,11 +103,11 @@ int nfs3_proc_lookup(struct nfs3_call *c)
 	stat = nfs3_name_check(&name);
 	if (stat)
 		goto out;
-	err = nfs3_become_caller(c);
+	err = fs_become_caller(c);
 	if (!err)
-		err = nfs3_lookup_at(c->c_exp, dfd, &dst, name.n_buf, &fd, &st);
+		err = fs_lookup_at(c->c_exp, dfd, &dst, name.n_buf, &fd, &st);
 	if (!err)
-		err = nfs3_fh_make(c->c_exp, fd, "", fh, &fhlen);
+		err = fs_fh_make(c->c_exp, fd, "", fh, &fhlen);
 	stat = nfs3_errno_to_stat(err);
 out:
 	rpcrdma_xdr_put_u32(c->c_res, stat);
@@ -116,12 +116,12 @@ out:
 		nfs3_put_post_op_attr(c->c_res, c->c_exp, &st);
 	}
 	nfs3_put_post_op_attr(c->c_res, c->c_exp, dfd >= 0 ? &dst : NULL);
-	nfs3_close_fd(fd);
-	nfs3_fcache_put(dfe);
+	fs_close_fd(fd);
+	fs_fcache_put(dfe);
 	return RPCRDMA_SVC_SUCCESS;
 }
 
-static int proc_remove_common(struct nfs3_call *c, bool dir)
+static int proc_remove_common(struct fs_call *c, bool dir)
 {
 	struct nfs3_dirop d;
 	const uint8_t *dfh;
@@ -145,15 +145,15 @@ static int proc_remove_common(struct nfs3_call *c, bool dir)
 		stat = dir ? NFS3ERR_NOTEMPTY : NFS3ERR_ISDIR;
 		goto out;
 	}
-	err = nfs3_become_caller(c);
+	err = fs_become_caller(c);
 	if (!err) /* a removed directory leaves the directory cache too */
-		have_fh = nfs3_unlink_fh(c, d.d_fd, d.d_name.n_buf, fh, &fhlen);
+		have_fh = fs_unlink_fh(c, d.d_fd, d.d_name.n_buf, fh, &fhlen);
 	if (!err && unlinkat(d.d_fd, d.d_name.n_buf, dir ? AT_REMOVEDIR : 0) < 0)
 		err = -errno;
 	if (!err && have_fh) /* a directory has no other name */
-		nfs3_fcache_forget(c->c_exp, fh, fhlen);
+		fs_fcache_forget(c->c_exp, fh, fhlen);
 	if (!err)
-		err = nfs3_commit_dir(c, d.d_fe);
+		err = fs_commit_dir(c, d.d_fe);
 	stat = nfs3_errno_to_stat(err);
 out:
 	rpcrdma_xdr_put_u32(c->c_res, stat);
@@ -162,17 +162,17 @@ out:
 	return RPCRDMA_SVC_SUCCESS;
 }
 
-int nfs3_proc_remove(struct nfs3_call *c)
+int nfs3_proc_remove(struct fs_call *c)
 {
 	return proc_remove_common(c, false);
 }
 
-int nfs3_proc_rmdir(struct nfs3_call *c)
+int nfs3_proc_rmdir(struct fs_call *c)
 {
 	return proc_remove_common(c, true);
 }
 
-int nfs3_proc_rename(struct nfs3_call *c)
+int nfs3_proc_rename(struct fs_call *c)
 {
 	struct nfs3_dirop from, to;
 	const uint8_t *ffh, *tfh;
@@ -205,17 +205,17 @@ int nfs3_proc_rename(struct nfs3_call *c)
 		goto out;
 	}
 	/* may the caller change both directories: the rename asks, or
-	 * nfs3_rename() first when a name is in the way (knfsd's answer) */
-	err = nfs3_become_caller(c);
+	 * fs_rename() first when a name is in the way (knfsd's answer) */
+	err = fs_become_caller(c);
 	if (!err)
-		err = nfs3_rename(c, from.d_fd, from.d_name.n_buf, to.d_fd,
+		err = fs_rename(c, from.d_fd, from.d_name.n_buf, to.d_fd,
 				  to.d_name.n_buf, !same, fh, &fhlen, &have_fh);
 	if (!err && have_fh)
-		nfs3_fcache_forget(c->c_exp, fh, fhlen);
+		fs_fcache_forget(c->c_exp, fh, fhlen);
 	if (!err)
-		err = nfs3_commit_dir(c, from.d_fe);
+		err = fs_commit_dir(c, from.d_fe);
 	if (!err && !same)
-		err = nfs3_commit_dir(c, to.d_fe);
+		err = fs_commit_dir(c, to.d_fe);
 	stat = nfs3_errno_to_stat(err);
 out:
 	rpcrdma_xdr_put_u32(c->c_res, stat);
@@ -235,7 +235,7 @@ out:
 	return RPCRDMA_SVC_SUCCESS;
 }
 
-int nfs3_proc_link(struct nfs3_call *c)
+int nfs3_proc_link(struct fs_call *c)
 {
 	struct nfs3_dirop d;
 	const uint8_t *fh, *dfh;
@@ -250,7 +250,7 @@ int nfs3_proc_link(struct nfs3_call *c)
 	if (!rpcrdma_xdr_ok(c->c_args))
 		return RPCRDMA_SVC_GARBAGE_ARGS;
 
-	err = nfs3_open_handle(c, fh, fhlen, &fd, &st);
+	err = fs_open_handle(c, fh, fhlen, &fd, &st);
 	if (err) {
 		stat = nfs3_errno_to_stat(err);
 		goto out;
@@ -258,10 +258,10 @@ int nfs3_proc_link(struct nfs3_call *c)
 	stat = nfs3_dirop_open(c, &d, dfh, dfhlen);
 	if (stat)
 		goto out;
-	/* may the caller add a name: first, as knfsd (nfs3_dir_may_write()) */
-	err = nfs3_become_caller(c);
+	/* may the caller add a name: first, as knfsd (fs_dir_may_write()) */
+	err = fs_become_caller(c);
 	if (!err)
-		err = nfs3_dir_may_write(d.d_fd);
+		err = fs_dir_may_write(d.d_fd);
 	if (err) {
 		stat = nfs3_errno_to_stat(err);
 		goto out;
@@ -274,18 +274,18 @@ int nfs3_proc_link(struct nfs3_call *c)
 		stat = NFS3ERR_ISDIR;
 		goto out;
 	}
-	nfs3_proc_path(path, sizeof(path), fd);
+	fs_proc_path(path, sizeof(path), fd);
 	if (!err && linkat(AT_FDCWD, path, d.d_fd, d.d_name.n_buf,
 			   AT_SYMLINK_FOLLOW) < 0)
 		err = -errno;
 	if (!err)
-		err = nfs3_commit_dir(c, d.d_fe);
+		err = fs_commit_dir(c, d.d_fe);
 	stat = nfs3_errno_to_stat(err);
 out:
 	rpcrdma_xdr_put_u32(c->c_res, stat);
 	nfs3_put_post_op_fd(c->c_res, c->c_exp, fd);
 	nfs3_dirop_put_wcc(c, &d);
-	nfs3_close_fd(fd);
+	fs_close_fd(fd);
 	nfs3_dirop_put(&d);
 	return RPCRDMA_SVC_SUCCESS;
 }

@@ -14,23 +14,23 @@
 #include "common/be.h"
 #include "nfs3_internal.h"
 
-static int proc_null(struct nfs3_call *c)
+static int proc_null(struct fs_call *c)
 {
 	(void)c;
 	return RPCRDMA_SVC_SUCCESS;
 }
 
-static int proc_readdir(struct nfs3_call *c)
+static int proc_readdir(struct fs_call *c)
 {
 	return nfs3_proc_readdir(c, false);
 }
 
-static int proc_readdirplus(struct nfs3_call *c)
+static int proc_readdirplus(struct fs_call *c)
 {
 	return nfs3_proc_readdir(c, true);
 }
 
-typedef int (*nfs3_proc_fn)(struct nfs3_call *c);
+typedef int (*nfs3_proc_fn)(struct fs_call *c);
 
 /* One procedure: its handler and what it is (NFS3_PF_*). */
 struct nfs3_proc_desc {
@@ -81,7 +81,7 @@ int nfs3_dispatch_call(struct rpcrdma_nfs3_server *srv, struct rpcrdma_svc_req *
 		       struct rpcrdma_nfs3_export *exp,
 		       const struct rpcrdma_nfs3_xopts *opts, int fh_err)
 {
-	struct nfs3_call c = {
+	struct fs_call c = {
 		.c_srv = srv,
 		.c_exp = exp,
 		.c_req = req,
@@ -102,7 +102,7 @@ int nfs3_dispatch_call(struct rpcrdma_nfs3_server *srv, struct rpcrdma_svc_req *
 		return RPCRDMA_SVC_PROC_UNAVAIL;
 	if (proc == NFSPROC3_NULL)
 		return RPCRDMA_SVC_SUCCESS;
-	auth = nfs3_cred_from_req(opts, req, &c.c_cred);
+	auth = fs_cred_from_req(opts, req, &c.c_cred);
 	if (auth) {
 		req->rq_auth_stat = auth;
 		return RPCRDMA_SVC_AUTH_ERROR;
@@ -112,22 +112,22 @@ int nfs3_dispatch_call(struct rpcrdma_nfs3_server *srv, struct rpcrdma_svc_req *
 	/* commit_metadata before the reply: sync entries on a disk */
 	c.c_commit = (flags & NFS3_PF_COMMIT_META) && !opts->xo_async &&
 		     !exp->ex_mem_fs;
-	nfs3_cred_call_begin();
+	fs_cred_call_begin();
 	if (req->rq_transport) {
 		if (!nfs3_transport_ok(exp, flags, &c.c_cred, c.c_commit))
 			return RPCRDMA_SVC_DEFER;
 		c.c_nowait = true;
-		nfs3_cred_freeze(true);
+		fs_cred_freeze(true);
 	}
 	start = req->rq_res.xs_pos;
 	ret = nfs3_procs[proc].pd_fn(&c);
 	if (c.c_nowait) {
-		nfs3_cred_freeze(false);
+		fs_cred_freeze(false);
 		if (c.c_defer)
 			return RPCRDMA_SVC_DEFER;
 	}
 	/* A worker keeps the caller's identity until a call needs the
-	 * server's (nfs3_cred_for_handle()): the next call of the same
+	 * server's (fs_cred_for_handle()): the next call of the same
 	 * caller then switches nothing. */
 	if (ret == RPCRDMA_SVC_SUCCESS && !rpcrdma_xdr_ok(&req->rq_res))
 		ret = RPCRDMA_SVC_SYSTEM_ERR;
@@ -169,7 +169,7 @@ static int first_fh_id(const struct rpcrdma_xdr *args)
 	uint32_t len;
 
 	fh = rpcrdma_xdr_get_opaque(&peek, RPCRDMA_NFS3_FHSIZE, &len);
-	if (!fh || len < NFS3_FH_OVERHEAD || fh[0] != NFS3_FH_VERSION)
+	if (!fh || len < FS_FH_OVERHEAD || fh[0] != FS_FH_VERSION)
 		return -1;
 	return (int)((uint32_t)fh[2] << 8 | fh[3]);
 }
@@ -177,7 +177,7 @@ static int first_fh_id(const struct rpcrdma_xdr *args)
 int rpcrdma_nfs3_server_dispatch(struct rpcrdma_svc_req *req, void *arg)
 {
 	struct rpcrdma_nfs3_server *srv = arg;
-	struct nfs3_snap *sn = nfs3_snap_get(srv);
+	struct fs_snap *sn = fs_snap_get(srv);
 	struct rpcrdma_nfs3_xopts opts = {
 		.xo_ro = true,
 		.xo_squash = RPCRDMA_NFS3_ALL_SQUASH,
@@ -189,7 +189,7 @@ int rpcrdma_nfs3_server_dispatch(struct rpcrdma_svc_req *req, void *arg)
 	unsigned i = 0;
 
 	if (id >= 0) {
-		i = nfs3_snap_index(sn, (unsigned)id);
+		i = fs_snap_index(sn, (unsigned)id);
 		if (i == sn->sn_xt->xt_n) {
 			i = 0; /* nothing is opened: the answer needs no export */
 			fh_err = -ESTALE;
@@ -200,15 +200,15 @@ int rpcrdma_nfs3_server_dispatch(struct rpcrdma_svc_req *req, void *arg)
 		 * thread never waits for it (a miss goes to a worker, which
 		 * waits a bounded time, then answers NFS3ERR_JUKEBOX: "try
 		 * again later", RFC 1813 section 2.6) */
-		switch (nfs3_exports_match_peer(sn->sn_xt, i, peer, !req->rq_transport, &opts)) {
-		case NFS3_XM_YES:
+		switch (fs_exports_match_peer(sn->sn_xt, i, peer, !req->rq_transport, &opts)) {
+		case FS_XM_YES:
 			break;
-		case NFS3_XM_NO:
+		case FS_XM_NO:
 			fh_err = -EACCES;
 			break;
-		case NFS3_XM_UNKNOWN:
+		case FS_XM_UNKNOWN:
 			if (req->rq_transport) {
-				nfs3_snap_put(sn);
+				fs_snap_put(sn);
 				return RPCRDMA_SVC_DEFER;
 			}
 			fh_err = -EAGAIN;
@@ -216,6 +216,6 @@ int rpcrdma_nfs3_server_dispatch(struct rpcrdma_svc_req *req, void *arg)
 		}
 	}
 	ret = nfs3_dispatch_call(srv, req, sn->sn_exp[i], &opts, fh_err);
-	nfs3_snap_put(sn);
+	fs_snap_put(sn);
 	return ret;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nfs3_internal.h - private to src/nfs3: the export, file handles,
- * credentials and the RFC 1813 XDR helpers shared by the procedures.
+ * nfs3_internal.h - private to src/nfs3: the RFC 1813 XDR helpers, the
+ * dispatch and the procedures.  The file-serving layer they call (the
+ * export, file handles, credentials, the caches) is src/fs (fs/fs.h).
  */
 #ifndef RPCRDMA_NFS3_INTERNAL_H
 #define RPCRDMA_NFS3_INTERNAL_H
@@ -21,440 +22,14 @@
 #include <rpcrdma/svc.h>
 #include <rpcrdma/xdr.h>
 
+#include "fs/fs.h"
+
 /* Bytes of an encoded fattr3 (21 words) and of a post_op_attr with one. */
 #define NFS3_FATTR_BYTES 84u
 #define NFS3_POST_OP_ATTR_BYTES (4u + NFS3_FATTR_BYTES)
 
-/* Longest name component accepted on the wire (longer: GARBAGE_ARGS). */
-#define NFS3_WIRE_NAME_MAX 1024u
 /* Longest symlink target / mount path accepted on the wire. */
 #define NFS3_WIRE_PATH_MAX 4096u
-
-struct rpcrdma_nfs3_export {
-	char *ex_path;
-	int ex_fd;            /* O_RDONLY|O_DIRECTORY: mount fd for open_by_handle_at */
-	dev_t ex_dev;
-	ino_t ex_ino;
-	int ex_mnt_id;
-	uint16_t ex_id;       /* the export's id in its handles (fsid=) */
-	uint64_t ex_fsid;     /* fattr3 fsid */
-	uint8_t ex_verf[8];   /* WRITE/COMMIT verifier: changes per start */
-	uint8_t ex_key[RPCRDMA_NFS3_KEY_BYTES];
-	uint32_t ex_max_payload;
-	bool ex_no_root_squash; /* rpcrdma_nfs3_dispatch() only */
-	bool ex_async;          /* rpcrdma_nfs3_dispatch() only: no commit_metadata */
-	FILE *ex_log;
-	int ex_verbose;
-	struct nfs3_fcache *ex_fcache; /* open files; NULL: no cache */
-	struct nfs3_fcache *ex_dcache; /* open directories; NULL: no cache */
-	/* preadv2(RWF_NOWAIT) refused by the file system: READ is never
-	 * served on the transport thread (nfs3_transport.c) */
-	_Atomic bool ex_nowait_unsupported;
-	/* tmpfs or ramfs: file data and directories live in memory, nothing
-	 * waits for a disk (nfs3_transport.c) */
-	bool ex_mem_fs;
-	atomic_uint ex_refs;  /* server tables holding it (nfs3_server.c) */
-	atomic_uint_fast64_t ex_commits; /* objects committed (nfs3_commit.c) */
-};
-
-/* ---- nfs3_export.c ---- */
-
-/** nfs3_is_mem_fs - whether @fd's file system keeps its data in memory
- *  (tmpfs, ramfs). */
-bool nfs3_is_mem_fs(int fd);
-
-/* ---- nfs3_exports.c: a parsed exports file ---- */
-
-enum nfs3_xclient_kind {
-	NFS3_XC_ANY,      /* "*" */
-	NFS3_XC_NET,      /* an address, a network, a resolved host name */
-	NFS3_XC_WILDCARD, /* a host name pattern (fnmatch) */
-};
-
-/* One client entry of an export. */
-struct nfs3_xclient {
-	enum nfs3_xclient_kind xc_kind;
-	struct sockaddr_storage xc_net;
-	unsigned xc_prefix;
-	char *xc_name;       /* as written (the pattern of a wildcard) */
-	bool xc_listed;      /* MOUNT's EXPORT lists it (a host name's first address) */
-	struct rpcrdma_nfs3_xopts xc_opts;
-};
-
-/* One export line. */
-struct nfs3_xspec {
-	char *xs_path;
-	unsigned xs_line;
-	uint16_t xs_id;
-	bool xs_have_fsid;
-	struct nfs3_xclient *xs_clients; /* in file order: the first match wins */
-	unsigned xs_nclients;
-};
-
-struct rpcrdma_nfs3_exports {
-	struct nfs3_xspec *xt_specs;
-	unsigned xt_n;
-	bool xt_wild; /* some entry is a wildcard: matching may need a peer's name */
-};
-
-/** nfs3_exports_names_init - note whether @xt has wildcard entries. Return: 0. */
-int nfs3_exports_names_init(struct rpcrdma_nfs3_exports *xt);
-
-/* What nfs3_exports_match_peer() knows. */
-enum nfs3_xmatch {
-	NFS3_XM_NO,
-	NFS3_XM_YES,
-	NFS3_XM_UNKNOWN, /* a wildcard entry needs the peer's name, not known yet */
-};
-
-/**
- * nfs3_exports_match_peer - rpcrdma_nfs3_exports_match() that tells "not
- * known yet" apart.
- * @wait: a caller that may wait (not on a transport thread) waits at most
- *        NFS3_NAMES_WAIT_MS for the peer's name; on a transport thread
- *        (rpcrdma_svc_on_transport_thread()) it never waits.
- * Return: NFS3_XM_YES (*@out set when not NULL), NFS3_XM_NO, or
- * NFS3_XM_UNKNOWN when the first entry that could decide is a wildcard and
- * the peer's name is still being looked up (queued: ask again later).
- */
-enum nfs3_xmatch nfs3_exports_match_peer(const struct rpcrdma_nfs3_exports *xt,
-					 unsigned i, const struct sockaddr *peer,
-					 bool wait, struct rpcrdma_nfs3_xopts *out);
-
-/* ---- nfs3_hostname.c: confirmed peer names, cached, resolved off the caller's thread ---- */
-
-#define NFS3_NAMES_ENTRIES 256u       /* addresses remembered */
-#define NFS3_NAMES_TTL_SEC 300u       /* a confirmed name */
-#define NFS3_NAMES_NEG_TTL_SEC 60u    /* no name, or one the forward lookup denies */
-#define NFS3_NAMES_AGAIN_TTL_SEC 5u   /* a lookup failed for now (EAI_AGAIN) */
-#define NFS3_NAMES_WAIT_MS 1000u      /* most a caller off the transport thread waits */
-#define NFS3_NAMES_RESOLVERS 2u       /* resolver threads */
-#define NFS3_NAME_MAX 255u            /* longest name kept (a DNS name has 253) */
-
-enum nfs3_name_result {
-	NFS3_NAME_NONE,    /* no confirmed name (cached for its TTL) */
-	NFS3_NAME_OK,      /* the confirmed name is in the buffer */
-	NFS3_NAME_PENDING, /* being looked up: ask again */
-};
-
-/**
- * nfs3_name_of - the confirmed host name of @peer (IPv4, IPv6, or IPv4
- * mapped in IPv6) from the cache: a name whose forward lookup lists
- * @peer's address.  A miss, or an entry past its TTL, queues a lookup for
- * the resolver threads; then a caller with @wait set that is not on a
- * transport thread waits for it, until NFS3_NAMES_WAIT_MS after the
- * lookup was queued (a later caller of a hanging lookup does not wait).
- * No lookup ever runs on the calling thread.
- * @buf: out: the name, NUL-terminated (@len bytes, truncated to fit).
- * Return: NFS3_NAME_OK, NFS3_NAME_NONE (also for a peer neither IPv4 nor
- * IPv6), NFS3_NAME_PENDING (not known yet; also when every cache entry
- * is waiting for a resolver).
- */
-enum nfs3_name_result nfs3_name_of(const struct sockaddr *peer, bool wait,
-				   char *buf, size_t len);
-
-struct addrinfo;
-
-/*
- * The resolver's seam, for the unit tests: the lookups, the clock the
- * TTLs count in (ns, monotonic) and the test "am I on a transport
- * thread".  The default is libc's getnameinfo/getaddrinfo/freeaddrinfo,
- * CLOCK_MONOTONIC and rpcrdma_svc_on_transport_thread().
- */
-struct nfs3_resolver {
-	int (*nr_getnameinfo)(const struct sockaddr *sa, socklen_t salen, char *host,
-			      socklen_t hostlen, char *serv, socklen_t servlen, int flags);
-	int (*nr_getaddrinfo)(const char *node, const char *service,
-			      const struct addrinfo *hints, struct addrinfo **res);
-	void (*nr_freeaddrinfo)(struct addrinfo *res);
-	uint64_t (*nr_now_ns)(void);
-	bool (*nr_on_transport)(void);
-};
-
-/** nfs3_names_on_transport - rpcrdma_svc_on_transport_thread(), through the seam. */
-bool nfs3_names_on_transport(void);
-
-/**
- * nfs3_names_set_resolver - use @r (static storage; NULL: libc's) and
- * forget every cached name and counter.  Lookups under way when it is
- * called have their answers dropped.  For tests.
- */
-void nfs3_names_set_resolver(const struct nfs3_resolver *r);
-
-/* Counters of the name cache (since the last nfs3_names_set_resolver()). */
-struct nfs3_names_stats {
-	uint64_t ns_lookups;   /* nfs3_name_of() calls */
-	uint64_t ns_hits;      /* answered from a fresh entry */
-	uint64_t ns_queued;    /* lookups queued for the resolvers */
-	uint64_t ns_confirmed; /* lookups that gave a confirmed name */
-	uint64_t ns_no_name;   /* lookups that gave none (or an unconfirmed one) */
-	uint64_t ns_timeouts;  /* waits that ended before the answer */
-	uint64_t ns_full;      /* misses with every entry waiting for a resolver */
-	uint64_t ns_evictions; /* resolved entries given to another address */
-};
-
-/** nfs3_names_get_stats - copy the name cache's counters into @out. */
-void nfs3_names_get_stats(struct nfs3_names_stats *out);
-
-/* ---- nfs3_server.c: the table in force ---- */
-
-/*
- * One table of opened exports.  A call takes a reference for its duration
- * (nfs3_snap_get()); a reload installs a new one and drops the server's
- * reference to the old, which is freed when its last call ends.
- */
-struct nfs3_snap {
-	atomic_uint sn_refs;
-	struct rpcrdma_nfs3_exports *sn_xt;     /* owned */
-	struct rpcrdma_nfs3_export **sn_exp;    /* one per sn_xt spec, each referenced */
-};
-
-/* nfs3_snap_index - the index in @sn of the export whose id is @id (a
- * handle's export id), or sn->sn_xt->xt_n when none has it. */
-static inline unsigned nfs3_snap_index(const struct nfs3_snap *sn, unsigned id)
-{
-	unsigned i;
-
-	for (i = 0; i < sn->sn_xt->xt_n; i++)
-		if (sn->sn_exp[i]->ex_id == id)
-			break;
-	return i;
-}
-
-/**
- * nfs3_server_fh_open - nfs3_fh_open() of @fh in the export its id names
- * in the table in force.  Return: 0, -EBADMSG (not a handle), -ESTALE (no
- * such export, or the file is gone), or nfs3_fh_open()'s errors.
- */
-int nfs3_server_fh_open(struct rpcrdma_nfs3_server *srv, const uint8_t *fh,
-			uint32_t len, int *fdp, struct stat *st);
-
-/** nfs3_snap_get - the table in force, referenced (never NULL). */
-struct nfs3_snap *nfs3_snap_get(struct rpcrdma_nfs3_server *srv);
-/** nfs3_snap_put - drop a reference; the last frees the table. */
-void nfs3_snap_put(struct nfs3_snap *sn);
-
-/* ---- nfs3_fh.c ---- */
-
-/** Kernel file handle bytes that fit: 64 - 8 (header) - 8 (MAC). */
-#define NFS3_FH_KERNEL_MAX 48u
-#define NFS3_FH_OVERHEAD 16u
-#define NFS3_FH_VERSION 1u
-
-/**
- * nfs3_siphash - SipHash-2-4 (Aumasson and Bernstein, 2012) of @len bytes.
- */
-uint64_t nfs3_siphash(const uint8_t key[16], const void *data, size_t len);
-
-/**
- * nfs3_fh_make - the NFS handle of @name in @dirfd, never following a
- * symlink (@name "" means @dirfd itself).
- * @fh: out: RPCRDMA_NFS3_FHSIZE bytes; @lenp: out: bytes used.
- * Return: 0; -EXDEV (the object is on another mount than the export);
- * -EOVERFLOW (kernel handle too long); errno of name_to_handle_at.
- */
-int nfs3_fh_make(const struct rpcrdma_nfs3_export *exp, int dirfd,
-		 const char *name, uint8_t *fh, uint32_t *lenp);
-
-/**
- * nfs3_fh_open - open the object a handle names, O_PATH (needs
- * CAP_DAC_READ_SEARCH: call with the server's own credentials).
- * @fdp: out: the descriptor (caller closes); @st: out: its attributes.
- * Return: 0; -EBADMSG (malformed or forged: NFS3ERR_BADHANDLE); -EXDEV (a
- * genuine handle of another export: NFS3ERR_XDEV); -ESTALE
- * (the object is gone or lies on another file system: NFS3ERR_STALE);
- * other errno from open_by_handle_at/fstat.
- */
-int nfs3_fh_open(const struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-		 uint32_t len, int *fdp, struct stat *st);
-
-/* ---- nfs3_fcache.c ---- */
-
-/*
- * One open regular file of the cache, or (fe_shard NULL) an object opened
- * for one call only.  fe_path, fe_type and the handle are fixed while a
- * call holds a reference; fe_rfd/fe_wfd go from -1 to a descriptor once
- * (atomically, nfs3_fcache_set_fd) and are closed with the entry.
- */
-struct nfs3_fshard;
-struct nfs3_fentry {
-	struct nfs3_fentry *fe_hnext;   /* hash chain, or free list */
-	struct nfs3_fentry *fe_prev;    /* LRU list of the shard */
-	struct nfs3_fentry *fe_next;
-	struct nfs3_fshard *fe_shard;   /* NULL: not cached */
-	uint64_t fe_hash;
-	uint64_t fe_stamp;              /* cache clock at last use; shard lock */
-	uint32_t fe_refs;               /* calls, +1 while hashed; shard lock */
-	bool fe_hashed;
-	mode_t fe_type;                 /* S_IFMT bits */
-	int fe_path;                    /* O_PATH|O_NOFOLLOW, from the handle */
-	int fe_rfd;                     /* O_RDONLY, or -1 */
-	int fe_wfd;                     /* O_WRONLY, or -1 */
-	uint32_t fe_fhlen;
-	uint8_t fe_fh[RPCRDMA_NFS3_FHSIZE];
-};
-
-struct nfs3_fcache;
-
-/**
- * nfs3_fcache_create - a cache of @entries open files (0: the default;
- * RPCRDMA_NFS3_FCACHE_OFF: *@out NULL, no cache).
- * Return: 0 or -ENOMEM.
- */
-int nfs3_fcache_create(uint32_t entries, struct nfs3_fcache **out);
-
-/** nfs3_fcache_destroy - close every entry; no call may hold one. */
-void nfs3_fcache_destroy(struct nfs3_fcache *fc);
-
-/**
- * nfs3_fcache_get - the open object a handle names: an entry of the
- * open-file cache or of the directory cache, or on a miss the handle
- * decoded with nfs3_fh_open() (server credentials) and, for a regular file
- * or a directory, cached in the cache that keeps its type (evicting the
- * least recently used entry of the cache when full).  Objects not cached
- * use @local (caller storage).  A miss counts in the open-file cache.
- * No permission is checked here (see nfs3_file.c, nfs3_file_fd()).
- * @st: NULL, or out: the object's attributes now (an fstat on a hit).
- * @out: out: the entry; release it with nfs3_fcache_put().
- * Return: 0, or the errors of nfs3_fh_open() (-EBADMSG, -ESTALE, ...) and
- * of fstat.  Locking: takes and drops a shard lock, never across a
- * system call.
- */
-int nfs3_fcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-		    uint32_t len, struct nfs3_fentry *local,
-		    struct nfs3_fentry **out, struct stat *st);
-
-/**
- * nfs3_dcache_get - nfs3_fcache_get() for a directory's handle, through
- * the directory cache (ex_dcache): only directories are kept there.
- */
-int nfs3_dcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-		    uint32_t len, struct nfs3_fentry *local,
-		    struct nfs3_fentry **out, struct stat *st);
-
-/**
- * nfs3_fcache_adopt - after CREATE, MKDIR or LOOKUP opened an object
- * itself: give its descriptor @fd (O_PATH, or for a file CREATE made, the
- * O_RDONLY descriptor of the creating open: only ever used as the entry's
- * O_PATH one) to the cache that keeps objects of its type (@st), as the
- * entry of handle @fh, so the calls that follow (SETATTR after an
- * exclusive CREATE, GETATTR, the new directory's operations) find it open.
- * @fd is given away: closed when the handle is cached already, when its
- * type is not cached, or when every entry is in use.
- */
-void nfs3_fcache_adopt(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-		       uint32_t len, int fd, const struct stat *st);
-
-/**
- * nfs3_fcache_put - drop a reference (NULL: no-op); the last one closes.
- * A cached entry counts as used until its put (LRU and idle sweeps).
- */
-void nfs3_fcache_put(struct nfs3_fentry *fe);
-
-/**
- * nfs3_fcache_fd - the entry's descriptor for @acc (O_RDONLY or
- * O_WRONLY), or -1 when none was opened yet.  The caller must check the
- * current caller's access before using it.
- */
-int nfs3_fcache_fd(struct nfs3_fentry *fe, int acc);
-
-/**
- * nfs3_fcache_set_fd - give @fd (opened for @acc) to the entry.
- * Return: the descriptor to use: @fd, or the one another call stored
- * first (then @fd is closed).  The entry owns it either way.
- */
-int nfs3_fcache_set_fd(struct nfs3_fentry *fe, int acc, int fd);
-
-/**
- * nfs3_fcache_forget - after REMOVE or RENAME took away a name, or when a
- * directory is found with no links: drop the handle's object from the
- * caches (closed when its last call ends), as knfsd closes cached files on
- * unlink, so the space is freed and a handle with no name left turns
- * STALE.  Whether other links are left is not asked (it would cost an
- * fstat on every REMOVE): a file with another name is opened again by its
- * handle on its next call.
- */
-void nfs3_fcache_forget(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-			uint32_t len);
-
-/* ---- nfs3_cred.c ---- */
-
-struct nfs3_cred {
-	uint32_t cr_uid;
-	uint32_t cr_gid;
-	uint32_t cr_ngids;
-	uint32_t cr_gids[RPC_AUTH_SYS_MAX_GIDS];
-};
-
-/**
- * nfs3_cred_from_req - the identity to serve @req with, squashed as
- * @opts says (AUTH_NONE: anonuid/anongid).
- * Return: 0, or RPCRDMA_AUTH_TOOWEAK / RPCRDMA_AUTH_BADCRED.
- */
-uint32_t nfs3_cred_from_req(const struct rpcrdma_nfs3_xopts *opts,
-			    const struct rpcrdma_svc_req *req,
-			    struct nfs3_cred *cr);
-
-/** nfs3_cred_apply - run this thread's file system calls as @cr. 0/-errno. */
-int nfs3_cred_apply(const struct nfs3_cred *cr);
-
-/**
- * nfs3_cred_restore - back to the server's identity: fsuid/fsgid the
- * effective ids; no supplementary groups, except that a root server keeps
- * the last caller's (its file system capabilities make them irrelevant).
- * Each thread remembers what it set: only changes cost system calls.
- */
-void nfs3_cred_restore(void);
-
-/**
- * nfs3_cred_no_umask - before CREATE or MKDIR makes a name with the mode
- * the caller sent: clear the umask, so the mode reaches the file system as
- * sent (the client applied its own umask; RFC 1813 3.3.8), whatever umask
- * the server was started with.  knfsd's threads run with umask 0 for the
- * same reason.  The umask is shared by the threads of a process (CLONE_FS):
- * the first call on a thread gives the thread a file system context of its
- * own (unshare(CLONE_FS), which also copies the working directory and root;
- * the server resolves every name from a descriptor) and clears the
- * thread's umask, which then stays 0: later calls make no system call,
- * until rpcrdma_nfs3_thread_release() gives the thread back to its owner,
- * who may change it.  Where unshare is refused (a seccomp filter) the
- * process' umask is cleared instead, on every call.
- */
-void nfs3_cred_no_umask(void);
-
-/**
- * nfs3_cred_is_server - true when the server acting as itself already
- * serves @cr exactly: a root server and a root caller whose group is the
- * server's (with fsuid 0 the file system capabilities decide, the
- * supplementary groups do not), or a non-root server and a caller with its
- * uid and gid and no supplementary groups.
- */
-bool nfs3_cred_is_server(const struct nfs3_cred *cr);
-
-/**
- * nfs3_cred_freeze - while @on, this thread's credentials never change:
- * nfs3_cred_apply() succeeds only for an identity nfs3_cred_is_server()
- * accepts (else -EPERM), and nfs3_cred_restore() does nothing.  For the
- * transport thread, whose device posts the kernel refuses once its
- * credentials have changed (docs/bench-profile.md).
- */
-void nfs3_cred_freeze(bool on);
-
-/**
- * nfs3_cred_call_begin - a new call starts on this thread.  The thread
- * may still run as the previous call's caller: a worker keeps that
- * identity, so that the next call of the same caller switches nothing.
- */
-void nfs3_cred_call_begin(void);
-
-/**
- * nfs3_cred_for_handle - before decoding a file handle (open_by_handle_at
- * needs the server's CAP_DAC_READ_SEARCH): back to the server's identity
- * (free when the thread already has it).  Once the call switched to its
- * caller (nfs3_cred_apply()), it does nothing: a handle decoded then fails
- * with the caller's rights rather than run with the server's.
- */
-void nfs3_cred_for_handle(void);
 
 /* ---- nfs3_xdr.c ---- */
 
@@ -473,33 +48,6 @@ void nfs3_put_post_op_fd(struct rpcrdma_xdr *xs,
 void nfs3_put_wcc(struct rpcrdma_xdr *xs, const struct rpcrdma_nfs3_export *exp,
 		  const struct stat *pre, const struct stat *post);
 
-/** nfs3_is_root - does @st describe the export root? */
-static inline bool nfs3_is_root(const struct rpcrdma_nfs3_export *exp,
-				const struct stat *st)
-{
-	return st->st_dev == exp->ex_dev && st->st_ino == exp->ex_ino;
-}
-
-/* One call in progress. */
-struct nfs3_call {
-	struct rpcrdma_nfs3_server *c_srv; /* NULL: a bare export (no hooks) */
-	struct rpcrdma_nfs3_export *c_exp;
-	struct rpcrdma_svc_req *c_req;
-	struct rpcrdma_xdr *c_args;
-	struct rpcrdma_xdr *c_res;
-	struct nfs3_cred c_cred;
-	bool c_as_caller; /* thread runs with c_cred */
-	bool c_ro;        /* the caller's export entry is ro */
-	bool c_modifies;  /* the procedure changes the file system */
-	bool c_commit;    /* commit_metadata before replying (nfs3_commit.c) */
-	int c_fh_err;     /* 0, or what every handle of this call opens to:
-			   * -EACCES (caller not listed), -ESTALE (export gone) */
-	/* On the transport thread: file data only from the page cache
-	 * (RWF_NOWAIT); c_defer set when the call must move to a worker */
-	bool c_nowait;
-	bool c_defer;
-};
-
 /* ---- nfs3_transport.c ---- */
 
 /* What a procedure is (the dispatch table of nfs3_dispatch.c). */
@@ -509,7 +57,7 @@ enum {
 	NFS3_PF_AS_SERVER = 1u << 2,   /* there when the server already is the caller */
 	NFS3_PF_MEM_FS = 1u << 3,      /* ... and only on tmpfs/ramfs (waits for the disk) */
 	NFS3_PF_NOWAIT_READ = 1u << 4, /* ... file data from the page cache only (READ) */
-	NFS3_PF_COMMIT_META = 1u << 5, /* commit_metadata before the reply (nfs3_commit.c) */
+	NFS3_PF_COMMIT_META = 1u << 5, /* commit_metadata before the reply (fs_commit.c) */
 };
 
 /**
@@ -520,95 +68,13 @@ enum {
  * write; @commit: the call commits metadata, so it does).
  */
 bool nfs3_transport_ok(const struct rpcrdma_nfs3_export *exp, unsigned flags,
-		       const struct nfs3_cred *cr, bool commit);
+		       const struct fs_cred *cr, bool commit);
 
 /** Most READ or WRITE bytes served on the transport thread: a larger copy
  *  delays every connection more than a hand-off costs. */
 #define NFS3_TRANSPORT_MAX_IO 65536u
 
-/* ---- nfs3_commit.c: commit_metadata ---- */
-
-/**
- * nfs3_commit_dir - when the call commits metadata (c_commit: a namespace
- * operation of a sync export entry on a file system with a disk), make
- * the directory of entry @dfe stable (fsync of a descriptor kept in the
- * entry) before the reply; otherwise, or with @dfe NULL, nothing.  Call it
- * after the operation succeeded.  Return: 0, or a negative errno from
- * opening the directory for reading or from fsync (-EIO, -ENOSPC, ...):
- * the procedure then answers that error, as knfsd does.
- */
-int nfs3_commit_dir(struct nfs3_call *c, struct nfs3_fentry *dfe);
-
-/**
- * nfs3_commit_obj - nfs3_commit_dir() for the object of entry @fe itself
- * after SETATTR: a regular file or a directory is fsynced; other types
- * have no descriptor to sync and are not (0).  Return: as
- * nfs3_commit_dir().
- */
-int nfs3_commit_obj(struct nfs3_call *c, struct nfs3_fentry *fe);
-
-/**
- * nfs3_commit_path - nfs3_commit_obj() for an object the call reached
- * without a cache entry: O_PATH descriptor @fd of type @type (S_IFMT
- * bits; not S_IFREG or S_IFDIR: nothing, 0).  A descriptor is opened
- * read-only for the fsync and closed after it (NFSv4.1 OPEN truncating an
- * existing file).  Return: as nfs3_commit_dir().
- */
-int nfs3_commit_path(struct nfs3_call *c, int fd, mode_t type);
-
-/**
- * nfs3_commit_data - make the data a client wrote to regular file @fd
- * stable: fdatasync(2) when @datasync (WRITE DATA_SYNC: the data and what
- * is needed to read it back), else fsync(2) (WRITE FILE_SYNC, COMMIT: all
- * of the file's data and attributes).  RFC 1813 3.3.7, 3.3.21; RFC 8881
- * 18.32.3, 18.3.3.  Any descriptor of the file will do.  Return: 0, or the
- * negative errno of the call (-EIO, -ENOSPC, -EDQUOT, ...).
- */
-int nfs3_commit_data(int fd, bool datasync);
-
-/**
- * nfs3_write_data - WRITE's data: @len bytes of @buf at offset @off of
- * regular file @fd, as stable as @stable asks (stable_how: 0 UNSTABLE,
- * 1 DATA_SYNC, 2 FILE_SYNC; the same numbers in NFSv3 and NFSv4).  A
- * stable write is one pwritev2(2) with RWF_DSYNC or RWF_SYNC: the range
- * written and the attributes are synced in the same system call, as
- * knfsd writes stable data, instead of a pwrite and an fsync of the whole
- * file; where the file system refuses the flag (EOPNOTSUPP), a plain write
- * then nfs3_commit_data().  A stable write of no data still commits.
- * RFC 1813 3.3.7, RFC 8881 18.32.3.  *@done: bytes written and as stable
- * as asked: all of @len, or fewer when an error stopped the write after
- * some were written (then 0 is returned: the reply counts what was
- * written, and the client sends the rest again).  Return: 0, or the
- * negative errno of the write or the sync when nothing was written or the
- * sync failed (-EIO, -ENOSPC, -EDQUOT, -EFBIG, ...).
- */
-int nfs3_write_data(int fd, const uint8_t *buf, size_t len, off_t off,
-		    uint32_t stable, size_t *done);
-
-/** The fsync nfs3_commit_dir() and nfs3_commit_data() make, the
- *  fdatasync of the latter and the pwritev2 of nfs3_write_data(); a unit
- *  test may replace them. */
-extern int (*nfs3_commit_fsync)(int fd);
-extern int (*nfs3_commit_fdatasync)(int fd);
-extern ssize_t (*nfs3_commit_pwritev2)(int fd, const struct iovec *iov,
-				       int cnt, off_t off, int flags);
-
 /* ---- nfs3_args.c: argument types (RFC 1813 section 2) ---- */
-
-/* A decoded filename3 (RFC 1813 2.5), NUL-terminated. */
-struct nfs3_name {
-	char n_buf[NFS3_WIRE_NAME_MAX + 1];
-	uint32_t n_len;
-};
-
-/* A decoded sattr3 (RFC 1813 2.6); times' how is enum nfs3_time_how. */
-struct nfs3_sattr {
-	bool sa_set_mode, sa_set_uid, sa_set_gid, sa_set_size;
-	uint32_t sa_mode, sa_uid, sa_gid;
-	uint64_t sa_size;
-	uint32_t sa_atime_how, sa_mtime_how;
-	struct timespec sa_atime, sa_mtime;
-};
 
 /*
  * Decoders: a short or malformed body sets @xs's error (GARBAGE_ARGS);
@@ -616,117 +82,20 @@ struct nfs3_sattr {
  */
 /** nfs3_get_fh - an nfs_fh3: its bytes inside @xs, length in @len. */
 const uint8_t *nfs3_get_fh(struct rpcrdma_xdr *xs, uint32_t *len);
-/** nfs3_get_name - a filename3 of at most NFS3_WIRE_NAME_MAX bytes. */
-void nfs3_get_name(struct rpcrdma_xdr *xs, struct nfs3_name *n);
+/** nfs3_get_name - a filename3 of at most FS_WIRE_NAME_MAX bytes. */
+void nfs3_get_name(struct rpcrdma_xdr *xs, struct fs_name *n);
 /** nfs3_get_time - an nfstime3 (nanoseconds below 10^9). */
 void nfs3_get_time(struct rpcrdma_xdr *xs, struct timespec *ts);
 /** nfs3_get_sattr - a sattr3 (RFC 1813 2.6). */
-void nfs3_get_sattr(struct rpcrdma_xdr *xs, struct nfs3_sattr *sa);
+void nfs3_get_sattr(struct rpcrdma_xdr *xs, struct fs_sattr *sa);
 /**
  * nfs3_name_check - NFS status for a component name, NFS3_OK when usable:
  * NFS3ERR_ACCES for an empty name or one with '/' or NUL,
  * NFS3ERR_NAMETOOLONG over 255 bytes.
  */
-uint32_t nfs3_name_check(const struct nfs3_name *n);
+uint32_t nfs3_name_check(const struct fs_name *n);
 /** nfs3_is_dot_or_dotdot - is @n "." or ".."? */
-bool nfs3_is_dot_or_dotdot(const struct nfs3_name *n);
-
-/* ---- nfs3_file.c: reaching files ---- */
-
-/**
- * nfs3_become_caller - switch the thread to the caller's identity before
- * the file system work.  Return: 0; -EROFS (a modifying procedure on a ro
- * export entry); -EPERM (the switch failed).
- */
-int nfs3_become_caller(struct nfs3_call *c);
-/** nfs3_proc_path - "/proc/self/fd/@fd" into @buf (32 bytes suffice). */
-void nfs3_proc_path(char *buf, size_t len, int fd);
-/**
- * nfs3_reopen - a real descriptor (@flags, O_CLOEXEC added) for the regular
- * file behind O_PATH @fd, checked against the caller's identity, with
- * knfsd's owner and execute-for-read overrides.  @st: the file's
- * attributes or NULL.  Return: the descriptor (caller closes) or -errno.
- */
-int nfs3_reopen(struct nfs3_call *c, int fd, const struct stat *st, int flags);
-/**
- * nfs3_file_fd - a descriptor of @fe's regular file open for @acc (O_RDONLY
- * or O_WRONLY; the entry owns it), checked for the caller as an open would.
- * Return: the descriptor, or a negative errno (-EACCES, ...).
- */
-int nfs3_file_fd(struct nfs3_call *c, struct nfs3_fentry *fe,
-		 const struct stat *st, int acc);
-/** nfs3_get_dir - a directory's handle through the directory cache (c_fh_err first). */
-int nfs3_get_dir(struct nfs3_call *c, const uint8_t *fh, uint32_t len,
-		 struct nfs3_fentry *local, struct nfs3_fentry **fep,
-		 struct stat *st);
-
-/** nfs3_get_file - the handle's object through the open-file cache (c_fh_err first). */
-int nfs3_get_file(struct nfs3_call *c, const uint8_t *fh, uint32_t len,
-		  struct nfs3_fentry *local, struct nfs3_fentry **fep,
-		  struct stat *st);
-/** nfs3_want_regular_type - 0 for S_IFREG, -EISDIR, else -EINVAL. */
-int nfs3_want_regular_type(mode_t type);
-/** nfs3_want_regular - READ/WRITE/COMMIT/size type check: 0, -EISDIR, -EINVAL. */
-int nfs3_want_regular(const struct stat *st);
-/**
- * nfs3_unlink_fh - before REMOVE or RENAME takes @name out of @dirfd: the
- * handle of what it names, when the open-file cache could hold it.
- * Return: true when @fh holds the handle.
- */
-bool nfs3_unlink_fh(struct nfs3_call *c, int dirfd, const char *name,
-		    uint8_t *fh, uint32_t *len);
-/**
- * nfs3_open_handle - decode @fh into an O_PATH fd (server credentials);
- * *@fdp -1 on error.  Return: 0, c_fh_err, or nfs3_fh_open()'s errors.
- */
-int nfs3_open_handle(struct nfs3_call *c, const uint8_t *fh, uint32_t len,
-		     int *fdp, struct stat *st);
-/**
- * nfs3_dir_may_write - whether the caller (nfs3_become_caller() done) may
- * add and take away names in directory @dirfd (write and search
- * permission), checked before LINK, RENAME and MKNOD try the operation:
- * knfsd checks this first, so a caller without it gets NFS3ERR_ACCES even
- * where the system call would have found another reason first (a link to
- * a file protected_hardlinks guards, a sticky source directory, a device
- * node: EPERM).  Return: 0, -EACCES, -EROFS or another negative errno.
- */
-int nfs3_dir_may_write(int dirfd);
-/**
- * nfs3_rename - RENAME's system calls (NFSv3 and NFSv4.1): @fname in
- * directory @fromfd to @tname in @tofd (@two_dirs: different
- * directories), the caller's credentials in force.  First
- * renameat2(RENAME_NOREPLACE): a rename that replaces nothing is one
- * system call, and the kernel checked that the caller may write both
- * directories.  Otherwise (a name in the way, or a failure) as knfsd:
- * nfs3_dir_may_write() of both directories first, so a caller without
- * that hears -EACCES (or -EROFS) where rename(2) finds another reason
- * first (a sticky directory: -EPERM), or succeeds without asking (a rename
- * onto the same file: one name, or two links of one inode); then the
- * handle of the name replaced (nfs3_unlink_fh(), into @fh, @fhlen,
- * *@have_fh) and renameat().  RFC 1813 3.3.14, RFC 8881 18.26.
- * Return: 0, or a negative errno (-EACCES, -EROFS, -ENOENT, -EEXIST,
- * -ENOTEMPTY, -EISDIR, -ENOTDIR, -EINVAL, -EXDEV, -EPERM, ...).
- */
-int nfs3_rename(struct nfs3_call *c, int fromfd, const char *fname, int tofd,
-		const char *tname, bool two_dirs, uint8_t *fh, uint32_t *fhlen,
-		bool *have_fh);
-
-/** nfs3_set_times - the atime/mtime part of a sattr3 on O_PATH @fd. 0/-errno. */
-int nfs3_set_times(int fd, const struct nfs3_sattr *sa);
-/**
- * nfs3_sattr_apply - carry out a sattr3 on O_PATH @fd (RFC 1813 3.3.2):
- * size, owner, mode (unless @skip_mode), times.  @fe: the file's cache
- * entry (its write descriptor truncates) or NULL.  0/-errno.
- */
-int nfs3_sattr_apply(struct nfs3_call *c, int fd, const struct stat *st,
-		     const struct nfs3_sattr *sa, bool skip_mode,
-		     struct nfs3_fentry *fe);
-
-static inline void nfs3_close_fd(int fd)
-{
-	if (fd >= 0)
-		close(fd);
-}
+bool nfs3_is_dot_or_dotdot(const struct fs_name *n);
 
 /* ---- nfs3_dirop.c: diropargs3 ---- */
 
@@ -736,25 +105,25 @@ static inline void nfs3_close_fd(int fd)
  */
 struct nfs3_dirop {
 	int d_fd;                 /* d_fe's O_PATH descriptor, or -1 */
-	struct nfs3_fentry *d_fe; /* the directory, through the directory cache */
-	struct nfs3_fentry d_local;
+	struct fs_fentry *d_fe; /* the directory, through the directory cache */
+	struct fs_fentry d_local;
 	struct stat d_pre;
 	bool d_have_pre;
-	struct nfs3_name d_name;
+	struct fs_name d_name;
 };
 
 /** nfs3_dirop_decode - a diropargs3: the handle in @fh/@fhlen, the name in @d. */
-void nfs3_dirop_decode(struct nfs3_call *c, struct nfs3_dirop *d,
+void nfs3_dirop_decode(struct fs_call *c, struct nfs3_dirop *d,
 		       const uint8_t **fh, uint32_t *fhlen);
 /** nfs3_dirop_open - open the directory and check the name: an NFS status. */
-uint32_t nfs3_dirop_open(struct nfs3_call *c, struct nfs3_dirop *d,
+uint32_t nfs3_dirop_open(struct fs_call *c, struct nfs3_dirop *d,
 			 const uint8_t *fh, uint32_t fhlen);
 /** nfs3_dirop_put - release what nfs3_dirop_open() took (the directory
  *  cache keeps the directory open). */
 void nfs3_dirop_put(struct nfs3_dirop *d);
 
 /** nfs3_dirop_put_wcc - the directory's wcc_data. */
-void nfs3_dirop_put_wcc(struct nfs3_call *c, struct nfs3_dirop *d);
+void nfs3_dirop_put_wcc(struct fs_call *c, struct nfs3_dirop *d);
 
 /*
  * ---- the procedures (RFC 1813 3.3) ----
@@ -771,62 +140,33 @@ int nfs3_dispatch_call(struct rpcrdma_nfs3_server *srv, struct rpcrdma_svc_req *
 		       struct rpcrdma_nfs3_export *exp,
 		       const struct rpcrdma_nfs3_xopts *opts, int fh_err);
 
-/**
- * nfs3_change_hook_fn - a file is about to change through NFSv3 (WRITE,
- * SETATTR of the size): @fh/@fhlen its handle.  Return 0 to go on, or
- * -EAGAIN to answer NFS3ERR_JUKEBOX (the NFSv4.1 server recalls its
- * clients' delegations of the file, RFC 8881 10.4.4).  Must not block.
- */
-typedef int (*nfs3_change_hook_fn)(void *arg, const uint8_t *fh, uint32_t fhlen);
-
-/**
- * nfs3_server_set_change_hook - install @fn (NULL: none) with @arg; done
- * before calls are served and after they stopped (not synchronised).
- */
-void nfs3_server_set_change_hook(struct rpcrdma_nfs3_server *srv,
-				 nfs3_change_hook_fn fn, void *arg);
-
-/** nfs3_change_check - the hook of @c's server for @fh: 0 or -EAGAIN. */
-int nfs3_change_check(struct nfs3_call *c, const uint8_t *fh, uint32_t fhlen);
 /* nfs3_attr.c */
-int nfs3_proc_getattr(struct nfs3_call *c);
-int nfs3_proc_setattr(struct nfs3_call *c);
-int nfs3_proc_access(struct nfs3_call *c);
-int nfs3_proc_fsstat(struct nfs3_call *c);
-int nfs3_proc_fsinfo(struct nfs3_call *c);
-int nfs3_proc_pathconf(struct nfs3_call *c);
+int nfs3_proc_getattr(struct fs_call *c);
+int nfs3_proc_setattr(struct fs_call *c);
+int nfs3_proc_access(struct fs_call *c);
+int nfs3_proc_fsstat(struct fs_call *c);
+int nfs3_proc_fsinfo(struct fs_call *c);
+int nfs3_proc_pathconf(struct fs_call *c);
 /* nfs3_io.c */
-int nfs3_proc_readlink(struct nfs3_call *c);
-int nfs3_proc_read(struct nfs3_call *c);
-int nfs3_proc_write(struct nfs3_call *c);
-int nfs3_proc_commit(struct nfs3_call *c);
+int nfs3_proc_readlink(struct fs_call *c);
+int nfs3_proc_read(struct fs_call *c);
+int nfs3_proc_write(struct fs_call *c);
+int nfs3_proc_commit(struct fs_call *c);
 /* nfs3_dirop.c */
-int nfs3_proc_lookup(struct nfs3_call *c);
-int nfs3_proc_remove(struct nfs3_call *c);
-int nfs3_proc_rmdir(struct nfs3_call *c);
-int nfs3_proc_rename(struct nfs3_call *c);
-int nfs3_proc_link(struct nfs3_call *c);
+int nfs3_proc_lookup(struct fs_call *c);
+int nfs3_proc_remove(struct fs_call *c);
+int nfs3_proc_rmdir(struct fs_call *c);
+int nfs3_proc_rename(struct fs_call *c);
+int nfs3_proc_link(struct fs_call *c);
 /* nfs3_create.c */
-int nfs3_proc_create(struct nfs3_call *c);
-int nfs3_proc_mkdir(struct nfs3_call *c);
-int nfs3_proc_symlink(struct nfs3_call *c);
-int nfs3_proc_mknod(struct nfs3_call *c);
-
-
+int nfs3_proc_create(struct fs_call *c);
+int nfs3_proc_mkdir(struct fs_call *c);
+int nfs3_proc_symlink(struct fs_call *c);
+int nfs3_proc_mknod(struct fs_call *c);
 
 /* ---- nfs3_readdir.c ---- */
 
 /** READDIR (@plus false) and READDIRPLUS (RFC 1813 3.3.16, 3.3.17). */
-int nfs3_proc_readdir(struct nfs3_call *c, bool plus);
-
-/**
- * nfs3_lookup_at - open @name in directory @dirfd (attributes @dst) with
- * O_PATH|O_NOFOLLOW; "." is the directory and ".." of the export root is
- * the root.  @name must already be checked (nfs3_name_check).
- * Return: 0 or a negative errno.
- */
-int nfs3_lookup_at(const struct rpcrdma_nfs3_export *exp, int dirfd,
-		   const struct stat *dst, const char *name, int *fdp,
-		   struct stat *st);
+int nfs3_proc_readdir(struct fs_call *c, bool plus);
 
 #endif /* RPCRDMA_NFS3_INTERNAL_H */

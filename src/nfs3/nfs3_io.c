@@ -14,7 +14,7 @@
 #include "common/be.h"
 #include "nfs3_internal.h"
 
-int nfs3_proc_readlink(struct nfs3_call *c)
+int nfs3_proc_readlink(struct fs_call *c)
 {
 	const uint8_t *fh;
 	uint32_t fhlen;
@@ -26,7 +26,7 @@ int nfs3_proc_readlink(struct nfs3_call *c)
 	fh = nfs3_get_fh(c->c_args, &fhlen);
 	if (!rpcrdma_xdr_ok(c->c_args))
 		return RPCRDMA_SVC_GARBAGE_ARGS;
-	err = nfs3_open_handle(c, fh, fhlen, &fd, &st);
+	err = fs_open_handle(c, fh, fhlen, &fd, &st);
 	if (!err && !S_ISLNK(st.st_mode))
 		err = -EINVAL;
 	if (!err) {
@@ -46,13 +46,13 @@ int nfs3_proc_readlink(struct nfs3_call *c)
 		rpcrdma_xdr_put_u32(c->c_res, (uint32_t)n);
 		data = rpcrdma_svc_ddp_begin(c->c_req, (size_t)n);
 		if (!data) {
-			nfs3_close_fd(fd);
+			fs_close_fd(fd);
 			return RPCRDMA_SVC_SYSTEM_ERR;
 		}
 		memcpy(data, buf, (size_t)n);
 		rpcrdma_svc_ddp_end(c->c_req, (size_t)n);
 	}
-	nfs3_close_fd(fd);
+	fs_close_fd(fd);
 	return RPCRDMA_SVC_SUCCESS;
 }
 
@@ -85,14 +85,14 @@ static ssize_t pread_full(int fd, uint8_t *buf, size_t len, off_t off,
 	return (ssize_t)done;
 }
 
-int nfs3_proc_read(struct nfs3_call *c)
+int nfs3_proc_read(struct fs_call *c)
 {
 	struct rpcrdma_xdr *res = c->c_res, patch;
 	const uint8_t *fh;
 	uint32_t fhlen, count;
 	uint64_t offset;
 	struct stat post;
-	struct nfs3_fentry local, *fe = NULL;
+	struct fs_fentry local, *fe = NULL;
 	uint8_t *attrp, *countp, *eofp, *lenp, *data;
 	size_t start, room;
 	ssize_t n = 0;
@@ -106,15 +106,15 @@ int nfs3_proc_read(struct nfs3_call *c)
 		return RPCRDMA_SVC_GARBAGE_ARGS;
 
 	/* no attributes needed before the read: a hit costs no fstat */
-	err = nfs3_get_file(c, fh, fhlen, &local, &fe, NULL);
+	err = fs_get_file(c, fh, fhlen, &local, &fe, NULL);
 	if (!err)
-		err = nfs3_want_regular_type(fe->fe_type);
+		err = fs_want_regular_type(fe->fe_type);
 	if (!err && offset > INT64_MAX)
 		err = -EINVAL;
 	if (!err)
-		err = nfs3_become_caller(c);
+		err = fs_become_caller(c);
 	if (!err) {
-		rfd = nfs3_file_fd(c, fe, NULL, O_RDONLY);
+		rfd = fs_file_fd(c, fe, NULL, O_RDONLY);
 		if (rfd < 0)
 			err = rfd;
 	}
@@ -178,17 +178,17 @@ out_err:
 	else
 		nfs3_put_post_op_attr(res, c->c_exp, NULL);
 out_close:
-	nfs3_fcache_put(fe);
+	fs_fcache_put(fe);
 	return RPCRDMA_SVC_SUCCESS;
 }
 
-int nfs3_proc_write(struct nfs3_call *c)
+int nfs3_proc_write(struct fs_call *c)
 {
 	const uint8_t *fh, *data;
 	uint32_t fhlen, count, stable, dlen;
 	uint64_t offset;
 	struct stat pre, post;
-	struct nfs3_fentry local, *fe = NULL;
+	struct fs_fentry local, *fe = NULL;
 	size_t n = 0;
 	int fd = -1, wfd = -1, err;
 
@@ -204,24 +204,24 @@ int nfs3_proc_write(struct nfs3_call *c)
 		return RPCRDMA_SVC_SUCCESS;
 	}
 
-	err = nfs3_get_file(c, fh, fhlen, &local, &fe, &pre);
+	err = fs_get_file(c, fh, fhlen, &local, &fe, &pre);
 	if (!err) {
 		fd = fe->fe_path;
-		err = nfs3_want_regular(&pre);
+		err = fs_want_regular(&pre);
 	}
 	if (!err) /* NFSv4.1 delegations of the file: recalled first */
-		err = nfs3_change_check(c, fh, fhlen);
+		err = fs_change_check(c, fh, fhlen);
 	if (!err && (offset > INT64_MAX || count > INT64_MAX - offset))
 		err = -EFBIG;
 	if (!err)
-		err = nfs3_become_caller(c);
+		err = fs_become_caller(c);
 	if (!err) {
-		wfd = nfs3_file_fd(c, fe, &pre, O_WRONLY);
+		wfd = fs_file_fd(c, fe, &pre, O_WRONLY);
 		if (wfd < 0)
 			err = wfd;
 	}
 	if (!err)
-		err = nfs3_write_data(wfd, data, count, (off_t)offset, stable, &n);
+		err = fs_write_data(wfd, data, count, (off_t)offset, stable, &n);
 
 	rpcrdma_xdr_put_u32(c->c_res, nfs3_errno_to_stat(err));
 	if (fd >= 0 && fstat(fd, &post) == 0)
@@ -233,16 +233,16 @@ int nfs3_proc_write(struct nfs3_call *c)
 		rpcrdma_xdr_put_u32(c->c_res, stable);
 		rpcrdma_xdr_put_fixed(c->c_res, c->c_exp->ex_verf, 8);
 	}
-	nfs3_fcache_put(fe);
+	fs_fcache_put(fe);
 	return RPCRDMA_SVC_SUCCESS;
 }
 
-int nfs3_proc_commit(struct nfs3_call *c)
+int nfs3_proc_commit(struct fs_call *c)
 {
 	const uint8_t *fh;
 	uint32_t fhlen;
 	struct stat post;
-	struct nfs3_fentry local, *fe = NULL;
+	struct fs_fentry local, *fe = NULL;
 	char path[32];
 	int fd = -1, sfd = -1, err;
 
@@ -259,10 +259,10 @@ int nfs3_proc_commit(struct nfs3_call *c)
 	 * those alone (the Linux client's commit_done refreshes the inode
 	 * from the post_op_attr).  One fstat fewer.
 	 */
-	err = nfs3_get_file(c, fh, fhlen, &local, &fe, NULL);
+	err = fs_get_file(c, fh, fhlen, &local, &fe, NULL);
 	if (!err) {
 		fd = fe->fe_path;
-		err = nfs3_want_regular_type(fe->fe_type);
+		err = fs_want_regular_type(fe->fe_type);
 	}
 	if (!err && c->c_ro)
 		err = -EROFS; /* as knfsd: COMMIT asks for write access */
@@ -271,20 +271,20 @@ int nfs3_proc_commit(struct nfs3_call *c)
 		 * server credentials: syncing reveals and changes no data.  Any
 		 * descriptor of the file will do (fsync syncs the inode); one
 		 * opened here is kept as the entry's read descriptor, which
-		 * nfs3_file_fd() checks against each caller before a READ uses it.
+		 * fs_file_fd() checks against each caller before a READ uses it.
 		 */
-		sfd = nfs3_fcache_fd(fe, O_WRONLY);
+		sfd = fs_fcache_fd(fe, O_WRONLY);
 		if (sfd < 0)
-			sfd = nfs3_fcache_fd(fe, O_RDONLY);
+			sfd = fs_fcache_fd(fe, O_RDONLY);
 		if (sfd < 0) {
 			/* the worker may still be the previous call's caller */
-			nfs3_cred_for_handle();
-			nfs3_proc_path(path, sizeof(path), fd);
+			fs_cred_for_handle();
+			fs_proc_path(path, sizeof(path), fd);
 			sfd = open(path, O_RDONLY | O_CLOEXEC);
 			if (sfd >= 0)
-				sfd = nfs3_fcache_set_fd(fe, O_RDONLY, sfd);
+				sfd = fs_fcache_set_fd(fe, O_RDONLY, sfd);
 		}
-		err = sfd < 0 ? -errno : nfs3_commit_data(sfd, false);
+		err = sfd < 0 ? -errno : fs_commit_data(sfd, false);
 	}
 	rpcrdma_xdr_put_u32(c->c_res, nfs3_errno_to_stat(err));
 	if (fd >= 0 && fstat(fd, &post) == 0)
@@ -293,6 +293,6 @@ int nfs3_proc_commit(struct nfs3_call *c)
 		nfs3_put_wcc(c->c_res, c->c_exp, NULL, NULL);
 	if (!err)
 		rpcrdma_xdr_put_fixed(c->c_res, c->c_exp->ex_verf, 8);
-	nfs3_fcache_put(fe);
+	fs_fcache_put(fe);
 	return RPCRDMA_SVC_SUCCESS;
 }

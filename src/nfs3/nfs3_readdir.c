@@ -26,7 +26,7 @@ static void dir_verifier(const struct rpcrdma_nfs3_export *exp,
 			 const struct stat *st, uint8_t verf[8])
 {
 	uint64_t id[2] = { (uint64_t)st->st_dev, (uint64_t)st->st_ino };
-	uint64_t h = nfs3_siphash(exp->ex_key, id, sizeof(id));
+	uint64_t h = fs_siphash(exp->ex_key, id, sizeof(id));
 
 	memcpy(verf, &h, 8);
 }
@@ -44,18 +44,18 @@ struct rd_entry {
 };
 
 /* Attributes and handle of @e_name in @dfd (READDIRPLUS only). */
-static void rd_fill_plus(struct nfs3_call *c, int dfd, const struct stat *dst,
+static void rd_fill_plus(struct fs_call *c, int dfd, const struct stat *dst,
 			 struct rd_entry *e)
 {
 	const struct rpcrdma_nfs3_export *exp = c->c_exp;
 	int fd;
 
 	/* resolve through the LOOKUP rules ("..", mounts, no symlinks) */
-	if (nfs3_lookup_at(exp, dfd, dst, e->e_name, &fd, &e->e_st) < 0)
+	if (fs_lookup_at(exp, dfd, dst, e->e_name, &fd, &e->e_st) < 0)
 		return;
 	e->e_have_attr = true;
 	e->e_fileid = (uint64_t)e->e_st.st_ino;
-	if (nfs3_fh_make(exp, fd, "", e->e_fh, &e->e_fhlen) < 0)
+	if (fs_fh_make(exp, fd, "", e->e_fh, &e->e_fhlen) < 0)
 		e->e_fhlen = 0;
 	close(fd);
 }
@@ -77,7 +77,7 @@ static size_t rd_entry_bytes(const struct rd_entry *e, bool plus)
 	return n;
 }
 
-static void rd_put_entry(struct nfs3_call *c, const struct rd_entry *e, bool plus)
+static void rd_put_entry(struct fs_call *c, const struct rd_entry *e, bool plus)
 {
 	struct rpcrdma_xdr *res = c->c_res;
 
@@ -93,7 +93,7 @@ static void rd_put_entry(struct nfs3_call *c, const struct rd_entry *e, bool plu
 		rpcrdma_xdr_put_opaque(res, e->e_fh, e->e_fhlen);
 }
 
-int nfs3_proc_readdir(struct nfs3_call *c, bool plus)
+int nfs3_proc_readdir(struct fs_call *c, bool plus)
 {
 	struct rpcrdma_xdr *args = c->c_args, *res = c->c_res;
 	const uint8_t *fh, *cverf;
@@ -119,7 +119,7 @@ int nfs3_proc_readdir(struct nfs3_call *c, bool plus)
 	if (!plus)
 		dircount = UINT32_MAX; /* READDIR has only "count" (the reply) */
 
-	err = nfs3_open_handle(c, fh, fhlen, &dfd, &dst);
+	err = fs_open_handle(c, fh, fhlen, &dfd, &dst);
 	if (err) {
 		dfd = -1;
 		stat = nfs3_errno_to_stat(err);
@@ -135,7 +135,7 @@ int nfs3_proc_readdir(struct nfs3_call *c, bool plus)
 		stat = NFS3ERR_BAD_COOKIE;
 		goto out_err;
 	}
-	err = nfs3_become_caller(c);
+	err = fs_become_caller(c);
 	if (err)
 		goto out_errno;
 	/*
@@ -145,7 +145,7 @@ int nfs3_proc_readdir(struct nfs3_call *c, bool plus)
 	 * may read but not search; READDIRPLUS then gives its entries no
 	 * attributes or handles, rd_fill_plus()).
 	 */
-	nfs3_proc_path(path, sizeof(path), dfd);
+	fs_proc_path(path, sizeof(path), dfd);
 	rfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rfd < 0)
 		goto out_errno_now;
@@ -191,7 +191,7 @@ int nfs3_proc_readdir(struct nfs3_call *c, bool plus)
 		e.e_namelen = (uint32_t)strlen(d->d_name);
 		e.e_cookie = (uint64_t)d->d_off;
 		e.e_fileid = (uint64_t)d->d_ino;
-		if (strcmp(d->d_name, "..") == 0 && nfs3_is_root(c->c_exp, &dst))
+		if (strcmp(d->d_name, "..") == 0 && fs_is_root(c->c_exp, &dst))
 			e.e_fileid = (uint64_t)dst.st_ino; /* root's parent is root */
 		if (plus)
 			rd_fill_plus(c, dfd, &dst, &e);

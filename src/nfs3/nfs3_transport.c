@@ -12,12 +12,12 @@
  * when:
  *  - its procedure needs no caller identity (GETATTR, READLINK, FSSTAT,
  *    FSINFO, PATHCONF), or the server acting as itself already is the
- *    caller (nfs3_cred_is_server(): a root client of a no_root_squash
+ *    caller (fs_cred_is_server(): a root client of a no_root_squash
  *    export served by a root server), and
  *  - it does not wait for the disk by design: WRITE, COMMIT (fsync),
  *    READDIR and READDIRPLUS (listing a cold directory reads it), and the
  *    namespace operations of a sync export entry on a disk (their
- *    commit_metadata fsyncs the directory, nfs3_commit.c) go to a
+ *    commit_metadata fsyncs the directory, fs_commit.c) go to a
  *    worker; READ reads only what the page cache holds (preadv2
  *    RWF_NOWAIT) and moves to a worker when that is not all.  On a file
  *    system that keeps everything in memory (tmpfs, ramfs: no disk, and
@@ -29,7 +29,7 @@
 #include "nfs3_internal.h"
 
 bool nfs3_transport_ok(const struct rpcrdma_nfs3_export *exp, unsigned flags,
-		       const struct nfs3_cred *cr, bool commit)
+		       const struct fs_cred *cr, bool commit)
 {
 	if (flags & NFS3_PF_ANY_CALLER)
 		return true;
@@ -42,5 +42,5 @@ bool nfs3_transport_ok(const struct rpcrdma_nfs3_export *exp, unsigned flags,
 		return false;
 	if (commit) /* fsync of the directory: waits for the disk */
 		return false;
-	return nfs3_cred_is_server(cr);
+	return fs_cred_is_server(cr);
 }

@@ -301,31 +301,31 @@ int rpcrdma_nfs4_server_dispatch(struct rpcrdma_svc_req *req, void *arg)
 	cp.cp_req = req;
 	cp.cp_args = &req->rq_args;
 	cp.cp_res = &req->rq_res;
-	cp.cp_snap = nfs3_snap_get(srv->s4_nfs3);
+	cp.cp_snap = fs_snap_get(srv->s4_nfs3);
 	if (req->rq_transport) {
 		/* decided before SEQUENCE touches its slot (nfs4_transport.c) */
 		if (!nfs4_transport_ok(cp.cp_snap, req)) {
-			nfs3_snap_put(cp.cp_snap);
+			fs_snap_put(cp.cp_snap);
 			atomic_fetch_add_explicit(&srv->s4_transport_defers, 1,
 						  memory_order_relaxed);
 			return RPCRDMA_SVC_DEFER;
 		}
 		atomic_fetch_add_explicit(&srv->s4_transport_calls, 1, memory_order_relaxed);
-		nfs3_cred_freeze(true);
+		fs_cred_freeze(true);
 	}
 	res_start = req->rq_res.xs_pos;
 	status = nfs4_compound(&cp);
 	if (req->rq_transport) {
 		/* a pending record flush is left to the worker that made it */
-		nfs3_cred_freeze(false);
+		fs_cred_freeze(false);
 	} else if (nfs4_recover_pending(srv->s4_recover)) {
 		/* the client records on disk before the reply that made them
 		 * (an OPEN, RECLAIM_COMPLETE) is sent, as the server */
-		nfs3_cred_restore();
+		fs_cred_restore();
 		(void)nfs4_recover_flush(srv->s4_recover);
 	}
 	compound_end(&cp, res_start);
-	nfs3_snap_put(cp.cp_snap);
+	fs_snap_put(cp.cp_snap);
 	if (!rpcrdma_xdr_ok(&req->rq_res))
 		return RPCRDMA_SVC_SYSTEM_ERR;
 	rpcrdma_svc_req_set_status(req, status);

@@ -143,11 +143,11 @@ uint32_t nfs4_deleg_break(struct rpcrdma_nfs4_server *srv, uint64_t clientid,
 			  const uint8_t *fh, uint32_t fhlen);
 
 /**
- * nfs4_deleg_nfs3_hook - the NFSv3 server's change hook (@arg the
+ * nfs4_deleg_change_hook - the file-serving layer's change hook (@arg the
  * NFSv4.1 server): an NFSv3 WRITE or SETATTR of the size of @fh recalls
  * every delegation of the file.  Return: 0 or -EAGAIN (NFS3ERR_JUKEBOX).
  */
-int nfs4_deleg_nfs3_hook(void *arg, const uint8_t *fh, uint32_t fhlen);
+int nfs4_deleg_change_hook(void *arg, const uint8_t *fh, uint32_t fhlen);
 
 /**
  * nfs4_deleg_put_open - the open_delegation4 of an OPEN of the current

@@ -65,7 +65,7 @@ uint32_t nfs4_deleg_break(struct rpcrdma_nfs4_server *srv, uint64_t clientid,
 	return status;
 }
 
-int nfs4_deleg_nfs3_hook(void *arg, const uint8_t *fh, uint32_t fhlen)
+int nfs4_deleg_change_hook(void *arg, const uint8_t *fh, uint32_t fhlen)
 {
 	return nfs4_deleg_break(arg, 0, fh, fhlen) == NFS4_OK ? 0 : -EAGAIN;
 }

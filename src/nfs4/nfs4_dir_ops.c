@@ -4,9 +4,9 @@
  * 18.4: directories, symlinks, devices, sockets, FIFOs), REMOVE (18.25),
  * RENAME (18.26), LINK (18.9), READLINK (18.24) and READDIR (18.23).
  * Each runs with the caller's identity on descriptors of the NFSv3
- * server's caches, as the NFSv3 procedures do (nfs3_file.c).  On a sync
+ * server's caches, as the NFSv3 procedures do (fs_file.c).  On a sync
  * export entry on a disk, CREATE, REMOVE, RENAME and LINK commit the
- * directories they changed before the reply (nfs3_commit.c, as NFSv3's
+ * directories they changed before the reply (fs_commit.c, as NFSv3's
  * namespace procedures and knfsd's commit_metadata do); a failed fsync is
  * the operation's error.
  */
@@ -22,8 +22,8 @@
 
 /* dir_begin - the current (or saved) handle as a directory for a change. */
 static uint32_t dir_begin(struct nfs4_compound *cp, const struct nfs4_fh *fh,
-			  bool modifies, struct nfs3_fentry *local,
-			  struct nfs3_fentry **fe, struct stat *st)
+			  bool modifies, struct fs_fentry *local,
+			  struct fs_fentry **fe, struct stat *st)
 {
 	uint32_t status;
 
@@ -41,12 +41,12 @@ static uint32_t dir_begin(struct nfs4_compound *cp, const struct nfs4_fh *fh,
 uint32_t nfs4_op_create(struct nfs4_compound *cp)
 {
 	struct rpcrdma_xdr *a = cp->cp_args, *r = cp->cp_res;
-	struct nfs3_fentry local, *fe = NULL;
+	struct fs_fentry local, *fe = NULL;
 	char target[NFS4_LINK_MAX + 1];
 	uint32_t type, spec1 = 0, spec2 = 0, len, status;
 	const uint8_t *lp = NULL;
 	struct nfs4_sattr sa;
-	struct nfs3_name n;
+	struct fs_name n;
 	struct stat dst, st;
 	mode_t mode;
 	int fd = -1, err, dirfd;
@@ -84,11 +84,11 @@ uint32_t nfs4_op_create(struct nfs4_compound *cp)
 	if (status)
 		goto out;
 	dirfd = fe->fe_path;
-	err = nfs3_become_caller(&cp->cp_c);
+	err = fs_become_caller(&cp->cp_c);
 	if (err)
 		goto out_err;
 	mode = (sa.sa3.sa_set_mode ? sa.sa3.sa_mode : (type == NF4DIR ? 0755 : 0644)) & 07777;
-	nfs3_cred_no_umask();
+	fs_cred_no_umask();
 	switch (type) {
 	case NF4DIR:
 		err = mkdirat(dirfd, n.n_buf, mode);
@@ -120,9 +120,9 @@ uint32_t nfs4_op_create(struct nfs4_compound *cp)
 	}
 	/* owner, group, times; the mode went with the creation */
 	sa.sa3.sa_set_size = false;
-	err = nfs3_sattr_apply(&cp->cp_c, fd, &st, &sa.sa3, true, NULL);
+	err = fs_sattr_apply(&cp->cp_c, fd, &st, &sa.sa3, true, NULL);
 	if (!err)
-		err = nfs3_commit_dir(&cp->cp_c, fe);
+		err = fs_commit_dir(&cp->cp_c, fe);
 	if (err)
 		goto out_err;
 	status = nfs4_fh_set_real(cp, &cp->cp_cur, cp->cp_cur.fh_xi, fd, "");
@@ -135,17 +135,17 @@ uint32_t nfs4_op_create(struct nfs4_compound *cp)
 out_err:
 	status = nfs4_errno(err);
 out:
-	nfs3_close_fd(fd);
-	nfs3_fcache_put(fe);
+	fs_close_fd(fd);
+	fs_fcache_put(fe);
 	return status;
 }
 
 uint32_t nfs4_op_remove(struct nfs4_compound *cp)
 {
-	struct nfs3_fentry local, *fe = NULL;
+	struct fs_fentry local, *fe = NULL;
 	uint8_t fh[RPCRDMA_NFS3_FHSIZE];
 	uint32_t fhlen = 0, status;
-	struct nfs3_name n;
+	struct fs_name n;
 	struct stat dst, st;
 	bool have_fh;
 	int err;
@@ -158,19 +158,19 @@ uint32_t nfs4_op_remove(struct nfs4_compound *cp)
 	status = dir_begin(cp, &cp->cp_cur, true, &local, &fe, &dst);
 	if (status)
 		goto out;
-	err = nfs3_become_caller(&cp->cp_c);
+	err = fs_become_caller(&cp->cp_c);
 	if (!err && fstatat(fe->fe_path, n.n_buf, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		err = -errno;
 	if (err)
 		goto out_err;
-	have_fh = nfs3_unlink_fh(&cp->cp_c, fe->fe_path, n.n_buf, fh, &fhlen);
+	have_fh = fs_unlink_fh(&cp->cp_c, fe->fe_path, n.n_buf, fh, &fhlen);
 	if (unlinkat(fe->fe_path, n.n_buf, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) < 0) {
 		err = -errno;
 		goto out_err;
 	}
 	if (have_fh)
-		nfs3_fcache_forget(cp->cp_c.c_exp, fh, fhlen);
-	err = nfs3_commit_dir(&cp->cp_c, fe);
+		fs_fcache_forget(cp->cp_c.c_exp, fh, fhlen);
+	err = fs_commit_dir(&cp->cp_c, fe);
 	if (err)
 		goto out_err;
 	nfs4_put_change_info(cp->cp_res, &dst, fe->fe_path);
@@ -178,16 +178,16 @@ uint32_t nfs4_op_remove(struct nfs4_compound *cp)
 out_err:
 	status = nfs4_errno(err);
 out:
-	nfs3_fcache_put(fe);
+	fs_fcache_put(fe);
 	return status;
 }
 
 uint32_t nfs4_op_rename(struct nfs4_compound *cp)
 {
-	struct nfs3_fentry sl, tl, *sfe = NULL, *tfe = NULL;
+	struct fs_fentry sl, tl, *sfe = NULL, *tfe = NULL;
 	uint8_t fh[RPCRDMA_NFS3_FHSIZE];
 	uint32_t fhlen = 0, status;
-	struct nfs3_name from, to;
+	struct fs_name from, to;
 	struct stat sdst, tdst;
 	bool have_fh, two_dirs;
 	int err;
@@ -209,22 +209,22 @@ uint32_t nfs4_op_rename(struct nfs4_compound *cp)
 		status = dir_begin(cp, &cp->cp_cur, true, &tl, &tfe, &tdst);
 	if (status)
 		goto out;
-	err = nfs3_become_caller(&cp->cp_c);
+	err = fs_become_caller(&cp->cp_c);
 	if (err)
 		goto out_err;
 	/* may the caller change both directories: the rename asks, or
-	 * nfs3_rename() first when a name is in the way, as NFSv3's RENAME */
+	 * fs_rename() first when a name is in the way, as NFSv3's RENAME */
 	two_dirs = sdst.st_dev != tdst.st_dev || sdst.st_ino != tdst.st_ino;
-	err = nfs3_rename(&cp->cp_c, sfe->fe_path, from.n_buf, tfe->fe_path, to.n_buf,
+	err = fs_rename(&cp->cp_c, sfe->fe_path, from.n_buf, tfe->fe_path, to.n_buf,
 			  two_dirs, fh, &fhlen, &have_fh);
 	if (err)
 		goto out_err;
 	if (have_fh)
-		nfs3_fcache_forget(cp->cp_c.c_exp, fh, fhlen);
+		fs_fcache_forget(cp->cp_c.c_exp, fh, fhlen);
 	/* both directories, or the one once */
-	err = nfs3_commit_dir(&cp->cp_c, sfe);
+	err = fs_commit_dir(&cp->cp_c, sfe);
 	if (!err && two_dirs)
-		err = nfs3_commit_dir(&cp->cp_c, tfe);
+		err = fs_commit_dir(&cp->cp_c, tfe);
 	if (err)
 		goto out_err;
 	nfs4_put_change_info(cp->cp_res, &sdst, sfe->fe_path);
@@ -233,16 +233,16 @@ uint32_t nfs4_op_rename(struct nfs4_compound *cp)
 out_err:
 	status = nfs4_errno(err);
 out:
-	nfs3_fcache_put(sfe);
-	nfs3_fcache_put(tfe);
+	fs_fcache_put(sfe);
+	fs_fcache_put(tfe);
 	return status;
 }
 
 uint32_t nfs4_op_link(struct nfs4_compound *cp)
 {
-	struct nfs3_fentry ol, dl, *ofe = NULL, *dfe = NULL;
+	struct fs_fentry ol, dl, *ofe = NULL, *dfe = NULL;
 	uint32_t status;
-	struct nfs3_name n;
+	struct fs_name n;
 	struct stat ost, dst;
 	char path[32];
 	int err;
@@ -265,17 +265,17 @@ uint32_t nfs4_op_link(struct nfs4_compound *cp)
 		status = NFS4ERR_ISDIR;
 		goto out;
 	}
-	err = nfs3_become_caller(&cp->cp_c);
+	err = fs_become_caller(&cp->cp_c);
 	if (!err)
-		err = nfs3_dir_may_write(dfe->fe_path);
+		err = fs_dir_may_write(dfe->fe_path);
 	if (err)
 		goto out_err;
-	nfs3_proc_path(path, sizeof(path), ofe->fe_path);
+	fs_proc_path(path, sizeof(path), ofe->fe_path);
 	if (linkat(AT_FDCWD, path, dfe->fe_path, n.n_buf, AT_SYMLINK_FOLLOW) < 0) {
 		err = -errno;
 		goto out_err;
 	}
-	err = nfs3_commit_dir(&cp->cp_c, dfe);
+	err = fs_commit_dir(&cp->cp_c, dfe);
 	if (err)
 		goto out_err;
 	nfs4_put_change_info(cp->cp_res, &dst, dfe->fe_path);
@@ -283,14 +283,14 @@ uint32_t nfs4_op_link(struct nfs4_compound *cp)
 out_err:
 	status = nfs4_errno(err);
 out:
-	nfs3_fcache_put(ofe);
-	nfs3_fcache_put(dfe);
+	fs_fcache_put(ofe);
+	fs_fcache_put(dfe);
 	return status;
 }
 
 uint32_t nfs4_op_readlink(struct nfs4_compound *cp)
 {
-	struct nfs3_fentry local, *fe = NULL;
+	struct fs_fentry local, *fe = NULL;
 	char buf[NFS4_LINK_MAX];
 	uint32_t status;
 	struct stat st;
@@ -324,7 +324,7 @@ uint32_t nfs4_op_readlink(struct nfs4_compound *cp)
 		rpcrdma_xdr_put_fixed(cp->cp_res, buf, (size_t)n);
 	}
 out:
-	nfs3_fcache_put(fe);
+	fs_fcache_put(fe);
 	return status;
 }
 
@@ -365,7 +365,7 @@ static uint32_t pseudo_readdir(struct nfs4_compound *cp, uint64_t cookie,
 			       size_t budget, const uint32_t *req, uint32_t nreq)
 {
 	struct rpcrdma_xdr *r = cp->cp_res;
-	struct nfs3_snap *sn = cp->cp_snap;
+	struct fs_snap *sn = cp->cp_snap;
 	const struct nfs4_fh *dir = &cp->cp_cur;
 	const char *here = sn->sn_exp[dir->fh_xi]->ex_path;
 	size_t start = r->xs_pos;
@@ -429,7 +429,7 @@ uint32_t nfs4_op_readdir(struct nfs4_compound *cp)
 {
 	struct rpcrdma_xdr *a = cp->cp_args, *r = cp->cp_res;
 	uint32_t req[NFS4_BITMAP_WORDS], nreq, dircount, maxcount, status;
-	struct nfs3_fentry local, *fe = NULL;
+	struct fs_fentry local, *fe = NULL;
 	struct stat dst;
 	uint64_t cookie;
 	size_t start, budget;
@@ -461,10 +461,10 @@ uint32_t nfs4_op_readdir(struct nfs4_compound *cp)
 	status = dir_begin(cp, &cp->cp_cur, false, &local, &fe, &dst);
 	if (status)
 		goto out;
-	err = nfs3_become_caller(&cp->cp_c);
+	err = fs_become_caller(&cp->cp_c);
 	if (err)
 		goto out_err;
-	nfs3_proc_path(path, sizeof(path), fe->fe_path);
+	fs_proc_path(path, sizeof(path), fe->fe_path);
 	rfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rfd < 0) {
 		err = -errno;
@@ -531,6 +531,6 @@ out_err:
 out:
 	if (dir)
 		closedir(dir);
-	nfs3_fcache_put(fe);
+	fs_fcache_put(fe);
 	return status;
 }

@@ -6,7 +6,7 @@
  * GETATTR (18.7), ACCESS (18.1), SECINFO_NO_NAME (18.45), and SETATTR
  * (18.30), which on a sync export entry on a disk commits the file or
  * directory it changed before the reply, as NFSv3's SETATTR does
- * (nfs3_commit.c).
+ * (fs_commit.c).
  *
  * Handles of real objects are the NFSv3 server's (docs/nfs3.md: export
  * id, kernel handle, MAC), so a handle works in both versions.  Above
@@ -43,14 +43,14 @@ void nfs4_put_stateid(struct rpcrdma_xdr *xs, const struct nfs4_stateid *sid)
 	rpcrdma_xdr_put_fixed(xs, sid->si_other, NFS4_OTHER_SIZE);
 }
 
-uint32_t nfs4_get_component(struct rpcrdma_xdr *xs, struct nfs3_name *n)
+uint32_t nfs4_get_component(struct rpcrdma_xdr *xs, struct fs_name *n)
 {
 	const uint8_t *p;
 	uint32_t len;
 
 	n->n_len = 0;
 	n->n_buf[0] = 0;
-	p = rpcrdma_xdr_get_opaque(xs, NFS3_WIRE_NAME_MAX, &len);
+	p = rpcrdma_xdr_get_opaque(xs, FS_WIRE_NAME_MAX, &len);
 	if (!p)
 		return NFS4ERR_BADXDR;
 	if (len == 0)
@@ -95,12 +95,12 @@ static const uint8_t *fh_bytes(const struct nfs4_fh *fh, uint32_t *len)
 }
 
 uint32_t nfs4_cur_dir(struct nfs4_compound *cp, const struct nfs4_fh *fh,
-		      struct nfs3_fentry *local, struct nfs3_fentry **fep,
+		      struct fs_fentry *local, struct fs_fentry **fep,
 		      struct stat *st)
 {
 	uint32_t len;
 	const uint8_t *b = fh_bytes(fh, &len);
-	int err = nfs3_get_dir(&cp->cp_c, b, len, local, fep, st);
+	int err = fs_get_dir(&cp->cp_c, b, len, local, fep, st);
 
 	if (err)
 		return nfs4_errno(err);
@@ -109,25 +109,25 @@ uint32_t nfs4_cur_dir(struct nfs4_compound *cp, const struct nfs4_fh *fh,
 	if (!S_ISDIR(st->st_mode))
 		return NFS4ERR_NOTDIR;
 	if (st->st_nlink == 0) {
-		nfs3_fcache_forget(cp->cp_c.c_exp, b, len);
+		fs_fcache_forget(cp->cp_c.c_exp, b, len);
 		return NFS4ERR_STALE;
 	}
 	return NFS4_OK;
 }
 
 uint32_t nfs4_cur_obj(struct nfs4_compound *cp, const struct nfs4_fh *fh,
-		      struct nfs3_fentry *local, struct nfs3_fentry **fep,
+		      struct fs_fentry *local, struct fs_fentry **fep,
 		      struct stat *st)
 {
 	uint32_t len;
 	const uint8_t *b = fh_bytes(fh, &len);
-	int err = nfs3_get_file(&cp->cp_c, b, len, local, fep, st);
+	int err = fs_get_file(&cp->cp_c, b, len, local, fep, st);
 
 	return err ? nfs4_errno(err) : NFS4_OK;
 }
 
 uint32_t nfs4_cur_file(struct nfs4_compound *cp, bool modifies,
-		       struct nfs3_fentry *local, struct nfs3_fentry **fep,
+		       struct fs_fentry *local, struct fs_fentry **fep,
 		       struct stat *st)
 {
 	uint32_t status;
@@ -218,7 +218,7 @@ uint32_t nfs4_fh_set_real(struct nfs4_compound *cp, struct nfs4_fh *fh,
 	uint32_t len;
 	int err;
 
-	err = nfs3_fh_make(cp->cp_snap->sn_exp[xi], dirfd, name, fh->fh_data, &len);
+	err = fs_fh_make(cp->cp_snap->sn_exp[xi], dirfd, name, fh->fh_data, &len);
 	if (err)
 		return nfs4_errno(err);
 	fh->fh_len = len;
@@ -270,7 +270,7 @@ void nfs4_attr_src_init(struct nfs4_compound *cp, struct nfs4_attr_src *src,
 
 uint32_t nfs4_op_putrootfh(struct nfs4_compound *cp)
 {
-	struct nfs3_snap *sn = cp->cp_snap;
+	struct fs_snap *sn = cp->cp_snap;
 	unsigned xi = 0;
 
 	for (unsigned i = 0; i < sn->sn_xt->xt_n; i++)
@@ -283,7 +283,7 @@ uint32_t nfs4_op_putrootfh(struct nfs4_compound *cp)
 
 uint32_t nfs4_op_putfh(struct nfs4_compound *cp)
 {
-	struct nfs3_snap *sn = cp->cp_snap;
+	struct fs_snap *sn = cp->cp_snap;
 	struct nfs4_fh *fh = &cp->cp_cur;
 	const uint8_t *p;
 	uint32_t len, id;
@@ -292,10 +292,10 @@ uint32_t nfs4_op_putfh(struct nfs4_compound *cp)
 	p = rpcrdma_xdr_get_opaque(cp->cp_args, NFS4_FHSIZE, &len);
 	if (!p)
 		return NFS4ERR_BADXDR;
-	if (len < 4 || (p[0] != NFS3_FH_VERSION && p[0] != NFS4_PSEUDO_FH_VERSION))
+	if (len < 4 || (p[0] != FS_FH_VERSION && p[0] != NFS4_PSEUDO_FH_VERSION))
 		return NFS4ERR_BADHANDLE;
 	id = load_be32(p) & 0xffff;
-	xi = nfs3_snap_index(sn, id);
+	xi = fs_snap_index(sn, id);
 	if (p[0] == NFS4_PSEUDO_FH_VERSION) {
 		if (len != NFS4_PSEUDO_FH_LEN)
 			return NFS4ERR_BADHANDLE;
@@ -305,7 +305,7 @@ uint32_t nfs4_op_putfh(struct nfs4_compound *cp)
 		fh_set_pseudo(cp, fh, xi, p[1]);
 		return NFS4_OK;
 	}
-	if (len < NFS3_FH_OVERHEAD || len > RPCRDMA_NFS3_FHSIZE)
+	if (len < FS_FH_OVERHEAD || len > RPCRDMA_NFS3_FHSIZE)
 		return NFS4ERR_BADHANDLE;
 	if (xi == sn->sn_xt->xt_n)
 		return NFS4ERR_STALE;
@@ -341,9 +341,9 @@ uint32_t nfs4_op_restorefh(struct nfs4_compound *cp)
 }
 
 /* pseudo_lookup - LOOKUP in a pseudo directory. */
-static uint32_t pseudo_lookup(struct nfs4_compound *cp, const struct nfs3_name *n)
+static uint32_t pseudo_lookup(struct nfs4_compound *cp, const struct fs_name *n)
 {
-	struct nfs3_snap *sn = cp->cp_snap;
+	struct fs_snap *sn = cp->cp_snap;
 	const struct nfs4_fh *dir = &cp->cp_cur;
 	const char *here = sn->sn_exp[dir->fh_xi]->ex_path;
 
@@ -362,8 +362,8 @@ static uint32_t pseudo_lookup(struct nfs4_compound *cp, const struct nfs3_name *
 
 uint32_t nfs4_op_lookup(struct nfs4_compound *cp)
 {
-	struct nfs3_name n;
-	struct nfs3_fentry local, *fe = NULL;
+	struct fs_name n;
+	struct fs_fentry local, *fe = NULL;
 	struct stat dst, st;
 	uint32_t status;
 	int fd = -1, err;
@@ -380,24 +380,24 @@ uint32_t nfs4_op_lookup(struct nfs4_compound *cp)
 		status = nfs4_cur_dir(cp, &cp->cp_cur, &local, &fe, &dst);
 	if (status)
 		goto out;
-	err = nfs3_become_caller(&cp->cp_c);
+	err = fs_become_caller(&cp->cp_c);
 	if (!err)
-		err = nfs3_lookup_at(cp->cp_c.c_exp, fe->fe_path, &dst, n.n_buf, &fd, &st);
+		err = fs_lookup_at(cp->cp_c.c_exp, fe->fe_path, &dst, n.n_buf, &fd, &st);
 	if (err) {
 		status = nfs4_errno(err);
 		goto out;
 	}
 	status = nfs4_fh_set_real(cp, &cp->cp_cur, cp->cp_cur.fh_xi, fd, "");
 out:
-	nfs3_close_fd(fd);
-	nfs3_fcache_put(fe);
+	fs_close_fd(fd);
+	fs_fcache_put(fe);
 	return status;
 }
 
 uint32_t nfs4_op_lookupp(struct nfs4_compound *cp)
 {
 	struct nfs4_fh *cur = &cp->cp_cur;
-	struct nfs3_fentry local, *fe = NULL;
+	struct fs_fentry local, *fe = NULL;
 	struct stat dst, st;
 	uint32_t status;
 	int fd = -1, err;
@@ -415,7 +415,7 @@ uint32_t nfs4_op_lookupp(struct nfs4_compound *cp)
 		status = nfs4_cur_dir(cp, cur, &local, &fe, &dst);
 	if (status)
 		goto out;
-	if (nfs3_is_root(cp->cp_c.c_exp, &dst)) {
+	if (fs_is_root(cp->cp_c.c_exp, &dst)) {
 		unsigned nc = path_ncomp(cp->cp_c.c_exp->ex_path);
 
 		status = nc == 0 ? NFS4ERR_NOENT : NFS4_OK;
@@ -423,24 +423,24 @@ uint32_t nfs4_op_lookupp(struct nfs4_compound *cp)
 			fh_set_pseudo(cp, cur, cur->fh_xi, nc - 1);
 		goto out;
 	}
-	err = nfs3_become_caller(&cp->cp_c);
+	err = fs_become_caller(&cp->cp_c);
 	if (!err)
-		err = nfs3_lookup_at(cp->cp_c.c_exp, fe->fe_path, &dst, "..", &fd, &st);
+		err = fs_lookup_at(cp->cp_c.c_exp, fe->fe_path, &dst, "..", &fd, &st);
 	if (err) {
 		status = nfs4_errno(err);
 		goto out;
 	}
 	status = nfs4_fh_set_real(cp, cur, cur->fh_xi, fd, "");
 out:
-	nfs3_close_fd(fd);
-	nfs3_fcache_put(fe);
+	fs_close_fd(fd);
+	fs_fcache_put(fe);
 	return status;
 }
 
 uint32_t nfs4_op_getattr(struct nfs4_compound *cp)
 {
 	uint32_t req[NFS4_BITMAP_WORDS], nreq, status;
-	struct nfs3_fentry local, *fe = NULL;
+	struct fs_fentry local, *fe = NULL;
 	struct nfs4_attr_src src;
 	struct stat st;
 
@@ -461,13 +461,13 @@ uint32_t nfs4_op_getattr(struct nfs4_compound *cp)
 		nfs4_attr_src_init(cp, &src, &st, &cp->cp_cur, fe->fe_path);
 		status = nfs4_encode_fattr(cp->cp_res, req, nreq, &src);
 	}
-	nfs3_fcache_put(fe);
+	fs_fcache_put(fe);
 	return status;
 }
 
 uint32_t nfs4_op_access(struct nfs4_compound *cp)
 {
-	struct nfs3_fentry local, *fe = NULL;
+	struct fs_fentry local, *fe = NULL;
 	uint32_t want, sup, ok = 0, status;
 	struct stat st;
 	bool dir;
@@ -490,7 +490,7 @@ uint32_t nfs4_op_access(struct nfs4_compound *cp)
 		status = nfs4_cur_obj(cp, &cp->cp_cur, &local, &fe, &st);
 	if (status)
 		goto out;
-	err = nfs3_become_caller(&cp->cp_c);
+	err = fs_become_caller(&cp->cp_c);
 	if (err) {
 		status = nfs4_errno(err);
 		goto out;
@@ -512,7 +512,7 @@ uint32_t nfs4_op_access(struct nfs4_compound *cp)
 	rpcrdma_xdr_put_u32(cp->cp_res, sup);
 	rpcrdma_xdr_put_u32(cp->cp_res, ok);
 out:
-	nfs3_fcache_put(fe);
+	fs_fcache_put(fe);
 	return status;
 }
 
@@ -535,7 +535,7 @@ uint32_t nfs4_op_secinfo_no_name(struct nfs4_compound *cp)
 
 uint32_t nfs4_op_setattr(struct nfs4_compound *cp)
 {
-	struct nfs3_fentry local, *fe = NULL;
+	struct fs_fentry local, *fe = NULL;
 	struct nfs4_stateid sid;
 	struct nfs4_sattr sa;
 	uint32_t status, access, none[NFS4_BITMAP_WORDS] = { 0 };
@@ -566,21 +566,21 @@ uint32_t nfs4_op_setattr(struct nfs4_compound *cp)
 		if (status)
 			goto out_none;
 	}
-	err = nfs3_become_caller(&cp->cp_c);
+	err = fs_become_caller(&cp->cp_c);
 	if (!err)
-		err = nfs3_sattr_apply(&cp->cp_c, fe->fe_path, &st, &sa.sa3, false,
+		err = fs_sattr_apply(&cp->cp_c, fe->fe_path, &st, &sa.sa3, false,
 				       S_ISREG(st.st_mode) ? fe : NULL);
-	if (!err) /* commit_metadata of sync entries on a disk (nfs3_commit.c) */
-		err = nfs3_commit_obj(&cp->cp_c, fe);
+	if (!err) /* commit_metadata of sync entries on a disk (fs_commit.c) */
+		err = fs_commit_obj(&cp->cp_c, fe);
 	if (err) {
 		status = nfs4_errno(err);
 		goto out_none;
 	}
-	nfs3_fcache_put(fe);
+	fs_fcache_put(fe);
 	nfs4_put_bitmap(cp->cp_res, sa.sa_set, NFS4_BITMAP_WORDS);
 	return NFS4_OK;
 out_none:
-	nfs3_fcache_put(fe);
+	fs_fcache_put(fe);
 	nfs4_put_bitmap(cp->cp_res, none, NFS4_BITMAP_WORDS);
 	return status;
 }

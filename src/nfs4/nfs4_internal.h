@@ -14,7 +14,7 @@
 
 #include <rpcrdma/nfs4.h>
 
-#include "nfs3/nfs3_internal.h"
+#include "fs/fs.h"
 #include "nfs4_prot.h"
 
 /* ---- bounds (every table is fixed at creation) ---- */
@@ -87,7 +87,7 @@ uint32_t nfs4_compound_decode_header(struct rpcrdma_xdr *args,
  * operations that need no credential change and do not wait for the disk
  * (nfs4_transport.c).  False sends the whole COMPOUND to a worker.
  */
-bool nfs4_transport_ok(const struct nfs3_snap *sn, const struct rpcrdma_svc_req *req);
+bool nfs4_transport_ok(const struct fs_snap *sn, const struct rpcrdma_svc_req *req);
 
 /* ---- nfs4_state.c: clients, sessions, slots, open states ---- */
 
@@ -641,7 +641,7 @@ struct rpcrdma_nfs4_server {
 
 /*
  * Pseudo file system handles (RFC 8881 7.3): the directories above the
- * exports.  Byte 0 is NFS4_PSEUDO_FH_VERSION (never NFS3_FH_VERSION),
+ * exports.  Byte 0 is NFS4_PSEUDO_FH_VERSION (never FS_FH_VERSION),
  * byte 1 the depth, bytes 2-3 the id of an export whose path passes
  * through the node, bytes 4-7 the server's start (so a restart makes
  * them stale).
@@ -663,7 +663,7 @@ struct nfs4_compound {
 	struct rpcrdma_svc_req *cp_req;
 	struct rpcrdma_xdr *cp_args;
 	struct rpcrdma_xdr *cp_res;
-	struct nfs3_snap *cp_snap;
+	struct fs_snap *cp_snap;
 	struct nfs4_fh cp_cur;
 	struct nfs4_fh cp_saved;
 	struct nfs4_session *cp_session;
@@ -672,7 +672,7 @@ struct nfs4_compound {
 	uint64_t cp_clientid;
 	uint32_t cp_opidx;
 	bool cp_keep_body;   /* the failing op encodes a body (SETATTR) */
-	struct nfs3_call cp_c; /* the file system side of one operation */
+	struct fs_call cp_c; /* the file system side of one operation */
 };
 
 /**
@@ -686,7 +686,7 @@ void nfs4_who_of(const struct nfs4_compound *cp, struct nfs4_who *who);
  * the current handle: the export, the caller's options and identity.
  * @modifies: the operation changes the file system (NFS4ERR_ROFS on a
  * ro entry; on a sync entry on a disk it sets c_commit, so that
- * nfs3_commit_dir() and nfs3_commit_obj() commit the change before the
+ * fs_commit_dir() and fs_commit_obj() commit the change before the
  * reply).  Return: NFS4_OK; NFS4ERR_NOFILEHANDLE; NFS4ERR_ACCESS (the
  * peer is not listed, or AUTH_NONE where it is refused); NFS4ERR_ROFS.
  */
@@ -698,7 +698,7 @@ uint32_t nfs4_errno(int err);
 
 /**
  * nfs4_fh_set_real - @fh becomes the handle of @name in @dirfd ("": @dirfd)
- * in export @xi.  Return: NFS4_OK or the nfsstat4 of nfs3_fh_make().
+ * in export @xi.  Return: NFS4_OK or the nfsstat4 of fs_fh_make().
  */
 uint32_t nfs4_fh_set_real(struct nfs4_compound *cp, struct nfs4_fh *fh,
 			  unsigned xi, int dirfd, const char *name);
@@ -737,7 +737,7 @@ void nfs4_put_bitmap(struct rpcrdma_xdr *xs, const uint32_t *bm, uint32_t n);
 
 /** Attributes a client sets (SETATTR, CREATE, OPEN). */
 struct nfs4_sattr {
-	struct nfs3_sattr sa3;
+	struct fs_sattr sa3;
 	uint32_t sa_set[NFS4_BITMAP_WORDS]; /* the attributes present */
 };
 
@@ -808,11 +808,11 @@ void nfs4_get_stateid(struct rpcrdma_xdr *xs, struct nfs4_stateid *sid);
 void nfs4_put_stateid(struct rpcrdma_xdr *xs, const struct nfs4_stateid *sid);
 /**
  * nfs4_get_component - a component4 into @n (NUL-terminated).
- * Return: NFS4_OK; NFS4ERR_BADXDR (longer than NFS3_WIRE_NAME_MAX);
+ * Return: NFS4_OK; NFS4ERR_BADXDR (longer than FS_WIRE_NAME_MAX);
  * NFS4ERR_INVAL (empty); NFS4ERR_NAMETOOLONG (over NFS4_NAME_MAX);
  * NFS4ERR_BADNAME ("/" or NUL inside, "." or "..").
  */
-uint32_t nfs4_get_component(struct rpcrdma_xdr *xs, struct nfs3_name *n);
+uint32_t nfs4_get_component(struct rpcrdma_xdr *xs, struct fs_name *n);
 /** nfs4_put_change_info - change_info4 of a directory (@before, then now). */
 void nfs4_put_change_info(struct rpcrdma_xdr *xs, const struct stat *before,
 			  int dirfd);
@@ -822,7 +822,7 @@ void nfs4_put_change_info(struct rpcrdma_xdr *xs, const struct stat *before,
  * Return: NFS4_OK; NFS4ERR_NOTDIR; NFS4ERR_STALE ...
  */
 uint32_t nfs4_cur_dir(struct nfs4_compound *cp, const struct nfs4_fh *fh,
-		      struct nfs3_fentry *local, struct nfs3_fentry **fep,
+		      struct fs_fentry *local, struct fs_fentry **fep,
 		      struct stat *st);
 /**
  * nfs4_cur_file - the current handle's regular file for READ, WRITE,
@@ -834,11 +834,11 @@ uint32_t nfs4_cur_dir(struct nfs4_compound *cp, const struct nfs4_fh *fh,
  * nfs4_cur_obj()'s errors.
  */
 uint32_t nfs4_cur_file(struct nfs4_compound *cp, bool modifies,
-		       struct nfs3_fentry *local, struct nfs3_fentry **fep,
+		       struct fs_fentry *local, struct fs_fentry **fep,
 		       struct stat *st);
 /** nfs4_cur_obj - the current handle's object through the open-file cache. */
 uint32_t nfs4_cur_obj(struct nfs4_compound *cp, const struct nfs4_fh *fh,
-		      struct nfs3_fentry *local, struct nfs3_fentry **fep,
+		      struct fs_fentry *local, struct fs_fentry **fep,
 		      struct stat *st);
 /** nfs4_path_comp - component @k of @path (*@len bytes), NULL past the end. */
 const char *nfs4_path_comp(const char *path, unsigned k, size_t *len);

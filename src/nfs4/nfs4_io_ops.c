@@ -15,7 +15,7 @@
  *
  * On a sync export entry on a disk an OPEN that made a file commits its
  * directory, one that truncated an existing file the file, before the
- * reply (nfs3_commit.c).  WRITE with DATA_SYNC4 or FILE_SYNC4 syncs the
+ * reply (fs_commit.c).  WRITE with DATA_SYNC4 or FILE_SYNC4 syncs the
  * data (fdatasync, fsync) and answers the level it reached; COMMIT
  * fsyncs the file; both whatever the export's sync option.
  */
@@ -32,7 +32,7 @@
 static int may_open(struct nfs4_compound *cp, int fd, const struct stat *st,
 		    uint32_t access)
 {
-	struct nfs3_call *c = &cp->cp_c;
+	struct fs_call *c = &cp->cp_c;
 	int mode = 0;
 
 	if (access & OPEN4_SHARE_ACCESS_READ)
@@ -67,7 +67,7 @@ struct open_args {
 	const uint8_t *oa_verf;
 	struct nfs4_sattr oa_sa;
 	uint32_t oa_claim;
-	struct nfs3_name oa_name;
+	struct fs_name oa_name;
 };
 
 static uint32_t open_decode(struct rpcrdma_xdr *a, struct open_args *o)
@@ -155,13 +155,13 @@ static uint32_t open_create(struct nfs4_compound *cp, struct open_args *o,
 			    int dirfd, int *fdp, struct stat *st,
 			    uint32_t attrset[NFS4_BITMAP_WORDS], bool *created)
 {
-	struct nfs3_sattr sa = o->oa_sa.sa3;
+	struct fs_sattr sa = o->oa_sa.sa3;
 	mode_t mode = sa.sa_set_mode ? sa.sa_mode : 0644;
 	bool excl = o->oa_createmode == EXCLUSIVE4 || o->oa_createmode == EXCLUSIVE4_1;
 	int fd, err = 0;
 
 	*created = false;
-	nfs3_cred_no_umask();
+	fs_cred_no_umask();
 	if (mknodat(dirfd, o->oa_name.n_buf, S_IFREG | (mode & 07777), 0) == 0)
 		*created = true;
 	else if (errno != EEXIST || o->oa_createmode == GUARDED4)
@@ -185,7 +185,7 @@ static uint32_t open_create(struct nfs4_compound *cp, struct open_args *o,
 	}
 	if (!*created) {
 		/* an existing file: only a size (O_TRUNC) is applied */
-		struct nfs3_sattr only = { 0 };
+		struct fs_sattr only = { 0 };
 
 		only.sa_set_size = sa.sa_set_size;
 		only.sa_size = sa.sa_size;
@@ -206,7 +206,7 @@ static uint32_t open_create(struct nfs4_compound *cp, struct open_args *o,
 				return status;
 		}
 	}
-	err = nfs3_sattr_apply(&cp->cp_c, fd, st, &sa, true, NULL);
+	err = fs_sattr_apply(&cp->cp_c, fd, st, &sa, true, NULL);
 	if (err)
 		return nfs4_errno(err);
 	memcpy(attrset, o->oa_sa.sa_set, NFS4_BITMAP_WORDS * sizeof(uint32_t));
@@ -216,28 +216,28 @@ static uint32_t open_create(struct nfs4_compound *cp, struct open_args *o,
 }
 
 /*
- * open_commit - commit_metadata (nfs3_commit.c) of what an OPEN with
+ * open_commit - commit_metadata (fs_commit.c) of what an OPEN with
  * create changed, before the reply, on a sync entry on a disk: directory
  * @dfe when the file was made (@created), else the file @fd (O_PATH)
  * when an existing one was truncated (@attrset has the size), as a
  * SETATTR of the size commits it; nothing when nothing changed.
  */
-static uint32_t open_commit(struct nfs4_compound *cp, struct nfs3_fentry *dfe,
+static uint32_t open_commit(struct nfs4_compound *cp, struct fs_fentry *dfe,
 			    int fd, bool created, const uint32_t *attrset)
 {
 	int err = 0;
 
 	if (created)
-		err = nfs3_commit_dir(&cp->cp_c, dfe);
+		err = fs_commit_dir(&cp->cp_c, dfe);
 	else if (attrset[0] & (1u << FATTR4_SIZE))
-		err = nfs3_commit_path(&cp->cp_c, fd, S_IFREG);
+		err = fs_commit_path(&cp->cp_c, fd, S_IFREG);
 	return nfs4_errno(err);
 }
 
 uint32_t nfs4_op_open(struct nfs4_compound *cp)
 {
 	struct rpcrdma_xdr *r = cp->cp_res;
-	struct nfs3_fentry local, *fe = NULL;
+	struct fs_fentry local, *fe = NULL;
 	uint32_t attrset[NFS4_BITMAP_WORDS] = { 0 }, status;
 	struct open_args o;
 	struct nfs4_stateid sid;
@@ -279,7 +279,7 @@ uint32_t nfs4_op_open(struct nfs4_compound *cp)
 			status = NFS4ERR_SERVERFAULT;
 			goto out;
 		}
-		err = nfs3_become_caller(&cp->cp_c);
+		err = fs_become_caller(&cp->cp_c);
 		if (err) {
 			status = nfs4_errno(err);
 			goto out;
@@ -289,7 +289,7 @@ uint32_t nfs4_op_open(struct nfs4_compound *cp)
 		if (status)
 			goto out;
 		have_dir = true;
-		err = nfs3_become_caller(&cp->cp_c);
+		err = fs_become_caller(&cp->cp_c);
 		if (err) {
 			status = nfs4_errno(err);
 			goto out;
@@ -364,8 +364,8 @@ uint32_t nfs4_op_open(struct nfs4_compound *cp)
 	nfs4_put_bitmap(r, attrset, NFS4_BITMAP_WORDS);
 	nfs4_deleg_put_open(cp, o.oa_access, o.oa_want, o.oa_deleg_cur);
 out:
-	nfs3_close_fd(fd);
-	nfs3_fcache_put(fe);
+	fs_close_fd(fd);
+	fs_fcache_put(fe);
 	return status;
 }
 
@@ -414,7 +414,7 @@ uint32_t nfs4_op_open_downgrade(struct nfs4_compound *cp)
 uint32_t nfs4_op_read(struct nfs4_compound *cp)
 {
 	struct rpcrdma_xdr *a = cp->cp_args, *r = cp->cp_res;
-	struct nfs3_fentry local, *fe = NULL;
+	struct fs_fentry local, *fe = NULL;
 	struct nfs4_stateid sid;
 	uint32_t count, status, access;
 	uint64_t offset;
@@ -439,8 +439,8 @@ uint32_t nfs4_op_read(struct nfs4_compound *cp)
 					  cp->cp_cur.fh_data, cp->cp_cur.fh_len);
 	if (status)
 		goto out;
-	err = nfs3_become_caller(&cp->cp_c);
-	fd = err ? err : nfs3_file_fd(&cp->cp_c, fe, &st, O_RDONLY);
+	err = fs_become_caller(&cp->cp_c);
+	fd = err ? err : fs_file_fd(&cp->cp_c, fe, &st, O_RDONLY);
 	if (fd < 0) {
 		status = nfs4_errno(fd);
 		goto out;
@@ -486,14 +486,14 @@ uint32_t nfs4_op_read(struct nfs4_compound *cp)
 	store_be32(eofp, offset + (uint64_t)n >= (uint64_t)st.st_size);
 	store_be32(lenp, (uint32_t)n);
 out:
-	nfs3_fcache_put(fe);
+	fs_fcache_put(fe);
 	return status;
 }
 
 uint32_t nfs4_op_write(struct nfs4_compound *cp)
 {
 	struct rpcrdma_xdr *a = cp->cp_args, *r = cp->cp_res;
-	struct nfs3_fentry local, *fe = NULL;
+	struct fs_fentry local, *fe = NULL;
 	struct nfs4_stateid sid;
 	uint32_t stable, len, status, access;
 	const uint8_t *data;
@@ -520,15 +520,15 @@ uint32_t nfs4_op_write(struct nfs4_compound *cp)
 		status = NFS4ERR_OPENMODE;
 	if (status)
 		goto out;
-	err = nfs3_become_caller(&cp->cp_c);
-	fd = err ? err : nfs3_file_fd(&cp->cp_c, fe, &st, O_WRONLY);
+	err = fs_become_caller(&cp->cp_c);
+	fd = err ? err : fs_file_fd(&cp->cp_c, fe, &st, O_WRONLY);
 	if (fd < 0) {
 		status = nfs4_errno(fd);
 		goto out;
 	}
 	/* as stable as asked, and answered so (18.32.3: FILE_SYNC4 would
 	 * claim the attributes a data sync leaves behind) */
-	err = nfs3_write_data(fd, data, len, (off_t)offset, stable, &done);
+	err = fs_write_data(fd, data, len, (off_t)offset, stable, &done);
 	if (err) {
 		status = nfs4_errno(err);
 		goto out;
@@ -537,13 +537,13 @@ uint32_t nfs4_op_write(struct nfs4_compound *cp)
 	rpcrdma_xdr_put_u32(r, stable);
 	rpcrdma_xdr_put_fixed(r, cp->cp_c.c_exp->ex_verf, NFS4_VERIFIER_SIZE);
 out:
-	nfs3_fcache_put(fe);
+	fs_fcache_put(fe);
 	return status;
 }
 
 uint32_t nfs4_op_commit(struct nfs4_compound *cp)
 {
-	struct nfs3_fentry local, *fe = NULL;
+	struct fs_fentry local, *fe = NULL;
 	uint32_t status;
 	struct stat st;
 	int fd, err;
@@ -555,21 +555,21 @@ uint32_t nfs4_op_commit(struct nfs4_compound *cp)
 	status = nfs4_cur_file(cp, true, &local, &fe, &st);
 	if (status)
 		goto out;
-	err = nfs3_become_caller(&cp->cp_c);
-	fd = err ? err : nfs3_file_fd(&cp->cp_c, fe, &st, O_WRONLY);
+	err = fs_become_caller(&cp->cp_c);
+	fd = err ? err : fs_file_fd(&cp->cp_c, fe, &st, O_WRONLY);
 	if (fd < 0 && !err)
-		fd = nfs3_file_fd(&cp->cp_c, fe, &st, O_RDONLY);
+		fd = fs_file_fd(&cp->cp_c, fe, &st, O_RDONLY);
 	if (fd < 0) {
 		status = nfs4_errno(fd);
 		goto out;
 	}
-	err = nfs3_commit_data(fd, false);
+	err = fs_commit_data(fd, false);
 	if (err) {
 		status = nfs4_errno(err);
 		goto out;
 	}
 	rpcrdma_xdr_put_fixed(cp->cp_res, cp->cp_c.c_exp->ex_verf, NFS4_VERIFIER_SIZE);
 out:
-	nfs3_fcache_put(fe);
+	fs_fcache_put(fe);
 	return status;
 }

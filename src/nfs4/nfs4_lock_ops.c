@@ -78,8 +78,8 @@ static int owner_fd(int path_fd)
 	char path[32];
 	int fd;
 
-	nfs3_cred_restore();
-	nfs3_proc_path(path, sizeof(path), path_fd);
+	fs_cred_restore();
+	fs_proc_path(path, sizeof(path), path_fd);
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -90,7 +90,7 @@ uint32_t nfs4_op_lock(struct nfs4_compound *cp)
 {
 	struct rpcrdma_xdr *a = cp->cp_args;
 	struct nfs4_state *st = cp->cp_srv->s4_state;
-	struct nfs3_fentry local, *fe = NULL;
+	struct fs_fentry local, *fe = NULL;
 	struct nfs4_stateid open_sid, lock_sid, out;
 	const uint8_t *owner = NULL;
 	uint32_t type, ownerlen = 0, access = 0, status;
@@ -169,16 +169,16 @@ uint32_t nfs4_op_lock(struct nfs4_compound *cp)
 	if (!status && reclaim)
 		nfs4_grace_note(cp, NFS4_REC_LOCK_RECLAIM);
 out:
-	nfs3_close_fd(nfd);
-	nfs3_close_fd(fd);
-	nfs3_fcache_put(fe);
+	fs_close_fd(nfd);
+	fs_close_fd(fd);
+	fs_fcache_put(fe);
 	return status;
 }
 
 uint32_t nfs4_op_lockt(struct nfs4_compound *cp)
 {
 	struct rpcrdma_xdr *a = cp->cp_args;
-	struct nfs3_fentry local, *fe = NULL;
+	struct fs_fentry local, *fe = NULL;
 	uint32_t type, ownerlen, status;
 	const uint8_t *owner;
 	uint64_t offset, length;
@@ -215,8 +215,8 @@ uint32_t nfs4_op_lockt(struct nfs4_compound *cp)
 	}
 	status = conflict(cp, fd, &fl);
 out:
-	nfs3_close_fd(fd);
-	nfs3_fcache_put(fe);
+	fs_close_fd(fd);
+	fs_fcache_put(fe);
 	return status;
 }
 
@@ -224,7 +224,7 @@ uint32_t nfs4_op_locku(struct nfs4_compound *cp)
 {
 	struct rpcrdma_xdr *a = cp->cp_args;
 	struct nfs4_state *st = cp->cp_srv->s4_state;
-	struct nfs3_fentry local, *fe = NULL;
+	struct fs_fentry local, *fe = NULL;
 	struct nfs4_stateid sid, out;
 	uint32_t type, status, access;
 	uint64_t offset, length;
@@ -257,7 +257,7 @@ uint32_t nfs4_op_locku(struct nfs4_compound *cp)
 	if (!status)
 		nfs4_put_stateid(cp->cp_res, &out);
 out:
-	nfs3_close_fd(fd);
-	nfs3_fcache_put(fe);
+	fs_close_fd(fd);
+	fs_fcache_put(fe);
 	return status;
 }

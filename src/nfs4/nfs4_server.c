@@ -187,7 +187,7 @@ int rpcrdma_nfs4_server_create(struct rpcrdma_nfs3_server *nfs3,
 		if (rs.rs_in_grace)
 			fprintf(srv->s4_log, "rpcrdma-nfsd: nfs4: grace %u s\n", grace);
 	}
-	nfs3_server_set_change_hook(nfs3, nfs4_deleg_nfs3_hook, srv);
+	fs_server_set_change_hook(nfs3, nfs4_deleg_change_hook, srv);
 	*out = srv;
 	return 0;
 }
@@ -218,7 +218,7 @@ void rpcrdma_nfs4_server_destroy(struct rpcrdma_nfs4_server *srv)
 {
 	if (!srv)
 		return;
-	nfs3_server_set_change_hook(srv->s4_nfs3, NULL, NULL);
+	fs_server_set_change_hook(srv->s4_nfs3, NULL, NULL);
 	lease_thread_stop(srv);
 	nfs4_cb_table_destroy(srv->s4_cb);
 	nfs4_deleg_destroy(srv->s4_deleg);
@@ -263,9 +263,9 @@ uint32_t nfs4_errno(int err)
 uint32_t nfs4_op_begin(struct nfs4_compound *cp, const struct nfs4_fh *fh,
 		       bool modifies)
 {
-	struct nfs3_snap *sn = cp->cp_snap;
+	struct fs_snap *sn = cp->cp_snap;
 	struct rpcrdma_nfs3_xopts opts;
-	struct nfs3_call *c = &cp->cp_c;
+	struct fs_call *c = &cp->cp_c;
 	uint32_t auth;
 
 	if (!fh->fh_len)
@@ -274,17 +274,17 @@ uint32_t nfs4_op_begin(struct nfs4_compound *cp, const struct nfs4_fh *fh,
 		return modifies ? NFS4ERR_ROFS : NFS4ERR_ISDIR;
 	if (fh->fh_xi >= sn->sn_xt->xt_n)
 		return NFS4ERR_STALE;
-	/* A wildcard entry may need the peer's name (nfs3_hostname.c): a
+	/* A wildcard entry may need the peer's name (fs_hostname.c): a
 	 * worker waits for it a bounded time, the transport thread never
 	 * does (nfs4_transport_ok() sent such a call to a worker); still
 	 * unknown, the client is asked to come back (NFS4ERR_DELAY, as
 	 * NFSv3 answers NFS3ERR_JUKEBOX). */
-	switch (nfs3_exports_match_peer(sn->sn_xt, fh->fh_xi,
+	switch (fs_exports_match_peer(sn->sn_xt, fh->fh_xi,
 					(const struct sockaddr *)&cp->cp_req->rq_peer,
 					!cp->cp_req->rq_transport, &opts)) {
-	case NFS3_XM_YES:
+	case FS_XM_YES:
 		break;
-	case NFS3_XM_UNKNOWN:
+	case FS_XM_UNKNOWN:
 		return NFS4ERR_DELAY;
 	default:
 		return NFS4ERR_ACCESS;
@@ -296,14 +296,14 @@ uint32_t nfs4_op_begin(struct nfs4_compound *cp, const struct nfs4_fh *fh,
 	c->c_res = cp->cp_res;
 	c->c_ro = opts.xo_ro;
 	c->c_modifies = modifies;
-	/* commit_metadata before the reply (nfs3_commit.c): the operations
-	 * that change names or attributes call nfs3_commit_dir/obj(), which
+	/* commit_metadata before the reply (fs_commit.c): the operations
+	 * that change names or attributes call fs_commit_dir/obj(), which
 	 * commit only on a sync entry on a disk, as NFSv3's dispatch says */
 	c->c_commit = modifies && !opts.xo_async && !c->c_exp->ex_mem_fs;
-	auth = nfs3_cred_from_req(&opts, cp->cp_req, &c->c_cred);
+	auth = fs_cred_from_req(&opts, cp->cp_req, &c->c_cred);
 	if (auth)
 		return auth == RPCRDMA_AUTH_TOOWEAK ? NFS4ERR_WRONGSEC : NFS4ERR_ACCESS;
-	nfs3_cred_call_begin();
+	fs_cred_call_begin();
 	if (c->c_ro && modifies)
 		return NFS4ERR_ROFS;
 	return NFS4_OK;

@@ -226,7 +226,7 @@ static uint32_t id_round(const struct nfs4_state *st, uint32_t round, uint32_t h
 
 	store_be32(in, round);
 	store_be32(in + 4, half);
-	return (uint32_t)nfs3_siphash(st->st_clid_key, in, sizeof(in));
+	return (uint32_t)fs_siphash(st->st_clid_key, in, sizeof(in));
 }
 
 /* id_permute - the keyed permutation of client ids (@inverse: P^-1) */
@@ -264,7 +264,7 @@ static void session_id_make(struct nfs4_state *st, uint32_t idx, uint32_t gen,
 
 	store_be32(in + 1, (uint32_t)(c >> 32));
 	store_be32(in + 5, (uint32_t)c);
-	tag = nfs3_siphash(st->st_sid_key, in, sizeof(in));
+	tag = fs_siphash(st->st_sid_key, in, sizeof(in));
 	store_be32(sid, st->st_boot);
 	store_be32(sid + 4, (uint32_t)(tag >> 32));
 	store_be32(sid + 8, (uint32_t)tag);
@@ -287,7 +287,7 @@ uint64_t nfs4_principal(const struct nfs4_state *st, const struct rpcrdma_rpc_ms
 		if (!m->rm_has_authsys) {
 			/* a malformed credential: a principal of its own */
 			store_be32(buf + n, UINT32_MAX);
-			return nfs3_siphash(st->st_pr_key, buf, n + 4);
+			return fs_siphash(st->st_pr_key, buf, n + 4);
 		}
 		if (ngids > RPC_AUTH_SYS_MAX_GIDS)
 			ngids = RPC_AUTH_SYS_MAX_GIDS;
@@ -305,7 +305,7 @@ uint64_t nfs4_principal(const struct nfs4_state *st, const struct rpcrdma_rpc_ms
 			memcpy(buf + n, a->as_name, namelen);
 		n += namelen;
 	}
-	return nfs3_siphash(st->st_pr_key, buf, n);
+	return fs_siphash(st->st_pr_key, buf, n);
 }
 
 /* ---- clients ---- */
@@ -1011,7 +1011,7 @@ uint32_t nfs4_lock_owner(struct nfs4_state *st, uint64_t clientid,
 			 const uint8_t *fh, uint32_t fhlen, int *fdp,
 			 struct nfs4_stateid *out, uint32_t *access)
 {
-	uint64_t h = nfs3_siphash(st->st_key, owner, ownerlen) ^ ownerlen ^
+	uint64_t h = fs_siphash(st->st_key, owner, ownerlen) ^ ownerlen ^
 		     0x4c4f434b00000000ull;
 	struct nfs4_lock *lk = NULL, *free_lk = NULL;
 	struct nfs4_open *op;
@@ -1095,7 +1095,7 @@ uint32_t nfs4_lock_find_owner(struct nfs4_state *st, uint64_t clientid,
 			      const uint8_t *owner, uint32_t ownerlen,
 			      const uint8_t *fh, uint32_t fhlen, int *fdp)
 {
-	uint64_t h = nfs3_siphash(st->st_key, owner, ownerlen) ^ ownerlen ^
+	uint64_t h = fs_siphash(st->st_key, owner, ownerlen) ^ ownerlen ^
 		     0x4c4f434b00000000ull;
 	uint32_t status = NFS4ERR_BAD_STATEID;
 
@@ -1150,7 +1150,7 @@ uint32_t nfs4_open_add(struct nfs4_state *st, uint64_t clientid,
 		       const uint8_t *fh, uint32_t fhlen, uint32_t access,
 		       uint32_t deny, struct nfs4_stateid *out)
 {
-	uint64_t h = nfs3_siphash(st->st_key, owner, ownerlen) ^ ownerlen;
+	uint64_t h = fs_siphash(st->st_key, owner, ownerlen) ^ ownerlen;
 	struct nfs4_open *op, *free_op;
 	struct nfs4_client *holder;
 	uint32_t status = NFS4_OK, idx, mine;

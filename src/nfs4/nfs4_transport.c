@@ -16,7 +16,7 @@
  *    only), GETATTR, READLINK (both read as the server, for any caller,
  *    as NFSv3's), ACCESS, LOOKUP, LOOKUPP (none waits for the disk by
  *    design), or REMOVE, RENAME or LINK on an export entry that commits
- *    no metadata (async, or a file system in memory: nfs3_commit.c would
+ *    no metadata (async, or a file system in memory: fs_commit.c would
  *    fsync the directory);
  *  - every operation that touches an export's files finds the handle's
  *    export by the handles the COMPOUND itself carries (PUTFH, SAVEFH,
@@ -26,7 +26,7 @@
  *  - for each such export the peer is listed, the caller's flavor
  *    accepted, and, for the operations that run with the caller's
  *    identity (all but GETATTR and READLINK), that (squashed) identity is
- *    the server's own (nfs3_cred_is_server(): a root client of a
+ *    the server's own (fs_cred_is_server(): a root client of a
  *    no_root_squash entry served by a root server).
  * Everything else goes to a worker untouched: OPEN, READ, WRITE,
  * SETATTR, the lock and delegation operations (state, data, and OPEN may
@@ -53,29 +53,29 @@ struct scan_state {
 };
 
 /* export_ok - may an operation on export @xi run here for @req?
- * @as_caller: it runs with the caller's identity (nfs3_become_caller()),
+ * @as_caller: it runs with the caller's identity (fs_become_caller()),
  * so that must be the server's own. */
-static bool export_ok(const struct nfs3_snap *sn, const struct rpcrdma_svc_req *req,
+static bool export_ok(const struct fs_snap *sn, const struct rpcrdma_svc_req *req,
 		      unsigned xi, bool modifies, bool as_caller)
 {
 	struct rpcrdma_nfs3_xopts opts;
-	struct nfs3_cred cr;
+	struct fs_cred cr;
 
 	if (xi >= sn->sn_xt->xt_n)
 		return false;
 	if (!rpcrdma_nfs3_exports_match(sn->sn_xt, xi, (const struct sockaddr *)&req->rq_peer,
 					&opts))
 		return false;
-	if (nfs3_cred_from_req(&opts, req, &cr))
+	if (fs_cred_from_req(&opts, req, &cr))
 		return false;
 	/* a change on a sync entry on a disk commits: fsync */
 	if (modifies && (opts.xo_ro || (!opts.xo_async && !sn->sn_exp[xi]->ex_mem_fs)))
 		return false;
-	return !as_caller || nfs3_cred_is_server(&cr);
+	return !as_caller || fs_cred_is_server(&cr);
 }
 
 /* real_ok - a handle of a known export that may be served here. */
-static bool real_ok(const struct nfs3_snap *sn, const struct rpcrdma_svc_req *req,
+static bool real_ok(const struct fs_snap *sn, const struct rpcrdma_svc_req *req,
 		    const struct scan_state *fh, bool modifies, bool as_caller)
 {
 	return fh->sf_kind == SCAN_FH_REAL &&
@@ -83,7 +83,7 @@ static bool real_ok(const struct nfs3_snap *sn, const struct rpcrdma_svc_req *re
 }
 
 /* scan_putfh - PUTFH's handle: which export, or false (the worker answers). */
-static bool scan_putfh(const struct nfs3_snap *sn, struct rpcrdma_xdr *a,
+static bool scan_putfh(const struct fs_snap *sn, struct rpcrdma_xdr *a,
 		       struct scan_state *cur)
 {
 	const uint8_t *p;
@@ -91,10 +91,10 @@ static bool scan_putfh(const struct nfs3_snap *sn, struct rpcrdma_xdr *a,
 	unsigned xi;
 
 	p = rpcrdma_xdr_get_opaque(a, NFS4_FHSIZE, &len);
-	if (!p || len < 4 || (p[0] != NFS3_FH_VERSION && p[0] != NFS4_PSEUDO_FH_VERSION))
+	if (!p || len < 4 || (p[0] != FS_FH_VERSION && p[0] != NFS4_PSEUDO_FH_VERSION))
 		return false;
 	id = load_be32(p) & 0xffff;
-	xi = nfs3_snap_index(sn, id);
+	xi = fs_snap_index(sn, id);
 	if (xi == sn->sn_xt->xt_n)
 		return false;
 	cur->sf_kind = p[0] == NFS4_PSEUDO_FH_VERSION ? SCAN_FH_PSEUDO : SCAN_FH_REAL;
@@ -104,12 +104,12 @@ static bool scan_putfh(const struct nfs3_snap *sn, struct rpcrdma_xdr *a,
 
 /* scan_op - one operation's arguments skipped and its file handles
  * followed; false when the COMPOUND must go to a worker. */
-static bool scan_op(const struct nfs3_snap *sn, const struct rpcrdma_svc_req *req,
+static bool scan_op(const struct fs_snap *sn, const struct rpcrdma_svc_req *req,
 		    struct rpcrdma_xdr *a, uint32_t op, struct scan_state *cur,
 		    struct scan_state *saved)
 {
 	uint32_t bm[NFS4_BITMAP_WORDS];
-	struct nfs3_name n;
+	struct fs_name n;
 
 	switch (op) {
 	case OP_PUTROOTFH:
@@ -166,7 +166,7 @@ static bool scan_op(const struct nfs3_snap *sn, const struct rpcrdma_svc_req *re
 	}
 }
 
-bool nfs4_transport_ok(const struct nfs3_snap *sn, const struct rpcrdma_svc_req *req)
+bool nfs4_transport_ok(const struct fs_snap *sn, const struct rpcrdma_svc_req *req)
 {
 	struct rpcrdma_xdr a = req->rq_args; /* a copy: the call stays as sent */
 	struct scan_state cur = { SCAN_FH_NONE, 0 }, saved = { SCAN_FH_NONE, 0 };

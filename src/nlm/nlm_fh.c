@@ -17,12 +17,12 @@
 #include <rpcrdma/nfs3.h>
 #include <rpcrdma/nlm.h>
 
-#include "nfs3/nfs3_internal.h"
+#include "fs/fs.h"
 
-/* @who's identity as the export entry @opts squashes it (nfs3_cred_from_req
+/* @who's identity as the export entry @opts squashes it (fs_cred_from_req
  * on a call header made of it).  Return: 0, or -EPERM (flavor refused). */
 static int caller_cred(const struct rpcrdma_nfs3_xopts *opts,
-		       const struct rpcrdma_nlm_caller *who, struct nfs3_cred *cr)
+		       const struct rpcrdma_nlm_caller *who, struct fs_cred *cr)
 {
 	struct rpcrdma_svc_req req;
 	struct rpcrdma_rpc_authsys *as = &req.rq_msg.rm_authsys;
@@ -38,7 +38,7 @@ static int caller_cred(const struct rpcrdma_nfs3_xopts *opts,
 		as->as_ngids = who->nc_ngids;
 		memcpy(as->as_gids, who->nc_gids, who->nc_ngids * sizeof(as->as_gids[0]));
 	}
-	return nfs3_cred_from_req(opts, &req, cr) ? -EPERM : 0;
+	return fs_cred_from_req(opts, &req, cr) ? -EPERM : 0;
 }
 
 int rpcrdma_nlm_nfs3_open(void *server, const struct rpcrdma_nlm_caller *who,
@@ -46,19 +46,19 @@ int rpcrdma_nlm_nfs3_open(void *server, const struct rpcrdma_nlm_caller *who,
 {
 	struct rpcrdma_nfs3_server *srv = server;
 	struct rpcrdma_nfs3_xopts opts;
-	struct nfs3_call c;
-	struct nfs3_snap *sn;
+	struct fs_call c;
+	struct fs_snap *sn;
 	struct stat st;
 	unsigned id, i;
 	int acc = flags & O_ACCMODE, pfd = -1, fd, err;
 
-	if (len < NFS3_FH_OVERHEAD || fh[0] != NFS3_FH_VERSION)
+	if (len < FS_FH_OVERHEAD || fh[0] != FS_FH_VERSION)
 		return -EBADMSG;
 	if (!who || !who->nc_peer)
 		return -EACCES;
 	id = (uint32_t)fh[2] << 8 | fh[3];
-	sn = nfs3_snap_get(srv);
-	i = nfs3_snap_index(sn, id);
+	sn = fs_snap_get(srv);
+	i = fs_snap_index(sn, id);
 	if (i == sn->sn_xt->xt_n) {
 		err = -ESTALE;
 		goto out;
@@ -81,9 +81,9 @@ int rpcrdma_nlm_nfs3_open(void *server, const struct rpcrdma_nlm_caller *who,
 		goto out;
 	}
 	/* the handle as the server (open_by_handle_at), the MAC and the
-	 * export's own checks: nfs3_fh_open's */
-	nfs3_cred_restore();
-	err = nfs3_fh_open(c.c_exp, fh, len, &pfd, &st);
+	 * export's own checks: fs_fh_open's */
+	fs_cred_restore();
+	err = fs_fh_open(c.c_exp, fh, len, &pfd, &st);
 	if (err)
 		goto out;
 	if (!S_ISREG(st.st_mode)) {
@@ -91,10 +91,10 @@ int rpcrdma_nlm_nfs3_open(void *server, const struct rpcrdma_nlm_caller *who,
 		goto out;
 	}
 	/* reopen the O_PATH descriptor with the access mode, as the caller */
-	err = nfs3_become_caller(&c);
+	err = fs_become_caller(&c);
 	if (err)
 		goto out_restore;
-	fd = nfs3_reopen(&c, pfd, &st, acc | O_NOCTTY | O_NONBLOCK | (flags & O_CLOEXEC));
+	fd = fs_reopen(&c, pfd, &st, acc | O_NOCTTY | O_NONBLOCK | (flags & O_CLOEXEC));
 	if (fd < 0) {
 		err = fd;
 		goto out_restore;
@@ -102,10 +102,10 @@ int rpcrdma_nlm_nfs3_open(void *server, const struct rpcrdma_nlm_caller *who,
 	*fdp = fd;
 	err = 0;
 out_restore:
-	nfs3_cred_restore();
+	fs_cred_restore();
 out:
 	if (pfd >= 0)
 		close(pfd);
-	nfs3_snap_put(sn);
+	fs_snap_put(sn);
 	return err;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_nfs3_commit.c - commit_metadata (src/nfs3/nfs3_commit.c): after a
+ * test_nfs3_commit.c - commit_metadata (src/fs/fs_commit.c): after a
  * successful CREATE, MKDIR, SYMLINK, MKNOD, REMOVE, RMDIR, RENAME or LINK
  * on a sync export entry the directory (each of RENAME's two) is fsynced
  * before the reply, exactly once, and after SETATTR its file or directory; nothing for a failed call, an async
@@ -9,11 +9,11 @@
  * not read it is committed all the same; and these calls are never served
  * on the transport thread of a sync export on a disk.
  *
- * WRITE's data (nfs3_write_data()): one pwritev2 with RWF_SYNC or
+ * WRITE's data (fs_write_data()): one pwritev2 with RWF_SYNC or
  * RWF_DSYNC for a stable write, a plain write and an fsync where the file
  * system refuses the flag, short on a later error.
  *
- * The fsync goes through the test hook nfs3_commit_fsync, which records
+ * The fsync goes through the test hook fs_commit_fsync, which records
  * the inode of each descriptor it is given (fstat), so every test checks
  * which directory was committed against lstat() of the path, not only how
  * many calls were made.
@@ -89,7 +89,7 @@ static int env_setup(void **state)
 	/* a disk, whatever the test directory is on (tmpfs commits nothing:
 	 * test_memory_fs_commits_nothing) */
 	e->exp->ex_mem_fs = e->exp_nosquash->ex_mem_fs = false;
-	nfs3_commit_fsync = record_fsync;
+	fs_commit_fsync = record_fsync;
 	g_syncs = 0;
 	g_fail = 0;
 	*state = e;
@@ -101,8 +101,8 @@ static int env_teardown(void **state)
 	struct t_env *e = *state;
 	char cmd[PATH_MAX + 32];
 
-	nfs3_commit_fsync = fsync;
-	nfs3_commit_pwritev2 = pwritev2;
+	fs_commit_fsync = fsync;
+	fs_commit_pwritev2 = pwritev2;
 	rpcrdma_nfs3_export_close(e->exp);
 	rpcrdma_nfs3_export_close(e->exp_nosquash);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", e->dir);
@@ -479,7 +479,7 @@ static void test_transport_defers_commits(void **state)
 }
 
 /*
- * nfs3_write_data(), through the pwritev2 hook: what it is asked for each
+ * fs_write_data(), through the pwritev2 hook: what it is asked for each
  * stable_how, a file system that refuses the flag, a write an error stops
  * short, an error before anything was written.
  */
@@ -522,13 +522,13 @@ static void test_write_data(void **state)
 	snprintf(p, sizeof(p), "%s/wd", e->dir);
 	fd = open(p, O_RDWR | O_CREAT, 0644);
 	assert_true(fd >= 0);
-	nfs3_commit_pwritev2 = script_pwritev2;
+	fs_commit_pwritev2 = script_pwritev2;
 
 	/* each stable_how: one call with its flag, no separate sync */
 	for (uint32_t how = 0; how <= 2; how++) {
 		g_pw_calls = 0;
 		g_syncs = 0;
-		assert_int_equal(nfs3_write_data(fd, data, 10, 0, how, &done), 0);
+		assert_int_equal(fs_write_data(fd, data, 10, 0, how, &done), 0);
 		assert_int_equal(done, 10);
 		assert_int_equal(g_pw_calls, 1);
 		assert_int_equal(g_pw_flags[0], how == 2 ? RWF_SYNC : how == 1 ? RWF_DSYNC : 0);
@@ -539,7 +539,7 @@ static void test_write_data(void **state)
 
 	/* a stable write of nothing still commits (fsync: FILE_SYNC) */
 	g_pw_calls = 0;
-	assert_int_equal(nfs3_write_data(fd, data, 0, 0, 2, &done), 0);
+	assert_int_equal(fs_write_data(fd, data, 0, 0, 2, &done), 0);
 	assert_int_equal(done, 0);
 	assert_int_equal(g_pw_calls, 0);
 	assert_int_equal(g_syncs, 1);
@@ -548,7 +548,7 @@ static void test_write_data(void **state)
 	g_pw_calls = 0;
 	g_syncs = 0;
 	g_pw_refuse = 1;
-	assert_int_equal(nfs3_write_data(fd, data + 2, 4, 20, 2, &done), 0);
+	assert_int_equal(fs_write_data(fd, data + 2, 4, 20, 2, &done), 0);
 	assert_int_equal(done, 4);
 	assert_int_equal(g_pw_calls, 2);
 	assert_int_equal(g_pw_flags[0], RWF_SYNC);
@@ -563,24 +563,24 @@ static void test_write_data(void **state)
 	g_syncs = 0;
 	g_pw_max = 3;
 	g_pw_fail_at = 2;
-	assert_int_equal(nfs3_write_data(fd, data, 10, 40, 1, &done), 0);
+	assert_int_equal(fs_write_data(fd, data, 10, 40, 1, &done), 0);
 	assert_int_equal(done, 3);
 	assert_int_equal(g_pw_calls, 2);
 
 	/* the first call fails: the error, nothing written */
 	g_pw_calls = 0;
 	g_pw_fail_at = 1;
-	assert_int_equal(nfs3_write_data(fd, data, 10, 60, 0, &done), -EIO);
+	assert_int_equal(fs_write_data(fd, data, 10, 60, 0, &done), -EIO);
 	assert_int_equal(done, 0);
 	g_pw_max = 0;
 	g_pw_fail_at = 0;
 
 	/* a sync error of a write of nothing is the answer */
 	g_fail = EIO;
-	assert_int_equal(nfs3_write_data(fd, data, 0, 0, 2, &done), -EIO);
+	assert_int_equal(fs_write_data(fd, data, 0, 0, 2, &done), -EIO);
 	g_fail = 0;
 
-	nfs3_commit_pwritev2 = pwritev2;
+	fs_commit_pwritev2 = pwritev2;
 	close(fd);
 }
 

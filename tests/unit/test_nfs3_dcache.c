@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_nfs3_dcache.c - the directory cache beside the open-file cache
- * (src/nfs3/nfs3_fcache.c): LOOKUP and the directory operations keep their
+ * (src/fs/fs_fcache.c): LOOKUP and the directory operations keep their
  * directory open between calls instead of decoding its handle each time.
  * Each rule against a temporary export of $TMPDIR (or /tmp):
  *  - a second operation in the same directory is a hit;

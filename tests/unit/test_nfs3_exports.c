@@ -398,7 +398,7 @@ static int s_run(struct s_env *e)
  */
 static void root_fh(struct s_env *e, const char *path, uint8_t *fh, uint32_t *len)
 {
-	struct nfs3_snap *sn = nfs3_snap_get(e->srv);
+	struct fs_snap *sn = fs_snap_get(e->srv);
 	bool found = false;
 
 	for (unsigned i = 0; i < sn->sn_xt->xt_n; i++) {
@@ -407,7 +407,7 @@ static void root_fh(struct s_env *e, const char *path, uint8_t *fh, uint32_t *le
 		assert_int_equal(rpcrdma_nfs3_root_fh(sn->sn_exp[i], fh, len), 0);
 		found = true;
 	}
-	nfs3_snap_put(sn);
+	fs_snap_put(sn);
 	assert_true(found);
 }
 
@@ -613,7 +613,7 @@ static void test_reload(void **state)
 	uint32_t alen, blen, fhlen;
 	struct sockaddr_storage p1 = addr("10.0.0.1", 1), p2 = addr("10.0.0.2", 1);
 	struct sockaddr_storage p9 = addr("10.0.0.9", 1);
-	struct nfs3_snap *held;
+	struct fs_snap *held;
 	char err[256];
 
 	root_fh(e, e->dir, a, &alen);
@@ -623,7 +623,7 @@ static void test_reload(void **state)
 	assert_false(rpcrdma_nfs3_server_allows((struct sockaddr *)&p9, e->srv));
 
 	/* a call in progress keeps the table it started with */
-	held = nfs3_snap_get(e->srv);
+	held = fs_snap_get(e->srv);
 
 	/* 10.0.0.2 loses A; B is removed; A keeps its id */
 	xt = s_table(e, "%s 10.0.0.1(rw,no_root_squash,fsid=1)\n");
@@ -637,7 +637,7 @@ static void test_reload(void **state)
 	/* the old table's exports are still open for the call holding it */
 	assert_int_equal(held->sn_xt->xt_n, 2);
 	assert_true(held->sn_exp[1]->ex_fd >= 0);
-	nfs3_snap_put(held);
+	fs_snap_put(held);
 
 	/* B back with the same fsid: its old handles work again */
 	xt = s_table(e, S_TABLE);
@@ -788,7 +788,7 @@ static void test_idle_sweeper(void **state)
 }
 
 
-/* ---- host names for wildcard entries (nfs3_hostname.c), with a fake
+/* ---- host names for wildcard entries (fs_hostname.c), with a fake
  * resolver: a reverse table, a forward table, a gate that holds reverse
  * lookups, and a clock ---- */
 
@@ -913,7 +913,7 @@ static bool fk_on_transport(void)
 	return fk_transport;
 }
 
-static const struct nfs3_resolver fk_resolver = {
+static const struct fs_resolver fk_resolver = {
 	.nr_getnameinfo = fk_getnameinfo,
 	.nr_getaddrinfo = fk_getaddrinfo,
 	.nr_freeaddrinfo = fk_freeaddrinfo,
@@ -958,7 +958,7 @@ static void fk_reset(void)
 	pthread_mutex_unlock(&fk.lock);
 	atomic_store(&fk.now, 1000 * SEC);
 	fk_transport = false;
-	nfs3_names_set_resolver(&fk_resolver);
+	fs_names_set_resolver(&fk_resolver);
 }
 
 static int fk_setup(void **state)
@@ -976,7 +976,7 @@ static int fk_teardown(void **state)
 	pthread_cond_broadcast(&fk.cond);
 	pthread_mutex_unlock(&fk.lock);
 	fk_transport = false;
-	nfs3_names_set_resolver(NULL);
+	fs_names_set_resolver(NULL);
 	return 0;
 }
 
@@ -1029,11 +1029,11 @@ static void fk_wait_ptr_calls(unsigned n)
 /* names_wait_resolved - wait (10 s at most) until @n lookups ended. */
 static void names_wait_resolved(uint64_t n)
 {
-	struct nfs3_names_stats st;
+	struct fs_names_stats st;
 	struct timespec ts = { 0, 1000000 };
 
 	for (unsigned i = 0; i < 10000; i++) {
-		nfs3_names_get_stats(&st);
+		fs_names_get_stats(&st);
 		if (st.ns_confirmed + st.ns_no_name >= n)
 			return;
 		nanosleep(&ts, NULL);
@@ -1051,7 +1051,7 @@ static void test_names_confirmed(void **state)
 {
 	struct rpcrdma_nfs3_exports *xt;
 	struct rpcrdma_nfs3_xopts o;
-	struct nfs3_names_stats st;
+	struct fs_names_stats st;
 
 	(void)state;
 	xt = parse_ok("/a *.example.com(rw,no_root_squash) 192.0.2.0/24(ro)\n");
@@ -1083,7 +1083,7 @@ static void test_names_confirmed(void **state)
 	/* the same address mapped in IPv6: the same entry, no new lookup */
 	assert_true(match(xt, 0, "::ffff:192.0.2.10", &o));
 	rpcrdma_nfs3_exports_free(xt);
-	nfs3_names_get_stats(&st);
+	fs_names_get_stats(&st);
 	/* .10, ::10, .11 confirmed; .66, .67, .68, .12 not */
 	assert_int_equal(st.ns_confirmed, 3);
 	assert_int_equal(st.ns_no_name, 4);
@@ -1103,9 +1103,9 @@ static void test_names_ttl(void **state)
 	struct rpcrdma_nfs3_xopts o;
 
 	(void)state;
-	assert_int_equal(NFS3_NAMES_TTL_SEC, 300);
-	assert_int_equal(NFS3_NAMES_NEG_TTL_SEC, 60);
-	assert_int_equal(NFS3_NAMES_AGAIN_TTL_SEC, 5);
+	assert_int_equal(FS_NAMES_TTL_SEC, 300);
+	assert_int_equal(FS_NAMES_NEG_TTL_SEC, 60);
+	assert_int_equal(FS_NAMES_AGAIN_TTL_SEC, 5);
 	xt = parse_ok("/a *.example.com(rw)\n");
 
 	/* a name: 300 s */
@@ -1152,13 +1152,13 @@ static void test_names_ttl(void **state)
  * "not known yet" at once, the lookup queued for a resolver thread (held
  * here at the gate); once it is answered, the transport thread matches
  * from the cache.  Off the transport thread a caller waits at most
- * NFS3_NAMES_WAIT_MS from when the lookup was queued. */
+ * FS_NAMES_WAIT_MS from when the lookup was queued. */
 static void test_names_transport_thread(void **state)
 {
 	struct rpcrdma_nfs3_exports *xt;
 	struct sockaddr_storage p10 = addr("192.0.2.10", 1), p11 = addr("192.0.2.11", 1);
 	struct rpcrdma_nfs3_xopts o;
-	struct nfs3_names_stats st;
+	struct fs_names_stats st;
 	struct timespec t0, t1;
 	long ms;
 
@@ -1167,51 +1167,51 @@ static void test_names_transport_thread(void **state)
 	fk_gate(true);
 	fk_transport = true;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	assert_int_equal(nfs3_exports_match_peer(xt, 0, (struct sockaddr *)&p10, true, &o),
-			 NFS3_XM_UNKNOWN);
+	assert_int_equal(fs_exports_match_peer(xt, 0, (struct sockaddr *)&p10, true, &o),
+			 FS_XM_UNKNOWN);
 	assert_false(rpcrdma_nfs3_exports_match(xt, 0, (struct sockaddr *)&p10, &o));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
-	assert_true(ms < NFS3_NAMES_WAIT_MS); /* never waited for the gate */
+	assert_true(ms < FS_NAMES_WAIT_MS); /* never waited for the gate */
 	/* one lookup queued (not two), taken by a resolver thread */
 	fk_wait_ptr_calls(1);
-	nfs3_names_get_stats(&st);
+	fs_names_get_stats(&st);
 	assert_int_equal(st.ns_queued, 1);
 	fk_gate(false);
 	names_wait_resolved(1);
-	assert_int_equal(nfs3_exports_match_peer(xt, 0, (struct sockaddr *)&p10, false, &o),
-			 NFS3_XM_YES);
+	assert_int_equal(fs_exports_match_peer(xt, 0, (struct sockaddr *)&p10, false, &o),
+			 FS_XM_YES);
 	assert_false(o.xo_ro);
 	assert_int_equal(fk_count(&fk.ptr_calls), 1);
 	assert_int_equal(fk_count(&fk.inline_calls), 0);
 
-	/* a worker waits, but not for ever: the gate held, NFS3_NAMES_WAIT_MS */
+	/* a worker waits, but not for ever: the gate held, FS_NAMES_WAIT_MS */
 	fk_transport = false;
 	fk_gate(true);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	assert_int_equal(nfs3_exports_match_peer(xt, 0, (struct sockaddr *)&p11, true, &o),
-			 NFS3_XM_UNKNOWN);
+	assert_int_equal(fs_exports_match_peer(xt, 0, (struct sockaddr *)&p11, true, &o),
+			 FS_XM_UNKNOWN);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
-	assert_true(ms >= NFS3_NAMES_WAIT_MS - 10 && ms < NFS3_NAMES_WAIT_MS + 2000);
-	nfs3_names_get_stats(&st);
+	assert_true(ms >= FS_NAMES_WAIT_MS - 10 && ms < FS_NAMES_WAIT_MS + 2000);
+	fs_names_get_stats(&st);
 	assert_int_equal(st.ns_timeouts, 1);
 	/* the next caller of the hanging lookup does not wait again: the
 	 * wait counts from when the lookup was queued */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	assert_int_equal(nfs3_exports_match_peer(xt, 0, (struct sockaddr *)&p11, true, &o),
-			 NFS3_XM_UNKNOWN);
+	assert_int_equal(fs_exports_match_peer(xt, 0, (struct sockaddr *)&p11, true, &o),
+			 FS_XM_UNKNOWN);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
-	assert_true(ms < NFS3_NAMES_WAIT_MS / 2);
-	nfs3_names_get_stats(&st);
+	assert_true(ms < FS_NAMES_WAIT_MS / 2);
+	fs_names_get_stats(&st);
 	assert_int_equal(st.ns_timeouts, 2);
 	assert_int_equal(st.ns_queued, 2);
 	fk_gate(false);
 	/* once answered, the answer */
 	names_wait_resolved(2);
-	assert_int_equal(nfs3_exports_match_peer(xt, 0, (struct sockaddr *)&p11, true, &o),
-			 NFS3_XM_YES);
+	assert_int_equal(fs_exports_match_peer(xt, 0, (struct sockaddr *)&p11, true, &o),
+			 FS_XM_YES);
 	assert_true(o.xo_ro);
 	assert_int_equal(fk_count(&fk.ptr_calls), 2);
 	assert_int_equal(fk_count(&fk.inline_calls), 0);
@@ -1240,7 +1240,7 @@ static int names_getattr(struct s_env *e, const uint8_t *fh, uint32_t fhlen,
 /* The per-call check of a wildcard entry: on the transport thread a
  * caller whose name is not known yet is handed to a worker
  * (RPCRDMA_SVC_DEFER, nothing looked up on the transport thread) and its
- * connection let in; a worker waits NFS3_NAMES_WAIT_MS at most, then
+ * connection let in; a worker waits FS_NAMES_WAIT_MS at most, then
  * answers NFS3ERR_JUKEBOX (RFC 1813 2.6: try again later); once the name
  * is confirmed both serve the call from the cache; the address whose
  * reverse record is not confirmed gets NFS3ERR_ACCES and no connection. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_nfs3_fcache.c - the open-file cache behind READ, WRITE, GETATTR,
- * SETATTR and COMMIT (src/nfs3/nfs3_fcache.c), through
+ * SETATTR and COMMIT (src/fs/fs_fcache.c), through
  * rpcrdma_nfs3_dispatch() on a temporary export (tmpfs and $TMPDIR):
  * LRU eviction, unlink and rename of cached files, descriptors never
  * wider than the access a call needs, the caller's permission checked on
@@ -268,15 +268,15 @@ static struct rpcrdma_nfs3_fcache_stats stats(struct t_env *e)
 /* The access mode of the entry's descriptor for @acc, -1 when it has none. */
 static int cached_mode(struct t_env *e, const struct t_fh *f, int acc)
 {
-	struct nfs3_fentry local, *fe;
+	struct fs_fentry local, *fe;
 	int fd, mode = -1;
 
-	assert_int_equal(nfs3_fcache_get(e->exp, f->fh, f->len, &local, &fe, NULL), 0);
+	assert_int_equal(fs_fcache_get(e->exp, f->fh, f->len, &local, &fe, NULL), 0);
 	assert_non_null(fe->fe_shard); /* a cached entry */
-	fd = nfs3_fcache_fd(fe, acc);
+	fd = fs_fcache_fd(fe, acc);
 	if (fd >= 0)
 		mode = fcntl(fd, F_GETFL) & O_ACCMODE;
-	nfs3_fcache_put(fe);
+	fs_fcache_put(fe);
 	return mode;
 }
 
@@ -857,7 +857,7 @@ static void *mt_worker(void *p)
 		if (mt_call(&c, a->ma_env->exp) != 0)
 			a->ma_fails++;
 	}
-	nfs3_cred_restore();
+	fs_cred_restore();
 	free(c.res);
 	return NULL;
 }
@@ -1115,7 +1115,7 @@ static void test_idle_unlink_space(void **state)
 static void test_idle_held_and_dirs(void **state)
 {
 	struct t_env *e = *state;
-	struct nfs3_fentry local, *fe;
+	struct fs_fentry local, *fe;
 	struct rpcrdma_nfs3_fcache_stats s;
 	struct t_fh f;
 	char p[PATH_MAX], buf[64];
@@ -1124,7 +1124,7 @@ static void test_idle_held_and_dirs(void **state)
 	lookup(e, "held", &f);     /* the root directory enters its cache */
 	assert_int_equal(do_read(e, &f, 1000, buf, 32), 0);
 	assert_int_equal(stats(e).fcs_dir_entries, 1);
-	assert_int_equal(nfs3_fcache_get(e->exp, f.fh, f.len, &local, &fe, NULL), 0);
+	assert_int_equal(fs_fcache_get(e->exp, f.fh, f.len, &local, &fe, NULL), 0);
 	assert_non_null(fe->fe_shard);
 	path_of(e, "held", p);
 	assert_int_equal(unlink(p), 0);
@@ -1135,7 +1135,7 @@ static void test_idle_held_and_dirs(void **state)
 	assert_int_equal(s.fcs_dir_expired, 1); /* nobody held the directory */
 	assert_int_equal(s.fcs_dir_entries, 0);
 	assert_int_equal(deleted_fds(p), 2);   /* O_PATH and O_RDONLY */
-	nfs3_fcache_put(fe);
+	fs_fcache_put(fe);
 	s = expire(e);              /* the last sweep saw it in use */
 	assert_int_equal(s.fcs_entries, 1);
 	s = expire(e);
@@ -1171,7 +1171,7 @@ static int run_on(const char *base)
 	char name[64];
 
 	g_base = base;
-	snprintf(name, sizeof(name), "nfs3_fcache on %s", base);
+	snprintf(name, sizeof(name), "fs_fcache on %s", base);
 	return _cmocka_run_group_tests(name, tests, sizeof(tests) / sizeof(tests[0]),
 				       NULL, NULL);
 }

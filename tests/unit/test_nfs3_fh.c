@@ -35,8 +35,8 @@ static void test_siphash_vectors(void **state)
 		key[i] = (uint8_t)i;
 	for (int i = 0; i < 15; i++)
 		msg[i] = (uint8_t)i;
-	assert_int_equal(nfs3_siphash(key, msg, 15), 0xa129ca6149be45e5ull);
-	assert_int_equal(nfs3_siphash(key, msg, 0), 0x726fdb47dd0e0e31ull);
+	assert_int_equal(fs_siphash(key, msg, 15), 0xa129ca6149be45e5ull);
+	assert_int_equal(fs_siphash(key, msg, 0), 0x726fdb47dd0e0e31ull);
 }
 
 static void test_key_file(void **state)
@@ -124,9 +124,9 @@ static void test_forged_key(void **state)
 	memset(cfg.nc_key, 2, 16);
 	assert_int_equal(rpcrdma_nfs3_export_open(&cfg, &b), 0);
 	assert_int_equal(rpcrdma_nfs3_root_fh(a, fh, &len), 0);
-	assert_int_equal(nfs3_fh_open(a, fh, len, &fd, &st), 0);
+	assert_int_equal(fs_fh_open(a, fh, len, &fd, &st), 0);
 	close(fd);
-	assert_int_equal(nfs3_fh_open(b, fh, len, &fd, &st), -EBADMSG);
+	assert_int_equal(fs_fh_open(b, fh, len, &fd, &st), -EBADMSG);
 	rpcrdma_nfs3_export_close(a);
 	rpcrdma_nfs3_export_close(b);
 	rmdir(dir);

@@ -1296,28 +1296,28 @@ static void assert_thread_ids(uint32_t uid, uint32_t gid, unsigned ngids, const 
  */
 static void test_cred_switch_cached(void **state)
 {
-	const struct nfs3_cred a = { .cr_uid = 1000, .cr_gid = 1001, .cr_ngids = 2,
+	const struct fs_cred a = { .cr_uid = 1000, .cr_gid = 1001, .cr_ngids = 2,
 				     .cr_gids = { 7, 8 } };
-	const struct nfs3_cred b = { .cr_uid = 1002, .cr_gid = 1003, .cr_ngids = 0 };
-	const struct nfs3_cred root = { .cr_uid = 0, .cr_gid = 0, .cr_ngids = 0 };
+	const struct fs_cred b = { .cr_uid = 1002, .cr_gid = 1003, .cr_ngids = 0 };
+	const struct fs_cred root = { .cr_uid = 0, .cr_gid = 0, .cr_ngids = 0 };
 	const gid_t ga[] = { 7, 8 };
 
 	(void)state;
-	assert_int_equal(nfs3_cred_apply(&a), 0);
+	assert_int_equal(fs_cred_apply(&a), 0);
 	assert_thread_ids(1000, 1001, 2, ga);
-	assert_int_equal(nfs3_cred_apply(&a), 0); /* unchanged: nothing to do */
+	assert_int_equal(fs_cred_apply(&a), 0); /* unchanged: nothing to do */
 	assert_thread_ids(1000, 1001, 2, ga);
-	nfs3_cred_restore();
+	fs_cred_restore();
 	assert_thread_ids(0, 0, 2, ga);
-	assert_int_equal(nfs3_cred_apply(&a), 0);
+	assert_int_equal(fs_cred_apply(&a), 0);
 	assert_thread_ids(1000, 1001, 2, ga);
-	assert_int_equal(nfs3_cred_apply(&b), 0);
+	assert_int_equal(fs_cred_apply(&b), 0);
 	assert_thread_ids(1002, 1003, 0, NULL);
-	nfs3_cred_restore();
+	fs_cred_restore();
 	assert_thread_ids(0, 0, 0, NULL);
-	assert_int_equal(nfs3_cred_apply(&root), 0);
+	assert_int_equal(fs_cred_apply(&root), 0);
 	assert_thread_ids(0, 0, 0, NULL);
-	nfs3_cred_restore();
+	fs_cred_restore();
 	assert_thread_ids(0, 0, 0, NULL);
 }
 

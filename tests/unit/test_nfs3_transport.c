@@ -126,7 +126,7 @@ static uint32_t fh_of(struct t_env *e, const char *name, uint8_t *fh)
 	int dfd = open(e->dir, O_RDONLY | O_DIRECTORY);
 
 	assert_true(dfd >= 0);
-	assert_int_equal(nfs3_fh_make(e->exp, dfd, name, fh, &len), 0);
+	assert_int_equal(fs_fh_make(e->exp, dfd, name, fh, &len), 0);
 	close(dfd);
 	return len;
 }
@@ -457,24 +457,24 @@ static void test_mem_fs_calls(void **state)
 /* A frozen thread keeps its ids: apply only succeeds for the server. */
 static void test_cred_freeze(void **state)
 {
-	const struct nfs3_cred user = { .cr_uid = 1000, .cr_gid = 1000 };
-	const struct nfs3_cred root = { .cr_uid = 0, .cr_gid = 0, .cr_ngids = 1,
+	const struct fs_cred user = { .cr_uid = 1000, .cr_gid = 1000 };
+	const struct fs_cred root = { .cr_uid = 0, .cr_gid = 0, .cr_ngids = 1,
 					.cr_gids = { 4 } };
-	const struct nfs3_cred root_g5 = { .cr_uid = 0, .cr_gid = 5 };
+	const struct fs_cred root_g5 = { .cr_uid = 0, .cr_gid = 5 };
 
 	(void)state;
-	assert_true(nfs3_cred_is_server(&root));
-	assert_false(nfs3_cred_is_server(&root_g5));
-	assert_false(nfs3_cred_is_server(&user));
-	nfs3_cred_freeze(true);
-	assert_int_equal(nfs3_cred_apply(&user), -EPERM);
+	assert_true(fs_cred_is_server(&root));
+	assert_false(fs_cred_is_server(&root_g5));
+	assert_false(fs_cred_is_server(&user));
+	fs_cred_freeze(true);
+	assert_int_equal(fs_cred_apply(&user), -EPERM);
 	assert_int_equal((uint32_t)syscall(SYS_setfsuid, (uid_t)-1), 0);
-	assert_int_equal(nfs3_cred_apply(&root), 0);
-	nfs3_cred_restore();
-	nfs3_cred_freeze(false);
-	assert_int_equal(nfs3_cred_apply(&user), 0);
+	assert_int_equal(fs_cred_apply(&root), 0);
+	fs_cred_restore();
+	fs_cred_freeze(false);
+	assert_int_equal(fs_cred_apply(&user), 0);
 	assert_int_equal((uint32_t)syscall(SYS_setfsuid, (uid_t)-1), 1000);
-	nfs3_cred_restore();
+	fs_cred_restore();
 	assert_int_equal((uint32_t)syscall(SYS_setfsuid, (uid_t)-1), 0);
 }
 

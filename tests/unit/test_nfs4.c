@@ -944,12 +944,12 @@ static void test_pseudo_fs(void **state)
 	}
 	/* the export's root: the same handle as NFSv3's MOUNT gives */
 	{
-		struct nfs3_snap *sn = nfs3_snap_get(e->srv3);
+		struct fs_snap *sn = fs_snap_get(e->srv3);
 		uint8_t v3fh[RPCRDMA_NFS3_FHSIZE];
 		uint32_t v3len;
 
 		assert_int_equal(rpcrdma_nfs3_root_fh(sn->sn_exp[0], v3fh, &v3len), 0);
-		nfs3_snap_put(sn);
+		fs_snap_put(sn);
 		c_begin(e, 1, 1 + nops + 1);
 		c_sequence(e, e->seq++, 0);
 		c_lookup_ops(e, e->dir);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_nfs4_commit.c - commit_metadata for NFSv4.1 (src/nfs3/nfs3_commit.c
+ * test_nfs4_commit.c - commit_metadata for NFSv4.1 (src/fs/fs_commit.c
  * through src/nfs4): on a sync export entry on a disk, OPEN that creates
  * a file and CREATE, REMOVE, RENAME (both directories when they differ,
  * else one) and LINK fsync the directory they changed before the reply,
@@ -13,8 +13,8 @@
  * RWF_SYNC, UNSTABLE4 left alone, and COMMIT fsyncs, on sync and async
  * entries alike.
  *
- * The syncs go through the hooks nfs3_commit_fsync / nfs3_commit_fdatasync
- * / nfs3_commit_pwritev2 (its RWF_SYNC counted as an fsync, RWF_DSYNC as
+ * The syncs go through the hooks fs_commit_fsync / fs_commit_fdatasync
+ * / fs_commit_pwritev2 (its RWF_SYNC counted as an fsync, RWF_DSYNC as
  * an fdatasync), which record the inode of each descriptor they are given (fstat): every
  * check compares it with lstat() of the path, not only how many calls were
  * made.
@@ -63,7 +63,7 @@ static int record_fdatasync(int fd)
 }
 
 /* a WRITE's stable write: RWF_SYNC counts as an fsync, RWF_DSYNC as an
- * fdatasync (nfs3_write_data() syncs in the write itself) */
+ * fdatasync (fs_write_data() syncs in the write itself) */
 static ssize_t record_pwritev2(int fd, const struct iovec *iov, int cnt,
 			       off_t off, int flags)
 {
@@ -88,10 +88,10 @@ static ssize_t record_pwritev2(int fd, const struct iovec *iov, int cnt,
 /* the export the server serves (its first and only entry) */
 static struct rpcrdma_nfs3_export *export_of(struct env *e)
 {
-	struct nfs3_snap *sn = nfs3_snap_get(e->srv3);
+	struct fs_snap *sn = fs_snap_get(e->srv3);
 	struct rpcrdma_nfs3_export *exp = sn->sn_exp[0];
 
-	nfs3_snap_put(sn); /* the server keeps it */
+	fs_snap_put(sn); /* the server keeps it */
 	return exp;
 }
 
@@ -104,9 +104,9 @@ static int setup_opts(void **state, const char *opts)
 	e = *state;
 	/* a disk, whatever /tmp is (test_memory_fs_commits_nothing) */
 	export_of(e)->ex_mem_fs = false;
-	nfs3_commit_fsync = record_fsync;
-	nfs3_commit_fdatasync = record_fdatasync;
-	nfs3_commit_pwritev2 = record_pwritev2;
+	fs_commit_fsync = record_fsync;
+	fs_commit_fdatasync = record_fdatasync;
+	fs_commit_pwritev2 = record_pwritev2;
 	g_syncs = 0;
 	g_fail = 0;
 	session(e);
@@ -125,9 +125,9 @@ static int setup_async(void **state)
 
 static int teardown(void **state)
 {
-	nfs3_commit_fsync = fsync;
-	nfs3_commit_fdatasync = fdatasync;
-	nfs3_commit_pwritev2 = pwritev2;
+	fs_commit_fsync = fsync;
+	fs_commit_fdatasync = fdatasync;
+	fs_commit_pwritev2 = pwritev2;
 	return t4_teardown(state);
 }
 

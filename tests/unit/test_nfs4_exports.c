@@ -370,7 +370,7 @@ static void names(struct env *e, char *buf, size_t len)
 static void test_unlisted_address(void **state)
 {
 	struct env *e = *state;
-	struct nfs3_snap *sn;
+	struct fs_snap *sn;
 	uint8_t fh[128], got[128];
 	uint32_t len, glen;
 	char list[256];
@@ -380,9 +380,9 @@ static void test_unlisted_address(void **state)
 	names(e, list, sizeof(list));
 	assert_string_equal(list, "rw ro nsq sq");
 	/* its handle (as MOUNT would give it) answers ACCESS in both */
-	sn = nfs3_snap_get(e->srv3);
+	sn = fs_snap_get(e->srv3);
 	assert_int_equal(rpcrdma_nfs3_root_fh(sn->sn_exp[4], fh, &len), 0);
-	nfs3_snap_put(sn);
+	fs_snap_put(sn);
 	at_fh(e, fh, len, 1);
 	t_u32(&e->c, OP_GETATTR);
 	t_u32(&e->c, 1);

@@ -6,7 +6,7 @@
  * back later", RFC 8881 15.1.1.3), not NFS4ERR_ACCESS, after the worker's
  * bounded wait; once the name is confirmed the same COMPOUND succeeds.
  *
- * The resolver is a fake behind the seam of nfs3_hostname.c: 127.0.0.1
+ * The resolver is a fake behind the seam of fs_hostname.c: 127.0.0.1
  * is client.example.com both ways; its reverse lookup can be held back.
  */
 #include <netdb.h>
@@ -90,7 +90,7 @@ static bool fk_on_transport(void)
 	return false; /* the harness calls as a worker would */
 }
 
-static const struct nfs3_resolver fk_resolver = {
+static const struct fs_resolver fk_resolver = {
 	.nr_getnameinfo = fk_getnameinfo,
 	.nr_getaddrinfo = fk_getaddrinfo,
 	.nr_freeaddrinfo = fk_freeaddrinfo,
@@ -111,7 +111,7 @@ static int setup_wild(void **state)
 	const char *lines[1] = { ". *.example.com(rw,no_root_squash,insecure)" };
 
 	fk_hold(false);
-	nfs3_names_set_resolver(&fk_resolver);
+	fs_names_set_resolver(&fk_resolver);
 	return t4_setup_exports(state, lines, 1);
 }
 
@@ -119,7 +119,7 @@ static int teardown(void **state)
 {
 	fk_hold(false);
 	t4_teardown(state);
-	nfs3_names_set_resolver(NULL);
+	fs_names_set_resolver(NULL);
 	return 0;
 }
 
@@ -170,11 +170,11 @@ static void test_pending_name_is_delay(void **state)
 	assert_int_equal(putfh_getattr(e, fh, fhlen), NFS4_OK);
 
 	fk_hold(true);
-	nfs3_names_set_resolver(&fk_resolver); /* forget the name */
+	fs_names_set_resolver(&fk_resolver); /* forget the name */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	assert_int_equal(putfh_getattr(e, fh, fhlen), NFS4ERR_DELAY);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	/* the worker waited, boundedly (NFS3_NAMES_WAIT_MS) */
+	/* the worker waited, boundedly (FS_NAMES_WAIT_MS) */
 	assert_true(t1.tv_sec - t0.tv_sec < 5);
 
 	fk_hold(false);

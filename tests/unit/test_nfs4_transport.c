@@ -35,10 +35,10 @@
 
 static struct rpcrdma_nfs3_export *export_of(struct env *e)
 {
-	struct nfs3_snap *sn = nfs3_snap_get(e->srv3);
+	struct fs_snap *sn = fs_snap_get(e->srv3);
 	struct rpcrdma_nfs3_export *exp = sn->sn_exp[0];
 
-	nfs3_snap_put(sn); /* the server keeps it */
+	fs_snap_put(sn); /* the server keeps it */
 	return exp;
 }
 

@@ -65,12 +65,12 @@ struct fh {
 
 static struct fh handle(char x, const char *name)
 {
-	struct nfs3_snap *sn = nfs3_snap_get(env.srv);
+	struct fs_snap *sn = fs_snap_get(env.srv);
 	struct rpcrdma_nfs3_export *exp = sn->sn_exp[x - 'a'];
 	struct fh f;
 
-	assert_int_equal(nfs3_fh_make(exp, exp->ex_fd, name, f.b, &f.n), 0);
-	nfs3_snap_put(sn);
+	assert_int_equal(fs_fh_make(exp, exp->ex_fd, name, f.b, &f.n), 0);
+	fs_snap_put(sn);
 	return f;
 }
 

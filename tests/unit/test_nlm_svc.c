@@ -245,7 +245,7 @@ static int setup(void **state)
 	if (fd < 0 || ftruncate(fd, 4096) < 0)
 		return -1;
 	close(fd);
-	if (nfs3_fh_make(env.exp, env.exp->ex_fd, "f", env.fh, &env.fhlen))
+	if (fs_fh_make(env.exp, env.exp->ex_fd, "f", env.fh, &env.fhlen))
 		return -1;
 	if (fake_setup())
 		return -1;
@@ -489,7 +489,7 @@ static void test_callback_undeliverable(void **state)
 	fd = openat(env.exp->ex_fd, "g", O_CREAT | O_RDWR, 0644);
 	assert_true(fd >= 0);
 	close(fd);
-	assert_int_equal(nfs3_fh_make(env.exp, env.exp->ex_fd, "g", env.fh, &env.fhlen), 0);
+	assert_int_equal(fs_fh_make(env.exp, env.exp->ex_fd, "g", env.fh, &env.fhlen), 0);
 	cl = client(env.nlm_port, RPCRDMA_NLM_PROGRAM, RPCRDMA_NLM_VERSION);
 	lock_args(&a, 7, "owner-a", 0, 0, true);
 	assert_int_equal(call(cl, NLMPROC4_LOCK, &a), NLM4_GRANTED);
@@ -643,7 +643,7 @@ static void test_restart_grace(void **state)
 	fd = openat(env.exp->ex_fd, "f", O_CREAT | O_RDWR, 0644);
 	assert_true(fd >= 0);
 	close(fd);
-	assert_int_equal(nfs3_fh_make(env.exp, env.exp->ex_fd, "f", env.fh, &env.fhlen), 0);
+	assert_int_equal(fs_fh_make(env.exp, env.exp->ex_fd, "f", env.fh, &env.fhlen), 0);
 	cl = client(env.nlm_port, RPCRDMA_NLM_PROGRAM, RPCRDMA_NLM_VERSION);
 	lock_args(&a, 7, "owner-a", 0, 10, true);
 	assert_int_equal(call(cl, NLMPROC4_LOCK, &a), NLM4_GRANTED);

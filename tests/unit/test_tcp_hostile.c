@@ -497,7 +497,7 @@ static void test_unlisted_refused(void **state)
 }
 
 /*
- * A fake resolver (the names seam of nfs3_hostname.c): 127.0.0.1 is
+ * A fake resolver (the names seam of fs_hostname.c): 127.0.0.1 is
  * c1.example and 127.0.0.3 c3.example both ways; reverse lookups wait
  * while nm_gate is closed.
  */
@@ -574,7 +574,7 @@ static uint64_t nm_now(void)
 	return now_ms() * 1000000u;
 }
 
-static const struct nfs3_resolver nm_resolver = {
+static const struct fs_resolver nm_resolver = {
 	.nr_getnameinfo = nm_getnameinfo,
 	.nr_getaddrinfo = nm_getaddrinfo,
 	.nr_freeaddrinfo = nm_freeaddrinfo,
@@ -585,7 +585,7 @@ static int nm_setup(void **state)
 {
 	h_table = "%s *.example(rw,insecure)\n";
 	nm_gate(true);
-	nfs3_names_set_resolver(&nm_resolver);
+	fs_names_set_resolver(&nm_resolver);
 	return h_setup(state);
 }
 
@@ -594,7 +594,7 @@ static int nm_teardown(void **state)
 	nm_gate(false);
 	h_table = "%s 127.0.0.1(rw,insecure) 127.0.1.0/24(rw,insecure)\n";
 	h_teardown(state);
-	nfs3_names_set_resolver(NULL);
+	fs_names_set_resolver(NULL);
 	return 0;
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * nfs3_commit.c - commit_metadata: a namespace operation (CREATE, MKDIR,
+ * fs_commit.c - commit_metadata: a namespace operation (CREATE, MKDIR,
  * SYMLINK, MKNOD, REMOVE, RMDIR, RENAME, LINK), and SETATTR, is on stable
  * storage before its reply says NFS3_OK.
  *
@@ -23,14 +23,14 @@
  * an "async" entry.
  *
  * The NFSv4.1 server (src/nfs4) commits the same way through the same
- * calls, on its nfs3_call (nfs4_op_begin() sets c_commit): OPEN that
+ * calls, on its fs_call (nfs4_op_begin() sets c_commit): OPEN that
  * creates (RFC 8881 18.16) or truncates, CREATE, REMOVE, RENAME, LINK and
  * SETATTR, as knfsd's nfsd4 operations do through the same
  * commit_metadata().
  *
  * File data made stable for a client (WRITE with DATA_SYNC or FILE_SYNC,
  * COMMIT; RFC 1813 3.3.7, 3.3.21; RFC 8881 18.32, 18.3) goes through
- * nfs3_commit_data() here too, in both versions, whatever the export's
+ * fs_commit_data() here too, in both versions, whatever the export's
  * sync option: exports(5) "async" is about metadata.
  *
  * The fsync needs a real descriptor (an O_PATH one is refused with
@@ -47,21 +47,21 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "nfs3_internal.h"
+#include "fs.h"
 
-int (*nfs3_commit_fsync)(int fd) = fsync;
-int (*nfs3_commit_fdatasync)(int fd) = fdatasync;
-ssize_t (*nfs3_commit_pwritev2)(int fd, const struct iovec *iov, int cnt,
+int (*fs_commit_fsync)(int fd) = fsync;
+int (*fs_commit_fdatasync)(int fd) = fdatasync;
+ssize_t (*fs_commit_pwritev2)(int fd, const struct iovec *iov, int cnt,
 				off_t off, int flags) = pwritev2;
 
-int nfs3_commit_data(int fd, bool datasync)
+int fs_commit_data(int fd, bool datasync)
 {
-	if ((datasync ? nfs3_commit_fdatasync(fd) : nfs3_commit_fsync(fd)) < 0)
+	if ((datasync ? fs_commit_fdatasync(fd) : fs_commit_fsync(fd)) < 0)
 		return -errno;
 	return 0;
 }
 
-int nfs3_write_data(int fd, const uint8_t *buf, size_t len, off_t off,
+int fs_write_data(int fd, const uint8_t *buf, size_t len, off_t off,
 		    uint32_t stable, size_t *done)
 {
 	int flags = stable == NFS3_FILE_SYNC ? RWF_SYNC :
@@ -75,7 +75,7 @@ int nfs3_write_data(int fd, const uint8_t *buf, size_t len, off_t off,
 			.iov_base = (void *)(buf + *done),
 			.iov_len = len - *done,
 		};
-		ssize_t n = nfs3_commit_pwritev2(fd, &iov, 1, off + (off_t)*done,
+		ssize_t n = fs_commit_pwritev2(fd, &iov, 1, off + (off_t)*done,
 						 flags);
 
 		if (n < 0 && errno == EINTR)
@@ -94,7 +94,7 @@ int nfs3_write_data(int fd, const uint8_t *buf, size_t len, off_t off,
 	if (err && *done == 0)
 		return err;
 	/* a write ended short by an error answers what was written */
-	return then_commit ? nfs3_commit_data(fd, stable == NFS3_DATA_SYNC) : 0;
+	return then_commit ? fs_commit_data(fd, stable == NFS3_DATA_SYNC) : 0;
 }
 
 /*
@@ -103,17 +103,17 @@ int nfs3_write_data(int fd, const uint8_t *buf, size_t len, off_t off,
  * (committing reveals nothing; the caller's rights decided the operation).
  * Return: the descriptor, or -errno.
  */
-static int open_for_sync(struct nfs3_call *c, int dirfd, const char *path,
+static int open_for_sync(struct fs_call *c, int dirfd, const char *path,
 			 int flags)
 {
 	int fd, err;
 
 	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | flags);
 	if (fd < 0 && (errno == EACCES || errno == EPERM) && c->c_as_caller) {
-		nfs3_cred_restore();
+		fs_cred_restore();
 		fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | flags);
 		err = errno;
-		if (nfs3_cred_apply(&c->c_cred) < 0)
+		if (fs_cred_apply(&c->c_cred) < 0)
 			c->c_as_caller = false; /* nothing left to do as the caller */
 		errno = err;
 	}
@@ -125,39 +125,39 @@ static int open_for_sync(struct nfs3_call *c, int dirfd, const char *path,
  * entry), or -errno; -EBADF for a type with none (symlinks, devices,
  * FIFOs, sockets: opening them is not free of effects).
  */
-static int sync_fd(struct nfs3_call *c, struct nfs3_fentry *fe)
+static int sync_fd(struct fs_call *c, struct fs_fentry *fe)
 {
 	char path[32];
 	int fd;
 
-	fd = nfs3_fcache_fd(fe, O_WRONLY);
+	fd = fs_fcache_fd(fe, O_WRONLY);
 	if (fd < 0)
-		fd = nfs3_fcache_fd(fe, O_RDONLY);
+		fd = fs_fcache_fd(fe, O_RDONLY);
 	if (fd >= 0)
 		return fd;
 	if (fe->fe_type == S_IFDIR) {
 		fd = open_for_sync(c, fe->fe_path, ".", O_DIRECTORY);
 	} else if (fe->fe_type == S_IFREG) {
-		nfs3_proc_path(path, sizeof(path), fe->fe_path);
+		fs_proc_path(path, sizeof(path), fe->fe_path);
 		fd = open_for_sync(c, AT_FDCWD, path, 0);
 	} else {
 		return -EBADF;
 	}
 	if (fd < 0)
 		return fd;
-	return nfs3_fcache_set_fd(fe, O_RDONLY, fd);
+	return fs_fcache_set_fd(fe, O_RDONLY, fd);
 }
 
 /* sync_counted - the fsync of a commit, counted in the export. 0/-errno. */
-static int sync_counted(struct nfs3_call *c, int fd)
+static int sync_counted(struct fs_call *c, int fd)
 {
-	if (nfs3_commit_fsync(fd) < 0)
+	if (fs_commit_fsync(fd) < 0)
 		return -errno;
 	atomic_fetch_add_explicit(&c->c_exp->ex_commits, 1, memory_order_relaxed);
 	return 0;
 }
 
-static int commit(struct nfs3_call *c, struct nfs3_fentry *fe)
+static int commit(struct fs_call *c, struct fs_fentry *fe)
 {
 	int fd;
 
@@ -171,17 +171,17 @@ static int commit(struct nfs3_call *c, struct nfs3_fentry *fe)
 	return sync_counted(c, fd);
 }
 
-int nfs3_commit_dir(struct nfs3_call *c, struct nfs3_fentry *dfe)
+int fs_commit_dir(struct fs_call *c, struct fs_fentry *dfe)
 {
 	return commit(c, dfe);
 }
 
-int nfs3_commit_obj(struct nfs3_call *c, struct nfs3_fentry *fe)
+int fs_commit_obj(struct fs_call *c, struct fs_fentry *fe)
 {
 	return commit(c, fe);
 }
 
-int nfs3_commit_path(struct nfs3_call *c, int fd, mode_t type)
+int fs_commit_path(struct fs_call *c, int fd, mode_t type)
 {
 	char path[32];
 	int sfd, err;
@@ -191,7 +191,7 @@ int nfs3_commit_path(struct nfs3_call *c, int fd, mode_t type)
 	if (type == S_IFDIR) {
 		sfd = open_for_sync(c, fd, ".", O_DIRECTORY);
 	} else if (type == S_IFREG) {
-		nfs3_proc_path(path, sizeof(path), fd);
+		fs_proc_path(path, sizeof(path), fd);
 		sfd = open_for_sync(c, AT_FDCWD, path, 0);
 	} else {
 		return 0;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * nfs3_hostname.c - the host names of peers, for the wildcard client
+ * fs_hostname.c - the host names of peers, for the wildcard client
  * entries of an exports file ("*.example.com(rw)").
  *
  * A name counts only when it is confirmed: the reverse lookup of the
@@ -11,14 +11,14 @@
  * they do not own.  A name that is an address literal is no name.
  *
  * Lookups block (seconds, when a DNS server does not answer), so none runs
- * on the caller's thread: resolver threads (NFS3_NAMES_RESOLVERS, started
+ * on the caller's thread: resolver threads (FS_NAMES_RESOLVERS, started
  * at the first miss) take the addresses a miss queued, and the results,
- * names and their absence alike, stay in one cache of NFS3_NAMES_ENTRIES
- * entries for a time to live (NFS3_NAMES_TTL_SEC for a confirmed name,
- * NFS3_NAMES_NEG_TTL_SEC for none, NFS3_NAMES_AGAIN_TTL_SEC after a
+ * names and their absence alike, stay in one cache of FS_NAMES_ENTRIES
+ * entries for a time to live (FS_NAMES_TTL_SEC for a confirmed name,
+ * FS_NAMES_NEG_TTL_SEC for none, FS_NAMES_AGAIN_TTL_SEC after a
  * temporary failure).  A caller on a transport thread only reads the cache
- * (a miss: NFS3_NAME_PENDING at once, the lookup queued); any other caller
- * waits for the resolvers at most NFS3_NAMES_WAIT_MS.
+ * (a miss: FS_NAME_PENDING at once, the lookup queued); any other caller
+ * waits for the resolvers at most FS_NAMES_WAIT_MS.
  *
  * One cache for the process: names belong to addresses, not to an exports
  * table, so a reload keeps them (their TTL bounds how stale they get).
@@ -33,7 +33,7 @@
 #include <time.h>
 
 #include "../common/rpc_tcp.h"
-#include "nfs3_internal.h"
+#include "fs.h"
 
 enum {
 	NE_FREE = 0,
@@ -43,21 +43,21 @@ enum {
 };
 
 /* An address as the cache keys it: IPv4-mapped IPv6 made IPv4. */
-struct nfs3_name_key {
+struct fs_name_key {
 	sa_family_t nk_family;
 	uint8_t nk_addr[16];
 };
 
-struct nfs3_name_ent {
+struct fs_name_ent {
 	uint8_t ne_state;
 	bool ne_busy;               /* a resolver is looking it up */
 	uint32_t ne_gen;            /* changes when the entry is given to another lookup */
-	struct nfs3_name_key ne_key;
+	struct fs_name_key ne_key;
 	uint64_t ne_expires;        /* ns of the resolver clock: NAME and NONAME */
 	uint64_t ne_used;           /* ns: last use, for the replacement */
 	struct timespec ne_queued;  /* CLOCK_REALTIME when queued: waits end
-				     * NFS3_NAMES_WAIT_MS after it */
-	char ne_name[NFS3_NAME_MAX + 1];
+				     * FS_NAMES_WAIT_MS after it */
+	char ne_name[FS_NAME_MAX + 1];
 };
 
 static struct {
@@ -66,9 +66,9 @@ static struct {
 	pthread_cond_t nn_done;     /* waiters: an entry was resolved */
 	unsigned nn_threads;        /* resolver threads started */
 	uint32_t nn_gen;
-	const struct nfs3_resolver *nn_res;
-	struct nfs3_names_stats nn_stats;
-	struct nfs3_name_ent nn_e[NFS3_NAMES_ENTRIES];
+	const struct fs_resolver *nn_res;
+	struct fs_names_stats nn_stats;
+	struct fs_name_ent nn_e[FS_NAMES_ENTRIES];
 } nn = {
 	.nn_lock = PTHREAD_MUTEX_INITIALIZER,
 	.nn_work = PTHREAD_COND_INITIALIZER,
@@ -83,7 +83,7 @@ static uint64_t libc_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static const struct nfs3_resolver nfs3_libc_resolver = {
+static const struct fs_resolver fs_libc_resolver = {
 	.nr_getnameinfo = getnameinfo,
 	.nr_getaddrinfo = getaddrinfo,
 	.nr_freeaddrinfo = freeaddrinfo,
@@ -92,15 +92,15 @@ static const struct nfs3_resolver nfs3_libc_resolver = {
 };
 
 /* res - the resolver in force (nn_lock held or not: a pointer load). */
-static const struct nfs3_resolver *res(void)
+static const struct fs_resolver *res(void)
 {
-	const struct nfs3_resolver *r = __atomic_load_n(&nn.nn_res, __ATOMIC_ACQUIRE);
+	const struct fs_resolver *r = __atomic_load_n(&nn.nn_res, __ATOMIC_ACQUIRE);
 
-	return r ? r : &nfs3_libc_resolver;
+	return r ? r : &fs_libc_resolver;
 }
 
 /* key_of - @sa as a key; false when it is neither IPv4 nor IPv6. */
-static bool key_of(const struct sockaddr *sa, struct nfs3_name_key *k)
+static bool key_of(const struct sockaddr *sa, struct fs_name_key *k)
 {
 	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 
@@ -125,7 +125,7 @@ static bool key_of(const struct sockaddr *sa, struct nfs3_name_key *k)
 }
 
 /* key_sockaddr - the socket address of @k in @ss; its length. */
-static socklen_t key_sockaddr(const struct nfs3_name_key *k, struct sockaddr_storage *ss)
+static socklen_t key_sockaddr(const struct fs_name_key *k, struct sockaddr_storage *ss)
 {
 	memset(ss, 0, sizeof(*ss));
 	if (k->nk_family == AF_INET) {
@@ -142,16 +142,16 @@ static socklen_t key_sockaddr(const struct nfs3_name_key *k, struct sockaddr_sto
 	return sizeof(*s6);
 }
 
-static bool key_eq(const struct nfs3_name_key *a, const struct nfs3_name_key *b)
+static bool key_eq(const struct fs_name_key *a, const struct fs_name_key *b)
 {
 	return a->nk_family == b->nk_family &&
 	       !memcmp(a->nk_addr, b->nk_addr, a->nk_family == AF_INET ? 4 : 16);
 }
 
 /* find - the entry of @k, or NULL (nn_lock held). */
-static struct nfs3_name_ent *find(const struct nfs3_name_key *k)
+static struct fs_name_ent *find(const struct fs_name_key *k)
 {
-	for (unsigned i = 0; i < NFS3_NAMES_ENTRIES; i++)
+	for (unsigned i = 0; i < FS_NAMES_ENTRIES; i++)
 		if (nn.nn_e[i].ne_state != NE_FREE && key_eq(&nn.nn_e[i].ne_key, k))
 			return &nn.nn_e[i];
 	return NULL;
@@ -162,12 +162,12 @@ static struct nfs3_name_ent *find(const struct nfs3_name_key *k)
  * the least recently used of the resolved ones (expired or not).  NULL
  * when every entry is waiting for a resolver.
  */
-static struct nfs3_name_ent *claim(const struct nfs3_name_key *k)
+static struct fs_name_ent *claim(const struct fs_name_key *k)
 {
-	struct nfs3_name_ent *best = NULL;
+	struct fs_name_ent *best = NULL;
 
-	for (unsigned i = 0; i < NFS3_NAMES_ENTRIES; i++) {
-		struct nfs3_name_ent *e = &nn.nn_e[i];
+	for (unsigned i = 0; i < FS_NAMES_ENTRIES; i++) {
+		struct fs_name_ent *e = &nn.nn_e[i];
 
 		if (e->ne_state == NE_FREE) {
 			best = e;
@@ -193,11 +193,11 @@ static bool numeric(const char *name)
 }
 
 /*
- * resolve - the confirmed name of @k into @name (NFS3_NAME_MAX + 1 bytes),
+ * resolve - the confirmed name of @k into @name (FS_NAME_MAX + 1 bytes),
  * on a resolver thread.  Return: NE_NAME; NE_NONAME with *@again set when
  * a lookup failed for now (EAI_AGAIN: the answer may come later).
  */
-static int resolve(const struct nfs3_resolver *r, const struct nfs3_name_key *k,
+static int resolve(const struct fs_resolver *r, const struct fs_name_key *k,
 		   char *name, bool *again)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
@@ -216,7 +216,7 @@ static int resolve(const struct nfs3_resolver *r, const struct nfs3_name_key *k,
 		return NE_NONAME;
 	}
 	host[sizeof(host) - 1] = '\0';
-	if (!host[0] || strlen(host) > NFS3_NAME_MAX || numeric(host))
+	if (!host[0] || strlen(host) > FS_NAME_MAX || numeric(host))
 		return NE_NONAME;
 	/* the forward lookup must list the address */
 	rc = r->nr_getaddrinfo(host, NULL, &hints, &ai);
@@ -225,7 +225,7 @@ static int resolve(const struct nfs3_resolver *r, const struct nfs3_name_key *k,
 		return NE_NONAME;
 	}
 	for (struct addrinfo *i = ai; i && !confirmed; i = i->ai_next) {
-		struct nfs3_name_key fk;
+		struct fs_name_key fk;
 
 		if (i->ai_addr && key_of(i->ai_addr, &fk) && key_eq(&fk, k))
 			confirmed = true;
@@ -233,7 +233,7 @@ static int resolve(const struct nfs3_resolver *r, const struct nfs3_name_key *k,
 	r->nr_freeaddrinfo(ai);
 	if (!confirmed)
 		return NE_NONAME;
-	memcpy(name, host, strlen(host) + 1); /* at most NFS3_NAME_MAX + 1 */
+	memcpy(name, host, strlen(host) + 1); /* at most FS_NAME_MAX + 1 */
 	return NE_NAME;
 }
 
@@ -243,15 +243,15 @@ static void *resolver_main(void *arg)
 	(void)arg;
 	pthread_mutex_lock(&nn.nn_lock);
 	for (;;) {
-		struct nfs3_name_ent *e = NULL;
-		const struct nfs3_resolver *r;
-		struct nfs3_name_key k;
-		char name[NFS3_NAME_MAX + 1];
+		struct fs_name_ent *e = NULL;
+		const struct fs_resolver *r;
+		struct fs_name_key k;
+		char name[FS_NAME_MAX + 1];
 		uint32_t gen;
 		bool again;
 		int state;
 
-		for (unsigned i = 0; i < NFS3_NAMES_ENTRIES && !e; i++)
+		for (unsigned i = 0; i < FS_NAMES_ENTRIES && !e; i++)
 			if (nn.nn_e[i].ne_state == NE_PENDING && !nn.nn_e[i].ne_busy)
 				e = &nn.nn_e[i];
 		if (!e) {
@@ -269,8 +269,8 @@ static void *resolver_main(void *arg)
 
 		pthread_mutex_lock(&nn.nn_lock);
 		if (e->ne_gen == gen && e->ne_state == NE_PENDING) {
-			uint64_t ttl = state == NE_NAME ? NFS3_NAMES_TTL_SEC :
-				       again ? NFS3_NAMES_AGAIN_TTL_SEC : NFS3_NAMES_NEG_TTL_SEC;
+			uint64_t ttl = state == NE_NAME ? FS_NAMES_TTL_SEC :
+				       again ? FS_NAMES_AGAIN_TTL_SEC : FS_NAMES_NEG_TTL_SEC;
 
 			e->ne_state = (uint8_t)state;
 			e->ne_busy = false;
@@ -297,7 +297,7 @@ static int start_resolvers(void)
 		return 0;
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	while (nn.nn_threads < NFS3_NAMES_RESOLVERS) {
+	while (nn.nn_threads < FS_NAMES_RESOLVERS) {
 		pthread_t t;
 
 		err = pthread_create(&t, &at, resolver_main, NULL);
@@ -310,31 +310,31 @@ static int start_resolvers(void)
 }
 
 /* fresh - a resolved entry whose time to live has not run out. */
-static bool fresh(const struct nfs3_name_ent *e, uint64_t now)
+static bool fresh(const struct fs_name_ent *e, uint64_t now)
 {
 	return (e->ne_state == NE_NAME || e->ne_state == NE_NONAME) && now < e->ne_expires;
 }
 
-bool nfs3_names_on_transport(void)
+bool fs_names_on_transport(void)
 {
-	const struct nfs3_resolver *r = res();
+	const struct fs_resolver *r = res();
 
 	/* the TCP side's thread (MOUNT, NLM, NSM) never waits either */
 	return (r->nr_on_transport && r->nr_on_transport()) || rpc_tcp_on_thread();
 }
 
-enum nfs3_name_result nfs3_name_of(const struct sockaddr *peer, bool wait,
+enum fs_name_result fs_name_of(const struct sockaddr *peer, bool wait,
 				   char *buf, size_t len)
 {
-	const struct nfs3_resolver *r = res();
-	struct nfs3_name_key k;
-	struct nfs3_name_ent *e;
-	enum nfs3_name_result ret = NFS3_NAME_PENDING;
+	const struct fs_resolver *r = res();
+	struct fs_name_key k;
+	struct fs_name_ent *e;
+	enum fs_name_result ret = FS_NAME_PENDING;
 	uint64_t now;
 
 	if (!peer || !key_of(peer, &k))
-		return NFS3_NAME_NONE;
-	if (nfs3_names_on_transport())
+		return FS_NAME_NONE;
+	if (fs_names_on_transport())
 		wait = false;
 	now = r->nr_now_ns();
 	pthread_mutex_lock(&nn.nn_lock);
@@ -355,7 +355,7 @@ enum nfs3_name_result nfs3_name_of(const struct sockaddr *peer, bool wait,
 		if (start_resolvers()) {
 			/* no thread to resolve it: no name for now */
 			e->ne_state = NE_NONAME;
-			e->ne_expires = now + NFS3_NAMES_AGAIN_TTL_SEC * 1000000000ull;
+			e->ne_expires = now + FS_NAMES_AGAIN_TTL_SEC * 1000000000ull;
 			e->ne_used = now;
 			goto answer;
 		}
@@ -370,15 +370,15 @@ enum nfs3_name_result nfs3_name_of(const struct sockaddr *peer, bool wait,
 	if (!wait)
 		goto out;
 	{
-		/* the wait ends NFS3_NAMES_WAIT_MS after the lookup was
+		/* the wait ends FS_NAMES_WAIT_MS after the lookup was
 		 * queued, not after this call came: while a lookup hangs
 		 * (a reverse zone that does not answer), only the calls of
 		 * its first second wait, the later ones are answered at once
 		 * and cannot hold every worker */
 		struct timespec dl = e->ne_queued;
 
-		dl.tv_sec += NFS3_NAMES_WAIT_MS / 1000;
-		dl.tv_nsec += (long)(NFS3_NAMES_WAIT_MS % 1000) * 1000000L;
+		dl.tv_sec += FS_NAMES_WAIT_MS / 1000;
+		dl.tv_nsec += (long)(FS_NAMES_WAIT_MS % 1000) * 1000000L;
 		if (dl.tv_nsec >= 1000000000L) {
 			dl.tv_sec++;
 			dl.tv_nsec -= 1000000000L;
@@ -397,20 +397,20 @@ answer:
 	e->ne_used = now;
 	if (e->ne_state == NE_NAME) {
 		snprintf(buf, len, "%s", e->ne_name);
-		ret = NFS3_NAME_OK;
+		ret = FS_NAME_OK;
 	} else {
-		ret = NFS3_NAME_NONE;
+		ret = FS_NAME_NONE;
 	}
 out:
 	pthread_mutex_unlock(&nn.nn_lock);
 	return ret;
 }
 
-void nfs3_names_set_resolver(const struct nfs3_resolver *r)
+void fs_names_set_resolver(const struct fs_resolver *r)
 {
 	pthread_mutex_lock(&nn.nn_lock);
 	__atomic_store_n(&nn.nn_res, r, __ATOMIC_RELEASE);
-	for (unsigned i = 0; i < NFS3_NAMES_ENTRIES; i++) {
+	for (unsigned i = 0; i < FS_NAMES_ENTRIES; i++) {
 		/* a lookup under way finds its generation changed and drops
 		 * its answer */
 		nn.nn_e[i].ne_state = NE_FREE;
@@ -422,7 +422,7 @@ void nfs3_names_set_resolver(const struct nfs3_resolver *r)
 	pthread_mutex_unlock(&nn.nn_lock);
 }
 
-void nfs3_names_get_stats(struct nfs3_names_stats *out)
+void fs_names_get_stats(struct fs_names_stats *out)
 {
 	pthread_mutex_lock(&nn.nn_lock);
 	*out = nn.nn_stats;

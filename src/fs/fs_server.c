@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * nfs3_server.c - the exports being served: a table (a parsed exports file
+ * fs_server.c - the exports being served: a table (a parsed exports file
  * and its opened directories) that calls read and a reload replaces.
  *
  * Concurrency: the pointer to the table in force is read under the read
@@ -26,14 +26,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "nfs3_internal.h"
+#include "fs.h"
 
 struct rpcrdma_nfs3_server {
 	struct rpcrdma_nfs3_config sv_cfg;   /* nc_export unused */
 	pthread_rwlock_t sv_lock;            /* guards sv_snap (the pointer) */
-	struct nfs3_snap *sv_snap;           /* referenced */
+	struct fs_snap *sv_snap;           /* referenced */
 	pthread_mutex_t sv_reload;           /* one reload at a time */
-	nfs3_change_hook_fn sv_change_fn;    /* the NFSv4.1 server's, or NULL */
+	fs_change_hook_fn sv_change_fn;    /* the NFSv4.1 server's, or NULL */
 	void *sv_change_arg;
 	/* the sweeper (sv_sweeping: it runs) */
 	bool sv_sweeping;
@@ -44,14 +44,14 @@ struct rpcrdma_nfs3_server {
 	pthread_cond_t sv_sweep_cond;        /* CLOCK_MONOTONIC */
 };
 
-void nfs3_server_set_change_hook(struct rpcrdma_nfs3_server *srv,
-				 nfs3_change_hook_fn fn, void *arg)
+void fs_server_set_change_hook(struct rpcrdma_nfs3_server *srv,
+				 fs_change_hook_fn fn, void *arg)
 {
 	srv->sv_change_fn = fn;
 	srv->sv_change_arg = arg;
 }
 
-int nfs3_change_check(struct nfs3_call *c, const uint8_t *fh, uint32_t fhlen)
+int fs_change_check(struct fs_call *c, const uint8_t *fh, uint32_t fhlen)
 {
 	if (!c->c_srv || !c->c_srv->sv_change_fn)
 		return 0;
@@ -64,7 +64,7 @@ static void export_put(struct rpcrdma_nfs3_export *exp)
 		rpcrdma_nfs3_export_close(exp);
 }
 
-void nfs3_snap_put(struct nfs3_snap *sn)
+void fs_snap_put(struct fs_snap *sn)
 {
 	if (!sn || atomic_fetch_sub(&sn->sn_refs, 1) != 1)
 		return;
@@ -75,9 +75,9 @@ void nfs3_snap_put(struct nfs3_snap *sn)
 	free(sn);
 }
 
-struct nfs3_snap *nfs3_snap_get(struct rpcrdma_nfs3_server *srv)
+struct fs_snap *fs_snap_get(struct rpcrdma_nfs3_server *srv)
 {
-	struct nfs3_snap *sn;
+	struct fs_snap *sn;
 
 	pthread_rwlock_rdlock(&srv->sv_lock);
 	sn = srv->sv_snap;
@@ -97,8 +97,8 @@ static struct rpcrdma_nfs3_exports *exports_dup(const struct rpcrdma_nfs3_export
 	if (!d->xt_specs)
 		goto fail;
 	for (unsigned i = 0; i < xt->xt_n; i++) {
-		const struct nfs3_xspec *s = &xt->xt_specs[i];
-		struct nfs3_xspec *t = &d->xt_specs[i];
+		const struct fs_xspec *s = &xt->xt_specs[i];
+		struct fs_xspec *t = &d->xt_specs[i];
 
 		*t = *s;
 		t->xs_path = NULL;
@@ -118,7 +118,7 @@ static struct rpcrdma_nfs3_exports *exports_dup(const struct rpcrdma_nfs3_export
 			t->xs_nclients = j + 1;
 		}
 	}
-	if (nfs3_exports_names_init(d))
+	if (fs_exports_names_init(d))
 		goto fail;
 	return d;
 fail:
@@ -128,7 +128,7 @@ fail:
 
 /* open_export - export @xs as configured in @cfg, with its id and fsid. */
 static int open_export(const struct rpcrdma_nfs3_config *cfg,
-		       const struct nfs3_xspec *xs,
+		       const struct fs_xspec *xs,
 		       struct rpcrdma_nfs3_export **out)
 {
 	struct rpcrdma_nfs3_config c = *cfg;
@@ -152,10 +152,10 @@ static int open_export(const struct rpcrdma_nfs3_config *cfg,
  */
 static int snap_build(const struct rpcrdma_nfs3_config *cfg,
 		      const struct rpcrdma_nfs3_exports *xt,
-		      const struct nfs3_snap *old, struct nfs3_snap **out,
+		      const struct fs_snap *old, struct fs_snap **out,
 		      char *err, size_t errlen)
 {
-	struct nfs3_snap *sn;
+	struct fs_snap *sn;
 	int ret = -ENOMEM;
 
 	if (!xt || xt->xt_n == 0) {
@@ -174,7 +174,7 @@ static int snap_build(const struct rpcrdma_nfs3_config *cfg,
 	if (!sn->sn_exp)
 		goto fail;
 	for (unsigned i = 0; i < xt->xt_n; i++) {
-		const struct nfs3_xspec *xs = &xt->xt_specs[i];
+		const struct fs_xspec *xs = &xt->xt_specs[i];
 
 		for (unsigned j = 0; old && j < old->sn_xt->xt_n; j++) {
 			struct rpcrdma_nfs3_export *e = old->sn_exp[j];
@@ -198,7 +198,7 @@ static int snap_build(const struct rpcrdma_nfs3_config *cfg,
 	*out = sn;
 	return 0;
 fail:
-	nfs3_snap_put(sn);
+	fs_snap_put(sn);
 	return ret;
 }
 
@@ -225,11 +225,11 @@ static void *sweeper_main(void *arg)
 			break;
 		pthread_mutex_unlock(&srv->sv_sweep_lock);
 		{
-			struct nfs3_snap *sn = nfs3_snap_get(srv);
+			struct fs_snap *sn = fs_snap_get(srv);
 
 			for (unsigned i = 0; i < sn->sn_xt->xt_n; i++)
 				rpcrdma_nfs3_export_expire(sn->sn_exp[i]);
-			nfs3_snap_put(sn);
+			fs_snap_put(sn);
 		}
 		pthread_mutex_lock(&srv->sv_sweep_lock);
 		/* a sweep longer than a period (a last close(2) freeing much)
@@ -343,20 +343,20 @@ int rpcrdma_nfs3_server_reload(struct rpcrdma_nfs3_server *srv,
 			       const struct rpcrdma_nfs3_exports *xt,
 			       char *err, size_t errlen)
 {
-	struct nfs3_snap *old, *sn;
+	struct fs_snap *old, *sn;
 	int ret;
 
 	pthread_mutex_lock(&srv->sv_reload);
-	old = nfs3_snap_get(srv);
+	old = fs_snap_get(srv);
 	ret = snap_build(&srv->sv_cfg, xt, old, &sn, err, errlen);
-	nfs3_snap_put(old);
+	fs_snap_put(old);
 	if (ret)
 		goto out;
 	pthread_rwlock_wrlock(&srv->sv_lock);
 	old = srv->sv_snap;
 	srv->sv_snap = sn;
 	pthread_rwlock_unlock(&srv->sv_lock);
-	nfs3_snap_put(old);
+	fs_snap_put(old);
 out:
 	pthread_mutex_unlock(&srv->sv_reload);
 	return ret;
@@ -367,7 +367,7 @@ void rpcrdma_nfs3_server_destroy(struct rpcrdma_nfs3_server *srv)
 	if (!srv)
 		return;
 	sweeper_stop(srv);
-	nfs3_snap_put(srv->sv_snap);
+	fs_snap_put(srv->sv_snap);
 	pthread_rwlock_destroy(&srv->sv_lock);
 	pthread_mutex_destroy(&srv->sv_reload);
 	free(srv);
@@ -375,31 +375,31 @@ void rpcrdma_nfs3_server_destroy(struct rpcrdma_nfs3_server *srv)
 
 bool rpcrdma_nfs3_server_allows(const struct sockaddr *peer, void *arg)
 {
-	struct nfs3_snap *sn = nfs3_snap_get(arg);
+	struct fs_snap *sn = fs_snap_get(arg);
 	bool yes = false, unknown = false;
 
 	for (unsigned i = 0; !yes && i < sn->sn_xt->xt_n; i++) {
-		enum nfs3_xmatch m = nfs3_exports_match_peer(sn->sn_xt, i, peer, true, NULL);
+		enum fs_xmatch m = fs_exports_match_peer(sn->sn_xt, i, peer, true, NULL);
 
-		yes = m == NFS3_XM_YES;
-		unknown |= m == NFS3_XM_UNKNOWN;
+		yes = m == FS_XM_YES;
+		unknown |= m == FS_XM_UNKNOWN;
 	}
-	nfs3_snap_put(sn);
+	fs_snap_put(sn);
 	/* On a transport thread (a connection request) the peer's name is
 	 * never waited for: while it is looked up the connection is let in,
 	 * and every call on it is checked against its export. */
-	return yes || (unknown && nfs3_names_on_transport());
+	return yes || (unknown && fs_names_on_transport());
 }
 
 int rpcrdma_nfs3_server_fcache_stats(struct rpcrdma_nfs3_server *srv,
 				     struct rpcrdma_nfs3_fcache_stats *out)
 {
-	struct nfs3_snap *sn;
+	struct fs_snap *sn;
 
 	if (!srv || !out)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
-	sn = nfs3_snap_get(srv);
+	sn = fs_snap_get(srv);
 	for (unsigned i = 0; i < sn->sn_xt->xt_n; i++) {
 		struct rpcrdma_nfs3_fcache_stats s;
 
@@ -419,24 +419,24 @@ int rpcrdma_nfs3_server_fcache_stats(struct rpcrdma_nfs3_server *srv,
 		out->fcs_expired += s.fcs_expired;
 		out->fcs_dir_expired += s.fcs_dir_expired;
 	}
-	nfs3_snap_put(sn);
+	fs_snap_put(sn);
 	return 0;
 }
 
-int nfs3_server_fh_open(struct rpcrdma_nfs3_server *srv, const uint8_t *fh,
+int fs_server_fh_open(struct rpcrdma_nfs3_server *srv, const uint8_t *fh,
 			uint32_t len, int *fdp, struct stat *st)
 {
-	struct nfs3_snap *sn;
+	struct fs_snap *sn;
 	unsigned id, i;
 	int err = -ESTALE;
 
-	if (len < NFS3_FH_OVERHEAD || fh[0] != NFS3_FH_VERSION)
+	if (len < FS_FH_OVERHEAD || fh[0] != FS_FH_VERSION)
 		return -EBADMSG;
 	id = (uint32_t)fh[2] << 8 | fh[3];
-	sn = nfs3_snap_get(srv);
-	i = nfs3_snap_index(sn, id);
-	if (i < sn->sn_xt->xt_n) /* the MAC and the export's own checks: nfs3_fh_open's */
-		err = nfs3_fh_open(sn->sn_exp[i], fh, len, fdp, st);
-	nfs3_snap_put(sn);
+	sn = fs_snap_get(srv);
+	i = fs_snap_index(sn, id);
+	if (i < sn->sn_xt->xt_n) /* the MAC and the export's own checks: fs_fh_open's */
+		err = fs_fh_open(sn->sn_exp[i], fh, len, fdp, st);
+	fs_snap_put(sn);
 	return err;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * nfs3_fh.c - NFSv3 file handles (RFC 1813 2.4) built on kernel file
- * handles, and authenticated with a keyed MAC.
+ * fs_fh.c - the file handles of NFSv3, NFSv4.1 and NLM (RFC 1813 2.4),
+ * built on kernel file handles, and authenticated with a keyed MAC.
  *
  * Layout (16 + n bytes, at most 64):
  *   0      version (1)
@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "common/be.h"
-#include "nfs3_internal.h"
+#include "fs.h"
 
 static inline uint64_t rotl64(uint64_t x, unsigned b)
 {
@@ -64,7 +64,7 @@ static void sip_block(struct sip_state *s, uint64_t m)
 	s->v0 ^= m;
 }
 
-uint64_t nfs3_siphash(const uint8_t key[16], const void *data, size_t len)
+uint64_t fs_siphash(const uint8_t key[16], const void *data, size_t len)
 {
 	const uint8_t *p = data;
 	uint64_t k0 = load_le64(key), k1 = load_le64(key + 8);
@@ -102,7 +102,7 @@ union kfh {
 	uint8_t raw[sizeof(struct file_handle) + FH_KBUF];
 };
 
-int nfs3_fh_make(const struct rpcrdma_nfs3_export *exp, int dirfd,
+int fs_fh_make(const struct rpcrdma_nfs3_export *exp, int dirfd,
 		 const char *name, uint8_t *fh, uint32_t *lenp)
 {
 	union kfh k;
@@ -116,20 +116,20 @@ int nfs3_fh_make(const struct rpcrdma_nfs3_export *exp, int dirfd,
 	if (mnt_id != exp->ex_mnt_id)
 		return -EXDEV;
 	n = k.fh.handle_bytes;
-	if (n > NFS3_FH_KERNEL_MAX)
+	if (n > FS_FH_KERNEL_MAX)
 		return -EOVERFLOW;
-	fh[0] = NFS3_FH_VERSION;
+	fh[0] = FS_FH_VERSION;
 	fh[1] = (uint8_t)n;
 	fh[2] = (uint8_t)(exp->ex_id >> 8);
 	fh[3] = (uint8_t)exp->ex_id;
 	store_be32(fh + 4, (uint32_t)k.fh.handle_type);
 	memcpy(fh + 8, k.fh.f_handle, n);
-	store_le64(fh + 8 + n, nfs3_siphash(exp->ex_key, fh, 8 + n));
-	*lenp = NFS3_FH_OVERHEAD + n;
+	store_le64(fh + 8 + n, fs_siphash(exp->ex_key, fh, 8 + n));
+	*lenp = FS_FH_OVERHEAD + n;
 	return 0;
 }
 
-int nfs3_fh_open(const struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
+int fs_fh_open(const struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
 		 uint32_t len, int *fdp, struct stat *st)
 {
 	union kfh k;
@@ -138,13 +138,13 @@ int nfs3_fh_open(const struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
 	uint32_t n;
 	int fd, err;
 
-	if (len < NFS3_FH_OVERHEAD || len > RPCRDMA_NFS3_FHSIZE ||
-	    fh[0] != NFS3_FH_VERSION)
+	if (len < FS_FH_OVERHEAD || len > RPCRDMA_NFS3_FHSIZE ||
+	    fh[0] != FS_FH_VERSION)
 		return -EBADMSG;
 	n = fh[1];
-	if (n != len - NFS3_FH_OVERHEAD)
+	if (n != len - FS_FH_OVERHEAD)
 		return -EBADMSG;
-	store_le64(mac, nfs3_siphash(exp->ex_key, fh, 8 + n));
+	store_le64(mac, fs_siphash(exp->ex_key, fh, 8 + n));
 	for (int i = 0; i < 8; i++) /* constant time */
 		diff |= mac[i] ^ fh[8 + n + i];
 	if (diff)

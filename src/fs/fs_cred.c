@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * nfs3_cred.c - serving each call with the caller's AUTH_SYS identity
+ * fs_cred.c - serving each call with the caller's AUTH_SYS identity
  * (RFC 5531 appendix A), per thread.
  *
  * The file system checks permissions against the thread's fsuid, fsgid and
@@ -14,7 +14,7 @@
  * A call decodes its file handles as the server (open_by_handle_at needs
  * the server's CAP_DAC_READ_SEARCH), then switches to the caller.  It does
  * not switch back when it ends: the thread keeps the caller's identity
- * until a call needs the server's (nfs3_cred_for_handle(): a handle not in
+ * until a call needs the server's (fs_cred_for_handle(): a handle not in
  * the open-file cache).  Each thread remembers what it last set and makes
  * only the system calls that change something, so a READ or WRITE of a
  * cached file by the same caller as the thread's previous call switches
@@ -32,7 +32,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "nfs3_internal.h"
+#include "fs.h"
 
 /* squash - what id @id (0 is root) becomes: @anon when squashed. */
 static uint32_t squash(const struct rpcrdma_nfs3_xopts *o, uint32_t id,
@@ -44,9 +44,9 @@ static uint32_t squash(const struct rpcrdma_nfs3_xopts *o, uint32_t id,
 	return id;
 }
 
-uint32_t nfs3_cred_from_req(const struct rpcrdma_nfs3_xopts *o,
+uint32_t fs_cred_from_req(const struct rpcrdma_nfs3_xopts *o,
 			    const struct rpcrdma_svc_req *req,
-			    struct nfs3_cred *cr)
+			    struct fs_cred *cr)
 {
 	const struct rpcrdma_rpc_msg *m = &req->rq_msg;
 
@@ -82,9 +82,9 @@ static __thread gid_t tl_gids[RPC_AUTH_SYS_MAX_GIDS];
 static __thread bool tl_have_ids;
 static __thread uid_t tl_euid;
 static __thread gid_t tl_egid;
-/* nfs3_cred_freeze(): no credential change on this thread */
+/* fs_cred_freeze(): no credential change on this thread */
 static __thread bool tl_frozen;
-/* the current call switched to its caller (nfs3_cred_for_handle()) */
+/* the current call switched to its caller (fs_cred_for_handle()) */
 static __thread bool tl_caller_phase;
 
 static void server_ids(void)
@@ -109,7 +109,7 @@ static int set_groups(uint32_t n, const gid_t *gids)
 	return 0;
 }
 
-bool nfs3_cred_is_server(const struct nfs3_cred *cr)
+bool fs_cred_is_server(const struct fs_cred *cr)
 {
 	server_ids();
 	if (cr->cr_uid != tl_euid || cr->cr_gid != tl_egid)
@@ -117,29 +117,29 @@ bool nfs3_cred_is_server(const struct nfs3_cred *cr)
 	return tl_euid == 0 || cr->cr_ngids == 0;
 }
 
-void nfs3_cred_freeze(bool on)
+void fs_cred_freeze(bool on)
 {
 	tl_frozen = on;
 }
 
-void nfs3_cred_call_begin(void)
+void fs_cred_call_begin(void)
 {
 	tl_caller_phase = false;
 }
 
-void nfs3_cred_for_handle(void)
+void fs_cred_for_handle(void)
 {
 	if (!tl_caller_phase)
-		nfs3_cred_restore();
+		fs_cred_restore();
 }
 
-int nfs3_cred_apply(const struct nfs3_cred *cr)
+int fs_cred_apply(const struct fs_cred *cr)
 {
 	gid_t gids[RPC_AUTH_SYS_MAX_GIDS];
 	int err;
 
 	if (tl_frozen)
-		return nfs3_cred_is_server(cr) ? 0 : -EPERM;
+		return fs_cred_is_server(cr) ? 0 : -EPERM;
 
 	for (uint32_t i = 0; i < cr->cr_ngids; i++)
 		gids[i] = cr->cr_gids[i];
@@ -165,7 +165,7 @@ int nfs3_cred_apply(const struct nfs3_cred *cr)
 	if ((uint32_t)syscall(SYS_setfsgid, (gid_t)-1) != cr->cr_gid ||
 	    (uint32_t)syscall(SYS_setfsuid, (uid_t)-1) != cr->cr_uid) {
 		tl_known = false;
-		nfs3_cred_restore();
+		fs_cred_restore();
 		return -EPERM;
 	}
 	tl_fsuid = cr->cr_uid;
@@ -175,7 +175,7 @@ int nfs3_cred_apply(const struct nfs3_cred *cr)
 	return 0;
 }
 
-void nfs3_cred_restore(void)
+void fs_cred_restore(void)
 {
 	bool ok = true;
 
@@ -204,7 +204,7 @@ static __thread bool tl_own_fs;
  * changes it before rpcrdma_nfs3_thread_release() gives the thread back */
 static __thread bool tl_umask_clear;
 
-void nfs3_cred_no_umask(void)
+void fs_cred_no_umask(void)
 {
 	if (tl_umask_clear)
 		return;
@@ -219,5 +219,5 @@ void rpcrdma_nfs3_thread_release(void)
 {
 	tl_caller_phase = false;
 	tl_umask_clear = false; /* the thread's owner may change its umask */
-	nfs3_cred_restore();
+	fs_cred_restore();
 }

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * nfs3_file.c - reaching files for the NFS version 3 procedures: handles to
- * descriptors, descriptors for the caller, lookups that never leave the
- * export, and carrying out a sattr3 (RFC 1813 3.3.2).
+ * fs_file.c - reaching files for the procedures of NFSv3, NFSv4.1 and
+ * NLM: handles to descriptors, descriptors for the caller, lookups that
+ * never leave the export, and carrying out a sattr3 (RFC 1813 3.3.2).
  *
  * Every handler first decodes all of its arguments (a short or malformed
  * body is GARBAGE_ARGS), then opens its file handles with the server's own
  * credentials (open_by_handle_at needs CAP_DAC_READ_SEARCH), then switches
- * the thread to the caller's identity (nfs3_cred.c) for the file system
+ * the thread to the caller's identity (fs_cred.c) for the file system
  * work, so the kernel makes every permission decision.  Objects are reached
  * only through O_PATH descriptors and *at() calls that never follow a
  * symlink.
@@ -21,22 +21,22 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "nfs3_internal.h"
+#include "fs.h"
 
-int nfs3_become_caller(struct nfs3_call *c)
+int fs_become_caller(struct fs_call *c)
 {
 	int err;
 
 	if (c->c_ro && c->c_modifies)
 		return -EROFS;
-	err = nfs3_cred_apply(&c->c_cred);
+	err = fs_cred_apply(&c->c_cred);
 
 	if (err == 0)
 		c->c_as_caller = true;
 	return err;
 }
 
-void nfs3_proc_path(char *buf, size_t len, int fd)
+void fs_proc_path(char *buf, size_t len, int fd)
 {
 	snprintf(buf, len, "/proc/self/fd/%d", fd);
 }
@@ -48,7 +48,7 @@ void nfs3_proc_path(char *buf, size_t len, int fd)
  * execute permission (a client must read what it runs).  @st NULL: fstat
  * @fd for the owner.
  */
-static bool may_override(struct nfs3_call *c, int fd, const struct stat *st,
+static bool may_override(struct fs_call *c, int fd, const struct stat *st,
 			 int acc)
 {
 	struct stat own;
@@ -65,16 +65,16 @@ static bool may_override(struct nfs3_call *c, int fd, const struct stat *st,
 }
 
 /*
- * nfs3_reopen - a real descriptor for the regular file behind O_PATH @fd,
+ * fs_reopen - a real descriptor for the regular file behind O_PATH @fd,
  * checked against the caller's identity (with the overrides of
  * may_override(), which re-open with the server's identity).
  */
-int nfs3_reopen(struct nfs3_call *c, int fd, const struct stat *st, int flags)
+int fs_reopen(struct fs_call *c, int fd, const struct stat *st, int flags)
 {
 	char path[32];
 	int nfd, err;
 
-	nfs3_proc_path(path, sizeof(path), fd);
+	fs_proc_path(path, sizeof(path), fd);
 	nfd = open(path, flags | O_CLOEXEC);
 	if (nfd >= 0)
 		return nfd;
@@ -83,10 +83,10 @@ int nfs3_reopen(struct nfs3_call *c, int fd, const struct stat *st, int flags)
 		return -err;
 	if (!may_override(c, fd, st, flags & O_ACCMODE))
 		return -EACCES;
-	nfs3_cred_restore();
+	fs_cred_restore();
 	nfd = open(path, flags | O_CLOEXEC);
 	err = errno;
-	if (nfs3_cred_apply(&c->c_cred) < 0) {
+	if (fs_cred_apply(&c->c_cred) < 0) {
 		c->c_as_caller = false;
 		if (nfd >= 0)
 			close(nfd);
@@ -96,20 +96,20 @@ int nfs3_reopen(struct nfs3_call *c, int fd, const struct stat *st, int flags)
 }
 
 /*
- * nfs3_file_fd - a descriptor of @fe's regular file open for @acc (O_RDONLY or
- * O_WRONLY; the entry owns it), for the caller (nfs3_become_caller done).
+ * fs_file_fd - a descriptor of @fe's regular file open for @acc (O_RDONLY or
+ * O_WRONLY; the entry owns it), for the caller (fs_become_caller done).
  * A descriptor the cache already holds is used only after the caller
  * passes the same check an open would make: faccessat(AT_EACCESS), which
  * checks the thread's fsuid, fsgid, groups and capabilities, with the
  * overrides of may_override().  Otherwise the file is re-opened as the
- * caller (nfs3_reopen()) and the descriptor kept in the entry.
+ * caller (fs_reopen()) and the descriptor kept in the entry.
  * @st: the file's attributes, or NULL (fetched only when needed).
  * Return: the descriptor, or a negative errno (-EACCES, ...).
  */
-int nfs3_file_fd(struct nfs3_call *c, struct nfs3_fentry *fe,
+int fs_file_fd(struct fs_call *c, struct fs_fentry *fe,
 		   const struct stat *st, int acc)
 {
-	int fd = nfs3_fcache_fd(fe, acc);
+	int fd = fs_fcache_fd(fe, acc);
 
 	if (fd >= 0) {
 		if (faccessat(fe->fe_path, "", acc == O_RDONLY ? R_OK : W_OK,
@@ -119,20 +119,20 @@ int nfs3_file_fd(struct nfs3_call *c, struct nfs3_fentry *fe,
 			return -errno;
 		return may_override(c, fe->fe_path, st, acc) ? fd : -EACCES;
 	}
-	fd = nfs3_reopen(c, fe->fe_path, st, acc);
+	fd = fs_reopen(c, fe->fe_path, st, acc);
 	if (fd < 0)
 		return fd;
-	return nfs3_fcache_set_fd(fe, acc, fd);
+	return fs_fcache_set_fd(fe, acc, fd);
 }
 
-int nfs3_dir_may_write(int dirfd)
+int fs_dir_may_write(int dirfd)
 {
 	if (faccessat(dirfd, "", W_OK | X_OK, AT_EMPTY_PATH | AT_EACCESS) < 0)
 		return -errno;
 	return 0;
 }
 
-int nfs3_rename(struct nfs3_call *c, int fromfd, const char *fname, int tofd,
+int fs_rename(struct fs_call *c, int fromfd, const char *fname, int tofd,
 		const char *tname, bool two_dirs, uint8_t *fh, uint32_t *fhlen,
 		bool *have_fh)
 {
@@ -147,43 +147,43 @@ int nfs3_rename(struct nfs3_call *c, int fromfd, const char *fname, int tofd,
 	 * Checked before the rename, not after a failure: a rename onto the
 	 * same file (one name, or two links of one inode) succeeds without
 	 * the kernel's permission checks. */
-	err = nfs3_dir_may_write(fromfd);
+	err = fs_dir_may_write(fromfd);
 	if (!err && two_dirs)
-		err = nfs3_dir_may_write(tofd);
+		err = fs_dir_may_write(tofd);
 	if (err)
 		return err;
-	*have_fh = nfs3_unlink_fh(c, tofd, tname, fh, fhlen);
+	*have_fh = fs_unlink_fh(c, tofd, tname, fh, fhlen);
 	if (renameat(fromfd, fname, tofd, tname) < 0)
 		return -errno;
 	return 0;
 }
 
-/* nfs3_get_file - the handle's object through the open-file cache. */
-int nfs3_get_file(struct nfs3_call *c, const uint8_t *fh, uint32_t len,
-		    struct nfs3_fentry *local, struct nfs3_fentry **fep,
+/* fs_get_file - the handle's object through the open-file cache. */
+int fs_get_file(struct fs_call *c, const uint8_t *fh, uint32_t len,
+		    struct fs_fentry *local, struct fs_fentry **fep,
 		    struct stat *st)
 {
 	if (c->c_fh_err) {
 		*fep = NULL;
 		return c->c_fh_err;
 	}
-	return nfs3_fcache_get(c->c_exp, fh, len, local, fep, st);
+	return fs_fcache_get(c->c_exp, fh, len, local, fep, st);
 }
 
-/* nfs3_get_dir - a directory's handle through the directory cache. */
-int nfs3_get_dir(struct nfs3_call *c, const uint8_t *fh, uint32_t len,
-		 struct nfs3_fentry *local, struct nfs3_fentry **fep,
+/* fs_get_dir - a directory's handle through the directory cache. */
+int fs_get_dir(struct fs_call *c, const uint8_t *fh, uint32_t len,
+		 struct fs_fentry *local, struct fs_fentry **fep,
 		 struct stat *st)
 {
 	if (c->c_fh_err) {
 		*fep = NULL;
 		return c->c_fh_err;
 	}
-	return nfs3_dcache_get(c->c_exp, fh, len, local, fep, st);
+	return fs_dcache_get(c->c_exp, fh, len, local, fep, st);
 }
 
-/* nfs3_want_regular_type - nfs3_want_regular() on an entry's file type. */
-int nfs3_want_regular_type(mode_t type)
+/* fs_want_regular_type - fs_want_regular() on an entry's file type. */
+int fs_want_regular_type(mode_t type)
 {
 	if (type == S_IFDIR)
 		return -EISDIR;
@@ -191,38 +191,38 @@ int nfs3_want_regular_type(mode_t type)
 }
 
 /*
- * nfs3_unlink_fh - before REMOVE or RENAME takes @name out of @dirfd: the
+ * fs_unlink_fh - before REMOVE or RENAME takes @name out of @dirfd: the
  * handle of what it names, when the open-file cache could hold it (its
- * entry is forgotten once the name is gone, nfs3_fcache_forget()).
+ * entry is forgotten once the name is gone, fs_fcache_forget()).
  * Return: true when @fh holds the handle.
  */
-bool nfs3_unlink_fh(struct nfs3_call *c, int dirfd, const char *name,
+bool fs_unlink_fh(struct fs_call *c, int dirfd, const char *name,
 		      uint8_t *fh, uint32_t *len)
 {
 	return c->c_exp->ex_fcache &&
-	       nfs3_fh_make(c->c_exp, dirfd, name, fh, len) == 0;
+	       fs_fh_make(c->c_exp, dirfd, name, fh, len) == 0;
 }
 
 /* Type check for READ/WRITE/COMMIT/size changes: 0 or -EISDIR/-EINVAL. */
-int nfs3_want_regular(const struct stat *st)
+int fs_want_regular(const struct stat *st)
 {
 	if (S_ISDIR(st->st_mode))
 		return -EISDIR;
 	return S_ISREG(st->st_mode) ? 0 : -EINVAL;
 }
 
-/* nfs3_open_handle - decode @fh into an O_PATH fd (server credentials). */
-int nfs3_open_handle(struct nfs3_call *c, const uint8_t *fh, uint32_t len,
+/* fs_open_handle - decode @fh into an O_PATH fd (server credentials). */
+int fs_open_handle(struct fs_call *c, const uint8_t *fh, uint32_t len,
 		       int *fdp, struct stat *st)
 {
 	*fdp = -1;
 	if (c->c_fh_err)
 		return c->c_fh_err;
-	nfs3_cred_for_handle();
-	return nfs3_fh_open(c->c_exp, fh, len, fdp, st);
+	fs_cred_for_handle();
+	return fs_fh_open(c->c_exp, fh, len, fdp, st);
 }
 
-int nfs3_lookup_at(const struct rpcrdma_nfs3_export *exp, int dirfd,
+int fs_lookup_at(const struct rpcrdma_nfs3_export *exp, int dirfd,
 		   const struct stat *dst, const char *name, int *fdp,
 		   struct stat *st)
 {
@@ -230,7 +230,7 @@ int nfs3_lookup_at(const struct rpcrdma_nfs3_export *exp, int dirfd,
 	int fd, err;
 
 	/* ".." of the export root is the root itself */
-	if (strcmp(name, "..") == 0 && nfs3_is_root(exp, dst))
+	if (strcmp(name, "..") == 0 && fs_is_root(exp, dst))
 		which = ".";
 	fd = openat(dirfd, which, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
@@ -274,7 +274,7 @@ static int set_times_fd(int fd, const struct timespec ts[2])
 			return -errno;
 		g_no_utimens_empty = true;
 	}
-	nfs3_proc_path(path, sizeof(path), fd);
+	fs_proc_path(path, sizeof(path), fd);
 	return utimensat(AT_FDCWD, path, ts, 0) < 0 ? -errno : 0;
 }
 
@@ -289,11 +289,11 @@ static int chmod_fd(int fd, mode_t mode)
 			return -errno;
 		g_no_fchmodat2 = true;
 	}
-	nfs3_proc_path(path, sizeof(path), fd);
+	fs_proc_path(path, sizeof(path), fd);
 	return fchmodat(AT_FDCWD, path, mode, 0) < 0 ? -errno : 0;
 }
 
-int nfs3_set_times(int fd, const struct nfs3_sattr *sa)
+int fs_set_times(int fd, const struct fs_sattr *sa)
 {
 	struct timespec ts[2];
 
@@ -321,8 +321,8 @@ int nfs3_set_times(int fd, const struct nfs3_sattr *sa)
  * checked as the caller (EACCES without it), then the times are set with
  * the server's identity.  Return: 0 or a negative errno.
  */
-static int touch_as_writer(struct nfs3_call *c, int fd,
-			   const struct nfs3_sattr *sa)
+static int touch_as_writer(struct fs_call *c, int fd,
+			   const struct fs_sattr *sa)
 {
 	int err;
 
@@ -331,9 +331,9 @@ static int touch_as_writer(struct nfs3_call *c, int fd,
 		return -EPERM;
 	if (faccessat(fd, "", W_OK, AT_EMPTY_PATH | AT_EACCESS) < 0)
 		return errno == EACCES ? -EACCES : -errno;
-	nfs3_cred_restore();
-	err = nfs3_set_times(fd, sa);
-	if (nfs3_cred_apply(&c->c_cred) < 0) {
+	fs_cred_restore();
+	err = fs_set_times(fd, sa);
+	if (fs_cred_apply(&c->c_cred) < 0) {
 		c->c_as_caller = false;
 		return -EPERM;
 	}
@@ -341,23 +341,23 @@ static int touch_as_writer(struct nfs3_call *c, int fd,
 }
 
 /*
- * nfs3_sattr_apply - carry out a sattr3 on O_PATH @fd (RFC 1813 3.3.2): size,
+ * fs_sattr_apply - carry out a sattr3 on O_PATH @fd (RFC 1813 3.3.2): size,
  * then owner, then mode (a chown may clear set-id bits), then times.
  */
-int nfs3_sattr_apply(struct nfs3_call *c, int fd, const struct stat *st,
-		       const struct nfs3_sattr *sa, bool skip_mode,
-		       struct nfs3_fentry *fe)
+int fs_sattr_apply(struct fs_call *c, int fd, const struct stat *st,
+		       const struct fs_sattr *sa, bool skip_mode,
+		       struct fs_fentry *fe)
 {
 	int err, wfd;
 
 	if (sa->sa_set_size) {
-		err = nfs3_want_regular(st);
+		err = fs_want_regular(st);
 		if (err)
 			return err;
 		if (sa->sa_size > INT64_MAX)
 			return -EFBIG;
 		/* @fe: the cache's write descriptor (@fd is its O_PATH) */
-		wfd = fe ? nfs3_file_fd(c, fe, st, O_WRONLY) : nfs3_reopen(c, fd, st, O_WRONLY);
+		wfd = fe ? fs_file_fd(c, fe, st, O_WRONLY) : fs_reopen(c, fd, st, O_WRONLY);
 		if (wfd < 0)
 			return wfd;
 		err = ftruncate(wfd, (off_t)sa->sa_size) < 0 ? -errno : 0;
@@ -377,7 +377,7 @@ int nfs3_sattr_apply(struct nfs3_call *c, int fd, const struct stat *st,
 		if (err)
 			return err;
 	}
-	err = nfs3_set_times(fd, sa);
+	err = fs_set_times(fd, sa);
 	if (err == -EPERM && c->c_as_caller)
 		err = touch_as_writer(c, fd, sa);
 	return err;

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * nfs3_fcache.c - open regular files and directories kept across calls,
+ * fs_fcache.c - open regular files and directories kept across calls,
  * keyed by NFS file handle, so READ, WRITE, GETATTR, COMMIT and SETATTR of
  * a size do not decode the handle (open_by_handle_at), reopen it through
  * /proc/self/fd, fstat it and close two descriptors on every call, and the
  * directory operations (CREATE, MKDIR, SYMLINK, MKNOD, REMOVE, RMDIR,
  * RENAME, LINK) do not decode and close their directory's handle.  A
- * lookup by handle (nfs3_fcache_get()) searches both caches, so GETATTR,
+ * lookup by handle (fs_fcache_get()) searches both caches, so GETATTR,
  * SETATTR and ACCESS of a directory hit too; CREATE and MKDIR hand the
- * object they made to its cache (nfs3_fcache_adopt()), so the calls a
+ * object they made to its cache (fs_fcache_adopt()), so the calls a
  * client sends next (SETATTR after an exclusive CREATE) find it open.
  *
  * An entry holds the O_PATH descriptor of the handle and, for a regular
@@ -17,7 +17,7 @@
  * only the O_PATH descriptor, which the *at() calls take as their
  * directory (searched with the caller's rights, as a decoded handle is).  The descriptors are only containers: the
  * procedures check the current caller's access before every use of a
- * cached read or write descriptor (nfs3_file.c, nfs3_file_fd()), so the cache
+ * cached read or write descriptor (fs_file.c, fs_file_fd()), so the cache
  * never decides a permission.
  *
  * The cache is split into shards by the handle's MAC (its last 8 bytes,
@@ -37,11 +37,11 @@
  * system call; a shard lock may be taken before the free-list lock, never
  * after, and never two shard locks at once.
  * Up to 255 entries make one shard (an exact LRU); larger caches up to
- * NFS3_FCACHE_SHARDS shards, one for every 64 entries.
+ * FS_FCACHE_SHARDS shards, one for every 64 entries.
  *
  * Lifetime: an entry is referenced by the cache while it is hashed and by
  * every call using it (fe_refs, under the shard lock).  Eviction and
- * nfs3_fcache_forget() unhash it and drop the cache's reference; the last
+ * fs_fcache_forget() unhash it and drop the cache's reference; the last
  * reference closes its descriptors and returns it to the cache's free
  * list.  So a call never sees its descriptors closed under it.
  *
@@ -63,34 +63,34 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "nfs3_internal.h"
+#include "fs.h"
 
-#define NFS3_FCACHE_SHARDS 16u
-#define NFS3_FCACHE_SHARD_MIN 64u
+#define FS_FCACHE_SHARDS 16u
+#define FS_FCACHE_SHARD_MIN 64u
 /* descriptors left for everything else when sizing against RLIMIT_NOFILE */
-#define NFS3_FCACHE_FD_RESERVE 256u
+#define FS_FCACHE_FD_RESERVE 256u
 
-struct nfs3_fshard {
+struct fs_fshard {
 	pthread_mutex_t sh_lock;
-	struct nfs3_fentry **sh_buckets;
+	struct fs_fentry **sh_buckets;
 	uint32_t sh_mask;             /* buckets - 1 (a power of two) */
 	uint32_t sh_count;            /* hashed entries now */
-	struct nfs3_fcache *sh_cache;
-	struct nfs3_fentry *sh_head;  /* LRU: most recently used */
-	struct nfs3_fentry *sh_tail;  /* LRU: next to evict */
+	struct fs_fcache *sh_cache;
+	struct fs_fentry *sh_head;  /* LRU: most recently used */
+	struct fs_fentry *sh_tail;  /* LRU: next to evict */
 	uint64_t sh_hits, sh_misses, sh_evictions, sh_forgotten, sh_expired;
 } __attribute__((aligned(64)));
 
-struct nfs3_fcache {
+struct fs_fcache {
 	uint32_t fc_nshards;
 	uint32_t fc_cap;
-	struct nfs3_fshard *fc_shards;
-	struct nfs3_fentry *fc_entries;  /* fc_cap of them */
+	struct fs_fshard *fc_shards;
+	struct fs_fentry *fc_entries;  /* fc_cap of them */
 	_Atomic uint64_t fc_clock;       /* +1 per insertion and sweep: fe_stamp */
 	pthread_mutex_t fc_sweep_lock;   /* one sweep at a time; guards fc_mark */
 	uint64_t fc_mark;                /* fc_clock as the last sweep left it */
 	pthread_mutex_t fc_free_lock;
-	struct nfs3_fentry *fc_free;     /* unused entries (linked by fe_hnext) */
+	struct fs_fentry *fc_free;     /* unused entries (linked by fe_hnext) */
 };
 
 static uint64_t fh_hash(const uint8_t *fh, uint32_t len)
@@ -103,17 +103,17 @@ static uint64_t fh_hash(const uint8_t *fh, uint32_t len)
 	return h;
 }
 
-static struct nfs3_fshard *shard_of(struct nfs3_fcache *fc, uint64_t h)
+static struct fs_fshard *shard_of(struct fs_fcache *fc, uint64_t h)
 {
 	return &fc->fc_shards[h % fc->fc_nshards];
 }
 
-static struct nfs3_fentry **bucket_of(struct nfs3_fshard *sh, uint64_t h)
+static struct fs_fentry **bucket_of(struct fs_fshard *sh, uint64_t h)
 {
 	return &sh->sh_buckets[(h >> 32) & sh->sh_mask];
 }
 
-static void entry_init(struct nfs3_fentry *fe)
+static void entry_init(struct fs_fentry *fe)
 {
 	memset(fe, 0, sizeof(*fe));
 	fe->fe_path = -1;
@@ -122,7 +122,7 @@ static void entry_init(struct nfs3_fentry *fe)
 }
 
 /* Close @fe's descriptors (no lock: nobody else can reach it). */
-static void entry_close(struct nfs3_fentry *fe)
+static void entry_close(struct fs_fentry *fe)
 {
 	if (fe->fe_rfd >= 0)
 		close(fe->fe_rfd);
@@ -149,9 +149,9 @@ static uint64_t fd_budget(uint64_t want)
 	return rl.rlim_cur == RLIM_INFINITY ? want : rl.rlim_cur;
 }
 
-int nfs3_fcache_create(uint32_t entries, struct nfs3_fcache **out)
+int fs_fcache_create(uint32_t entries, struct fs_fcache **out)
 {
-	struct nfs3_fcache *fc;
+	struct fs_fcache *fc;
 	uint64_t fds;
 	uint32_t nsh, nb, i = 0;
 	int err;
@@ -162,15 +162,15 @@ int nfs3_fcache_create(uint32_t entries, struct nfs3_fcache **out)
 	if (entries == 0)
 		entries = RPCRDMA_NFS3_FCACHE_DEFAULT;
 	/* three descriptors an entry, and room for the rest of the server */
-	fds = fd_budget(3ull * entries + NFS3_FCACHE_FD_RESERVE);
-	if (fds < 3ull * entries + NFS3_FCACHE_FD_RESERVE)
-		entries = fds > NFS3_FCACHE_FD_RESERVE + 3 ?
-			  (uint32_t)((fds - NFS3_FCACHE_FD_RESERVE) / 3) : 1;
-	nsh = entries / NFS3_FCACHE_SHARD_MIN;
-	if (entries < 4 * NFS3_FCACHE_SHARD_MIN || nsh == 0)
+	fds = fd_budget(3ull * entries + FS_FCACHE_FD_RESERVE);
+	if (fds < 3ull * entries + FS_FCACHE_FD_RESERVE)
+		entries = fds > FS_FCACHE_FD_RESERVE + 3 ?
+			  (uint32_t)((fds - FS_FCACHE_FD_RESERVE) / 3) : 1;
+	nsh = entries / FS_FCACHE_SHARD_MIN;
+	if (entries < 4 * FS_FCACHE_SHARD_MIN || nsh == 0)
 		nsh = 1;
-	if (nsh > NFS3_FCACHE_SHARDS)
-		nsh = NFS3_FCACHE_SHARDS;
+	if (nsh > FS_FCACHE_SHARDS)
+		nsh = FS_FCACHE_SHARDS;
 
 	fc = calloc(1, sizeof(*fc));
 	if (!fc)
@@ -187,7 +187,7 @@ int nfs3_fcache_create(uint32_t entries, struct nfs3_fcache **out)
 		goto out_free;
 	}
 	for (i = 0; i < nsh; i++) {
-		struct nfs3_fshard *sh = &fc->fc_shards[i];
+		struct fs_fshard *sh = &fc->fc_shards[i];
 
 		memset(sh, 0, sizeof(*sh));
 		sh->sh_cache = fc;
@@ -221,7 +221,7 @@ out_free:
 	return err;
 }
 
-void nfs3_fcache_destroy(struct nfs3_fcache *fc)
+void fs_fcache_destroy(struct fs_fcache *fc)
 {
 	if (!fc)
 		return;
@@ -240,7 +240,7 @@ void nfs3_fcache_destroy(struct nfs3_fcache *fc)
 
 /* ---- under the shard lock ---- */
 
-static void lru_unlink(struct nfs3_fshard *sh, struct nfs3_fentry *fe)
+static void lru_unlink(struct fs_fshard *sh, struct fs_fentry *fe)
 {
 	if (fe->fe_prev)
 		fe->fe_prev->fe_next = fe->fe_next;
@@ -253,7 +253,7 @@ static void lru_unlink(struct nfs3_fshard *sh, struct nfs3_fentry *fe)
 	fe->fe_prev = fe->fe_next = NULL;
 }
 
-static void lru_push(struct nfs3_fshard *sh, struct nfs3_fentry *fe)
+static void lru_push(struct fs_fshard *sh, struct fs_fentry *fe)
 {
 	fe->fe_prev = NULL;
 	fe->fe_next = sh->sh_head;
@@ -265,7 +265,7 @@ static void lru_push(struct nfs3_fshard *sh, struct nfs3_fentry *fe)
 }
 
 /* touch - @fe was used now: the head of its shard's LRU, stamped. */
-static void touch(struct nfs3_fshard *sh, struct nfs3_fentry *fe)
+static void touch(struct fs_fshard *sh, struct fs_fentry *fe)
 {
 	fe->fe_stamp = atomic_load_explicit(&sh->sh_cache->fc_clock,
 					    memory_order_relaxed);
@@ -273,10 +273,10 @@ static void touch(struct nfs3_fshard *sh, struct nfs3_fentry *fe)
 	lru_push(sh, fe);
 }
 
-static struct nfs3_fentry *find(struct nfs3_fshard *sh, uint64_t h,
+static struct fs_fentry *find(struct fs_fshard *sh, uint64_t h,
 				const uint8_t *fh, uint32_t len)
 {
-	for (struct nfs3_fentry *fe = *bucket_of(sh, h); fe; fe = fe->fe_hnext)
+	for (struct fs_fentry *fe = *bucket_of(sh, h); fe; fe = fe->fe_hnext)
 		if (fe->fe_hash == h && fe->fe_fhlen == len &&
 		    !memcmp(fe->fe_fh, fh, len))
 			return fe;
@@ -288,9 +288,9 @@ static struct nfs3_fentry *find(struct nfs3_fshard *sh, uint64_t h,
  * reference.  Return: true when that was the last one (the caller closes
  * it outside the lock and gives it back with release()).
  */
-static bool unhash(struct nfs3_fshard *sh, struct nfs3_fentry *fe)
+static bool unhash(struct fs_fshard *sh, struct fs_fentry *fe)
 {
-	struct nfs3_fentry **pp = bucket_of(sh, fe->fe_hash);
+	struct fs_fentry **pp = bucket_of(sh, fe->fe_hash);
 
 	while (*pp != fe)
 		pp = &(*pp)->fe_hnext;
@@ -305,9 +305,9 @@ static bool unhash(struct nfs3_fshard *sh, struct nfs3_fentry *fe)
 /* ---- outside the lock ---- */
 
 /* take_free - an unused entry of @fc, or NULL; a shard lock may be held. */
-static struct nfs3_fentry *take_free(struct nfs3_fcache *fc)
+static struct fs_fentry *take_free(struct fs_fcache *fc)
 {
-	struct nfs3_fentry *fe;
+	struct fs_fentry *fe;
 
 	pthread_mutex_lock(&fc->fc_free_lock);
 	fe = fc->fc_free;
@@ -318,7 +318,7 @@ static struct nfs3_fentry *take_free(struct nfs3_fcache *fc)
 }
 
 /* give_free - put closed @fe on @fc's free list; a shard lock may be held. */
-static void give_free(struct nfs3_fcache *fc, struct nfs3_fentry *fe)
+static void give_free(struct fs_fcache *fc, struct fs_fentry *fe)
 {
 	pthread_mutex_lock(&fc->fc_free_lock);
 	fe->fe_hnext = fc->fc_free;
@@ -327,7 +327,7 @@ static void give_free(struct nfs3_fcache *fc, struct nfs3_fentry *fe)
 }
 
 /* release - close an unreferenced entry and put it on the free list. */
-static void release(struct nfs3_fentry *fe)
+static void release(struct fs_fentry *fe)
 {
 	entry_close(fe);
 	give_free(fe->fe_shard->sh_cache, fe);
@@ -341,15 +341,15 @@ static void release(struct nfs3_fentry *fe)
  * no lock held.  Return: the entry, closed, or NULL when the cache holds
  * none or a call still holds the one evicted (its last put frees it).
  */
-static struct nfs3_fentry *evict_oldest(struct nfs3_fcache *fc)
+static struct fs_fentry *evict_oldest(struct fs_fcache *fc)
 {
-	struct nfs3_fshard *best = NULL;
-	struct nfs3_fentry *victim;
+	struct fs_fshard *best = NULL;
+	struct fs_fentry *victim;
 	uint64_t oldest = UINT64_MAX;
 	bool last;
 
 	for (uint32_t i = 0; i < fc->fc_nshards; i++) {
-		struct nfs3_fshard *sh = &fc->fc_shards[i];
+		struct fs_fshard *sh = &fc->fc_shards[i];
 
 		pthread_mutex_lock(&sh->sh_lock);
 		if (sh->sh_tail && (!best || sh->sh_tail->fe_stamp < oldest)) {
@@ -376,7 +376,7 @@ static struct nfs3_fentry *evict_oldest(struct nfs3_fcache *fc)
 }
 
 /* An entry for one call only (not cached, or no room): closed by put. */
-static struct nfs3_fentry *one_call(struct nfs3_fentry *local, int fd,
+static struct fs_fentry *one_call(struct fs_fentry *local, int fd,
 				    const struct stat *st)
 {
 	entry_init(local);
@@ -390,11 +390,11 @@ static struct nfs3_fentry *one_call(struct nfs3_fentry *local, int fd,
  * cache_find - the entry of a handle in @fc, referenced for the caller,
  * or NULL (no miss is counted: the caller may look elsewhere).
  */
-static struct nfs3_fentry *cache_find(struct nfs3_fcache *fc, uint64_t h,
+static struct fs_fentry *cache_find(struct fs_fcache *fc, uint64_t h,
 				      const uint8_t *fh, uint32_t len)
 {
-	struct nfs3_fshard *sh = shard_of(fc, h);
-	struct nfs3_fentry *fe;
+	struct fs_fshard *sh = shard_of(fc, h);
+	struct fs_fentry *fe;
 
 	pthread_mutex_lock(&sh->sh_lock);
 	fe = find(sh, h, fh, len);
@@ -407,9 +407,9 @@ static struct nfs3_fentry *cache_find(struct nfs3_fcache *fc, uint64_t h,
 	return fe;
 }
 
-static void count_miss(struct nfs3_fcache *fc, uint64_t h)
+static void count_miss(struct fs_fcache *fc, uint64_t h)
 {
-	struct nfs3_fshard *sh = shard_of(fc, h);
+	struct fs_fshard *sh = shard_of(fc, h);
 
 	pthread_mutex_lock(&sh->sh_lock);
 	sh->sh_misses++;
@@ -423,13 +423,13 @@ static void count_miss(struct nfs3_fcache *fc, uint64_t h)
  * Without: only the cache holds it, and @fd is closed when it cannot be
  * cached or the handle already is.  @fd is given away either way.
  */
-static void cache_insert(struct nfs3_fcache *fc, uint64_t h,
+static void cache_insert(struct fs_fcache *fc, uint64_t h,
 			 const uint8_t *fh, uint32_t len, int fd,
-			 const struct stat *ost, struct nfs3_fentry *local,
-			 struct nfs3_fentry **out)
+			 const struct stat *ost, struct fs_fentry *local,
+			 struct fs_fentry **out)
 {
-	struct nfs3_fshard *sh = shard_of(fc, h);
-	struct nfs3_fentry *fe;
+	struct fs_fshard *sh = shard_of(fc, h);
+	struct fs_fentry *fe;
 
 	pthread_mutex_lock(&sh->sh_lock);
 	fe = find(sh, h, fh, len);
@@ -493,7 +493,7 @@ static void cache_insert(struct nfs3_fcache *fc, uint64_t h,
 }
 
 /* The cache of @exp that keeps objects of @type, or NULL. */
-static struct nfs3_fcache *cache_for(struct rpcrdma_nfs3_export *exp,
+static struct fs_fcache *cache_for(struct rpcrdma_nfs3_export *exp,
 				     mode_t type)
 {
 	if (type == S_IFREG)
@@ -506,13 +506,13 @@ static struct nfs3_fcache *cache_for(struct rpcrdma_nfs3_export *exp,
  * else decoded, counted as a miss of @fc, and cached in whichever of the
  * two keeps its type.
  */
-static int cache_get(struct nfs3_fcache *fc, struct nfs3_fcache *other,
+static int cache_get(struct fs_fcache *fc, struct fs_fcache *other,
 		     struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-		     uint32_t len, struct nfs3_fentry *local,
-		     struct nfs3_fentry **out, struct stat *st)
+		     uint32_t len, struct fs_fentry *local,
+		     struct fs_fentry **out, struct stat *st)
 {
-	struct nfs3_fcache *into;
-	struct nfs3_fentry *fe = NULL;
+	struct fs_fcache *into;
+	struct fs_fentry *fe = NULL;
 	struct stat ost;
 	uint64_t h = fh_hash(fh, len);
 	bool cacheable = len <= RPCRDMA_NFS3_FHSIZE;
@@ -526,7 +526,7 @@ static int cache_get(struct nfs3_fcache *fc, struct nfs3_fcache *other,
 	if (fe) {
 		if (st && fstat(fe->fe_path, st) < 0) {
 			err = -errno;
-			nfs3_fcache_put(fe);
+			fs_fcache_put(fe);
 			return err;
 		}
 		*out = fe;
@@ -536,8 +536,8 @@ static int cache_get(struct nfs3_fcache *fc, struct nfs3_fcache *other,
 		count_miss(fc, h);
 
 	/* a miss: decode and open the handle (server credentials) */
-	nfs3_cred_for_handle();
-	err = nfs3_fh_open(exp, fh, len, &fd, &ost);
+	fs_cred_for_handle();
+	err = fs_fh_open(exp, fh, len, &fd, &ost);
 	if (err)
 		return err;
 	if (st)
@@ -551,25 +551,25 @@ static int cache_get(struct nfs3_fcache *fc, struct nfs3_fcache *other,
 	return 0;
 }
 
-int nfs3_fcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-		    uint32_t len, struct nfs3_fentry *local,
-		    struct nfs3_fentry **out, struct stat *st)
+int fs_fcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
+		    uint32_t len, struct fs_fentry *local,
+		    struct fs_fentry **out, struct stat *st)
 {
 	return cache_get(exp->ex_fcache, exp->ex_dcache, exp, fh, len, local,
 			 out, st);
 }
 
-int nfs3_dcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-		    uint32_t len, struct nfs3_fentry *local,
-		    struct nfs3_fentry **out, struct stat *st)
+int fs_dcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
+		    uint32_t len, struct fs_fentry *local,
+		    struct fs_fentry **out, struct stat *st)
 {
 	return cache_get(exp->ex_dcache, NULL, exp, fh, len, local, out, st);
 }
 
-void nfs3_fcache_adopt(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
+void fs_fcache_adopt(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
 		       uint32_t len, int fd, const struct stat *st)
 {
-	struct nfs3_fcache *fc = cache_for(exp, st->st_mode & S_IFMT);
+	struct fs_fcache *fc = cache_for(exp, st->st_mode & S_IFMT);
 
 	if (!fc || len > RPCRDMA_NFS3_FHSIZE) {
 		close(fd);
@@ -578,9 +578,9 @@ void nfs3_fcache_adopt(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
 	cache_insert(fc, fh_hash(fh, len), fh, len, fd, st, NULL, NULL);
 }
 
-void nfs3_fcache_put(struct nfs3_fentry *fe)
+void fs_fcache_put(struct fs_fentry *fe)
 {
-	struct nfs3_fshard *sh;
+	struct fs_fshard *sh;
 	bool last;
 
 	if (!fe)
@@ -599,17 +599,17 @@ void nfs3_fcache_put(struct nfs3_fentry *fe)
 		release(fe);
 }
 
-static int *fd_slot(struct nfs3_fentry *fe, int acc)
+static int *fd_slot(struct fs_fentry *fe, int acc)
 {
 	return acc == O_RDONLY ? &fe->fe_rfd : &fe->fe_wfd;
 }
 
-int nfs3_fcache_fd(struct nfs3_fentry *fe, int acc)
+int fs_fcache_fd(struct fs_fentry *fe, int acc)
 {
 	return __atomic_load_n(fd_slot(fe, acc), __ATOMIC_ACQUIRE);
 }
 
-int nfs3_fcache_set_fd(struct nfs3_fentry *fe, int acc, int fd)
+int fs_fcache_set_fd(struct fs_fentry *fe, int acc, int fd)
 {
 	int expect = -1;
 
@@ -620,11 +620,11 @@ int nfs3_fcache_set_fd(struct nfs3_fentry *fe, int acc, int fd)
 	return expect;
 }
 
-static void cache_forget(struct nfs3_fcache *fc, const uint8_t *fh,
+static void cache_forget(struct fs_fcache *fc, const uint8_t *fh,
 			 uint32_t len)
 {
-	struct nfs3_fshard *sh;
-	struct nfs3_fentry *fe;
+	struct fs_fshard *sh;
+	struct fs_fentry *fe;
 	uint64_t h;
 	bool last = false;
 
@@ -650,7 +650,7 @@ static void cache_forget(struct nfs3_fcache *fc, const uint8_t *fh,
 		release(fe);
 }
 
-void nfs3_fcache_forget(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
+void fs_fcache_forget(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
 			uint32_t len)
 {
 	cache_forget(exp->ex_fcache, fh, len);
@@ -668,7 +668,7 @@ void nfs3_fcache_forget(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
  * not idle (the kernel's nfsd does not close a file in use either): it
  * stays, stamped as used now, above the mark, so it is looked at once.
  */
-static void cache_expire(struct nfs3_fcache *fc)
+static void cache_expire(struct fs_fcache *fc)
 {
 	uint64_t mark;
 
@@ -679,8 +679,8 @@ static void cache_expire(struct nfs3_fcache *fc)
 	fc->fc_mark = atomic_fetch_add_explicit(&fc->fc_clock, 1,
 						memory_order_relaxed) + 1;
 	for (uint32_t i = 0; mark && i < fc->fc_nshards; i++) {
-		struct nfs3_fshard *sh = &fc->fc_shards[i];
-		struct nfs3_fentry *closing = NULL, *fe;
+		struct fs_fshard *sh = &fc->fc_shards[i];
+		struct fs_fentry *closing = NULL, *fe;
 
 		pthread_mutex_lock(&sh->sh_lock);
 		while ((fe = sh->sh_tail) && fe->fe_stamp < mark) {
@@ -712,7 +712,7 @@ int rpcrdma_nfs3_export_expire(struct rpcrdma_nfs3_export *exp)
 }
 
 /* Sum @fc's shard counters (each shard read under its lock). */
-static void cache_sum(const struct nfs3_fcache *fc, uint64_t *cap,
+static void cache_sum(const struct fs_fcache *fc, uint64_t *cap,
 		      uint64_t *entries, uint64_t *hits, uint64_t *misses,
 		      uint64_t *evictions, uint64_t *forgotten, uint64_t *expired)
 {
@@ -720,7 +720,7 @@ static void cache_sum(const struct nfs3_fcache *fc, uint64_t *cap,
 		return;
 	*cap = fc->fc_cap;
 	for (uint32_t i = 0; i < fc->fc_nshards; i++) {
-		struct nfs3_fshard *sh = &fc->fc_shards[i];
+		struct fs_fshard *sh = &fc->fc_shards[i];
 
 		pthread_mutex_lock(&sh->sh_lock);
 		*hits += sh->sh_hits;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * nfs3_export.c - one exported directory, the handle key file, and
+ * fs_export.c - one exported directory, the handle key file, and
  * address/prefix matching.
  */
 #include <arpa/inet.h>
@@ -15,18 +15,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nfs3_internal.h"
+#include "fs.h"
 
-#define NFS3_TMPFS_MAGIC 0x01021994
-#define NFS3_RAMFS_MAGIC 0x858458f6
+#define FS_TMPFS_MAGIC 0x01021994
+#define FS_RAMFS_MAGIC 0x858458f6
 
-bool nfs3_is_mem_fs(int fd)
+bool fs_is_mem_fs(int fd)
 {
 	struct statfs sf;
 
 	if (fstatfs(fd, &sf) < 0)
 		return false;
-	return sf.f_type == NFS3_TMPFS_MAGIC || sf.f_type == NFS3_RAMFS_MAGIC;
+	return sf.f_type == FS_TMPFS_MAGIC || sf.f_type == FS_RAMFS_MAGIC;
 }
 
 int rpcrdma_nfs3_export_open(const struct rpcrdma_nfs3_config *cfg,
@@ -70,7 +70,7 @@ int rpcrdma_nfs3_export_open(const struct rpcrdma_nfs3_config *cfg,
 	exp->ex_dev = st.st_dev;
 	exp->ex_ino = st.st_ino;
 	exp->ex_fsid = (uint64_t)st.st_dev;
-	exp->ex_mem_fs = nfs3_is_mem_fs(exp->ex_fd);
+	exp->ex_mem_fs = fs_is_mem_fs(exp->ex_fd);
 
 	/* the mount id, and whether this file system has file handles at all */
 	probe.handle_bytes = 0;
@@ -88,10 +88,10 @@ int rpcrdma_nfs3_export_open(const struct rpcrdma_nfs3_config *cfg,
 	exp->ex_verbose = cfg->nc_verbose;
 
 	/* the root must make a handle that decodes again (CAP_DAC_READ_SEARCH) */
-	err = nfs3_fh_make(exp, exp->ex_fd, "", fh, &fhlen);
+	err = fs_fh_make(exp, exp->ex_fd, "", fh, &fhlen);
 	if (err)
 		goto out_close;
-	err = nfs3_fh_open(exp, fh, fhlen, &fd, &st);
+	err = fs_fh_open(exp, fh, fhlen, &fd, &st);
 	if (err)
 		goto out_close;
 	close(fd);
@@ -105,16 +105,16 @@ int rpcrdma_nfs3_export_open(const struct rpcrdma_nfs3_config *cfg,
 		v ^= r;
 	memcpy(exp->ex_verf, &v, sizeof(v));
 
-	err = nfs3_fcache_create(cfg->nc_fcache_entries, &exp->ex_fcache);
+	err = fs_fcache_create(cfg->nc_fcache_entries, &exp->ex_fcache);
 	if (err)
 		goto out_close;
 	if (exp->ex_fcache) {
 		uint32_t n = cfg->nc_fcache_entries ? cfg->nc_fcache_entries :
 						      RPCRDMA_NFS3_FCACHE_DEFAULT;
 
-		err = nfs3_fcache_create(n / 4 > 16 ? n / 4 : 16, &exp->ex_dcache);
+		err = fs_fcache_create(n / 4 > 16 ? n / 4 : 16, &exp->ex_dcache);
 		if (err) {
-			nfs3_fcache_destroy(exp->ex_fcache);
+			fs_fcache_destroy(exp->ex_fcache);
 			goto out_close;
 		}
 	}
@@ -134,8 +134,8 @@ void rpcrdma_nfs3_export_close(struct rpcrdma_nfs3_export *exp)
 {
 	if (!exp)
 		return;
-	nfs3_fcache_destroy(exp->ex_dcache);
-	nfs3_fcache_destroy(exp->ex_fcache);
+	fs_fcache_destroy(exp->ex_dcache);
+	fs_fcache_destroy(exp->ex_fcache);
 	close(exp->ex_fd);
 	free(exp->ex_path);
 	free(exp);
@@ -144,7 +144,7 @@ void rpcrdma_nfs3_export_close(struct rpcrdma_nfs3_export *exp)
 int rpcrdma_nfs3_root_fh(struct rpcrdma_nfs3_export *exp,
 			 uint8_t fh[RPCRDMA_NFS3_FHSIZE], uint32_t *len)
 {
-	return nfs3_fh_make(exp, exp->ex_fd, "", fh, len);
+	return fs_fh_make(exp, exp->ex_fd, "", fh, len);
 }
 
 const char *rpcrdma_nfs3_export_path(const struct rpcrdma_nfs3_export *exp)

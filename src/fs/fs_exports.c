@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * nfs3_exports.c - reading an exports file (the syntax of exports(5) from
+ * fs_exports.c - reading an exports file (the syntax of exports(5) from
  * Linux nfs-utils) into a table of exports, each with its client entries
  * and their options, and matching a caller's address against them.
  *
@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "nfs3_internal.h"
+#include "fs.h"
 
 #define EXPORTS_FILE_MAX (1u << 20)
 
@@ -53,7 +53,7 @@ void rpcrdma_nfs3_exports_free(struct rpcrdma_nfs3_exports *xt)
 	if (!xt)
 		return;
 	for (unsigned i = 0; i < xt->xt_n; i++) {
-		struct nfs3_xspec *xs = &xt->xt_specs[i];
+		struct fs_xspec *xs = &xt->xt_specs[i];
 
 		for (unsigned j = 0; j < xs->xs_nclients; j++)
 			free(xs->xs_clients[j].xc_name);
@@ -64,12 +64,12 @@ void rpcrdma_nfs3_exports_free(struct rpcrdma_nfs3_exports *xt)
 	free(xt);
 }
 
-int nfs3_exports_names_init(struct rpcrdma_nfs3_exports *xt)
+int fs_exports_names_init(struct rpcrdma_nfs3_exports *xt)
 {
 	xt->xt_wild = false;
 	for (unsigned i = 0; i < xt->xt_n; i++)
 		for (unsigned j = 0; j < xt->xt_specs[i].xs_nclients; j++)
-			if (xt->xt_specs[i].xs_clients[j].xc_kind == NFS3_XC_WILDCARD)
+			if (xt->xt_specs[i].xs_clients[j].xc_kind == FS_XC_WILDCARD)
 				xt->xt_wild = true;
 	return 0;
 }
@@ -262,10 +262,10 @@ static int parse_opts(struct xparse *px, char *s, struct rpcrdma_nfs3_xopts *o,
 	return 0;
 }
 
-static int add_client(struct xparse *px, struct nfs3_xspec *xs,
-		      const struct nfs3_xclient *cl)
+static int add_client(struct xparse *px, struct fs_xspec *xs,
+		      const struct fs_xclient *cl)
 {
-	struct nfs3_xclient *n;
+	struct fs_xclient *n;
 
 	if (xs->xs_nclients >= RPCRDMA_NFS3_CLIENTS_MAX)
 		return PERR(px, -E2BIG, "more than %u clients for %s",
@@ -302,10 +302,10 @@ static int netmask_bits(const char *s)
  * parse_client - one client word @spec (no options) with options @o:
  * appended to @xs (a host name: one entry per address it resolves to).
  */
-static int parse_client(struct xparse *px, struct nfs3_xspec *xs, char *spec,
+static int parse_client(struct xparse *px, struct fs_xspec *xs, char *spec,
 			const struct rpcrdma_nfs3_xopts *o, bool first)
 {
-	struct nfs3_xclient cl = { .xc_opts = *o, .xc_name = spec,
+	struct fs_xclient cl = { .xc_opts = *o, .xc_name = spec,
 				   .xc_listed = first };
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai, *i;
 	char *slash;
@@ -314,14 +314,14 @@ static int parse_client(struct xparse *px, struct nfs3_xspec *xs, char *spec,
 	if (spec[0] == '@')
 		return PERR(px, -EINVAL, "%s: netgroups are not supported", spec);
 	if (!strcmp(spec, "*")) {
-		cl.xc_kind = NFS3_XC_ANY;
+		cl.xc_kind = FS_XC_ANY;
 		return add_client(px, xs, &cl);
 	}
 	if (strpbrk(spec, "*?[")) {
-		cl.xc_kind = NFS3_XC_WILDCARD;
+		cl.xc_kind = FS_XC_WILDCARD;
 		return add_client(px, xs, &cl);
 	}
-	cl.xc_kind = NFS3_XC_NET;
+	cl.xc_kind = FS_XC_NET;
 	if (rpcrdma_nfs3_cidr_parse(spec, &cl.xc_net, &cl.xc_prefix) == 0)
 		return add_client(px, xs, &cl);
 	slash = strchr(spec, '/');
@@ -359,7 +359,7 @@ static int parse_client(struct xparse *px, struct nfs3_xspec *xs, char *spec,
 static uint16_t export_id(const char *path)
 {
 	static const uint8_t k[16] = "rpcrdma-exports";
-	uint64_t h = nfs3_siphash(k, path, strlen(path));
+	uint64_t h = fs_siphash(k, path, strlen(path));
 	uint16_t id = (uint16_t)(h ^ (h >> 16) ^ (h >> 32) ^ (h >> 48));
 
 	return id ? id : 1;
@@ -375,7 +375,7 @@ static int parse_line(struct xparse *px, struct rpcrdma_nfs3_exports *xt,
 		.xo_anongid = RPCRDMA_NFS3_NOBODY,
 	};
 	struct xexport_opts xe = { 0 };
-	struct nfs3_xspec *xs, *specs;
+	struct fs_xspec *xs, *specs;
 	char word[RPCRDMA_NFS3_EXPORTS_LINE_MAX];
 	int r, err;
 
@@ -512,7 +512,7 @@ int rpcrdma_nfs3_exports_parse(const char *name, const char *text,
 		if (ret)
 			goto out;
 	}
-	ret = nfs3_exports_names_init(xt);
+	ret = fs_exports_names_init(xt);
 out:
 	free(line);
 	if (ret == -ENOMEM)
@@ -579,40 +579,40 @@ out_close:
 
 /* ---- matching ---- */
 
-enum nfs3_xmatch nfs3_exports_match_peer(const struct rpcrdma_nfs3_exports *xt,
+enum fs_xmatch fs_exports_match_peer(const struct rpcrdma_nfs3_exports *xt,
 					 unsigned i, const struct sockaddr *peer,
 					 bool wait, struct rpcrdma_nfs3_xopts *out)
 {
-	const struct nfs3_xspec *xs;
-	char name[NFS3_NAME_MAX + 1];
+	const struct fs_xspec *xs;
+	char name[FS_NAME_MAX + 1];
 	int have_name = -1; /* not asked yet */
 
 	if (!xt || i >= xt->xt_n || !peer)
-		return NFS3_XM_NO;
+		return FS_XM_NO;
 	xs = &xt->xt_specs[i];
 	for (unsigned j = 0; j < xs->xs_nclients; j++) {
-		const struct nfs3_xclient *cl = &xs->xs_clients[j];
+		const struct fs_xclient *cl = &xs->xs_clients[j];
 		bool hit = false;
 
 		switch (cl->xc_kind) {
-		case NFS3_XC_ANY:
+		case FS_XC_ANY:
 			hit = true;
 			break;
-		case NFS3_XC_NET:
+		case FS_XC_NET:
 			hit = rpcrdma_nfs3_cidr_match(peer, &cl->xc_net, cl->xc_prefix);
 			break;
-		case NFS3_XC_WILDCARD:
-			/* only a confirmed name (nfs3_hostname.c), never
+		case FS_XC_WILDCARD:
+			/* only a confirmed name (fs_hostname.c), never
 			 * looked up on this thread */
 			if (have_name < 0) {
-				enum nfs3_name_result r = nfs3_name_of(peer, wait, name,
+				enum fs_name_result r = fs_name_of(peer, wait, name,
 								       sizeof(name));
 
 				/* the first entry that may match decides:
 				 * without the name, nothing after it can */
-				if (r == NFS3_NAME_PENDING)
-					return NFS3_XM_UNKNOWN;
-				have_name = r == NFS3_NAME_OK;
+				if (r == FS_NAME_PENDING)
+					return FS_XM_UNKNOWN;
+				have_name = r == FS_NAME_OK;
 			}
 			hit = have_name &&
 			      fnmatch(cl->xc_name, name, FNM_CASEFOLD) == 0;
@@ -621,15 +621,15 @@ enum nfs3_xmatch nfs3_exports_match_peer(const struct rpcrdma_nfs3_exports *xt,
 		if (hit) {
 			if (out)
 				*out = cl->xc_opts;
-			return NFS3_XM_YES;
+			return FS_XM_YES;
 		}
 	}
-	return NFS3_XM_NO;
+	return FS_XM_NO;
 }
 
 bool rpcrdma_nfs3_exports_match(const struct rpcrdma_nfs3_exports *xt,
 				unsigned i, const struct sockaddr *peer,
 				struct rpcrdma_nfs3_xopts *out)
 {
-	return nfs3_exports_match_peer(xt, i, peer, true, out) == NFS3_XM_YES;
+	return fs_exports_match_peer(xt, i, peer, true, out) == FS_XM_YES;
 }

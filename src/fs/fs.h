@@ -1,0 +1,696 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fs.h - the file-serving layer (src/fs), under NFSv3 (src/nfs3), NFSv4.1
+ * (src/nfs4) and NLM (src/nlm): exports and the table in force, file
+ * handles, credentials and squashing, the open-file and directory caches,
+ * commit and sync policy, host names of peers, reaching files for a
+ * caller.  The protocols include this header, never each other's.
+ */
+#ifndef RPCRDMA_FS_H
+#define RPCRDMA_FS_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rpcrdma/nfs3.h>
+#include <rpcrdma/nfs3_prot.h>
+#include <rpcrdma/svc.h>
+#include <rpcrdma/xdr.h>
+
+/* Longest name component accepted on the wire (longer: GARBAGE_ARGS). */
+#define FS_WIRE_NAME_MAX 1024u
+
+struct rpcrdma_nfs3_export {
+	char *ex_path;
+	int ex_fd;            /* O_RDONLY|O_DIRECTORY: mount fd for open_by_handle_at */
+	dev_t ex_dev;
+	ino_t ex_ino;
+	int ex_mnt_id;
+	uint16_t ex_id;       /* the export's id in its handles (fsid=) */
+	uint64_t ex_fsid;     /* fattr3 fsid */
+	uint8_t ex_verf[8];   /* WRITE/COMMIT verifier: changes per start */
+	uint8_t ex_key[RPCRDMA_NFS3_KEY_BYTES];
+	uint32_t ex_max_payload;
+	bool ex_no_root_squash; /* rpcrdma_nfs3_dispatch() only */
+	bool ex_async;          /* rpcrdma_nfs3_dispatch() only: no commit_metadata */
+	FILE *ex_log;
+	int ex_verbose;
+	struct fs_fcache *ex_fcache; /* open files; NULL: no cache */
+	struct fs_fcache *ex_dcache; /* open directories; NULL: no cache */
+	/* preadv2(RWF_NOWAIT) refused by the file system: READ is never
+	 * served on the transport thread (nfs3_transport.c) */
+	_Atomic bool ex_nowait_unsupported;
+	/* tmpfs or ramfs: file data and directories live in memory, nothing
+	 * waits for a disk (nfs3_transport.c) */
+	bool ex_mem_fs;
+	atomic_uint ex_refs;  /* server tables holding it (fs_server.c) */
+	atomic_uint_fast64_t ex_commits; /* objects committed (fs_commit.c) */
+};
+
+/* ---- fs_export.c ---- */
+
+/** fs_is_mem_fs - whether @fd's file system keeps its data in memory
+ *  (tmpfs, ramfs). */
+bool fs_is_mem_fs(int fd);
+
+/* ---- fs_exports.c: a parsed exports file ---- */
+
+enum fs_xclient_kind {
+	FS_XC_ANY,      /* "*" */
+	FS_XC_NET,      /* an address, a network, a resolved host name */
+	FS_XC_WILDCARD, /* a host name pattern (fnmatch) */
+};
+
+/* One client entry of an export. */
+struct fs_xclient {
+	enum fs_xclient_kind xc_kind;
+	struct sockaddr_storage xc_net;
+	unsigned xc_prefix;
+	char *xc_name;       /* as written (the pattern of a wildcard) */
+	bool xc_listed;      /* MOUNT's EXPORT lists it (a host name's first address) */
+	struct rpcrdma_nfs3_xopts xc_opts;
+};
+
+/* One export line. */
+struct fs_xspec {
+	char *xs_path;
+	unsigned xs_line;
+	uint16_t xs_id;
+	bool xs_have_fsid;
+	struct fs_xclient *xs_clients; /* in file order: the first match wins */
+	unsigned xs_nclients;
+};
+
+struct rpcrdma_nfs3_exports {
+	struct fs_xspec *xt_specs;
+	unsigned xt_n;
+	bool xt_wild; /* some entry is a wildcard: matching may need a peer's name */
+};
+
+/** fs_exports_names_init - note whether @xt has wildcard entries. Return: 0. */
+int fs_exports_names_init(struct rpcrdma_nfs3_exports *xt);
+
+/* What fs_exports_match_peer() knows. */
+enum fs_xmatch {
+	FS_XM_NO,
+	FS_XM_YES,
+	FS_XM_UNKNOWN, /* a wildcard entry needs the peer's name, not known yet */
+};
+
+/**
+ * fs_exports_match_peer - rpcrdma_nfs3_exports_match() that tells "not
+ * known yet" apart.
+ * @wait: a caller that may wait (not on a transport thread) waits at most
+ *        FS_NAMES_WAIT_MS for the peer's name; on a transport thread
+ *        (rpcrdma_svc_on_transport_thread()) it never waits.
+ * Return: FS_XM_YES (*@out set when not NULL), FS_XM_NO, or
+ * FS_XM_UNKNOWN when the first entry that could decide is a wildcard and
+ * the peer's name is still being looked up (queued: ask again later).
+ */
+enum fs_xmatch fs_exports_match_peer(const struct rpcrdma_nfs3_exports *xt,
+					 unsigned i, const struct sockaddr *peer,
+					 bool wait, struct rpcrdma_nfs3_xopts *out);
+
+/* ---- fs_hostname.c: confirmed peer names, cached, resolved off the caller's thread ---- */
+
+#define FS_NAMES_ENTRIES 256u       /* addresses remembered */
+#define FS_NAMES_TTL_SEC 300u       /* a confirmed name */
+#define FS_NAMES_NEG_TTL_SEC 60u    /* no name, or one the forward lookup denies */
+#define FS_NAMES_AGAIN_TTL_SEC 5u   /* a lookup failed for now (EAI_AGAIN) */
+#define FS_NAMES_WAIT_MS 1000u      /* most a caller off the transport thread waits */
+#define FS_NAMES_RESOLVERS 2u       /* resolver threads */
+#define FS_NAME_MAX 255u            /* longest name kept (a DNS name has 253) */
+
+enum fs_name_result {
+	FS_NAME_NONE,    /* no confirmed name (cached for its TTL) */
+	FS_NAME_OK,      /* the confirmed name is in the buffer */
+	FS_NAME_PENDING, /* being looked up: ask again */
+};
+
+/**
+ * fs_name_of - the confirmed host name of @peer (IPv4, IPv6, or IPv4
+ * mapped in IPv6) from the cache: a name whose forward lookup lists
+ * @peer's address.  A miss, or an entry past its TTL, queues a lookup for
+ * the resolver threads; then a caller with @wait set that is not on a
+ * transport thread waits for it, until FS_NAMES_WAIT_MS after the
+ * lookup was queued (a later caller of a hanging lookup does not wait).
+ * No lookup ever runs on the calling thread.
+ * @buf: out: the name, NUL-terminated (@len bytes, truncated to fit).
+ * Return: FS_NAME_OK, FS_NAME_NONE (also for a peer neither IPv4 nor
+ * IPv6), FS_NAME_PENDING (not known yet; also when every cache entry
+ * is waiting for a resolver).
+ */
+enum fs_name_result fs_name_of(const struct sockaddr *peer, bool wait,
+				   char *buf, size_t len);
+
+struct addrinfo;
+
+/*
+ * The resolver's seam, for the unit tests: the lookups, the clock the
+ * TTLs count in (ns, monotonic) and the test "am I on a transport
+ * thread".  The default is libc's getnameinfo/getaddrinfo/freeaddrinfo,
+ * CLOCK_MONOTONIC and rpcrdma_svc_on_transport_thread().
+ */
+struct fs_resolver {
+	int (*nr_getnameinfo)(const struct sockaddr *sa, socklen_t salen, char *host,
+			      socklen_t hostlen, char *serv, socklen_t servlen, int flags);
+	int (*nr_getaddrinfo)(const char *node, const char *service,
+			      const struct addrinfo *hints, struct addrinfo **res);
+	void (*nr_freeaddrinfo)(struct addrinfo *res);
+	uint64_t (*nr_now_ns)(void);
+	bool (*nr_on_transport)(void);
+};
+
+/** fs_names_on_transport - rpcrdma_svc_on_transport_thread(), through the seam. */
+bool fs_names_on_transport(void);
+
+/**
+ * fs_names_set_resolver - use @r (static storage; NULL: libc's) and
+ * forget every cached name and counter.  Lookups under way when it is
+ * called have their answers dropped.  For tests.
+ */
+void fs_names_set_resolver(const struct fs_resolver *r);
+
+/* Counters of the name cache (since the last fs_names_set_resolver()). */
+struct fs_names_stats {
+	uint64_t ns_lookups;   /* fs_name_of() calls */
+	uint64_t ns_hits;      /* answered from a fresh entry */
+	uint64_t ns_queued;    /* lookups queued for the resolvers */
+	uint64_t ns_confirmed; /* lookups that gave a confirmed name */
+	uint64_t ns_no_name;   /* lookups that gave none (or an unconfirmed one) */
+	uint64_t ns_timeouts;  /* waits that ended before the answer */
+	uint64_t ns_full;      /* misses with every entry waiting for a resolver */
+	uint64_t ns_evictions; /* resolved entries given to another address */
+};
+
+/** fs_names_get_stats - copy the name cache's counters into @out. */
+void fs_names_get_stats(struct fs_names_stats *out);
+
+/* ---- fs_server.c: the table in force ---- */
+
+/*
+ * One table of opened exports.  A call takes a reference for its duration
+ * (fs_snap_get()); a reload installs a new one and drops the server's
+ * reference to the old, which is freed when its last call ends.
+ */
+struct fs_snap {
+	atomic_uint sn_refs;
+	struct rpcrdma_nfs3_exports *sn_xt;     /* owned */
+	struct rpcrdma_nfs3_export **sn_exp;    /* one per sn_xt spec, each referenced */
+};
+
+/* fs_snap_index - the index in @sn of the export whose id is @id (a
+ * handle's export id), or sn->sn_xt->xt_n when none has it. */
+static inline unsigned fs_snap_index(const struct fs_snap *sn, unsigned id)
+{
+	unsigned i;
+
+	for (i = 0; i < sn->sn_xt->xt_n; i++)
+		if (sn->sn_exp[i]->ex_id == id)
+			break;
+	return i;
+}
+
+/**
+ * fs_server_fh_open - fs_fh_open() of @fh in the export its id names
+ * in the table in force.  Return: 0, -EBADMSG (not a handle), -ESTALE (no
+ * such export, or the file is gone), or fs_fh_open()'s errors.
+ */
+int fs_server_fh_open(struct rpcrdma_nfs3_server *srv, const uint8_t *fh,
+			uint32_t len, int *fdp, struct stat *st);
+
+/** fs_snap_get - the table in force, referenced (never NULL). */
+struct fs_snap *fs_snap_get(struct rpcrdma_nfs3_server *srv);
+/** fs_snap_put - drop a reference; the last frees the table. */
+void fs_snap_put(struct fs_snap *sn);
+
+/* ---- fs_fh.c ---- */
+
+/** Kernel file handle bytes that fit: 64 - 8 (header) - 8 (MAC). */
+#define FS_FH_KERNEL_MAX 48u
+#define FS_FH_OVERHEAD 16u
+#define FS_FH_VERSION 1u
+
+/**
+ * fs_siphash - SipHash-2-4 (Aumasson and Bernstein, 2012) of @len bytes.
+ */
+uint64_t fs_siphash(const uint8_t key[16], const void *data, size_t len);
+
+/**
+ * fs_fh_make - the NFS handle of @name in @dirfd, never following a
+ * symlink (@name "" means @dirfd itself).
+ * @fh: out: RPCRDMA_NFS3_FHSIZE bytes; @lenp: out: bytes used.
+ * Return: 0; -EXDEV (the object is on another mount than the export);
+ * -EOVERFLOW (kernel handle too long); errno of name_to_handle_at.
+ */
+int fs_fh_make(const struct rpcrdma_nfs3_export *exp, int dirfd,
+		 const char *name, uint8_t *fh, uint32_t *lenp);
+
+/**
+ * fs_fh_open - open the object a handle names, O_PATH (needs
+ * CAP_DAC_READ_SEARCH: call with the server's own credentials).
+ * @fdp: out: the descriptor (caller closes); @st: out: its attributes.
+ * Return: 0; -EBADMSG (malformed or forged: NFS3ERR_BADHANDLE); -EXDEV (a
+ * genuine handle of another export: NFS3ERR_XDEV); -ESTALE
+ * (the object is gone or lies on another file system: NFS3ERR_STALE);
+ * other errno from open_by_handle_at/fstat.
+ */
+int fs_fh_open(const struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
+		 uint32_t len, int *fdp, struct stat *st);
+
+/* ---- fs_fcache.c ---- */
+
+/*
+ * One open regular file of the cache, or (fe_shard NULL) an object opened
+ * for one call only.  fe_path, fe_type and the handle are fixed while a
+ * call holds a reference; fe_rfd/fe_wfd go from -1 to a descriptor once
+ * (atomically, fs_fcache_set_fd) and are closed with the entry.
+ */
+struct fs_fshard;
+struct fs_fentry {
+	struct fs_fentry *fe_hnext;   /* hash chain, or free list */
+	struct fs_fentry *fe_prev;    /* LRU list of the shard */
+	struct fs_fentry *fe_next;
+	struct fs_fshard *fe_shard;   /* NULL: not cached */
+	uint64_t fe_hash;
+	uint64_t fe_stamp;              /* cache clock at last use; shard lock */
+	uint32_t fe_refs;               /* calls, +1 while hashed; shard lock */
+	bool fe_hashed;
+	mode_t fe_type;                 /* S_IFMT bits */
+	int fe_path;                    /* O_PATH|O_NOFOLLOW, from the handle */
+	int fe_rfd;                     /* O_RDONLY, or -1 */
+	int fe_wfd;                     /* O_WRONLY, or -1 */
+	uint32_t fe_fhlen;
+	uint8_t fe_fh[RPCRDMA_NFS3_FHSIZE];
+};
+
+struct fs_fcache;
+
+/**
+ * fs_fcache_create - a cache of @entries open files (0: the default;
+ * RPCRDMA_NFS3_FCACHE_OFF: *@out NULL, no cache).
+ * Return: 0 or -ENOMEM.
+ */
+int fs_fcache_create(uint32_t entries, struct fs_fcache **out);
+
+/** fs_fcache_destroy - close every entry; no call may hold one. */
+void fs_fcache_destroy(struct fs_fcache *fc);
+
+/**
+ * fs_fcache_get - the open object a handle names: an entry of the
+ * open-file cache or of the directory cache, or on a miss the handle
+ * decoded with fs_fh_open() (server credentials) and, for a regular file
+ * or a directory, cached in the cache that keeps its type (evicting the
+ * least recently used entry of the cache when full).  Objects not cached
+ * use @local (caller storage).  A miss counts in the open-file cache.
+ * No permission is checked here (see fs_file.c, fs_file_fd()).
+ * @st: NULL, or out: the object's attributes now (an fstat on a hit).
+ * @out: out: the entry; release it with fs_fcache_put().
+ * Return: 0, or the errors of fs_fh_open() (-EBADMSG, -ESTALE, ...) and
+ * of fstat.  Locking: takes and drops a shard lock, never across a
+ * system call.
+ */
+int fs_fcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
+		    uint32_t len, struct fs_fentry *local,
+		    struct fs_fentry **out, struct stat *st);
+
+/**
+ * fs_dcache_get - fs_fcache_get() for a directory's handle, through
+ * the directory cache (ex_dcache): only directories are kept there.
+ */
+int fs_dcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
+		    uint32_t len, struct fs_fentry *local,
+		    struct fs_fentry **out, struct stat *st);
+
+/**
+ * fs_fcache_adopt - after CREATE, MKDIR or LOOKUP opened an object
+ * itself: give its descriptor @fd (O_PATH, or for a file CREATE made, the
+ * O_RDONLY descriptor of the creating open: only ever used as the entry's
+ * O_PATH one) to the cache that keeps objects of its type (@st), as the
+ * entry of handle @fh, so the calls that follow (SETATTR after an
+ * exclusive CREATE, GETATTR, the new directory's operations) find it open.
+ * @fd is given away: closed when the handle is cached already, when its
+ * type is not cached, or when every entry is in use.
+ */
+void fs_fcache_adopt(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
+		       uint32_t len, int fd, const struct stat *st);
+
+/**
+ * fs_fcache_put - drop a reference (NULL: no-op); the last one closes.
+ * A cached entry counts as used until its put (LRU and idle sweeps).
+ */
+void fs_fcache_put(struct fs_fentry *fe);
+
+/**
+ * fs_fcache_fd - the entry's descriptor for @acc (O_RDONLY or
+ * O_WRONLY), or -1 when none was opened yet.  The caller must check the
+ * current caller's access before using it.
+ */
+int fs_fcache_fd(struct fs_fentry *fe, int acc);
+
+/**
+ * fs_fcache_set_fd - give @fd (opened for @acc) to the entry.
+ * Return: the descriptor to use: @fd, or the one another call stored
+ * first (then @fd is closed).  The entry owns it either way.
+ */
+int fs_fcache_set_fd(struct fs_fentry *fe, int acc, int fd);
+
+/**
+ * fs_fcache_forget - after REMOVE or RENAME took away a name, or when a
+ * directory is found with no links: drop the handle's object from the
+ * caches (closed when its last call ends), as knfsd closes cached files on
+ * unlink, so the space is freed and a handle with no name left turns
+ * STALE.  Whether other links are left is not asked (it would cost an
+ * fstat on every REMOVE): a file with another name is opened again by its
+ * handle on its next call.
+ */
+void fs_fcache_forget(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
+			uint32_t len);
+
+/* ---- fs_cred.c ---- */
+
+struct fs_cred {
+	uint32_t cr_uid;
+	uint32_t cr_gid;
+	uint32_t cr_ngids;
+	uint32_t cr_gids[RPC_AUTH_SYS_MAX_GIDS];
+};
+
+/**
+ * fs_cred_from_req - the identity to serve @req with, squashed as
+ * @opts says (AUTH_NONE: anonuid/anongid).
+ * Return: 0, or RPCRDMA_AUTH_TOOWEAK / RPCRDMA_AUTH_BADCRED.
+ */
+uint32_t fs_cred_from_req(const struct rpcrdma_nfs3_xopts *opts,
+			    const struct rpcrdma_svc_req *req,
+			    struct fs_cred *cr);
+
+/** fs_cred_apply - run this thread's file system calls as @cr. 0/-errno. */
+int fs_cred_apply(const struct fs_cred *cr);
+
+/**
+ * fs_cred_restore - back to the server's identity: fsuid/fsgid the
+ * effective ids; no supplementary groups, except that a root server keeps
+ * the last caller's (its file system capabilities make them irrelevant).
+ * Each thread remembers what it set: only changes cost system calls.
+ */
+void fs_cred_restore(void);
+
+/**
+ * fs_cred_no_umask - before CREATE or MKDIR makes a name with the mode
+ * the caller sent: clear the umask, so the mode reaches the file system as
+ * sent (the client applied its own umask; RFC 1813 3.3.8), whatever umask
+ * the server was started with.  knfsd's threads run with umask 0 for the
+ * same reason.  The umask is shared by the threads of a process (CLONE_FS):
+ * the first call on a thread gives the thread a file system context of its
+ * own (unshare(CLONE_FS), which also copies the working directory and root;
+ * the server resolves every name from a descriptor) and clears the
+ * thread's umask, which then stays 0: later calls make no system call,
+ * until rpcrdma_nfs3_thread_release() gives the thread back to its owner,
+ * who may change it.  Where unshare is refused (a seccomp filter) the
+ * process' umask is cleared instead, on every call.
+ */
+void fs_cred_no_umask(void);
+
+/**
+ * fs_cred_is_server - true when the server acting as itself already
+ * serves @cr exactly: a root server and a root caller whose group is the
+ * server's (with fsuid 0 the file system capabilities decide, the
+ * supplementary groups do not), or a non-root server and a caller with its
+ * uid and gid and no supplementary groups.
+ */
+bool fs_cred_is_server(const struct fs_cred *cr);
+
+/**
+ * fs_cred_freeze - while @on, this thread's credentials never change:
+ * fs_cred_apply() succeeds only for an identity fs_cred_is_server()
+ * accepts (else -EPERM), and fs_cred_restore() does nothing.  For the
+ * transport thread, whose device posts the kernel refuses once its
+ * credentials have changed (docs/bench-profile.md).
+ */
+void fs_cred_freeze(bool on);
+
+/**
+ * fs_cred_call_begin - a new call starts on this thread.  The thread
+ * may still run as the previous call's caller: a worker keeps that
+ * identity, so that the next call of the same caller switches nothing.
+ */
+void fs_cred_call_begin(void);
+
+/**
+ * fs_cred_for_handle - before decoding a file handle (open_by_handle_at
+ * needs the server's CAP_DAC_READ_SEARCH): back to the server's identity
+ * (free when the thread already has it).  Once the call switched to its
+ * caller (fs_cred_apply()), it does nothing: a handle decoded then fails
+ * with the caller's rights rather than run with the server's.
+ */
+void fs_cred_for_handle(void);
+
+/** fs_is_root - does @st describe the export root? */
+static inline bool fs_is_root(const struct rpcrdma_nfs3_export *exp,
+				const struct stat *st)
+{
+	return st->st_dev == exp->ex_dev && st->st_ino == exp->ex_ino;
+}
+
+/* One call in progress. */
+struct fs_call {
+	struct rpcrdma_nfs3_server *c_srv; /* NULL: a bare export (no hooks) */
+	struct rpcrdma_nfs3_export *c_exp;
+	struct rpcrdma_svc_req *c_req;
+	struct rpcrdma_xdr *c_args;
+	struct rpcrdma_xdr *c_res;
+	struct fs_cred c_cred;
+	bool c_as_caller; /* thread runs with c_cred */
+	bool c_ro;        /* the caller's export entry is ro */
+	bool c_modifies;  /* the procedure changes the file system */
+	bool c_commit;    /* commit_metadata before replying (fs_commit.c) */
+	int c_fh_err;     /* 0, or what every handle of this call opens to:
+			   * -EACCES (caller not listed), -ESTALE (export gone) */
+	/* On the transport thread: file data only from the page cache
+	 * (RWF_NOWAIT); c_defer set when the call must move to a worker */
+	bool c_nowait;
+	bool c_defer;
+};
+
+/* ---- fs_commit.c: commit_metadata ---- */
+
+/**
+ * fs_commit_dir - when the call commits metadata (c_commit: a namespace
+ * operation of a sync export entry on a file system with a disk), make
+ * the directory of entry @dfe stable (fsync of a descriptor kept in the
+ * entry) before the reply; otherwise, or with @dfe NULL, nothing.  Call it
+ * after the operation succeeded.  Return: 0, or a negative errno from
+ * opening the directory for reading or from fsync (-EIO, -ENOSPC, ...):
+ * the procedure then answers that error, as knfsd does.
+ */
+int fs_commit_dir(struct fs_call *c, struct fs_fentry *dfe);
+
+/**
+ * fs_commit_obj - fs_commit_dir() for the object of entry @fe itself
+ * after SETATTR: a regular file or a directory is fsynced; other types
+ * have no descriptor to sync and are not (0).  Return: as
+ * fs_commit_dir().
+ */
+int fs_commit_obj(struct fs_call *c, struct fs_fentry *fe);
+
+/**
+ * fs_commit_path - fs_commit_obj() for an object the call reached
+ * without a cache entry: O_PATH descriptor @fd of type @type (S_IFMT
+ * bits; not S_IFREG or S_IFDIR: nothing, 0).  A descriptor is opened
+ * read-only for the fsync and closed after it (NFSv4.1 OPEN truncating an
+ * existing file).  Return: as fs_commit_dir().
+ */
+int fs_commit_path(struct fs_call *c, int fd, mode_t type);
+
+/**
+ * fs_commit_data - make the data a client wrote to regular file @fd
+ * stable: fdatasync(2) when @datasync (WRITE DATA_SYNC: the data and what
+ * is needed to read it back), else fsync(2) (WRITE FILE_SYNC, COMMIT: all
+ * of the file's data and attributes).  RFC 1813 3.3.7, 3.3.21; RFC 8881
+ * 18.32.3, 18.3.3.  Any descriptor of the file will do.  Return: 0, or the
+ * negative errno of the call (-EIO, -ENOSPC, -EDQUOT, ...).
+ */
+int fs_commit_data(int fd, bool datasync);
+
+/**
+ * fs_write_data - WRITE's data: @len bytes of @buf at offset @off of
+ * regular file @fd, as stable as @stable asks (stable_how: 0 UNSTABLE,
+ * 1 DATA_SYNC, 2 FILE_SYNC; the same numbers in NFSv3 and NFSv4).  A
+ * stable write is one pwritev2(2) with RWF_DSYNC or RWF_SYNC: the range
+ * written and the attributes are synced in the same system call, as
+ * knfsd writes stable data, instead of a pwrite and an fsync of the whole
+ * file; where the file system refuses the flag (EOPNOTSUPP), a plain write
+ * then fs_commit_data().  A stable write of no data still commits.
+ * RFC 1813 3.3.7, RFC 8881 18.32.3.  *@done: bytes written and as stable
+ * as asked: all of @len, or fewer when an error stopped the write after
+ * some were written (then 0 is returned: the reply counts what was
+ * written, and the client sends the rest again).  Return: 0, or the
+ * negative errno of the write or the sync when nothing was written or the
+ * sync failed (-EIO, -ENOSPC, -EDQUOT, -EFBIG, ...).
+ */
+int fs_write_data(int fd, const uint8_t *buf, size_t len, off_t off,
+		    uint32_t stable, size_t *done);
+
+/** The fsync fs_commit_dir() and fs_commit_data() make, the
+ *  fdatasync of the latter and the pwritev2 of fs_write_data(); a unit
+ *  test may replace them. */
+extern int (*fs_commit_fsync)(int fd);
+extern int (*fs_commit_fdatasync)(int fd);
+extern ssize_t (*fs_commit_pwritev2)(int fd, const struct iovec *iov,
+				       int cnt, off_t off, int flags);
+
+/* ---- names and attributes to set, as the procedures decoded them ---- */
+
+/* A decoded filename3 (RFC 1813 2.5), NUL-terminated. */
+struct fs_name {
+	char n_buf[FS_WIRE_NAME_MAX + 1];
+	uint32_t n_len;
+};
+
+/* A decoded sattr3 (RFC 1813 2.6); times' how is enum nfs3_time_how. */
+struct fs_sattr {
+	bool sa_set_mode, sa_set_uid, sa_set_gid, sa_set_size;
+	uint32_t sa_mode, sa_uid, sa_gid;
+	uint64_t sa_size;
+	uint32_t sa_atime_how, sa_mtime_how;
+	struct timespec sa_atime, sa_mtime;
+};
+
+/* ---- fs_file.c: reaching files ---- */
+
+/**
+ * fs_become_caller - switch the thread to the caller's identity before
+ * the file system work.  Return: 0; -EROFS (a modifying procedure on a ro
+ * export entry); -EPERM (the switch failed).
+ */
+int fs_become_caller(struct fs_call *c);
+/** fs_proc_path - "/proc/self/fd/@fd" into @buf (32 bytes suffice). */
+void fs_proc_path(char *buf, size_t len, int fd);
+/**
+ * fs_reopen - a real descriptor (@flags, O_CLOEXEC added) for the regular
+ * file behind O_PATH @fd, checked against the caller's identity, with
+ * knfsd's owner and execute-for-read overrides.  @st: the file's
+ * attributes or NULL.  Return: the descriptor (caller closes) or -errno.
+ */
+int fs_reopen(struct fs_call *c, int fd, const struct stat *st, int flags);
+/**
+ * fs_file_fd - a descriptor of @fe's regular file open for @acc (O_RDONLY
+ * or O_WRONLY; the entry owns it), checked for the caller as an open would.
+ * Return: the descriptor, or a negative errno (-EACCES, ...).
+ */
+int fs_file_fd(struct fs_call *c, struct fs_fentry *fe,
+		 const struct stat *st, int acc);
+/** fs_get_dir - a directory's handle through the directory cache (c_fh_err first). */
+int fs_get_dir(struct fs_call *c, const uint8_t *fh, uint32_t len,
+		 struct fs_fentry *local, struct fs_fentry **fep,
+		 struct stat *st);
+
+/** fs_get_file - the handle's object through the open-file cache (c_fh_err first). */
+int fs_get_file(struct fs_call *c, const uint8_t *fh, uint32_t len,
+		  struct fs_fentry *local, struct fs_fentry **fep,
+		  struct stat *st);
+/** fs_want_regular_type - 0 for S_IFREG, -EISDIR, else -EINVAL. */
+int fs_want_regular_type(mode_t type);
+/** fs_want_regular - READ/WRITE/COMMIT/size type check: 0, -EISDIR, -EINVAL. */
+int fs_want_regular(const struct stat *st);
+/**
+ * fs_unlink_fh - before REMOVE or RENAME takes @name out of @dirfd: the
+ * handle of what it names, when the open-file cache could hold it.
+ * Return: true when @fh holds the handle.
+ */
+bool fs_unlink_fh(struct fs_call *c, int dirfd, const char *name,
+		    uint8_t *fh, uint32_t *len);
+/**
+ * fs_open_handle - decode @fh into an O_PATH fd (server credentials);
+ * *@fdp -1 on error.  Return: 0, c_fh_err, or fs_fh_open()'s errors.
+ */
+int fs_open_handle(struct fs_call *c, const uint8_t *fh, uint32_t len,
+		     int *fdp, struct stat *st);
+/**
+ * fs_dir_may_write - whether the caller (fs_become_caller() done) may
+ * add and take away names in directory @dirfd (write and search
+ * permission), checked before LINK, RENAME and MKNOD try the operation:
+ * knfsd checks this first, so a caller without it gets NFS3ERR_ACCES even
+ * where the system call would have found another reason first (a link to
+ * a file protected_hardlinks guards, a sticky source directory, a device
+ * node: EPERM).  Return: 0, -EACCES, -EROFS or another negative errno.
+ */
+int fs_dir_may_write(int dirfd);
+/**
+ * fs_rename - RENAME's system calls (NFSv3 and NFSv4.1): @fname in
+ * directory @fromfd to @tname in @tofd (@two_dirs: different
+ * directories), the caller's credentials in force.  First
+ * renameat2(RENAME_NOREPLACE): a rename that replaces nothing is one
+ * system call, and the kernel checked that the caller may write both
+ * directories.  Otherwise (a name in the way, or a failure) as knfsd:
+ * fs_dir_may_write() of both directories first, so a caller without
+ * that hears -EACCES (or -EROFS) where rename(2) finds another reason
+ * first (a sticky directory: -EPERM), or succeeds without asking (a rename
+ * onto the same file: one name, or two links of one inode); then the
+ * handle of the name replaced (fs_unlink_fh(), into @fh, @fhlen,
+ * *@have_fh) and renameat().  RFC 1813 3.3.14, RFC 8881 18.26.
+ * Return: 0, or a negative errno (-EACCES, -EROFS, -ENOENT, -EEXIST,
+ * -ENOTEMPTY, -EISDIR, -ENOTDIR, -EINVAL, -EXDEV, -EPERM, ...).
+ */
+int fs_rename(struct fs_call *c, int fromfd, const char *fname, int tofd,
+		const char *tname, bool two_dirs, uint8_t *fh, uint32_t *fhlen,
+		bool *have_fh);
+
+/** fs_set_times - the atime/mtime part of a sattr3 on O_PATH @fd. 0/-errno. */
+int fs_set_times(int fd, const struct fs_sattr *sa);
+/**
+ * fs_sattr_apply - carry out a sattr3 on O_PATH @fd (RFC 1813 3.3.2):
+ * size, owner, mode (unless @skip_mode), times.  @fe: the file's cache
+ * entry (its write descriptor truncates) or NULL.  0/-errno.
+ */
+int fs_sattr_apply(struct fs_call *c, int fd, const struct stat *st,
+		     const struct fs_sattr *sa, bool skip_mode,
+		     struct fs_fentry *fe);
+
+static inline void fs_close_fd(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+/**
+ * fs_lookup_at - open @name in directory @dirfd (attributes @dst) with
+ * O_PATH|O_NOFOLLOW; "." is the directory and ".." of the export root is
+ * the root.  @name must already be checked (nfs3_name_check).
+ * Return: 0 or a negative errno.
+ */
+int fs_lookup_at(const struct rpcrdma_nfs3_export *exp, int dirfd,
+		   const struct stat *dst, const char *name, int *fdp,
+		   struct stat *st);
+
+/* ---- fs_server.c: a file is about to change ---- */
+
+/**
+ * fs_change_hook_fn - a file is about to change through NFSv3 (WRITE,
+ * SETATTR of the size): @fh/@fhlen its handle.  Return 0 to go on, or
+ * -EAGAIN to answer NFS3ERR_JUKEBOX (the NFSv4.1 server recalls its
+ * clients' delegations of the file, RFC 8881 10.4.4).  Must not block.
+ */
+typedef int (*fs_change_hook_fn)(void *arg, const uint8_t *fh, uint32_t fhlen);
+
+/**
+ * fs_server_set_change_hook - install @fn (NULL: none) with @arg; done
+ * before calls are served and after they stopped (not synchronised).
+ */
+void fs_server_set_change_hook(struct rpcrdma_nfs3_server *srv,
+				 fs_change_hook_fn fn, void *arg);
+
+/** fs_change_check - the hook of @c's server for @fh: 0 or -EAGAIN. */
+int fs_change_check(struct fs_call *c, const uint8_t *fh, uint32_t fhlen);
+
+#endif /* RPCRDMA_FS_H */
