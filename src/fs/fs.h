@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #include <rpcrdma/nfs3.h>
-#include <rpcrdma/nfs3_prot.h>
 #include <rpcrdma/svc.h>
 #include <rpcrdma/xdr.h>
 
@@ -557,7 +556,29 @@ struct fs_name {
 	uint32_t n_len;
 };
 
-/* A decoded sattr3 (RFC 1813 2.6); times' how is enum nfs3_time_how. */
+/*
+ * How an fs_sattr sets a time: the numbers of NFSv3's time_how (RFC 1813
+ * 2.6), so that NFSv3's decoder stores what it read (nfs3_internal.h
+ * checks that they agree).
+ */
+enum fs_time_how {
+	FS_DONT_CHANGE = 0,
+	FS_SET_TO_SERVER_TIME = 1,
+	FS_SET_TO_CLIENT_TIME = 2,
+};
+
+/*
+ * How stable fs_write_data() makes what it writes: stable_how, the same
+ * numbers in NFSv3 (RFC 1813 3.3.7) and NFSv4.1 (RFC 8881 18.32; both
+ * internal headers check that they agree).
+ */
+enum fs_stable_how {
+	FS_UNSTABLE = 0,
+	FS_DATA_SYNC = 1,
+	FS_FILE_SYNC = 2,
+};
+
+/* A decoded sattr3 (RFC 1813 2.6); times' how is enum fs_time_how. */
 struct fs_sattr {
 	bool sa_set_mode, sa_set_uid, sa_set_gid, sa_set_size;
 	uint32_t sa_mode, sa_uid, sa_gid;

@@ -64,8 +64,8 @@ int fs_commit_data(int fd, bool datasync)
 int fs_write_data(int fd, const uint8_t *buf, size_t len, off_t off,
 		    uint32_t stable, size_t *done)
 {
-	int flags = stable == NFS3_FILE_SYNC ? RWF_SYNC :
-		    stable == NFS3_DATA_SYNC ? RWF_DSYNC : 0;
+	int flags = stable == FS_FILE_SYNC ? RWF_SYNC :
+		    stable == FS_DATA_SYNC ? RWF_DSYNC : 0;
 	bool then_commit = flags && len == 0;
 	int err = 0;
 
@@ -94,7 +94,7 @@ int fs_write_data(int fd, const uint8_t *buf, size_t len, off_t off,
 	if (err && *done == 0)
 		return err;
 	/* a write ended short by an error answers what was written */
-	return then_commit ? fs_commit_data(fd, stable == NFS3_DATA_SYNC) : 0;
+	return then_commit ? fs_commit_data(fd, stable == FS_DATA_SYNC) : 0;
 }
 
 /*

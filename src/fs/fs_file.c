@@ -297,15 +297,15 @@ int fs_set_times(int fd, const struct fs_sattr *sa)
 {
 	struct timespec ts[2];
 
-	if (sa->sa_atime_how == NFS3_DONT_CHANGE &&
-	    sa->sa_mtime_how == NFS3_DONT_CHANGE)
+	if (sa->sa_atime_how == FS_DONT_CHANGE &&
+	    sa->sa_mtime_how == FS_DONT_CHANGE)
 		return 0;
 	ts[0].tv_sec = sa->sa_atime.tv_sec;
-	ts[0].tv_nsec = sa->sa_atime_how == NFS3_SET_TO_CLIENT_TIME ? sa->sa_atime.tv_nsec :
-			sa->sa_atime_how == NFS3_SET_TO_SERVER_TIME ? UTIME_NOW : UTIME_OMIT;
+	ts[0].tv_nsec = sa->sa_atime_how == FS_SET_TO_CLIENT_TIME ? sa->sa_atime.tv_nsec :
+			sa->sa_atime_how == FS_SET_TO_SERVER_TIME ? UTIME_NOW : UTIME_OMIT;
 	ts[1].tv_sec = sa->sa_mtime.tv_sec;
-	ts[1].tv_nsec = sa->sa_mtime_how == NFS3_SET_TO_CLIENT_TIME ? sa->sa_mtime.tv_nsec :
-			sa->sa_mtime_how == NFS3_SET_TO_SERVER_TIME ? UTIME_NOW : UTIME_OMIT;
+	ts[1].tv_nsec = sa->sa_mtime_how == FS_SET_TO_CLIENT_TIME ? sa->sa_mtime.tv_nsec :
+			sa->sa_mtime_how == FS_SET_TO_SERVER_TIME ? UTIME_NOW : UTIME_OMIT;
 	return set_times_fd(fd, ts);
 }
 
@@ -326,8 +326,8 @@ static int touch_as_writer(struct fs_call *c, int fd,
 {
 	int err;
 
-	if (sa->sa_atime_how == NFS3_SET_TO_CLIENT_TIME ||
-	    sa->sa_mtime_how == NFS3_SET_TO_CLIENT_TIME)
+	if (sa->sa_atime_how == FS_SET_TO_CLIENT_TIME ||
+	    sa->sa_mtime_how == FS_SET_TO_CLIENT_TIME)
 		return -EPERM;
 	if (faccessat(fd, "", W_OK, AT_EMPTY_PATH | AT_EACCESS) < 0)
 		return errno == EACCES ? -EACCES : -errno;

@@ -19,10 +19,19 @@
 #include <unistd.h>
 
 #include <rpcrdma/nfs3.h>
+#include <rpcrdma/nfs3_prot.h>
 #include <rpcrdma/svc.h>
 #include <rpcrdma/xdr.h>
 
 #include "fs/fs.h"
+
+_Static_assert((int)FS_DONT_CHANGE == (int)NFS3_DONT_CHANGE &&
+	       (int)FS_SET_TO_SERVER_TIME == (int)NFS3_SET_TO_SERVER_TIME &&
+	       (int)FS_SET_TO_CLIENT_TIME == (int)NFS3_SET_TO_CLIENT_TIME,
+	       "a decoded time_how is an enum fs_time_how");
+_Static_assert(FS_UNSTABLE == NFS3_UNSTABLE && FS_DATA_SYNC == NFS3_DATA_SYNC &&
+	       FS_FILE_SYNC == NFS3_FILE_SYNC,
+	       "a decoded stable_how is an enum fs_stable_how");
 
 /* Bytes of an encoded fattr3 (21 words) and of a post_op_attr with one. */
 #define NFS3_FATTR_BYTES 84u

@@ -366,7 +366,7 @@ static uint32_t get_settime(struct rpcrdma_xdr *xs, uint32_t *how,
 	uint32_t h = rpcrdma_xdr_get_u32(xs);
 
 	if (h == SET_TO_SERVER_TIME4) {
-		*how = NFS3_SET_TO_SERVER_TIME;
+		*how = FS_SET_TO_SERVER_TIME;
 		return NFS4_OK;
 	}
 	if (h != SET_TO_CLIENT_TIME4)
@@ -375,7 +375,7 @@ static uint32_t get_settime(struct rpcrdma_xdr *xs, uint32_t *how,
 	ts->tv_nsec = rpcrdma_xdr_get_u32(xs);
 	if (ts->tv_nsec >= 1000000000)
 		return NFS4ERR_INVAL;
-	*how = NFS3_SET_TO_CLIENT_TIME;
+	*how = FS_SET_TO_CLIENT_TIME;
 	return NFS4_OK;
 }
 

@@ -17,6 +17,10 @@
 #include "fs/fs.h"
 #include "nfs4_prot.h"
 
+_Static_assert(FS_UNSTABLE == UNSTABLE4 && FS_DATA_SYNC == DATA_SYNC4 &&
+	       FS_FILE_SYNC == FILE_SYNC4,
+	       "a decoded stable_how4 is an enum fs_stable_how");
+
 /* ---- bounds (every table is fixed at creation) ---- */
 
 /** Operations in one COMPOUND before anything else is looked at. */

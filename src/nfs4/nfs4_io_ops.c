@@ -178,7 +178,7 @@ static uint32_t open_create(struct nfs4_compound *cp, struct open_args *o,
 	if (excl) {
 		if (!*created)
 			return excl_matches(st, o->oa_verf) ? NFS4_OK : NFS4ERR_EXIST;
-		sa.sa_atime_how = sa.sa_mtime_how = NFS3_SET_TO_CLIENT_TIME;
+		sa.sa_atime_how = sa.sa_mtime_how = FS_SET_TO_CLIENT_TIME;
 		sa.sa_atime.tv_sec = load_be32(o->oa_verf);
 		sa.sa_mtime.tv_sec = load_be32(o->oa_verf + 4);
 		sa.sa_atime.tv_nsec = sa.sa_mtime.tv_nsec = 0;
