@@ -131,6 +131,12 @@ static uint32_t op_sequence(struct nfs4_compound *cp, size_t res_start,
 	(void)rpcrdma_xdr_get_bool(a); /* sa_cachethis: every reply that fits is kept */
 	if (!rpcrdma_xdr_ok(a))
 		return NFS4ERR_BADXDR;
+	/* A result that cannot fit is answered before the slot is touched
+	 * (its sequence id and reply stay; the lease is not renewed): the
+	 * same request sent again with room is then served, not taken for
+	 * a retry of this error (RFC 8881 18.46.3) */
+	if (rpcrdma_xdr_remaining(r) < NFS4_SESSIONID_SIZE + 5 * 4)
+		return NFS4ERR_REP_TOO_BIG;
 	nfs4_who_of(cp, &who);
 	status = nfs4_sequence_as(cp->cp_srv->s4_state, &who, sid, seqid, slot, highest,
 			       nops, &sr);

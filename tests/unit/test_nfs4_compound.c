@@ -235,6 +235,48 @@ static void test_buffer_without_room_for_first_op(void **state)
 	e->seq = seq;
 }
 
+/*
+ * A SEQUENCE whose own result does not fit (reply buffers of 24 to 67
+ * bytes for a COMPOUND of four operations: 16 of header, 8 of number and
+ * status, 36 of result, 8 held back) is NFS4ERR_REP_TOO_BIG and leaves
+ * the slot alone, so the same request sent again with room is served
+ * whole.  Before, the slot took the sequence id and kept the error as
+ * the reply, and every resend got that error back.
+ */
+static void test_sequence_too_big_leaves_slot(void **state)
+{
+	struct env *e = *state;
+	uint8_t fh[NFS4_FHSIZE] = { 0 }, *save;
+	uint32_t fhlen, n, seq;
+
+	t4_fh_of(e, "big", fh, &fhlen);
+	for (size_t cap = 24; cap < 68; cap++) {
+		uint8_t *res = malloc(cap), *big = malloc(4096);
+
+		assert_non_null(res);
+		assert_non_null(big);
+		seq = e->seq;
+		c_read_getfh(e, fh, fhlen, 16, true);
+		assert_int_equal(c_run_into(e, res, cap), RPCRDMA_SVC_SUCCESS);
+		r_from(e, res, &save);
+		assert_int_equal(r_hdr(&e->c, &n), NFS4ERR_REP_TOO_BIG);
+		assert_int_equal(n, 1);
+		assert_int_equal(r_op(&e->c, OP_SEQUENCE), NFS4ERR_REP_TOO_BIG);
+		assert_int_equal(e->c.rlen, 24);
+		e->c.res = save;
+		/* the same request again, with room */
+		e->seq = seq;
+		c_read_getfh(e, fh, fhlen, 16, true);
+		assert_int_equal(c_run_into(e, big, 4096), RPCRDMA_SVC_SUCCESS);
+		r_from(e, big, &save);
+		assert_int_equal(r_hdr(&e->c, &n), NFS4_OK);
+		assert_int_equal(n, 4);
+		e->c.res = save;
+		free(res);
+		free(big);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +284,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_last_read_fills_buffer, setup, t4_teardown),
 		cmocka_unit_test_setup_teardown(test_small_read_then_getfh, setup, t4_teardown),
 		cmocka_unit_test_setup_teardown(test_buffer_without_room_for_first_op, setup,
+						t4_teardown),
+		cmocka_unit_test_setup_teardown(test_sequence_too_big_leaves_slot, setup,
 						t4_teardown),
 	};
 
