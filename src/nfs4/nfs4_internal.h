@@ -51,6 +51,11 @@ _Static_assert(FS_UNSTABLE == UNSTABLE4 && FS_DATA_SYNC == DATA_SYNC4 &&
 #define NFS4_MAX_CLIENT_OPENS (NFS4_MAX_OPENS / 4u)
 /** Lock states one client may hold (a quarter of NFS4_MAX_LOCKS). */
 #define NFS4_MAX_CLIENT_LOCKS (NFS4_MAX_LOCKS / 4u)
+/** One host's share of a table of @n entries (nfs4_host_key()): client
+ *  records, sessions, open and lock states of all the client IDs it
+ *  makes together, so that client IDs made up in numbers from one
+ *  machine cannot fill a table either. */
+#define NFS4_HOST_SHARE(n) ((n) / 4u)
 /** Longest COMPOUND tag accepted (bytes). */
 #define NFS4_TAG_MAX 1024u
 /** Longest attribute bitmap accepted (words). */
@@ -140,7 +145,17 @@ void nfs4_state_destroy(struct nfs4_state *st);
 struct nfs4_who {
 	uint64_t wh_principal; /* nfs4_principal() of the call's credential */
 	uint32_t wh_conn;      /* rpcrdma_svc_req_conn_id() (0: no connection) */
+	uint64_t wh_host;      /* nfs4_host_key() of the peer (0: none, no share) */
 };
+
+/**
+ * nfs4_host_key - the host a peer address stands for, as the per-host
+ * shares of the state tables count it: an IPv4 address (also IPv4-mapped
+ * IPv6), or the /64 of an IPv6 address (one machine holds a whole /64:
+ * SLAAC, privacy addresses).  Never 0 for AF_INET/AF_INET6; 0 for any
+ * other family (no share applies).
+ */
+uint64_t nfs4_host_key(const struct sockaddr_storage *ss);
 
 /**
  * nfs4_principal - the principal of the credential of call @m, as a keyed
@@ -172,7 +187,12 @@ struct nfs4_exid_res {
  * state goes only when CREATE_SESSION confirms the new one.  At most one
  * unconfirmed record per owner: a new one replaces it (case 4).
  * Return: NFS4_OK; NFS4ERR_CLID_INUSE (case 3: another principal, and the
- * confirmed record has sessions, opens or locks in an unexpired lease);
+ * confirmed record has sessions, opens or locks in an unexpired lease; or
+ * case 5 from another host (nfs4_host_key()) than the confirmed record's
+ * while it has state in an unexpired lease: with AUTH_SYS the principal
+ * is what any host can claim, so a new incarnation must come from the
+ * old one's host until that lease runs out); NFS4ERR_RESOURCE also when
+ * @who's host holds NFS4_HOST_SHARE(NFS4_MAX_CLIENTS) records already;
  * NFS4ERR_NOENT (case 7), NFS4ERR_NOT_SAME (case 8), NFS4ERR_PERM (case 9)
  * for EXCHGID4_FLAG_UPD_CONFIRMED_REC_A; NFS4ERR_RESOURCE when the client
  * table is full (no record to take back); NFS4ERR_INVAL for flags the

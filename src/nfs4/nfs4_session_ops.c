@@ -6,8 +6,10 @@
  * RECLAIM_COMPLETE (18.51), TEST_STATEID (18.48), FREE_STATEID (18.38).
  * The tables behind them are in nfs4_state.c.
  */
+#include <netinet/in.h>
 #include <string.h>
 
+#include "common/be.h"
 #include "nfs4_cb.h"
 #include "nfs4_deleg.h"
 #include "nfs4_internal.h"
@@ -16,6 +18,24 @@
 #define NFS4_IMPL_DOMAIN "rpcrdma"
 #define NFS4_IMPL_NAME "rpcrdma-nfsd"
 
+uint64_t nfs4_host_key(const struct sockaddr_storage *ss)
+{
+	static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
+	const uint8_t *a = s6->sin6_addr.s6_addr;
+
+	if (ss->ss_family == AF_INET)
+		return 1ull << 32 | load_be32((const uint8_t *)
+					      &((const struct sockaddr_in *)ss)->sin_addr);
+	if (ss->ss_family != AF_INET6)
+		return 0;
+	if (memcmp(a, v4mapped, sizeof(v4mapped)) == 0)
+		return 1ull << 32 | load_be32(a + 12);
+	/* the /64; a prefix below 2^33 (::/31: ::1 and nothing routable),
+	 * which would read as 0 or as an IPv4 key, gets the top bit set */
+	return load_be64(a) >> 33 ? load_be64(a) : (1ull << 63) | load_be64(a);
+}
+
 void nfs4_who_of(const struct nfs4_compound *cp, struct nfs4_who *who)
 {
 	const struct rpcrdma_nfs4_server *srv = cp->cp_srv;
@@ -23,6 +43,7 @@ void nfs4_who_of(const struct nfs4_compound *cp, struct nfs4_who *who)
 	who->wh_principal = nfs4_principal(srv->s4_state, &cp->cp_req->rq_msg);
 	who->wh_conn = srv->s4_conn_id ? srv->s4_conn_id(cp->cp_req)
 				       : rpcrdma_svc_req_conn_id(cp->cp_req);
+	who->wh_host = nfs4_host_key(&cp->cp_req->rq_peer);
 }
 
 /* skip_authsys - an authsys_parms (RFC 5531) inside callback_sec_parms4. */

@@ -89,6 +89,7 @@ struct nfs4_client {
 	uint32_t cl_gen;
 	uint64_t cl_id;
 	uint64_t cl_principal;       /* nfs4_principal() of its EXCHANGE_ID */
+	uint64_t cl_host;            /* nfs4_host_key() of its EXCHANGE_ID (0: none) */
 	uint8_t cl_verf[NFS4_VERIFIER_SIZE];
 	uint32_t cl_ownerlen;
 	uint8_t cl_owner[NFS4_OPAQUE_LIMIT];
@@ -105,6 +106,7 @@ struct nfs4_open {
 	uint32_t op_seqid;
 	uint64_t op_clientid;
 	uint64_t op_owner;     /* keyed hash of the open-owner */
+	uint64_t op_host;      /* its client's cl_host */
 	uint32_t op_access, op_deny;
 	uint32_t op_fhlen;
 	uint8_t op_fh[NFS4_FHSIZE];
@@ -118,6 +120,7 @@ struct nfs4_lock {
 	uint32_t lk_seqid;
 	uint64_t lk_clientid;
 	uint64_t lk_owner;
+	uint64_t lk_host;      /* its client's cl_host */
 	uint32_t lk_access;    /* the open's share access when it was made */
 	int lk_fd;
 	uint32_t lk_fhlen;
@@ -479,6 +482,51 @@ static bool client_clash(struct nfs4_state *st, const struct nfs4_client *conf,
 	       !lease_expired(st, conf, now_sec());
 }
 
+/* host_clash - may a new incarnation (case 5) made from host @host
+ * replace the confirmed record @conf?  Not from another host while @conf
+ * has state in an unexpired lease: under AUTH_SYS the principal is what
+ * the client says it is, so only the host stands between a client's
+ * state and anyone who read its owner string (0: a local caller). */
+static bool host_clash(struct nfs4_state *st, const struct nfs4_client *conf,
+		       uint64_t host)
+{
+	return host && conf->cl_host && conf->cl_host != host &&
+	       client_has_state(st, conf) && !lease_expired(st, conf, now_sec());
+}
+
+/* host_room - take back, when @host holds its share of client records
+ * already, the one of its records most readily taken (victim_rank());
+ * false when all of them are live confirmed clients. */
+static bool host_room(struct nfs4_state *st, uint64_t host)
+{
+	struct nfs4_client *victim = NULL;
+	unsigned n = 0, best = 0;
+	time_t now = now_sec();
+
+	if (!host)
+		return true;
+	for (unsigned i = 0; i < NFS4_MAX_CLIENTS; i++) {
+		struct nfs4_client *cl = &st->st_clients[i];
+		unsigned rank;
+
+		if (!cl->cl_used || cl->cl_host != host)
+			continue;
+		n++;
+		rank = victim_rank(st, cl, now);
+		if (rank > best || (rank && rank == best && cl->cl_renew < victim->cl_renew)) {
+			victim = cl;
+			best = rank;
+		}
+	}
+	if (n < NFS4_HOST_SHARE(NFS4_MAX_CLIENTS))
+		return true;
+	if (!victim)
+		return false;
+	st->st_reaped++;
+	client_free(st, victim);
+	return true;
+}
+
 uint32_t nfs4_exchange_id_as(struct nfs4_state *st, const struct nfs4_who *who,
 			     const uint8_t verf[8],
 			  const uint8_t *owner, uint32_t len, uint32_t flags,
@@ -520,13 +568,18 @@ uint32_t nfs4_exchange_id_as(struct nfs4_state *st, const struct nfs4_who *who,
 		/* case 2: a retry, or the same incarnation again */
 		cl = conf;
 		goto confirmed;
+	} else if (conf && host_clash(st, conf, who->wh_host)) {
+		/* case 5 from another host while the client holds state */
+		st->st_clid_inuse++;
+		status = NFS4ERR_CLID_INUSE;
+		goto out;
 	}
 	/* case 5 (a new verifier: the client restarted; the confirmed record
 	 * and its state stay until the new one is confirmed), case 4 (an
 	 * unconfirmed record is replaced, whoever made it) or case 1 */
 	if (unconf)
 		client_free(st, unconf);
-	cl = client_alloc(st);
+	cl = host_room(st, who->wh_host) ? client_alloc(st) : NULL;
 	if (!cl) {
 		status = NFS4ERR_RESOURCE;
 		goto out;
@@ -538,6 +591,7 @@ uint32_t nfs4_exchange_id_as(struct nfs4_state *st, const struct nfs4_who *who,
 	cl->cl_used = true;
 	cl->cl_id = id_permute(st, id_counter(st) << NFS4_ID_INDEX_BITS | idx, false);
 	cl->cl_principal = who->wh_principal;
+	cl->cl_host = who->wh_host;
 	memcpy(cl->cl_verf, verf, NFS4_VERIFIER_SIZE);
 	memcpy(cl->cl_owner, owner, len);
 	cl->cl_ownerlen = len;
@@ -601,6 +655,17 @@ static void session_bind(struct nfs4_session *se, uint32_t conn)
 	se->se_conn_next = (se->se_conn_next + 1) % NFS4_SESSION_CONNS;
 }
 
+/* host_sessions - the sessions of the clients of host @host (0: none counted) */
+static unsigned host_sessions(const struct nfs4_state *st, uint64_t host)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; host && i < NFS4_MAX_SESSIONS; i++)
+		n += st->st_sessions[i].se_used && st->st_sessions[i].se_client &&
+		     st->st_sessions[i].se_client->cl_host == host;
+	return n;
+}
+
 /* session_bound - is connection @conn bound to @se? */
 static bool session_bound(const struct nfs4_session *se, uint32_t conn)
 {
@@ -655,7 +720,8 @@ uint32_t nfs4_create_session_as(struct nfs4_state *st, const struct nfs4_who *wh
 		/* the confirmation replaces the owner's confirmed record
 		 * (RFC 8881 18.35.5 cases 3 and 5), checked again now */
 		old = client_by_owner(st, cl->cl_owner, cl->cl_ownerlen, true);
-		if (old && client_clash(st, old, cl->cl_principal)) {
+		if (old && (client_clash(st, old, cl->cl_principal) ||
+			    host_clash(st, old, cl->cl_host))) {
 			st->st_clid_inuse++;
 			status = NFS4ERR_CLID_INUSE;
 			goto out;
@@ -667,8 +733,8 @@ uint32_t nfs4_create_session_as(struct nfs4_state *st, const struct nfs4_who *wh
 		if (old)
 			old_id = old->cl_id;
 	}
-	if (cl->cl_nsessions >= NFS4_MAX_CLIENT_SESSIONS ||
-	    !(se = session_alloc(st, cl))) {
+	if (cl->cl_nsessions >= NFS4_MAX_CLIENT_SESSIONS || host_sessions(st, cl->cl_host) >=
+	    NFS4_HOST_SHARE(NFS4_MAX_SESSIONS) || !(se = session_alloc(st, cl))) {
 		status = NFS4ERR_NOSPC;
 		goto out;
 	}
@@ -1014,8 +1080,10 @@ uint32_t nfs4_lock_owner(struct nfs4_state *st, uint64_t clientid,
 	uint64_t h = fs_siphash(st->st_key, owner, ownerlen) ^ ownerlen ^
 		     0x4c4f434b00000000ull;
 	struct nfs4_lock *lk = NULL, *free_lk = NULL;
+	struct nfs4_client *cl;
 	struct nfs4_open *op;
-	uint32_t status, mine = 0;
+	uint32_t status, mine = 0, host_n = 0;
+	uint64_t host;
 	int fd = *fdp;
 
 	pthread_mutex_lock(&st->st_lock);
@@ -1026,6 +1094,8 @@ uint32_t nfs4_lock_owner(struct nfs4_state *st, uint64_t clientid,
 		status = NFS4ERR_BAD_STATEID;
 		goto out;
 	}
+	cl = client_find(st, clientid);
+	host = cl ? cl->cl_host : 0;
 	for (unsigned i = 0; i < NFS4_MAX_LOCKS; i++) {
 		struct nfs4_lock *l = &st->st_locks[i];
 
@@ -1034,6 +1104,7 @@ uint32_t nfs4_lock_owner(struct nfs4_state *st, uint64_t clientid,
 				free_lk = l;
 			continue;
 		}
+		host_n += host && l->lk_host == host;
 		if (l->lk_clientid != clientid)
 			continue;
 		mine++;
@@ -1043,8 +1114,10 @@ uint32_t nfs4_lock_owner(struct nfs4_state *st, uint64_t clientid,
 			break;
 		}
 	}
-	/* a new state: the table's room, and the client's share of it */
-	if (!lk && (!free_lk || mine >= NFS4_MAX_CLIENT_LOCKS)) {
+	/* a new state: the table's room, the client's share of it and its
+	 * host's (the loop stopped early only when it found the state) */
+	if (!lk && (!free_lk || mine >= NFS4_MAX_CLIENT_LOCKS ||
+		    host_n >= NFS4_HOST_SHARE(NFS4_MAX_LOCKS))) {
 		status = NFS4ERR_RESOURCE;
 		goto out;
 	}
@@ -1055,6 +1128,7 @@ uint32_t nfs4_lock_owner(struct nfs4_state *st, uint64_t clientid,
 		lk->lk_seqid = 0;
 		lk->lk_clientid = clientid;
 		lk->lk_owner = h;
+		lk->lk_host = host;
 		lk->lk_fd = fd;
 		lk->lk_fhlen = fhlen;
 		memcpy(lk->lk_fh, fh, fhlen);
@@ -1152,20 +1226,23 @@ uint32_t nfs4_open_add(struct nfs4_state *st, uint64_t clientid,
 {
 	uint64_t h = fs_siphash(st->st_key, owner, ownerlen) ^ ownerlen;
 	struct nfs4_open *op, *free_op;
-	struct nfs4_client *holder;
-	uint32_t status = NFS4_OK, idx, mine;
+	struct nfs4_client *holder, *cl;
+	uint32_t status = NFS4_OK, idx, mine, host_n;
+	uint64_t host;
 	time_t now = now_sec();
 
 	if (fhlen > NFS4_FHSIZE)
 		return NFS4ERR_BADHANDLE;
 	pthread_mutex_lock(&st->st_lock);
-	if (!client_find(st, clientid)) {
+	cl = client_find(st, clientid);
+	if (!cl) {
 		status = NFS4ERR_STALE_CLIENTID;
 		goto out;
 	}
+	host = cl->cl_host;
 again:
 	op = free_op = NULL;
-	mine = 0;
+	mine = host_n = 0;
 	for (unsigned i = 0; i < NFS4_MAX_OPENS; i++) {
 		struct nfs4_open *o = &st->st_opens[i];
 
@@ -1175,6 +1252,7 @@ again:
 			continue;
 		}
 		mine += o->op_clientid == clientid;
+		host_n += host && o->op_host == host;
 		if (o->op_fhlen != fhlen || memcmp(o->op_fh, fh, fhlen) != 0)
 			continue;
 		if (o->op_clientid == clientid && o->op_owner == h) {
@@ -1196,8 +1274,10 @@ again:
 			goto out;
 		}
 	}
-	if (!op && mine >= NFS4_MAX_CLIENT_OPENS) {
-		status = NFS4ERR_RESOURCE; /* the client's share of the table */
+	if (!op && (mine >= NFS4_MAX_CLIENT_OPENS ||
+		    host_n >= NFS4_HOST_SHARE(NFS4_MAX_OPENS))) {
+		/* the client's share of the table, or its host's */
+		status = NFS4ERR_RESOURCE;
 		goto out;
 	}
 	if (op) {
@@ -1211,6 +1291,7 @@ again:
 		op->op_seqid = 1;
 		op->op_clientid = clientid;
 		op->op_owner = h;
+		op->op_host = host;
 		op->op_access = access;
 		op->op_deny = deny;
 		op->op_fhlen = fhlen;

@@ -21,9 +21,12 @@
 #include "nfs4/nfs4_deleg.h"
 #include "nlm/nlm_internal.h"
 
+/* exported to all of 127/8: clients of several hosts (env.peer4) */
 static int setup(void **state)
 {
-	return t4_setup(state, "rw,no_root_squash,insecure");
+	const char *lines[1] = { ". 127.0.0.0/8(rw,no_root_squash,insecure)" };
+
+	return t4_setup_exports(state, lines, 1);
 }
 
 static int teardown(void **state)
@@ -36,10 +39,12 @@ struct t4_client {
 	uint64_t id;
 	uint8_t sid[16];
 	uint32_t seq;
+	uint32_t peer4; /* the host it calls from (env.peer4) */
 };
 
 static void use(struct env *e, const struct t4_client *cl)
 {
+	e->peer4 = cl->peer4;
 	e->clientid = cl->id;
 	memcpy(e->sid, cl->sid, 16);
 	e->seq = cl->seq;
@@ -47,6 +52,7 @@ static void use(struct env *e, const struct t4_client *cl)
 
 static void keep(const struct env *e, struct t4_client *cl)
 {
+	cl->peer4 = e->peer4;
 	cl->id = e->clientid;
 	memcpy(cl->sid, e->sid, 16);
 	cl->seq = e->seq;
@@ -508,6 +514,7 @@ static void test_client_limits(void **state)
 	char name[32];
 
 	new_client(e, "client-A", &a);
+	e->peer4 = 0x7f000002; /* B: another host, not sharing A's host share */
 	new_client(e, "client-B", &b);
 	for (uint32_t i = 0; i < NFS4_MAX_CLIENT_OPENS; i++) {
 		bool keep_it = i <= NFS4_MAX_CLIENT_LOCKS;
@@ -558,10 +565,13 @@ static void test_exchange_id_flood(void **state)
 
 	for (unsigned round = 0; round < 2; round++) /* sent again: no matter */
 		for (unsigned i = 0; i < NFS4_MAX_CLIENTS; i++) {
+			/* from as many hosts as their shares need */
+			e->peer4 = 0x7f000100 + i / NFS4_HOST_SHARE(NFS4_MAX_CLIENTS);
 			snprintf(owner, sizeof(owner), "flood-%u", i);
 			assert_int_equal(c_exid(e, owner, &id, &seq), NFS4_OK);
 		}
 	assert_int_equal(counts(e).sc_clients, NFS4_MAX_CLIENTS);
+	e->peer4 = 0;
 	new_client(e, "new", &cl);
 	assert_int_equal(counts(e).sc_clients, NFS4_MAX_CLIENTS);
 	/* a lease later the unconfirmed records go, the confirmed one stays
@@ -585,9 +595,11 @@ static void test_clients_full(void **state)
 	char owner[32];
 
 	for (unsigned i = 0; i < NFS4_MAX_CLIENTS; i++) {
+		e->peer4 = 0x7f000100 + i / NFS4_HOST_SHARE(NFS4_MAX_CLIENTS);
 		snprintf(owner, sizeof(owner), "live-%u", i);
 		new_client(e, owner, &cl);
 	}
+	e->peer4 = 0; /* a host with none of its share used */
 	assert_int_equal(c_exid(e, "late", &id, &seq), NFS4ERR_RESOURCE);
 	nfs4_clock_advance(nfs4_state_lease(e->srv4->s4_state) + 1);
 	new_client(e, "late", &cl);
@@ -639,6 +651,124 @@ static void test_lease_config(void **state)
 	rpcrdma_nfs4_server_destroy(srv);
 }
 
+
+/* ---- one host's share of the tables (issue 33, review: many client IDs
+ * from one machine) ---- */
+
+/* c_exid_verf - EXCHANGE_ID of @owner with verifier @v (both words) from
+ * e->peer4: its status, the client id in *@id and sequence in *@seq. */
+static uint32_t c_exid_verf(struct env *e, const char *owner, uint32_t v, uint64_t *id,
+			    uint32_t *seq)
+{
+	struct t_call *c = &e->c;
+	uint32_t n, status;
+
+	c_begin(e, 1, 1);
+	t_u32(c, OP_EXCHANGE_ID);
+	t_u32(c, v);
+	t_u32(c, v);
+	t_str(c, owner);
+	t_u32(c, 0);
+	t_u32(c, SP4_NONE);
+	t_u32(c, 0);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	(void)r_hdr(c, &n);
+	status = r_op(c, OP_EXCHANGE_ID);
+	if (status == NFS4_OK) {
+		*id = r_u64(c);
+		*seq = r_u32(c);
+	}
+	return status;
+}
+
+/* One host makes at most NFS4_HOST_SHARE(NFS4_MAX_CLIENTS) = 32 client
+ * records that stay (live confirmed clients): the 33rd EXCHANGE_ID from
+ * it is NFS4ERR_RESOURCE, another host's still gets in.  Before, one
+ * host could fill all 128 and keep every other client out. */
+static void test_host_share_clients(void **state)
+{
+	struct env *e = *state;
+	struct t4_client cl;
+	uint32_t seq;
+	uint64_t id;
+	char owner[32];
+
+	e->peer4 = 0x7f000009;
+	for (unsigned i = 0; i < NFS4_HOST_SHARE(NFS4_MAX_CLIENTS); i++) {
+		snprintf(owner, sizeof(owner), "many-%u", i);
+		new_client(e, owner, &cl);
+	}
+	assert_int_equal(NFS4_HOST_SHARE(NFS4_MAX_CLIENTS), 32);
+	e->peer4 = 0x7f000009;
+	assert_int_equal(c_exid(e, "many-more", &id, &seq), NFS4ERR_RESOURCE);
+	e->peer4 = 0x7f00000a;
+	assert_int_equal(c_exid(e, "other-host", &id, &seq), NFS4_OK);
+	assert_int_equal(counts(e).sc_clients, 33);
+}
+
+/* The open states of all the client IDs of one host together are at most
+ * NFS4_HOST_SHARE(NFS4_MAX_OPENS) = 1024: A1 takes them all, A2 of the
+ * same host gets NFS4ERR_RESOURCE for its first, B of another host opens.
+ * Before, each client ID had its own 1024, so four filled the table. */
+static void test_host_share_opens(void **state)
+{
+	struct env *e = *state;
+	struct t4_client a1, a2, b;
+	uint8_t sid[16], fh[128];
+	uint32_t len;
+	char name[32];
+
+	e->peer4 = 0x7f000005;
+	new_client(e, "A1", &a1);
+	new_client(e, "A2", &a2);
+	e->peer4 = 0x7f000006;
+	new_client(e, "B", &b);
+	for (uint32_t i = 0; i < NFS4_HOST_SHARE(NFS4_MAX_OPENS); i++) {
+		snprintf(name, sizeof(name), "h%u", i);
+		assert_int_equal(c_open_deny(e, &a1, name, "owner-A1", OPEN4_SHARE_ACCESS_READ, 0,
+					     sid, fh, &len), NFS4_OK);
+	}
+	assert_int_equal(c_open_deny(e, &a2, "h0", "owner-A2", OPEN4_SHARE_ACCESS_READ, 0,
+				     sid, fh, &len), NFS4ERR_RESOURCE);
+	assert_int_equal(c_open_deny(e, &b, "h0", "owner-B", OPEN4_SHARE_ACCESS_READ, 0,
+				     sid, fh, &len), NFS4_OK);
+	assert_int_equal(counts(e).sc_opens, NFS4_HOST_SHARE(NFS4_MAX_OPENS) + 1);
+}
+
+/* A new incarnation of a client that holds state (same owner, same
+ * principal, new verifier: RFC 8881 18.35.5 case 5) is refused with
+ * NFS4ERR_CLID_INUSE from another host while the client's lease runs,
+ * taken from the client's own host, and from anywhere once the lease has
+ * expired.  Before, any host that copied the owner string and the
+ * AUTH_SYS credential got the unconfirmed record and, with
+ * CREATE_SESSION, the client's state. */
+static void test_new_incarnation_other_host(void **state)
+{
+	struct env *e = *state;
+	struct t4_client a;
+	uint8_t sid[16], fh[128];
+	uint32_t len, seq, n;
+	uint64_t id;
+
+	e->peer4 = 0x7f000007;
+	new_client(e, "victim", &a);
+	assert_int_equal(c_open_deny(e, &a, "vf", "owner-V", OPEN4_SHARE_ACCESS_READ, 0,
+				     sid, fh, &len), NFS4_OK);
+	e->peer4 = 0x7f000008; /* the intruder, same credential */
+	assert_int_equal(c_exid_verf(e, "victim", 0x33333333, &id, &seq), NFS4ERR_CLID_INUSE);
+	e->peer4 = 0x7f000007; /* the client itself, restarted */
+	assert_int_equal(c_exid_verf(e, "victim", 0x44444444, &id, &seq), NFS4_OK);
+	/* its state is still there until that record is confirmed */
+	assert_int_equal(c_seq_only(e, &a), NFS4_OK);
+	/* the lease expired: from anywhere (case 5), confirmed by CREATE_SESSION */
+	nfs4_clock_advance(nfs4_state_lease(e->srv4->s4_state) + 1);
+	e->peer4 = 0x7f000008;
+	assert_int_equal(c_exid_verf(e, "victim", 0x55555555, &id, &seq), NFS4_OK);
+	c_create_session(e, id, seq);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(&e->c, &n), NFS4_OK);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -653,6 +783,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_client_limits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exchange_id_flood, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clients_full, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_host_share_clients, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_host_share_opens, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_new_incarnation_other_host, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_courtesy_bound, setup, teardown),
 	};
 
