@@ -8,6 +8,11 @@
  * over TCP from the server address the host called us at (a Linux client
  * matches a GRANTED callback with the server by address), and makes one
  * call with libtirpc.  Every step is bounded by NLM_CB_TIMEOUT_S.
+ *
+ * GRANTED and _RES calls are jobs for NLM_CB_WORKERS worker threads, each
+ * calling one host at a time and no two the same host (see struct
+ * nlm_msgres); a host whose callback timed out is put aside for
+ * NLM_CB_BACKOFF_S, so that it costs a worker one timeout per period.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -143,20 +148,87 @@ static int cb_getport(const struct sockaddr_storage *addr, socklen_t alen,
 	}
 }
 
-static int cb_call(const struct sockaddr_storage *addr, socklen_t alen,
-		   const struct sockaddr_storage *local, uint32_t prog, uint32_t vers,
-		   uint32_t proc, xdrproc_t xa, void *args, xdrproc_t xr, void *res)
+static bool ts_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* the record of @a while it is put aside (expired ones are cleared);
+ * under n_mu */
+static struct nlm_cb_dead *cb_dead_find(struct rpcrdma_nlm *n,
+					const struct sockaddr_storage *a)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	for (unsigned i = 0; i < NLM_CB_DEAD_MAX; i++) {
+		struct nlm_cb_dead *d = &n->n_cb_dead[i];
+
+		if (!d->d_addr.ss_family)
+			continue;
+		if (ts_before(&d->d_until, &now))
+			d->d_addr.ss_family = 0;
+		else if (nlm_addr_equal((struct sockaddr *)&d->d_addr, (struct sockaddr *)a))
+			return d;
+	}
+	return NULL;
+}
+
+static bool cb_host_dead(struct rpcrdma_nlm *n, const struct sockaddr_storage *a)
+{
+	bool dead;
+
+	pthread_mutex_lock(&n->n_mu);
+	dead = cb_dead_find(n, a) != NULL;
+	pthread_mutex_unlock(&n->n_mu);
+	return dead;
+}
+
+/* a callback to @a timed out: put it aside (a full table forgets the
+ * record that ends first) */
+static void cb_host_timed_out(struct rpcrdma_nlm *n, const struct sockaddr_storage *a)
+{
+	struct nlm_cb_dead *d;
+	char s[INET6_ADDRSTRLEN];
+
+	pthread_mutex_lock(&n->n_mu);
+	d = cb_dead_find(n, a);
+	if (!d) {
+		d = &n->n_cb_dead[0];
+		for (unsigned i = 0; i < NLM_CB_DEAD_MAX && d->d_addr.ss_family; i++)
+			if (!n->n_cb_dead[i].d_addr.ss_family ||
+			    ts_before(&n->n_cb_dead[i].d_until, &d->d_until))
+				d = &n->n_cb_dead[i];
+		d->d_addr = *a;
+		n->n_cb_backoffs++;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &d->d_until);
+	d->d_until.tv_sec += NLM_CB_BACKOFF_S;
+	pthread_mutex_unlock(&n->n_mu);
+	fprintf(n->n_log, "rpcrdma-nfsd: nlm: callback to %s timed out: its callbacks "
+		"are not tried for %d s\n",
+		nlm_addr_str((const struct sockaddr *)a, s, sizeof(s)), NLM_CB_BACKOFF_S);
+}
+
+static int cb_call(struct rpcrdma_nlm *n, const struct sockaddr_storage *addr,
+		   socklen_t alen, const struct sockaddr_storage *local, uint32_t prog,
+		   uint32_t vers, uint32_t proc, xdrproc_t xa, void *args, xdrproc_t xr,
+		   void *res)
 {
 	uint16_t port;
 	int fd, err;
 
+	if (cb_host_dead(n, addr))
+		return -EHOSTDOWN;
 	err = cb_getport(addr, alen, prog, vers, &port);
-	if (err)
-		return err;
-	fd = cb_connect(addr, alen, local, port);
-	if (fd < 0)
-		return fd;
-	return cb_call_fd(fd, addr, alen, prog, vers, proc, xa, args, xr, res);
+	if (!err) {
+		fd = cb_connect(addr, alen, local, port);
+		err = fd < 0 ? fd : cb_call_fd(fd, addr, alen, prog, vers, proc, xa, args,
+					       xr, res);
+	}
+	if (err == -ETIMEDOUT)
+		cb_host_timed_out(n, addr);
+	return err;
 }
 
 int nlm_cb_granted(struct rpcrdma_nlm *n, const struct nlm_grant *g)
@@ -179,7 +251,7 @@ int nlm_cb_granted(struct rpcrdma_nlm *n, const struct nlm_grant *g)
 	memcpy(a->a_oh, w->w_owner.o_oh, w->w_owner.o_ohlen);
 	a->a_svid = w->w_owner.o_svid;
 	nlm_range_to_wire(&w->w_range, &a->a_offset, &a->a_len);
-	err = cb_call(&g->g_addr, g->g_addrlen, &g->g_local, RPCRDMA_NLM_PROGRAM,
+	err = cb_call(n, &g->g_addr, g->g_addrlen, &g->g_local, RPCRDMA_NLM_PROGRAM,
 		      RPCRDMA_NLM_VERSION, NLMPROC4_GRANTED, (xdrproc_t)nlm_xdr_testargs,
 		      a, (xdrproc_t)nlm_xdr_res, r);
 	if (!err && r->r_stat != NLM4_GRANTED)
@@ -194,10 +266,9 @@ int nlm_cb_res(struct rpcrdma_nlm *n, const struct nlm_msgres *m)
 {
 	xdrproc_t xa = (xdrproc_t)nlm_xdr_res;
 
-	(void)n;
 	if (m->m_proc == NLMPROC4_TEST_RES)
 		xa = (xdrproc_t)nlm_xdr_testres;
-	return cb_call(&m->m_addr, m->m_addrlen, &m->m_local, RPCRDMA_NLM_PROGRAM,
+	return cb_call(n, &m->m_addr, m->m_addrlen, &m->m_local, RPCRDMA_NLM_PROGRAM,
 		       RPCRDMA_NLM_VERSION, m->m_proc, xa, (void *)&m->m_res,
 		       (xdrproc_t)nlm_xdr_void, NULL);
 }
@@ -208,7 +279,159 @@ int nlm_cb_notify(struct rpcrdma_nlm *n, const struct nsm_record *r)
 
 	snprintf(a.na_name, sizeof(a.na_name), "%s", n->n_name);
 	a.na_state = (int32_t)n->n_state;
-	return cb_call(&r->nr_addr, r->nr_addrlen, &r->nr_local, RPCRDMA_NSM_PROGRAM,
+	return cb_call(n, &r->nr_addr, r->nr_addrlen, &r->nr_local, RPCRDMA_NSM_PROGRAM,
 		       RPCRDMA_NSM_VERSION, SM_NOTIFY, (xdrproc_t)nsm_xdr_stat_chge, &a,
 		       (xdrproc_t)nlm_xdr_void, NULL);
+}
+
+/* ---- the callback queue and its workers ---- */
+
+/* how many _RES jobs of @m's host are queued; under n_mu */
+static unsigned cb_count(const struct rpcrdma_nlm *n, const struct nlm_msgres *m)
+{
+	unsigned c = 0;
+
+	for (const struct nlm_msgres *q = n->n_msgq; q; q = q->m_next)
+		c += nlm_addr_equal((const struct sockaddr *)&q->m_addr,
+				    (const struct sockaddr *)&m->m_addr);
+	return c;
+}
+
+/* take *@pp off the queue whose tail pointer is @tail */
+static struct nlm_msgres *cb_unlink(struct nlm_msgres ***tail, struct nlm_msgres **pp)
+{
+	struct nlm_msgres *m = *pp;
+
+	*pp = m->m_next;
+	if (*tail == &m->m_next)
+		*tail = pp;
+	m->m_next = NULL;
+	return m;
+}
+
+int nlm_cb_enqueue(struct rpcrdma_nlm *n, struct nlm_msgres *m)
+{
+	pthread_mutex_lock(&n->n_mu);
+	m->m_next = NULL;
+	if (m->m_grant) {
+		*n->n_grantq_tail = m;
+		n->n_grantq_tail = &m->m_next;
+	} else {
+		unsigned same = cb_count(n, m);
+
+		if (n->n_stop || same >= NLM_MSGQ_HOST_MAX || cb_dead_find(n, &m->m_addr))
+			goto refuse;
+		if (n->n_nmsgq >= NLM_MSGQ_MAX) {
+			/* the oldest _RES of the host with the most queued */
+			struct nlm_msgres **pp, **big = NULL;
+			unsigned most = 0;
+
+			for (pp = &n->n_msgq; *pp; pp = &(*pp)->m_next) {
+				unsigned c = cb_count(n, *pp);
+
+				if (c > most) {
+					most = c;
+					big = pp;
+				}
+			}
+			if (most <= same)
+				goto refuse;
+			free(cb_unlink(&n->n_msgq_tail, big));
+			n->n_nmsgq--;
+			n->n_res_dropped++;
+		}
+		*n->n_msgq_tail = m;
+		n->n_msgq_tail = &m->m_next;
+		n->n_nmsgq++;
+	}
+	pthread_cond_signal(&n->n_cb_cv);
+	pthread_mutex_unlock(&n->n_mu);
+	return 0;
+
+refuse:
+	n->n_res_dropped++; /* the client asks again after its timeout */
+	pthread_mutex_unlock(&n->n_mu);
+	return -ENOSPC;
+}
+
+/* the first job on @pp's queue whose host no worker is calling; under n_mu */
+static struct nlm_msgres **cb_pick(struct rpcrdma_nlm *n, struct nlm_msgres **pp)
+{
+	for (; *pp; pp = &(*pp)->m_next) {
+		unsigned i;
+
+		for (i = 0; i < NLM_CB_WORKERS; i++)
+			if (n->n_cb_busy[i].ss_family &&
+			    nlm_addr_equal((struct sockaddr *)&n->n_cb_busy[i],
+					   (struct sockaddr *)&(*pp)->m_addr))
+				break;
+		if (i == NLM_CB_WORKERS)
+			return pp;
+	}
+	return NULL;
+}
+
+/* a GRANTED callback's outcome: a lock the client did not take is released */
+static void cb_grant_done(struct rpcrdma_nlm *n, struct nlm_grant *g, int err)
+{
+	char addr[INET6_ADDRSTRLEN];
+
+	nlm_addr_str((struct sockaddr *)&g->g_addr, addr, sizeof(addr));
+	if (err) {
+		/* the client will ask again (a Linux client re-sends a
+		 * blocked LOCK every 30 s); the lock is not kept */
+		nlm_table_grant_refused(&n->n_table, g);
+		fprintf(n->n_log, "rpcrdma-nfsd: nlm: GRANTED to %s failed: %s\n", addr,
+			strerror(-err));
+		nlm_kick(n);
+	} else {
+		pthread_mutex_lock(&n->n_table.t_lock);
+		n->n_table.t_stats.ns_callbacks++;
+		pthread_mutex_unlock(&n->n_table.t_lock);
+		if (n->n_cfg.lc_verbose)
+			fprintf(n->n_log, "rpcrdma-nfsd: nlm: GRANTED svid %u to %s\n",
+				g->g_w.w_owner.o_svid, addr);
+	}
+}
+
+void *nlm_cb_worker(void *arg)
+{
+	struct rpcrdma_nlm *n = arg;
+
+	pthread_mutex_lock(&n->n_mu);
+	while (!n->n_stop) {
+		struct nlm_msgres **pp, *m;
+		unsigned slot = 0;
+		int err;
+
+		if ((pp = cb_pick(n, &n->n_grantq))) {
+			m = cb_unlink(&n->n_grantq_tail, pp);
+		} else if ((pp = cb_pick(n, &n->n_msgq))) {
+			m = cb_unlink(&n->n_msgq_tail, pp);
+			n->n_nmsgq--;
+		} else {
+			pthread_cond_wait(&n->n_cb_cv, &n->n_mu);
+			continue;
+		}
+		while (n->n_cb_busy[slot].ss_family) /* one per worker */
+			slot++;
+		n->n_cb_busy[slot] = m->m_addr;
+		pthread_mutex_unlock(&n->n_mu);
+		if (m->m_grant) {
+			cb_grant_done(n, m->m_grant, nlm_cb_granted(n, m->m_grant));
+			free(m->m_grant);
+			err = 0;
+		} else {
+			err = nlm_cb_res(n, m); /* lost answers are re-asked */
+		}
+		free(m);
+		pthread_mutex_lock(&n->n_mu);
+		n->n_cb_busy[slot].ss_family = 0;
+		if (err == -EHOSTDOWN)
+			n->n_res_dropped++;
+		/* the host's next job may go now */
+		pthread_cond_broadcast(&n->n_cb_cv);
+	}
+	pthread_mutex_unlock(&n->n_mu);
+	return NULL;
 }

@@ -417,13 +417,37 @@ bool_t nsm_xdr_stat_res(XDR *x, struct nsm_stat_res *r);
 
 /* ---- nlm_svc.c / nlm_cb.c: the service ---- */
 
-/** A queued _RES callback (answer to a _MSG procedure). */
+/*
+ * Callbacks (the _RES answers to _MSG procedures and GRANTED) are jobs on
+ * one queue served by NLM_CB_WORKERS threads.  A worker takes the oldest
+ * job whose host no other worker is calling, so a host that does not
+ * answer holds one worker, never another host's callbacks; GRANTED jobs
+ * go ahead of _RES ones.  _RES jobs are bounded in all (NLM_MSGQ_MAX) and
+ * per host (NLM_MSGQ_HOST_MAX): a host over its share has its new _RES
+ * dropped and counted (n_res_dropped), never another host's.  A host
+ * whose callback timed out is put aside for NLM_CB_BACKOFF_S: callbacks
+ * to it fail at once (-EHOSTDOWN), its _RES are dropped and counted.
+ */
+#define NLM_CB_WORKERS 4u
+#define NLM_MSGQ_MAX 256u
+#define NLM_MSGQ_HOST_MAX 16u
+#define NLM_CB_BACKOFF_S 30
+#define NLM_CB_DEAD_MAX 32u
+
+/** A queued callback: a _RES answer, or (m_grant) a GRANTED. */
 struct nlm_msgres {
 	struct nlm_msgres *m_next;
+	struct nlm_grant *m_grant;       /* GRANTED for this grant, or NULL */
 	uint32_t m_proc;                 /* NLMPROC4_*_RES */
 	struct nlm_res m_res;
 	struct sockaddr_storage m_addr, m_local;
 	socklen_t m_addrlen;
+};
+
+/** A host put aside after a callback to it timed out. */
+struct nlm_cb_dead {
+	struct sockaddr_storage d_addr;  /* ss_family 0: free */
+	struct timespec d_until;         /* CLOCK_MONOTONIC */
 };
 
 struct rpcrdma_nlm {
@@ -436,13 +460,25 @@ struct rpcrdma_nlm {
 	uint16_t n_port, n_nsm_port;
 	uint32_t n_state;                /* NSM state number */
 	struct timespec n_grace_end;     /* CLOCK_MONOTONIC */
-	pthread_t n_thread;
-	pthread_mutex_t n_mu;            /* n_kick, n_stop, n_msgq, n_notify */
-	pthread_cond_t n_cv;
+	pthread_t n_thread;              /* retries waiters, queues GRANTED */
+	pthread_t n_notify_thread;       /* SM_NOTIFY after a restart */
+	pthread_t n_cb_thread[NLM_CB_WORKERS];
+	unsigned n_ncb_threads;
+	bool n_notify_started;
+	/* n_kick, n_stop, n_msgq*, n_nmsgq, n_cb_busy, n_cb_dead, n_res_* */
+	pthread_mutex_t n_mu;
+	pthread_cond_t n_cv;             /* nlm_thread and the notifier */
+	pthread_cond_t n_cb_cv;          /* a callback queued, a host freed, stop */
 	bool n_stop, n_kick, n_registered, n_nsm_registered;
 	_Atomic bool n_grace_logged;      /* "grace period over" printed */
-	struct nlm_msgres *n_msgq;
-	uint32_t n_nmsgq;
+	struct nlm_msgres *n_grantq, **n_grantq_tail; /* GRANTED jobs, FIFO */
+	struct nlm_msgres *n_msgq, **n_msgq_tail;     /* _RES jobs, FIFO */
+	uint32_t n_nmsgq;                /* _RES jobs queued */
+	/* the host each worker is calling (ss_family 0: none) */
+	struct sockaddr_storage n_cb_busy[NLM_CB_WORKERS];
+	struct nlm_cb_dead n_cb_dead[NLM_CB_DEAD_MAX];
+	uint64_t n_res_dropped;          /* _RES dropped: queue, share, backoff */
+	uint64_t n_cb_backoffs;          /* hosts put aside */
 	struct nsm_record *n_notify;     /* hosts still to notify */
 };
 
@@ -452,11 +488,30 @@ bool nlm_in_grace(const struct rpcrdma_nlm *n);
 void nlm_kick(struct rpcrdma_nlm *n);
 
 /**
+ * nlm_cb_enqueue - queue @m for the workers (a GRANTED when m_grant is
+ * set, queued always).  A _RES is refused when its host is put aside or
+ * has NLM_MSGQ_HOST_MAX queued; with NLM_MSGQ_MAX queued in all, the
+ * oldest _RES of the host with the most queued makes room for it when
+ * that host has more than @m's, else @m is refused.  Refused and evicted
+ * _RES are counted in n_res_dropped.
+ * Return: 0 (@m is the queue's), or -ENOSPC (refused; @m is the caller's).
+ */
+int nlm_cb_enqueue(struct rpcrdma_nlm *n, struct nlm_msgres *m);
+
+/**
+ * nlm_cb_worker - a callback worker thread (@arg: the struct rpcrdma_nlm);
+ * returns once n_stop is set (the jobs left are freed by the caller).
+ */
+void *nlm_cb_worker(void *arg);
+
+/**
  * nlm_cb_granted - NLMPROC4_GRANTED to the host of @g (rpcbind at its
  * address, TCP, from the server address it called).
  * Return: 0 when the client answered NLM4_GRANTED; -EPERM when it
  * answered otherwise; -EHOSTUNREACH/-ETIMEDOUT/-EIO when it could not be
- * reached.
+ * reached; -EHOSTDOWN, not tried, while the host is put aside (a callback
+ * to it timed out less than NLM_CB_BACKOFF_S ago).  The same for the
+ * other callbacks.
  */
 int nlm_cb_granted(struct rpcrdma_nlm *n, const struct nlm_grant *g);
 /** nlm_cb_res - send a queued _RES callback. Return: 0 or -errno. */

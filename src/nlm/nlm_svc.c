@@ -8,9 +8,11 @@
  * record has come, peers lc_allow refuses are closed at accept.  Calls never
  * block: a LOCK that has to wait is answered NLM4_BLOCKED and queued, and
  * the thread here retries the queue when a lock is released (and every
- * NLM_RETRY_MS, for locks held by local processes, which tell nobody),
- * sends the GRANTED callbacks and the _RES answers, and notifies the hosts
- * recorded before a restart.
+ * NLM_RETRY_MS, for locks held by local processes, which tell nobody) and
+ * queues the GRANTED callbacks; the callback workers (nlm_cb.c) send them
+ * and the _RES answers, a host at a time each; a thread of its own
+ * notifies the hosts recorded before a restart.  No callback waits for
+ * another host's.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -26,7 +28,6 @@
 
 #define NLM_RETRY_MS 200
 #define NLM_NOTIFY_RETRY_S 5
-#define NLM_MSGQ_MAX 256u
 
 static struct rpcrdma_nlm *nlm_current;
 static atomic_flag nlm_busy = ATOMIC_FLAG_INIT;
@@ -57,7 +58,7 @@ void nlm_kick(struct rpcrdma_nlm *n)
 {
 	pthread_mutex_lock(&n->n_mu);
 	n->n_kick = true;
-	pthread_cond_signal(&n->n_cv);
+	pthread_cond_broadcast(&n->n_cv);
 	pthread_mutex_unlock(&n->n_mu);
 }
 
@@ -157,25 +158,17 @@ static void lockargs_of(struct nlm_lockargs *la, const struct nlm_args *a,
 static void queue_res(struct rpcrdma_nlm *n, uint32_t proc, const struct nlm_res *r,
 		      const struct nlm_lockargs *la)
 {
-	struct nlm_msgres *m;
+	struct nlm_msgres *m = calloc(1, sizeof(*m));
 
-	pthread_mutex_lock(&n->n_mu);
-	if (n->n_nmsgq >= NLM_MSGQ_MAX || !(m = calloc(1, sizeof(*m)))) {
-		/* the caller resends after its timeout */
-		pthread_mutex_unlock(&n->n_mu);
-		return;
-	}
+	if (!m)
+		return; /* the caller resends after its timeout */
 	m->m_proc = proc;
 	m->m_res = *r;
 	m->m_addrlen = nlm_addr_copy(&m->m_addr, la->la_peer);
 	if (la->la_local)
 		nlm_addr_copy(&m->m_local, la->la_local);
-	m->m_next = n->n_msgq;
-	n->n_msgq = m;
-	n->n_nmsgq++;
-	n->n_kick = true;
-	pthread_cond_signal(&n->n_cv);
-	pthread_mutex_unlock(&n->n_mu);
+	if (nlm_cb_enqueue(n, m))
+		free(m); /* over its host's share, or the host is put aside */
 }
 
 static void count_stat(struct rpcrdma_nlm *n, uint32_t stat)
@@ -354,8 +347,8 @@ static void nlm_dispatch(struct svc_req *rq, SVCXPRT *xprt)
 			a->a_excl ? "write" : "read", a->a_block ? " block" : "",
 			a->a_reclaim ? " reclaim" : "", r->r_stat);
 	if (msg) {
-		svc_sendreply(xprt, (xdrproc_t)nlm_xdr_void, NULL);
 		queue_res(n, res_proc, r, &la);
+		svc_sendreply(xprt, (xdrproc_t)nlm_xdr_void, NULL);
 	} else {
 		svc_sendreply(xprt, xr, (caddr_t)r);
 	}
@@ -428,53 +421,25 @@ static void nsm_dispatch(struct svc_req *rq, SVCXPRT *xprt)
 
 /* ---- the lock manager's thread ---- */
 
+/* the granted waiters' GRANTED callbacks, for the workers */
 static void send_grants(struct rpcrdma_nlm *n)
 {
 	struct nlm_grant *g, *gn;
-	char addr[INET6_ADDRSTRLEN];
 
 	nlm_table_retry(&n->n_table, &g);
 	for (; g; g = gn) {
-		int err = nlm_cb_granted(n, g);
+		struct nlm_msgres *m = calloc(1, sizeof(*m));
 
 		gn = g->g_next;
-		if (err) {
-			/* the client will ask again (a Linux client re-sends a
-			 * blocked LOCK every 30 s); the lock is not kept */
+		if (!m) {
 			nlm_table_grant_refused(&n->n_table, g);
-			fprintf(n->n_log, "rpcrdma-nfsd: nlm: GRANTED to %s failed: %s\n",
-				nlm_addr_str((struct sockaddr *)&g->g_addr, addr, sizeof(addr)),
-				strerror(-err));
-			nlm_kick(n);
-		} else {
-			pthread_mutex_lock(&n->n_table.t_lock);
-			n->n_table.t_stats.ns_callbacks++;
-			pthread_mutex_unlock(&n->n_table.t_lock);
-			if (n->n_cfg.lc_verbose)
-				fprintf(n->n_log, "rpcrdma-nfsd: nlm: GRANTED svid %u to %s\n",
-					g->g_w.w_owner.o_svid,
-					nlm_addr_str((struct sockaddr *)&g->g_addr, addr,
-						     sizeof(addr)));
+			free(g);
+			continue;
 		}
-		free(g);
-	}
-}
-
-static void send_msgres(struct rpcrdma_nlm *n)
-{
-	struct nlm_msgres *m;
-
-	pthread_mutex_lock(&n->n_mu);
-	m = n->n_msgq;
-	n->n_msgq = NULL;
-	n->n_nmsgq = 0;
-	pthread_mutex_unlock(&n->n_mu);
-	while (m) {
-		struct nlm_msgres *next = m->m_next;
-
-		nlm_cb_res(n, m); /* lost answers are re-asked by the client */
-		free(m);
-		m = next;
+		m->m_grant = g;
+		m->m_addr = g->g_addr;
+		m->m_addrlen = g->g_addrlen;
+		nlm_cb_enqueue(n, m); /* GRANTED jobs are always queued */
 	}
 }
 
@@ -522,7 +487,6 @@ static void send_notify(struct rpcrdma_nlm *n)
 static void *nlm_thread(void *arg)
 {
 	struct rpcrdma_nlm *n = arg;
-	struct timespec next_notify = { 0 }, now;
 
 	for (;;) {
 		struct timespec dl;
@@ -544,16 +508,70 @@ static void *nlm_thread(void *arg)
 		}
 		pthread_mutex_unlock(&n->n_mu);
 
-		ts_now(&now);
-		if (n->n_notify && now.tv_sec >= next_notify.tv_sec) {
-			send_notify(n);
-			next_notify.tv_sec = now.tv_sec + NLM_NOTIFY_RETRY_S;
-		}
 		nlm_in_grace(n); /* logs its end */
-		send_msgres(n);
 		send_grants(n);
 	}
 	return NULL;
+}
+
+/* SM_NOTIFY until every recorded host is notified or the grace period is
+ * over, every NLM_NOTIFY_RETRY_S */
+static void *nlm_notify_thread(void *arg)
+{
+	struct rpcrdma_nlm *n = arg;
+	bool stop = false;
+
+	while (!stop) {
+		struct timespec dl;
+
+		send_notify(n);
+		ts_now(&dl);
+		dl.tv_sec += NLM_NOTIFY_RETRY_S;
+		pthread_mutex_lock(&n->n_mu);
+		while (n->n_notify && !n->n_stop &&
+		       pthread_cond_timedwait(&n->n_cv, &n->n_mu, &dl) != ETIMEDOUT)
+			;
+		stop = !n->n_notify || n->n_stop;
+		pthread_mutex_unlock(&n->n_mu);
+	}
+	return NULL;
+}
+
+/* stop and join the threads started */
+static void stop_threads(struct rpcrdma_nlm *n, bool main_thread)
+{
+	pthread_mutex_lock(&n->n_mu);
+	n->n_stop = true;
+	pthread_cond_broadcast(&n->n_cv);
+	pthread_cond_broadcast(&n->n_cb_cv);
+	pthread_mutex_unlock(&n->n_mu);
+	if (main_thread)
+		pthread_join(n->n_thread, NULL);
+	if (n->n_notify_started)
+		pthread_join(n->n_notify_thread, NULL);
+	for (unsigned i = 0; i < n->n_ncb_threads; i++)
+		pthread_join(n->n_cb_thread[i], NULL);
+}
+
+/* start the lock manager's thread, the callback workers and the notifier */
+static int start_threads(struct rpcrdma_nlm *n)
+{
+	int err = -pthread_create(&n->n_thread, NULL, nlm_thread, n);
+
+	if (err)
+		return err;
+	for (; n->n_ncb_threads < NLM_CB_WORKERS && !err; n->n_ncb_threads++)
+		err = -pthread_create(&n->n_cb_thread[n->n_ncb_threads], NULL,
+				      nlm_cb_worker, n);
+	if (err)
+		n->n_ncb_threads--;
+	else if (n->n_notify) {
+		err = -pthread_create(&n->n_notify_thread, NULL, nlm_notify_thread, n);
+		n->n_notify_started = err == 0;
+	}
+	if (err)
+		stop_threads(n, true);
+	return err;
 }
 
 /* ---- start, stop ---- */
@@ -608,6 +626,14 @@ static void nlm_free(struct rpcrdma_nlm *n)
 {
 	unserve(n);
 	nsm_records_free(n->n_notify);
+	/* jobs not sent: a granted lock stays held until the table goes */
+	while (n->n_grantq) {
+		struct nlm_msgres *m = n->n_grantq->m_next;
+
+		free(n->n_grantq->m_grant);
+		free(n->n_grantq);
+		n->n_grantq = m;
+	}
 	while (n->n_msgq) {
 		struct nlm_msgres *m = n->n_msgq->m_next;
 
@@ -669,6 +695,9 @@ int rpcrdma_nlm_start(const struct rpcrdma_nlm_config *cfg, struct rpcrdma_nlm *
 		pthread_cond_init(&n->n_cv, &ca);
 		pthread_condattr_destroy(&ca);
 	}
+	pthread_cond_init(&n->n_cb_cv, NULL);
+	n->n_grantq_tail = &n->n_grantq;
+	n->n_msgq_tail = &n->n_msgq;
 	grace = cfg->lc_grace_sec ? cfg->lc_grace_sec : RPCRDMA_NLM_GRACE_DEFAULT;
 	ts_now(&n->n_grace_end);
 	if (grace != UINT32_MAX)
@@ -695,7 +724,7 @@ int rpcrdma_nlm_start(const struct rpcrdma_nlm_config *cfg, struct rpcrdma_nlm *
 				"(rpc.statd?): clients' reboot notifications go there\n",
 				RPCRDMA_NSM_PROGRAM);
 	}
-	err = -pthread_create(&n->n_thread, NULL, nlm_thread, n);
+	err = start_threads(n);
 	if (err)
 		goto out_table;
 	fprintf(n->n_log, "rpcrdma-nfsd: nlm: NLM v4 on TCP port %u, NSM on %u, state %u, "
@@ -709,6 +738,7 @@ out_table:
 	unserve(n); /* no call uses the table after this */
 	nlm_current = NULL;
 	nlm_table_destroy(&n->n_table);
+	pthread_cond_destroy(&n->n_cb_cv);
 	pthread_cond_destroy(&n->n_cv);
 	pthread_mutex_destroy(&n->n_mu);
 out_free:
@@ -723,13 +753,10 @@ void rpcrdma_nlm_stop(struct rpcrdma_nlm *n)
 	if (!n)
 		return;
 	unserve(n); /* no call uses the table after this */
-	pthread_mutex_lock(&n->n_mu);
-	n->n_stop = true;
-	pthread_cond_signal(&n->n_cv);
-	pthread_mutex_unlock(&n->n_mu);
-	pthread_join(n->n_thread, NULL);
+	stop_threads(n, true);
 	nlm_current = NULL;
 	nlm_table_destroy(&n->n_table);
+	pthread_cond_destroy(&n->n_cb_cv);
 	pthread_cond_destroy(&n->n_cv);
 	pthread_mutex_destroy(&n->n_mu);
 	nlm_free(n);

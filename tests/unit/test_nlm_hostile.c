@@ -564,6 +564,154 @@ static void test_retry_as_caller(void **state)
 	client_done(root);
 }
 
+/*
+ * Review of issue 33, problem 3: an allowed peer's _MSG calls whose _RES
+ * callbacks go to an address that never answers (its "rpcbind" takes the
+ * connection and says nothing, so each try costs the 5 s call timeout).
+ * The victim's GRANTED callback does not wait for them; the peer is put
+ * aside after its first timeout (its other _RES dropped untried); another
+ * such peer gets its share of the queue (NLM_MSGQ_HOST_MAX) and no more,
+ * and the victim's _RES is still queued.
+ */
+static int dead_rpcbind(const char *addr, uint16_t port, uint16_t *bound)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(port) };
+	socklen_t l = sizeof(sin);
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	assert_true(s >= 0);
+	inet_pton(AF_INET, addr, &sin.sin_addr);
+	assert_int_equal(bind(s, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	assert_int_equal(listen(s, 128), 0);
+	assert_int_equal(getsockname(s, (struct sockaddr *)&sin, &l), 0);
+	*bound = ntohs(sin.sin_port);
+	return s;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void granted_msg(CLIENT *cl, const char *caller)
+{
+	struct nlm_args g;
+
+	memset(&g, 0, sizeof(g)); /* GRANTED_MSG needs no file handle */
+	snprintf(g.a_caller, sizeof(g.a_caller), "%s", caller);
+	assert_int_equal(clnt_call(cl, NLMPROC4_GRANTED_MSG, (xdrproc_t)nlm_xdr_testargs,
+				   (caddr_t)&g, (xdrproc_t)nlm_xdr_void, NULL, tmo),
+			 RPC_SUCCESS);
+}
+
+static uint64_t res_dropped(void)
+{
+	uint64_t d;
+
+	pthread_mutex_lock(&env.nlm->n_mu);
+	d = env.nlm->n_res_dropped;
+	pthread_mutex_unlock(&env.nlm->n_mu);
+	return d;
+}
+
+/* the callback queue is empty and no worker is calling anyone */
+static bool callbacks_idle(void)
+{
+	bool idle;
+
+	pthread_mutex_lock(&env.nlm->n_mu);
+	idle = !env.nlm->n_msgq && !env.nlm->n_grantq;
+	for (unsigned i = 0; i < NLM_CB_WORKERS; i++)
+		idle = idle && !env.nlm->n_cb_busy[i].ss_family;
+	pthread_mutex_unlock(&env.nlm->n_mu);
+	return idle;
+}
+
+static void test_dead_callbacks_hold_no_one(void **state)
+{
+	uint16_t port, port2, saved = nlm_cb_rpcbind_port;
+	int s1 = dead_rpcbind(INTRUDER, 0, &port), s2 = dead_rpcbind(CLONE, port, &port2);
+	CLIENT *v = nlm_client(VICTIM, 0), *in = nlm_client(INTRUDER, 0);
+	CLIENT *cl = nlm_client(CLONE, 0);
+	struct rpcrdma_nlm_stats st0, st;
+	struct nlm_args a;
+	struct fh f;
+	uint64_t d0, backoffs0;
+	double t0, t;
+	bool idle = false;
+
+	(void)state;
+	/* every callback asks this port: the victim's is refused at once
+	 * (nothing listens at 127.0.0.1), the others are never answered */
+	nlm_cb_rpcbind_port = port;
+	mkfile('a', "stall", 0666, 0);
+	f = handle('a', "stall");
+	lock_args(&a, "victim", &f, 41, 0, 10, true);
+	assert_int_equal(call(v, NLMPROC4_LOCK, &a), NLM4_GRANTED);
+	lock_args(&a, "victim", &f, 42, 0, 10, true);
+	a.a_block = true;
+	assert_int_equal(call(v, NLMPROC4_LOCK, &a), NLM4_BLOCKED);
+	pthread_mutex_lock(&env.nlm->n_mu);
+	backoffs0 = env.nlm->n_cb_backoffs;
+	pthread_mutex_unlock(&env.nlm->n_mu);
+	d0 = res_dropped();
+	for (int i = 0; i < 8; i++)
+		granted_msg(in, "intruder");
+	assert_int_equal(res_dropped(), d0); /* within its share */
+
+	/* the victim's waiter is granted and its GRANTED callback made
+	 * (refused: the lock is released, counted in ns_callback_fail) at
+	 * once, not after 8 x 5 s of the intruder's */
+	rpcrdma_nlm_get_stats(env.nlm, &st0);
+	lock_args(&a, "victim", &f, 41, 0, 10, false);
+	t0 = mono_s();
+	assert_int_equal(call(v, NLMPROC4_UNLOCK, &a), NLM4_GRANTED);
+	do {
+		rpcrdma_nlm_get_stats(env.nlm, &st);
+		t = mono_s() - t0;
+		if (st.ns_callback_fail == st0.ns_callback_fail)
+			usleep(10000);
+	} while (st.ns_callback_fail == st0.ns_callback_fail && t < 4.0);
+	printf("victim's GRANTED callback made %.3f s after its holder unlocked\n", t);
+	assert_int_equal(st.ns_callback_fail, st0.ns_callback_fail + 1);
+	assert_true(t < 2.0);
+	assert_int_equal(st.ns_waiting, 0);
+
+	/* the intruder's first callback times out (5 s): it is put aside,
+	 * its 7 other _RES are dropped untried */
+	for (int i = 0; i < 400 && !(idle = callbacks_idle()); i++)
+		usleep(50000);
+	assert_true(idle);
+	assert_int_equal(res_dropped(), d0 + 7);
+	pthread_mutex_lock(&env.nlm->n_mu);
+	assert_int_equal(env.nlm->n_cb_backoffs, backoffs0 + 1);
+	pthread_mutex_unlock(&env.nlm->n_mu);
+	/* and its new ones while it is aside */
+	granted_msg(in, "intruder");
+	assert_int_equal(res_dropped(), d0 + 8);
+
+	/* another dead peer floods: it keeps its share, the rest is
+	 * dropped (one of its first may be on a worker already) */
+	d0 = res_dropped();
+	for (int i = 0; i < 40; i++)
+		granted_msg(cl, "clone");
+	assert_in_range(res_dropped() - d0, 40 - NLM_MSGQ_HOST_MAX - 1, 40 - NLM_MSGQ_HOST_MAX);
+	/* the victim's _MSG is queued all the same */
+	d0 = res_dropped();
+	granted_msg(v, "victim");
+	assert_int_equal(res_dropped(), d0);
+
+	nlm_cb_rpcbind_port = saved;
+	client_done(cl);
+	client_done(in);
+	client_done(v);
+	close(s2);
+	close(s1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -573,6 +721,7 @@ int main(void)
 		cmocka_unit_test(test_caller_identity),
 		cmocka_unit_test(test_release_after_access_lost),
 		cmocka_unit_test(test_retry_as_caller),
+		cmocka_unit_test(test_dead_callbacks_hold_no_one),
 	};
 
 	if (geteuid() != 0) {
