@@ -116,8 +116,8 @@ enum fs_xmatch {
  * the peer's name is still being looked up (queued: ask again later).
  */
 enum fs_xmatch fs_exports_match_peer(const struct rpcrdma_nfs3_exports *xt,
-					 unsigned i, const struct sockaddr *peer,
-					 bool wait, struct rpcrdma_nfs3_xopts *out);
+				     unsigned i, const struct sockaddr *peer,
+				     bool wait, struct rpcrdma_nfs3_xopts *out);
 
 /* ---- fs_hostname.c: confirmed peer names, cached, resolved off the caller's thread ---- */
 
@@ -149,7 +149,7 @@ enum fs_name_result {
  * is waiting for a resolver).
  */
 enum fs_name_result fs_name_of(const struct sockaddr *peer, bool wait,
-				   char *buf, size_t len);
+			       char *buf, size_t len);
 
 struct addrinfo;
 
@@ -225,7 +225,7 @@ static inline unsigned fs_snap_index(const struct fs_snap *sn, unsigned id)
  * such export, or the file is gone), or fs_fh_open()'s errors.
  */
 int fs_server_fh_open(struct rpcrdma_nfs3_server *srv, const uint8_t *fh,
-			uint32_t len, int *fdp, struct stat *st);
+		      uint32_t len, int *fdp, struct stat *st);
 
 /** fs_snap_get - the table in force, referenced (never NULL). */
 struct fs_snap *fs_snap_get(struct rpcrdma_nfs3_server *srv);
@@ -252,7 +252,7 @@ uint64_t fs_siphash(const uint8_t key[16], const void *data, size_t len);
  * -EOVERFLOW (kernel handle too long); errno of name_to_handle_at.
  */
 int fs_fh_make(const struct rpcrdma_nfs3_export *exp, int dirfd,
-		 const char *name, uint8_t *fh, uint32_t *lenp);
+	       const char *name, uint8_t *fh, uint32_t *lenp);
 
 /**
  * fs_fh_open - open the object a handle names, O_PATH (needs
@@ -264,7 +264,7 @@ int fs_fh_make(const struct rpcrdma_nfs3_export *exp, int dirfd,
  * other errno from open_by_handle_at/fstat.
  */
 int fs_fh_open(const struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-		 uint32_t len, int *fdp, struct stat *st);
+	       uint32_t len, int *fdp, struct stat *st);
 
 /* ---- fs_fcache.c ---- */
 
@@ -319,16 +319,16 @@ void fs_fcache_destroy(struct fs_fcache *fc);
  * system call.
  */
 int fs_fcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-		    uint32_t len, struct fs_fentry *local,
-		    struct fs_fentry **out, struct stat *st);
+		  uint32_t len, struct fs_fentry *local,
+		  struct fs_fentry **out, struct stat *st);
 
 /**
  * fs_dcache_get - fs_fcache_get() for a directory's handle, through
  * the directory cache (ex_dcache): only directories are kept there.
  */
 int fs_dcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-		    uint32_t len, struct fs_fentry *local,
-		    struct fs_fentry **out, struct stat *st);
+		  uint32_t len, struct fs_fentry *local,
+		  struct fs_fentry **out, struct stat *st);
 
 /**
  * fs_fcache_adopt - after CREATE, MKDIR or LOOKUP opened an object
@@ -341,7 +341,7 @@ int fs_dcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
  * type is not cached, or when every entry is in use.
  */
 void fs_fcache_adopt(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-		       uint32_t len, int fd, const struct stat *st);
+		     uint32_t len, int fd, const struct stat *st);
 
 /**
  * fs_fcache_put - drop a reference (NULL: no-op); the last one closes.
@@ -373,7 +373,7 @@ int fs_fcache_set_fd(struct fs_fentry *fe, int acc, int fd);
  * handle on its next call.
  */
 void fs_fcache_forget(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-			uint32_t len);
+		      uint32_t len);
 
 /* ---- fs_cred.c ---- */
 
@@ -390,8 +390,8 @@ struct fs_cred {
  * Return: 0, or RPCRDMA_AUTH_TOOWEAK / RPCRDMA_AUTH_BADCRED.
  */
 uint32_t fs_cred_from_req(const struct rpcrdma_nfs3_xopts *opts,
-			    const struct rpcrdma_svc_req *req,
-			    struct fs_cred *cr);
+			  const struct rpcrdma_svc_req *req,
+			  struct fs_cred *cr);
 
 /** fs_cred_apply - run this thread's file system calls as @cr. 0/-errno. */
 int fs_cred_apply(const struct fs_cred *cr);
@@ -456,7 +456,7 @@ void fs_cred_for_handle(void);
 
 /** fs_is_root - does @st describe the export root? */
 static inline bool fs_is_root(const struct rpcrdma_nfs3_export *exp,
-				const struct stat *st)
+			      const struct stat *st)
 {
 	return st->st_dev == exp->ex_dev && st->st_ino == exp->ex_ino;
 }
@@ -538,7 +538,7 @@ int fs_commit_data(int fd, bool datasync);
  * sync failed (-EIO, -ENOSPC, -EDQUOT, -EFBIG, ...).
  */
 int fs_write_data(int fd, const uint8_t *buf, size_t len, off_t off,
-		    uint32_t stable, size_t *done);
+		  uint32_t stable, size_t *done);
 
 /** The fsync fs_commit_dir() and fs_commit_data() make, the
  *  fdatasync of the latter and the pwritev2 of fs_write_data(); a unit
@@ -546,7 +546,7 @@ int fs_write_data(int fd, const uint8_t *buf, size_t len, off_t off,
 extern int (*fs_commit_fsync)(int fd);
 extern int (*fs_commit_fdatasync)(int fd);
 extern ssize_t (*fs_commit_pwritev2)(int fd, const struct iovec *iov,
-				       int cnt, off_t off, int flags);
+				     int cnt, off_t off, int flags);
 
 /* ---- names and attributes to set, as the procedures decoded them ---- */
 
@@ -610,16 +610,16 @@ int fs_reopen(struct fs_call *c, int fd, const struct stat *st, int flags);
  * Return: the descriptor, or a negative errno (-EACCES, ...).
  */
 int fs_file_fd(struct fs_call *c, struct fs_fentry *fe,
-		 const struct stat *st, int acc);
+	       const struct stat *st, int acc);
 /** fs_get_dir - a directory's handle through the directory cache (c_fh_err first). */
 int fs_get_dir(struct fs_call *c, const uint8_t *fh, uint32_t len,
-		 struct fs_fentry *local, struct fs_fentry **fep,
-		 struct stat *st);
+	       struct fs_fentry *local, struct fs_fentry **fep,
+	       struct stat *st);
 
 /** fs_get_file - the handle's object through the open-file cache (c_fh_err first). */
 int fs_get_file(struct fs_call *c, const uint8_t *fh, uint32_t len,
-		  struct fs_fentry *local, struct fs_fentry **fep,
-		  struct stat *st);
+		struct fs_fentry *local, struct fs_fentry **fep,
+		struct stat *st);
 /** fs_want_regular_type - 0 for S_IFREG, -EISDIR, else -EINVAL. */
 int fs_want_regular_type(mode_t type);
 /** fs_want_regular - READ/WRITE/COMMIT/size type check: 0, -EISDIR, -EINVAL. */
@@ -630,13 +630,13 @@ int fs_want_regular(const struct stat *st);
  * Return: true when @fh holds the handle.
  */
 bool fs_unlink_fh(struct fs_call *c, int dirfd, const char *name,
-		    uint8_t *fh, uint32_t *len);
+		  uint8_t *fh, uint32_t *len);
 /**
  * fs_open_handle - decode @fh into an O_PATH fd (server credentials);
  * *@fdp -1 on error.  Return: 0, c_fh_err, or fs_fh_open()'s errors.
  */
 int fs_open_handle(struct fs_call *c, const uint8_t *fh, uint32_t len,
-		     int *fdp, struct stat *st);
+		   int *fdp, struct stat *st);
 /**
  * fs_dir_may_write - whether the caller (fs_become_caller() done) may
  * add and take away names in directory @dirfd (write and search
@@ -664,8 +664,8 @@ int fs_dir_may_write(int dirfd);
  * -ENOTEMPTY, -EISDIR, -ENOTDIR, -EINVAL, -EXDEV, -EPERM, ...).
  */
 int fs_rename(struct fs_call *c, int fromfd, const char *fname, int tofd,
-		const char *tname, bool two_dirs, uint8_t *fh, uint32_t *fhlen,
-		bool *have_fh);
+	      const char *tname, bool two_dirs, uint8_t *fh, uint32_t *fhlen,
+	      bool *have_fh);
 
 /** fs_set_times - the atime/mtime part of a sattr3 on O_PATH @fd. 0/-errno. */
 int fs_set_times(int fd, const struct fs_sattr *sa);
@@ -675,8 +675,8 @@ int fs_set_times(int fd, const struct fs_sattr *sa);
  * entry (its write descriptor truncates) or NULL.  0/-errno.
  */
 int fs_sattr_apply(struct fs_call *c, int fd, const struct stat *st,
-		     const struct fs_sattr *sa, bool skip_mode,
-		     struct fs_fentry *fe);
+		   const struct fs_sattr *sa, bool skip_mode,
+		   struct fs_fentry *fe);
 
 static inline void fs_close_fd(int fd)
 {
@@ -691,8 +691,8 @@ static inline void fs_close_fd(int fd)
  * Return: 0 or a negative errno.
  */
 int fs_lookup_at(const struct rpcrdma_nfs3_export *exp, int dirfd,
-		   const struct stat *dst, const char *name, int *fdp,
-		   struct stat *st);
+		 const struct stat *dst, const char *name, int *fdp,
+		 struct stat *st);
 
 /* ---- fs_server.c: a file is about to change ---- */
 
@@ -709,7 +709,7 @@ typedef int (*fs_change_hook_fn)(void *arg, const uint8_t *fh, uint32_t fhlen);
  * before calls are served and after they stopped (not synchronised).
  */
 void fs_server_set_change_hook(struct rpcrdma_nfs3_server *srv,
-				 fs_change_hook_fn fn, void *arg);
+			       fs_change_hook_fn fn, void *arg);
 
 /** fs_change_check - the hook of @c's server for @fh: 0 or -EAGAIN. */
 int fs_change_check(struct fs_call *c, const uint8_t *fh, uint32_t fhlen);

@@ -52,7 +52,7 @@
 int (*fs_commit_fsync)(int fd) = fsync;
 int (*fs_commit_fdatasync)(int fd) = fdatasync;
 ssize_t (*fs_commit_pwritev2)(int fd, const struct iovec *iov, int cnt,
-				off_t off, int flags) = pwritev2;
+			      off_t off, int flags) = pwritev2;
 
 int fs_commit_data(int fd, bool datasync)
 {
@@ -62,7 +62,7 @@ int fs_commit_data(int fd, bool datasync)
 }
 
 int fs_write_data(int fd, const uint8_t *buf, size_t len, off_t off,
-		    uint32_t stable, size_t *done)
+		  uint32_t stable, size_t *done)
 {
 	int flags = stable == FS_FILE_SYNC ? RWF_SYNC :
 		    stable == FS_DATA_SYNC ? RWF_DSYNC : 0;
@@ -76,7 +76,7 @@ int fs_write_data(int fd, const uint8_t *buf, size_t len, off_t off,
 			.iov_len = len - *done,
 		};
 		ssize_t n = fs_commit_pwritev2(fd, &iov, 1, off + (off_t)*done,
-						 flags);
+					       flags);
 
 		if (n < 0 && errno == EINTR)
 			continue;

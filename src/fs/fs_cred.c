@@ -45,8 +45,8 @@ static uint32_t squash(const struct rpcrdma_nfs3_xopts *o, uint32_t id,
 }
 
 uint32_t fs_cred_from_req(const struct rpcrdma_nfs3_xopts *o,
-			    const struct rpcrdma_svc_req *req,
-			    struct fs_cred *cr)
+			  const struct rpcrdma_svc_req *req,
+			  struct fs_cred *cr)
 {
 	const struct rpcrdma_rpc_msg *m = &req->rq_msg;
 

@@ -580,8 +580,8 @@ out_close:
 /* ---- matching ---- */
 
 enum fs_xmatch fs_exports_match_peer(const struct rpcrdma_nfs3_exports *xt,
-					 unsigned i, const struct sockaddr *peer,
-					 bool wait, struct rpcrdma_nfs3_xopts *out)
+				     unsigned i, const struct sockaddr *peer,
+				     bool wait, struct rpcrdma_nfs3_xopts *out)
 {
 	const struct fs_xspec *xs;
 	char name[FS_NAME_MAX + 1];
@@ -606,7 +606,7 @@ enum fs_xmatch fs_exports_match_peer(const struct rpcrdma_nfs3_exports *xt,
 			 * looked up on this thread */
 			if (have_name < 0) {
 				enum fs_name_result r = fs_name_of(peer, wait, name,
-								       sizeof(name));
+								   sizeof(name));
 
 				/* the first entry that may match decides:
 				 * without the name, nothing after it can */

@@ -274,7 +274,7 @@ static void touch(struct fs_fshard *sh, struct fs_fentry *fe)
 }
 
 static struct fs_fentry *find(struct fs_fshard *sh, uint64_t h,
-				const uint8_t *fh, uint32_t len)
+			      const uint8_t *fh, uint32_t len)
 {
 	for (struct fs_fentry *fe = *bucket_of(sh, h); fe; fe = fe->fe_hnext)
 		if (fe->fe_hash == h && fe->fe_fhlen == len &&
@@ -377,7 +377,7 @@ static struct fs_fentry *evict_oldest(struct fs_fcache *fc)
 
 /* An entry for one call only (not cached, or no room): closed by put. */
 static struct fs_fentry *one_call(struct fs_fentry *local, int fd,
-				    const struct stat *st)
+				  const struct stat *st)
 {
 	entry_init(local);
 	local->fe_refs = 1;
@@ -391,7 +391,7 @@ static struct fs_fentry *one_call(struct fs_fentry *local, int fd,
  * or NULL (no miss is counted: the caller may look elsewhere).
  */
 static struct fs_fentry *cache_find(struct fs_fcache *fc, uint64_t h,
-				      const uint8_t *fh, uint32_t len)
+				    const uint8_t *fh, uint32_t len)
 {
 	struct fs_fshard *sh = shard_of(fc, h);
 	struct fs_fentry *fe;
@@ -494,7 +494,7 @@ static void cache_insert(struct fs_fcache *fc, uint64_t h,
 
 /* The cache of @exp that keeps objects of @type, or NULL. */
 static struct fs_fcache *cache_for(struct rpcrdma_nfs3_export *exp,
-				     mode_t type)
+				   mode_t type)
 {
 	if (type == S_IFREG)
 		return exp->ex_fcache;
@@ -552,22 +552,22 @@ static int cache_get(struct fs_fcache *fc, struct fs_fcache *other,
 }
 
 int fs_fcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-		    uint32_t len, struct fs_fentry *local,
-		    struct fs_fentry **out, struct stat *st)
+		  uint32_t len, struct fs_fentry *local,
+		  struct fs_fentry **out, struct stat *st)
 {
 	return cache_get(exp->ex_fcache, exp->ex_dcache, exp, fh, len, local,
 			 out, st);
 }
 
 int fs_dcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-		    uint32_t len, struct fs_fentry *local,
-		    struct fs_fentry **out, struct stat *st)
+		  uint32_t len, struct fs_fentry *local,
+		  struct fs_fentry **out, struct stat *st)
 {
 	return cache_get(exp->ex_dcache, NULL, exp, fh, len, local, out, st);
 }
 
 void fs_fcache_adopt(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-		       uint32_t len, int fd, const struct stat *st)
+		     uint32_t len, int fd, const struct stat *st)
 {
 	struct fs_fcache *fc = cache_for(exp, st->st_mode & S_IFMT);
 
@@ -651,7 +651,7 @@ static void cache_forget(struct fs_fcache *fc, const uint8_t *fh,
 }
 
 void fs_fcache_forget(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-			uint32_t len)
+		      uint32_t len)
 {
 	cache_forget(exp->ex_fcache, fh, len);
 	cache_forget(exp->ex_dcache, fh, len);

@@ -103,7 +103,7 @@ union kfh {
 };
 
 int fs_fh_make(const struct rpcrdma_nfs3_export *exp, int dirfd,
-		 const char *name, uint8_t *fh, uint32_t *lenp)
+	       const char *name, uint8_t *fh, uint32_t *lenp)
 {
 	union kfh k;
 	int mnt_id;
@@ -130,7 +130,7 @@ int fs_fh_make(const struct rpcrdma_nfs3_export *exp, int dirfd,
 }
 
 int fs_fh_open(const struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-		 uint32_t len, int *fdp, struct stat *st)
+	       uint32_t len, int *fdp, struct stat *st)
 {
 	union kfh k;
 	uint8_t mac[8];

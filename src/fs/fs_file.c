@@ -133,8 +133,8 @@ int fs_dir_may_write(int dirfd)
 }
 
 int fs_rename(struct fs_call *c, int fromfd, const char *fname, int tofd,
-		const char *tname, bool two_dirs, uint8_t *fh, uint32_t *fhlen,
-		bool *have_fh)
+	      const char *tname, bool two_dirs, uint8_t *fh, uint32_t *fhlen,
+	      bool *have_fh)
 {
 	int err;
 
@@ -172,8 +172,8 @@ int fs_get_file(struct fs_call *c, const uint8_t *fh, uint32_t len,
 
 /* fs_get_dir - a directory's handle through the directory cache. */
 int fs_get_dir(struct fs_call *c, const uint8_t *fh, uint32_t len,
-		 struct fs_fentry *local, struct fs_fentry **fep,
-		 struct stat *st)
+	       struct fs_fentry *local, struct fs_fentry **fep,
+	       struct stat *st)
 {
 	if (c->c_fh_err) {
 		*fep = NULL;
@@ -223,8 +223,8 @@ int fs_open_handle(struct fs_call *c, const uint8_t *fh, uint32_t len,
 }
 
 int fs_lookup_at(const struct rpcrdma_nfs3_export *exp, int dirfd,
-		   const struct stat *dst, const char *name, int *fdp,
-		   struct stat *st)
+		 const struct stat *dst, const char *name, int *fdp,
+		 struct stat *st)
 {
 	const char *which = name;
 	int fd, err;

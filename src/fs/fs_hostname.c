@@ -324,7 +324,7 @@ bool fs_names_on_transport(void)
 }
 
 enum fs_name_result fs_name_of(const struct sockaddr *peer, bool wait,
-				   char *buf, size_t len)
+			       char *buf, size_t len)
 {
 	const struct fs_resolver *r = res();
 	struct fs_name_key k;

@@ -45,7 +45,7 @@ struct rpcrdma_nfs3_server {
 };
 
 void fs_server_set_change_hook(struct rpcrdma_nfs3_server *srv,
-				 fs_change_hook_fn fn, void *arg)
+			       fs_change_hook_fn fn, void *arg)
 {
 	srv->sv_change_fn = fn;
 	srv->sv_change_arg = arg;
@@ -424,7 +424,7 @@ int rpcrdma_nfs3_server_fcache_stats(struct rpcrdma_nfs3_server *srv,
 }
 
 int fs_server_fh_open(struct rpcrdma_nfs3_server *srv, const uint8_t *fh,
-			uint32_t len, int *fdp, struct stat *st)
+		      uint32_t len, int *fdp, struct stat *st)
 {
 	struct fs_snap *sn;
 	unsigned id, i;

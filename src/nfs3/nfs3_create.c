@@ -143,7 +143,7 @@ int nfs3_proc_create(struct fs_call *c)
 		goto out_errno;
 	} else {
 		err = fs_lookup_at(c->c_exp, d.d_fd, &d.d_pre, d.d_name.n_buf,
-				     &fd, &st);
+				   &fd, &st);
 		if (err)
 			goto out_err;
 		if (!S_ISREG(st.st_mode)) {
@@ -212,7 +212,7 @@ int nfs3_proc_mkdir(struct fs_call *c)
 		err = -errno;
 	if (!err)
 		err = fs_lookup_at(c->c_exp, d.d_fd, &d.d_pre, d.d_name.n_buf,
-				     &fd, &st);
+				   &fd, &st);
 	if (!err)
 		err = created_sattr(c, fd, &st, &sa, true);
 	stat = nfs3_errno_to_stat(err);
@@ -255,7 +255,7 @@ int nfs3_proc_symlink(struct fs_call *c)
 		err = -errno;
 	if (!err)
 		err = fs_lookup_at(c->c_exp, d.d_fd, &d.d_pre, d.d_name.n_buf,
-				     &fd, &st);
+				   &fd, &st);
 	stat = nfs3_errno_to_stat(err);
 out:
 	return create_finish(c, &d, stat, fd, &st);
@@ -352,7 +352,7 @@ int nfs3_proc_mknod(struct fs_call *c)
 		err = -errno;
 	if (!err)
 		err = fs_lookup_at(c->c_exp, d.d_fd, &d.d_pre, d.d_name.n_buf,
-				     &fd, &st);
+				   &fd, &st);
 	if (!err)
 		err = created_sattr(c, fd, &st, &sa, false);
 	stat = nfs3_errno_to_stat(err);

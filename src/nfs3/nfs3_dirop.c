@@ -209,7 +209,7 @@ int nfs3_proc_rename(struct fs_call *c)
 	err = fs_become_caller(c);
 	if (!err)
 		err = fs_rename(c, from.d_fd, from.d_name.n_buf, to.d_fd,
-				  to.d_name.n_buf, !same, fh, &fhlen, &have_fh);
+				to.d_name.n_buf, !same, fh, &fhlen, &have_fh);
 	if (!err && have_fh)
 		fs_fcache_forget(c->c_exp, fh, fhlen);
 	if (!err)

@@ -569,7 +569,7 @@ uint32_t nfs4_op_setattr(struct nfs4_compound *cp)
 	err = fs_become_caller(&cp->cp_c);
 	if (!err)
 		err = fs_sattr_apply(&cp->cp_c, fe->fe_path, &st, &sa.sa3, false,
-				       S_ISREG(st.st_mode) ? fe : NULL);
+				     S_ISREG(st.st_mode) ? fe : NULL);
 	if (!err) /* commit_metadata of sync entries on a disk (fs_commit.c) */
 		err = fs_commit_obj(&cp->cp_c, fe);
 	if (err) {

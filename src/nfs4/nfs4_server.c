@@ -280,8 +280,8 @@ uint32_t nfs4_op_begin(struct nfs4_compound *cp, const struct nfs4_fh *fh,
 	 * unknown, the client is asked to come back (NFS4ERR_DELAY, as
 	 * NFSv3 answers NFS3ERR_JUKEBOX). */
 	switch (fs_exports_match_peer(sn->sn_xt, fh->fh_xi,
-					(const struct sockaddr *)&cp->cp_req->rq_peer,
-					!cp->cp_req->rq_transport, &opts)) {
+				      (const struct sockaddr *)&cp->cp_req->rq_peer,
+				      !cp->cp_req->rq_transport, &opts)) {
 	case FS_XM_YES:
 		break;
 	case FS_XM_UNKNOWN:
