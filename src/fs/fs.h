@@ -126,7 +126,11 @@ enum fs_xmatch fs_exports_match_peer(const struct rpcrdma_nfs3_exports *xt,
 #define FS_NAMES_NEG_TTL_SEC 60u    /* no name, or one the forward lookup denies */
 #define FS_NAMES_AGAIN_TTL_SEC 5u   /* a lookup failed for now (EAI_AGAIN) */
 #define FS_NAMES_WAIT_MS 1000u      /* most a caller off the transport thread waits */
-#define FS_NAMES_RESOLVERS 2u       /* resolver threads */
+#define FS_NAMES_STALE_SEC 300u     /* a confirmed name past its TTL is still served
+				     * this long while it is looked up again */
+#define FS_NAMES_RESOLVERS 8u       /* resolver threads, taking the oldest lookup first */
+#define FS_NAMES_NET_RESOLVERS 1u   /* resolvers one network (IPv4 /24, IPv6 /64) holds at once */
+#define FS_NAMES_NET_PENDING 8u     /* entries waiting for a resolver one network may hold */
 #define FS_NAME_MAX 255u            /* longest name kept (a DNS name has 253) */
 
 enum fs_name_result {
@@ -142,11 +146,14 @@ enum fs_name_result {
  * the resolver threads; then a caller with @wait set that is not on a
  * transport thread waits for it, until FS_NAMES_WAIT_MS after the
  * lookup was queued (a later caller of a hanging lookup does not wait).
- * No lookup ever runs on the calling thread.
+ * A confirmed name past its TTL is answered at once (for at most
+ * FS_NAMES_STALE_SEC more) while it is looked up again.  No lookup ever
+ * runs on the calling thread.
  * @buf: out: the name, NUL-terminated (@len bytes, truncated to fit).
  * Return: FS_NAME_OK, FS_NAME_NONE (also for a peer neither IPv4 nor
- * IPv6), FS_NAME_PENDING (not known yet; also when every cache entry
- * is waiting for a resolver).
+ * IPv6), FS_NAME_PENDING (not known yet; also, not queued, when every
+ * cache entry is waiting for a resolver or the peer's network has
+ * FS_NAMES_NET_PENDING entries waiting).
  */
 enum fs_name_result fs_name_of(const struct sockaddr *peer, bool wait,
 			       char *buf, size_t len);
@@ -183,11 +190,13 @@ void fs_names_set_resolver(const struct fs_resolver *r);
 struct fs_names_stats {
 	uint64_t ns_lookups;   /* fs_name_of() calls */
 	uint64_t ns_hits;      /* answered from a fresh entry */
+	uint64_t ns_stale;     /* answered with a name past its TTL, looked up again */
 	uint64_t ns_queued;    /* lookups queued for the resolvers */
 	uint64_t ns_confirmed; /* lookups that gave a confirmed name */
 	uint64_t ns_no_name;   /* lookups that gave none (or an unconfirmed one) */
 	uint64_t ns_timeouts;  /* waits that ended before the answer */
 	uint64_t ns_full;      /* misses with every entry waiting for a resolver */
+	uint64_t ns_net_full;  /* misses not queued: FS_NAMES_NET_PENDING of their network waiting */
 	uint64_t ns_evictions; /* resolved entries given to another address */
 };
 

@@ -20,6 +20,16 @@
  * (a miss: FS_NAME_PENDING at once, the lookup queued); any other caller
  * waits for the resolvers at most FS_NAMES_WAIT_MS.
  *
+ * A reverse zone that does not answer must not starve the others (a peer
+ * controls its own zone): the resolvers take the oldest queued lookup
+ * first; one network (an IPv4 /24, an IPv6 /64: a reverse zone is
+ * delegated per network) holds at most FS_NAMES_NET_RESOLVERS resolvers
+ * at once and FS_NAMES_NET_PENDING queued entries (a newcomer past that
+ * is answered FS_NAME_PENDING, not queued); and a confirmed name past its
+ * TTL is still served, for at most FS_NAMES_STALE_SEC more, while it is
+ * looked up again (a temporary failure of that lookup keeps it, a final
+ * answer replaces it).
+ *
  * One cache for the process: names belong to addresses, not to an exports
  * table, so a reload keeps them (their TTL bounds how stale they get).
  * Owner prefixes: ne_ entry, nn_ the cache.
@@ -51,10 +61,15 @@ struct fs_name_key {
 struct fs_name_ent {
 	uint8_t ne_state;
 	bool ne_busy;               /* a resolver is looking it up */
+	bool ne_stale;              /* PENDING: ne_name is the confirmed name of the
+				     * last lookup, served until ne_stale_until */
 	uint32_t ne_gen;            /* changes when the entry is given to another lookup */
 	struct fs_name_key ne_key;
 	uint64_t ne_expires;        /* ns of the resolver clock: NAME and NONAME */
+	uint64_t ne_stale_until;    /* ns: NAME, and PENDING with ne_stale: the name
+				     * is served until then */
 	uint64_t ne_used;           /* ns: last use, for the replacement */
+	uint64_t ne_seq;            /* PENDING: queue order (oldest first) */
 	struct timespec ne_queued;  /* CLOCK_REALTIME when queued: waits end
 				     * FS_NAMES_WAIT_MS after it */
 	char ne_name[FS_NAME_MAX + 1];
@@ -66,6 +81,7 @@ static struct {
 	pthread_cond_t nn_done;     /* waiters: an entry was resolved */
 	unsigned nn_threads;        /* resolver threads started */
 	uint32_t nn_gen;
+	uint64_t nn_seq;            /* last ne_seq given */
 	const struct fs_resolver *nn_res;
 	struct fs_names_stats nn_stats;
 	struct fs_name_ent nn_e[FS_NAMES_ENTRIES];
@@ -146,6 +162,23 @@ static bool key_eq(const struct fs_name_key *a, const struct fs_name_key *b)
 {
 	return a->nk_family == b->nk_family &&
 	       !memcmp(a->nk_addr, b->nk_addr, a->nk_family == AF_INET ? 4 : 16);
+}
+
+/* same_net - are @a and @b in one network: an IPv4 /24, an IPv6 /64? */
+static bool same_net(const struct fs_name_key *a, const struct fs_name_key *b)
+{
+	return a->nk_family == b->nk_family &&
+	       !memcmp(a->nk_addr, b->nk_addr, a->nk_family == AF_INET ? 3 : 8);
+}
+
+/* net_pending - the PENDING entries of @k's network (nn_lock held). */
+static unsigned net_pending(const struct fs_name_key *k)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < FS_NAMES_ENTRIES; i++)
+		n += nn.nn_e[i].ne_state == NE_PENDING && same_net(&nn.nn_e[i].ne_key, k);
+	return n;
 }
 
 /* find - the entry of @k, or NULL (nn_lock held). */
@@ -237,7 +270,35 @@ static int resolve(const struct fs_resolver *r, const struct fs_name_key *k,
 	return NE_NAME;
 }
 
-/* One resolver thread: takes PENDING entries nobody resolves yet. */
+/*
+ * next_lookup - the entry a resolver takes (nn_lock held): the PENDING one
+ * queued first that nobody resolves yet and whose network holds fewer
+ * than FS_NAMES_NET_RESOLVERS resolvers; NULL when none.
+ */
+static struct fs_name_ent *next_lookup(void)
+{
+	const struct fs_name_key *busy[FS_NAMES_RESOLVERS];
+	struct fs_name_ent *best = NULL;
+	unsigned nbusy = 0;
+
+	for (unsigned i = 0; i < FS_NAMES_ENTRIES && nbusy < FS_NAMES_RESOLVERS; i++)
+		if (nn.nn_e[i].ne_state == NE_PENDING && nn.nn_e[i].ne_busy)
+			busy[nbusy++] = &nn.nn_e[i].ne_key;
+	for (unsigned i = 0; i < FS_NAMES_ENTRIES; i++) {
+		struct fs_name_ent *e = &nn.nn_e[i];
+		unsigned n = 0;
+
+		if (e->ne_state != NE_PENDING || e->ne_busy || (best && best->ne_seq < e->ne_seq))
+			continue;
+		for (unsigned j = 0; j < nbusy; j++)
+			n += same_net(busy[j], &e->ne_key);
+		if (n < FS_NAMES_NET_RESOLVERS)
+			best = e;
+	}
+	return best;
+}
+
+/* One resolver thread: takes PENDING entries nobody resolves yet, oldest first. */
 static void *resolver_main(void *arg)
 {
 	(void)arg;
@@ -251,9 +312,7 @@ static void *resolver_main(void *arg)
 		bool again;
 		int state;
 
-		for (unsigned i = 0; i < FS_NAMES_ENTRIES && !e; i++)
-			if (nn.nn_e[i].ne_state == NE_PENDING && !nn.nn_e[i].ne_busy)
-				e = &nn.nn_e[i];
+		e = next_lookup();
 		if (!e) {
 			pthread_cond_wait(&nn.nn_work, &nn.nn_lock);
 			continue;
@@ -271,16 +330,33 @@ static void *resolver_main(void *arg)
 		if (e->ne_gen == gen && e->ne_state == NE_PENDING) {
 			uint64_t ttl = state == NE_NAME ? FS_NAMES_TTL_SEC :
 				       again ? FS_NAMES_AGAIN_TTL_SEC : FS_NAMES_NEG_TTL_SEC;
+			uint64_t now = r->nr_now_ns();
 
-			e->ne_state = (uint8_t)state;
+			if (state != NE_NAME && again && e->ne_stale && now < e->ne_stale_until) {
+				/* failed for now while the name is looked up
+				 * again: keep the name (until its bound), ask
+				 * again after FS_NAMES_AGAIN_TTL_SEC */
+				e->ne_state = NE_NAME;
+				e->ne_expires = now + ttl * 1000000000u;
+				if (e->ne_expires > e->ne_stale_until)
+					e->ne_expires = e->ne_stale_until;
+			} else {
+				e->ne_state = (uint8_t)state;
+				e->ne_expires = now + ttl * 1000000000u;
+				e->ne_stale_until = e->ne_expires +
+						    FS_NAMES_STALE_SEC * 1000000000ull;
+				memcpy(e->ne_name, name, sizeof(name));
+			}
 			e->ne_busy = false;
-			e->ne_expires = r->nr_now_ns() + ttl * 1000000000u;
-			memcpy(e->ne_name, name, sizeof(name));
+			e->ne_stale = false;
 			if (state == NE_NAME)
 				nn.nn_stats.ns_confirmed++;
 			else
 				nn.nn_stats.ns_no_name++;
 		}
+		/* its network's resolver place is free: another lookup of
+		 * that network may be waiting for it */
+		pthread_cond_signal(&nn.nn_work);
 		pthread_cond_broadcast(&nn.nn_done);
 	}
 	return NULL;
@@ -315,6 +391,14 @@ static bool fresh(const struct fs_name_ent *e, uint64_t now)
 	return (e->ne_state == NE_NAME || e->ne_state == NE_NONAME) && now < e->ne_expires;
 }
 
+/* stale - a confirmed name past its TTL that may still be served while it
+ * is looked up again (a NAME entry, or a PENDING one keeping it). */
+static bool stale(const struct fs_name_ent *e, uint64_t now)
+{
+	return (e->ne_state == NE_NAME || (e->ne_state == NE_PENDING && e->ne_stale)) &&
+	       now < e->ne_stale_until;
+}
+
 bool fs_names_on_transport(void)
 {
 	const struct fs_resolver *r = res();
@@ -345,7 +429,16 @@ enum fs_name_result fs_name_of(const struct sockaddr *peer, bool wait,
 		goto answer;
 	}
 	if (!e || e->ne_state != NE_PENDING) {
-		/* new, or expired: look it up (again) */
+		/* new, or expired: look it up (again), unless its network
+		 * holds its share of the queue already */
+		bool keep = e && stale(e, now);
+
+		if (net_pending(&k) >= FS_NAMES_NET_PENDING) {
+			if (keep)
+				goto answer; /* the stale name; queued on a later call */
+			nn.nn_stats.ns_net_full++;
+			goto out;
+		}
 		if (!e)
 			e = claim(&k);
 		if (!e) {
@@ -353,6 +446,8 @@ enum fs_name_result fs_name_of(const struct sockaddr *peer, bool wait,
 			goto out;
 		}
 		if (start_resolvers()) {
+			if (keep)
+				goto answer;
 			/* no thread to resolve it: no name for now */
 			e->ne_state = NE_NONAME;
 			e->ne_expires = now + FS_NAMES_AGAIN_TTL_SEC * 1000000000ull;
@@ -361,12 +456,16 @@ enum fs_name_result fs_name_of(const struct sockaddr *peer, bool wait,
 		}
 		e->ne_state = NE_PENDING;
 		e->ne_busy = false;
+		e->ne_stale = keep;
 		e->ne_gen = ++nn.nn_gen;
+		e->ne_seq = ++nn.nn_seq;
 		e->ne_used = now;
 		clock_gettime(CLOCK_REALTIME, &e->ne_queued);
 		nn.nn_stats.ns_queued++;
 		pthread_cond_signal(&nn.nn_work);
 	}
+	if (stale(e, now))
+		goto answer; /* served while it is looked up again */
 	if (!wait)
 		goto out;
 	{
@@ -395,7 +494,9 @@ enum fs_name_result fs_name_of(const struct sockaddr *peer, bool wait,
 	}
 answer:
 	e->ne_used = now;
-	if (e->ne_state == NE_NAME) {
+	if (e->ne_state == NE_NAME || stale(e, now)) {
+		if (!fresh(e, now))
+			nn.nn_stats.ns_stale++;
 		snprintf(buf, len, "%s", e->ne_name);
 		ret = FS_NAME_OK;
 	} else {
@@ -415,6 +516,7 @@ void fs_names_set_resolver(const struct fs_resolver *r)
 		 * its answer */
 		nn.nn_e[i].ne_state = NE_FREE;
 		nn.nn_e[i].ne_busy = false;
+		nn.nn_e[i].ne_stale = false;
 		nn.nn_e[i].ne_gen = ++nn.nn_gen;
 	}
 	memset(&nn.nn_stats, 0, sizeof(nn.nn_stats));

@@ -808,12 +808,31 @@ static struct {
 	struct fk_ptr ptr[16];
 	struct fk_fwd fwd[8];
 	bool gate_closed;
+	unsigned hang_epoch;           /* a hanging lookup ends when it changes */
+	const char *released[8];       /* hanging addresses let go */
+	char log[32][INET6_ADDRSTRLEN]; /* the addresses of the reverse lookups, in order */
 	unsigned ptr_calls, fwd_calls, inline_calls;
 	pthread_t test_thread;
 	_Atomic uint64_t now;
 } fk = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
 
 static _Thread_local bool fk_transport; /* "this thread is a transport thread" */
+
+/* Reverse zones that do not answer: 198.51.100.0/24 and 10.0.0.0/8; their
+ * lookups hang until let go (fk_release) or the test ends, then fail for
+ * now (EAI_AGAIN).  fk.lock held. */
+static bool fk_hangs(const char *a)
+{
+	return !strncmp(a, "198.51.100.", 11) || !strncmp(a, "10.", 3);
+}
+
+static bool fk_released(const char *a)
+{
+	for (unsigned i = 0; i < 8 && fk.released[i]; i++)
+		if (!strcmp(fk.released[i], a))
+			return true;
+	return false;
+}
 
 static int fk_getnameinfo(const struct sockaddr *sa, socklen_t salen, char *host,
 			  socklen_t hostlen, char *serv, socklen_t servlen, int flags)
@@ -832,6 +851,8 @@ static int fk_getnameinfo(const struct sockaddr *sa, socklen_t salen, char *host
 	clock_gettime(CLOCK_REALTIME, &dl);
 	dl.tv_sec += 10; /* a lookup that ran where it must not fails the test, not hangs it */
 	pthread_mutex_lock(&fk.lock);
+	if (fk.ptr_calls < 32)
+		snprintf(fk.log[fk.ptr_calls], sizeof(fk.log[0]), "%s", a);
 	fk.ptr_calls++;
 	if (pthread_equal(pthread_self(), fk.test_thread) || fk_transport)
 		fk.inline_calls++;
@@ -839,6 +860,15 @@ static int fk_getnameinfo(const struct sockaddr *sa, socklen_t salen, char *host
 	while (fk.gate_closed)
 		if (pthread_cond_timedwait(&fk.cond, &fk.lock, &dl) == ETIMEDOUT)
 			break;
+	if (fk_hangs(a)) {
+		unsigned epoch = fk.hang_epoch;
+
+		while (fk.hang_epoch == epoch && !fk_released(a))
+			if (pthread_cond_timedwait(&fk.cond, &fk.lock, &dl) == ETIMEDOUT)
+				break;
+		pthread_mutex_unlock(&fk.lock);
+		return EAI_AGAIN;
+	}
 	for (unsigned i = 0; i < 16 && fk.ptr[i].fp_addr; i++) {
 		if (strcmp(fk.ptr[i].fp_addr, a))
 			continue;
@@ -953,6 +983,8 @@ static void fk_reset(void)
 	memcpy(fk.ptr, ptr, sizeof(ptr));
 	memcpy(fk.fwd, fwd, sizeof(fwd));
 	fk.gate_closed = false;
+	memset(fk.released, 0, sizeof(fk.released));
+	memset(fk.log, 0, sizeof(fk.log));
 	fk.ptr_calls = fk.fwd_calls = fk.inline_calls = 0;
 	fk.test_thread = pthread_self();
 	pthread_mutex_unlock(&fk.lock);
@@ -973,6 +1005,7 @@ static int fk_teardown(void **state)
 	(void)state;
 	pthread_mutex_lock(&fk.lock);
 	fk.gate_closed = false;
+	fk.hang_epoch++; /* hanging lookups end */
 	pthread_cond_broadcast(&fk.cond);
 	pthread_mutex_unlock(&fk.lock);
 	fk_transport = false;
@@ -999,6 +1032,31 @@ static void fk_gate(bool closed)
 	fk.gate_closed = closed;
 	pthread_cond_broadcast(&fk.cond);
 	pthread_mutex_unlock(&fk.lock);
+}
+
+/* fk_release - the hanging lookup of @a ends (EAI_AGAIN). */
+static void fk_release(const char *a)
+{
+	pthread_mutex_lock(&fk.lock);
+	for (unsigned i = 0; i < 8; i++) {
+		if (!fk.released[i]) {
+			fk.released[i] = a;
+			break;
+		}
+	}
+	pthread_cond_broadcast(&fk.cond);
+	pthread_mutex_unlock(&fk.lock);
+}
+
+/* fk_logged - the address of the @i-th reverse lookup ("" if none yet). */
+static const char *fk_logged(unsigned i)
+{
+	static char a[INET6_ADDRSTRLEN];
+
+	pthread_mutex_lock(&fk.lock);
+	memcpy(a, fk.log[i], sizeof(a));
+	pthread_mutex_unlock(&fk.lock);
+	return a;
 }
 
 static unsigned fk_count(const unsigned *field)
@@ -1040,6 +1098,31 @@ static void names_wait_resolved(uint64_t n)
 	}
 	fail_msg("%llu of %llu lookups ended in 10 s",
 		 (unsigned long long)(st.ns_confirmed + st.ns_no_name), (unsigned long long)n);
+}
+
+/* names_wait_confirmed - wait (10 s at most) until @n lookups gave a name. */
+static void names_wait_confirmed(uint64_t n)
+{
+	struct fs_names_stats st;
+	struct timespec ts = { 0, 1000000 };
+
+	for (unsigned i = 0; i < 10000; i++) {
+		fs_names_get_stats(&st);
+		if (st.ns_confirmed >= n)
+			return;
+		nanosleep(&ts, NULL);
+	}
+	fail_msg("%llu of %llu names confirmed in 10 s", (unsigned long long)st.ns_confirmed,
+		 (unsigned long long)n);
+}
+
+/* fs_name_of(@a): its result, the name in @buf. */
+static enum fs_name_result name_of(const char *a, bool wait, char *buf, size_t len)
+{
+	struct sockaddr_storage ss = addr(a, 700);
+
+	buf[0] = '\0';
+	return fs_name_of((struct sockaddr *)&ss, wait, buf, len);
 }
 
 /* A wildcard matches a confirmed name only: the reverse lookup's name
@@ -1096,7 +1179,8 @@ static void test_names_confirmed(void **state)
 }
 
 /* Answers are kept for their time to live, then looked up again: 300 s
- * for a name, 60 s for none, 5 s after a temporary failure. */
+ * for a name, 60 s for none, 5 s after a temporary failure.  A name past
+ * its TTL is still served while it is looked up again (test_names_stale). */
 static void test_names_ttl(void **state)
 {
 	struct rpcrdma_nfs3_exports *xt;
@@ -1116,7 +1200,9 @@ static void test_names_ttl(void **state)
 	assert_true(match(xt, 0, "192.0.2.10", &o)); /* still cached */
 	assert_int_equal(fk_count(&fk.ptr_calls), 1);
 	atomic_fetch_add(&fk.now, 1 * SEC);
-	assert_false(match(xt, 0, "192.0.2.10", &o)); /* looked up again */
+	assert_true(match(xt, 0, "192.0.2.10", &o)); /* served, looked up again */
+	names_wait_resolved(2);
+	assert_false(match(xt, 0, "192.0.2.10", &o)); /* the new answer */
 	assert_int_equal(fk_count(&fk.ptr_calls), 2);
 
 	/* none: 60 s */
@@ -1145,6 +1231,163 @@ static void test_names_ttl(void **state)
 	assert_true(match(xt, 0, "192.0.2.12", &o) == false); /* late.example.com */
 	assert_int_equal(fk_count(&fk.ptr_calls), 6);
 	rpcrdma_nfs3_exports_free(xt);
+	assert_int_equal(fk_count(&fk.inline_calls), 0);
+}
+
+/* Stale while looked up again: a confirmed name past its 300 s TTL is
+ * answered at once (a worker does not wait, a transport thread gets a
+ * name, not "not known yet") while one lookup runs, for at most 300 s
+ * more; a temporary failure of that lookup keeps the name (asked again
+ * 5 s later), a final answer replaces it. */
+static void test_names_stale(void **state)
+{
+	struct rpcrdma_nfs3_exports *xt;
+	struct sockaddr_storage p10 = addr("192.0.2.10", 1);
+	struct rpcrdma_nfs3_xopts o;
+	struct fs_names_stats st;
+
+	(void)state;
+	assert_int_equal(FS_NAMES_STALE_SEC, 300);
+	xt = parse_ok("/a *.example.com(rw)\n");
+	assert_true(match(xt, 0, "192.0.2.10", &o)); /* t 1000: until 1300, stale until 1600 */
+	assert_int_equal(fk_count(&fk.ptr_calls), 1);
+
+	/* t 1300: past the TTL, the lookup held at the gate */
+	fk_gate(true);
+	atomic_fetch_add(&fk.now, 300 * SEC);
+	fk_transport = true;
+	assert_int_equal(fs_exports_match_peer(xt, 0, (struct sockaddr *)&p10, true, &o),
+			 FS_XM_YES);
+	fk_transport = false;
+	fk_wait_ptr_calls(2);
+	atomic_fetch_add(&fk.now, 299 * SEC); /* t 1599 */
+	assert_true(match(xt, 0, "192.0.2.10", &o));
+	fs_names_get_stats(&st);
+	assert_int_equal(st.ns_stale, 2);
+	assert_int_equal(st.ns_queued, 2); /* one lookup again, not one a call */
+	/* t 1600: 300 s past the TTL, no longer served */
+	atomic_fetch_add(&fk.now, 1 * SEC);
+	fk_transport = true;
+	assert_int_equal(fs_exports_match_peer(xt, 0, (struct sockaddr *)&p10, true, &o),
+			 FS_XM_UNKNOWN);
+	fk_transport = false;
+	fk_gate(false);
+	names_wait_resolved(2); /* t 1600: until 1900, stale until 2200 */
+	assert_true(match(xt, 0, "192.0.2.10", &o));
+	fs_names_get_stats(&st);
+	assert_int_equal(st.ns_stale, 2);
+	assert_int_equal(st.ns_confirmed, 2);
+
+	/* t 1900: the lookup fails for now: the name is kept, asked again
+	 * at 1905 */
+	fk_set_ptr("192.0.2.10", "AGAIN");
+	atomic_fetch_add(&fk.now, 300 * SEC);
+	assert_true(match(xt, 0, "192.0.2.10", &o));
+	names_wait_resolved(3);
+	assert_true(match(xt, 0, "192.0.2.10", &o));
+	assert_int_equal(fk_count(&fk.ptr_calls), 3);
+	atomic_fetch_add(&fk.now, 5 * SEC); /* t 1905 */
+	assert_true(match(xt, 0, "192.0.2.10", &o));
+	names_wait_resolved(4);
+	assert_int_equal(fk_count(&fk.ptr_calls), 4);
+	/* t 1910: the reverse record is gone: served until the answer
+	 * comes, then no name */
+	fk_set_ptr("192.0.2.10", NULL);
+	atomic_fetch_add(&fk.now, 5 * SEC);
+	assert_true(match(xt, 0, "192.0.2.10", &o));
+	names_wait_resolved(5);
+	assert_false(match(xt, 0, "192.0.2.10", &o));
+	assert_int_equal(fk_count(&fk.ptr_calls), 5);
+	assert_int_equal(fk_count(&fk.inline_calls), 0);
+	rpcrdma_nfs3_exports_free(xt);
+}
+
+/* The reviewer's case: 8 addresses of one network whose reverse zone does
+ * not answer, asked again and again, must not keep a wildcard client from
+ * its name.  One network holds one resolver (the others stay free) and 8
+ * queued entries (a ninth address is not queued); the client's lookup is
+ * taken at once, and 300 s later its name is served while looked up
+ * again, the hanging zone still hanging. */
+static void test_names_hanging_zone(void **state)
+{
+	char a[32], buf[FS_NAME_MAX + 1];
+	struct fs_names_stats st;
+
+	(void)state;
+	assert_int_equal(FS_NAMES_NET_PENDING, 8);
+	assert_int_equal(FS_NAMES_NET_RESOLVERS, 1);
+	fk_transport = true; /* the attacker's calls come on a transport thread */
+	for (unsigned round = 0; round < 3; round++) {
+		for (unsigned i = 1; i <= 9; i++) {
+			snprintf(a, sizeof(a), "198.51.100.%u", i);
+			assert_int_equal(name_of(a, false, buf, sizeof(buf)), FS_NAME_PENDING);
+		}
+	}
+	fs_names_get_stats(&st);
+	assert_int_equal(st.ns_queued, 8);
+	assert_int_equal(st.ns_net_full, 3); /* .9, each round */
+	fk_wait_ptr_calls(1);
+	assert_string_equal(fk_logged(0), "198.51.100.1");
+
+	/* the client, on a transport thread: not known yet, queued, and
+	 * taken by a free resolver while .1 hangs */
+	assert_int_equal(name_of("192.0.2.10", false, buf, sizeof(buf)), FS_NAME_PENDING);
+	names_wait_confirmed(1);
+	assert_int_equal(name_of("192.0.2.10", false, buf, sizeof(buf)), FS_NAME_OK);
+	assert_string_equal(buf, "good.example.com");
+	assert_int_equal(fk_count(&fk.ptr_calls), 2);
+	assert_string_equal(fk_logged(1), "192.0.2.10");
+
+	/* 300 s on, the zone still hanging: the name at once, looked up again */
+	atomic_fetch_add(&fk.now, 300 * SEC);
+	for (unsigned i = 1; i <= 9; i++) {
+		snprintf(a, sizeof(a), "198.51.100.%u", i);
+		assert_int_equal(name_of(a, false, buf, sizeof(buf)), FS_NAME_PENDING);
+	}
+	assert_int_equal(name_of("192.0.2.10", false, buf, sizeof(buf)), FS_NAME_OK);
+	assert_string_equal(buf, "good.example.com");
+	names_wait_confirmed(2);
+	assert_int_equal(name_of("192.0.2.10", false, buf, sizeof(buf)), FS_NAME_OK);
+	assert_int_equal(fk_count(&fk.ptr_calls), 3);
+	assert_string_equal(fk_logged(2), "192.0.2.10");
+	fs_names_get_stats(&st);
+	assert_int_equal(st.ns_queued, 10); /* 8 of the zone's, the client's twice */
+	assert_int_equal(st.ns_stale, 1);
+	assert_int_equal(fk_count(&fk.inline_calls), 0);
+}
+
+/* Hanging zones in 8 networks hold every resolver: a client queued after
+ * them is the first lookup a resolver takes when one of them ends, before
+ * a lookup queued later in a lower cache entry (oldest first), so it
+ * waits for one hanging lookup at most. */
+static void test_names_oldest_first(void **state)
+{
+	char a[32], buf[FS_NAME_MAX + 1];
+
+	(void)state;
+	assert_int_equal(FS_NAMES_RESOLVERS, 8);
+	/* 192.0.2.11 in cache entry 0, named */
+	assert_int_equal(name_of("192.0.2.11", true, buf, sizeof(buf)), FS_NAME_OK);
+	assert_string_equal(buf, "host.other.org");
+	fk_transport = true;
+	for (unsigned i = 1; i <= 8; i++) {
+		snprintf(a, sizeof(a), "10.%u.0.1", i);
+		assert_int_equal(name_of(a, false, buf, sizeof(buf)), FS_NAME_PENDING);
+	}
+	fk_wait_ptr_calls(9); /* every resolver hangs */
+	/* the client (entry 9), then 192.0.2.11 again (entry 0), 600 s
+	 * later: past its TTL and stale bound */
+	assert_int_equal(name_of("192.0.2.10", false, buf, sizeof(buf)), FS_NAME_PENDING);
+	atomic_fetch_add(&fk.now, 600 * SEC);
+	assert_int_equal(name_of("192.0.2.11", false, buf, sizeof(buf)), FS_NAME_PENDING);
+	/* one hanging lookup ends: its resolver takes the client first */
+	fk_release("10.1.0.1");
+	names_wait_confirmed(3);
+	assert_int_equal(fk_count(&fk.ptr_calls), 11);
+	assert_string_equal(fk_logged(9), "192.0.2.10");
+	assert_string_equal(fk_logged(10), "192.0.2.11");
+	assert_int_equal(name_of("192.0.2.10", false, buf, sizeof(buf)), FS_NAME_OK);
+	assert_string_equal(buf, "good.example.com");
 	assert_int_equal(fk_count(&fk.inline_calls), 0);
 }
 
@@ -1294,6 +1537,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_names_confirmed, fk_setup, fk_teardown),
 		cmocka_unit_test_setup_teardown(test_names_ttl, fk_setup, fk_teardown),
 		cmocka_unit_test_setup_teardown(test_names_transport_thread, fk_setup, fk_teardown),
+		cmocka_unit_test_setup_teardown(test_names_stale, fk_setup, fk_teardown),
+		cmocka_unit_test_setup_teardown(test_names_hanging_zone, fk_setup, fk_teardown),
+		cmocka_unit_test_setup_teardown(test_names_oldest_first, fk_setup, fk_teardown),
 	};
 	const struct CMUnitTest server[] = {
 		cmocka_unit_test_setup_teardown(test_access_ro_squash, s_setup, s_teardown),
