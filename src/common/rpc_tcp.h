@@ -36,7 +36,7 @@
 /* <rpc/rpc_msg.h> and <rpcrdma/wire.h> both define RPC_MSG_VERSION. */
 #undef RPC_MSG_VERSION
 
-#define RPC_TCP_PER_HOST_DEFAULT 16u    /* connections of one address */
+#define RPC_TCP_PER_HOST_DEFAULT 16u    /* connections of one host (rpc_tcp_host_key) */
 #define RPC_TCP_TOTAL_DEFAULT 1024u     /* connections in all */
 #define RPC_TCP_RECORD_MS_DEFAULT 10000u /* a call: its record and reply */
 #define RPC_TCP_IDLE_MS_DEFAULT 360000u  /* knfsd's 6 minutes */
@@ -44,13 +44,23 @@
 #define RPC_TCP_DEFER_MAX_MS 1000u      /* rpc_tcp_defer()'s time per call */
 
 struct rpc_tcp_limits {
-	unsigned tl_per_host;  /* connections one peer address may hold */
+	unsigned tl_per_host;  /* connections one peer host (an IPv4 address,
+				* an IPv6 /64) may hold */
 	unsigned tl_total;     /* connections in all; also at most a quarter
 				* of RLIMIT_NOFILE's soft limit */
 	unsigned tl_record_ms; /* first byte of a call to its reply taken */
 	unsigned tl_idle_ms;   /* no call and no reply under way */
 	unsigned tl_maxrec;    /* bytes of one record (all its fragments) */
 };
+
+/**
+ * rpc_tcp_host_key - the host @ss counts as for tl_per_host, as 16 bytes:
+ * an IPv4 address as IPv4-mapped IPv6 (so the same host over either
+ * listener is one key), an IPv6 address by its /64 (one machine may use
+ * any number of addresses of its /64; the other 8 bytes zero), another
+ * family all zero.
+ */
+void rpc_tcp_host_key(const struct sockaddr_storage *ss, uint8_t key[16]);
 
 /* Counters since the process started (all listeners). */
 struct rpc_tcp_stats {

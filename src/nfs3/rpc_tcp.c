@@ -225,15 +225,16 @@ static const struct xp_ops2 rt_ops2 = { .xp_control = rt_control };
 
 /* ---- connections ---- */
 
-/* @ss as 16 bytes, IPv4 as IPv4-mapped IPv6, so one host is one key */
-static void rt_addr_key(const struct sockaddr_storage *ss, uint8_t key[16])
+void rpc_tcp_host_key(const struct sockaddr_storage *ss, uint8_t key[16])
 {
 	memset(key, 0, 16);
 	if (ss->ss_family == AF_INET) {
 		key[10] = key[11] = 0xff;
 		memcpy(key + 12, &((const struct sockaddr_in *)ss)->sin_addr, 4);
 	} else if (ss->ss_family == AF_INET6) {
-		memcpy(key, &((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+
+		memcpy(key, a, IN6_IS_ADDR_V4MAPPED(a) ? 16 : 8);
 	}
 }
 
@@ -478,9 +479,9 @@ static unsigned rt_host_count(const struct rt_loop *lp, const struct sockaddr_st
 	uint8_t key[16], k[16];
 	unsigned n = 0;
 
-	rt_addr_key(ss, key);
+	rpc_tcp_host_key(ss, key);
 	for (unsigned i = 0; i < lp->lp_n; i++) {
-		rt_addr_key(&lp->lp_c[i]->c_peer, k);
+		rpc_tcp_host_key(&lp->lp_c[i]->c_peer, k);
 		n += !memcmp(k, key, 16);
 	}
 	return n;

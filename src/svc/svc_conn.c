@@ -309,16 +309,18 @@ bool svc_conn_admit(struct rpcrdma_svc *svc)
 
 /* ---- connections per peer address ---- */
 
-/** The connections of one peer address (sv_hosts). */
+/** The connections of one peer host (sv_hosts): an IPv4 address, an IPv6 /64. */
 struct svc_host {
 	struct svc_host *ho_next;    /* bucket chain */
 	uint32_t ho_conns;           /* places taken (sv_hosts_lock) */
 	sa_family_t ho_family;       /* AF_INET (IPv4-mapped too), AF_INET6, other */
-	uint8_t ho_addr[16];         /* 4 or 16 bytes; zero for another family */
+	uint8_t ho_addr[16];         /* 4 bytes, or an IPv6 /64's 8; zero for another family */
 };
 
 /* The key of @peer: its family and address bytes, an IPv4-mapped IPv6
- * address as IPv4. */
+ * address as IPv4, an IPv6 address by its /64 (the network prefix: one
+ * machine may use any number of addresses in its /64, SLAAC privacy
+ * addresses, so counting addresses would let it take every place). */
 static void svc_host_key(const struct sockaddr *peer, sa_family_t *fam, uint8_t addr[16])
 {
 	memset(addr, 0, 16);
@@ -332,7 +334,7 @@ static void svc_host_key(const struct sockaddr *peer, sa_family_t *fam, uint8_t 
 			*fam = AF_INET;
 			memcpy(addr, a->s6_addr + 12, 4);
 		} else {
-			memcpy(addr, a->s6_addr, 16);
+			memcpy(addr, a->s6_addr, 8);
 		}
 	}
 }
@@ -448,8 +450,11 @@ static const char *svc_host_why(const struct rpcrdma_svc *svc, const struct sock
 		inet_ntop(AF_INET, &((const struct sockaddr_in *)peer)->sin_addr, a, sizeof(a));
 	else if (peer && peer->sa_family == AF_INET6)
 		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)peer)->sin6_addr, a, sizeof(a));
-	snprintf(buf, len, "--max-connections-per-host (%u) reached by %s",
-		 svc->sv_cfg.sc_max_conns_per_host, a);
+	snprintf(buf, len, "--max-connections-per-host (%u) reached by %s%s",
+		 svc->sv_cfg.sc_max_conns_per_host, a,
+		 peer && peer->sa_family == AF_INET6 &&
+		 !IN6_IS_ADDR_V4MAPPED(&((const struct sockaddr_in6 *)peer)->sin6_addr) ?
+		 " (its /64)" : "");
 	return buf;
 }
 

@@ -717,8 +717,9 @@ int svc_conn_accept(struct svc_group *grp, struct rdma_cm_id *id,
 bool svc_conn_admit(struct rpcrdma_svc *svc);
 /*
  * svc_host_admit - take one of the sc_max_conns_per_host places of peer
- * address @peer (an IPv4-mapped IPv6 address counts as its IPv4 address;
- * any other family, or NULL, as one address of its own).  Any transport
+ * host @peer: its IPv4 address (an IPv4-mapped IPv6 address counts as
+ * its IPv4 address), its IPv6 /64 (any address of one /64 counts as the
+ * same host); any other family, or NULL, as one address of its own.  Any transport
  * thread (sv_hosts_lock).  Return: the address's entry, given back with
  * svc_host_put(); NULL when its places are all taken or no entry could be
  * allocated (errno: EBUSY or ENOMEM).
@@ -727,7 +728,7 @@ struct svc_host *svc_host_admit(struct rpcrdma_svc *svc, const struct sockaddr *
 /* svc_host_put - give back a place svc_host_admit() took (NULL: no-op);
  * the entry goes with its last place. */
 void svc_host_put(struct rpcrdma_svc *svc, struct svc_host *h);
-/* svc_host_count - places taken by @peer's address now (0: none). */
+/* svc_host_count - places taken by @peer's host (address, IPv6 /64) now (0: none). */
 uint32_t svc_host_count(struct rpcrdma_svc *svc, const struct sockaddr *peer);
 /* svc_host_fini - free every entry left (unit tests; none after a drain). */
 void svc_host_fini(struct rpcrdma_svc *svc);

@@ -193,8 +193,8 @@ static void test_host_cap(void **state)
 	assert_int_equal(svc_host_count(&f->svc, peer_of(&b)), 0);
 }
 
-/* IPv6 addresses are told apart by all 16 bytes; a connection gives its
- * place back when it is freed. */
+/* IPv6 hosts are told apart by their /64 (test_host_cap_ipv6_64); a
+ * connection gives its place back when it is freed. */
 static void test_host_place_goes_with_conn(void **state)
 {
 	struct fixture *f = *state;
@@ -203,7 +203,7 @@ static void test_host_place_goes_with_conn(void **state)
 	unsigned i;
 
 	set_v6(&x, "2001:db8::1");
-	set_v6(&y, "2001:db8::1:0:0:1");
+	set_v6(&y, "2001:db8:0:1::1");
 	for (i = 0; i < 3; i++)
 		assert_non_null(hx[i] = svc_host_admit(&f->svc, peer_of(&x)));
 	assert_null(svc_host_admit(&f->svc, peer_of(&x)));
@@ -221,6 +221,52 @@ static void test_host_place_goes_with_conn(void **state)
 	svc_host_put(&f->svc, hx[0]);
 	svc_host_put(&f->svc, hx[1]);
 	assert_int_equal(svc_host_count(&f->svc, peer_of(&x)), 0);
+}
+
+/*
+ * One machine may use any number of IPv6 addresses of its /64: the share
+ * (3 here) is its /64's.  x, x2 and x3 (one /64) take the three places
+ * between them; a fourth from any address of that /64 is refused before
+ * anything is allocated, counted in conns_refused_host; y (the next /64)
+ * and IPv4 addresses keep their own shares.
+ */
+static void test_host_cap_ipv6_64(void **state)
+{
+	struct fixture *f = *state;
+	struct svc_group *grp = &f->svc.sv_groups[0];
+	struct rdma_cm_id x = { 0 }, x2 = { 0 }, x3 = { 0 }, x4 = { 0 }, y = { 0 };
+	struct svc_host *hx[3], *hy;
+	struct svc_conn_param p;
+	unsigned i;
+
+	memset(&p, 0, sizeof(p));
+	set_v6(&x, "2001:db8:0:5::1");
+	set_v6(&x2, "2001:db8:0:5:a:b:c:d");
+	set_v6(&x3, "2001:db8:0:5:ffff:ffff:ffff:ffff");
+	set_v6(&x4, "2001:db8:0:5:1234::9");
+	set_v6(&y, "2001:db8:0:6::1");
+	assert_non_null(hx[0] = svc_host_admit(&f->svc, peer_of(&x)));
+	assert_non_null(hx[1] = svc_host_admit(&f->svc, peer_of(&x2)));
+	assert_non_null(hx[2] = svc_host_admit(&f->svc, peer_of(&x3)));
+	assert_ptr_equal(hx[0], hx[1]); /* one entry: the /64's */
+	assert_int_equal(svc_host_count(&f->svc, peer_of(&x4)), 3);
+	assert_null(svc_host_admit(&f->svc, peer_of(&x4)));
+	assert_int_equal(errno, EBUSY);
+	assert_int_equal(svc_conn_accept(grp, &x4, &p), -EBUSY);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_refused_host), 1);
+	assert_int_equal(atomic_load(&f->svc.sv_nconns), 0);
+
+	/* the next /64: a share of its own */
+	assert_int_equal(svc_host_count(&f->svc, peer_of(&y)), 0);
+	assert_non_null(hy = svc_host_admit(&f->svc, peer_of(&y)));
+	assert_int_equal(svc_host_count(&f->svc, peer_of(&y)), 1);
+	assert_int_equal(svc_host_count(&f->svc, peer_of(&x)), 3);
+
+	for (i = 0; i < 3; i++)
+		svc_host_put(&f->svc, hx[i]);
+	svc_host_put(&f->svc, hy);
+	assert_int_equal(svc_host_count(&f->svc, peer_of(&x2)), 0);
+	assert_int_equal(svc_host_count(&f->svc, peer_of(&y)), 0);
 }
 
 /* The default share: sc_max_connections / 8, at least 16, at most
@@ -564,6 +610,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_host_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_host_place_goes_with_conn, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_host_cap_ipv6_64, setup, teardown),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test_setup_teardown(test_idle_reaped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_postponed_by_a_call, setup, teardown),

@@ -439,6 +439,49 @@ static void test_per_host_cap(void **state)
 		close(fd[i]);
 }
 
+/* The per-host cap counts hosts: an IPv6 peer by its /64 (one machine
+ * may use any number of addresses of it), an IPv4 one by its address, the
+ * same over the IPv6 listener (IPv4-mapped).  Loopback has one IPv6
+ * address, so the key is checked, against bytes written out by hand. */
+static void test_host_key(void **state)
+{
+	static const uint8_t k64[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 5 };
+	static const uint8_t k4[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 0, 2, 1 };
+	static const char *const same64[] = { "2001:db8:0:5::1", "2001:db8:0:5:a:b:c:d",
+					      "2001:db8:0:5:ffff:ffff:ffff:ffff" };
+	struct sockaddr_storage ss;
+	uint8_t key[16];
+
+	(void)state;
+	for (unsigned i = 0; i < 3; i++) {
+		memset(&ss, 0, sizeof(ss));
+		ss.ss_family = AF_INET6;
+		assert_int_equal(inet_pton(AF_INET6, same64[i],
+					   &((struct sockaddr_in6 *)&ss)->sin6_addr), 1);
+		rpc_tcp_host_key(&ss, key);
+		assert_memory_equal(key, k64, 16);
+	}
+	assert_int_equal(inet_pton(AF_INET6, "2001:db8:0:6::1",
+				   &((struct sockaddr_in6 *)&ss)->sin6_addr), 1);
+	rpc_tcp_host_key(&ss, key);
+	assert_memory_not_equal(key, k64, 16);
+	/* IPv4, and the same address mapped: one key, the whole address */
+	assert_int_equal(inet_pton(AF_INET6, "::ffff:192.0.2.1",
+				   &((struct sockaddr_in6 *)&ss)->sin6_addr), 1);
+	rpc_tcp_host_key(&ss, key);
+	assert_memory_equal(key, k4, 16);
+	memset(&ss, 0, sizeof(ss));
+	ss.ss_family = AF_INET;
+	assert_int_equal(inet_pton(AF_INET, "192.0.2.1",
+				   &((struct sockaddr_in *)&ss)->sin_addr), 1);
+	rpc_tcp_host_key(&ss, key);
+	assert_memory_equal(key, k4, 16);
+	assert_int_equal(inet_pton(AF_INET, "192.0.2.2",
+				   &((struct sockaddr_in *)&ss)->sin_addr), 1);
+	rpc_tcp_host_key(&ss, key);
+	assert_memory_not_equal(key, k4, 16);
+}
+
 /* With all four connections taken, a newcomer gets in and the one idle
  * longest is closed. */
 static void test_oldest_idle_reclaimed(void **state)
@@ -687,6 +730,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_deadlines, h_setup, h_teardown),
 		cmocka_unit_test_setup_teardown(test_flood_unread, h_setup, h_teardown),
 		cmocka_unit_test_setup_teardown(test_per_host_cap, h_setup, h_teardown),
+		cmocka_unit_test(test_host_key),
 		cmocka_unit_test_setup_teardown(test_oldest_idle_reclaimed, h_setup, h_teardown),
 		cmocka_unit_test_setup_teardown(test_unlisted_refused, h_setup, h_teardown),
 		cmocka_unit_test_setup_teardown(test_name_lookup_deferred, nm_setup, nm_teardown),
