@@ -543,7 +543,7 @@ static void test_client_limits(void **state)
 }
 
 /*
- * NFS4_MAX_CLIENTS EXCHANGE_IDs that are never confirmed no longer keep
+ * RPCRDMA_NFS4_CLIENTS_DEFAULT EXCHANGE_IDs that are never confirmed no longer keep
  * a new client out (before the fix: NFS4ERR_RESOURCE until they expire,
  * forever when they are sent again within each lease); unconfirmed
  * records are swept a lease after their EXCHANGE_ID.
@@ -557,13 +557,13 @@ static void test_exchange_id_flood(void **state)
 	char owner[32];
 
 	for (unsigned round = 0; round < 2; round++) /* sent again: no matter */
-		for (unsigned i = 0; i < NFS4_MAX_CLIENTS; i++) {
+		for (unsigned i = 0; i < RPCRDMA_NFS4_CLIENTS_DEFAULT; i++) {
 			snprintf(owner, sizeof(owner), "flood-%u", i);
 			assert_int_equal(c_exid(e, owner, &id, &seq), NFS4_OK);
 		}
-	assert_int_equal(counts(e).sc_clients, NFS4_MAX_CLIENTS);
+	assert_int_equal(counts(e).sc_clients, RPCRDMA_NFS4_CLIENTS_DEFAULT);
 	new_client(e, "new", &cl);
-	assert_int_equal(counts(e).sc_clients, NFS4_MAX_CLIENTS);
+	assert_int_equal(counts(e).sc_clients, RPCRDMA_NFS4_CLIENTS_DEFAULT);
 	/* a lease later the unconfirmed records go, the confirmed one stays
 	 * (a courtesy client) */
 	nfs4_clock_advance(nfs4_state_lease(e->srv4->s4_state) + 1);
@@ -573,7 +573,7 @@ static void test_exchange_id_flood(void **state)
 	assert_int_equal(c_seq_only(e, &cl), NFS4_OK);
 }
 
-/* NFS4_MAX_CLIENTS confirmed clients within their leases fill the table
+/* RPCRDMA_NFS4_CLIENTS_DEFAULT confirmed clients within their leases fill the table
  * (NFS4ERR_RESOURCE); once their leases expired a new client takes a
  * courtesy client's place, its sessions with it. */
 static void test_clients_full(void **state)
@@ -584,16 +584,16 @@ static void test_clients_full(void **state)
 	uint64_t id;
 	char owner[32];
 
-	for (unsigned i = 0; i < NFS4_MAX_CLIENTS; i++) {
+	for (unsigned i = 0; i < RPCRDMA_NFS4_CLIENTS_DEFAULT; i++) {
 		snprintf(owner, sizeof(owner), "live-%u", i);
 		new_client(e, owner, &cl);
 	}
 	assert_int_equal(c_exid(e, "late", &id, &seq), NFS4ERR_RESOURCE);
 	nfs4_clock_advance(nfs4_state_lease(e->srv4->s4_state) + 1);
 	new_client(e, "late", &cl);
-	assert_int_equal(counts(e).sc_clients, NFS4_MAX_CLIENTS);
+	assert_int_equal(counts(e).sc_clients, RPCRDMA_NFS4_CLIENTS_DEFAULT);
 	assert_int_equal(counts(e).sc_reaped, 1);
-	assert_int_equal(counts(e).sc_sessions, NFS4_MAX_CLIENTS);
+	assert_int_equal(counts(e).sc_sessions, RPCRDMA_NFS4_CLIENTS_DEFAULT);
 }
 
 /* A courtesy client is freed NFS4_COURTESY_MAX_SECONDS after its lease
