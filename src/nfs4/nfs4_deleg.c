@@ -37,6 +37,7 @@ struct nfs4_deleg_table {
 	atomic_uint dt_nused;      /* entries not free: 0 lets a change skip the scan */
 	uint32_t dt_n;             /* sz_delegs */
 	uint32_t dt_client_max;    /* sz_client_delegs */
+	uint32_t dt_hi;            /* entries at or past it never used: scans stop */
 	struct nfs4_deleg *dt_d;
 };
 
@@ -131,7 +132,7 @@ bool nfs4_deleg_grant(struct nfs4_deleg_table *t, uint64_t clientid,
 	if (writers || fhlen > NFS4_FHSIZE)
 		return false;
 	pthread_mutex_lock(&t->dt_lock);
-	for (i = 0; i < t->dt_n; i++) {
+	for (i = 0; i < t->dt_hi; i++) {
 		struct nfs4_deleg *d = &t->dt_d[i];
 
 		if (d->dl_state == NFS4_DELEG_FREE) {
@@ -151,8 +152,12 @@ bool nfs4_deleg_grant(struct nfs4_deleg_table *t, uint64_t clientid,
 			goto out;
 		}
 	}
+	if (slot == t->dt_n && t->dt_hi < t->dt_n)
+		slot = t->dt_hi;
 	if (slot == t->dt_n || mine >= t->dt_client_max)
 		goto out;
+	if (slot >= t->dt_hi)
+		t->dt_hi = slot + 1;
 	atomic_fetch_add(&t->dt_nused, 1);
 	t->dt_d[slot].dl_state = NFS4_DELEG_GRANTED;
 	t->dt_d[slot].dl_clientid = clientid;
@@ -179,7 +184,7 @@ uint32_t nfs4_deleg_conflict(struct nfs4_deleg_table *t, uint64_t clientid,
 	if (atomic_load(&t->dt_nused) == 0)
 		return NFS4_OK;
 	pthread_mutex_lock(&t->dt_lock);
-	for (uint32_t i = 0; i < t->dt_n; i++) {
+	for (uint32_t i = 0; i < t->dt_hi; i++) {
 		struct nfs4_deleg *d = &t->dt_d[i];
 
 		if (d->dl_state == NFS4_DELEG_FREE || d->dl_state == NFS4_DELEG_REVOKED ||
@@ -266,7 +271,7 @@ uint32_t nfs4_deleg_holders(struct nfs4_deleg_table *t, uint64_t except,
 	if (atomic_load(&t->dt_nused) == 0)
 		return 0;
 	pthread_mutex_lock(&t->dt_lock);
-	for (uint32_t i = 0; i < t->dt_n && n < max; i++) {
+	for (uint32_t i = 0; i < t->dt_hi && n < max; i++) {
 		const struct nfs4_deleg *d = &t->dt_d[i];
 
 		if ((d->dl_state == NFS4_DELEG_GRANTED || d->dl_state == NFS4_DELEG_RECALLING) &&
@@ -295,7 +300,7 @@ bool nfs4_deleg_revoked(struct nfs4_deleg_table *t, uint64_t clientid)
 	bool any = false;
 
 	pthread_mutex_lock(&t->dt_lock);
-	for (uint32_t i = 0; i < t->dt_n && !any; i++)
+	for (uint32_t i = 0; i < t->dt_hi && !any; i++)
 		any = t->dt_d[i].dl_state == NFS4_DELEG_REVOKED &&
 		      t->dt_d[i].dl_clientid == clientid;
 	pthread_mutex_unlock(&t->dt_lock);
@@ -305,7 +310,7 @@ bool nfs4_deleg_revoked(struct nfs4_deleg_table *t, uint64_t clientid)
 void nfs4_deleg_forget_client(struct nfs4_deleg_table *t, uint64_t clientid)
 {
 	pthread_mutex_lock(&t->dt_lock);
-	for (uint32_t i = 0; i < t->dt_n; i++) {
+	for (uint32_t i = 0; i < t->dt_hi; i++) {
 		struct nfs4_deleg *d = &t->dt_d[i];
 
 		if (d->dl_state != NFS4_DELEG_FREE && d->dl_clientid == clientid)

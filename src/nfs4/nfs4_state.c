@@ -144,6 +144,10 @@ struct nfs4_state {
 	struct nfs4_session *st_sessions; /* sz_sessions */
 	struct nfs4_open *st_opens;       /* sz_opens */
 	struct nfs4_lock *st_locks;       /* sz_locks */
+	/* no entry at or past these was ever used: the scans of OPEN, LOCK
+	 * and a client's end stop there, so they cost what the states in use
+	 * at most took, not the whole table */
+	uint32_t st_opens_hi, st_locks_hi;
 	void (*st_forget)(void *arg, uint64_t clientid, const uint8_t *owner, uint32_t len);
 	void *st_forget_arg;
 	uint64_t st_revoked;   /* courtesy clients expired by a conflict */
@@ -390,10 +394,10 @@ static void lock_free(struct nfs4_lock *lk)
 
 static void opens_drop_client(struct nfs4_state *st, uint64_t clientid)
 {
-	for (unsigned i = 0; i < st->st_sz.sz_opens; i++)
+	for (unsigned i = 0; i < st->st_opens_hi; i++)
 		if (st->st_opens[i].op_used && st->st_opens[i].op_clientid == clientid)
 			st->st_opens[i].op_used = false;
-	for (unsigned i = 0; i < st->st_sz.sz_locks; i++)
+	for (unsigned i = 0; i < st->st_locks_hi; i++)
 		if (st->st_locks[i].lk_used && st->st_locks[i].lk_clientid == clientid)
 			lock_free(&st->st_locks[i]);
 }
@@ -431,10 +435,10 @@ static bool client_has_state(const struct nfs4_state *st, const struct nfs4_clie
 {
 	if (cl->cl_nsessions)
 		return true;
-	for (unsigned i = 0; i < st->st_sz.sz_opens; i++)
+	for (unsigned i = 0; i < st->st_opens_hi; i++)
 		if (st->st_opens[i].op_used && st->st_opens[i].op_clientid == cl->cl_id)
 			return true;
-	for (unsigned i = 0; i < st->st_sz.sz_locks; i++)
+	for (unsigned i = 0; i < st->st_locks_hi; i++)
 		if (st->st_locks[i].lk_used && st->st_locks[i].lk_clientid == cl->cl_id)
 			return true;
 	return false;
@@ -1082,7 +1086,7 @@ uint32_t nfs4_lock_owner(struct nfs4_state *st, uint64_t clientid,
 		status = NFS4ERR_BAD_STATEID;
 		goto out;
 	}
-	for (unsigned i = 0; i < st->st_sz.sz_locks; i++) {
+	for (unsigned i = 0; i < st->st_locks_hi; i++) {
 		struct nfs4_lock *l = &st->st_locks[i];
 
 		if (!l->lk_used) {
@@ -1099,6 +1103,8 @@ uint32_t nfs4_lock_owner(struct nfs4_state *st, uint64_t clientid,
 			break;
 		}
 	}
+	if (!lk && !free_lk && st->st_locks_hi < st->st_sz.sz_locks)
+		free_lk = &st->st_locks[st->st_locks_hi];
 	/* a new state: the table's room, and the client's share of it */
 	if (!lk && (!free_lk || mine >= st->st_sz.sz_client_locks)) {
 		status = NFS4ERR_RESOURCE;
@@ -1106,6 +1112,8 @@ uint32_t nfs4_lock_owner(struct nfs4_state *st, uint64_t clientid,
 	}
 	if (!lk) {
 		lk = free_lk;
+		if ((uint32_t)(lk - st->st_locks) >= st->st_locks_hi)
+			st->st_locks_hi = (uint32_t)(lk - st->st_locks) + 1;
 		lk->lk_used = true;
 		lk->lk_gen++;
 		lk->lk_seqid = 0;
@@ -1157,7 +1165,7 @@ uint32_t nfs4_lock_find_owner(struct nfs4_state *st, uint64_t clientid,
 
 	*fdp = -1;
 	pthread_mutex_lock(&st->st_lock);
-	for (unsigned i = 0; i < st->st_sz.sz_locks; i++) {
+	for (unsigned i = 0; i < st->st_locks_hi; i++) {
 		struct nfs4_lock *l = &st->st_locks[i];
 
 		if (l->lk_used && l->lk_clientid == clientid && l->lk_owner == h &&
@@ -1222,7 +1230,7 @@ uint32_t nfs4_open_add(struct nfs4_state *st, uint64_t clientid,
 again:
 	op = free_op = NULL;
 	mine = 0;
-	for (unsigned i = 0; i < st->st_sz.sz_opens; i++) {
+	for (unsigned i = 0; i < st->st_opens_hi; i++) {
 		struct nfs4_open *o = &st->st_opens[i];
 
 		if (!o->op_used) {
@@ -1252,6 +1260,8 @@ again:
 			goto out;
 		}
 	}
+	if (!free_op && st->st_opens_hi < st->st_sz.sz_opens)
+		free_op = &st->st_opens[st->st_opens_hi];
 	if (!op && mine >= st->st_sz.sz_client_opens) {
 		status = NFS4ERR_RESOURCE; /* the client's share of the table */
 		goto out;
@@ -1262,6 +1272,8 @@ again:
 		op->op_seqid++;
 	} else if (free_op) {
 		op = free_op;
+		if ((uint32_t)(op - st->st_opens) >= st->st_opens_hi)
+			st->st_opens_hi = (uint32_t)(op - st->st_opens) + 1;
 		op->op_used = true;
 		op->op_gen++;
 		op->op_seqid = 1;
@@ -1398,7 +1410,7 @@ uint32_t nfs4_state_revoke_file(struct nfs4_state *st, uint64_t except,
 	struct stat sb;
 
 	pthread_mutex_lock(&st->st_lock);
-	for (unsigned i = 0; i < st->st_sz.sz_locks; i++) {
+	for (unsigned i = 0; i < st->st_locks_hi; i++) {
 		struct nfs4_lock *lk = &st->st_locks[i];
 		struct nfs4_client *cl;
 
@@ -1494,7 +1506,7 @@ bool nfs4_open_writers(struct nfs4_state *st, const uint8_t *fh, uint32_t fhlen)
 	bool any = false;
 
 	pthread_mutex_lock(&st->st_lock);
-	for (uint32_t i = 0; i < st->st_sz.sz_opens && !any; i++) {
+	for (uint32_t i = 0; i < st->st_opens_hi && !any; i++) {
 		const struct nfs4_open *o = &st->st_opens[i];
 
 		any = o->op_used && (o->op_access & OPEN4_SHARE_ACCESS_WRITE) &&

@@ -216,8 +216,9 @@ static void test_client_share(void **state)
 	struct nfs4_state *st;
 	struct nfs4_sizes sz;
 	struct nfs4_exid_res er;
-	struct nfs4_stateid sid;
+	struct nfs4_stateid sid, s5, last;
 	uint8_t verf[8] = { 3 }, fh[8] = "FH";
+	uint32_t access;
 	(void)state;
 
 	nfs4_sizes(16, &sz);
@@ -229,7 +230,20 @@ static void test_client_share(void **state)
 		assert_int_equal(nfs4_open_add(st, er.er_clientid, (const uint8_t *)"o", 1,
 					       fh, 8, OPEN4_SHARE_ACCESS_READ, 0, &sid),
 				 i < 128 ? NFS4_OK : NFS4ERR_RESOURCE);
+		if (i == 5)
+			s5 = sid;
+		if (i == 127)
+			last = sid;
 	}
+	/* a state closed low in the table: the next one takes its place
+	 * (the scans stop at the highest entry ever used) */
+	assert_int_equal(nfs4_open_close(st, er.er_clientid, &s5, 0, 0, &sid), NFS4_OK);
+	store_be32(fh + 4, 1000);
+	assert_int_equal(nfs4_open_add(st, er.er_clientid, (const uint8_t *)"o", 1, fh, 8,
+				       OPEN4_SHARE_ACCESS_READ, 0, &sid), NFS4_OK);
+	assert_memory_equal(sid.si_other + 4, s5.si_other + 4, 4);
+	store_be32(fh + 4, 127);
+	assert_int_equal(nfs4_open_find(st, er.er_clientid, &last, fh, 8, &access), NFS4_OK);
 	nfs4_state_destroy(st);
 }
 
