@@ -105,6 +105,10 @@ static void usage(FILE *f)
 "      --lease SECONDS     NFSv4.1 lease time, 10..3600 (default 90): a client\n"
 "                          that stops renewing keeps its state until another\n"
 "                          client, or an NLM locker, conflicts with it\n"
+"      --nfs4-clients N    NFSv4.1 clients at once, 16..8192; as many sessions,\n"
+"                          32 opens, 8 lock states, 8 delegations per client\n"
+"                          (about 79 KiB each; default: what 1/16 of --memory\n"
+"                          holds, at least 128)\n"
 "  -k, --handle-key FILE   file handle key (default " DEFAULT_KEY_FILE ")\n"
 "      --no-root-squash    with --export: do not map uid/gid 0 to 65534\n"
 "      --async             with --export: reply to CREATE, REMOVE, RENAME, SETATTR...\n"
@@ -342,7 +346,7 @@ enum { OPT_NO_ROOT_SQUASH = 256, OPT_ASYNC, OPT_STATS, OPT_RPCBIND, OPT_CREDITS,
        OPT_CAPTURE_DATA,
        OPT_NO_LOCKING, OPT_NLM_PORT, OPT_NSM_PORT, OPT_STATE_DIR, OPT_GRACE,
        OPT_MAX_LOCKS, OPT_NSM_NAME, OPT_TRANSPORT_THREADS, OPT_REPLY_POST,
-       OPT_LEASE };
+       OPT_LEASE, OPT_NFS4_CLIENTS };
 
 /* SIZE: a number of bytes with an optional K, M, G or T suffix (binary). */
 static int parse_size(const char *s, uint64_t *out)
@@ -372,6 +376,34 @@ static int parse_size(const char *s, uint64_t *out)
 		return -EINVAL;
 	*out = (uint64_t)v << shift;
 	return 0;
+}
+
+/*
+ * nfs4_default_clients - NFSv4.1 clients for the registered-memory budget
+ * @memory (0: the transport's default, a quarter of the machine's memory,
+ * at least 64 MiB): the state tables take at most a sixteenth of it, at
+ * least RPCRDMA_NFS4_CLIENTS_DEFAULT clients, at most
+ * RPCRDMA_NFS4_CLIENTS_MAX.
+ */
+static uint32_t nfs4_default_clients(uint64_t memory)
+{
+	struct rpcrdma_nfs4_limits l;
+	uint64_t n;
+
+	if (!memory) {
+		long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+		uint64_t phys = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
+
+		memory = phys / 4 > (64ull << 20) ? phys / 4 : 64ull << 20;
+	}
+	if (rpcrdma_nfs4_limits(0, &l) || !l.n4l_client_bytes)
+		return RPCRDMA_NFS4_CLIENTS_DEFAULT;
+	n = memory / 16 / l.n4l_client_bytes;
+	if (n < RPCRDMA_NFS4_CLIENTS_DEFAULT)
+		n = RPCRDMA_NFS4_CLIENTS_DEFAULT;
+	if (n > RPCRDMA_NFS4_CLIENTS_MAX)
+		n = RPCRDMA_NFS4_CLIENTS_MAX;
+	return (uint32_t)n;
 }
 
 int main(int argc, char **argv)
@@ -415,6 +447,7 @@ int main(int argc, char **argv)
 		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 		{ "grace", required_argument, NULL, OPT_GRACE },
 		{ "lease", required_argument, NULL, OPT_LEASE },
+		{ "nfs4-clients", required_argument, NULL, OPT_NFS4_CLIENTS },
 		{ "max-locks", required_argument, NULL, OPT_MAX_LOCKS },
 		{ "nsm-name", required_argument, NULL, OPT_NSM_NAME },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -459,6 +492,8 @@ int main(int argc, char **argv)
 	bool async = false;
 	bool workers_only = false, nfs4 = true, no_deleg = false, nfs4_given = false;
 	uint32_t lease = 0; /* --lease: 0 the server's default (90 s) */
+	uint32_t nfs4_clients = 0; /* --nfs4-clients: 0 from --memory */
+	struct rpcrdma_nfs4_limits n4l;
 	struct rpcrdma_nfs4_server *srv4 = NULL;
 	struct sockaddr_storage tmp;
 	unsigned prefix;
@@ -695,6 +730,15 @@ int main(int argc, char **argv)
 			}
 			lease = (uint32_t)v;
 			break;
+		case OPT_NFS4_CLIENTS:
+			if (parse_uint(optarg, RPCRDMA_NFS4_CLIENTS_MAX, &v) ||
+			    v < RPCRDMA_NFS4_CLIENTS_MIN) {
+				fprintf(stderr, PROG ": --nfs4-clients: expected %u..%u: %s\n",
+					RPCRDMA_NFS4_CLIENTS_MIN, RPCRDMA_NFS4_CLIENTS_MAX, optarg);
+				return 2;
+			}
+			nfs4_clients = (uint32_t)v;
+			break;
 		case OPT_MAX_LOCKS:
 			if (parse_uint(optarg, 1u << 24, &v) || v == 0) {
 				fprintf(stderr, PROG ": --max-locks: expected 1..16777216: %s\n",
@@ -732,6 +776,10 @@ int main(int argc, char **argv)
 	}
 	if (lease && !nfs4) {
 		fprintf(stderr, PROG ": --lease and --no-nfs4: leases are NFSv4.1's\n");
+		return 2;
+	}
+	if (nfs4_clients && !nfs4) {
+		fprintf(stderr, PROG ": --nfs4-clients and --no-nfs4: the tables are NFSv4.1's\n");
 		return 2;
 	}
 	if (!ccfg.cc_path && (ccfg.cc_max_bytes || ccfg.cc_max_files || ccfg.cc_data_bytes)) {
@@ -867,6 +915,7 @@ int main(int argc, char **argv)
 			.n4_grace_sec = lcfg.lc_grace_sec,
 			.n4_no_delegations = no_deleg,
 			.n4_lease_sec = lease,
+			.n4_max_clients = nfs4_clients ? nfs4_clients : nfs4_default_clients(memory),
 		};
 
 		err = rpcrdma_nfs4_server_create(srv, &n4, &srv4);
@@ -874,10 +923,18 @@ int main(int argc, char **argv)
 			fprintf(stderr, PROG ": NFSv4.1 client records %s/nfs4-clients: %s%s\n",
 				n4.n4_state_dir, err == -E2BIG ? "too many records" :
 				err == -EBADMSG ? "damaged" : strerror(-err),
-				err == -E2BIG || err == -EBADMSG ?
-				" (move it away to start without reclaims)" : "");
+				err == -E2BIG ? " (more than twice --nfs4-clients: raise it, or move "
+				"the file away to start without reclaims)" :
+				err == -EBADMSG ? " (move it away to start without reclaims)" : "");
 			goto out_svc;
 		}
+		if (!err && !rpcrdma_nfs4_limits(n4.n4_max_clients, &n4l))
+			fprintf(stderr, PROG ": nfs4: %u clients, %u sessions, %u opens, "
+				"%u lock states, %u delegations, %u client records "
+				"(%llu MiB when full%s)\n", n4l.n4l_clients, n4l.n4l_sessions,
+				n4l.n4l_opens, n4l.n4l_locks, n4l.n4l_delegations,
+				n4l.n4l_records, (unsigned long long)(n4l.n4l_bytes >> 20),
+				nfs4_clients ? ", --nfs4-clients" : ", from --memory");
 		if (!err)
 			err = rpcrdma_svc_register_flags(g_svc, RPCRDMA_NFS3_PROGRAM,
 							 RPCRDMA_NFS4_VERSION,

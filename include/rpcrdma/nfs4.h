@@ -43,7 +43,47 @@ struct rpcrdma_nfs4_config {
 	 * 0 is 90; else 10..3600 (others: -EINVAL) */
 	uint32_t n4_lease_sec;
 	bool n4_no_delegations;  /* grant no read delegation (RFC 8881 10.4) */
+	/* client records at once (EXCHANGE_ID), from which every other
+	 * table follows (rpcrdma_nfs4_limits()): as many sessions, 32 open
+	 * states, 8 lock states and 8 read delegations per client, 2 client
+	 * records on disk per client; allocated at create, about
+	 * n4l_client_bytes (80 KiB) each once full.  0 is
+	 * RPCRDMA_NFS4_CLIENTS_DEFAULT (128); else RPCRDMA_NFS4_CLIENTS_MIN..
+	 * RPCRDMA_NFS4_CLIENTS_MAX (others: -EINVAL) */
+	uint32_t n4_max_clients;
 };
+
+/** n4_max_clients: 0 is this; the range; the upper bound is what the
+ *  delegation stateid's 16-bit index holds (8 per client). */
+#define RPCRDMA_NFS4_CLIENTS_DEFAULT 128u
+#define RPCRDMA_NFS4_CLIENTS_MIN 16u
+#define RPCRDMA_NFS4_CLIENTS_MAX 8192u
+
+/** The state tables of a server of n4_max_clients clients. */
+struct rpcrdma_nfs4_limits {
+	uint32_t n4l_clients;          /* client records */
+	uint32_t n4l_sessions;         /* sessions, over all clients */
+	uint32_t n4l_opens;            /* open states */
+	uint32_t n4l_locks;            /* lock states (one descriptor each) */
+	uint32_t n4l_delegations;      /* read delegations */
+	uint32_t n4l_records;          /* client records kept for restarts */
+	/* what one client may hold: today's figures (4, 1024, 256, 256),
+	 * never more than a quarter of the table (at least 1) */
+	uint32_t n4l_client_sessions, n4l_client_opens, n4l_client_locks,
+		 n4l_client_delegations;
+	uint64_t n4l_client_bytes;     /* memory of one client and its share of
+					* every table, each session's slot reply
+					* caches included (bytes) */
+	uint64_t n4l_bytes;            /* all tables full (bytes) */
+};
+
+/**
+ * rpcrdma_nfs4_limits - the table sizes and their memory for
+ * @max_clients (0: RPCRDMA_NFS4_CLIENTS_DEFAULT) into @out, as
+ * rpcrdma_nfs4_server_create() makes them.  Return: 0, -EINVAL (out of
+ * range, @out NULL).
+ */
+int rpcrdma_nfs4_limits(uint32_t max_clients, struct rpcrdma_nfs4_limits *out);
 
 /** Recovery counters of rpcrdma_nfs4_server_recovery(). */
 struct rpcrdma_nfs4_recovery {

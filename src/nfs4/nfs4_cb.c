@@ -112,7 +112,8 @@ struct nfs4_cb_chan {
 struct nfs4_cb_table {
 	pthread_mutex_t ct_lock;
 	struct nfs4_cb_ops ct_ops;
-	struct nfs4_cb_chan *ct_chans[NFS4_MAX_SESSIONS];
+	uint32_t ct_n;             /* sz_sessions */
+	struct nfs4_cb_chan **ct_chans; /* ct_n, by session index */
 	struct nfs4_cb_counts ct_counts;
 };
 
@@ -132,12 +133,30 @@ static const struct nfs4_cb_ops svc_ops = {
 	.co_put = rpcrdma_svc_bc_put,
 };
 
-int nfs4_cb_table_create(const struct nfs4_cb_ops *ops, struct nfs4_cb_table **out)
+size_t nfs4_cb_table_bytes(const struct nfs4_sizes *sz)
+{
+	return sizeof(struct nfs4_cb_table) +
+	       sz->sz_sessions * (sizeof(struct nfs4_cb_chan *) + sizeof(struct nfs4_cb_chan));
+}
+
+int nfs4_cb_table_create(const struct nfs4_cb_ops *ops, const struct nfs4_sizes *sz,
+			 struct nfs4_cb_table **out)
 {
 	struct nfs4_cb_table *t = calloc(1, sizeof(*t));
+	struct nfs4_sizes def;
 
 	if (!t)
 		return -ENOMEM;
+	if (!sz) {
+		nfs4_sizes(0, &def);
+		sz = &def;
+	}
+	t->ct_n = sz->sz_sessions;
+	t->ct_chans = calloc(t->ct_n, sizeof(*t->ct_chans));
+	if (!t->ct_chans) {
+		free(t);
+		return -ENOMEM;
+	}
 	pthread_mutex_init(&t->ct_lock, NULL);
 	t->ct_ops = ops ? *ops : svc_ops;
 	*out = t;
@@ -161,7 +180,7 @@ void nfs4_cb_table_destroy(struct nfs4_cb_table *t)
 {
 	if (!t)
 		return;
-	for (uint32_t i = 0; i < NFS4_MAX_SESSIONS; i++) {
+	for (uint32_t i = 0; i < t->ct_n; i++) {
 		struct nfs4_cb_chan *ch = t->ct_chans[i];
 		struct rpcrdma_svc_bc *bc;
 
@@ -178,12 +197,13 @@ void nfs4_cb_table_destroy(struct nfs4_cb_table *t)
 	/* calls still in flight hold their channels, and the table: the
 	 * server is destroyed only after the transport stopped them */
 	pthread_mutex_destroy(&t->ct_lock);
+	free(t->ct_chans);
 	free(t);
 }
 
 static uint32_t sid_index(const uint8_t sid[16])
 {
-	return load_be32(sid + 12) & 0xff;
+	return load_be32(sid + 12) & ((1u << NFS4_SESSION_INDEX_BITS) - 1);
 }
 
 /* chan_find_locked - the live channel of @sid, or NULL. */
@@ -192,7 +212,7 @@ static struct nfs4_cb_chan *chan_find_locked(struct nfs4_cb_table *t, const uint
 	uint32_t i = sid_index(sid);
 	struct nfs4_cb_chan *ch;
 
-	if (i >= NFS4_MAX_SESSIONS)
+	if (i >= t->ct_n)
 		return NULL;
 	ch = t->ct_chans[i];
 	if (!ch || memcmp(ch->ch_sid, sid, NFS4_SESSIONID_SIZE))
@@ -303,7 +323,7 @@ int nfs4_cb_bind(struct nfs4_cb_table *t, const struct rpcrdma_svc_req *req,
 	struct nfs4_cb_call *cc;
 	int err;
 
-	if (i >= NFS4_MAX_SESSIONS)
+	if (i >= t->ct_n)
 		return -ENOSPC;
 	ch = calloc(1, sizeof(*ch));
 	cc = calloc(1, sizeof(*cc));
@@ -373,7 +393,7 @@ bool nfs4_cb_on_conn(struct nfs4_cb_table *t, uint32_t conn_id)
 	if (!t || !conn_id)
 		return false;
 	pthread_mutex_lock(&t->ct_lock);
-	for (uint32_t i = 0; i < NFS4_MAX_SESSIONS && !found; i++)
+	for (uint32_t i = 0; i < t->ct_n && !found; i++)
 		found = t->ct_chans[i] && t->ct_chans[i]->ch_conn_id == conn_id;
 	pthread_mutex_unlock(&t->ct_lock);
 	return found;
@@ -439,7 +459,7 @@ uint32_t nfs4_cb_seq_flags(struct nfs4_cb_table *t, const uint8_t sid[16],
 	ch = chan_find_locked(t, sid);
 	down = ch && ch->ch_path == NFS4_CB_DOWN;
 	/* the other sessions matter only when this one is down */
-	for (uint32_t i = 0; down && i < NFS4_MAX_SESSIONS; i++) {
+	for (uint32_t i = 0; down && i < t->ct_n; i++) {
 		struct nfs4_cb_chan *c = t->ct_chans[i];
 
 		if (c && c->ch_clientid == clientid &&
@@ -470,7 +490,7 @@ int nfs4_cb_recall(struct nfs4_cb_table *t, uint64_t clientid,
 	if (!cc)
 		return -ENOMEM;
 	pthread_mutex_lock(&t->ct_lock);
-	for (uint32_t i = 0; i < NFS4_MAX_SESSIONS; i++) {
+	for (uint32_t i = 0; i < t->ct_n; i++) {
 		struct nfs4_cb_chan *c = t->ct_chans[i];
 
 		if (!c || c->ch_clientid != clientid ||

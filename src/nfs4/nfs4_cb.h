@@ -91,12 +91,15 @@ enum nfs4_cb_path {
 };
 
 struct nfs4_cb_table;
+struct nfs4_sizes;
 
 /**
- * nfs4_cb_table_create - an empty table of NFS4_MAX_SESSIONS back
- * channels; @ops NULL: the transport's.  Return: 0 or -ENOMEM.
+ * nfs4_cb_table_create - an empty table of @sz's sz_sessions back
+ * channels (NULL: the default's); @ops NULL: the transport's.
+ * Return: 0 or -ENOMEM.
  */
-int nfs4_cb_table_create(const struct nfs4_cb_ops *ops, struct nfs4_cb_table **out);
+int nfs4_cb_table_create(const struct nfs4_cb_ops *ops, const struct nfs4_sizes *sz,
+			 struct nfs4_cb_table **out);
 /** nfs4_cb_table_destroy - drop every channel's handle (NULL ignored);
  *  callbacks still in flight keep their channel until they end. */
 void nfs4_cb_table_destroy(struct nfs4_cb_table *t);

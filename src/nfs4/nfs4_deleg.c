@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * nfs4_deleg.c - the table of read delegations and their states (see
- * nfs4_deleg.h).  Bounded (NFS4_MAX_DELEGS); a full table grants none.
- * The stateid's "other" field: the server's start, the entry's index and
- * its generation, so a stale or forged one matches nothing.
+ * nfs4_deleg.h).  Bounded (sz_delegs of n4_max_clients); a full table
+ * grants none.
+ * The stateid's "other" field: the server's start, the entry's index
+ * (NFS4_DELEG_INDEX_BITS) and its generation, so a stale or forged one matches nothing.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -34,15 +35,39 @@ struct nfs4_deleg_table {
 	uint32_t dt_lease;
 	struct nfs4_deleg_counts dt_counts;
 	atomic_uint dt_nused;      /* entries not free: 0 lets a change skip the scan */
-	struct nfs4_deleg dt_d[NFS4_MAX_DELEGS];
+	uint32_t dt_n;             /* sz_delegs */
+	uint32_t dt_client_max;    /* sz_client_delegs */
+	uint32_t dt_hi;            /* entries at or past it never used: scans stop */
+	struct nfs4_deleg *dt_d;
 };
 
-int nfs4_deleg_create(uint32_t boot, uint32_t lease, struct nfs4_deleg_table **out)
+#define DELEG_IDX_MASK ((1u << NFS4_DELEG_INDEX_BITS) - 1)
+#define DELEG_GEN_MASK ((1u << (32 - NFS4_DELEG_INDEX_BITS)) - 1)
+
+size_t nfs4_deleg_bytes(const struct nfs4_sizes *sz)
+{
+	return sizeof(struct nfs4_deleg_table) + sz->sz_delegs * sizeof(struct nfs4_deleg);
+}
+
+int nfs4_deleg_create(uint32_t boot, uint32_t lease, const struct nfs4_sizes *sz,
+		      struct nfs4_deleg_table **out)
 {
 	struct nfs4_deleg_table *t = calloc(1, sizeof(*t));
+	struct nfs4_sizes def;
 
 	if (!t)
 		return -ENOMEM;
+	if (!sz) {
+		nfs4_sizes(0, &def);
+		sz = &def;
+	}
+	t->dt_n = sz->sz_delegs;
+	t->dt_client_max = sz->sz_client_delegs;
+	t->dt_d = calloc(t->dt_n, sizeof(*t->dt_d));
+	if (!t->dt_d) {
+		free(t);
+		return -ENOMEM;
+	}
 	pthread_mutex_init(&t->dt_lock, NULL);
 	t->dt_boot = boot;
 	t->dt_lease = lease;
@@ -55,6 +80,7 @@ void nfs4_deleg_destroy(struct nfs4_deleg_table *t)
 	if (!t)
 		return;
 	pthread_mutex_destroy(&t->dt_lock);
+	free(t->dt_d);
 	free(t);
 }
 
@@ -63,21 +89,21 @@ static void make_sid(const struct nfs4_deleg_table *t, uint32_t i, struct nfs4_s
 	sid->si_seqid = 1;
 	store_be32(sid->si_other, DELEG_MAGIC);
 	store_be32(sid->si_other + 4, t->dt_boot);
-	store_be32(sid->si_other + 8, t->dt_d[i].dl_gen << 12 | i);
+	store_be32(sid->si_other + 8, t->dt_d[i].dl_gen << NFS4_DELEG_INDEX_BITS | i);
 }
 
 /* find_locked - the entry of @sid, or NULL (not a delegation stateid of
  * this start, or an entry reused since). */
 static struct nfs4_deleg *find_locked(struct nfs4_deleg_table *t, const struct nfs4_stateid *sid)
 {
-	uint32_t w = load_be32(sid->si_other + 8), i = w & 0xfff;
+	uint32_t w = load_be32(sid->si_other + 8), i = w & DELEG_IDX_MASK;
 	struct nfs4_deleg *d;
 
 	if (load_be32(sid->si_other) != DELEG_MAGIC ||
-	    load_be32(sid->si_other + 4) != t->dt_boot || i >= NFS4_MAX_DELEGS)
+	    load_be32(sid->si_other + 4) != t->dt_boot || i >= t->dt_n)
 		return NULL;
 	d = &t->dt_d[i];
-	if (d->dl_state == NFS4_DELEG_FREE || (d->dl_gen << 12 | i) != w)
+	if (d->dl_state == NFS4_DELEG_FREE || (d->dl_gen << NFS4_DELEG_INDEX_BITS | i) != w)
 		return NULL;
 	return d;
 }
@@ -92,7 +118,7 @@ static void free_locked(struct nfs4_deleg_table *t, struct nfs4_deleg *d)
 	if (d->dl_state == NFS4_DELEG_GRANTED || d->dl_state == NFS4_DELEG_RECALLING)
 		t->dt_counts.dc_held--;
 	d->dl_state = NFS4_DELEG_FREE;
-	d->dl_gen = (d->dl_gen + 1) & 0xfffff;
+	d->dl_gen = (d->dl_gen + 1) & DELEG_GEN_MASK;
 	atomic_fetch_sub(&t->dt_nused, 1);
 }
 
@@ -100,17 +126,17 @@ bool nfs4_deleg_grant(struct nfs4_deleg_table *t, uint64_t clientid,
 		      const uint8_t *fh, uint32_t fhlen, bool writers,
 		      struct nfs4_stateid *out)
 {
-	uint32_t i, slot = NFS4_MAX_DELEGS, mine = 0;
+	uint32_t i, slot = t->dt_n, mine = 0;
 	bool ok = false;
 
 	if (writers || fhlen > NFS4_FHSIZE)
 		return false;
 	pthread_mutex_lock(&t->dt_lock);
-	for (i = 0; i < NFS4_MAX_DELEGS; i++) {
+	for (i = 0; i < t->dt_hi; i++) {
 		struct nfs4_deleg *d = &t->dt_d[i];
 
 		if (d->dl_state == NFS4_DELEG_FREE) {
-			if (slot == NFS4_MAX_DELEGS)
+			if (slot == t->dt_n)
 				slot = i;
 			continue;
 		}
@@ -126,8 +152,12 @@ bool nfs4_deleg_grant(struct nfs4_deleg_table *t, uint64_t clientid,
 			goto out;
 		}
 	}
-	if (slot == NFS4_MAX_DELEGS || mine >= NFS4_MAX_CLIENT_DELEGS)
+	if (slot == t->dt_n && t->dt_hi < t->dt_n)
+		slot = t->dt_hi;
+	if (slot == t->dt_n || mine >= t->dt_client_max)
 		goto out;
+	if (slot >= t->dt_hi)
+		t->dt_hi = slot + 1;
 	atomic_fetch_add(&t->dt_nused, 1);
 	t->dt_d[slot].dl_state = NFS4_DELEG_GRANTED;
 	t->dt_d[slot].dl_clientid = clientid;
@@ -154,7 +184,7 @@ uint32_t nfs4_deleg_conflict(struct nfs4_deleg_table *t, uint64_t clientid,
 	if (atomic_load(&t->dt_nused) == 0)
 		return NFS4_OK;
 	pthread_mutex_lock(&t->dt_lock);
-	for (uint32_t i = 0; i < NFS4_MAX_DELEGS; i++) {
+	for (uint32_t i = 0; i < t->dt_hi; i++) {
 		struct nfs4_deleg *d = &t->dt_d[i];
 
 		if (d->dl_state == NFS4_DELEG_FREE || d->dl_state == NFS4_DELEG_REVOKED ||
@@ -241,7 +271,7 @@ uint32_t nfs4_deleg_holders(struct nfs4_deleg_table *t, uint64_t except,
 	if (atomic_load(&t->dt_nused) == 0)
 		return 0;
 	pthread_mutex_lock(&t->dt_lock);
-	for (uint32_t i = 0; i < NFS4_MAX_DELEGS && n < max; i++) {
+	for (uint32_t i = 0; i < t->dt_hi && n < max; i++) {
 		const struct nfs4_deleg *d = &t->dt_d[i];
 
 		if ((d->dl_state == NFS4_DELEG_GRANTED || d->dl_state == NFS4_DELEG_RECALLING) &&
@@ -270,7 +300,7 @@ bool nfs4_deleg_revoked(struct nfs4_deleg_table *t, uint64_t clientid)
 	bool any = false;
 
 	pthread_mutex_lock(&t->dt_lock);
-	for (uint32_t i = 0; i < NFS4_MAX_DELEGS && !any; i++)
+	for (uint32_t i = 0; i < t->dt_hi && !any; i++)
 		any = t->dt_d[i].dl_state == NFS4_DELEG_REVOKED &&
 		      t->dt_d[i].dl_clientid == clientid;
 	pthread_mutex_unlock(&t->dt_lock);
@@ -280,7 +310,7 @@ bool nfs4_deleg_revoked(struct nfs4_deleg_table *t, uint64_t clientid)
 void nfs4_deleg_forget_client(struct nfs4_deleg_table *t, uint64_t clientid)
 {
 	pthread_mutex_lock(&t->dt_lock);
-	for (uint32_t i = 0; i < NFS4_MAX_DELEGS; i++) {
+	for (uint32_t i = 0; i < t->dt_hi; i++) {
 		struct nfs4_deleg *d = &t->dt_d[i];
 
 		if (d->dl_state != NFS4_DELEG_FREE && d->dl_clientid == clientid)

@@ -19,15 +19,11 @@
 #include <time.h>
 
 struct nfs4_stateid;
+struct nfs4_sizes;
 
-/** Delegations at once, over all clients. */
-#define NFS4_MAX_DELEGS 1024u
 /** Delegations one conflict can have to recall (read delegations of a
  *  file held by different clients). */
 #define NFS4_DELEG_MAX_RECALL 8u
-/** Delegations one client may hold (a quarter of the table); beyond,
- *  its OPENs get none (OPEN_DELEGATE_NONE). */
-#define NFS4_MAX_CLIENT_DELEGS (NFS4_MAX_DELEGS / 4u)
 
 enum nfs4_deleg_state {
 	NFS4_DELEG_FREE = 0,
@@ -41,10 +37,12 @@ struct nfs4_deleg_table;
 /**
  * nfs4_deleg_create - an empty table; @boot (the server's start) is in
  * every delegation stateid so a restart makes them stale; @lease
- * (seconds): how long a recalled delegation is waited for.
- * Return: 0 or -ENOMEM.
+ * (seconds): how long a recalled delegation is waited for; @sz: its
+ * size, sz_delegs, and a client's share, sz_client_delegs (NULL: the
+ * default's).  Return: 0 or -ENOMEM.
  */
-int nfs4_deleg_create(uint32_t boot, uint32_t lease, struct nfs4_deleg_table **out);
+int nfs4_deleg_create(uint32_t boot, uint32_t lease, const struct nfs4_sizes *sz,
+		      struct nfs4_deleg_table **out);
 /** nfs4_deleg_destroy - free the table (NULL ignored). */
 void nfs4_deleg_destroy(struct nfs4_deleg_table *t);
 
@@ -53,7 +51,7 @@ void nfs4_deleg_destroy(struct nfs4_deleg_table *t);
  * a read delegation, unless @writers (someone has the file open for
  * writing), the file has a delegation being recalled or revoked, the
  * client holds one on it already (*@out is then that one's), the client
- * holds NFS4_MAX_CLIENT_DELEGS, or the table is full.
+ * holds sz_client_delegs, or the table is full.
  * Return: true with *@out the delegation stateid.
  */
 bool nfs4_deleg_grant(struct nfs4_deleg_table *t, uint64_t clientid,

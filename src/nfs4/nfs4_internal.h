@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -21,24 +22,30 @@ _Static_assert(FS_UNSTABLE == UNSTABLE4 && FS_DATA_SYNC == DATA_SYNC4 &&
 	       FS_FILE_SYNC == FILE_SYNC4,
 	       "a decoded stable_how4 is an enum fs_stable_how");
 
-/* ---- bounds (every table is fixed at creation) ---- */
+/* ---- bounds (every table is allocated at creation, its size from
+ * n4_max_clients: struct nfs4_sizes) ---- */
 
 /** Operations in one COMPOUND before anything else is looked at. */
 #define NFS4_COMPOUND_MAX_OPS 64u
-/** Client records (EXCHANGE_ID) at once. */
-#define NFS4_MAX_CLIENTS 128u
-/** Sessions at once, over all clients. */
-#define NFS4_MAX_SESSIONS 128u
-/** Sessions of one client. */
+/** Sessions of one client (at most; a quarter of the table when less). */
 #define NFS4_MAX_CLIENT_SESSIONS 4u
 /** Slots of a session's fore channel (ca_maxrequests granted at most). */
 #define NFS4_MAX_SLOTS 32u
 /** Reply bytes a slot keeps for a retry (ca_maxresponsesize_cached). */
 #define NFS4_SLOT_CACHE_BYTES 2048u
-/** Open states at once, over all clients. */
-#define NFS4_MAX_OPENS 4096u
-/** Lock states (a lock-owner's locks on one file, one descriptor each). */
-#define NFS4_MAX_LOCKS 1024u
+/** Per client record, over all clients: sessions, open states, lock
+ *  states (a lock-owner's locks on one file, one descriptor each), read
+ *  delegations, client records on disk (this run's and the previous
+ *  run's). */
+#define NFS4_SESSIONS_PER_CLIENT 1u
+#define NFS4_OPENS_PER_CLIENT 32u
+#define NFS4_LOCKS_PER_CLIENT 8u
+#define NFS4_DELEGS_PER_CLIENT 8u
+#define NFS4_RECORDS_PER_CLIENT 2u
+/** Bits of the session id's last word and of the delegation stateid's
+ *  index word that hold the table index (the rest: a generation). */
+#define NFS4_SESSION_INDEX_BITS 16u
+#define NFS4_DELEG_INDEX_BITS 16u
 /** Lease (seconds, lease_time attribute) by default (--lease). */
 #define NFS4_LEASE_SECONDS 90u
 /** Leases --lease accepts (seconds; the range of Linux's nfsd). */
@@ -47,10 +54,40 @@ _Static_assert(FS_UNSTABLE == UNSTABLE4 && FS_DATA_SYNC == DATA_SYNC4 &&
 /** How long a client whose lease expired keeps its state while nothing
  *  conflicts with it (a courtesy client; Linux's nfsd: 24 hours). */
 #define NFS4_COURTESY_MAX_SECONDS 86400u
-/** Open states one client may hold (a quarter of NFS4_MAX_OPENS). */
-#define NFS4_MAX_CLIENT_OPENS (NFS4_MAX_OPENS / 4u)
-/** Lock states one client may hold (a quarter of NFS4_MAX_LOCKS). */
-#define NFS4_MAX_CLIENT_LOCKS (NFS4_MAX_LOCKS / 4u)
+/** Open states one client may hold (at most; a quarter of the table
+ *  when less). */
+#define NFS4_MAX_CLIENT_OPENS 1024u
+/** Lock states one client may hold (idem). */
+#define NFS4_MAX_CLIENT_LOCKS 256u
+/** Delegations one client may hold (idem); beyond, its OPENs get none
+ *  (OPEN_DELEGATE_NONE). */
+#define NFS4_MAX_CLIENT_DELEGS 256u
+
+_Static_assert(RPCRDMA_NFS4_CLIENTS_MAX * NFS4_SESSIONS_PER_CLIENT <=
+	       1u << NFS4_SESSION_INDEX_BITS, "session index bits");
+_Static_assert(RPCRDMA_NFS4_CLIENTS_MAX * NFS4_DELEGS_PER_CLIENT <=
+	       1u << NFS4_DELEG_INDEX_BITS, "delegation index bits");
+_Static_assert(RPCRDMA_NFS4_CLIENTS_MAX * NFS4_OPENS_PER_CLIENT < 0x80000000u &&
+	       RPCRDMA_NFS4_CLIENTS_MAX * NFS4_LOCKS_PER_CLIENT < 0x80000000u,
+	       "stateid index (NFS4_LOCK_IDX apart)");
+
+/** The table sizes of one server (rpcrdma_nfs4_limits() of n4_max_clients). */
+struct nfs4_sizes {
+	uint32_t sz_clients, sz_sessions, sz_opens, sz_locks, sz_delegs, sz_records;
+	/* one client's share: never more than a quarter of the table */
+	uint32_t sz_client_sessions, sz_client_opens, sz_client_locks, sz_client_delegs;
+};
+
+/**
+ * nfs4_sizes - the sizes for @clients client records (0: the default,
+ * RPCRDMA_NFS4_CLIENTS_DEFAULT; no range check: the callers checked).
+ */
+void nfs4_sizes(uint32_t clients, struct nfs4_sizes *out);
+/** The memory of full tables of @sz (each module its own). */
+size_t nfs4_state_bytes(const struct nfs4_sizes *sz);
+size_t nfs4_deleg_bytes(const struct nfs4_sizes *sz);
+size_t nfs4_cb_table_bytes(const struct nfs4_sizes *sz);
+size_t nfs4_recover_bytes(const struct nfs4_sizes *sz);
 /** One host's share of a table of @n entries (nfs4_host_key()): client
  *  records, sessions, open and lock states of all the client IDs it
  *  makes together, so that client IDs made up in numbers from one
@@ -131,9 +168,11 @@ struct nfs4_cs_res {
  * stale; client ids and session ids also carry at least 64 bits made with
  * keys drawn from getrandom(2) here, so they cannot be guessed and those of
  * an earlier start (or another server) are unknown (see nfs4_state.c).
+ * @sz: the tables' sizes (NULL: nfs4_sizes(0)'s).
  * Return: 0; -ENOMEM; the -errno of getrandom(2) (-ENOSYS ...).
  */
-int nfs4_state_create(uint32_t boot, uint32_t lease, struct nfs4_state **out);
+int nfs4_state_create(uint32_t boot, uint32_t lease, const struct nfs4_sizes *sz,
+		      struct nfs4_state **out);
 /** nfs4_state_destroy - free every table (no call may run). */
 void nfs4_state_destroy(struct nfs4_state *st);
 
@@ -192,7 +231,7 @@ struct nfs4_exid_res {
  * while it has state in an unexpired lease: with AUTH_SYS the principal
  * is what any host can claim, so a new incarnation must come from the
  * old one's host until that lease runs out); NFS4ERR_RESOURCE also when
- * @who's host holds NFS4_HOST_SHARE(NFS4_MAX_CLIENTS) records already;
+ * @who's host holds a quarter of the client table (NFS4_HOST_SHARE) already;
  * NFS4ERR_NOENT (case 7), NFS4ERR_NOT_SAME (case 8), NFS4ERR_PERM (case 9)
  * for EXCHGID4_FLAG_UPD_CONFIRMED_REC_A; NFS4ERR_RESOURCE when the client
  * table is full (no record to take back); NFS4ERR_INVAL for flags the
@@ -411,7 +450,8 @@ uint32_t nfs4_open_test(struct nfs4_state *st, uint64_t clientid,
  * caller still owns it; on which the owner's OFD locks are taken (use
  * nfs4_lock_fd()).  *@access: the open's share access.
  * Return: NFS4_OK; NFS4ERR_BAD_STATEID, NFS4ERR_OLD_STATEID (the open
- * stateid); NFS4ERR_RESOURCE (NFS4_MAX_LOCKS states).
+ * stateid); NFS4ERR_RESOURCE (the table full, or the
+ * client's share of it taken).
  */
 uint32_t nfs4_lock_owner(struct nfs4_state *st, uint64_t clientid,
 			 const struct nfs4_stateid *open_sid,
@@ -509,9 +549,6 @@ uint32_t nfs4_state_lease(const struct nfs4_state *st);
 /* ---- nfs4_recover.c: client records on disk, the grace period
  * (RFC 8881 8.4.2, 18.51) ---- */
 
-/** Client records kept (loaded from the previous run plus this run's). */
-#define NFS4_RECOVER_MAX (2u * NFS4_MAX_CLIENTS)
-
 struct nfs4_recover;
 struct nfs4_compound;
 
@@ -550,15 +587,16 @@ void nfs4_clock_advance(uint32_t sec);
  * 0700, and its parents 0755, when missing; NULL: nothing on disk, no
  * grace period) and a grace
  * period of @grace seconds from @now (0: none; the loaded records are then
- * dropped).  With no record loaded there is no grace period.  @log: where
+ * dropped).  With no record loaded there is no grace period.  @sz: the
+ * table's size (sz_records; NULL: the default's).  @log: where
  * the end of the grace period is told (NULL: stderr).
  * Return: 0; -EBADMSG (a record file that is truncated, of another
  * version, with a bad record length, a repeated owner or a bad sum);
- * -E2BIG (more than NFS4_RECOVER_MAX records); -ENOMEM; the -errno of
+ * -E2BIG (more than @sz's sz_records records); -ENOMEM; the -errno of
  * mkdir/open/read.
  */
 int nfs4_recover_create(const char *dir, uint32_t grace, FILE *log, time_t now,
-			struct nfs4_recover **out);
+			const struct nfs4_sizes *sz, struct nfs4_recover **out);
 /** nfs4_recover_destroy - free @rc (NULL: no-op); the file stays. */
 void nfs4_recover_destroy(struct nfs4_recover *rc);
 
@@ -640,6 +678,7 @@ struct rpcrdma_nfs4_server {
 	struct nfs4_deleg_table *s4_deleg; /* delegations (nfs4_deleg.c) */
 	bool s4_no_deleg;              /* --no-delegations */
 	uint32_t s4_lease;             /* seconds (--lease) */
+	struct nfs4_sizes s4_sizes;    /* the tables' (n4_max_clients) */
 	/* the lease thread: nfs4_state_sweep() and record flushes */
 	pthread_t s4_lease_thread;
 	bool s4_lease_running;

@@ -21,7 +21,7 @@
  *   "RNC4", version 1, count          (three 4-byte words, big endian)
  *   count times: length (1..NFS4_OPAQUE_LIMIT, 4 bytes), the owner bytes
  *   FNV-1a 32 of everything before it (4 bytes)
- * at most NFS4_RECOVER_MAX records.  A file that is short, long, of
+ * at most sz_records records (2 per client of n4_max_clients).  A file that is short, long, of
  * another version, with a bad length or sum is refused (-EBADMSG), one
  * with more records than the bound -E2BIG: the server does not start on a
  * file it cannot read (the clients in it could not reclaim).
@@ -48,8 +48,8 @@
 #define REC_VERSION 1u
 #define REC_FILE "nfs4-clients"
 #define REC_HDR 12u
-/* the largest file: header, every record at its longest, the sum */
-#define REC_FILE_MAX (REC_HDR + NFS4_RECOVER_MAX * (4u + NFS4_OPAQUE_LIMIT) + 4u)
+/* the largest file of @n records: header, every record at its longest, the sum */
+#define REC_FILE_MAX(n) (REC_HDR + (size_t)(n) * (4u + NFS4_OPAQUE_LIMIT) + 4u)
 
 struct nfs4_rec {
 	bool r_used;
@@ -69,10 +69,18 @@ struct nfs4_recover {
 	time_t rc_grace_end;       /* CLOCK_MONOTONIC seconds */
 	uint32_t rc_pending;       /* r_prev && !r_done */
 	atomic_bool rc_dirty;      /* written under rc_lock, read without */
-	uint8_t *rc_buf;           /* REC_FILE_MAX bytes for the writer */
+	uint8_t *rc_buf;           /* REC_FILE_MAX(rc_n) bytes for the writer */
 	struct nfs4_recover_stats rc_st;
-	struct nfs4_rec rc_tab[NFS4_RECOVER_MAX];
+	uint32_t rc_n;             /* sz_records */
+	struct nfs4_rec *rc_tab;
 };
+
+size_t nfs4_recover_bytes(const struct nfs4_sizes *sz)
+{
+	/* the table, and the file's image when it is on disk */
+	return sizeof(struct nfs4_recover) + sz->sz_records * sizeof(struct nfs4_rec) +
+	       REC_FILE_MAX(sz->sz_records);
+}
 
 /* seconds the tests moved the clock on (nfs4_clock_advance()) */
 static _Atomic int64_t nfs4_clock_skew;
@@ -105,7 +113,7 @@ static uint32_t fnv1a(const uint8_t *p, size_t n)
 static struct nfs4_rec *rec_find(struct nfs4_recover *rc, const uint8_t *owner,
 				 uint32_t len)
 {
-	for (unsigned i = 0; i < NFS4_RECOVER_MAX; i++) {
+	for (unsigned i = 0; i < rc->rc_n; i++) {
 		struct nfs4_rec *r = &rc->rc_tab[i];
 
 		if (r->r_used && r->r_len == len && memcmp(r->r_owner, owner, len) == 0)
@@ -123,7 +131,7 @@ static struct nfs4_rec *rec_add(struct nfs4_recover *rc, const uint8_t *owner,
 		return r;
 	if (len == 0 || len > NFS4_OPAQUE_LIMIT)
 		return NULL;
-	for (unsigned i = 0; i < NFS4_RECOVER_MAX; i++) {
+	for (unsigned i = 0; i < rc->rc_n; i++) {
 		r = &rc->rc_tab[i];
 		if (r->r_used)
 			continue;
@@ -151,8 +159,8 @@ int nfs4_recover_parse(const uint8_t *buf, size_t len,
 	if (fnv1a(buf, len - 4) != load_be32(buf + len - 4))
 		return -EBADMSG;
 	count = load_be32(buf + 8);
-	if (count > NFS4_RECOVER_MAX)
-		return -E2BIG;
+	if (count > NFS4_RECORDS_PER_CLIENT * RPCRDMA_NFS4_CLIENTS_MAX)
+		return -E2BIG; /* the table's own size: load_one() */
 	for (uint32_t i = 0; i < count; i++) {
 		uint32_t n;
 
@@ -200,7 +208,7 @@ static int rec_load(struct nfs4_recover *rc)
 		err = -errno;
 		goto out;
 	}
-	if (sb.st_size > (off_t)REC_FILE_MAX) {
+	if (sb.st_size > (off_t)REC_FILE_MAX(rc->rc_n)) {
 		err = -E2BIG;
 		goto out;
 	}
@@ -219,28 +227,39 @@ out:
 	close(fd);
 	if (err) {
 		/* nothing of a refused file is kept */
-		memset(rc->rc_tab, 0, sizeof(rc->rc_tab));
+		memset(rc->rc_tab, 0, rc->rc_n * sizeof(*rc->rc_tab));
 		rc->rc_pending = 0;
 	}
 	return err;
 }
 
 int nfs4_recover_create(const char *dir, uint32_t grace, FILE *log, time_t now,
-			struct nfs4_recover **out)
+			const struct nfs4_sizes *sz, struct nfs4_recover **out)
 {
 	struct nfs4_recover *rc;
+	struct nfs4_sizes def;
 	int err = -ENOMEM;
 
+	if (!sz) {
+		nfs4_sizes(0, &def);
+		sz = &def;
+	}
 	rc = calloc(1, sizeof(*rc));
 	if (!rc)
 		return -ENOMEM;
+	rc->rc_n = sz->sz_records;
+	rc->rc_tab = calloc(rc->rc_n, sizeof(*rc->rc_tab));
+	if (!rc->rc_tab) {
+		free(rc);
+		return -ENOMEM;
+	}
 	pthread_mutex_init(&rc->rc_lock, NULL);
 	pthread_mutex_init(&rc->rc_io, NULL);
 	rc->rc_log = log ? log : stderr;
 	if (dir) {
 		size_t n = strlen(dir) + sizeof("/" REC_FILE);
 
-		rc->rc_buf = malloc(REC_FILE_MAX);
+		rc->rc_buf = malloc(REC_FILE_MAX(rc->rc_n));
 		rc->rc_path = malloc(n);
 		if (!rc->rc_buf || !rc->rc_path)
 			goto fail;
@@ -257,7 +276,7 @@ int nfs4_recover_create(const char *dir, uint32_t grace, FILE *log, time_t now,
 	rc->rc_grace_end = now + (time_t)grace;
 	if (!rc->rc_grace && rc->rc_pending) {
 		/* no grace period: the loaded records can never be used */
-		memset(rc->rc_tab, 0, sizeof(rc->rc_tab));
+		memset(rc->rc_tab, 0, rc->rc_n * sizeof(*rc->rc_tab));
 		rc->rc_pending = 0;
 		rc->rc_dirty = true;
 	}
@@ -277,6 +296,7 @@ void nfs4_recover_destroy(struct nfs4_recover *rc)
 	pthread_mutex_destroy(&rc->rc_io);
 	free(rc->rc_buf);
 	free(rc->rc_path);
+	free(rc->rc_tab);
 	free(rc);
 }
 
@@ -290,7 +310,7 @@ static bool grace_locked(struct nfs4_recover *rc, time_t now)
 	rc->rc_grace = false;
 	rc->rc_st.rs_in_grace = false;
 	/* the loaded records that were not reclaimed go */
-	for (unsigned i = 0; i < NFS4_RECOVER_MAX; i++) {
+	for (unsigned i = 0; i < rc->rc_n; i++) {
 		struct nfs4_rec *r = &rc->rc_tab[i];
 
 		if (r->r_used && !r->r_cur)
@@ -393,7 +413,7 @@ static size_t rec_encode(struct nfs4_recover *rc)
 	size_t pos = REC_HDR;
 	uint32_t count = 0;
 
-	for (unsigned i = 0; i < NFS4_RECOVER_MAX; i++) {
+	for (unsigned i = 0; i < rc->rc_n; i++) {
 		const struct nfs4_rec *r = &rc->rc_tab[i];
 
 		/* a loaded record stays while its client may still come back */
@@ -504,7 +524,7 @@ void nfs4_recover_stats(struct nfs4_recover *rc, time_t now,
 	(void)grace_locked(rc, now);
 	*out = rc->rc_st;
 	out->rs_records = 0;
-	for (unsigned i = 0; i < NFS4_RECOVER_MAX; i++)
+	for (unsigned i = 0; i < rc->rc_n; i++)
 		if (rc->rc_tab[i].r_used && rc->rc_tab[i].r_cur)
 			out->rs_records++;
 	out->rs_pending = rc->rc_pending;

@@ -119,6 +119,31 @@ static void forget_client(void *arg, uint64_t clientid, const uint8_t *owner, ui
 	nfs4_deleg_forget_client(srv->s4_deleg, clientid);
 }
 
+int rpcrdma_nfs4_limits(uint32_t max_clients, struct rpcrdma_nfs4_limits *out)
+{
+	struct nfs4_sizes sz;
+
+	if (!out || (max_clients && (max_clients < RPCRDMA_NFS4_CLIENTS_MIN ||
+				     max_clients > RPCRDMA_NFS4_CLIENTS_MAX)))
+		return -EINVAL;
+	nfs4_sizes(max_clients, &sz);
+	memset(out, 0, sizeof(*out));
+	out->n4l_clients = sz.sz_clients;
+	out->n4l_sessions = sz.sz_sessions;
+	out->n4l_opens = sz.sz_opens;
+	out->n4l_locks = sz.sz_locks;
+	out->n4l_delegations = sz.sz_delegs;
+	out->n4l_records = sz.sz_records;
+	out->n4l_client_sessions = sz.sz_client_sessions;
+	out->n4l_client_opens = sz.sz_client_opens;
+	out->n4l_client_locks = sz.sz_client_locks;
+	out->n4l_client_delegations = sz.sz_client_delegs;
+	out->n4l_bytes = nfs4_state_bytes(&sz) + nfs4_deleg_bytes(&sz) +
+			 nfs4_cb_table_bytes(&sz) + nfs4_recover_bytes(&sz);
+	out->n4l_client_bytes = (out->n4l_bytes + sz.sz_clients - 1) / sz.sz_clients;
+	return 0;
+}
+
 int rpcrdma_nfs4_server_create(struct rpcrdma_nfs3_server *nfs3,
 			       const struct rpcrdma_nfs4_config *cfg,
 			       struct rpcrdma_nfs4_server **out)
@@ -134,6 +159,10 @@ int rpcrdma_nfs4_server_create(struct rpcrdma_nfs3_server *nfs3,
 	if (cfg && cfg->n4_lease_sec &&
 	    (cfg->n4_lease_sec < NFS4_LEASE_MIN || cfg->n4_lease_sec > NFS4_LEASE_MAX))
 		return -EINVAL;
+	if (cfg && cfg->n4_max_clients &&
+	    (cfg->n4_max_clients < RPCRDMA_NFS4_CLIENTS_MIN ||
+	     cfg->n4_max_clients > RPCRDMA_NFS4_CLIENTS_MAX))
+		return -EINVAL;
 	srv = calloc(1, sizeof(*srv));
 	if (!srv)
 		return -ENOMEM;
@@ -146,26 +175,28 @@ int rpcrdma_nfs4_server_create(struct rpcrdma_nfs3_server *nfs3,
 	srv->s4_verbose = cfg ? cfg->n4_verbose : 0;
 	memcpy(srv->s4_scope, "rpcrdma-nfsd", 12);
 	srv->s4_lease = cfg && cfg->n4_lease_sec ? cfg->n4_lease_sec : NFS4_LEASE_SECONDS;
+	nfs4_sizes(cfg ? cfg->n4_max_clients : 0, &srv->s4_sizes);
 	/* a grace period shorter than a lease could end before a client
 	 * that renews on time has noticed the restart (RFC 8881 8.4.2.1) */
 	grace = cfg ? cfg->n4_grace_sec : 0;
 	grace = grace == 0 ? srv->s4_lease : grace == UINT32_MAX ? 0 : grace;
 	err = nfs4_recover_create(cfg ? cfg->n4_state_dir : NULL, grace, srv->s4_log,
-				  nfs4_mono_sec(), &srv->s4_recover);
+				  nfs4_mono_sec(), &srv->s4_sizes, &srv->s4_recover);
 	if (err) {
 		free(srv);
 		return err;
 	}
-	err = nfs4_state_create(srv->s4_boot, srv->s4_lease, &srv->s4_state);
+	err = nfs4_state_create(srv->s4_boot, srv->s4_lease, &srv->s4_sizes, &srv->s4_state);
 	if (err) {
 		nfs4_recover_destroy(srv->s4_recover);
 		free(srv);
 		return err;
 	}
 	srv->s4_no_deleg = cfg && cfg->n4_no_delegations;
-	err = nfs4_cb_table_create(NULL, &srv->s4_cb);
+	err = nfs4_cb_table_create(NULL, &srv->s4_sizes, &srv->s4_cb);
 	if (!err)
-		err = nfs4_deleg_create(srv->s4_boot, srv->s4_lease, &srv->s4_deleg);
+		err = nfs4_deleg_create(srv->s4_boot, srv->s4_lease, &srv->s4_sizes,
+					&srv->s4_deleg);
 	if (!err)
 		err = lease_thread_start(srv);
 	if (err) {

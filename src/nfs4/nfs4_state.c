@@ -5,15 +5,16 @@
  * and a reply kept per slot (CREATE_SESSION, SEQUENCE, DESTROY_SESSION,
  * DESTROY_CLIENTID), leases, open states and lock states (stateids).
  *
- * Every table is allocated once with a fixed size (NFS4_MAX_CLIENTS,
- * NFS4_MAX_SESSIONS, NFS4_MAX_OPENS, NFS4_MAX_LOCKS): a peer can fill them, then it is
+ * Every table is allocated once at creation, its size from n4_max_clients
+ * (struct nfs4_sizes: clients, sessions, open states, lock states): a peer
+ * can fill them, then it is
  * refused (NFS4ERR_RESOURCE, NFS4ERR_NOSPC) until records are destroyed or
  * their lease expires; it cannot make the server allocate more.  One
- * client holds at most NFS4_MAX_CLIENT_SESSIONS sessions,
- * NFS4_MAX_CLIENT_OPENS open states and NFS4_MAX_CLIENT_LOCKS lock states
- * (NFS4ERR_NOSPC, NFS4ERR_RESOURCE beyond), so one client cannot take a
- * table.  A slot's reply cache is NFS4_SLOT_CACHE_BYTES, allocated with
- * its session.
+ * client holds at most sz_client_sessions sessions, sz_client_opens open
+ * states and sz_client_locks lock states (NFS4_MAX_CLIENT_* or a quarter
+ * of the table; NFS4ERR_NOSPC, NFS4ERR_RESOURCE beyond), so one client
+ * cannot take a table.  A slot's reply cache is NFS4_SLOT_CACHE_BYTES,
+ * allocated with its session.
  *
  * Leases (see nfs4_internal.h): a client whose lease expired keeps its
  * state as a courtesy client until a conflict expires it
@@ -30,7 +31,8 @@
  *                 record's, so an earlier start's (another key) or a made-up
  *                 one is unknown: NFS4ERR_STALE_CLIENTID.
  *   sessionid4  = boot, 64 bits of SipHash (another random key) of a
- *                 never-repeating counter, gen << 8 | index (big endian);
+ *                 never-repeating counter, gen << 16 | index (big endian,
+ *                 NFS4_SESSION_INDEX_BITS);
  *                 compared in full.  Another start's: NFS4ERR_BADSESSION.
  *   stateid4 other = boot, index, gen (big endian); a lock stateid's
  *                    index has NFS4_LOCK_IDX set; only the client it
@@ -97,6 +99,7 @@ struct nfs4_client {
 	bool cl_cs_have;             /* cl_cs_res answers csa_sequence - 1 */
 	struct nfs4_cs_res cl_cs_res;
 	uint32_t cl_nsessions;
+	uint32_t cl_busy;            /* requests holding a slot of its sessions */
 	time_t cl_renew;             /* CLOCK_MONOTONIC seconds */
 };
 
@@ -139,10 +142,15 @@ struct nfs4_state {
 	uint8_t st_sid_key[16];   /* session ids' random part (getrandom) */
 	uint8_t st_pr_key[16];    /* principals (getrandom) */
 	uint64_t st_id_next;      /* counter of client and session ids */
-	struct nfs4_client st_clients[NFS4_MAX_CLIENTS];
-	struct nfs4_session st_sessions[NFS4_MAX_SESSIONS];
-	struct nfs4_open st_opens[NFS4_MAX_OPENS];
-	struct nfs4_lock st_locks[NFS4_MAX_LOCKS];
+	struct nfs4_sizes st_sz;
+	struct nfs4_client *st_clients;   /* sz_clients */
+	struct nfs4_session *st_sessions; /* sz_sessions */
+	struct nfs4_open *st_opens;       /* sz_opens */
+	struct nfs4_lock *st_locks;       /* sz_locks */
+	/* no entry at or past these was ever used: the scans of OPEN, LOCK
+	 * and a client's end stop there, so they cost what the states in use
+	 * at most took, not the whole table */
+	uint32_t st_opens_hi, st_locks_hi;
 	void (*st_forget)(void *arg, uint64_t clientid, const uint8_t *owner, uint32_t len);
 	void *st_forget_arg;
 	uint64_t st_revoked;   /* courtesy clients expired by a conflict */
@@ -157,13 +165,65 @@ static time_t now_sec(void)
 	return nfs4_mono_sec();
 }
 
-int nfs4_state_create(uint32_t boot, uint32_t lease, struct nfs4_state **out)
+void nfs4_sizes(uint32_t clients, struct nfs4_sizes *out)
+{
+	if (!clients)
+		clients = RPCRDMA_NFS4_CLIENTS_DEFAULT;
+	out->sz_clients = clients;
+	out->sz_sessions = clients * NFS4_SESSIONS_PER_CLIENT;
+	out->sz_opens = clients * NFS4_OPENS_PER_CLIENT;
+	out->sz_locks = clients * NFS4_LOCKS_PER_CLIENT;
+	out->sz_delegs = clients * NFS4_DELEGS_PER_CLIENT;
+	out->sz_records = clients * NFS4_RECORDS_PER_CLIENT;
+	/* a quarter of the table at most, and at least one */
+#define SHARE(max, n) ((n) / 4u < (max) ? ((n) / 4u ? (n) / 4u : 1u) : (max))
+	out->sz_client_sessions = SHARE(NFS4_MAX_CLIENT_SESSIONS, out->sz_sessions);
+	out->sz_client_opens = SHARE(NFS4_MAX_CLIENT_OPENS, out->sz_opens);
+	out->sz_client_locks = SHARE(NFS4_MAX_CLIENT_LOCKS, out->sz_locks);
+	out->sz_client_delegs = SHARE(NFS4_MAX_CLIENT_DELEGS, out->sz_delegs);
+#undef SHARE
+}
+
+size_t nfs4_state_bytes(const struct nfs4_sizes *sz)
+{
+	/* a session's slot reply caches are allocated with it */
+	return sizeof(struct nfs4_state) +
+	       sz->sz_clients * sizeof(struct nfs4_client) +
+	       sz->sz_sessions * (sizeof(struct nfs4_session) +
+				  (size_t)NFS4_MAX_SLOTS * NFS4_SLOT_CACHE_BYTES) +
+	       sz->sz_opens * sizeof(struct nfs4_open) +
+	       sz->sz_locks * sizeof(struct nfs4_lock);
+}
+
+static void state_free(struct nfs4_state *st)
+{
+	free(st->st_clients);
+	free(st->st_sessions);
+	free(st->st_opens);
+	free(st->st_locks);
+	free(st);
+}
+
+int nfs4_state_create(uint32_t boot, uint32_t lease, const struct nfs4_sizes *sz,
+		      struct nfs4_state **out)
 {
 	struct nfs4_state *st = calloc(1, sizeof(*st));
 	uint8_t keys[64];
 
 	if (!st)
 		return -ENOMEM;
+	if (sz)
+		st->st_sz = *sz;
+	else
+		nfs4_sizes(0, &st->st_sz);
+	st->st_clients = calloc(st->st_sz.sz_clients, sizeof(*st->st_clients));
+	st->st_sessions = calloc(st->st_sz.sz_sessions, sizeof(*st->st_sessions));
+	st->st_opens = calloc(st->st_sz.sz_opens, sizeof(*st->st_opens));
+	st->st_locks = calloc(st->st_sz.sz_locks, sizeof(*st->st_locks));
+	if (!st->st_clients || !st->st_sessions || !st->st_opens || !st->st_locks) {
+		state_free(st);
+		return -ENOMEM;
+	}
 	/* the keys of the identifiers (a short read of 48 bytes from
 	 * getrandom does not happen once the pool is initialised; it
 	 * blocks until then, as at early boot); the owners' hash key too,
@@ -171,7 +231,7 @@ int nfs4_state_create(uint32_t boot, uint32_t lease, struct nfs4_state **out)
 	if (getrandom(keys, sizeof(keys), 0) != (ssize_t)sizeof(keys)) {
 		int err = errno ? -errno : -EIO;
 
-		free(st);
+		state_free(st);
 		return err;
 	}
 	memcpy(st->st_clid_key, keys, 16);
@@ -182,7 +242,7 @@ int nfs4_state_create(uint32_t boot, uint32_t lease, struct nfs4_state **out)
 	pthread_mutex_init(&st->st_lock, NULL);
 	st->st_boot = boot;
 	st->st_lease = lease ? lease : NFS4_LEASE_SECONDS;
-	for (unsigned i = 0; i < NFS4_MAX_LOCKS; i++)
+	for (unsigned i = 0; i < st->st_sz.sz_locks; i++)
 		st->st_locks[i].lk_fd = -1;
 	*out = st;
 	return 0;
@@ -203,13 +263,13 @@ void nfs4_state_destroy(struct nfs4_state *st)
 {
 	if (!st)
 		return;
-	for (unsigned i = 0; i < NFS4_MAX_SESSIONS; i++)
+	for (unsigned i = 0; i < st->st_sz.sz_sessions; i++)
 		free(st->st_sessions[i].se_cache);
-	for (unsigned i = 0; i < NFS4_MAX_LOCKS; i++)
+	for (unsigned i = 0; i < st->st_sz.sz_locks; i++)
 		if (st->st_locks[i].lk_fd >= 0)
 			close(st->st_locks[i].lk_fd);
 	pthread_mutex_destroy(&st->st_lock);
-	free(st);
+	state_free(st);
 }
 
 /* ---- identifiers and principals ---- */
@@ -220,7 +280,7 @@ void nfs4_state_destroy(struct nfs4_state *st)
 /* Bits of a client id's plaintext holding the record's index. */
 #define NFS4_ID_INDEX_BITS 16u
 
-_Static_assert(NFS4_MAX_CLIENTS <= (1u << NFS4_ID_INDEX_BITS), "client index bits");
+_Static_assert(RPCRDMA_NFS4_CLIENTS_MAX <= (1u << NFS4_ID_INDEX_BITS), "client index bits");
 
 /* id_round - the round function: SipHash of (round, half), 32 bits of it */
 static uint32_t id_round(const struct nfs4_state *st, uint32_t round, uint32_t half)
@@ -271,7 +331,7 @@ static void session_id_make(struct nfs4_state *st, uint32_t idx, uint32_t gen,
 	store_be32(sid, st->st_boot);
 	store_be32(sid + 4, (uint32_t)(tag >> 32));
 	store_be32(sid + 8, (uint32_t)tag);
-	store_be32(sid + 12, gen << 8 | idx);
+	store_be32(sid + 12, gen << NFS4_SESSION_INDEX_BITS | idx);
 }
 
 uint64_t nfs4_principal(const struct nfs4_state *st, const struct rpcrdma_rpc_msg *m)
@@ -319,7 +379,7 @@ static struct nfs4_client *client_find(struct nfs4_state *st, uint64_t id)
 				  ((1u << NFS4_ID_INDEX_BITS) - 1));
 	struct nfs4_client *cl;
 
-	if (idx >= NFS4_MAX_CLIENTS)
+	if (idx >= st->st_sz.sz_clients)
 		return NULL;
 	cl = &st->st_clients[idx];
 	return cl->cl_used && cl->cl_id == id ? cl : NULL;
@@ -337,10 +397,10 @@ static void lock_free(struct nfs4_lock *lk)
 
 static void opens_drop_client(struct nfs4_state *st, uint64_t clientid)
 {
-	for (unsigned i = 0; i < NFS4_MAX_OPENS; i++)
+	for (unsigned i = 0; i < st->st_opens_hi; i++)
 		if (st->st_opens[i].op_used && st->st_opens[i].op_clientid == clientid)
 			st->st_opens[i].op_used = false;
-	for (unsigned i = 0; i < NFS4_MAX_LOCKS; i++)
+	for (unsigned i = 0; i < st->st_locks_hi; i++)
 		if (st->st_locks[i].lk_used && st->st_locks[i].lk_clientid == clientid)
 			lock_free(&st->st_locks[i]);
 }
@@ -348,19 +408,16 @@ static void opens_drop_client(struct nfs4_state *st, uint64_t clientid)
 /* client_busy - does a request hold a slot of one of @cl's sessions? */
 static bool client_busy(struct nfs4_state *st, const struct nfs4_client *cl)
 {
-	for (unsigned i = 0; i < NFS4_MAX_SESSIONS; i++) {
-		const struct nfs4_session *se = &st->st_sessions[i];
-
-		if (se->se_used && se->se_client == cl && se->se_refs)
-			return true;
-	}
-	return false;
+	/* counted, not looked for: the sweep and a full table's EXCHANGE_ID
+	 * ask for every client */
+	(void)st;
+	return cl->cl_busy != 0;
 }
 
 /* client_free - @cl, its sessions (none in use) and its open states. */
 static void client_free(struct nfs4_state *st, struct nfs4_client *cl)
 {
-	for (unsigned i = 0; i < NFS4_MAX_SESSIONS; i++) {
+	for (unsigned i = 0; i < st->st_sz.sz_sessions; i++) {
 		struct nfs4_session *se = &st->st_sessions[i];
 
 		if (se->se_used && se->se_client == cl)
@@ -381,10 +438,10 @@ static bool client_has_state(const struct nfs4_state *st, const struct nfs4_clie
 {
 	if (cl->cl_nsessions)
 		return true;
-	for (unsigned i = 0; i < NFS4_MAX_OPENS; i++)
+	for (unsigned i = 0; i < st->st_opens_hi; i++)
 		if (st->st_opens[i].op_used && st->st_opens[i].op_clientid == cl->cl_id)
 			return true;
-	for (unsigned i = 0; i < NFS4_MAX_LOCKS; i++)
+	for (unsigned i = 0; i < st->st_locks_hi; i++)
 		if (st->st_locks[i].lk_used && st->st_locks[i].lk_clientid == cl->cl_id)
 			return true;
 	return false;
@@ -438,7 +495,7 @@ static struct nfs4_client *client_alloc(struct nfs4_state *st)
 	struct nfs4_client *victim = NULL;
 	unsigned best = 0;
 
-	for (unsigned i = 0; i < NFS4_MAX_CLIENTS; i++) {
+	for (unsigned i = 0; i < st->st_sz.sz_clients; i++) {
 		struct nfs4_client *cl = &st->st_clients[i];
 		unsigned rank;
 
@@ -462,7 +519,7 @@ static struct nfs4_client *client_alloc(struct nfs4_state *st)
 static struct nfs4_client *client_by_owner(struct nfs4_state *st, const uint8_t *owner,
 					   uint32_t len, bool confirmed)
 {
-	for (unsigned i = 0; i < NFS4_MAX_CLIENTS; i++) {
+	for (unsigned i = 0; i < st->st_sz.sz_clients; i++) {
 		struct nfs4_client *c = &st->st_clients[i];
 
 		if (c->cl_used && c->cl_confirmed == confirmed && c->cl_ownerlen == len &&
@@ -505,7 +562,7 @@ static bool host_room(struct nfs4_state *st, uint64_t host)
 
 	if (!host)
 		return true;
-	for (unsigned i = 0; i < NFS4_MAX_CLIENTS; i++) {
+	for (unsigned i = 0; i < st->st_sz.sz_clients; i++) {
 		struct nfs4_client *cl = &st->st_clients[i];
 		unsigned rank;
 
@@ -518,7 +575,7 @@ static bool host_room(struct nfs4_state *st, uint64_t host)
 			best = rank;
 		}
 	}
-	if (n < NFS4_HOST_SHARE(NFS4_MAX_CLIENTS))
+	if (n < NFS4_HOST_SHARE(st->st_sz.sz_clients))
 		return true;
 	if (!victim)
 		return false;
@@ -626,10 +683,10 @@ static struct nfs4_session *session_alloc(struct nfs4_state *st,
 {
 	time_t now = now_sec();
 
-	for (unsigned i = 0; i < NFS4_MAX_SESSIONS; i++)
+	for (unsigned i = 0; i < st->st_sz.sz_sessions; i++)
 		if (!st->st_sessions[i].se_used)
 			return &st->st_sessions[i];
-	for (unsigned i = 0; i < NFS4_MAX_SESSIONS; i++) {
+	for (unsigned i = 0; i < st->st_sz.sz_sessions; i++) {
 		struct nfs4_session *se = &st->st_sessions[i];
 
 		if (se->se_client != self && client_courtesy(st, se->se_client, now)) {
@@ -660,7 +717,7 @@ static unsigned host_sessions(const struct nfs4_state *st, uint64_t host)
 {
 	unsigned n = 0;
 
-	for (unsigned i = 0; host && i < NFS4_MAX_SESSIONS; i++)
+	for (unsigned i = 0; host && i < st->st_sz.sz_sessions; i++)
 		n += st->st_sessions[i].se_used && st->st_sessions[i].se_client &&
 		     st->st_sessions[i].se_client->cl_host == host;
 	return n;
@@ -733,8 +790,9 @@ uint32_t nfs4_create_session_as(struct nfs4_state *st, const struct nfs4_who *wh
 		if (old)
 			old_id = old->cl_id;
 	}
-	if (cl->cl_nsessions >= NFS4_MAX_CLIENT_SESSIONS || host_sessions(st, cl->cl_host) >=
-	    NFS4_HOST_SHARE(NFS4_MAX_SESSIONS) || !(se = session_alloc(st, cl))) {
+	if (cl->cl_nsessions >= st->st_sz.sz_client_sessions ||
+	    host_sessions(st, cl->cl_host) >= NFS4_HOST_SHARE(st->st_sz.sz_sessions) ||
+	    !(se = session_alloc(st, cl))) {
 		status = NFS4ERR_NOSPC;
 		goto out;
 	}
@@ -755,7 +813,7 @@ uint32_t nfs4_create_session_as(struct nfs4_state *st, const struct nfs4_who *wh
 	fa.ca_rdma_ird = 0;
 
 	idx = (uint32_t)(se - st->st_sessions);
-	se->se_gen = (se->se_gen + 1) & 0xffffff;
+	se->se_gen = (se->se_gen + 1) & ((1u << (32 - NFS4_SESSION_INDEX_BITS)) - 1);
 	se->se_used = true;
 	se->se_dead = false;
 	se->se_refs = 0;
@@ -797,10 +855,10 @@ out:
 
 static struct nfs4_session *session_find(struct nfs4_state *st, const uint8_t sid[16])
 {
-	uint32_t idx = load_be32(sid + 12) & 0xff;
+	uint32_t idx = load_be32(sid + 12) & ((1u << NFS4_SESSION_INDEX_BITS) - 1);
 	struct nfs4_session *se;
 
-	if (load_be32(sid) != st->st_boot || idx >= NFS4_MAX_SESSIONS)
+	if (load_be32(sid) != st->st_boot || idx >= st->st_sz.sz_sessions)
 		return NULL;
 	se = &st->st_sessions[idx];
 	if (!se->se_used || se->se_dead || memcmp(se->se_id, sid, NFS4_SESSIONID_SIZE))
@@ -872,6 +930,7 @@ uint32_t nfs4_sequence_as(struct nfs4_state *st, const struct nfs4_who *who,
 		sl->sl_cached = false;
 		sl->sl_principal = who->wh_principal;
 		se->se_refs++;
+		se->se_client->cl_busy++;
 		res->sr_session = se;
 	} else {
 		status = NFS4ERR_SEQ_MISORDERED;
@@ -908,6 +967,8 @@ void nfs4_sequence_done(struct nfs4_state *st, struct nfs4_session *se,
 		sl->sl_cached = true;
 	}
 	sl->sl_inuse = false;
+	if (se->se_client)
+		se->se_client->cl_busy--;
 	if (--se->se_refs == 0 && se->se_dead)
 		session_free(se);
 	pthread_mutex_unlock(&st->st_lock);
@@ -1025,7 +1086,7 @@ static uint32_t open_lookup(struct nfs4_state *st, uint64_t clientid,
 	uint32_t idx = load_be32(sid->si_other + 4);
 	struct nfs4_open *op;
 
-	if (load_be32(sid->si_other) != st->st_boot || idx >= NFS4_MAX_OPENS)
+	if (load_be32(sid->si_other) != st->st_boot || idx >= st->st_sz.sz_opens)
 		return NFS4ERR_BAD_STATEID;
 	op = &st->st_opens[idx];
 	if (!op->op_used || op->op_gen != load_be32(sid->si_other + 8) ||
@@ -1049,7 +1110,7 @@ static uint32_t lock_lookup(struct nfs4_state *st, uint64_t clientid,
 	if (load_be32(sid->si_other) != st->st_boot || !(idx & NFS4_LOCK_IDX))
 		return NFS4ERR_BAD_STATEID;
 	idx &= ~NFS4_LOCK_IDX;
-	if (idx >= NFS4_MAX_LOCKS)
+	if (idx >= st->st_sz.sz_locks)
 		return NFS4ERR_BAD_STATEID;
 	lk = &st->st_locks[idx];
 	if (!lk->lk_used || lk->lk_gen != load_be32(sid->si_other + 8) ||
@@ -1096,7 +1157,7 @@ uint32_t nfs4_lock_owner(struct nfs4_state *st, uint64_t clientid,
 	}
 	cl = client_find(st, clientid);
 	host = cl ? cl->cl_host : 0;
-	for (unsigned i = 0; i < NFS4_MAX_LOCKS; i++) {
+	for (unsigned i = 0; i < st->st_locks_hi; i++) {
 		struct nfs4_lock *l = &st->st_locks[i];
 
 		if (!l->lk_used) {
@@ -1114,15 +1175,19 @@ uint32_t nfs4_lock_owner(struct nfs4_state *st, uint64_t clientid,
 			break;
 		}
 	}
+	if (!lk && !free_lk && st->st_locks_hi < st->st_sz.sz_locks)
+		free_lk = &st->st_locks[st->st_locks_hi];
 	/* a new state: the table's room, the client's share of it and its
 	 * host's (the loop stopped early only when it found the state) */
-	if (!lk && (!free_lk || mine >= NFS4_MAX_CLIENT_LOCKS ||
-		    host_n >= NFS4_HOST_SHARE(NFS4_MAX_LOCKS))) {
+	if (!lk && (!free_lk || mine >= st->st_sz.sz_client_locks ||
+		    host_n >= NFS4_HOST_SHARE(st->st_sz.sz_locks))) {
 		status = NFS4ERR_RESOURCE;
 		goto out;
 	}
 	if (!lk) {
 		lk = free_lk;
+		if ((uint32_t)(lk - st->st_locks) >= st->st_locks_hi)
+			st->st_locks_hi = (uint32_t)(lk - st->st_locks) + 1;
 		lk->lk_used = true;
 		lk->lk_gen++;
 		lk->lk_seqid = 0;
@@ -1175,7 +1240,7 @@ uint32_t nfs4_lock_find_owner(struct nfs4_state *st, uint64_t clientid,
 
 	*fdp = -1;
 	pthread_mutex_lock(&st->st_lock);
-	for (unsigned i = 0; i < NFS4_MAX_LOCKS; i++) {
+	for (unsigned i = 0; i < st->st_locks_hi; i++) {
 		struct nfs4_lock *l = &st->st_locks[i];
 
 		if (l->lk_used && l->lk_clientid == clientid && l->lk_owner == h &&
@@ -1243,7 +1308,7 @@ uint32_t nfs4_open_add(struct nfs4_state *st, uint64_t clientid,
 again:
 	op = free_op = NULL;
 	mine = host_n = 0;
-	for (unsigned i = 0; i < NFS4_MAX_OPENS; i++) {
+	for (unsigned i = 0; i < st->st_opens_hi; i++) {
 		struct nfs4_open *o = &st->st_opens[i];
 
 		if (!o->op_used) {
@@ -1274,8 +1339,10 @@ again:
 			goto out;
 		}
 	}
-	if (!op && (mine >= NFS4_MAX_CLIENT_OPENS ||
-		    host_n >= NFS4_HOST_SHARE(NFS4_MAX_OPENS))) {
+	if (!free_op && st->st_opens_hi < st->st_sz.sz_opens)
+		free_op = &st->st_opens[st->st_opens_hi];
+	if (!op && (mine >= st->st_sz.sz_client_opens ||
+		    host_n >= NFS4_HOST_SHARE(st->st_sz.sz_opens))) {
 		/* the client's share of the table, or its host's */
 		status = NFS4ERR_RESOURCE;
 		goto out;
@@ -1286,6 +1353,8 @@ again:
 		op->op_seqid++;
 	} else if (free_op) {
 		op = free_op;
+		if ((uint32_t)(op - st->st_opens) >= st->st_opens_hi)
+			st->st_opens_hi = (uint32_t)(op - st->st_opens) + 1;
 		op->op_used = true;
 		op->op_gen++;
 		op->op_seqid = 1;
@@ -1396,15 +1465,15 @@ void nfs4_state_counts(struct nfs4_state *st, struct nfs4_state_counts *out)
 {
 	memset(out, 0, sizeof(*out));
 	pthread_mutex_lock(&st->st_lock);
-	for (unsigned i = 0; i < NFS4_MAX_CLIENTS; i++)
+	for (unsigned i = 0; i < st->st_sz.sz_clients; i++)
 		out->sc_clients += st->st_clients[i].cl_used;
-	for (unsigned i = 0; i < NFS4_MAX_SESSIONS; i++)
+	for (unsigned i = 0; i < st->st_sz.sz_sessions; i++)
 		out->sc_sessions += st->st_sessions[i].se_used;
-	for (unsigned i = 0; i < NFS4_MAX_OPENS; i++)
+	for (unsigned i = 0; i < st->st_sz.sz_opens; i++)
 		out->sc_opens += st->st_opens[i].op_used;
-	for (unsigned i = 0; i < NFS4_MAX_LOCKS; i++)
+	for (unsigned i = 0; i < st->st_sz.sz_locks; i++)
 		out->sc_locks += st->st_locks[i].lk_used;
-	for (unsigned i = 0; i < NFS4_MAX_CLIENTS; i++)
+	for (unsigned i = 0; i < st->st_sz.sz_clients; i++)
 		out->sc_courtesy += client_courtesy(st, &st->st_clients[i], now_sec());
 	out->sc_revoked = st->st_revoked;
 	out->sc_reaped = st->st_reaped;
@@ -1423,7 +1492,7 @@ uint32_t nfs4_state_revoke_file(struct nfs4_state *st, uint64_t except,
 	struct stat sb;
 
 	pthread_mutex_lock(&st->st_lock);
-	for (unsigned i = 0; i < NFS4_MAX_LOCKS; i++) {
+	for (unsigned i = 0; i < st->st_locks_hi; i++) {
 		struct nfs4_lock *lk = &st->st_locks[i];
 		struct nfs4_client *cl;
 
@@ -1463,7 +1532,7 @@ uint32_t nfs4_state_sweep(struct nfs4_state *st)
 	uint32_t n = 0;
 
 	pthread_mutex_lock(&st->st_lock);
-	for (unsigned i = 0; i < NFS4_MAX_CLIENTS; i++) {
+	for (unsigned i = 0; i < st->st_sz.sz_clients; i++) {
 		struct nfs4_client *cl = &st->st_clients[i];
 
 		if (!cl->cl_used || client_busy(st, cl) || !lease_expired(st, cl, now))
@@ -1519,7 +1588,7 @@ bool nfs4_open_writers(struct nfs4_state *st, const uint8_t *fh, uint32_t fhlen)
 	bool any = false;
 
 	pthread_mutex_lock(&st->st_lock);
-	for (uint32_t i = 0; i < NFS4_MAX_OPENS && !any; i++) {
+	for (uint32_t i = 0; i < st->st_opens_hi && !any; i++) {
 		const struct nfs4_open *o = &st->st_opens[i];
 
 		any = o->op_used && (o->op_access & OPEN4_SHARE_ACCESS_WRITE) &&

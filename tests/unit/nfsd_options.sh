@@ -87,6 +87,13 @@ expect $bad "--lease: expected 10..3600 seconds: 1m" "${E[@]}" --lease 1m
 expect $bad "--lease and --no-nfs4" "${E[@]}" --no-nfs4 --lease 30
 expect $ok "$reached" "${E[@]}" --lease 10
 expect $ok "$reached" "${E[@]}" --lease 3600
+expect $bad "--nfs4-clients: expected 16..8192: 15" "${E[@]}" --nfs4-clients 15
+expect $bad "--nfs4-clients: expected 16..8192: 8193" "${E[@]}" --nfs4-clients 8193
+expect $bad "--nfs4-clients: expected 16..8192: 1k" "${E[@]}" --nfs4-clients 1k
+expect $bad "--nfs4-clients: expected 16..8192: " "${E[@]}" --nfs4-clients ""
+expect $bad "--nfs4-clients and --no-nfs4" "${E[@]}" --no-nfs4 --nfs4-clients 300
+expect $ok "$reached" "${E[@]}" --nfs4-clients 16
+expect $ok "$reached" "${E[@]}" --nfs4-clients 8192
 expect $bad "unexpected argument: extra" "${E[@]}" extra
 expect $bad "give one of --export DIR and --exports FILE" --threads 2
 expect $bad "give one of --export DIR and --exports FILE" "${E[@]}" --exports /etc/exports

@@ -269,7 +269,7 @@ static void test_state_tables(void **state)
 	char owner[32];
 	(void)state;
 
-	assert_int_equal(nfs4_state_create(77, 90, &st), 0);
+	assert_int_equal(nfs4_state_create(77, 90, NULL, &st), 0);
 	assert_int_equal(nfs4_exchange_id(st, verf, (const uint8_t *)"o", 1, 0, &er), NFS4_OK);
 	assert_int_equal(nfs4_create_session(st, er.er_clientid, er.er_sequenceid, 0,
 					     &fore, &back, &cs), NFS4_OK);
@@ -299,10 +299,10 @@ static void test_state_tables(void **state)
 	nfs4_sequence_done(st, sr.sr_session, 2, big, sizeof(big));
 	assert_int_equal(nfs4_sequence(st, cs.cr_sessionid, 2, 2, 3, 1, &sr), NFS4_OK);
 	assert_true(sr.sr_replay && sr.sr_uncached);
-	/* the client table is bounded: NFS4_MAX_CLIENTS records; a new
+	/* the client table is bounded: RPCRDMA_NFS4_CLIENTS_DEFAULT records; a new
 	 * client takes back an unconfirmed one (test_nfs4_lease.c has the
 	 * bound of confirmed clients) */
-	for (unsigned i = 1; i < NFS4_MAX_CLIENTS; i++) {
+	for (unsigned i = 1; i < RPCRDMA_NFS4_CLIENTS_DEFAULT; i++) {
 		snprintf(owner, sizeof(owner), "client-%u", i);
 		assert_int_equal(nfs4_exchange_id(st, verf, (const uint8_t *)owner,
 						  (uint32_t)strlen(owner), 0, &er), NFS4_OK);
@@ -310,7 +310,7 @@ static void test_state_tables(void **state)
 	assert_int_equal(nfs4_exchange_id(st, verf, (const uint8_t *)"one-more", 8, 0, &er),
 			 NFS4_OK);
 	nfs4_state_counts(st, &cnt);
-	assert_int_equal(cnt.sc_clients, NFS4_MAX_CLIENTS);
+	assert_int_equal(cnt.sc_clients, RPCRDMA_NFS4_CLIENTS_DEFAULT);
 	assert_int_equal(cnt.sc_sessions, 1);
 	nfs4_state_destroy(st);
 }
@@ -324,7 +324,7 @@ static void test_open_states(void **state)
 	uint32_t access;
 	(void)state;
 
-	assert_int_equal(nfs4_state_create(5, 90, &st), 0);
+	assert_int_equal(nfs4_state_create(5, 90, NULL, &st), 0);
 	assert_int_equal(nfs4_exchange_id(st, verf, (const uint8_t *)"c", 1, 0, &er), NFS4_OK);
 	assert_int_equal(nfs4_open_add(st, er.er_clientid, (const uint8_t *)"own", 3,
 				       (const uint8_t *)"FH1", 3, OPEN4_SHARE_ACCESS_READ, 0, &s1),

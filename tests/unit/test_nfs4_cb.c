@@ -22,9 +22,9 @@
 #include "nfs4/nfs4_cb.h"
 #include "nfs4/nfs4_internal.h"
 
-static const uint8_t SID[16] = { 0, 0, 0, 1, 0, 0, 0, 2, 0x5f, 0, 0, 0, 0, 0, 1, 3 };
-static const uint8_t SID2[16] = { 0, 0, 0, 1, 0, 0, 0, 2, 0x5f, 0, 0, 0, 0, 0, 1, 4 };
-static const uint8_t SID3[16] = { 0, 0, 0, 7, 0, 0, 0, 9, 0x5f, 0, 0, 0, 0, 0, 1, 5 };
+static const uint8_t SID[16] = { 0, 0, 0, 1, 0, 0, 0, 2, 0x5f, 0, 0, 0, 0, 1, 0, 3 };
+static const uint8_t SID2[16] = { 0, 0, 0, 1, 0, 0, 0, 2, 0x5f, 0, 0, 0, 0, 1, 0, 4 };
+static const uint8_t SID3[16] = { 0, 0, 0, 7, 0, 0, 0, 9, 0x5f, 0, 0, 0, 0, 1, 0, 5 };
 
 /* ---- encoders against hand-worked words ---- */
 
@@ -40,7 +40,7 @@ static void test_encode_recall(void **state)
 	 * 0x10..0x1b), truncate false, nfs_fh4 of 5 bytes padded to 8 */
 	const uint32_t want[] = {
 		0, 1, 0, 2,
-		11, 0x00000001, 0x00000002, 0x5f000000, 0x00000103, 1, 0, 0, 0, 0,
+		11, 0x00000001, 0x00000002, 0x5f000000, 0x00010003, 1, 0, 0, 0, 0,
 		4, 1, 0x10111213, 0x14151617, 0x18191a1b, 0, 5, 0x61626364, 0x65000000,
 	};
 
@@ -75,7 +75,7 @@ static void test_decode(void **state)
 	 * CB_RECALL NFS4_OK */
 	const uint32_t ok[] = {
 		0, 2, 0x61620000, 2,
-		11, 0, 0x00000001, 0x00000002, 0x5f000000, 0x00000103, 7, 0, 3, 2,
+		11, 0, 0x00000001, 0x00000002, 0x5f000000, 0x00010003, 7, 0, 3, 2,
 		4, 0,
 	};
 	/* CB_SEQUENCE failed with NFS4ERR_BADSESSION (10052): no body */
@@ -174,7 +174,7 @@ static int setup(void **state)
 	struct nfs4_cb_table *t;
 
 	memset(&F, 0, sizeof(F));
-	if (nfs4_cb_table_create(&fops, &t))
+	if (nfs4_cb_table_create(&fops, NULL, &t))
 		return -1;
 	*state = t;
 	return 0;
@@ -213,7 +213,7 @@ static void on_recall(void *arg, int status)
 static size_t recall_reply(uint8_t *buf, uint32_t seqid, uint32_t st)
 {
 	const uint32_t w[] = {
-		st, 0, 2, 11, 0, 0x00000001, 0x00000002, 0x5f000000, 0x00000103,
+		st, 0, 2, 11, 0, 0x00000001, 0x00000002, 0x5f000000, 0x00010003,
 		seqid, 0, 0, 0, 4, st,
 	};
 

@@ -498,8 +498,8 @@ static void test_ids_unguessable(void **state)
 	uint8_t verf[8] = { 7 }, buf[NFS4_SLOT_CACHE_BYTES], sid[16];
 	(void)state;
 
-	assert_int_equal(nfs4_state_create(1700000000, 90, &s1), 0);
-	assert_int_equal(nfs4_state_create(1700000000, 90, &s2), 0);
+	assert_int_equal(nfs4_state_create(1700000000, 90, NULL, &s1), 0);
+	assert_int_equal(nfs4_state_create(1700000000, 90, NULL, &s2), 0);
 	assert_int_equal(nfs4_exchange_id(s1, verf, (const uint8_t *)"c", 1, 0, &r1), NFS4_OK);
 	assert_int_equal(nfs4_exchange_id(s2, verf, (const uint8_t *)"c", 1, 0, &r2), NFS4_OK);
 	assert_int_equal(nfs4_exchange_id(s1, verf, (const uint8_t *)"d", 1, 0, &r3), NFS4_OK);
@@ -700,7 +700,7 @@ static void test_principal(void **state)
 	uint64_t p;
 	(void)state;
 
-	assert_int_equal(nfs4_state_create(1, 90, &st), 0);
+	assert_int_equal(nfs4_state_create(1, 90, NULL, &st), 0);
 	m.rm_authsys.as_stamp = 1;
 	m.rm_authsys.as_uid = 0;
 	m.rm_authsys.as_gid = 0;

@@ -39,7 +39,7 @@ static void test_grant_and_recall(void **state)
 	uint32_t n;
 
 	(void)state;
-	assert_int_equal(nfs4_deleg_create(BOOT, 90, &t), 0);
+	assert_int_equal(nfs4_deleg_create(BOOT, 90, NULL, &t), 0);
 	/* someone writes the file: no delegation */
 	assert_false(nfs4_deleg_grant(t, A, F, 8, true, &sa));
 	/* A's: entry 0, generation 0: "DLG\0", the boot, 0 */
@@ -94,7 +94,7 @@ static void test_grant_and_recall(void **state)
 	assert_int_equal(dc.dc_delays, 4);
 	/* entry 0 again, next generation: the old stateid is stale */
 	assert_true(nfs4_deleg_grant(t, C, G, 8, false, &sx));
-	assert_int_equal(load_be32(sx.si_other + 8), 1u << 12);
+	assert_int_equal(load_be32(sx.si_other + 8), 1u << NFS4_DELEG_INDEX_BITS);
 	assert_int_equal(nfs4_deleg_check(t, A, &sa, F, 8), NFS4ERR_BAD_STATEID);
 	nfs4_deleg_destroy(t);
 }
@@ -108,7 +108,7 @@ static void test_revoke(void **state)
 	uint32_t n;
 
 	(void)state;
-	assert_int_equal(nfs4_deleg_create(BOOT, 90, &t), 0);
+	assert_int_equal(nfs4_deleg_create(BOOT, 90, NULL, &t), 0);
 	assert_true(nfs4_deleg_grant(t, B, G, 8, false, &sb));
 	assert_int_equal(nfs4_deleg_conflict(t, A, G, 8, 1000, rec, &n), NFS4ERR_DELAY);
 	nfs4_deleg_recall_sent(t, &rec[0]);
@@ -155,7 +155,7 @@ static void test_bound(void **state)
 	uint8_t fh[8] = { 0 };
 
 	(void)state;
-	assert_int_equal(nfs4_deleg_create(BOOT, 90, &t), 0);
+	assert_int_equal(nfs4_deleg_create(BOOT, 90, NULL, &t), 0);
 	/* one client gets NFS4_MAX_CLIENT_DELEGS (256), not the table */
 	for (uint32_t i = 0; i < NFS4_MAX_CLIENT_DELEGS; i++) {
 		store_be32(fh + 4, i);
@@ -164,12 +164,12 @@ static void test_bound(void **state)
 	store_be32(fh + 4, NFS4_MAX_CLIENT_DELEGS);
 	assert_false(nfs4_deleg_grant(t, A, fh, 8, false, &s));
 	/* four clients fill the table: then nobody gets one */
-	for (uint32_t i = NFS4_MAX_CLIENT_DELEGS; i < NFS4_MAX_DELEGS; i++) {
+	for (uint32_t i = NFS4_MAX_CLIENT_DELEGS; i < (NFS4_DELEGS_PER_CLIENT * RPCRDMA_NFS4_CLIENTS_DEFAULT); i++) {
 		store_be32(fh + 4, i);
 		assert_true(nfs4_deleg_grant(t, A + 1 + i / NFS4_MAX_CLIENT_DELEGS, fh, 8,
 					     false, &s));
 	}
-	store_be32(fh + 4, NFS4_MAX_DELEGS);
+	store_be32(fh + 4, (NFS4_DELEGS_PER_CLIENT * RPCRDMA_NFS4_CLIENTS_DEFAULT));
 	assert_false(nfs4_deleg_grant(t, B + 100, fh, 8, false, &s));
 	/* a handle longer than NFS4_FHSIZE is refused */
 	assert_false(nfs4_deleg_grant(t, B, fh, NFS4_FHSIZE + 1, false, &s));

@@ -121,7 +121,7 @@ static inline int t4_setup_exports(void **state, const char *const *lines,
 	if (rpcrdma_nfs4_server_create(e->srv3, NULL, &e->srv4))
 		return -1;
 	nfs4_cb_table_destroy(e->srv4->s4_cb);
-	if (nfs4_cb_table_create(&no_bc, &e->srv4->s4_cb))
+	if (nfs4_cb_table_create(&no_bc, &e->srv4->s4_sizes, &e->srv4->s4_cb))
 		return -1;
 	*state = e;
 	return 0;

@@ -550,7 +550,7 @@ static void test_client_limits(void **state)
 }
 
 /*
- * NFS4_MAX_CLIENTS EXCHANGE_IDs that are never confirmed no longer keep
+ * RPCRDMA_NFS4_CLIENTS_DEFAULT EXCHANGE_IDs that are never confirmed no longer keep
  * a new client out (before the fix: NFS4ERR_RESOURCE until they expire,
  * forever when they are sent again within each lease); unconfirmed
  * records are swept a lease after their EXCHANGE_ID.
@@ -564,16 +564,16 @@ static void test_exchange_id_flood(void **state)
 	char owner[32];
 
 	for (unsigned round = 0; round < 2; round++) /* sent again: no matter */
-		for (unsigned i = 0; i < NFS4_MAX_CLIENTS; i++) {
+		for (unsigned i = 0; i < RPCRDMA_NFS4_CLIENTS_DEFAULT; i++) {
 			/* from as many hosts as their shares need */
-			e->peer4 = 0x7f000100 + i / NFS4_HOST_SHARE(NFS4_MAX_CLIENTS);
+			e->peer4 = 0x7f000100 + i / NFS4_HOST_SHARE(RPCRDMA_NFS4_CLIENTS_DEFAULT);
 			snprintf(owner, sizeof(owner), "flood-%u", i);
 			assert_int_equal(c_exid(e, owner, &id, &seq), NFS4_OK);
 		}
-	assert_int_equal(counts(e).sc_clients, NFS4_MAX_CLIENTS);
+	assert_int_equal(counts(e).sc_clients, RPCRDMA_NFS4_CLIENTS_DEFAULT);
 	e->peer4 = 0;
 	new_client(e, "new", &cl);
-	assert_int_equal(counts(e).sc_clients, NFS4_MAX_CLIENTS);
+	assert_int_equal(counts(e).sc_clients, RPCRDMA_NFS4_CLIENTS_DEFAULT);
 	/* a lease later the unconfirmed records go, the confirmed one stays
 	 * (a courtesy client) */
 	nfs4_clock_advance(nfs4_state_lease(e->srv4->s4_state) + 1);
@@ -583,7 +583,7 @@ static void test_exchange_id_flood(void **state)
 	assert_int_equal(c_seq_only(e, &cl), NFS4_OK);
 }
 
-/* NFS4_MAX_CLIENTS confirmed clients within their leases fill the table
+/* RPCRDMA_NFS4_CLIENTS_DEFAULT confirmed clients within their leases fill the table
  * (NFS4ERR_RESOURCE); once their leases expired a new client takes a
  * courtesy client's place, its sessions with it. */
 static void test_clients_full(void **state)
@@ -594,8 +594,8 @@ static void test_clients_full(void **state)
 	uint64_t id;
 	char owner[32];
 
-	for (unsigned i = 0; i < NFS4_MAX_CLIENTS; i++) {
-		e->peer4 = 0x7f000100 + i / NFS4_HOST_SHARE(NFS4_MAX_CLIENTS);
+	for (unsigned i = 0; i < RPCRDMA_NFS4_CLIENTS_DEFAULT; i++) {
+		e->peer4 = 0x7f000100 + i / NFS4_HOST_SHARE(RPCRDMA_NFS4_CLIENTS_DEFAULT);
 		snprintf(owner, sizeof(owner), "live-%u", i);
 		new_client(e, owner, &cl);
 	}
@@ -603,9 +603,9 @@ static void test_clients_full(void **state)
 	assert_int_equal(c_exid(e, "late", &id, &seq), NFS4ERR_RESOURCE);
 	nfs4_clock_advance(nfs4_state_lease(e->srv4->s4_state) + 1);
 	new_client(e, "late", &cl);
-	assert_int_equal(counts(e).sc_clients, NFS4_MAX_CLIENTS);
+	assert_int_equal(counts(e).sc_clients, RPCRDMA_NFS4_CLIENTS_DEFAULT);
 	assert_int_equal(counts(e).sc_reaped, 1);
-	assert_int_equal(counts(e).sc_sessions, NFS4_MAX_CLIENTS);
+	assert_int_equal(counts(e).sc_sessions, RPCRDMA_NFS4_CLIENTS_DEFAULT);
 }
 
 /* A courtesy client is freed NFS4_COURTESY_MAX_SECONDS after its lease
@@ -681,7 +681,7 @@ static uint32_t c_exid_verf(struct env *e, const char *owner, uint32_t v, uint64
 	return status;
 }
 
-/* One host makes at most NFS4_HOST_SHARE(NFS4_MAX_CLIENTS) = 32 client
+/* One host makes at most NFS4_HOST_SHARE(RPCRDMA_NFS4_CLIENTS_DEFAULT) = 32 client
  * records that stay (live confirmed clients): the 33rd EXCHANGE_ID from
  * it is NFS4ERR_RESOURCE, another host's still gets in.  Before, one
  * host could fill all 128 and keep every other client out. */
@@ -694,11 +694,11 @@ static void test_host_share_clients(void **state)
 	char owner[32];
 
 	e->peer4 = 0x7f000009;
-	for (unsigned i = 0; i < NFS4_HOST_SHARE(NFS4_MAX_CLIENTS); i++) {
+	for (unsigned i = 0; i < NFS4_HOST_SHARE(RPCRDMA_NFS4_CLIENTS_DEFAULT); i++) {
 		snprintf(owner, sizeof(owner), "many-%u", i);
 		new_client(e, owner, &cl);
 	}
-	assert_int_equal(NFS4_HOST_SHARE(NFS4_MAX_CLIENTS), 32);
+	assert_int_equal(NFS4_HOST_SHARE(RPCRDMA_NFS4_CLIENTS_DEFAULT), 32);
 	e->peer4 = 0x7f000009;
 	assert_int_equal(c_exid(e, "many-more", &id, &seq), NFS4ERR_RESOURCE);
 	e->peer4 = 0x7f00000a;
@@ -707,7 +707,7 @@ static void test_host_share_clients(void **state)
 }
 
 /* The open states of all the client IDs of one host together are at most
- * NFS4_HOST_SHARE(NFS4_MAX_OPENS) = 1024: A1 takes them all, A2 of the
+ * NFS4_HOST_SHARE(NFS4_OPENS_PER_CLIENT * RPCRDMA_NFS4_CLIENTS_DEFAULT) = 1024: A1 takes them all, A2 of the
  * same host gets NFS4ERR_RESOURCE for its first, B of another host opens.
  * Before, each client ID had its own 1024, so four filled the table. */
 static void test_host_share_opens(void **state)
@@ -723,7 +723,7 @@ static void test_host_share_opens(void **state)
 	new_client(e, "A2", &a2);
 	e->peer4 = 0x7f000006;
 	new_client(e, "B", &b);
-	for (uint32_t i = 0; i < NFS4_HOST_SHARE(NFS4_MAX_OPENS); i++) {
+	for (uint32_t i = 0; i < NFS4_HOST_SHARE(NFS4_OPENS_PER_CLIENT * RPCRDMA_NFS4_CLIENTS_DEFAULT); i++) {
 		snprintf(name, sizeof(name), "h%u", i);
 		assert_int_equal(c_open_deny(e, &a1, name, "owner-A1", OPEN4_SHARE_ACCESS_READ, 0,
 					     sid, fh, &len), NFS4_OK);
@@ -732,7 +732,7 @@ static void test_host_share_opens(void **state)
 				     sid, fh, &len), NFS4ERR_RESOURCE);
 	assert_int_equal(c_open_deny(e, &b, "h0", "owner-B", OPEN4_SHARE_ACCESS_READ, 0,
 				     sid, fh, &len), NFS4_OK);
-	assert_int_equal(counts(e).sc_opens, NFS4_HOST_SHARE(NFS4_MAX_OPENS) + 1);
+	assert_int_equal(counts(e).sc_opens, NFS4_HOST_SHARE(NFS4_OPENS_PER_CLIENT * RPCRDMA_NFS4_CLIENTS_DEFAULT) + 1);
 }
 
 /* A new incarnation of a client that holds state (same owner, same

@@ -21,6 +21,8 @@
 #include "nfs4/nfs4_internal.h"
 
 #define T0 1000 /* the "now" of a start, seconds */
+/* the records of a server of the default size (n4_max_clients 0) */
+#define RECOVER_MAX (NFS4_RECORDS_PER_CLIENT * RPCRDMA_NFS4_CLIENTS_DEFAULT)
 
 static char g_dir[64];
 static char g_file[96];
@@ -110,7 +112,7 @@ static size_t image(uint8_t *b, uint32_t n, uint32_t count)
 static int load(struct nfs4_recover **rc, uint32_t grace)
 {
 	*rc = NULL;
-	return nfs4_recover_create(g_dir, grace, g_log, T0, rc);
+	return nfs4_recover_create(g_dir, grace, g_log, T0, NULL, rc);
 }
 
 static struct nfs4_recover_stats stats(struct nfs4_recover *rc, time_t now)
@@ -175,7 +177,7 @@ static void test_file_format(void **state)
 /* damaged files are refused, whole: nothing of them is kept */
 static void test_bad_files(void **state)
 {
-	static uint8_t b[NFS4_RECOVER_MAX * 8 + 64];
+	static uint8_t b[RECOVER_MAX * 8 + 64];
 	struct nfs4_recover *rc;
 	size_t n, full;
 
@@ -237,18 +239,18 @@ static void test_bad_files(void **state)
 	put32(b + full - 4, fnv(b, full - 4));
 	write_bytes(b, full);
 	assert_int_equal(load(&rc, 90), -EBADMSG);
-	/* the bound: NFS4_RECOVER_MAX records load, one more is -E2BIG */
-	full = image(b, NFS4_RECOVER_MAX, NFS4_RECOVER_MAX);
+	/* the bound: RECOVER_MAX records load, one more is -E2BIG */
+	full = image(b, RECOVER_MAX, RECOVER_MAX);
 	write_bytes(b, full);
 	assert_int_equal(load(&rc, 90), 0);
-	assert_int_equal(stats(rc, T0).rs_loaded, NFS4_RECOVER_MAX);
+	assert_int_equal(stats(rc, T0).rs_loaded, RECOVER_MAX);
 	nfs4_recover_destroy(rc);
-	full = image(b, NFS4_RECOVER_MAX + 1, NFS4_RECOVER_MAX + 1);
+	full = image(b, RECOVER_MAX + 1, RECOVER_MAX + 1);
 	write_bytes(b, full);
 	assert_int_equal(load(&rc, 90), -E2BIG);
 	/* a file longer than any the server writes */
 	{
-		size_t big = 12 + NFS4_RECOVER_MAX * (4 + NFS4_OPAQUE_LIMIT) + 5;
+		size_t big = 12 + RECOVER_MAX * (4 + NFS4_OPAQUE_LIMIT) + 5;
 		uint8_t *z = calloc(1, big);
 
 		assert_non_null(z);
@@ -264,13 +266,13 @@ static void test_limits(void **state)
 {
 	struct nfs4_recover *rc;
 	uint8_t owner[NFS4_OPAQUE_LIMIT + 1];
-	static uint8_t b[12 + NFS4_RECOVER_MAX * (4 + NFS4_OPAQUE_LIMIT) + 4];
+	static uint8_t b[12 + RECOVER_MAX * (4 + NFS4_OPAQUE_LIMIT) + 4];
 	size_t n;
 
 	(void)state;
 	assert_int_equal(load(&rc, 90), 0);
 	memset(owner, 'o', sizeof(owner));
-	for (unsigned i = 0; i < NFS4_RECOVER_MAX; i++) {
+	for (unsigned i = 0; i < RECOVER_MAX; i++) {
 		/* owners of the longest size, distinct in their first bytes */
 		owner[0] = (uint8_t)i;
 		owner[1] = (uint8_t)(i >> 8);
@@ -280,7 +282,7 @@ static void test_limits(void **state)
 	owner[1] = 0xff;
 	nfs4_recover_note(rc, owner, NFS4_OPAQUE_LIMIT, NFS4_REC_OPEN);
 	nfs4_recover_note(rc, owner, NFS4_OPAQUE_LIMIT + 1, NFS4_REC_OPEN);
-	assert_int_equal(stats(rc, T0).rs_records, NFS4_RECOVER_MAX);
+	assert_int_equal(stats(rc, T0).rs_records, RECOVER_MAX);
 	assert_int_equal(stats(rc, T0).rs_no_room, 1);
 	assert_int_equal(nfs4_recover_flush(rc), 0);
 	n = read_bytes(b, sizeof(b));
@@ -288,7 +290,7 @@ static void test_limits(void **state)
 	nfs4_recover_destroy(rc);
 	/* and it loads again */
 	assert_int_equal(load(&rc, 90), 0);
-	assert_int_equal(stats(rc, T0).rs_loaded, NFS4_RECOVER_MAX);
+	assert_int_equal(stats(rc, T0).rs_loaded, RECOVER_MAX);
 	nfs4_recover_destroy(rc);
 	unlink(g_file);
 }

@@ -591,7 +591,7 @@ static void test_nfs4_back_channel_is_state(void **state)
 {
 	struct fixture *f = *state;
 
-	assert_int_equal(nfs4_cb_table_create(&g_cb_ops, &g_cb), 0);
+	assert_int_equal(nfs4_cb_table_create(&g_cb_ops, NULL, &g_cb), 0);
 	assert_false(nfs4_cb_on_conn(g_cb, 7));
 	assert_int_equal(rpcrdma_svc_register(&f->svc, TPROG + 2, 1, bind_dispatch, NULL), 0);
 	deliver_call(f, 5, TPROG + 2);

@@ -19,6 +19,8 @@
 #     granted after the release;
 #   - cp -a of a small tree in and out (diff -r; modes, owner, mtimes,
 #     symlinks, sha256 on the client and the server);
+# the start-up log gives the NFSv4.1 table sizes taken from --memory (at
+# least 128 clients, as many sessions, 32 opens each);
 # then unmount, and mount once more without vers= (the client's default
 # tries 4.2 first and must settle on 4.1), with an NFSv3 mount of the same
 # export beside it (each reads what the other wrote); the server's pools
@@ -80,6 +82,13 @@ wk_setup
 mkdir -p "$EXPORT"
 rnfsd_start "$NFSD" "$EXPORT" "$SLOG" --no-root-squash --stats --threads 4 \
 	--handle-key "$SCRATCH/handle.key"
+# the state tables' sizes, from --memory (issue 33): at least 128 clients
+line=$(grep -m1 '^rpcrdma-nfsd: nfs4: [0-9]* clients, ' "$SLOG")
+[[ $line =~ nfs4:\ ([0-9]+)\ clients,\ ([0-9]+)\ sessions,\ ([0-9]+)\ opens.*from\ --memory ]] &&
+	(( BASH_REMATCH[1] >= 128 && BASH_REMATCH[2] == BASH_REMATCH[1] &&
+	   BASH_REMATCH[3] == 32 * BASH_REMATCH[1] )) ||
+	fail "no start-up line with the NFSv4.1 table sizes from --memory: ${line:-none}"
+pass "$line"
 
 # ---------------------------------------------------------------- 1. mount, write
 mount_export
