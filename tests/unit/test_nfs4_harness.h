@@ -256,6 +256,39 @@ static inline void do_exchange_id(struct env *e, const char *owner,
 	assert_int_equal(r_u32(c), 1);
 }
 
+/* t4_exid - EXCHANGE_ID of @owner with verifier @v (two words;
+ * the harness' usual one, 0x11111111 0x22222222, is t4_exid2()'s) from e->peer4:
+ * its status; on NFS4_OK the client id and sequence in *@id and *@seq. */
+static inline uint32_t t4_exid_verf(struct env *e, const char *owner, uint32_t v0, uint32_t v1,
+				    uint64_t *id, uint32_t *seq)
+{
+	struct t_call *c = &e->c;
+	uint32_t n, status;
+
+	c_begin(e, 1, 1);
+	t_u32(c, OP_EXCHANGE_ID);
+	t_u32(c, v0);
+	t_u32(c, v1);
+	t_str(c, owner);
+	t_u32(c, 0);            /* eia_flags */
+	t_u32(c, SP4_NONE);
+	t_u32(c, 0);            /* no implementation id */
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	(void)r_hdr(c, &n);
+	status = r_op(c, OP_EXCHANGE_ID);
+	if (status == NFS4_OK) {
+		*id = r_u64(c);
+		*seq = r_u32(c);
+	}
+	return status;
+}
+
+/* t4_exid2 - t4_exid_verf() with the harness' usual verifier. */
+static inline uint32_t t4_exid2(struct env *e, const char *owner, uint64_t *id, uint32_t *seq)
+{
+	return t4_exid_verf(e, owner, 0x11111111, 0x22222222, id, seq);
+}
+
 static inline void put_chan(struct t_call *c, uint32_t maxreq, uint32_t maxops, uint32_t slots)
 {
 	t_u32(c, 0);

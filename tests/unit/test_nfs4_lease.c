@@ -367,30 +367,8 @@ static void test_nlm_hook(void **state)
 	assert_int_equal(c_seq_only(e, &a), NFS4ERR_BADSESSION);
 }
 
-/* c_exid - EXCHANGE_ID of @owner: its status; on NFS4_OK the client id
- * and sequence in *@id and *@seq. */
-static uint32_t c_exid(struct env *e, const char *owner, uint64_t *id, uint32_t *seq)
-{
-	struct t_call *c = &e->c;
-	uint32_t n, status;
-
-	c_begin(e, 1, 1);
-	t_u32(c, OP_EXCHANGE_ID);
-	t_u32(c, 0x11111111);
-	t_u32(c, 0x22222222);
-	t_str(c, owner);
-	t_u32(c, 0);
-	t_u32(c, SP4_NONE);
-	t_u32(c, 0);
-	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
-	(void)r_hdr(c, &n);
-	status = r_op(c, OP_EXCHANGE_ID);
-	if (status == NFS4_OK) {
-		*id = r_u64(c);
-		*seq = r_u32(c);
-	}
-	return status;
-}
+/* c_exid - EXCHANGE_ID of @owner (the harness' usual verifier). */
+#define c_exid t4_exid2
 
 /* The NLM lock table with the hook rpcrdma-nfsd installs: its "file
  * handles" are names in the export (test_nlm_table.c's way). */
@@ -655,30 +633,11 @@ static void test_lease_config(void **state)
 /* ---- one host's share of the tables (issue 33, review: many client IDs
  * from one machine) ---- */
 
-/* c_exid_verf - EXCHANGE_ID of @owner with verifier @v (both words) from
- * e->peer4: its status, the client id in *@id and sequence in *@seq. */
+/* c_exid_verf - EXCHANGE_ID of @owner with verifier @v (both words). */
 static uint32_t c_exid_verf(struct env *e, const char *owner, uint32_t v, uint64_t *id,
 			    uint32_t *seq)
 {
-	struct t_call *c = &e->c;
-	uint32_t n, status;
-
-	c_begin(e, 1, 1);
-	t_u32(c, OP_EXCHANGE_ID);
-	t_u32(c, v);
-	t_u32(c, v);
-	t_str(c, owner);
-	t_u32(c, 0);
-	t_u32(c, SP4_NONE);
-	t_u32(c, 0);
-	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
-	(void)r_hdr(c, &n);
-	status = r_op(c, OP_EXCHANGE_ID);
-	if (status == NFS4_OK) {
-		*id = r_u64(c);
-		*seq = r_u32(c);
-	}
-	return status;
+	return t4_exid_verf(e, owner, v, v, id, seq);
 }
 
 /* One host makes at most NFS4_HOST_SHARE(RPCRDMA_NFS4_CLIENTS_DEFAULT) = 32 client

@@ -56,28 +56,7 @@ static struct nfs4_state_counts counts(struct env *e)
 }
 
 /* exid - EXCHANGE_ID of @owner: its status (the client id in *@id). */
-static uint32_t exid(struct env *e, const char *owner, uint64_t *id, uint32_t *seq)
-{
-	struct t_call *c = &e->c;
-	uint32_t n, status;
-
-	c_begin(e, 1, 1);
-	t_u32(c, OP_EXCHANGE_ID);
-	t_u32(c, 0x11111111);
-	t_u32(c, 0x22222222);
-	t_str(c, owner);
-	t_u32(c, 0);
-	t_u32(c, SP4_NONE);
-	t_u32(c, 0);
-	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
-	(void)r_hdr(c, &n);
-	status = r_op(c, OP_EXCHANGE_ID);
-	if (status == NFS4_OK) {
-		*id = r_u64(c);
-		*seq = r_u32(c);
-	}
-	return status;
-}
+#define exid t4_exid2
 
 /* confirmed - EXCHANGE_ID and CREATE_SESSION of @owner: e->sid, e->seq. */
 static void confirmed(struct env *e, const char *owner)
