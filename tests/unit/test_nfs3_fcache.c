@@ -865,7 +865,7 @@ static void *mt_worker(void *p)
 struct sweep_arg {
 	struct rpcrdma_nfs3_export *sw_exp;
 	atomic_bool sw_stop;
-	unsigned sw_sweeps;
+	atomic_uint sw_sweeps;
 };
 
 static void *sweeper(void *p)
@@ -910,9 +910,13 @@ static struct rpcrdma_nfs3_fcache_stats threads_sweep(struct t_env *e, unsigned 
 		assert_int_equal(args[i].ma_fails, 0);
 	}
 	if (sweep) {
+		/* a loaded host may not have run the sweeper twice while the
+		 * callers ran: it must get there (not be stuck) within 10 s */
+		for (unsigned i = 0; i < 10000 && atomic_load(&sa.sw_sweeps) < 2; i++)
+			usleep(1000);
 		atomic_store(&sa.sw_stop, true);
 		assert_int_equal(pthread_join(sw, NULL), 0);
-		assert_true(sa.sw_sweeps > 1);
+		assert_true(atomic_load(&sa.sw_sweeps) > 1);
 	}
 	return stats(e);
 }
