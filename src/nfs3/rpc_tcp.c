@@ -234,7 +234,9 @@ void rpc_tcp_host_key(const struct sockaddr_storage *ss, uint8_t key[16])
 	} else if (ss->ss_family == AF_INET6) {
 		const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
 
-		memcpy(key, a, IN6_IS_ADDR_V4MAPPED(a) ? 16 : 8);
+		/* a /64, but the whole address when IPv4-mapped or link-local
+		 * (fe80::/64 is every machine on the link) */
+		memcpy(key, a, IN6_IS_ADDR_V4MAPPED(a) || IN6_IS_ADDR_LINKLOCAL(a) ? 16 : 8);
 	}
 }
 

@@ -191,7 +191,8 @@ struct nfs4_who {
  * nfs4_host_key - the host a peer address stands for, as the per-host
  * shares of the state tables count it: an IPv4 address (also IPv4-mapped
  * IPv6), or the /64 of an IPv6 address (one machine holds a whole /64:
- * SLAAC, privacy addresses).  Never 0 for AF_INET/AF_INET6; 0 for any
+ * SLAAC, privacy addresses), but a link-local address by its interface
+ * identifier (fe80::/64 is every machine on the link).  Never 0 for AF_INET/AF_INET6; 0 for any
  * other family (no share applies).
  */
 uint64_t nfs4_host_key(const struct sockaddr_storage *ss);

@@ -31,6 +31,11 @@ uint64_t nfs4_host_key(const struct sockaddr_storage *ss)
 		return 0;
 	if (memcmp(a, v4mapped, sizeof(v4mapped)) == 0)
 		return 1ull << 32 | load_be32(a + 12);
+	/* link-local: fe80::/64 is every machine on the link (RoCE's
+	 * default GIDs), so the interface identifier is the host; the key
+	 * stays inside fe80::/10, where no /64 key of a routable prefix is */
+	if (a[0] == 0xfe && (a[1] & 0xc0) == 0x80)
+		return 0xfe80000000000000ull | (load_be64(a + 8) & 0x003fffffffffffffull);
 	/* the /64; a prefix below 2^33 (::/31: ::1 and nothing routable),
 	 * which would read as 0 or as an IPv4 key, gets the top bit set */
 	return load_be64(a) >> 33 ? load_be64(a) : (1ull << 63) | load_be64(a);

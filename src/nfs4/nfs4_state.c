@@ -553,8 +553,10 @@ static bool host_clash(struct nfs4_state *st, const struct nfs4_client *conf,
 
 /* host_room - take back, when @host holds its share of client records
  * already, the one of its records most readily taken (victim_rank());
- * false when all of them are live confirmed clients. */
-static bool host_room(struct nfs4_state *st, uint64_t host)
+ * false when all of them are live confirmed clients.  @going (or NULL),
+ * the confirmed record a new incarnation replaces once confirmed, is not
+ * counted: a client restarting on its own host always gets its record. */
+static bool host_room(struct nfs4_state *st, uint64_t host, const struct nfs4_client *going)
 {
 	struct nfs4_client *victim = NULL;
 	unsigned n = 0, best = 0;
@@ -566,7 +568,7 @@ static bool host_room(struct nfs4_state *st, uint64_t host)
 		struct nfs4_client *cl = &st->st_clients[i];
 		unsigned rank;
 
-		if (!cl->cl_used || cl->cl_host != host)
+		if (!cl->cl_used || cl->cl_host != host || cl == going)
 			continue;
 		n++;
 		rank = victim_rank(st, cl, now);
@@ -636,7 +638,7 @@ uint32_t nfs4_exchange_id_as(struct nfs4_state *st, const struct nfs4_who *who,
 	 * unconfirmed record is replaced, whoever made it) or case 1 */
 	if (unconf)
 		client_free(st, unconf);
-	cl = host_room(st, who->wh_host) ? client_alloc(st) : NULL;
+	cl = host_room(st, who->wh_host, conf) ? client_alloc(st) : NULL;
 	if (!cl) {
 		status = NFS4ERR_RESOURCE;
 		goto out;
@@ -712,15 +714,50 @@ static void session_bind(struct nfs4_session *se, uint32_t conn)
 	se->se_conn_next = (se->se_conn_next + 1) % NFS4_SESSION_CONNS;
 }
 
-/* host_sessions - the sessions of the clients of host @host (0: none counted) */
-static unsigned host_sessions(const struct nfs4_state *st, uint64_t host)
+/* host_sessions - the sessions of the clients of host @host but @going's
+ * (0: none counted) */
+static unsigned host_sessions(const struct nfs4_state *st, uint64_t host,
+			      const struct nfs4_client *going)
 {
 	unsigned n = 0;
 
 	for (unsigned i = 0; host && i < st->st_sz.sz_sessions; i++)
 		n += st->st_sessions[i].se_used && st->st_sessions[i].se_client &&
+		     st->st_sessions[i].se_client != going &&
 		     st->st_sessions[i].se_client->cl_host == host;
 	return n;
+}
+
+/*
+ * host_session_room - may @cl open a session within its host's share?
+ * The record @going (or NULL) that this CREATE_SESSION replaces does not
+ * count; a courtesy client of the same host gives way (the one expired
+ * longest ago first), as session_alloc() takes one back when the whole
+ * table is full.
+ */
+static bool host_session_room(struct nfs4_state *st, const struct nfs4_client *cl,
+			      const struct nfs4_client *going)
+{
+	time_t now = now_sec();
+
+	while (host_sessions(st, cl->cl_host, going) >= NFS4_HOST_SHARE(st->st_sz.sz_sessions)) {
+		struct nfs4_client *victim = NULL;
+
+		for (unsigned i = 0; i < st->st_sz.sz_clients; i++) {
+			struct nfs4_client *c = &st->st_clients[i];
+
+			if (c == cl || c == going || !c->cl_used || c->cl_host != cl->cl_host ||
+			    !c->cl_nsessions || !client_courtesy(st, c, now))
+				continue;
+			if (!victim || c->cl_renew < victim->cl_renew)
+				victim = c;
+		}
+		if (!victim)
+			return false;
+		st->st_reaped++;
+		client_free(st, victim);
+	}
+	return true;
 }
 
 /* session_bound - is connection @conn bound to @se? */
@@ -791,8 +828,7 @@ uint32_t nfs4_create_session_as(struct nfs4_state *st, const struct nfs4_who *wh
 			old_id = old->cl_id;
 	}
 	if (cl->cl_nsessions >= st->st_sz.sz_client_sessions ||
-	    host_sessions(st, cl->cl_host) >= NFS4_HOST_SHARE(st->st_sz.sz_sessions) ||
-	    !(se = session_alloc(st, cl))) {
+	    !host_session_room(st, cl, old) || !(se = session_alloc(st, cl))) {
 		status = NFS4ERR_NOSPC;
 		goto out;
 	}

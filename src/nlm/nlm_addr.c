@@ -40,6 +40,23 @@ bool nlm_addr_equal(const struct sockaddr *a, const struct sockaddr *b)
 	return false;
 }
 
+bool nlm_host_equal(const struct sockaddr *a, const struct sockaddr *b)
+{
+	const struct in6_addr *x, *y;
+	struct in_addr v, w;
+
+	if (addr_v4(a, &v) && addr_v4(b, &w))
+		return v.s_addr == w.s_addr;
+	if (a->sa_family != AF_INET6 || b->sa_family != AF_INET6)
+		return false;
+	x = &((const struct sockaddr_in6 *)a)->sin6_addr;
+	y = &((const struct sockaddr_in6 *)b)->sin6_addr;
+	/* a /64 is one machine; fe80::/64 is every machine on the link */
+	if (IN6_IS_ADDR_LINKLOCAL(x) || IN6_IS_ADDR_LINKLOCAL(y))
+		return memcmp(x, y, 16) == 0;
+	return memcmp(x, y, 8) == 0;
+}
+
 socklen_t nlm_addr_copy(struct sockaddr_storage *dst, const struct sockaddr *sa)
 {
 	struct in_addr v4;

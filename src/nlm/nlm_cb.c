@@ -168,7 +168,7 @@ static struct nlm_cb_dead *cb_dead_find(struct rpcrdma_nlm *n,
 			continue;
 		if (ts_before(&d->d_until, &now))
 			d->d_addr.ss_family = 0;
-		else if (nlm_addr_equal((struct sockaddr *)&d->d_addr, (struct sockaddr *)a))
+		else if (nlm_host_equal((struct sockaddr *)&d->d_addr, (struct sockaddr *)a))
 			return d;
 	}
 	return NULL;
@@ -292,7 +292,7 @@ static unsigned cb_count(const struct rpcrdma_nlm *n, const struct nlm_msgres *m
 	unsigned c = 0;
 
 	for (const struct nlm_msgres *q = n->n_msgq; q; q = q->m_next)
-		c += nlm_addr_equal((const struct sockaddr *)&q->m_addr,
+		c += nlm_host_equal((const struct sockaddr *)&q->m_addr,
 				    (const struct sockaddr *)&m->m_addr);
 	return c;
 }
@@ -362,7 +362,7 @@ static struct nlm_msgres **cb_pick(struct rpcrdma_nlm *n, struct nlm_msgres **pp
 
 		for (i = 0; i < NLM_CB_WORKERS; i++)
 			if (n->n_cb_busy[i].ss_family &&
-			    nlm_addr_equal((struct sockaddr *)&n->n_cb_busy[i],
+			    nlm_host_equal((struct sockaddr *)&n->n_cb_busy[i],
 					   (struct sockaddr *)&(*pp)->m_addr))
 				break;
 		if (i == NLM_CB_WORKERS)

@@ -527,6 +527,10 @@ int nlm_cb_notify(struct rpcrdma_nlm *n, const struct nsm_record *r);
 const char *nlm_addr_str(const struct sockaddr *sa, char *buf, size_t len);
 /** The same address, port ignored (IPv4-mapped IPv6 equals IPv4). */
 bool nlm_addr_equal(const struct sockaddr *a, const struct sockaddr *b);
+/* nlm_host_equal - the same machine, as the callbacks' per-host shares and
+ * backoff count it: one IPv4 address (mapped or not), one IPv6 /64, one
+ * link-local IPv6 address (fe80::/64 is every machine on the link). */
+bool nlm_host_equal(const struct sockaddr *a, const struct sockaddr *b);
 /** Copy @sa with its port cleared. */
 socklen_t nlm_addr_copy(struct sockaddr_storage *dst, const struct sockaddr *sa);
 

@@ -333,6 +333,10 @@ static void svc_host_key(const struct sockaddr *peer, sa_family_t *fam, uint8_t 
 		if (IN6_IS_ADDR_V4MAPPED(a)) {
 			*fam = AF_INET;
 			memcpy(addr, a->s6_addr + 12, 4);
+		} else if (IN6_IS_ADDR_LINKLOCAL(a)) {
+			/* fe80::/64 is every machine on the link (RoCE's
+			 * default GIDs): the whole address is the host */
+			memcpy(addr, a->s6_addr, 16);
 		} else {
 			memcpy(addr, a->s6_addr, 8);
 		}

@@ -728,6 +728,61 @@ static void test_new_incarnation_other_host(void **state)
 	assert_int_equal(r_hdr(&e->c, &n), NFS4_OK);
 }
 
+
+/* A client restarting on its own host (new verifier) when the host holds
+ * its share of records and sessions, all live: its EXCHANGE_ID and the
+ * CREATE_SESSION that confirms it are served, the old record not counted
+ * (a review found NFS4ERR_RESOURCE, then NFS4ERR_NOSPC). */
+static void test_restart_at_host_share(void **state)
+{
+	struct env *e = *state;
+	struct t4_client cl;
+	uint32_t seq, n, share = NFS4_HOST_SHARE(RPCRDMA_NFS4_CLIENTS_DEFAULT);
+	uint64_t id;
+	char owner[32];
+
+	e->peer4 = 0x7f00000b;
+	for (unsigned i = 0; i < share; i++) {
+		snprintf(owner, sizeof(owner), "full-%u", i);
+		new_client(e, owner, &cl);
+	}
+	assert_int_equal(counts(e).sc_sessions, share);
+	e->peer4 = 0x7f00000b;
+	assert_int_equal(c_exid_verf(e, "full-0", 0x66666666, &id, &seq), NFS4_OK);
+	c_create_session(e, id, seq);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(&e->c, &n), NFS4_OK);
+	assert_int_equal(counts(e).sc_clients, share);
+	assert_int_equal(counts(e).sc_sessions, share);
+}
+
+/* A host whose session share is held by its own courtesy clients (8
+ * clients x 4 sessions, all expired): a new client of that host gets a
+ * session, a courtesy client giving way, as the whole table does. */
+static void test_host_sessions_courtesy(void **state)
+{
+	struct env *e = *state;
+	struct t4_client cl;
+	uint32_t n, share = NFS4_HOST_SHARE(RPCRDMA_NFS4_CLIENTS_DEFAULT);
+	char owner[32];
+
+	e->peer4 = 0x7f00000c;
+	for (unsigned i = 0; i < share / NFS4_MAX_CLIENT_SESSIONS; i++) {
+		snprintf(owner, sizeof(owner), "cz-%u", i);
+		new_client(e, owner, &cl);
+		for (uint32_t k = 2; k <= NFS4_MAX_CLIENT_SESSIONS; k++) {
+			c_create_session(e, cl.id, k);
+			assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+			assert_int_equal(r_hdr(&e->c, &n), NFS4_OK);
+		}
+	}
+	assert_int_equal(counts(e).sc_sessions, share);
+	nfs4_clock_advance(nfs4_state_lease(e->srv4->s4_state) + 1);
+	e->peer4 = 0x7f00000c;
+	new_client(e, "after", &cl);
+	assert_int_equal(counts(e).sc_sessions, share - NFS4_MAX_CLIENT_SESSIONS + 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -745,6 +800,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_host_share_clients, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_host_share_opens, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_new_incarnation_other_host, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restart_at_host_share, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_host_sessions_courtesy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_courtesy_bound, setup, teardown),
 	};
 

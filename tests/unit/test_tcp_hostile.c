@@ -480,6 +480,24 @@ static void test_host_key(void **state)
 				   &((struct sockaddr_in *)&ss)->sin_addr), 1);
 	rpc_tcp_host_key(&ss, key);
 	assert_memory_not_equal(key, k4, 16);
+	/* link-local: fe80::/64 is every machine on the link (RoCE's default
+	 * GIDs), so the whole address is the key: two machines differ */
+	{
+		static const uint8_t kll[16] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+						 0x02, 0x11, 0x22, 0xff, 0xfe, 0x33, 0x44, 0x55 };
+		uint8_t other[16];
+
+		memset(&ss, 0, sizeof(ss));
+		ss.ss_family = AF_INET6;
+		assert_int_equal(inet_pton(AF_INET6, "fe80::211:22ff:fe33:4455",
+					   &((struct sockaddr_in6 *)&ss)->sin6_addr), 1);
+		rpc_tcp_host_key(&ss, key);
+		assert_memory_equal(key, kll, 16);
+		assert_int_equal(inet_pton(AF_INET6, "fe80::211:22ff:fe33:4456",
+					   &((struct sockaddr_in6 *)&ss)->sin6_addr), 1);
+		rpc_tcp_host_key(&ss, other);
+		assert_memory_not_equal(key, other, 16);
+	}
 }
 
 /* With all four connections taken, a newcomer gets in and the one idle
