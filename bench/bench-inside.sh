@@ -61,7 +61,7 @@ NULL_SECONDS=${BENCH_NULL_SECONDS:-3}
 # Split placement (section 2): these figures run a second time with the
 # workload on CPU 0 and the server's threads on CPU 1, for both servers,
 # as if client and server were two machines ("" to skip).
-SERVER_FIGS=${BENCH_SERVER_FIGURES-seq_write seq_read rand_read rand_write meta null1 null8 null64}
+SERVER_FIGS=${BENCH_SERVER_FIGURES-seq_write seq_read rand_read rand_write meta meta8 null1 null8 null64}
 SPLIT_FIGS=${BENCH_SPLIT_FIGURES-rand_read rand_write meta}
 SECTIONS=${BENCH_SECTIONS:-wire servers clients transport connections}
 PERF_ITERS=${BENCH_PERF_ITERS:-4096:2000 65536:500 1048576:64}
@@ -279,34 +279,59 @@ fio_job() {
 	printf '"fio":"%s"' "${out#"$BENCH_OUT"/}"
 }
 
-# meta DIR N [CPU]: create, stat, rename, remove N files in DIR (one
-# process; exec'ing a tool per file would measure 9p, not NFS), on CPU
-# alone when given; prints the JSON body.
+# meta DIR N [CPU [PROCS]]: create, stat, rename, remove N files in DIR
+# (exec'ing a tool per file would measure 9p, not NFS), on CPU alone when
+# given (CPU "" for none); with PROCS > 1 (figure meta8), PROCS processes
+# at once on the same mount, each on N/PROCS files of its own
+# subdirectory, every phase started by all of them together (a barrier)
+# and timed from its start to the last process's end; prints the JSON body.
 meta() {
-	timeout -k 10 600 python3 - "$1" "$2" "${3:-}" <<'EOF'
-import os, sys, time
-d, n = sys.argv[1], int(sys.argv[2])
+	timeout -k 10 600 python3 - "$1" "$2" "${3:-}" "${4:-1}" <<'EOF'
+import multiprocessing as mp, os, sys, time
+d, n, procs = sys.argv[1], int(sys.argv[2]), max(1, int(sys.argv[4]))
 if sys.argv[3]:
     os.sched_setaffinity(0, {int(sys.argv[3])})
 os.makedirs(d, exist_ok=True)
-names = [os.path.join(d, "f%05d" % i) for i in range(n)]
-t = {}
-t0 = time.monotonic()
-for p in names:
-    os.close(os.open(p, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
-t1 = time.monotonic()
-for p in names:
-    os.stat(p)
-t2 = time.monotonic()
-for p in names:
-    os.rename(p, p + ".r")
-t3 = time.monotonic()
-for p in names:
-    os.unlink(p + ".r")
-t4 = time.monotonic()
+per = max(1, n // procs)
+PHASES = ("create", "stat", "rename", "remove")
+
+def work(k, bar):
+    sub = os.path.join(d, "p%02d" % k) if procs > 1 else d
+    if procs > 1:
+        os.mkdir(sub)
+    names = [os.path.join(sub, "f%05d" % i) for i in range(per)]
+    for ph in PHASES:
+        bar.wait()
+        for p in names:
+            if ph == "create":
+                os.close(os.open(p, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+            elif ph == "stat":
+                os.stat(p)
+            elif ph == "rename":
+                os.rename(p, p + ".r")
+            else:
+                os.unlink(p + ".r")
+        bar.wait()
+    if procs > 1:
+        os.rmdir(sub)
+
+bar = mp.Barrier(procs + 1)
+kids = [mp.Process(target=work, args=(k, bar)) for k in range(procs)]
+for c in kids:
+    c.start()
+t = []
+for ph in PHASES:
+    bar.wait()
+    t0 = time.monotonic()
+    bar.wait()
+    t.append(time.monotonic() - t0)
+for c in kids:
+    c.join()
+    if c.exitcode:
+        sys.exit("meta: a process failed (exit %d)" % c.exitcode)
 os.rmdir(d)
-print('"ops":%d,"create_s":%.6f,"stat_s":%.6f,"rename_s":%.6f,"remove_s":%.6f,"meta_s":%.6f'
-      % (4 * n, t1 - t0, t2 - t1, t3 - t2, t4 - t3, t4 - t0), end="")
+print('"ops":%d,"procs":%d,"create_s":%.6f,"stat_s":%.6f,"rename_s":%.6f,"remove_s":%.6f,"meta_s":%.6f'
+      % (4 * per * procs, procs, t[0], t[1], t[2], t[3], sum(t)), end="")
 EOF
 }
 
@@ -358,6 +383,8 @@ server_figure() {
 			--time_based --runtime="$RUNTIME" --randrepeat=0 ;;
 	meta)
 		measure servers "$label" "$s" "$r" "$s" "$mnt" meta "$mnt/meta-$label-$r" "$META_FILES" "$cpu" ;;
+	meta8)
+		measure servers "$label" "$s" "$r" "$s" "$mnt" meta "$mnt/meta8-$label-$r" "$META_FILES" "$cpu" 8 ;;
 	null[0-9]*)
 		measure servers "$label" "$s" "$r" "$s" "$mnt" nfs_null "$s" "${fig#null}" "$cpu" ;;
 	*) fail "unknown server figure $fig" ;;

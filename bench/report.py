@@ -356,7 +356,7 @@ def main():
 
     servers = {}
     # each figure, then the ones run again in split placement (FIGURE_split)
-    base_figs = ("seq_write", "seq_read", "rand_read", "rand_write", "meta", "null1", "null8", "null64")
+    base_figs = ("seq_write", "seq_read", "rand_read", "rand_write", "meta", "meta8", "null1", "null8", "null64")
     for fig in base_figs + tuple(f + "_split" for f in base_figs):
         k, rn = agg("servers", fig, "knfsd"), agg("servers", fig, "rnfsd")
         if not k and not rn:
@@ -493,7 +493,8 @@ def markdown(R):
              "seq_read": ("sequential read, %s MiB, 1 MiB O_DIRECT, iodepth %s" % (i.get("file_mb"), i.get("seq_iodepth")), "MB/s"),
              "rand_read": ("4 KiB random read, iodepth %s, %s s" % (i.get("iodepth"), i.get("runtime_s")), "IOPS"),
              "rand_write": ("4 KiB random write, iodepth %s, %s s" % (i.get("iodepth"), i.get("runtime_s")), "IOPS"),
-             "meta": ("metadata: create+stat+rename+remove of %s files" % i.get("meta_files"), "ops/s")}
+             "meta": ("metadata: create+stat+rename+remove of %s files" % i.get("meta_files"), "ops/s"),
+             "meta8": ("metadata, 8 processes at once on one mount: %s files in all" % i.get("meta_files"), "ops/s")}
     for n in (1, 8, 64):
         names["null%d" % n] = ("NFSv3 NULL, %d in flight (bench_rpc client)" % n, "calls/s")
     if S:
@@ -512,7 +513,7 @@ def markdown(R):
                 fmt(e.get("paired_ratio"), 2), fmt(k.get("cpu_us_per_op"), 0),
                 fmt(r.get("cpu_us_per_op"), 0), fmt_ratio(e["cpu_ratio"]),
                 fmt(e.get("paired_cpu_ratio"), 2)))
-        for mfig in ("meta", "meta_split"):
+        for mfig in ("meta", "meta_split", "meta8", "meta8_split"):
             meta = S.get(mfig)
             if not meta:
                 continue
@@ -525,7 +526,8 @@ def markdown(R):
                         a["create_s"]["median"], a["stat_s"]["median"], a["rename_s"]["median"],
                         a["remove_s"]["median"]))
             L.append("")
-            L.append("Metadata phases (median%s): " % (", split placement" if mfig.endswith("_split") else "")
+            L.append("Metadata phases%s (median%s): " % (" of 8 processes" if mfig.startswith("meta8") else "",
+                                                      ", split placement" if mfig.endswith("_split") else "")
                      + "; ".join(parts) + ".")
         lat = []
         for n in (1, 8, 64):
