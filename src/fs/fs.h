@@ -25,6 +25,8 @@
 #include <rpcrdma/svc.h>
 #include <rpcrdma/xdr.h>
 
+struct fs_backend;
+
 /* Longest name component accepted on the wire (longer: GARBAGE_ARGS). */
 #define FS_WIRE_NAME_MAX 1024u
 
@@ -52,6 +54,8 @@ struct rpcrdma_nfs3_export {
 	 * waits for a disk (nfs3_transport.c) */
 	bool ex_mem_fs;
 	atomic_uint ex_refs;  /* server tables holding it (fs_server.c) */
+	const struct fs_backend *ex_be; /* the backend serving it (fs_backend.h) */
+	void *ex_be_priv;     /* the backend's own state of the export */
 	atomic_uint_fast64_t ex_commits; /* objects committed (fs_commit.c) */
 };
 
@@ -297,6 +301,7 @@ struct fs_fentry {
 	int fe_path;                    /* O_PATH|O_NOFOLLOW, from the handle */
 	int fe_rfd;                     /* O_RDONLY, or -1 */
 	int fe_wfd;                     /* O_WRONLY, or -1 */
+	void *fe_node;                  /* a backend's object without descriptors */
 	uint32_t fe_fhlen;
 	uint8_t fe_fh[RPCRDMA_NFS3_FHSIZE];
 };
@@ -702,6 +707,148 @@ static inline void fs_close_fd(int fd)
 int fs_lookup_at(const struct rpcrdma_nfs3_export *exp, int dirfd,
 		 const struct stat *dst, const char *name, int *fdp,
 		 struct stat *st);
+
+/* ---- fs_vfs.c: the operations the protocols call ---- */
+
+/*
+ * Every object a protocol reaches is a struct fs_fentry from
+ * fs_get_file(), fs_get_dir(), fs_open_handle() or one of the operations
+ * below that return one (into caller storage @local, *@out pointing at it
+ * or at a cache entry), released with fs_fcache_put().  Protocols never
+ * look inside an entry but for fe_type and the handle; the backend
+ * (c_exp->ex_be, fs_backend.h) does the work.  The caller's identity is
+ * c_cred; fs_become_caller() comes before any operation that acts for the
+ * caller (it switches the thread where the backend needs that).  Errors:
+ * the backend's (fs_backend.h lists them per operation) and c_fh_err.
+ */
+
+/* A file system's sizes (FSSTAT, PATHCONF, NFSv4 space attributes). */
+struct fs_statfs {
+	uint64_t sf_bytes, sf_bfree, sf_bavail; /* bytes */
+	uint64_t sf_files, sf_ffree, sf_favail; /* file slots */
+	uint32_t sf_linkmax;   /* most hard links of one object */
+	uint32_t sf_namemax;   /* longest name component, bytes */
+};
+
+/*
+ * A lock owner's description of one file (an open file description for
+ * the posix backend: OFD locks): locks belong to it; closing its last
+ * reference releases them.  Value type; ld_be NULL: none.
+ */
+struct fs_lockd {
+	const struct fs_backend *ld_be;
+	int ld_fd;      /* posix: the description, or -1 */
+	void *ld_node;  /* other backends: the file */
+	void *ld_owner; /* other backends: the owner */
+};
+
+/* The lock that kept a range (be_lock). */
+struct fs_lock_conflict {
+	int cf_type;        /* F_RDLCK or F_WRLCK */
+	uint64_t cf_start;
+	uint64_t cf_len;    /* 0: to the end of the file */
+};
+
+/** fs_fentry_init - @fe holds nothing (for caller storage). */
+void fs_fentry_init(struct fs_fentry *fe);
+
+/** fs_needs_identity - does @exp's backend run as the caller (identity
+ *  switch, so the transport thread serves only callers it already is)? */
+bool fs_needs_identity(const struct rpcrdma_nfs3_export *exp);
+/** fs_never_waits - does nothing on @exp wait for a disk (tmpfs, memory)? */
+bool fs_never_waits(const struct rpcrdma_nfs3_export *exp);
+
+/**
+ * fs_fh_of - the handle of @name in directory @dir ("": @dir itself) in
+ * @c's export, never following a symlink, into @fh (RPCRDMA_NFS3_FHSIZE
+ * bytes; *@lenp bytes used).  Return: 0; -EXDEV (another file system);
+ * -EOVERFLOW; -ENOENT; -EACCES.
+ */
+int fs_fh_of(struct fs_call *c, struct fs_fentry *dir, const char *name,
+	     uint8_t *fh, uint32_t *lenp);
+/** fs_fh_of_exp - fs_fh_of() without a call (the export's root, MOUNT). */
+int fs_fh_of_exp(const struct rpcrdma_nfs3_export *exp, struct fs_fentry *dir,
+		 const char *name, uint8_t *fh, uint32_t *lenp);
+/** fs_root - the export's root into @local (*@out), attributes @st.
+ *  Return: 0 or be_fh_decode()'s errors. */
+int fs_root(const struct rpcrdma_nfs3_export *exp, struct fs_fentry *local,
+	    struct fs_fentry **out, struct stat *st);
+
+/** fs_getattr - be_getattr(). */
+int fs_getattr(struct fs_call *c, struct fs_fentry *fe, struct stat *st);
+/** fs_setattr - be_setattr() (fs_become_caller() done). */
+int fs_setattr(struct fs_call *c, struct fs_fentry *fe, const struct stat *pre,
+	       const struct fs_sattr *sa, bool skip_mode);
+/** fs_access - be_access(): 0 when the caller has all of @mode. */
+int fs_access(struct fs_call *c, struct fs_fentry *fe, const struct stat *st,
+	      int mode);
+/** fs_lookup - be_lookup() into @local (*@out). */
+int fs_lookup(struct fs_call *c, struct fs_fentry *dir, const struct stat *dst,
+	      const char *name, struct fs_fentry *local, struct fs_fentry **out,
+	      struct stat *st);
+/** fs_open - be_open(): may the caller read (O_RDONLY) or write (O_WRONLY)
+ *  regular file @fe; done before fs_read()/fs_write(). */
+int fs_open(struct fs_call *c, struct fs_fentry *fe, const struct stat *st,
+	    int acc);
+/** fs_read - be_read(). */
+ssize_t fs_read(struct fs_call *c, struct fs_fentry *fe, const struct iovec *iov,
+		int iovcnt, uint64_t off, bool nowait);
+/** fs_write - be_write(). */
+int fs_write(struct fs_call *c, struct fs_fentry *fe, const struct iovec *iov,
+	     int iovcnt, uint64_t off, uint32_t stable, size_t *done);
+/** fs_commit - be_commit() (server identity; COMMIT). */
+int fs_commit(struct fs_call *c, struct fs_fentry *fe, bool datasync);
+/** fs_create - be_create() into @local (*@out). */
+int fs_create(struct fs_call *c, struct fs_fentry *dir, const struct stat *dst,
+	      const char *name, mode_t mode, bool excl, struct fs_fentry *local,
+	      struct fs_fentry **out, struct stat *st, bool *created);
+/** fs_mkdir - be_mkdir() into @local (*@out). */
+int fs_mkdir(struct fs_call *c, struct fs_fentry *dir, const struct stat *dst,
+	     const char *name, mode_t mode, struct fs_fentry *local,
+	     struct fs_fentry **out, struct stat *st);
+/** fs_mknod - be_mknod() into @local (*@out). */
+int fs_mknod(struct fs_call *c, struct fs_fentry *dir, const struct stat *dst,
+	     const char *name, mode_t mode, dev_t rdev, struct fs_fentry *local,
+	     struct fs_fentry **out, struct stat *st);
+/** fs_symlink - be_symlink() into @local (*@out). */
+int fs_symlink(struct fs_call *c, struct fs_fentry *dir, const struct stat *dst,
+	       const char *name, const char *target, struct fs_fentry *local,
+	       struct fs_fentry **out, struct stat *st);
+/** fs_readlink - be_readlink(). */
+ssize_t fs_readlink(struct fs_call *c, struct fs_fentry *fe, char *buf,
+		    size_t len);
+/** fs_link - be_link(). */
+int fs_link(struct fs_call *c, struct fs_fentry *fe, struct fs_fentry *dir,
+	    const char *name);
+/**
+ * fs_remove - be_unlink(), and the object the name held dropped from the
+ * caches (fs_fcache_forget()).  Return: be_unlink()'s.
+ */
+int fs_remove(struct fs_call *c, struct fs_fentry *dir, const char *name,
+	      bool rmdir);
+/** fs_rename - be_rename(), and an object it replaced dropped from the
+ *  caches.  Return: be_rename()'s. */
+int fs_rename(struct fs_call *c, struct fs_fentry *fdir, const char *fname,
+	      struct fs_fentry *tdir, const char *tname, bool two_dirs);
+/** fs_readdir - be_readdir(). */
+int fs_readdir(struct fs_call *c, struct fs_fentry *dir, const struct stat *dst,
+	       uint64_t cookie,
+	       int (*fn)(void *arg, const char *name, uint64_t ino, uint64_t cookie),
+	       void *arg, bool *eof);
+/** fs_statfs - be_statfs(). */
+int fs_statfs(struct fs_call *c, struct fs_fentry *fe, struct fs_statfs *out);
+
+/** fs_lock_open - be_lock_open() (@out->ld_be set). */
+int fs_lock_open(struct fs_call *c, struct fs_fentry *fe, struct fs_lockd *out,
+		 int *accmode);
+/** fs_lock - be_lock() of @ld's backend. */
+int fs_lock(struct fs_lockd *ld, int type, uint64_t start, uint64_t len,
+	    bool test, struct fs_lock_conflict *cf);
+/** fs_lock_dup - be_lock_dup(). */
+int fs_lock_dup(const struct fs_lockd *ld, struct fs_lockd *out);
+/** fs_lock_close - be_lock_close() (ld_be NULL: nothing); @ld then holds
+ *  nothing. */
+void fs_lock_close(struct fs_lockd *ld);
 
 /* ---- fs_server.c: a file is about to change ---- */
 
