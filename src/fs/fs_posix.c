@@ -622,9 +622,8 @@ static int posix_lock(struct fs_lockd *ld, int type, uint64_t start,
 {
 	struct flock fl;
 
-	if (start > INT64_MAX || len > INT64_MAX ||
-	    (len && start + len - 1 > INT64_MAX))
-		return -EINVAL;
+	if (start > INT64_MAX || len > INT64_MAX)
+		return -EINVAL; /* the kernel judges the rest (EOVERFLOW) */
 	memset(&fl, 0, sizeof(fl));
 	fl.l_type = (short)type;
 	fl.l_whence = SEEK_SET;
