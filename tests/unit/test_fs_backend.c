@@ -568,11 +568,15 @@ static void case_read_write(struct env *e)
 	char buf[16];
 
 	assert_int_equal(create(e, NULL, "f", 0644, true, &f, NULL), 0);
+	assert_int_equal(set_times(e, &f, FS_SET_TO_CLIENT_TIME, PAST, PAST), 0);
 	assert_int_equal(fs_open(&e->c, f.fe, &f.st, O_WRONLY), 0);
 	assert_int_equal(fs_write(&e->c, f.fe, w, 2, 0, FS_FILE_SYNC, &done), 0);
 	assert_int_equal(done, 7);
 	getattr(e, &f);
 	assert_int_equal(f.st.st_size, 7);
+	assert_true(f.st.st_mtim.tv_sec > PAST); /* a write moves mtime */
+	assert_true(f.st.st_ctim.tv_sec >= f.st.st_mtim.tv_sec);
+	assert_int_equal(f.st.st_atim.tv_sec, PAST);
 	assert_int_equal(fs_open(&e->c, f.fe, &f.st, O_RDONLY), 0);
 	assert_int_equal(fs_read(&e->c, f.fe, r, 2, 0, false), 7);
 	assert_memory_equal(a, "ab", 2);
@@ -694,9 +698,9 @@ static void case_rename(struct env *e)
 	/* directories */
 	root_attr(e);
 	n0 = e->rst.st_nlink;
-	assert_int_equal(mkdir_(e, NULL, "d", 0755, &d), 0);
+	assert_int_equal(mkdir_(e, NULL, "d", 0777, &d), 0);
 	assert_int_equal(mkdir_(e, &d, "sub", 0755, &sub), 0);
-	assert_int_equal(mkdir_(e, NULL, "d2", 0755, &d2), 0);
+	assert_int_equal(mkdir_(e, NULL, "d2", 0777, &d2), 0);
 	assert_int_equal(rename_(e, NULL, "d", &sub, "x"), -EINVAL);  /* into itself */
 	assert_int_equal(rename_(e, NULL, "d", &d, "x"), -EINVAL);
 	assert_int_equal(rename_(e, NULL, "b", NULL, "d"), -EISDIR);  /* file over dir */
@@ -712,6 +716,15 @@ static void case_rename(struct env *e)
 	assert_int_equal(lookup(e, &sub, "..", &g), 0);
 	assert_int_equal(g.st.st_ino, d2.st.st_ino);
 	put(&g);
+	/* a directory moved to another parent needs write permission on it
+	 * (its ".." changes); renamed in its own parent, it does not */
+	as(e, 1001, 1001, 0, NULL);
+	assert_int_equal(mkdir_(e, &d2, "ro", 0555, &x), 0);
+	put(&x);
+	assert_int_equal(rename_(e, &d2, "ro", &d, "ro"), -EACCES);
+	assert_int_equal(rename_(e, &d2, "ro", &d2, "ro2"), 0);
+	as_root(e);
+	assert_int_equal(remove_(e, &d2, "ro2", true), 0);
 	/* an empty directory replaced by a directory */
 	assert_int_equal(rename_(e, NULL, "d", &d2, "moved"), 0);
 	getattr(e, &sub);
@@ -1095,6 +1108,63 @@ static void case_statfs(struct env *e)
 	}
 }
 
+/* set-group-id directories hand their group down (and S_ISGID to
+ * subdirectories); protected hard links */
+static void case_group_dirs(struct env *e)
+{
+	static const uint32_t grp500[] = { 500 };
+	struct obj sg, f, sub, x;
+	int prot = -1;
+	FILE *fp;
+
+	assert_int_equal(mkdir_(e, NULL, "sg", 0777, &sg), 0);
+	assert_int_equal(chown_(e, &sg, -1, 500), 0);
+	assert_int_equal(chmod_(e, &sg, 02777), 0);
+	assert_int_equal(sg.st.st_mode & 07777, 02777);
+	as(e, 1000, 1000, 0, NULL);
+	assert_int_equal(create(e, &sg, "f", 0644, true, &f, NULL), 0);
+	assert_int_equal(f.st.st_gid, 500);       /* the directory's group */
+	assert_int_equal(f.st.st_uid, 1000);
+	assert_int_equal(mkdir_(e, &sg, "sub", 0755, &sub), 0);
+	assert_int_equal(sub.st.st_gid, 500);
+	assert_int_equal(sub.st.st_mode & 07777, 02755); /* inherited */
+	/* a file asking S_ISGID with group execute in a group the caller is
+	 * not in: dropped; a member keeps it */
+	assert_int_equal(create(e, &sg, "x1", 02750, true, &x, NULL), 0);
+	assert_int_equal(x.st.st_mode & 07777, 0750);
+	put(&x);
+	as(e, 1000, 1000, 1, grp500);
+	assert_int_equal(create(e, &sg, "x2", 02750, true, &x, NULL), 0);
+	assert_int_equal(x.st.st_mode & 07777, 02750);
+	put(&x);
+	put(&sub);
+
+	/* protected_hardlinks (memory: always; posix: as the sysctl says):
+	 * a caller who is not the owner links only a file it may read and
+	 * write */
+	if (e->posix) {
+		fp = fopen("/proc/sys/fs/protected_hardlinks", "r");
+		if (fp) {
+			if (fscanf(fp, "%d", &prot) != 1)
+				prot = -1;
+			fclose(fp);
+		}
+	} else {
+		prot = 1;
+	}
+	as(e, 1001, 1001, 0, NULL);
+	if (prot == 1)
+		assert_int_equal(fs_link(&e->c, f.fe, e->root, "l1"), -EPERM);
+	else if (prot == 0)
+		assert_int_equal(fs_link(&e->c, f.fe, e->root, "l1"), 0);
+	as(e, 1000, 1000, 0, NULL);
+	assert_int_equal(chmod_(e, &f, 0666), 0);
+	as(e, 1001, 1001, 0, NULL);
+	assert_int_equal(fs_link(&e->c, f.fe, e->root, "l2"), 0);
+	put(&f);
+	put(&sg);
+}
+
 /* memory only: the byte and node limits (-ENOSPC past them) */
 static void case_limits(struct env *e)
 {
@@ -1303,6 +1373,7 @@ static const struct be_case g_cases[] = {
 	{ "rename", case_rename },
 	{ "readdir", case_readdir },
 	{ "permissions", case_permissions },
+	{ "group_dirs", case_group_dirs },
 	{ "setattr", case_setattr },
 	{ "locks", case_locks },
 	{ "handles", case_handles },
