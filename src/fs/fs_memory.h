@@ -7,7 +7,9 @@
  *   fs_memory_perm.c  permission checks from the caller's credentials,
  *                     access, open, setattr
  *   fs_memory_data.c  file data in sparse pages: read, write, truncate
- *   fs_memory_dir.c   directory entries, cookies, name operations
+ *   fs_memory_dir.c   directory entries and cookies, lookup, readdir
+ *   fs_memory_names.c create, mkdir, mknod, symlink, readlink, link,
+ *                     unlink, rename
  *   fs_memory_lock.c  byte-range locks and their owners
  *
  * Locking: one mutex per export (mx_lock) guards every node, entry, page,
@@ -230,6 +232,31 @@ int fsm_be_write(struct fs_call *c, struct fs_fentry *fe,
 
 /* ---- fs_memory_dir.c ---- */
 
+/** fsm_is_dot, fsm_is_dotdot - is @name "." (or ".."). */
+bool fsm_is_dot(const char *name);
+bool fsm_is_dotdot(const char *name);
+/**
+ * fsm_name_check - a component that can name an entry: 1..FSM_NAME_MAX
+ * bytes without '/'.  Return: its length; -ENOENT ("" or a '/': no entry
+ * can have it); -ENAMETOOLONG.
+ */
+ssize_t fsm_name_check(const char *name);
+/** fsm_ent_find - the entry of @name (@len bytes, checked) in directory
+ *  @dir, or NULL. */
+struct fsm_dirent *fsm_ent_find(const struct fsm_node *dir, const char *name,
+				size_t len);
+/**
+ * fsm_ent_add_locked - name @name (@len bytes, checked) in @dir for @n,
+ * with the directory's next cookie; link counts are the caller's.
+ * Return: 0; -ENOSPC (the byte limit); -ENOMEM.
+ */
+int fsm_ent_add_locked(struct fsm_node *dir, const char *name, size_t len,
+		       struct fsm_node *n);
+/** fsm_ent_del_locked - take entry @e out of @dir and free it; link
+ *  counts are the caller's. */
+void fsm_ent_del_locked(struct fsm_node *dir, struct fsm_dirent *e);
+/** fsm_dir_changed - a name of @dir came or went: mtime and ctime @now. */
+void fsm_dir_changed(struct fsm_node *dir, const struct timespec *now);
 /**
  * fsm_dir_find_locked - @name in directory @dir without a permission
  * check: "." is @dir, ".." its parent (the root's is the root).
@@ -245,10 +272,18 @@ void fsm_dir_free_locked(struct fsm_node *n);
 int fsm_be_lookup(struct fs_call *c, struct fs_fentry *dir,
 		  const struct stat *dst, const char *name,
 		  struct fs_fentry *out, struct stat *st);
+int fsm_be_readdir(struct fs_call *c, struct fs_fentry *dir,
+		   const struct stat *dst, uint64_t cookie,
+		   int (*fn)(void *arg, const char *name, uint64_t ino,
+			     uint64_t cookie),
+		   void *arg, bool *eof);
+
+/* ---- fs_memory_names.c ---- */
+
 int fsm_be_create(struct fs_call *c, struct fs_fentry *dir,
 		  const struct stat *dst, const char *name, mode_t mode,
-		  bool excl, struct fs_fentry *out, struct stat *st,
-		  bool *created);
+		  bool excl, const uint8_t *verf, struct fs_fentry *out,
+		  struct stat *st, bool *created);
 int fsm_be_mkdir(struct fs_call *c, struct fs_fentry *dir,
 		 const struct stat *dst, const char *name, mode_t mode,
 		 struct fs_fentry *out, struct stat *st);
@@ -267,11 +302,6 @@ int fsm_be_unlink(struct fs_call *c, struct fs_fentry *dir, const char *name,
 int fsm_be_rename(struct fs_call *c, struct fs_fentry *fdir, const char *fname,
 		  struct fs_fentry *tdir, const char *tname, bool two_dirs,
 		  uint8_t *fh, uint32_t *fhlen, bool *have_fh);
-int fsm_be_readdir(struct fs_call *c, struct fs_fentry *dir,
-		   const struct stat *dst, uint64_t cookie,
-		   int (*fn)(void *arg, const char *name, uint64_t ino,
-			     uint64_t cookie),
-		   void *arg, bool *eof);
 
 /* ---- fs_memory_lock.c ---- */
 

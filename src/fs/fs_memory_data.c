@@ -180,6 +180,8 @@ ssize_t fsm_be_read(struct fs_call *c, struct fs_fentry *fe,
 	(void)nowait; /* nothing here waits */
 	pthread_mutex_lock(&mx->mx_lock);
 	ret = want_regular(n);
+	if (!ret && off > (uint64_t)FSM_SIZE_MAX)
+		ret = -EINVAL; /* as pread(2) of a negative offset */
 	if (ret)
 		goto out;
 	for (int i = 0; i < iovcnt && off < n->mn_size; i++) {

@@ -19,12 +19,23 @@
 
 #include "fs_memory.h"
 
-/* The last byte of @start, @len (0: to the end of any file). */
-static uint64_t range_end(uint64_t start, uint64_t len)
+/*
+ * The last byte of @start, @len (0: to the end of any file, FSM_SIZE_MAX,
+ * as the kernel's OFFSET_MAX).  Return: 0 (*@end); -EINVAL (@start or
+ * @len past INT64_MAX); -EOVERFLOW (a range ending past it), as fcntl(2).
+ */
+static int range_end(uint64_t start, uint64_t len, uint64_t *end)
 {
-	if (len == 0 || len - 1 > UINT64_MAX - start)
-		return UINT64_MAX;
-	return start + len - 1;
+	if (start > (uint64_t)FSM_SIZE_MAX || len > (uint64_t)FSM_SIZE_MAX)
+		return -EINVAL;
+	if (len == 0) {
+		*end = FSM_SIZE_MAX;
+		return 0;
+	}
+	if (len - 1 > (uint64_t)FSM_SIZE_MAX - start)
+		return -EOVERFLOW;
+	*end = start + len - 1;
+	return 0;
 }
 
 static bool overlaps(const struct fsm_lock *l, uint64_t s, uint64_t e)
@@ -32,11 +43,11 @@ static bool overlaps(const struct fsm_lock *l, uint64_t s, uint64_t e)
 	return l->lk_start <= e && l->lk_end >= s;
 }
 
-/* Does @l touch [@s, @e] without overlapping it? */
+/* Does @l touch [@s, @e] without overlapping it?  (Ends are at most
+ * FSM_SIZE_MAX: no overflow.) */
 static bool adjacent(const struct fsm_lock *l, uint64_t s, uint64_t e)
 {
-	return (l->lk_end != UINT64_MAX && l->lk_end + 1 == s) ||
-	       (e != UINT64_MAX && e + 1 == l->lk_start);
+	return l->lk_end + 1 == s || e + 1 == l->lk_start;
 }
 
 /* The lowest-starting lock of another owner than @o that @type over
@@ -153,12 +164,15 @@ int fsm_be_lock(struct fs_lockd *ld, int type, uint64_t start, uint64_t len,
 	struct fsm_owner *o = ld->ld_owner;
 	struct fsm_node *n = o->ow_node;
 	struct fsm_export *mx = n->mn_mx;
-	uint64_t end = range_end(start, len);
 	const struct fsm_lock *l;
-	int err = 0;
+	uint64_t end;
+	int err;
 
 	if (type != F_RDLCK && type != F_WRLCK && type != F_UNLCK)
 		return -EINVAL;
+	err = range_end(start, len, &end);
+	if (err)
+		return err;
 	if (!test && type == F_WRLCK && o->ow_acc != O_RDWR)
 		return -EBADF;
 	pthread_mutex_lock(&mx->mx_lock);
@@ -167,8 +181,9 @@ int fsm_be_lock(struct fs_lockd *ld, int type, uint64_t start, uint64_t len,
 		if (cf) {
 			cf->cf_type = l->lk_type;
 			cf->cf_start = l->lk_start;
-			cf->cf_len = l->lk_end == UINT64_MAX ? 0 :
+			cf->cf_len = l->lk_end == FSM_SIZE_MAX ? 0 :
 				     l->lk_end - l->lk_start + 1;
+			cf->cf_pid = 0; /* an owner's, not a process's */
 		}
 		err = -EAGAIN;
 	} else if (!test) {

@@ -62,43 +62,24 @@ struct obj {
 
 /* ---- the export ---- */
 
+/* The export, as a server opens it: the backend by name, the default
+ * open-file and directory caches (so REMOVE and RENAME drop what they
+ * hold, as they must for a handle to turn stale). */
 static int open_export(struct env *e)
 {
-	struct rpcrdma_nfs3_export *exp;
-	const char *path = e->posix ? e->dir : "/mem";
-	int err;
+	struct rpcrdma_nfs3_config cfg = {
+		.nc_export = e->posix ? e->dir : "/mem",
+		.nc_backend = e->be,
+	};
 
-	exp = calloc(1, sizeof(*exp));
-	if (!exp)
-		return -ENOMEM;
-	exp->ex_fd = -1;
-	exp->ex_path = strdup(path);
-	exp->ex_be = fs_backend_find(e->be);
-	if (!exp->ex_be) {
-		free(exp->ex_path);
-		free(exp);
-		return -ENOENT;
-	}
-	exp->ex_max_payload = 1u << 20;
-	exp->ex_log = stderr;
-	atomic_init(&exp->ex_refs, 1);
-	err = exp->ex_be->be_export_open(exp, exp->ex_path, "");
-	if (err) {
-		free(exp->ex_path);
-		free(exp);
-		return err;
-	}
-	e->exp = exp;
-	return 0;
+	if (getrandom(cfg.nc_key, sizeof(cfg.nc_key), 0) != sizeof(cfg.nc_key))
+		return -EIO;
+	return rpcrdma_nfs3_export_open(&cfg, &e->exp);
 }
 
 static void close_export(struct env *e)
 {
-	if (!e->exp)
-		return;
-	e->exp->ex_be->be_export_close(e->exp);
-	free(e->exp->ex_path);
-	free(e->exp);
+	rpcrdma_nfs3_export_close(e->exp);
 	e->exp = NULL;
 }
 
@@ -155,7 +136,7 @@ static int create(struct env *e, struct obj *dir, const char *name,
 	const struct stat *dst = dir ? &dir->st : &e->rst;
 	bool cr;
 
-	return fs_create(&e->c, d, dst, name, mode, excl, &o->l, &o->fe,
+	return fs_create(&e->c, d, dst, name, mode, excl, NULL, &o->l, &o->fe,
 			 &o->st, created ? created : &cr);
 }
 
@@ -265,7 +246,23 @@ static int set_times(struct env *e, struct obj *o, uint32_t how,
 	return set_attr(e, o, &sa);
 }
 
-/* The object a handle names, decoded again: 0 or -ESTALE. */
+/* The object a handle names, decoded again, not kept in a cache:
+ * 0 or -ESTALE. */
+static int decode_direct(struct env *e, const uint8_t *fh, uint32_t len,
+			 struct stat *st)
+{
+	struct fs_fentry l;
+	int err;
+
+	err = fs_fh_decode(e->exp, fh, len, &l, st);
+	if (!err)
+		fs_fcache_put(&l);
+	return err;
+}
+
+/* decode_direct() through the caches, as a protocol's call: a regular
+ * file or a directory found stays cached (until REMOVE, RENAME or
+ * eviction drops it). */
 static int decode(struct env *e, const uint8_t *fh, uint32_t len,
 		  struct stat *st)
 {
@@ -417,11 +414,42 @@ static void case_create_exists(struct env *e)
 	put(&g);
 	assert_int_equal(mkdir_(e, NULL, "d", 0755, &d), 0);
 	assert_int_equal(create(e, NULL, "d", 0644, true, &g, NULL), -EEXIST);
-	assert_int_equal(create(e, NULL, "d", 0644, false, &g, NULL), -EISDIR);
+	/* whatever its type (the protocol answers for one not regular) */
+	assert_int_equal(create(e, NULL, "d", 0644, false, &g, &created), 0);
+	assert_false(created);
+	assert_true(S_ISDIR(g.st.st_mode));
+	assert_int_equal(g.st.st_ino, d.st.st_ino);
+	put(&g);
 	assert_int_equal(mkdir_(e, NULL, "d", 0755, &g), -EEXIST);
 	assert_int_equal(mkdir_(e, NULL, "f", 0755, &g), -EEXIST);
 	put(&d);
 	put(&f);
+
+	/* an exclusive create's verifier: the new file's atime and mtime
+	 * seconds (big-endian halves), nanoseconds 0 */
+	{
+		static const uint8_t verf[8] = { 0x12, 0x34, 0x56, 0x78,
+						 0x0a, 0xbc, 0xde, 0xf0 };
+
+		assert_int_equal(fs_create(&e->c, e->root, &e->rst, "v", 0600,
+					   false, verf, &g.l, &g.fe, &g.st,
+					   &created), 0);
+		assert_true(created);
+		assert_int_equal(g.st.st_atim.tv_sec, 0x12345678);
+		assert_int_equal(g.st.st_mtim.tv_sec, 0x0abcdef0);
+		assert_int_equal(g.st.st_atim.tv_nsec, 0);
+		assert_int_equal(g.st.st_mtim.tv_nsec, 0);
+		assert_int_equal(g.st.st_mode, S_IFREG | 0600);
+		put(&g);
+		/* a retransmission finds the file, and the verifier in it */
+		assert_int_equal(fs_create(&e->c, e->root, &e->rst, "v", 0600,
+					   false, verf, &g.l, &g.fe, &g.st,
+					   &created), 0);
+		assert_false(created);
+		assert_int_equal(g.st.st_atim.tv_sec, 0x12345678);
+		assert_int_equal(g.st.st_mtim.tv_sec, 0x0abcdef0);
+		put(&g);
+	}
 }
 
 static void case_mkdir_rmdir(struct env *e)
@@ -833,7 +861,9 @@ static void case_permissions(struct env *e)
 
 	/* root's 0755 directory: others may search, not write */
 	assert_int_equal(mkdir_(e, NULL, "d", 0755, &d), 0);
-	assert_int_equal(create(e, &d, "in", 0644, true, &f, NULL), 0);
+	/* 0666: protected_hardlinks lets others link it (LINK below fails
+	 * for the directory alone) */
+	assert_int_equal(create(e, &d, "in", 0666, true, &f, NULL), 0);
 	put(&f);
 	as(e, 1000, 1000, 0, NULL);
 	assert_int_equal(create(e, &d, "x", 0644, true, &f, NULL), -EACCES);
@@ -997,7 +1027,7 @@ static void case_locks(struct env *e)
 	assert_int_equal(create(e, NULL, "f", 0644, true, &f, NULL), 0);
 	assert_int_equal(fs_lock_open(&e->c, f.fe, &l1, &acc), 0);
 	assert_int_equal(acc, O_RDWR);
-	assert_int_equal(fs_lock_open(&e->c, f.fe, &l2, NULL), 0);
+	assert_int_equal(fs_lock_open(&e->c, f.fe, &l2, &acc), 0);
 
 	/* write against write: the conflict's range */
 	assert_int_equal(fs_lock(&l1, F_WRLCK, 0, 100, false, &cf), 0);
@@ -1045,6 +1075,23 @@ static void case_locks(struct env *e)
 	assert_int_equal(cf.cf_type, F_RDLCK);
 	assert_int_equal(cf.cf_start, 1000);
 	assert_int_equal(cf.cf_len, 0);
+	assert_int_equal(cf.cf_pid, 0); /* an owner's lock, no process */
+	assert_int_equal(fs_lock(&l1, F_UNLCK, 1000, 0, false, NULL), 0);
+	/* offsets are off_t: past INT64_MAX -EINVAL, a range ending past it
+	 * -EOVERFLOW; one ending at it reaches the end (len 0) */
+	assert_int_equal(fs_lock(&l1, F_WRLCK, (uint64_t)INT64_MAX + 1, 1, false,
+				 &cf), -EINVAL);
+	assert_int_equal(fs_lock(&l1, F_WRLCK, 0, (uint64_t)INT64_MAX + 1, false,
+				 &cf), -EINVAL);
+	assert_int_equal(fs_lock(&l1, F_WRLCK, INT64_MAX - 1, 5, false, &cf),
+			 -EOVERFLOW);
+	assert_int_equal(fs_lock(&l1, F_WRLCK, INT64_MAX - 9, 10, false, &cf), 0);
+	assert_int_equal(fs_lock(&l2, F_RDLCK, INT64_MAX, 1, true, &cf), -EAGAIN);
+	assert_int_equal(cf.cf_start, INT64_MAX - 9);
+	assert_int_equal(cf.cf_len, 0);
+	assert_int_equal(fs_lock(&l1, F_UNLCK, INT64_MAX - 9, 0, false, &cf), 0);
+	/* a failed set need not describe its conflict */
+	assert_int_equal(fs_lock(&l2, F_WRLCK, 0, 1, false, NULL), -EAGAIN);
 
 	/* another reference to the description: the same owner's locks, held
 	 * until the last reference closes */
@@ -1079,13 +1126,22 @@ static void case_handles(struct env *e)
 	assert_int_equal(st.st_ino, f.st.st_ino);
 	assert_int_equal(fs_fh_of(&e->c, e->root, "nope", fh2, &len2), -ENOENT);
 	write_ok(e, &f, 0, "kept", 4);
-	/* no name left: the handle is stale, the held object still reads */
+	/* no name left: memory answers -ESTALE at once; the kernel's
+	 * open_by_handle_at (posix) still finds an inode someone holds open
+	 * (with no links), until the last reference drops.  The held object
+	 * reads in both. */
 	assert_int_equal(remove_(e, NULL, "f", false), 0);
-	assert_int_equal(decode(e, fh, len, &st), -ESTALE);
+	if (e->posix) {
+		assert_int_equal(decode_direct(e, fh, len, &st), 0);
+		assert_int_equal(st.st_nlink, 0);
+	} else {
+		assert_int_equal(decode_direct(e, fh, len, &st), -ESTALE);
+	}
 	assert_int_equal(fs_open(&e->c, f.fe, &f.st, O_RDONLY), 0);
 	assert_int_equal(read_at(e, &f, 0, buf, sizeof(buf)), 4);
 	assert_memory_equal(buf, "kept", 4);
 	put(&f);
+	assert_int_equal(decode_direct(e, fh, len, &st), -ESTALE);
 	assert_int_equal(decode(e, fh, len, &st), -ESTALE);
 }
 
@@ -1314,10 +1370,14 @@ static void *worker_run(void *arg)
 
 		iov.iov_len = (size_t)snprintf(name, sizeof(name), "f%d", i);
 		w->w_err = fs_create(&c, w->w_dir, &w->w_dst, name, 0644, true,
-				     &l, &fe, &st, &created);
+				     NULL, &l, &fe, &st, &created);
 		if (w->w_err)
 			break;
-		w->w_err = fs_write(&c, fe, &iov, 1, 0, FS_UNSTABLE, &done);
+		w->w_err = fs_open(&c, fe, &st, O_WRONLY);
+		if (!w->w_err)
+			w->w_err = fs_write(&c, fe, &iov, 1, 0, FS_UNSTABLE, &done);
+		if (!w->w_err)
+			w->w_err = fs_open(&c, fe, &st, O_RDONLY);
 		if (!w->w_err) {
 			struct iovec r = { buf, sizeof(buf) };
 			ssize_t n = fs_read(&c, fe, &r, 1, 0, false);
