@@ -3,8 +3,10 @@
  * fs_memory_data.c - the memory backend's file data: pages of FSM_PAGE
  * bytes in a hash table per file, keyed by page index, so a file is as
  * sparse as it was written (a write at 1 TiB makes one page; a hole reads
- * as zeros).  Every page counts FSM_PAGE bytes against the export's byte
- * limit.  Invariant: no page lies wholly past the size, and the bytes of
+ * as zeros).  The table's hash is keyed with the export's random key: the
+ * page indexes are the client's offsets, and must not let it pile every
+ * page into one chain.  Every page counts FSM_PAGE bytes against the
+ * export's byte limit.  Invariant: no page lies wholly past the size, and the bytes of
  * the last page past the size are zero (truncate zeroes them), so growing
  * a file never has old data to hide.
  */
@@ -14,19 +16,22 @@
 
 #include "fs_memory.h"
 
-static uint32_t page_bucket(const struct fsm_file *fi, uint64_t index)
+static uint32_t page_bucket(const struct fsm_node *n, uint32_t nbuckets,
+			    uint64_t index)
 {
-	return (uint32_t)((index * 0x9e3779b97f4a7c15ull) >> 32) &
-	       (fi->fi_nbuckets - 1);
+	return (uint32_t)fs_siphash(n->mn_mx->mx_hkey, &index, sizeof(index)) &
+	       (nbuckets - 1);
 }
 
-static struct fsm_page *page_find(const struct fsm_file *fi, uint64_t index)
+static struct fsm_page *page_find(const struct fsm_node *n, uint64_t index)
 {
+	const struct fsm_file *fi = &n->mn_file;
 	struct fsm_page *p;
 
 	if (!fi->fi_nbuckets)
 		return NULL;
-	for (p = fi->fi_buckets[page_bucket(fi, index)]; p; p = p->pg_next)
+	for (p = fi->fi_buckets[page_bucket(n, fi->fi_nbuckets, index)]; p;
+	     p = p->pg_next)
 		if (p->pg_index == index)
 			return p;
 	return NULL;
@@ -34,23 +39,24 @@ static struct fsm_page *page_find(const struct fsm_file *fi, uint64_t index)
 
 /* Double the table when it holds more pages than buckets; only the first
  * allocation must succeed (then chains just grow longer). */
-static int pages_grow(struct fsm_file *fi)
+static int pages_grow(struct fsm_node *n)
 {
-	uint32_t old = fi->fi_nbuckets, n = old ? old * 2 : 8;
+	struct fsm_file *fi = &n->mn_file;
+	uint32_t old = fi->fi_nbuckets, nb = old ? old * 2 : 8;
 	struct fsm_page **b, **ob = fi->fi_buckets;
 
-	if (old && (fi->fi_npages < old || n < old))
+	if (old && (fi->fi_npages < old || nb < old))
 		return 0;
-	b = calloc(n, sizeof(*b));
+	b = calloc(nb, sizeof(*b));
 	if (!b)
 		return old ? 0 : -ENOMEM;
 	fi->fi_buckets = b;
-	fi->fi_nbuckets = n;
+	fi->fi_nbuckets = nb;
 	for (uint32_t i = 0; i < old; i++) {
 		struct fsm_page *p = ob[i], *next;
 
 		for (; p; p = next) {
-			uint32_t k = page_bucket(fi, p->pg_index);
+			uint32_t k = page_bucket(n, nb, p->pg_index);
 
 			next = p->pg_next;
 			p->pg_next = b[k];
@@ -67,7 +73,7 @@ static int page_get_locked(struct fsm_node *n, uint64_t index,
 			   struct fsm_page **out)
 {
 	struct fsm_file *fi = &n->mn_file;
-	struct fsm_page *p = page_find(fi, index);
+	struct fsm_page *p = page_find(n, index);
 	uint32_t k;
 	int err;
 
@@ -75,7 +81,7 @@ static int page_get_locked(struct fsm_node *n, uint64_t index,
 		*out = p;
 		return 0;
 	}
-	err = pages_grow(fi);
+	err = pages_grow(n);
 	if (err)
 		return err;
 	err = fsm_charge_locked(n->mn_mx, FSM_PAGE);
@@ -87,7 +93,7 @@ static int page_get_locked(struct fsm_node *n, uint64_t index,
 		return -ENOMEM;
 	}
 	p->pg_index = index;
-	k = page_bucket(fi, index);
+	k = page_bucket(n, fi->fi_nbuckets, index);
 	p->pg_next = fi->fi_buckets[k];
 	fi->fi_buckets[k] = p;
 	fi->fi_npages++;
@@ -135,7 +141,7 @@ void fsm_truncate_locked(struct fsm_node *n, uint64_t size)
 			}
 		}
 		if (size % FSM_PAGE) {
-			p = page_find(fi, size / FSM_PAGE);
+			p = page_find(n, size / FSM_PAGE);
 			if (p)
 				memset(p->pg_data + size % FSM_PAGE, 0,
 				       FSM_PAGE - size % FSM_PAGE);
@@ -197,7 +203,7 @@ ssize_t fsm_be_read(struct fs_call *c, struct fs_fentry *fe,
 				chunk = left;
 			if (chunk > n->mn_size - off)
 				chunk = (size_t)(n->mn_size - off);
-			p = page_find(&n->mn_file, off / FSM_PAGE);
+			p = page_find(n, off / FSM_PAGE);
 			if (p)
 				memcpy(dst, p->pg_data + in, chunk);
 			else

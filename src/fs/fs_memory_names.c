@@ -435,7 +435,8 @@ static int rename_locked(const struct fs_cred *cr, struct fsm_node *fd,
 		err = fsm_may(cr, td, FSM_W | FSM_X);
 	if (err)
 		return err;
-	if (fsm_is_dot(fname) || fsm_is_dotdot(fname) || fsm_is_dot(tname) || fsm_is_dotdot(tname))
+	if (fsm_is_dot(fname) || fsm_is_dotdot(fname) ||
+	    fsm_is_dot(tname) || fsm_is_dotdot(tname))
 		return -EBUSY; /* as rename(2) */
 	flen = fsm_name_check(fname);
 	if (flen < 0)
