@@ -18,6 +18,14 @@
  * callback, fs_fh_of() in rename).  Functions named *_locked expect it
  * held.
  *
+ * The fsm_be_* functions are the operations of fs_backend.h, documented
+ * there (errors included); what the memory backend decides on its own:
+ * a handle of an object with no name left is STALE at once (even while
+ * held); be_lock_open() opens read-write for a regular file, read-only
+ * otherwise; be_create() of a name that exists (not @excl) returns the
+ * object whatever its type; times are CLOCK_REALTIME, reads move atime as
+ * relatime does.
+ *
  * Lifetime: a node lives while it has names (mn_nlink) or references
  * (mn_refs: an fs_fentry's fe_node, a lock owner); the last of both to go
  * frees it (fsm_node_put_locked(), fsm_node_maybe_free_locked()).  Ids
