@@ -153,7 +153,7 @@ uint32_t nfs4_op_remove(struct nfs4_compound *cp)
 	 * which (fs_remove() drops the object from the caches) */
 	err = fs_become_caller(c);
 	if (!err)
-		err = fs_lookup_attr(c, fe, n.n_buf, &st);
+		err = fs_lookup_attr(c, fe, &dst, n.n_buf, &st);
 	if (!err)
 		err = fs_remove(c, fe, n.n_buf, S_ISDIR(st.st_mode));
 	if (!err)
@@ -249,9 +249,12 @@ uint32_t nfs4_op_link(struct nfs4_compound *cp)
 		status = NFS4ERR_ISDIR;
 		goto out;
 	}
-	/* the backend asks first whether the caller may write the directory,
-	 * as NFSv3's LINK */
+	/* may the caller add a name (write and search permission): first,
+	 * as NFSv3's LINK and knfsd, so a caller without it hears ACCESS
+	 * where the link itself would find another reason (EPERM) */
 	err = fs_become_caller(c);
+	if (!err)
+		err = fs_access(c, dfe, &dst, W_OK | X_OK);
 	if (!err)
 		err = fs_link(c, ofe, dfe, n.n_buf);
 	if (!err)
@@ -416,6 +419,7 @@ static uint32_t pseudo_readdir(struct nfs4_compound *cp, uint64_t cookie,
 struct rd_ctx {
 	struct nfs4_compound *rc_cp;
 	struct fs_fentry *rc_dir;
+	const struct stat *rc_dst;
 	const uint32_t *rc_req;
 	uint32_t rc_nreq;
 	size_t rc_start, rc_budget;
@@ -444,7 +448,7 @@ static int rd_entry(void *arg, const char *name, uint64_t ino, uint64_t cookie)
 		return 0;
 	memset(&st, 0, sizeof(st));
 	nfs4_attr_src_init(cp, &src, &st, &fh, NULL);
-	err = fs_lookup_attr(&cp->cp_c, x->rc_dir, name, &st);
+	err = fs_lookup_attr(&cp->cp_c, x->rc_dir, x->rc_dst, name, &st);
 	if (err) {
 		src.as_rdattr_error = nfs4_errno(err);
 		st.st_ino = (ino_t)ino;
@@ -505,6 +509,7 @@ uint32_t nfs4_op_readdir(struct nfs4_compound *cp)
 	memset(&x, 0, sizeof(x));
 	x.rc_cp = cp;
 	x.rc_dir = fe;
+	x.rc_dst = &dst;
 	x.rc_req = req;
 	x.rc_nreq = nreq;
 	x.rc_start = r->xs_pos;

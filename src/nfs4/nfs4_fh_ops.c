@@ -241,19 +241,18 @@ uint32_t nfs4_fh_node_get(struct nfs4_compound *cp, struct nfs4_fh *fh,
 	uint32_t len;
 	int err;
 
-	*out = NULL;
+	if (out)
+		*out = NULL;
 	if (depth < path_ncomp(exp->ex_path)) {
 		fh_set_pseudo(cp, fh, xi, depth);
 		return NFS4_OK;
 	}
-	err = fs_root(exp, local, out, st);
-	if (!err)
-		err = fs_fh_of_exp(exp, *out, "", fh->fh_data, &len);
-	if (err) {
-		fs_fcache_put(*out);
-		*out = NULL;
+	/* the root's handle (a directory entry of NULL) needs no object */
+	err = fs_fh_of_exp(exp, NULL, "", fh->fh_data, &len);
+	if (!err && out)
+		err = fs_root(exp, local, out, st);
+	if (err)
 		return nfs4_errno(err);
-	}
 	fh_set_real_len(fh, xi, len);
 	return NFS4_OK;
 }
@@ -262,13 +261,7 @@ uint32_t nfs4_fh_node_get(struct nfs4_compound *cp, struct nfs4_fh *fh,
 uint32_t nfs4_fh_node(struct nfs4_compound *cp, struct nfs4_fh *fh,
 			unsigned xi, unsigned depth)
 {
-	struct fs_fentry local, *root;
-	struct stat st;
-	uint32_t status;
-
-	status = nfs4_fh_node_get(cp, fh, xi, depth, &local, &root, &st);
-	fs_fcache_put(root);
-	return status;
+	return nfs4_fh_node_get(cp, fh, xi, depth, NULL, NULL, NULL);
 }
 
 void nfs4_fh_pseudo_stat(struct nfs4_compound *cp, const struct nfs4_fh *fh,

@@ -177,11 +177,12 @@ static uint32_t open_create(struct nfs4_compound *cp, struct open_args *o,
 	int err = 0;
 
 	*created = false;
+	/* the verifier goes into the times below, with the other attributes */
 	err = fs_create(c, dfe, dst, o->oa_name.n_buf, mode & 07777,
-			o->oa_createmode == GUARDED4, local, out, st, created);
+			o->oa_createmode == GUARDED4, NULL, local, out, st, created);
 	if (err == -EEXIST && o->oa_createmode != GUARDED4) {
 		/* the name holds something that is not a regular file */
-		if (fs_lookup_attr(c, dfe, o->oa_name.n_buf, &nst) == 0)
+		if (fs_lookup_attr(c, dfe, dst, o->oa_name.n_buf, &nst) == 0)
 			return type_status(nst.st_mode, NFS4ERR_EXIST);
 	}
 	if (err)
@@ -259,7 +260,7 @@ static uint32_t open_lookup(struct nfs4_compound *cp, struct fs_fentry *dfe,
 {
 	int err = fs_lookup(&cp->cp_c, dfe, dst, name, local, out, st);
 
-	if (err == -EXDEV && fs_lookup_attr(&cp->cp_c, dfe, name, st) == 0 &&
+	if (err == -EXDEV && fs_lookup_attr(&cp->cp_c, dfe, dst, name, st) == 0 &&
 	    !S_ISREG(st->st_mode))
 		return type_status(st->st_mode, NFS4ERR_INVAL);
 	return nfs4_errno(err);

@@ -63,7 +63,7 @@ static void put_denied(struct rpcrdma_xdr *r, const struct fs_lock_conflict *cf)
 }
 
 /* denied - NFS4ERR_DENIED with LOCK4denied of @cf, or NFS4ERR_DELAY when
- * no lock is named (released meanwhile: try again). */
+ * no lock is named (F_UNLCK: released meanwhile, try again). */
 static uint32_t denied(struct nfs4_compound *cp, const struct fs_lock_conflict *cf)
 {
 	if (cf->cf_type != F_RDLCK && cf->cf_type != F_WRLCK)
@@ -108,7 +108,7 @@ uint32_t nfs4_op_lock(struct nfs4_compound *cp)
 	struct fs_lockd ld, nld;
 	struct lock_req lr;
 	struct stat st_;
-	int rc;
+	int rc, trc;
 
 	no_lockd(&ld);
 	no_lockd(&nld);
@@ -156,12 +156,19 @@ uint32_t nfs4_op_lock(struct nfs4_compound *cp)
 		status = NFS4ERR_OPENMODE;
 		goto out;
 	}
-	rc = fs_lock(&ld, lr.lr_type, lr.lr_start, lr.lr_len, false, &cf);
-	if (rc == -EAGAIN &&
-	    nfs4_state_revoke_file(st, cp->cp_clientid, st_.st_dev, st_.st_ino) > 0)
-		/* courtesy clients held locks of the file: they are gone
-		 * with all their state; once more (RFC 8881 8.3) */
-		rc = fs_lock(&ld, lr.lr_type, lr.lr_start, lr.lr_len, false, &cf);
+	/* the conflict is asked for only once the lock is refused for good */
+	rc = fs_lock(&ld, lr.lr_type, lr.lr_start, lr.lr_len, false, NULL);
+	if (rc == -EAGAIN) {
+		if (nfs4_state_revoke_file(st, cp->cp_clientid, st_.st_dev, st_.st_ino) > 0)
+			/* courtesy clients held locks of the file: they are
+			 * gone with all their state; once more (RFC 8881 8.3) */
+			rc = fs_lock(&ld, lr.lr_type, lr.lr_start, lr.lr_len, false, &cf);
+		else if ((trc = fs_lock(&ld, lr.lr_type, lr.lr_start, lr.lr_len, true,
+					&cf)) == 0)
+			cf.cf_type = F_UNLCK; /* released meanwhile */
+		else if (trc != -EAGAIN)
+			rc = trc;
+	}
 	if (rc < 0) {
 		status = rc == -EAGAIN ? denied(cp, &cf) :
 			 rc == -EBADF ? NFS4ERR_OPENMODE :
