@@ -390,12 +390,16 @@ static uint32_t pseudo_readdir(struct nfs4_compound *cp, uint64_t cookie,
 		}
 		if (dup)
 			continue;
-		/* a pseudo node, or export j's root (its attributes and
-		 * counts, through a call of its own: no operation began) */
-		if (nfs4_fh_node_get(cp, &fh, j, dir->fh_depth + 1, &rlocal, &root, &st))
+		/* a pseudo node, or export j's root: its attributes and
+		 * counts through the directory cache, with a call of its own
+		 * (no operation began) */
+		if (nfs4_fh_node(cp, &fh, j, dir->fh_depth + 1))
 			continue;
+		root = NULL;
 		if (fh.fh_pseudo)
 			nfs4_fh_pseudo_stat(cp, &fh, &st);
+		else if (fs_get_dir(&rc, fh.fh_data, fh.fh_len, &rlocal, &root, &st))
+			continue;
 		nfs4_attr_src_init(cp, &src, &st, &fh, root);
 		src.as_call = &rc;
 		full = put_entry(cp, start, budget, j + 3, name, req, nreq, &src);

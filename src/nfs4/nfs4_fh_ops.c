@@ -233,35 +233,26 @@ uint32_t nfs4_fh_set_real(struct nfs4_compound *cp, struct nfs4_fh *fh,
 	return NFS4_OK;
 }
 
-uint32_t nfs4_fh_node_get(struct nfs4_compound *cp, struct nfs4_fh *fh,
-			  unsigned xi, unsigned depth, struct fs_fentry *local,
-			  struct fs_fentry **out, struct stat *st)
+/* nfs4_fh_node - the pseudo node (or export root) at @depth on @xi's path. */
+uint32_t nfs4_fh_node(struct nfs4_compound *cp, struct nfs4_fh *fh,
+			unsigned xi, unsigned depth)
 {
 	const struct rpcrdma_nfs3_export *exp = cp->cp_snap->sn_exp[xi];
 	uint32_t len;
 	int err;
 
-	if (out)
-		*out = NULL;
 	if (depth < path_ncomp(exp->ex_path)) {
 		fh_set_pseudo(cp, fh, xi, depth);
 		return NFS4_OK;
 	}
-	/* the root's handle (a directory entry of NULL) needs no object */
+	/* the root's handle (a directory entry of NULL): no object needed,
+	 * nor a call (PUTROOTFH and the pseudo file system come before any
+	 * nfs4_op_begin()) */
 	err = fs_fh_of_exp(exp, NULL, "", fh->fh_data, &len);
-	if (!err && out)
-		err = fs_root(exp, local, out, st);
 	if (err)
 		return nfs4_errno(err);
 	fh_set_real_len(fh, xi, len);
 	return NFS4_OK;
-}
-
-/* nfs4_fh_node - the pseudo node (or export root) at @depth on @xi's path. */
-uint32_t nfs4_fh_node(struct nfs4_compound *cp, struct nfs4_fh *fh,
-			unsigned xi, unsigned depth)
-{
-	return nfs4_fh_node_get(cp, fh, xi, depth, NULL, NULL, NULL);
 }
 
 void nfs4_fh_pseudo_stat(struct nfs4_compound *cp, const struct nfs4_fh *fh,

@@ -933,16 +933,6 @@ bool nfs4_same_prefix(const char *a, const char *b, unsigned d);
  */
 uint32_t nfs4_fh_node(struct nfs4_compound *cp, struct nfs4_fh *fh,
 		      unsigned xi, unsigned depth);
-/**
- * nfs4_fh_node_get - nfs4_fh_node(), and for an export's root (its handle
- * from fs_fh_of_exp(): no call needed, as PUTROOTFH and the pseudo file
- * system reach it before any nfs4_op_begin()), when @out is not NULL, its
- * entry (fs_root()) in @local (*@out, released with fs_fcache_put()) and
- * its attributes in @st; *@out NULL for a pseudo node or on error.
- */
-uint32_t nfs4_fh_node_get(struct nfs4_compound *cp, struct nfs4_fh *fh,
-			  unsigned xi, unsigned depth, struct fs_fentry *local,
-			  struct fs_fentry **out, struct stat *st);
 /** nfs4_fh_pseudo_stat - the attributes of a pseudo node. */
 void nfs4_fh_pseudo_stat(struct nfs4_compound *cp, const struct nfs4_fh *fh,
 			 struct stat *st);
