@@ -5,7 +5,8 @@
  * misordered sequence ids), the state tables' limits, and attributes
  * decoded by hand from RFC 8881 section 5 (bitmap words, value order and
  * sizes).  Calls are built and results decoded here, independently of
- * the server's encoders.
+ * the server's encoders.  The cases on an export run on both backends of
+ * the file-serving layer (test_nfs4_harness.h).
  */
 #include "test_nfs4_harness.h"
 
@@ -66,7 +67,7 @@ static void test_header_decode(void **state)
 
 static void test_compound_errors(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct t_call *c = &e->c;
 	uint32_t n;
 
@@ -127,7 +128,7 @@ static void test_compound_errors(void **state)
 
 static void test_sessions(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct t_call *c = &e->c;
 	uint8_t first[512];
 	size_t first_len;
@@ -378,7 +379,7 @@ static void test_open_states(void **state)
 
 static void test_getattr(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct t_call *c = &e->c;
 	char path[128];
 	uint32_t n, nops, len, w0, w1, i;
@@ -411,7 +412,7 @@ static void test_getattr(void **state)
 	assert_int_equal(w1, 0x0000003au);
 	len = r_u32(c);
 	/* by hand: 4 + 8 + 8 + 4 + 4 + (4 + 4 "1234") + (4 + 4 "5678") */
-	if (geteuid() == 0)
+	if (t4_owned(e))
 		assert_int_equal(len, 44);
 	assert_int_equal(r_u32(c), NF4REG);
 	assert_int_equal(r_u64(c), 5);
@@ -419,7 +420,7 @@ static void test_getattr(void **state)
 	assert_int_equal(r_u32(c), 0640);
 	assert_int_equal(r_u32(c), 1);
 	p = r_opaque(c, &len);
-	if (geteuid() == 0) {
+	if (t4_owned(e)) {
 		assert_int_equal(len, 4);
 		assert_memory_equal(p, "1234", 4);
 		p = r_opaque(c, &len);
@@ -470,12 +471,11 @@ static void test_getattr(void **state)
 
 static void test_open_write_read(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct t_call *c = &e->c;
 	uint8_t stateid[16];
 	uint32_t n, nops, len, i;
 	const uint8_t *p;
-	char file[128];
 
 	session(e);
 	nops = path_ops(e->dir);
@@ -507,11 +507,11 @@ static void test_open_write_read(void **state)
 	assert_int_equal(r_op(c, OP_OPEN), NFS4_OK);
 	memcpy(stateid, c->res + c->rpos, 16);
 	assert_int_equal(r_u32(c), 1); /* seqid of a new open */
-	snprintf(file, sizeof(file), "%s/g", e->dir);
 	{
 		struct stat st;
 
-		assert_int_equal(stat(file, &st), 0);
+		assert_int_equal(t4_stat(e, "g", &st), 0);
+		assert_true(S_ISREG(st.st_mode));
 		assert_int_equal(st.st_mode & 07777, 0600);
 	}
 	/* by its path again: WRITE "hello" at 2, READ 10 at 0, CLOSE */
@@ -653,14 +653,12 @@ static uint32_t c_lock(struct env *e, const uint8_t *fh, uint32_t fhlen,
 
 static void test_locks(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct t_call *c = &e->c;
 	uint8_t fh[128], s1[16], s2[16], l1[16], l2[16], l3[16];
 	uint32_t fhlen, n;
 	uint64_t doff = 0, dlen = 0;
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 100, .l_len = 1 };
-	char path[128];
-	int lfd;
+	struct t4_locker lk;
 
 	session(e);
 	c_open(e, "locked", "open-owner-1", OPEN4_SHARE_ACCESS_BOTH, s1, fh, &fhlen);
@@ -691,15 +689,14 @@ static void test_locks(void **state)
 	/* B's lock state exists (made by the denied LOCK): B locks [20, 30) */
 	assert_int_equal(c_lock(e, fh, fhlen, WRITE_LT, 20, 10, s2, "lock-B", NULL, l2,
 				&doff, &dlen), NFS4_OK);
-	/* a local process' lock conflicts too (the kernel's OFD locks) */
-	snprintf(path, sizeof(path), "%s/locked", e->dir);
-	lfd = open(path, O_RDWR);
-	assert_true(lfd >= 0);
-	assert_int_equal(fcntl(lfd, F_OFD_SETLK, &fl), 0);
+	/* another locker's lock conflicts too (posix: a local process's,
+	 * the kernel's OFD locks; memory: the layer's table, as NLM's) */
+	t4_locker_open(e, "locked", &lk);
+	assert_int_equal(t4_locker_lock(&lk, F_WRLCK, 100, 1, false, NULL), 0);
 	assert_int_equal(c_lock(e, fh, fhlen, WRITE_LT, 50, UINT64_MAX, NULL, NULL, l1, l3,
 				&doff, &dlen), NFS4ERR_DENIED);
 	assert_true(doff == 100 && dlen == 1);
-	close(lfd);
+	t4_locker_close(&lk);
 	/* bad ranges: length 0, an overflowing end */
 	assert_int_equal(c_lock(e, fh, fhlen, WRITE_LT, 0, 0, NULL, NULL, l1, l3,
 				&doff, &dlen), NFS4ERR_INVAL);
@@ -739,11 +736,9 @@ static void test_locks(void **state)
 	c_fixed(c, s1, 16);
 	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
 	assert_int_equal(r_hdr(c, &n), NFS4ERR_LOCKS_HELD);
-	lfd = open(path, O_RDWR);
-	fl.l_start = 0;
-	fl.l_len = 30;
-	assert_int_equal(fcntl(lfd, F_OFD_SETLK, &fl), 0); /* nothing left */
-	close(lfd);
+	t4_locker_open(e, "locked", &lk);
+	assert_int_equal(t4_locker_lock(&lk, F_WRLCK, 0, 30, false, NULL), 0); /* nothing left */
+	t4_locker_close(&lk);
 }
 
 /* the pseudo file system and the handle operations around it */
@@ -777,7 +772,7 @@ static uint32_t v3_write(struct env *e, const uint8_t *fh, uint32_t fhlen)
  * 8881 10.4.4; the NFSv3 change hook). */
 static void test_nfs3_recalls(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	uint8_t fh[128], sid[16];
 	uint32_t fhlen;
 	struct nfs4_stateid ds;
@@ -824,7 +819,7 @@ static void test_nfs3_recalls(void **state)
 
 static void test_pseudo_fs(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct t_call *c = &e->c;
 	uint32_t n, nops = path_ops(e->dir), len, i;
 	const uint8_t *p, *root;
@@ -985,7 +980,7 @@ static void test_pseudo_fs(void **state)
  */
 static void test_garbage(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct t_call *c = &e->c;
 	uint64_t rng = 0x9e3779b97f4a7c15ull;
 	uint32_t n, status, last = 0, ran_ok = 0, bad_xdr = 0;
@@ -1184,13 +1179,18 @@ static void restart(struct env *e, const char *state_dir)
 
 static void test_restart_grace(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct rpcrdma_nfs4_recovery rv;
 	uint8_t fh[128], sid[16], sid2[16];
-	char sdir[96];
+	char sdir[96], tmp[64] = "";
 	uint32_t fhlen;
 
-	snprintf(sdir, sizeof(sdir), "%s/.state", e->dir);
+	/* the records are the server's own files: on a real directory */
+	if (e->mem) {
+		strcpy(tmp, "/tmp/nfs4s.XXXXXX");
+		assert_non_null(mkdtemp(tmp));
+	}
+	snprintf(sdir, sizeof(sdir), "%s/.state", e->mem ? tmp : e->dir);
 	e->log = fopen("/dev/null", "w");
 	assert_non_null(e->log);
 	/* the first start: no record, no grace; an OPEN records the client */
@@ -1235,6 +1235,12 @@ static void test_restart_grace(void **state)
 	rpcrdma_nfs4_server_destroy(e->srv4);
 	e->srv4 = NULL;
 	fclose(e->log);
+	if (e->mem) {
+		char cmd[96];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+		assert_int_equal(system(cmd), 0);
+	}
 }
 
 /* c_read_kind - LOOKUP @name in the export, then READ (anonymous stateid)
@@ -1277,16 +1283,12 @@ static uint32_t c_read_kind(struct env *e, const char *name, bool lockt)
  * regular file: NFS4ERR_ISDIR, NFS4ERR_SYMLINK, else NFS4ERR_WRONG_TYPE. */
 static void test_not_regular(void **state)
 {
-	struct env *e = *state;
-	char path[PATH_MAX];
+	struct env *e = t4_env(state);
 
 	session(e);
-	snprintf(path, sizeof(path), "%s/fifo", e->dir);
-	assert_int_equal(mkfifo(path, 0644), 0);
-	snprintf(path, sizeof(path), "%s/link", e->dir);
-	assert_int_equal(symlink("f", path), 0);
-	snprintf(path, sizeof(path), "%s/sub", e->dir);
-	assert_int_equal(mkdir(path, 0755), 0);
+	t4_make(e, "fifo", T4_FIFO, 0644, NULL, 0, -1, -1);
+	t4_make(e, "link", T4_SYMLINK, 0777, "f", 1, -1, -1);
+	t4_mkdir(e, "sub", 0755);
 	assert_int_equal(c_read_kind(e, "fifo", false), NFS4ERR_WRONG_TYPE);
 	assert_int_equal(c_read_kind(e, "fifo", true), NFS4ERR_WRONG_TYPE);
 	assert_int_equal(c_read_kind(e, "link", false), NFS4ERR_SYMLINK);
@@ -1301,22 +1303,17 @@ static void test_not_regular(void **state)
  * after the unlink, marked atomic as NFSv3's wcc_data would be. */
 static void test_change_info(void **state)
 {
-	struct env *e = *state;
-	char path[PATH_MAX];
+	struct env *e = t4_env(state);
 	struct stat b, a;
 	uint64_t before = 0, after = 0;
 	uint32_t atomic = 0;
-	int fd;
 
 	session(e);
-	snprintf(path, sizeof(path), "%s/gone", e->dir);
-	fd = open(path, O_CREAT | O_WRONLY, 0644);
-	assert_true(fd >= 0);
-	close(fd);
-	assert_int_equal(stat(e->dir, &b), 0);
+	t4_mkfile(e, "gone", 0644, "");
+	assert_int_equal(t4_stat(e, "", &b), 0);
 	assert_int_equal(c_remove_cinfo(e, "gone", &atomic, &before, &after), NFS4_OK);
-	assert_int_equal(stat(e->dir, &a), 0);
-	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(t4_stat(e, "", &a), 0);
+	assert_false(t4_exists(e, "gone"));
 	assert_int_equal(atomic, 1);
 	assert_true(before == (uint64_t)b.st_ctim.tv_sec * 1000000000u + (uint64_t)b.st_ctim.tv_nsec);
 	assert_true(after == (uint64_t)a.st_ctim.tv_sec * 1000000000u + (uint64_t)a.st_ctim.tv_nsec);
@@ -1328,17 +1325,17 @@ int main(void)
 		cmocka_unit_test(test_header_decode),
 		cmocka_unit_test(test_state_tables),
 		cmocka_unit_test(test_open_states),
-		cmocka_unit_test_setup_teardown(test_compound_errors, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sessions, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_getattr, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_open_write_read, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_locks, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_nfs3_recalls, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pseudo_fs, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_garbage, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_restart_grace, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_change_info, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_not_regular, setup, teardown),
+		T4_BOTH(test_compound_errors, setup, teardown),
+		T4_BOTH(test_sessions, setup, teardown),
+		T4_BOTH(test_getattr, setup, teardown),
+		T4_BOTH(test_open_write_read, setup, teardown),
+		T4_BOTH(test_locks, setup, teardown),
+		T4_BOTH_V3(test_nfs3_recalls, setup, teardown),
+		T4_BOTH(test_pseudo_fs, setup, teardown),
+		T4_BOTH(test_garbage, setup, teardown),
+		T4_BOTH(test_restart_grace, setup, teardown),
+		T4_BOTH(test_change_info, setup, teardown),
+		T4_BOTH(test_not_regular, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
