@@ -1319,6 +1319,218 @@ static void test_change_info(void **state)
 	assert_true(after == (uint64_t)a.st_ctim.tv_sec * 1000000000u + (uint64_t)a.st_ctim.tv_nsec);
 }
 
+/*
+ * c_open_how - OPEN of @name in the export's root by a new owner for
+ * reading and writing: @opentype OPEN4_CREATE with @createmode (UNCHECKED4
+ * and GUARDED4 with no attributes; EXCLUSIVE4 with verifier @verf) or
+ * OPEN4_NOCREATE, CLAIM_NULL.  The OPEN's status.
+ */
+static uint32_t c_open_how(struct env *e, const char *name, uint32_t opentype,
+			   uint32_t createmode, const uint8_t verf[8])
+{
+	struct t_call *c = &e->c;
+	uint32_t n, nops = path_ops(e->dir);
+	static unsigned owner;
+	char own[32];
+
+	snprintf(own, sizeof(own), "how-owner-%u", owner++);
+	c_begin(e, 1, 1 + nops + 1);
+	c_sequence(e, e->seq++, 0);
+	c_lookup_ops(e, e->dir);
+	t_u32(c, OP_OPEN);
+	t_u32(c, 0);
+	t_u32(c, OPEN4_SHARE_ACCESS_BOTH);
+	t_u32(c, 0);
+	t_u64(c, e->clientid);
+	t_str(c, own);
+	t_u32(c, opentype);
+	if (opentype == OPEN4_CREATE) {
+		t_u32(c, createmode);
+		if (createmode == EXCLUSIVE4) {
+			c_fixed(c, verf, 8);
+		} else {
+			t_u32(c, 0);
+			t_u32(c, 0);
+		}
+	}
+	t_u32(c, CLAIM_NULL);
+	t_str(c, name);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	(void)r_hdr(c, &n);
+	assert_int_equal(n, 1 + nops + 1);
+	assert_int_equal(r_op(c, OP_SEQUENCE), NFS4_OK);
+	r_skip(c, 36);
+	for (uint32_t i = 0; i < nops; i++)
+		assert_int_equal(r_op(c, i ? OP_LOOKUP : OP_PUTROOTFH), NFS4_OK);
+	return r_op(c, OP_OPEN);
+}
+
+/*
+ * OPEN of names that are not regular files, and the create modes (RFC
+ * 8881 18.16.3, 18.16.4): with create (UNCHECKED4) a directory is
+ * NFS4ERR_ISDIR, a symlink NFS4ERR_SYMLINK, another type NFS4ERR_EXIST;
+ * without, a FIFO is NFS4ERR_INVAL and a missing name NFS4ERR_NOENT;
+ * GUARDED4 of an existing file is NFS4ERR_EXIST; EXCLUSIVE4 keeps its
+ * verifier in the file's atime and mtime seconds, so its retry is served
+ * and another verifier is NFS4ERR_EXIST.
+ */
+static void test_open_names(void **state)
+{
+	struct env *e = t4_env(state);
+	static const uint8_t v1[8] = { 0, 0, 0x12, 0x34, 0, 0, 0x56, 0x78 };
+	static const uint8_t v2[8] = { 0, 0, 0x12, 0x34, 0, 0, 0x56, 0x79 };
+	struct stat st;
+
+	session(e);
+	t4_mkdir(e, "sub", 0755);
+	t4_make(e, "link", T4_SYMLINK, 0777, "f", 1, -1, -1);
+	t4_make(e, "fifo", T4_FIFO, 0644, NULL, 0, -1, -1);
+	assert_int_equal(c_open_how(e, "sub", OPEN4_CREATE, UNCHECKED4, NULL), NFS4ERR_ISDIR);
+	assert_int_equal(c_open_how(e, "link", OPEN4_CREATE, UNCHECKED4, NULL),
+			 NFS4ERR_SYMLINK);
+	assert_int_equal(c_open_how(e, "fifo", OPEN4_CREATE, UNCHECKED4, NULL), NFS4ERR_EXIST);
+	assert_int_equal(c_open_how(e, "sub", OPEN4_NOCREATE, 0, NULL), NFS4ERR_ISDIR);
+	assert_int_equal(c_open_how(e, "link", OPEN4_NOCREATE, 0, NULL), NFS4ERR_SYMLINK);
+	assert_int_equal(c_open_how(e, "fifo", OPEN4_NOCREATE, 0, NULL), NFS4ERR_INVAL);
+	assert_int_equal(c_open_how(e, "none", OPEN4_NOCREATE, 0, NULL), NFS4ERR_NOENT);
+	assert_int_equal(c_open_how(e, "f", OPEN4_CREATE, GUARDED4, NULL), NFS4ERR_EXIST);
+	assert_int_equal(c_open_how(e, "f", OPEN4_CREATE, UNCHECKED4, NULL), NFS4_OK);
+	assert_int_equal(c_open_how(e, "new", OPEN4_CREATE, GUARDED4, NULL), NFS4_OK);
+	assert_true(t4_exists(e, "new"));
+	/* EXCLUSIVE4: made, the verifier in the times; retried; another */
+	assert_int_equal(c_open_how(e, "x", OPEN4_CREATE, EXCLUSIVE4, v1), NFS4_OK);
+	assert_int_equal(t4_stat(e, "x", &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_atim.tv_sec, 0x1234);
+	assert_int_equal(st.st_mtim.tv_sec, 0x5678);
+	assert_int_equal(c_open_how(e, "x", OPEN4_CREATE, EXCLUSIVE4, v1), NFS4_OK);
+	assert_int_equal(c_open_how(e, "x", OPEN4_CREATE, EXCLUSIVE4, v2), NFS4ERR_EXIST);
+	assert_int_equal(c_open_how(e, "sub", OPEN4_CREATE, EXCLUSIVE4, v1), NFS4ERR_ISDIR);
+}
+
+/* One entry4 of a READDIR asking type, filehandle and fileid. */
+struct rd_ent {
+	char name[64];
+	uint64_t cookie;
+	uint32_t type;
+	uint8_t fh[NFS4_FHSIZE];
+	uint32_t fhlen;
+	uint64_t fileid;
+};
+
+/* rd_bytes - the bytes of @d's entry4: follows, cookie, name, a bitmap of
+ * one word, the attributes' length and type, handle, fileid */
+static uint32_t rd_bytes(const struct rd_ent *d)
+{
+	return 4 + 8 + 4 + (((uint32_t)strlen(d->name) + 3) & ~3u) + 8 + 4 +
+	       4 + 4 + ((d->fhlen + 3) & ~3u) + 8;
+}
+
+/* c_readdir - READDIR of the export's root from @cookie with @maxcount:
+ * its entries into @ents (at most @max; *@n of them), and eof. */
+static bool c_readdir(struct env *e, uint64_t cookie, uint32_t maxcount,
+		      struct rd_ent *ents, unsigned max, unsigned *n)
+{
+	struct t_call *c = &e->c;
+	uint32_t cnt, nops = path_ops(e->dir), len, alen;
+	const uint8_t *p;
+
+	c_begin(e, 1, 1 + nops + 1);
+	c_sequence(e, e->seq++, 0);
+	c_lookup_ops(e, e->dir);
+	t_u32(c, OP_READDIR);
+	t_u64(c, cookie);
+	t_u64(c, 0);
+	t_u32(c, maxcount);
+	t_u32(c, maxcount);
+	t_u32(c, 1);
+	t_u32(c, 1u << FATTR4_TYPE | 1u << FATTR4_FILEHANDLE | 1u << FATTR4_FILEID);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &cnt), NFS4_OK);
+	assert_int_equal(r_op(c, OP_SEQUENCE), NFS4_OK);
+	r_skip(c, 36);
+	for (uint32_t i = 0; i < nops; i++)
+		assert_int_equal(r_op(c, i ? OP_LOOKUP : OP_PUTROOTFH), NFS4_OK);
+	assert_int_equal(r_op(c, OP_READDIR), NFS4_OK);
+	r_skip(c, 8); /* cookieverf */
+	*n = 0;
+	while (r_u32(c)) {
+		struct rd_ent *d = &ents[*n];
+
+		assert_true(*n < max);
+		d->cookie = r_u64(c);
+		p = r_opaque(c, &len);
+		assert_true(len < sizeof(d->name));
+		memcpy(d->name, p, len);
+		d->name[len] = 0;
+		/* all three asked for: a bitmap of one word */
+		assert_int_equal(r_u32(c), 1);
+		assert_int_equal(r_u32(c), 1u << FATTR4_TYPE | 1u << FATTR4_FILEHANDLE |
+					   1u << FATTR4_FILEID);
+		alen = r_u32(c);
+		d->type = r_u32(c);
+		p = r_opaque(c, &d->fhlen);
+		memcpy(d->fh, p, d->fhlen);
+		d->fileid = r_u64(c);
+		/* 4 (type) + 4 + the handle padded + 8 (fileid) */
+		assert_int_equal(alen, 4 + 4 + ((d->fhlen + 3) & ~3u) + 8);
+		(*n)++;
+	}
+	return r_u32(c) != 0;
+}
+
+/*
+ * READDIR of a real directory (RFC 8881 18.23): every name once, not "."
+ * or "..", each with its type, its fileid (the file's inode number, as
+ * stat gives it) and the handle LOOKUP gives; a READDIR from an entry's
+ * cookie lists the entries after it; a reply too small for all stops
+ * short of eof.
+ */
+static void test_readdir(void **state)
+{
+	struct env *e = t4_env(state);
+	static const char *const names[] = { "a", "b", "c", "f" };
+	static const uint32_t types[] = { NF4REG, NF4DIR, NF4LNK, NF4REG };
+	struct rd_ent ents[8], rest[8];
+	unsigned n, m, seen = 0;
+	uint8_t fh[NFS4_FHSIZE];
+	uint32_t fhlen;
+	struct stat st;
+
+	session(e);
+	t4_mkfile(e, "a", 0644, "aa");
+	t4_mkdir(e, "b", 0755);
+	t4_make(e, "c", T4_SYMLINK, 0777, "a", 1, -1, -1);
+	assert_true(c_readdir(e, 0, 8192, ents, 8, &n));
+	assert_int_equal(n, 4);
+	for (unsigned i = 0; i < n; i++) {
+		unsigned k;
+
+		for (k = 0; k < 4 && strcmp(ents[i].name, names[k]); k++)
+			;
+		assert_true(k < 4); /* a name made here: not "." nor ".." */
+		assert_false(seen & 1u << k); /* once */
+		seen |= 1u << k;
+		assert_int_equal(ents[i].type, types[k]);
+		assert_int_equal(t4_stat(e, names[k], &st), 0);
+		assert_true(ents[i].fileid == (uint64_t)st.st_ino);
+		t4_fh_of(e, names[k], fh, &fhlen);
+		assert_int_equal(ents[i].fhlen, fhlen);
+		assert_memory_equal(ents[i].fh, fh, fhlen);
+	}
+	/* after the first entry: the other three, in the same order */
+	assert_true(c_readdir(e, ents[0].cookie, 8192, rest, 8, &m));
+	assert_int_equal(m, 3);
+	for (unsigned i = 0; i < m; i++)
+		assert_string_equal(rest[i].name, ents[i + 1].name);
+	/* room for one entry only (cookieverf, the first entry and half the
+	 * second, the two words that end the list): not the end */
+	assert_false(c_readdir(e, 0, 8 + rd_bytes(&ents[0]) + rd_bytes(&ents[1]) / 2 + 8,
+			       rest, 8, &m));
+	assert_int_equal(m, 1);
+	assert_string_equal(rest[0].name, ents[0].name);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1336,6 +1548,8 @@ int main(void)
 		T4_BOTH(test_restart_grace, setup, teardown),
 		T4_BOTH(test_change_info, setup, teardown),
 		T4_BOTH(test_not_regular, setup, teardown),
+		T4_BOTH(test_open_names, setup, teardown),
+		T4_BOTH(test_readdir, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
