@@ -1531,6 +1531,129 @@ static void test_readdir(void **state)
 	assert_string_equal(rest[0].name, ents[0].name);
 }
 
+/* at_root - SEQUENCE, the export's root by LOOKUPs, then @more
+ * operations the caller appends; run_status() runs it: the COMPOUND's
+ * status, which is its last operation's. */
+static void at_root(struct env *e, uint32_t more)
+{
+	c_begin(e, 1, 1 + path_ops(e->dir) + more);
+	c_sequence(e, e->seq++, 0);
+	c_lookup_ops(e, e->dir);
+}
+
+static uint32_t run_status(struct env *e)
+{
+	uint32_t n;
+
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	return r_hdr(&e->c, &n);
+}
+
+/* the root saved, @dir looked up from it ("": the root) as current */
+static void saved_root_then(struct env *e, const char *dir, uint32_t more)
+{
+	at_root(e, 1 + (*dir != 0) + more);
+	t_u32(&e->c, OP_SAVEFH);
+	if (*dir) {
+		t_u32(&e->c, OP_LOOKUP);
+		t_str(&e->c, dir);
+	}
+}
+
+/* c_link - LINK of the root's @obj as the root's @name: its status */
+static uint32_t c_link(struct env *e, const char *obj, const char *name)
+{
+	uint32_t nops = path_ops(e->dir);
+
+	at_root(e, 2 + nops + 1);
+	t_u32(&e->c, OP_LOOKUP);
+	t_str(&e->c, obj);
+	t_u32(&e->c, OP_SAVEFH);
+	c_lookup_ops(e, e->dir);
+	t_u32(&e->c, OP_LINK);
+	t_str(&e->c, name);
+	return run_status(e);
+}
+
+/*
+ * The namespace operations' answers for what rename(2), unlink(2),
+ * rmdir(2), link(2) and mkdir(2) refuse (POSIX; RFC 8881 18.25, 18.26,
+ * 18.9, 18.4), the same on every backend: REMOVE of a directory with a
+ * name in it NOTEMPTY, of an empty one and of a file OK, of nothing NOENT;
+ * RENAME of a directory onto a file NOTDIR, of a file onto a directory
+ * ISDIR, of a file onto another file OK (the other gone), of a directory
+ * into itself INVAL; LINK of a directory ISDIR, onto an existing name
+ * EXIST; CREATE of an existing name EXIST; READLINK of a file INVAL.
+ */
+static void test_namespace_statuses(void **state)
+{
+	struct env *e = t4_env(state);
+	struct stat a, b;
+
+	session(e);
+	t4_mkdir(e, "d", 0755);
+	t4_mkfile(e, "d/x", 0644, "x");
+	t4_mkdir(e, "empty", 0755);
+	t4_mkfile(e, "g", 0644, "gg");
+	at_root(e, 1);
+	t_u32(&e->c, OP_REMOVE);
+	t_str(&e->c, "d");
+	assert_int_equal(run_status(e), NFS4ERR_NOTEMPTY);
+	at_root(e, 1);
+	t_u32(&e->c, OP_REMOVE);
+	t_str(&e->c, "empty");
+	assert_int_equal(run_status(e), NFS4_OK);
+	assert_false(t4_exists(e, "empty"));
+	at_root(e, 1);
+	t_u32(&e->c, OP_REMOVE);
+	t_str(&e->c, "none");
+	assert_int_equal(run_status(e), NFS4ERR_NOENT);
+	/* RENAMEs within the root (saved and current) */
+	saved_root_then(e, "", 1);
+	t_u32(&e->c, OP_RENAME);
+	t_str(&e->c, "d");
+	t_str(&e->c, "f");
+	assert_int_equal(run_status(e), NFS4ERR_NOTDIR);
+	saved_root_then(e, "", 1);
+	t_u32(&e->c, OP_RENAME);
+	t_str(&e->c, "f");
+	t_str(&e->c, "d");
+	assert_int_equal(run_status(e), NFS4ERR_ISDIR);
+	assert_int_equal(t4_stat(e, "g", &a), 0);
+	saved_root_then(e, "", 1);
+	t_u32(&e->c, OP_RENAME);
+	t_str(&e->c, "g");
+	t_str(&e->c, "f");
+	assert_int_equal(run_status(e), NFS4_OK);
+	assert_false(t4_exists(e, "g"));
+	assert_int_equal(t4_stat(e, "f", &b), 0);
+	assert_true(a.st_ino == b.st_ino && b.st_size == 2);
+	/* "d" into "d/x/..." : a directory into itself */
+	saved_root_then(e, "d", 1);
+	t_u32(&e->c, OP_RENAME);
+	t_str(&e->c, "d");
+	t_str(&e->c, "sub");
+	assert_int_equal(run_status(e), NFS4ERR_INVAL);
+	/* LINK: saved is the object, current the directory */
+	assert_int_equal(c_link(e, "d", "dlink"), NFS4ERR_ISDIR);
+	assert_int_equal(c_link(e, "f", "h"), NFS4_OK);
+	assert_int_equal(c_link(e, "f", "h"), NFS4ERR_EXIST);
+	assert_int_equal(t4_stat(e, "h", &a), 0);
+	assert_true(a.st_ino == b.st_ino && a.st_nlink == 2);
+	at_root(e, 1);
+	t_u32(&e->c, OP_CREATE);
+	t_u32(&e->c, NF4DIR);
+	t_str(&e->c, "f");
+	t_u32(&e->c, 0);
+	t_u32(&e->c, 0);
+	assert_int_equal(run_status(e), NFS4ERR_EXIST);
+	at_root(e, 2);
+	t_u32(&e->c, OP_LOOKUP);
+	t_str(&e->c, "f");
+	t_u32(&e->c, OP_READLINK);
+	assert_int_equal(run_status(e), NFS4ERR_INVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1550,6 +1673,7 @@ int main(void)
 		T4_BOTH(test_not_regular, setup, teardown),
 		T4_BOTH(test_open_names, setup, teardown),
 		T4_BOTH(test_readdir, setup, teardown),
+		T4_BOTH(test_namespace_statuses, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
