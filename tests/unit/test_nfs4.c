@@ -1654,6 +1654,96 @@ static void test_namespace_statuses(void **state)
 	assert_int_equal(run_status(e), NFS4ERR_INVAL);
 }
 
+/* c_setattr_root - SETATTR of the root's @name (anonymous stateid): mode
+ * @mode unless -1, size @size unless -1.  Its status. */
+static uint32_t c_setattr_root(struct env *e, const char *name, int64_t mode,
+			       int64_t size)
+{
+	static const uint8_t anon[16];
+
+	at_root(e, 2);
+	t_u32(&e->c, OP_LOOKUP);
+	t_str(&e->c, name);
+	t_u32(&e->c, OP_SETATTR);
+	c_fixed(&e->c, anon, 16);
+	t_u32(&e->c, 2);
+	t_u32(&e->c, size >= 0 ? 1u << FATTR4_SIZE : 0);
+	t_u32(&e->c, mode >= 0 ? 1u << (FATTR4_MODE - 32) : 0);
+	t_u32(&e->c, (size >= 0 ? 8 : 0) + (mode >= 0 ? 4 : 0));
+	if (size >= 0)
+		t_u64(&e->c, (uint64_t)size);
+	if (mode >= 0)
+		t_u32(&e->c, (uint32_t)mode);
+	return run_status(e);
+}
+
+/* c_open_read - OPEN (no create) of the root's @name for reading only by
+ * a new owner: its status */
+static uint32_t c_open_read(struct env *e, const char *name)
+{
+	static unsigned owner;
+	char own[32];
+
+	snprintf(own, sizeof(own), "read-owner-%u", owner++);
+	at_root(e, 1);
+	t_u32(&e->c, OP_OPEN);
+	t_u32(&e->c, 0);
+	t_u32(&e->c, OPEN4_SHARE_ACCESS_READ);
+	t_u32(&e->c, 0);
+	t_u64(&e->c, e->clientid);
+	t_str(&e->c, own);
+	t_u32(&e->c, OPEN4_NOCREATE);
+	t_u32(&e->c, CLAIM_NULL);
+	t_str(&e->c, name);
+	return run_status(e);
+}
+
+/* as - the caller of the next COMPOUNDs (AUTH_SYS uid and gid) */
+static void as(struct env *e, uint32_t uid, uint32_t gid)
+{
+	e->uid = uid;
+	e->gid = gid;
+}
+
+/*
+ * Permissions, as POSIX and knfsd decide them, on "f" (0640, 1234:5678):
+ * OPEN for reading by its group, not by others, for writing by its owner
+ * only; the owner opens its own file whatever the mode (knfsd's
+ * override); only the owner (or root) changes the mode (NFS4ERR_PERM);
+ * a size needs write permission (NFS4ERR_ACCESS), which the owner always
+ * has (knfsd); root (not squashed) may do all.
+ */
+static void test_permissions(void **state)
+{
+	struct env *e = t4_env(state);
+	struct stat st;
+
+	if (!t4_owned(e))
+		skip(); /* "f" belongs to the test's user */
+	session(e);
+	as(e, 1000, 5678);
+	assert_int_equal(c_open_how(e, "f", OPEN4_NOCREATE, 0, NULL), NFS4ERR_ACCESS);
+	assert_int_equal(c_open_read(e, "f"), NFS4_OK);
+	as(e, 1000, 1000);
+	assert_int_equal(c_open_read(e, "f"), NFS4ERR_ACCESS);
+	assert_int_equal(c_setattr_root(e, "f", 0666, -1), NFS4ERR_PERM);
+	assert_int_equal(c_setattr_root(e, "f", -1, 1), NFS4ERR_ACCESS);
+	as(e, 1234, 5678);
+	assert_int_equal(c_open_how(e, "f", OPEN4_NOCREATE, 0, NULL), NFS4_OK);
+	assert_int_equal(c_setattr_root(e, "f", 0, -1), NFS4_OK);
+	assert_int_equal(c_open_how(e, "f", OPEN4_NOCREATE, 0, NULL), NFS4_OK);
+	assert_int_equal(c_setattr_root(e, "f", -1, 3), NFS4_OK);
+	assert_int_equal(t4_stat(e, "f", &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0);
+	assert_int_equal(st.st_size, 3);
+	as(e, 0, 0);
+	assert_int_equal(c_open_how(e, "f", OPEN4_NOCREATE, 0, NULL), NFS4_OK);
+	assert_int_equal(c_setattr_root(e, "f", 0600, 0), NFS4_OK);
+	assert_int_equal(t4_stat(e, "f", &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(st.st_size, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1674,6 +1764,7 @@ int main(void)
 		T4_BOTH(test_open_names, setup, teardown),
 		T4_BOTH(test_readdir, setup, teardown),
 		T4_BOTH(test_namespace_statuses, setup, teardown),
+		T4_BOTH(test_permissions, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
