@@ -679,6 +679,14 @@ int fs_access(struct fs_call *c, struct fs_fentry *fe, const struct stat *st,
 int fs_lookup(struct fs_call *c, struct fs_fentry *dir, const struct stat *dst,
 	      const char *name, struct fs_fentry *local, struct fs_fentry **out,
 	      struct stat *st);
+/**
+ * fs_lookup_attr - be_lookup_attr(): the attributes of @name in directory
+ * @dir (attributes @dst), a symlink not followed, without reaching the
+ * object for later calls (NFSv4.1 READDIR's entries, the type NFSv4.1
+ * REMOVE needs).  Return: 0; -ENOENT; -ENOTDIR; -EACCES; -ENAMETOOLONG.
+ */
+int fs_lookup_attr(struct fs_call *c, struct fs_fentry *dir,
+		   const struct stat *dst, const char *name, struct stat *st);
 /** fs_open - be_open(): may the caller read (O_RDONLY) or write (O_WRONLY)
  *  regular file @fe; done before fs_read()/fs_write(). */
 int fs_open(struct fs_call *c, struct fs_fentry *fe, const struct stat *st,

@@ -150,6 +150,22 @@ struct fs_backend {
 			 const struct stat *dst, const char *name,
 			 struct fs_fentry *out, struct stat *st);
 	/**
+	 * be_lookup_attr - the attributes of @name in directory @dir
+	 * (attributes @dst), a symlink not followed, without making an
+	 * object of it: what NFSv4.1 READDIR reports for each entry and
+	 * REMOVE asks (posix: one fstatat(AT_SYMLINK_NOFOLLOW), where
+	 * be_lookup() opens, fstats and closes).  Unlike be_lookup(), a
+	 * mount inside the export gives the attributes of what is mounted
+	 * there (st_dev another file system's: the caller tells), and "."
+	 * and ".." are not special (the callers never pass them).  Needs
+	 * search permission on @dir.  NULL: the layer asks be_lookup() and
+	 * drops the object (be_release()).  Return: 0; -ENOENT; -ENOTDIR;
+	 * -EACCES; -ENAMETOOLONG.
+	 */
+	int (*be_lookup_attr)(struct fs_call *c, struct fs_fentry *dir,
+			      const struct stat *dst, const char *name,
+			      struct stat *st);
+	/**
 	 * be_open - prepare @fe (a regular file, attributes @st or NULL)
 	 * for be_read (@acc O_RDONLY) or be_write (O_WRONLY) by this caller:
 	 * the check an open(2) makes, with knfsd's overrides (the owner may

@@ -274,6 +274,18 @@ static int posix_lookup(struct fs_call *c, struct fs_fentry *dir,
 	return 0;
 }
 
+/* posix_lookup_attr - one fstatat(AT_SYMLINK_NOFOLLOW): no descriptor */
+static int posix_lookup_attr(struct fs_call *c, struct fs_fentry *dir,
+			     const struct stat *dst, const char *name,
+			     struct stat *st)
+{
+	(void)c;
+	(void)dst;
+	if (fstatat(dir->fe_path, name, st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	return 0;
+}
+
 static int posix_open(struct fs_call *c, struct fs_fentry *fe,
 		      const struct stat *st, int acc)
 {
@@ -689,6 +701,7 @@ const struct fs_backend fs_posix_backend = {
 	.be_setattr = posix_setattr,
 	.be_access = posix_access,
 	.be_lookup = posix_lookup,
+	.be_lookup_attr = posix_lookup_attr,
 	.be_open = posix_open,
 	.be_read = posix_read,
 	.be_write = posix_write,

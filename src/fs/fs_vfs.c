@@ -115,6 +115,23 @@ int fs_lookup(struct fs_call *c, struct fs_fentry *dir, const struct stat *dst,
 	return filled(be, be->be_lookup(c, dir, dst, name, local, st), local, out);
 }
 
+int fs_lookup_attr(struct fs_call *c, struct fs_fentry *dir,
+		   const struct stat *dst, const char *name, struct stat *st)
+{
+	const struct fs_backend *be = c->c_exp->ex_be;
+	struct fs_fentry tmp;
+	int err;
+
+	if (be->be_lookup_attr)
+		return be->be_lookup_attr(c, dir, dst, name, st);
+	/* a backend without it: the object, looked up and dropped */
+	fs_fentry_init(&tmp);
+	err = be->be_lookup(c, dir, dst, name, &tmp, st);
+	if (!err)
+		be->be_release(&tmp);
+	return err;
+}
+
 int fs_open(struct fs_call *c, struct fs_fentry *fe, const struct stat *st,
 	    int acc)
 {

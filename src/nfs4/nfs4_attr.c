@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 
 #include "common/be.h"
@@ -146,7 +145,7 @@ uint32_t nfs4_encode_fattr(struct rpcrdma_xdr *xs, const uint32_t *req,
 	const struct stat *st = src->as_st;
 	uint32_t sup[NFS4_BITMAP_WORDS], ret[NFS4_BITMAP_WORDS] = { 0 };
 	uint32_t bm[NFS4_BITMAP_WORDS], excl[NFS4_BITMAP_WORDS];
-	struct statvfs vfs;
+	struct fs_statfs vfs;
 	bool have_vfs = false;
 	uint8_t *lenp;
 	size_t start;
@@ -161,7 +160,7 @@ uint32_t nfs4_encode_fattr(struct rpcrdma_xdr *xs, const uint32_t *req,
 		       BIT(FATTR4_FILES_TOTAL))) ||
 	    (ret[1] & (BIT(FATTR4_SPACE_AVAIL) | BIT(FATTR4_SPACE_FREE) |
 		       BIT(FATTR4_SPACE_TOTAL))))
-		have_vfs = src->as_fd >= 0 && fstatvfs(src->as_fd, &vfs) == 0;
+		have_vfs = src->as_fe && fs_statfs(src->as_call, src->as_fe, &vfs) == 0;
 	if (!have_vfs)
 		memset(&vfs, 0, sizeof(vfs));
 
@@ -230,13 +229,13 @@ uint32_t nfs4_encode_fattr(struct rpcrdma_xdr *xs, const uint32_t *req,
 			rpcrdma_xdr_put_u64(xs, (uint64_t)st->st_ino);
 			break;
 		case FATTR4_FILES_AVAIL:
-			rpcrdma_xdr_put_u64(xs, (uint64_t)vfs.f_favail);
+			rpcrdma_xdr_put_u64(xs, vfs.sf_favail);
 			break;
 		case FATTR4_FILES_FREE:
-			rpcrdma_xdr_put_u64(xs, (uint64_t)vfs.f_ffree);
+			rpcrdma_xdr_put_u64(xs, vfs.sf_ffree);
 			break;
 		case FATTR4_FILES_TOTAL:
-			rpcrdma_xdr_put_u64(xs, (uint64_t)vfs.f_files);
+			rpcrdma_xdr_put_u64(xs, vfs.sf_files);
 			break;
 		case FATTR4_MAXFILESIZE:
 			rpcrdma_xdr_put_u64(xs, (uint64_t)INT64_MAX);
@@ -268,13 +267,13 @@ uint32_t nfs4_encode_fattr(struct rpcrdma_xdr *xs, const uint32_t *req,
 			rpcrdma_xdr_put_u32(xs, minor(st->st_rdev));
 			break;
 		case FATTR4_SPACE_AVAIL:
-			rpcrdma_xdr_put_u64(xs, (uint64_t)vfs.f_bavail * vfs.f_frsize);
+			rpcrdma_xdr_put_u64(xs, vfs.sf_bavail);
 			break;
 		case FATTR4_SPACE_FREE:
-			rpcrdma_xdr_put_u64(xs, (uint64_t)vfs.f_bfree * vfs.f_frsize);
+			rpcrdma_xdr_put_u64(xs, vfs.sf_bfree);
 			break;
 		case FATTR4_SPACE_TOTAL:
-			rpcrdma_xdr_put_u64(xs, (uint64_t)vfs.f_blocks * vfs.f_frsize);
+			rpcrdma_xdr_put_u64(xs, vfs.sf_bytes);
 			break;
 		case FATTR4_SPACE_USED:
 			rpcrdma_xdr_put_u64(xs, (uint64_t)st->st_blocks * 512u);

@@ -3,20 +3,18 @@
  * nfs4_dir_ops.c - the directory operations of NFSv4.1: CREATE (RFC 8881
  * 18.4: directories, symlinks, devices, sockets, FIFOs), REMOVE (18.25),
  * RENAME (18.26), LINK (18.9), READLINK (18.24) and READDIR (18.23).
- * Each runs with the caller's identity on descriptors of the NFSv3
- * server's caches, as the NFSv3 procedures do (fs_file.c).  On a sync
+ * Each runs with the caller's identity through the operations of the
+ * file-serving layer (fs.h), on the directories of its caches, as the
+ * NFSv3 procedures do.  On a sync
  * export entry on a disk, CREATE, REMOVE, RENAME and LINK commit the
  * directories they changed before the reply (fs_commit.c, as NFSv3's
  * namespace procedures and knfsd's commit_metadata do); a failed fsync is
  * the operation's error.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/sysmacros.h>
-#include <unistd.h>
 
 #include "nfs4_internal.h"
 
@@ -41,7 +39,8 @@ static uint32_t dir_begin(struct nfs4_compound *cp, const struct nfs4_fh *fh,
 uint32_t nfs4_op_create(struct nfs4_compound *cp)
 {
 	struct rpcrdma_xdr *a = cp->cp_args, *r = cp->cp_res;
-	struct fs_fentry local, *fe = NULL;
+	struct fs_call *c = &cp->cp_c;
+	struct fs_fentry local, olocal, *fe = NULL, *obj = NULL;
 	char target[NFS4_LINK_MAX + 1];
 	uint32_t type, spec1 = 0, spec2 = 0, len, status;
 	const uint8_t *lp = NULL;
@@ -49,7 +48,7 @@ uint32_t nfs4_op_create(struct nfs4_compound *cp)
 	struct fs_name n;
 	struct stat dst, st;
 	mode_t mode;
-	int fd = -1, err, dirfd;
+	int err;
 
 	type = rpcrdma_xdr_get_u32(a);
 	switch (type) {
@@ -83,71 +82,63 @@ uint32_t nfs4_op_create(struct nfs4_compound *cp)
 	status = dir_begin(cp, &cp->cp_cur, true, &local, &fe, &dst);
 	if (status)
 		goto out;
-	dirfd = fe->fe_path;
-	err = fs_become_caller(&cp->cp_c);
+	err = fs_become_caller(c);
 	if (err)
 		goto out_err;
 	mode = (sa.sa3.sa_set_mode ? sa.sa3.sa_mode : (type == NF4DIR ? 0755 : 0644)) & 07777;
-	fs_cred_no_umask();
 	switch (type) {
 	case NF4DIR:
-		err = mkdirat(dirfd, n.n_buf, mode);
+		err = fs_mkdir(c, fe, &dst, n.n_buf, mode, &olocal, &obj, &st);
 		break;
 	case NF4LNK:
-		err = symlinkat(target, dirfd, n.n_buf);
+		err = fs_symlink(c, fe, &dst, n.n_buf, target, &olocal, &obj, &st);
 		break;
 	case NF4BLK:
-		err = mknodat(dirfd, n.n_buf, S_IFBLK | mode, makedev(spec1, spec2));
+		err = fs_mknod(c, fe, &dst, n.n_buf, S_IFBLK | mode, makedev(spec1, spec2),
+			       &olocal, &obj, &st);
 		break;
 	case NF4CHR:
-		err = mknodat(dirfd, n.n_buf, S_IFCHR | mode, makedev(spec1, spec2));
+		err = fs_mknod(c, fe, &dst, n.n_buf, S_IFCHR | mode, makedev(spec1, spec2),
+			       &olocal, &obj, &st);
 		break;
 	case NF4SOCK:
-		err = mknodat(dirfd, n.n_buf, S_IFSOCK | mode, 0);
+		err = fs_mknod(c, fe, &dst, n.n_buf, S_IFSOCK | mode, 0, &olocal, &obj, &st);
 		break;
 	default:
-		err = mknodat(dirfd, n.n_buf, S_IFIFO | mode, 0);
+		err = fs_mknod(c, fe, &dst, n.n_buf, S_IFIFO | mode, 0, &olocal, &obj, &st);
 		break;
 	}
-	if (err < 0) {
-		err = -errno;
-		goto out_err;
-	}
-	fd = openat(dirfd, n.n_buf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		err = -errno;
-		goto out_err;
-	}
-	/* owner, group, times; the mode went with the creation */
-	sa.sa3.sa_set_size = false;
-	err = fs_sattr_apply(&cp->cp_c, fd, &st, &sa.sa3, true, NULL);
-	if (!err)
-		err = fs_commit_dir(&cp->cp_c, fe);
 	if (err)
 		goto out_err;
-	status = nfs4_fh_set_real(cp, &cp->cp_cur, cp->cp_cur.fh_xi, fd, "");
+	/* owner, group, times; the mode went with the creation */
+	sa.sa3.sa_set_size = false;
+	err = fs_setattr(c, obj, &st, &sa.sa3, true);
+	if (!err)
+		err = fs_commit_dir(c, fe);
+	if (err)
+		goto out_err;
+	status = nfs4_fh_set_real(cp, &cp->cp_cur, cp->cp_cur.fh_xi, obj, "");
 	if (status)
 		goto out;
-	nfs4_put_change_info(r, &dst, dirfd);
+	nfs4_put_change_info(r, c, &dst, fe);
 	sa.sa_set[0] &= ~(1u << FATTR4_SIZE);
 	nfs4_put_bitmap(r, sa.sa_set, NFS4_BITMAP_WORDS);
 	goto out;
 out_err:
 	status = nfs4_errno(err);
 out:
-	fs_close_fd(fd);
+	fs_fcache_put(obj);
 	fs_fcache_put(fe);
 	return status;
 }
 
 uint32_t nfs4_op_remove(struct nfs4_compound *cp)
 {
+	struct fs_call *c = &cp->cp_c;
 	struct fs_fentry local, *fe = NULL;
-	uint8_t fh[RPCRDMA_NFS3_FHSIZE];
-	uint32_t fhlen = 0, status;
+	uint32_t status;
 	struct fs_name n;
 	struct stat dst, st;
-	bool have_fh;
 	int err;
 
 	status = nfs4_get_component(cp->cp_args, &n);
@@ -158,22 +149,18 @@ uint32_t nfs4_op_remove(struct nfs4_compound *cp)
 	status = dir_begin(cp, &cp->cp_cur, true, &local, &fe, &dst);
 	if (status)
 		goto out;
-	err = fs_become_caller(&cp->cp_c);
-	if (!err && fstatat(fe->fe_path, n.n_buf, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		err = -errno;
+	/* REMOVE takes either a directory or another name: its type says
+	 * which (fs_remove() drops the object from the caches) */
+	err = fs_become_caller(c);
+	if (!err)
+		err = fs_lookup_attr(c, fe, &dst, n.n_buf, &st);
+	if (!err)
+		err = fs_remove(c, fe, n.n_buf, S_ISDIR(st.st_mode));
+	if (!err)
+		err = fs_commit_dir(c, fe);
 	if (err)
 		goto out_err;
-	have_fh = fs_unlink_fh(&cp->cp_c, fe->fe_path, n.n_buf, fh, &fhlen);
-	if (unlinkat(fe->fe_path, n.n_buf, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) < 0) {
-		err = -errno;
-		goto out_err;
-	}
-	if (have_fh)
-		fs_fcache_forget(cp->cp_c.c_exp, fh, fhlen);
-	err = fs_commit_dir(&cp->cp_c, fe);
-	if (err)
-		goto out_err;
-	nfs4_put_change_info(cp->cp_res, &dst, fe->fe_path);
+	nfs4_put_change_info(cp->cp_res, c, &dst, fe);
 	goto out;
 out_err:
 	status = nfs4_errno(err);
@@ -184,12 +171,12 @@ out:
 
 uint32_t nfs4_op_rename(struct nfs4_compound *cp)
 {
+	struct fs_call *c = &cp->cp_c;
 	struct fs_fentry sl, tl, *sfe = NULL, *tfe = NULL;
-	uint8_t fh[RPCRDMA_NFS3_FHSIZE];
-	uint32_t fhlen = 0, status;
+	uint32_t status;
 	struct fs_name from, to;
 	struct stat sdst, tdst;
-	bool have_fh, two_dirs;
+	bool two_dirs;
 	int err;
 
 	status = nfs4_get_component(cp->cp_args, &from);
@@ -209,26 +196,23 @@ uint32_t nfs4_op_rename(struct nfs4_compound *cp)
 		status = dir_begin(cp, &cp->cp_cur, true, &tl, &tfe, &tdst);
 	if (status)
 		goto out;
-	err = fs_become_caller(&cp->cp_c);
+	err = fs_become_caller(c);
 	if (err)
 		goto out_err;
-	/* may the caller change both directories: the rename asks, or
-	 * fs_rename() first when a name is in the way, as NFSv3's RENAME */
+	/* may the caller change both directories: the backend asks, as for
+	 * NFSv3's RENAME; an object replaced leaves the caches */
 	two_dirs = sdst.st_dev != tdst.st_dev || sdst.st_ino != tdst.st_ino;
-	err = fs_posix_rename(&cp->cp_c, sfe->fe_path, from.n_buf, tfe->fe_path, to.n_buf,
-			two_dirs, fh, &fhlen, &have_fh);
+	err = fs_rename(c, sfe, from.n_buf, tfe, to.n_buf, two_dirs);
 	if (err)
 		goto out_err;
-	if (have_fh)
-		fs_fcache_forget(cp->cp_c.c_exp, fh, fhlen);
 	/* both directories, or the one once */
-	err = fs_commit_dir(&cp->cp_c, sfe);
+	err = fs_commit_dir(c, sfe);
 	if (!err && two_dirs)
-		err = fs_commit_dir(&cp->cp_c, tfe);
+		err = fs_commit_dir(c, tfe);
 	if (err)
 		goto out_err;
-	nfs4_put_change_info(cp->cp_res, &sdst, sfe->fe_path);
-	nfs4_put_change_info(cp->cp_res, &tdst, tfe->fe_path);
+	nfs4_put_change_info(cp->cp_res, c, &sdst, sfe);
+	nfs4_put_change_info(cp->cp_res, c, &tdst, tfe);
 	goto out;
 out_err:
 	status = nfs4_errno(err);
@@ -240,11 +224,11 @@ out:
 
 uint32_t nfs4_op_link(struct nfs4_compound *cp)
 {
+	struct fs_call *c = &cp->cp_c;
 	struct fs_fentry ol, dl, *ofe = NULL, *dfe = NULL;
 	uint32_t status;
 	struct fs_name n;
 	struct stat ost, dst;
-	char path[32];
 	int err;
 
 	status = nfs4_get_component(cp->cp_args, &n);
@@ -265,20 +249,19 @@ uint32_t nfs4_op_link(struct nfs4_compound *cp)
 		status = NFS4ERR_ISDIR;
 		goto out;
 	}
-	err = fs_become_caller(&cp->cp_c);
+	/* may the caller add a name (write and search permission): first,
+	 * as NFSv3's LINK and knfsd, so a caller without it hears ACCESS
+	 * where the link itself would find another reason (EPERM) */
+	err = fs_become_caller(c);
 	if (!err)
-		err = fs_dir_may_write(dfe->fe_path);
+		err = fs_access(c, dfe, &dst, W_OK | X_OK);
+	if (!err)
+		err = fs_link(c, ofe, dfe, n.n_buf);
+	if (!err)
+		err = fs_commit_dir(c, dfe);
 	if (err)
 		goto out_err;
-	fs_proc_path(path, sizeof(path), ofe->fe_path);
-	if (linkat(AT_FDCWD, path, dfe->fe_path, n.n_buf, AT_SYMLINK_FOLLOW) < 0) {
-		err = -errno;
-		goto out_err;
-	}
-	err = fs_commit_dir(&cp->cp_c, dfe);
-	if (err)
-		goto out_err;
-	nfs4_put_change_info(cp->cp_res, &dst, dfe->fe_path);
+	nfs4_put_change_info(cp->cp_res, c, &dst, dfe);
 	goto out;
 out_err:
 	status = nfs4_errno(err);
@@ -310,9 +293,10 @@ uint32_t nfs4_op_readlink(struct nfs4_compound *cp)
 		status = NFS4ERR_INVAL;
 		goto out;
 	}
-	n = readlinkat(fe->fe_path, "", buf, sizeof(buf));
+	/* read as the server, for any caller (as NFSv3's READLINK) */
+	n = fs_readlink(&cp->cp_c, fe, buf, sizeof(buf));
 	if (n < 0) {
-		status = nfs4_errno(-errno);
+		status = nfs4_errno((int)n);
 		goto out;
 	}
 	rpcrdma_xdr_put_u32(cp->cp_res, (uint32_t)n);
@@ -377,9 +361,12 @@ static uint32_t pseudo_readdir(struct nfs4_compound *cp, uint64_t cookie,
 		const char *path = sn->sn_exp[j]->ex_path, *c;
 		char name[NFS4_NAME_MAX + 1];
 		struct nfs4_fh fh = { 0 };
+		struct fs_fentry rlocal, *root;
+		struct fs_call rc = { .c_exp = sn->sn_exp[j], .c_req = cp->cp_req };
 		struct nfs4_attr_src src;
 		struct stat st;
 		bool dup = false;
+		int full;
 		size_t len;
 
 		if (j + 3 <= cookie ||
@@ -403,14 +390,21 @@ static uint32_t pseudo_readdir(struct nfs4_compound *cp, uint64_t cookie,
 		}
 		if (dup)
 			continue;
+		/* a pseudo node, or export j's root: its attributes and
+		 * counts through the directory cache, with a call of its own
+		 * (no operation began) */
 		if (nfs4_fh_node(cp, &fh, j, dir->fh_depth + 1))
 			continue;
+		root = NULL;
 		if (fh.fh_pseudo)
 			nfs4_fh_pseudo_stat(cp, &fh, &st);
-		else if (fstat(sn->sn_exp[j]->ex_fd, &st) < 0)
+		else if (fs_get_dir(&rc, fh.fh_data, fh.fh_len, &rlocal, &root, &st))
 			continue;
-		nfs4_attr_src_init(cp, &src, &st, &fh, fh.fh_pseudo ? -1 : sn->sn_exp[j]->ex_fd);
-		if (put_entry(cp, start, budget, j + 3, name, req, nreq, &src)) {
+		nfs4_attr_src_init(cp, &src, &st, &fh, root);
+		src.as_call = &rc;
+		full = put_entry(cp, start, budget, j + 3, name, req, nreq, &src);
+		fs_fcache_put(root);
+		if (full) {
 			if (nent == 0) {
 				r->xs_pos = start;
 				return NFS4ERR_TOOSMALL;
@@ -425,19 +419,71 @@ static uint32_t pseudo_readdir(struct nfs4_compound *cp, uint64_t cookie,
 	return NFS4_OK;
 }
 
+/* What READDIR's entries are encoded with (rd_entry()). */
+struct rd_ctx {
+	struct nfs4_compound *rc_cp;
+	struct fs_fentry *rc_dir;
+	const struct stat *rc_dst;
+	const uint32_t *rc_req;
+	uint32_t rc_nreq;
+	size_t rc_start, rc_budget;
+	unsigned rc_nent;
+	uint32_t rc_status;  /* NFS4ERR_TOOSMALL: not even one entry fit */
+};
+
+/*
+ * rd_entry - fs_readdir()'s callback: one entry4 of @name (file id @ino,
+ * @cookie the position after it), its attributes as the caller sees them
+ * (fs_lookup_attr(): a symlink not followed; a failure is the entry's
+ * rdattr_error) and its handle when it lies in the export's file system.
+ * Return: 0 (encoded, or "." and ".." left out), 1 (the reply is full:
+ * the entry is left for the next READDIR).
+ */
+static int rd_entry(void *arg, const char *name, uint64_t ino, uint64_t cookie)
+{
+	struct rd_ctx *x = arg;
+	struct nfs4_compound *cp = x->rc_cp;
+	struct nfs4_attr_src src;
+	struct nfs4_fh fh = { 0 };
+	struct stat st;
+	int err;
+
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return 0;
+	memset(&st, 0, sizeof(st));
+	nfs4_attr_src_init(cp, &src, &st, &fh, NULL);
+	err = fs_lookup_attr(&cp->cp_c, x->rc_dir, x->rc_dst, name, &st);
+	if (err) {
+		src.as_rdattr_error = nfs4_errno(err);
+		st.st_ino = (ino_t)ino;
+	} else {
+		src.as_fe = x->rc_dir;
+		if (st.st_dev == cp->cp_c.c_exp->ex_dev &&
+		    nfs4_fh_set_real(cp, &fh, cp->cp_cur.fh_xi, x->rc_dir, name) != NFS4_OK)
+			fh.fh_len = 0;
+	}
+	if (entry_bytes(strlen(name)) > x->rc_budget ||
+	    put_entry(cp, x->rc_start, x->rc_budget, cookie, name, x->rc_req,
+		      x->rc_nreq, &src)) {
+		if (x->rc_nent == 0)
+			x->rc_status = NFS4ERR_TOOSMALL;
+		return 1;
+	}
+	x->rc_nent++;
+	return 0;
+}
+
 uint32_t nfs4_op_readdir(struct nfs4_compound *cp)
 {
 	struct rpcrdma_xdr *a = cp->cp_args, *r = cp->cp_res;
 	uint32_t req[NFS4_BITMAP_WORDS], nreq, dircount, maxcount, status;
 	struct fs_fentry local, *fe = NULL;
+	struct rd_ctx x;
 	struct stat dst;
 	uint64_t cookie;
-	size_t start, budget;
-	unsigned nent = 0;
+	size_t budget;
 	bool eof = false;
-	char path[32];
-	DIR *dir = NULL;
-	int rfd, err;
+	int err;
 
 	cookie = rpcrdma_xdr_get_u64(a);
 	(void)rpcrdma_xdr_get_fixed(a, NFS4_VERIFIER_SIZE);
@@ -464,64 +510,23 @@ uint32_t nfs4_op_readdir(struct nfs4_compound *cp)
 	err = fs_become_caller(&cp->cp_c);
 	if (err)
 		goto out_err;
-	fs_proc_path(path, sizeof(path), fe->fe_path);
-	rfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (rfd < 0) {
-		err = -errno;
-		goto out_err;
-	}
-	dir = fdopendir(rfd);
-	if (!dir) {
-		err = -errno;
-		close(rfd);
-		goto out_err;
-	}
-	if (cookie)
-		seekdir(dir, (long)cookie);
-	start = r->xs_pos;
+	memset(&x, 0, sizeof(x));
+	x.rc_cp = cp;
+	x.rc_dir = fe;
+	x.rc_dst = &dst;
+	x.rc_req = req;
+	x.rc_nreq = nreq;
+	x.rc_start = r->xs_pos;
+	x.rc_budget = budget;
 	rpcrdma_xdr_put_u64(r, 0); /* cookieverf: cookies are positions */
-	for (;;) {
-		struct nfs4_attr_src src;
-		struct nfs4_fh fh = { 0 };
-		struct dirent *d;
-		struct stat st;
-
-		errno = 0;
-		d = readdir(dir);
-		if (!d) {
-			if (errno) {
-				err = -errno;
-				r->xs_pos = start;
-				goto out_err;
-			}
-			eof = true;
-			break;
+	err = fs_readdir(&cp->cp_c, fe, &dst, cookie, rd_entry, &x, &eof);
+	if (err < 0 || x.rc_status) {
+		r->xs_pos = x.rc_start;
+		if (x.rc_status) {
+			status = x.rc_status;
+			goto out;
 		}
-		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
-			continue;
-		memset(&st, 0, sizeof(st));
-		nfs4_attr_src_init(cp, &src, &st, &fh, -1);
-		if (fstatat(fe->fe_path, d->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			src.as_rdattr_error = nfs4_errno(-errno);
-			st.st_ino = d->d_ino;
-		} else {
-			src.as_fd = fe->fe_path;
-			if (st.st_dev == cp->cp_c.c_exp->ex_dev &&
-			    nfs4_fh_set_real(cp, &fh, cp->cp_cur.fh_xi, fe->fe_path,
-					     d->d_name) != NFS4_OK)
-				fh.fh_len = 0;
-		}
-		if (entry_bytes(strlen(d->d_name)) > budget ||
-		    put_entry(cp, start, budget, (uint64_t)d->d_off, d->d_name,
-			      req, nreq, &src)) {
-			if (nent == 0) {
-				r->xs_pos = start;
-				status = NFS4ERR_TOOSMALL;
-				goto out;
-			}
-			break;
-		}
-		nent++;
+		goto out_err;
 	}
 	rpcrdma_xdr_put_u32(r, 0);
 	rpcrdma_xdr_put_u32(r, eof);
@@ -529,8 +534,6 @@ uint32_t nfs4_op_readdir(struct nfs4_compound *cp)
 out_err:
 	status = nfs4_errno(err);
 out:
-	if (dir)
-		closedir(dir);
 	fs_fcache_put(fe);
 	return status;
 }

@@ -8,15 +8,15 @@
  * directory it changed before the reply, as NFSv3's SETATTR does
  * (fs_commit.c).
  *
- * Handles of real objects are the NFSv3 server's (docs/nfs3.md: export
- * id, kernel handle, MAC), so a handle works in both versions.  Above
+ * Handles of real objects are the file-serving layer's (fs_fh.c: export
+ * id, the backend's key, MAC), the same as NFSv3's, so a handle works in
+ * both versions.  Above
  * the exports lies a read-only pseudo file system (RFC 8881 7.3): its
  * root is PUTROOTFH's handle and its directories are the components of
  * the exported paths the caller's address may see, down to each export's
  * root, where the export's own handles begin.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -67,11 +67,11 @@ uint32_t nfs4_get_component(struct rpcrdma_xdr *xs, struct fs_name *n)
 	return NFS4_OK;
 }
 
-void nfs4_put_change_info(struct rpcrdma_xdr *xs, const struct stat *before,
-			  int dirfd)
+void nfs4_put_change_info(struct rpcrdma_xdr *xs, struct fs_call *c,
+			  const struct stat *before, struct fs_fentry *dir)
 {
 	struct stat after;
-	bool ok = fstat(dirfd, &after) == 0;
+	bool ok = fs_getattr(c, dir, &after) == 0;
 
 	/* atomic: as NFSv3's wcc_data, which the same values give, "before"
 	 * is the directory just before the change and "after" just after it.
@@ -212,19 +212,24 @@ static void fh_set_pseudo(struct nfs4_compound *cp, struct nfs4_fh *fh,
 	store_be32(fh->fh_data + 4, cp->cp_srv->s4_boot);
 }
 
-uint32_t nfs4_fh_set_real(struct nfs4_compound *cp, struct nfs4_fh *fh,
-			  unsigned xi, int dirfd, const char *name)
+static void fh_set_real_len(struct nfs4_fh *fh, unsigned xi, uint32_t len)
 {
-	uint32_t len;
-	int err;
-
-	err = fs_fh_make(cp->cp_snap->sn_exp[xi], dirfd, name, fh->fh_data, &len);
-	if (err)
-		return nfs4_errno(err);
 	fh->fh_len = len;
 	fh->fh_pseudo = false;
 	fh->fh_depth = 0;
 	fh->fh_xi = xi;
+}
+
+uint32_t nfs4_fh_set_real(struct nfs4_compound *cp, struct nfs4_fh *fh,
+			  unsigned xi, struct fs_fentry *dir, const char *name)
+{
+	uint32_t len;
+	int err;
+
+	err = fs_fh_of(&cp->cp_c, dir, name, fh->fh_data, &len);
+	if (err)
+		return nfs4_errno(err);
+	fh_set_real_len(fh, xi, len);
 	return NFS4_OK;
 }
 
@@ -232,11 +237,21 @@ uint32_t nfs4_fh_set_real(struct nfs4_compound *cp, struct nfs4_fh *fh,
 uint32_t nfs4_fh_node(struct nfs4_compound *cp, struct nfs4_fh *fh,
 			unsigned xi, unsigned depth)
 {
-	struct rpcrdma_nfs3_export *exp = cp->cp_snap->sn_exp[xi];
+	const struct rpcrdma_nfs3_export *exp = cp->cp_snap->sn_exp[xi];
+	uint32_t len;
+	int err;
 
-	if (depth >= path_ncomp(exp->ex_path))
-		return nfs4_fh_set_real(cp, fh, xi, exp->ex_fd, "");
-	fh_set_pseudo(cp, fh, xi, depth);
+	if (depth < path_ncomp(exp->ex_path)) {
+		fh_set_pseudo(cp, fh, xi, depth);
+		return NFS4_OK;
+	}
+	/* the root's handle (a directory entry of NULL): no object needed,
+	 * nor a call (PUTROOTFH and the pseudo file system come before any
+	 * nfs4_op_begin()) */
+	err = fs_fh_of_exp(exp, NULL, "", fh->fh_data, &len);
+	if (err)
+		return nfs4_errno(err);
+	fh_set_real_len(fh, xi, len);
 	return NFS4_OK;
 }
 
@@ -255,13 +270,15 @@ void nfs4_fh_pseudo_stat(struct nfs4_compound *cp, const struct nfs4_fh *fh,
 }
 
 void nfs4_attr_src_init(struct nfs4_compound *cp, struct nfs4_attr_src *src,
-			const struct stat *st, const struct nfs4_fh *fh, int fd)
+			const struct stat *st, const struct nfs4_fh *fh,
+			struct fs_fentry *fe)
 {
 	memset(src, 0, sizeof(*src));
 	src->as_st = st;
 	src->as_exp = fh->fh_pseudo ? NULL : cp->cp_snap->sn_exp[fh->fh_xi];
 	src->as_fh = fh;
-	src->as_fd = fd;
+	src->as_call = &cp->cp_c;
+	src->as_fe = fe;
 	src->as_max_payload = cp->cp_srv->s4_max_payload;
 	src->as_lease = cp->cp_srv->s4_lease;
 }
@@ -363,10 +380,10 @@ static uint32_t pseudo_lookup(struct nfs4_compound *cp, const struct fs_name *n)
 uint32_t nfs4_op_lookup(struct nfs4_compound *cp)
 {
 	struct fs_name n;
-	struct fs_fentry local, *fe = NULL;
+	struct fs_fentry local, olocal, *fe = NULL, *obj = NULL;
 	struct stat dst, st;
 	uint32_t status;
-	int fd = -1, err;
+	int err;
 
 	status = nfs4_get_component(cp->cp_args, &n);
 	if (status)
@@ -382,14 +399,14 @@ uint32_t nfs4_op_lookup(struct nfs4_compound *cp)
 		goto out;
 	err = fs_become_caller(&cp->cp_c);
 	if (!err)
-		err = fs_lookup_at(cp->cp_c.c_exp, fe->fe_path, &dst, n.n_buf, &fd, &st);
+		err = fs_lookup(&cp->cp_c, fe, &dst, n.n_buf, &olocal, &obj, &st);
 	if (err) {
 		status = nfs4_errno(err);
 		goto out;
 	}
-	status = nfs4_fh_set_real(cp, &cp->cp_cur, cp->cp_cur.fh_xi, fd, "");
+	status = nfs4_fh_set_real(cp, &cp->cp_cur, cp->cp_cur.fh_xi, obj, "");
 out:
-	fs_close_fd(fd);
+	fs_fcache_put(obj);
 	fs_fcache_put(fe);
 	return status;
 }
@@ -397,10 +414,10 @@ out:
 uint32_t nfs4_op_lookupp(struct nfs4_compound *cp)
 {
 	struct nfs4_fh *cur = &cp->cp_cur;
-	struct fs_fentry local, *fe = NULL;
+	struct fs_fentry local, plocal, *fe = NULL, *parent = NULL;
 	struct stat dst, st;
 	uint32_t status;
-	int fd = -1, err;
+	int err;
 
 	if (!cur->fh_len)
 		return NFS4ERR_NOFILEHANDLE;
@@ -425,14 +442,14 @@ uint32_t nfs4_op_lookupp(struct nfs4_compound *cp)
 	}
 	err = fs_become_caller(&cp->cp_c);
 	if (!err)
-		err = fs_lookup_at(cp->cp_c.c_exp, fe->fe_path, &dst, "..", &fd, &st);
+		err = fs_lookup(&cp->cp_c, fe, &dst, "..", &plocal, &parent, &st);
 	if (err) {
 		status = nfs4_errno(err);
 		goto out;
 	}
-	status = nfs4_fh_set_real(cp, cur, cur->fh_xi, fd, "");
+	status = nfs4_fh_set_real(cp, cur, cur->fh_xi, parent, "");
 out:
-	fs_close_fd(fd);
+	fs_fcache_put(parent);
 	fs_fcache_put(fe);
 	return status;
 }
@@ -451,14 +468,14 @@ uint32_t nfs4_op_getattr(struct nfs4_compound *cp)
 		return NFS4ERR_NOFILEHANDLE;
 	if (cp->cp_cur.fh_pseudo) {
 		nfs4_fh_pseudo_stat(cp, &cp->cp_cur, &st);
-		nfs4_attr_src_init(cp, &src, &st, &cp->cp_cur, -1);
+		nfs4_attr_src_init(cp, &src, &st, &cp->cp_cur, NULL);
 		return nfs4_encode_fattr(cp->cp_res, req, nreq, &src);
 	}
 	status = nfs4_op_begin(cp, &cp->cp_cur, false);
 	if (!status)
 		status = nfs4_cur_obj(cp, &cp->cp_cur, &local, &fe, &st);
 	if (!status) {
-		nfs4_attr_src_init(cp, &src, &st, &cp->cp_cur, fe->fe_path);
+		nfs4_attr_src_init(cp, &src, &st, &cp->cp_cur, fe);
 		status = nfs4_encode_fattr(cp->cp_res, req, nreq, &src);
 	}
 	fs_fcache_put(fe);
@@ -498,7 +515,7 @@ uint32_t nfs4_op_access(struct nfs4_compound *cp)
 	dir = S_ISDIR(st.st_mode);
 	/* LOOKUP and DELETE concern directories, EXECUTE other objects */
 	sup = want & (dir ? ~ACCESS4_EXECUTE : ~(ACCESS4_LOOKUP | ACCESS4_DELETE));
-#define CAN(m) (faccessat(fe->fe_path, "", (m), AT_EMPTY_PATH | AT_EACCESS) == 0)
+#define CAN(m) (fs_access(&cp->cp_c, fe, &st, (m)) == 0)
 	if ((sup & ACCESS4_READ) && CAN(R_OK))
 		ok |= ACCESS4_READ;
 	if ((sup & ACCESS4_LOOKUP) && CAN(X_OK))
@@ -568,8 +585,7 @@ uint32_t nfs4_op_setattr(struct nfs4_compound *cp)
 	}
 	err = fs_become_caller(&cp->cp_c);
 	if (!err)
-		err = fs_sattr_apply(&cp->cp_c, fe->fe_path, &st, &sa.sa3, false,
-				     S_ISREG(st.st_mode) ? fe : NULL);
+		err = fs_setattr(&cp->cp_c, fe, &st, &sa.sa3, false);
 	if (!err) /* commit_metadata of sync entries on a disk (fs_commit.c) */
 		err = fs_commit_obj(&cp->cp_c, fe);
 	if (err) {

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * nfs4_internal.h - private to src/nfs4: the NFSv4.1 server (RFC 8881) on
- * the exports, file handles, credentials and open-file cache of src/nfs3.
+ * the file-serving layer (src/fs, fs.h): its exports, file handles,
+ * credentials, caches, and the operations on objects ("fs_vfs.c"), which
+ * reach the export's backend.  Nothing here makes a system call on an
+ * exported object.
  */
 #ifndef RPCRDMA_NFS4_INTERNAL_H
 #define RPCRDMA_NFS4_INTERNAL_H
@@ -34,7 +37,7 @@ _Static_assert(FS_UNSTABLE == UNSTABLE4 && FS_DATA_SYNC == DATA_SYNC4 &&
 /** Reply bytes a slot keeps for a retry (ca_maxresponsesize_cached). */
 #define NFS4_SLOT_CACHE_BYTES 2048u
 /** Per client record, over all clients: sessions, open states, lock
- *  states (a lock-owner's locks on one file, one descriptor each), read
+ *  states (a lock-owner's locks on one file, one fs_lockd each), read
  *  delegations, client records on disk (this run's and the previous
  *  run's). */
 #define NFS4_SESSIONS_PER_CLIENT 1u
@@ -444,12 +447,13 @@ uint32_t nfs4_open_test(struct nfs4_state *st, uint64_t clientid,
 
 /**
  * nfs4_lock_owner - LOCK with a new lock-owner (open_to_lock_owner4):
- * the lock state of @owner on the file @fh, made from the open state
- * @open_sid (which must be @clientid's, of that file), or the owner's
- * existing one.  *@fdp: a descriptor of the file open for reading and
- * writing: the table keeps it for a new state (*@fdp set to -1), else the
- * caller still owns it; on which the owner's OFD locks are taken (use
- * nfs4_lock_fd()).  *@access: the open's share access.
+ * the lock state of @owner on the file @fh (identity @dev, @ino: its
+ * attributes' st_dev, st_ino), made from the open state @open_sid (which
+ * must be @clientid's, of that file), or the owner's existing one.
+ * *@ld: the owner's description of the file (fs_lock_open()): the table
+ * keeps it for a new state (*@ld then holds nothing), else the caller
+ * still owns it (fs_lock_close()); the owner's locks are taken on it (use
+ * nfs4_lock_get()).  *@access: the open's share access.
  * Return: NFS4_OK; NFS4ERR_BAD_STATEID, NFS4ERR_OLD_STATEID (the open
  * stateid); NFS4ERR_RESOURCE (the table full, or the
  * client's share of it taken).
@@ -457,27 +461,33 @@ uint32_t nfs4_open_test(struct nfs4_state *st, uint64_t clientid,
 uint32_t nfs4_lock_owner(struct nfs4_state *st, uint64_t clientid,
 			 const struct nfs4_stateid *open_sid,
 			 const uint8_t *owner, uint32_t ownerlen,
-			 const uint8_t *fh, uint32_t fhlen, int *fdp,
-			 struct nfs4_stateid *out, uint32_t *access);
+			 const uint8_t *fh, uint32_t fhlen, dev_t dev, ino_t ino,
+			 struct fs_lockd *ld, struct nfs4_stateid *out,
+			 uint32_t *access);
 /**
- * nfs4_lock_fd - a lock stateid of @clientid on @fh: *@fdp a duplicate
- * of the owner's descriptor (the caller closes it; its locks are the
- * owner's), *@access the open's share access.  Return: NFS4_OK;
- * NFS4ERR_BAD_STATEID; NFS4ERR_OLD_STATEID; NFS4ERR_RESOURCE.
+ * nfs4_lock_get - a lock stateid of @clientid on @fh: *@out another
+ * reference to the owner's description (fs_lock_dup(); the caller
+ * closes it with fs_lock_close(); its locks are the owner's), *@access
+ * the open's share access.  Return: NFS4_OK; NFS4ERR_BAD_STATEID;
+ * NFS4ERR_OLD_STATEID; NFS4ERR_RESOURCE (no reference to be had).
  */
-uint32_t nfs4_lock_fd(struct nfs4_state *st, uint64_t clientid,
-		      const struct nfs4_stateid *sid, const uint8_t *fh,
-		      uint32_t fhlen, int *fdp, uint32_t *access);
-/** nfs4_lock_find_owner - LOCKT: a duplicate of @owner's descriptor for
- *  @fh, or NFS4ERR_BAD_STATEID when the owner holds no state there. */
+uint32_t nfs4_lock_get(struct nfs4_state *st, uint64_t clientid,
+		       const struct nfs4_stateid *sid, const uint8_t *fh,
+		       uint32_t fhlen, struct fs_lockd *out, uint32_t *access);
+/**
+ * nfs4_lock_find_owner - LOCKT: another reference to @owner's description
+ * of @fh in *@out (the caller closes it), or NFS4ERR_BAD_STATEID (*@out
+ * holds nothing) when the owner holds no state there; NFS4ERR_RESOURCE.
+ */
 uint32_t nfs4_lock_find_owner(struct nfs4_state *st, uint64_t clientid,
 			      const uint8_t *owner, uint32_t ownerlen,
-			      const uint8_t *fh, uint32_t fhlen, int *fdp);
+			      const uint8_t *fh, uint32_t fhlen, struct fs_lockd *out);
 /** nfs4_lock_bump - a successful LOCK or LOCKU: the state's seqid + 1. */
 uint32_t nfs4_lock_bump(struct nfs4_state *st, uint64_t clientid,
 			const struct nfs4_stateid *sid, struct nfs4_stateid *out);
-/** nfs4_lock_free - FREE_STATEID of a lock stateid: its descriptor closed,
- *  which releases whatever the owner still held.  NFS4_OK or BAD/OLD. */
+/** nfs4_lock_free - FREE_STATEID of a lock stateid: its description
+ *  closed (fs_lock_close()), which releases whatever the owner still
+ *  held.  NFS4_OK or BAD/OLD. */
 uint32_t nfs4_lock_free(struct nfs4_state *st, uint64_t clientid,
 			const struct nfs4_stateid *sid);
 
@@ -521,7 +531,7 @@ void nfs4_state_counts(struct nfs4_state *st, struct nfs4_state_counts *out);
  * NFSv3 caller) met a conflict on the file @dev/@ino: every courtesy
  * client (lease expired, no request of it running, not @except) that
  * holds a lock state on that file is expired with all its state (its
- * descriptors closed, so the kernel drops its OFD locks).  Counted in
+ * descriptions closed, so its locks are dropped).  Counted in
  * sc_revoked.  Return: the number of clients expired (0: nothing to
  * retry).
  */
@@ -761,11 +771,12 @@ uint32_t nfs4_op_begin(struct nfs4_compound *cp, const struct nfs4_fh *fh,
 uint32_t nfs4_errno(int err);
 
 /**
- * nfs4_fh_set_real - @fh becomes the handle of @name in @dirfd ("": @dirfd)
- * in export @xi.  Return: NFS4_OK or the nfsstat4 of fs_fh_make().
+ * nfs4_fh_set_real - @fh becomes the handle of @name in directory @dir
+ * ("": @dir itself) in export @xi, the export of the operation's call
+ * (nfs4_op_begin() done).  Return: NFS4_OK or the nfsstat4 of fs_fh_of().
  */
 uint32_t nfs4_fh_set_real(struct nfs4_compound *cp, struct nfs4_fh *fh,
-			  unsigned xi, int dirfd, const char *name);
+			  unsigned xi, struct fs_fentry *dir, const char *name);
 
 /* ---- nfs4_attr.c: fattr4 (RFC 8881 5) ---- */
 
@@ -777,7 +788,10 @@ struct nfs4_attr_src {
 	const struct stat *as_st;
 	const struct rpcrdma_nfs3_export *as_exp; /* NULL: pseudo node */
 	const struct nfs4_fh *as_fh;              /* for FATTR4_FILEHANDLE */
-	int as_fd;             /* for the file system's counts, or -1 */
+	/* for the file system's counts (fs_statfs() of an object on it), or
+	 * as_fe NULL: none (zero) */
+	struct fs_call *as_call;
+	struct fs_fentry *as_fe;
 	uint32_t as_max_payload;
 	uint32_t as_lease;     /* lease_time (seconds; 0: NFS4_LEASE_SECONDS) */
 	uint32_t as_rdattr_error;
@@ -877,9 +891,13 @@ void nfs4_put_stateid(struct rpcrdma_xdr *xs, const struct nfs4_stateid *sid);
  * NFS4ERR_BADNAME ("/" or NUL inside, "." or "..").
  */
 uint32_t nfs4_get_component(struct rpcrdma_xdr *xs, struct fs_name *n);
-/** nfs4_put_change_info - change_info4 of a directory (@before, then now). */
-void nfs4_put_change_info(struct rpcrdma_xdr *xs, const struct stat *before,
-			  int dirfd);
+/**
+ * nfs4_put_change_info - change_info4 of directory @dir: @before, then
+ * its attributes now (fs_getattr(); when that fails, @before again and
+ * atomic false).
+ */
+void nfs4_put_change_info(struct rpcrdma_xdr *xs, struct fs_call *c,
+			  const struct stat *before, struct fs_fentry *dir);
 /**
  * nfs4_cur_dir - the current handle as a directory for an operation
  * (nfs4_op_begin() done): the entry through the directory cache.
@@ -918,8 +936,13 @@ uint32_t nfs4_fh_node(struct nfs4_compound *cp, struct nfs4_fh *fh,
 /** nfs4_fh_pseudo_stat - the attributes of a pseudo node. */
 void nfs4_fh_pseudo_stat(struct nfs4_compound *cp, const struct nfs4_fh *fh,
 			 struct stat *st);
-/** nfs4_attr_src_init - @src for a real object of the current export. */
+/**
+ * nfs4_attr_src_init - @src for a real object of the current export (or a
+ * pseudo node: @fh->fh_pseudo); @fe: an object on the same file system
+ * for its counts (fs_statfs() with the operation's call), or NULL.
+ */
 void nfs4_attr_src_init(struct nfs4_compound *cp, struct nfs4_attr_src *src,
-			const struct stat *st, const struct nfs4_fh *fh, int fd);
+			const struct stat *st, const struct nfs4_fh *fh,
+			struct fs_fentry *fe);
 
 #endif /* RPCRDMA_NFS4_INTERNAL_H */

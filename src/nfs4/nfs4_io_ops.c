@@ -3,8 +3,8 @@
  * nfs4_io_ops.c - OPEN (RFC 8881 18.16), CLOSE (18.2), OPEN_DOWNGRADE
  * (18.18), READ (18.22), WRITE (18.32), COMMIT (18.3).
  *
- * OPEN creates with the caller's identity (mknodat, so the mode the
- * client sent is the file's, like NFSv3 CREATE) and records an open state
+ * OPEN creates with the caller's identity (fs_create(): the mode the
+ * client sent is the file's, as NFSv3 CREATE's) and records an open state
  * per open-owner and file; share reservations hold between NFSv4 opens
  * (not against NFSv3 or local access), and no delegation is ever granted
  * (OPEN_DELEGATE_NONE).  EXCLUSIVE4 and EXCLUSIVE4_1 keep the verifier in
@@ -28,25 +28,32 @@
 #include "nfs4_deleg.h"
 #include "nfs4_internal.h"
 
-/* may_open - the caller's right to open @fd (O_PATH) for @access. */
-static int may_open(struct nfs4_compound *cp, int fd, const struct stat *st,
-		    uint32_t access)
+/* may_open - the caller's right to open file @fe (attributes @st) for
+ * @access: one access check of both rights (fs_access()). */
+static int may_open(struct nfs4_compound *cp, struct fs_fentry *fe,
+		    const struct stat *st, uint32_t access)
 {
 	struct fs_call *c = &cp->cp_c;
-	int mode = 0;
+	int mode = 0, err;
 
 	if (access & OPEN4_SHARE_ACCESS_READ)
 		mode |= R_OK;
 	if (access & OPEN4_SHARE_ACCESS_WRITE)
 		mode |= W_OK;
-	if (faccessat(fd, "", mode, AT_EMPTY_PATH | AT_EACCESS) == 0)
-		return 0;
-	if (errno != EACCES)
-		return -errno;
+	err = fs_access(c, fe, st, mode);
+	if (err != -EACCES)
+		return err;
 	/* knfsd's override: the owner opens its own file whatever the mode */
 	if (c->c_as_caller && c->c_cred.cr_uid == st->st_uid)
 		return 0;
 	return -EACCES;
+}
+
+/* type_status - OPEN of an object of type @mode that is not a regular
+ * file: NFS4ERR_ISDIR, NFS4ERR_SYMLINK, else @other. */
+static uint32_t type_status(mode_t mode, uint32_t other)
+{
+	return S_ISDIR(mode) ? NFS4ERR_ISDIR : S_ISLNK(mode) ? NFS4ERR_SYMLINK : other;
 }
 
 /* excl_matches - does @st carry the verifier @verf (atime, mtime seconds)? */
@@ -148,33 +155,40 @@ static uint32_t open_decode(struct rpcrdma_xdr *a, struct open_args *o)
 }
 
 /*
- * open_create - make or find the file of a CLAIM_NULL OPEN in @dirfd as the
- * caller; *@fdp its O_PATH descriptor, @attrset the attributes set.
+ * open_create - make or find the file of a CLAIM_NULL OPEN in directory
+ * @dfe (attributes @dst) as the caller: fs_create(), exclusive only for
+ * GUARDED4 (an existing file of EXCLUSIVE4/EXCLUSIVE4_1 is this client's
+ * retry when it carries the verifier).  The file into @local (*@out, the
+ * caller releases it), its attributes into @st; @attrset the attributes
+ * set.  An existing name that is not a regular file: NFS4ERR_ISDIR,
+ * NFS4ERR_SYMLINK, else NFS4ERR_EXIST.
  */
 static uint32_t open_create(struct nfs4_compound *cp, struct open_args *o,
-			    int dirfd, int *fdp, struct stat *st,
-			    uint32_t attrset[NFS4_BITMAP_WORDS], bool *created)
+			    struct fs_fentry *dfe, const struct stat *dst,
+			    struct fs_fentry *local, struct fs_fentry **out,
+			    struct stat *st, uint32_t attrset[NFS4_BITMAP_WORDS],
+			    bool *created)
 {
+	struct fs_call *c = &cp->cp_c;
 	struct fs_sattr sa = o->oa_sa.sa3;
 	mode_t mode = sa.sa_set_mode ? sa.sa_mode : 0644;
 	bool excl = o->oa_createmode == EXCLUSIVE4 || o->oa_createmode == EXCLUSIVE4_1;
-	int fd, err = 0;
+	struct stat nst;
+	int err = 0;
 
 	*created = false;
-	fs_cred_no_umask();
-	if (mknodat(dirfd, o->oa_name.n_buf, S_IFREG | (mode & 07777), 0) == 0)
-		*created = true;
-	else if (errno != EEXIST || o->oa_createmode == GUARDED4)
-		return nfs4_errno(-errno);
-	fd = openat(dirfd, o->oa_name.n_buf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return nfs4_errno(-errno);
-	*fdp = fd;
-	if (fstat(fd, st) < 0)
-		return nfs4_errno(-errno);
+	/* the verifier goes into the times below, with the other attributes */
+	err = fs_create(c, dfe, dst, o->oa_name.n_buf, mode & 07777,
+			o->oa_createmode == GUARDED4, NULL, local, out, st, created);
+	if (err == -EEXIST && o->oa_createmode != GUARDED4) {
+		/* the name holds something that is not a regular file */
+		if (fs_lookup_attr(c, dfe, dst, o->oa_name.n_buf, &nst) == 0)
+			return type_status(nst.st_mode, NFS4ERR_EXIST);
+	}
+	if (err)
+		return nfs4_errno(err);
 	if (!S_ISREG(st->st_mode))
-		return S_ISDIR(st->st_mode) ? NFS4ERR_ISDIR :
-		       S_ISLNK(st->st_mode) ? NFS4ERR_SYMLINK : NFS4ERR_EXIST;
+		return type_status(st->st_mode, NFS4ERR_EXIST);
 	if (excl) {
 		if (!*created)
 			return excl_matches(st, o->oa_verf) ? NFS4_OK : NFS4ERR_EXIST;
@@ -197,7 +211,7 @@ static uint32_t open_create(struct nfs4_compound *cp, struct open_args *o,
 			/* truncating a file others hold delegations of: not
 			 * before they are returned (RFC 8881 10.4.4) */
 			struct nfs4_fh fh = { 0 };
-			uint32_t status = nfs4_fh_set_real(cp, &fh, cp->cp_cur.fh_xi, fd, "");
+			uint32_t status = nfs4_fh_set_real(cp, &fh, cp->cp_cur.fh_xi, *out, "");
 
 			if (!status)
 				status = nfs4_deleg_break(cp->cp_srv, cp->cp_clientid,
@@ -206,44 +220,64 @@ static uint32_t open_create(struct nfs4_compound *cp, struct open_args *o,
 				return status;
 		}
 	}
-	err = fs_sattr_apply(&cp->cp_c, fd, st, &sa, true, NULL);
+	err = fs_setattr(c, *out, st, &sa, true);
 	if (err)
 		return nfs4_errno(err);
 	memcpy(attrset, o->oa_sa.sa_set, NFS4_BITMAP_WORDS * sizeof(uint32_t));
-	if (fstat(fd, st) < 0)
-		return nfs4_errno(-errno);
-	return NFS4_OK;
+	err = fs_getattr(c, *out, st);
+	return err ? nfs4_errno(err) : NFS4_OK;
 }
 
 /*
  * open_commit - commit_metadata (fs_commit.c) of what an OPEN with
  * create changed, before the reply, on a sync entry on a disk: directory
- * @dfe when the file was made (@created), else the file @fd (O_PATH)
- * when an existing one was truncated (@attrset has the size), as a
- * SETATTR of the size commits it; nothing when nothing changed.
+ * @dfe when the file was made (@created), else the file @fe when an
+ * existing one was truncated (@attrset has the size), as a SETATTR of the
+ * size commits it; nothing when nothing changed.
  */
 static uint32_t open_commit(struct nfs4_compound *cp, struct fs_fentry *dfe,
-			    int fd, bool created, const uint32_t *attrset)
+			    struct fs_fentry *fe, bool created, const uint32_t *attrset)
 {
 	int err = 0;
 
 	if (created)
 		err = fs_commit_dir(&cp->cp_c, dfe);
 	else if (attrset[0] & (1u << FATTR4_SIZE))
-		err = fs_commit_path(&cp->cp_c, fd, S_IFREG);
+		err = fs_commit_obj(&cp->cp_c, fe);
+	return nfs4_errno(err);
+}
+
+/*
+ * open_lookup - the existing file of a CLAIM_NULL OPEN without create:
+ * @name in directory @dfe into @local (*@out).  A mount inside the export
+ * (fs_lookup()'s -EXDEV) answers by the type of what is mounted there, as
+ * an OPEN that reached it would.
+ */
+static uint32_t open_lookup(struct nfs4_compound *cp, struct fs_fentry *dfe,
+			    const struct stat *dst, const char *name,
+			    struct fs_fentry *local, struct fs_fentry **out,
+			    struct stat *st)
+{
+	int err = fs_lookup(&cp->cp_c, dfe, dst, name, local, out, st);
+
+	if (err == -EXDEV && fs_lookup_attr(&cp->cp_c, dfe, dst, name, st) == 0 &&
+	    !S_ISREG(st->st_mode))
+		return type_status(st->st_mode, NFS4ERR_INVAL);
 	return nfs4_errno(err);
 }
 
 uint32_t nfs4_op_open(struct nfs4_compound *cp)
 {
 	struct rpcrdma_xdr *r = cp->cp_res;
-	struct fs_fentry local, *fe = NULL;
+	/* fe: the current handle's object (the file, or the directory of a
+	 * name); ofe: the file found or made in that directory; obj: the file */
+	struct fs_fentry local, olocal, *fe = NULL, *ofe = NULL, *obj = NULL;
 	uint32_t attrset[NFS4_BITMAP_WORDS] = { 0 }, status;
 	struct open_args o;
 	struct nfs4_stateid sid;
 	struct stat dst = { 0 }, st;
 	bool created = false, have_dir = false, reclaim, by_fh;
-	int fd = -1, err;
+	int err;
 
 	status = open_decode(cp->cp_args, &o);
 	if (status)
@@ -274,11 +308,7 @@ uint32_t nfs4_op_open(struct nfs4_compound *cp)
 		status = nfs4_cur_obj(cp, &cp->cp_cur, &local, &fe, &st);
 		if (status)
 			goto out;
-		fd = dup(fe->fe_path);
-		if (fd < 0) {
-			status = NFS4ERR_SERVERFAULT;
-			goto out;
-		}
+		obj = fe;
 		err = fs_become_caller(&cp->cp_c);
 		if (err) {
 			status = nfs4_errno(err);
@@ -295,15 +325,16 @@ uint32_t nfs4_op_open(struct nfs4_compound *cp)
 			goto out;
 		}
 		if (o.oa_opentype == OPEN4_CREATE) {
-			status = open_create(cp, &o, fe->fe_path, &fd, &st, attrset, &created);
+			status = open_create(cp, &o, fe, &dst, &olocal, &ofe, &st, attrset,
+					     &created);
 			if (!status)
-				status = open_commit(cp, fe, fd, created, attrset);
+				status = open_commit(cp, fe, ofe, created, attrset);
 		} else {
-			fd = openat(fe->fe_path, o.oa_name.n_buf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-			status = fd < 0 || fstat(fd, &st) < 0 ? nfs4_errno(-errno) : NFS4_OK;
+			status = open_lookup(cp, fe, &dst, o.oa_name.n_buf, &olocal, &ofe, &st);
 		}
 		if (status)
 			goto out;
+		obj = ofe;
 	}
 	if (S_ISDIR(st.st_mode)) {
 		status = NFS4ERR_ISDIR;
@@ -322,13 +353,13 @@ uint32_t nfs4_op_open(struct nfs4_compound *cp)
 		goto out;
 	}
 	if (!created) {
-		err = may_open(cp, fd, &st, o.oa_access);
+		err = may_open(cp, obj, &st, o.oa_access);
 		if (err) {
 			status = nfs4_errno(err);
 			goto out;
 		}
 	}
-	status = nfs4_fh_set_real(cp, &cp->cp_cur, cp->cp_cur.fh_xi, fd, "");
+	status = nfs4_fh_set_real(cp, &cp->cp_cur, cp->cp_cur.fh_xi, obj, "");
 	if (status)
 		goto out;
 	if (o.oa_deleg_cur) {
@@ -354,7 +385,7 @@ uint32_t nfs4_op_open(struct nfs4_compound *cp)
 	nfs4_grace_note(cp, reclaim ? NFS4_REC_OPEN_RECLAIM : NFS4_REC_OPEN);
 	nfs4_put_stateid(r, &sid);
 	if (have_dir) {
-		nfs4_put_change_info(r, &dst, fe->fe_path);
+		nfs4_put_change_info(r, &cp->cp_c, &dst, fe);
 	} else {
 		rpcrdma_xdr_put_u32(r, 0);
 		rpcrdma_xdr_put_u64(r, 0);
@@ -364,7 +395,7 @@ uint32_t nfs4_op_open(struct nfs4_compound *cp)
 	nfs4_put_bitmap(r, attrset, NFS4_BITMAP_WORDS);
 	nfs4_deleg_put_open(cp, o.oa_access, o.oa_want, o.oa_deleg_cur);
 out:
-	fs_close_fd(fd);
+	fs_fcache_put(ofe);
 	fs_fcache_put(fe);
 	return status;
 }
@@ -423,7 +454,7 @@ uint32_t nfs4_op_read(struct nfs4_compound *cp)
 	ssize_t n = 0;
 	size_t room;
 	bool inline_data = false;
-	int fd, err;
+	int err;
 
 	nfs4_get_stateid(a, &sid);
 	offset = rpcrdma_xdr_get_u64(a);
@@ -440,9 +471,10 @@ uint32_t nfs4_op_read(struct nfs4_compound *cp)
 	if (status)
 		goto out;
 	err = fs_become_caller(&cp->cp_c);
-	fd = err ? err : fs_file_fd(&cp->cp_c, fe, &st, O_RDONLY);
-	if (fd < 0) {
-		status = nfs4_errno(fd);
+	if (!err)
+		err = fs_open(&cp->cp_c, fe, &st, O_RDONLY);
+	if (err) {
+		status = nfs4_errno(err);
 		goto out;
 	}
 	if (count > cp->cp_srv->s4_max_payload)
@@ -463,18 +495,15 @@ uint32_t nfs4_op_read(struct nfs4_compound *cp)
 	}
 	if (count && !data)
 		goto out;
-	while (count && (size_t)n < count) {
-		ssize_t k = pread(fd, data + n, count - (size_t)n, (off_t)(offset + (uint64_t)n));
+	if (count) {
+		/* short only at the end of the file */
+		struct iovec iov = { .iov_base = data, .iov_len = count };
 
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			status = nfs4_errno(-errno);
+		n = fs_read(&cp->cp_c, fe, &iov, 1, offset, false);
+		if (n < 0) {
+			status = nfs4_errno((int)n);
 			goto out;
 		}
-		if (k == 0)
-			break;
-		n += k;
 	}
 	if (count && inline_data) {
 		/* inline: give back what was not read */
@@ -499,8 +528,9 @@ uint32_t nfs4_op_write(struct nfs4_compound *cp)
 	const uint8_t *data;
 	uint64_t offset;
 	struct stat st;
+	struct iovec iov;
 	size_t done = 0;
-	int fd, err;
+	int err;
 
 	nfs4_get_stateid(a, &sid);
 	offset = rpcrdma_xdr_get_u64(a);
@@ -521,14 +551,17 @@ uint32_t nfs4_op_write(struct nfs4_compound *cp)
 	if (status)
 		goto out;
 	err = fs_become_caller(&cp->cp_c);
-	fd = err ? err : fs_file_fd(&cp->cp_c, fe, &st, O_WRONLY);
-	if (fd < 0) {
-		status = nfs4_errno(fd);
+	if (!err)
+		err = fs_open(&cp->cp_c, fe, &st, O_WRONLY);
+	if (err) {
+		status = nfs4_errno(err);
 		goto out;
 	}
 	/* as stable as asked, and answered so (18.32.3: FILE_SYNC4 would
 	 * claim the attributes a data sync leaves behind) */
-	err = fs_write_data(fd, data, len, (off_t)offset, stable, &done);
+	iov.iov_base = (void *)data;
+	iov.iov_len = len;
+	err = fs_write(&cp->cp_c, fe, &iov, 1, offset, stable, &done);
 	if (err) {
 		status = nfs4_errno(err);
 		goto out;
@@ -546,7 +579,7 @@ uint32_t nfs4_op_commit(struct nfs4_compound *cp)
 	struct fs_fentry local, *fe = NULL;
 	uint32_t status;
 	struct stat st;
-	int fd, err;
+	int err;
 
 	(void)rpcrdma_xdr_get_u64(cp->cp_args);
 	(void)rpcrdma_xdr_get_u32(cp->cp_args);
@@ -555,15 +588,16 @@ uint32_t nfs4_op_commit(struct nfs4_compound *cp)
 	status = nfs4_cur_file(cp, true, &local, &fe, &st);
 	if (status)
 		goto out;
+	/* the caller must be able to open the file for writing or else
+	 * reading; then the data is synced (fsync: fs_commit()) */
 	err = fs_become_caller(&cp->cp_c);
-	fd = err ? err : fs_file_fd(&cp->cp_c, fe, &st, O_WRONLY);
-	if (fd < 0 && !err)
-		fd = fs_file_fd(&cp->cp_c, fe, &st, O_RDONLY);
-	if (fd < 0) {
-		status = nfs4_errno(fd);
-		goto out;
+	if (!err) {
+		err = fs_open(&cp->cp_c, fe, &st, O_WRONLY);
+		if (err)
+			err = fs_open(&cp->cp_c, fe, &st, O_RDONLY);
 	}
-	err = fs_commit_data(fd, false);
+	if (!err)
+		err = fs_commit(&cp->cp_c, fe, false);
 	if (err) {
 		status = nfs4_errno(err);
 		goto out;

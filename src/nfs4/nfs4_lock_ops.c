@@ -3,12 +3,13 @@
  * nfs4_lock_ops.c - byte-range locks of NFSv4.1: LOCK (RFC 8881 18.10),
  * LOCKT (18.11), LOCKU (18.12).
  *
- * Each lock-owner's locks on a file are the kernel's open file
- * description locks (F_OFD_SETLK) on a descriptor of its own, kept with
- * its lock state (nfs4_state.c): the kernel splits and merges ranges,
- * finds conflicts between owners, and the locks conflict with those of
- * local processes and of NLM clients as well.  Freeing the lock state
- * (FREE_STATEID, or the client's end) closes the descriptor, which
+ * Each lock-owner's locks on a file belong to a description of the file
+ * of its own (struct fs_lockd, fs_lock_open(): on the posix backend an
+ * open file description and its OFD locks), kept with its lock state
+ * (nfs4_state.c): the layer's lock table splits and merges ranges, finds
+ * conflicts between owners, and the locks conflict with those of local
+ * processes and of NLM clients as well.  Freeing the lock state
+ * (FREE_STATEID, or the client's end) closes the description, which
  * releases what the owner still held.  Blocking types (READW_LT, WRITEW_LT)
  * are tried once: a conflict is NFS4ERR_DENIED and the client polls (no
  * CB_NOTIFY_LOCK without a backchannel).  A conflict with a courtesy
@@ -16,74 +17,81 @@
  * tried once more (nfs4_state_revoke_file()).  LOCK asks nfs4_grace_gate()
  * first: a reclaim only in the grace period, anything else only outside
  * it (nfs4_recover.c); LOCKT is NFS4ERR_GRACE in it.  The owner in
- * LOCK4denied is not known to the kernel and is sent empty (clientid 0).
+ * LOCK4denied is not known to the lock table and is sent empty (clientid 0).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "nfs4_internal.h"
 
-/* lock_range - offset4/length4 to a struct flock (RFC 8881 18.10.4). */
+/* A byte range to lock, test or unlock (fs_lock()). */
+struct lock_req {
+	int lr_type;        /* F_RDLCK, F_WRLCK */
+	uint64_t lr_start;
+	uint64_t lr_len;    /* 0: to the end of the file */
+};
+
+/* lock_range - offset4/length4 to a range (RFC 8881 18.10.4). */
 static uint32_t lock_range(uint32_t type, uint64_t offset, uint64_t length,
-			   struct flock *fl)
+			   struct lock_req *lr)
 {
-	memset(fl, 0, sizeof(*fl));
+	memset(lr, 0, sizeof(*lr));
 	if (type < READ_LT || type > WRITEW_LT)
 		return NFS4ERR_INVAL;
 	if (length == 0 || (length != UINT64_MAX && length > UINT64_MAX - offset))
 		return NFS4ERR_INVAL;
 	if (offset > (uint64_t)INT64_MAX)
 		return NFS4ERR_BAD_RANGE;
-	fl->l_type = (type == READ_LT || type == READW_LT) ? F_RDLCK : F_WRLCK;
-	fl->l_whence = SEEK_SET;
-	fl->l_start = (off_t)offset;
+	lr->lr_type = (type == READ_LT || type == READW_LT) ? F_RDLCK : F_WRLCK;
+	lr->lr_start = offset;
 	/* to the end of the file: all ones, or past what off_t holds */
-	fl->l_len = length == UINT64_MAX || length > (uint64_t)INT64_MAX - offset ?
-		    0 : (off_t)length;
+	lr->lr_len = length == UINT64_MAX || length > (uint64_t)INT64_MAX - offset ?
+		     0 : length;
 	return NFS4_OK;
 }
 
-/* put_denied - LOCK4denied for the lock @fd's conflict test found. */
-static void put_denied(struct rpcrdma_xdr *r, const struct flock *fl)
+/* put_denied - LOCK4denied for the conflicting lock @cf. */
+static void put_denied(struct rpcrdma_xdr *r, const struct fs_lock_conflict *cf)
 {
-	rpcrdma_xdr_put_u64(r, (uint64_t)fl->l_start);
-	rpcrdma_xdr_put_u64(r, fl->l_len == 0 ? UINT64_MAX : (uint64_t)fl->l_len);
-	rpcrdma_xdr_put_u32(r, fl->l_type == F_WRLCK ? WRITE_LT : READ_LT);
+	rpcrdma_xdr_put_u64(r, cf->cf_start);
+	rpcrdma_xdr_put_u64(r, cf->cf_len == 0 ? UINT64_MAX : cf->cf_len);
+	rpcrdma_xdr_put_u32(r, cf->cf_type == F_WRLCK ? WRITE_LT : READ_LT);
 	rpcrdma_xdr_put_u64(r, 0);
 	rpcrdma_xdr_put_u32(r, 0);
 }
 
-/* conflict - the lock that keeps @want from @fd (F_OFD_GETLK). */
-static uint32_t conflict(struct nfs4_compound *cp, int fd, const struct flock *want)
+/* denied - NFS4ERR_DENIED with LOCK4denied of @cf, or NFS4ERR_DELAY when
+ * no lock is named (F_UNLCK: released meanwhile, try again). */
+static uint32_t denied(struct nfs4_compound *cp, const struct fs_lock_conflict *cf)
 {
-	struct flock fl = *want;
-
-	fl.l_pid = 0;
-	if (fcntl(fd, F_OFD_GETLK, &fl) < 0)
-		return nfs4_errno(-errno);
-	if (fl.l_type == F_UNLCK)
-		return NFS4_OK;
+	if (cf->cf_type != F_RDLCK && cf->cf_type != F_WRLCK)
+		return NFS4ERR_DELAY;
 	cp->cp_keep_body = true; /* LOCK4denied follows the status */
-	put_denied(cp->cp_res, &fl);
+	put_denied(cp->cp_res, cf);
 	return NFS4ERR_DENIED;
 }
 
-/* owner_fd - a descriptor for a new lock-owner's locks (server identity:
- * the open state already stands for the caller's right to the file). */
-static int owner_fd(int path_fd)
+/* no_lockd - a struct fs_lockd that holds nothing. */
+static void no_lockd(struct fs_lockd *ld)
 {
-	char path[32];
-	int fd;
+	*ld = (struct fs_lockd){ .ld_be = NULL, .ld_fd = -1 };
+}
 
-	fs_cred_restore();
-	fs_proc_path(path, sizeof(path), path_fd);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+/* owner_open - a description of @fe for a new lock-owner's locks
+ * (fs_lock_open(): server identity, as the open state already stands for
+ * the caller's right to the file).  Return: NFS4_OK or its error. */
+static uint32_t owner_open(struct nfs4_compound *cp, struct fs_fentry *fe,
+			   struct fs_lockd *ld)
+{
+	int acc, err = fs_lock_open(&cp->cp_c, fe, ld, &acc);
+
+	if (err) {
+		no_lockd(ld);
+		return nfs4_errno(err);
+	}
+	return NFS4_OK;
 }
 
 uint32_t nfs4_op_lock(struct nfs4_compound *cp)
@@ -96,10 +104,14 @@ uint32_t nfs4_op_lock(struct nfs4_compound *cp)
 	uint32_t type, ownerlen = 0, access = 0, status;
 	uint64_t offset, length;
 	bool reclaim, new_owner;
-	struct flock fl;
+	struct fs_lock_conflict cf;
+	struct fs_lockd ld, nld;
+	struct lock_req lr;
 	struct stat st_;
-	int fd = -1, nfd = -1, rc;
+	int rc, trc;
 
+	no_lockd(&ld);
+	no_lockd(&nld);
 	type = rpcrdma_xdr_get_u32(a);
 	reclaim = rpcrdma_xdr_get_bool(a);
 	offset = rpcrdma_xdr_get_u64(a);
@@ -120,47 +132,47 @@ uint32_t nfs4_op_lock(struct nfs4_compound *cp)
 	status = nfs4_grace_gate(cp, reclaim);
 	if (status)
 		return status;
-	status = lock_range(type, offset, length, &fl);
+	status = lock_range(type, offset, length, &lr);
 	if (!status)
 		status = nfs4_cur_file(cp, false, &local, &fe, &st_);
 	if (status)
 		goto out;
 	if (new_owner) {
-		nfd = owner_fd(fe->fe_path);
-		if (nfd < 0) {
-			status = nfs4_errno(nfd);
-			goto out;
-		}
-		status = nfs4_lock_owner(st, cp->cp_clientid, &open_sid, owner, ownerlen,
-					 cp->cp_cur.fh_data, cp->cp_cur.fh_len, &nfd,
-					 &lock_sid, &access);
+		status = owner_open(cp, fe, &nld);
+		if (!status)
+			status = nfs4_lock_owner(st, cp->cp_clientid, &open_sid, owner,
+						 ownerlen, cp->cp_cur.fh_data,
+						 cp->cp_cur.fh_len, st_.st_dev, st_.st_ino,
+						 &nld, &lock_sid, &access);
 		if (status)
 			goto out;
 	}
-	status = nfs4_lock_fd(st, cp->cp_clientid, &lock_sid, cp->cp_cur.fh_data,
-			      cp->cp_cur.fh_len, &fd, &access);
+	status = nfs4_lock_get(st, cp->cp_clientid, &lock_sid, cp->cp_cur.fh_data,
+			       cp->cp_cur.fh_len, &ld, &access);
 	if (status)
 		goto out;
-	if (!(access & (fl.l_type == F_WRLCK ? OPEN4_SHARE_ACCESS_WRITE :
-					       OPEN4_SHARE_ACCESS_READ))) {
+	if (!(access & (lr.lr_type == F_WRLCK ? OPEN4_SHARE_ACCESS_WRITE :
+						OPEN4_SHARE_ACCESS_READ))) {
 		status = NFS4ERR_OPENMODE;
 		goto out;
 	}
-	fl.l_pid = 0;
-	rc = fcntl(fd, F_OFD_SETLK, &fl);
-	if (rc < 0 && (errno == EAGAIN || errno == EACCES) &&
-	    nfs4_state_revoke_file(st, cp->cp_clientid, st_.st_dev, st_.st_ino) > 0)
-		/* courtesy clients held locks of the file: they are gone
-		 * with all their state; once more (RFC 8881 8.3) */
-		rc = fcntl(fd, F_OFD_SETLK, &fl);
+	/* the conflict is asked for only once the lock is refused for good */
+	rc = fs_lock(&ld, lr.lr_type, lr.lr_start, lr.lr_len, false, NULL);
+	if (rc == -EAGAIN) {
+		if (nfs4_state_revoke_file(st, cp->cp_clientid, st_.st_dev, st_.st_ino) > 0)
+			/* courtesy clients held locks of the file: they are
+			 * gone with all their state; once more (RFC 8881 8.3) */
+			rc = fs_lock(&ld, lr.lr_type, lr.lr_start, lr.lr_len, false, &cf);
+		else if ((trc = fs_lock(&ld, lr.lr_type, lr.lr_start, lr.lr_len, true,
+					&cf)) == 0)
+			cf.cf_type = F_UNLCK; /* released meanwhile */
+		else if (trc != -EAGAIN)
+			rc = trc;
+	}
 	if (rc < 0) {
-		if (errno == EAGAIN || errno == EACCES)
-			status = conflict(cp, fd, &fl);
-		else
-			status = errno == EBADF ? NFS4ERR_OPENMODE :
-			         errno == ENOLCK ? NFS4ERR_RESOURCE : nfs4_errno(-errno);
-		if (status == NFS4_OK)
-			status = NFS4ERR_DELAY; /* released meanwhile: try again */
+		status = rc == -EAGAIN ? denied(cp, &cf) :
+			 rc == -EBADF ? NFS4ERR_OPENMODE :
+			 rc == -ENOLCK ? NFS4ERR_RESOURCE : nfs4_errno(rc);
 		goto out;
 	}
 	status = nfs4_lock_bump(st, cp->cp_clientid, &lock_sid, &out);
@@ -169,8 +181,8 @@ uint32_t nfs4_op_lock(struct nfs4_compound *cp)
 	if (!status && reclaim)
 		nfs4_grace_note(cp, NFS4_REC_LOCK_RECLAIM);
 out:
-	fs_close_fd(nfd);
-	fs_close_fd(fd);
+	fs_lock_close(&nld);
+	fs_lock_close(&ld);
 	fs_fcache_put(fe);
 	return status;
 }
@@ -182,10 +194,13 @@ uint32_t nfs4_op_lockt(struct nfs4_compound *cp)
 	uint32_t type, ownerlen, status;
 	const uint8_t *owner;
 	uint64_t offset, length;
-	struct flock fl;
+	struct fs_lock_conflict cf;
+	struct fs_lockd ld;
+	struct lock_req lr;
 	struct stat st_;
-	int fd = -1;
+	int rc;
 
+	no_lockd(&ld);
 	type = rpcrdma_xdr_get_u32(a);
 	offset = rpcrdma_xdr_get_u64(a);
 	length = rpcrdma_xdr_get_u64(a);
@@ -197,7 +212,7 @@ uint32_t nfs4_op_lockt(struct nfs4_compound *cp)
 	 * reclaimed (RFC 8881 18.11.4) */
 	if (nfs4_recover_in_grace(cp->cp_srv->s4_recover, nfs4_mono_sec()))
 		return NFS4ERR_GRACE;
-	status = lock_range(type, offset, length, &fl);
+	status = lock_range(type, offset, length, &lr);
 	if (!status)
 		status = nfs4_cur_file(cp, false, &local, &fe, &st_);
 	if (status)
@@ -205,17 +220,15 @@ uint32_t nfs4_op_lockt(struct nfs4_compound *cp)
 	/* the owner's own locks do not conflict: test on its description */
 	if (nfs4_lock_find_owner(cp->cp_srv->s4_state, cp->cp_clientid, owner,
 				 ownerlen, cp->cp_cur.fh_data, cp->cp_cur.fh_len,
-				 &fd) != NFS4_OK) {
-		fd = owner_fd(fe->fe_path);
-		if (fd < 0) {
-			status = nfs4_errno(fd);
-			fd = -1;
+				 &ld) != NFS4_OK) {
+		status = owner_open(cp, fe, &ld);
+		if (status)
 			goto out;
-		}
 	}
-	status = conflict(cp, fd, &fl);
+	rc = fs_lock(&ld, lr.lr_type, lr.lr_start, lr.lr_len, true, &cf);
+	status = rc == 0 ? NFS4_OK : rc == -EAGAIN ? denied(cp, &cf) : nfs4_errno(rc);
 out:
-	fs_close_fd(fd);
+	fs_lock_close(&ld);
 	fs_fcache_put(fe);
 	return status;
 }
@@ -228,10 +241,13 @@ uint32_t nfs4_op_locku(struct nfs4_compound *cp)
 	struct nfs4_stateid sid, out;
 	uint32_t type, status, access;
 	uint64_t offset, length;
-	struct flock fl;
+	struct fs_lock_conflict cf;
+	struct fs_lockd ld;
+	struct lock_req lr;
 	struct stat st_;
-	int fd = -1;
+	int rc;
 
+	no_lockd(&ld);
 	type = rpcrdma_xdr_get_u32(a);
 	(void)rpcrdma_xdr_get_u32(a); /* seqid */
 	nfs4_get_stateid(a, &sid);
@@ -239,25 +255,24 @@ uint32_t nfs4_op_locku(struct nfs4_compound *cp)
 	length = rpcrdma_xdr_get_u64(a);
 	if (!rpcrdma_xdr_ok(a))
 		return NFS4ERR_BADXDR;
-	status = lock_range(type, offset, length, &fl);
+	status = lock_range(type, offset, length, &lr);
 	if (!status)
 		status = nfs4_cur_file(cp, false, &local, &fe, &st_);
 	if (!status)
-		status = nfs4_lock_fd(st, cp->cp_clientid, &sid, cp->cp_cur.fh_data,
-				      cp->cp_cur.fh_len, &fd, &access);
+		status = nfs4_lock_get(st, cp->cp_clientid, &sid, cp->cp_cur.fh_data,
+				       cp->cp_cur.fh_len, &ld, &access);
 	if (status)
 		goto out;
-	fl.l_type = F_UNLCK;
-	fl.l_pid = 0;
-	if (fcntl(fd, F_OFD_SETLK, &fl) < 0) {
-		status = nfs4_errno(-errno);
+	rc = fs_lock(&ld, F_UNLCK, lr.lr_start, lr.lr_len, false, &cf);
+	if (rc < 0) {
+		status = nfs4_errno(rc);
 		goto out;
 	}
 	status = nfs4_lock_bump(st, cp->cp_clientid, &sid, &out);
 	if (!status)
 		nfs4_put_stateid(cp->cp_res, &out);
 out:
-	fs_close_fd(fd);
+	fs_lock_close(&ld);
 	fs_fcache_put(fe);
 	return status;
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * nfs4_server.c - the NFSv4.1 server object over an NFSv3 server's
- * exports, the step every operation on a file system object takes first
- * (export, caller's options, identity, sync or async: the same rules as
- * NFSv3, see docs/nfs3.md), and errno to nfsstat4.
+ * nfs4_server.c - the NFSv4.1 server object over the exports of the
+ * file-serving layer (src/fs), the step every operation on a file system
+ * object takes first (export, caller's options, identity, sync or async:
+ * the same rules as NFSv3, see docs/nfs3.md), and errno to nfsstat4.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -329,8 +329,9 @@ uint32_t nfs4_op_begin(struct nfs4_compound *cp, const struct nfs4_fh *fh,
 	c->c_modifies = modifies;
 	/* commit_metadata before the reply (fs_commit.c): the operations
 	 * that change names or attributes call fs_commit_dir/obj(), which
-	 * commit only on a sync entry on a disk, as NFSv3's dispatch says */
-	c->c_commit = modifies && !opts.xo_async && !c->c_exp->ex_mem_fs;
+	 * commit only on a sync entry on a disk, as NFSv3's dispatch says;
+	 * the same test as nfs4_transport_ok()'s (fs_never_waits()) */
+	c->c_commit = modifies && !opts.xo_async && !fs_never_waits(c->c_exp);
 	auth = fs_cred_from_req(&opts, cp->cp_req, &c->c_cred);
 	if (auth)
 		return auth == RPCRDMA_AUTH_TOOWEAK ? NFS4ERR_WRONGSEC : NFS4ERR_ACCESS;

@@ -115,8 +115,9 @@ struct nfs4_open {
 	uint8_t op_fh[NFS4_FHSIZE];
 };
 
-/* A lock-owner's locks on one file: the owner's own open file description,
- * on which the kernel keeps its byte-range (OFD) locks. */
+/* A lock-owner's locks on one file: the owner's own description of the
+ * file (struct fs_lockd: an open file description on the posix backend,
+ * whose OFD locks the kernel keeps), which holds its byte-range locks. */
 struct nfs4_lock {
 	bool lk_used;
 	uint32_t lk_gen;
@@ -125,7 +126,9 @@ struct nfs4_lock {
 	uint64_t lk_owner;
 	uint64_t lk_host;      /* its client's cl_host */
 	uint32_t lk_access;    /* the open's share access when it was made */
-	int lk_fd;
+	struct fs_lockd lk_ld; /* the owner's description (ld_be NULL: none) */
+	dev_t lk_dev;          /* the file's identity (nfs4_state_revoke_file()) */
+	ino_t lk_ino;
 	uint32_t lk_fhlen;
 	uint8_t lk_fh[NFS4_FHSIZE];
 };
@@ -243,7 +246,7 @@ int nfs4_state_create(uint32_t boot, uint32_t lease, const struct nfs4_sizes *sz
 	st->st_boot = boot;
 	st->st_lease = lease ? lease : NFS4_LEASE_SECONDS;
 	for (unsigned i = 0; i < st->st_sz.sz_locks; i++)
-		st->st_locks[i].lk_fd = -1;
+		st->st_locks[i].lk_ld = (struct fs_lockd){ .ld_be = NULL, .ld_fd = -1 };
 	*out = st;
 	return 0;
 }
@@ -266,8 +269,7 @@ void nfs4_state_destroy(struct nfs4_state *st)
 	for (unsigned i = 0; i < st->st_sz.sz_sessions; i++)
 		free(st->st_sessions[i].se_cache);
 	for (unsigned i = 0; i < st->st_sz.sz_locks; i++)
-		if (st->st_locks[i].lk_fd >= 0)
-			close(st->st_locks[i].lk_fd);
+		fs_lock_close(&st->st_locks[i].lk_ld);
 	pthread_mutex_destroy(&st->st_lock);
 	state_free(st);
 }
@@ -389,9 +391,7 @@ static void lock_free(struct nfs4_lock *lk)
 {
 	/* closing the owner's description releases its locks (teardown
 	 * and FREE_STATEID: the one system call made under st_lock) */
-	if (lk->lk_fd >= 0)
-		close(lk->lk_fd);
-	lk->lk_fd = -1;
+	fs_lock_close(&lk->lk_ld);
 	lk->lk_used = false;
 }
 
@@ -1171,8 +1171,9 @@ static void lock_sid(const struct nfs4_state *st, const struct nfs4_lock *lk,
 uint32_t nfs4_lock_owner(struct nfs4_state *st, uint64_t clientid,
 			 const struct nfs4_stateid *open_sid,
 			 const uint8_t *owner, uint32_t ownerlen,
-			 const uint8_t *fh, uint32_t fhlen, int *fdp,
-			 struct nfs4_stateid *out, uint32_t *access)
+			 const uint8_t *fh, uint32_t fhlen, dev_t dev, ino_t ino,
+			 struct fs_lockd *ld, struct nfs4_stateid *out,
+			 uint32_t *access)
 {
 	uint64_t h = fs_siphash(st->st_key, owner, ownerlen) ^ ownerlen ^
 		     0x4c4f434b00000000ull;
@@ -1181,7 +1182,6 @@ uint32_t nfs4_lock_owner(struct nfs4_state *st, uint64_t clientid,
 	struct nfs4_open *op;
 	uint32_t status, mine = 0, host_n = 0;
 	uint64_t host;
-	int fd = *fdp;
 
 	pthread_mutex_lock(&st->st_lock);
 	status = open_lookup(st, clientid, open_sid, &op);
@@ -1230,10 +1230,13 @@ uint32_t nfs4_lock_owner(struct nfs4_state *st, uint64_t clientid,
 		lk->lk_clientid = clientid;
 		lk->lk_owner = h;
 		lk->lk_host = host;
-		lk->lk_fd = fd;
+		lk->lk_ld = *ld;
+		lk->lk_dev = dev;
+		lk->lk_ino = ino;
 		lk->lk_fhlen = fhlen;
 		memcpy(lk->lk_fh, fh, fhlen);
-		*fdp = -1; /* the table owns it now */
+		/* the table owns it now */
+		*ld = (struct fs_lockd){ .ld_be = NULL, .ld_fd = -1 };
 	}
 	lk->lk_access = op->op_access;
 	*access = op->op_access;
@@ -1243,9 +1246,9 @@ out:
 	return status;
 }
 
-uint32_t nfs4_lock_fd(struct nfs4_state *st, uint64_t clientid,
-		      const struct nfs4_stateid *sid, const uint8_t *fh,
-		      uint32_t fhlen, int *fdp, uint32_t *access)
+uint32_t nfs4_lock_get(struct nfs4_state *st, uint64_t clientid,
+		       const struct nfs4_stateid *sid, const uint8_t *fh,
+		       uint32_t fhlen, struct fs_lockd *out, uint32_t *access)
 {
 	struct nfs4_lock *lk;
 	uint32_t status;
@@ -1256,9 +1259,8 @@ uint32_t nfs4_lock_fd(struct nfs4_state *st, uint64_t clientid,
 	    (lk->lk_fhlen != fhlen || memcmp(lk->lk_fh, fh, fhlen) != 0))
 		status = NFS4ERR_BAD_STATEID;
 	if (status == NFS4_OK) {
-		/* the same open file description: its locks are the owner's */
-		*fdp = fcntl(lk->lk_fd, F_DUPFD_CLOEXEC, 0);
-		if (*fdp < 0)
+		/* the same description: its locks are the owner's */
+		if (fs_lock_dup(&lk->lk_ld, out) < 0)
 			status = NFS4ERR_RESOURCE;
 		*access = lk->lk_access;
 	}
@@ -1268,21 +1270,20 @@ uint32_t nfs4_lock_fd(struct nfs4_state *st, uint64_t clientid,
 
 uint32_t nfs4_lock_find_owner(struct nfs4_state *st, uint64_t clientid,
 			      const uint8_t *owner, uint32_t ownerlen,
-			      const uint8_t *fh, uint32_t fhlen, int *fdp)
+			      const uint8_t *fh, uint32_t fhlen, struct fs_lockd *out)
 {
 	uint64_t h = fs_siphash(st->st_key, owner, ownerlen) ^ ownerlen ^
 		     0x4c4f434b00000000ull;
 	uint32_t status = NFS4ERR_BAD_STATEID;
 
-	*fdp = -1;
+	*out = (struct fs_lockd){ .ld_be = NULL, .ld_fd = -1 };
 	pthread_mutex_lock(&st->st_lock);
 	for (unsigned i = 0; i < st->st_locks_hi; i++) {
 		struct nfs4_lock *l = &st->st_locks[i];
 
 		if (l->lk_used && l->lk_clientid == clientid && l->lk_owner == h &&
 		    l->lk_fhlen == fhlen && memcmp(l->lk_fh, fh, fhlen) == 0) {
-			*fdp = fcntl(l->lk_fd, F_DUPFD_CLOEXEC, 0);
-			status = *fdp < 0 ? NFS4ERR_RESOURCE : NFS4_OK;
+			status = fs_lock_dup(&l->lk_ld, out) < 0 ? NFS4ERR_RESOURCE : NFS4_OK;
 			break;
 		}
 	}
@@ -1525,7 +1526,6 @@ uint32_t nfs4_state_revoke_file(struct nfs4_state *st, uint64_t except,
 {
 	time_t now = now_sec();
 	uint32_t n = 0;
-	struct stat sb;
 
 	pthread_mutex_lock(&st->st_lock);
 	for (unsigned i = 0; i < st->st_locks_hi; i++) {
@@ -1537,8 +1537,8 @@ uint32_t nfs4_state_revoke_file(struct nfs4_state *st, uint64_t except,
 		cl = client_find(st, lk->lk_clientid);
 		if (!cl || !client_courtesy(st, cl, now))
 			continue;
-		/* fstat of a descriptor the table holds: no waiting */
-		if (fstat(lk->lk_fd, &sb) < 0 || sb.st_dev != dev || sb.st_ino != ino)
+		/* the file's identity, noted when the state was made */
+		if (lk->lk_dev != dev || lk->lk_ino != ino)
 			continue;
 		client_expire(st, cl); /* its other lock states go too */
 		n++;

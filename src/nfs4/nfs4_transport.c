@@ -16,8 +16,8 @@
  *    only), GETATTR, READLINK (both read as the server, for any caller,
  *    as NFSv3's), ACCESS, LOOKUP, LOOKUPP (none waits for the disk by
  *    design), or REMOVE, RENAME or LINK on an export entry that commits
- *    no metadata (async, or a file system in memory: fs_commit.c would
- *    fsync the directory);
+ *    no metadata (async, or a backend that never waits, fs_never_waits():
+ *    tmpfs, memory; else fs_commit.c would fsync the directory);
  *  - every operation that touches an export's files finds the handle's
  *    export by the handles the COMPOUND itself carries (PUTFH, SAVEFH,
  *    RESTOREFH, LOOKUP within it): after a LOOKUP or LOOKUPP that may
@@ -27,7 +27,9 @@
  *    accepted, and, for the operations that run with the caller's
  *    identity (all but GETATTR and READLINK), that (squashed) identity is
  *    the server's own (fs_cred_is_server(): a root client of a
- *    no_root_squash entry served by a root server).
+ *    no_root_squash entry served by a root server), unless the export's
+ *    backend switches no thread identity (fs_needs_identity() false: it
+ *    checks the caller's credentials itself).
  * Everything else goes to a worker untouched: OPEN, READ, WRITE,
  * SETATTR, the lock and delegation operations (state, data, and OPEN may
  * recall a delegation over the back channel), EXCHANGE_ID and the other
@@ -68,10 +70,13 @@ static bool export_ok(const struct fs_snap *sn, const struct rpcrdma_svc_req *re
 		return false;
 	if (fs_cred_from_req(&opts, req, &cr))
 		return false;
-	/* a change on a sync entry on a disk commits: fsync */
-	if (modifies && (opts.xo_ro || (!opts.xo_async && !sn->sn_exp[xi]->ex_mem_fs)))
+	/* a change on a sync entry of a backend that may wait (a disk)
+	 * commits: fsync */
+	if (modifies && (opts.xo_ro || (!opts.xo_async && !fs_never_waits(sn->sn_exp[xi]))))
 		return false;
-	return !as_caller || fs_cred_is_server(&cr);
+	/* a backend that takes the caller's identity explicitly switches
+	 * nothing: any caller */
+	return !as_caller || !fs_needs_identity(sn->sn_exp[xi]) || fs_cred_is_server(&cr);
 }
 
 /* real_ok - a handle of a known export that may be served here. */

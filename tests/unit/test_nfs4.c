@@ -5,7 +5,8 @@
  * misordered sequence ids), the state tables' limits, and attributes
  * decoded by hand from RFC 8881 section 5 (bitmap words, value order and
  * sizes).  Calls are built and results decoded here, independently of
- * the server's encoders.
+ * the server's encoders.  The cases on an export run on both backends of
+ * the file-serving layer (test_nfs4_harness.h).
  */
 #include "test_nfs4_harness.h"
 
@@ -66,7 +67,7 @@ static void test_header_decode(void **state)
 
 static void test_compound_errors(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct t_call *c = &e->c;
 	uint32_t n;
 
@@ -127,7 +128,7 @@ static void test_compound_errors(void **state)
 
 static void test_sessions(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct t_call *c = &e->c;
 	uint8_t first[512];
 	size_t first_len;
@@ -378,7 +379,7 @@ static void test_open_states(void **state)
 
 static void test_getattr(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct t_call *c = &e->c;
 	char path[128];
 	uint32_t n, nops, len, w0, w1, i;
@@ -411,7 +412,7 @@ static void test_getattr(void **state)
 	assert_int_equal(w1, 0x0000003au);
 	len = r_u32(c);
 	/* by hand: 4 + 8 + 8 + 4 + 4 + (4 + 4 "1234") + (4 + 4 "5678") */
-	if (geteuid() == 0)
+	if (t4_owned(e))
 		assert_int_equal(len, 44);
 	assert_int_equal(r_u32(c), NF4REG);
 	assert_int_equal(r_u64(c), 5);
@@ -419,7 +420,7 @@ static void test_getattr(void **state)
 	assert_int_equal(r_u32(c), 0640);
 	assert_int_equal(r_u32(c), 1);
 	p = r_opaque(c, &len);
-	if (geteuid() == 0) {
+	if (t4_owned(e)) {
 		assert_int_equal(len, 4);
 		assert_memory_equal(p, "1234", 4);
 		p = r_opaque(c, &len);
@@ -470,12 +471,11 @@ static void test_getattr(void **state)
 
 static void test_open_write_read(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct t_call *c = &e->c;
 	uint8_t stateid[16];
 	uint32_t n, nops, len, i;
 	const uint8_t *p;
-	char file[128];
 
 	session(e);
 	nops = path_ops(e->dir);
@@ -507,11 +507,11 @@ static void test_open_write_read(void **state)
 	assert_int_equal(r_op(c, OP_OPEN), NFS4_OK);
 	memcpy(stateid, c->res + c->rpos, 16);
 	assert_int_equal(r_u32(c), 1); /* seqid of a new open */
-	snprintf(file, sizeof(file), "%s/g", e->dir);
 	{
 		struct stat st;
 
-		assert_int_equal(stat(file, &st), 0);
+		assert_int_equal(t4_stat(e, "g", &st), 0);
+		assert_true(S_ISREG(st.st_mode));
 		assert_int_equal(st.st_mode & 07777, 0600);
 	}
 	/* by its path again: WRITE "hello" at 2, READ 10 at 0, CLOSE */
@@ -653,14 +653,12 @@ static uint32_t c_lock(struct env *e, const uint8_t *fh, uint32_t fhlen,
 
 static void test_locks(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct t_call *c = &e->c;
 	uint8_t fh[128], s1[16], s2[16], l1[16], l2[16], l3[16];
 	uint32_t fhlen, n;
 	uint64_t doff = 0, dlen = 0;
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 100, .l_len = 1 };
-	char path[128];
-	int lfd;
+	struct t4_locker lk;
 
 	session(e);
 	c_open(e, "locked", "open-owner-1", OPEN4_SHARE_ACCESS_BOTH, s1, fh, &fhlen);
@@ -691,15 +689,14 @@ static void test_locks(void **state)
 	/* B's lock state exists (made by the denied LOCK): B locks [20, 30) */
 	assert_int_equal(c_lock(e, fh, fhlen, WRITE_LT, 20, 10, s2, "lock-B", NULL, l2,
 				&doff, &dlen), NFS4_OK);
-	/* a local process' lock conflicts too (the kernel's OFD locks) */
-	snprintf(path, sizeof(path), "%s/locked", e->dir);
-	lfd = open(path, O_RDWR);
-	assert_true(lfd >= 0);
-	assert_int_equal(fcntl(lfd, F_OFD_SETLK, &fl), 0);
+	/* another locker's lock conflicts too (posix: a local process's,
+	 * the kernel's OFD locks; memory: the layer's table, as NLM's) */
+	t4_locker_open(e, "locked", &lk);
+	assert_int_equal(t4_locker_lock(&lk, F_WRLCK, 100, 1, false, NULL), 0);
 	assert_int_equal(c_lock(e, fh, fhlen, WRITE_LT, 50, UINT64_MAX, NULL, NULL, l1, l3,
 				&doff, &dlen), NFS4ERR_DENIED);
 	assert_true(doff == 100 && dlen == 1);
-	close(lfd);
+	t4_locker_close(&lk);
 	/* bad ranges: length 0, an overflowing end */
 	assert_int_equal(c_lock(e, fh, fhlen, WRITE_LT, 0, 0, NULL, NULL, l1, l3,
 				&doff, &dlen), NFS4ERR_INVAL);
@@ -739,11 +736,9 @@ static void test_locks(void **state)
 	c_fixed(c, s1, 16);
 	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
 	assert_int_equal(r_hdr(c, &n), NFS4ERR_LOCKS_HELD);
-	lfd = open(path, O_RDWR);
-	fl.l_start = 0;
-	fl.l_len = 30;
-	assert_int_equal(fcntl(lfd, F_OFD_SETLK, &fl), 0); /* nothing left */
-	close(lfd);
+	t4_locker_open(e, "locked", &lk);
+	assert_int_equal(t4_locker_lock(&lk, F_WRLCK, 0, 30, false, NULL), 0); /* nothing left */
+	t4_locker_close(&lk);
 }
 
 /* the pseudo file system and the handle operations around it */
@@ -777,7 +772,7 @@ static uint32_t v3_write(struct env *e, const uint8_t *fh, uint32_t fhlen)
  * 8881 10.4.4; the NFSv3 change hook). */
 static void test_nfs3_recalls(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	uint8_t fh[128], sid[16];
 	uint32_t fhlen;
 	struct nfs4_stateid ds;
@@ -824,7 +819,7 @@ static void test_nfs3_recalls(void **state)
 
 static void test_pseudo_fs(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct t_call *c = &e->c;
 	uint32_t n, nops = path_ops(e->dir), len, i;
 	const uint8_t *p, *root;
@@ -985,7 +980,7 @@ static void test_pseudo_fs(void **state)
  */
 static void test_garbage(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct t_call *c = &e->c;
 	uint64_t rng = 0x9e3779b97f4a7c15ull;
 	uint32_t n, status, last = 0, ran_ok = 0, bad_xdr = 0;
@@ -1184,13 +1179,18 @@ static void restart(struct env *e, const char *state_dir)
 
 static void test_restart_grace(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct rpcrdma_nfs4_recovery rv;
 	uint8_t fh[128], sid[16], sid2[16];
-	char sdir[96];
+	char sdir[96], tmp[64] = "";
 	uint32_t fhlen;
 
-	snprintf(sdir, sizeof(sdir), "%s/.state", e->dir);
+	/* the records are the server's own files: on a real directory */
+	if (e->mem) {
+		strcpy(tmp, "/tmp/nfs4s.XXXXXX");
+		assert_non_null(mkdtemp(tmp));
+	}
+	snprintf(sdir, sizeof(sdir), "%s/.state", e->mem ? tmp : e->dir);
 	e->log = fopen("/dev/null", "w");
 	assert_non_null(e->log);
 	/* the first start: no record, no grace; an OPEN records the client */
@@ -1235,6 +1235,12 @@ static void test_restart_grace(void **state)
 	rpcrdma_nfs4_server_destroy(e->srv4);
 	e->srv4 = NULL;
 	fclose(e->log);
+	if (e->mem) {
+		char cmd[96];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+		assert_int_equal(system(cmd), 0);
+	}
 }
 
 /* c_read_kind - LOOKUP @name in the export, then READ (anonymous stateid)
@@ -1277,16 +1283,12 @@ static uint32_t c_read_kind(struct env *e, const char *name, bool lockt)
  * regular file: NFS4ERR_ISDIR, NFS4ERR_SYMLINK, else NFS4ERR_WRONG_TYPE. */
 static void test_not_regular(void **state)
 {
-	struct env *e = *state;
-	char path[PATH_MAX];
+	struct env *e = t4_env(state);
 
 	session(e);
-	snprintf(path, sizeof(path), "%s/fifo", e->dir);
-	assert_int_equal(mkfifo(path, 0644), 0);
-	snprintf(path, sizeof(path), "%s/link", e->dir);
-	assert_int_equal(symlink("f", path), 0);
-	snprintf(path, sizeof(path), "%s/sub", e->dir);
-	assert_int_equal(mkdir(path, 0755), 0);
+	t4_make(e, "fifo", T4_FIFO, 0644, NULL, 0, -1, -1);
+	t4_make(e, "link", T4_SYMLINK, 0777, "f", 1, -1, -1);
+	t4_mkdir(e, "sub", 0755);
 	assert_int_equal(c_read_kind(e, "fifo", false), NFS4ERR_WRONG_TYPE);
 	assert_int_equal(c_read_kind(e, "fifo", true), NFS4ERR_WRONG_TYPE);
 	assert_int_equal(c_read_kind(e, "link", false), NFS4ERR_SYMLINK);
@@ -1301,25 +1303,445 @@ static void test_not_regular(void **state)
  * after the unlink, marked atomic as NFSv3's wcc_data would be. */
 static void test_change_info(void **state)
 {
-	struct env *e = *state;
-	char path[PATH_MAX];
+	struct env *e = t4_env(state);
 	struct stat b, a;
 	uint64_t before = 0, after = 0;
 	uint32_t atomic = 0;
-	int fd;
 
 	session(e);
-	snprintf(path, sizeof(path), "%s/gone", e->dir);
-	fd = open(path, O_CREAT | O_WRONLY, 0644);
-	assert_true(fd >= 0);
-	close(fd);
-	assert_int_equal(stat(e->dir, &b), 0);
+	t4_mkfile(e, "gone", 0644, "");
+	assert_int_equal(t4_stat(e, "", &b), 0);
 	assert_int_equal(c_remove_cinfo(e, "gone", &atomic, &before, &after), NFS4_OK);
-	assert_int_equal(stat(e->dir, &a), 0);
-	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(t4_stat(e, "", &a), 0);
+	assert_false(t4_exists(e, "gone"));
 	assert_int_equal(atomic, 1);
 	assert_true(before == (uint64_t)b.st_ctim.tv_sec * 1000000000u + (uint64_t)b.st_ctim.tv_nsec);
 	assert_true(after == (uint64_t)a.st_ctim.tv_sec * 1000000000u + (uint64_t)a.st_ctim.tv_nsec);
+}
+
+/*
+ * c_open_how - OPEN of @name in the export's root by a new owner for
+ * reading and writing: @opentype OPEN4_CREATE with @createmode (UNCHECKED4
+ * and GUARDED4 with no attributes; EXCLUSIVE4 with verifier @verf) or
+ * OPEN4_NOCREATE, CLAIM_NULL.  The OPEN's status.
+ */
+static uint32_t c_open_how(struct env *e, const char *name, uint32_t opentype,
+			   uint32_t createmode, const uint8_t verf[8])
+{
+	struct t_call *c = &e->c;
+	uint32_t n, nops = path_ops(e->dir);
+	static unsigned owner;
+	char own[32];
+
+	snprintf(own, sizeof(own), "how-owner-%u", owner++);
+	c_begin(e, 1, 1 + nops + 1);
+	c_sequence(e, e->seq++, 0);
+	c_lookup_ops(e, e->dir);
+	t_u32(c, OP_OPEN);
+	t_u32(c, 0);
+	t_u32(c, OPEN4_SHARE_ACCESS_BOTH);
+	t_u32(c, 0);
+	t_u64(c, e->clientid);
+	t_str(c, own);
+	t_u32(c, opentype);
+	if (opentype == OPEN4_CREATE) {
+		t_u32(c, createmode);
+		if (createmode == EXCLUSIVE4) {
+			c_fixed(c, verf, 8);
+		} else {
+			t_u32(c, 0);
+			t_u32(c, 0);
+		}
+	}
+	t_u32(c, CLAIM_NULL);
+	t_str(c, name);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	(void)r_hdr(c, &n);
+	assert_int_equal(n, 1 + nops + 1);
+	assert_int_equal(r_op(c, OP_SEQUENCE), NFS4_OK);
+	r_skip(c, 36);
+	for (uint32_t i = 0; i < nops; i++)
+		assert_int_equal(r_op(c, i ? OP_LOOKUP : OP_PUTROOTFH), NFS4_OK);
+	return r_op(c, OP_OPEN);
+}
+
+/*
+ * OPEN of names that are not regular files, and the create modes (RFC
+ * 8881 18.16.3, 18.16.4): with create (UNCHECKED4) a directory is
+ * NFS4ERR_ISDIR, a symlink NFS4ERR_SYMLINK, another type NFS4ERR_EXIST;
+ * without, a FIFO is NFS4ERR_INVAL and a missing name NFS4ERR_NOENT;
+ * GUARDED4 of an existing file is NFS4ERR_EXIST; EXCLUSIVE4 keeps its
+ * verifier in the file's atime and mtime seconds, so its retry is served
+ * and another verifier is NFS4ERR_EXIST.
+ */
+static void test_open_names(void **state)
+{
+	struct env *e = t4_env(state);
+	static const uint8_t v1[8] = { 0, 0, 0x12, 0x34, 0, 0, 0x56, 0x78 };
+	static const uint8_t v2[8] = { 0, 0, 0x12, 0x34, 0, 0, 0x56, 0x79 };
+	struct stat st;
+
+	session(e);
+	t4_mkdir(e, "sub", 0755);
+	t4_make(e, "link", T4_SYMLINK, 0777, "f", 1, -1, -1);
+	t4_make(e, "fifo", T4_FIFO, 0644, NULL, 0, -1, -1);
+	assert_int_equal(c_open_how(e, "sub", OPEN4_CREATE, UNCHECKED4, NULL), NFS4ERR_ISDIR);
+	assert_int_equal(c_open_how(e, "link", OPEN4_CREATE, UNCHECKED4, NULL),
+			 NFS4ERR_SYMLINK);
+	assert_int_equal(c_open_how(e, "fifo", OPEN4_CREATE, UNCHECKED4, NULL), NFS4ERR_EXIST);
+	assert_int_equal(c_open_how(e, "sub", OPEN4_NOCREATE, 0, NULL), NFS4ERR_ISDIR);
+	assert_int_equal(c_open_how(e, "link", OPEN4_NOCREATE, 0, NULL), NFS4ERR_SYMLINK);
+	assert_int_equal(c_open_how(e, "fifo", OPEN4_NOCREATE, 0, NULL), NFS4ERR_INVAL);
+	assert_int_equal(c_open_how(e, "none", OPEN4_NOCREATE, 0, NULL), NFS4ERR_NOENT);
+	assert_int_equal(c_open_how(e, "f", OPEN4_CREATE, GUARDED4, NULL), NFS4ERR_EXIST);
+	assert_int_equal(c_open_how(e, "f", OPEN4_CREATE, UNCHECKED4, NULL), NFS4_OK);
+	assert_int_equal(c_open_how(e, "new", OPEN4_CREATE, GUARDED4, NULL), NFS4_OK);
+	assert_true(t4_exists(e, "new"));
+	/* EXCLUSIVE4: made, the verifier in the times; retried; another */
+	assert_int_equal(c_open_how(e, "x", OPEN4_CREATE, EXCLUSIVE4, v1), NFS4_OK);
+	assert_int_equal(t4_stat(e, "x", &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_atim.tv_sec, 0x1234);
+	assert_int_equal(st.st_mtim.tv_sec, 0x5678);
+	assert_int_equal(c_open_how(e, "x", OPEN4_CREATE, EXCLUSIVE4, v1), NFS4_OK);
+	assert_int_equal(c_open_how(e, "x", OPEN4_CREATE, EXCLUSIVE4, v2), NFS4ERR_EXIST);
+	assert_int_equal(c_open_how(e, "sub", OPEN4_CREATE, EXCLUSIVE4, v1), NFS4ERR_ISDIR);
+}
+
+/* One entry4 of a READDIR asking type, filehandle and fileid. */
+struct rd_ent {
+	char name[64];
+	uint64_t cookie;
+	uint32_t type;
+	uint8_t fh[NFS4_FHSIZE];
+	uint32_t fhlen;
+	uint64_t fileid;
+};
+
+/* rd_bytes - the bytes of @d's entry4: follows, cookie, name, a bitmap of
+ * one word, the attributes' length and type, handle, fileid */
+static uint32_t rd_bytes(const struct rd_ent *d)
+{
+	return 4 + 8 + 4 + (((uint32_t)strlen(d->name) + 3) & ~3u) + 8 + 4 +
+	       4 + 4 + ((d->fhlen + 3) & ~3u) + 8;
+}
+
+/* c_readdir - READDIR of the export's root from @cookie with @maxcount:
+ * its entries into @ents (at most @max; *@n of them), and eof. */
+static bool c_readdir(struct env *e, uint64_t cookie, uint32_t maxcount,
+		      struct rd_ent *ents, unsigned max, unsigned *n)
+{
+	struct t_call *c = &e->c;
+	uint32_t cnt, nops = path_ops(e->dir), len, alen;
+	const uint8_t *p;
+
+	c_begin(e, 1, 1 + nops + 1);
+	c_sequence(e, e->seq++, 0);
+	c_lookup_ops(e, e->dir);
+	t_u32(c, OP_READDIR);
+	t_u64(c, cookie);
+	t_u64(c, 0);
+	t_u32(c, maxcount);
+	t_u32(c, maxcount);
+	t_u32(c, 1);
+	t_u32(c, 1u << FATTR4_TYPE | 1u << FATTR4_FILEHANDLE | 1u << FATTR4_FILEID);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(c, &cnt), NFS4_OK);
+	assert_int_equal(r_op(c, OP_SEQUENCE), NFS4_OK);
+	r_skip(c, 36);
+	for (uint32_t i = 0; i < nops; i++)
+		assert_int_equal(r_op(c, i ? OP_LOOKUP : OP_PUTROOTFH), NFS4_OK);
+	assert_int_equal(r_op(c, OP_READDIR), NFS4_OK);
+	r_skip(c, 8); /* cookieverf */
+	*n = 0;
+	while (r_u32(c)) {
+		struct rd_ent *d = &ents[*n];
+
+		assert_true(*n < max);
+		d->cookie = r_u64(c);
+		p = r_opaque(c, &len);
+		assert_true(len < sizeof(d->name));
+		memcpy(d->name, p, len);
+		d->name[len] = 0;
+		/* all three asked for: a bitmap of one word */
+		assert_int_equal(r_u32(c), 1);
+		assert_int_equal(r_u32(c), 1u << FATTR4_TYPE | 1u << FATTR4_FILEHANDLE |
+					   1u << FATTR4_FILEID);
+		alen = r_u32(c);
+		d->type = r_u32(c);
+		p = r_opaque(c, &d->fhlen);
+		memcpy(d->fh, p, d->fhlen);
+		d->fileid = r_u64(c);
+		/* 4 (type) + 4 + the handle padded + 8 (fileid) */
+		assert_int_equal(alen, 4 + 4 + ((d->fhlen + 3) & ~3u) + 8);
+		(*n)++;
+	}
+	return r_u32(c) != 0;
+}
+
+/*
+ * READDIR of a real directory (RFC 8881 18.23): every name once, not "."
+ * or "..", each with its type, its fileid (the file's inode number, as
+ * stat gives it) and the handle LOOKUP gives; a READDIR from an entry's
+ * cookie lists the entries after it; a reply too small for all stops
+ * short of eof.
+ */
+static void test_readdir(void **state)
+{
+	struct env *e = t4_env(state);
+	static const char *const names[] = { "a", "b", "c", "f" };
+	static const uint32_t types[] = { NF4REG, NF4DIR, NF4LNK, NF4REG };
+	struct rd_ent ents[8], rest[8];
+	unsigned n, m, seen = 0;
+	uint8_t fh[NFS4_FHSIZE];
+	uint32_t fhlen;
+	struct stat st;
+
+	session(e);
+	t4_mkfile(e, "a", 0644, "aa");
+	t4_mkdir(e, "b", 0755);
+	t4_make(e, "c", T4_SYMLINK, 0777, "a", 1, -1, -1);
+	assert_true(c_readdir(e, 0, 8192, ents, 8, &n));
+	assert_int_equal(n, 4);
+	for (unsigned i = 0; i < n; i++) {
+		unsigned k;
+
+		for (k = 0; k < 4 && strcmp(ents[i].name, names[k]); k++)
+			;
+		assert_true(k < 4); /* a name made here: not "." nor ".." */
+		assert_false(seen & 1u << k); /* once */
+		seen |= 1u << k;
+		assert_int_equal(ents[i].type, types[k]);
+		assert_int_equal(t4_stat(e, names[k], &st), 0);
+		assert_true(ents[i].fileid == (uint64_t)st.st_ino);
+		t4_fh_of(e, names[k], fh, &fhlen);
+		assert_int_equal(ents[i].fhlen, fhlen);
+		assert_memory_equal(ents[i].fh, fh, fhlen);
+	}
+	/* after the first entry: the other three, in the same order */
+	assert_true(c_readdir(e, ents[0].cookie, 8192, rest, 8, &m));
+	assert_int_equal(m, 3);
+	for (unsigned i = 0; i < m; i++)
+		assert_string_equal(rest[i].name, ents[i + 1].name);
+	/* room for one entry only (cookieverf, the first entry and half the
+	 * second, the two words that end the list): not the end */
+	assert_false(c_readdir(e, 0, 8 + rd_bytes(&ents[0]) + rd_bytes(&ents[1]) / 2 + 8,
+			       rest, 8, &m));
+	assert_int_equal(m, 1);
+	assert_string_equal(rest[0].name, ents[0].name);
+}
+
+/* at_root - SEQUENCE, the export's root by LOOKUPs, then @more
+ * operations the caller appends; run_status() runs it: the COMPOUND's
+ * status, which is its last operation's. */
+static void at_root(struct env *e, uint32_t more)
+{
+	c_begin(e, 1, 1 + path_ops(e->dir) + more);
+	c_sequence(e, e->seq++, 0);
+	c_lookup_ops(e, e->dir);
+}
+
+static uint32_t run_status(struct env *e)
+{
+	uint32_t n;
+
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	return r_hdr(&e->c, &n);
+}
+
+/* the root saved, @dir looked up from it ("": the root) as current */
+static void saved_root_then(struct env *e, const char *dir, uint32_t more)
+{
+	at_root(e, 1 + (*dir != 0) + more);
+	t_u32(&e->c, OP_SAVEFH);
+	if (*dir) {
+		t_u32(&e->c, OP_LOOKUP);
+		t_str(&e->c, dir);
+	}
+}
+
+/* c_link - LINK of the root's @obj as the root's @name: its status */
+static uint32_t c_link(struct env *e, const char *obj, const char *name)
+{
+	uint32_t nops = path_ops(e->dir);
+
+	at_root(e, 2 + nops + 1);
+	t_u32(&e->c, OP_LOOKUP);
+	t_str(&e->c, obj);
+	t_u32(&e->c, OP_SAVEFH);
+	c_lookup_ops(e, e->dir);
+	t_u32(&e->c, OP_LINK);
+	t_str(&e->c, name);
+	return run_status(e);
+}
+
+/*
+ * The namespace operations' answers for what rename(2), unlink(2),
+ * rmdir(2), link(2) and mkdir(2) refuse (POSIX; RFC 8881 18.25, 18.26,
+ * 18.9, 18.4), the same on every backend: REMOVE of a directory with a
+ * name in it NOTEMPTY, of an empty one and of a file OK, of nothing NOENT;
+ * RENAME of a directory onto a file NOTDIR, of a file onto a directory
+ * ISDIR, of a file onto another file OK (the other gone), of a directory
+ * into itself INVAL; LINK of a directory ISDIR, onto an existing name
+ * EXIST; CREATE of an existing name EXIST; READLINK of a file INVAL.
+ */
+static void test_namespace_statuses(void **state)
+{
+	struct env *e = t4_env(state);
+	struct stat a, b;
+
+	session(e);
+	t4_mkdir(e, "d", 0755);
+	t4_mkfile(e, "d/x", 0644, "x");
+	t4_mkdir(e, "empty", 0755);
+	t4_mkfile(e, "g", 0644, "gg");
+	at_root(e, 1);
+	t_u32(&e->c, OP_REMOVE);
+	t_str(&e->c, "d");
+	assert_int_equal(run_status(e), NFS4ERR_NOTEMPTY);
+	at_root(e, 1);
+	t_u32(&e->c, OP_REMOVE);
+	t_str(&e->c, "empty");
+	assert_int_equal(run_status(e), NFS4_OK);
+	assert_false(t4_exists(e, "empty"));
+	at_root(e, 1);
+	t_u32(&e->c, OP_REMOVE);
+	t_str(&e->c, "none");
+	assert_int_equal(run_status(e), NFS4ERR_NOENT);
+	/* RENAMEs within the root (saved and current) */
+	saved_root_then(e, "", 1);
+	t_u32(&e->c, OP_RENAME);
+	t_str(&e->c, "d");
+	t_str(&e->c, "f");
+	assert_int_equal(run_status(e), NFS4ERR_NOTDIR);
+	saved_root_then(e, "", 1);
+	t_u32(&e->c, OP_RENAME);
+	t_str(&e->c, "f");
+	t_str(&e->c, "d");
+	assert_int_equal(run_status(e), NFS4ERR_ISDIR);
+	assert_int_equal(t4_stat(e, "g", &a), 0);
+	saved_root_then(e, "", 1);
+	t_u32(&e->c, OP_RENAME);
+	t_str(&e->c, "g");
+	t_str(&e->c, "f");
+	assert_int_equal(run_status(e), NFS4_OK);
+	assert_false(t4_exists(e, "g"));
+	assert_int_equal(t4_stat(e, "f", &b), 0);
+	assert_true(a.st_ino == b.st_ino && b.st_size == 2);
+	/* "d" into "d/x/..." : a directory into itself */
+	saved_root_then(e, "d", 1);
+	t_u32(&e->c, OP_RENAME);
+	t_str(&e->c, "d");
+	t_str(&e->c, "sub");
+	assert_int_equal(run_status(e), NFS4ERR_INVAL);
+	/* LINK: saved is the object, current the directory */
+	assert_int_equal(c_link(e, "d", "dlink"), NFS4ERR_ISDIR);
+	assert_int_equal(c_link(e, "f", "h"), NFS4_OK);
+	assert_int_equal(c_link(e, "f", "h"), NFS4ERR_EXIST);
+	assert_int_equal(t4_stat(e, "h", &a), 0);
+	assert_true(a.st_ino == b.st_ino && a.st_nlink == 2);
+	at_root(e, 1);
+	t_u32(&e->c, OP_CREATE);
+	t_u32(&e->c, NF4DIR);
+	t_str(&e->c, "f");
+	t_u32(&e->c, 0);
+	t_u32(&e->c, 0);
+	assert_int_equal(run_status(e), NFS4ERR_EXIST);
+	at_root(e, 2);
+	t_u32(&e->c, OP_LOOKUP);
+	t_str(&e->c, "f");
+	t_u32(&e->c, OP_READLINK);
+	assert_int_equal(run_status(e), NFS4ERR_INVAL);
+}
+
+/* c_setattr_root - SETATTR of the root's @name (anonymous stateid): mode
+ * @mode unless -1, size @size unless -1.  Its status. */
+static uint32_t c_setattr_root(struct env *e, const char *name, int64_t mode,
+			       int64_t size)
+{
+	static const uint8_t anon[16];
+
+	at_root(e, 2);
+	t_u32(&e->c, OP_LOOKUP);
+	t_str(&e->c, name);
+	t_u32(&e->c, OP_SETATTR);
+	c_fixed(&e->c, anon, 16);
+	t_u32(&e->c, 2);
+	t_u32(&e->c, size >= 0 ? 1u << FATTR4_SIZE : 0);
+	t_u32(&e->c, mode >= 0 ? 1u << (FATTR4_MODE - 32) : 0);
+	t_u32(&e->c, (size >= 0 ? 8 : 0) + (mode >= 0 ? 4 : 0));
+	if (size >= 0)
+		t_u64(&e->c, (uint64_t)size);
+	if (mode >= 0)
+		t_u32(&e->c, (uint32_t)mode);
+	return run_status(e);
+}
+
+/* c_open_read - OPEN (no create) of the root's @name for reading only by
+ * a new owner: its status */
+static uint32_t c_open_read(struct env *e, const char *name)
+{
+	static unsigned owner;
+	char own[32];
+
+	snprintf(own, sizeof(own), "read-owner-%u", owner++);
+	at_root(e, 1);
+	t_u32(&e->c, OP_OPEN);
+	t_u32(&e->c, 0);
+	t_u32(&e->c, OPEN4_SHARE_ACCESS_READ);
+	t_u32(&e->c, 0);
+	t_u64(&e->c, e->clientid);
+	t_str(&e->c, own);
+	t_u32(&e->c, OPEN4_NOCREATE);
+	t_u32(&e->c, CLAIM_NULL);
+	t_str(&e->c, name);
+	return run_status(e);
+}
+
+/* as - the caller of the next COMPOUNDs (AUTH_SYS uid and gid) */
+static void as(struct env *e, uint32_t uid, uint32_t gid)
+{
+	e->uid = uid;
+	e->gid = gid;
+}
+
+/*
+ * Permissions, as POSIX and knfsd decide them, on "f" (0640, 1234:5678):
+ * OPEN for reading by its group, not by others, for writing by its owner
+ * only; the owner opens its own file whatever the mode (knfsd's
+ * override); only the owner (or root) changes the mode (NFS4ERR_PERM);
+ * a size needs write permission (NFS4ERR_ACCESS), which the owner always
+ * has (knfsd); root (not squashed) may do all.
+ */
+static void test_permissions(void **state)
+{
+	struct env *e = t4_env(state);
+	struct stat st;
+
+	if (!t4_owned(e))
+		skip(); /* "f" belongs to the test's user */
+	session(e);
+	as(e, 1000, 5678);
+	assert_int_equal(c_open_how(e, "f", OPEN4_NOCREATE, 0, NULL), NFS4ERR_ACCESS);
+	assert_int_equal(c_open_read(e, "f"), NFS4_OK);
+	as(e, 1000, 1000);
+	assert_int_equal(c_open_read(e, "f"), NFS4ERR_ACCESS);
+	assert_int_equal(c_setattr_root(e, "f", 0666, -1), NFS4ERR_PERM);
+	assert_int_equal(c_setattr_root(e, "f", -1, 1), NFS4ERR_ACCESS);
+	as(e, 1234, 5678);
+	assert_int_equal(c_open_how(e, "f", OPEN4_NOCREATE, 0, NULL), NFS4_OK);
+	assert_int_equal(c_setattr_root(e, "f", 0, -1), NFS4_OK);
+	assert_int_equal(c_open_how(e, "f", OPEN4_NOCREATE, 0, NULL), NFS4_OK);
+	assert_int_equal(c_setattr_root(e, "f", -1, 3), NFS4_OK);
+	assert_int_equal(t4_stat(e, "f", &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0);
+	assert_int_equal(st.st_size, 3);
+	as(e, 0, 0);
+	assert_int_equal(c_open_how(e, "f", OPEN4_NOCREATE, 0, NULL), NFS4_OK);
+	assert_int_equal(c_setattr_root(e, "f", 0600, 0), NFS4_OK);
+	assert_int_equal(t4_stat(e, "f", &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(st.st_size, 0);
 }
 
 int main(void)
@@ -1328,17 +1750,21 @@ int main(void)
 		cmocka_unit_test(test_header_decode),
 		cmocka_unit_test(test_state_tables),
 		cmocka_unit_test(test_open_states),
-		cmocka_unit_test_setup_teardown(test_compound_errors, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sessions, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_getattr, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_open_write_read, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_locks, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_nfs3_recalls, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pseudo_fs, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_garbage, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_restart_grace, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_change_info, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_not_regular, setup, teardown),
+		T4_BOTH(test_compound_errors, setup, teardown),
+		T4_BOTH(test_sessions, setup, teardown),
+		T4_BOTH(test_getattr, setup, teardown),
+		T4_BOTH(test_open_write_read, setup, teardown),
+		T4_BOTH(test_locks, setup, teardown),
+		T4_BOTH_V3(test_nfs3_recalls, setup, teardown),
+		T4_BOTH(test_pseudo_fs, setup, teardown),
+		T4_BOTH(test_garbage, setup, teardown),
+		T4_BOTH(test_restart_grace, setup, teardown),
+		T4_BOTH(test_change_info, setup, teardown),
+		T4_BOTH(test_not_regular, setup, teardown),
+		T4_BOTH(test_open_names, setup, teardown),
+		T4_BOTH(test_readdir, setup, teardown),
+		T4_BOTH(test_namespace_statuses, setup, teardown),
+		T4_BOTH(test_permissions, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

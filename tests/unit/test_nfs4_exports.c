@@ -18,6 +18,7 @@
  * - RENAME checks the caller may change both directories first (a file in
  *   a sticky directory moved into a directory the caller may not write:
  *   ACCESS in both, not rename(2)'s EPERM).
+ * Each case runs on both backends (test_nfs4_harness.h).
  */
 #include <limits.h>
 
@@ -46,19 +47,14 @@ static const char *const g_lines[] = {
 static int setup(void **state)
 {
 	struct env *e;
-	char p[PATH_MAX];
-	int fd;
 
 	if (t4_setup_exports(state, g_lines, sizeof(g_lines) / sizeof(g_lines[0])))
 		return -1;
 	e = *state;
+	if (!e)
+		return 0; /* posix, not root: skipped */
 	/* a file in the ro export */
-	snprintf(p, sizeof(p), "%s/ro/g", e->dir);
-	fd = open(p, O_CREAT | O_WRONLY, 0666);
-	if (fd < 0)
-		return -1;
-	fchmod(fd, 0666);
-	close(fd);
+	t4_mkfile(e, "ro/g", 0666, "");
 	session(e);
 	return 0;
 }
@@ -218,11 +214,9 @@ static uint32_t v3_dirop(struct env *e, uint32_t proc, const uint8_t *dir,
 
 static void owner_of(struct env *e, const char *rel, uid_t uid, gid_t gid)
 {
-	char p[PATH_MAX];
 	struct stat st;
 
-	snprintf(p, sizeof(p), "%s/%s", e->dir, rel);
-	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(t4_stat(e, rel, &st), 0);
 	assert_int_equal(st.st_uid, uid);
 	assert_int_equal(st.st_gid, gid);
 }
@@ -230,7 +224,7 @@ static void owner_of(struct env *e, const char *rel, uid_t uid, gid_t gid)
 /* A ro entry: every change refused in both versions, reading served. */
 static void test_ro_entry(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	uint8_t ro[128], g[128];
 	uint32_t rolen, glen, sup, got;
 
@@ -310,7 +304,7 @@ static void test_ro_entry(void **state)
 /* Squashing: a new directory's owner, the same in both versions. */
 static void test_squash(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	uint8_t fh[128];
 	uint32_t len;
 
@@ -369,7 +363,7 @@ static void names(struct env *e, char *buf, size_t len)
 /* An export not listed for the caller's address. */
 static void test_unlisted_address(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct fs_snap *sn;
 	uint8_t fh[128], got[128];
 	uint32_t len, glen;
@@ -414,23 +408,13 @@ static void test_unlisted_address(void **state)
  */
 static void test_rename_checks_directories_first(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	uint8_t sticky[128], locked[128];
 	uint32_t slen, llen;
-	char p[PATH_MAX];
-	int fd;
 
-	snprintf(p, sizeof(p), "%s/nsq/sticky", e->dir);
-	assert_int_equal(mkdir(p, 0777), 0);
-	assert_int_equal(chmod(p, 01777), 0);
-	snprintf(p, sizeof(p), "%s/nsq/sticky/victim", e->dir);
-	fd = open(p, O_CREAT | O_WRONLY, 0644);
-	assert_true(fd >= 0);
-	assert_int_equal(fchown(fd, 2000, 2000), 0);
-	close(fd);
-	snprintf(p, sizeof(p), "%s/nsq/locked", e->dir);
-	assert_int_equal(mkdir(p, 0755), 0);
-	assert_int_equal(chmod(p, 0755), 0);
+	t4_mkdir(e, "nsq/sticky", 01777);
+	t4_make(e, "nsq/sticky/victim", T4_FILE, 0644, "", 0, 2000, 2000);
+	t4_mkdir(e, "nsq/locked", 0755);
 	e->uid = e->gid = 1000;
 	fh_of(e, "nsq/sticky", sticky, &slen);
 	fh_of(e, "nsq/locked", locked, &llen);
@@ -450,8 +434,7 @@ static void test_rename_checks_directories_first(void **state)
 	t_opaque(&e->c, locked, llen);
 	t_str(&e->c, "x");
 	assert_int_equal(v3_run(e), V3_ACCES);
-	snprintf(p, sizeof(p), "%s/nsq/sticky/victim", e->dir);
-	assert_int_equal(access(p, F_OK), 0);
+	assert_true(t4_exists(e, "nsq/sticky/victim"));
 }
 
 /*
@@ -466,21 +449,14 @@ static void test_rename_checks_directories_first(void **state)
 static void test_rename_onto_itself_checks_directory(void **state)
 {
 	static const char *const names[][2] = { { "f", "f" }, { "f", "g" } };
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	uint8_t locked[128];
 	uint32_t llen;
-	char p[PATH_MAX], q[PATH_MAX];
 	unsigned i;
-	int fd;
 
-	snprintf(p, sizeof(p), "%s/nsq/locked", e->dir);
-	assert_int_equal(mkdir(p, 0755), 0); /* root's: uid 1000 may not write it */
-	snprintf(p, sizeof(p), "%s/nsq/locked/f", e->dir);
-	fd = open(p, O_CREAT | O_WRONLY, 0666);
-	assert_true(fd >= 0);
-	close(fd);
-	snprintf(q, sizeof(q), "%s/nsq/locked/g", e->dir);
-	assert_int_equal(link(p, q), 0);
+	t4_mkdir(e, "nsq/locked", 0755); /* root's: uid 1000 may not write it */
+	t4_mkfile(e, "nsq/locked/f", 0666, "");
+	t4_link(e, "nsq/locked/f", "nsq/locked/g");
 	e->uid = e->gid = 1000;
 	fh_of(e, "nsq/locked", locked, &llen);
 	for (i = 0; i < 2; i++) {
@@ -501,25 +477,19 @@ static void test_rename_onto_itself_checks_directory(void **state)
 		t_str(&e->c, names[i][1]);
 		assert_int_equal(v3_run(e), V3_ACCES);
 	}
-	assert_int_equal(access(p, F_OK), 0);
-	assert_int_equal(access(q, F_OK), 0);
+	assert_true(t4_exists(e, "nsq/locked/f"));
+	assert_true(t4_exists(e, "nsq/locked/g"));
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_ro_entry, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_squash, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unlisted_address, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_rename_checks_directories_first, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_rename_onto_itself_checks_directory, setup,
-						teardown),
+		T4_BOTH_V3(test_ro_entry, setup, teardown),
+		T4_BOTH_V3(test_squash, setup, teardown),
+		T4_BOTH_V3(test_unlisted_address, setup, teardown),
+		T4_BOTH_V3(test_rename_checks_directories_first, setup, teardown),
+		T4_BOTH_V3(test_rename_onto_itself_checks_directory, setup, teardown),
 	};
 
-	if (geteuid() != 0) {
-		fprintf(stderr, "test_nfs4_exports: needs root (file handles, owners); skipped\n");
-		return 77;
-	}
 	return cmocka_run_group_tests_name("nfs4 export rules", tests, NULL, NULL);
 }

@@ -9,7 +9,9 @@
  * keep new clients out; the courtesy bound (NFS4_COURTESY_MAX_SECONDS).
  *
  * The clock is moved on with nfs4_clock_advance() (no sleeping).  The
- * COMPOUNDs are built by hand (test_nfs4_harness.h).
+ * COMPOUNDs are built by hand (test_nfs4_harness.h).  The cases run on
+ * both backends, but those driving the NLM lock table itself, whose open
+ * function here opens a descriptor of the posix directory.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -173,20 +175,18 @@ static uint32_t c_lock_new(struct env *e, struct t4_client *cl, const uint8_t *f
 	return r_op(c, OP_LOCK);
 }
 
-/* local_conflict - does a local process' write lock of byte 5 of @name
- * conflict (F_OFD_GETLK)? */
+/* local_conflict - does another locker's write lock of byte 5 of @name
+ * conflict (t4_locker: a local process's F_OFD_GETLK on posix)? */
 static bool local_conflict(struct env *e, const char *name)
 {
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 5, .l_len = 1 };
-	char path[128];
-	int fd;
+	struct t4_locker lk;
+	int err;
 
-	snprintf(path, sizeof(path), "%s/%s", e->dir, name);
-	fd = open(path, O_RDWR);
-	assert_true(fd >= 0);
-	assert_int_equal(fcntl(fd, F_OFD_GETLK, &fl), 0);
-	close(fd);
-	return fl.l_type != F_UNLCK;
+	t4_locker_open(e, name, &lk);
+	err = t4_locker_lock(&lk, F_WRLCK, 5, 1, true, NULL);
+	t4_locker_close(&lk);
+	assert_true(err == 0 || err == -EAGAIN);
+	return err == -EAGAIN;
 }
 
 static struct nfs4_state_counts counts(struct env *e)
@@ -214,7 +214,7 @@ static uint32_t records(struct env *e)
  */
 static void test_courtesy_lock_revoked(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct t4_client a, b;
 	uint8_t fh[128], sa[16], sb[16];
 	uint32_t fhlen, lease = nfs4_state_lease(e->srv4->s4_state), n;
@@ -264,7 +264,7 @@ static void test_courtesy_lock_revoked(void **state)
  * with its state: B stays denied afterwards. */
 static void test_courtesy_resumes(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct t4_client a, b;
 	uint8_t fh[128], sa[16], sb[16];
 	uint32_t fhlen, lease = nfs4_state_lease(e->srv4->s4_state);
@@ -289,7 +289,7 @@ static void test_courtesy_resumes(void **state)
  * before the fix: SHARE_DENIED forever. */
 static void test_courtesy_share_revoked(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct t4_client a, b;
 	uint8_t fh[128], sa[16], sb[16];
 	uint32_t fhlen, lease = nfs4_state_lease(e->srv4->s4_state);
@@ -314,7 +314,7 @@ static void test_courtesy_share_revoked(void **state)
  * runs for a lease. */
 static void test_courtesy_deleg_revoked(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct t4_client a, b;
 	struct nfs4_stateid dsid;
 	struct nfs4_deleg_counts dc;
@@ -340,19 +340,17 @@ static void test_courtesy_deleg_revoked(void **state)
  * the courtesy clients holding locks of it (and no live one). */
 static void test_nlm_hook(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct t4_client a;
 	uint8_t fh[128], sa[16];
 	uint32_t fhlen, lease = nfs4_state_lease(e->srv4->s4_state);
-	char path[128];
 	struct stat sb;
 
 	new_client(e, "client-A", &a);
 	assert_int_equal(c_open_deny(e, &a, "nlm", "owner-A", OPEN4_SHARE_ACCESS_BOTH, 0,
 				     sa, fh, &fhlen), NFS4_OK);
 	assert_int_equal(c_lock_new(e, &a, fh, fhlen, 0, 10, sa, "lock-A"), NFS4_OK);
-	snprintf(path, sizeof(path), "%s/nlm", e->dir);
-	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(t4_stat(e, "nlm", &sb), 0);
 	/* live: nothing is taken */
 	assert_int_equal(rpcrdma_nfs4_server_revoke_file(e->srv4, sb.st_dev, sb.st_ino), 0);
 	assert_true(local_conflict(e, "nlm"));
@@ -409,7 +407,7 @@ static struct nlm_lockargs nlm_args(const char *file, const struct sockaddr_in *
  * the fix: NLM4_DENIED, and the waiter is never granted. */
 static void test_nlm_lock_wins(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct t4_client a;
 	struct nlm_table t;
 	struct nlm_lockargs la;
@@ -455,7 +453,7 @@ static void test_nlm_lock_wins(void **state)
 /* The first NLM LOCK itself expires the courtesy client. */
 static void test_nlm_lock_first_try(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct t4_client a;
 	struct nlm_table t;
 	struct nlm_lockargs la;
@@ -484,7 +482,7 @@ static void test_nlm_lock_first_try(void **state)
  * was the whole table (NFS4_MAX_OPENS, NFS4_MAX_LOCKS). */
 static void test_client_limits(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	static uint8_t osid[NFS4_MAX_CLIENT_LOCKS + 1][16];
 	struct t4_client a, b;
 	uint8_t fh[NFS4_MAX_CLIENT_LOCKS + 1][128], sid[16], fh1[128];
@@ -535,7 +533,7 @@ static void test_client_limits(void **state)
  */
 static void test_exchange_id_flood(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct t4_client cl;
 	uint32_t seq;
 	uint64_t id;
@@ -566,7 +564,7 @@ static void test_exchange_id_flood(void **state)
  * courtesy client's place, its sessions with it. */
 static void test_clients_full(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct t4_client cl;
 	uint32_t seq;
 	uint64_t id;
@@ -591,7 +589,7 @@ static void test_clients_full(void **state)
  * sweep; called here too, so the test does not wait for it). */
 static void test_courtesy_bound(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct t4_client a;
 	uint8_t fh[128], sa[16];
 	uint32_t fhlen, lease = nfs4_state_lease(e->srv4->s4_state);
@@ -615,7 +613,7 @@ static void test_courtesy_bound(void **state)
 /* n4_lease_sec: 10..3600 (0: 90), the lease_time of the state. */
 static void test_lease_config(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct rpcrdma_nfs4_config cfg = { .n4_lease_sec = 9 };
 	struct rpcrdma_nfs4_server *srv;
 
@@ -646,7 +644,7 @@ static uint32_t c_exid_verf(struct env *e, const char *owner, uint32_t v, uint64
  * host could fill all 128 and keep every other client out. */
 static void test_host_share_clients(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct t4_client cl;
 	uint32_t seq;
 	uint64_t id;
@@ -671,7 +669,7 @@ static void test_host_share_clients(void **state)
  * Before, each client ID had its own 1024, so four filled the table. */
 static void test_host_share_opens(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct t4_client a1, a2, b;
 	uint8_t sid[16], fh[128];
 	uint32_t len;
@@ -703,7 +701,7 @@ static void test_host_share_opens(void **state)
  * CREATE_SESSION, the client's state. */
 static void test_new_incarnation_other_host(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct t4_client a;
 	uint8_t sid[16], fh[128];
 	uint32_t len, seq, n;
@@ -735,7 +733,7 @@ static void test_new_incarnation_other_host(void **state)
  * (a review found NFS4ERR_RESOURCE, then NFS4ERR_NOSPC). */
 static void test_restart_at_host_share(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct t4_client cl;
 	uint32_t seq, n, share = NFS4_HOST_SHARE(RPCRDMA_NFS4_CLIENTS_DEFAULT);
 	uint64_t id;
@@ -761,7 +759,7 @@ static void test_restart_at_host_share(void **state)
  * session, a courtesy client giving way, as the whole table does. */
 static void test_host_sessions_courtesy(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct t4_client cl;
 	uint32_t n, share = NFS4_HOST_SHARE(RPCRDMA_NFS4_CLIENTS_DEFAULT);
 	char owner[32];
@@ -786,23 +784,25 @@ static void test_host_sessions_courtesy(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_courtesy_lock_revoked, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_courtesy_resumes, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_courtesy_share_revoked, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_courtesy_deleg_revoked, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_nlm_hook, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_nlm_lock_wins, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_nlm_lock_first_try, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_lease_config, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_client_limits, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_exchange_id_flood, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_clients_full, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_host_share_clients, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_host_share_opens, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_new_incarnation_other_host, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_restart_at_host_share, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_host_sessions_courtesy, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_courtesy_bound, setup, teardown),
+		T4_BOTH(test_courtesy_lock_revoked, setup, teardown),
+		T4_BOTH(test_courtesy_resumes, setup, teardown),
+		T4_BOTH(test_courtesy_share_revoked, setup, teardown),
+		T4_BOTH(test_courtesy_deleg_revoked, setup, teardown),
+		T4_BOTH(test_nlm_hook, setup, teardown),
+		/* the NLM table's open function here: a descriptor of the
+		 * posix directory (nlm_open_name()) */
+		T4_CASE(test_nlm_lock_wins, setup, teardown, posix),
+		T4_CASE(test_nlm_lock_first_try, setup, teardown, posix),
+		T4_BOTH(test_lease_config, setup, teardown),
+		T4_BOTH(test_client_limits, setup, teardown),
+		T4_BOTH(test_exchange_id_flood, setup, teardown),
+		T4_BOTH(test_clients_full, setup, teardown),
+		T4_BOTH(test_host_share_clients, setup, teardown),
+		T4_BOTH(test_host_share_opens, setup, teardown),
+		T4_BOTH(test_new_incarnation_other_host, setup, teardown),
+		T4_BOTH(test_restart_at_host_share, setup, teardown),
+		T4_BOTH(test_host_sessions_courtesy, setup, teardown),
+		T4_BOTH(test_courtesy_bound, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

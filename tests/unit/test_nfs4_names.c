@@ -160,7 +160,7 @@ static uint32_t putfh_getattr(struct env *e, const uint8_t *fh, uint32_t fhlen)
  */
 static void test_pending_name_is_delay(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	uint8_t fh[NFS4_FHSIZE] = { 0 };
 	uint32_t fhlen;
 	struct timespec t0, t1;
@@ -199,7 +199,7 @@ static void test_pending_name_is_delay(void **state)
 /* A peer whose name does not match the wildcard: NFS4ERR_ACCESS, as before. */
 static void test_unlisted_name_is_access(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	uint8_t fh[NFS4_FHSIZE] = { 0 };
 	uint32_t fhlen;
 
@@ -210,8 +210,8 @@ static void test_unlisted_name_is_access(void **state)
 		struct rpcrdma_nfs3_exports *xt = NULL;
 		char text[256], err[128];
 
-		snprintf(text, sizeof(text), "%s *.other.org(rw,no_root_squash,insecure)\n",
-			 e->dir);
+		snprintf(text, sizeof(text), "%s *.other.org(rw,no_root_squash,insecure%s)\n",
+			 e->dir, t4_be_opt(e));
 		assert_int_equal(rpcrdma_nfs3_exports_parse("test", text, &xt, err, sizeof(err)), 0);
 		assert_int_equal(rpcrdma_nfs3_server_reload(e->srv3, xt, err, sizeof(err)), 0);
 		rpcrdma_nfs3_exports_free(xt);
@@ -222,8 +222,8 @@ static void test_unlisted_name_is_access(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_pending_name_is_delay, setup_wild, teardown),
-		cmocka_unit_test_setup_teardown(test_unlisted_name_is_access, setup_wild, teardown),
+		T4_BOTH(test_pending_name_is_delay, setup_wild, teardown),
+		T4_BOTH(test_unlisted_name_is_access, setup_wild, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -115,7 +115,7 @@ static void fill(struct env *e, uint32_t n)
 /* n4_max_clients 300: 300 clients, the 301st refused; the sizes. */
 static void test_300_clients(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	const struct nfs4_sizes *sz;
 
 	remake(e, 300);
@@ -137,7 +137,7 @@ static void test_300_clients(void **state)
 /* The default (n4_max_clients 0): 128 clients, as before. */
 static void test_default_128(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 
 	assert_int_equal(e->srv4->s4_sizes.sz_clients, RPCRDMA_NFS4_CLIENTS_DEFAULT);
 	assert_int_equal(RPCRDMA_NFS4_CLIENTS_DEFAULT, 128);
@@ -151,7 +151,7 @@ static void test_default_128(void **state)
 /* rpcrdma_nfs4_limits(): the range, the ratios, the memory. */
 static void test_limits(void **state)
 {
-	struct env *e = *state;
+	struct env *e = t4_env(state);
 	struct rpcrdma_nfs4_config cfg = { 0 };
 	struct rpcrdma_nfs4_server *srv;
 	struct rpcrdma_nfs4_limits l, l2;
@@ -260,9 +260,9 @@ static void test_deleg_index(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_300_clients, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_default_128, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_limits, setup, teardown),
+		T4_BOTH(test_300_clients, setup, teardown),
+		T4_BOTH(test_default_128, setup, teardown),
+		T4_BOTH(test_limits, setup, teardown),
 		cmocka_unit_test(test_client_share),
 		cmocka_unit_test(test_deleg_index),
 	};
