@@ -747,6 +747,9 @@ struct fs_lock_conflict {
 	int cf_type;        /* F_RDLCK or F_WRLCK */
 	uint64_t cf_start;
 	uint64_t cf_len;    /* 0: to the end of the file */
+	int cf_pid;         /* the process holding it when that is a local
+			     * process's POSIX lock (posix: F_OFD_GETLK's
+			     * l_pid > 0); else 0 (NLM's TEST names it) */
 };
 
 /** fs_fentry_init - @fe holds nothing (for caller storage). */
