@@ -193,7 +193,8 @@ struct nlm_holder {
 	uint32_t ho_fhlen;       /* the handle it was locked by */
 	uint8_t ho_fh[NLM_FHMAX];
 	struct fs_lockd ho_ld;   /* the ranges are its locks (fs_lock()) */
-	int ho_accmode;          /* the owner's access checked: O_RDWR, O_RDONLY, O_WRONLY */
+	int ho_accmode;          /* the access its owner's callers were found to have:
+				  * O_RDONLY, O_WRONLY, or O_RDWR (both) */
 	struct nlm_rset ho_set;
 };
 
@@ -306,8 +307,9 @@ void nlm_table_destroy(struct nlm_table *t);
  * is reached through t_open for the call's caller (la_who), who must have
  * the access the operation needs, as knfsd's lockd asks (nlm_lookup_file):
  * TEST and LOCK of a write lock need write access, of a read lock read
- * access (LOCK asks for read-write first, so that one owner's lock
- * description serves its later locks of either type); SHARE needs write access when
+ * access (checked on every LOCK, whatever the owner holds; a blocked lock
+ * is checked again for its caller when it is retried, unless a LOCK of
+ * its owner found that access since); SHARE needs write access when
  * it asks for it (fsa_W), read access otherwise; UNLOCK, CANCEL and
  * UNSHARE read access.  A refused open is answered as knfsd's nlm_fopen
  * answers: NLM4_STALE_FH for a handle that is gone, NLM4_FAILED for

@@ -227,45 +227,54 @@ void nlm_file_close(struct rpcrdma_nlm_file *f)
 
 /*
  * The handle's file for @who, who must have access @acc (O_RDONLY,
- * O_WRONLY); with @rdwr read-write first when @who has it (an owner's
- * description then serves both lock types), else @acc.  *@accp: the
- * access @who was found to have.  On error @f holds nothing.
+ * O_WRONLY, O_RDWR).  On error @f holds nothing.
  */
 static int file_open(struct nlm_table *t, const struct rpcrdma_nlm_caller *who,
-		     const uint8_t *fh, uint32_t fhlen, int acc, bool rdwr,
-		     struct rpcrdma_nlm_file *f, int *accp)
+		     const uint8_t *fh, uint32_t fhlen, int acc,
+		     struct rpcrdma_nlm_file *f)
 {
-	int err = -EACCES;
+	int err;
 
 	memset(f, 0, sizeof(*f));
-	if (rdwr) {
-		err = t->t_open(t->t_open_arg, who, fh, fhlen, O_RDWR, f);
-		if (err == 0)
-			acc = O_RDWR;
-	}
-	if (err == -EACCES || err == -EROFS || err == -ETXTBSY || err == -EPERM)
-		err = t->t_open(t->t_open_arg, who, fh, fhlen, acc, f);
-	if (err) {
+	err = t->t_open(t->t_open_arg, who, fh, fhlen, acc, f);
+	if (err)
 		memset(f, 0, sizeof(*f));
-		return err;
-	}
-	*accp = acc;
-	return 0;
+	return err;
+}
+
+/* the access a lock of type @excl needs */
+static int acc_for(bool excl)
+{
+	return excl ? O_WRONLY : O_RDONLY;
+}
+
+/* was a caller of the holder's owner found to have access @acc? */
+static bool holder_may(const struct nlm_holder *ho, int acc)
+{
+	return ho->ho_accmode == O_RDWR || ho->ho_accmode == acc;
+}
+
+/* a caller of the holder's owner was found to have @acc as well */
+static void holder_allow(struct nlm_holder *ho, int acc)
+{
+	if (!holder_may(ho, acc))
+		ho->ho_accmode = O_RDWR;
 }
 
 /*
  * fs_lock() of @r for description @ld: set (F_RDLCK, F_WRLCK), clear
- * (F_UNLCK), or with @test find a conflict (into @cf).  Return: 0, -EAGAIN
- * (a conflict), or fs_lock()'s other errors.
+ * (F_UNLCK), or with @test find a conflict (into @cf).  A set passes no
+ * @cf (NULL): who holds the bytes is asked only when a caller wants to
+ * know (conflict_of()), as the posix backend then makes no F_OFD_GETLK.
+ * Return: 0, -EAGAIN (a conflict), or fs_lock()'s other errors.
  */
 static int range_lock(struct fs_lockd *ld, const struct nlm_range *r, int type,
 		      bool test, struct fs_lock_conflict *cf)
 {
-	struct fs_lock_conflict unused;
 	uint64_t off, len;
 
 	nlm_range_to_wire(r, &off, &len);
-	return fs_lock(ld, type, off, len, test, cf ? cf : &unused);
+	return fs_lock(ld, type, off, len, test, cf);
 }
 
 /* who holds what conflicts with @r on the file @dev/@ino, as description
@@ -312,14 +321,14 @@ uint32_t nlm_table_test(struct nlm_table *t, const struct nlm_lockargs *a,
 	struct nlm_host *h;
 	struct nlm_holder *ho;
 	struct rpcrdma_nlm_file f;
-	int acc, err;
+	int err;
 	uint32_t stat;
 
 	if (nlm_range_from_wire(a->la_offset, a->la_len, &r))
 		return NLM4_FBIG;
 	r.nr_excl = a->la_excl;
-	err = file_open(t, who_of(a, &anon), a->la_fh, a->la_fhlen,
-			a->la_excl ? O_WRONLY : O_RDONLY, false, &f, &acc);
+	err = file_open(t, who_of(a, &anon), a->la_fh, a->la_fhlen, acc_for(a->la_excl),
+			&f);
 	if (err)
 		return errno_to_stat(err);
 	pthread_mutex_lock(&t->t_lock);
@@ -368,7 +377,9 @@ static void waiter_free(struct nlm_table *t, struct nlm_waiter *w)
 /*
  * Take @r with the owner's description: the holder's, or with @ho NULL a
  * new holder's made from @f (whose description it then keeps: @f holds
- * nothing after a success).  Called with t_lock held.
+ * nothing after a success), its caller found to have access @acc, which
+ * a holder must have been found to have too (holder_allow()).  Called
+ * with t_lock held.
  * Return: 0, -EAGAIN (conflict), -ENOSPC (bounds), or -errno.
  */
 static int take(struct nlm_table *t, struct nlm_host *h, const struct nlm_owner *o,
@@ -382,7 +393,7 @@ static int take(struct nlm_table *t, struct nlm_host *h, const struct nlm_owner 
 		return -ENOSPC;
 	if (t->t_nranges + 2 > t->t_max)
 		return -ENOSPC;
-	if (ho && r->nr_excl && ho->ho_accmode == O_RDONLY)
+	if (ho && !holder_may(ho, acc))
 		return -EBADF;
 	if (!ho) {
 		ho = calloc(1, sizeof(*ho));
@@ -459,14 +470,15 @@ uint32_t nlm_table_lock(struct nlm_table *t, const struct nlm_lockargs *a,
 	struct rpcrdma_nlm_file f;
 	dev_t dev;
 	ino_t ino;
-	int acc, err;
+	int acc = acc_for(a->la_excl), err;
 	uint32_t stat;
 
 	if (nlm_range_from_wire(a->la_offset, a->la_len, &r))
 		return NLM4_FBIG;
 	r.nr_excl = a->la_excl;
-	err = file_open(t, who_of(a, &anon), a->la_fh, a->la_fhlen,
-			a->la_excl ? O_WRONLY : O_RDONLY, true, &f, &acc);
+	/* the caller's access for this lock, checked now whatever the owner
+	 * holds: a write lock needs write access, a read lock read access */
+	err = file_open(t, who_of(a, &anon), a->la_fh, a->la_fhlen, acc, &f);
 	if (err) {
 		if (errno_to_stat(err) == NLM4_STALE_FH)
 			t->t_stats.ns_stale++;
@@ -483,6 +495,8 @@ uint32_t nlm_table_lock(struct nlm_table *t, const struct nlm_lockargs *a,
 	}
 	owner_set(&o, h, a);
 	ho = holder_find(t, h, a, dev, ino);
+	if (ho)
+		holder_allow(ho, acc);
 	err = take(t, h, &o, ho, &f, acc, a->la_fh, a->la_fhlen, &r);
 	/* held by expired NFSv4.1 clients: revoked, then once more */
 	if (err == -EAGAIN && t->t_conflict && t->t_conflict(t->t_conflict_arg, dev, ino) > 0)
@@ -580,12 +594,11 @@ uint32_t nlm_table_unlock(struct nlm_table *t, const struct nlm_lockargs *a)
 	struct rpcrdma_nlm_file f;
 	dev_t dev;
 	ino_t ino;
-	int acc, err;
+	int err;
 
 	if (nlm_range_from_wire(a->la_offset, a->la_len, &r))
 		return NLM4_FBIG;
-	err = file_open(t, who_of(a, &anon), a->la_fh, a->la_fhlen, O_RDONLY, false,
-			&f, &acc);
+	err = file_open(t, who_of(a, &anon), a->la_fh, a->la_fhlen, O_RDONLY, &f);
 	if (err)
 		return unlock_by_handle(t, a, &r) ? NLM4_GRANTED : errno_to_stat(err);
 	dev = f.nf_dev;
@@ -644,13 +657,12 @@ uint32_t nlm_table_cancel(struct nlm_table *t, const struct nlm_lockargs *a)
 	struct rpcrdma_nlm_file f;
 	dev_t dev;
 	ino_t ino;
-	int acc, err;
+	int err;
 
 	if (nlm_range_from_wire(a->la_offset, a->la_len, &r))
 		return NLM4_FBIG;
 	r.nr_excl = a->la_excl;
-	err = file_open(t, who_of(a, &anon), a->la_fh, a->la_fhlen, O_RDONLY, false,
-			&f, &acc);
+	err = file_open(t, who_of(a, &anon), a->la_fh, a->la_fhlen, O_RDONLY, &f);
 	if (err)
 		return cancel_by_handle(t, a, &r) ? NLM4_GRANTED : errno_to_stat(err);
 	dev = f.nf_dev;
@@ -682,7 +694,7 @@ uint32_t nlm_table_share(struct nlm_table *t, const struct nlm_lockargs *a,
 		return NLM4_FAILED;
 	/* fsa_W (2) or fsa_RW (3): the share is for writing */
 	acc = !unshare && (access & 2) ? ((access & 1) ? O_RDWR : O_WRONLY) : O_RDONLY;
-	err = file_open(t, who_of(a, &anon), a->la_fh, a->la_fhlen, acc, false, &f, &acc);
+	err = file_open(t, who_of(a, &anon), a->la_fh, a->la_fhlen, acc, &f);
 	if (err)
 		return errno_to_stat(err);
 	dev = f.nf_dev;
@@ -822,18 +834,23 @@ void nlm_table_retry(struct nlm_table *t, struct nlm_grant **out)
 			    !memcmp(ho->ho_owner.o_oh, w->w_owner.o_oh, w->w_owner.o_ohlen))
 				break;
 		memset(&f, 0, sizeof(f));
-		if (!ho) {
+		acc = acc_for(w->w_range.nr_excl);
+		/* as its caller, unless the owner's holder was found to have
+		 * the access already */
+		if (!ho || !holder_may(ho, acc)) {
 			err = file_open(t, nlm_who_caller(&w->w_who), w->w_fh, w->w_fhlen,
-					w->w_range.nr_excl ? O_WRONLY : O_RDONLY, true,
-					&f, &acc);
+					acc, &f);
 			if (err || f.nf_dev != w->w_dev || f.nf_ino != w->w_ino) {
-				/* the file is gone: nothing will ever grant it */
+				/* the file is gone, or the caller's access:
+				 * nothing will ever grant it */
 				nlm_file_close(&f);
 				waiter_free(t, w);
 				continue;
 			}
-		} else {
-			acc = ho->ho_accmode;
+			if (ho) {
+				holder_allow(ho, acc);
+				nlm_file_close(&f);
+			}
 		}
 		g = calloc(1, sizeof(*g));
 		if (!g) {
