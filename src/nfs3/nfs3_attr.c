@@ -143,7 +143,7 @@ int nfs3_proc_access(struct fs_call *c)
 }
 
 /* FSSTAT, FSINFO, PATHCONF: a handle in, attributes and numbers out. */
-static int fs_open(struct fs_call *c, int *fdp, struct stat *st,
+static int nfs3_fs_open(struct fs_call *c, int *fdp, struct stat *st,
 		   int *accept)
 {
 	const uint8_t *fh;
@@ -157,7 +157,7 @@ static int fs_open(struct fs_call *c, int *fdp, struct stat *st,
 		return -EINVAL;
 	}
 	*accept = RPCRDMA_SVC_SUCCESS;
-	err = fs_open_handle(c, fh, fhlen, fdp, st);
+	err = fs_open_handle_fd(c, fh, fhlen, fdp, st);
 	if (err) {
 		rpcrdma_xdr_put_u32(c->c_res, nfs3_errno_to_stat(err));
 		nfs3_put_post_op_attr(c->c_res, c->c_exp, NULL);
@@ -171,7 +171,7 @@ int nfs3_proc_fsstat(struct fs_call *c)
 	struct stat st;
 	int fd, accept;
 
-	if (fs_open(c, &fd, &st, &accept))
+	if (nfs3_fs_open(c, &fd, &st, &accept))
 		return accept;
 	if (fstatvfs(fd, &sv) < 0) {
 		rpcrdma_xdr_put_u32(c->c_res, nfs3_errno_to_stat(-errno));
@@ -198,7 +198,7 @@ int nfs3_proc_fsinfo(struct fs_call *c)
 	uint32_t max = c->c_exp->ex_max_payload;
 	int fd, accept;
 
-	if (fs_open(c, &fd, &st, &accept))
+	if (nfs3_fs_open(c, &fd, &st, &accept))
 		return accept;
 	rpcrdma_xdr_put_u32(c->c_res, NFS3_OK);
 	nfs3_put_post_op_attr(c->c_res, c->c_exp, &st);
@@ -224,7 +224,7 @@ int nfs3_proc_pathconf(struct fs_call *c)
 	long linkmax, namemax;
 	int fd, accept;
 
-	if (fs_open(c, &fd, &st, &accept))
+	if (nfs3_fs_open(c, &fd, &st, &accept))
 		return accept;
 	linkmax = fpathconf(fd, _PC_LINK_MAX);
 	namemax = fpathconf(fd, _PC_NAME_MAX);

@@ -72,7 +72,7 @@ static int create_finish(struct fs_call *c, struct nfs3_dirop *d,
 	}
 	nfs3_dirop_put_wcc(c, d);
 	if (stat == NFS3_OK && have_fh)
-		fs_fcache_adopt(c->c_exp, fh, fhlen, fd, st);
+		fs_fcache_adopt_fd(c->c_exp, fh, fhlen, fd, st);
 	else
 		fs_close_fd(fd);
 	nfs3_dirop_put(d);

@@ -208,7 +208,7 @@ int nfs3_proc_rename(struct fs_call *c)
 	 * fs_rename() first when a name is in the way (knfsd's answer) */
 	err = fs_become_caller(c);
 	if (!err)
-		err = fs_rename(c, from.d_fd, from.d_name.n_buf, to.d_fd,
+		err = fs_posix_rename(c, from.d_fd, from.d_name.n_buf, to.d_fd,
 				to.d_name.n_buf, !same, fh, &fhlen, &have_fh);
 	if (!err && have_fh)
 		fs_fcache_forget(c->c_exp, fh, fhlen);
@@ -250,7 +250,7 @@ int nfs3_proc_link(struct fs_call *c)
 	if (!rpcrdma_xdr_ok(c->c_args))
 		return RPCRDMA_SVC_GARBAGE_ARGS;
 
-	err = fs_open_handle(c, fh, fhlen, &fd, &st);
+	err = fs_open_handle_fd(c, fh, fhlen, &fd, &st);
 	if (err) {
 		stat = nfs3_errno_to_stat(err);
 		goto out;

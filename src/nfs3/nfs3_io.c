@@ -26,7 +26,7 @@ int nfs3_proc_readlink(struct fs_call *c)
 	fh = nfs3_get_fh(c->c_args, &fhlen);
 	if (!rpcrdma_xdr_ok(c->c_args))
 		return RPCRDMA_SVC_GARBAGE_ARGS;
-	err = fs_open_handle(c, fh, fhlen, &fd, &st);
+	err = fs_open_handle_fd(c, fh, fhlen, &fd, &st);
 	if (!err && !S_ISLNK(st.st_mode))
 		err = -EINVAL;
 	if (!err) {

@@ -119,7 +119,7 @@ int nfs3_proc_readdir(struct fs_call *c, bool plus)
 	if (!plus)
 		dircount = UINT32_MAX; /* READDIR has only "count" (the reply) */
 
-	err = fs_open_handle(c, fh, fhlen, &dfd, &dst);
+	err = fs_open_handle_fd(c, fh, fhlen, &dfd, &dst);
 	if (err) {
 		dfd = -1;
 		stat = nfs3_errno_to_stat(err);
