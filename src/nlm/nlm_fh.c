@@ -112,8 +112,8 @@ int rpcrdma_nlm_nfs3_open(void *server, const struct rpcrdma_nlm_caller *who,
 	err = caller_may(&c, fe, &st, acc);
 	if (err)
 		goto out_restore;
-	/* the lock description, the server's (the access is checked) */
-	fs_cred_restore();
+	/* the lock description: opened by the server (be_lock_open), the
+	 * caller's access being checked */
 	err = fs_lock_open(&c, fe, &file->nf_ld, &ldacc);
 	if (err)
 		goto out_restore;
