@@ -4,9 +4,10 @@
  * (program 100021, XNFS chapter 10 / RFC 1813 appendix) and the server's
  * side of NSM (program 100024, XNFS chapter 11), over TCP with libtirpc.
  *
- * Locks are held on the exported file system as open file description
- * (OFD) locks, one open description per lock owner and file, so local
- * processes and other file servers see them.  Hosts holding locks are
+ * Locks are held through the file-serving layer's lock descriptions, one
+ * per lock owner and file: on a local file system (the posix backend)
+ * open file description (OFD) locks, so local processes and other file
+ * servers see them.  Hosts holding locks are
  * recorded in a state directory; a restarted server notifies them
  * (SM_NOTIFY) and runs a grace period in which only reclaims are granted.
  * See docs/nfs3.md, "Locking".
@@ -51,23 +52,40 @@ struct rpcrdma_nlm_caller {
 };
 
 /**
- * rpcrdma_nlm_open_fn - open the regular file an NFS file handle names,
- * for @who, with the access a lock needs (what knfsd's lockd asks of
- * nfsd_open: read access for a read lock, write access for a write lock).
+ * struct rpcrdma_nlm_file - what an open function gives the lock manager:
+ * a lock description of one regular file (the file-serving layer's, in
+ * src/fs: its locks belong to it, closing it releases them) and the
+ * file's identity (device and inode number, as its attributes give
+ * them).  Opaque outside the library: only rpcrdma_nlm_nfs3_open() fills
+ * one, so an application's own open function (a filter, a logger) ends
+ * by passing the lock manager's storage on to it.
+ */
+struct rpcrdma_nlm_file;
+
+/**
+ * rpcrdma_nlm_open_fn - the lock description of the regular file an NFS
+ * file handle names, for @who, once @who is found to have the access a
+ * lock needs (what knfsd's lockd asks of nfsd_open: read access for a
+ * read lock, write access for a write lock).
  * @arg: lc_open_arg.
  * @who: the caller (never NULL).
  * @fh, @len: the handle from the NLM call (opaque, at most 64 bytes).
- * @flags: O_RDWR, O_RDONLY or O_WRONLY (plus O_CLOEXEC).
- * @fdp: out: a new descriptor the lock manager owns.
+ * @acc: the access @who must have: O_RDWR, O_RDONLY or O_WRONLY (bits
+ *       outside O_ACCMODE are ignored).
+ * @file: the lock manager's storage: on success it holds a new lock
+ *        description of the file, which the lock manager then owns (it
+ *        locks through it and closes it); on error it holds nothing.
  * Return: 0; -ESTALE (the file or its export is gone); -EBADMSG (not a
  * handle of this server); -EISDIR or -EINVAL (not a regular file);
- * -EACCES (@who is not on the client list of the handle's export, or may
- * not open the file with @flags); -EROFS (write access on a read-only
- * export); -EPERM (a credential flavor or identity the server cannot act
- * as); another -errno.
+ * -EACCES (@who is not on the client list of the handle's export, or
+ * lacks @acc on the file); -EROFS (write access on a read-only export);
+ * -ETXTBSY (write access to a file being executed); -EPERM (a credential
+ * flavor or identity the server cannot act as); -ENOMEM, -EMFILE, -ENFILE
+ * (no description could be made); -EIO.
  */
 typedef int (*rpcrdma_nlm_open_fn)(void *arg, const struct rpcrdma_nlm_caller *who,
-				   const uint8_t *fh, uint32_t len, int flags, int *fdp);
+				   const uint8_t *fh, uint32_t len, int acc,
+				   struct rpcrdma_nlm_file *file);
 
 /** Lock manager configuration; zero fields take the defaults noted. */
 struct rpcrdma_nlm_config {
@@ -116,7 +134,7 @@ struct rpcrdma_nlm_stats {
 	uint64_t ns_freed_hosts;    /* hosts whose locks FREE_ALL/SM_NOTIFY released */
 	uint64_t ns_refused;        /* calls from peers lc_allow refused */
 	uint64_t ns_ranges;         /* gauge: lock records held */
-	uint64_t ns_holders;        /* gauge: open descriptions (owner, file) */
+	uint64_t ns_holders;        /* gauge: lock descriptions (owner, file) */
 	uint64_t ns_waiting;        /* gauge: blocked requests waiting */
 	uint32_t ns_state;          /* our NSM state number (odd) */
 	bool ns_in_grace;
@@ -164,22 +182,27 @@ void rpcrdma_nlm_ports(const struct rpcrdma_nlm *nlm, uint16_t *nlm_port,
  * handles: @server is the struct rpcrdma_nfs3_server (the exports table in
  * force).  The handle's export is found by the id it carries; @who must
  * be on that export's client list (the first entry that matches gives
- * the options, as for NFS calls); write access (@flags O_WRONLY or
- * O_RDWR) on a ro entry is refused; the handle is verified as NFS calls
- * verify it (server credentials) and its file reopened with the access
- * mode of @flags as @who's identity squashed by the entry (root_squash,
- * all_squash, anonuid), with knfsd's overrides: the owner of the file
- * may open it whatever its mode bits, and read access is granted with
- * execute permission.  The calling thread runs as the server again on
- * return.
+ * the options, as for NFS calls); write access (@acc O_WRONLY or O_RDWR)
+ * on a ro entry is refused; the handle is decoded as NFS calls decode it
+ * (server credentials, the export's backend) and must name a regular
+ * file; then @who's identity squashed by the entry (root_squash,
+ * all_squash, anonuid) must have @acc on it, checked as an open for that
+ * access is (NFSv3 READ and WRITE check the same), with knfsd's
+ * overrides: the owner of the file may open it whatever its mode bits,
+ * and read access is granted with execute permission.  The lock
+ * description is then opened by the server (read-write where the file
+ * allows, else read-only).  The calling thread runs as the server again
+ * on return.
  * Return: 0; -EBADMSG (not one of the server's handles); -ESTALE (the
  * file or its export is gone); -EACCES (@who not listed, or no
- * permission); -EROFS (write access, ro entry); -EPERM (a flavor other
- * than AUTH_NONE/AUTH_SYS, or the identity could not be taken);
- * -EISDIR/-EINVAL (not a regular file); -errno of open.
+ * permission); -EROFS (write access, ro entry); -ETXTBSY; -EPERM (a
+ * flavor other than AUTH_NONE/AUTH_SYS, or the identity could not be
+ * taken); -EISDIR/-EINVAL (not a regular file); -ENOMEM, -EMFILE,
+ * -ENFILE; -EIO.
  */
 int rpcrdma_nlm_nfs3_open(void *server, const struct rpcrdma_nlm_caller *who,
-			  const uint8_t *fh, uint32_t len, int flags, int *fdp);
+			  const uint8_t *fh, uint32_t len, int acc,
+			  struct rpcrdma_nlm_file *file);
 
 #ifdef __cplusplus
 }

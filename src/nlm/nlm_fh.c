@@ -1,23 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
- * nlm_fh.c - the one place the lock manager meets the NFS server: an NFSv3
- * file handle of the export opened as a file the lock manager can lock,
- * under the export's rules for the caller, as knfsd's lockd opens files
- * through nfsd_open(): the export the handle names must list the caller,
- * a ro entry allows no write access, and the file is opened with the
- * caller's squashed identity and only the access the lock needs.
+ * nlm_fh.c - the one place the lock manager meets the file-serving layer
+ * (src/fs): an NFS file handle of an export made into a lock description
+ * the lock manager can lock through, under the export's rules for the
+ * caller, as knfsd's lockd opens files through nfsd_open(): the export the
+ * handle names must list the caller, a ro entry allows no write access,
+ * and the caller's squashed identity must have the access the lock needs.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include <rpcrdma/nfs3.h>
-#include <rpcrdma/nlm.h>
-
-#include "fs/fs.h"
+#include "nlm_internal.h" /* fs/fs.h, and through it <rpcrdma/nfs3.h> */
 
 /* @who's identity as the export entry @opts squashes it (fs_cred_from_req
  * on a call header made of it).  Return: 0, or -EPERM (flavor refused). */
@@ -41,17 +36,37 @@ static int caller_cred(const struct rpcrdma_nfs3_xopts *opts,
 	return fs_cred_from_req(opts, &req, cr) ? -EPERM : 0;
 }
 
+/*
+ * Whether the caller (fs_become_caller() done) has access @acc to regular
+ * file @fe, as an open for it checks: fs_open() takes one direction at a
+ * time, so O_RDWR is read, then write.  Return: 0 or fs_open()'s errors.
+ */
+static int caller_may(struct fs_call *c, struct fs_fentry *fe,
+		      const struct stat *st, int acc)
+{
+	int err;
+
+	if (acc != O_RDWR)
+		return fs_open(c, fe, st, acc);
+	err = fs_open(c, fe, st, O_RDONLY);
+	return err ? err : fs_open(c, fe, st, O_WRONLY);
+}
+
 int rpcrdma_nlm_nfs3_open(void *server, const struct rpcrdma_nlm_caller *who,
-			  const uint8_t *fh, uint32_t len, int flags, int *fdp)
+			  const uint8_t *fh, uint32_t len, int acc,
+			  struct rpcrdma_nlm_file *file)
 {
 	struct rpcrdma_nfs3_server *srv = server;
 	struct rpcrdma_nfs3_xopts opts;
+	struct fs_fentry local, *fe = NULL;
 	struct fs_call c;
 	struct fs_snap *sn;
 	struct stat st;
 	unsigned id, i;
-	int acc = flags & O_ACCMODE, pfd = -1, fd, err;
+	int ldacc, err;
 
+	memset(file, 0, sizeof(*file));
+	acc &= O_ACCMODE;
 	if (len < FS_FH_OVERHEAD || fh[0] != FS_FH_VERSION)
 		return -EBADMSG;
 	if (!who || !who->nc_peer)
@@ -70,6 +85,7 @@ int rpcrdma_nlm_nfs3_open(void *server, const struct rpcrdma_nlm_caller *who,
 		goto out;
 	}
 	memset(&c, 0, sizeof(c));
+	c.c_srv = srv;
 	c.c_exp = sn->sn_exp[i];
 	c.c_ro = opts.xo_ro;
 	c.c_modifies = acc != O_RDONLY;
@@ -80,32 +96,33 @@ int rpcrdma_nlm_nfs3_open(void *server, const struct rpcrdma_nlm_caller *who,
 		err = -EROFS;
 		goto out;
 	}
-	/* the handle as the server (open_by_handle_at), the MAC and the
-	 * export's own checks: fs_fh_open's */
+	/* the handle as the server, the MAC and the export's own checks */
 	fs_cred_restore();
-	err = fs_fh_open(c.c_exp, fh, len, &pfd, &st);
+	err = fs_open_handle(&c, fh, len, &local, &fe, &st);
 	if (err)
 		goto out;
 	if (!S_ISREG(st.st_mode)) {
 		err = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
 		goto out;
 	}
-	/* reopen the O_PATH descriptor with the access mode, as the caller */
+	/* the caller's access, as an open for it checks */
 	err = fs_become_caller(&c);
 	if (err)
 		goto out_restore;
-	fd = fs_reopen(&c, pfd, &st, acc | O_NOCTTY | O_NONBLOCK | (flags & O_CLOEXEC));
-	if (fd < 0) {
-		err = fd;
+	err = caller_may(&c, fe, &st, acc);
+	if (err)
 		goto out_restore;
-	}
-	*fdp = fd;
-	err = 0;
+	/* the lock description: opened by the server (be_lock_open), the
+	 * caller's access being checked */
+	err = fs_lock_open(&c, fe, &file->nf_ld, &ldacc);
+	if (err)
+		goto out_restore;
+	file->nf_dev = st.st_dev;
+	file->nf_ino = st.st_ino;
 out_restore:
 	fs_cred_restore();
 out:
-	if (pfd >= 0)
-		close(pfd);
+	fs_fcache_put(fe);
 	fs_snap_put(sn);
 	return err;
 }

@@ -20,6 +20,8 @@
 
 #include <rpcrdma/nlm.h>
 
+#include "fs/fs.h"
+
 /* nlm4_stats (XNFS 10.x; RFC 1813 appendix II) */
 enum nlm4_stats {
 	NLM4_GRANTED = 0,
@@ -138,7 +140,7 @@ bool nlm_rset_covers(const struct nlm_rset *s, const struct nlm_range *r);
 
 void nlm_rset_free(struct nlm_rset *s);
 
-/* ---- nlm_table.c: hosts, lock owners, open descriptions, waiters ---- */
+/* ---- nlm_table.c: hosts, lock owners, lock descriptions, waiters ---- */
 
 /**
  * A client host: the address its calls come from (port ignored) and the
@@ -158,6 +160,22 @@ struct nlm_host {
 	bool h_recorded;                  /* in the state directory */
 };
 
+/*
+ * What an open function gives the lock manager (include/rpcrdma/nlm.h):
+ * the layer's lock description of the file (fs.h; nf_ld.ld_be NULL: none)
+ * and the file's identity from its attributes (st_dev, st_ino), which
+ * the table keys holders, waiters and shares by and passes to lc_conflict.
+ */
+struct rpcrdma_nlm_file {
+	struct fs_lockd nf_ld;
+	dev_t nf_dev;
+	ino_t nf_ino;
+};
+
+/** nlm_file_close - close @f's description (none: nothing); it then
+ *  holds nothing.  Its locks go with it. */
+void nlm_file_close(struct rpcrdma_nlm_file *f);
+
 /** A lock owner (XNFS: host, svid, oh). */
 struct nlm_owner {
 	struct nlm_host *o_host;
@@ -166,7 +184,7 @@ struct nlm_owner {
 	uint8_t o_oh[NLM_MAXOH];
 };
 
-/** One lock owner's open description of one file and its ranges. */
+/** One lock owner's lock description of one file and its ranges. */
 struct nlm_holder {
 	struct nlm_holder *ho_next;
 	struct nlm_owner ho_owner;
@@ -174,8 +192,9 @@ struct nlm_holder {
 	ino_t ho_ino;
 	uint32_t ho_fhlen;       /* the handle it was locked by */
 	uint8_t ho_fh[NLM_FHMAX];
-	int ho_fd;
-	int ho_accmode;          /* O_RDWR, O_RDONLY or O_WRONLY */
+	struct fs_lockd ho_ld;   /* the ranges are its locks (fs_lock()) */
+	int ho_accmode;          /* the access its owner's callers were found to have:
+				  * O_RDONLY, O_WRONLY, or O_RDWR (both) */
 	struct nlm_rset ho_set;
 };
 
@@ -280,16 +299,17 @@ struct nlm_conflict {
 
 int nlm_table_init(struct nlm_table *t, uint32_t max, rpcrdma_nlm_open_fn open,
 		   void *open_arg);
-/** Release every lock (closing the descriptions) and free the table. */
+/** Release every lock (closing the lock descriptions) and free the table. */
 void nlm_table_destroy(struct nlm_table *t);
 
 /*
  * Each returns an nlm4_stats value; call with t_lock NOT held.  The file
- * is opened through t_open for the call's caller (la_who) with the access
- * the operation needs, as knfsd's lockd does (nlm_lookup_file): TEST and
- * LOCK of a write lock need write access, of a read lock read access
- * (LOCK asks for read-write first, so that one open description serves
- * the owner's later locks of either type); SHARE needs write access when
+ * is reached through t_open for the call's caller (la_who), who must have
+ * the access the operation needs, as knfsd's lockd asks (nlm_lookup_file):
+ * TEST and LOCK of a write lock need write access, of a read lock read
+ * access (checked on every LOCK, whatever the owner holds; a blocked lock
+ * is checked again for its caller when it is retried, unless a LOCK of
+ * its owner found that access since); SHARE needs write access when
  * it asks for it (fsa_W), read access otherwise; UNLOCK, CANCEL and
  * UNSHARE read access.  A refused open is answered as knfsd's nlm_fopen
  * answers: NLM4_STALE_FH for a handle that is gone, NLM4_FAILED for

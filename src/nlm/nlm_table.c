@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * nlm_table.c - the lock table: hosts, lock owners' open descriptions of
+ * nlm_table.c - the lock table: hosts, lock owners' lock descriptions of
  * files with the ranges they hold, blocked requests and share
- * reservations.  Locks are taken on the file system as OFD locks
- * (fcntl F_OFD_SETLK) on one open description per (owner, file), so the
- * kernel decides conflicts with every other owner, local processes
- * included; the table mirrors each owner's ranges to know when a
+ * reservations.  Locks are taken through the file-serving layer
+ * (fs_lock()) on one lock description per (owner, file), so the backend
+ * decides conflicts with every other owner: on a local file system (the
+ * posix backend) they are OFD locks, and local processes and NFSv4.1
+ * count too.  The table mirrors each owner's ranges to know when a
  * description can be closed, to answer TEST with the holder's identity,
  * and to bound what a peer can make the server hold.
  *
@@ -16,8 +17,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "nlm_internal.h"
 
@@ -177,7 +176,7 @@ static void holder_free(struct nlm_table *t, struct nlm_holder *ho)
 		}
 	t->t_nholders--;
 	t->t_nranges -= ho->ho_set.rs_n;
-	close(ho->ho_fd); /* the kernel drops the description's locks */
+	fs_lock_close(&ho->ho_ld); /* the description's locks go with it */
 	nlm_rset_free(&ho->ho_set);
 	host_unuse(t, ho->ho_owner.o_host);
 	free(ho);
@@ -221,72 +220,88 @@ static uint32_t errno_to_stat(int err)
 	}
 }
 
-/*
- * Open the handle's file for @who with access @acc (O_RDONLY, O_WRONLY);
- * with @rdwr read-write first when @who may (a lock owner's description
- * then serves both lock types), else @acc.
- */
-static int file_open(struct nlm_table *t, const struct rpcrdma_nlm_caller *who,
-		     const uint8_t *fh, uint32_t fhlen, int acc, bool rdwr, int *fdp,
-		     int *accp, dev_t *dev, ino_t *ino)
+void nlm_file_close(struct rpcrdma_nlm_file *f)
 {
-	struct stat st;
-	int err = -EACCES;
-
-	if (rdwr) {
-		err = t->t_open(t->t_open_arg, who, fh, fhlen, O_RDWR | O_CLOEXEC, fdp);
-		if (err == 0)
-			acc = O_RDWR;
-	}
-	if (err == -EACCES || err == -EROFS || err == -ETXTBSY || err == -EPERM)
-		err = t->t_open(t->t_open_arg, who, fh, fhlen, acc | O_CLOEXEC, fdp);
-	if (err)
-		return err;
-	if (fstat(*fdp, &st) < 0) {
-		err = -errno;
-		close(*fdp);
-		return err;
-	}
-	*accp = acc;
-	*dev = st.st_dev;
-	*ino = st.st_ino;
-	return 0;
+	fs_lock_close(&f->nf_ld);
 }
 
-static void flock_of(struct flock *fl, const struct nlm_range *r, short type)
+/*
+ * The handle's file for @who, who must have access @acc (O_RDONLY,
+ * O_WRONLY, O_RDWR).  On error @f holds nothing.
+ */
+static int file_open(struct nlm_table *t, const struct rpcrdma_nlm_caller *who,
+		     const uint8_t *fh, uint32_t fhlen, int acc,
+		     struct rpcrdma_nlm_file *f)
+{
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	err = t->t_open(t->t_open_arg, who, fh, fhlen, acc, f);
+	if (err)
+		memset(f, 0, sizeof(*f));
+	return err;
+}
+
+/* the access a lock of type @excl needs */
+static int acc_for(bool excl)
+{
+	return excl ? O_WRONLY : O_RDONLY;
+}
+
+/* was a caller of the holder's owner found to have access @acc? */
+static bool holder_may(const struct nlm_holder *ho, int acc)
+{
+	return ho->ho_accmode == O_RDWR || ho->ho_accmode == acc;
+}
+
+/* a caller of the holder's owner was found to have @acc as well */
+static void holder_allow(struct nlm_holder *ho, int acc)
+{
+	if (!holder_may(ho, acc))
+		ho->ho_accmode = O_RDWR;
+}
+
+/*
+ * fs_lock() of @r for description @ld: set (F_RDLCK, F_WRLCK), clear
+ * (F_UNLCK), or with @test find a conflict (into @cf).  A set passes no
+ * @cf (NULL): who holds the bytes is asked only when a caller wants to
+ * know (conflict_of()), as the posix backend then makes no F_OFD_GETLK.
+ * Return: 0, -EAGAIN (a conflict), or fs_lock()'s other errors.
+ */
+static int range_lock(struct fs_lockd *ld, const struct nlm_range *r, int type,
+		      bool test, struct fs_lock_conflict *cf)
 {
 	uint64_t off, len;
 
-	memset(fl, 0, sizeof(*fl));
 	nlm_range_to_wire(r, &off, &len);
-	fl->l_type = type;
-	fl->l_whence = SEEK_SET;
-	fl->l_start = (off_t)off;
-	fl->l_len = (off_t)len;
+	return fs_lock(ld, type, off, len, test, cf);
 }
 
-/* who holds what conflicts with @r on the file of @fd (F_OFD_GETLK) */
-static bool conflict_of(struct nlm_table *t, int fd, dev_t dev, ino_t ino,
-			const struct nlm_range *r, struct nlm_conflict *c)
+/* who holds what conflicts with @r on the file @dev/@ino, as description
+ * @ld sees it (its own locks never conflict) */
+static bool conflict_of(struct nlm_table *t, struct fs_lockd *ld, dev_t dev,
+			ino_t ino, const struct nlm_range *r, struct nlm_conflict *c)
 {
-	struct flock fl;
+	struct fs_lock_conflict cf;
 	struct nlm_range got;
 
-	flock_of(&fl, r, r->nr_excl ? F_WRLCK : F_RDLCK);
-	if (fcntl(fd, F_OFD_GETLK, &fl) < 0 || fl.l_type == F_UNLCK)
+	memset(&cf, 0, sizeof(cf));
+	if (range_lock(ld, r, r->nr_excl ? F_WRLCK : F_RDLCK, true, &cf) != -EAGAIN)
 		return false;
 	if (!c)
 		return true;
 	memset(c, 0, sizeof(*c));
-	got.nr_start = (uint64_t)fl.l_start;
-	got.nr_end = fl.l_len ? (uint64_t)(fl.l_start + fl.l_len - 1) : NLM_OFFSET_MAX;
-	got.nr_excl = fl.l_type == F_WRLCK;
+	got.nr_start = cf.cf_start;
+	got.nr_end = cf.cf_len && cf.cf_len - 1 <= NLM_OFFSET_MAX - cf.cf_start
+			     ? cf.cf_start + cf.cf_len - 1
+			     : NLM_OFFSET_MAX;
+	got.nr_excl = cf.cf_type == F_WRLCK;
 	nlm_range_to_wire(&got, &c->c_offset, &c->c_len);
 	c->c_excl = got.nr_excl;
-	c->c_svid = fl.l_pid > 0 ? (uint32_t)fl.l_pid : 0; /* a local process */
+	c->c_svid = cf.cf_pid > 0 ? (uint32_t)cf.cf_pid : 0; /* a local process */
 	/* one of our owners? report its svid and owner handle */
 	for (struct nlm_holder *ho = t->t_holders; ho; ho = ho->ho_next) {
-		if (ho->ho_dev != dev || ho->ho_ino != ino || ho->ho_fd == fd)
+		if (ho->ho_dev != dev || ho->ho_ino != ino || &ho->ho_ld == ld)
 			continue;
 		if (nlm_rset_find_conflict(&ho->ho_set, r)) {
 			c->c_svid = ho->ho_owner.o_svid;
@@ -305,28 +320,28 @@ uint32_t nlm_table_test(struct nlm_table *t, const struct nlm_lockargs *a,
 	struct nlm_range r;
 	struct nlm_host *h;
 	struct nlm_holder *ho;
-	dev_t dev;
-	ino_t ino;
-	int fd, acc, err;
+	struct rpcrdma_nlm_file f;
+	int err;
 	uint32_t stat;
 
 	if (nlm_range_from_wire(a->la_offset, a->la_len, &r))
 		return NLM4_FBIG;
 	r.nr_excl = a->la_excl;
-	err = file_open(t, who_of(a, &anon), a->la_fh, a->la_fhlen,
-			a->la_excl ? O_WRONLY : O_RDONLY, false, &fd, &acc, &dev, &ino);
+	err = file_open(t, who_of(a, &anon), a->la_fh, a->la_fhlen, acc_for(a->la_excl),
+			&f);
 	if (err)
 		return errno_to_stat(err);
 	pthread_mutex_lock(&t->t_lock);
 	h = host_of(t, a);
-	ho = h ? holder_find(t, h, a, dev, ino) : NULL;
+	ho = h ? holder_find(t, h, a, f.nf_dev, f.nf_ino) : NULL;
 	/* the owner's own description: its own locks never conflict */
-	stat = conflict_of(t, ho ? ho->ho_fd : fd, dev, ino, &r, c) ? NLM4_DENIED
-								   : NLM4_GRANTED;
+	stat = conflict_of(t, ho ? &ho->ho_ld : &f.nf_ld, f.nf_dev, f.nf_ino, &r, c)
+		       ? NLM4_DENIED
+		       : NLM4_GRANTED;
 	if (stat == NLM4_DENIED)
 		t->t_stats.ns_denied++;
 	pthread_mutex_unlock(&t->t_lock);
-	close(fd);
+	nlm_file_close(&f);
 	return stat;
 }
 
@@ -360,22 +375,25 @@ static void waiter_free(struct nlm_table *t, struct nlm_waiter *w)
 }
 
 /*
- * Take @r with the owner's description (creating it from @fd, which is
- * then consumed; -1 when the holder exists).  Called with t_lock held.
+ * Take @r with the owner's description: the holder's, or with @ho NULL a
+ * new holder's made from @f (whose description it then keeps: @f holds
+ * nothing after a success), its caller found to have access @acc, which
+ * a holder must have been found to have too (holder_allow()).  Called
+ * with t_lock held.
  * Return: 0, -EAGAIN (conflict), -ENOSPC (bounds), or -errno.
  */
 static int take(struct nlm_table *t, struct nlm_host *h, const struct nlm_owner *o,
-		struct nlm_holder *ho, int *fd, int acc, dev_t dev, ino_t ino,
+		struct nlm_holder *ho, struct rpcrdma_nlm_file *f, int acc,
 		const uint8_t *fh, uint32_t fhlen, const struct nlm_range *r)
 {
-	struct flock fl;
+	int type = r->nr_excl ? F_WRLCK : F_RDLCK;
 	int delta, err;
 
 	if (!ho && t->t_nholders >= t->t_max)
 		return -ENOSPC;
 	if (t->t_nranges + 2 > t->t_max)
 		return -ENOSPC;
-	if (ho && r->nr_excl && ho->ho_accmode == O_RDONLY)
+	if (ho && !holder_may(ho, acc))
 		return -EBADF;
 	if (!ho) {
 		ho = calloc(1, sizeof(*ho));
@@ -383,25 +401,23 @@ static int take(struct nlm_table *t, struct nlm_host *h, const struct nlm_owner 
 			return -ENOMEM;
 		ho->ho_owner = *o;
 		ho->ho_owner.o_host = h;
-		ho->ho_dev = dev;
-		ho->ho_ino = ino;
+		ho->ho_dev = f->nf_dev;
+		ho->ho_ino = f->nf_ino;
 		ho->ho_fhlen = fhlen;
 		memcpy(ho->ho_fh, fh, fhlen);
-		ho->ho_fd = *fd;
 		ho->ho_accmode = acc;
-		flock_of(&fl, r, r->nr_excl ? F_WRLCK : F_RDLCK);
-		if (fcntl(ho->ho_fd, F_OFD_SETLK, &fl) < 0) {
-			int err = errno == EACCES ? -EAGAIN : -errno;
-
+		err = range_lock(&f->nf_ld, r, type, false, NULL);
+		if (err) {
 			free(ho);
 			return err;
 		}
 		err = nlm_rset_apply(&ho->ho_set, r, false, UINT32_MAX, &delta);
 		if (err) {
-			free(ho); /* caller closes *fd, which drops the lock */
+			free(ho); /* the caller closes @f, which drops the lock */
 			return err;
 		}
-		*fd = -1;
+		ho->ho_ld = f->nf_ld;
+		memset(&f->nf_ld, 0, sizeof(f->nf_ld));
 		ho->ho_next = t->t_holders;
 		t->t_holders = ho;
 		t->t_nholders++;
@@ -409,15 +425,14 @@ static int take(struct nlm_table *t, struct nlm_host *h, const struct nlm_owner 
 		host_use(t, h);
 		return 0;
 	}
-	flock_of(&fl, r, r->nr_excl ? F_WRLCK : F_RDLCK);
-	if (fcntl(ho->ho_fd, F_OFD_SETLK, &fl) < 0)
-		return errno == EACCES ? -EAGAIN : -errno;
+	err = range_lock(&ho->ho_ld, r, type, false, NULL);
+	if (err)
+		return err;
 	err = nlm_rset_apply(&ho->ho_set, r, false, UINT32_MAX, &delta);
 	if (err) {
 		/* cannot mirror it: give the bytes back rather than hold
 		 * a lock the table does not know */
-		flock_of(&fl, r, F_UNLCK);
-		fcntl(ho->ho_fd, F_OFD_SETLK, &fl);
+		range_lock(&ho->ho_ld, r, F_UNLCK, false, NULL);
 		if (nlm_rset_apply(&ho->ho_set, r, true, UINT32_MAX, &delta) == 0)
 			t->t_nranges = (uint32_t)((int64_t)t->t_nranges + delta);
 		return err;
@@ -430,14 +445,12 @@ static int take(struct nlm_table *t, struct nlm_host *h, const struct nlm_owner 
 static void give_back(struct nlm_table *t, struct nlm_holder *ho,
 		      const struct nlm_range *r)
 {
-	struct flock fl;
 	int delta;
 
-	flock_of(&fl, r, F_UNLCK);
-	fcntl(ho->ho_fd, F_OFD_SETLK, &fl);
+	range_lock(&ho->ho_ld, r, F_UNLCK, false, NULL);
 	if (nlm_rset_apply(&ho->ho_set, r, true, UINT32_MAX, &delta) == 0)
 		t->t_nranges = (uint32_t)((int64_t)t->t_nranges + delta);
-	/* else (no memory to split a range) the kernel released the bytes
+	/* else (no memory to split a range) the backend released the bytes
 	 * and the mirror still lists them: the description stays open until
 	 * the owner's other unlocks or FREE_ALL, never longer */
 	if (ho->ho_set.rs_n == 0)
@@ -454,21 +467,25 @@ uint32_t nlm_table_lock(struct nlm_table *t, const struct nlm_lockargs *a,
 	struct nlm_holder *ho;
 	struct nlm_waiter *w;
 	struct rpcrdma_nlm_caller anon;
+	struct rpcrdma_nlm_file f;
 	dev_t dev;
 	ino_t ino;
-	int fd, acc, err;
+	int acc = acc_for(a->la_excl), err;
 	uint32_t stat;
 
 	if (nlm_range_from_wire(a->la_offset, a->la_len, &r))
 		return NLM4_FBIG;
 	r.nr_excl = a->la_excl;
-	err = file_open(t, who_of(a, &anon), a->la_fh, a->la_fhlen,
-			a->la_excl ? O_WRONLY : O_RDONLY, true, &fd, &acc, &dev, &ino);
+	/* the caller's access for this lock, checked now whatever the owner
+	 * holds: a write lock needs write access, a read lock read access */
+	err = file_open(t, who_of(a, &anon), a->la_fh, a->la_fhlen, acc, &f);
 	if (err) {
 		if (errno_to_stat(err) == NLM4_STALE_FH)
 			t->t_stats.ns_stale++;
 		return errno_to_stat(err);
 	}
+	dev = f.nf_dev;
+	ino = f.nf_ino;
 	pthread_mutex_lock(&t->t_lock);
 	h = host_get(t, a);
 	if (!h) {
@@ -478,12 +495,12 @@ uint32_t nlm_table_lock(struct nlm_table *t, const struct nlm_lockargs *a,
 	}
 	owner_set(&o, h, a);
 	ho = holder_find(t, h, a, dev, ino);
-	err = take(t, h, &o, ho, ho ? NULL : &fd, acc, dev, ino, a->la_fh, a->la_fhlen,
-		   &r);
+	if (ho)
+		holder_allow(ho, acc);
+	err = take(t, h, &o, ho, &f, acc, a->la_fh, a->la_fhlen, &r);
 	/* held by expired NFSv4.1 clients: revoked, then once more */
 	if (err == -EAGAIN && t->t_conflict && t->t_conflict(t->t_conflict_arg, dev, ino) > 0)
-		err = take(t, h, &o, ho, ho ? NULL : &fd, acc, dev, ino, a->la_fh,
-			   a->la_fhlen, &r);
+		err = take(t, h, &o, ho, &f, acc, a->la_fh, a->la_fhlen, &r);
 	if (err == 0) {
 		/* a retransmitted or re-sent blocking request is answered */
 		w = waiter_find(t, h, a, dev, ino, &r, false);
@@ -500,7 +517,7 @@ uint32_t nlm_table_lock(struct nlm_table *t, const struct nlm_lockargs *a,
 		goto out;
 	}
 	if (c)
-		conflict_of(t, ho ? ho->ho_fd : fd, dev, ino, &r, c);
+		conflict_of(t, ho ? &ho->ho_ld : &f.nf_ld, dev, ino, &r, c);
 	if (!block) {
 		t->t_stats.ns_denied++;
 		stat = NLM4_DENIED;
@@ -537,8 +554,7 @@ uint32_t nlm_table_lock(struct nlm_table *t, const struct nlm_lockargs *a,
 out:
 	host_put_unused(t, h);
 	pthread_mutex_unlock(&t->t_lock);
-	if (fd >= 0)
-		close(fd);
+	nlm_file_close(&f); /* taken by a new holder: holds nothing */
 	return stat;
 }
 
@@ -575,17 +591,19 @@ uint32_t nlm_table_unlock(struct nlm_table *t, const struct nlm_lockargs *a)
 	struct nlm_host *h;
 	struct nlm_holder *ho;
 	struct nlm_waiter *w;
+	struct rpcrdma_nlm_file f;
 	dev_t dev;
 	ino_t ino;
-	int fd, acc, err;
+	int err;
 
 	if (nlm_range_from_wire(a->la_offset, a->la_len, &r))
 		return NLM4_FBIG;
-	err = file_open(t, who_of(a, &anon), a->la_fh, a->la_fhlen, O_RDONLY, false,
-			&fd, &acc, &dev, &ino);
+	err = file_open(t, who_of(a, &anon), a->la_fh, a->la_fhlen, O_RDONLY, &f);
 	if (err)
 		return unlock_by_handle(t, a, &r) ? NLM4_GRANTED : errno_to_stat(err);
-	close(fd);
+	dev = f.nf_dev;
+	ino = f.nf_ino;
+	nlm_file_close(&f);
 	pthread_mutex_lock(&t->t_lock);
 	h = host_of(t, a);
 	if (h) {
@@ -636,18 +654,20 @@ uint32_t nlm_table_cancel(struct nlm_table *t, const struct nlm_lockargs *a)
 	struct nlm_range r;
 	struct nlm_host *h;
 	struct nlm_waiter *w;
+	struct rpcrdma_nlm_file f;
 	dev_t dev;
 	ino_t ino;
-	int fd, acc, err;
+	int err;
 
 	if (nlm_range_from_wire(a->la_offset, a->la_len, &r))
 		return NLM4_FBIG;
 	r.nr_excl = a->la_excl;
-	err = file_open(t, who_of(a, &anon), a->la_fh, a->la_fhlen, O_RDONLY, false,
-			&fd, &acc, &dev, &ino);
+	err = file_open(t, who_of(a, &anon), a->la_fh, a->la_fhlen, O_RDONLY, &f);
 	if (err)
 		return cancel_by_handle(t, a, &r) ? NLM4_GRANTED : errno_to_stat(err);
-	close(fd);
+	dev = f.nf_dev;
+	ino = f.nf_ino;
+	nlm_file_close(&f);
 	pthread_mutex_lock(&t->t_lock);
 	h = host_of(t, a);
 	w = h ? waiter_find(t, h, a, dev, ino, &r, false) : NULL;
@@ -664,20 +684,22 @@ uint32_t nlm_table_share(struct nlm_table *t, const struct nlm_lockargs *a,
 	struct rpcrdma_nlm_caller anon;
 	struct nlm_host *h;
 	struct nlm_share *sh, **pp;
+	struct rpcrdma_nlm_file f;
 	dev_t dev;
 	ino_t ino;
-	int fd, acc, err;
+	int acc, err;
 	uint32_t stat = NLM4_GRANTED;
 
 	if (mode > 3 || access > 3)
 		return NLM4_FAILED;
 	/* fsa_W (2) or fsa_RW (3): the share is for writing */
 	acc = !unshare && (access & 2) ? ((access & 1) ? O_RDWR : O_WRONLY) : O_RDONLY;
-	err = file_open(t, who_of(a, &anon), a->la_fh, a->la_fhlen, acc, false, &fd,
-			&acc, &dev, &ino);
+	err = file_open(t, who_of(a, &anon), a->la_fh, a->la_fhlen, acc, &f);
 	if (err)
 		return errno_to_stat(err);
-	close(fd);
+	dev = f.nf_dev;
+	ino = f.nf_ino;
+	nlm_file_close(&f);
 	pthread_mutex_lock(&t->t_lock);
 	h = host_get(t, a);
 	if (!h) {
@@ -801,9 +823,8 @@ void nlm_table_retry(struct nlm_table *t, struct nlm_grant **out)
 		struct nlm_host *h = w->w_owner.o_host;
 		struct nlm_holder *ho = NULL;
 		struct nlm_grant *g;
-		dev_t dev;
-		ino_t ino;
-		int fd = -1, acc, err;
+		struct rpcrdma_nlm_file f;
+		int acc, err;
 
 		wn = w->w_next;
 		for (ho = t->t_holders; ho; ho = ho->ho_next)
@@ -812,35 +833,38 @@ void nlm_table_retry(struct nlm_table *t, struct nlm_grant **out)
 			    ho->ho_owner.o_ohlen == w->w_owner.o_ohlen &&
 			    !memcmp(ho->ho_owner.o_oh, w->w_owner.o_oh, w->w_owner.o_ohlen))
 				break;
-		if (!ho) {
+		memset(&f, 0, sizeof(f));
+		acc = acc_for(w->w_range.nr_excl);
+		/* as its caller, unless the owner's holder was found to have
+		 * the access already */
+		if (!ho || !holder_may(ho, acc)) {
 			err = file_open(t, nlm_who_caller(&w->w_who), w->w_fh, w->w_fhlen,
-					w->w_range.nr_excl ? O_WRONLY : O_RDONLY, true,
-					&fd, &acc, &dev, &ino);
-			if (err || dev != w->w_dev || ino != w->w_ino) {
-				/* the file is gone: nothing will ever grant it */
-				if (!err)
-					close(fd);
+					acc, &f);
+			if (err || f.nf_dev != w->w_dev || f.nf_ino != w->w_ino) {
+				/* the file is gone, or the caller's access:
+				 * nothing will ever grant it */
+				nlm_file_close(&f);
 				waiter_free(t, w);
 				continue;
 			}
-		} else {
-			acc = ho->ho_accmode;
+			if (ho) {
+				holder_allow(ho, acc);
+				nlm_file_close(&f);
+			}
 		}
 		g = calloc(1, sizeof(*g));
 		if (!g) {
-			if (fd >= 0)
-				close(fd);
+			nlm_file_close(&f);
 			break;
 		}
-		err = take(t, h, &w->w_owner, ho, ho ? NULL : &fd, acc, w->w_dev,
-			   w->w_ino, w->w_fh, w->w_fhlen, &w->w_range);
+		err = take(t, h, &w->w_owner, ho, &f, acc, w->w_fh, w->w_fhlen,
+			   &w->w_range);
 		/* an NFSv4.1 client whose lease expired meanwhile gives way */
 		if (err == -EAGAIN && t->t_conflict &&
 		    t->t_conflict(t->t_conflict_arg, w->w_dev, w->w_ino) > 0)
-			err = take(t, h, &w->w_owner, ho, ho ? NULL : &fd, acc, w->w_dev,
-				   w->w_ino, w->w_fh, w->w_fhlen, &w->w_range);
-		if (fd >= 0)
-			close(fd);
+			err = take(t, h, &w->w_owner, ho, &f, acc, w->w_fh, w->w_fhlen,
+				   &w->w_range);
+		nlm_file_close(&f);
 		if (err) {
 			free(g);
 			continue; /* still blocked (or out of room: try later) */

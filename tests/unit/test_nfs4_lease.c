@@ -22,6 +22,7 @@
 
 #include "nfs4/nfs4_deleg.h"
 #include "nlm/nlm_internal.h"
+#include "fs/fs_backend.h"
 
 /* exported to all of 127/8: clients of several hosts (env.peer4) */
 static int setup(void **state)
@@ -369,17 +370,33 @@ static void test_nlm_hook(void **state)
 #define c_exid t4_exid2
 
 /* The NLM lock table with the hook rpcrdma-nfsd installs: its "file
- * handles" are names in the export (test_nlm_table.c's way). */
+ * handles" are names in the export, each made into a posix backend lock
+ * description as the backend makes one (an open file description,
+ * read-write); the caller's access @acc is not checked. */
 static int nlm_open_name(void *arg, const struct rpcrdma_nlm_caller *who,
-			 const uint8_t *fh, uint32_t len, int flags, int *fdp)
+			 const uint8_t *fh, uint32_t len, int acc,
+			 struct rpcrdma_nlm_file *f)
 {
 	struct env *e = arg;
 	char path[160];
+	struct stat st;
+	int fd;
 
 	(void)who;
+	(void)acc;
 	snprintf(path, sizeof(path), "%s/%.*s", e->dir, (int)len, (const char *)fh);
-	*fdp = open(path, flags);
-	return *fdp < 0 ? -errno : 0;
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return -EIO;
+	}
+	f->nf_ld.ld_be = &fs_posix_backend;
+	f->nf_ld.ld_fd = fd;
+	f->nf_dev = st.st_dev;
+	f->nf_ino = st.st_ino;
+	return 0;
 }
 
 static struct nlm_lockargs nlm_args(const char *file, const struct sockaddr_in *peer,

@@ -12,9 +12,11 @@
  * a fake client lock manager found through a fake portmapper; then a restart with a grace period:
  * the state number advanced, the host's record kept, a plain LOCK refused
  * NLM4_DENIED_GRACE_PERIOD and a reclaim granted; SM_NOTIFY from the
- * host releases its locks.  Runs as root (file handles); exits 77 (a
- * skip to CTest) otherwise.  The client calls with AUTH_SYS root: the
- * lock manager opens files as the caller.
+ * host releases its locks.  Every case runs once per backend of the
+ * file-serving layer: posix (a temporary directory; as root only, for
+ * file handles: skipped otherwise) and memory (always, root or not).  The
+ * client calls with AUTH_SYS root: the lock manager checks files for the
+ * caller.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -36,13 +38,15 @@
 #include "nlm/nlm_internal.h"
 #include "nfs3/nfs3_internal.h"
 #include "common/rpc_tcp.h"
+#include "nlm_fixture.h"
 
 #include <rpc/pmap_prot.h>
 
 struct s_env {
+	const struct nfx_backend *b;      /* the group's backend */
 	char dir[64], state[64];
-	struct rpcrdma_nfs3_export *exp;  /* makes handles */
-	struct rpcrdma_nfs3_server *srv;  /* serves them: the same directory, id 0 */
+	struct rpcrdma_nfs3_server *srv;  /* NULL: the backend cannot run here */
+	struct rpcrdma_nfs3_export *exp;  /* its export (id 0): files, handles */
 	struct rpcrdma_mnt *mnt;
 	struct rpcrdma_nlm *nlm;
 	uint16_t nlm_port, nsm_port;
@@ -212,41 +216,47 @@ static void stop(void)
 	env.nlm = NULL;
 }
 
+/* the group's case: skipped when its backend cannot run here */
+static void need_env(void)
+{
+	if (!env.srv)
+		skip();
+}
+
+/* the backend of the group main() runs next */
+static const struct nfx_backend *group_backend;
+
 static int setup(void **state)
 {
 	struct rpcrdma_nfs3_config cfg = { 0 };
-	int fd;
+	struct rpcrdma_nfs3_exports *xt;
+	struct fs_snap *sn;
+	char text[160], msg[256];
 
 	(void)state;
-	if (geteuid() != 0)
+	memset(&env, 0, sizeof(env));
+	env.b = group_backend;
+	if (!nfx_usable(env.b))
 		return 0;
 	strcpy(env.dir, "/tmp/nlmsvc.XXXXXX");
 	strcpy(env.state, "/tmp/nlmst.XXXXXX");
 	if (!mkdtemp(env.dir) || !mkdtemp(env.state))
 		return -1;
-	cfg.nc_export = env.dir;
-	if (rpcrdma_nfs3_export_open(&cfg, &env.exp))
+	/* the server of the directory as export id 0 (what rpcrdma-nfsd
+	 * --export makes) */
+	snprintf(text, sizeof(text), "%s *(rw,no_root_squash,fsid=0,backend=%s)\n", env.dir,
+		 env.b->nb_name);
+	if (rpcrdma_nfs3_exports_parse("test", text, &xt, msg, sizeof(msg)) ||
+	    rpcrdma_nfs3_server_create(&cfg, xt, &env.srv, msg, sizeof(msg))) {
+		fprintf(stderr, "test_nlm_svc: server: %s\n", msg);
 		return -1;
-	{
-		/* a server of the same directory as export id 0 (what
-		 * rpcrdma-nfsd --export makes): it accepts env.exp's handles */
-		struct rpcrdma_nfs3_exports *xt;
-		char text[128], msg[256];
-
-		snprintf(text, sizeof(text), "%s *(rw,no_root_squash,fsid=0)\n", env.dir);
-		if (rpcrdma_nfs3_exports_parse("test", text, &xt, msg, sizeof(msg)) ||
-		    rpcrdma_nfs3_server_create(&cfg, xt, &env.srv, msg, sizeof(msg))) {
-			fprintf(stderr, "test_nlm_svc: server: %s\n", msg);
-			return -1;
-		}
-		rpcrdma_nfs3_exports_free(xt);
 	}
-	fd = openat(env.exp->ex_fd, "f", O_CREAT | O_RDWR, 0644);
-	if (fd < 0 || ftruncate(fd, 4096) < 0)
-		return -1;
-	close(fd);
-	if (fs_fh_make(env.exp, env.exp->ex_fd, "f", env.fh, &env.fhlen))
-		return -1;
+	rpcrdma_nfs3_exports_free(xt);
+	sn = fs_snap_get(env.srv);
+	env.exp = sn->sn_exp[0]; /* the server's table holds it */
+	fs_snap_put(sn);
+	nfx_mkfile(env.exp, "f", 0644, 0, 4096);
+	nfx_fh(env.exp, "f", env.fh, &env.fhlen);
 	if (fake_setup())
 		return -1;
 	return start(UINT32_MAX);
@@ -257,7 +267,7 @@ static int teardown(void **state)
 	char cmd[200];
 
 	(void)state;
-	if (geteuid() != 0)
+	if (!env.srv)
 		return 0;
 	if (env.nlm)
 		stop();
@@ -265,7 +275,6 @@ static int teardown(void **state)
 	close(fake_lsn);
 	rpcrdma_nfs3_server_destroy(env.srv);
 	env.srv = NULL;
-	rpcrdma_nfs3_export_close(env.exp);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s %s", env.dir, env.state);
 	return system(cmd) == 0 ? 0 : -1;
 }
@@ -349,11 +358,9 @@ static void test_procedures(void **state)
 	struct nlm_args a;
 	struct rpcrdma_nlm_stats st;
 	CLIENT *cl;
-	char path[128];
 
 	(void)state;
-	if (geteuid() != 0)
-		skip();
+	need_env();
 	cl = client(env.nlm_port, RPCRDMA_NLM_PROGRAM, RPCRDMA_NLM_VERSION);
 	assert_int_equal(clnt_call(cl, NLMPROC4_NULL, (xdrproc_t)nlm_xdr_void, NULL,
 				   (xdrproc_t)nlm_xdr_void, NULL, tmo), RPC_SUCCESS);
@@ -365,16 +372,10 @@ static void test_procedures(void **state)
 	a.a_block = true;
 	assert_int_equal(call(cl, NLMPROC4_LOCK, &a), NLM4_BLOCKED);
 	assert_int_equal(call(cl, NLMPROC4_CANCEL, &a), NLM4_GRANTED);
-	/* the holder is really locked on the file */
-	snprintf(path, sizeof(path), "%s/f", env.dir);
-	{
-		int fd = open(path, O_RDWR);
-		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
-				    .l_start = 3, .l_len = 1 };
-
-		assert_int_equal(fcntl(fd, F_OFD_SETLK, &fl), -1);
-		close(fd);
-	}
+	/* the holder is really locked on the file (another owner: posix, a
+	 * local process) */
+	assert_false(nfx_can_lock(env.b, env.exp, "f", 3, 1, F_WRLCK));
+	assert_true(nfx_can_lock(env.b, env.exp, "f", 10, 1, F_WRLCK));
 	/* an offset off_t cannot hold */
 	lock_args(&a, 8, "owner-b", 1ull << 63, 1, true);
 	assert_int_equal(call(cl, NLMPROC4_LOCK, &a), NLM4_FBIG);
@@ -411,7 +412,7 @@ static void test_procedures(void **state)
 				   (xdrproc_t)nlm_xdr_void, NULL, tmo), RPC_PROCUNAVAIL);
 	/* a removed file */
 	lock_args(&a, 7, "owner-a", 0, 1, true);
-	unlink(path);
+	nfx_unlink(env.exp, "f");
 	assert_int_equal(call(cl, NLMPROC4_LOCK, &a), NLM4_STALE_FH);
 	/* a peer the allow check refuses: AUTH_ERROR, counted; NULL answered */
 	refuse_all = true;
@@ -461,8 +462,7 @@ static void test_garbage(void **state)
 	CLIENT *cl;
 
 	(void)state;
-	if (geteuid() != 0)
-		skip();
+	need_env();
 	cl = client(env.nlm_port, RPCRDMA_NLM_PROGRAM, RPCRDMA_NLM_VERSION);
 	assert_int_equal(clnt_call(cl, NLMPROC4_LOCK, (xdrproc_t)xdr_long_fh, NULL,
 				   (xdrproc_t)nlm_xdr_res, (caddr_t)&r, tmo),
@@ -476,20 +476,13 @@ static void test_callback_undeliverable(void **state)
 {
 	struct nlm_args a;
 	struct rpcrdma_nlm_stats st;
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0,
-			    .l_len = 0 };
-	char path[128];
 	CLIENT *cl;
-	int fd;
 
 	(void)state;
-	if (geteuid() != 0)
-		skip();
+	need_env();
 	pmap_answer = 0; /* the client has no NLM registered */
-	fd = openat(env.exp->ex_fd, "g", O_CREAT | O_RDWR, 0644);
-	assert_true(fd >= 0);
-	close(fd);
-	assert_int_equal(fs_fh_make(env.exp, env.exp->ex_fd, "g", env.fh, &env.fhlen), 0);
+	nfx_mkfile(env.exp, "g", 0644, 0, 0);
+	nfx_fh(env.exp, "g", env.fh, &env.fhlen);
 	cl = client(env.nlm_port, RPCRDMA_NLM_PROGRAM, RPCRDMA_NLM_VERSION);
 	lock_args(&a, 7, "owner-a", 0, 0, true);
 	assert_int_equal(call(cl, NLMPROC4_LOCK, &a), NLM4_GRANTED);
@@ -511,10 +504,7 @@ static void test_callback_undeliverable(void **state)
 	assert_int_equal(st.ns_ranges, 0);
 	assert_int_equal(st.ns_holders, 0);
 	assert_int_equal(st.ns_waiting, 0);
-	snprintf(path, sizeof(path), "%s/g", env.dir);
-	fd = open(path, O_RDWR);
-	assert_int_equal(fcntl(fd, F_OFD_SETLK, &fl), 0); /* nothing held */
-	close(fd);
+	assert_true(nfx_can_lock(env.b, env.exp, "g", 0, 0, F_WRLCK)); /* nothing held */
 }
 
 static void test_msg_res(void **state)
@@ -524,8 +514,7 @@ static void test_msg_res(void **state)
 	CLIENT *cl;
 
 	(void)state;
-	if (geteuid() != 0)
-		skip();
+	need_env();
 	pmap_answer = fake_port;
 	cl = client(env.nlm_port, RPCRDMA_NLM_PROGRAM, RPCRDMA_NLM_VERSION);
 	/* LOCK_MSG: a void reply, then LOCK_RES (12) to the caller's NLM */
@@ -572,15 +561,10 @@ static void test_granted_delivered(void **state)
 	struct nlm_args a, got;
 	struct nlm_res ok = { .r_cookielen = 4, .r_stat = NLM4_GRANTED };
 	struct rpcrdma_nlm_stats st;
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 5,
-			    .l_len = 1 };
-	char path[128];
 	CLIENT *cl;
-	int fd;
 
 	(void)state;
-	if (geteuid() != 0)
-		skip();
+	need_env();
 	pmap_answer = fake_port;
 	cl = client(env.nlm_port, RPCRDMA_NLM_PROGRAM, RPCRDMA_NLM_VERSION);
 	lock_args(&a, 7, "owner-a", 0, 0, true);
@@ -614,10 +598,7 @@ static void test_granted_delivered(void **state)
 	assert_int_equal(st.ns_callbacks, 1);
 	assert_int_equal(st.ns_ranges, 1);
 	/* B holds 0..9 on the file */
-	snprintf(path, sizeof(path), "%s/g", env.dir);
-	fd = open(path, O_RDWR);
-	assert_int_equal(fcntl(fd, F_OFD_SETLK, &fl), -1);
-	close(fd);
+	assert_false(nfx_can_lock(env.b, env.exp, "g", 5, 1, F_WRLCK));
 	lock_args(&a, 8, "owner-b", 0, 10, false);
 	assert_int_equal(call(cl, NLMPROC4_UNLOCK, &a), NLM4_GRANTED);
 	client_done(cl);
@@ -634,16 +615,12 @@ static void test_restart_grace(void **state)
 	char path[128];
 	struct stat sb;
 	CLIENT *cl;
-	int fd;
 
 	(void)state;
-	if (geteuid() != 0)
-		skip();
+	need_env();
 	/* the file again (test_procedures removed it) and a lock on it */
-	fd = openat(env.exp->ex_fd, "f", O_CREAT | O_RDWR, 0644);
-	assert_true(fd >= 0);
-	close(fd);
-	assert_int_equal(fs_fh_make(env.exp, env.exp->ex_fd, "f", env.fh, &env.fhlen), 0);
+	nfx_mkfile(env.exp, "f", 0644, 0, 0);
+	nfx_fh(env.exp, "f", env.fh, &env.fhlen);
 	cl = client(env.nlm_port, RPCRDMA_NLM_PROGRAM, RPCRDMA_NLM_VERSION);
 	lock_args(&a, 7, "owner-a", 0, 10, true);
 	assert_int_equal(call(cl, NLMPROC4_LOCK, &a), NLM4_GRANTED);
@@ -687,21 +664,35 @@ static void test_restart_grace(void **state)
 	assert_int_equal(stat(path, &sb), -1); /* record removed */
 }
 
+#define CASES(b)                                                  \
+	{ #b ": test_procedures", test_procedures, NULL, NULL, NULL },      \
+	{ #b ": test_garbage", test_garbage, NULL, NULL, NULL },            \
+	{ #b ": test_callback_undeliverable", test_callback_undeliverable, \
+	  NULL, NULL, NULL },                                           \
+	{ #b ": test_msg_res", test_msg_res, NULL, NULL, NULL },            \
+	{ #b ": test_granted_delivered", test_granted_delivered, NULL,     \
+	  NULL, NULL },                                                 \
+	{ #b ": test_restart_grace", test_restart_grace, NULL, NULL, NULL }
+
+/* run @tests as one group on backend @b (its server made once) */
+static int run_group(const char *name, const struct CMUnitTest *tests, size_t n,
+		     const struct nfx_backend *b)
+{
+	group_backend = b;
+	return _cmocka_run_group_tests(name, tests, n, setup, teardown);
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_procedures),
-		cmocka_unit_test(test_garbage),
-		cmocka_unit_test(test_callback_undeliverable),
-		cmocka_unit_test(test_msg_res),
-		cmocka_unit_test(test_granted_delivered),
-		cmocka_unit_test(test_restart_grace),
-	};
+	const struct CMUnitTest posix[] = { CASES(posix) };
+	const struct CMUnitTest memory[] = { CASES(memory) };
+	int failed = 0;
 
-	/* a skip CTest reports as one (SKIP_RETURN_CODE), not a pass */
-	if (geteuid() != 0) {
-		fprintf(stderr, "test_nlm_svc: needs root (file handles): skipped\n");
-		return 77;
-	}
-	return cmocka_run_group_tests(tests, setup, teardown);
+	/* posix cases skip without root (file handles: a skip each, never a
+	 * pass); memory ones run everywhere */
+	failed += run_group("test_nlm_svc posix", posix, sizeof(posix) / sizeof(posix[0]),
+			    &nfx_posix);
+	failed += run_group("test_nlm_svc memory", memory, sizeof(memory) / sizeof(memory[0]),
+			    &nfx_memory);
+	return failed;
 }

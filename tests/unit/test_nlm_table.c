@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_nlm_table.c - the lock table on real files in a temporary
- * directory: owner matching (host, svid, oh), conflicts with the holder
- * reported, locks visible to a local process (the kernel's OFD locks),
- * blocked requests granted when the holder unlocks, CANCEL, refused
- * grants released, stale handles, the bounds and their counted
- * refusals, FREE_ALL, shares, and no descriptor left behind.
+ * test_nlm_table.c - the lock table on files of an export, once per
+ * backend of the file-serving layer (posix, as root: a temporary
+ * directory; memory: always): owner matching (host, svid, oh), conflicts
+ * with the holder reported, locks another owner sees (posix: a local
+ * process, through the kernel's OFD locks; memory: another lock
+ * description of the backend's), blocked requests granted when the
+ * holder unlocks, CANCEL, refused grants released, stale handles, the
+ * bounds and their counted refusals, FREE_ALL, shares, and no lock
+ * description (posix: no descriptor) left behind.
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -24,23 +27,64 @@
 #include <cmocka.h>
 
 #include "nlm/nlm_internal.h"
+#include "fs/fs_backend.h"
+#include "nlm_fixture.h"
 
-static char dir[] = "/tmp/nlmtab.XXXXXX";
-static int dirfd_g = -1;
+/* One case's world: the backend, an export of it, the table. */
+struct t_env {
+	const struct nfx_backend *b;
+	char dir[64];
+	struct rpcrdma_nfs3_export *exp;
+	struct nlm_table *t;  /* NULL: the backend cannot run here (skipped) */
+};
 
-/* the test's "file handles" are file names in the directory */
-static int test_open(void *arg, const struct rpcrdma_nlm_caller *who,
-		     const uint8_t *fh, uint32_t len, int flags, int *fdp)
+/*
+ * Lock descriptions the test's open function made and the table has not
+ * closed yet: each is handed out with a copy of its backend's table whose
+ * be_lock_close counts it closed (then closes it).
+ */
+static int live_descs;
+static const struct fs_backend *real_be;
+static struct fs_backend counted_be;
+
+static void counted_close(struct fs_lockd *ld)
 {
-	char name[65];
+	live_descs--;
+	real_be->be_lock_close(ld);
+}
 
-	(void)arg;
+/* the test's "file handles" are file names in the export's root; the
+ * description is the layer's (fs_lock_open), the caller not checked */
+static int test_open(void *arg, const struct rpcrdma_nlm_caller *who,
+		     const uint8_t *fh, uint32_t len, int acc,
+		     struct rpcrdma_nlm_file *f)
+{
+	struct t_env *e = arg;
+	struct fs_fentry local, *fe;
+	struct stat st;
+	struct fs_call c;
+	char name[65];
+	int ldacc, err;
+
 	(void)who;
+	(void)acc;
 	memcpy(name, fh, len);
 	name[len] = 0;
-	*fdp = openat(dirfd_g, name, flags);
-	if (*fdp < 0)
-		return errno == ENOENT ? -ESTALE : -errno;
+	err = nfx_lookup(e->exp, name, &local, &fe, &st);
+	if (err)
+		return err == -ENOENT ? -ESTALE : err;
+	nfx_call(&c, e->exp);
+	err = fs_lock_open(&c, fe, &f->nf_ld, &ldacc);
+	fs_fcache_put(fe);
+	if (err)
+		return err;
+	real_be = f->nf_ld.ld_be;
+	counted_be = *real_be;
+	counted_be.be_lock_close = counted_close;
+	f->nf_ld.ld_be = &counted_be;
+	live_descs++;
+	f->nf_dev = st.st_dev;
+	f->nf_ino = st.st_ino;
 	return 0;
 }
 
@@ -97,20 +141,26 @@ static void on_event(void *arg, struct nlm_host *h, bool first)
 	}
 }
 
+/* @state: in, the backend (the case's initial state); out, its t_env */
 static int setup(void **state)
 {
-	struct nlm_table *t = calloc(1, sizeof(*t));
+	struct t_env *e = calloc(1, sizeof(*e));
+	struct rpcrdma_nfs3_config cfg = { 0 };
 
-	strcpy(dir, "/tmp/nlmtab.XXXXXX");
-	assert_non_null(mkdtemp(dir));
-	dirfd_g = open(dir, O_DIRECTORY);
+	assert_non_null(e);
+	e->b = *state;
+	*state = e;
+	if (!nfx_usable(e->b))
+		return 0;
+	strcpy(e->dir, "/tmp/nlmtab.XXXXXX");
+	assert_non_null(mkdtemp(e->dir));
+	cfg.nc_export = e->dir;
+	cfg.nc_backend = e->b->nb_name;
+	assert_int_equal(rpcrdma_nfs3_export_open(&cfg, &e->exp), 0);
 	for (const char *f = "abc"; *f; f++) {
 		char name[2] = { *f, 0 };
-		int fd = openat(dirfd_g, name, O_CREAT | O_WRONLY, 0644);
 
-		assert_true(fd >= 0);
-		assert_int_equal(ftruncate(fd, 4096), 0);
-		close(fd);
+		nfx_mkfile(e->exp, name, 0644, 0, 4096);
 	}
 	host_a.addr.sin_family = AF_INET;
 	inet_pton(AF_INET, "192.0.2.2", &host_a.addr.sin_addr);
@@ -118,49 +168,54 @@ static int setup(void **state)
 	host_b.addr.sin_family = AF_INET;
 	inet_pton(AF_INET, "192.0.2.3", &host_b.addr.sin_addr);
 	host_b.addr.sin_port = htons(701);
-	assert_int_equal(nlm_table_init(t, 0, test_open, NULL), 0);
-	t->t_host_event = on_event;
+	e->t = calloc(1, sizeof(*e->t));
+	assert_non_null(e->t);
+	assert_int_equal(nlm_table_init(e->t, 0, test_open, e), 0);
+	e->t->t_host_event = on_event;
 	events_first = events_last = 0;
-	*state = t;
+	live_descs = 0;
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	struct nlm_table *t = *state;
-	char cmd[64];
+	struct t_env *e = *state;
+	char cmd[100];
 
-	nlm_table_destroy(t);
-	free(t);
-	close(dirfd_g);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	assert_int_equal(system(cmd), 0);
+	if (e->t) {
+		nlm_table_destroy(e->t);
+		free(e->t);
+		assert_int_equal(live_descs, 0); /* every description closed */
+		rpcrdma_nfs3_export_close(e->exp);
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", e->dir);
+		assert_int_equal(system(cmd), 0);
+	}
+	free(e);
 	return 0;
 }
 
-/* can a separate process take a POSIX lock on these bytes? */
-static bool local_can_lock(const char *file, off_t start, off_t len, short type)
+/* the case's table; a backend that cannot run here skips the case */
+static struct nlm_table *table_of(void **state)
 {
-	char path[64];
-	pid_t pid;
-	int st;
+	struct t_env *e = *state;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	pid = fork();
-	if (pid == 0) {
-		struct flock fl = { .l_type = type, .l_whence = SEEK_SET,
-				    .l_start = start, .l_len = len };
-		int fd = open(path, O_RDWR);
+	if (!e->t)
+		skip();
+	return e->t;
+}
 
-		_exit(fd >= 0 && fcntl(fd, F_SETLK, &fl) == 0 ? 0 : 1);
-	}
-	waitpid(pid, &st, 0);
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+/* can another owner take a lock on these bytes of @file? */
+static bool other_can_lock(void **state, const char *file, off_t start, off_t len,
+			   short type)
+{
+	struct t_env *e = *state;
+
+	return nfx_can_lock(e->b, e->exp, file, start, len, type);
 }
 
 static void test_conflict_and_owner(void **state)
 {
-	struct nlm_table *t = *state;
+	struct nlm_table *t = table_of(state);
 	struct nlm_lockargs a;
 	struct nlm_conflict c;
 	struct who a2 = host_a;
@@ -199,14 +254,14 @@ static void test_conflict_and_owner(void **state)
 	assert_int_equal(t->t_nranges, 1);
 	assert_int_equal(t->t_nholders, 1);
 	/* a local process sees the lock (bytes 50..50 write), not byte 200 */
-	assert_false(local_can_lock("a", 50, 1, F_WRLCK));
-	assert_true(local_can_lock("a", 200, 1, F_WRLCK));
+	assert_false(other_can_lock(state, "a", 50, 1, F_WRLCK));
+	assert_true(other_can_lock(state, "a", 200, 1, F_WRLCK));
 	/* unlock the middle: two ranges; a local process can lock byte 50 */
 	a = args(&host_a, "a", 40, 20, false);
 	assert_int_equal(nlm_table_unlock(t, &a), NLM4_GRANTED);
 	assert_int_equal(t->t_nranges, 2);
-	assert_true(local_can_lock("a", 50, 1, F_WRLCK));
-	assert_false(local_can_lock("a", 39, 1, F_RDLCK));
+	assert_true(other_can_lock(state, "a", 50, 1, F_WRLCK));
+	assert_false(other_can_lock(state, "a", 39, 1, F_RDLCK));
 	/* unlock the rest: the description closes, the host goes */
 	a = args(&host_a, "a", 0, 0, false);
 	assert_int_equal(nlm_table_unlock(t, &a), NLM4_GRANTED);
@@ -220,19 +275,16 @@ static void test_conflict_and_owner(void **state)
 
 static void test_local_holder_blocks(void **state)
 {
-	struct nlm_table *t = *state;
+	struct nlm_table *t = table_of(state);
+	struct t_env *e = *state;
 	struct nlm_lockargs a;
 	struct nlm_conflict c;
 	struct nlm_grant *g;
-	char path[64];
-	int fd;
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0,
-			    .l_len = 100 };
+	struct nfx_holder other;
 
-	/* a local OFD lock (another open description) holds bytes 0..99 */
-	snprintf(path, sizeof(path), "%s/b", dir);
-	fd = open(path, O_RDWR);
-	assert_int_equal(fcntl(fd, F_OFD_SETLK, &fl), 0);
+	/* another owner (posix: a local OFD lock of another open file
+	 * description) holds bytes 0..99 */
+	assert_true(nfx_hold(e->b, e->exp, "b", 0, 100, F_WRLCK, &other));
 	a = args(&host_a, "b", 50, 10, false);
 	assert_int_equal(nlm_table_lock(t, &a, false, NULL, 0, &c), NLM4_DENIED);
 	assert_true(c.c_excl && c.c_offset == 0 && c.c_len == 100);
@@ -247,8 +299,8 @@ static void test_local_holder_blocks(void **state)
 	assert_int_equal(nlm_table_lock(t, &a, true, (const uint8_t *)"ck", 2, NULL),
 			 NLM4_BLOCKED);
 	assert_int_equal(t->t_nwaiters, 1);
-	/* the local holder lets go: the retry grants it, cookie kept */
-	close(fd);
+	/* the other holder lets go: the retry grants it, cookie kept */
+	nfx_release(&other);
 	nlm_table_retry(t, &g);
 	assert_non_null(g);
 	assert_null(g->g_next);
@@ -259,18 +311,38 @@ static void test_local_holder_blocks(void **state)
 				   (struct sockaddr *)&host_a.addr));
 	assert_int_equal(t->t_nwaiters, 0);
 	assert_int_equal(t->t_nranges, 1);
-	assert_false(local_can_lock("b", 55, 1, F_WRLCK));
+	assert_false(other_can_lock(state, "b", 55, 1, F_WRLCK));
 	/* the client refuses the grant: the lock is released */
 	nlm_table_grant_refused(t, g);
 	free(g);
 	assert_int_equal(t->t_nranges, 0);
 	assert_int_equal(t->t_nholders, 0);
-	assert_true(local_can_lock("b", 55, 1, F_WRLCK));
+	assert_true(other_can_lock(state, "b", 55, 1, F_WRLCK));
+	/* posix: a local process's own POSIX lock is named by its pid (the
+	 * table has no description of the file open here: closing one would
+	 * release this process's POSIX locks of it) */
+	if (!e->b->nb_memory) {
+		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+				    .l_start = 200, .l_len = 10 };
+		char path[256];
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/b", e->exp->ex_path);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		assert_true(fd >= 0);
+		assert_int_equal(fcntl(fd, F_SETLK, &fl), 0);
+		a = args(&host_b, "b", 205, 1, false);
+		assert_int_equal(nlm_table_test(t, &a, &c), NLM4_DENIED);
+		assert_int_equal(c.c_svid, (uint32_t)getpid());
+		assert_int_equal(c.c_ohlen, 0);
+		assert_true(c.c_excl && c.c_offset == 200 && c.c_len == 10);
+		close(fd);
+	}
 }
 
 static void test_block_unlock_cancel(void **state)
 {
-	struct nlm_table *t = *state;
+	struct nlm_table *t = table_of(state);
 	struct nlm_lockargs a, b;
 	struct nlm_grant *g;
 
@@ -301,15 +373,15 @@ static void test_block_unlock_cancel(void **state)
 	assert_int_equal(t->t_nranges, 0);
 	assert_int_equal(t->t_nholders, 0);
 	assert_int_equal(t->t_nhosts, 0);
-	assert_true(local_can_lock("c", 0, 0, F_WRLCK));
+	assert_true(other_can_lock(state, "c", 0, 0, F_WRLCK));
 }
 
 static void test_bad_input(void **state)
 {
-	struct nlm_table *t = *state;
+	struct nlm_table *t = table_of(state);
+	struct t_env *e = *state;
 	struct nlm_lockargs a;
 	struct nlm_conflict c;
-	char path[64];
 
 	/* an offset beyond 2^63 - 1 */
 	a = args(&host_a, "a", 1ull << 63, 1, true);
@@ -320,11 +392,10 @@ static void test_bad_input(void **state)
 	a = args(&host_a, "a", 100, UINT64_MAX, true);
 	assert_int_equal(nlm_table_lock(t, &a, false, NULL, 0, NULL), NLM4_GRANTED);
 	assert_true(t->t_holders->ho_set.rs_v[0].nr_end == NLM_OFFSET_MAX);
-	assert_false(local_can_lock("a", 1ll << 40, 1, F_RDLCK));
+	assert_false(other_can_lock(state, "a", 1ll << 40, 1, F_RDLCK));
 	assert_int_equal(nlm_table_unlock(t, &a), NLM4_GRANTED);
 	/* a handle whose file is gone */
-	snprintf(path, sizeof(path), "%s/c", dir);
-	unlink(path);
+	nfx_unlink(e->exp, "c");
 	a = args(&host_a, "c", 0, 1, true);
 	assert_int_equal(nlm_table_lock(t, &a, false, NULL, 0, NULL), NLM4_STALE_FH);
 	assert_int_equal(nlm_table_lock(t, &a, true, NULL, 0, NULL), NLM4_STALE_FH);
@@ -336,18 +407,17 @@ static void test_bad_input(void **state)
 
 static void test_waiter_file_removed(void **state)
 {
-	struct nlm_table *t = *state;
+	struct nlm_table *t = table_of(state);
+	struct t_env *e = *state;
 	struct nlm_lockargs a, b;
 	struct nlm_grant *g;
-	char path[64];
 
 	a = args(&host_a, "c", 0, 0, true);
 	assert_int_equal(nlm_table_lock(t, &a, false, NULL, 0, NULL), NLM4_GRANTED);
 	b = args(&host_b, "c", 0, 0, true);
 	assert_int_equal(nlm_table_lock(t, &b, true, NULL, 0, NULL), NLM4_BLOCKED);
 	/* the file is removed; A lets go: B's waiter is dropped, not granted */
-	snprintf(path, sizeof(path), "%s/c", dir);
-	unlink(path);
+	nfx_unlink(e->exp, "c");
 	assert_int_equal(nlm_table_unlock(t, &a), NLM4_GRANTED);
 	nlm_table_retry(t, &g);
 	assert_null(g);
@@ -357,9 +427,11 @@ static void test_waiter_file_removed(void **state)
 
 static void test_bounds_and_leaks(void **state)
 {
-	struct nlm_table *t = *state;
+	struct nlm_table *t = table_of(state);
+	struct t_env *e = *state;
 	struct nlm_lockargs a;
 	int fds = count_fds(), granted = 0;
+	bool posix = !e->b->nb_memory;
 
 	/* at most 6 records: each lock needs room for 2 more */
 	t->t_max = 6;
@@ -392,17 +464,22 @@ static void test_bounds_and_leaks(void **state)
 	assert_int_equal(t->t_nwaiters, 6);
 	assert_int_equal(nlm_table_free_host(t, "clientb", (struct sockaddr *)&host_b.addr), 1);
 	assert_int_equal(t->t_nwaiters, 0);
-	assert_int_equal(count_fds(), fds + 1); /* A's one description */
+	/* A's one description (posix: one descriptor) */
+	assert_int_equal(live_descs, 1);
+	if (posix)
+		assert_int_equal(count_fds(), fds + 1);
 	a = args(&host_a, "a", 0, 0, false);
 	assert_int_equal(nlm_table_unlock(t, &a), NLM4_GRANTED);
-	assert_int_equal(count_fds(), fds);
+	assert_int_equal(live_descs, 0);
+	if (posix)
+		assert_int_equal(count_fds(), fds);
 	assert_int_equal(t->t_nranges, 0);
 	assert_int_equal(t->t_nhosts, 0);
 }
 
 static void test_share(void **state)
 {
-	struct nlm_table *t = *state;
+	struct nlm_table *t = table_of(state);
 	struct nlm_lockargs a = args(&host_a, "a", 0, 0, false);
 	struct nlm_lockargs b = args(&host_b, "a", 0, 0, false);
 
@@ -440,7 +517,7 @@ static void test_share(void **state)
  */
 static void test_free_host_from_sender_only(void **state)
 {
-	struct nlm_table *t = *state;
+	struct nlm_table *t = table_of(state);
 	struct who clone = { .name = "clienta", .svid = 100, .oh = "100@clienta" };
 	struct nlm_lockargs a;
 
@@ -455,12 +532,12 @@ static void test_free_host_from_sender_only(void **state)
 	assert_int_equal(nlm_table_free_host(t, "clienta", (struct sockaddr *)&host_b.addr), 0);
 	/* from B, by A's numeric address: nothing either */
 	assert_int_equal(nlm_table_free_host(t, "192.0.2.2", (struct sockaddr *)&host_b.addr), 0);
-	assert_false(local_can_lock("a", 0, 10, F_WRLCK));
-	assert_false(local_can_lock("a", 100, 10, F_WRLCK));
+	assert_false(other_can_lock(state, "a", 0, 10, F_WRLCK));
+	assert_false(other_can_lock(state, "a", 100, 10, F_WRLCK));
 	/* the clone's own FREE_ALL: the clone's lock only */
 	assert_int_equal(nlm_table_free_host(t, "clienta", (struct sockaddr *)&clone.addr), 1);
-	assert_true(local_can_lock("a", 100, 10, F_WRLCK));
-	assert_false(local_can_lock("a", 0, 10, F_WRLCK));
+	assert_true(other_can_lock(state, "a", 100, 10, F_WRLCK));
+	assert_false(other_can_lock(state, "a", 0, 10, F_WRLCK));
 	assert_int_equal(t->t_nhosts, 1);
 	assert_int_equal(t->t_nranges, 1);
 	/* no sender: nothing */
@@ -468,7 +545,7 @@ static void test_free_host_from_sender_only(void **state)
 	assert_int_equal(t->t_nranges, 1);
 	/* A's own */
 	assert_int_equal(nlm_table_free_host(t, "clienta", (struct sockaddr *)&host_a.addr), 1);
-	assert_true(local_can_lock("a", 0, 10, F_WRLCK));
+	assert_true(other_can_lock(state, "a", 0, 10, F_WRLCK));
 	assert_int_equal(t->t_nhosts, 0);
 	assert_int_equal(t->t_nranges, 0);
 }
@@ -478,7 +555,7 @@ static void test_free_host_from_sender_only(void **state)
  * host's FREE_ALL leaves the other's locks */
 static void test_hosts_by_name_and_address(void **state)
 {
-	struct nlm_table *t = *state;
+	struct nlm_table *t = table_of(state);
 	struct who other = host_a;
 	struct nlm_lockargs a;
 
@@ -494,28 +571,31 @@ static void test_hosts_by_name_and_address(void **state)
 	assert_int_equal(t->t_nholders, 2);
 	/* the twin's FREE_ALL from the shared address */
 	assert_int_equal(nlm_table_free_host(t, "clienta-twin", (struct sockaddr *)&host_a.addr), 1);
-	assert_true(local_can_lock("b", 20, 1, F_WRLCK));
-	assert_false(local_can_lock("b", 0, 10, F_WRLCK));
+	assert_true(other_can_lock(state, "b", 20, 1, F_WRLCK));
+	assert_false(other_can_lock(state, "b", 0, 10, F_WRLCK));
 	/* A's UNLOCK still finds its lock */
 	a = args(&host_a, "b", 0, 10, false);
 	assert_int_equal(nlm_table_unlock(t, &a), NLM4_GRANTED);
-	assert_true(local_can_lock("b", 0, 10, F_WRLCK));
+	assert_true(other_can_lock(state, "b", 0, 10, F_WRLCK));
 	assert_int_equal(t->t_nhosts, 0);
 }
 
+#define CASE(b, f) { #b ": " #f, f, setup, teardown, (void *)&nfx_##b }
+#define CASES(b)                                      \
+	CASE(b, test_conflict_and_owner),             \
+	CASE(b, test_local_holder_blocks),            \
+	CASE(b, test_block_unlock_cancel),            \
+	CASE(b, test_bad_input),                      \
+	CASE(b, test_waiter_file_removed),            \
+	CASE(b, test_bounds_and_leaks),               \
+	CASE(b, test_share),                          \
+	CASE(b, test_free_host_from_sender_only),     \
+	CASE(b, test_hosts_by_name_and_address)
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_conflict_and_owner, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_local_holder_blocks, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_block_unlock_cancel, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_waiter_file_removed, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bounds_and_leaks, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_share, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_free_host_from_sender_only, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_hosts_by_name_and_address, setup, teardown),
-	};
+	/* every case once per backend; posix ones skip unless root */
+	const struct CMUnitTest tests[] = { CASES(posix), CASES(memory) };
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
