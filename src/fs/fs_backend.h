@@ -317,7 +317,8 @@ struct fs_backend {
 	 * them), opened with the server's identity (the protocol checked
 	 * the caller's right to the file): read and write where the file
 	 * allows it, else read only; *@accmode says which (O_RDWR,
-	 * O_RDONLY).  Return: 0; -EACCES; -ENOMEM; -EMFILE.
+	 * O_RDONLY).  Return: 0; -EACCES; -ENOMEM; -EMFILE; -EAGAIN
+	 * (the file is busy: a lease another server holds on it; try later).
 	 */
 	int (*be_lock_open)(struct fs_call *c, struct fs_fentry *fe,
 			    struct fs_lockd *out, int *accmode);

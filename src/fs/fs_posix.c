@@ -607,6 +607,10 @@ static int posix_statfs(struct fs_call *c, struct fs_fentry *fe,
  * posix_lock_open - a description of its own for a lock owner, opened with
  * the server's identity (the protocol stands for the caller's right to
  * the file): read-write where the file allows it, else read-only.
+ * O_NONBLOCK: a lease another server holds on the file (Samba, the
+ * kernel's nfsd) makes the open fail with EWOULDBLOCK (-EAGAIN: try later)
+ * instead of waiting out the lease break on the caller's thread (NLM's
+ * one TCP thread); it changes nothing else for a regular file.
  */
 static int posix_lock_open(struct fs_call *c, struct fs_fentry *fe,
 			   struct fs_lockd *out, int *accmode)
@@ -618,10 +622,10 @@ static int posix_lock_open(struct fs_call *c, struct fs_fentry *fe,
 	c->c_as_caller = false;
 	fs_proc_path(path, sizeof(path), fe->fe_path);
 	*accmode = O_RDWR;
-	fd = open(path, O_RDWR | O_CLOEXEC);
+	fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		*accmode = O_RDONLY;
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	}
 	if (fd < 0)
 		return -errno;
