@@ -82,6 +82,16 @@ struct rpcrdma_nfs3_config {
 	 * no sweeps, entries leave only by eviction, REMOVE or RENAME.
 	 */
 	uint32_t nc_fcache_idle_ms;
+	/**
+	 * rpcrdma_nfs3_export_open() only: the backend serving nc_export,
+	 * "posix" (a directory of a local kernel file system, through kernel
+	 * file handles and the caller's identity; NULL means it too) or
+	 * "memory" (an in-memory tree, fs_memory.c; needs no privilege).
+	 * An unknown name:
+	 * -EINVAL.  rpcrdma_nfs3_server_create() takes each export's from
+	 * its exports line (backend=NAME) instead.
+	 */
+	const char *nc_backend;
 };
 
 struct rpcrdma_nfs3_export;
@@ -94,7 +104,7 @@ struct rpcrdma_nfs3_export;
  * The directory is opened without following a symlink in its last
  * component, and must support kernel file handles (name_to_handle_at(2)).
  *
- * Return: 0; -EINVAL (NULL or relative path); -ENOMEM; -ENOENT, -ENOTDIR,
+ * Return: 0; -EINVAL (NULL or relative path, unknown nc_backend); -ENOMEM; -ENOENT, -ENOTDIR,
  * -EACCES, -ELOOP from opening it; -EOPNOTSUPP when its filesystem has no
  * file handles; -EOVERFLOW when they are too long to fit an NFSv3 handle.
  */
@@ -286,13 +296,16 @@ struct rpcrdma_nfs3_exports;
  * client: '*'.  OPTS: rw, ro, root_squash, no_root_squash, all_squash,
  * no_all_squash, anonuid=N, anongid=N, sec=sys, fsid=N (0..65535, or root
  * for 0: the export's id in its file handles), secure, insecure, sync,
- * async (xo_async); wdelay, no_wdelay, subtree_check and no_subtree_check
+ * async (xo_async), backend=NAME (the export's backend: posix, the
+ * default, or memory; every entry of a line that names one must name the
+ * same); wdelay, no_wdelay, subtree_check and no_subtree_check
  * are accepted with no effect.  Defaults: ro, root_squash, secure, sync,
  * anonuid and anongid 65534.  An export's id without fsid= is derived from its
  * path; two exports with one id are an error.
  *
  * Return: 0; -EINVAL (a syntax error, an unknown option or value, a
- * relative path, netgroups, an export given twice, colliding ids: @err
+ * relative path, netgroups, an export given twice, colliding ids, an
+ * unknown backend or two backends for one export: @err
  * says which line); -E2BIG (over a limit above); -ENOENT (a host name that
  * does not resolve); -ENOMEM.
  */

@@ -26,6 +26,7 @@
 #include <rpcrdma/xdr.h>
 
 struct fs_backend;
+struct fs_fentry;
 
 /* Longest name component accepted on the wire (longer: GARBAGE_ARGS). */
 #define FS_WIRE_NAME_MAX 1024u
@@ -89,6 +90,7 @@ struct fs_xspec {
 	unsigned xs_line;
 	uint16_t xs_id;
 	bool xs_have_fsid;
+	const struct fs_backend *xs_be; /* backend=NAME (default posix) */
 	struct fs_xclient *xs_clients; /* in file order: the first match wins */
 	unsigned xs_nclients;
 };
@@ -258,34 +260,50 @@ void fs_snap_put(struct fs_snap *sn);
 uint64_t fs_siphash(const uint8_t key[16], const void *data, size_t len);
 
 /**
- * fs_fh_make - the NFS handle of @name in @dirfd, never following a
- * symlink (@name "" means @dirfd itself).
- * @fh: out: RPCRDMA_NFS3_FHSIZE bytes; @lenp: out: bytes used.
- * Return: 0; -EXDEV (the object is on another mount than the export);
- * -EOVERFLOW (kernel handle too long); errno of name_to_handle_at.
+ * fs_fh_encode - the handle of a backend's key (be_fh_key()) in @exp:
+ * version, key length, the export's id, @type, the @keylen bytes of @key
+ * (at most FS_FH_KERNEL_MAX), and their MAC under the export key (layout
+ * at the top of fs_fh.c).  @fh: out: RPCRDMA_NFS3_FHSIZE bytes; *@lenp:
+ * bytes used.  Return: 0, or -EOVERFLOW (key too long).
  */
-int fs_fh_make(const struct rpcrdma_nfs3_export *exp, int dirfd,
-	       const char *name, uint8_t *fh, uint32_t *lenp);
+int fs_fh_encode(const struct rpcrdma_nfs3_export *exp, uint32_t type,
+		 const uint8_t *key, uint32_t keylen, uint8_t *fh,
+		 uint32_t *lenp);
 
 /**
- * fs_fh_open - open the object a handle names, O_PATH (needs
- * CAP_DAC_READ_SEARCH: call with the server's own credentials).
- * @fdp: out: the descriptor (caller closes); @st: out: its attributes.
+ * fs_fh_check - the MAC and the layout of handle @fh (@len bytes) in @exp.
+ * *@type, *@key (pointing into @fh), *@keylen: the backend's key.
  * Return: 0; -EBADMSG (malformed or forged: NFS3ERR_BADHANDLE); -EXDEV (a
- * genuine handle of another export: NFS3ERR_XDEV); -ESTALE
- * (the object is gone or lies on another file system: NFS3ERR_STALE);
- * other errno from open_by_handle_at/fstat.
+ * genuine handle of another export: NFS3ERR_XDEV).
  */
-int fs_fh_open(const struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-	       uint32_t len, int *fdp, struct stat *st);
+int fs_fh_check(const struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
+		uint32_t len, uint32_t *type, const uint8_t **key,
+		uint32_t *keylen);
+
+/**
+ * fs_fh_decode - the object handle @fh (@len bytes) names, into @fe
+ * (initialised here; fe_be set; release it with the backend's be_release,
+ * as fs_fcache_put() of an uncached entry does) and its attributes into
+ * @st: fs_fh_check(), then the backend's be_fh_decode() (the posix backend
+ * decodes with the server's credentials, fs_cred_for_handle()).  Not
+ * cached.  Return: 0; -EBADMSG; -EXDEV; -ESTALE (the object is gone or
+ * lies on another file system: NFS3ERR_STALE); -ENOMEM; -EIO; other errors
+ * of the backend's.
+ */
+int fs_fh_decode(const struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
+		 uint32_t len, struct fs_fentry *fe, struct stat *st);
 
 /* ---- fs_fcache.c ---- */
 
 /*
- * One open regular file of the cache, or (fe_shard NULL) an object opened
- * for one call only.  fe_path, fe_type and the handle are fixed while a
- * call holds a reference; fe_rfd/fe_wfd go from -1 to a descriptor once
- * (atomically, fs_fcache_set_fd) and are closed with the entry.
+ * One open regular file or directory of a cache, or (fe_shard NULL) an
+ * object held for one call only.  The backend's object (fe_path, fe_rfd,
+ * fe_wfd for the posix backend; fe_node for others), fe_type, fe_be and
+ * the handle are fixed while a call holds a reference, but for the posix
+ * backend's fe_rfd/fe_wfd, which go from -1 to a descriptor once
+ * (atomically, fs_fcache_set_fd); all are released with the entry
+ * (fe_be->be_release).  An entry of one call has its handle in fe_fh only
+ * when it was decoded from one (fe_fhlen 0 otherwise).
  */
 struct fs_fshard;
 struct fs_fentry {
@@ -302,6 +320,7 @@ struct fs_fentry {
 	int fe_rfd;                     /* O_RDONLY, or -1 */
 	int fe_wfd;                     /* O_WRONLY, or -1 */
 	void *fe_node;                  /* a backend's object without descriptors */
+	const struct fs_backend *fe_be; /* whose object it holds; NULL: none */
 	uint32_t fe_fhlen;
 	uint8_t fe_fh[RPCRDMA_NFS3_FHSIZE];
 };
@@ -321,15 +340,15 @@ void fs_fcache_destroy(struct fs_fcache *fc);
 /**
  * fs_fcache_get - the open object a handle names: an entry of the
  * open-file cache or of the directory cache, or on a miss the handle
- * decoded with fs_fh_open() (server credentials) and, for a regular file
+ * decoded with fs_fh_decode() and, for a regular file
  * or a directory, cached in the cache that keeps its type (evicting the
  * least recently used entry of the cache when full).  Objects not cached
  * use @local (caller storage).  A miss counts in the open-file cache.
- * No permission is checked here (see fs_file.c, fs_file_fd()).
- * @st: NULL, or out: the object's attributes now (an fstat on a hit).
+ * No permission is checked here (fs_open() does).
+ * @st: NULL, or out: the object's attributes now (be_getattr on a hit).
  * @out: out: the entry; release it with fs_fcache_put().
- * Return: 0, or the errors of fs_fh_open() (-EBADMSG, -ESTALE, ...) and
- * of fstat.  Locking: takes and drops a shard lock, never across a
+ * Return: 0, or the errors of fs_fh_decode() (-EBADMSG, -ESTALE, ...) and
+ * of be_getattr.  Locking: takes and drops a shard lock, never across a
  * system call.
  */
 int fs_fcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
@@ -345,37 +364,23 @@ int fs_dcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
 		  struct fs_fentry **out, struct stat *st);
 
 /**
- * fs_fcache_adopt - after CREATE, MKDIR or LOOKUP opened an object
- * itself: give its descriptor @fd (O_PATH, or for a file CREATE made, the
- * O_RDONLY descriptor of the creating open: only ever used as the entry's
- * O_PATH one) to the cache that keeps objects of its type (@st), as the
- * entry of handle @fh, so the calls that follow (SETATTR after an
- * exclusive CREATE, GETATTR, the new directory's operations) find it open.
- * @fd is given away: closed when the handle is cached already, when its
- * type is not cached, or when every entry is in use.
+ * fs_fcache_adopt - after CREATE, MKDIR, LOOKUP or another operation
+ * returned an object into caller storage @fe (attributes @st): give it to
+ * the cache that keeps objects of its type, as the entry of handle @fh,
+ * so the calls that follow (SETATTR after an exclusive CREATE, GETATTR,
+ * the new directory's operations) find it open.  The object is taken out
+ * of @fe whatever happens (@fe then holds nothing; released when the
+ * handle is cached already, when its type is not cached, or when every
+ * entry is in use).  @fe must not be an entry of a cache.
  */
 void fs_fcache_adopt(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-		     uint32_t len, int fd, const struct stat *st);
+		     uint32_t len, struct fs_fentry *fe, const struct stat *st);
 
 /**
  * fs_fcache_put - drop a reference (NULL: no-op); the last one closes.
  * A cached entry counts as used until its put (LRU and idle sweeps).
  */
 void fs_fcache_put(struct fs_fentry *fe);
-
-/**
- * fs_fcache_fd - the entry's descriptor for @acc (O_RDONLY or
- * O_WRONLY), or -1 when none was opened yet.  The caller must check the
- * current caller's access before using it.
- */
-int fs_fcache_fd(struct fs_fentry *fe, int acc);
-
-/**
- * fs_fcache_set_fd - give @fd (opened for @acc) to the entry.
- * Return: the descriptor to use: @fd, or the one another call stored
- * first (then @fd is closed).  The entry owns it either way.
- */
-int fs_fcache_set_fd(struct fs_fentry *fe, int acc, int fd);
 
 /**
  * fs_fcache_forget - after REMOVE or RENAME took away a name, or when a
@@ -516,44 +521,6 @@ int fs_commit_dir(struct fs_call *c, struct fs_fentry *dfe);
  */
 int fs_commit_obj(struct fs_call *c, struct fs_fentry *fe);
 
-/**
- * fs_commit_path - fs_commit_obj() for an object the call reached
- * without a cache entry: O_PATH descriptor @fd of type @type (S_IFMT
- * bits; not S_IFREG or S_IFDIR: nothing, 0).  A descriptor is opened
- * read-only for the fsync and closed after it (NFSv4.1 OPEN truncating an
- * existing file).  Return: as fs_commit_dir().
- */
-int fs_commit_path(struct fs_call *c, int fd, mode_t type);
-
-/**
- * fs_commit_data - make the data a client wrote to regular file @fd
- * stable: fdatasync(2) when @datasync (WRITE DATA_SYNC: the data and what
- * is needed to read it back), else fsync(2) (WRITE FILE_SYNC, COMMIT: all
- * of the file's data and attributes).  RFC 1813 3.3.7, 3.3.21; RFC 8881
- * 18.32.3, 18.3.3.  Any descriptor of the file will do.  Return: 0, or the
- * negative errno of the call (-EIO, -ENOSPC, -EDQUOT, ...).
- */
-int fs_commit_data(int fd, bool datasync);
-
-/**
- * fs_write_data - WRITE's data: @len bytes of @buf at offset @off of
- * regular file @fd, as stable as @stable asks (stable_how: 0 UNSTABLE,
- * 1 DATA_SYNC, 2 FILE_SYNC; the same numbers in NFSv3 and NFSv4).  A
- * stable write is one pwritev2(2) with RWF_DSYNC or RWF_SYNC: the range
- * written and the attributes are synced in the same system call, as
- * knfsd writes stable data, instead of a pwrite and an fsync of the whole
- * file; where the file system refuses the flag (EOPNOTSUPP), a plain write
- * then fs_commit_data().  A stable write of no data still commits.
- * RFC 1813 3.3.7, RFC 8881 18.32.3.  *@done: bytes written and as stable
- * as asked: all of @len, or fewer when an error stopped the write after
- * some were written (then 0 is returned: the reply counts what was
- * written, and the client sends the rest again).  Return: 0, or the
- * negative errno of the write or the sync when nothing was written or the
- * sync failed (-EIO, -ENOSPC, -EDQUOT, -EFBIG, ...).
- */
-int fs_write_data(int fd, const uint8_t *buf, size_t len, off_t off,
-		  uint32_t stable, size_t *done);
-
 /** The fsync fs_commit_dir() and fs_commit_data() make, the
  *  fdatasync of the latter and the pwritev2 of fs_write_data(); a unit
  *  test may replace them. */
@@ -604,27 +571,22 @@ struct fs_sattr {
 /* ---- fs_file.c: reaching files ---- */
 
 /**
- * fs_become_caller - switch the thread to the caller's identity before
- * the file system work.  Return: 0; -EROFS (a modifying procedure on a ro
- * export entry); -EPERM (the switch failed).
+ * fs_become_caller - act for the caller from here on: after the ro check,
+ * a backend that runs as the caller (FS_BE_SWITCHES_IDENTITY) has the
+ * thread switched to c_cred (fs_cred_apply()); any other takes c_cred
+ * with each operation.  c_as_caller set.  Return: 0; -EROFS (a modifying
+ * procedure on a ro export entry); -EPERM (the switch failed).
  */
 int fs_become_caller(struct fs_call *c);
-/** fs_proc_path - "/proc/self/fd/@fd" into @buf (32 bytes suffice). */
-void fs_proc_path(char *buf, size_t len, int fd);
 /**
- * fs_reopen - a real descriptor (@flags, O_CLOEXEC added) for the regular
- * file behind O_PATH @fd, checked against the caller's identity, with
- * knfsd's owner and execute-for-read overrides.  @st: the file's
- * attributes or NULL.  Return: the descriptor (caller closes) or -errno.
+ * fs_open_handle - the object @fh names, decoded (fs_fh_decode()) into
+ * caller storage @local (*@out points at it; release with
+ * fs_fcache_put()), not through a cache; @st its attributes.  *@out NULL
+ * on error.  Return: 0, c_fh_err, or fs_fh_decode()'s errors.
  */
-int fs_reopen(struct fs_call *c, int fd, const struct stat *st, int flags);
-/**
- * fs_file_fd - a descriptor of @fe's regular file open for @acc (O_RDONLY
- * or O_WRONLY; the entry owns it), checked for the caller as an open would.
- * Return: the descriptor, or a negative errno (-EACCES, ...).
- */
-int fs_file_fd(struct fs_call *c, struct fs_fentry *fe,
-	       const struct stat *st, int acc);
+int fs_open_handle(struct fs_call *c, const uint8_t *fh, uint32_t len,
+		   struct fs_fentry *local, struct fs_fentry **out,
+		   struct stat *st);
 /** fs_get_dir - a directory's handle through the directory cache (c_fh_err first). */
 int fs_get_dir(struct fs_call *c, const uint8_t *fh, uint32_t len,
 	       struct fs_fentry *local, struct fs_fentry **fep,
@@ -638,76 +600,6 @@ int fs_get_file(struct fs_call *c, const uint8_t *fh, uint32_t len,
 int fs_want_regular_type(mode_t type);
 /** fs_want_regular - READ/WRITE/COMMIT/size type check: 0, -EISDIR, -EINVAL. */
 int fs_want_regular(const struct stat *st);
-/**
- * fs_unlink_fh - before REMOVE or RENAME takes @name out of @dirfd: the
- * handle of what it names, when the open-file cache could hold it.
- * Return: true when @fh holds the handle.
- */
-bool fs_unlink_fh(struct fs_call *c, int dirfd, const char *name,
-		  uint8_t *fh, uint32_t *len);
-/**
- * fs_open_handle - decode @fh into an O_PATH fd (server credentials);
- * *@fdp -1 on error.  Return: 0, c_fh_err, or fs_fh_open()'s errors.
- */
-int fs_open_handle(struct fs_call *c, const uint8_t *fh, uint32_t len,
-		   int *fdp, struct stat *st);
-/**
- * fs_dir_may_write - whether the caller (fs_become_caller() done) may
- * add and take away names in directory @dirfd (write and search
- * permission), checked before LINK, RENAME and MKNOD try the operation:
- * knfsd checks this first, so a caller without it gets NFS3ERR_ACCES even
- * where the system call would have found another reason first (a link to
- * a file protected_hardlinks guards, a sticky source directory, a device
- * node: EPERM).  Return: 0, -EACCES, -EROFS or another negative errno.
- */
-int fs_dir_may_write(int dirfd);
-/**
- * fs_rename - RENAME's system calls (NFSv3 and NFSv4.1): @fname in
- * directory @fromfd to @tname in @tofd (@two_dirs: different
- * directories), the caller's credentials in force.  First
- * renameat2(RENAME_NOREPLACE): a rename that replaces nothing is one
- * system call, and the kernel checked that the caller may write both
- * directories.  Otherwise (a name in the way, or a failure) as knfsd:
- * fs_dir_may_write() of both directories first, so a caller without
- * that hears -EACCES (or -EROFS) where rename(2) finds another reason
- * first (a sticky directory: -EPERM), or succeeds without asking (a rename
- * onto the same file: one name, or two links of one inode); then the
- * handle of the name replaced (fs_unlink_fh(), into @fh, @fhlen,
- * *@have_fh) and renameat().  RFC 1813 3.3.14, RFC 8881 18.26.
- * Return: 0, or a negative errno (-EACCES, -EROFS, -ENOENT, -EEXIST,
- * -ENOTEMPTY, -EISDIR, -ENOTDIR, -EINVAL, -EXDEV, -EPERM, ...).
- */
-int fs_rename(struct fs_call *c, int fromfd, const char *fname, int tofd,
-	      const char *tname, bool two_dirs, uint8_t *fh, uint32_t *fhlen,
-	      bool *have_fh);
-
-/** fs_set_times - the atime/mtime part of a sattr3 on O_PATH @fd. 0/-errno. */
-int fs_set_times(int fd, const struct fs_sattr *sa);
-/**
- * fs_sattr_apply - carry out a sattr3 on O_PATH @fd (RFC 1813 3.3.2):
- * size, owner, mode (unless @skip_mode), times.  @fe: the file's cache
- * entry (its write descriptor truncates) or NULL.  0/-errno.
- */
-int fs_sattr_apply(struct fs_call *c, int fd, const struct stat *st,
-		   const struct fs_sattr *sa, bool skip_mode,
-		   struct fs_fentry *fe);
-
-static inline void fs_close_fd(int fd)
-{
-	if (fd >= 0)
-		close(fd);
-}
-
-/**
- * fs_lookup_at - open @name in directory @dirfd (attributes @dst) with
- * O_PATH|O_NOFOLLOW; "." is the directory and ".." of the export root is
- * the root.  @name must already be checked (nfs3_name_check).
- * Return: 0 or a negative errno.
- */
-int fs_lookup_at(const struct rpcrdma_nfs3_export *exp, int dirfd,
-		 const struct stat *dst, const char *name, int *fdp,
-		 struct stat *st);
-
 /* ---- fs_vfs.c: the operations the protocols call ---- */
 
 /*
@@ -744,9 +636,10 @@ struct fs_lockd {
 
 /* The lock that kept a range (be_lock). */
 struct fs_lock_conflict {
-	int cf_type;        /* F_RDLCK or F_WRLCK */
+	int cf_type;        /* F_RDLCK or F_WRLCK (F_UNLCK: gone meanwhile) */
 	uint64_t cf_start;
 	uint64_t cf_len;    /* 0: to the end of the file */
+	int32_t cf_pid;     /* > 0: a local process's (not an owner's) lock */
 };
 
 /** fs_fentry_init - @fe holds nothing (for caller storage). */
@@ -790,7 +683,8 @@ int fs_lookup(struct fs_call *c, struct fs_fentry *dir, const struct stat *dst,
  *  regular file @fe; done before fs_read()/fs_write(). */
 int fs_open(struct fs_call *c, struct fs_fentry *fe, const struct stat *st,
 	    int acc);
-/** fs_read - be_read(). */
+/** fs_read - be_read(); @nowait is dropped where nothing waits for a disk
+ *  (fs_never_waits()). */
 ssize_t fs_read(struct fs_call *c, struct fs_fentry *fe, const struct iovec *iov,
 		int iovcnt, uint64_t off, bool nowait);
 /** fs_write - be_write(). */
@@ -800,8 +694,9 @@ int fs_write(struct fs_call *c, struct fs_fentry *fe, const struct iovec *iov,
 int fs_commit(struct fs_call *c, struct fs_fentry *fe, bool datasync);
 /** fs_create - be_create() into @local (*@out). */
 int fs_create(struct fs_call *c, struct fs_fentry *dir, const struct stat *dst,
-	      const char *name, mode_t mode, bool excl, struct fs_fentry *local,
-	      struct fs_fentry **out, struct stat *st, bool *created);
+	      const char *name, mode_t mode, bool excl, const uint8_t *verf,
+	      struct fs_fentry *local, struct fs_fentry **out, struct stat *st,
+	      bool *created);
 /** fs_mkdir - be_mkdir() into @local (*@out). */
 int fs_mkdir(struct fs_call *c, struct fs_fentry *dir, const struct stat *dst,
 	     const char *name, mode_t mode, struct fs_fentry *local,
@@ -869,5 +764,11 @@ void fs_server_set_change_hook(struct rpcrdma_nfs3_server *srv,
 
 /** fs_change_check - the hook of @c's server for @fh: 0 or -EAGAIN. */
 int fs_change_check(struct fs_call *c, const uint8_t *fh, uint32_t fhlen);
+
+/*
+ * transition: removed once src/nfs3, src/nfs4 and src/nlm call only the
+ * fs_vfs.c operations.  The posix backend's descriptor helpers.
+ */
+#include "fs_posix.h"
 
 #endif /* RPCRDMA_FS_H */

@@ -77,7 +77,8 @@ struct fs_backend {
 
 	/**
 	 * be_fh_key - the key of @name in directory @dir (@name "": @dir
-	 * itself), never following a symlink: up to FS_BE_KEY_MAX bytes in
+	 * itself; @dir NULL: the export's root directory), never following
+	 * a symlink: up to FS_BE_KEY_MAX bytes in
 	 * @key (*@keylen) and a 32-bit @type, the same on every call for the
 	 * same object while it exists (and, where the backend can, across
 	 * restarts).  The layer wraps it into a MAC'd handle (fs_fh.c).
@@ -186,24 +187,33 @@ struct fs_backend {
 	 * be_commit_meta - commit_metadata: make the last change of @fe's
 	 * attributes or (a directory) names stable before the reply.
 	 * Called only when the export entry is sync and the export is not
-	 * in memory (fs_commit.c).  Return: 0; -EIO; -ENOSPC.
+	 * in memory (fs_commit.c), and only for a regular file or a
+	 * directory (other types have nothing to sync: the layer answers 0).
+	 * Return: 0; -EIO; -ENOSPC.
 	 */
 	int (*be_commit_meta)(struct fs_call *c, struct fs_fentry *fe);
 
 	/**
 	 * be_create - a regular file @name in @dir with mode @mode (07777
 	 * bits, taken as given: no umask), owned by the caller; @excl:
-	 * -EEXIST when the name exists, else an existing regular file is
-	 * looked up (be_lookup(), never opened or truncated).  The new or
-	 * found object into @out, its attributes into @st; *@created: made
-	 * by this call.  Needs write and search permission on @dir.
-	 * Return: 0; -EEXIST; -EACCES; -ENOSPC; -EDQUOT; -ENAMETOOLONG;
-	 * -EISDIR and others of be_lookup() (an existing name).
+	 * -EEXIST when the name exists, else an existing object of the name
+	 * is looked up (be_lookup(), never opened or truncated; whatever its
+	 * type: the protocol answers for a non-regular one).  @verf: NULL,
+	 * or the 8-byte verifier of an exclusive create (NFSv3 EXCLUSIVE,
+	 * RFC 1813 3.3.8; NFSv4.1 EXCLUSIVE4, RFC 8881 18.16.3), passed
+	 * with @excl false: a file this call makes gets its first 4 bytes
+	 * (big-endian) as atime seconds and the last 4 as mtime seconds
+	 * (nanoseconds 0) before its attributes are read into @st, so the
+	 * protocol finds the verifier of a retransmission in an existing
+	 * file's times.  The new or found object into @out, its attributes
+	 * into @st; *@created: made by this call.  Needs write and search
+	 * permission on @dir.  Return: 0; -EEXIST; -EACCES; -ENOSPC;
+	 * -EDQUOT; -ENAMETOOLONG; others of be_lookup() (an existing name).
 	 */
 	int (*be_create)(struct fs_call *c, struct fs_fentry *dir,
 			 const struct stat *dst, const char *name, mode_t mode,
-			 bool excl, struct fs_fentry *out, struct stat *st,
-			 bool *created);
+			 bool excl, const uint8_t *verf, struct fs_fentry *out,
+			 struct stat *st, bool *created);
 	/** be_mkdir - a directory; as be_create() with @excl. */
 	int (*be_mkdir)(struct fs_call *c, struct fs_fentry *dir,
 			const struct stat *dst, const char *name, mode_t mode,
@@ -297,10 +307,13 @@ struct fs_backend {
 	 * @start, @len (0: to the end of the file) for owner @ld, as POSIX
 	 * locks (split and merge; an owner never conflicts with itself), or
 	 * with @test only find the first lock of another owner that
-	 * conflicts.  Never waits.  @cf: out: the conflict (set or test).
-	 * Return: 0 (set; or tested and free); -EAGAIN (a conflict, in
-	 * *@cf); -ENOLCK (no room in the table); -EBADF (@type needs an
-	 * access @ld lacks: a write lock on a read-only description).
+	 * conflicts.  Never waits.  @cf: out: the conflict (set or test);
+	 * NULL: not wanted (a set that fails asks for nothing more).  A
+	 * conflict gone before it could be described: -EAGAIN with
+	 * cf_type F_UNLCK (try again).  Return: 0 (set; or tested and free);
+	 * -EAGAIN (a conflict, in *@cf); -ENOLCK (no room in the table);
+	 * -EBADF (@type needs an access @ld lacks: a write lock on a
+	 * read-only description); -EINVAL (a range past INT64_MAX).
 	 */
 	int (*be_lock)(struct fs_lockd *ld, int type, uint64_t start,
 		       uint64_t len, bool test, struct fs_lock_conflict *cf);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * fs_export.c - one exported directory, the handle key file, and
- * address/prefix matching.
+ * fs_export.c - one exported directory (served by its backend), the
+ * handle key file, and address/prefix matching.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "fs_backend.h"
 
 #define FS_TMPFS_MAGIC 0x01021994
 #define FS_RAMFS_MAGIC 0x858458f6
@@ -33,20 +34,21 @@ int rpcrdma_nfs3_export_open(const struct rpcrdma_nfs3_config *cfg,
 			     struct rpcrdma_nfs3_export **out)
 {
 	struct rpcrdma_nfs3_export *exp;
-	uint8_t fh[RPCRDMA_NFS3_FHSIZE];
-	uint32_t fhlen;
-	struct file_handle probe;
+	const struct fs_backend *be;
 	struct timespec now;
-	struct stat st;
 	uint64_t v, r;
-	int err, fd;
+	int err;
 
 	if (!cfg || !cfg->nc_export || cfg->nc_export[0] != '/')
+		return -EINVAL;
+	be = cfg->nc_backend ? fs_backend_find(cfg->nc_backend) : &fs_posix_backend;
+	if (!be)
 		return -EINVAL;
 	exp = calloc(1, sizeof(*exp));
 	if (!exp)
 		return -ENOMEM;
 	exp->ex_fd = -1;
+	exp->ex_be = be;
 	exp->ex_path = strdup(cfg->nc_export);
 	if (!exp->ex_path) {
 		err = -ENOMEM;
@@ -56,29 +58,6 @@ int rpcrdma_nfs3_export_open(const struct rpcrdma_nfs3_config *cfg,
 	for (size_t n = strlen(exp->ex_path); n > 1 && exp->ex_path[n - 1] == '/'; n--)
 		exp->ex_path[n - 1] = '\0';
 
-	/* a readable descriptor: open_by_handle_at() refuses O_PATH mount fds */
-	exp->ex_fd = open(exp->ex_path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-					O_CLOEXEC);
-	if (exp->ex_fd < 0) {
-		err = -errno;
-		goto out_path;
-	}
-	if (fstat(exp->ex_fd, &st) < 0) {
-		err = -errno;
-		goto out_close;
-	}
-	exp->ex_dev = st.st_dev;
-	exp->ex_ino = st.st_ino;
-	exp->ex_fsid = (uint64_t)st.st_dev;
-	exp->ex_mem_fs = fs_is_mem_fs(exp->ex_fd);
-
-	/* the mount id, and whether this file system has file handles at all */
-	probe.handle_bytes = 0;
-	if (name_to_handle_at(exp->ex_fd, "", &probe, &exp->ex_mnt_id,
-			      AT_EMPTY_PATH) == 0 || errno != EOVERFLOW) {
-		err = errno == ENOTSUP ? -EOPNOTSUPP : -errno;
-		goto out_close;
-	}
 	memcpy(exp->ex_key, cfg->nc_key, sizeof(exp->ex_key));
 	exp->ex_max_payload = cfg->nc_max_payload ? cfg->nc_max_payload : 1u << 20;
 	exp->ex_no_root_squash = cfg->nc_no_root_squash;
@@ -87,14 +66,10 @@ int rpcrdma_nfs3_export_open(const struct rpcrdma_nfs3_config *cfg,
 	exp->ex_log = cfg->nc_log ? cfg->nc_log : stderr;
 	exp->ex_verbose = cfg->nc_verbose;
 
-	/* the root must make a handle that decodes again (CAP_DAC_READ_SEARCH) */
-	err = fs_fh_make(exp, exp->ex_fd, "", fh, &fhlen);
+	/* the directory, its identity, and handles that decode again */
+	err = be->be_export_open(exp, exp->ex_path, NULL);
 	if (err)
-		goto out_close;
-	err = fs_fh_open(exp, fh, fhlen, &fd, &st);
-	if (err)
-		goto out_close;
-	close(fd);
+		goto out_path;
 
 	/* WRITE/COMMIT verifier: differs on every start (RFC 1813 3.3.7) */
 	clock_gettime(CLOCK_REALTIME, &now);
@@ -122,7 +97,7 @@ int rpcrdma_nfs3_export_open(const struct rpcrdma_nfs3_config *cfg,
 	return 0;
 
 out_close:
-	close(exp->ex_fd);
+	be->be_export_close(exp);
 out_path:
 	free(exp->ex_path);
 out_free:
@@ -136,7 +111,7 @@ void rpcrdma_nfs3_export_close(struct rpcrdma_nfs3_export *exp)
 		return;
 	fs_fcache_destroy(exp->ex_dcache);
 	fs_fcache_destroy(exp->ex_fcache);
-	close(exp->ex_fd);
+	exp->ex_be->be_export_close(exp);
 	free(exp->ex_path);
 	free(exp);
 }
@@ -144,7 +119,7 @@ void rpcrdma_nfs3_export_close(struct rpcrdma_nfs3_export *exp)
 int rpcrdma_nfs3_root_fh(struct rpcrdma_nfs3_export *exp,
 			 uint8_t fh[RPCRDMA_NFS3_FHSIZE], uint32_t *len)
 {
-	return fs_fh_make(exp, exp->ex_fd, "", fh, len);
+	return fs_fh_of_exp(exp, NULL, "", fh, len);
 }
 
 const char *rpcrdma_nfs3_export_path(const struct rpcrdma_nfs3_export *exp)

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "fs_backend.h"
 
 #define EXPORTS_FILE_MAX (1u << 20)
 
@@ -182,11 +183,12 @@ static int parse_u32(const char *s, uint32_t max, uint32_t *out)
 struct xexport_opts {
 	bool xe_have_fsid;
 	uint32_t xe_fsid;
+	const struct fs_backend *xe_be; /* backend=; NULL: not named */
 };
 
 /*
- * parse_opts - apply the comma-separated options @s to @o (and fsid= to
- * @xe).  Return 0 or a PERR.
+ * parse_opts - apply the comma-separated options @s to @o (and fsid= and
+ * backend=, options of the whole export, to @xe).  Return 0 or a PERR.
  */
 static int parse_opts(struct xparse *px, char *s, struct rpcrdma_nfs3_xopts *o,
 		      struct xexport_opts *xe)
@@ -250,6 +252,15 @@ static int parse_opts(struct xparse *px, char *s, struct rpcrdma_nfs3_xopts *o,
 				return PERR(px, -EINVAL, "fsid=%s: the export already has fsid=%u", val, xe->xe_fsid);
 			xe->xe_have_fsid = true;
 			xe->xe_fsid = v;
+		} else if (val && !strcmp(opt, "backend")) {
+			const struct fs_backend *be = fs_backend_find(val);
+
+			if (!be)
+				return PERR(px, -EINVAL, "backend=%s: no such backend (posix, memory)", val);
+			if (xe->xe_be && xe->xe_be != be)
+				return PERR(px, -EINVAL, "backend=%s: the export already has backend=%s",
+					    val, xe->xe_be->be_name);
+			xe->xe_be = be;
 		} else {
 			for (size_t i = 0; i < sizeof(no_effect) / sizeof(no_effect[0]); i++)
 				if (!val && !strcmp(opt, no_effect[i]))
@@ -448,6 +459,7 @@ static int parse_line(struct xparse *px, struct rpcrdma_nfs3_exports *xt,
 			return err;
 	}
 	xs->xs_have_fsid = xe.xe_have_fsid;
+	xs->xs_be = xe.xe_be ? xe.xe_be : &fs_posix_backend;
 	xs->xs_id = xe.xe_have_fsid ? (uint16_t)xe.xe_fsid : export_id(xs->xs_path);
 	for (unsigned i = 0; i + 1 < xt->xt_n; i++)
 		if (xt->xt_specs[i].xs_id == xs->xs_id)

@@ -64,6 +64,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "fs_backend.h"
 
 #define FS_FCACHE_SHARDS 16u
 #define FS_FCACHE_SHARD_MIN 64u
@@ -113,24 +114,27 @@ static struct fs_fentry **bucket_of(struct fs_fshard *sh, uint64_t h)
 	return &sh->sh_buckets[(h >> 32) & sh->sh_mask];
 }
 
-static void entry_init(struct fs_fentry *fe)
-{
-	memset(fe, 0, sizeof(*fe));
-	fe->fe_path = -1;
-	fe->fe_rfd = -1;
-	fe->fe_wfd = -1;
-}
-
-/* Close @fe's descriptors (no lock: nobody else can reach it). */
+/* Release @fe's object (no lock: nobody else can reach it). */
 static void entry_close(struct fs_fentry *fe)
 {
-	if (fe->fe_rfd >= 0)
-		close(fe->fe_rfd);
-	if (fe->fe_wfd >= 0)
-		close(fe->fe_wfd);
-	if (fe->fe_path >= 0)
-		close(fe->fe_path);
+	if (fe->fe_be)
+		fe->fe_be->be_release(fe);
+	fe->fe_be = NULL;
+	fe->fe_node = NULL;
 	fe->fe_rfd = fe->fe_wfd = fe->fe_path = -1;
+}
+
+/* move_object - the object of @from into @to; @from then holds nothing. */
+static void move_object(struct fs_fentry *to, struct fs_fentry *from)
+{
+	to->fe_path = from->fe_path;
+	to->fe_rfd = from->fe_rfd;
+	to->fe_wfd = from->fe_wfd;
+	to->fe_node = from->fe_node;
+	to->fe_be = from->fe_be;
+	from->fe_path = from->fe_rfd = from->fe_wfd = -1;
+	from->fe_node = NULL;
+	from->fe_be = NULL;
 }
 
 /* Raise the soft RLIMIT_NOFILE to hold @want descriptors; the number held. */
@@ -200,7 +204,7 @@ int fs_fcache_create(uint32_t entries, struct fs_fcache **out)
 		pthread_mutex_init(&sh->sh_lock, NULL);
 	}
 	for (uint32_t j = 0; j < entries; j++) {
-		entry_init(&fc->fc_entries[j]);
+		fs_fentry_init(&fc->fc_entries[j]);
 		fc->fc_entries[j].fe_hnext = fc->fc_free;
 		fc->fc_free = &fc->fc_entries[j];
 	}
@@ -375,14 +379,13 @@ static struct fs_fentry *evict_oldest(struct fs_fcache *fc)
 	return victim;
 }
 
-/* An entry for one call only (not cached, or no room): closed by put. */
-static struct fs_fentry *one_call(struct fs_fentry *local, int fd,
-				  const struct stat *st)
+/* @local (holding an object) for one call only (not cached, or no
+ * room): released by put. */
+static struct fs_fentry *one_call(struct fs_fentry *local)
 {
-	entry_init(local);
+	local->fe_shard = NULL;
+	local->fe_hashed = false;
 	local->fe_refs = 1;
-	local->fe_path = fd;
-	local->fe_type = st->st_mode & S_IFMT;
 	return local;
 }
 
@@ -417,15 +420,16 @@ static void count_miss(struct fs_fcache *fc, uint64_t h)
 }
 
 /*
- * cache_insert - make @fd (the open object of handle @fh, attributes @ost)
- * an entry of @fc.  With @local: the entry is also the caller's (*@out,
- * referenced; when it cannot be cached, @local serves this call only).
- * Without: only the cache holds it, and @fd is closed when it cannot be
- * cached or the handle already is.  @fd is given away either way.
+ * cache_insert - make the object @local holds (that of handle @fh,
+ * attributes @ost) an entry of @fc.  With @out: the entry is also the
+ * caller's (*@out, referenced; when it cannot be cached, @local serves
+ * this call only).  Without: only the cache holds it, and the object is
+ * released when it cannot be cached or the handle already is.  The
+ * object is taken out of @local either way, but for the one-call case.
  */
 static void cache_insert(struct fs_fcache *fc, uint64_t h,
-			 const uint8_t *fh, uint32_t len, int fd,
-			 const struct stat *ost, struct fs_fentry *local,
+			 const uint8_t *fh, uint32_t len,
+			 struct fs_fentry *local, const struct stat *ost,
 			 struct fs_fentry **out)
 {
 	struct fs_fshard *sh = shard_of(fc, h);
@@ -434,13 +438,13 @@ static void cache_insert(struct fs_fcache *fc, uint64_t h,
 	pthread_mutex_lock(&sh->sh_lock);
 	fe = find(sh, h, fh, len);
 	if (fe) { /* another thread cached it meanwhile: use that one */
-		if (local) {
+		if (out) {
 			fe->fe_refs++;
 			touch(sh, fe);
 		}
 		pthread_mutex_unlock(&sh->sh_lock);
-		close(fd);
-		if (local)
+		entry_close(local);
+		if (out)
 			*out = fe;
 		return;
 	}
@@ -466,10 +470,10 @@ static void cache_insert(struct fs_fcache *fc, uint64_t h,
 	}
 	if (!fe) { /* every entry is in use by a call: not cached */
 		pthread_mutex_unlock(&sh->sh_lock);
-		if (local)
-			*out = one_call(local, fd, ost);
+		if (out)
+			*out = one_call(local);
 		else
-			close(fd);
+			entry_close(local);
 		return;
 	}
 	fe->fe_shard = sh;
@@ -478,17 +482,16 @@ static void cache_insert(struct fs_fcache *fc, uint64_t h,
 	fe->fe_hash = h;
 	fe->fe_fhlen = len;
 	memcpy(fe->fe_fh, fh, len);
-	fe->fe_path = fd;
-	fe->fe_rfd = fe->fe_wfd = -1;
+	move_object(fe, local);
 	fe->fe_type = ost->st_mode & S_IFMT;
-	fe->fe_refs = local ? 2 : 1; /* the cache, and this call */
+	fe->fe_refs = out ? 2 : 1; /* the cache, and this call */
 	fe->fe_hashed = true;
 	fe->fe_hnext = *bucket_of(sh, h);
 	*bucket_of(sh, h) = fe;
 	lru_push(sh, fe);
 	sh->sh_count++;
 	pthread_mutex_unlock(&sh->sh_lock);
-	if (local)
+	if (out)
 		*out = fe;
 }
 
@@ -516,7 +519,7 @@ static int cache_get(struct fs_fcache *fc, struct fs_fcache *other,
 	struct stat ost;
 	uint64_t h = fh_hash(fh, len);
 	bool cacheable = len <= RPCRDMA_NFS3_FHSIZE;
-	int fd, err;
+	int err;
 
 	*out = NULL;
 	if (cacheable && fc)
@@ -524,10 +527,12 @@ static int cache_get(struct fs_fcache *fc, struct fs_fcache *other,
 	if (!fe && cacheable && other)
 		fe = cache_find(other, h, fh, len);
 	if (fe) {
-		if (st && fstat(fe->fe_path, st) < 0) {
-			err = -errno;
-			fs_fcache_put(fe);
-			return err;
+		if (st) {
+			err = exp->ex_be->be_getattr(exp, fe, st);
+			if (err) {
+				fs_fcache_put(fe);
+				return err;
+			}
 		}
 		*out = fe;
 		return 0;
@@ -535,19 +540,19 @@ static int cache_get(struct fs_fcache *fc, struct fs_fcache *other,
 	if (cacheable && fc)
 		count_miss(fc, h);
 
-	/* a miss: decode and open the handle (server credentials) */
-	fs_cred_for_handle();
-	err = fs_fh_open(exp, fh, len, &fd, &ost);
+	/* a miss: decode the handle (the posix backend opens it with the
+	 * server's credentials) */
+	err = fs_fh_decode(exp, fh, len, local, &ost);
 	if (err)
 		return err;
 	if (st)
 		*st = ost;
 	into = cache_for(exp, ost.st_mode & S_IFMT);
 	if (!cacheable || !into || (into != fc && into != other)) {
-		*out = one_call(local, fd, &ost);
+		*out = one_call(local);
 		return 0;
 	}
-	cache_insert(into, h, fh, len, fd, &ost, local, out);
+	cache_insert(into, h, fh, len, local, &ost, out);
 	return 0;
 }
 
@@ -567,15 +572,29 @@ int fs_dcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
 }
 
 void fs_fcache_adopt(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-		     uint32_t len, int fd, const struct stat *st)
+		     uint32_t len, struct fs_fentry *fe, const struct stat *st)
 {
 	struct fs_fcache *fc = cache_for(exp, st->st_mode & S_IFMT);
 
+	if (fe->fe_shard) /* a cache's entry already */
+		return;
 	if (!fc || len > RPCRDMA_NFS3_FHSIZE) {
-		close(fd);
+		entry_close(fe);
 		return;
 	}
-	cache_insert(fc, fh_hash(fh, len), fh, len, fd, st, NULL, NULL);
+	cache_insert(fc, fh_hash(fh, len), fh, len, fe, st, NULL);
+}
+
+void fs_fcache_adopt_fd(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
+			uint32_t len, int fd, const struct stat *st)
+{
+	struct fs_fentry local;
+
+	fs_fentry_init(&local);
+	local.fe_path = fd;
+	local.fe_type = st->st_mode & S_IFMT;
+	local.fe_be = &fs_posix_backend;
+	fs_fcache_adopt(exp, fh, len, &local, st);
 }
 
 void fs_fcache_put(struct fs_fentry *fe)

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * fs_fh.c - the file handles of NFSv3, NFSv4.1 and NLM (RFC 1813 2.4),
- * built on kernel file handles, and authenticated with a keyed MAC.
+ * built on the backend's keys (be_fh_key; the posix backend's are kernel
+ * file handles), and authenticated with a keyed MAC.
  *
  * Layout (16 + n bytes, at most 64):
  *   0      version (1)
- *   1      n: kernel handle bytes (at most 48)
+ *   1      n: key bytes (at most 48)
  *   2..3   the export's id, big-endian (fsid=; 0 for --export)
- *   4..7   kernel handle type, big-endian
- *   8..    n bytes of kernel handle (name_to_handle_at(2))
+ *   4..7   key type, big-endian (posix: the kernel handle type)
+ *   8..    n bytes of key (posix: the kernel handle, name_to_handle_at(2))
  *   8+n..  SipHash-2-4 under the export key of bytes 0 .. 8+n-1 (LE)
  *
  * The server only ever computes the MAC for objects it reached from the
@@ -23,6 +24,7 @@
 
 #include "common/be.h"
 #include "fs.h"
+#include "fs_backend.h"
 
 static inline uint64_t rotl64(uint64_t x, unsigned b)
 {
@@ -94,49 +96,30 @@ static void store_le64(uint8_t *p, uint64_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-/* Room for any handle a Linux file system encodes (MAX_HANDLE_SZ). */
-#define FH_KBUF 128u
-
-union kfh {
-	struct file_handle fh;
-	uint8_t raw[sizeof(struct file_handle) + FH_KBUF];
-};
-
-int fs_fh_make(const struct rpcrdma_nfs3_export *exp, int dirfd,
-	       const char *name, uint8_t *fh, uint32_t *lenp)
+int fs_fh_encode(const struct rpcrdma_nfs3_export *exp, uint32_t type,
+		 const uint8_t *key, uint32_t keylen, uint8_t *fh,
+		 uint32_t *lenp)
 {
-	union kfh k;
-	int mnt_id;
-	int flags = name[0] ? 0 : AT_EMPTY_PATH; /* 0: never follow */
-	uint32_t n;
-
-	k.fh.handle_bytes = FH_KBUF;
-	if (name_to_handle_at(dirfd, name, &k.fh, &mnt_id, flags) < 0)
-		return -errno;
-	if (mnt_id != exp->ex_mnt_id)
-		return -EXDEV;
-	n = k.fh.handle_bytes;
-	if (n > FS_FH_KERNEL_MAX)
+	if (keylen > FS_FH_KERNEL_MAX)
 		return -EOVERFLOW;
 	fh[0] = FS_FH_VERSION;
-	fh[1] = (uint8_t)n;
+	fh[1] = (uint8_t)keylen;
 	fh[2] = (uint8_t)(exp->ex_id >> 8);
 	fh[3] = (uint8_t)exp->ex_id;
-	store_be32(fh + 4, (uint32_t)k.fh.handle_type);
-	memcpy(fh + 8, k.fh.f_handle, n);
-	store_le64(fh + 8 + n, fs_siphash(exp->ex_key, fh, 8 + n));
-	*lenp = FS_FH_OVERHEAD + n;
+	store_be32(fh + 4, type);
+	memcpy(fh + 8, key, keylen);
+	store_le64(fh + 8 + keylen, fs_siphash(exp->ex_key, fh, 8 + keylen));
+	*lenp = FS_FH_OVERHEAD + keylen;
 	return 0;
 }
 
-int fs_fh_open(const struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-	       uint32_t len, int *fdp, struct stat *st)
+int fs_fh_check(const struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
+		uint32_t len, uint32_t *type, const uint8_t **key,
+		uint32_t *keylen)
 {
-	union kfh k;
 	uint8_t mac[8];
 	uint8_t diff = 0;
 	uint32_t n;
-	int fd, err;
 
 	if (len < FS_FH_OVERHEAD || len > RPCRDMA_NFS3_FHSIZE ||
 	    fh[0] != FS_FH_VERSION)
@@ -152,30 +135,26 @@ int fs_fh_open(const struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
 	/* genuine, but of another export (RENAME, LINK across exports) */
 	if (((uint32_t)fh[2] << 8 | fh[3]) != exp->ex_id)
 		return -EXDEV;
-
-	k.fh.handle_bytes = n;
-	k.fh.handle_type = (int)load_be32(fh + 4);
-	memcpy(k.fh.f_handle, fh + 8, n);
-	fd = open_by_handle_at(exp->ex_fd, &k.fh, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		err = errno;
-		/* gone, or no longer decodable on this file system */
-		if (err == ENOENT || err == ESTALE || err == EINVAL)
-			return -ESTALE;
-		return -err;
-	}
-	if (fstat(fd, st) < 0) {
-		err = -errno;
-		goto out_close;
-	}
-	if (st->st_dev != exp->ex_dev) {
-		err = -ESTALE;
-		goto out_close;
-	}
-	*fdp = fd;
+	*type = load_be32(fh + 4);
+	*key = fh + 8;
+	*keylen = n;
 	return 0;
+}
 
-out_close:
-	close(fd);
-	return err;
+int fs_fh_decode(const struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
+		 uint32_t len, struct fs_fentry *fe, struct stat *st)
+{
+	const uint8_t *key;
+	uint32_t type, keylen;
+	int err;
+
+	fs_fentry_init(fe);
+	err = fs_fh_check(exp, fh, len, &type, &key, &keylen);
+	if (err)
+		return err;
+	err = exp->ex_be->be_fh_decode(exp, type, key, keylen, fe, st);
+	if (err)
+		return err;
+	fe->fe_be = exp->ex_be;
+	return 0;
 }

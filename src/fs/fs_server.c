@@ -11,7 +11,8 @@
  * keeps the table it started with to its end; the last reference frees
  * it, and an export no table holds any more is closed then (its open-file
  * cache with it).  Exports with the same path and id in both tables are
- * the same object, so their cache and WRITE verifier survive a reload.
+ * the same object (with the same backend), so their cache and WRITE
+ * verifier survive a reload.
  *
  * The sweeper: one thread per server closes the open-file caches' idle
  * entries (rpcrdma_nfs3_export_expire() on every export of the table in
@@ -27,6 +28,7 @@
 #include <time.h>
 
 #include "fs.h"
+#include "fs_backend.h"
 
 struct rpcrdma_nfs3_server {
 	struct rpcrdma_nfs3_config sv_cfg;   /* nc_export unused */
@@ -135,6 +137,7 @@ static int open_export(const struct rpcrdma_nfs3_config *cfg,
 	int err;
 
 	c.nc_export = xs->xs_path;
+	c.nc_backend = xs->xs_be ? xs->xs_be->be_name : NULL;
 	c.nc_no_root_squash = false;
 	err = rpcrdma_nfs3_export_open(&c, out);
 	if (err)
@@ -179,7 +182,8 @@ static int snap_build(const struct rpcrdma_nfs3_config *cfg,
 		for (unsigned j = 0; old && j < old->sn_xt->xt_n; j++) {
 			struct rpcrdma_nfs3_export *e = old->sn_exp[j];
 
-			if (e->ex_id == xs->xs_id && !strcmp(e->ex_path, xs->xs_path)) {
+			if (e->ex_id == xs->xs_id && !strcmp(e->ex_path, xs->xs_path) &&
+			    e->ex_be == (xs->xs_be ? xs->xs_be : &fs_posix_backend)) {
 				atomic_fetch_add(&e->ex_refs, 1);
 				sn->sn_exp[i] = e;
 				break;

@@ -215,7 +215,7 @@ uint32_t nfs4_op_rename(struct nfs4_compound *cp)
 	/* may the caller change both directories: the rename asks, or
 	 * fs_rename() first when a name is in the way, as NFSv3's RENAME */
 	two_dirs = sdst.st_dev != tdst.st_dev || sdst.st_ino != tdst.st_ino;
-	err = fs_rename(&cp->cp_c, sfe->fe_path, from.n_buf, tfe->fe_path, to.n_buf,
+	err = fs_posix_rename(&cp->cp_c, sfe->fe_path, from.n_buf, tfe->fe_path, to.n_buf,
 			two_dirs, fh, &fhlen, &have_fh);
 	if (err)
 		goto out_err;

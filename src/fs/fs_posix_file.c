@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fs_posix_file.c - the posix backend's descriptor helpers (fs_posix.h):
+ * descriptors for the caller, lookups that never leave the export, RENAME's
+ * system calls, and carrying out a sattr3 (RFC 1813 3.3.2).
+ *
+ * The layer opens file handles with the server's own credentials
+ * (open_by_handle_at needs CAP_DAC_READ_SEARCH), then switches the thread
+ * to the caller's identity (fs_cred.c) for the file system work, so the
+ * kernel makes every permission decision.  Objects are reached only
+ * through O_PATH descriptors and *at() calls that never follow a symlink.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fs.h"
+
+void fs_proc_path(char *buf, size_t len, int fd)
+{
+	snprintf(buf, len, "/proc/self/fd/%d", fd);
+}
+
+/*
+ * may_override - after EACCES: like knfsd, the owner may read and write its
+ * own file whatever the mode bits say (an open file keeps working after
+ * chmod on a local file system; NFS has no open), and READ is allowed with
+ * execute permission (a client must read what it runs).  @st NULL: fstat
+ * @fd for the owner.
+ */
+static bool may_override(struct fs_call *c, int fd, const struct stat *st,
+			 int acc)
+{
+	struct stat own;
+
+	if (!st) {
+		if (fstat(fd, &own) < 0)
+			return false;
+		st = &own;
+	}
+	if (c->c_as_caller && c->c_cred.cr_uid == st->st_uid)
+		return true;
+	return acc == O_RDONLY &&
+	       faccessat(fd, "", X_OK, AT_EMPTY_PATH | AT_EACCESS) == 0;
+}
+
+/*
+ * fs_reopen - a real descriptor for the regular file behind O_PATH @fd,
+ * checked against the caller's identity (with the overrides of
+ * may_override(), which re-open with the server's identity).
+ */
+int fs_reopen(struct fs_call *c, int fd, const struct stat *st, int flags)
+{
+	char path[32];
+	int nfd, err;
+
+	fs_proc_path(path, sizeof(path), fd);
+	nfd = open(path, flags | O_CLOEXEC);
+	if (nfd >= 0)
+		return nfd;
+	err = errno;
+	if (err != EACCES)
+		return -err;
+	if (!may_override(c, fd, st, flags & O_ACCMODE))
+		return -EACCES;
+	fs_cred_restore();
+	nfd = open(path, flags | O_CLOEXEC);
+	err = errno;
+	if (fs_cred_apply(&c->c_cred) < 0) {
+		c->c_as_caller = false;
+		if (nfd >= 0)
+			close(nfd);
+		return -EPERM;
+	}
+	return nfd >= 0 ? nfd : -err;
+}
+
+/*
+ * fs_file_fd - a descriptor of @fe's regular file open for @acc (O_RDONLY or
+ * O_WRONLY; the entry owns it), for the caller (fs_become_caller done).
+ * A descriptor the cache already holds is used only after the caller
+ * passes the same check an open would make: faccessat(AT_EACCESS), which
+ * checks the thread's fsuid, fsgid, groups and capabilities, with the
+ * overrides of may_override().  Otherwise the file is re-opened as the
+ * caller (fs_reopen()) and the descriptor kept in the entry.
+ * @st: the file's attributes, or NULL (fetched only when needed).
+ * Return: the descriptor, or a negative errno (-EACCES, ...).
+ */
+int fs_file_fd(struct fs_call *c, struct fs_fentry *fe,
+		   const struct stat *st, int acc)
+{
+	int fd = fs_fcache_fd(fe, acc);
+
+	if (fd >= 0) {
+		if (faccessat(fe->fe_path, "", acc == O_RDONLY ? R_OK : W_OK,
+			      AT_EMPTY_PATH | AT_EACCESS) == 0)
+			return fd;
+		if (errno != EACCES)
+			return -errno;
+		return may_override(c, fe->fe_path, st, acc) ? fd : -EACCES;
+	}
+	fd = fs_reopen(c, fe->fe_path, st, acc);
+	if (fd < 0)
+		return fd;
+	return fs_fcache_set_fd(fe, acc, fd);
+}
+
+int fs_dir_may_write(int dirfd)
+{
+	if (faccessat(dirfd, "", W_OK | X_OK, AT_EMPTY_PATH | AT_EACCESS) < 0)
+		return -errno;
+	return 0;
+}
+
+int fs_posix_rename(struct fs_call *c, int fromfd, const char *fname,
+		    int tofd, const char *tname, bool two_dirs, uint8_t *fh,
+		    uint32_t *fhlen, bool *have_fh)
+{
+	int err;
+
+	*have_fh = false;
+	/* Nothing replaced: the rename itself checked that the caller may
+	 * write both directories, and the cache has nothing to learn. */
+	if (renameat2(fromfd, fname, tofd, tname, RENAME_NOREPLACE) == 0)
+		return 0;
+	/* A name in the way, or another failure: knfsd's order from here.
+	 * Checked before the rename, not after a failure: a rename onto the
+	 * same file (one name, or two links of one inode) succeeds without
+	 * the kernel's permission checks. */
+	err = fs_dir_may_write(fromfd);
+	if (!err && two_dirs)
+		err = fs_dir_may_write(tofd);
+	if (err)
+		return err;
+	*have_fh = fs_unlink_fh(c, tofd, tname, fh, fhlen);
+	if (renameat(fromfd, fname, tofd, tname) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * fs_unlink_fh - before REMOVE or RENAME takes @name out of @dirfd: the
+ * handle of what it names, when the open-file cache could hold it (its
+ * entry is forgotten once the name is gone, fs_fcache_forget()).
+ * Return: true when @fh holds the handle.
+ */
+bool fs_unlink_fh(struct fs_call *c, int dirfd, const char *name,
+		      uint8_t *fh, uint32_t *len)
+{
+	return c->c_exp->ex_fcache &&
+	       fs_fh_make(c->c_exp, dirfd, name, fh, len) == 0;
+}
+
+int fs_lookup_at(const struct rpcrdma_nfs3_export *exp, int dirfd,
+		 const struct stat *dst, const char *name, int *fdp,
+		 struct stat *st)
+{
+	const char *which = name;
+	int fd, err;
+
+	/* ".." of the export root is the root itself */
+	if (strcmp(name, "..") == 0 && fs_is_root(exp, dst))
+		which = ".";
+	fd = openat(dirfd, which, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0) {
+		err = -errno;
+		goto out_close;
+	}
+	if (st->st_dev != exp->ex_dev) {
+		err = -EXDEV; /* a mount inside the export: not crossed */
+		goto out_close;
+	}
+	*fdp = fd;
+	return 0;
+
+out_close:
+	close(fd);
+	return err;
+}
+
+/*
+ * On the descriptor itself (AT_EMPTY_PATH) rather than through its
+ * /proc/self/fd link: the same system call without a path walk through
+ * procfs.  utimensat takes AT_EMPTY_PATH since Linux 5.8 (older: EINVAL),
+ * chmod on a descriptor's path needs fchmodat2 (Linux 6.6; older: ENOSYS);
+ * where refused, the /proc link serves, and is used from then on.
+ */
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+static _Atomic bool g_no_utimens_empty, g_no_fchmodat2;
+
+static int set_times_fd(int fd, const struct timespec ts[2])
+{
+	char path[32];
+
+	if (!g_no_utimens_empty) {
+		if (utimensat(fd, "", ts, AT_EMPTY_PATH) == 0)
+			return 0;
+		if (errno != EINVAL)
+			return -errno;
+		g_no_utimens_empty = true;
+	}
+	fs_proc_path(path, sizeof(path), fd);
+	return utimensat(AT_FDCWD, path, ts, 0) < 0 ? -errno : 0;
+}
+
+static int chmod_fd(int fd, mode_t mode)
+{
+	char path[32];
+
+	if (!g_no_fchmodat2) {
+		if (syscall(SYS_fchmodat2, fd, "", mode, AT_EMPTY_PATH) == 0)
+			return 0;
+		if (errno != ENOSYS && errno != EINVAL)
+			return -errno;
+		g_no_fchmodat2 = true;
+	}
+	fs_proc_path(path, sizeof(path), fd);
+	return fchmodat(AT_FDCWD, path, mode, 0) < 0 ? -errno : 0;
+}
+
+int fs_set_times(int fd, const struct fs_sattr *sa)
+{
+	struct timespec ts[2];
+
+	if (sa->sa_atime_how == FS_DONT_CHANGE &&
+	    sa->sa_mtime_how == FS_DONT_CHANGE)
+		return 0;
+	ts[0].tv_sec = sa->sa_atime.tv_sec;
+	ts[0].tv_nsec = sa->sa_atime_how == FS_SET_TO_CLIENT_TIME ? sa->sa_atime.tv_nsec :
+			sa->sa_atime_how == FS_SET_TO_SERVER_TIME ? UTIME_NOW : UTIME_OMIT;
+	ts[1].tv_sec = sa->sa_mtime.tv_sec;
+	ts[1].tv_nsec = sa->sa_mtime_how == FS_SET_TO_CLIENT_TIME ? sa->sa_mtime.tv_nsec :
+			sa->sa_mtime_how == FS_SET_TO_SERVER_TIME ? UTIME_NOW : UTIME_OMIT;
+	return set_times_fd(fd, ts);
+}
+
+/*
+ * touch_as_writer - after utimensat() refused a caller who does not own
+ * the file (EPERM) a sattr3 that sets atime and/or mtime only to the
+ * server's time (SET_TO_SERVER_TIME, no time of the client's choosing).
+ * utimensat() lets a writer set both times to now but asks for ownership
+ * as soon as one of them is left alone (UTIME_OMIT), which is what the
+ * Linux client sends for open(O_TRUNC) by a writer that is not the owner
+ * (size and mtime).  knfsd asks for write permission only whenever no time
+ * is the client's (RFC 1813 3.3.2 leaves it to the server): so does this,
+ * checked as the caller (EACCES without it), then the times are set with
+ * the server's identity.  Return: 0 or a negative errno.
+ */
+static int touch_as_writer(struct fs_call *c, int fd,
+			   const struct fs_sattr *sa)
+{
+	int err;
+
+	if (sa->sa_atime_how == FS_SET_TO_CLIENT_TIME ||
+	    sa->sa_mtime_how == FS_SET_TO_CLIENT_TIME)
+		return -EPERM;
+	if (faccessat(fd, "", W_OK, AT_EMPTY_PATH | AT_EACCESS) < 0)
+		return errno == EACCES ? -EACCES : -errno;
+	fs_cred_restore();
+	err = fs_set_times(fd, sa);
+	if (fs_cred_apply(&c->c_cred) < 0) {
+		c->c_as_caller = false;
+		return -EPERM;
+	}
+	return err;
+}
+
+/*
+ * fs_sattr_apply - carry out a sattr3 on O_PATH @fd (RFC 1813 3.3.2): size,
+ * then owner, then mode (a chown may clear set-id bits), then times.
+ */
+int fs_sattr_apply(struct fs_call *c, int fd, const struct stat *st,
+		       const struct fs_sattr *sa, bool skip_mode,
+		       struct fs_fentry *fe)
+{
+	int err, wfd;
+
+	if (sa->sa_set_size) {
+		err = fs_want_regular(st);
+		if (err)
+			return err;
+		if (sa->sa_size > INT64_MAX)
+			return -EFBIG;
+		/* @fe: the cache's write descriptor (@fd is its O_PATH) */
+		wfd = fe ? fs_file_fd(c, fe, st, O_WRONLY) : fs_reopen(c, fd, st, O_WRONLY);
+		if (wfd < 0)
+			return wfd;
+		err = ftruncate(wfd, (off_t)sa->sa_size) < 0 ? -errno : 0;
+		if (!fe)
+			close(wfd);
+		if (err)
+			return err;
+	}
+	if (sa->sa_set_uid || sa->sa_set_gid) {
+		if (fchownat(fd, "", sa->sa_set_uid ? sa->sa_uid : (uid_t)-1,
+			     sa->sa_set_gid ? sa->sa_gid : (gid_t)-1,
+			     AT_EMPTY_PATH) < 0)
+			return -errno;
+	}
+	if (sa->sa_set_mode && !skip_mode && !S_ISLNK(st->st_mode)) {
+		err = chmod_fd(fd, sa->sa_mode & 07777);
+		if (err)
+			return err;
+	}
+	err = fs_set_times(fd, sa);
+	if (err == -EPERM && c->c_as_caller)
+		err = touch_as_writer(c, fd, sa);
+	return err;
+}
