@@ -87,8 +87,8 @@ static int create_finish(struct fs_call *c, struct nfs3_dirop *d,
  * never opened or truncated), GUARDED fails on an existing name.  A name
  * that holds anything but a regular file is NFS3ERR_EXIST.  EXCLUSIVE
  * keeps the client's verifier in the new file's atime and mtime seconds
- * until the client's SETATTR replaces them; a retransmitted EXCLUSIVE
- * finds its file by them.
+ * (fs_create() stores it) until the client's SETATTR replaces them; a
+ * retransmitted EXCLUSIVE finds its file by them.
  */
 int nfs3_proc_create(struct fs_call *c)
 {
@@ -127,12 +127,13 @@ int nfs3_proc_create(struct fs_call *c)
 		mode = 0600;
 	else
 		mode = sa.sa_set_mode ? (sa.sa_mode & 07777) : 0644;
+	/* EXCLUSIVE: the verifier lives in a new file's atime/mtime
+	 * seconds until SETATTR */
 	err = fs_create(c, d.d_fe, &d.d_pre, d.d_name.n_buf, mode,
-			how == NFS3_GUARDED, &local, &fe, &st, &created);
+			how == NFS3_GUARDED, how == NFS3_EXCLUSIVE ? verf : NULL,
+			&local, &fe, &st, &created);
 	if (err) {
 		fe = NULL;
-		if (err == -EISDIR) /* the name holds a directory */
-			err = -EEXIST;
 		goto out_err;
 	}
 	if (!created && !S_ISREG(st.st_mode)) {
@@ -140,26 +141,9 @@ int nfs3_proc_create(struct fs_call *c)
 		goto out;
 	}
 	if (how == NFS3_EXCLUSIVE) {
-		if (created) {
-			/* the verifier lives in atime/mtime seconds until SETATTR */
-			struct fs_sattr vsa = {
-				.sa_atime_how = NFS3_SET_TO_CLIENT_TIME,
-				.sa_mtime_how = NFS3_SET_TO_CLIENT_TIME,
-				.sa_atime = { .tv_sec = load_be32(verf) },
-				.sa_mtime = { .tv_sec = load_be32(verf + 4) },
-			};
-
-			err = fs_setattr(c, fe, &st, &vsa, true);
-			if (!err)
-				err = fs_getattr(c, fe, &st);
-			if (err)
-				goto out_err;
-			stat = NFS3_OK;
-			goto out;
-		}
 		/* an existing file is this call's when it holds our verifier */
-		stat = st.st_atim.tv_sec == load_be32(verf) &&
-		       st.st_mtim.tv_sec == load_be32(verf + 4) ?
+		stat = created || (st.st_atim.tv_sec == load_be32(verf) &&
+				   st.st_mtim.tv_sec == load_be32(verf + 4)) ?
 			       NFS3_OK : NFS3ERR_EXIST;
 		goto out;
 	}
