@@ -247,11 +247,12 @@ static int mnt_find(const struct fs_snap *sn, const char *path, const char **res
 static uint32_t mnt_dir_fh(struct rpcrdma_nfs3_export *exp, const char *rest,
 			   uint8_t *fh, u_int *fhlen)
 {
-	/* MOUNT acts as the server: no caller, no identity switch */
-	struct fs_call c = {
-		.c_exp = exp,
-		.c_cred = { .cr_uid = geteuid(), .cr_gid = getegid() },
-	};
+	/*
+	 * MOUNT acts as the server: no caller, no identity switch (the posix
+	 * backend runs as the server's own identity); a backend that checks
+	 * permissions from the call's credentials itself is given uid 0's.
+	 */
+	struct fs_call c = { .c_exp = exp };
 	char buf[MNT3_PATHLEN + 1];
 	struct fs_fentry ent[2], *dfe = NULL, *fe;
 	struct stat dst, st;
