@@ -114,6 +114,9 @@ static void usage(FILE *f)
 "      --no-root-squash    with --export: do not map uid/gid 0 to 65534\n"
 "      --async             with --export: reply to CREATE, REMOVE, RENAME, SETATTR...\n"
 "                          before the change is on disk (default: sync, fsync first)\n"
+"      --backend NAME      with --export: what serves DIR: posix (default: the\n"
+"                          local file system) or memory (an in-memory tree that\n"
+"                          DIR only names); exports files: backend=NAME\n"
 "      --stats             print the final counters as JSON on exit\n"
 "      --control PATH      control socket for rpcrdma-stat (default\n"
 "                          " RPCRDMA_SVC_CONTROL_DIR "/PORT.sock; 'none': no socket)\n"
@@ -252,12 +255,14 @@ static void print_allow(const struct allow_list *al, FILE *f)
 /*
  * shorthand_exports - the exports text --export DIR stands for: DIR
  * (octal-escaped where not plain) to every --allow network, read-write,
- * from any port, with fsid=0 (the id handles had before exports files).
+ * from any port, with fsid=0 (the id handles had before exports files),
+ * served by @backend (NULL: the default).
  */
 static char *shorthand_exports(const char *dir, const struct allow_list *al,
-			       bool no_squash, bool async)
+			       bool no_squash, bool async, const char *backend)
 {
-	size_t cap = strlen(dir) * 4 + 1 + al->al_n * (INET6_ADDRSTRLEN + 64) + 1;
+	size_t cap = strlen(dir) * 4 + 1 +
+		     al->al_n * (INET6_ADDRSTRLEN + 64 + (backend ? strlen(backend) + 9 : 0)) + 1;
 	char *t = malloc(cap), *w = t, buf[INET6_ADDRSTRLEN];
 
 	if (!t)
@@ -276,10 +281,11 @@ static char *shorthand_exports(const char *dir, const struct allow_list *al,
 			(const void *)&((const struct sockaddr_in6 *)s)->sin6_addr;
 
 		inet_ntop(s->ss_family, a, buf, sizeof(buf));
-		w += sprintf(w, " %s/%u(rw,insecure,fsid=0,%s,%s)", buf,
+		w += sprintf(w, " %s/%u(rw,insecure,fsid=0,%s,%s%s%s)", buf,
 			     al->al_nets[i].an_prefix,
 			     no_squash ? "no_root_squash" : "root_squash",
-			     async ? "async" : "sync");
+			     async ? "async" : "sync", backend ? ",backend=" : "",
+			     backend ? backend : "");
 	}
 	*w = '\0';
 	return t;
@@ -347,7 +353,7 @@ enum { OPT_NO_ROOT_SQUASH = 256, OPT_ASYNC, OPT_STATS, OPT_RPCBIND, OPT_CREDITS,
        OPT_CAPTURE_DATA,
        OPT_NO_LOCKING, OPT_NLM_PORT, OPT_NSM_PORT, OPT_STATE_DIR, OPT_GRACE,
        OPT_MAX_LOCKS, OPT_NSM_NAME, OPT_TRANSPORT_THREADS, OPT_REPLY_POST,
-       OPT_LEASE, OPT_NFS4_CLIENTS };
+       OPT_LEASE, OPT_NFS4_CLIENTS, OPT_BACKEND };
 
 /* SIZE: a number of bytes with an optional K, M, G or T suffix (binary). */
 static int parse_size(const char *s, uint64_t *out)
@@ -434,6 +440,7 @@ int main(int argc, char **argv)
 		{ "handle-key", required_argument, NULL, 'k' },
 		{ "no-root-squash", no_argument, NULL, OPT_NO_ROOT_SQUASH },
 		{ "async", no_argument, NULL, OPT_ASYNC },
+		{ "backend", required_argument, NULL, OPT_BACKEND },
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "control", required_argument, NULL, OPT_CONTROL },
 		{ "metrics", required_argument, NULL, OPT_METRICS },
@@ -491,6 +498,7 @@ int main(int argc, char **argv)
 	struct rlimit rl;
 	bool stats_json = false, rpcbind = false, no_squash = false, poll_mode = false;
 	bool async = false;
+	const char *backend = NULL;
 	bool workers_only = false, nfs4 = true, no_deleg = false, nfs4_given = false;
 	uint32_t lease = 0; /* --lease: 0 the server's default (90 s) */
 	uint32_t nfs4_clients = 0; /* --nfs4-clients: 0 from --memory */
@@ -642,6 +650,15 @@ int main(int argc, char **argv)
 		case OPT_ASYNC:
 			async = true;
 			break;
+		case OPT_BACKEND:
+			backend = optarg;
+			if (!*backend || strspn(backend, "abcdefghijklmnopqrstuvwxyz0123456789_-") !=
+					     strlen(backend)) {
+				fprintf(stderr, PROG ": --backend: expected a backend name (posix, memory): %s\n",
+					backend);
+				return 2;
+			}
+			break;
 		case OPT_NO_ROOT_SQUASH:
 			no_squash = true;
 			break;
@@ -792,9 +809,9 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (exports_file && (allow.al_n || no_squash || async)) {
-		fprintf(stderr, PROG ": --allow, --no-root-squash and --async go with --export; "
-			"with --exports FILE the file gives clients and options\n");
+	if (exports_file && (allow.al_n || no_squash || async || backend)) {
+		fprintf(stderr, PROG ": --allow, --no-root-squash, --async and --backend go with "
+			"--export; with --exports FILE the file gives clients and options\n");
 		return 2;
 	}
 	if (exports_file) {
@@ -806,12 +823,19 @@ int main(int argc, char **argv)
 	} else {
 		char *text;
 
-		if (!realpath(export_arg, export_path) || stat(export_path, &st) < 0) {
+		if (backend && strcmp(backend, "posix")) {
+			/* a name, not a directory of this machine */
+			if (export_arg[0] != '/' || strlen(export_arg) >= sizeof(export_path)) {
+				fprintf(stderr, PROG ": --export %s: --backend %s needs an absolute path\n",
+					export_arg, backend);
+				return 2;
+			}
+			strcpy(export_path, export_arg);
+		} else if (!realpath(export_arg, export_path) || stat(export_path, &st) < 0) {
 			fprintf(stderr, PROG ": export directory %s: %s\n", export_arg,
 				strerror(errno));
 			return 1;
-		}
-		if (!S_ISDIR(st.st_mode)) {
+		} else if (!S_ISDIR(st.st_mode)) {
 			fprintf(stderr, PROG ": export %s: not a directory\n", export_arg);
 			return 1;
 		}
@@ -821,7 +845,7 @@ int main(int argc, char **argv)
 		}
 		if (verbose)
 			print_allow(&allow, stderr);
-		text = shorthand_exports(export_path, &allow, no_squash, async);
+		text = shorthand_exports(export_path, &allow, no_squash, async, backend);
 		err = text ? rpcrdma_nfs3_exports_parse("--export", text, &xt, msg,
 							 sizeof(msg)) : -ENOMEM;
 		free(text);

@@ -17,7 +17,10 @@
  * call): a descriptor backend keeps its descriptors in fe_path, fe_rfd,
  * fe_wfd; any other keeps a pointer in fe_node.  A backend fills those
  * fields (be_fh_decode, be_lookup, the creating operations) and frees them
- * (be_release); nothing else touches them.
+ * (be_release); nothing else touches them, but the layer, which moves an
+ * object from caller storage into a cache entry (fs_fcache_adopt()) and
+ * marks every entry a backend filled with that backend (fe_be: whose
+ * be_release frees it).
  *
  * Credentials.  Every operation that acts for a caller takes the call
  * (struct fs_call: c_cred is the caller's identity after squashing,
@@ -313,7 +316,8 @@ struct fs_backend {
 	 * cf_type F_UNLCK (try again).  Return: 0 (set; or tested and free);
 	 * -EAGAIN (a conflict, in *@cf); -ENOLCK (no room in the table);
 	 * -EBADF (@type needs an access @ld lacks: a write lock on a
-	 * read-only description); -EINVAL (a range past INT64_MAX).
+	 * read-only description); -EINVAL (@start or @len past INT64_MAX);
+	 * -EOVERFLOW (a range that ends past INT64_MAX).
 	 */
 	int (*be_lock)(struct fs_lockd *ld, int type, uint64_t start,
 		       uint64_t len, bool test, struct fs_lock_conflict *cf);

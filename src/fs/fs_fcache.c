@@ -11,14 +11,17 @@
  * object they made to its cache (fs_fcache_adopt()), so the calls a
  * client sends next (SETATTR after an exclusive CREATE) find it open.
  *
- * An entry holds the O_PATH descriptor of the handle and, for a regular
- * file, once a call needed them, an O_RDONLY and an O_WRONLY descriptor
- * (never one wider than the open that made it).  A directory entry holds
- * only the O_PATH descriptor, which the *at() calls take as their
- * directory (searched with the caller's rights, as a decoded handle is).  The descriptors are only containers: the
- * procedures check the current caller's access before every use of a
- * cached read or write descriptor (fs_file.c, fs_file_fd()), so the cache
- * never decides a permission.
+ * An entry holds the backend's object of the handle (fs_fh_decode()),
+ * released with the backend's be_release.  For the posix backend that is
+ * the O_PATH descriptor of the handle and, for a regular file, once a
+ * call needed them, an O_RDONLY and an O_WRONLY descriptor (never one
+ * wider than the open that made it); a directory entry holds only the
+ * O_PATH descriptor, which the *at() calls take as their directory
+ * (searched with the caller's rights, as a decoded handle is).  The
+ * descriptors are only containers: the backend checks the current
+ * caller's access before every use of a cached read or write descriptor
+ * (fs_open(); fs_posix_file.c, fs_file_fd()), so the cache never decides
+ * a permission.
  *
  * The cache is split into shards by the handle's MAC (its last 8 bytes,
  * a keyed PRF of the rest, so entries spread evenly): each shard has its

@@ -156,5 +156,7 @@ int fs_fh_decode(const struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
 	if (err)
 		return err;
 	fe->fe_be = exp->ex_be;
+	memcpy(fe->fe_fh, fh, len);
+	fe->fe_fhlen = len;
 	return 0;
 }

@@ -18,6 +18,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,9 @@ union kfh {
 
 /* The backend's state of one export. */
 struct posix_export {
-	uint32_t pe_linkmax; /* most links of one object (fpathconf) */
+	/* most links of one object (fpathconf, asked once: the same for
+	 * every object of the file system); 0: not asked yet */
+	_Atomic uint32_t pe_linkmax;
 };
 
 /* ---- handles ---- */
@@ -138,7 +141,6 @@ static int posix_export_open(struct rpcrdma_nfs3_export *exp, const char *path,
 	uint8_t fh[RPCRDMA_NFS3_FHSIZE];
 	uint32_t fhlen;
 	struct stat st;
-	long linkmax;
 	int err, fd;
 
 	if (opts && *opts)
@@ -176,9 +178,6 @@ static int posix_export_open(struct rpcrdma_nfs3_export *exp, const char *path,
 	if (err)
 		goto out_close;
 	close(fd);
-	/* a file system's link limit is the same for all its objects (PATHCONF) */
-	linkmax = fpathconf(exp->ex_fd, _PC_LINK_MAX);
-	pe->pe_linkmax = linkmax > 0 && linkmax < UINT32_MAX ? (uint32_t)linkmax : 0;
 	exp->ex_be_priv = pe;
 	return 0;
 
@@ -557,21 +556,34 @@ static int posix_readdir(struct fs_call *c, struct fs_fentry *dir,
 	return err;
 }
 
+/*
+ * posix_statfs - fstatvfs(); the link limit from fpathconf() the first
+ * time (glibc works it out from the file system's type, for ext2/3/4 from
+ * its mount options: several system calls), kept for the export.
+ */
 static int posix_statfs(struct fs_call *c, struct fs_fentry *fe,
 			struct fs_statfs *out)
 {
-	const struct posix_export *pe = c->c_exp->ex_be_priv;
+	struct posix_export *pe = c->c_exp->ex_be_priv;
 	struct statvfs sv;
+	uint32_t linkmax;
 
 	if (fstatvfs(fe->fe_path, &sv) < 0)
 		return -errno;
+	linkmax = atomic_load_explicit(&pe->pe_linkmax, memory_order_relaxed);
+	if (!linkmax) {
+		long v = fpathconf(fe->fe_path, _PC_LINK_MAX);
+
+		linkmax = v > 0 && v < UINT32_MAX ? (uint32_t)v : 32000;
+		atomic_store_explicit(&pe->pe_linkmax, linkmax, memory_order_relaxed);
+	}
 	out->sf_bytes = (uint64_t)sv.f_blocks * sv.f_frsize;
 	out->sf_bfree = (uint64_t)sv.f_bfree * sv.f_frsize;
 	out->sf_bavail = (uint64_t)sv.f_bavail * sv.f_frsize;
 	out->sf_files = sv.f_files;
 	out->sf_ffree = sv.f_ffree;
 	out->sf_favail = sv.f_favail;
-	out->sf_linkmax = pe && pe->pe_linkmax ? pe->pe_linkmax : 32000;
+	out->sf_linkmax = linkmax;
 	out->sf_namemax = sv.f_namemax > 0 && sv.f_namemax <= 255 ?
 			  (uint32_t)sv.f_namemax : 255;
 	return 0;
@@ -610,9 +622,8 @@ static int posix_lock(struct fs_lockd *ld, int type, uint64_t start,
 {
 	struct flock fl;
 
-	if (start > INT64_MAX || len > INT64_MAX ||
-	    (len && start + len - 1 > INT64_MAX))
-		return -EINVAL;
+	if (start > INT64_MAX || len > INT64_MAX)
+		return -EINVAL; /* the kernel judges the rest (EOVERFLOW) */
 	memset(&fl, 0, sizeof(fl));
 	fl.l_type = (short)type;
 	fl.l_whence = SEEK_SET;

@@ -102,6 +102,13 @@ expect $bad "Usage:" "${E[@]}" --no-such-option
 expect $bad "--exports: $MISSING: No such file or directory" --exports "$MISSING"
 expect $ok "export $FILE: not a directory" --export "$FILE"
 expect $ok "$reached" "${E[@]}"
+# --backend NAME: a name, checked by the exports parser; posix is the default
+expect $bad "--backend: expected a backend name (posix, memory): Posix!" "${E[@]}" --backend 'Posix!'
+expect $bad "--backend: expected a backend name (posix, memory): " "${E[@]}" --backend ""
+expect $bad "with --exports FILE the file gives clients and options" --exports "$MISSING" --backend posix
+expect $ok "$reached" "${E[@]}" --backend posix
+expect $ok "backend=nosuch: no such backend" --export / --backend nosuch
+expect $bad "--backend memory needs an absolute path" --export relative --backend memory
 
 # --help: the usage text on standard output, exit 0, the idle option listed.
 n=$((n + 1))

@@ -23,6 +23,7 @@
 #include "test_nfs3_harness.h"
 
 #include "nfs3/nfs3_internal.h"
+#include "fs/fs_backend.h"
 
 /* ---- parser ---- */
 
@@ -252,6 +253,70 @@ static void test_parse_errors(void **state)
 		n += (size_t)sprintf(many + n, " 10.0.%u.%u", i / 256, i % 256);
 	parse_err(many, -E2BIG, "more than 256 clients for /a");
 	free(many);
+}
+
+/*
+ * backend=NAME: an option of the whole export (every entry of a line that
+ * names one names the same), posix when no entry names one; an unknown
+ * name is refused naming it; rpcrdma_nfs3_export_open() takes nc_backend.
+ */
+static void test_parse_backend(void **state)
+{
+	struct rpcrdma_nfs3_config cfg = { 0 };
+	struct rpcrdma_nfs3_export *exp = NULL;
+	struct rpcrdma_nfs3_exports *xt;
+	struct rpcrdma_nfs3_xopts o;
+	char dir[] = "/tmp/rpcrdma-xbackend-XXXXXX";
+
+	(void)state;
+	xt = parse_ok("/a 10.0.0.1(rw,backend=posix) 10.0.0.2(ro)\n"
+		      "/b 10.0.0.1\n"
+		      "/c -backend=posix,rw 10.0.0.1(backend=posix) 10.0.0.2\n");
+	assert_ptr_equal(xt->xt_specs[0].xs_be, &fs_posix_backend);
+	assert_ptr_equal(xt->xt_specs[1].xs_be, &fs_posix_backend); /* the default */
+	assert_ptr_equal(xt->xt_specs[2].xs_be, &fs_posix_backend);
+	/* not a client option: both entries keep their own */
+	assert_true(match(xt, 0, "10.0.0.1", &o));
+	assert_false(o.xo_ro);
+	assert_true(match(xt, 0, "10.0.0.2", &o));
+	assert_true(o.xo_ro);
+	rpcrdma_nfs3_exports_free(xt);
+
+	parse_err("/a 10.0.0.1(backend=ceph)\n", -EINVAL,
+		  "t:1: backend=ceph: no such backend");
+	parse_err("/a *\n/b 10.0.0.1(rw) 10.0.0.2(backend=)\n", -EINVAL,
+		  "t:2: backend=: no such backend");
+	parse_err("/a -backend=Posix 10.0.0.1\n", -EINVAL, "backend=Posix: no such backend");
+	/* two backends for one export (with a second backend built in) */
+	if (fs_backend_find("memory")) {
+		parse_err("/a 10.0.0.1(backend=posix) 10.0.0.2(backend=memory)\n",
+			  -EINVAL, "t:1: backend=memory: the export already has backend=posix");
+		parse_err("/a -backend=memory 10.0.0.1 10.0.0.2(backend=posix)\n",
+			  -EINVAL, "t:1: backend=posix: the export already has backend=memory");
+	} else {
+		parse_err("/a 10.0.0.1(backend=posix) 10.0.0.2(backend=memory)\n",
+			  -EINVAL, "t:1: backend=memory: no such backend");
+	}
+	assert_ptr_equal(fs_backend_find("posix"), &fs_posix_backend);
+	assert_null(fs_backend_find("ceph"));
+	assert_null(fs_backend_find(NULL));
+
+	/* the configuration's backend: NULL and "posix" are posix */
+	assert_non_null(mkdtemp(dir));
+	cfg.nc_export = dir;
+	cfg.nc_fcache_entries = RPCRDMA_NFS3_FCACHE_OFF;
+	cfg.nc_backend = "ceph";
+	assert_int_equal(rpcrdma_nfs3_export_open(&cfg, &exp), -EINVAL);
+	cfg.nc_backend = "posix";
+	if (rpcrdma_nfs3_export_open(&cfg, &exp) == 0) { /* as root */
+		assert_ptr_equal(exp->ex_be, &fs_posix_backend);
+		rpcrdma_nfs3_export_close(exp);
+		cfg.nc_backend = NULL;
+		assert_int_equal(rpcrdma_nfs3_export_open(&cfg, &exp), 0);
+		assert_ptr_equal(exp->ex_be, &fs_posix_backend);
+		rpcrdma_nfs3_export_close(exp);
+	}
+	rmdir(dir);
 }
 
 static void test_load_file(void **state)
@@ -1585,6 +1650,7 @@ int main(void)
 		cmocka_unit_test(test_parse_defaults_and_options),
 		cmocka_unit_test(test_parse_syntax),
 		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_parse_backend),
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test_setup_teardown(test_names_confirmed, fk_setup, fk_teardown),
 		cmocka_unit_test_setup_teardown(test_names_ttl, fk_setup, fk_teardown),
