@@ -9,6 +9,7 @@
 
 static const struct fs_backend *const g_backends[] = {
 	&fs_posix_backend,
+	&fs_memory_backend,
 };
 
 const struct fs_backend *fs_backend_find(const char *name)

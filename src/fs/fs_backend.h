@@ -335,6 +335,20 @@ extern const struct fs_backend fs_posix_backend;
 extern const struct fs_backend fs_memory_backend;
 
 /**
+ * fs_memory_set_limits - the most a memory export (@exp, served by
+ * fs_memory_backend) may hold: @bytes of file data, symlink targets and
+ * names together (0: the default, 256 MiB), and @nodes objects (0: the
+ * default, 65536; the root counts).  Past either, an operation that would
+ * need more fails with -ENOSPC (a write stops short at the page that does
+ * not fit).  Lowering a limit below what is held frees nothing: only new
+ * growth is refused.  The same limits come from the backend's options
+ * "bytes=SIZE" (K, M, G, T suffixes) and "nodes=N".  For tests and the
+ * exports option.  Return: 0; -EINVAL (not a memory export).
+ */
+int fs_memory_set_limits(struct rpcrdma_nfs3_export *exp, uint64_t bytes,
+			 uint64_t nodes);
+
+/**
  * fs_backend_find - the backend named @name ("posix", "memory"), or NULL.
  */
 const struct fs_backend *fs_backend_find(const char *name);
