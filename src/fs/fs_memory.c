@@ -259,19 +259,22 @@ static int parse_opts(struct fsm_export *mx, const char *opts)
 	return 0;
 }
 
-static int fsm_export_open(struct rpcrdma_nfs3_export *exp, const char *path,
-			   const char *opts)
+/* tree_new - a new tree for @path with options @opts into *@out. */
+static int tree_new(const char *path, const char *opts, struct fsm_export **out)
 {
 	static const uint8_t dev_key[16] = "rpcrdma memoryfs";
 	struct fsm_export *mx;
 	struct fsm_node *root;
 	int err;
 
-	if (!path || path[0] != '/')
-		return -EINVAL;
 	mx = calloc(1, sizeof(*mx));
 	if (!mx)
 		return -ENOMEM;
+	mx->mx_path = strdup(path);
+	if (!mx->mx_path) {
+		err = -ENOMEM;
+		goto out_free;
+	}
 	mx->mx_bytes_max = FSM_BYTES_DEFAULT;
 	mx->mx_nodes_max = FSM_NODES_DEFAULT;
 	err = parse_opts(mx, opts);
@@ -305,14 +308,7 @@ static int fsm_export_open(struct rpcrdma_nfs3_export *exp, const char *path,
 	root->mn_nlink = 2;
 	root->mn_dir.dr_parent = root;
 	mx->mx_root = root;
-
-	exp->ex_be_priv = mx;
-	exp->ex_fd = -1;
-	exp->ex_mnt_id = 0;
-	exp->ex_dev = mx->mx_dev;
-	exp->ex_ino = (ino_t)root->mn_id;
-	exp->ex_fsid = (uint64_t)mx->mx_dev;
-	exp->ex_mem_fs = true;
+	*out = mx;
 	return 0;
 
 out_mutex:
@@ -320,16 +316,14 @@ out_mutex:
 out_ids:
 	free(mx->mx_ids);
 out_free:
+	free(mx->mx_path);
 	free(mx);
 	return err;
 }
 
-static void fsm_export_close(struct rpcrdma_nfs3_export *exp)
+/* tree_free - free @mx and every node of it; no export uses it. */
+static void tree_free(struct fsm_export *mx)
 {
-	struct fsm_export *mx = fsm_mx(exp);
-
-	if (!mx)
-		return;
 	for (uint32_t i = 0; i < mx->mx_nids; i++) {
 		struct fsm_node *n = mx->mx_ids[i], *next;
 
@@ -340,8 +334,79 @@ static void fsm_export_close(struct rpcrdma_nfs3_export *exp)
 	}
 	free(mx->mx_ids);
 	pthread_mutex_destroy(&mx->mx_lock);
+	free(mx->mx_path);
 	free(mx);
+}
+
+/*
+ * Exports of one path serve one tree, as two exports of one directory of
+ * a kernel file system serve the same files (an export that squashes root
+ * and one that does not, say): the first be_export_open() of a path makes
+ * its tree, the last be_export_close() frees it.  A later export's
+ * options are not applied: the tree keeps the limits it was made with.
+ */
+static pthread_mutex_t g_trees_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct fsm_export *g_trees;
+
+static int fsm_export_open(struct rpcrdma_nfs3_export *exp, const char *path,
+			   const char *opts)
+{
+	struct fsm_export *mx;
+	int err = 0;
+
+	if (!path || path[0] != '/')
+		return -EINVAL;
+	pthread_mutex_lock(&g_trees_lock);
+	for (mx = g_trees; mx; mx = mx->mx_tree_next)
+		if (!strcmp(mx->mx_path, path))
+			break;
+	if (!mx) {
+		err = tree_new(path, opts, &mx);
+		if (!err) {
+			mx->mx_tree_next = g_trees;
+			g_trees = mx;
+		}
+	} else {
+		struct fsm_export check = { 0 };
+
+		err = parse_opts(&check, opts); /* still refused when bad */
+		if (err)
+			mx = NULL;
+	}
+	if (!err)
+		mx->mx_users++;
+	pthread_mutex_unlock(&g_trees_lock);
+	if (err)
+		return err;
+	exp->ex_be_priv = mx;
+	exp->ex_fd = -1;
+	exp->ex_mnt_id = 0;
+	exp->ex_dev = mx->mx_dev;
+	exp->ex_ino = (ino_t)mx->mx_root->mn_id;
+	exp->ex_fsid = (uint64_t)mx->mx_dev;
+	exp->ex_mem_fs = true;
+	return 0;
+}
+
+static void fsm_export_close(struct rpcrdma_nfs3_export *exp)
+{
+	struct fsm_export *mx = fsm_mx(exp), **pp;
+	bool last;
+
+	if (!mx)
+		return;
 	exp->ex_be_priv = NULL;
+	pthread_mutex_lock(&g_trees_lock);
+	last = --mx->mx_users == 0;
+	if (last)
+		for (pp = &g_trees; *pp; pp = &(*pp)->mx_tree_next)
+			if (*pp == mx) {
+				*pp = mx->mx_tree_next;
+				break;
+			}
+	pthread_mutex_unlock(&g_trees_lock);
+	if (last)
+		tree_free(mx);
 }
 
 int fs_memory_set_limits(struct rpcrdma_nfs3_export *exp, uint64_t bytes,

@@ -24,7 +24,9 @@
  * held); be_lock_open() opens read-write for a regular file, read-only
  * otherwise; be_create() of a name that exists (not @excl) returns the
  * object whatever its type; times are CLOCK_REALTIME, reads move atime as
- * relatime does.
+ * relatime does; exports of one path serve one tree (the first
+ * be_export_open() of the path makes it, the last be_export_close() frees
+ * it, fs_memory.c).
  *
  * Lifetime: a node lives while it has names (mn_nlink) or references
  * (mn_refs: an fs_fentry's fe_node, a lock owner); the last of both to go
@@ -152,6 +154,10 @@ struct fsm_export {
 	uint64_t mx_bytes_max, mx_nodes_max;
 	uint32_t mx_nlocks;
 	struct fsm_node *mx_root;
+	/* exports of one path share the tree (fs_memory.c, g_trees) */
+	struct fsm_export *mx_tree_next; /* g_trees list */
+	char *mx_path;                   /* the exports' path */
+	unsigned mx_users;               /* exports open on it; g_trees_lock */
 };
 
 /* The export's state. */

@@ -11,7 +11,6 @@
  * dispatch callback has no argument).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <stdatomic.h>
@@ -241,21 +240,30 @@ static int mnt_find(const struct fs_snap *sn, const char *path, const char **res
 /*
  * mnt_dir_fh - the handle of directory @rest below @exp's root, as mountd
  * lets a client mount a subdirectory of an export: each component looked
- * up without following symlinks or crossing mounts; "." and ".." are
- * refused, so the walk never leaves the export.  Return: a mountstat3.
+ * up (fs_lookup(): no symlink followed, no mount crossed) with the
+ * server's own identity; "." and ".." are refused, so the walk never
+ * leaves the export.  Return: a mountstat3.
  */
 static uint32_t mnt_dir_fh(struct rpcrdma_nfs3_export *exp, const char *rest,
 			   uint8_t *fh, u_int *fhlen)
 {
+	/*
+	 * MOUNT acts as the server: no caller, no identity switch (the posix
+	 * backend runs as the server's own identity); a backend that checks
+	 * permissions from the call's credentials itself is given uid 0's.
+	 */
+	struct fs_call c = { .c_exp = exp };
 	char buf[MNT3_PATHLEN + 1];
+	struct fs_fentry ent[2], *dfe = NULL, *fe;
 	struct stat dst, st;
 	uint32_t status = MNT3_OK, len;
 	char *save = NULL, *comp;
-	int dfd, fd, err;
+	unsigned cur = 0; /* ent[cur]: the directory's storage */
+	int err;
 
 	snprintf(buf, sizeof(buf), "%s", rest);
-	dfd = openat(exp->ex_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0 || fstat(dfd, &dst) < 0) {
+	if (fs_root(exp, &ent[cur], &dfe, &dst) < 0) {
+		dfe = NULL;
 		status = MNT3ERR_SERVERFAULT;
 		goto out;
 	}
@@ -268,28 +276,29 @@ static uint32_t mnt_dir_fh(struct rpcrdma_nfs3_export *exp, const char *rest,
 			status = MNT3ERR_NAMETOOLONG;
 			goto out;
 		}
-		err = fs_lookup_at(exp, dfd, &dst, comp, &fd, &st);
+		err = fs_lookup(&c, dfe, &dst, comp, &ent[cur ^ 1], &fe, &st);
 		if (err) {
 			status = err == -EACCES ? MNT3ERR_ACCES :
 				 err == -ENOENT || err == -EXDEV ? MNT3ERR_NOENT :
 				 MNT3ERR_IO;
 			goto out;
 		}
-		close(dfd);
-		dfd = fd;
+		/* the object found is the directory searched next */
+		fs_fcache_put(dfe);
+		dfe = fe;
+		cur ^= 1;
 		dst = st;
 		if (!S_ISDIR(st.st_mode)) {
 			status = MNT3ERR_NOTDIR;
 			goto out;
 		}
 	}
-	if (fs_fh_make(exp, dfd, "", fh, &len) < 0)
+	if (fs_fh_of_exp(exp, dfe, "", fh, &len) < 0)
 		status = MNT3ERR_SERVERFAULT;
 	else
 		*fhlen = len;
 out:
-	if (dfd >= 0)
-		close(dfd);
+	fs_fcache_put(dfe);
 	return status;
 }
 

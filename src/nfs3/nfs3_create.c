@@ -4,7 +4,6 @@
  * CREATE, MKDIR, SYMLINK, MKNOD (RFC 1813 3.3.8 to 3.3.11).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,14 +14,14 @@
 #include "nfs3_internal.h"
 
 /*
- * created_sattr - a sattr3 on an object this call just made, @st its
+ * created_sattr - a sattr3 on object @fe this call just made, @st its
  * attributes (refreshed when anything changed).  Its times were set to the
  * server's time by the creation itself, so SET_TO_SERVER_TIME asks for
  * nothing more (RFC 1813 3.3.2: the server's current time); without
- * anything left to set, no system call is made.  0 or a negative errno.
+ * anything left to set, nothing is done.  0 or a negative errno.
  */
-static int created_sattr(struct fs_call *c, int fd, struct stat *st,
-			 struct fs_sattr *sa, bool skip_mode)
+static int created_sattr(struct fs_call *c, struct fs_fentry *fe,
+			 struct stat *st, struct fs_sattr *sa, bool skip_mode)
 {
 	int err;
 
@@ -35,22 +34,25 @@ static int created_sattr(struct fs_call *c, int fd, struct stat *st,
 	    sa->sa_atime_how == NFS3_DONT_CHANGE &&
 	    sa->sa_mtime_how == NFS3_DONT_CHANGE)
 		return 0;
-	err = fs_sattr_apply(c, fd, st, sa, skip_mode, NULL);
-	if (!err && fstat(fd, st) < 0)
-		err = -errno;
+	err = fs_setattr(c, fe, st, sa, skip_mode);
+	if (!err)
+		err = fs_getattr(c, fe, st);
 	return err;
 }
 
 /*
  * create_finish - the common tail of CREATE, MKDIR, SYMLINK and MKNOD
- * (RFC 1813 3.3.8 to 3.3.11): on @stat NFS3_OK the new object is @fd with
+ * (RFC 1813 3.3.8 to 3.3.11): on @stat NFS3_OK the new object is @fe with
  * attributes @st: its handle, commit_metadata of the directory, then the
  * result (post_op_fh3, post_op_attr, the directory's wcc_data; on failure
  * wcc_data only).  A regular file or directory goes to its cache with its
- * handle (fs_fcache_adopt()); @fd is closed otherwise.  Releases @d.
+ * handle (fs_fcache_adopt()), so the calls that follow (the SETATTR after
+ * an exclusive CREATE, GETATTR, the new directory's operations) find it;
+ * @fe (NULL: none) is released otherwise.  Releases @d.
  */
 static int create_finish(struct fs_call *c, struct nfs3_dirop *d,
-			 uint32_t stat, int fd, const struct stat *st)
+			 uint32_t stat, struct fs_fentry *fe,
+			 const struct stat *st)
 {
 	uint8_t fh[RPCRDMA_NFS3_FHSIZE];
 	uint32_t fhlen = 0;
@@ -58,7 +60,7 @@ static int create_finish(struct fs_call *c, struct nfs3_dirop *d,
 	int err;
 
 	if (stat == NFS3_OK) {
-		have_fh = fs_fh_make(c->c_exp, fd, "", fh, &fhlen) == 0;
+		have_fh = fs_fh_of(c, fe, "", fh, &fhlen) == 0;
 		err = fs_commit_dir(c, d->d_fe);
 		if (err)
 			stat = nfs3_errno_to_stat(err);
@@ -72,20 +74,21 @@ static int create_finish(struct fs_call *c, struct nfs3_dirop *d,
 	}
 	nfs3_dirop_put_wcc(c, d);
 	if (stat == NFS3_OK && have_fh)
-		fs_fcache_adopt_fd(c->c_exp, fh, fhlen, fd, st);
+		fs_fcache_adopt(c->c_exp, fh, fhlen, fe, st);
 	else
-		fs_close_fd(fd);
+		fs_fcache_put(fe);
 	nfs3_dirop_put(d);
 	return RPCRDMA_SVC_SUCCESS;
 }
 
 /*
- * CREATE (RFC 1813 3.3.8).  A new file is made by an exclusive creating
- * open (O_CREAT|O_EXCL, read-only: the kernel checks no permission on the
- * file a creating open made), whose descriptor then serves for the
- * verifier's times, the attributes, the handle and, kept in the open-file
- * cache, the SETATTR the client sends next; an existing name (UNCHECKED,
- * a retransmitted EXCLUSIVE) is looked up as before, never opened.
+ * CREATE (RFC 1813 3.3.8).  UNCHECKED and EXCLUSIVE make the file or find
+ * the one there (fs_create() without excl: an existing name is looked up,
+ * never opened or truncated), GUARDED fails on an existing name.  A name
+ * that holds anything but a regular file is NFS3ERR_EXIST.  EXCLUSIVE
+ * keeps the client's verifier in the new file's atime and mtime seconds
+ * (fs_create() stores it) until the client's SETATTR replaces them; a
+ * retransmitted EXCLUSIVE finds its file by them.
  */
 int nfs3_proc_create(struct fs_call *c)
 {
@@ -93,9 +96,10 @@ int nfs3_proc_create(struct fs_call *c)
 	const uint8_t *dfh, *verf = NULL;
 	uint32_t dfhlen, how, stat;
 	struct fs_sattr sa;
+	struct fs_fentry local, *fe = NULL;
 	struct stat st;
 	mode_t mode;
-	int fd = -1, err;
+	int err;
 	bool created = false;
 
 	nfs3_dirop_decode(c, &d, &dfh, &dfhlen);
@@ -118,38 +122,23 @@ int nfs3_proc_create(struct fs_call *c)
 	err = fs_become_caller(c);
 	if (err)
 		goto out_err;
-	fs_cred_no_umask(); /* the mode as sent */
+	/* the mode as sent (the client applied its umask) */
 	if (how == NFS3_EXCLUSIVE)
 		mode = 0600;
 	else
 		mode = sa.sa_set_mode ? (sa.sa_mode & 07777) : 0644;
-	fd = openat(d.d_fd, d.d_name.n_buf,
-		    O_CREAT | O_EXCL | O_RDONLY | O_NOFOLLOW | O_CLOEXEC, mode);
-	if (fd >= 0) {
-		created = true;
-		/* the verifier lives in atime/mtime seconds until SETATTR */
-		if (how == NFS3_EXCLUSIVE) {
-			const struct timespec ts[2] = {
-				{ .tv_sec = load_be32(verf) },
-				{ .tv_sec = load_be32(verf + 4) },
-			};
-
-			if (futimens(fd, ts) < 0)
-				goto out_errno;
-		}
-		if (fstat(fd, &st) < 0)
-			goto out_errno;
-	} else if (errno != EEXIST || how == NFS3_GUARDED) {
-		goto out_errno;
-	} else {
-		err = fs_lookup_at(c->c_exp, d.d_fd, &d.d_pre, d.d_name.n_buf,
-				   &fd, &st);
-		if (err)
-			goto out_err;
-		if (!S_ISREG(st.st_mode)) {
-			stat = NFS3ERR_EXIST;
-			goto out;
-		}
+	/* EXCLUSIVE: the verifier lives in a new file's atime/mtime
+	 * seconds until SETATTR */
+	err = fs_create(c, d.d_fe, &d.d_pre, d.d_name.n_buf, mode,
+			how == NFS3_GUARDED, how == NFS3_EXCLUSIVE ? verf : NULL,
+			&local, &fe, &st, &created);
+	if (err) {
+		fe = NULL;
+		goto out_err;
+	}
+	if (!created && !S_ISREG(st.st_mode)) {
+		stat = NFS3ERR_EXIST;
+		goto out;
 	}
 	if (how == NFS3_EXCLUSIVE) {
 		/* an existing file is this call's when it holds our verifier */
@@ -163,24 +152,22 @@ int nfs3_proc_create(struct fs_call *c)
 		sa.sa_set_mode = sa.sa_set_uid = sa.sa_set_gid = false;
 		sa.sa_atime_how = sa.sa_mtime_how = NFS3_DONT_CHANGE;
 		if (sa.sa_set_size) {
-			err = fs_sattr_apply(c, fd, &st, &sa, true, NULL);
-			if (!err && fstat(fd, &st) < 0)
-				err = -errno;
+			err = fs_setattr(c, fe, &st, &sa, true);
+			if (!err)
+				err = fs_getattr(c, fe, &st);
 		}
 	} else {
-		err = created_sattr(c, fd, &st, &sa, true);
+		err = created_sattr(c, fe, &st, &sa, true);
 	}
 	if (err)
 		goto out_err;
 	stat = NFS3_OK;
 	goto out;
 
-out_errno:
-	err = -errno;
 out_err:
 	stat = nfs3_errno_to_stat(err);
 out:
-	return create_finish(c, &d, stat, fd, &st);
+	return create_finish(c, &d, stat, fe, &st);
 }
 
 int nfs3_proc_mkdir(struct fs_call *c)
@@ -189,8 +176,9 @@ int nfs3_proc_mkdir(struct fs_call *c)
 	const uint8_t *dfh;
 	uint32_t dfhlen, stat;
 	struct fs_sattr sa;
+	struct fs_fentry local, *fe = NULL;
 	struct stat st;
-	int fd = -1, err;
+	int err;
 
 	nfs3_dirop_decode(c, &d, &dfh, &dfhlen);
 	nfs3_get_sattr(c->c_args, &sa);
@@ -205,19 +193,18 @@ int nfs3_proc_mkdir(struct fs_call *c)
 		goto out;
 	}
 	err = fs_become_caller(c);
+	if (!err) { /* the mode as sent (the client applied its umask) */
+		err = fs_mkdir(c, d.d_fe, &d.d_pre, d.d_name.n_buf,
+			       sa.sa_set_mode ? (sa.sa_mode & 07777) : 0755,
+			       &local, &fe, &st);
+		if (err)
+			fe = NULL;
+	}
 	if (!err)
-		fs_cred_no_umask(); /* the mode as sent */
-	if (!err && mkdirat(d.d_fd, d.d_name.n_buf,
-			    sa.sa_set_mode ? (sa.sa_mode & 07777) : 0755) < 0)
-		err = -errno;
-	if (!err)
-		err = fs_lookup_at(c->c_exp, d.d_fd, &d.d_pre, d.d_name.n_buf,
-				   &fd, &st);
-	if (!err)
-		err = created_sattr(c, fd, &st, &sa, true);
+		err = created_sattr(c, fe, &st, &sa, true);
 	stat = nfs3_errno_to_stat(err);
 out:
-	return create_finish(c, &d, stat, fd, &st);
+	return create_finish(c, &d, stat, fe, &st);
 }
 
 int nfs3_proc_symlink(struct fs_call *c)
@@ -227,8 +214,9 @@ int nfs3_proc_symlink(struct fs_call *c)
 	uint32_t dfhlen, tlen, stat;
 	struct fs_sattr sa;
 	char target[NFS3_WIRE_PATH_MAX + 1];
+	struct fs_fentry local, *fe = NULL;
 	struct stat st;
-	int fd = -1, err;
+	int err;
 
 	nfs3_dirop_decode(c, &d, &dfh, &dfhlen);
 	nfs3_get_sattr(c->c_args, &sa);
@@ -250,15 +238,15 @@ int nfs3_proc_symlink(struct fs_call *c)
 		goto out;
 	}
 	err = fs_become_caller(c);
-	/* the target is stored, never resolved by the server */
-	if (!err && symlinkat(target, d.d_fd, d.d_name.n_buf) < 0)
-		err = -errno;
-	if (!err)
-		err = fs_lookup_at(c->c_exp, d.d_fd, &d.d_pre, d.d_name.n_buf,
-				   &fd, &st);
+	if (!err) { /* the target is stored, never resolved by the server */
+		err = fs_symlink(c, d.d_fe, &d.d_pre, d.d_name.n_buf, target,
+				 &local, &fe, &st);
+		if (err)
+			fe = NULL;
+	}
 	stat = nfs3_errno_to_stat(err);
 out:
-	return create_finish(c, &d, stat, fd, &st);
+	return create_finish(c, &d, stat, fe, &st);
 }
 
 /* Largest major and minor numbers a Linux dev_t holds (12 and 20 bits). */
@@ -284,9 +272,10 @@ int nfs3_proc_mknod(struct fs_call *c)
 	const uint8_t *dfh;
 	uint32_t dfhlen, type, major = 0, minor = 0, stat;
 	struct fs_sattr sa;
+	struct fs_fentry local, *fe = NULL;
 	struct stat st;
 	mode_t fmt;
-	int fd = -1, err;
+	int err;
 
 	nfs3_dirop_decode(c, &d, &dfh, &dfhlen);
 	type = rpcrdma_xdr_get_u32(c->c_args);
@@ -320,10 +309,11 @@ int nfs3_proc_mknod(struct fs_call *c)
 		stat = NFS3ERR_BADTYPE;
 		goto out;
 	}
-	/* may the caller add a name: before the other checks, as knfsd */
+	/* may the caller add a name (write and search permission on the
+	 * directory): before the other checks, as knfsd */
 	err = fs_become_caller(c);
 	if (!err)
-		err = fs_dir_may_write(d.d_fd);
+		err = fs_access(c, d.d_fe, &d.d_pre, W_OK | X_OK);
 	if (err) {
 		stat = nfs3_errno_to_stat(err);
 		goto out;
@@ -346,16 +336,14 @@ int nfs3_proc_mknod(struct fs_call *c)
 		stat = NFS3ERR_INVAL;
 		goto out;
 	}
-	if (mknodat(d.d_fd, d.d_name.n_buf,
-		    fmt | (sa.sa_set_mode ? (sa.sa_mode & 07777) : 0),
-		    makedev(major, minor)) < 0)
-		err = -errno;
-	if (!err)
-		err = fs_lookup_at(c->c_exp, d.d_fd, &d.d_pre, d.d_name.n_buf,
-				   &fd, &st);
-	if (!err)
-		err = created_sattr(c, fd, &st, &sa, false);
+	err = fs_mknod(c, d.d_fe, &d.d_pre, d.d_name.n_buf,
+		       fmt | (sa.sa_set_mode ? (sa.sa_mode & 07777) : 0),
+		       makedev(major, minor), &local, &fe, &st);
+	if (err)
+		fe = NULL;
+	else /* the mode again, exactly (whatever a umask took away) */
+		err = created_sattr(c, fe, &st, &sa, false);
 	stat = nfs3_errno_to_stat(err);
 out:
-	return create_finish(c, &d, stat, fd, &st);
+	return create_finish(c, &d, stat, fe, &st);
 }

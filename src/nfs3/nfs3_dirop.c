@@ -6,7 +6,6 @@
  * procedure shares.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,7 +16,6 @@
 void nfs3_dirop_decode(struct fs_call *c, struct nfs3_dirop *d,
 			 const uint8_t **fh, uint32_t *fhlen)
 {
-	d->d_fd = -1;
 	d->d_fe = NULL;
 	d->d_have_pre = false;
 	*fh = nfs3_get_fh(c->c_args, fhlen);
@@ -25,7 +23,7 @@ void nfs3_dirop_decode(struct fs_call *c, struct nfs3_dirop *d,
 }
 
 /*
- * Open the directory (the directory cache keeps it between calls) and
+ * Reach the directory (the directory cache keeps it between calls) and
  * check the name; an NFS status.  A directory removed since it was cached
  * (no links left) is stale, as its handle would be.
  */
@@ -34,9 +32,10 @@ uint32_t nfs3_dirop_open(struct fs_call *c, struct nfs3_dirop *d,
 {
 	int err = fs_get_dir(c, fh, fhlen, &d->d_local, &d->d_fe, &d->d_pre);
 
-	if (err)
+	if (err) {
+		d->d_fe = NULL;
 		return nfs3_errno_to_stat(err);
-	d->d_fd = d->d_fe->fe_path;
+	}
 	d->d_have_pre = true;
 	if (!S_ISDIR(d->d_pre.st_mode))
 		return NFS3ERR_NOTDIR;
@@ -52,14 +51,13 @@ void nfs3_dirop_put(struct nfs3_dirop *d)
 {
 	fs_fcache_put(d->d_fe);
 	d->d_fe = NULL;
-	d->d_fd = -1;
 }
 
 void nfs3_dirop_put_wcc(struct fs_call *c, struct nfs3_dirop *d)
 {
 	struct stat post;
 
-	if (d->d_fd >= 0 && fstat(d->d_fd, &post) == 0)
+	if (d->d_fe && fs_getattr(c, d->d_fe, &post) == 0)
 		nfs3_put_wcc(c->c_res, c->c_exp, d->d_have_pre ? &d->d_pre : NULL,
 			     &post);
 	else
@@ -79,8 +77,8 @@ int nfs3_proc_lookup(struct fs_call *c)
 	struct fs_name name;
 	struct stat dst, st;
 	uint8_t fh[RPCRDMA_NFS3_FHSIZE];
-	struct fs_fentry local, *dfe = NULL;
-	int dfd = -1, fd = -1, err;
+	struct fs_fentry dlocal, local, *dfe = NULL, *fe = NULL;
+	int err;
 	uint32_t stat;
 
 	dfh = nfs3_get_fh(c->c_args, &dfhlen);
@@ -89,10 +87,9 @@ int nfs3_proc_lookup(struct fs_call *c)
 		return RPCRDMA_SVC_GARBAGE_ARGS;
 
 	/* the directory through the directory cache, as for dirops */
-	err = fs_get_dir(c, dfh, dfhlen, &local, &dfe, &dst);
-	if (!err)
-		dfd = dfe->fe_path;
+	err = fs_get_dir(c, dfh, dfhlen, &dlocal, &dfe, &dst);
 	if (err) {
+		dfe = NULL;
 		stat = nfs3_errno_to_stat(err);
 		goto out;
 	}
@@ -104,10 +101,15 @@ int nfs3_proc_lookup(struct fs_call *c)
 	if (stat)
 		goto out;
 	err = fs_become_caller(c);
+	if (!err) {
+		/* ".." of the export root is the root; no symlink followed,
+		 * no mount crossed (-EXDEV) */
+		err = fs_lookup(c, dfe, &dst, name.n_buf, &local, &fe, &st);
+		if (err)
+			fe = NULL;
+	}
 	if (!err)
-		err = fs_lookup_at(c->c_exp, dfd, &dst, name.n_buf, &fd, &st);
-	if (!err)
-		err = fs_fh_make(c->c_exp, fd, "", fh, &fhlen);
+		err = fs_fh_of(c, fe, "", fh, &fhlen);
 	stat = nfs3_errno_to_stat(err);
 out:
 	rpcrdma_xdr_put_u32(c->c_res, stat);
@@ -115,8 +117,8 @@ out:
 		rpcrdma_xdr_put_opaque(c->c_res, fh, fhlen);
 		nfs3_put_post_op_attr(c->c_res, c->c_exp, &st);
 	}
-	nfs3_put_post_op_attr(c->c_res, c->c_exp, dfd >= 0 ? &dst : NULL);
-	fs_close_fd(fd);
+	nfs3_put_post_op_attr(c->c_res, c->c_exp, dfe ? &dst : NULL);
+	fs_fcache_put(fe);
 	fs_fcache_put(dfe);
 	return RPCRDMA_SVC_SUCCESS;
 }
@@ -125,9 +127,7 @@ static int proc_remove_common(struct fs_call *c, bool dir)
 {
 	struct nfs3_dirop d;
 	const uint8_t *dfh;
-	uint32_t dfhlen, stat, fhlen = 0;
-	uint8_t fh[RPCRDMA_NFS3_FHSIZE];
-	bool have_fh = false;
+	uint32_t dfhlen, stat;
 	int err;
 
 	nfs3_dirop_decode(c, &d, &dfh, &dfhlen);
@@ -146,12 +146,10 @@ static int proc_remove_common(struct fs_call *c, bool dir)
 		goto out;
 	}
 	err = fs_become_caller(c);
-	if (!err) /* a removed directory leaves the directory cache too */
-		have_fh = fs_unlink_fh(c, d.d_fd, d.d_name.n_buf, fh, &fhlen);
-	if (!err && unlinkat(d.d_fd, d.d_name.n_buf, dir ? AT_REMOVEDIR : 0) < 0)
-		err = -errno;
-	if (!err && have_fh) /* a directory has no other name */
-		fs_fcache_forget(c->c_exp, fh, fhlen);
+	/* what the name held leaves the caches (a removed directory the
+	 * directory cache too): a handle with no name left turns STALE */
+	if (!err)
+		err = fs_remove(c, d.d_fe, d.d_name.n_buf, dir);
 	if (!err)
 		err = fs_commit_dir(c, d.d_fe);
 	stat = nfs3_errno_to_stat(err);
@@ -176,9 +174,8 @@ int nfs3_proc_rename(struct fs_call *c)
 {
 	struct nfs3_dirop from, to;
 	const uint8_t *ffh, *tfh;
-	uint32_t ffhlen, tfhlen, stat, fhlen = 0;
-	uint8_t fh[RPCRDMA_NFS3_FHSIZE];
-	bool have_fh = false, same;
+	uint32_t ffhlen, tfhlen, stat;
+	bool same;
 	struct stat post;
 	int err;
 
@@ -186,12 +183,12 @@ int nfs3_proc_rename(struct fs_call *c)
 	nfs3_dirop_decode(c, &to, &tfh, &tfhlen);
 	if (!rpcrdma_xdr_ok(c->c_args))
 		return RPCRDMA_SVC_GARBAGE_ARGS;
-	/* within one directory (the usual case): open and stat it once */
+	/* within one directory (the usual case): reach and stat it once
+	 * (to.d_fe stays NULL: from's entry serves both) */
 	same = ffhlen == tfhlen && memcmp(ffh, tfh, ffhlen) == 0;
 
 	stat = nfs3_dirop_open(c, &from, ffh, ffhlen);
 	if (!stat && same) {
-		to.d_fd = from.d_fd;
 		to.d_pre = from.d_pre;
 		to.d_have_pre = true;
 		stat = nfs3_name_check(&to.d_name);
@@ -204,14 +201,16 @@ int nfs3_proc_rename(struct fs_call *c)
 		stat = NFS3ERR_INVAL;
 		goto out;
 	}
-	/* may the caller change both directories: the rename asks, or
-	 * fs_rename() first when a name is in the way (knfsd's answer) */
+	/*
+	 * May the caller change both directories: the rename asks, or, when
+	 * a name is in the way, a check of both first (knfsd's answer,
+	 * -EACCES before a sticky directory's -EPERM).  An object replaced
+	 * leaves the caches.
+	 */
 	err = fs_become_caller(c);
 	if (!err)
-		err = fs_posix_rename(c, from.d_fd, from.d_name.n_buf, to.d_fd,
-				to.d_name.n_buf, !same, fh, &fhlen, &have_fh);
-	if (!err && have_fh)
-		fs_fcache_forget(c->c_exp, fh, fhlen);
+		err = fs_rename(c, from.d_fe, from.d_name.n_buf,
+				same ? from.d_fe : to.d_fe, to.d_name.n_buf, !same);
 	if (!err)
 		err = fs_commit_dir(c, from.d_fe);
 	if (!err && !same)
@@ -219,19 +218,17 @@ int nfs3_proc_rename(struct fs_call *c)
 	stat = nfs3_errno_to_stat(err);
 out:
 	rpcrdma_xdr_put_u32(c->c_res, stat);
-	if (same && from.d_fd >= 0 && fstat(from.d_fd, &post) == 0) {
+	if (same && from.d_fe && fs_getattr(c, from.d_fe, &post) == 0) {
 		/* fromdir_wcc and todir_wcc of the one directory */
 		nfs3_put_wcc(c->c_res, c->c_exp, &from.d_pre, &post);
 		nfs3_put_wcc(c->c_res, c->c_exp, &from.d_pre, &post);
 	} else {
+		/* with @same, to.d_fe is NULL: no attributes either */
 		nfs3_dirop_put_wcc(c, &from);
-		if (same)
-			to.d_fd = -1; /* not opened: no attributes either */
 		nfs3_dirop_put_wcc(c, &to);
 	}
 	nfs3_dirop_put(&from);
-	if (!same)
-		nfs3_dirop_put(&to);
+	nfs3_dirop_put(&to);
 	return RPCRDMA_SVC_SUCCESS;
 }
 
@@ -241,27 +238,33 @@ int nfs3_proc_link(struct fs_call *c)
 	const uint8_t *fh, *dfh;
 	uint32_t fhlen, dfhlen, stat;
 	struct stat st;
-	char path[32];
-	int fd = -1, err;
+	struct fs_fentry local, *fe = NULL;
+	int err;
 
-	d.d_fd = -1;
+	d.d_fe = NULL;
 	fh = nfs3_get_fh(c->c_args, &fhlen);
 	nfs3_dirop_decode(c, &d, &dfh, &dfhlen);
 	if (!rpcrdma_xdr_ok(c->c_args))
 		return RPCRDMA_SVC_GARBAGE_ARGS;
 
-	err = fs_open_handle_fd(c, fh, fhlen, &fd, &st);
+	err = fs_open_handle(c, fh, fhlen, &local, &fe, &st);
 	if (err) {
+		fe = NULL;
 		stat = nfs3_errno_to_stat(err);
 		goto out;
 	}
 	stat = nfs3_dirop_open(c, &d, dfh, dfhlen);
 	if (stat)
 		goto out;
-	/* may the caller add a name: first, as knfsd (fs_dir_may_write()) */
+	/*
+	 * May the caller add a name (write and search permission on the
+	 * directory): first, as knfsd, so a caller without it hears
+	 * NFS3ERR_ACCES where the link itself would have found another
+	 * reason first (a file protected_hardlinks guards: EPERM).
+	 */
 	err = fs_become_caller(c);
 	if (!err)
-		err = fs_dir_may_write(d.d_fd);
+		err = fs_access(c, d.d_fe, &d.d_pre, W_OK | X_OK);
 	if (err) {
 		stat = nfs3_errno_to_stat(err);
 		goto out;
@@ -274,18 +277,15 @@ int nfs3_proc_link(struct fs_call *c)
 		stat = NFS3ERR_ISDIR;
 		goto out;
 	}
-	fs_proc_path(path, sizeof(path), fd);
-	if (!err && linkat(AT_FDCWD, path, d.d_fd, d.d_name.n_buf,
-			   AT_SYMLINK_FOLLOW) < 0)
-		err = -errno;
+	err = fs_link(c, fe, d.d_fe, d.d_name.n_buf);
 	if (!err)
 		err = fs_commit_dir(c, d.d_fe);
 	stat = nfs3_errno_to_stat(err);
 out:
 	rpcrdma_xdr_put_u32(c->c_res, stat);
-	nfs3_put_post_op_fd(c->c_res, c->c_exp, fd);
+	nfs3_put_post_op_fe(c->c_res, c, fe);
 	nfs3_dirop_put_wcc(c, &d);
-	fs_close_fd(fd);
+	fs_fcache_put(fe);
 	nfs3_dirop_put(&d);
 	return RPCRDMA_SVC_SUCCESS;
 }

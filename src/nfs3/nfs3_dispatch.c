@@ -111,7 +111,7 @@ int nfs3_dispatch_call(struct rpcrdma_nfs3_server *srv, struct rpcrdma_svc_req *
 	c.c_modifies = flags & NFS3_PF_MODIFIES;
 	/* commit_metadata before the reply: sync entries on a disk */
 	c.c_commit = (flags & NFS3_PF_COMMIT_META) && !opts->xo_async &&
-		     !exp->ex_mem_fs;
+		     !fs_never_waits(exp);
 	fs_cred_call_begin();
 	if (req->rq_transport) {
 		if (!nfs3_transport_ok(exp, flags, &c.c_cred, c.c_commit))

@@ -50,9 +50,13 @@ void nfs3_put_fattr(struct rpcrdma_xdr *xs, const struct rpcrdma_nfs3_export *ex
 void nfs3_put_post_op_attr(struct rpcrdma_xdr *xs,
 			   const struct rpcrdma_nfs3_export *exp,
 			   const struct stat *st);
-/** post_op_attr of @fd (fstat; "no attributes" when that fails). */
-void nfs3_put_post_op_fd(struct rpcrdma_xdr *xs,
-			 const struct rpcrdma_nfs3_export *exp, int fd);
+/**
+ * nfs3_put_post_op_fe - post_op_attr of object @fe of @c's export, as
+ * fs_getattr() finds it now; "no attributes" when @fe is NULL or that
+ * fails.
+ */
+void nfs3_put_post_op_fe(struct rpcrdma_xdr *xs, struct fs_call *c,
+			 struct fs_fentry *fe);
 /** wcc_data: @pre / @post NULL encode "not present". */
 void nfs3_put_wcc(struct rpcrdma_xdr *xs, const struct rpcrdma_nfs3_export *exp,
 		  const struct stat *pre, const struct stat *post);
@@ -64,7 +68,8 @@ enum {
 	NFS3_PF_MODIFIES = 1u << 0,    /* changes the file system: ROFS on a ro entry */
 	NFS3_PF_ANY_CALLER = 1u << 1,  /* on the transport thread for any caller */
 	NFS3_PF_AS_SERVER = 1u << 2,   /* there when the server already is the caller */
-	NFS3_PF_MEM_FS = 1u << 3,      /* ... and only on tmpfs/ramfs (waits for the disk) */
+	NFS3_PF_MEM_FS = 1u << 3,      /* ... and only where nothing waits for a disk
+					* (fs_never_waits(): tmpfs, ramfs, memory) */
 	NFS3_PF_NOWAIT_READ = 1u << 4, /* ... file data from the page cache only (READ) */
 	NFS3_PF_COMMIT_META = 1u << 5, /* commit_metadata before the reply (fs_commit.c) */
 };
@@ -72,9 +77,12 @@ enum {
 /**
  * nfs3_transport_ok - may a procedure with flags @flags (NFS3_PF_*) of a
  * caller with (squashed) identity @cr run on the transport thread
- * (rq_transport)?  Only when it needs no credential switch there and does
- * not wait for the disk by design (no fsync, no directory listing, no
- * write; @commit: the call commits metadata, so it does).
+ * (rq_transport)?  Only when it needs no credential switch there (the
+ * export's backend switches none, fs_needs_identity(), or the server
+ * already is the caller) and does not wait for the disk by design (no
+ * fsync, no directory listing, no write; @commit: the call commits
+ * metadata, so it does), unless nothing on the export ever waits
+ * (fs_never_waits()).
  */
 bool nfs3_transport_ok(const struct rpcrdma_nfs3_export *exp, unsigned flags,
 		       const struct fs_cred *cr, bool commit);
@@ -113,8 +121,8 @@ bool nfs3_is_dot_or_dotdot(const struct fs_name *n);
  * its attributes before the change, the checked name.
  */
 struct nfs3_dirop {
-	int d_fd;                 /* d_fe's O_PATH descriptor, or -1 */
-	struct fs_fentry *d_fe; /* the directory, through the directory cache */
+	struct fs_fentry *d_fe;   /* the directory, through the directory
+				   * cache; NULL: not reached */
 	struct fs_fentry d_local;
 	struct stat d_pre;
 	bool d_have_pre;
@@ -124,7 +132,7 @@ struct nfs3_dirop {
 /** nfs3_dirop_decode - a diropargs3: the handle in @fh/@fhlen, the name in @d. */
 void nfs3_dirop_decode(struct fs_call *c, struct nfs3_dirop *d,
 		       const uint8_t **fh, uint32_t *fhlen);
-/** nfs3_dirop_open - open the directory and check the name: an NFS status. */
+/** nfs3_dirop_open - reach the directory and check the name: an NFS status. */
 uint32_t nfs3_dirop_open(struct fs_call *c, struct nfs3_dirop *d,
 			 const uint8_t *fh, uint32_t fhlen);
 /** nfs3_dirop_put - release what nfs3_dirop_open() took (the directory

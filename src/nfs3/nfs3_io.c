@@ -19,25 +19,27 @@ int nfs3_proc_readlink(struct fs_call *c)
 	const uint8_t *fh;
 	uint32_t fhlen;
 	struct stat st;
+	struct fs_fentry local, *fe = NULL;
 	char buf[NFS3_WIRE_PATH_MAX];
 	ssize_t n = 0;
-	int fd, err;
+	int err;
 
 	fh = nfs3_get_fh(c->c_args, &fhlen);
 	if (!rpcrdma_xdr_ok(c->c_args))
 		return RPCRDMA_SVC_GARBAGE_ARGS;
-	err = fs_open_handle_fd(c, fh, fhlen, &fd, &st);
-	if (!err && !S_ISLNK(st.st_mode))
+	err = fs_open_handle(c, fh, fhlen, &local, &fe, &st);
+	if (err)
+		fe = NULL;
+	else if (!S_ISLNK(st.st_mode))
 		err = -EINVAL;
 	if (!err) {
-		n = readlinkat(fd, "", buf, sizeof(buf));
+		/* -ENAMETOOLONG: longer than the buffer holds */
+		n = fs_readlink(c, fe, buf, sizeof(buf));
 		if (n < 0)
-			err = -errno;
-		else if ((size_t)n == sizeof(buf))
-			err = -ENAMETOOLONG;
+			err = (int)n;
 	}
 	rpcrdma_xdr_put_u32(c->c_res, nfs3_errno_to_stat(err));
-	nfs3_put_post_op_attr(c->c_res, c->c_exp, fd >= 0 ? &st : NULL);
+	nfs3_put_post_op_attr(c->c_res, c->c_exp, fe ? &st : NULL);
 	if (!err) {
 		/* The target is DDP-eligible (RFC 8267 section 3.1): the
 		 * transport moves it into a Write chunk when the call has one. */
@@ -46,43 +48,14 @@ int nfs3_proc_readlink(struct fs_call *c)
 		rpcrdma_xdr_put_u32(c->c_res, (uint32_t)n);
 		data = rpcrdma_svc_ddp_begin(c->c_req, (size_t)n);
 		if (!data) {
-			fs_close_fd(fd);
+			fs_fcache_put(fe);
 			return RPCRDMA_SVC_SYSTEM_ERR;
 		}
 		memcpy(data, buf, (size_t)n);
 		rpcrdma_svc_ddp_end(c->c_req, (size_t)n);
 	}
-	fs_close_fd(fd);
+	fs_fcache_put(fe);
 	return RPCRDMA_SVC_SUCCESS;
-}
-
-/*
- * pread_full - read @len bytes at @off, or up to the end of the file.
- * @nowait: only what the page cache holds (preadv2 RWF_NOWAIT): stops
- * short when the rest is not cached, -EAGAIN when nothing is.
- */
-static ssize_t pread_full(int fd, uint8_t *buf, size_t len, off_t off,
-			  bool nowait)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		struct iovec iov = { .iov_base = buf + done, .iov_len = len - done };
-		ssize_t n = preadv2(fd, &iov, 1, off + (off_t)done,
-				    nowait ? RWF_NOWAIT : 0);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (nowait && errno == EAGAIN && done)
-				break;
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		done += (size_t)n;
-	}
-	return (ssize_t)done;
 }
 
 int nfs3_proc_read(struct fs_call *c)
@@ -97,7 +70,7 @@ int nfs3_proc_read(struct fs_call *c)
 	size_t start, room;
 	ssize_t n = 0;
 	bool eof;
-	int rfd = -1, err;
+	int err;
 
 	fh = nfs3_get_fh(c->c_args, &fhlen);
 	offset = rpcrdma_xdr_get_u64(c->c_args);
@@ -105,19 +78,18 @@ int nfs3_proc_read(struct fs_call *c)
 	if (!rpcrdma_xdr_ok(c->c_args))
 		return RPCRDMA_SVC_GARBAGE_ARGS;
 
-	/* no attributes needed before the read: a hit costs no fstat */
+	/* no attributes needed before the read: a hit costs no getattr */
 	err = fs_get_file(c, fh, fhlen, &local, &fe, NULL);
-	if (!err)
+	if (err)
+		fe = NULL;
+	else
 		err = fs_want_regular_type(fe->fe_type);
 	if (!err && offset > INT64_MAX)
 		err = -EINVAL;
 	if (!err)
 		err = fs_become_caller(c);
-	if (!err) {
-		rfd = fs_file_fd(c, fe, NULL, O_RDONLY);
-		if (rfd < 0)
-			err = rfd;
-	}
+	if (!err)
+		err = fs_open(c, fe, NULL, O_RDONLY);
 	if (err)
 		goto out_err;
 
@@ -125,7 +97,7 @@ int nfs3_proc_read(struct fs_call *c)
 		count = c->c_exp->ex_max_payload;
 	if (c->c_nowait && count > NFS3_TRANSPORT_MAX_IO) {
 		c->c_defer = true; /* a large copy: on a worker */
-		goto out_close;
+		goto out_put;
 	}
 	start = res->xs_pos;
 	rpcrdma_xdr_put_u32(res, NFS3_OK);
@@ -134,7 +106,7 @@ int nfs3_proc_read(struct fs_call *c)
 	eofp = rpcrdma_xdr_reserve(res, 4);
 	lenp = rpcrdma_xdr_reserve(res, 4);
 	if (!lenp)
-		goto out_close; /* SYSTEM_ERR: no room even for the header */
+		goto out_put; /* SYSTEM_ERR: no room even for the header */
 	room = rpcrdma_xdr_remaining(res) & ~(size_t)3;
 	if (count > room)
 		count = (uint32_t)room;
@@ -142,14 +114,18 @@ int nfs3_proc_read(struct fs_call *c)
 	if (count && !data)
 		count = 0;
 	if (count) {
-		n = pread_full(rfd, data, count, (off_t)offset,
-			       c->c_nowait && !c->c_exp->ex_mem_fs);
+		/* straight into the reply's buffer (the transport's, no copy);
+		 * on the transport thread only what needs no disk */
+		struct iovec iov = { .iov_base = data, .iov_len = count };
+
+		n = fs_read(c, fe, &iov, 1, offset,
+			    c->c_nowait && !fs_never_waits(c->c_exp));
 		if (n < 0 && c->c_nowait && (n == -EAGAIN || n == -EOPNOTSUPP)) {
-			/* not cached (or no RWF_NOWAIT here): a worker reads it */
+			/* not at hand (or no nowait read here): a worker reads it */
 			if (n == -EOPNOTSUPP)
 				c->c_exp->ex_nowait_unsupported = true;
 			c->c_defer = true;
-			goto out_close;
+			goto out_put;
 		}
 		if (n < 0) {
 			err = (int)n;
@@ -159,7 +135,7 @@ int nfs3_proc_read(struct fs_call *c)
 		rpcrdma_svc_ddp_end(c->c_req, (size_t)n);
 	}
 	rpcrdma_xdr_init(&patch, attrp, NFS3_POST_OP_ATTR_BYTES);
-	if (fstat(rfd, &post) == 0) {
+	if (fs_getattr(c, fe, &post) == 0) {
 		nfs3_put_post_op_attr(&patch, c->c_exp, &post);
 		eof = offset + (uint64_t)n >= (uint64_t)post.st_size;
 	} else { /* no attributes: a short read is the end */
@@ -169,15 +145,12 @@ int nfs3_proc_read(struct fs_call *c)
 	store_be32(countp, (uint32_t)n);
 	store_be32(eofp, eof);
 	store_be32(lenp, (uint32_t)n);
-	goto out_close;
+	goto out_put;
 
 out_err:
 	rpcrdma_xdr_put_u32(res, nfs3_errno_to_stat(err));
-	if (fe)
-		nfs3_put_post_op_fd(res, c->c_exp, fe->fe_path);
-	else
-		nfs3_put_post_op_attr(res, c->c_exp, NULL);
-out_close:
+	nfs3_put_post_op_fe(res, c, fe);
+out_put:
 	fs_fcache_put(fe);
 	return RPCRDMA_SVC_SUCCESS;
 }
@@ -190,7 +163,7 @@ int nfs3_proc_write(struct fs_call *c)
 	struct stat pre, post;
 	struct fs_fentry local, *fe = NULL;
 	size_t n = 0;
-	int fd = -1, wfd = -1, err;
+	int err;
 
 	fh = nfs3_get_fh(c->c_args, &fhlen);
 	offset = rpcrdma_xdr_get_u64(c->c_args);
@@ -205,29 +178,31 @@ int nfs3_proc_write(struct fs_call *c)
 	}
 
 	err = fs_get_file(c, fh, fhlen, &local, &fe, &pre);
-	if (!err) {
-		fd = fe->fe_path;
+	if (err)
+		fe = NULL;
+	else
 		err = fs_want_regular(&pre);
-	}
 	if (!err) /* NFSv4.1 delegations of the file: recalled first */
 		err = fs_change_check(c, fh, fhlen);
 	if (!err && (offset > INT64_MAX || count > INT64_MAX - offset))
 		err = -EFBIG;
 	if (!err)
 		err = fs_become_caller(c);
-	if (!err) {
-		wfd = fs_file_fd(c, fe, &pre, O_WRONLY);
-		if (wfd < 0)
-			err = wfd;
-	}
 	if (!err)
-		err = fs_write_data(wfd, data, count, (off_t)offset, stable, &n);
+		err = fs_open(c, fe, &pre, O_WRONLY);
+	if (!err) {
+		/* from the call's buffer (the transport's, no copy), as
+		 * stable as asked: a short write answers what was written */
+		struct iovec iov = { .iov_base = (void *)data, .iov_len = count };
+
+		err = fs_write(c, fe, &iov, 1, offset, stable, &n);
+	}
 
 	rpcrdma_xdr_put_u32(c->c_res, nfs3_errno_to_stat(err));
-	if (fd >= 0 && fstat(fd, &post) == 0)
+	if (fe && fs_getattr(c, fe, &post) == 0)
 		nfs3_put_wcc(c->c_res, c->c_exp, &pre, &post);
 	else
-		nfs3_put_wcc(c->c_res, c->c_exp, fd >= 0 ? &pre : NULL, NULL);
+		nfs3_put_wcc(c->c_res, c->c_exp, fe ? &pre : NULL, NULL);
 	if (!err) {
 		rpcrdma_xdr_put_u32(c->c_res, (uint32_t)n);
 		rpcrdma_xdr_put_u32(c->c_res, stable);
@@ -243,8 +218,7 @@ int nfs3_proc_commit(struct fs_call *c)
 	uint32_t fhlen;
 	struct stat post;
 	struct fs_fentry local, *fe = NULL;
-	char path[32];
-	int fd = -1, sfd = -1, err;
+	int err;
 
 	fh = nfs3_get_fh(c->c_args, &fhlen);
 	(void)rpcrdma_xdr_get_u64(c->c_args); /* offset: the whole file is synced */
@@ -257,37 +231,21 @@ int nfs3_proc_commit(struct fs_call *c)
 	 * RFC 1813 2.6): syncing changes no attribute, so they would equal
 	 * the post-operation ones, and a client compares its cache with
 	 * those alone (the Linux client's commit_done refreshes the inode
-	 * from the post_op_attr).  One fstat fewer.
+	 * from the post_op_attr).  One getattr fewer.
 	 */
 	err = fs_get_file(c, fh, fhlen, &local, &fe, NULL);
-	if (!err) {
-		fd = fe->fe_path;
+	if (err)
+		fe = NULL;
+	else
 		err = fs_want_regular_type(fe->fe_type);
-	}
 	if (!err && c->c_ro)
 		err = -EROFS; /* as knfsd: COMMIT asks for write access */
-	if (!err) {
-		/*
-		 * server credentials: syncing reveals and changes no data.  Any
-		 * descriptor of the file will do (fsync syncs the inode); one
-		 * opened here is kept as the entry's read descriptor, which
-		 * fs_file_fd() checks against each caller before a READ uses it.
-		 */
-		sfd = fs_fcache_fd(fe, O_WRONLY);
-		if (sfd < 0)
-			sfd = fs_fcache_fd(fe, O_RDONLY);
-		if (sfd < 0) {
-			/* the worker may still be the previous call's caller */
-			fs_cred_for_handle();
-			fs_proc_path(path, sizeof(path), fd);
-			sfd = open(path, O_RDONLY | O_CLOEXEC);
-			if (sfd >= 0)
-				sfd = fs_fcache_set_fd(fe, O_RDONLY, sfd);
-		}
-		err = sfd < 0 ? -errno : fs_commit_data(sfd, false);
-	}
+	/* server credentials: syncing reveals and changes no data; the
+	 * whole file's data and attributes (fsync), whatever the range */
+	if (!err)
+		err = fs_commit(c, fe, false);
 	rpcrdma_xdr_put_u32(c->c_res, nfs3_errno_to_stat(err));
-	if (fd >= 0 && fstat(fd, &post) == 0)
+	if (fe && fs_getattr(c, fe, &post) == 0)
 		nfs3_put_wcc(c->c_res, c->c_exp, NULL, &post);
 	else
 		nfs3_put_wcc(c->c_res, c->c_exp, NULL, NULL);

@@ -2,17 +2,15 @@
 /*
  * nfs3_readdir.c - READDIR and READDIRPLUS (RFC 1813 3.3.16, 3.3.17).
  *
- * Cookies are the kernel's directory positions (struct dirent d_off, the
- * value telldir() would return after the entry), so a later call resumes
- * with seekdir().  On ext4 (hash order) and tmpfs (stable offsets) these
- * positions stay valid while the directory changes, so the cookie
+ * Cookies are the backend's directory positions (fs_readdir(): for the
+ * posix backend the kernel's, struct dirent d_off), each the position
+ * after its entry, so a later call resumes after it.  They stay valid
+ * while the directory changes (fs_backend.h, be_readdir), so the cookie
  * verifier does not follow the directory's mtime: it is a keyed hash of
  * the directory's identity, which only catches a cookie presented to the
  * wrong directory (NFS3ERR_BAD_COOKIE).
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -43,21 +41,21 @@ struct rd_entry {
 	uint8_t e_fh[RPCRDMA_NFS3_FHSIZE];
 };
 
-/* Attributes and handle of @e_name in @dfd (READDIRPLUS only). */
-static void rd_fill_plus(struct fs_call *c, int dfd, const struct stat *dst,
-			 struct rd_entry *e)
+/* Attributes and handle of @e_name in @dir (READDIRPLUS only). */
+static void rd_fill_plus(struct fs_call *c, struct fs_fentry *dir,
+			 const struct stat *dst, struct rd_entry *e)
 {
-	const struct rpcrdma_nfs3_export *exp = c->c_exp;
-	int fd;
+	struct fs_fentry local, *fe;
 
-	/* resolve through the LOOKUP rules ("..", mounts, no symlinks) */
-	if (fs_lookup_at(exp, dfd, dst, e->e_name, &fd, &e->e_st) < 0)
+	/* resolve through the LOOKUP rules ("..", mounts, no symlinks); a
+	 * name the caller may not search the directory for has neither */
+	if (fs_lookup(c, dir, dst, e->e_name, &local, &fe, &e->e_st) < 0)
 		return;
 	e->e_have_attr = true;
 	e->e_fileid = (uint64_t)e->e_st.st_ino;
-	if (fs_fh_make(exp, fd, "", e->e_fh, &e->e_fhlen) < 0)
+	if (fs_fh_of(c, fe, "", e->e_fh, &e->e_fhlen) < 0)
 		e->e_fhlen = 0;
-	close(fd);
+	fs_fcache_put(fe);
 }
 
 static size_t rd_dir_bytes(const struct rd_entry *e)
@@ -93,6 +91,66 @@ static void rd_put_entry(struct fs_call *c, const struct rd_entry *e, bool plus)
 		rpcrdma_xdr_put_opaque(res, e->e_fh, e->e_fhlen);
 }
 
+/* One READDIR or READDIRPLUS call while fs_readdir() lists the directory. */
+struct rd_state {
+	struct fs_call *r_c;
+	struct fs_fentry *r_dir;
+	const struct stat *r_dst;
+	bool r_plus;
+	size_t r_budget, r_used;      /* reply bytes: most, so far */
+	uint32_t r_dircount;          /* READDIRPLUS: most directory bytes */
+	size_t r_dirused;
+	unsigned r_nent;              /* entries encoded */
+	bool r_toosmall;              /* the first entry did not fit */
+};
+
+/*
+ * rd_entry_fn - fs_readdir()'s callback: encode entry @name (inode @ino,
+ * @cookie the position after it) when it fits.  Return: 0 to go on, 1 to
+ * stop (it does not fit: the next call starts with it).
+ */
+static int rd_entry_fn(void *arg, const char *name, uint64_t ino,
+		       uint64_t cookie)
+{
+	struct rd_state *r = arg;
+	struct fs_call *c = r->r_c;
+	struct rd_entry e;
+	size_t need;
+
+	memset(&e, 0, sizeof(e));
+	e.e_name = name;
+	e.e_namelen = (uint32_t)strlen(name);
+	e.e_cookie = cookie;
+	e.e_fileid = ino;
+	if (strcmp(name, "..") == 0 && fs_is_root(c->c_exp, r->r_dst))
+		e.e_fileid = (uint64_t)r->r_dst->st_ino; /* root's parent is root */
+	if (r->r_plus)
+		rd_fill_plus(c, r->r_dir, r->r_dst, &e);
+	need = rd_entry_bytes(&e, r->r_plus);
+	if (r->r_used + need + RD_TAIL_BYTES > r->r_budget ||
+	    r->r_dirused + rd_dir_bytes(&e) > r->r_dircount) {
+		if (r->r_nent == 0)
+			r->r_toosmall = true;
+		return 1;
+	}
+	rd_put_entry(c, &e, r->r_plus);
+	r->r_used += need;
+	r->r_dirused += rd_dir_bytes(&e);
+	r->r_nent++;
+	return 0;
+}
+
+/* rd_stop_fn - a callback that takes no entry (fs_readdir() only checks). */
+static int rd_stop_fn(void *arg, const char *name, uint64_t ino,
+		      uint64_t cookie)
+{
+	(void)arg;
+	(void)name;
+	(void)ino;
+	(void)cookie;
+	return 1;
+}
+
 int nfs3_proc_readdir(struct fs_call *c, bool plus)
 {
 	struct rpcrdma_xdr *args = c->c_args, *res = c->c_res;
@@ -101,13 +159,11 @@ int nfs3_proc_readdir(struct fs_call *c, bool plus)
 	uint64_t cookie;
 	uint8_t verf[8];
 	struct stat dst;
-	struct rd_entry e;
-	size_t start, budget, used, dirused = 0;
-	unsigned nent = 0;
+	struct fs_fentry local, *dfe = NULL;
+	struct rd_state r;
+	size_t start, budget;
 	bool eof = false;
-	DIR *dir = NULL;
-	char path[32];
-	int dfd, rfd, err;
+	int err;
 
 	fh = rpcrdma_xdr_get_opaque(args, RPCRDMA_NFS3_FHSIZE, &fhlen);
 	cookie = rpcrdma_xdr_get_u64(args);
@@ -119,9 +175,9 @@ int nfs3_proc_readdir(struct fs_call *c, bool plus)
 	if (!plus)
 		dircount = UINT32_MAX; /* READDIR has only "count" (the reply) */
 
-	err = fs_open_handle_fd(c, fh, fhlen, &dfd, &dst);
+	err = fs_open_handle(c, fh, fhlen, &local, &dfe, &dst);
 	if (err) {
-		dfd = -1;
+		dfe = NULL;
 		stat = nfs3_errno_to_stat(err);
 		goto out_err;
 	}
@@ -135,96 +191,61 @@ int nfs3_proc_readdir(struct fs_call *c, bool plus)
 		stat = NFS3ERR_BAD_COOKIE;
 		goto out_err;
 	}
+	/*
+	 * Listing a directory needs read permission only (knfsd lists a
+	 * directory its caller may read but not search; READDIRPLUS then
+	 * gives its entries no attributes or handles, rd_fill_plus()).
+	 */
 	err = fs_become_caller(c);
 	if (err)
 		goto out_errno;
-	/*
-	 * Reading a directory needs read permission only: through its
-	 * /proc/self/fd link, not openat(dfd, "."), whose lookup of "." asks
-	 * for search permission as well (knfsd lists a directory its caller
-	 * may read but not search; READDIRPLUS then gives its entries no
-	 * attributes or handles, rd_fill_plus()).
-	 */
-	fs_proc_path(path, sizeof(path), dfd);
-	rfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (rfd < 0)
-		goto out_errno_now;
-	dir = fdopendir(rfd);
-	if (!dir) {
-		err = -errno;
-		close(rfd);
-		goto out_errno;
-	}
-	if (cookie)
-		seekdir(dir, (long)cookie);
 
 	start = res->xs_pos;
 	budget = rpcrdma_xdr_remaining(res);
 	if (maxcount < budget)
 		budget = maxcount;
 	if (budget < RD_HEAD_BYTES + RD_TAIL_BYTES) {
+		/* no room for any reply but an error: one the listing
+		 * itself gives (no read permission) comes first */
+		err = fs_readdir(c, dfe, &dst, cookie, rd_stop_fn, NULL, &eof);
+		if (err)
+			goto out_errno;
 		stat = NFS3ERR_TOOSMALL;
 		goto out_err;
 	}
 	rpcrdma_xdr_put_u32(res, NFS3_OK);
 	nfs3_put_post_op_attr(res, c->c_exp, &dst);
 	rpcrdma_xdr_put_fixed(res, verf, 8);
-	used = RD_HEAD_BYTES;
 
-	for (;;) {
-		struct dirent *d;
-		size_t need;
-
-		errno = 0;
-		d = readdir(dir);
-		if (!d) {
-			if (errno) {
-				err = -errno;
-				res->xs_pos = start;
-				goto out_errno;
-			}
-			eof = true;
-			break;
-		}
-		memset(&e, 0, sizeof(e));
-		e.e_name = d->d_name;
-		e.e_namelen = (uint32_t)strlen(d->d_name);
-		e.e_cookie = (uint64_t)d->d_off;
-		e.e_fileid = (uint64_t)d->d_ino;
-		if (strcmp(d->d_name, "..") == 0 && fs_is_root(c->c_exp, &dst))
-			e.e_fileid = (uint64_t)dst.st_ino; /* root's parent is root */
-		if (plus)
-			rd_fill_plus(c, dfd, &dst, &e);
-		need = rd_entry_bytes(&e, plus);
-		if (used + need + RD_TAIL_BYTES > budget ||
-		    dirused + rd_dir_bytes(&e) > dircount) {
-			if (nent == 0) {
-				res->xs_pos = start;
-				stat = NFS3ERR_TOOSMALL;
-				goto out_err;
-			}
-			break;
-		}
-		rd_put_entry(c, &e, plus);
-		used += need;
-		dirused += rd_dir_bytes(&e);
-		nent++;
+	r = (struct rd_state){
+		.r_c = c,
+		.r_dir = dfe,
+		.r_dst = &dst,
+		.r_plus = plus,
+		.r_budget = budget,
+		.r_used = RD_HEAD_BYTES,
+		.r_dircount = dircount,
+	};
+	err = fs_readdir(c, dfe, &dst, cookie, rd_entry_fn, &r, &eof);
+	if (err) {
+		res->xs_pos = start;
+		goto out_errno;
+	}
+	if (r.r_toosmall) {
+		res->xs_pos = start;
+		stat = NFS3ERR_TOOSMALL;
+		goto out_err;
 	}
 	rpcrdma_xdr_put_u32(res, 0);
 	rpcrdma_xdr_put_u32(res, eof);
 	goto out;
 
-out_errno_now:
-	err = -errno;
 out_errno:
 	stat = nfs3_errno_to_stat(err);
 out_err:
 	rpcrdma_xdr_put_u32(res, stat);
-	nfs3_put_post_op_attr(res, c->c_exp, dfd >= 0 ? &dst : NULL);
+	nfs3_put_post_op_attr(res, c->c_exp, dfe ? &dst : NULL);
 out:
-	if (dir)
-		closedir(dir);
-	if (dfd >= 0)
-		close(dfd);
+	fs_fcache_put(dfe);
 	return RPCRDMA_SVC_SUCCESS;
 }

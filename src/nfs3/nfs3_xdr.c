@@ -122,12 +122,13 @@ void nfs3_put_post_op_attr(struct rpcrdma_xdr *xs,
 		nfs3_put_fattr(xs, exp, st);
 }
 
-void nfs3_put_post_op_fd(struct rpcrdma_xdr *xs,
-			 const struct rpcrdma_nfs3_export *exp, int fd)
+void nfs3_put_post_op_fe(struct rpcrdma_xdr *xs, struct fs_call *c,
+			 struct fs_fentry *fe)
 {
 	struct stat st;
 
-	nfs3_put_post_op_attr(xs, exp, fd >= 0 && fstat(fd, &st) == 0 ? &st : NULL);
+	nfs3_put_post_op_attr(xs, c->c_exp,
+			      fe && fs_getattr(c, fe, &st) == 0 ? &st : NULL);
 }
 
 void nfs3_put_wcc(struct rpcrdma_xdr *xs, const struct rpcrdma_nfs3_export *exp,

@@ -17,6 +17,10 @@
  * the inode of each descriptor it is given (fstat), so every test checks
  * which directory was committed against lstat() of the path, not only how
  * many calls were made.
+ *
+ * All of that is the posix backend's (as root: file handles); the memory
+ * backend has no disk: a sync export on it commits nothing and never
+ * calls the hook (test_memory_commits_nothing).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -86,9 +90,10 @@ static int env_setup(void **state)
 		return -1;
 	if (rpcrdma_nfs3_root_fh(e->exp, e->root, &e->rootlen))
 		return -1;
-	/* a disk, whatever the test directory is on (tmpfs commits nothing:
-	 * test_memory_fs_commits_nothing) */
-	e->exp->ex_mem_fs = e->exp_nosquash->ex_mem_fs = false;
+	/* posix: a disk, whatever the test directory is on (tmpfs commits
+	 * nothing: test_async_and_memory_fs_commit_nothing) */
+	if (!t_memory())
+		e->exp->ex_mem_fs = e->exp_nosquash->ex_mem_fs = false;
 	fs_commit_fsync = record_fsync;
 	g_syncs = 0;
 	g_fail = 0;
@@ -99,14 +104,12 @@ static int env_setup(void **state)
 static int env_teardown(void **state)
 {
 	struct t_env *e = *state;
-	char cmd[PATH_MAX + 32];
 
 	fs_commit_fsync = fsync;
 	fs_commit_pwritev2 = pwritev2;
 	rpcrdma_nfs3_export_close(e->exp);
 	rpcrdma_nfs3_export_close(e->exp_nosquash);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", e->dir);
-	assert_int_equal(system(cmd), 0);
+	t_fs_remove_tree(e->dir);
 	t_free(&e->c);
 	free(e);
 	return 0;
@@ -479,6 +482,45 @@ static void test_transport_defers_commits(void **state)
 }
 
 /*
+ * The memory backend: a sync export entry, every namespace procedure and
+ * SETATTR done, nothing committed (no fsync hook call, no commit counted),
+ * and a root caller's namespace calls served on the transport thread.
+ */
+static void test_memory_commits_nothing(void **state)
+{
+	struct t_env *e = *state;
+	struct rpcrdma_nfs3_fcache_stats s;
+	uint8_t fh[64];
+	uint32_t len;
+
+	assert_false(e->exp->ex_async);
+	assert_int_equal(do_create(e, e->exp, "f"), 0);
+	begin(e, P_MKDIR, 1000);
+	diropargs(e, e->root, e->rootlen, "d");
+	t_sattr_mode(&e->c, 0755);
+	assert_int_equal(run(e, e->exp), 0);
+	lookup(e, e->root, e->rootlen, "f", fh, &len);
+	assert_int_equal(do_chmod(e, fh, len, 0600), 0);
+	begin(e, P_RENAME, 1000);
+	diropargs(e, e->root, e->rootlen, "f");
+	diropargs(e, e->root, e->rootlen, "g");
+	assert_int_equal(run(e, e->exp), 0);
+	assert_int_equal(do_remove(e, "g"), 0);
+	begin(e, P_RMDIR, 1000);
+	diropargs(e, e->root, e->rootlen, "d");
+	assert_int_equal(run(e, e->exp), 0);
+	begin(e, P_CREATE, 0);
+	e->c.req.rq_transport = true;
+	diropargs(e, e->root, e->rootlen, "t");
+	t_u32(&e->c, 1);
+	t_sattr_mode(&e->c, 0644);
+	assert_int_equal(run(e, e->exp_nosquash), 0);
+	assert_int_equal(g_syncs, 0);
+	assert_int_equal(rpcrdma_nfs3_fcache_stats(e->exp, &s), 0);
+	assert_int_equal(s.fcs_dir_commits, 0);
+}
+
+/*
  * fs_write_data(), through the pwritev2 hook: what it is asked for each
  * stable_how, a file system that refuses the flag, a write an error stops
  * short, an error before anything was written.
@@ -587,22 +629,29 @@ static void test_write_data(void **state)
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_each_procedure_commits_its_directory, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_failure_commits_nothing, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_setattr_commits_its_object, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_async_and_memory_fs_commit_nothing, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_exports_option, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_fsync_error_is_the_answer, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_write_only_directory, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_transport_defers_commits, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_write_data, env_setup, env_teardown),
+	/* posix only: the posix backend's fsyncs and pwritev2 (see the top) */
+	static const struct t_case cases[] = {
+		T_CASE(test_each_procedure_commits_its_directory, env_setup, env_teardown, T_POSIX_ONLY),
+		T_CASE(test_failure_commits_nothing, env_setup, env_teardown, T_POSIX_ONLY),
+		T_CASE(test_setattr_commits_its_object, env_setup, env_teardown, T_POSIX_ONLY),
+		T_CASE(test_async_and_memory_fs_commit_nothing, env_setup, env_teardown, T_POSIX_ONLY),
+		T_CASE(test_exports_option, env_setup, env_teardown, T_ANY),
+		T_CASE(test_fsync_error_is_the_answer, env_setup, env_teardown, T_POSIX_ONLY),
+		T_CASE(test_write_only_directory, env_setup, env_teardown, T_POSIX_ONLY),
+		T_CASE(test_transport_defers_commits, env_setup, env_teardown, T_POSIX_ONLY),
+		T_CASE(test_write_data, env_setup, env_teardown, T_POSIX_ONLY),
 	};
+	static const struct t_case mem_cases[] = {
+		T_CASE(test_memory_commits_nothing, env_setup, env_teardown, T_ANY),
+	};
+	int fails;
 
-	if (geteuid() != 0) {
-		fprintf(stderr, "test_nfs3_commit: needs root (file handles); skipped\n");
-		return 77;
-	}
 	g_base = tmp && *tmp ? tmp : "/tmp";
-	return cmocka_run_group_tests_name("nfs3 commit_metadata", tests, NULL, NULL);
+	fails = t_run_cases(T_BE_POSIX, "nfs3 commit_metadata", cases,
+			    T_NCASES(cases), NULL, NULL);
+	fails += t_run_cases(T_BE_MEMORY, "nfs3 commit_metadata", cases,
+			     T_NCASES(cases), NULL, NULL);
+	fails += t_run_cases(T_BE_MEMORY, "nfs3 commit_metadata, memory",
+			     mem_cases, T_NCASES(mem_cases), NULL, NULL);
+	return fails;
 }

@@ -3,7 +3,8 @@
  * test_nfs3_dcache.c - the directory cache beside the open-file cache
  * (src/fs/fs_fcache.c): LOOKUP and the directory operations keep their
  * directory open between calls instead of decoding its handle each time.
- * Each rule against a temporary export of $TMPDIR (or /tmp):
+ * Each rule against a temporary export of $TMPDIR (or /tmp) on the posix
+ * backend (as root: file handles, chown), and on the memory backend:
  *  - a second operation in the same directory is a hit;
  *  - a cached directory never skips the caller's search and write
  *    permission checks (the kernel makes them on every *at() call);
@@ -12,7 +13,6 @@
  *  - RMDIR through NFS drops the directory from the cache;
  *  - a rename that replaces nothing (tried with RENAME_NOREPLACE first)
  *    and one that replaces a cached file both leave the cache right.
- * Needs root (file handles, chown).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -58,11 +58,9 @@ static int env_setup(void **state)
 static int env_teardown(void **state)
 {
 	struct t_env *e = *state;
-	char cmd[PATH_MAX + 32];
 
 	rpcrdma_nfs3_export_close(e->exp);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", e->dir);
-	assert_int_equal(system(cmd), 0);
+	t_fs_remove_tree(e->dir);
 	t_free(&e->c);
 	free(e);
 	return 0;
@@ -107,11 +105,6 @@ static uint32_t lookup_root(struct t_env *e, const char *name, uint8_t *fh,
 	return st;
 }
 
-static void path_of(struct t_env *e, const char *name, char *buf)
-{
-	snprintf(buf, PATH_MAX, "%s/%s", e->dir, name);
-}
-
 static void test_second_op_hits(void **state)
 {
 	struct t_env *e = *state;
@@ -139,19 +132,17 @@ static void test_permissions_still_checked(void **state)
 	struct t_env *e = *state;
 	uint8_t fh[64];
 	uint32_t fhlen;
-	char p[PATH_MAX];
 
 	assert_int_equal(dirop(e, P_MKDIR, e->root, e->rootlen, "priv", 0), 0);
 	assert_int_equal(lookup_root(e, "priv", fh, &fhlen), 0);
 	/* cached by root's call ... */
 	assert_int_equal(dirop(e, P_CREATE, fh, fhlen, "mine", 0), 0);
-	path_of(e, "priv", p);
-	assert_int_equal(chmod(p, 0700), 0);
+	assert_int_equal(t_fs_chmod(e->exp, e->dir, "priv", 0700), 0);
 	/* ... and still closed to others: no write, no search */
 	assert_int_equal(dirop(e, P_CREATE, fh, fhlen, "theirs", 1000), ERR_ACCES);
 	assert_int_equal(dirop(e, P_LOOKUP, fh, fhlen, "mine", 1000), ERR_ACCES);
 	assert_int_equal(stats(e).fcs_dir_hits >= 3, 1);
-	assert_int_equal(chmod(p, 0777), 0);
+	assert_int_equal(t_fs_chmod(e->exp, e->dir, "priv", 0777), 0);
 	assert_int_equal(dirop(e, P_CREATE, fh, fhlen, "theirs", 1000), 0);
 }
 
@@ -160,16 +151,14 @@ static void test_removed_behind_is_stale(void **state)
 	struct t_env *e = *state;
 	uint8_t fh[64];
 	uint32_t fhlen, before;
-	char p[PATH_MAX];
 
 	assert_int_equal(dirop(e, P_MKDIR, e->root, e->rootlen, "gone", 0), 0);
 	assert_int_equal(lookup_root(e, "gone", fh, &fhlen), 0);
 	assert_int_equal(dirop(e, P_CREATE, fh, fhlen, "x", 0), 0);
-	path_of(e, "gone/x", p);
-	assert_int_equal(unlink(p), 0);
-	path_of(e, "gone", p);
+	assert_int_equal(t_fs_unlink(e->exp, e->dir, "gone/x"), 0);
 	before = (uint32_t)stats(e).fcs_dir_entries;
-	assert_int_equal(rmdir(p), 0); /* a local process, not NFS */
+	/* a local process, not NFS */
+	assert_int_equal(t_fs_rmdir(e->exp, e->dir, "gone"), 0);
 	assert_int_equal(dirop(e, P_CREATE, fh, fhlen, "y", 0), ERR_STALE);
 	assert_int_equal(stats(e).fcs_dir_entries, before - 1);
 	assert_int_equal(dirop(e, P_CREATE, fh, fhlen, "y", 0), ERR_STALE);
@@ -197,7 +186,6 @@ static void test_rename_both_ways(void **state)
 	struct t_env *e = *state;
 	uint8_t fh[64];
 	uint32_t fhlen;
-	char p[PATH_MAX];
 	struct stat st;
 	struct t_fattr post[2] = { 0 };
 
@@ -232,13 +220,12 @@ static void test_rename_both_ways(void **state)
 		assert_true(r_post_op(&e->c, &post[i]));
 	}
 	assert_int_equal(e->c.rpos, e->c.rlen);
-	assert_int_equal(stat(e->dir, &st), 0);
+	assert_int_equal(t_fs_lstat(e->exp, e->dir, ".", &st), 0);
 	assert_memory_equal(&post[0], &post[1], sizeof(post[0]));
 	assert_int_equal(post[0].fileid, st.st_ino);
 	assert_int_equal(post[0].mtime[0], (uint32_t)st.st_mtim.tv_sec);
 	assert_int_equal(post[0].mtime[1], (uint32_t)st.st_mtim.tv_nsec);
-	path_of(e, "b", p);
-	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(t_fs_lstat(e->exp, e->dir, "b", &st), 0);
 	assert_int_equal(stats(e).fcs_forgotten, 0);
 
 	t_begin(&e->c, P_RENAME, 0, 0);
@@ -251,23 +238,22 @@ static void test_rename_both_ways(void **state)
 	assert_int_equal(stats(e).fcs_forgotten, 1);
 	/* left: the file made as "a", now "t" */
 	assert_int_equal(stats(e).fcs_entries, 1);
-	path_of(e, "b", p);
-	assert_int_equal(lstat(p, &st), -1);
+	assert_int_equal(t_fs_lstat(e->exp, e->dir, "b", &st), -ENOENT);
 }
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_second_op_hits, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_permissions_still_checked, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_removed_behind_is_stale, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_rmdir_forgets, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_rename_both_ways, env_setup, env_teardown),
+	static const struct t_case cases[] = {
+		T_CASE(test_second_op_hits, env_setup, env_teardown, T_ANY),
+		T_CASE(test_permissions_still_checked, env_setup, env_teardown, T_ANY),
+		T_CASE(test_removed_behind_is_stale, env_setup, env_teardown, T_ANY),
+		T_CASE(test_rmdir_forgets, env_setup, env_teardown, T_ANY),
+		T_CASE(test_rename_both_ways, env_setup, env_teardown, T_ANY),
 	};
+	int fails = 0;
 
-	if (geteuid() != 0) {
-		fprintf(stderr, "test_nfs3_dcache: needs root (file handles); skipped\n");
-		return 77;
-	}
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	for (int be = 0; be < T_BE_COUNT; be++)
+		fails += t_run_cases(be, "nfs3 directory cache", cases,
+				     T_NCASES(cases), NULL, NULL);
+	return fails;
 }

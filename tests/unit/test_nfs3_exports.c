@@ -4,7 +4,8 @@
  * and the per-call checks of rpcrdma_nfs3_server_dispatch(): the export a
  * handle names, the caller's entry (ACCES), ro (ROFS), squashing, a reload
  * that removes a client or an export, handles across exports.
- * The parser tests need nothing; the server tests need root (handles).
+ * The parser tests need nothing; the server tests run on each backend
+ * (posix as root: file handles; memory, root or not).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -363,13 +364,36 @@ struct s_env {
 	struct t_call c;
 };
 
+/*
+ * s_table - the table @fmt (export A's directory, then B's) describes, on
+ * the backend under test: each line's first options name it
+ * (backend=NAME).
+ */
 static struct rpcrdma_nfs3_exports *s_table(struct s_env *e, const char *fmt)
 {
 	struct rpcrdma_nfs3_exports *xt = NULL;
-	char text[512], err[256];
+	char text[512], be[1024], err[256];
+	size_t n = 0;
 
 	snprintf(text, sizeof(text), fmt, e->dir, e->sub);
-	if (rpcrdma_nfs3_exports_parse("test", text, &xt, err, sizeof(err)))
+	for (const char *line = text; *line; ) {
+		const char *end = strchr(line, '\n');
+		const char *paren = memchr(line, '(', end ? (size_t)(end - line) : strlen(line));
+		size_t len = end ? (size_t)(end - line) + 1 : strlen(line);
+
+		if (paren && line[0] != '#') { /* "...(" backend=NAME, "...)" */
+			n += (size_t)snprintf(be + n, sizeof(be) - n, "%.*sbackend=%s,",
+					      (int)(paren + 1 - line), line,
+					      t_be_names[t_be_cur]);
+			len -= (size_t)(paren + 1 - line);
+			line = paren + 1;
+		}
+		n += (size_t)snprintf(be + n, sizeof(be) - n, "%.*s", (int)len, line);
+		line += len;
+		assert_true(n < sizeof(be));
+	}
+	be[n] = '\0';
+	if (rpcrdma_nfs3_exports_parse("test", be, &xt, err, sizeof(err)))
 		fail_msg("%s", err);
 	return xt;
 }
@@ -386,12 +410,11 @@ static int s_setup_idle(void **state, uint32_t idle_ms)
 
 	if (!e)
 		return -1;
-	strcpy(e->dir, "/tmp/nfs3exp.XXXXXX");
-	if (!mkdtemp(e->dir))
+	if (t_make_dir(e->dir, sizeof(e->dir), "/tmp", "nfs3exp"))
 		return -1;
-	chmod(e->dir, 0777);
+	/* posix: B is a directory of A's file system; memory: its own tree */
 	snprintf(e->sub, sizeof(e->sub), "%s/sub", e->dir);
-	if (mkdir(e->sub, 0777) || chmod(e->sub, 0777))
+	if (!t_memory() && (mkdir(e->sub, 0777) || chmod(e->sub, 0777)))
 		return -1;
 	for (unsigned i = 0; i < sizeof(cfg.nc_key); i++)
 		cfg.nc_key[i] = (uint8_t)(i * 5 + 3);
@@ -416,11 +439,9 @@ static int s_setup_sweep(void **state)
 static int s_teardown(void **state)
 {
 	struct s_env *e = *state;
-	char cmd[128];
 
 	rpcrdma_nfs3_server_destroy(e->srv);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", e->dir);
-	assert_int_equal(system(cmd), 0);
+	t_fs_remove_tree(e->dir);
 	t_free(&e->c);
 	free(e);
 	return 0;
@@ -454,6 +475,21 @@ static int s_dispatch(struct t_call *c, struct rpcrdma_nfs3_server *srv)
 static int s_run(struct s_env *e)
 {
 	return s_dispatch(&e->c, e->srv) == RPCRDMA_SVC_SUCCESS ? 0 : -1;
+}
+
+/* s_export - the export of @path in the table in force (the server's
+ * table keeps it while the test runs). */
+static struct rpcrdma_nfs3_export *s_export(struct s_env *e, const char *path)
+{
+	struct fs_snap *sn = fs_snap_get(e->srv);
+	struct rpcrdma_nfs3_export *exp = NULL;
+
+	for (unsigned i = 0; i < sn->sn_xt->xt_n; i++)
+		if (!strcmp(sn->sn_exp[i]->ex_path, path))
+			exp = sn->sn_exp[i];
+	fs_snap_put(sn);
+	assert_non_null(exp);
+	return exp;
 }
 
 /*
@@ -553,7 +589,6 @@ static void test_access_ro_squash(void **state)
 	uint32_t alen, blen, fhlen;
 	struct t_fattr at;
 	struct stat st;
-	char p[PATH_MAX];
 	struct t_call *c;
 
 	root_fh(e, e->dir, a, &alen);
@@ -566,8 +601,7 @@ static void test_access_ro_squash(void **state)
 	assert_int_equal(at.uid, 0);
 	/* ro entry: NFS3ERR_ROFS, nothing made; reading still works */
 	assert_int_equal(s_create(e, a, alen, "g", 0, "10.0.0.2", NULL, NULL, NULL), 30);
-	snprintf(p, sizeof(p), "%s/g", e->dir);
-	assert_int_equal(lstat(p, &st), -1);
+	assert_int_equal(t_fs_lstat(s_export(e, e->dir), e->dir, "g", &st), -ENOENT);
 	assert_int_equal(s_getattr(e, fh, fhlen, "10.0.0.2", &at), 0);
 	/* ro: WRITE, SETATTR, REMOVE, COMMIT refused */
 	c = s_begin(e, 7, 0, "10.0.0.2");
@@ -595,8 +629,7 @@ static void test_access_ro_squash(void **state)
 	t_u32(c, 0);
 	assert_int_equal(s_run(e), 0);
 	assert_int_equal(r_u32(c), 30);
-	snprintf(p, sizeof(p), "%s/f", e->dir);
-	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(t_fs_lstat(s_export(e, e->dir), e->dir, "f", &st), 0);
 	/* ro: ACCESS grants read but no modify/extend/delete, even to root */
 	c = s_begin(e, 4, 0, "10.0.0.2");
 	t_opaque(c, a, alen);
@@ -624,8 +657,7 @@ static void test_access_ro_squash(void **state)
 	assert_int_equal(s_create(e, b, blen, "u", 1000, "10.0.0.1", NULL, NULL, &at), 0);
 	assert_int_equal(at.uid, 1234);
 	assert_int_equal(at.gid, 4321);
-	snprintf(p, sizeof(p), "%s/u", e->sub);
-	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(t_fs_lstat(s_export(e, e->sub), e->sub, "u", &st), 0);
 	assert_int_equal(st.st_uid, 1234);
 }
 
@@ -640,12 +672,19 @@ static void test_handles_across_exports(void **state)
 	root_fh(e, e->dir, a, &alen);
 	root_fh(e, e->sub, b, &blen);
 
-	/* B's root reached from A is a handle of A (id 1), not of B */
+	/*
+	 * B's root reached from A is a handle of A (id 1), not of B.  (On
+	 * memory B is a tree of its own: A's "sub" is only a directory of A,
+	 * made here, the same path.)
+	 */
+	if (t_memory())
+		assert_int_equal(t_fs_mkdir(s_export(e, e->dir), e->dir, "sub", 0777), 0);
 	assert_int_equal(s_lookup(e, a, alen, "sub", "10.0.0.1", viaA, &vlen), 0);
 	assert_int_equal(viaA[3], 1);
 	assert_int_equal(s_getattr(e, viaA, vlen, "10.0.0.2", &x), 0); /* A lists .2 */
 	assert_int_equal(s_getattr(e, b, blen, "10.0.0.1", &y), 0);
-	assert_true(x.fileid == y.fileid);
+	if (!t_memory()) /* one directory: A's "sub" is B's root */
+		assert_true(x.fileid == y.fileid);
 	/* ".." of B's root stays in B: the nested export never leads out */
 	assert_int_equal(s_lookup(e, b, blen, "..", "10.0.0.1", fh, &fhlen), 0);
 	assert_int_equal(fhlen, blen);
@@ -701,20 +740,33 @@ static void test_reload(void **state)
 	assert_true(rpcrdma_nfs3_server_allows((struct sockaddr *)&p1, e->srv));
 	/* the old table's exports are still open for the call holding it */
 	assert_int_equal(held->sn_xt->xt_n, 2);
-	assert_true(held->sn_exp[1]->ex_fd >= 0);
+	if (!t_memory())
+		assert_true(held->sn_exp[1]->ex_fd >= 0);
+	else
+		assert_non_null(held->sn_exp[1]->ex_be_priv);
 	fs_snap_put(held);
 
-	/* B back with the same fsid: its old handles work again */
+	/*
+	 * B back with the same fsid: its old handles work again.  A memory
+	 * tree lives while an export serves it: B's went with its export
+	 * (the call holding the old table let it go), and B comes back empty.
+	 */
 	xt = s_table(e, S_TABLE);
 	assert_int_equal(rpcrdma_nfs3_server_reload(e->srv, xt, err, sizeof(err)), 0);
 	rpcrdma_nfs3_exports_free(xt);
-	assert_int_equal(s_getattr(e, b, blen, "10.0.0.1", NULL), 0);
+	assert_int_equal(s_getattr(e, b, blen, "10.0.0.1", NULL), t_memory() ? 70 : 0);
+	if (t_memory())
+		root_fh(e, e->sub, b, &blen);
 
-	/* a table that cannot be served leaves the old one in force */
-	xt = s_table(e, "%s/none *(fsid=3)\n");
-	assert_int_equal(rpcrdma_nfs3_server_reload(e->srv, xt, err, sizeof(err)), -ENOENT);
-	assert_non_null(strstr(err, "/none"));
-	rpcrdma_nfs3_exports_free(xt);
+	/* a table that cannot be served leaves the old one in force (posix:
+	 * a directory that is not there; a memory export needs none) */
+	if (!t_memory()) {
+		xt = s_table(e, "%s/none *(fsid=3)\n");
+		assert_int_equal(rpcrdma_nfs3_server_reload(e->srv, xt, err, sizeof(err)),
+				 -ENOENT);
+		assert_non_null(strstr(err, "/none"));
+		rpcrdma_nfs3_exports_free(xt);
+	}
 	xt = s_table(e, "# no exports\n");
 	assert_int_equal(rpcrdma_nfs3_server_reload(e->srv, xt, err, sizeof(err)), -EINVAL);
 	rpcrdma_nfs3_exports_free(xt);
@@ -1607,19 +1659,18 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_names_hanging_zone, fk_setup, fk_teardown),
 		cmocka_unit_test_setup_teardown(test_names_oldest_first, fk_setup, fk_teardown),
 	};
-	const struct CMUnitTest server[] = {
-		cmocka_unit_test_setup_teardown(test_access_ro_squash, s_setup, s_teardown),
-		cmocka_unit_test_setup_teardown(test_handles_across_exports, s_setup, s_teardown),
-		cmocka_unit_test_setup_teardown(test_reload, s_setup, s_teardown),
-		cmocka_unit_test_setup_teardown(test_reload_concurrent, s_setup, s_teardown),
-		cmocka_unit_test_setup_teardown(test_idle_sweeper, s_setup_sweep, s_teardown),
-		cmocka_unit_test_setup_teardown(test_names_dispatch, s_setup, s_teardown),
+	static const struct t_case server[] = {
+		T_CASE(test_access_ro_squash, s_setup, s_teardown, T_ANY),
+		T_CASE(test_handles_across_exports, s_setup, s_teardown, T_ANY),
+		T_CASE(test_reload, s_setup, s_teardown, T_ANY),
+		T_CASE(test_reload_concurrent, s_setup, s_teardown, T_ANY),
+		T_CASE(test_idle_sweeper, s_setup_sweep, s_teardown, T_ANY),
+		T_CASE(test_names_dispatch, s_setup, s_teardown, T_ANY),
 	};
 	int fails = cmocka_run_group_tests_name("exports parser", parser, NULL, NULL);
 
-	if (geteuid() != 0) {
-		fprintf(stderr, "test_nfs3_exports: server tests need root (file handles); skipped\n");
-		return fails;
-	}
-	return fails + cmocka_run_group_tests_name("exports server", server, NULL, NULL);
+	for (int be = 0; be < T_BE_COUNT; be++)
+		fails += t_run_cases(be, "exports server", server, T_NCASES(server),
+				     NULL, NULL);
+	return fails;
 }

@@ -6,8 +6,10 @@
  * LRU eviction, unlink and rename of cached files, descriptors never
  * wider than the access a call needs, the caller's permission checked on
  * every hit (chmod between calls, another user, supplementary groups),
- * the write verifier across restarts, and four threads at once.
- * Needs root (file handles, credentials).
+ * the write verifier across restarts, and four threads at once.  The
+ * cache is the layer's: its rules hold on each backend (posix as root:
+ * file handles, credentials; memory, root or not); the cases about the
+ * posix backend's descriptors are posix only.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -47,14 +49,6 @@ struct t_fh {
 
 static const char *g_base;
 
-static void rm_rf(const char *path)
-{
-	char cmd[PATH_MAX + 32];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
-	assert_int_equal(system(cmd), 0);
-}
-
 static int env_open(void **state, uint32_t entries)
 {
 	struct t_env *e = calloc(1, sizeof(*e));
@@ -64,7 +58,7 @@ static int env_open(void **state, uint32_t entries)
 		return -1;
 	t_export_cfg(&cfg, e->dir, 7);
 	cfg.nc_fcache_entries = entries;
-	if (rpcrdma_nfs3_export_open(&cfg, &e->exp))
+	if (t_export_open(&cfg, &e->exp))
 		return -1;
 	if (rpcrdma_nfs3_root_fh(e->exp, e->root, &e->rootlen))
 		return -1;
@@ -102,7 +96,7 @@ static int env_teardown(void **state)
 	struct t_env *e = *state;
 
 	rpcrdma_nfs3_export_close(e->exp);
-	rm_rf(e->dir);
+	t_fs_remove_tree(e->dir);
 	t_free(&e->c);
 	free(e);
 	return 0;
@@ -117,16 +111,9 @@ static void path_of(struct t_env *e, const char *name, char *buf)
 static void make_file(struct t_env *e, const char *name, const char *data,
 		      mode_t mode, uid_t uid, gid_t gid)
 {
-	char p[PATH_MAX];
-	int fd;
-
-	path_of(e, name, p);
-	fd = open(p, O_CREAT | O_TRUNC | O_WRONLY, 0600);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, data, strlen(data)), (ssize_t)strlen(data));
-	close(fd);
-	assert_int_equal(chown(p, uid, gid), 0);
-	assert_int_equal(chmod(p, mode), 0);
+	assert_int_equal(t_fs_mkfile(e->exp, e->dir, name, data, 0600), 0);
+	assert_int_equal(t_fs_chown(e->exp, e->dir, name, uid, gid), 0);
+	assert_int_equal(t_fs_chmod(e->exp, e->dir, name, mode), 0);
 }
 
 static void lookup(struct t_env *e, const char *name, struct t_fh *f)
@@ -265,7 +252,18 @@ static struct rpcrdma_nfs3_fcache_stats stats(struct t_env *e)
 	return s;
 }
 
-/* The access mode of the entry's descriptor for @acc, -1 when it has none. */
+/* use_cached - take and put the cached entry of @f (a use, for the sweeps). */
+static void use_cached(struct t_env *e, const struct t_fh *f)
+{
+	struct fs_fentry local, *fe;
+
+	assert_int_equal(fs_fcache_get(e->exp, f->fh, f->len, &local, &fe, NULL), 0);
+	assert_non_null(fe->fe_shard); /* a cached entry */
+	fs_fcache_put(fe);
+}
+
+/* The access mode of the entry's descriptor for @acc, -1 when it has none
+ * (the posix backend's descriptors). */
 static int cached_mode(struct t_env *e, const struct t_fh *f, int acc)
 {
 	struct fs_fentry local, *fe;
@@ -502,17 +500,15 @@ static void test_unlink_local(void **state)
 	struct t_env *e = *state;
 	struct t_fh f, g;
 	struct t_fattr a;
-	char p[PATH_MAX], buf[64];
+	char buf[64];
 
 	make_file(e, "kept", "still here", 0666, 0, 0);
 	make_file(e, "gone", "bye", 0666, 0, 0);
 	lookup(e, "kept", &f);
 	lookup(e, "gone", &g);
 	assert_int_equal(do_read(e, &f, 1000, buf, 32), 0);
-	path_of(e, "kept", p);
-	assert_int_equal(unlink(p), 0);
-	path_of(e, "gone", p);
-	assert_int_equal(unlink(p), 0);
+	assert_int_equal(t_fs_unlink(e->exp, e->dir, "kept"), 0);
+	assert_int_equal(t_fs_unlink(e->exp, e->dir, "gone"), 0);
 
 	assert_int_equal(do_read(e, &f, 1000, buf, 32), 0);
 	assert_string_equal(buf, "still here");
@@ -537,7 +533,7 @@ static void test_remove_forgets(void **state)
 {
 	struct t_env *e = *state;
 	struct t_fh f, h;
-	char p[PATH_MAX], q[PATH_MAX], buf[64];
+	char buf[64];
 
 	make_file(e, "victim", "data", 0644, 0, 0);
 	lookup(e, "victim", &f);
@@ -549,9 +545,7 @@ static void test_remove_forgets(void **state)
 	assert_int_equal(do_read(e, &f, 1000, buf, 32), S_STALE);
 
 	make_file(e, "one", "two names", 0644, 0, 0);
-	path_of(e, "one", p);
-	path_of(e, "two", q);
-	assert_int_equal(link(p, q), 0);
+	assert_int_equal(t_fs_link(e->exp, e->dir, "one", "two"), 0);
 	lookup(e, "one", &h);
 	assert_int_equal(do_read(e, &h, 1000, buf, 32), 0);
 	assert_int_equal(stats(e).fcs_entries, 1);
@@ -573,7 +567,7 @@ static void test_rename(void **state)
 {
 	struct t_env *e = *state;
 	struct t_fh f, t;
-	char p[PATH_MAX], q[PATH_MAX], buf[64];
+	char buf[64];
 	struct rpcrdma_nfs3_fcache_stats s;
 
 	make_file(e, "old", "payload", 0644, 0, 0);
@@ -586,9 +580,7 @@ static void test_rename(void **state)
 	assert_int_equal(do_rename(e, "old", "new"), 0);
 	assert_int_equal(do_read(e, &f, 1000, buf, 32), 0);
 	assert_string_equal(buf, "payload");
-	path_of(e, "new", p);
-	path_of(e, "newer", q);
-	assert_int_equal(rename(p, q), 0);
+	assert_int_equal(t_fs_rename(e->exp, e->dir, "new", "newer"), 0);
 	assert_int_equal(do_read(e, &f, 1000, buf, 32), 0);
 	assert_string_equal(buf, "payload");
 	s = stats(e);
@@ -675,7 +667,7 @@ static void test_permission_recheck(void **state)
 {
 	struct t_env *e = *state;
 	struct t_fh f, g, w;
-	char buf[64], p[PATH_MAX];
+	char buf[64];
 
 	make_file(e, "private", "A's secret", 0600, 1000, 1000);
 	lookup(e, "private", &f);
@@ -690,18 +682,16 @@ static void test_permission_recheck(void **state)
 	make_file(e, "shared", "open to all", 0644, 0, 0);
 	lookup(e, "shared", &g);
 	assert_int_equal(do_read(e, &g, 1000, buf, 32), 0);
-	path_of(e, "shared", p);
-	assert_int_equal(chmod(p, 0600), 0);
+	assert_int_equal(t_fs_chmod(e->exp, e->dir, "shared", 0600), 0);
 	assert_int_equal(do_read(e, &g, 1000, buf, 32), S_ACCES);
-	assert_int_equal(chmod(p, 0604), 0);
+	assert_int_equal(t_fs_chmod(e->exp, e->dir, "shared", 0604), 0);
 	assert_int_equal(do_read(e, &g, 1000, buf, 32), 0);
 
 	/* and between two WRITEs */
 	make_file(e, "w", "..........", 0666, 0, 0);
 	lookup(e, "w", &w);
 	assert_int_equal(do_write(e, &w, 1000, 0, "a"), 0);
-	path_of(e, "w", p);
-	assert_int_equal(chmod(p, 0644), 0);
+	assert_int_equal(t_fs_chmod(e->exp, e->dir, "w", 0644), 0);
 	assert_int_equal(do_write(e, &w, 1000, 1, "b"), S_ACCES);
 	assert_int_equal(do_read(e, &w, 1000, buf, 32), 0);
 	assert_string_equal(buf, "a.........");
@@ -1068,8 +1058,10 @@ static void test_idle_expire(void **state)
 	s = expire(e);                        /* then b again */
 	assert_int_equal(s.fcs_expired, 3);
 	assert_int_equal(s.fcs_entries, 1);
-	assert_int_equal(cached_mode(e, &a, O_RDONLY), O_RDONLY);
-	s = expire(e);                        /* cached_mode() used a */
+	use_cached(e, &a);
+	if (!t_memory()) /* a READ's descriptor */
+		assert_int_equal(cached_mode(e, &a, O_RDONLY), O_RDONLY);
+	s = expire(e);                        /* use_cached() used a */
 	assert_int_equal(s.fcs_expired, 3);
 	s = expire(e);
 	assert_int_equal(s.fcs_expired, 4);
@@ -1124,60 +1116,69 @@ static void test_idle_held_and_dirs(void **state)
 	struct t_fh f;
 	char p[PATH_MAX], buf[64];
 
+	path_of(e, "held", p);
 	make_file(e, "held", "x", 0644, 0, 0);
 	lookup(e, "held", &f);     /* the root directory enters its cache */
 	assert_int_equal(do_read(e, &f, 1000, buf, 32), 0);
 	assert_int_equal(stats(e).fcs_dir_entries, 1);
 	assert_int_equal(fs_fcache_get(e->exp, f.fh, f.len, &local, &fe, NULL), 0);
 	assert_non_null(fe->fe_shard);
-	path_of(e, "held", p);
-	assert_int_equal(unlink(p), 0);
+	assert_int_equal(t_fs_unlink(e->exp, e->dir, "held"), 0);
 	for (int i = 0; i < 3; i++)
 		s = expire(e);
 	assert_int_equal(s.fcs_expired, 0);
 	assert_int_equal(s.fcs_entries, 1);
 	assert_int_equal(s.fcs_dir_expired, 1); /* nobody held the directory */
 	assert_int_equal(s.fcs_dir_entries, 0);
-	assert_int_equal(deleted_fds(p), 2);   /* O_PATH and O_RDONLY */
+	if (!t_memory()) /* posix: the O_PATH and O_RDONLY descriptors */
+		assert_int_equal(deleted_fds(p), 2);
 	fs_fcache_put(fe);
 	s = expire(e);              /* the last sweep saw it in use */
 	assert_int_equal(s.fcs_entries, 1);
 	s = expire(e);
 	assert_int_equal(s.fcs_expired, 1);
 	assert_int_equal(s.fcs_entries, 0);
-	assert_int_equal(deleted_fds(p), 0);
+	if (!t_memory())
+		assert_int_equal(deleted_fds(p), 0);
+	/* closed: the unlinked file is gone */
+	assert_int_equal(do_getattr(e, &f, NULL), S_STALE);
 }
 
-static int run_on(const char *base)
+/*
+ * posix only: the posix backend's descriptors (which access modes the
+ * entry holds, descriptors left open on an unlinked file).
+ */
+static const struct t_case cases[] = {
+	T_CASE(test_lru_eviction, setup_four, env_teardown, T_ANY),
+	T_CASE(test_capacity_cache_wide, setup_default, env_teardown, T_ANY),
+	T_CASE(test_full_cache_empty_shard, setup_default, env_teardown, T_ANY),
+	T_CASE(test_new_working_set, setup_default, env_teardown, T_ANY),
+	T_CASE(test_hit_reuses_descriptor, setup_default, env_teardown, T_POSIX_ONLY),
+	T_CASE(test_unlink_local, setup_default, env_teardown, T_ANY),
+	T_CASE(test_remove_forgets, setup_default, env_teardown, T_ANY),
+	T_CASE(test_rename, setup_default, env_teardown, T_ANY),
+	T_CASE(test_never_widen, setup_default, env_teardown, T_POSIX_ONLY),
+	T_CASE(test_permission_recheck, setup_default, env_teardown, T_ANY),
+	T_CASE(test_groups_recheck, setup_default, env_teardown, T_ANY),
+	T_CASE(test_owner_override_kept, setup_default, env_teardown, T_ANY),
+	T_CASE(test_verifier_restart, setup_default, env_teardown, T_ANY),
+	T_CASE(test_cache_off, setup_off, env_teardown, T_ANY),
+	T_CASE(test_threads, setup_eight, env_teardown, T_ANY),
+	T_CASE(test_threads_shards, setup_300, env_teardown, T_ANY),
+	T_CASE(test_idle_expire, setup_default, env_teardown, T_ANY),
+	T_CASE(test_idle_unlink_space, setup_default, env_teardown, T_POSIX_ONLY),
+	T_CASE(test_idle_held_and_dirs, setup_default, env_teardown, T_ANY),
+	T_CASE(test_threads_sweeping, setup_300, env_teardown, T_ANY),
+};
+
+/* the cache on backend @be, exports under @base */
+static int run_on(enum t_be be, const char *base)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_lru_eviction, setup_four, env_teardown),
-		cmocka_unit_test_setup_teardown(test_capacity_cache_wide, setup_default, env_teardown),
-		cmocka_unit_test_setup_teardown(test_full_cache_empty_shard, setup_default, env_teardown),
-		cmocka_unit_test_setup_teardown(test_new_working_set, setup_default, env_teardown),
-		cmocka_unit_test_setup_teardown(test_hit_reuses_descriptor, setup_default, env_teardown),
-		cmocka_unit_test_setup_teardown(test_unlink_local, setup_default, env_teardown),
-		cmocka_unit_test_setup_teardown(test_remove_forgets, setup_default, env_teardown),
-		cmocka_unit_test_setup_teardown(test_rename, setup_default, env_teardown),
-		cmocka_unit_test_setup_teardown(test_never_widen, setup_default, env_teardown),
-		cmocka_unit_test_setup_teardown(test_permission_recheck, setup_default, env_teardown),
-		cmocka_unit_test_setup_teardown(test_groups_recheck, setup_default, env_teardown),
-		cmocka_unit_test_setup_teardown(test_owner_override_kept, setup_default, env_teardown),
-		cmocka_unit_test_setup_teardown(test_verifier_restart, setup_default, env_teardown),
-		cmocka_unit_test_setup_teardown(test_cache_off, setup_off, env_teardown),
-		cmocka_unit_test_setup_teardown(test_threads, setup_eight, env_teardown),
-		cmocka_unit_test_setup_teardown(test_threads_shards, setup_300, env_teardown),
-		cmocka_unit_test_setup_teardown(test_idle_expire, setup_default, env_teardown),
-		cmocka_unit_test_setup_teardown(test_idle_unlink_space, setup_default, env_teardown),
-		cmocka_unit_test_setup_teardown(test_idle_held_and_dirs, setup_default, env_teardown),
-		cmocka_unit_test_setup_teardown(test_threads_sweeping, setup_300, env_teardown),
-	};
 	char name[64];
 
 	g_base = base;
 	snprintf(name, sizeof(name), "fs_fcache on %s", base);
-	return _cmocka_run_group_tests(name, tests, sizeof(tests) / sizeof(tests[0]),
-				       NULL, NULL);
+	return t_run_cases(be, name, cases, T_NCASES(cases), NULL, NULL);
 }
 
 int main(void)
@@ -1186,12 +1187,9 @@ int main(void)
 	struct statfs sf;
 	int fails = 0;
 
-	if (geteuid() != 0) {
-		fprintf(stderr, "test_nfs3_fcache: needs root (file handles); skipped\n");
-		return 77;
-	}
 	if (statfs("/dev/shm", &sf) == 0 && sf.f_type == 0x01021994) /* TMPFS_MAGIC */
-		fails += run_on("/dev/shm");
-	fails += run_on(tmp && *tmp ? tmp : "/tmp");
+		fails += run_on(T_BE_POSIX, "/dev/shm");
+	fails += run_on(T_BE_POSIX, tmp && *tmp ? tmp : "/tmp");
+	fails += run_on(T_BE_MEMORY, "/mem");
 	return fails;
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_nfs3_proc.c - NFSv3 procedures against a temporary export, once on
- * tmpfs (/dev/shm) and once on the file system of $TMPDIR (or /tmp).
- * Needs root (file handles need CAP_DAC_READ_SEARCH; squash tests chown).
+ * test_nfs3_proc.c - NFSv3 procedures against a temporary export: on the
+ * posix backend once on tmpfs (/dev/shm) and once on the file system of
+ * $TMPDIR (or /tmp), as root (file handles need CAP_DAC_READ_SEARCH;
+ * squash tests chown); on the memory backend, root or not.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,14 +33,6 @@ struct t_env {
 
 static const char *g_base;
 
-static void rm_rf(const char *path)
-{
-	char cmd[PATH_MAX + 32];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
-	assert_int_equal(system(cmd), 0);
-}
-
 static int env_setup(void **state)
 {
 	struct t_env *e = calloc(1, sizeof(*e));
@@ -59,29 +52,23 @@ static int env_teardown(void **state)
 
 	rpcrdma_nfs3_export_close(e->exp);
 	rpcrdma_nfs3_export_close(e->exp_nosquash);
-	rm_rf(e->dir);
+	t_fs_remove_tree(e->dir);
 	t_free(&e->c);
 	free(e);
 	return 0;
 }
 
-static void path_of(struct t_env *e, const char *name, char *buf)
-{
-	snprintf(buf, PATH_MAX, "%s/%s", e->dir, name);
-}
-
+/* make_file - @name holds @data, mode @mode (owned by root). */
 static void make_file(struct t_env *e, const char *name, const char *data,
 		      mode_t mode)
 {
-	char p[PATH_MAX];
-	int fd;
+	assert_int_equal(t_fs_mkfile(e->exp, e->dir, name, data, mode), 0);
+}
 
-	path_of(e, name, p);
-	fd = open(p, O_CREAT | O_TRUNC | O_WRONLY, mode);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, data, strlen(data)), (ssize_t)strlen(data));
-	close(fd);
-	assert_int_equal(chmod(p, mode), 0);
+/* t_lstat - t_fs_lstat() in @e's export. */
+static int t_lstat(struct t_env *e, const char *name, struct stat *st)
+{
+	return t_fs_lstat(e->exp, e->dir, name, st);
 }
 
 /* LOOKUP @name in directory handle @dir: returns the NFS status. */
@@ -131,7 +118,7 @@ static void test_null_and_getattr_root(void **state)
 	r_fattr(c, &a);
 	assert_int_equal(c->rpos, c->rlen); /* 4 + 84 bytes exactly */
 	assert_int_equal(c->rlen, 88);
-	assert_int_equal(stat(e->dir, &st), 0);
+	assert_int_equal(t_lstat(e, ".", &st), 0);
 	assert_int_equal(a.type, 2); /* NF3DIR */
 	assert_int_equal(a.mode, 0777);
 	assert_int_equal(a.fileid, st.st_ino);
@@ -143,13 +130,11 @@ static void test_lookup_file(void **state)
 	struct t_env *e = *state;
 	struct t_fattr a;
 	struct stat st;
-	char p[PATH_MAX];
 	uint8_t fh[64];
 	uint32_t fhlen;
 
 	make_file(e, "hello.txt", "12345", 0640);
-	path_of(e, "hello.txt", p);
-	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(t_lstat(e, "hello.txt", &st), 0);
 	assert_int_equal(do_lookup(e, e->root, e->rootlen, "hello.txt", fh, &fhlen, &a), 0);
 	assert_int_equal(a.type, 1); /* NF3REG */
 	assert_int_equal(a.mode, 0640);
@@ -177,7 +162,7 @@ static void test_lookup_dotdot_at_root(void **state)
 	uint32_t fhlen;
 
 	assert_int_equal(do_lookup(e, e->root, e->rootlen, "..", fh, &fhlen, &a), 0);
-	assert_int_equal(stat(e->dir, &st), 0);
+	assert_int_equal(t_lstat(e, ".", &st), 0);
 	assert_int_equal(a.fileid, st.st_ino);
 	assert_int_equal(fhlen, e->rootlen);
 	assert_memory_equal(fh, e->root, fhlen);
@@ -194,7 +179,6 @@ static void test_write_read_commit(void **state)
 	uint32_t fhlen, n;
 	const uint8_t *p;
 	struct t_fattr a;
-	char path[PATH_MAX];
 	struct stat st;
 
 	make_file(e, "data", "", 0644);
@@ -225,8 +209,7 @@ static void test_write_read_commit(void **state)
 	memcpy(wverf, c->res + c->rpos, 8);
 	c->rpos += 8;
 	assert_int_equal(c->rpos, c->rlen);
-	path_of(e, "data", path);
-	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(t_lstat(e, "data", &st), 0);
 	assert_int_equal(st.st_size, 14);
 
 	/* READ it all back: data through the DDP item */
@@ -366,14 +349,12 @@ static uint32_t do_remove(struct t_env *e, uint32_t proc, const char *name)
 static void test_create_mkdir_remove_rmdir(void **state)
 {
 	struct t_env *e = *state;
-	char p[PATH_MAX];
 	struct stat st;
 	uint8_t fh[64];
 	uint32_t fhlen;
 
 	assert_int_equal(do_create(e, e->exp, 8, "f1", 1000, fh, &fhlen), 0);
-	path_of(e, "f1", p);
-	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(t_lstat(e, "f1", &st), 0);
 	assert_true(S_ISREG(st.st_mode));
 	assert_int_equal(st.st_mode & 07777, 0751);
 	assert_int_equal(st.st_uid, 1000);
@@ -381,8 +362,7 @@ static void test_create_mkdir_remove_rmdir(void **state)
 	assert_int_equal(do_create(e, e->exp, 8, "f1", 1000, fh, &fhlen), 17);
 
 	assert_int_equal(do_create(e, e->exp, 9, "d1", 1000, fh, &fhlen), 0);
-	path_of(e, "d1", p);
-	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(t_lstat(e, "d1", &st), 0);
 	assert_true(S_ISDIR(st.st_mode));
 	assert_int_equal(st.st_mode & 07777, 0751);
 
@@ -390,12 +370,9 @@ static void test_create_mkdir_remove_rmdir(void **state)
 	assert_int_not_equal(do_remove(e, 12, "d1"), 0);
 	assert_int_equal(do_remove(e, 13, "f1"), 20); /* NFS3ERR_NOTDIR */
 	assert_int_equal(do_remove(e, 12, "f1"), 0);
-	path_of(e, "f1", p);
-	assert_int_equal(lstat(p, &st), -1);
-	assert_int_equal(errno, ENOENT);
+	assert_int_equal(t_lstat(e, "f1", &st), -ENOENT);
 	assert_int_equal(do_remove(e, 13, "d1"), 0);
-	path_of(e, "d1", p);
-	assert_int_equal(lstat(p, &st), -1);
+	assert_int_equal(t_lstat(e, "d1", &st), -ENOENT);
 	assert_int_equal(do_remove(e, 12, "f1"), 2); /* NFS3ERR_NOENT */
 	assert_int_equal(do_remove(e, 13, "."), 22); /* NFS3ERR_INVAL */
 	assert_int_equal(do_remove(e, 13, ".."), 66); /* NFS3ERR_NOTEMPTY */
@@ -442,12 +419,10 @@ static void test_create_exclusive_verifier(void **state)
 	uint32_t fhlen, fhlen2;
 	struct t_fattr a, b;
 	struct rpcrdma_nfs3_fcache_stats fs;
-	char p[PATH_MAX];
 	struct stat st;
 
 	assert_int_equal(create_excl(e, 0x0000006400000065ull, fh, &fhlen, &a), 0);
-	path_of(e, "x", p);
-	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(t_lstat(e, "x", &st), 0);
 	assert_true(S_ISREG(st.st_mode));
 	assert_int_equal(st.st_mode & 07777, 0600);
 	assert_int_equal(st.st_uid, 1000);
@@ -482,7 +457,7 @@ static void test_create_exclusive_verifier(void **state)
 	assert_int_equal(rpcrdma_nfs3_fcache_stats(e->exp, &fs), 0);
 	assert_int_equal(fs.fcs_hits, 1);
 	assert_int_equal(fs.fcs_misses, 0);
-	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(t_lstat(e, "x", &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0644);
 	assert_true(st.st_mtim.tv_sec > 101);
 	/* now a late retransmission is not recognised any more */
@@ -498,7 +473,6 @@ static void test_create_mode_not_umasked(void **state)
 {
 	struct t_env *e = *state;
 	struct t_call *c = &e->c;
-	char p[PATH_MAX];
 	struct stat st;
 	mode_t old = umask(022);
 	uint32_t proc;
@@ -514,11 +488,9 @@ static void test_create_mode_not_umasked(void **state)
 		assert_int_equal(r_u32(c), 0);
 	}
 	umask(old);
-	path_of(e, "f666", p);
-	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(t_lstat(e, "f666", &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0666);
-	path_of(e, "d777", p);
-	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(t_lstat(e, "d777", &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0777);
 }
 
@@ -570,7 +542,6 @@ static uint32_t do_mknod(struct t_env *e, struct rpcrdma_nfs3_export *exp,
 static void test_mknod_fifo_socket(void **state)
 {
 	struct t_env *e = *state;
-	char p[PATH_MAX];
 	struct stat st;
 	struct t_fattr a;
 	mode_t old = umask(022); /* the mode must not pass through it */
@@ -579,16 +550,14 @@ static void test_mknod_fifo_socket(void **state)
 	assert_int_equal(a.type, 7);
 	assert_int_equal(a.mode, 0666);
 	assert_int_equal(a.uid, 1000);
-	path_of(e, "fifo", p);
-	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(t_lstat(e, "fifo", &st), 0);
 	assert_true(S_ISFIFO(st.st_mode));
 	assert_int_equal(st.st_mode & 07777, 0666);
 	assert_int_equal(st.st_uid, 1000);
 
 	assert_int_equal(do_mknod(e, e->exp, 1000, "sock", 6, 0640, 0, 0, &a), 0);
 	assert_int_equal(a.type, 6);
-	path_of(e, "sock", p);
-	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(t_lstat(e, "sock", &st), 0);
 	assert_true(S_ISSOCK(st.st_mode));
 	assert_int_equal(st.st_mode & 07777, 0640);
 
@@ -602,8 +571,7 @@ static void test_mknod_fifo_socket(void **state)
 	assert_int_equal(do_mknod(e, e->exp, 1000, "..", 7, 0666, 0, 0, NULL), 17);
 
 	/* a directory the caller may not write: NFS3ERR_ACCES */
-	path_of(e, "ro", p);
-	assert_int_equal(mkdir(p, 0755), 0);
+	assert_int_equal(t_fs_mkdir(e->exp, e->dir, "ro", 0755), 0);
 	{
 		uint8_t dfh[64];
 		uint32_t dfhlen;
@@ -626,7 +594,6 @@ static void test_mknod_fifo_socket(void **state)
 static void test_mknod_devices(void **state)
 {
 	struct t_env *e = *state;
-	char p[PATH_MAX];
 	struct stat st;
 	struct t_fattr a;
 
@@ -635,8 +602,7 @@ static void test_mknod_devices(void **state)
 	assert_int_equal(a.rdev1, 1);
 	assert_int_equal(a.rdev2, 3);
 	assert_int_equal(a.uid, 0);
-	path_of(e, "null", p);
-	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(t_lstat(e, "null", &st), 0);
 	assert_true(S_ISCHR(st.st_mode));
 	assert_int_equal(major(st.st_rdev), 1);
 	assert_int_equal(minor(st.st_rdev), 3);
@@ -644,18 +610,15 @@ static void test_mknod_devices(void **state)
 
 	assert_int_equal(do_mknod(e, e->exp_nosquash, 0, "loop", 3, 0600, 7, 0, &a), 0);
 	assert_int_equal(a.type, 3);
-	path_of(e, "loop", p);
-	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(t_lstat(e, "loop", &st), 0);
 	assert_true(S_ISBLK(st.st_mode));
 	assert_int_equal(st.st_rdev, makedev(7, 0));
 
 	/* root squashed to nobody, and an ordinary user: NFS3ERR_PERM */
 	assert_int_equal(do_mknod(e, e->exp, 0, "sq", 4, 0666, 1, 3, NULL), 1);
 	assert_int_equal(do_mknod(e, e->exp_nosquash, 1000, "u", 3, 0666, 7, 0, NULL), 1);
-	path_of(e, "sq", p);
-	assert_int_equal(lstat(p, &st), -1);
-	path_of(e, "u", p);
-	assert_int_equal(lstat(p, &st), -1);
+	assert_int_equal(t_lstat(e, "sq", &st), -ENOENT);
+	assert_int_equal(t_lstat(e, "u", &st), -ENOENT);
 
 	/* a device number Linux cannot hold (12-bit major, 20-bit minor) */
 	assert_int_equal(do_mknod(e, e->exp_nosquash, 0, "big", 4, 0600, 4096, 0, NULL), 22);
@@ -679,20 +642,15 @@ static void test_dir_access_checked_first(void **state)
 	struct t_call *c = &e->c;
 	uint8_t ro[64], st[64], f[64];
 	uint32_t rolen, stlen, flen;
-	char p[PATH_MAX];
 	struct stat sb;
 
-	path_of(e, "ro", p);
-	assert_int_equal(mkdir(p, 0755), 0); /* root's: nobody else may write */
-	path_of(e, "st", p);
-	assert_int_equal(mkdir(p, 0777), 0);
-	assert_int_equal(chmod(p, 01777), 0);
+	/* root's: nobody else may write */
+	assert_int_equal(t_fs_mkdir(e->exp, e->dir, "ro", 0755), 0);
+	assert_int_equal(t_fs_mkdir(e->exp, e->dir, "st", 01777), 0);
 	make_file(e, "p600", "x", 0600);
-	path_of(e, "p600", p);
-	assert_int_equal(chown(p, 2000, 2000), 0);
+	assert_int_equal(t_fs_chown(e->exp, e->dir, "p600", 2000, 2000), 0);
 	make_file(e, "st/s", "x", 0666);
-	path_of(e, "st/s", p);
-	assert_int_equal(chown(p, 2000, 2000), 0);
+	assert_int_equal(t_fs_chown(e->exp, e->dir, "st/s", 2000, 2000), 0);
 	assert_int_equal(do_lookup(e, e->root, e->rootlen, "ro", ro, &rolen, NULL), 0);
 	assert_int_equal(do_lookup(e, e->root, e->rootlen, "st", st, &stlen, NULL), 0);
 	assert_int_equal(do_lookup(e, e->root, e->rootlen, "p600", f, &flen, NULL), 0);
@@ -713,8 +671,7 @@ static void test_dir_access_checked_first(void **state)
 	t_str(c, "r");
 	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
 	assert_int_equal(r_u32(c), 13);
-	path_of(e, "st/s", p);
-	assert_int_equal(lstat(p, &sb), 0);
+	assert_int_equal(t_lstat(e, "st/s", &sb), 0);
 
 	/* MKNOD ro/n, a character device, as root squashed to nobody */
 	t_begin(c, 11, 0, 0);
@@ -726,23 +683,20 @@ static void test_dir_access_checked_first(void **state)
 	t_u32(c, 3);
 	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
 	assert_int_equal(r_u32(c), 13);
-	path_of(e, "ro/n", p);
-	assert_int_equal(lstat(p, &sb), -1);
+	assert_int_equal(t_lstat(e, "ro/n", &sb), -ENOENT);
 }
 
 /* Regular files, directories, links and unknown types: NFS3ERR_BADTYPE. */
 static void test_mknod_badtype(void **state)
 {
 	struct t_env *e = *state;
-	char p[PATH_MAX];
 	struct stat st;
 	const uint32_t types[] = { 0, 1, 2, 5, 8, 0xffffffffu };
 
 	for (unsigned i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
 		assert_int_equal(do_mknod(e, e->exp_nosquash, 0, "bt", types[i], 0644,
 					  0, 0, NULL), 10007);
-		path_of(e, "bt", p);
-		assert_int_equal(lstat(p, &st), -1);
+		assert_int_equal(t_lstat(e, "bt", &st), -ENOENT);
 	}
 	/* a size in the attributes of a FIFO: NFS3ERR_INVAL, nothing made */
 	{
@@ -757,28 +711,24 @@ static void test_mknod_badtype(void **state)
 		t_u32(c, 0); t_u32(c, 0);
 		assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
 		assert_int_equal(r_u32(c), 22);
-		path_of(e, "sz", p);
-		assert_int_equal(lstat(p, &st), -1);
+		assert_int_equal(t_lstat(e, "sz", &st), -ENOENT);
 	}
 }
 
 static void test_root_squash(void **state)
 {
 	struct t_env *e = *state;
-	char p[PATH_MAX];
 	struct stat st;
 	uint8_t fh[64];
 	uint32_t fhlen;
 
 	assert_int_equal(do_create(e, e->exp, 8, "sq", 0, fh, &fhlen), 0);
-	path_of(e, "sq", p);
-	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(t_lstat(e, "sq", &st), 0);
 	assert_int_equal(st.st_uid, NOBODY);
 	assert_int_equal(st.st_gid, NOBODY);
 
 	assert_int_equal(do_create(e, e->exp_nosquash, 8, "nosq", 0, fh, &fhlen), 0);
-	path_of(e, "nosq", p);
-	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(t_lstat(e, "nosq", &st), 0);
 	assert_int_equal(st.st_uid, 0);
 	assert_int_equal(st.st_gid, 0);
 
@@ -791,8 +741,7 @@ static void test_root_squash(void **state)
 	t_sattr_none(&e->c);
 	assert_int_equal(t_run(&e->c, e->exp_nosquash), RPCRDMA_SVC_SUCCESS);
 	assert_int_equal(r_u32(&e->c), 0);
-	path_of(e, "anon", p);
-	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(t_lstat(e, "anon", &st), 0);
 	assert_int_equal(st.st_uid, NOBODY);
 }
 
@@ -814,7 +763,7 @@ static void test_readdirplus_cookies(void **state)
 		snprintf(name, sizeof(name), "file-%02d", i);
 		make_file(e, name, "x", 0644);
 	}
-	assert_int_equal(stat(e->dir, &root), 0);
+	assert_int_equal(t_lstat(e, ".", &root), 0);
 
 	while (!eof) {
 		assert_true(++calls < 100);
@@ -885,7 +834,6 @@ static void test_bad_handles(void **state)
 	struct t_call *c = &e->c;
 	uint8_t fh[64];
 	uint32_t fhlen;
-	char p[PATH_MAX];
 
 	/* one flipped bit anywhere: NFS3ERR_BADHANDLE */
 	for (uint32_t i = 0; i < e->rootlen; i++) {
@@ -910,8 +858,7 @@ static void test_bad_handles(void **state)
 	/* a deleted file's handle: NFS3ERR_STALE */
 	make_file(e, "gone", "", 0644);
 	assert_int_equal(do_lookup(e, e->root, e->rootlen, "gone", fh, &fhlen, NULL), 0);
-	path_of(e, "gone", p);
-	assert_int_equal(unlink(p), 0);
+	assert_int_equal(t_fs_unlink(e->exp, e->dir, "gone"), 0);
 	t_begin(c, 1, 1000, 1000);
 	t_opaque(c, fh, fhlen);
 	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
@@ -925,13 +872,10 @@ static void test_symlink_not_followed(void **state)
 	uint8_t fh[64];
 	uint32_t fhlen, n;
 	struct t_fattr a;
-	char p[PATH_MAX];
 	const uint8_t *t;
 
-	path_of(e, "esc", p);
-	assert_int_equal(symlink("/etc/passwd", p), 0);
-	path_of(e, "escdir", p);
-	assert_int_equal(symlink("/etc", p), 0);
+	assert_int_equal(t_fs_symlink(e->exp, e->dir, "/etc/passwd", "esc"), 0);
+	assert_int_equal(t_fs_symlink(e->exp, e->dir, "/etc", "escdir"), 0);
 
 	assert_int_equal(do_lookup(e, e->root, e->rootlen, "esc", fh, &fhlen, &a), 0);
 	assert_int_equal(a.type, 5); /* NF3LNK */
@@ -972,10 +916,9 @@ static void test_symlink_not_followed(void **state)
 	t_str(c, "../../x");
 	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
 	assert_int_equal(r_u32(c), 0);
-	path_of(e, "made", p);
 	{
 		char buf[64];
-		ssize_t l = readlink(p, buf, sizeof(buf));
+		ssize_t l = t_fs_readlink(e->exp, e->dir, "made", buf, sizeof(buf));
 
 		assert_int_equal(l, 7);
 		assert_memory_equal(buf, "../../x", 7);
@@ -1052,18 +995,15 @@ static void test_setattr_mtime_now_by_writer(void **state)
 {
 	struct t_env *e = *state;
 	struct t_call *c = &e->c;
-	const struct timespec old[2] = { { .tv_sec = 500 }, { .tv_sec = 1000 } };
 	const char *names[2] = { "w666", "w644" };
 	uint8_t fh[64];
 	uint32_t fhlen;
-	char p[PATH_MAX];
 	struct stat st;
 
 	for (int i = 0; i < 2; i++) {
 		make_file(e, names[i], "data", i == 0 ? 0666 : 0644);
-		path_of(e, names[i], p);
-		assert_int_equal(chown(p, 2000, 2000), 0);
-		assert_int_equal(utimensat(AT_FDCWD, p, old, 0), 0);
+		assert_int_equal(t_fs_chown(e->exp, e->dir, names[i], 2000, 2000), 0);
+		assert_int_equal(t_fs_utimes(e->exp, e->dir, names[i], 500, 1000), 0);
 		assert_int_equal(do_lookup(e, e->root, e->rootlen, names[i], fh, &fhlen,
 					   NULL), 0);
 		t_begin(c, 2, 1000, 1000);
@@ -1077,7 +1017,7 @@ static void test_setattr_mtime_now_by_writer(void **state)
 		t_u32(c, 0); /* no guard */
 		assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
 		assert_int_equal(r_u32(c), i == 0 ? 0 : 13);
-		assert_int_equal(stat(p, &st), 0);
+		assert_int_equal(t_lstat(e, names[i], &st), 0);
 		assert_int_equal(st.st_atim.tv_sec, 500);
 		if (i == 0)
 			assert_true(st.st_mtim.tv_sec > 1000);
@@ -1097,15 +1037,13 @@ static void test_readdir_without_search(void **state)
 	struct t_call *c = &e->c;
 	uint8_t fh[64];
 	uint32_t fhlen;
-	char p[PATH_MAX];
 
-	path_of(e, "nx", p);
-	assert_int_equal(mkdir(p, 0700), 0);
+	assert_int_equal(t_fs_mkdir(e->exp, e->dir, "nx", 0700), 0);
 	make_file(e, "nx/f", "x", 0644);
-	assert_int_equal(chown(p, 1000, 1000), 0);
+	assert_int_equal(t_fs_chown(e->exp, e->dir, "nx", 1000, 1000), 0);
 	assert_int_equal(do_lookup(e, e->root, e->rootlen, "nx", fh, &fhlen, NULL), 0);
 	for (int mode = 0; mode < 2; mode++) {
-		assert_int_equal(chmod(p, mode == 0 ? 0600 : 0300), 0);
+		assert_int_equal(t_fs_chmod(e->exp, e->dir, "nx", mode == 0 ? 0600 : 0300), 0);
 		for (uint32_t proc = 16; proc <= 17; proc++) {
 			t_begin(c, proc, 1000, 1000);
 			t_opaque(c, fh, fhlen);
@@ -1127,12 +1065,10 @@ static void test_setattr_and_fsinfo(void **state)
 	uint8_t fh[64];
 	uint32_t fhlen;
 	struct t_fattr a;
-	char p[PATH_MAX];
 	struct stat st;
 
 	make_file(e, "sz", "0123456789", 0644);
-	path_of(e, "sz", p);
-	assert_int_equal(chown(p, 1000, 1000), 0);
+	assert_int_equal(t_fs_chown(e->exp, e->dir, "sz", 1000, 1000), 0);
 	assert_int_equal(do_lookup(e, e->root, e->rootlen, "sz", fh, &fhlen, NULL), 0);
 	/* the owner sets size and an explicit atime */
 	t_begin(c, 2, 1000, 1000);
@@ -1153,8 +1089,7 @@ static void test_setattr_and_fsinfo(void **state)
 	assert_int_equal(a.size, 3);
 	assert_int_equal(a.atime[0], 1000000);
 	assert_int_equal(a.atime[1], 5);
-	path_of(e, "sz", p);
-	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(t_lstat(e, "sz", &st), 0);
 	assert_int_equal(st.st_size, 3);
 
 	/* chmod by a non-owner: NFS3ERR_PERM */
@@ -1189,11 +1124,10 @@ static void test_setattr_and_fsinfo(void **state)
 	assert_int_equal(r_u32(c), 0);
 	assert_true(r_post_op(c, NULL));
 	{
-		struct statfs sf;
-		uint64_t tbytes = r_u64(c);
+		uint64_t tbytes = r_u64(c), want;
 
-		assert_int_equal(statfs(e->dir, &sf), 0);
-		assert_int_equal(tbytes, (uint64_t)sf.f_blocks * sf.f_frsize);
+		assert_int_equal(t_fs_total_bytes(e->exp, e->dir, &want), 0);
+		assert_int_equal(tbytes, want);
 	}
 }
 
@@ -1321,56 +1255,55 @@ static void test_cred_switch_cached(void **state)
 	assert_thread_ids(0, 0, 0, NULL);
 }
 
-static int run_on(const char *base)
+static const struct t_case cases[] = {
+	T_CASE(test_null_and_getattr_root, env_setup, env_teardown, T_ANY),
+	T_CASE(test_lookup_file, env_setup, env_teardown, T_ANY),
+	T_CASE(test_lookup_dotdot_at_root, env_setup, env_teardown, T_ANY),
+	T_CASE(test_write_read_commit, env_setup, env_teardown, T_ANY),
+	T_CASE(test_read_permission, env_setup, env_teardown, T_ANY),
+	T_CASE(test_create_mkdir_remove_rmdir, env_setup, env_teardown, T_ANY),
+	T_CASE(test_create_mode_not_umasked, env_setup, env_teardown, T_ANY),
+	T_CASE(test_create_exclusive_verifier, env_setup, env_teardown, T_ANY),
+	T_CASE(test_root_squash, env_setup, env_teardown, T_ANY),
+	T_CASE(test_mknod_fifo_socket, env_setup, env_teardown, T_ANY),
+	T_CASE(test_mknod_devices, env_setup, env_teardown, T_ANY),
+	T_CASE(test_mknod_badtype, env_setup, env_teardown, T_ANY),
+	T_CASE(test_dir_access_checked_first, env_setup, env_teardown, T_ANY),
+	T_CASE(test_readdirplus_cookies, env_setup, env_teardown, T_ANY),
+	T_CASE(test_readdir_without_search, env_setup, env_teardown, T_ANY),
+	T_CASE(test_bad_handles, env_setup, env_teardown, T_ANY),
+	T_CASE(test_symlink_not_followed, env_setup, env_teardown, T_ANY),
+	T_CASE(test_garbage_and_auth, env_setup, env_teardown, T_ANY),
+	T_CASE(test_setattr_and_fsinfo, env_setup, env_teardown, T_ANY),
+	T_CASE(test_setattr_mtime_now_by_writer, env_setup, env_teardown, T_ANY),
+	T_CASE(test_truncated_args, env_setup, env_teardown, T_ANY),
+};
+
+/* the procedures on backend @be, exports under @base */
+static int run_on(enum t_be be, const char *base)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_null_and_getattr_root, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_lookup_file, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_lookup_dotdot_at_root, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_write_read_commit, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_read_permission, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_create_mkdir_remove_rmdir, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_create_mode_not_umasked, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_create_exclusive_verifier, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_root_squash, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_mknod_fifo_socket, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_mknod_devices, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_mknod_badtype, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_dir_access_checked_first, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_readdirplus_cookies, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_readdir_without_search, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_bad_handles, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_symlink_not_followed, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_garbage_and_auth, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_setattr_and_fsinfo, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_setattr_mtime_now_by_writer, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_truncated_args, env_setup, env_teardown),
-	};
 	char name[64];
 
 	g_base = base;
 	snprintf(name, sizeof(name), "nfs3_proc on %s", base);
-	return _cmocka_run_group_tests(name, tests, sizeof(tests) / sizeof(tests[0]),
-				       NULL, NULL);
+	return t_run_cases(be, name, cases, T_NCASES(cases), NULL, NULL);
 }
 
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
+	/* the thread's credential switch: the posix backend's (needs root) */
+	static const struct t_case cred[] = {
+		{ cmocka_unit_test(test_cred_switch_cached), T_POSIX_ONLY },
+	};
 	struct statfs sf;
 	int fails = 0;
 
-	if (geteuid() != 0) {
-		fprintf(stderr, "test_nfs3_proc: needs root (file handles); skipped\n");
-		return 77;
-	}
-	{
-		const struct CMUnitTest cred[] = { cmocka_unit_test(test_cred_switch_cached) };
-
-		fails += cmocka_run_group_tests_name("nfs3 credentials", cred, NULL, NULL);
-	}
+	fails += t_run_cases(T_BE_POSIX, "nfs3 credentials", cred, T_NCASES(cred),
+			     NULL, NULL);
 	if (statfs("/dev/shm", &sf) == 0 && sf.f_type == 0x01021994) /* TMPFS_MAGIC */
-		fails += run_on("/dev/shm");
-	fails += run_on(tmp && *tmp ? tmp : "/tmp");
+		fails += run_on(T_BE_POSIX, "/dev/shm");
+	fails += run_on(T_BE_POSIX, tmp && *tmp ? tmp : "/tmp");
+	fails += run_on(T_BE_MEMORY, "/mem");
 	return fails;
 }

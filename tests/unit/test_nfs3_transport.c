@@ -12,8 +12,14 @@
  * READDIR, READDIRPLUS and a SETATTR of the size always defer; READ is
  * served from the page cache only.  A deferred call must have changed
  * nothing.  The last test runs the transport calls under a seccomp filter
- * that kills the process on any credential system call.
- * Needs root (file handles, chown).
+ * that kills the process on any credential system call.  These are the
+ * posix backend's rules (as root: file handles, chown).
+ *
+ * The memory backend switches no identity and never waits for a disk
+ * (fs_needs_identity() false, fs_never_waits() true): every call of any
+ * caller is served on the transport thread but a READ or WRITE of more
+ * than NFS3_TRANSPORT_MAX_IO, and no call anywhere makes a credential
+ * system call (test_memory_every_call_here, test_no_credential_syscalls).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -93,14 +99,12 @@ static int env_setup_shm(void **state)
 static int env_teardown(void **state)
 {
 	struct t_env *e = *state;
-	char cmd[PATH_MAX + 32];
 
 	if (!e)
 		return 0; /* skipped */
 	rpcrdma_nfs3_export_close(e->exp);
 	rpcrdma_nfs3_export_close(e->exp_nosquash);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", e->dir);
-	assert_int_equal(system(cmd), 0);
+	t_fs_remove_tree(e->dir);
 	t_free(&e->c);
 	free(e);
 	return 0;
@@ -109,6 +113,12 @@ static int env_teardown(void **state)
 static void path_of(struct t_env *e, const char *name, char *buf)
 {
 	snprintf(buf, PATH_MAX, "%s/%s", e->dir, name);
+}
+
+/* t_lstat - t_fs_lstat() in @e's export. */
+static int t_lstat(struct t_env *e, const char *name, struct stat *st)
+{
+	return t_fs_lstat(e->exp, e->dir, name, st);
 }
 
 /* A call of @proc from @uid/@gid on the transport thread (or not). */
@@ -122,30 +132,22 @@ static void begin(struct t_env *e, uint32_t proc, uint32_t uid, uint32_t gid,
 /* The handle of @name (made here, as the server makes them). */
 static uint32_t fh_of(struct t_env *e, const char *name, uint8_t *fh)
 {
-	uint32_t len;
-	int dfd = open(e->dir, O_RDONLY | O_DIRECTORY);
+	int len = t_fs_fh(e->exp, name, fh);
 
-	assert_true(dfd >= 0);
-	assert_int_equal(fs_fh_make(e->exp, dfd, name, fh, &len), 0);
-	close(dfd);
-	return len;
+	assert_true(len > 0);
+	return (uint32_t)len;
 }
 
+/* @name: @len bytes (a multiple of 4096), byte i of each 4 KiB i * 13 + 1 */
 static void make_file(struct t_env *e, const char *name, size_t len)
 {
-	char p[PATH_MAX];
-	uint8_t buf[4096];
-	int fd;
+	uint8_t *buf = malloc(len);
 
-	path_of(e, name, p);
-	fd = open(p, O_CREAT | O_TRUNC | O_WRONLY, 0644);
-	assert_true(fd >= 0);
-	for (size_t i = 0; i < sizeof(buf); i++)
-		buf[i] = (uint8_t)(i * 13 + 1);
-	for (size_t done = 0; done < len; done += sizeof(buf))
-		assert_int_equal(write(fd, buf, sizeof(buf)), (ssize_t)sizeof(buf));
-	assert_int_equal(fsync(fd), 0);
-	close(fd);
+	assert_non_null(buf);
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (uint8_t)((i % 4096) * 13 + 1);
+	assert_int_equal(t_fs_write_file(e->exp, e->dir, name, buf, len, 0644), 0);
+	free(buf);
 }
 
 static void create_args(struct t_env *e, const char *name)
@@ -158,11 +160,9 @@ static void create_args(struct t_env *e, const char *name)
 
 static bool exists(struct t_env *e, const char *name)
 {
-	char p[PATH_MAX];
 	struct stat st;
 
-	path_of(e, name, p);
-	return lstat(p, &st) == 0;
+	return t_lstat(e, name, &st) == 0;
 }
 
 /* An ordinary user: GETATTR here; LOOKUP and CREATE need its identity. */
@@ -208,15 +208,13 @@ static void test_root_calls(void **state)
 	struct t_env *e = *state;
 	uint8_t fh[64];
 	uint32_t fhlen;
-	char p[PATH_MAX];
 	struct stat st;
 
 	begin(e, P_CREATE, 0, 0, true);
 	create_args(e, "r1");
 	assert_int_equal(t_run(&e->c, e->exp_nosquash), RPCRDMA_SVC_SUCCESS);
 	assert_int_equal(r_u32(&e->c), 0);
-	path_of(e, "r1", p);
-	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(t_lstat(e, "r1", &st), 0);
 	assert_int_equal(st.st_uid, 0);
 	assert_int_equal(st.st_mode & 07777, 0640);
 	/* a root caller in another group is not the server: a worker */
@@ -233,7 +231,7 @@ static void test_root_calls(void **state)
 	t_u32(&e->c, 0); /* no guard */
 	assert_int_equal(t_run(&e->c, e->exp_nosquash), RPCRDMA_SVC_SUCCESS);
 	assert_int_equal(r_u32(&e->c), 0);
-	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(t_lstat(e, "r1", &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0600);
 	begin(e, P_SETATTR, 0, 0, true);
 	t_opaque(&e->c, fh, fhlen);
@@ -245,7 +243,7 @@ static void test_root_calls(void **state)
 	t_u32(&e->c, 0); /* times not set */
 	t_u32(&e->c, 0);
 	assert_int_equal(t_run(&e->c, e->exp_nosquash), RPCRDMA_SVC_DEFER);
-	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(t_lstat(e, "r1", &st), 0);
 	assert_int_equal(st.st_size, 0);
 
 	/* WRITE, COMMIT and READDIR wait for the disk by design */
@@ -256,7 +254,7 @@ static void test_root_calls(void **state)
 	t_u32(&e->c, 2); /* FILE_SYNC */
 	t_opaque(&e->c, "abc", 3);
 	assert_int_equal(t_run(&e->c, e->exp_nosquash), RPCRDMA_SVC_DEFER);
-	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(t_lstat(e, "r1", &st), 0);
 	assert_int_equal(st.st_size, 0);
 	begin(e, P_COMMIT, 0, 0, true);
 	t_opaque(&e->c, fh, fhlen);
@@ -388,7 +386,6 @@ static void test_mem_fs_calls(void **state)
 	struct t_env *e = *state;
 	uint8_t fh[64];
 	uint32_t fhlen, n;
-	char p[PATH_MAX];
 	struct stat st;
 	const uint8_t *data;
 
@@ -396,7 +393,6 @@ static void test_mem_fs_calls(void **state)
 		skip();
 	make_file(e, "w", 4096);
 	fhlen = fh_of(e, "w", fh);
-	path_of(e, "w", p);
 	begin(e, P_WRITE, 0, 0, true);
 	t_opaque(&e->c, fh, fhlen);
 	t_u64(&e->c, 4096);
@@ -405,7 +401,7 @@ static void test_mem_fs_calls(void **state)
 	t_opaque(&e->c, "abc", 3);
 	assert_int_equal(t_run(&e->c, e->exp_nosquash), RPCRDMA_SVC_SUCCESS);
 	assert_int_equal(r_u32(&e->c), 0);
-	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(t_lstat(e, "w", &st), 0);
 	assert_int_equal(st.st_size, 4099);
 	/* a READ of more than 64 KiB: a worker (a WRITE that large does not
 	 * fit the harness's arguments; its check is the same) */
@@ -452,6 +448,104 @@ static void test_mem_fs_calls(void **state)
 	t_u64(&e->c, 0);
 	t_u32(&e->c, 1);
 	assert_int_equal(t_run(&e->c, e->exp), RPCRDMA_SVC_DEFER);
+}
+
+/*
+ * The memory backend: an ordinary user's and a squashed root's calls, all
+ * on the transport thread, namespace changes, WRITE, COMMIT, READDIR and
+ * a SETATTR of the size included, each one done; a READ of more than
+ * NFS3_TRANSPORT_MAX_IO bytes still goes to a worker, having done nothing.
+ */
+static void test_memory_every_call_here(void **state)
+{
+	struct t_env *e = *state;
+	uint8_t fh[64];
+	uint32_t fhlen, n;
+	struct stat st;
+	const uint8_t *data;
+
+	begin(e, P_CREATE, 1000, 1000, true);
+	create_args(e, "u");
+	assert_int_equal(t_run(&e->c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(&e->c), 0);
+	assert_int_equal(t_lstat(e, "u", &st), 0);
+	assert_int_equal(st.st_uid, 1000);
+	/* root squashed to nobody */
+	begin(e, P_CREATE, 0, 0, true);
+	create_args(e, "sq");
+	assert_int_equal(t_run(&e->c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(&e->c), 0);
+	assert_int_equal(t_lstat(e, "sq", &st), 0);
+	assert_int_equal(st.st_uid, 65534);
+
+	begin(e, P_LOOKUP, 1000, 1000, true);
+	t_opaque(&e->c, e->root, e->rootlen);
+	t_str(&e->c, "u");
+	assert_int_equal(t_run(&e->c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(&e->c), 0);
+	fhlen = fh_of(e, "u", fh);
+
+	begin(e, P_SETATTR, 1000, 1000, true);
+	t_opaque(&e->c, fh, fhlen);
+	for (int i = 0; i < 3; i++)
+		t_u32(&e->c, 0); /* mode, uid, gid not set */
+	t_u32(&e->c, 1);
+	t_u64(&e->c, 8192); /* size */
+	t_u32(&e->c, 0);
+	t_u32(&e->c, 0); /* times not set */
+	t_u32(&e->c, 0);
+	assert_int_equal(t_run(&e->c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(&e->c), 0);
+	assert_int_equal(t_lstat(e, "u", &st), 0);
+	assert_int_equal(st.st_size, 8192);
+
+	begin(e, P_WRITE, 1000, 1000, true);
+	t_opaque(&e->c, fh, fhlen);
+	t_u64(&e->c, 8192);
+	t_u32(&e->c, 3);
+	t_u32(&e->c, 2); /* FILE_SYNC */
+	t_opaque(&e->c, "abc", 3);
+	assert_int_equal(t_run(&e->c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(&e->c), 0);
+	assert_int_equal(t_lstat(e, "u", &st), 0);
+	assert_int_equal(st.st_size, 8195);
+	begin(e, P_COMMIT, 1000, 1000, true);
+	t_opaque(&e->c, fh, fhlen);
+	t_u64(&e->c, 0);
+	t_u32(&e->c, 0);
+	assert_int_equal(t_run(&e->c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(&e->c), 0);
+	begin(e, P_READ, 1000, 1000, true);
+	t_opaque(&e->c, fh, fhlen);
+	t_u64(&e->c, 8192);
+	t_u32(&e->c, 10);
+	assert_int_equal(t_run(&e->c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(&e->c), 0);
+	assert_true(r_post_op(&e->c, NULL));
+	assert_int_equal(r_u32(&e->c), 3);
+	assert_int_equal(r_u32(&e->c), 1); /* eof */
+	data = r_opaque(&e->c, &n);
+	assert_int_equal(n, 3);
+	assert_memory_equal(data, "abc", 3);
+	begin(e, P_READ, 1000, 1000, true);
+	t_opaque(&e->c, fh, fhlen);
+	t_u64(&e->c, 0);
+	t_u32(&e->c, NFS3_TRANSPORT_MAX_IO + 4);
+	assert_int_equal(t_run(&e->c, e->exp), RPCRDMA_SVC_DEFER);
+	begin(e, P_READDIR, 1000, 1000, true);
+	t_opaque(&e->c, e->root, e->rootlen);
+	t_u64(&e->c, 0);
+	t_u64(&e->c, 0);
+	t_u32(&e->c, 4096);
+	assert_int_equal(t_run(&e->c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(&e->c), 0);
+
+	begin(e, P_REMOVE, 1000, 1000, true);
+	t_opaque(&e->c, e->root, e->rootlen);
+	t_str(&e->c, "u");
+	assert_int_equal(t_run(&e->c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(&e->c), 0);
+	assert_false(exists(e, "u"));
 }
 
 /* A frozen thread keeps its ids: apply only succeeds for the server. */
@@ -631,42 +725,60 @@ static int run_filtered(struct t_env *e, int calls)
 	return status;
 }
 
+/* @status: the child exited 0 (@ok), or was killed for a system call */
+static void assert_filtered(int status, bool ok)
+{
+	if (ok) {
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	} else {
+		assert_true(WIFSIGNALED(status));
+		assert_int_equal(WTERMSIG(status), SIGSYS);
+	}
+}
+
+/*
+ * posix: the transport calls switch nothing, a worker's call of another
+ * caller does (killed); memory: nothing ever switches, on a worker either.
+ */
 static void test_no_credential_syscalls(void **state)
 {
 	struct t_env *e = *state;
-	int status;
 
-	status = run_filtered(e, 1);
-	assert_true(WIFSIGNALED(status));
-	assert_int_equal(WTERMSIG(status), SIGSYS);
-	status = run_filtered(e, 0);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_filtered(run_filtered(e, 1), t_memory());
+	assert_filtered(run_filtered(e, 0), true);
 	assert_false(exists(e, "s"));
 
 	make_file(e, "k", 4096);
-	status = run_filtered(e, 2);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
-	status = run_filtered(e, 3);
-	assert_true(WIFSIGNALED(status));
-	assert_int_equal(WTERMSIG(status), SIGSYS);
+	assert_filtered(run_filtered(e, 2), true);
+	assert_filtered(run_filtered(e, 3), t_memory());
 }
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_user_calls, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_root_calls, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_read_cached_only, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_mem_fs_calls, env_setup_shm, env_teardown),
-		cmocka_unit_test(test_cred_freeze),
-		cmocka_unit_test_setup_teardown(test_no_credential_syscalls, env_setup, env_teardown),
+	/*
+	 * posix only: the identity switch, disk waits and RWF_NOWAIT of the
+	 * posix backend (the memory backend has none of them:
+	 * test_memory_every_call_here), and the thread's credential freeze.
+	 */
+	static const struct t_case cases[] = {
+		T_CASE(test_user_calls, env_setup, env_teardown, T_POSIX_ONLY),
+		T_CASE(test_root_calls, env_setup, env_teardown, T_POSIX_ONLY),
+		T_CASE(test_read_cached_only, env_setup, env_teardown, T_POSIX_ONLY),
+		T_CASE(test_mem_fs_calls, env_setup_shm, env_teardown, T_POSIX_ONLY),
+		{ cmocka_unit_test(test_cred_freeze), T_POSIX_ONLY },
+		T_CASE(test_no_credential_syscalls, env_setup, env_teardown, T_ANY),
 	};
+	static const struct t_case mem_cases[] = {
+		T_CASE(test_memory_every_call_here, env_setup, env_teardown, T_ANY),
+	};
+	int fails;
 
-	if (geteuid() != 0) {
-		fprintf(stderr, "test_nfs3_transport: needs root (file handles); skipped\n");
-		return 77;
-	}
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	fails = t_run_cases(T_BE_POSIX, "nfs3 transport thread", cases,
+			    T_NCASES(cases), NULL, NULL);
+	fails += t_run_cases(T_BE_MEMORY, "nfs3 transport thread", cases,
+			     T_NCASES(cases), NULL, NULL);
+	fails += t_run_cases(T_BE_MEMORY, "nfs3 transport thread, memory rules",
+			     mem_cases, T_NCASES(mem_cases), NULL, NULL);
+	return fails;
 }
