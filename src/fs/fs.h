@@ -234,14 +234,6 @@ static inline unsigned fs_snap_index(const struct fs_snap *sn, unsigned id)
 	return i;
 }
 
-/**
- * fs_server_fh_open - fs_fh_open() of @fh in the export its id names
- * in the table in force.  Return: 0, -EBADMSG (not a handle), -ESTALE (no
- * such export, or the file is gone), or fs_fh_open()'s errors.
- */
-int fs_server_fh_open(struct rpcrdma_nfs3_server *srv, const uint8_t *fh,
-		      uint32_t len, int *fdp, struct stat *st);
-
 /** fs_snap_get - the table in force, referenced (never NULL). */
 struct fs_snap *fs_snap_get(struct rpcrdma_nfs3_server *srv);
 /** fs_snap_put - drop a reference; the last frees the table. */
@@ -772,11 +764,5 @@ void fs_server_set_change_hook(struct rpcrdma_nfs3_server *srv,
 
 /** fs_change_check - the hook of @c's server for @fh: 0 or -EAGAIN. */
 int fs_change_check(struct fs_call *c, const uint8_t *fh, uint32_t fhlen);
-
-/*
- * transition: removed once src/nfs3, src/nfs4 and src/nlm call only the
- * fs_vfs.c operations.  The posix backend's descriptor helpers.
- */
-#include "fs_posix.h"
 
 #endif /* RPCRDMA_FS_H */

@@ -67,6 +67,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "fs_posix.h"
 #include "fs_backend.h"
 
 #define FS_FCACHE_SHARDS 16u
@@ -586,18 +587,6 @@ void fs_fcache_adopt(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
 		return;
 	}
 	cache_insert(fc, fh_hash(fh, len), fh, len, fe, st, NULL);
-}
-
-void fs_fcache_adopt_fd(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-			uint32_t len, int fd, const struct stat *st)
-{
-	struct fs_fentry local;
-
-	fs_fentry_init(&local);
-	local.fe_path = fd;
-	local.fe_type = st->st_mode & S_IFMT;
-	local.fe_be = &fs_posix_backend;
-	fs_fcache_adopt(exp, fh, len, &local, st);
 }
 
 void fs_fcache_put(struct fs_fentry *fe)

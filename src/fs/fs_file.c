@@ -93,13 +93,3 @@ int fs_open_handle(struct fs_call *c, const uint8_t *fh, uint32_t len,
 	return 0;
 }
 
-/* fs_open_handle_fd - decode @fh into an O_PATH fd (server credentials). */
-int fs_open_handle_fd(struct fs_call *c, const uint8_t *fh, uint32_t len,
-		      int *fdp, struct stat *st)
-{
-	*fdp = -1;
-	if (c->c_fh_err)
-		return c->c_fh_err;
-	fs_cred_for_handle();
-	return fs_fh_open(c->c_exp, fh, len, fdp, st);
-}

@@ -29,6 +29,7 @@
 
 #include "common/be.h"
 #include "fs.h"
+#include "fs_posix.h"
 #include "fs_backend.h"
 
 /* Room for any handle a Linux file system encodes (MAX_HANDLE_SZ). */

@@ -46,19 +46,6 @@ int fs_fh_open(const struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
 
 /* -- fs_fcache.c -- */
 /**
- * fs_fcache_adopt_fd - fs_fcache_adopt() of a descriptor: after CREATE,
- * MKDIR or LOOKUP opened an object itself: give its descriptor @fd (O_PATH, or for a file CREATE made, the
- * O_RDONLY descriptor of the creating open: only ever used as the entry's
- * O_PATH one) to the cache that keeps objects of its type (@st), as the
- * entry of handle @fh, so the calls that follow (SETATTR after an
- * exclusive CREATE, GETATTR, the new directory's operations) find it open.
- * @fd is given away: closed when the handle is cached already, when its
- * type is not cached, or when every entry is in use.
- */
-void fs_fcache_adopt_fd(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
-			uint32_t len, int fd, const struct stat *st);
-
-/**
  * fs_fcache_fd - the entry's descriptor for @acc (O_RDONLY or
  * O_WRONLY), or -1 when none was opened yet.  The caller must check the
  * current caller's access before using it.
@@ -73,15 +60,6 @@ int fs_fcache_fd(struct fs_fentry *fe, int acc);
 int fs_fcache_set_fd(struct fs_fentry *fe, int acc, int fd);
 
 /* -- fs_posix_sync.c -- */
-/**
- * fs_commit_path - fs_commit_obj() for an object the call reached
- * without a cache entry: O_PATH descriptor @fd of type @type (S_IFMT
- * bits; not S_IFREG or S_IFDIR: nothing, 0).  A descriptor is opened
- * read-only for the fsync and closed after it (NFSv4.1 OPEN truncating an
- * existing file).  Return: as fs_commit_dir().
- */
-int fs_commit_path(struct fs_call *c, int fd, mode_t type);
-
 /**
  * fs_commit_data - make the data a client wrote to regular file @fd
  * stable: fdatasync(2) when @datasync (WRITE DATA_SYNC: the data and what
@@ -111,7 +89,7 @@ int fs_commit_data(int fd, bool datasync);
 int fs_write_data(int fd, const uint8_t *buf, size_t len, off_t off,
 		  uint32_t stable, size_t *done);
 
-/* -- fs_posix_file.c (fs_open_handle_fd: fs_file.c) -- */
+/* -- fs_posix_file.c -- */
 /** fs_proc_path - "/proc/self/fd/@fd" into @buf (32 bytes suffice). */
 void fs_proc_path(char *buf, size_t len, int fd);
 /**
@@ -135,13 +113,6 @@ int fs_file_fd(struct fs_call *c, struct fs_fentry *fe,
  */
 bool fs_unlink_fh(struct fs_call *c, int dirfd, const char *name,
 		  uint8_t *fh, uint32_t *len);
-/**
- * fs_open_handle_fd - decode @fh into an O_PATH fd (server credentials);
- * *@fdp -1 on error.  Not cached.  Return: 0, c_fh_err, or fs_fh_open()'s
- * errors.
- */
-int fs_open_handle_fd(struct fs_call *c, const uint8_t *fh, uint32_t len,
-		      int *fdp, struct stat *st);
 /**
  * fs_dir_may_write - whether the caller (fs_become_caller() done) may
  * add and take away names in directory @dirfd (write and search

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "fs_posix.h"
 
 void fs_proc_path(char *buf, size_t len, int fd)
 {

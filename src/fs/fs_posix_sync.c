@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "fs_posix.h"
 
 int (*fs_commit_fsync)(int fd) = fsync;
 int (*fs_commit_fdatasync)(int fd) = fdatasync;
@@ -163,15 +164,6 @@ static int sync_fd(struct fs_call *c, struct fs_fentry *fe)
 	return fs_fcache_set_fd(fe, O_RDONLY, fd);
 }
 
-/* sync_counted - the fsync of a commit, counted in the export. 0/-errno. */
-static int sync_counted(struct fs_call *c, int fd)
-{
-	if (fs_commit_fsync(fd) < 0)
-		return -errno;
-	atomic_fetch_add_explicit(&c->c_exp->ex_commits, 1, memory_order_relaxed);
-	return 0;
-}
-
 int fs_posix_commit_meta(struct fs_call *c, struct fs_fentry *fe)
 {
 	int fd = sync_fd(c, fe);
@@ -183,24 +175,3 @@ int fs_posix_commit_meta(struct fs_call *c, struct fs_fentry *fe)
 	return fs_commit_fsync(fd) < 0 ? -errno : 0;
 }
 
-int fs_commit_path(struct fs_call *c, int fd, mode_t type)
-{
-	char path[32];
-	int sfd, err;
-
-	if (!c->c_commit)
-		return 0;
-	if (type == S_IFDIR) {
-		sfd = open_for_sync(c, fd, ".", O_DIRECTORY);
-	} else if (type == S_IFREG) {
-		fs_proc_path(path, sizeof(path), fd);
-		sfd = open_for_sync(c, AT_FDCWD, path, 0);
-	} else {
-		return 0;
-	}
-	if (sfd < 0)
-		return sfd;
-	err = sync_counted(c, sfd);
-	close(sfd);
-	return err;
-}

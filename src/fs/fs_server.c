@@ -427,20 +427,3 @@ int rpcrdma_nfs3_server_fcache_stats(struct rpcrdma_nfs3_server *srv,
 	return 0;
 }
 
-int fs_server_fh_open(struct rpcrdma_nfs3_server *srv, const uint8_t *fh,
-		      uint32_t len, int *fdp, struct stat *st)
-{
-	struct fs_snap *sn;
-	unsigned id, i;
-	int err = -ESTALE;
-
-	if (len < FS_FH_OVERHEAD || fh[0] != FS_FH_VERSION)
-		return -EBADMSG;
-	id = (uint32_t)fh[2] << 8 | fh[3];
-	sn = fs_snap_get(srv);
-	i = fs_snap_index(sn, id);
-	if (i < sn->sn_xt->xt_n) /* the MAC and the export's own checks: fs_fh_open's */
-		err = fs_fh_open(sn->sn_exp[i], fh, len, fdp, st);
-	fs_snap_put(sn);
-	return err;
-}

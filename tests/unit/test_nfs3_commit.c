@@ -35,6 +35,7 @@
 #include "test_nfs3_harness.h"
 
 #include "nfs3/nfs3_internal.h"
+#include "fs/fs_posix.h"
 
 #define P_LOOKUP 3
 #define P_CREATE 8

@@ -26,6 +26,7 @@
 #include "test_nfs3_harness.h"
 
 #include "nfs3/nfs3_internal.h"
+#include "fs/fs_posix.h"
 
 enum {
 	P_GETATTR = 1, P_SETATTR = 2, P_LOOKUP = 3, P_READ = 6, P_WRITE = 7,

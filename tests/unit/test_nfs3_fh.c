@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "nfs3/nfs3_internal.h"
+#include "fs/fs_posix.h"
 
 /*
  * Appendix A of "SipHash: a fast short-input PRF" (Aumasson, Bernstein):

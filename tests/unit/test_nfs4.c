@@ -1755,7 +1755,7 @@ int main(void)
 		T4_BOTH(test_getattr, setup, teardown),
 		T4_BOTH(test_open_write_read, setup, teardown),
 		T4_BOTH(test_locks, setup, teardown),
-		T4_BOTH_V3(test_nfs3_recalls, setup, teardown),
+		T4_BOTH(test_nfs3_recalls, setup, teardown),
 		T4_BOTH(test_pseudo_fs, setup, teardown),
 		T4_BOTH(test_garbage, setup, teardown),
 		T4_BOTH(test_restart_grace, setup, teardown),

@@ -484,11 +484,11 @@ static void test_rename_onto_itself_checks_directory(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T4_BOTH_V3(test_ro_entry, setup, teardown),
-		T4_BOTH_V3(test_squash, setup, teardown),
-		T4_BOTH_V3(test_unlisted_address, setup, teardown),
-		T4_BOTH_V3(test_rename_checks_directories_first, setup, teardown),
-		T4_BOTH_V3(test_rename_onto_itself_checks_directory, setup, teardown),
+		T4_BOTH(test_ro_entry, setup, teardown),
+		T4_BOTH(test_squash, setup, teardown),
+		T4_BOTH(test_unlisted_address, setup, teardown),
+		T4_BOTH(test_rename_checks_directories_first, setup, teardown),
+		T4_BOTH(test_rename_onto_itself_checks_directory, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("nfs4 export rules", tests, NULL, NULL);

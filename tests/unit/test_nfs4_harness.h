@@ -48,19 +48,6 @@ static const struct t4_backend t4_memory = { "memory", true };
 /* The case on both backends. */
 #define T4_BOTH(f, su, td) T4_CASE(f, su, td, posix), T4_CASE(f, su, td, memory)
 
-/*
- * A case that also sends NFSv3 calls (the same handles through both
- * versions): NFSv3 serves the memory backend once src/nfs3 calls only the
- * layer's operations, which came with the branch that made the NFSv3
- * tests run per backend (be-nfs3: its test_nfs3_harness.h defines
- * T_NCASES).  Before that merge such a case runs on posix only; after it,
- * on both (checked with be-nfs3 merged: they pass).
- */
-#ifdef T_NCASES
-#define T4_BOTH_V3(f, su, td) T4_BOTH(f, su, td)
-#else
-#define T4_BOTH_V3(f, su, td) T4_CASE(f, su, td, posix)
-#endif
 
 struct env {
 	char dir[64];        /* posix: the directory; memory: the exports' prefix */
