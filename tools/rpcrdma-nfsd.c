@@ -114,9 +114,10 @@ static void usage(FILE *f)
 "      --no-root-squash    with --export: do not map uid/gid 0 to 65534\n"
 "      --async             with --export: reply to CREATE, REMOVE, RENAME, SETATTR...\n"
 "                          before the change is on disk (default: sync, fsync first)\n"
-"      --backend NAME      with --export: what serves DIR: posix (default: the\n"
-"                          local file system) or memory (an in-memory tree that\n"
-"                          DIR only names); exports files: backend=NAME\n"
+"      --backend NAME[:OPT=V...]  with --export: what serves DIR: posix (default:\n"
+"                          the local file system) or memory (an in-memory tree\n"
+"                          that DIR only names; options bytes=SIZE, nodes=N);\n"
+"                          exports files: backend=NAME[:OPT=V...]\n"
 "      --stats             print the final counters as JSON on exit\n"
 "      --control PATH      control socket for rpcrdma-stat (default\n"
 "                          " RPCRDMA_SVC_CONTROL_DIR "/PORT.sock; 'none': no socket)\n"
@@ -652,10 +653,11 @@ int main(int argc, char **argv)
 			break;
 		case OPT_BACKEND:
 			backend = optarg;
-			if (!*backend || strspn(backend, "abcdefghijklmnopqrstuvwxyz0123456789_-") !=
-					     strlen(backend)) {
-				fprintf(stderr, PROG ": --backend: expected a backend name (posix, memory): %s\n",
-					backend);
+			if (!*backend || backend[0] == ':' ||
+			    strspn(backend, "abcdefghijklmnopqrstuvwxyz0123456789_-:=."
+					    "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != strlen(backend)) {
+				fprintf(stderr, PROG ": --backend: expected a backend name (posix, memory), "
+					"then its options as :OPT=VALUE: %s\n", backend);
 				return 2;
 			}
 			break;
@@ -823,7 +825,7 @@ int main(int argc, char **argv)
 	} else {
 		char *text;
 
-		if (backend && strcmp(backend, "posix")) {
+		if (backend && strcmp(backend, "posix") && strncmp(backend, "posix:", 6)) {
 			/* a name, not a directory of this machine */
 			if (export_arg[0] != '/' || strlen(export_arg) >= sizeof(export_path)) {
 				fprintf(stderr, PROG ": --export %s: --backend %s needs an absolute path\n",

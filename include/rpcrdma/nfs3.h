@@ -86,10 +86,12 @@ struct rpcrdma_nfs3_config {
 	 * rpcrdma_nfs3_export_open() only: the backend serving nc_export,
 	 * "posix" (a directory of a local kernel file system, through kernel
 	 * file handles and the caller's identity; NULL means it too) or
-	 * "memory" (an in-memory tree, fs_memory.c; needs no privilege).
-	 * An unknown name:
+	 * "memory" (an in-memory tree, fs_memory.c; needs no privilege),
+	 * optionally followed by the backend's own options,
+	 * "NAME:OPT=V[:OPT=V...]" (memory: bytes=SIZE with K, M, G, T
+	 * suffixes, nodes=N; posix has none).  An unknown name or option:
 	 * -EINVAL.  rpcrdma_nfs3_server_create() takes each export's from
-	 * its exports line (backend=NAME) instead.
+	 * its exports line (backend=NAME[:OPT=V...]) instead.
 	 */
 	const char *nc_backend;
 };

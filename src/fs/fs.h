@@ -26,6 +26,9 @@
 #include <rpcrdma/xdr.h>
 
 struct fs_backend;
+
+/* Longest option string of a backend (backend=NAME:OPT=V:OPT=V). */
+#define FS_BE_OPTS_MAX 128u
 struct fs_fentry;
 
 /* Longest name component accepted on the wire (longer: GARBAGE_ARGS). */
@@ -57,6 +60,7 @@ struct rpcrdma_nfs3_export {
 	atomic_uint ex_refs;  /* server tables holding it (fs_server.c) */
 	const struct fs_backend *ex_be; /* the backend serving it (fs_backend.h) */
 	void *ex_be_priv;     /* the backend's own state of the export */
+	char ex_be_opts[FS_BE_OPTS_MAX]; /* the options it was opened with */
 	atomic_uint_fast64_t ex_commits; /* objects committed (fs_commit.c) */
 };
 
@@ -91,6 +95,7 @@ struct fs_xspec {
 	uint16_t xs_id;
 	bool xs_have_fsid;
 	const struct fs_backend *xs_be; /* backend=NAME (default posix) */
+	char xs_be_opts[FS_BE_OPTS_MAX]; /* its options ("": none), fs_backend_parse() */
 	struct fs_xclient *xs_clients; /* in file order: the first match wins */
 	unsigned xs_nclients;
 };

@@ -21,3 +21,26 @@ const struct fs_backend *fs_backend_find(const char *name)
 			return g_backends[i];
 	return NULL;
 }
+
+const struct fs_backend *fs_backend_parse(const char *spec,
+					  char opts[FS_BE_OPTS_MAX])
+{
+	const char *colon = strchr(spec, ':');
+	char name[32];
+	size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
+
+	opts[0] = '\0';
+	if (n >= sizeof(name))
+		return NULL;
+	memcpy(name, spec, n);
+	name[n] = '\0';
+	if (colon) {
+		if (strlen(colon + 1) >= FS_BE_OPTS_MAX)
+			return NULL;
+		strcpy(opts, colon + 1);
+		for (char *p = opts; *p; p++)
+			if (*p == ':')
+				*p = ',';
+	}
+	return fs_backend_find(name);
+}

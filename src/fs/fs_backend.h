@@ -370,4 +370,15 @@ int fs_memory_set_limits(struct rpcrdma_nfs3_export *exp, uint64_t bytes,
  */
 const struct fs_backend *fs_backend_find(const char *name);
 
+/**
+ * fs_backend_parse - a backend's specification as an exports line or
+ * nc_backend writes it, "NAME" or "NAME:OPT=V[:OPT=V...]" (exports(5)
+ * options are separated by commas, so a backend's own are by colons).
+ * @opts: out: the options, comma-separated ("" when none), what
+ * be_export_open() gets.  Return: the backend, or NULL (no such name, or
+ * options longer than FS_BE_OPTS_MAX - 1).
+ */
+const struct fs_backend *fs_backend_parse(const char *spec,
+					  char opts[FS_BE_OPTS_MAX]);
+
 #endif /* RPCRDMA_FS_BACKEND_H */

@@ -35,18 +35,20 @@ int rpcrdma_nfs3_export_open(const struct rpcrdma_nfs3_config *cfg,
 {
 	struct rpcrdma_nfs3_export *exp;
 	const struct fs_backend *be;
+	char opts[FS_BE_OPTS_MAX] = "";
 	struct timespec now;
 	uint64_t v, r;
 	int err;
 
 	if (!cfg || !cfg->nc_export || cfg->nc_export[0] != '/')
 		return -EINVAL;
-	be = cfg->nc_backend ? fs_backend_find(cfg->nc_backend) : &fs_posix_backend;
+	be = cfg->nc_backend ? fs_backend_parse(cfg->nc_backend, opts) : &fs_posix_backend;
 	if (!be)
 		return -EINVAL;
 	exp = calloc(1, sizeof(*exp));
 	if (!exp)
 		return -ENOMEM;
+	memcpy(exp->ex_be_opts, opts, sizeof(opts));
 	exp->ex_fd = -1;
 	exp->ex_be = be;
 	exp->ex_path = strdup(cfg->nc_export);
@@ -67,7 +69,7 @@ int rpcrdma_nfs3_export_open(const struct rpcrdma_nfs3_config *cfg,
 	exp->ex_verbose = cfg->nc_verbose;
 
 	/* the directory, its identity, and handles that decode again */
-	err = be->be_export_open(exp, exp->ex_path, NULL);
+	err = be->be_export_open(exp, exp->ex_path, exp->ex_be_opts);
 	if (err)
 		goto out_path;
 

@@ -184,6 +184,7 @@ struct xexport_opts {
 	bool xe_have_fsid;
 	uint32_t xe_fsid;
 	const struct fs_backend *xe_be; /* backend=; NULL: not named */
+	char xe_be_opts[FS_BE_OPTS_MAX];   /* its options (fs_backend_parse()) */
 };
 
 /*
@@ -253,14 +254,18 @@ static int parse_opts(struct xparse *px, char *s, struct rpcrdma_nfs3_xopts *o,
 			xe->xe_have_fsid = true;
 			xe->xe_fsid = v;
 		} else if (val && !strcmp(opt, "backend")) {
-			const struct fs_backend *be = fs_backend_find(val);
+			char bopts[FS_BE_OPTS_MAX];
+			const struct fs_backend *be = fs_backend_parse(val, bopts);
 
 			if (!be)
-				return PERR(px, -EINVAL, "backend=%s: no such backend (posix, memory)", val);
-			if (xe->xe_be && xe->xe_be != be)
-				return PERR(px, -EINVAL, "backend=%s: the export already has backend=%s",
-					    val, xe->xe_be->be_name);
+				return PERR(px, -EINVAL, "backend=%s: no such backend (posix, memory), or options over %u bytes",
+					    val, FS_BE_OPTS_MAX - 1);
+			if (xe->xe_be && (xe->xe_be != be || strcmp(xe->xe_be_opts, bopts)))
+				return PERR(px, -EINVAL, "backend=%s: the export already has backend=%s%s%s",
+					    val, xe->xe_be->be_name, xe->xe_be_opts[0] ? " with " : "",
+					    xe->xe_be_opts);
 			xe->xe_be = be;
+			memcpy(xe->xe_be_opts, bopts, sizeof(bopts));
 		} else {
 			for (size_t i = 0; i < sizeof(no_effect) / sizeof(no_effect[0]); i++)
 				if (!val && !strcmp(opt, no_effect[i]))
@@ -460,6 +465,7 @@ static int parse_line(struct xparse *px, struct rpcrdma_nfs3_exports *xt,
 	}
 	xs->xs_have_fsid = xe.xe_have_fsid;
 	xs->xs_be = xe.xe_be ? xe.xe_be : &fs_posix_backend;
+	memcpy(xs->xs_be_opts, xe.xe_be_opts, sizeof(xs->xs_be_opts));
 	xs->xs_id = xe.xe_have_fsid ? (uint16_t)xe.xe_fsid : export_id(xs->xs_path);
 	for (unsigned i = 0; i + 1 < xt->xt_n; i++)
 		if (xt->xt_specs[i].xs_id == xs->xs_id)

@@ -134,10 +134,15 @@ static int open_export(const struct rpcrdma_nfs3_config *cfg,
 		       struct rpcrdma_nfs3_export **out)
 {
 	struct rpcrdma_nfs3_config c = *cfg;
+	char spec[FS_BE_OPTS_MAX + 32]; /* "NAME[:OPT=V...]", nc_backend's form */
 	int err;
 
 	c.nc_export = xs->xs_path;
-	c.nc_backend = xs->xs_be ? xs->xs_be->be_name : NULL;
+	snprintf(spec, sizeof(spec), "%s%s%s", xs->xs_be ? xs->xs_be->be_name : "posix",
+		 xs->xs_be_opts[0] ? ":" : "", xs->xs_be_opts);
+	for (char *p = strchr(spec, ','); p; p = strchr(p, ','))
+		*p = ':';
+	c.nc_backend = spec;
 	c.nc_no_root_squash = false;
 	err = rpcrdma_nfs3_export_open(&c, out);
 	if (err)
@@ -183,7 +188,8 @@ static int snap_build(const struct rpcrdma_nfs3_config *cfg,
 			struct rpcrdma_nfs3_export *e = old->sn_exp[j];
 
 			if (e->ex_id == xs->xs_id && !strcmp(e->ex_path, xs->xs_path) &&
-			    e->ex_be == (xs->xs_be ? xs->xs_be : &fs_posix_backend)) {
+			    e->ex_be == (xs->xs_be ? xs->xs_be : &fs_posix_backend) &&
+			    !strcmp(e->ex_be_opts, xs->xs_be_opts)) {
 				atomic_fetch_add(&e->ex_refs, 1);
 				sn->sn_exp[i] = e;
 				break;
@@ -193,7 +199,11 @@ static int snap_build(const struct rpcrdma_nfs3_config *cfg,
 			continue;
 		ret = open_export(cfg, xs, &sn->sn_exp[i]);
 		if (ret) {
-			if (err && errlen)
+			if (err && errlen && ret == -EINVAL && xs->xs_be_opts[0])
+				snprintf(err, errlen, "cannot export %s: backend %s does not take "
+					 "the options %s", xs->xs_path, xs->xs_be->be_name,
+					 xs->xs_be_opts);
+			else if (err && errlen)
 				snprintf(err, errlen, "cannot export %s: %s", xs->xs_path,
 					 strerror(-ret));
 			goto fail;

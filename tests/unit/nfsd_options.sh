@@ -102,9 +102,14 @@ expect $bad "Usage:" "${E[@]}" --no-such-option
 expect $bad "--exports: $MISSING: No such file or directory" --exports "$MISSING"
 expect $ok "export $FILE: not a directory" --export "$FILE"
 expect $ok "$reached" "${E[@]}"
-# --backend NAME: a name, checked by the exports parser; posix is the default
-expect $bad "--backend: expected a backend name (posix, memory): Posix!" "${E[@]}" --backend 'Posix!'
-expect $bad "--backend: expected a backend name (posix, memory): " "${E[@]}" --backend ""
+# --backend NAME[:OPT=V...]: a name and options, checked by the exports
+# parser and the backend; posix is the default
+expect $bad "--backend: expected a backend name (posix, memory), then its options as :OPT=VALUE: Posix!" "${E[@]}" --backend 'Posix!'
+expect $bad "--backend: expected a backend name (posix, memory), then its options as :OPT=VALUE: " "${E[@]}" --backend ""
+expect $bad "then its options as :OPT=VALUE: memory:bytes=1G,nodes=5" "${E[@]}" --backend 'memory:bytes=1G,nodes=5'
+expect $bad "then its options as :OPT=VALUE: :bytes=1G" "${E[@]}" --backend ':bytes=1G'
+expect $ok "cannot export /scratch: backend memory does not take the options colour=blue" --export /scratch --backend memory:colour=blue
+expect $ok "cannot export /: backend posix does not take the options bytes=1M" --export / --backend posix:bytes=1M
 expect $bad "with --exports FILE the file gives clients and options" --exports "$MISSING" --backend posix
 expect $ok "$reached" "${E[@]}" --backend posix
 expect $ok "backend=nosuch: no such backend" --export / --backend nosuch

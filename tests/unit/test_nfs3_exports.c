@@ -293,9 +293,36 @@ static void test_parse_backend(void **state)
 			  -EINVAL, "t:1: backend=memory: the export already has backend=posix");
 		parse_err("/a -backend=memory 10.0.0.1 10.0.0.2(backend=posix)\n",
 			  -EINVAL, "t:1: backend=posix: the export already has backend=memory");
+		/* the backend's own options, after colons; one export, one set */
+		xt = parse_ok("/m 10.0.0.1(rw,backend=memory:bytes=1M:nodes=64) 10.0.0.2\n"
+			      "/n -backend=memory 10.0.0.1\n");
+		assert_ptr_equal(xt->xt_specs[0].xs_be, fs_backend_find("memory"));
+		assert_string_equal(xt->xt_specs[0].xs_be_opts, "bytes=1M,nodes=64");
+		assert_string_equal(xt->xt_specs[1].xs_be_opts, "");
+		rpcrdma_nfs3_exports_free(xt);
+		parse_err("/a 10.0.0.1(backend=memory:bytes=1M) 10.0.0.2(backend=memory:bytes=2M)\n",
+			  -EINVAL, "t:1: backend=memory:bytes=2M: the export already has backend=memory with bytes=1M");
+		/* options are the backend's to judge: at export open */
+		cfg.nc_export = "/m";
+		cfg.nc_fcache_entries = RPCRDMA_NFS3_FCACHE_OFF;
+		cfg.nc_backend = "memory:bytes=1M:nodes=64";
+		assert_int_equal(rpcrdma_nfs3_export_open(&cfg, &exp), 0);
+		assert_string_equal(exp->ex_be_opts, "bytes=1M,nodes=64");
+		rpcrdma_nfs3_export_close(exp);
+		cfg.nc_backend = "memory:colour=blue";
+		assert_int_equal(rpcrdma_nfs3_export_open(&cfg, &exp), -EINVAL);
+		cfg.nc_backend = "memory:bytes=0";
+		assert_int_equal(rpcrdma_nfs3_export_open(&cfg, &exp), -EINVAL);
 	} else {
 		parse_err("/a 10.0.0.1(backend=posix) 10.0.0.2(backend=memory)\n",
 			  -EINVAL, "t:1: backend=memory: no such backend");
+	}
+	{
+		char big[FS_BE_OPTS_MAX + 40];
+
+		snprintf(big, sizeof(big), "/a 10.0.0.1(backend=memory:bytes=%0*d)\n",
+			 (int)FS_BE_OPTS_MAX, 1);
+		parse_err(big, -EINVAL, "options over 127 bytes");
 	}
 	assert_ptr_equal(fs_backend_find("posix"), &fs_posix_backend);
 	assert_null(fs_backend_find("ceph"));
@@ -306,6 +333,8 @@ static void test_parse_backend(void **state)
 	cfg.nc_export = dir;
 	cfg.nc_fcache_entries = RPCRDMA_NFS3_FCACHE_OFF;
 	cfg.nc_backend = "ceph";
+	assert_int_equal(rpcrdma_nfs3_export_open(&cfg, &exp), -EINVAL);
+	cfg.nc_backend = "posix:bytes=1M"; /* posix takes no options */
 	assert_int_equal(rpcrdma_nfs3_export_open(&cfg, &exp), -EINVAL);
 	cfg.nc_backend = "posix";
 	if (rpcrdma_nfs3_export_open(&cfg, &exp) == 0) { /* as root */
