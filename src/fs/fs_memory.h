@@ -216,8 +216,9 @@ int fsm_may(const struct fs_cred *cr, const struct fsm_node *n, int want);
 /** fsm_is_owner - uid 0, or the owner of @n. */
 bool fsm_is_owner(const struct fs_cred *cr, const struct fsm_node *n);
 /** fsm_kill_privs_locked - a write or truncate by @cr: a caller other than
- *  uid 0 clears S_ISUID, and S_ISGID where group execute is set (ctime
- *  changes when a bit does). */
+ *  uid 0 clears S_ISUID, and S_ISGID where group execute is set or where
+ *  @cr is not in the file's group, as Linux (ctime changes when a bit
+ *  does). */
 void fsm_kill_privs_locked(const struct fs_cred *cr, struct fsm_node *n,
 			   const struct timespec *now);
 

@@ -59,6 +59,12 @@ static mode_t privs_of(mode_t mode)
 	return kill;
 }
 
+/*
+ * fsm_kill_privs_locked - a write or a truncate by @cr (not uid 0, which
+ * has CAP_FSETID): S_ISUID goes, and S_ISGID where group execute makes it
+ * a privilege or where the writer is not in the file's group (as Linux
+ * since 6.0, setattr_should_drop_sgid(): vm/memory-backend compares).
+ */
 void fsm_kill_privs_locked(const struct fs_cred *cr, struct fsm_node *n,
 			   const struct timespec *now)
 {
@@ -67,6 +73,8 @@ void fsm_kill_privs_locked(const struct fs_cred *cr, struct fsm_node *n,
 	if (cr->cr_uid == 0 || !S_ISREG(n->mn_mode))
 		return;
 	kill = privs_of(n->mn_mode);
+	if ((n->mn_mode & S_ISGID) && !fsm_in_group(cr, n->mn_gid))
+		kill |= S_ISGID;
 	if (kill) {
 		n->mn_mode &= ~kill;
 		n->mn_ctime = *now;

@@ -1001,6 +1001,22 @@ static void case_setattr(struct env *e)
 	write_ok(e, &f, 0, "w", 1);
 	getattr(e, &f);
 	assert_int_equal(f.st.st_mode & 07777, 0755);
+	/*
+	 * S_ISGID without group execute: a write keeps it for a member of
+	 * the file's group and clears it for anyone else (Linux since 6.0,
+	 * what the kernel's nfsd answered in vm/memory-backend).
+	 */
+	as_root(e);
+	assert_int_equal(chmod_(e, &f, 02666), 0);
+	assert_int_equal(f.st.st_gid, 500);
+	as(e, 1002, 1002, 1, (const uint32_t[]){ 500 });
+	write_ok(e, &f, 0, "w", 1);
+	getattr(e, &f);
+	assert_int_equal(f.st.st_mode & 07777, 02666);
+	as(e, 1001, 1001, 0, NULL);
+	write_ok(e, &f, 0, "w", 1);
+	getattr(e, &f);
+	assert_int_equal(f.st.st_mode & 07777, 0666);
 	/* and a chown, by anyone, too */
 	as_root(e);
 	assert_int_equal(chmod_(e, &f, 04755), 0);

@@ -18,6 +18,14 @@
 # docs/nfs3.md ("Differences from knfsd").  Then the same as root on a
 # root_squash export of each server.
 #
+# With POSIX_DIFF_BACKEND=memory (vm/memory-backend), rpcrdma-nfsd's
+# no_root_squash export is served by the memory backend
+# (backend=memory:bytes=64M) and its fixtures are made through the mount
+# (as root); the root_squash pair stays on posix (its fixtures need root
+# on the server).  Then the memory export's limit: a write past 64 MiB
+# fails with ENOSPC and df says 64 MiB; and an NFSv4.1 mount of it sees
+# the same tree.
+#
 # Both exports are no_root_squash (the root_squash pair apart); rpcrdma-nfsd
 # runs with umask 022, as a daemon started from a shell would, so a mode
 # that passes through the process umask shows.
@@ -34,6 +42,12 @@ RPORT=20050
 NET=192.0.2.0/24
 MOPTS=noac
 USERS=(root u1 u2)
+BACKEND=${POSIX_DIFF_BACKEND:-posix}
+case $BACKEND in
+posix) RXOPT= ;;
+memory) RXOPT=,backend=memory:bytes=64M ;;
+*) fail "POSIX_DIFF_BACKEND=$BACKEND: posix or memory" ;;
+esac
 
 # ---- allow-list: "USER-REGEX LABEL-REGEX" of records that may differ
 # (extended regular expressions over the user and the operation's label,
@@ -56,7 +70,7 @@ for d in "$KX" "$RX" "$KS" "$RS"; do
 done
 for u in "${USERS[@]}"; do
 	python3 "$OPS" setup "$KX" "$u"
-	python3 "$OPS" setup "$RX" "$u"
+	[[ $BACKEND == posix ]] && python3 "$OPS" setup "$RX" "$u"
 done
 python3 "$OPS" setup "$KS" root
 python3 "$OPS" setup "$RS" root
@@ -67,7 +81,7 @@ timeout -k 10 30 exportfs -o rw,root_squash,insecure,no_subtree_check,sync,fsid=
 	"$NET:$KS" || fail "exportfs $KS"
 at_exit "timeout -k 10 10 exportfs -u '$NET:$KS'"
 cat >"$SCRATCH/exports" <<EOF
-$RX $NET(rw,no_root_squash,insecure,fsid=1)
+$RX $NET(rw,no_root_squash,insecure,fsid=1$RXOPT)
 $RS $NET(rw,root_squash,insecure,fsid=2)
 EOF
 umask 022
@@ -79,6 +93,15 @@ kmount "$SERVER_ADDR:$KX" /mnt/kx "$MOPTS"
 kmount "$SERVER_ADDR:$KS" /mnt/ks "$MOPTS"
 NFS_RDMA_PORT=$RPORT kmount "$SERVER_ADDR:$RX" /mnt/rx "$MOPTS,mountport=$MOUNT_PORT,mountproto=tcp"
 NFS_RDMA_PORT=$RPORT kmount "$SERVER_ADDR:$RS" /mnt/rs "$MOPTS,mountport=$MOUNT_PORT,mountproto=tcp"
+if [[ $BACKEND == memory ]]; then
+	# the memory tree's root is 01777 root:root; the kernel's is $KX's
+	chmod 0755 /mnt/rx || fail "chmod the memory export's root"
+	for u in "${USERS[@]}"; do
+		timeout -k 10 120 python3 "$OPS" setup /mnt/rx "$u" ||
+			fail "posix-ops.py setup /mnt/rx $u (through the mount)"
+	done
+	pass "fixtures made in the memory export through the mount"
+fi
 
 # ---- the runs
 OUT=$SCRATCH/records
@@ -131,4 +154,21 @@ for who in ("root", "u1", "u2", "squashed"):
 print(f"{ok} records equal, {allowed_n} allowed differences, {bad} differences")
 sys.exit(1 if bad else 0)
 PYEOF
-pass "every operation as root, u1, u2 and a squashed root: the same result, mode, owner, link count and time changes from both servers (${#ALLOWED[@]} allowed differences)"
+pass "every operation as root, u1, u2 and a squashed root: the same result, mode, owner, link count and time changes from both servers (${#ALLOWED[@]} allowed differences; $BACKEND backend)"
+
+[[ $BACKEND == memory ]] || exit 0
+# ---- the memory backend's limit and an NFSv4.1 mount of the same tree
+size=$(df -k --output=size /mnt/rx | tail -n 1 | tr -d ' ')
+((size == 65536)) || fail "df of the memory export says $size KiB, expected 65536 (bytes=64M)"
+out=$(timeout -k 10 120 dd if=/dev/zero of=/mnt/rx/big bs=1M count=80 conv=fsync 2>&1) &&
+	fail "80 MiB written into a 64 MiB memory export: $out"
+grep -q "No space left on device" <<<"$out" || fail "writing past the limit: $out (expected ENOSPC)"
+rm -f /mnt/rx/big || fail "rm the partial file"
+pass "the memory export holds at most bytes=64M: a larger write ends with ENOSPC; df says 64 MiB"
+NFS_RDMA_PORT=$RPORT kmount41 "$SERVER_ADDR:$RX" /mnt/r4
+want=$(stat -c '%F %a %u:%g %h' /mnt/rx/u1/sticky/s-own)
+got=$(stat -c '%F %a %u:%g %h' /mnt/r4/u1/sticky/s-own) || fail "stat over NFSv4.1"
+[[ $got == "$want" ]] || fail "NFSv4.1 sees u1/sticky/s-own as '$got', NFSv3 as '$want'"
+echo v4 >/mnt/r4/v4file && [[ $(cat /mnt/rx/v4file) == v4 ]] ||
+	fail "a file written over NFSv4.1 does not read back over NFSv3"
+pass "an NFSv4.1 mount of the memory export sees the same tree and writes into it"
