@@ -166,9 +166,11 @@ grep -q "No space left on device" <<<"$out" || fail "writing past the limit: $ou
 rm -f /mnt/rx/big || fail "rm the partial file"
 pass "the memory export holds at most bytes=64M: a larger write ends with ENOSPC; df says 64 MiB"
 NFS_RDMA_PORT=$RPORT kmount41 "$SERVER_ADDR:$RX" /mnt/r4
-want=$(stat -c '%F %a %u:%g %h' /mnt/rx/u1/sticky/s-own)
-got=$(stat -c '%F %a %u:%g %h' /mnt/r4/u1/sticky/s-own) || fail "stat over NFSv4.1"
-[[ $got == "$want" ]] || fail "NFSv4.1 sees u1/sticky/s-own as '$got', NFSv3 as '$want'"
+echo v3 >/mnt/rx/v3file && chown 1001:1002 /mnt/rx/v3file && chmod 0640 /mnt/rx/v3file ||
+	fail "make v3file over NFSv3"
+want=$(stat -c '%F %a %u:%g %h %s' /mnt/rx/v3file)
+got=$(stat -c '%F %a %u:%g %h %s' /mnt/r4/v3file) || fail "stat over NFSv4.1"
+[[ $got == "$want" ]] || fail "NFSv4.1 sees v3file as '$got', NFSv3 as '$want'"
 echo v4 >/mnt/r4/v4file && [[ $(cat /mnt/rx/v4file) == v4 ]] ||
 	fail "a file written over NFSv4.1 does not read back over NFSv3"
 pass "an NFSv4.1 mount of the memory export sees the same tree and writes into it"
