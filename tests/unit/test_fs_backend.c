@@ -1285,6 +1285,38 @@ static void case_limits(struct env *e)
 	assert_int_equal(sf.sf_bytes, 256 * MB);
 }
 
+/*
+ * memory only: names count against bytes= by what they hold, not only by
+ * their characters.  A client with one file (nodes= spent) adds names
+ * to it with LINK: each costs the server a directory entry (links,
+ * cookie, hash, the name) and a readdir slot, at least 32 bytes however
+ * short the name.  Under a 64 KiB limit the names must stop long before
+ * 64 KiB / 32 of them (counting only characters, the byte limit let
+ * 64 KiB / 7 seven-character names in: ten times the memory allowed).
+ */
+static void case_name_limits(struct env *e)
+{
+	struct obj f;
+	unsigned n = 0;
+	char name[16];
+	int err = 0;
+
+	if (e->posix)
+		skip();
+	assert_int_equal(fs_memory_set_limits(e->exp, 64 * KB, 2), 0);
+	assert_int_equal(create(e, NULL, "f", 0644, true, &f, NULL), 0);
+	while (n < 60000) {
+		snprintf(name, sizeof(name), "l%06u", n);
+		err = fs_link(&e->c, f.fe, e->root, name);
+		if (err)
+			break;
+		n++;
+	}
+	assert_int_equal(err, -ENOSPC);
+	assert_true(n * 32ull <= 64 * KB);
+	put(&f);
+}
+
 /* memory only: handles of another generation, type or length are STALE */
 static void case_memory_keys(struct env *e)
 {
@@ -1439,6 +1471,7 @@ static const struct be_case g_cases[] = {
 	{ "handles", case_handles },
 	{ "statfs", case_statfs },
 	{ "limits", case_limits },
+	{ "name_limits", case_name_limits },
 	{ "memory_keys", case_memory_keys },
 	{ "threads", case_threads },
 };
