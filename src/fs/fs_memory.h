@@ -81,6 +81,13 @@ struct fsm_dirent {
 	char de_name[];              /* NUL-terminated */
 };
 
+/* What one name counts against the byte limit: its characters and
+ * what holds them (the entry, its NUL, its readdir slot), so a client
+ * adding short names (LINK needs no node) cannot hold more memory than
+ * bytes= says. */
+#define FSM_ENT_COST(len) \
+	(sizeof(struct fsm_dirent) + (len) + 1 + sizeof(struct fsm_slot))
+
 /* An entry's place in readdir order: cookies ascend; ds_ent NULL: removed. */
 struct fsm_slot {
 	uint64_t ds_cookie;
