@@ -354,7 +354,8 @@ extern const struct fs_backend fs_memory_backend;
 /**
  * fs_memory_set_limits - the most a memory export (@exp, served by
  * fs_memory_backend) may hold: @bytes of file data, symlink targets and
- * names together (0: the default, 256 MiB), and @nodes objects (0: the
+ * names (each with its directory entry's own bytes) together (0: the
+ * default, 256 MiB), and @nodes objects (0: the
  * default, 65536; the root counts).  Past either, an operation that would
  * need more fails with -ENOSPC (a write stops short at the page that does
  * not fit).  Lowering a limit below what is held frees nothing: only new

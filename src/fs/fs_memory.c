@@ -404,6 +404,26 @@ static void fsm_export_close(struct rpcrdma_nfs3_export *exp)
 				*pp = mx->mx_tree_next;
 				break;
 			}
+	/* a lock description still open keeps the (detached) tree */
+	last = last && mx->mx_owners == 0;
+	pthread_mutex_unlock(&g_trees_lock);
+	if (last)
+		tree_free(mx);
+}
+
+void fsm_tree_hold(struct fsm_export *mx)
+{
+	pthread_mutex_lock(&g_trees_lock);
+	mx->mx_owners++;
+	pthread_mutex_unlock(&g_trees_lock);
+}
+
+void fsm_tree_drop(struct fsm_export *mx)
+{
+	bool last;
+
+	pthread_mutex_lock(&g_trees_lock);
+	last = --mx->mx_owners == 0 && mx->mx_users == 0;
 	pthread_mutex_unlock(&g_trees_lock);
 	if (last)
 		tree_free(mx);

@@ -81,6 +81,13 @@ struct fsm_dirent {
 	char de_name[];              /* NUL-terminated */
 };
 
+/* What one name counts against the byte limit: its characters and
+ * what holds them (the entry, its NUL, its readdir slot), so a client
+ * adding short names (LINK needs no node) cannot hold more memory than
+ * bytes= says. */
+#define FSM_ENT_COST(len) \
+	(sizeof(struct fsm_dirent) + (len) + 1 + sizeof(struct fsm_slot))
+
 /* An entry's place in readdir order: cookies ascend; ds_ent NULL: removed. */
 struct fsm_slot {
 	uint64_t ds_cookie;
@@ -158,6 +165,9 @@ struct fsm_export {
 	struct fsm_export *mx_tree_next; /* g_trees list */
 	char *mx_path;                   /* the exports' path */
 	unsigned mx_users;               /* exports open on it; g_trees_lock */
+	unsigned mx_owners;              /* lock descriptions alive (they
+					  * outlive exports: NLM and NFSv4
+					  * state keep them); g_trees_lock */
 };
 
 /* The export's state. */
@@ -198,6 +208,13 @@ void fsm_node_put_locked(struct fsm_node *n);
 void fsm_node_maybe_free_locked(struct fsm_node *n);
 /** fsm_stat_locked - @n's attributes into @st (as be_getattr). */
 void fsm_stat_locked(const struct fsm_node *n, struct stat *st);
+/** fsm_tree_hold - a lock description of @mx's tree is made: the tree
+ *  stays until it is closed, even when its last export closes first. */
+void fsm_tree_hold(struct fsm_export *mx);
+/** fsm_tree_drop - a lock description of @mx's tree is gone (no lock of
+ *  the export held): frees the tree when no export and no description
+ *  is left. */
+void fsm_tree_drop(struct fsm_export *mx);
 /** fsm_hold_locked - @n into entry @fe (a reference, fe_type). */
 void fsm_hold_locked(struct fsm_node *n, struct fs_fentry *fe);
 

@@ -154,12 +154,12 @@ int fsm_ent_add_locked(struct fsm_node *dir, const char *name, size_t len,
 		err = slots_room(d);
 	if (err)
 		return err;
-	err = fsm_charge_locked(dir->mn_mx, len);
+	err = fsm_charge_locked(dir->mn_mx, FSM_ENT_COST(len));
 	if (err)
 		return err;
 	e = malloc(sizeof(*e) + len + 1);
 	if (!e) {
-		fsm_uncharge_locked(dir->mn_mx, len);
+		fsm_uncharge_locked(dir->mn_mx, FSM_ENT_COST(len));
 		return -ENOMEM;
 	}
 	memcpy(e->de_name, name, len);
@@ -195,7 +195,7 @@ void fsm_ent_del_locked(struct fsm_node *dir, struct fsm_dirent *e)
 	d->dr_count--;
 	if (d->dr_holes > 16 && d->dr_holes * 2 > d->dr_nslots)
 		slots_compact(d);
-	fsm_uncharge_locked(dir->mn_mx, e->de_len);
+	fsm_uncharge_locked(dir->mn_mx, FSM_ENT_COST(e->de_len));
 	free(e);
 }
 
@@ -207,7 +207,7 @@ void fsm_dir_free_locked(struct fsm_node *n)
 		struct fsm_dirent *e = d->dr_slots[i].ds_ent;
 
 		if (e) {
-			fsm_uncharge_locked(n->mn_mx, e->de_len);
+			fsm_uncharge_locked(n->mn_mx, FSM_ENT_COST(e->de_len));
 			free(e);
 		}
 	}

@@ -207,6 +207,7 @@ int fsm_be_lock_open(struct fs_call *c, struct fs_fentry *fe,
 	o->ow_refs = 1;
 	o->ow_acc = S_ISREG(n->mn_mode) ? O_RDWR : O_RDONLY;
 	o->ow_node = n;
+	fsm_tree_hold(mx); /* the description may outlive the export */
 	pthread_mutex_lock(&mx->mx_lock);
 	fsm_node_get_locked(n);
 	pthread_mutex_unlock(&mx->mx_lock);
@@ -237,6 +238,7 @@ void fsm_be_lock_close(struct fs_lockd *ld)
 	struct fsm_owner *o = ld->ld_owner;
 	struct fsm_node *n;
 	struct fsm_export *mx;
+	bool gone = false;
 
 	if (!o)
 		return;
@@ -244,6 +246,7 @@ void fsm_be_lock_close(struct fs_lockd *ld)
 	mx = n->mn_mx;
 	pthread_mutex_lock(&mx->mx_lock);
 	if (--o->ow_refs == 0) {
+		gone = true;
 		struct fsm_lock **pp = &n->mn_locks, *l;
 
 		while ((l = *pp)) {
@@ -258,6 +261,8 @@ void fsm_be_lock_close(struct fs_lockd *ld)
 		free(o);
 	}
 	pthread_mutex_unlock(&mx->mx_lock);
+	if (gone)
+		fsm_tree_drop(mx); /* the tree too, when its exports are gone */
 	ld->ld_owner = NULL;
 	ld->ld_node = NULL;
 }

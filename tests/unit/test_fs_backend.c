@@ -1245,17 +1245,21 @@ static void case_limits(struct env *e)
 	struct fs_statfs sf;
 	size_t done = 1;
 	char name[16];
+	uint64_t ent; /* what a name costs besides its characters */
 
 	if (e->posix)
 		skip();
 	assert_int_equal(fs_memory_set_limits(e->exp, 32768, 5), 0);
-	assert_int_equal(create(e, NULL, "big", 0644, true, &f, NULL), 0); /* 3 bytes */
+	assert_int_equal(create(e, NULL, "big", 0644, true, &f, NULL), 0);
+	assert_int_equal(fs_statfs(&e->c, e->root, &sf), 0);
+	ent = 32768 - sf.sf_bfree - 3;
+	assert_true(ent >= 32 && ent < 256);
 	assert_int_equal(fs_open(&e->c, f.fe, &f.st, O_WRONLY), 0);
 	for (unsigned i = 0; i < 7; i++) {
 		assert_int_equal(write_at(e, &f, i * 4096ull, page, 4096, &done), 0);
 		assert_int_equal(done, 4096);
 	}
-	/* 7 pages and 3 name bytes: one more page is past 32768 */
+	/* 7 pages and a name: one more page is past 32768 */
 	assert_int_equal(write_at(e, &f, 7 * 4096ull, page, 4096, &done), -ENOSPC);
 	assert_int_equal(done, 0);
 	assert_int_equal(write_at(e, &f, 1ull << 40, "x", 1, &done), -ENOSPC);
@@ -1265,10 +1269,10 @@ static void case_limits(struct env *e)
 	assert_int_equal(f.st.st_size, 7 * 4096);
 	assert_int_equal(fs_statfs(&e->c, e->root, &sf), 0);
 	assert_int_equal(sf.sf_bytes, 32768);
-	assert_int_equal(sf.sf_bfree, 32768 - 7 * 4096 - 3);
+	assert_int_equal(sf.sf_bfree, 32768 - 7 * 4096 - 3 - ent);
 	assert_int_equal(truncate_(e, &f, 0), 0);
 	assert_int_equal(fs_statfs(&e->c, e->root, &sf), 0);
-	assert_int_equal(sf.sf_bfree, 32768 - 3);
+	assert_int_equal(sf.sf_bfree, 32768 - 3 - ent);
 
 	/* nodes: the root, big, and three more */
 	for (unsigned i = 0; i < 3; i++) {
@@ -1286,7 +1290,8 @@ static void case_limits(struct env *e)
 	put(&g);
 
 	/* a write that fits in part stops short, and says so */
-	assert_int_equal(fs_memory_set_limits(e->exp, 3 + 3 * 2 + 2 * 4096 + 100, 5), 0);
+	assert_int_equal(fs_memory_set_limits(e->exp, 3 + 3 * 2 + 4 * ent + 2 * 4096 + 100,
+						 5), 0);
 	{
 		static const char three[3 * 4096];
 
@@ -1299,6 +1304,38 @@ static void case_limits(struct env *e)
 	assert_int_equal(fs_memory_set_limits(e->exp, 0, 0), 0); /* defaults */
 	assert_int_equal(fs_statfs(&e->c, e->root, &sf), 0);
 	assert_int_equal(sf.sf_bytes, 256 * MB);
+}
+
+/*
+ * memory only: names count against bytes= by what they hold, not only by
+ * their characters.  A client with one file (nodes= spent) adds names
+ * to it with LINK: each costs the server a directory entry (links,
+ * cookie, hash, the name) and a readdir slot, at least 32 bytes however
+ * short the name.  Under a 64 KiB limit the names must stop long before
+ * 64 KiB / 32 of them (counting only characters, the byte limit let
+ * 64 KiB / 7 seven-character names in: ten times the memory allowed).
+ */
+static void case_name_limits(struct env *e)
+{
+	struct obj f;
+	unsigned n = 0;
+	char name[16];
+	int err = 0;
+
+	if (e->posix)
+		skip();
+	assert_int_equal(fs_memory_set_limits(e->exp, 64 * KB, 2), 0);
+	assert_int_equal(create(e, NULL, "f", 0644, true, &f, NULL), 0);
+	while (n < 60000) {
+		snprintf(name, sizeof(name), "l%06u", n);
+		err = fs_link(&e->c, f.fe, e->root, name);
+		if (err)
+			break;
+		n++;
+	}
+	assert_int_equal(err, -ENOSPC);
+	assert_true(n * 32ull <= 64 * KB);
+	put(&f);
 }
 
 /* memory only: handles of another generation, type or length are STALE */
@@ -1455,6 +1492,7 @@ static const struct be_case g_cases[] = {
 	{ "handles", case_handles },
 	{ "statfs", case_statfs },
 	{ "limits", case_limits },
+	{ "name_limits", case_name_limits },
 	{ "memory_keys", case_memory_keys },
 	{ "threads", case_threads },
 };

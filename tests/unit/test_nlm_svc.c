@@ -664,6 +664,51 @@ static void test_restart_grace(void **state)
 	assert_int_equal(stat(path, &sb), -1); /* record removed */
 }
 
+/*
+ * The operator reloads an exports table without the export while a
+ * client holds a lock on one of its files: the lock manager keeps the
+ * lock description (the export is gone, the lock is not), and releases
+ * it when the client lets go (FREE_ALL here; UNLOCK or stop the same).
+ * On the memory backend the description points into the export's tree,
+ * which must outlive it (the tree freed at the export's close: a
+ * use-after-free when the description is closed).
+ */
+static void test_reload_drops_export(void **state)
+{
+	struct rpcrdma_nfs3_exports *xt;
+	struct rpcrdma_nlm_stats st;
+	struct nlm_args a;
+	char text[160], msg[256];
+	CLIENT *cl;
+
+	(void)state;
+	need_env();
+	/* out of test_restart_grace's grace period: a restart without one */
+	stop();
+	assert_int_equal(start(UINT32_MAX), 0);
+	nfx_mkfile(env.exp, "rl", 0644, 0, 0);
+	nfx_fh(env.exp, "rl", env.fh, &env.fhlen);
+	cl = client(env.nlm_port, RPCRDMA_NLM_PROGRAM, RPCRDMA_NLM_VERSION);
+	lock_args(&a, 7, "owner-a", 0, 10, true);
+	assert_int_equal(call(cl, NLMPROC4_LOCK, &a), NLM4_GRANTED);
+	/* the export goes: another directory takes its place */
+	snprintf(text, sizeof(text), "%s *(rw,no_root_squash,fsid=1,backend=%s)\n",
+		 env.state, env.b->nb_name);
+	assert_int_equal(rpcrdma_nfs3_exports_parse("test", text, &xt, msg, sizeof(msg)), 0);
+	assert_int_equal(rpcrdma_nfs3_server_reload(env.srv, xt, msg, sizeof(msg)), 0);
+	rpcrdma_nfs3_exports_free(xt);
+	env.exp = NULL; /* closed with the old table */
+	/* the client lets go of everything: the description is closed */
+	lock_args(&a, 0, "", 0, 0, false);
+	strcpy(a.a_caller, "testclient");
+	assert_int_equal(clnt_call(cl, NLMPROC4_FREE_ALL, (xdrproc_t)nlm_xdr_notify,
+				   (caddr_t)&a, (xdrproc_t)nlm_xdr_void, NULL, tmo),
+			 RPC_SUCCESS);
+	client_done(cl);
+	rpcrdma_nlm_get_stats(env.nlm, &st);
+	assert_int_equal(st.ns_ranges, 0);
+}
+
 #define CASES(b)                                                  \
 	{ #b ": test_procedures", test_procedures, NULL, NULL, NULL },      \
 	{ #b ": test_garbage", test_garbage, NULL, NULL, NULL },            \
@@ -672,7 +717,9 @@ static void test_restart_grace(void **state)
 	{ #b ": test_msg_res", test_msg_res, NULL, NULL, NULL },            \
 	{ #b ": test_granted_delivered", test_granted_delivered, NULL,     \
 	  NULL, NULL },                                                 \
-	{ #b ": test_restart_grace", test_restart_grace, NULL, NULL, NULL }
+	{ #b ": test_restart_grace", test_restart_grace, NULL, NULL, NULL }, \
+	{ #b ": test_reload_drops_export", test_reload_drops_export, NULL, \
+	  NULL, NULL }
 
 /* run @tests as one group on backend @b (its server made once) */
 static int run_group(const char *name, const struct CMUnitTest *tests, size_t n,
