@@ -342,8 +342,11 @@ static void tree_free(struct fsm_export *mx)
  * Exports of one path serve one tree, as two exports of one directory of
  * a kernel file system serve the same files (an export that squashes root
  * and one that does not, say): the first be_export_open() of a path makes
- * its tree, the last be_export_close() frees it.  A later export's
- * options are not applied: the tree keeps the limits it was made with.
+ * its tree, the last be_export_close() frees it (or, when lock
+ * descriptions still hold it, the last of those).  The limits a later
+ * export of the path names become the tree's: a reload that changes
+ * bytes= or nodes= opens the new table (sharing the tree) before it
+ * closes the old.
  */
 static pthread_mutex_t g_trees_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fsm_export *g_trees;
@@ -369,9 +372,21 @@ static int fsm_export_open(struct rpcrdma_nfs3_export *exp, const char *path,
 	} else {
 		struct fsm_export check = { 0 };
 
-		err = parse_opts(&check, opts); /* still refused when bad */
-		if (err)
+		/* another export of the path (a second line, or a reload that
+		 * opens the new table before it closes the old): the limits it
+		 * names are the tree's from now on (below what is in use, the
+		 * tree only stops growing) */
+		err = parse_opts(&check, opts);
+		if (err) {
 			mx = NULL;
+		} else {
+			pthread_mutex_lock(&mx->mx_lock);
+			if (check.mx_bytes_max)
+				mx->mx_bytes_max = check.mx_bytes_max;
+			if (check.mx_nodes_max)
+				mx->mx_nodes_max = check.mx_nodes_max;
+			pthread_mutex_unlock(&mx->mx_lock);
+		}
 	}
 	if (!err)
 		mx->mx_users++;

@@ -308,6 +308,25 @@ static void test_parse_backend(void **state)
 		cfg.nc_backend = "memory:bytes=1M:nodes=64";
 		assert_int_equal(rpcrdma_nfs3_export_open(&cfg, &exp), 0);
 		assert_string_equal(exp->ex_be_opts, "bytes=1M,nodes=64");
+		{
+			/* a second export of the path (a reload with new
+			 * limits): its limits become the shared tree's */
+			struct rpcrdma_nfs3_export *exp2 = NULL;
+			struct fs_fentry local, *root = NULL;
+			struct fs_statfs sf;
+			struct fs_call c = { 0 };
+			struct stat st;
+
+			cfg.nc_backend = "memory:bytes=2M";
+			assert_int_equal(rpcrdma_nfs3_export_open(&cfg, &exp2), 0);
+			c.c_exp = exp;
+			assert_int_equal(fs_root(exp, &local, &root, &st), 0);
+			assert_int_equal(fs_statfs(&c, root, &sf), 0);
+			assert_int_equal(sf.sf_bytes, 2u << 20);
+			assert_int_equal(sf.sf_files, 64);
+			fs_fcache_put(root);
+			rpcrdma_nfs3_export_close(exp2);
+		}
 		rpcrdma_nfs3_export_close(exp);
 		cfg.nc_backend = "memory:colour=blue";
 		assert_int_equal(rpcrdma_nfs3_export_open(&cfg, &exp), -EINVAL);
