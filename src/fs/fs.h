@@ -66,6 +66,16 @@ struct rpcrdma_nfs3_export {
 
 /* ---- fs_export.c ---- */
 
+/**
+ * fs_export_open - rpcrdma_nfs3_export_open() with the backend and its
+ * options already parsed (fs_backend_parse(); @opts comma-separated, ""
+ * for none; cfg->nc_backend is not read).  Return: as
+ * rpcrdma_nfs3_export_open().
+ */
+int fs_export_open(const struct rpcrdma_nfs3_config *cfg,
+		   const struct fs_backend *be, const char *opts,
+		   struct rpcrdma_nfs3_export **out);
+
 /** fs_is_mem_fs - whether @fd's file system keeps its data in memory
  *  (tmpfs, ramfs). */
 bool fs_is_mem_fs(int fd);

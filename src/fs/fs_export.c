@@ -33,22 +33,33 @@ bool fs_is_mem_fs(int fd)
 int rpcrdma_nfs3_export_open(const struct rpcrdma_nfs3_config *cfg,
 			     struct rpcrdma_nfs3_export **out)
 {
-	struct rpcrdma_nfs3_export *exp;
 	const struct fs_backend *be;
 	char opts[FS_BE_OPTS_MAX] = "";
-	struct timespec now;
-	uint64_t v, r;
-	int err;
 
-	if (!cfg || !cfg->nc_export || cfg->nc_export[0] != '/')
+	if (!cfg)
 		return -EINVAL;
 	be = cfg->nc_backend ? fs_backend_parse(cfg->nc_backend, opts) : &fs_posix_backend;
 	if (!be)
 		return -EINVAL;
+	return fs_export_open(cfg, be, opts, out);
+}
+
+int fs_export_open(const struct rpcrdma_nfs3_config *cfg,
+		   const struct fs_backend *be, const char *opts,
+		   struct rpcrdma_nfs3_export **out)
+{
+	struct rpcrdma_nfs3_export *exp;
+	struct timespec now;
+	uint64_t v, r;
+	int err;
+
+	if (!cfg || !cfg->nc_export || cfg->nc_export[0] != '/' ||
+	    strlen(opts) >= FS_BE_OPTS_MAX)
+		return -EINVAL;
 	exp = calloc(1, sizeof(*exp));
 	if (!exp)
 		return -ENOMEM;
-	memcpy(exp->ex_be_opts, opts, sizeof(opts));
+	strcpy(exp->ex_be_opts, opts);
 	exp->ex_fd = -1;
 	exp->ex_be = be;
 	exp->ex_path = strdup(cfg->nc_export);

@@ -134,17 +134,14 @@ static int open_export(const struct rpcrdma_nfs3_config *cfg,
 		       struct rpcrdma_nfs3_export **out)
 {
 	struct rpcrdma_nfs3_config c = *cfg;
-	char spec[FS_BE_OPTS_MAX + 32]; /* "NAME[:OPT=V...]", nc_backend's form */
 	int err;
 
 	c.nc_export = xs->xs_path;
-	snprintf(spec, sizeof(spec), "%s%s%s", xs->xs_be ? xs->xs_be->be_name : "posix",
-		 xs->xs_be_opts[0] ? ":" : "", xs->xs_be_opts);
-	for (char *p = strchr(spec, ','); p; p = strchr(p, ','))
-		*p = ':';
-	c.nc_backend = spec;
 	c.nc_no_root_squash = false;
-	err = rpcrdma_nfs3_export_open(&c, out);
+	/* the backend and options the exports parser found (nc_backend is
+	 * the library user's way to name them) */
+	err = fs_export_open(&c, xs->xs_be ? xs->xs_be : &fs_posix_backend,
+			     xs->xs_be_opts, out);
 	if (err)
 		return err;
 	(*out)->ex_id = xs->xs_id;
