@@ -649,6 +649,42 @@ struct fs_lock_conflict {
 	int32_t cf_pid;     /* > 0: a local process's (not an owner's) lock */
 };
 
+/*
+ * A lease on one file (be_lease_open): the backend tells its holder,
+ * through ls_fn, when someone outside this server (a local process,
+ * another gateway of the same storage) wants to change the file, so the
+ * delegation it backs can be recalled (RFC 8881 10.4.4).  Value type,
+ * owned by the holder (an NFSv4 delegation); ls_be NULL: none.
+ */
+struct fs_lease;
+/**
+ * fs_lease_break_fn - @ls's file is wanted for a change from outside: the
+ * holder recalls what the lease backs and later closes it (fs_lease_close).
+ * Called on a thread of the backend's (never inside a call of the holder's
+ * own), perhaps more than once per lease, never after fs_lease_close()
+ * returned.  Must not block and must not close @ls itself.
+ */
+typedef void (*fs_lease_break_fn)(void *arg, struct fs_lease *ls);
+struct fs_lease {
+	const struct fs_backend *ls_be;
+	fs_lease_break_fn ls_fn;
+	void *ls_arg;
+	int ls_fd;      /* posix: the read-only description holding it, or -1 */
+	void *ls_node;  /* other backends: the file */
+	void *ls_priv;  /* other backends: their record of the lease */
+};
+
+/*
+ * A share reservation (RFC 8881 9.7 OPEN share_access/share_deny; the
+ * NLM SHARE of RFC 1813's appendix) as the layer keeps it: what an owner
+ * has the file open for and what it denies others.  Bits: FS_SHARE_READ,
+ * FS_SHARE_WRITE in both.
+ */
+enum {
+	FS_SHARE_READ = 1u << 0,
+	FS_SHARE_WRITE = 1u << 1,
+};
+
 /** fs_fentry_init - @fe holds nothing (for caller storage). */
 void fs_fentry_init(struct fs_fentry *fe);
 
@@ -759,6 +795,30 @@ int fs_lock_dup(const struct fs_lockd *ld, struct fs_lockd *out);
 /** fs_lock_close - be_lock_close() (ld_be NULL: nothing); @ld then holds
  *  nothing. */
 void fs_lock_close(struct fs_lockd *ld);
+
+/**
+ * fs_lease_open - a lease on @fe's file (be_lease_open of its backend)
+ * whose break calls @fn(@arg, @out); @out is the holder's storage and
+ * must stay where it is until fs_lease_close().  Return: be_lease_open()'s;
+ * -EOPNOTSUPP (the backend has no leases).
+ */
+int fs_lease_open(struct fs_call *c, struct fs_fentry *fe,
+		  fs_lease_break_fn fn, void *arg, struct fs_lease *out);
+/** fs_lease_close - be_lease_close() (ls_be NULL: nothing). */
+void fs_lease_close(struct fs_lease *ls);
+
+/**
+ * fs_share_set - owner @owner's share reservation on @fe's file becomes
+ * @access, @deny (FS_SHARE_* bits; @access 0: dropped): checked against
+ * every other owner's reservation of the file in this server, whichever
+ * protocol made it (NFSv4 OPEN, NLM SHARE), then by the backend's
+ * be_share (other servers on the same storage), and recorded.  @owner:
+ * unique in the server across protocols (a protocol's tag in its top
+ * bits).  Return: 0; -EBUSY (denied: NFS4ERR_SHARE_DENIED, NLM4_DENIED);
+ * -ENOLCK (the table is full); -ENOMEM.
+ */
+int fs_share_set(struct fs_call *c, struct fs_fentry *fe, uint64_t owner,
+		 uint32_t access, uint32_t deny);
 
 /* ---- fs_server.c: a file is about to change ---- */
 

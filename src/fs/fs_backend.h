@@ -344,6 +344,51 @@ struct fs_backend {
 	/** be_lock_close - drop a reference; the last releases every lock
 	 *  of the description. */
 	void (*be_lock_close)(struct fs_lockd *ld);
+
+	/* ---- leases, for delegations (RFC 8881 10.4) ---- */
+
+	/**
+	 * be_lease_open - a read lease on @fe's file (a regular file) into
+	 * @ls (ls_fn, ls_arg set by the caller; the backend sets ls_be and
+	 * its own fields): from now until be_lease_close(), the backend
+	 * calls ls_fn(ls_arg, @ls) when anyone but this lease's holder
+	 * opens the file for writing, truncates, writes, renames or removes
+	 * it (posix: any other open file description, this server's own
+	 * included; memory: a change made through another export of the
+	 * same tree, as another gateway would).  The change itself may go
+	 * on at once (a backend that cannot hold it off) or wait for the
+	 * close, at most the backend's documented time (posix: the kernel's
+	 * lease-break-time, 45 s by default).  Server identity.
+	 * Optional (NULL: the backend cannot tell of changes from outside;
+	 * delegations rest on the layer's change hook alone).
+	 * Return: 0; -EAGAIN (the file is open for writing somewhere: no
+	 * lease now); -EINVAL (not a regular file); -EACCES; -EMFILE;
+	 * -ENOMEM; -EOPNOTSUPP (the file system gives no leases).
+	 */
+	int (*be_lease_open)(struct fs_call *c, struct fs_fentry *fe,
+			     struct fs_lease *ls);
+	/** be_lease_close - give the lease back (a change waiting for it
+	 *  goes on); after it returns ls_fn is never called for @ls; @ls
+	 *  then holds nothing. */
+	void (*be_lease_close)(struct fs_lease *ls);
+
+	/* ---- share reservations (RFC 8881 9.7) beyond this server ---- */
+
+	/**
+	 * be_share - set owner @owner's share reservation on @fe's file to
+	 * @access and @deny (FS_SHARE_* bits; @access 0: drop it), where
+	 * every server on the same storage sees it (the memory backend: every
+	 * export of the tree).  The layer has already checked this server's
+	 * own reservations (fs_share_set); the backend checks the others'
+	 * and records this one atomically.  @owner is unique within this
+	 * server (fs_share_set's) and @c->c_exp tells servers apart.
+	 * Optional (NULL: reservations reach no further than this server;
+	 * local processes are never denied, as on Linux, which has no deny
+	 * modes).  Return: 0; -EBUSY (another server's reservation denies
+	 * @access, or has what @deny denies); -ENOMEM; -ENOLCK (no room).
+	 */
+	int (*be_share)(struct fs_call *c, struct fs_fentry *fe, uint64_t owner,
+			uint32_t access, uint32_t deny);
 };
 
 /** fs_posix_backend - local kernel file systems (fs_posix.c). */
