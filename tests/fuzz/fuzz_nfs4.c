@@ -26,6 +26,7 @@
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,19 @@ static uint8_t *f_res, *f_args;
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* at exit (the end of -runs or -max_total_time): the scratch export goes */
+static void remove_scratch(void)
+{
+	nftw(f_dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	struct rpcrdma_nfs3_config cfg = { .nc_fcache_idle_ms = RPCRDMA_NFS3_FCACHE_IDLE_NEVER };
@@ -68,6 +82,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (!mkdtemp(f_dir))
 		abort();
 	chmod(f_dir, 0777);
+	atexit(remove_scratch);
 	snprintf(text, sizeof(text), "%s 127.0.0.1(rw,no_root_squash)\n", f_dir);
 	if (rpcrdma_nfs3_exports_parse("fuzz", text, &xt, err, sizeof(err)))
 		abort();
