@@ -610,4 +610,6 @@ const struct fs_backend fs_memory_backend = {
 	.be_lock = fsm_be_lock,
 	.be_lock_dup = fsm_be_lock_dup,
 	.be_lock_close = fsm_be_lock_close,
+	.be_lease_open = fsm_be_lease_open,
+	.be_lease_close = fsm_be_lease_close,
 };

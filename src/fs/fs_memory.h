@@ -11,6 +11,7 @@
  *   fs_memory_names.c create, mkdir, mknod, symlink, readlink, link,
  *                     unlink, rename
  *   fs_memory_lock.c  byte-range locks and their owners
+ *   fs_memory_lease.c leases: changes through another export of the tree
  *
  * Locking: one mutex per export (mx_lock) guards every node, entry, page,
  * lock and counter of the export.  Every operation takes it for its whole
@@ -346,5 +347,21 @@ int fsm_be_lock(struct fs_lockd *ld, int type, uint64_t start, uint64_t len,
 		bool test, struct fs_lock_conflict *cf);
 int fsm_be_lock_dup(const struct fs_lockd *ld, struct fs_lockd *out);
 void fsm_be_lock_close(struct fs_lockd *ld);
+
+/* ---- fs_memory_lease.c ---- */
+
+/**
+ * fsm_lease_break - object @id of tree @mx is about to change through
+ * export @exp (opened for writing, written, its size set, removed,
+ * renamed): the leases on it taken through other exports of the tree are
+ * told (ls_fn), on this thread.  Call it with no lock of the backend
+ * held.  @id 0: nothing.
+ */
+void fsm_lease_break(const struct rpcrdma_nfs3_export *exp,
+		     const struct fsm_export *mx, uint64_t id);
+
+int fsm_be_lease_open(struct fs_call *c, struct fs_fentry *fe,
+		      struct fs_lease *ls);
+void fsm_be_lease_close(struct fs_lease *ls);
 
 #endif /* RPCRDMA_FS_MEMORY_H */

@@ -235,6 +235,7 @@ int fsm_be_write(struct fs_call *c, struct fs_fentry *fe,
 	*done = 0;
 	for (int i = 0; i < iovcnt; i++)
 		want += iov[i].iov_len;
+	fsm_lease_break(c->c_exp, mx, n->mn_id);
 	pthread_mutex_lock(&mx->mx_lock);
 	err = want_regular(n);
 	if (err)

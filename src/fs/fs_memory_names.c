@@ -344,6 +344,7 @@ int fsm_be_unlink(struct fs_call *c, struct fs_fentry *dir, const char *name,
 	struct fsm_export *mx = d->mn_mx;
 	struct timespec now = fsm_now();
 	struct fsm_dirent *e = NULL;
+	uint64_t gone = 0;
 	ssize_t len;
 	int err;
 
@@ -380,11 +381,13 @@ int fsm_be_unlink(struct fs_call *c, struct fs_fentry *dir, const char *name,
 		err = -ENOTEMPTY;
 	if (err)
 		goto out;
+	gone = n->mn_id;
 	fsm_ent_del_locked(d, e);
 	fsm_dir_changed(d, &now);
 	unlinked_locked(d, n, &now);
 out:
 	pthread_mutex_unlock(&mx->mx_lock);
+	fsm_lease_break(c->c_exp, mx, gone); /* after the fact: it went on */
 	return err;
 }
 
@@ -505,7 +508,7 @@ int fsm_be_rename(struct fs_call *c, struct fs_fentry *fdir, const char *fname,
 {
 	struct fsm_node *fd = fsm_fe(fdir), *td = fsm_fe(tdir);
 	struct fsm_export *mx = fd->mn_mx;
-	uint64_t before, replaced;
+	uint64_t before, replaced, moved;
 	bool got;
 	int err;
 
@@ -529,8 +532,13 @@ int fsm_be_rename(struct fs_call *c, struct fs_fentry *fdir, const char *fname,
 			pthread_mutex_unlock(&mx->mx_lock);
 			continue;
 		}
+		moved = peek_id_locked(fd, fname);
 		err = rename_locked(&c->c_cred, fd, fname, td, tname, &replaced);
 		pthread_mutex_unlock(&mx->mx_lock);
+		if (!err) { /* the moved object and the one replaced */
+			fsm_lease_break(c->c_exp, mx, moved);
+			fsm_lease_break(c->c_exp, mx, replaced);
+		}
 		*have_fh = !err && got && replaced && replaced == before;
 		return err;
 	}

@@ -120,6 +120,8 @@ int fsm_be_open(struct fs_call *c, struct fs_fentry *fe, const struct stat *st,
 	int err;
 
 	(void)st;
+	if ((acc & O_ACCMODE) != O_RDONLY)
+		fsm_lease_break(c->c_exp, mx, n->mn_id);
 	pthread_mutex_lock(&mx->mx_lock);
 	err = may_open_locked(&c->c_cred, n, acc & O_ACCMODE);
 	pthread_mutex_unlock(&mx->mx_lock);
@@ -245,6 +247,8 @@ int fsm_be_setattr(struct fs_call *c, struct fs_fentry *fe,
 	int err = 0;
 
 	(void)pre;
+	if (sa->sa_set_size)
+		fsm_lease_break(c->c_exp, mx, n->mn_id);
 	pthread_mutex_lock(&mx->mx_lock);
 	if (sa->sa_set_size)
 		err = set_size_locked(cr, n, sa->sa_size, &now);

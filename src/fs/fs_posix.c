@@ -624,6 +624,9 @@ static int posix_lock_open(struct fs_call *c, struct fs_fentry *fe,
 	fs_proc_path(path, sizeof(path), fe->fe_path);
 	*accmode = O_RDWR;
 	fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	/* EWOULDBLOCK: a read lease (a delegation's, fs_posix_lease.c) is
+	 * on the file; read-only still serves read locks (a client giving
+	 * a delegation back reclaims its read locks before DELEGRETURN) */
 	if (fd < 0) {
 		*accmode = O_RDONLY;
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -726,4 +729,6 @@ const struct fs_backend fs_posix_backend = {
 	.be_lock = posix_lock,
 	.be_lock_dup = posix_lock_dup,
 	.be_lock_close = posix_lock_close,
+	.be_lease_open = fs_posix_lease_open,
+	.be_lease_close = fs_posix_lease_close,
 };

@@ -225,4 +225,29 @@ int fs_posix_open_key(const struct rpcrdma_nfs3_export *exp, uint32_t type,
 		      const uint8_t *key, uint32_t keylen, int *fdp,
 		      struct stat *st);
 
+/* -- fs_posix_lease.c -- */
+
+/**
+ * fs_posix_lease_open - be_lease_open of the posix backend: a read lease
+ * (F_SETLEASE F_RDLCK) on a read-only description of @fe's file opened
+ * with the server's identity, whose break the lease thread (started by
+ * the first call) takes as the signal fs_posix_lease_signal() and passes
+ * to @ls->ls_fn.  Return: 0; -EAGAIN (open for writing somewhere, or a
+ * write lease another holds); -EACCES (neither the file's owner nor
+ * CAP_LEASE); -EMFILE; -ENOMEM; -EOPNOTSUPP (leases disabled or not
+ * given by the file system); other errno of open(2) or fcntl(2).
+ */
+int fs_posix_lease_open(struct fs_call *c, struct fs_fentry *fe,
+			struct fs_lease *ls);
+/** fs_posix_lease_close - be_lease_close: waits for a break of @ls in
+ *  flight, then closes its description (the lease with it). */
+void fs_posix_lease_close(struct fs_lease *ls);
+/**
+ * fs_posix_lease_signal - the real-time signal the lease descriptions
+ * send their breaks with: SIGRTMIN + 7 unless RPCRDMA_LEASE_SIGNAL named
+ * another between SIGRTMIN and SIGRTMAX when the first lease was taken
+ * (starts the lease thread, as the first lease does).
+ */
+int fs_posix_lease_signal(void);
+
 #endif /* RPCRDMA_FS_POSIX_H */

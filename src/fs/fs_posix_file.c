@@ -53,13 +53,21 @@ static bool may_override(struct fs_call *c, int fd, const struct stat *st,
 /*
  * fs_reopen - a real descriptor for the regular file behind O_PATH @fd,
  * checked against the caller's identity (with the overrides of
- * may_override(), which re-open with the server's identity).
+ * may_override(), which re-open with the server's identity).  An open
+ * for writing is O_NONBLOCK: a lease on the file (a delegation's,
+ * fs_posix_lease.c, this server's own included; Samba's, the kernel
+ * nfsd's) makes it fail with EWOULDBLOCK, -EAGAIN (NFS3ERR_JUKEBOX,
+ * NFS4ERR_DELAY: try later), and starts the lease's break, instead of
+ * holding the thread for up to lease-break-time; O_NONBLOCK changes
+ * nothing else for a regular file (no system call more).
  */
 int fs_reopen(struct fs_call *c, int fd, const struct stat *st, int flags)
 {
 	char path[32];
 	int nfd, err;
 
+	if ((flags & O_ACCMODE) != O_RDONLY)
+		flags |= O_NONBLOCK;
 	fs_proc_path(path, sizeof(path), fd);
 	nfd = open(path, flags | O_CLOEXEC);
 	if (nfd >= 0)

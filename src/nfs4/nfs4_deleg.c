@@ -5,10 +5,20 @@
  * grants none.
  * The stateid's "other" field: the server's start, the entry's index
  * (NFS4_DELEG_INDEX_BITS) and its generation, so a stale or forged one matches nothing.
+ *
+ * Leases.  A delegation may have a lease of the file-serving layer
+ * (fs_lease_open(), nfs4_deleg_lease()) in its entry, so a change from
+ * outside the server recalls it.  A lease is never opened or closed
+ * under dt_lock (its break callback takes dt_lock, and a close waits for
+ * a break in flight): an entry freed or revoked keeps its lease (dl_pin:
+ * the slot is not reused, the lease's storage stays where it is) until
+ * nfs4_deleg_reap() closes it from a thread that holds no lock (the
+ * server's lease thread, DELEGRETURN).
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +35,11 @@ struct nfs4_deleg {
 	uint64_t dl_clientid;
 	time_t dl_recalled;        /* when the recall began */
 	bool dl_sent;              /* its CB_RECALL went out */
+	bool dl_pin;               /* dl_lease holds a lease, or is being opened */
+	bool dl_opening;           /* fs_lease_open() under way (no lock held) */
+	bool dl_closing;           /* nfs4_deleg_reap() closing it */
+	bool dl_broken;            /* the lease broke: to recall (the lease thread) */
+	struct fs_lease dl_lease;  /* the file-serving layer's lease, or none */
 	uint32_t dl_fhlen;
 	uint8_t dl_fh[NFS4_FHSIZE];
 };
@@ -35,6 +50,8 @@ struct nfs4_deleg_table {
 	uint32_t dt_lease;
 	struct nfs4_deleg_counts dt_counts;
 	atomic_uint dt_nused;      /* entries not free: 0 lets a change skip the scan */
+	atomic_bool dt_reap;       /* a lease of a freed or revoked entry to close */
+	atomic_bool dt_broken;     /* some entry's dl_broken is set */
 	uint32_t dt_n;             /* sz_delegs */
 	uint32_t dt_client_max;    /* sz_client_delegs */
 	uint32_t dt_hi;            /* entries at or past it never used: scans stop */
@@ -79,6 +96,7 @@ void nfs4_deleg_destroy(struct nfs4_deleg_table *t)
 {
 	if (!t)
 		return;
+	nfs4_deleg_drop_leases(t);
 	pthread_mutex_destroy(&t->dt_lock);
 	free(t->dt_d);
 	free(t);
@@ -117,6 +135,9 @@ static void free_locked(struct nfs4_deleg_table *t, struct nfs4_deleg *d)
 {
 	if (d->dl_state == NFS4_DELEG_GRANTED || d->dl_state == NFS4_DELEG_RECALLING)
 		t->dt_counts.dc_held--;
+	if (d->dl_pin)
+		atomic_store(&t->dt_reap, true); /* its lease: nfs4_deleg_reap() */
+	d->dl_broken = false;
 	d->dl_state = NFS4_DELEG_FREE;
 	d->dl_gen = (d->dl_gen + 1) & DELEG_GEN_MASK;
 	atomic_fetch_sub(&t->dt_nused, 1);
@@ -136,7 +157,7 @@ bool nfs4_deleg_grant(struct nfs4_deleg_table *t, uint64_t clientid,
 		struct nfs4_deleg *d = &t->dt_d[i];
 
 		if (d->dl_state == NFS4_DELEG_FREE) {
-			if (slot == t->dt_n)
+			if (slot == t->dt_n && !d->dl_pin)
 				slot = i;
 			continue;
 		}
@@ -194,6 +215,9 @@ uint32_t nfs4_deleg_conflict(struct nfs4_deleg_table *t, uint64_t clientid,
 		    now - d->dl_recalled >= (time_t)t->dt_lease) {
 			/* a lease after the recall, no return: revoked (10.4.6) */
 			d->dl_state = NFS4_DELEG_REVOKED;
+			d->dl_broken = false;
+			if (d->dl_pin)
+				atomic_store(&t->dt_reap, true);
 			t->dt_counts.dc_held--;
 			t->dt_counts.dc_revoked++;
 			continue;
@@ -240,6 +264,7 @@ uint32_t nfs4_deleg_return(struct nfs4_deleg_table *t, uint64_t clientid,
 		free_locked(t, d);
 	}
 	pthread_mutex_unlock(&t->dt_lock);
+	nfs4_deleg_reap(t); /* its lease: a local writer waiting goes on */
 	return status;
 }
 
@@ -307,16 +332,148 @@ bool nfs4_deleg_revoked(struct nfs4_deleg_table *t, uint64_t clientid)
 	return any;
 }
 
-void nfs4_deleg_forget_client(struct nfs4_deleg_table *t, uint64_t clientid)
+bool nfs4_deleg_forget_client(struct nfs4_deleg_table *t, uint64_t clientid)
 {
+	bool leases = false;
+
 	pthread_mutex_lock(&t->dt_lock);
 	for (uint32_t i = 0; i < t->dt_hi; i++) {
 		struct nfs4_deleg *d = &t->dt_d[i];
 
-		if (d->dl_state != NFS4_DELEG_FREE && d->dl_clientid == clientid)
+		if (d->dl_state != NFS4_DELEG_FREE && d->dl_clientid == clientid) {
+			leases |= d->dl_pin;
 			free_locked(t, d);
+		}
 	}
 	pthread_mutex_unlock(&t->dt_lock);
+	return leases;
+}
+
+/* ---- leases ---- */
+
+int nfs4_deleg_lease(struct nfs4_deleg_table *t, const struct nfs4_stateid *sid,
+		     struct fs_call *c, struct fs_fentry *fe, fs_lease_break_fn fn,
+		     void *arg)
+{
+	struct nfs4_deleg *d;
+	int err;
+
+	pthread_mutex_lock(&t->dt_lock);
+	d = find_locked(t, sid);
+	if (!d || d->dl_state != NFS4_DELEG_GRANTED) {
+		pthread_mutex_unlock(&t->dt_lock);
+		return -ENOENT;
+	}
+	if (d->dl_pin) { /* the client's delegation it had: leased already */
+		pthread_mutex_unlock(&t->dt_lock);
+		return 0;
+	}
+	d->dl_pin = true;
+	d->dl_opening = true;
+	pthread_mutex_unlock(&t->dt_lock);
+	err = fs_lease_open(c, fe, fn, arg, &d->dl_lease);
+	pthread_mutex_lock(&t->dt_lock);
+	d->dl_opening = false;
+	if (err) {
+		d->dl_pin = false;
+		/* refused: the delegation is taken back, as if never granted
+		 * (no one has its stateid yet); -EOPNOTSUPP keeps it */
+		if (err != -EOPNOTSUPP && d->dl_state == NFS4_DELEG_GRANTED &&
+		    find_locked(t, sid) == d) {
+			t->dt_counts.dc_granted--;
+			free_locked(t, d);
+		}
+	}
+	pthread_mutex_unlock(&t->dt_lock);
+	return err;
+}
+
+bool nfs4_deleg_lease_broken(struct nfs4_deleg_table *t, struct fs_lease *ls)
+{
+	struct nfs4_deleg *d = (struct nfs4_deleg *)((char *)ls -
+						     offsetof(struct nfs4_deleg, dl_lease));
+	bool mark;
+
+	pthread_mutex_lock(&t->dt_lock);
+	mark = d->dl_state == NFS4_DELEG_GRANTED || d->dl_state == NFS4_DELEG_RECALLING;
+	if (mark) {
+		d->dl_broken = true;
+		atomic_store(&t->dt_broken, true);
+	}
+	pthread_mutex_unlock(&t->dt_lock);
+	return mark;
+}
+
+uint32_t nfs4_deleg_broken(struct nfs4_deleg_table *t, uint8_t (*fh)[NFS4_FHSIZE],
+			   uint32_t *fhlen, uint32_t max)
+{
+	uint32_t n = 0;
+	bool more = false;
+
+	if (!atomic_exchange(&t->dt_broken, false))
+		return 0;
+	pthread_mutex_lock(&t->dt_lock);
+	for (uint32_t i = 0; i < t->dt_hi; i++) {
+		struct nfs4_deleg *d = &t->dt_d[i];
+
+		if (!d->dl_broken)
+			continue;
+		more = true; /* still out: asked again on the next pass */
+		if (n < max) {
+			memcpy(fh[n], d->dl_fh, d->dl_fhlen);
+			fhlen[n++] = d->dl_fhlen;
+		}
+	}
+	if (more)
+		atomic_store(&t->dt_broken, true);
+	pthread_mutex_unlock(&t->dt_lock);
+	return n;
+}
+
+void nfs4_deleg_reap(struct nfs4_deleg_table *t)
+{
+	struct nfs4_deleg *d;
+
+	if (!atomic_exchange(&t->dt_reap, false))
+		return;
+	for (;;) {
+		d = NULL;
+		pthread_mutex_lock(&t->dt_lock);
+		for (uint32_t i = 0; i < t->dt_hi && !d; i++) {
+			struct nfs4_deleg *e = &t->dt_d[i];
+
+			if (e->dl_pin && !e->dl_opening && !e->dl_closing &&
+			    (e->dl_state == NFS4_DELEG_FREE || e->dl_state == NFS4_DELEG_REVOKED))
+				d = e;
+			else if (e->dl_pin && e->dl_opening &&
+				 (e->dl_state == NFS4_DELEG_FREE || e->dl_state == NFS4_DELEG_REVOKED))
+				atomic_store(&t->dt_reap, true); /* later */
+		}
+		if (d)
+			d->dl_closing = true;
+		pthread_mutex_unlock(&t->dt_lock);
+		if (!d)
+			return;
+		fs_lease_close(&d->dl_lease);
+		pthread_mutex_lock(&t->dt_lock);
+		d->dl_closing = false;
+		d->dl_pin = false;
+		pthread_mutex_unlock(&t->dt_lock);
+	}
+}
+
+void nfs4_deleg_drop_leases(struct nfs4_deleg_table *t)
+{
+	if (!t)
+		return;
+	for (uint32_t i = 0; i < t->dt_hi; i++) {
+		struct nfs4_deleg *d = &t->dt_d[i];
+
+		if (d->dl_pin && !d->dl_opening) {
+			fs_lease_close(&d->dl_lease);
+			d->dl_pin = false;
+		}
+	}
 }
 
 void nfs4_deleg_counts(struct nfs4_deleg_table *t, struct nfs4_deleg_counts *out)

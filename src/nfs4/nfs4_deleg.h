@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "nfs4_prot.h"
+
 struct nfs4_stateid;
 struct nfs4_sizes;
 
@@ -117,8 +119,60 @@ void nfs4_deleg_recall_sent(struct nfs4_deleg_table *t, const struct nfs4_deleg_
 bool nfs4_deleg_revoked(struct nfs4_deleg_table *t, uint64_t clientid);
 
 /** nfs4_deleg_forget_client - the client's state is gone: its
- *  delegations with it. */
-void nfs4_deleg_forget_client(struct nfs4_deleg_table *t, uint64_t clientid);
+ *  delegations with it (may be called under the state's lock: their
+ *  leases are left for nfs4_deleg_reap()).  Return: whether any of them
+ *  had a lease to close. */
+bool nfs4_deleg_forget_client(struct nfs4_deleg_table *t, uint64_t clientid);
+
+/* ---- leases (fs_lease_open()): changes from outside the server ---- */
+
+struct fs_call;
+struct fs_fentry;
+struct fs_lease;
+
+/**
+ * nfs4_deleg_lease - a lease of the file-serving layer on @fe's file
+ * (fs_lease_open(@c, @fe, @fn, @arg)) for delegation @sid, just granted
+ * by nfs4_deleg_grant(), kept in its entry; a delegation that has one
+ * already keeps it.  No lock of the caller's may be held (the lease's
+ * break takes the table's lock).  A lease refused takes the delegation
+ * back (it is freed: the stateid must not be handed out), but for
+ * -EOPNOTSUPP (the backend cannot tell of changes from outside: the
+ * delegation rests on the change hook, as before leases).
+ * Return: 0; -ENOENT (no such delegation now); fs_lease_open()'s errors
+ * (-EAGAIN: open for writing somewhere; -EACCES; -EOPNOTSUPP; ...).
+ */
+int nfs4_deleg_lease(struct nfs4_deleg_table *t, const struct nfs4_stateid *sid,
+		     struct fs_call *c, struct fs_fentry *fe,
+		     void (*fn)(void *arg, struct fs_lease *ls), void *arg);
+
+/**
+ * nfs4_deleg_lease_broken - the lease @ls (one of this table's entries')
+ * broke: its delegation is marked for recall by the lease thread
+ * (nfs4_deleg_broken()).  Takes the table's lock briefly, nothing else.
+ * Return: whether a delegation was marked (false: freed or revoked).
+ */
+bool nfs4_deleg_lease_broken(struct nfs4_deleg_table *t, struct fs_lease *ls);
+
+/**
+ * nfs4_deleg_broken - the files of delegations whose lease broke and that
+ * are still out (granted or recalling), at most @max of them into @fh
+ * (NFS4_FHSIZE bytes each) and @fhlen; they stay marked until returned or
+ * revoked, so each pass asks again.  Return: how many were written.
+ */
+uint32_t nfs4_deleg_broken(struct nfs4_deleg_table *t, uint8_t (*fh)[NFS4_FHSIZE],
+			   uint32_t *fhlen, uint32_t max);
+
+/**
+ * nfs4_deleg_reap - close the leases of delegations returned, revoked or
+ * forgotten (fs_lease_close()).  Call with no lock held, never from a
+ * lease's break callback.
+ */
+void nfs4_deleg_reap(struct nfs4_deleg_table *t);
+
+/** nfs4_deleg_drop_leases - close every lease (the server stops: no call
+ *  is served any more); nfs4_deleg_destroy() does it too. */
+void nfs4_deleg_drop_leases(struct nfs4_deleg_table *t);
 
 /** Counters (tests, the log, the stats). */
 struct nfs4_deleg_counts {
@@ -149,12 +203,27 @@ int nfs4_deleg_change_hook(void *arg, const uint8_t *fh, uint32_t fhlen);
 
 /**
  * nfs4_deleg_put_open - the open_delegation4 of an OPEN of the current
- * file that succeeded with @access: OPEN_DELEGATE_READ (a delegation
- * granted: reading only, delegations on, no OPEN4_SHARE_ACCESS_WANT_NO_DELEG
- * in @want, not a CLAIM_DELEG_CUR open, the session's back channel up,
- * nobody has the file open for writing) or OPEN_DELEGATE_NONE.
+ * file (@fe, its object) that succeeded with @access: OPEN_DELEGATE_READ
+ * (a delegation granted: reading only, delegations on, no
+ * OPEN4_SHARE_ACCESS_WANT_NO_DELEG in @want, not a CLAIM_DELEG_CUR open,
+ * the session's back channel up, nobody has the file open for writing,
+ * and the backend gave a lease on it or has no leases) or
+ * OPEN_DELEGATE_NONE.
  */
-void nfs4_deleg_put_open(struct nfs4_compound *cp, uint32_t access, uint32_t want,
-			 bool deleg_cur);
+void nfs4_deleg_put_open(struct nfs4_compound *cp, struct fs_fentry *fe,
+			 uint32_t access, uint32_t want, bool deleg_cur);
+
+/**
+ * nfs4_deleg_lease_work - the server's lease thread: leases of
+ * delegations gone are closed (nfs4_deleg_reap()), and the files whose
+ * lease broke have their delegations recalled (nfs4_deleg_break() with
+ * clientid 0, as an NFSv3 change), again on each pass until returned or
+ * revoked a lease after the recall.
+ */
+void nfs4_deleg_lease_work(struct rpcrdma_nfs4_server *srv);
+
+/** nfs4_server_kick - wake the server's lease thread now (a lease broke,
+ *  a client with leased delegations was forgotten); nfs4_server.c. */
+void nfs4_server_kick(struct rpcrdma_nfs4_server *srv);
 
 #endif /* RPCRDMA_NFS4_DELEG_H */

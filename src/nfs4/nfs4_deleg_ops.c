@@ -70,12 +70,48 @@ int nfs4_deleg_change_hook(void *arg, const uint8_t *fh, uint32_t fhlen)
 	return nfs4_deleg_break(arg, 0, fh, fhlen) == NFS4_OK ? 0 : -EAGAIN;
 }
 
-void nfs4_deleg_put_open(struct nfs4_compound *cp, uint32_t access, uint32_t want,
-			 bool deleg_cur)
+/*
+ * lease_broken - the break callback of a delegation's lease (@arg the
+ * server): a local process or another gateway wants the file for a
+ * change.  Called on a backend's thread (the posix lease thread, or
+ * another export's call for the memory backend), so it only marks the
+ * delegation and wakes the server's lease thread, which recalls it
+ * (nfs4_deleg_lease_work()): the recall path may expire a courtesy
+ * client under the state's lock, and that closes leases, which a break
+ * callback must not do.
+ */
+static void lease_broken(void *arg, struct fs_lease *ls)
+{
+	struct rpcrdma_nfs4_server *srv = arg;
+
+	if (nfs4_deleg_lease_broken(srv->s4_deleg, ls))
+		nfs4_server_kick(srv);
+}
+
+void nfs4_deleg_lease_work(struct rpcrdma_nfs4_server *srv)
+{
+	uint8_t fh[NFS4_DELEG_MAX_RECALL][NFS4_FHSIZE];
+	uint32_t fhlen[NFS4_DELEG_MAX_RECALL], n;
+
+	nfs4_deleg_reap(srv->s4_deleg);
+	n = nfs4_deleg_broken(srv->s4_deleg, fh, fhlen, NFS4_DELEG_MAX_RECALL);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t status = nfs4_deleg_break(srv, 0, fh[i], fhlen[i]);
+
+		if (srv->s4_verbose > 1)
+			fprintf(srv->s4_log, "nfs4: a lease broke (a change from outside): %s\n",
+				status == NFS4_OK ? "no delegation out" : "recalling");
+	}
+	nfs4_deleg_reap(srv->s4_deleg); /* revoked by the breaks */
+}
+
+void nfs4_deleg_put_open(struct nfs4_compound *cp, struct fs_fentry *fe,
+			 uint32_t access, uint32_t want, bool deleg_cur)
 {
 	struct rpcrdma_nfs4_server *srv = cp->cp_srv;
 	struct rpcrdma_xdr *r = cp->cp_res;
 	struct nfs4_stateid sid;
+	int err;
 
 	if (srv->s4_no_deleg || deleg_cur || (access & OPEN4_SHARE_ACCESS_WRITE) ||
 	    want == OPEN4_SHARE_ACCESS_WANT_NO_DELEG || !cp->cp_session ||
@@ -83,6 +119,17 @@ void nfs4_deleg_put_open(struct nfs4_compound *cp, uint32_t access, uint32_t wan
 	    nfs4_open_writers(srv->s4_state, cp->cp_cur.fh_data, cp->cp_cur.fh_len) ||
 	    !nfs4_deleg_grant(srv->s4_deleg, cp->cp_clientid, cp->cp_cur.fh_data,
 			      cp->cp_cur.fh_len, false, &sid)) {
+		rpcrdma_xdr_put_u32(r, OPEN_DELEGATE_NONE);
+		return;
+	}
+	/* a lease, so a change from outside the server recalls it; a
+	 * backend without leases (-EOPNOTSUPP): the change hook alone */
+	err = nfs4_deleg_lease(srv->s4_deleg, &sid, &cp->cp_c, fe, lease_broken, srv);
+	if (err && err != -EOPNOTSUPP) {
+		if (srv->s4_verbose)
+			fprintf(srv->s4_log, "nfs4: no read delegation for client %016llx: "
+				"no lease on the file (%s)\n",
+				(unsigned long long)cp->cp_clientid, strerror(-err));
 		rpcrdma_xdr_put_u32(r, OPEN_DELEGATE_NONE);
 		return;
 	}

@@ -393,7 +393,7 @@ uint32_t nfs4_op_open(struct nfs4_compound *cp)
 	}
 	rpcrdma_xdr_put_u32(r, OPEN4_RESULT_LOCKTYPE_POSIX);
 	nfs4_put_bitmap(r, attrset, NFS4_BITMAP_WORDS);
-	nfs4_deleg_put_open(cp, o.oa_access, o.oa_want, o.oa_deleg_cur);
+	nfs4_deleg_put_open(cp, obj, o.oa_access, o.oa_want, o.oa_deleg_cur);
 out:
 	fs_fcache_put(ofe);
 	fs_fcache_put(fe);

@@ -43,6 +43,7 @@ static void *lease_thread(void *arg)
 			fprintf(srv->s4_log, "rpcrdma-nfsd: nfs4: %u expired client records freed\n", n);
 		if (nfs4_recover_pending(srv->s4_recover))
 			(void)nfs4_recover_flush(srv->s4_recover);
+		nfs4_deleg_lease_work(srv); /* leases broken or to close */
 		pthread_mutex_lock(&srv->s4_lease_lock);
 	}
 	pthread_mutex_unlock(&srv->s4_lease_lock);
@@ -72,6 +73,16 @@ static int lease_thread_start(struct rpcrdma_nfs4_server *srv)
 		pthread_cond_wait(&srv->s4_lease_cond, &srv->s4_lease_lock);
 	pthread_mutex_unlock(&srv->s4_lease_lock);
 	return 0;
+}
+
+void nfs4_server_kick(struct rpcrdma_nfs4_server *srv)
+{
+	if (!srv->s4_lease_running)
+		return;
+	pthread_mutex_lock(&srv->s4_lease_lock);
+	srv->s4_lease_kick = true;
+	pthread_cond_broadcast(&srv->s4_lease_cond);
+	pthread_mutex_unlock(&srv->s4_lease_lock);
 }
 
 static void lease_thread_stop(struct rpcrdma_nfs4_server *srv)
@@ -116,7 +127,10 @@ static void forget_client(void *arg, uint64_t clientid, const uint8_t *owner, ui
 	struct rpcrdma_nfs4_server *srv = arg;
 
 	nfs4_recover_note(srv->s4_recover, owner, len, NFS4_REC_FORGET);
-	nfs4_deleg_forget_client(srv->s4_deleg, clientid);
+	/* called under the state's lock: their leases are closed by the
+	 * lease thread (nfs4_deleg_reap()) */
+	if (nfs4_deleg_forget_client(srv->s4_deleg, clientid))
+		nfs4_server_kick(srv);
 }
 
 int rpcrdma_nfs4_limits(uint32_t max_clients, struct rpcrdma_nfs4_limits *out)
@@ -250,6 +264,8 @@ void rpcrdma_nfs4_server_destroy(struct rpcrdma_nfs4_server *srv)
 	if (!srv)
 		return;
 	fs_server_set_change_hook(srv->s4_nfs3, NULL, NULL);
+	/* no lease break may reach the lease thread once it stops */
+	nfs4_deleg_drop_leases(srv->s4_deleg);
 	lease_thread_stop(srv);
 	nfs4_cb_table_destroy(srv->s4_cb);
 	nfs4_deleg_destroy(srv->s4_deleg);

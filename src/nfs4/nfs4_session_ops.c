@@ -263,8 +263,8 @@ uint32_t nfs4_op_destroy_clientid(struct nfs4_compound *cp)
 		return NFS4ERR_BADXDR;
 	nfs4_who_of(cp, &who);
 	status = nfs4_destroy_clientid_as(cp->cp_srv->s4_state, &who, id);
-	if (status == NFS4_OK)
-		nfs4_deleg_forget_client(cp->cp_srv->s4_deleg, id);
+	if (status == NFS4_OK && nfs4_deleg_forget_client(cp->cp_srv->s4_deleg, id))
+		nfs4_deleg_reap(cp->cp_srv->s4_deleg); /* their leases (no lock held) */
 	return status;
 }
 

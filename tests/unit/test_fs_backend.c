@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1392,6 +1393,166 @@ static void case_memory_keys(struct env *e)
 	}
 }
 
+/* ---- leases (be_lease_open, be_lease_close) ---- */
+
+/* The break callback: counts its calls for @arg. */
+static void lease_hit(void *arg, struct fs_lease *ls)
+{
+	(void)ls;
+	atomic_fetch_add((atomic_int *)arg, 1);
+}
+
+/* wait_hits - true once *@n reaches @want, within @ms milliseconds. */
+static bool wait_hits(atomic_int *n, int want, int ms)
+{
+	for (int i = 0; i < ms; i++) {
+		if (atomic_load(n) >= want)
+			return true;
+		usleep(1000);
+	}
+	return atomic_load(n) >= want;
+}
+
+/* A second export of the same tree (memory: "another gateway"), root
+ * acting, its object @name into @o. */
+struct gw {
+	struct env g;
+};
+
+static void gw_open(struct env *e, struct gw *w, const char *name, struct obj *o)
+{
+	memset(w, 0, sizeof(*w));
+	w->g.be = e->be;
+	w->g.posix = e->posix;
+	memcpy(w->g.dir, e->dir, sizeof(w->g.dir));
+	assert_int_equal(open_export(&w->g), 0);
+	w->g.c.c_exp = w->g.exp;
+	w->g.c.c_as_caller = true; /* root, as the memory backend checks */
+	assert_int_equal(fs_root(w->g.exp, &w->g.rl, &w->g.root, &w->g.rst), 0);
+	assert_int_equal(lookup(&w->g, NULL, name, o), 0);
+}
+
+static void gw_close(struct gw *w)
+{
+	fs_fcache_put(w->g.root);
+	close_export(&w->g);
+}
+
+/* change - a change of @name from outside this export: posix, a local
+ * open(2) for writing (O_NONBLOCK: with a lease out it fails with
+ * EWOULDBLOCK and starts the break); memory, a write through another
+ * export of the tree.  Return: 0 or the negative errno of the open or
+ * the write. */
+static int change(struct env *e, const char *name)
+{
+	char path[128];
+	int fd;
+
+	if (e->posix) {
+		snprintf(path, sizeof(path), "%s/%s", e->dir, name);
+		fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		close(fd);
+		return 0;
+	} else {
+		struct gw w;
+		struct obj o;
+		int err;
+
+		gw_open(e, &w, name, &o);
+		err = fs_open(&w.g.c, o.fe, &o.st, O_WRONLY);
+		if (!err)
+			err = write_at(&w.g, &o, 0, "z", 1, NULL);
+		put(&o);
+		gw_close(&w);
+		return err;
+	}
+}
+
+static void case_leases(struct env *e)
+{
+	atomic_int hits = 0, hits2 = 0;
+	struct fs_lease ls, ls2;
+	struct obj f, d;
+	char path[128];
+	int fd;
+
+	assert_int_equal(create(e, NULL, "f", 0644, true, &f, NULL), 0);
+	assert_int_equal(fs_lease_open(&e->c, f.fe, lease_hit, &hits, &ls), 0);
+	assert_non_null(ls.ls_be);
+	/* a reader from outside breaks nothing */
+	if (e->posix) {
+		snprintf(path, sizeof(path), "%s/f", e->dir);
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		assert_true(fd >= 0);
+		close(fd);
+	}
+	usleep(50 * 1000);
+	assert_int_equal(atomic_load(&hits), 0);
+	/* a change from outside: the holder is told within a bounded wait;
+	 * posix holds the writer off (EWOULDBLOCK), memory lets it on */
+	assert_int_equal(change(e, "f"), e->posix ? -EAGAIN : 0);
+	assert_true(wait_hits(&hits, 1, 5000));
+	fs_lease_close(&ls);
+	assert_null(ls.ls_be);
+	/* given back: the writer goes on, and nothing is told any more */
+	int before = atomic_load(&hits);
+
+	assert_int_equal(change(e, "f"), 0);
+	usleep(100 * 1000);
+	assert_int_equal(atomic_load(&hits), before);
+
+	if (!e->posix) {
+		/* memory: a change through the lease's own export is the
+		 * layer's to tell (the change hook): no break */
+		assert_int_equal(fs_lease_open(&e->c, f.fe, lease_hit, &hits, &ls), 0);
+		write_ok(e, &f, 0, "own", 3);
+		assert_int_equal(atomic_load(&hits), before);
+		/* removal and rename through another export break it */
+		struct gw w;
+		struct obj o;
+
+		gw_open(e, &w, "f", &o);
+		assert_int_equal(fs_rename(&w.g.c, w.g.root, "f", w.g.root, "f2", false), 0);
+		assert_int_equal(atomic_load(&hits), before + 1);
+		assert_int_equal(fs_remove(&w.g.c, w.g.root, "f2", false), 0);
+		assert_int_equal(atomic_load(&hits), before + 2);
+		put(&o);
+		gw_close(&w);
+		fs_lease_close(&ls);
+	} else {
+		/* posix: a file open for writing somewhere gets no lease */
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		assert_true(fd >= 0);
+		assert_int_equal(fs_lease_open(&e->c, f.fe, lease_hit, &hits2, &ls2), -EAGAIN);
+		assert_null(ls2.ls_be);
+		close(fd);
+		/* two leases on one file, both told of one writer */
+		assert_int_equal(fs_lease_open(&e->c, f.fe, lease_hit, &hits, &ls), 0);
+		assert_int_equal(fs_lease_open(&e->c, f.fe, lease_hit, &hits2, &ls2), 0);
+		before = atomic_load(&hits);
+		assert_int_equal(change(e, "f"), -EAGAIN);
+		assert_true(wait_hits(&hits, before + 1, 5000));
+		assert_true(wait_hits(&hits2, 1, 5000));
+		fs_lease_close(&ls);
+		fs_lease_close(&ls2);
+		assert_int_equal(change(e, "f"), 0);
+		/* this server's own write open is held off too (-EAGAIN, not
+		 * 45 s), and breaks the lease */
+		assert_int_equal(fs_lease_open(&e->c, f.fe, lease_hit, &hits2, &ls2), 0);
+		assert_int_equal(fs_open(&e->c, f.fe, &f.st, O_WRONLY), -EAGAIN);
+		assert_true(wait_hits(&hits2, 2, 5000));
+		fs_lease_close(&ls2);
+		assert_int_equal(fs_open(&e->c, f.fe, &f.st, O_WRONLY), 0);
+	}
+	put(&f);
+	/* not a regular file */
+	assert_int_equal(mkdir_(e, NULL, "d", 0755, &d), 0);
+	assert_int_equal(fs_lease_open(&e->c, d.fe, lease_hit, &hits, &ls), -EINVAL);
+	put(&d);
+}
+
 /* Threads at once, each in a directory of its own under the root. */
 struct worker {
 	struct env *w_env;
@@ -1495,6 +1656,7 @@ static const struct be_case g_cases[] = {
 	{ "name_limits", case_name_limits },
 	{ "memory_keys", case_memory_keys },
 	{ "threads", case_threads },
+	{ "leases", case_leases },
 };
 #define NCASES (sizeof(g_cases) / sizeof(g_cases[0]))
 
