@@ -179,6 +179,7 @@ int fs_share_set_fh(struct fs_call *c, struct fs_fentry *fe,
 	struct share_rec *r, *mine = NULL, *fresh = NULL, *gone = NULL;
 	struct fs_shares *t = table_of(c->c_srv);
 	struct fs_fentry local, *obj = fe;
+	struct fs_call bc;
 	struct share_key k;
 	const uint8_t *key;
 	uint32_t b;
@@ -226,6 +227,12 @@ int fs_share_set_fh(struct fs_call *c, struct fs_fentry *fe,
 			goto out;
 		}
 	}
+	/* the backend knows the owner's reservation by the export it was
+	 * made through (another export of the file system, or the one a
+	 * reload replaced): a change goes through that one */
+	bc = *c;
+	if (mine && mine->sr_exp)
+		bc.c_exp = mine->sr_exp;
 	if (!access) {
 		if (!mine)
 			goto out;
@@ -233,7 +240,7 @@ int fs_share_set_fh(struct fs_call *c, struct fs_fentry *fe,
 		 * refuse a drop) */
 		unlink_locked(t, mine);
 		if (be_share)
-			(void)be_share(c, obj, owner, 0, 0);
+			(void)be_share(&bc, obj, owner, 0, 0);
 		gone = mine;
 		goto out;
 	}
@@ -249,7 +256,7 @@ int fs_share_set_fh(struct fs_call *c, struct fs_fentry *fe,
 		}
 	}
 	if (be_share) {
-		err = be_share(c, obj, owner, access, deny);
+		err = be_share(&bc, obj, owner, access, deny);
 		if (err) {
 			free(fresh);
 			goto out;

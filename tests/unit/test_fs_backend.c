@@ -1596,6 +1596,17 @@ static void case_memory_share_exports(struct env *e)
 	/* through the layer: its table has no record of B (made by the
 	 * backend alone, as another server's), so be_share denies */
 	assert_int_equal(fs_share_set(&e->c, f.fe, OWN(1), SW, 0), -EBUSY);
+	assert_int_equal(share(&c2, f2, OWN(2), 0, 0), 0);
+	/* one owner through both exports of one server (one layer table):
+	 * one reservation, which the backend knows by the export that made
+	 * it; changed and dropped through the other, nothing is left */
+	assert_int_equal(fs_share_set(&e->c, f.fe, OWN(7), SR, SW), 0);
+	assert_int_equal(fs_share_set(&c2, f2, OWN(7), SR, SRW), 0);
+	assert_int_equal(share(&c2, f2, OWN(8), SR, 0), -EBUSY); /* denies reading now */
+	assert_int_equal(fs_share_set(&c2, f2, OWN(7), 0, 0), 0);
+	assert_int_equal(share(&c2, f2, OWN(8), SW, 0), 0);
+	assert_int_equal(share(&c2, f2, OWN(8), 0, 0), 0);
+	assert_int_equal(share(&c2, f2, OWN(2), SRW, SW), 0);
 	/* export 2 closes: its reservations go with it */
 	fs_fcache_put(f2);
 	fs_fcache_put(root2);
