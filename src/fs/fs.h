@@ -820,6 +820,68 @@ void fs_lease_close(struct fs_lease *ls);
 int fs_share_set(struct fs_call *c, struct fs_fentry *fe, uint64_t owner,
 		 uint32_t access, uint32_t deny);
 
+/*
+ * Share reservation owners: the protocol's tag in the top 8 bits, its own
+ * id in the other 56 (fs_share_owner()), so owners of different protocols
+ * never meet in one server's table.
+ */
+enum {
+	FS_SHARE_TAG_NFS4 = 1, /* an NFSv4 open state (open-owner and file) */
+	FS_SHARE_TAG_NLM = 2,  /* an NLM SHARE (host, oh, file) */
+	FS_SHARE_TAG_TEST = 0xff,
+};
+#define FS_SHARE_ID_BITS 56u
+
+/** fs_share_owner - the owner of protocol @tag's reservation @id (the low
+ *  FS_SHARE_ID_BITS bits of it). */
+static inline uint64_t fs_share_owner(unsigned tag, uint64_t id)
+{
+	return (uint64_t)(tag & 0xffu) << FS_SHARE_ID_BITS |
+	       (id & ((1ull << FS_SHARE_ID_BITS) - 1));
+}
+
+/**
+ * fs_share_set_fh - fs_share_set() of the file handle @fh (@fhlen bytes,
+ * of @c's export) names, for a caller that holds the handle: the table is
+ * keyed by what the handle carries (no system call); the object is
+ * reached only for a backend with be_share, from @fe when not NULL (it
+ * must be the handle's object), else by decoding @fh.  Return: as
+ * fs_share_set(); -EBADMSG, -EXDEV (not a handle of @c's export); -ESTALE
+ * (be_share needed the object, gone).
+ */
+int fs_share_set_fh(struct fs_call *c, struct fs_fentry *fe,
+		    const uint8_t *fh, uint32_t fhlen, uint64_t owner,
+		    uint32_t access, uint32_t deny);
+
+/**
+ * fs_share_drop - drop every reservation of @owner in @srv's table (NULL:
+ * the table of calls without a server), and from the backends that keep
+ * them (be_share with access 0): a CLOSE, an expired NFSv4 client, an NLM
+ * host freed.  Never fails.
+ */
+void fs_share_drop(struct rpcrdma_nfs3_server *srv, uint64_t owner);
+
+/**
+ * fs_share_set_max - at most @max reservations in @srv's table (NULL: the
+ * table of calls without a server; 0: FS_SHARES_MAX), for tests; fewer
+ * than are held refuses only new ones (-ENOLCK).
+ */
+#define FS_SHARES_MAX 65536u
+void fs_share_set_max(struct rpcrdma_nfs3_server *srv, uint32_t max);
+
+/** fs_shares_count - reservations in @srv's table (NULL: see above). */
+uint32_t fs_shares_count(struct rpcrdma_nfs3_server *srv);
+
+/* The table of one server (fs_share.c; fs_server.c makes and frees it). */
+struct fs_shares;
+/** fs_shares_create - an empty table.  Return: it, or NULL (no memory). */
+struct fs_shares *fs_shares_create(void);
+/** fs_shares_destroy - drop what is left (as fs_share_drop()) and free @t. */
+void fs_shares_destroy(struct fs_shares *t);
+/** fs_server_shares - @srv's table (NULL: the table of calls without a
+ *  server, made on first use; NULL only when that failed). */
+struct fs_shares *fs_server_shares(struct rpcrdma_nfs3_server *srv);
+
 /* ---- fs_server.c: a file is about to change ---- */
 
 /**

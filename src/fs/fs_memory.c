@@ -145,6 +145,7 @@ static void node_destroy_locked(struct fsm_node *n)
 		free(n->mn_target);
 	}
 	fsm_locks_free_locked(n);
+	fsm_shares_free_locked(n);
 	n->mn_mx->mx_nodes--;
 	free(n);
 }
@@ -410,6 +411,7 @@ static void fsm_export_close(struct rpcrdma_nfs3_export *exp)
 
 	if (!mx)
 		return;
+	fsm_shares_drop_export(mx, exp);
 	exp->ex_be_priv = NULL;
 	pthread_mutex_lock(&g_trees_lock);
 	last = --mx->mx_users == 0;
@@ -612,4 +614,5 @@ const struct fs_backend fs_memory_backend = {
 	.be_lock_close = fsm_be_lock_close,
 	.be_lease_open = fsm_be_lease_open,
 	.be_lease_close = fsm_be_lease_close,
+	.be_share = fsm_be_share,
 };

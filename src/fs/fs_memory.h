@@ -12,6 +12,7 @@
  *                     unlink, rename
  *   fs_memory_lock.c  byte-range locks and their owners
  *   fs_memory_lease.c leases: changes through another export of the tree
+ *   fs_memory_share.c share reservations of every export of the tree
  *
  * Locking: one mutex per export (mx_lock) guards every node, entry, page,
  * lock and counter of the export.  Every operation takes it for its whole
@@ -54,6 +55,7 @@
 #define FSM_BYTES_DEFAULT (256ull << 20)
 #define FSM_NODES_DEFAULT 65536ull
 #define FSM_LOCKS_MAX 65536u        /* byte-range locks of one export */
+#define FSM_SHARES_MAX 65536u       /* share reservations of one tree */
 #define FSM_KEY_LEN 16u             /* handle key: id (8), generation (8) */
 
 /* may bits, as the rwx of a mode class (and R_OK, W_OK, X_OK) */
@@ -64,6 +66,7 @@ enum {
 };
 
 struct fsm_node;
+struct fsm_share;
 
 /* One page of file data; pages of a file hang in its hash table. */
 struct fsm_page {
@@ -140,6 +143,7 @@ struct fsm_node {
 	dev_t mn_rdev;
 	struct timespec mn_atime, mn_mtime, mn_ctime;
 	struct fsm_lock *mn_locks;
+	struct fsm_share *mn_shares;    /* fs_memory_share.c */
 	union {
 		struct fsm_dir mn_dir;      /* S_IFDIR */
 		struct fsm_file mn_file;    /* S_IFREG */
@@ -161,6 +165,7 @@ struct fsm_export {
 	uint64_t mx_bytes;              /* data pages, symlink targets, names */
 	uint64_t mx_bytes_max, mx_nodes_max;
 	uint32_t mx_nlocks;
+	uint32_t mx_nshares;            /* share reservations (fs_memory_share.c) */
 	struct fsm_node *mx_root;
 	/* exports of one path share the tree (fs_memory.c, g_trees) */
 	struct fsm_export *mx_tree_next; /* g_trees list */
@@ -363,5 +368,17 @@ void fsm_lease_break(const struct rpcrdma_nfs3_export *exp,
 int fsm_be_lease_open(struct fs_call *c, struct fs_fentry *fe,
 		      struct fs_lease *ls);
 void fsm_be_lease_close(struct fs_lease *ls);
+/* ---- fs_memory_share.c ---- */
+
+/** fsm_shares_free_locked - free every share reservation of node @n
+ *  (the node is freed). */
+void fsm_shares_free_locked(struct fsm_node *n);
+/** fsm_shares_drop_export - drop every reservation export @exp made in
+ *  @mx's tree (the export closes; takes mx_lock). */
+void fsm_shares_drop_export(struct fsm_export *mx,
+			    const struct rpcrdma_nfs3_export *exp);
+
+int fsm_be_share(struct fs_call *c, struct fs_fentry *fe, uint64_t owner,
+		 uint32_t access, uint32_t deny);
 
 #endif /* RPCRDMA_FS_MEMORY_H */

@@ -14,6 +14,12 @@
  * Each operation makes the system calls the NFSv3 and NFSv4.1 procedures
  * made before the layer had backends, in the same order: the descriptor
  * helpers they used are in fs_posix_file.c and fs_posix_sync.c.
+ *
+ * Share reservations: no be_share.  Linux has no deny modes (an open(2)
+ * is never refused for another open's sake), so a reservation cannot
+ * reach local processes or another server on the same file system; the
+ * layer's table (fs_share.c) still makes NFSv4 OPEN and NLM SHARE of this
+ * server deny each other.
  */
 #include <dirent.h>
 #include <errno.h>

@@ -37,6 +37,7 @@ struct rpcrdma_nfs3_server {
 	pthread_mutex_t sv_reload;           /* one reload at a time */
 	fs_change_hook_fn sv_change_fn;    /* the NFSv4.1 server's, or NULL */
 	void *sv_change_arg;
+	struct fs_shares *sv_shares;         /* share reservations (fs_share.c) */
 	/* the sweeper (sv_sweeping: it runs) */
 	bool sv_sweeping;
 	bool sv_sweep_stop;                  /* under sv_sweep_lock */
@@ -45,6 +46,11 @@ struct rpcrdma_nfs3_server {
 	pthread_mutex_t sv_sweep_lock;
 	pthread_cond_t sv_sweep_cond;        /* CLOCK_MONOTONIC */
 };
+
+struct fs_shares *fs_server_shares(struct rpcrdma_nfs3_server *srv)
+{
+	return srv->sv_shares;
+}
 
 void fs_server_set_change_hook(struct rpcrdma_nfs3_server *srv,
 			       fs_change_hook_fn fn, void *arg)
@@ -322,8 +328,14 @@ int rpcrdma_nfs3_server_create(const struct rpcrdma_nfs3_config *cfg,
 		return -ENOMEM;
 	srv->sv_cfg = *cfg;
 	srv->sv_cfg.nc_export = NULL;
+	srv->sv_shares = fs_shares_create();
+	if (!srv->sv_shares) {
+		free(srv);
+		return -ENOMEM;
+	}
 	ret = snap_build(&srv->sv_cfg, xt, NULL, &srv->sv_snap, err, errlen);
 	if (ret) {
+		fs_shares_destroy(srv->sv_shares);
 		free(srv);
 		return ret;
 	}
@@ -378,6 +390,9 @@ void rpcrdma_nfs3_server_destroy(struct rpcrdma_nfs3_server *srv)
 	if (!srv)
 		return;
 	sweeper_stop(srv);
+	/* reservations left (a protocol server that did not drop them)
+	 * hold their exports: given back before the table goes */
+	fs_shares_destroy(srv->sv_shares);
 	fs_snap_put(srv->sv_snap);
 	pthread_rwlock_destroy(&srv->sv_lock);
 	pthread_mutex_destroy(&srv->sv_reload);

@@ -420,6 +420,56 @@ uint32_t nfs4_open_add(struct nfs4_state *st, uint64_t clientid,
 		       const uint8_t *fh, uint32_t fhlen, uint32_t access,
 		       uint32_t deny, struct nfs4_stateid *out);
 
+/* What nfs4_open_add_prev() changed, for nfs4_open_undo(). */
+struct nfs4_open_prev {
+	bool pv_new;                 /* the open state was made by the call */
+	uint32_t pv_seqid;           /* before (pv_new: none) */
+	uint32_t pv_access, pv_deny;
+	uint32_t pv_now_access;      /* after: the owner's union */
+	uint32_t pv_now_deny;
+};
+
+/**
+ * nfs4_open_add_prev - nfs4_open_add(), and what it changed into @pv
+ * (NULL: not wanted), so that an OPEN a later check refuses (the layer's
+ * share reservations, nfs4_share.c) takes it back.  Return: as
+ * nfs4_open_add().
+ */
+uint32_t nfs4_open_add_prev(struct nfs4_state *st, uint64_t clientid,
+			    const uint8_t *owner, uint32_t ownerlen,
+			    const uint8_t *fh, uint32_t fhlen, uint32_t access,
+			    uint32_t deny, struct nfs4_stateid *out,
+			    struct nfs4_open_prev *pv);
+
+/**
+ * nfs4_open_undo - take back what nfs4_open_add_prev() did (@sid its
+ * stateid, @pv what it reported): a new open state is freed, an upgraded
+ * one gets its access, deny and seqid back; nothing when the state
+ * changed since (its seqid is no longer @sid's).
+ */
+void nfs4_open_undo(struct nfs4_state *st, uint64_t clientid,
+		    const struct nfs4_stateid *sid, const struct nfs4_open_prev *pv);
+
+/**
+ * nfs4_share_owner - the layer's owner of the share reservation of the
+ * open state at index @idx, generation @gen (its stateid's "other"): one
+ * per open-owner and file, as the open state (fs_share_owner()).
+ */
+static inline uint64_t nfs4_share_owner(uint32_t idx, uint32_t gen)
+{
+	return fs_share_owner(FS_SHARE_TAG_NFS4,
+			      (uint64_t)(gen & 0xffffffu) << 32 | idx);
+}
+
+/**
+ * nfs4_state_set_shares - the open states' share reservations are
+ * mirrored in @srv's table (fs_share.c): every open state the table
+ * drops (CLOSE, a client expired or destroyed, the table destroyed)
+ * drops its reservation there (fs_share_drop(), under the state's lock).
+ * NULL: none.
+ */
+void nfs4_state_set_shares(struct nfs4_state *st, struct rpcrdma_nfs3_server *srv);
+
 /**
  * nfs4_open_find - check a stateid for an I/O operation of @clientid on
  * @fh (RFC 8881 8.2.2): the special stateids (all zero, all ones) pass;
@@ -944,5 +994,23 @@ void nfs4_fh_pseudo_stat(struct nfs4_compound *cp, const struct nfs4_fh *fh,
 void nfs4_attr_src_init(struct nfs4_compound *cp, struct nfs4_attr_src *src,
 			const struct stat *st, const struct nfs4_fh *fh,
 			struct fs_fentry *fe);
+
+/* ---- nfs4_share.c: the layer's share reservations of NFSv4 opens ---- */
+
+/**
+ * nfs4_share_open - after nfs4_open_add_prev() made @sid (@pv) for file
+ * @obj (the current handle's, @cp->cp_cur): the owner's reservation in
+ * the layer becomes its union (fs_share_set_fh()), which also checks NLM
+ * shares and other servers; refused, the open state is taken back
+ * (nfs4_open_undo()).  Return: NFS4_OK; NFS4ERR_SHARE_DENIED;
+ * NFS4ERR_RESOURCE (the layer's table is full); others of nfs4_errno().
+ */
+uint32_t nfs4_share_open(struct nfs4_compound *cp, struct fs_fentry *obj,
+			 const struct nfs4_stateid *sid,
+			 const struct nfs4_open_prev *pv);
+/** nfs4_share_downgrade - OPEN_DOWNGRADE of @sid (of the current handle's
+ *  file) to @access, @deny: the layer's reservation narrowed too. */
+void nfs4_share_downgrade(struct nfs4_compound *cp, const struct nfs4_stateid *sid,
+			  uint32_t access, uint32_t deny);
 
 #endif /* RPCRDMA_NFS4_INTERNAL_H */

@@ -5,8 +5,10 @@
  *
  * OPEN creates with the caller's identity (fs_create(): the mode the
  * client sent is the file's, as NFSv3 CREATE's) and records an open state
- * per open-owner and file; share reservations hold between NFSv4 opens
- * (not against NFSv3 or local access), and no delegation is ever granted
+ * per open-owner and file; share reservations hold between NFSv4 opens,
+ * and through the layer's table (nfs4_share.c) against NLM SHARE and,
+ * where the backend carries them (be_share), other servers of the same
+ * storage (not against NFSv3 or local access), and no delegation is ever granted
  * (OPEN_DELEGATE_NONE).  EXCLUSIVE4 and EXCLUSIVE4_1 keep the verifier in
  * the new file's atime and mtime seconds, as knfsd does, so a retried
  * create finds it; those times are never in attrset, so the client sets
@@ -275,6 +277,7 @@ uint32_t nfs4_op_open(struct nfs4_compound *cp)
 	uint32_t attrset[NFS4_BITMAP_WORDS] = { 0 }, status;
 	struct open_args o;
 	struct nfs4_stateid sid;
+	struct nfs4_open_prev prev;
 	struct stat dst = { 0 }, st;
 	bool created = false, have_dir = false, reclaim, by_fh;
 	int err;
@@ -377,9 +380,13 @@ uint32_t nfs4_op_open(struct nfs4_compound *cp)
 		if (status)
 			goto out;
 	}
-	status = nfs4_open_add(cp->cp_srv->s4_state, cp->cp_clientid, o.oa_owner,
-			       o.oa_ownerlen, cp->cp_cur.fh_data, cp->cp_cur.fh_len,
-			       o.oa_access, o.oa_deny, &sid);
+	status = nfs4_open_add_prev(cp->cp_srv->s4_state, cp->cp_clientid, o.oa_owner,
+				    o.oa_ownerlen, cp->cp_cur.fh_data, cp->cp_cur.fh_len,
+				    o.oa_access, o.oa_deny, &sid, &prev);
+	if (status)
+		goto out;
+	/* NLM shares and other servers (the layer's table, nfs4_share.c) */
+	status = nfs4_share_open(cp, obj, &sid, &prev);
 	if (status)
 		goto out;
 	nfs4_grace_note(cp, reclaim ? NFS4_REC_OPEN_RECLAIM : NFS4_REC_OPEN);
@@ -438,6 +445,7 @@ uint32_t nfs4_op_open_downgrade(struct nfs4_compound *cp)
 				 access, deny, &out);
 	if (status)
 		return status;
+	nfs4_share_downgrade(cp, &sid, access, deny);
 	nfs4_put_stateid(cp->cp_res, &out);
 	return NFS4_OK;
 }

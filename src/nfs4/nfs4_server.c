@@ -223,6 +223,8 @@ int rpcrdma_nfs4_server_create(struct rpcrdma_nfs3_server *nfs3,
 	}
 	/* A client the state drops loses its record and its delegations. */
 	nfs4_state_set_forget(srv->s4_state, forget_client, srv);
+	/* open states' share reservations mirrored in the layer's table */
+	nfs4_state_set_shares(srv->s4_state, srv->s4_nfs3);
 	(void)nfs4_recover_flush(srv->s4_recover); /* records no grace can use go */
 	if (cfg && cfg->n4_state_dir) {
 		nfs4_recover_stats(srv->s4_recover, nfs4_mono_sec(), &rs);

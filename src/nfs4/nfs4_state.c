@@ -156,6 +156,7 @@ struct nfs4_state {
 	uint32_t st_opens_hi, st_locks_hi;
 	void (*st_forget)(void *arg, uint64_t clientid, const uint8_t *owner, uint32_t len);
 	void *st_forget_arg;
+	struct rpcrdma_nfs3_server *st_shares; /* the layer's reservations (nfs4_share.c) */
 	uint64_t st_revoked;   /* courtesy clients expired by a conflict */
 	uint64_t st_reaped;    /* records swept or taken back */
 	/* refusals (nfs4_state_counts()) */
@@ -262,6 +263,8 @@ static void session_free(struct nfs4_session *se)
 	se->se_dead = false;
 }
 
+static void open_free(struct nfs4_state *st, struct nfs4_open *op);
+
 void nfs4_state_destroy(struct nfs4_state *st)
 {
 	if (!st)
@@ -270,6 +273,9 @@ void nfs4_state_destroy(struct nfs4_state *st)
 		free(st->st_sessions[i].se_cache);
 	for (unsigned i = 0; i < st->st_sz.sz_locks; i++)
 		fs_lock_close(&st->st_locks[i].lk_ld);
+	for (unsigned i = 0; i < st->st_opens_hi; i++)
+		if (st->st_opens[i].op_used)
+			open_free(st, &st->st_opens[i]);
 	pthread_mutex_destroy(&st->st_lock);
 	state_free(st);
 }
@@ -395,11 +401,20 @@ static void lock_free(struct nfs4_lock *lk)
 	lk->lk_used = false;
 }
 
+/* open_free - @op goes, and its share reservation in the layer */
+static void open_free(struct nfs4_state *st, struct nfs4_open *op)
+{
+	op->op_used = false;
+	if (st->st_shares)
+		fs_share_drop(st->st_shares,
+			      nfs4_share_owner((uint32_t)(op - st->st_opens), op->op_gen));
+}
+
 static void opens_drop_client(struct nfs4_state *st, uint64_t clientid)
 {
 	for (unsigned i = 0; i < st->st_opens_hi; i++)
 		if (st->st_opens[i].op_used && st->st_opens[i].op_clientid == clientid)
-			st->st_opens[i].op_used = false;
+			open_free(st, &st->st_opens[i]);
 	for (unsigned i = 0; i < st->st_locks_hi; i++)
 		if (st->st_locks[i].lk_used && st->st_locks[i].lk_clientid == clientid)
 			lock_free(&st->st_locks[i]);
@@ -1326,6 +1341,17 @@ uint32_t nfs4_open_add(struct nfs4_state *st, uint64_t clientid,
 		       const uint8_t *fh, uint32_t fhlen, uint32_t access,
 		       uint32_t deny, struct nfs4_stateid *out)
 {
+	return nfs4_open_add_prev(st, clientid, owner, ownerlen, fh, fhlen, access,
+				  deny, out, NULL);
+}
+
+uint32_t nfs4_open_add_prev(struct nfs4_state *st, uint64_t clientid,
+			    const uint8_t *owner, uint32_t ownerlen,
+			    const uint8_t *fh, uint32_t fhlen, uint32_t access,
+			    uint32_t deny, struct nfs4_stateid *out,
+			    struct nfs4_open_prev *pv)
+{
+	struct nfs4_open_prev prev = { 0 };
 	uint64_t h = fs_siphash(st->st_key, owner, ownerlen) ^ ownerlen;
 	struct nfs4_open *op, *free_op;
 	struct nfs4_client *holder, *cl;
@@ -1385,10 +1411,14 @@ again:
 		goto out;
 	}
 	if (op) {
+		prev.pv_seqid = op->op_seqid;
+		prev.pv_access = op->op_access;
+		prev.pv_deny = op->op_deny;
 		op->op_access |= access;
 		op->op_deny |= deny;
 		op->op_seqid++;
 	} else if (free_op) {
+		prev.pv_new = true;
 		op = free_op;
 		if ((uint32_t)(op - st->st_opens) >= st->st_opens_hi)
 			st->st_opens_hi = (uint32_t)(op - st->st_opens) + 1;
@@ -1409,9 +1439,40 @@ again:
 	idx = (uint32_t)(op - st->st_opens);
 	out->si_seqid = op->op_seqid;
 	other_make(st, idx, op->op_gen, out->si_other);
+	prev.pv_now_access = op->op_access;
+	prev.pv_now_deny = op->op_deny;
+	if (pv)
+		*pv = prev;
 out:
 	pthread_mutex_unlock(&st->st_lock);
 	return status;
+}
+
+void nfs4_open_undo(struct nfs4_state *st, uint64_t clientid,
+		    const struct nfs4_stateid *sid, const struct nfs4_open_prev *pv)
+{
+	struct nfs4_open *op;
+
+	pthread_mutex_lock(&st->st_lock);
+	if (open_lookup(st, clientid, sid, &op) == NFS4_OK &&
+	    op->op_seqid == sid->si_seqid) {
+		if (pv->pv_new) {
+			/* never seen by the client, nor recorded by the layer */
+			op->op_used = false;
+		} else {
+			op->op_access = pv->pv_access;
+			op->op_deny = pv->pv_deny;
+			op->op_seqid = pv->pv_seqid;
+		}
+	}
+	pthread_mutex_unlock(&st->st_lock);
+}
+
+void nfs4_state_set_shares(struct nfs4_state *st, struct rpcrdma_nfs3_server *srv)
+{
+	pthread_mutex_lock(&st->st_lock);
+	st->st_shares = srv;
+	pthread_mutex_unlock(&st->st_lock);
 }
 
 uint32_t nfs4_open_find(struct nfs4_state *st, uint64_t clientid,
@@ -1475,7 +1536,7 @@ uint32_t nfs4_open_close(struct nfs4_state *st, uint64_t clientid,
 		op->op_access = access;
 		op->op_deny = deny;
 	} else {
-		op->op_used = false;
+		open_free(st, op);
 	}
 out:
 	pthread_mutex_unlock(&st->st_lock);

@@ -6,6 +6,8 @@
  * caller, as knfsd's lockd opens files through nfsd_open(): the export the
  * handle names must list the caller, a ro entry allows no write access,
  * and the caller's squashed identity must have the access the lock needs.
+ * NLM SHARE's reservations join the layer's table here too
+ * (nlm_fs_share()), where NFSv4.1 opens and other servers meet them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -119,10 +121,42 @@ int rpcrdma_nlm_nfs3_open(void *server, const struct rpcrdma_nlm_caller *who,
 		goto out_restore;
 	file->nf_dev = st.st_dev;
 	file->nf_ino = st.st_ino;
+	file->nf_srv = srv;
 out_restore:
 	fs_cred_restore();
 out:
 	fs_fcache_put(fe);
 	fs_snap_put(sn);
 	return err;
+}
+
+int nlm_fs_share(struct rpcrdma_nfs3_server *srv, const uint8_t *fh, uint32_t len,
+		 uint64_t id, uint32_t access, uint32_t mode)
+{
+	struct fs_call c;
+	struct fs_snap *sn;
+	unsigned i;
+	int err;
+
+	if (len < FS_FH_OVERHEAD || fh[0] != FS_FH_VERSION)
+		return -EBADMSG;
+	sn = fs_snap_get(srv);
+	i = fs_snap_index(sn, (uint32_t)fh[2] << 8 | fh[3]);
+	if (i == sn->sn_xt->xt_n) {
+		fs_snap_put(sn);
+		return -ESTALE;
+	}
+	/* the caller's rights were checked by the open (SHARE's file_open) */
+	memset(&c, 0, sizeof(c));
+	c.c_srv = srv;
+	c.c_exp = sn->sn_exp[i];
+	err = fs_share_set_fh(&c, NULL, fh, len, fs_share_owner(FS_SHARE_TAG_NLM, id),
+			      access, mode);
+	fs_snap_put(sn);
+	return err;
+}
+
+void nlm_fs_unshare(struct rpcrdma_nfs3_server *srv, uint64_t id)
+{
+	fs_share_drop(srv, fs_share_owner(FS_SHARE_TAG_NLM, id));
 }

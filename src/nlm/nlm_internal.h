@@ -170,7 +170,24 @@ struct rpcrdma_nlm_file {
 	struct fs_lockd nf_ld;
 	dev_t nf_dev;
 	ino_t nf_ino;
+	/* the layer's server that opened it (rpcrdma_nlm_nfs3_open()), whose
+	 * share reservations NLM SHARE joins; NULL: another open function */
+	struct rpcrdma_nfs3_server *nf_srv;
 };
+
+/**
+ * nlm_fs_share - NLM share @id's reservation in @srv's layer table
+ * (fs_share_set_fh(), owner fs_share_owner(FS_SHARE_TAG_NLM, @id)) on the
+ * file handle @fh (@len bytes) names: @access (fsh4_access) and @mode
+ * (fsh4_mode, what it denies) are the layer's FS_SHARE_* bits (1 read,
+ * 2 write).  Checked against NFSv4.1 opens and, through the backend,
+ * other servers.  Return: 0; -EBUSY (denied); -ENOLCK; -ENOMEM;
+ * -ESTALE (the handle's export is gone); -EBADMSG.
+ */
+int nlm_fs_share(struct rpcrdma_nfs3_server *srv, const uint8_t *fh, uint32_t len,
+		 uint64_t id, uint32_t access, uint32_t mode);
+/** nlm_fs_unshare - share @id's reservation dropped from @srv's table. */
+void nlm_fs_unshare(struct rpcrdma_nfs3_server *srv, uint64_t id);
 
 /** nlm_file_close - close @f's description (none: nothing); it then
  *  holds nothing.  Its locks go with it. */
@@ -244,6 +261,10 @@ struct nlm_share {
 	ino_t sh_ino;
 	uint32_t sh_mode;    /* fsh4_mode: deny */
 	uint32_t sh_access;  /* fsh4_access */
+	/* its reservation in the layer's table (nlm_fh.c): the server's
+	 * (NULL: none) and its id there */
+	struct rpcrdma_nfs3_server *sh_srv;
+	uint64_t sh_id;
 };
 
 /** What a host (or the state directory) learns from the table. */
@@ -257,6 +278,7 @@ struct nlm_table {
 	struct nlm_share *t_shares;
 	uint32_t t_max;             /* bound on ranges, waiters, shares, hosts each */
 	uint32_t t_nranges, t_nholders, t_nwaiters, t_nshares, t_nhosts;
+	uint64_t t_share_next;      /* the last share id given (nlm_fs_share()) */
 	rpcrdma_nlm_open_fn t_open;
 	void *t_open_arg;
 	/* lc_conflict: a LOCK's conflict may be state that can be revoked */

@@ -682,11 +682,13 @@ uint32_t nlm_table_share(struct nlm_table *t, const struct nlm_lockargs *a,
 			 uint32_t mode, uint32_t access, bool unshare)
 {
 	struct rpcrdma_nlm_caller anon;
+	struct rpcrdma_nfs3_server *srv;
 	struct nlm_host *h;
 	struct nlm_share *sh, **pp;
 	struct rpcrdma_nlm_file f;
 	dev_t dev;
 	ino_t ino;
+	uint64_t id;
 	int acc, err;
 	uint32_t stat = NLM4_GRANTED;
 
@@ -699,6 +701,7 @@ uint32_t nlm_table_share(struct nlm_table *t, const struct nlm_lockargs *a,
 		return errno_to_stat(err);
 	dev = f.nf_dev;
 	ino = f.nf_ino;
+	srv = f.nf_srv;
 	nlm_file_close(&f);
 	pthread_mutex_lock(&t->t_lock);
 	h = host_get(t, a);
@@ -726,15 +729,50 @@ uint32_t nlm_table_share(struct nlm_table *t, const struct nlm_lockargs *a,
 			goto out;
 		}
 	}
-	if (mine) {
-		*mine_pp = mine->sh_next;
-		t->t_nshares--;
-		h->h_users--; /* settled at the end */
-		free(mine);
-	}
-	if (unshare)
+	if (unshare) {
+		if (mine) {
+			*mine_pp = mine->sh_next;
+			t->t_nshares--;
+			h->h_users--; /* settled at the end */
+			if (mine->sh_srv)
+				nlm_fs_unshare(mine->sh_srv, mine->sh_id);
+			free(mine);
+		}
 		goto out;
-	if (t->t_nshares >= t->t_max || !(sh = calloc(1, sizeof(*sh)))) {
+	}
+	if (!mine && t->t_nshares >= t->t_max) {
+		t->t_stats.ns_nolocks++;
+		stat = NLM4_DENIED_NOLOCKS;
+		goto out;
+	}
+	/* the layer's table: NFSv4.1 opens, other servers (nlm_fh.c) */
+	id = mine && mine->sh_srv == srv ? mine->sh_id : ++t->t_share_next;
+	if (srv) {
+		err = nlm_fs_share(srv, a->la_fh, a->la_fhlen, id, access, mode);
+		if (err == -EBUSY) {
+			t->t_stats.ns_denied++;
+			stat = NLM4_DENIED;
+			goto out;
+		}
+		if (err) {
+			stat = errno_to_stat(err);
+			t->t_stats.ns_nolocks += stat == NLM4_DENIED_NOLOCKS;
+			goto out;
+		}
+	}
+	if (mine) {
+		if (mine->sh_srv && (mine->sh_srv != srv || mine->sh_id != id))
+			nlm_fs_unshare(mine->sh_srv, mine->sh_id);
+		mine->sh_srv = srv;
+		mine->sh_id = id;
+		mine->sh_mode = mode;
+		mine->sh_access = access;
+		goto out;
+	}
+	sh = calloc(1, sizeof(*sh));
+	if (!sh) {
+		if (srv)
+			nlm_fs_unshare(srv, id);
 		t->t_stats.ns_nolocks++;
 		stat = NLM4_DENIED_NOLOCKS;
 		goto out;
@@ -745,6 +783,8 @@ uint32_t nlm_table_share(struct nlm_table *t, const struct nlm_lockargs *a,
 	sh->sh_ino = ino;
 	sh->sh_mode = mode;
 	sh->sh_access = access;
+	sh->sh_srv = srv;
+	sh->sh_id = id;
 	sh->sh_next = t->t_shares;
 	t->t_shares = sh;
 	t->t_nshares++;
@@ -778,6 +818,8 @@ static void free_host_locked(struct nlm_table *t, struct nlm_host *h)
 			*pp = sh->sh_next;
 			t->t_nshares--;
 			h->h_users--;
+			if (sh->sh_srv)
+				nlm_fs_unshare(sh->sh_srv, sh->sh_id);
 			free(sh);
 		} else {
 			pp = &sh->sh_next;

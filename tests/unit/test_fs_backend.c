@@ -1633,6 +1633,150 @@ static void case_threads(struct env *e)
 	}
 }
 
+/* ---- share reservations ---- */
+
+#define OWN(n) fs_share_owner(FS_SHARE_TAG_TEST, (n))
+enum { SR = FS_SHARE_READ, SW = FS_SHARE_WRITE, SRW = SR | SW };
+
+/*
+ * The layer's table (fs_share_set(), a server's table: this one's calls
+ * have no server) on both backends: within one server a reservation
+ * denies another owner whatever the backend (posix has no be_share: the
+ * layer alone denies).  Worked out from RFC 8881 9.7: an OPEN is refused
+ * when another open denies an access it asks for, or has an access it
+ * denies.
+ */
+static void case_shares(struct env *e)
+{
+	uint8_t fh[RPCRDMA_NFS3_FHSIZE];
+	struct fs_fentry dl;
+	struct obj f, g, d;
+	struct stat st;
+	uint32_t len, base = fs_shares_count(NULL);
+
+	if (e->posix)
+		assert_null(e->exp->ex_be->be_share); /* no deny modes on Linux */
+	else
+		assert_non_null(e->exp->ex_be->be_share);
+	assert_int_equal(create(e, NULL, "f", 0644, true, &f, NULL), 0);
+	assert_int_equal(create(e, NULL, "other", 0644, true, &d, NULL), 0);
+
+	/* A reads and denies writing: B may read, not write */
+	assert_int_equal(fs_share_set(&e->c, f.fe, OWN(1), SR, SW), 0);
+	assert_int_equal(fs_share_set(&e->c, f.fe, OWN(2), SW, 0), -EBUSY);
+	assert_int_equal(fs_share_set(&e->c, f.fe, OWN(2), SRW, 0), -EBUSY);
+	assert_int_equal(fs_share_set(&e->c, f.fe, OWN(2), SR, 0), 0);
+	/* the other way: B cannot deny reading, A reads */
+	assert_int_equal(fs_share_set(&e->c, f.fe, OWN(2), SR, SR), -EBUSY);
+	/* B denying write: A has no write access, so that is fine */
+	assert_int_equal(fs_share_set(&e->c, f.fe, OWN(2), SR, SW), 0);
+	/* a refused change left B's reservation as it was: C may not write */
+	assert_int_equal(fs_share_set(&e->c, f.fe, OWN(3), SW, 0), -EBUSY);
+	/* another file is not concerned */
+	assert_int_equal(fs_share_set(&e->c, d.fe, OWN(3), SW, SRW), 0);
+	/* the same owner upgrades its own: never its own conflict */
+	assert_int_equal(fs_share_set(&e->c, d.fe, OWN(3), SRW, SRW), 0);
+	assert_int_equal(fs_shares_count(NULL), base + 3);
+
+	/* key identity: another entry of the file (decoded from its handle,
+	 * so with fe_fh), and a hard link's, land on the same key */
+	assert_int_equal(fs_fh_of(&e->c, f.fe, "", fh, &len), 0);
+	assert_int_equal(fs_fh_decode(e->exp, fh, len, &dl, &st), 0);
+	assert_int_equal(fs_share_set(&e->c, &dl, OWN(3), SW, 0), -EBUSY);
+	assert_int_equal(fs_share_set_fh(&e->c, NULL, fh, len, OWN(3), SW, 0), -EBUSY);
+	assert_int_equal(fs_link(&e->c, f.fe, e->root, "g"), 0);
+	assert_int_equal(lookup(e, NULL, "g", &g), 0);
+	assert_int_equal(fs_share_set(&e->c, g.fe, OWN(3), 0, 0), 0); /* C holds none there */
+	assert_int_equal(fs_share_set(&e->c, g.fe, OWN(4), SR, SR), -EBUSY);
+
+	/* drops: A, then B (access 0), then C (by owner): writing is free */
+	fs_share_drop(NULL, OWN(1));
+	assert_int_equal(fs_share_set(&e->c, g.fe, OWN(4), SW, 0), -EBUSY); /* B denies */
+	assert_int_equal(fs_share_set(&e->c, &dl, OWN(2), 0, SRW), 0);
+	assert_int_equal(fs_share_set(&e->c, g.fe, OWN(4), SW, 0), 0);
+	fs_share_drop(NULL, OWN(3));
+	assert_int_equal(fs_shares_count(NULL), base + 1);
+
+	/* full: a new reservation is refused, a change of one held is not */
+	fs_share_set_max(NULL, base + 2);
+	assert_int_equal(fs_share_set(&e->c, d.fe, OWN(5), SR, 0), 0);
+	assert_int_equal(fs_share_set(&e->c, d.fe, OWN(6), SR, 0), -ENOLCK);
+	assert_int_equal(fs_share_set(&e->c, d.fe, OWN(5), SRW, 0), 0);
+	fs_share_drop(NULL, OWN(5));
+	assert_int_equal(fs_share_set(&e->c, d.fe, OWN(6), SR, 0), 0);
+	fs_share_set_max(NULL, 0);
+	fs_share_drop(NULL, OWN(6));
+	fs_share_drop(NULL, OWN(4));
+	assert_int_equal(fs_shares_count(NULL), base);
+	fs_fcache_put(&dl);
+	put(&g);
+	put(&d);
+	put(&f);
+}
+
+/*
+ * memory only: be_share itself, through two exports of one path (a tree
+ * two servers share): a reservation made through one export denies the
+ * other's callers; one export's own owners are left to the layer; a drop,
+ * and the export's close, give the file back.
+ */
+static void case_memory_share_exports(struct env *e)
+{
+	int (*share)(struct fs_call *, struct fs_fentry *, uint64_t, uint32_t,
+		     uint32_t) = e->exp->ex_be->be_share;
+	struct rpcrdma_nfs3_config cfg = { .nc_export = "/mem", .nc_backend = "memory" };
+	struct rpcrdma_nfs3_export *exp2;
+	struct fs_fentry rl2, *root2, l2, *f2;
+	struct stat rst2, st;
+	struct fs_call c2;
+	struct obj f;
+
+	if (e->posix)
+		skip();
+	assert_int_equal(create(e, NULL, "f", 0644, true, &f, NULL), 0);
+	assert_int_equal(getrandom(cfg.nc_key, sizeof(cfg.nc_key), 0), sizeof(cfg.nc_key));
+	assert_int_equal(rpcrdma_nfs3_export_open(&cfg, &exp2), 0);
+	c2 = e->c;
+	c2.c_exp = exp2;
+	assert_int_equal(fs_root(exp2, &rl2, &root2, &rst2), 0);
+	assert_int_equal(fs_lookup(&c2, root2, &rst2, "f", &l2, &f2, &st), 0);
+	assert_int_equal(st.st_ino, f.st.st_ino); /* one tree */
+
+	/* A through export 1 denies writing: B through export 2 may not write */
+	assert_int_equal(share(&e->c, f.fe, OWN(1), SR, SW), 0);
+	assert_int_equal(share(&c2, f2, OWN(2), SW, 0), -EBUSY);
+	assert_int_equal(share(&c2, f2, OWN(2), SR, SR), -EBUSY); /* A reads */
+	assert_int_equal(share(&c2, f2, OWN(2), SR, 0), 0);
+	/* export 1's other owners are the layer's to check, not the backend's */
+	assert_int_equal(share(&e->c, f.fe, OWN(3), SW, 0), 0);
+	assert_int_equal(share(&e->c, f.fe, OWN(3), 0, 0), 0);
+	/* A drops: B writes */
+	assert_int_equal(share(&e->c, f.fe, OWN(1), 0, 0), 0);
+	assert_int_equal(share(&c2, f2, OWN(2), SRW, SW), 0);
+	assert_int_equal(share(&e->c, f.fe, OWN(1), SW, 0), -EBUSY);
+	/* through the layer: its table has no record of B (made by the
+	 * backend alone, as another server's), so be_share denies */
+	assert_int_equal(fs_share_set(&e->c, f.fe, OWN(1), SW, 0), -EBUSY);
+	assert_int_equal(share(&c2, f2, OWN(2), 0, 0), 0);
+	/* one owner through both exports of one server (one layer table):
+	 * one reservation, which the backend knows by the export that made
+	 * it; changed and dropped through the other, nothing is left */
+	assert_int_equal(fs_share_set(&e->c, f.fe, OWN(7), SR, SW), 0);
+	assert_int_equal(fs_share_set(&c2, f2, OWN(7), SR, SRW), 0);
+	assert_int_equal(share(&c2, f2, OWN(8), SR, 0), -EBUSY); /* denies reading now */
+	assert_int_equal(fs_share_set(&c2, f2, OWN(7), 0, 0), 0);
+	assert_int_equal(share(&c2, f2, OWN(8), SW, 0), 0);
+	assert_int_equal(share(&c2, f2, OWN(8), 0, 0), 0);
+	assert_int_equal(share(&c2, f2, OWN(2), SRW, SW), 0);
+	/* export 2 closes: its reservations go with it */
+	fs_fcache_put(f2);
+	fs_fcache_put(root2);
+	rpcrdma_nfs3_export_close(exp2);
+	assert_int_equal(share(&e->c, f.fe, OWN(1), SW, SRW), 0);
+	assert_int_equal(share(&e->c, f.fe, OWN(1), 0, 0), 0);
+	put(&f);
+}
+
 /* ---- the table, run on each backend ---- */
 
 static const struct be_case g_cases[] = {
@@ -1657,6 +1801,8 @@ static const struct be_case g_cases[] = {
 	{ "memory_keys", case_memory_keys },
 	{ "threads", case_threads },
 	{ "leases", case_leases },
+	{ "shares", case_shares },
+	{ "memory_share_exports", case_memory_share_exports },
 };
 #define NCASES (sizeof(g_cases) / sizeof(g_cases[0]))
 

@@ -5,7 +5,8 @@
  * made by the NFS layer): NULL; LOCK/TEST/UNLOCK with the holder in the
  * TEST answer; FBIG; a forged handle and a removed file (NLM4_STALE_FH);
  * a handle longer than NFS3_FHSIZE (GARBAGE_ARGS); an unknown procedure
- * (PROC_UNAVAIL); SHARE; FREE_ALL; a peer the allow check refuses
+ * (PROC_UNAVAIL); SHARE, also against another protocol's reservation in
+ * the layer's table (as NFSv4.1 OPEN makes); FREE_ALL; a peer the allow check refuses
  * (AUTH_ERROR, counted); a GRANTED callback that cannot be
  * delivered releases the lock; LOCK_MSG, TEST_MSG and UNLOCK_MSG answered
  * by _RES calls, and a GRANTED callback (cookie, lock, our name) taken by
@@ -709,7 +710,74 @@ static void test_reload_drops_export(void **state)
 	assert_int_equal(st.ns_ranges, 0);
 }
 
+/*
+ * NLM SHARE meets a reservation made by another protocol in the layer's
+ * table (as NFSv4.1 OPEN makes one: fs_share_set_fh() with an NFSv4
+ * owner), both ways, as RFC 8881 9.7 and XNFS's SHARE say: a share whose
+ * access meets the other's deny, or whose deny meets its access, is
+ * NLM4_DENIED.  FREE_ALL takes the host's shares out of the layer's table
+ * too.  Fails before the change: NLM kept its shares to itself (GRANTED).
+ */
+static void test_share_layer(void **state)
+{
+	uint64_t v4 = fs_share_owner(FS_SHARE_TAG_NFS4, 42);
+	uint8_t fh[RPCRDMA_NFS3_FHSIZE];
+	uint32_t fhlen;
+	struct nlm_args a;
+	struct fs_call c;
+	CLIENT *cl;
+
+	(void)state;
+	need_env();
+	nfx_mkfile(env.exp, "s", 0644, 0, 16);
+	nfx_fh(env.exp, "s", fh, &fhlen);
+	memset(&c, 0, sizeof(c));
+	c.c_srv = env.srv;
+	c.c_exp = env.exp;
+	/* "NFSv4" reads and denies writing */
+	assert_int_equal(fs_share_set_fh(&c, NULL, fh, fhlen, v4, FS_SHARE_READ,
+					 FS_SHARE_WRITE), 0);
+	cl = client(env.nlm_port, RPCRDMA_NLM_PROGRAM, RPCRDMA_NLM_VERSION);
+	lock_args(&a, 0, "owner-s", 0, 0, false);
+	a.a_fhlen = fhlen;
+	memcpy(a.a_fh, fh, fhlen);
+	a.a_mode = 0;
+	a.a_access = 2; /* fsa_W */
+	assert_int_equal(call(cl, NLMPROC4_SHARE, &a), NLM4_DENIED);
+	a.a_access = 3; /* fsa_RW */
+	assert_int_equal(call(cl, NLMPROC4_SHARE, &a), NLM4_DENIED);
+	a.a_access = 1;
+	a.a_mode = 1; /* fsm_DR: it reads */
+	assert_int_equal(call(cl, NLMPROC4_SHARE, &a), NLM4_DENIED);
+	a.a_mode = 2; /* fsm_DW: fine, it only reads */
+	assert_int_equal(call(cl, NLMPROC4_SHARE, &a), NLM4_GRANTED);
+	assert_int_equal(fs_shares_count(env.srv), 2);
+	/* the other way: NLM reads, so "NFSv4" may not deny reading */
+	assert_int_equal(fs_share_set_fh(&c, NULL, fh, fhlen, v4, FS_SHARE_READ,
+					 FS_SHARE_READ), -EBUSY);
+	/* "NFSv4" lets go: NLM may write (its share replaced) */
+	fs_share_drop(env.srv, v4);
+	a.a_mode = 0;
+	a.a_access = 2;
+	assert_int_equal(call(cl, NLMPROC4_SHARE, &a), NLM4_GRANTED);
+	assert_int_equal(fs_share_set_fh(&c, NULL, fh, fhlen, v4, FS_SHARE_READ,
+					 FS_SHARE_WRITE), -EBUSY);
+	/* FREE_ALL of the host: its share leaves the layer's table */
+	lock_args(&a, 0, "", 0, 0, false);
+	strcpy(a.a_caller, "testclient");
+	assert_int_equal(clnt_call(cl, NLMPROC4_FREE_ALL, (xdrproc_t)nlm_xdr_notify,
+				   (caddr_t)&a, (xdrproc_t)nlm_xdr_void, NULL, tmo),
+			 RPC_SUCCESS);
+	assert_int_equal(fs_shares_count(env.srv), 0);
+	assert_int_equal(fs_share_set_fh(&c, NULL, fh, fhlen, v4, FS_SHARE_READ,
+					 FS_SHARE_WRITE), 0);
+	fs_share_drop(env.srv, v4);
+	client_done(cl);
+	nfx_unlink(env.exp, "s");
+}
+
 #define CASES(b)                                                  \
+	{ #b ": test_share_layer", test_share_layer, NULL, NULL, NULL },    \
 	{ #b ": test_procedures", test_procedures, NULL, NULL, NULL },      \
 	{ #b ": test_garbage", test_garbage, NULL, NULL, NULL },            \
 	{ #b ": test_callback_undeliverable", test_callback_undeliverable, \
