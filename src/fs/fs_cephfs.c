@@ -95,15 +95,12 @@ Fh *fsc_obj_fh(struct fsc_obj *o, int acc, int *err)
 	fh = atomic_load(&o->co_fh);
 	if (fh && (!want_w || atomic_load(&o->co_fh_acc) == O_RDWR))
 		goto out;
-	r = fsc_api->ca_ll_open(cm, o->co_in, O_RDWR, &nfh, o->co_mnt->cm_root);
-	if (r == 0) {
-		atomic_store(&o->co_fh_acc, O_RDWR);
-	} else if (!want_w && !fh) {
-		r = fsc_api->ca_ll_open(cm, o->co_in, O_RDONLY, &nfh,
-					o->co_mnt->cm_root);
-		if (r == 0)
-			atomic_store(&o->co_fh_acc, O_RDONLY);
-	}
+	/* read-only until a write needs more: a file open for writing
+	 * here gets no read delegation (be_lease_open) */
+	r = fsc_api->ca_ll_open(cm, o->co_in, want_w ? O_RDWR : O_RDONLY, &nfh,
+				o->co_mnt->cm_root);
+	if (r == 0)
+		atomic_store(&o->co_fh_acc, want_w ? O_RDWR : O_RDONLY);
 	if (r) {
 		*err = FSC_ERR(r, -EACCES, -EROFS, -ESTALE, -ETXTBSY, -EISDIR);
 		fh = NULL;

@@ -335,8 +335,8 @@ int fsc_obj_new(struct fsc_mount *m, Inode *in, const struct ceph_statx *stx,
 		Fh *fh, int acc, struct fs_fentry *fe);
 /**
  * fsc_obj_fh - @o's Fh, opened with the server's identity on first use:
- * read-write, or read-only where the file refuses that (@acc O_RDONLY
- * accepts it; O_RDWR/O_WRONLY needs a writable one, reopened if need be).
+ * read-only for @acc O_RDONLY, read-write for O_WRONLY or O_RDWR (a
+ * read-only one is then replaced).
  * Return: the Fh, or NULL with *@err (-EACCES, -EROFS, -ESTALE, -EIO...).
  */
 Fh *fsc_obj_fh(struct fsc_obj *o, int acc, int *err);
