@@ -1,15 +1,23 @@
 // SPDX-License-Identifier: MIT
 /*
  * fs_backend.c - the backends an export may name (exports(5) option
- * backend=NAME, rpcrdma_nfs3_config nc_backend).
+ * backend=NAME, rpcrdma_nfs3_config nc_backend): posix, memory, and
+ * cephfs when built with libcephfs.
  */
 #include <string.h>
 
 #include "fs_backend.h"
+#ifdef RPCRDMA_HAVE_CEPHFS
+/* fs_cephfs.c (its header needs libcephfs' and 64-bit file offsets) */
+extern const struct fs_backend fs_cephfs_backend;
+#endif
 
 static const struct fs_backend *const g_backends[] = {
 	&fs_posix_backend,
 	&fs_memory_backend,
+#ifdef RPCRDMA_HAVE_CEPHFS
+	&fs_cephfs_backend, /* built with libcephfs (CMake RPCRDMA_CEPHFS) */
+#endif
 };
 
 const struct fs_backend *fs_backend_find(const char *name)

@@ -257,9 +257,13 @@ static int parse_opts(struct xparse *px, char *s, struct rpcrdma_nfs3_xopts *o,
 			char bopts[FS_BE_OPTS_MAX];
 			const struct fs_backend *be = fs_backend_parse(val, bopts);
 
+			if (!be && !fs_backend_find("cephfs") &&
+			    !strncmp(val, "cephfs", 6) && (!val[6] || val[6] == ':'))
+				return PERR(px, -EINVAL, "backend=%s: rpcrdma was built without libcephfs", val);
 			if (!be)
-				return PERR(px, -EINVAL, "backend=%s: no such backend (posix, memory), or options over %u bytes",
-					    val, FS_BE_OPTS_MAX - 1);
+				return PERR(px, -EINVAL, "backend=%s: no such backend (posix, memory%s), or options over %u bytes",
+					    val, fs_backend_find("cephfs") ? ", cephfs" : "",
+					    FS_BE_OPTS_MAX - 1);
 			if (xe->xe_be && (xe->xe_be != be || strcmp(xe->xe_be_opts, bopts)))
 				return PERR(px, -EINVAL, "backend=%s: the export already has backend=%s%s%s",
 					    val, xe->xe_be->be_name, xe->xe_be_opts[0] ? " with " : "",
@@ -371,6 +375,54 @@ static int parse_client(struct xparse *px, struct fs_xspec *xs, char *spec,
 	return err;
 }
 
+#define CEPHFS_URL "cephfs://"
+
+/* url_name_ok - @n bytes of @s make a Ceph user or file system name:
+ * letters, digits, '.', '_', '-'. */
+static bool url_name_ok(const char *s, size_t n)
+{
+	if (!n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' ||
+		      s[i] == '-'))
+			return false;
+	return true;
+}
+
+/*
+ * parse_cephfs_url - an export path "cephfs://[USER@]FSNAME[/PATH]"
+ * (@url, escapes decoded) as the path clients mount, "/PATH" ("/" when
+ * none), written over @url, and the cephfs backend's options
+ * "fs=FSNAME,user=USER" (USER "admin" when none) into @opts.
+ * Return: 0; -EINVAL (not of that form).
+ */
+static int parse_cephfs_url(char *url, char opts[FS_BE_OPTS_MAX])
+{
+	const char *user = "admin", *fs = url + strlen(CEPHFS_URL), *at, *slash;
+	size_t ulen = 5, flen;
+	int n;
+
+	slash = strchr(fs, '/');
+	at = memchr(fs, '@', slash ? (size_t)(slash - fs) : strlen(fs));
+	if (at) {
+		user = fs;
+		ulen = (size_t)(at - fs);
+		fs = at + 1;
+	}
+	flen = slash ? (size_t)(slash - fs) : strlen(fs);
+	if (!url_name_ok(user, ulen) || !url_name_ok(fs, flen) || ulen >= 64 ||
+	    flen >= 64)
+		return -EINVAL;
+	n = snprintf(opts, FS_BE_OPTS_MAX, "fs=%.*s,user=%.*s", (int)flen, fs,
+		     (int)ulen, user);
+	if (n < 0 || (size_t)n >= FS_BE_OPTS_MAX)
+		return -EINVAL;
+	memmove(url, slash ? slash : "/", strlen(slash ? slash : "/") + 1);
+	return 0;
+}
+
 /* export_id - the id of an export without fsid=: from its path, not 0. */
 static uint16_t export_id(const char *path)
 {
@@ -393,6 +445,8 @@ static int parse_line(struct xparse *px, struct rpcrdma_nfs3_exports *xt,
 	struct xexport_opts xe = { 0 };
 	struct fs_xspec *xs, *specs;
 	char word[RPCRDMA_NFS3_EXPORTS_LINE_MAX];
+	char url[RPCRDMA_NFS3_EXPORTS_LINE_MAX] = "";
+	char url_opts[FS_BE_OPTS_MAX] = "";
 	int r, err;
 
 	r = next_word(&line, word, sizeof(word));
@@ -400,10 +454,22 @@ static int parse_line(struct xparse *px, struct rpcrdma_nfs3_exports *xt,
 		return PERR(px, -EINVAL, "unterminated quote or parenthesis");
 	if (r == 0)
 		return 0;
-	if (word[0] != '/')
+	if (!strncmp(word, CEPHFS_URL, strlen(CEPHFS_URL))) {
+		/* cephfs://[USER@]FSNAME/PATH: the cephfs backend, clients
+		 * mount /PATH */
+		if (!fs_backend_find("cephfs"))
+			return PERR(px, -EINVAL, "%s: rpcrdma was built without libcephfs", word);
+		if (unescape(word))
+			return PERR(px, -EINVAL, "%s: bad \\ooo escape", word);
+		strcpy(url, word);
+		if (parse_cephfs_url(word, url_opts))
+			return PERR(px, -EINVAL, "%s: expected cephfs://[USER@]FSNAME/PATH (names of letters, digits, '.', '_', '-')",
+				    url);
+	} else if (word[0] != '/') {
 		return PERR(px, -EINVAL, "%s: the export path must be absolute", word);
-	if (unescape(word))
+	} else if (unescape(word)) {
 		return PERR(px, -EINVAL, "%s: bad \\ooo escape", word);
+	}
 	for (size_t n = strlen(word); n > 1 && word[n - 1] == '/'; n--)
 		word[n - 1] = '\0';
 	for (unsigned i = 0; i < xt->xt_n; i++)
@@ -466,6 +532,21 @@ static int parse_line(struct xparse *px, struct rpcrdma_nfs3_exports *xt,
 	xs->xs_have_fsid = xe.xe_have_fsid;
 	xs->xs_be = xe.xe_be ? xe.xe_be : &fs_posix_backend;
 	memcpy(xs->xs_be_opts, xe.xe_be_opts, sizeof(xs->xs_be_opts));
+	if (url[0]) {
+		/* the URL's backend, its options first, then backend=cephfs:...'s */
+		const struct fs_backend *ceph = fs_backend_find("cephfs");
+		int n;
+
+		if (xe.xe_be && xe.xe_be != ceph)
+			return PERR(px, -EINVAL, "%s: a cephfs:// export cannot have backend=%s",
+				    url, xe.xe_be->be_name);
+		xs->xs_be = ceph;
+		n = snprintf(xs->xs_be_opts, sizeof(xs->xs_be_opts), "%s%s%s",
+			     url_opts, xe.xe_be_opts[0] ? "," : "", xe.xe_be_opts);
+		if (n < 0 || (size_t)n >= sizeof(xs->xs_be_opts))
+			return PERR(px, -EINVAL, "%s: the cephfs options are over %u bytes",
+				    url, FS_BE_OPTS_MAX - 1);
+	}
 	xs->xs_id = xe.xe_have_fsid ? (uint16_t)xe.xe_fsid : export_id(xs->xs_path);
 	for (unsigned i = 0; i + 1 < xt->xt_n; i++)
 		if (xt->xt_specs[i].xs_id == xs->xs_id)

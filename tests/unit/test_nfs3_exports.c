@@ -367,6 +367,61 @@ static void test_parse_backend(void **state)
 	rmdir(dir);
 }
 
+/*
+ * An export path cephfs://[USER@]FSNAME/PATH selects the cephfs backend:
+ * clients mount /PATH, the backend gets "fs=FSNAME,user=USER" (USER
+ * "admin" when none) and then backend=cephfs:...'s own options.  Built
+ * without libcephfs, both forms are refused saying so.
+ */
+static void test_parse_cephfs_url(void **state)
+{
+	const struct fs_backend *ceph = fs_backend_find("cephfs");
+	struct rpcrdma_nfs3_exports *xt;
+
+	(void)state;
+	if (!ceph) {
+		parse_err("cephfs://cephfs/projects 10.0.0.1(rw)\n", -EINVAL,
+			  "t:1: cephfs://cephfs/projects: rpcrdma was built without libcephfs");
+		parse_err("/p 10.0.0.1(backend=cephfs:conf=/etc/ceph/ceph.conf)\n", -EINVAL,
+			  "t:1: backend=cephfs:conf=/etc/ceph/ceph.conf: rpcrdma was built without libcephfs");
+		parse_err("/p -backend=cephfs *\n", -EINVAL,
+			  "t:1: backend=cephfs: rpcrdma was built without libcephfs");
+		return;
+	}
+	xt = parse_ok("cephfs://cephfs/projects 192.0.2.0/24(rw,fsid=7)\n"
+		      "cephfs://nfs@fs2/a/b/ *\n"
+		      "cephfs://fs.3 *\n"
+		      "cephfs://gw_1@fs-4/x -backend=cephfs:conf=/etc/ceph/c.conf:keyring=/k *\n"
+		      "/p 10.0.0.1(backend=cephfs:fs=cephfs)\n");
+	assert_int_equal(xt->xt_n, 5);
+	assert_string_equal(xt->xt_specs[0].xs_path, "/projects");
+	assert_ptr_equal(xt->xt_specs[0].xs_be, ceph);
+	assert_string_equal(xt->xt_specs[0].xs_be_opts, "fs=cephfs,user=admin");
+	assert_int_equal(xt->xt_specs[0].xs_id, 7);
+	assert_string_equal(xt->xt_specs[1].xs_path, "/a/b");
+	assert_string_equal(xt->xt_specs[1].xs_be_opts, "fs=fs2,user=nfs");
+	assert_string_equal(xt->xt_specs[2].xs_path, "/");
+	assert_string_equal(xt->xt_specs[2].xs_be_opts, "fs=fs.3,user=admin");
+	assert_string_equal(xt->xt_specs[3].xs_path, "/x");
+	assert_string_equal(xt->xt_specs[3].xs_be_opts,
+			    "fs=fs-4,user=gw_1,conf=/etc/ceph/c.conf,keyring=/k");
+	assert_ptr_equal(xt->xt_specs[4].xs_be, ceph);
+	assert_string_equal(xt->xt_specs[4].xs_be_opts, "fs=cephfs");
+	rpcrdma_nfs3_exports_free(xt);
+
+	parse_err("cephfs:///x *\n", -EINVAL,
+		  "t:1: cephfs:///x: expected cephfs://[USER@]FSNAME/PATH");
+	parse_err("cephfs://@fs/x *\n", -EINVAL, "t:1: cephfs://@fs/x: expected");
+	parse_err("cephfs://u@/x *\n", -EINVAL, "t:1: cephfs://u@/x: expected");
+	parse_err("cephfs://a!b/x *\n", -EINVAL, "t:1: cephfs://a!b/x: expected");
+	parse_err("cephfs://u@v@fs/x *\n", -EINVAL, "t:1: cephfs://u@v@fs/x: expected");
+	parse_err("cephfs:// *\n", -EINVAL, "t:1: cephfs://: expected");
+	parse_err("cephfs://fs/x 10.0.0.1(backend=posix)\n", -EINVAL,
+		  "t:1: cephfs://fs/x: a cephfs:// export cannot have backend=posix");
+	parse_err("cephfs://fs/x *\ncephfs://other/x *\n", -EINVAL,
+		  "t:2: /x is exported twice (line 1)");
+}
+
 static void test_load_file(void **state)
 {
 	char path[] = "/tmp/nfs3exports.XXXXXX";
@@ -1699,6 +1754,7 @@ int main(void)
 		cmocka_unit_test(test_parse_syntax),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_parse_backend),
+		cmocka_unit_test(test_parse_cephfs_url),
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test_setup_teardown(test_names_confirmed, fk_setup, fk_teardown),
 		cmocka_unit_test_setup_teardown(test_names_ttl, fk_setup, fk_teardown),

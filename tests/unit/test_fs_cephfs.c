@@ -1,0 +1,583 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_fs_cephfs.c - the cephfs backend's mapping through its seam
+ * (struct fs_ceph_api, fs_cephfs.h): fake libcephfs functions record
+ * what the backend passes and answer what a case sets, so no cluster is
+ * needed.  Checked: the handle key's layout (worked out by hand), what a
+ * handle decodes to and when it is STALE, the UserPerm built from the
+ * caller's (squashed) credentials, errno mapping (a cluster that times
+ * out: -EAGAIN; an error an operation does not list: -EIO), readdir
+ * cookies given back as libcephfs made them, and the message of a
+ * cluster that cannot be reached.
+ */
+#define _FILE_OFFSET_BITS 64
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "fs/fs.h"
+#include "fs/fs_cephfs.h"
+
+/* ---- the fake cluster ---- */
+
+struct fake_inode {
+	uint64_t fi_ino;
+	uint64_t fi_snap;
+	mode_t fi_mode;
+	uint32_t fi_nlink;
+};
+
+#define ROOT_INO 0x10000000000ull /* a CephFS inode number (1 << 40) */
+#define FSCID 7
+
+static struct fake_inode g_root = { ROOT_INO, FSC_NOSNAP, S_IFDIR | 0755, 2 };
+static struct fake_inode g_file = { 0x10000000abcull, FSC_NOSNAP, S_IFREG | 0644, 1 };
+static int g_cmount_dummy;
+
+static struct {
+	int mount_err;
+	int lookup_vino_err;
+	vinodeno_t vino;            /* the last asked */
+	int vino_calls;
+	uint32_t nlink;             /* of g_file as decoded */
+	int op_err;                 /* mkdir, unlink, readlink answer it */
+	const UserPerm *op_perm;    /* the perms mkdir got */
+	int perms_made, perms_freed;
+	uid_t pm_uid;
+	gid_t pm_gid;
+	int pm_ngids;
+	gid_t pm_gids[16];
+	int puts;
+	int64_t seek;               /* the last ceph_seekdir offset; -1 none */
+	int pos;                    /* next entry of the fake directory */
+	const char *mon_host;
+} g;
+
+/* the fake directory: names and the offsets telldir gives after each */
+static const struct {
+	const char *name;
+	uint64_t ino;
+	int64_t next;
+} g_dir[] = {
+	{ ".", ROOT_INO, 1 },
+	{ "..", 1, 2 },
+	{ "a", 0x10000000001ull, 0x2f3a000004 },
+	{ "b", 0x10000000002ull, 0x7b11000005 },
+};
+
+static int f_create(struct ceph_mount_info **cm, const char *id)
+{
+	(void)id;
+	*cm = (struct ceph_mount_info *)&g_cmount_dummy;
+	return 0;
+}
+static int f_conf_read_file(struct ceph_mount_info *cm, const char *p) { (void)cm; (void)p; return 0; }
+static int f_conf_set(struct ceph_mount_info *cm, const char *o, const char *v) { (void)cm; (void)o; (void)v; return 0; }
+static int f_conf_get(struct ceph_mount_info *cm, const char *o, char *buf, size_t len)
+{
+	(void)cm;
+	if (strcmp(o, "mon_host") || !g.mon_host)
+		return -ENOENT;
+	snprintf(buf, len, "%s", g.mon_host);
+	return 0;
+}
+static int f_init(struct ceph_mount_info *cm) { (void)cm; return 0; }
+static int f_select(struct ceph_mount_info *cm, const char *n) { (void)cm; (void)n; return 0; }
+static int f_mount(struct ceph_mount_info *cm, const char *r) { (void)cm; (void)r; return g.mount_err; }
+static int64_t f_cid(struct ceph_mount_info *cm) { (void)cm; return FSCID; }
+static int f_deleg(struct ceph_mount_info *cm, uint32_t t) { (void)cm; (void)t; return 0; }
+static void f_shutdown(struct ceph_mount_info *cm) { (void)cm; }
+
+static UserPerm *f_perm_new(uid_t uid, gid_t gid, int ngids, gid_t *gids)
+{
+	g.perms_made++;
+	g.pm_uid = uid;
+	g.pm_gid = gid;
+	g.pm_ngids = ngids;
+	for (int i = 0; i < ngids && i < 16; i++)
+		g.pm_gids[i] = gids[i];
+	return malloc(1); /* a distinct pointer per UserPerm */
+}
+static void f_perm_destroy(UserPerm *p)
+{
+	g.perms_freed++;
+	free(p);
+}
+
+static void fill(const struct fake_inode *fi, struct ceph_statx *stx)
+{
+	memset(stx, 0, sizeof(*stx));
+	stx->stx_ino = fi->fi_ino;
+	stx->stx_dev = (dev_t)fi->fi_snap;
+	stx->stx_mode = (uint16_t)fi->fi_mode;
+	stx->stx_nlink = fi->fi_nlink;
+}
+
+static int f_walk(struct ceph_mount_info *cm, const char *name, Inode **i,
+		  struct ceph_statx *stx, unsigned want, unsigned flags,
+		  const UserPerm *p)
+{
+	(void)cm; (void)name; (void)want; (void)flags; (void)p;
+	*i = (Inode *)&g_root;
+	fill(&g_root, stx);
+	return 0;
+}
+static int f_lookup_vino(struct ceph_mount_info *cm, vinodeno_t v, Inode **in)
+{
+	(void)cm;
+	g.vino = v;
+	g.vino_calls++;
+	if (g.lookup_vino_err)
+		return g.lookup_vino_err;
+	*in = (Inode *)(v.ino.val == ROOT_INO ? &g_root : &g_file);
+	return 0;
+}
+static int f_lookup(struct ceph_mount_info *cm, Inode *parent, const char *name,
+		    Inode **out, struct ceph_statx *stx, unsigned want,
+		    unsigned flags, const UserPerm *p)
+{
+	(void)cm; (void)want; (void)flags; (void)p;
+	if (!strcmp(name, "."))
+		*out = parent;
+	else if (!strcmp(name, "f"))
+		*out = (Inode *)&g_file;
+	else
+		return -ENOENT;
+	fill((struct fake_inode *)*out, stx);
+	return 0;
+}
+static int f_put(struct ceph_mount_info *cm, Inode *in) { (void)cm; (void)in; g.puts++; return 0; }
+static int f_getattr(struct ceph_mount_info *cm, Inode *in, struct ceph_statx *stx,
+		     unsigned want, unsigned flags, const UserPerm *p)
+{
+	struct fake_inode *fi = (struct fake_inode *)in;
+
+	(void)cm; (void)want; (void)flags; (void)p;
+	fill(fi, stx);
+	if (fi == &g_file)
+		stx->stx_nlink = g.nlink;
+	return 0;
+}
+static int f_close(struct ceph_mount_info *cm, Fh *fh) { (void)cm; (void)fh; return 0; }
+static int f_mkdir(struct ceph_mount_info *cm, Inode *parent, const char *name,
+		   mode_t mode, Inode **out, struct ceph_statx *stx,
+		   unsigned want, unsigned flags, const UserPerm *p)
+{
+	(void)cm; (void)parent; (void)name; (void)mode; (void)want; (void)flags;
+	g.op_perm = p;
+	if (g.op_err)
+		return g.op_err;
+	*out = (Inode *)&g_file;
+	fill(&g_file, stx);
+	return 0;
+}
+static int f_unlink(struct ceph_mount_info *cm, Inode *in, const char *name,
+		    const UserPerm *p)
+{
+	(void)cm; (void)in; (void)name;
+	g.op_perm = p;
+	return g.op_err;
+}
+static int f_opendir(struct ceph_mount_info *cm, Inode *in,
+		     struct ceph_dir_result **d, const UserPerm *p)
+{
+	(void)cm; (void)in; (void)p;
+	g.pos = 0;
+	*d = (struct ceph_dir_result *)&g.pos;
+	return 0;
+}
+static int f_releasedir(struct ceph_mount_info *cm, struct ceph_dir_result *d)
+{
+	(void)cm; (void)d;
+	return 0;
+}
+static int f_readdir_r(struct ceph_mount_info *cm, struct ceph_dir_result *d,
+		       struct dirent *de)
+{
+	(void)cm; (void)d;
+	if (g.pos >= (int)(sizeof(g_dir) / sizeof(g_dir[0])))
+		return 0;
+	memset(de, 0, sizeof(*de));
+	snprintf(de->d_name, sizeof(de->d_name), "%s", g_dir[g.pos].name);
+	de->d_ino = g_dir[g.pos].ino;
+	g.pos++;
+	return 1;
+}
+static int64_t f_telldir(struct ceph_mount_info *cm, struct ceph_dir_result *d)
+{
+	(void)cm; (void)d;
+	return g.pos ? g_dir[g.pos - 1].next : 0;
+}
+static void f_seekdir(struct ceph_mount_info *cm, struct ceph_dir_result *d,
+		      int64_t off)
+{
+	(void)cm; (void)d;
+	g.seek = off;
+	/* the entry after the one whose offset this is */
+	for (size_t i = 0; i < sizeof(g_dir) / sizeof(g_dir[0]); i++)
+		if (g_dir[i].next == off)
+			g.pos = (int)i + 1;
+}
+
+static const struct fs_ceph_api g_fake = {
+	.ca_create = f_create,
+	.ca_conf_read_file = f_conf_read_file,
+	.ca_conf_set = f_conf_set,
+	.ca_conf_get = f_conf_get,
+	.ca_init = f_init,
+	.ca_select_filesystem = f_select,
+	.ca_mount = f_mount,
+	.ca_get_fs_cid = f_cid,
+	.ca_set_deleg_timeout = f_deleg,
+	.ca_shutdown = f_shutdown,
+	.ca_userperm_new = f_perm_new,
+	.ca_userperm_destroy = f_perm_destroy,
+	.ca_ll_walk = f_walk,
+	.ca_ll_lookup_vino = f_lookup_vino,
+	.ca_ll_lookup = f_lookup,
+	.ca_ll_put = f_put,
+	.ca_ll_getattr = f_getattr,
+	.ca_ll_close = f_close,
+	.ca_ll_mkdir = f_mkdir,
+	.ca_ll_unlink = f_unlink,
+	.ca_ll_rmdir = f_unlink,
+	.ca_ll_opendir = f_opendir,
+	.ca_ll_releasedir = f_releasedir,
+	.ca_readdir_r = f_readdir_r,
+	.ca_telldir = f_telldir,
+	.ca_seekdir = f_seekdir,
+};
+
+/* ---- fixtures ---- */
+
+static struct rpcrdma_nfs3_export *g_exp;
+static char *g_logbuf;
+static size_t g_loglen;
+static FILE *g_log;
+
+static int open_export(const char *opts)
+{
+	struct rpcrdma_nfs3_config cfg = { 0 };
+	char spec[FS_BE_OPTS_MAX + 8];
+
+	snprintf(spec, sizeof(spec), "cephfs%s%s", opts[0] ? ":" : "", opts);
+	cfg.nc_export = "/projects";
+	cfg.nc_backend = spec;
+	cfg.nc_fcache_entries = RPCRDMA_NFS3_FCACHE_OFF;
+	cfg.nc_log = g_log;
+	return rpcrdma_nfs3_export_open(&cfg, &g_exp);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	memset(&g, 0, sizeof(g));
+	g.seek = -1;
+	g.nlink = 1;
+	g.mon_host = "192.0.2.10:6789,192.0.2.11:6789";
+	g_log = open_memstream(&g_logbuf, &g_loglen);
+	fs_cephfs_set_api(&g_fake);
+	assert_int_equal(open_export("fs=cephfs:user=nfs"), 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	rpcrdma_nfs3_export_close(g_exp);
+	g_exp = NULL;
+	fs_cephfs_set_api(NULL);
+	fclose(g_log);
+	free(g_logbuf);
+	g_logbuf = NULL;
+	return 0;
+}
+
+static struct fs_call call_as(uint32_t uid, uint32_t gid, uint32_t ngids,
+			      const uint32_t *gids)
+{
+	struct fs_call c = { 0 };
+
+	c.c_exp = g_exp;
+	c.c_cred.cr_uid = uid;
+	c.c_cred.cr_gid = gid;
+	c.c_cred.cr_ngids = ngids;
+	for (uint32_t i = 0; i < ngids; i++)
+		c.c_cred.cr_gids[i] = gids[i];
+	c.c_as_caller = true;
+	return c;
+}
+
+/* ---- cases ---- */
+
+/* The key: ino, snapid, fscid, each 8 bytes big-endian. */
+static void test_key_layout(void **state)
+{
+	const uint8_t want[FSC_KEY_LEN] = {
+		0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x0a, 0xbc, /* 0x10000000abc */
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe, /* CEPH_NOSNAP (-2) */
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, /* fscid 7 */
+	};
+	uint8_t key[FS_BE_KEY_MAX];
+	uint64_t ino, snap, cid;
+	uint32_t len = 0, type = 1;
+
+	(void)state;
+	fsc_key_put(0x10000000abcull, FSC_NOSNAP, 7, key);
+	assert_memory_equal(key, want, FSC_KEY_LEN);
+	fsc_key_get(want, &ino, &snap, &cid);
+	assert_true(ino == 0x10000000abcull && snap == 0xfffffffffffffffeull && cid == 7);
+
+	/* the backend's key of a name (looked up as the server) */
+	assert_int_equal(fs_cephfs_backend.be_fh_key(g_exp, NULL, "f", key, &len, &type), 0);
+	assert_int_equal(len, 24);
+	assert_int_equal(type, 0);
+	assert_memory_equal(key, want, FSC_KEY_LEN);
+	/* the root's: no lookup */
+	assert_int_equal(fs_cephfs_backend.be_fh_key(g_exp, NULL, "", key, &len, &type), 0);
+	assert_memory_equal(key, "\x00\x00\x01\x00\x00\x00\x00\x00", 8);
+	assert_int_equal(fs_cephfs_backend.be_fh_key(g_exp, NULL, "nope", key, &len, &type),
+			 -ENOENT);
+	/* the export's root identity is the walked directory's */
+	assert_int_equal(g_exp->ex_ino, ROOT_INO);
+}
+
+/* A handle decodes through ceph_ll_lookup_vino with its ino and snapid;
+ * another file system's, a gone inode, or one without names is STALE. */
+static void test_decode(void **state)
+{
+	uint8_t key[FSC_KEY_LEN];
+	struct fs_fentry fe;
+	struct stat st;
+
+	(void)state;
+	fsc_key_put(0x10000000abcull, FSC_NOSNAP, FSCID, key);
+	fs_fentry_init(&fe);
+	assert_int_equal(fs_cephfs_backend.be_fh_decode(g_exp, 0, key, sizeof(key), &fe, &st), 0);
+	assert_true(g.vino.ino.val == 0x10000000abcull);
+	assert_true(g.vino.snapid.val == FSC_NOSNAP);
+	assert_int_equal(st.st_ino, 0x10000000abcull);
+	assert_int_equal(st.st_dev, g_exp->ex_dev);
+	assert_int_equal(fe.fe_type, S_IFREG);
+	fs_cephfs_backend.be_release(&fe);
+	assert_null(fe.fe_node);
+
+	g.vino_calls = 0;
+	fsc_key_put(0x10000000abcull, FSC_NOSNAP, FSCID + 1, key);
+	assert_int_equal(fs_cephfs_backend.be_fh_decode(g_exp, 0, key, sizeof(key), &fe, &st), -ESTALE);
+	assert_int_equal(g.vino_calls, 0);
+	fsc_key_put(0x10000000abcull, FSC_NOSNAP, FSCID, key);
+	assert_int_equal(fs_cephfs_backend.be_fh_decode(g_exp, 0, key, 16, &fe, &st), -ESTALE);
+	assert_int_equal(fs_cephfs_backend.be_fh_decode(g_exp, 1, key, sizeof(key), &fe, &st), -ESTALE);
+	g.lookup_vino_err = -ESTALE;
+	assert_int_equal(fs_cephfs_backend.be_fh_decode(g_exp, 0, key, sizeof(key), &fe, &st), -ESTALE);
+	g.lookup_vino_err = -ENOENT;
+	assert_int_equal(fs_cephfs_backend.be_fh_decode(g_exp, 0, key, sizeof(key), &fe, &st), -ESTALE);
+	g.lookup_vino_err = -ETIMEDOUT;
+	assert_int_equal(fs_cephfs_backend.be_fh_decode(g_exp, 0, key, sizeof(key), &fe, &st), -EAGAIN);
+	g.lookup_vino_err = 0;
+	g.nlink = 0;
+	g.puts = 0;
+	assert_int_equal(fs_cephfs_backend.be_fh_decode(g_exp, 0, key, sizeof(key), &fe, &st), -ESTALE);
+	assert_int_equal(g.puts, 1); /* the reference dropped */
+	assert_null(fe.fe_node);
+}
+
+/* The UserPerm of a call is the caller's credentials as squashing left
+ * them: uid, gid and every supplementary group; one per thread, made again
+ * only when the caller changes; uid 0 uses the mount's own. */
+static void test_userperm(void **state)
+{
+	const uint32_t gids[] = { 10, 20, 4242 };
+	struct fs_fentry root, out;
+	struct fs_call c;
+	struct stat st;
+	const UserPerm *first;
+	int made;
+
+	(void)state;
+	fs_fentry_init(&root);
+	assert_int_equal(fs_root(g_exp, &root, &(struct fs_fentry *){ NULL }, &st), 0);
+	made = g.perms_made; /* the mount's root UserPerm */
+	/* root squashed to nobody (65534) with its groups */
+	c = call_as(65534, 65534, 3, gids);
+	fs_fentry_init(&out);
+	assert_int_equal(fs_cephfs_backend.be_mkdir(&c, &root, &st, "d", 0755, &out, &st), 0);
+	fs_cephfs_backend.be_release(&out);
+	assert_int_equal(g.perms_made, made + 1);
+	assert_int_equal(g.pm_uid, 65534);
+	assert_int_equal(g.pm_gid, 65534);
+	assert_int_equal(g.pm_ngids, 3);
+	assert_int_equal(g.pm_gids[0], 10);
+	assert_int_equal(g.pm_gids[1], 20);
+	assert_int_equal(g.pm_gids[2], 4242);
+	first = g.op_perm;
+	/* the same caller again: the same UserPerm, none made */
+	assert_int_equal(fs_cephfs_backend.be_unlink(&c, &root, "d", true), 0);
+	assert_ptr_equal(g.op_perm, first);
+	assert_int_equal(g.perms_made, made + 1);
+	/* another caller: a new one, the old freed */
+	c = call_as(1000, 100, 0, NULL);
+	assert_int_equal(fs_cephfs_backend.be_unlink(&c, &root, "d", false), 0);
+	assert_int_equal(g.perms_made, made + 2);
+	assert_int_equal(g.perms_freed, 1);
+	assert_int_equal(g.pm_uid, 1000);
+	assert_int_equal(g.pm_gid, 100);
+	assert_int_equal(g.pm_ngids, 0);
+	/* root (no_root_squash): the mount's uid-0 UserPerm, nothing made */
+	c = call_as(0, 0, 0, NULL);
+	assert_int_equal(fs_cephfs_backend.be_unlink(&c, &root, "d", false), 0);
+	assert_int_equal(g.perms_made, made + 2);
+	assert_ptr_not_equal(g.op_perm, first);
+	fs_cephfs_backend.be_release(&root);
+}
+
+/* libcephfs' errors as the operations may answer them. */
+static void test_errors(void **state)
+{
+	struct fs_fentry root, out;
+	struct fs_call c = call_as(1000, 1000, 0, NULL);
+	struct stat st;
+
+	(void)state;
+	/* direct: listed kept, the every-operation ones kept, stalls
+	 * -EAGAIN, the rest -EIO */
+	assert_int_equal(FSC_ERR(-ENOENT, -ENOENT, -EACCES), -ENOENT);
+	assert_int_equal(FSC_ERR(-EACCES, -ENOENT, -EACCES), -EACCES);
+	assert_int_equal(FSC_ERR(-ENOSPC, -ENOENT), -ENOSPC);
+	assert_int_equal(FSC_ERR(-EDQUOT, -ENOENT), -EDQUOT);
+	assert_int_equal(FSC_ERR(-ETIMEDOUT, -ENOENT), -EAGAIN);
+	assert_int_equal(FSC_ERR(-ESHUTDOWN, -ENOENT), -EAGAIN);
+	assert_int_equal(FSC_ERR(-ENOTCONN, -ENOENT), -EAGAIN);
+	assert_int_equal(FSC_ERR(-ETIME, -ENOENT), -EAGAIN);
+	assert_int_equal(FSC_ERR(-ENOTEMPTY, -ENOENT), -EIO);
+	assert_int_equal(FSC_ERR(-ERANGE, -ENOENT), -EIO);
+	assert_int_equal(FSC_ERR(0, -ENOENT), 0);
+	assert_int_equal(FSC_ERR(5, -ENOENT), 5);
+
+	/* through operations */
+	fs_fentry_init(&root);
+	assert_int_equal(fs_root(g_exp, &root, &(struct fs_fentry *){ NULL }, &st), 0);
+	fs_fentry_init(&out);
+	g.op_err = -ETIMEDOUT;
+	assert_int_equal(fs_cephfs_backend.be_mkdir(&c, &root, &st, "d", 0755, &out, &st), -EAGAIN);
+	g.op_err = -ESHUTDOWN; /* blocklisted */
+	assert_int_equal(fs_cephfs_backend.be_unlink(&c, &root, "d", false), -EAGAIN);
+	g.op_err = -EEXIST;
+	assert_int_equal(fs_cephfs_backend.be_mkdir(&c, &root, &st, "d", 0755, &out, &st), -EEXIST);
+	g.op_err = -EXDEV; /* not one mkdir lists */
+	assert_int_equal(fs_cephfs_backend.be_mkdir(&c, &root, &st, "d", 0755, &out, &st), -EIO);
+	g.op_err = -ENOTEMPTY; /* rmdir lists it, mkdir does not */
+	assert_int_equal(fs_cephfs_backend.be_unlink(&c, &root, "d", true), -ENOTEMPTY);
+	assert_int_equal(fs_cephfs_backend.be_mkdir(&c, &root, &st, "d", 0755, &out, &st), -EIO);
+	g.op_err = -EROFS;
+	assert_int_equal(fs_cephfs_backend.be_unlink(&c, &root, "d", false), -EROFS);
+	assert_null(out.fe_node);
+	assert_int_equal(fs_cephfs_backend.be_unlink(&c, &root, ".", false), -EINVAL);
+	fs_cephfs_backend.be_release(&root);
+}
+
+struct seen {
+	int n, stop_at;
+	char names[8][8];
+	uint64_t cookies[8], inos[8];
+};
+
+static int collect(void *arg, const char *name, uint64_t ino, uint64_t cookie)
+{
+	struct seen *s = arg;
+
+	if (s->n == s->stop_at)
+		return 1;
+	snprintf(s->names[s->n], sizeof(s->names[0]), "%s", name);
+	s->inos[s->n] = ino;
+	s->cookies[s->n++] = cookie;
+	return 0;
+}
+
+/* Cookies are libcephfs' offsets after each entry, passed back to
+ * ceph_seekdir() as given. */
+static void test_readdir_cookies(void **state)
+{
+	struct fs_fentry root;
+	struct fs_call c = call_as(0, 0, 0, NULL);
+	struct seen s = { .stop_at = -1 };
+	struct stat st;
+	bool eof;
+
+	(void)state;
+	fs_fentry_init(&root);
+	assert_int_equal(fs_root(g_exp, &root, &(struct fs_fentry *){ NULL }, &st), 0);
+	assert_int_equal(fs_cephfs_backend.be_readdir(&c, &root, &st, 0, collect, &s, &eof), 0);
+	assert_true(eof);
+	assert_int_equal(g.seek, -1); /* cookie 0: from the start, no seek */
+	assert_int_equal(s.n, 4);
+	assert_string_equal(s.names[0], ".");
+	assert_int_equal(s.cookies[0], 1);
+	assert_string_equal(s.names[1], "..");
+	assert_int_equal(s.cookies[1], 2);
+	assert_int_equal(s.inos[1], ROOT_INO); /* the export root's ".." */
+	assert_string_equal(s.names[2], "a");
+	assert_int_equal(s.cookies[2], 0x2f3a000004ull);
+	assert_int_equal(s.cookies[3], 0x7b11000005ull);
+
+	/* on from "a"'s cookie: seekdir gets it unchanged, "b" follows */
+	memset(&s, 0, sizeof(s));
+	s.stop_at = -1;
+	assert_int_equal(fs_cephfs_backend.be_readdir(&c, &root, &st, 0x2f3a000004ull,
+						      collect, &s, &eof), 0);
+	assert_int_equal(g.seek, 0x2f3a000004ll);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.names[0], "b");
+	assert_true(eof);
+
+	/* the callback stops: not the end */
+	memset(&s, 0, sizeof(s));
+	s.stop_at = 2;
+	assert_int_equal(fs_cephfs_backend.be_readdir(&c, &root, &st, 0, collect, &s, &eof), 0);
+	assert_false(eof);
+	assert_int_equal(s.n, 2);
+	fs_cephfs_backend.be_release(&root);
+}
+
+/* A cluster that cannot be reached: the export is refused, the message
+ * names the monitors. */
+static void test_unreachable(void **state)
+{
+	struct rpcrdma_nfs3_export *keep = g_exp;
+
+	(void)state;
+	g.mount_err = -ETIMEDOUT;
+	/* another user: a mount of its own (the first one is shared) */
+	assert_int_equal(open_export("fs=cephfs:user=other"), -EIO);
+	fflush(g_log);
+	assert_non_null(strstr(g_logbuf, "monitors 192.0.2.10:6789,192.0.2.11:6789"));
+	assert_non_null(strstr(g_logbuf, "client.other"));
+	g_exp = keep;
+	/* bad options: refused before any mount */
+	assert_int_equal(open_export("colour=blue"), -EINVAL);
+	assert_int_equal(open_export("conf=relative.conf"), -EINVAL);
+	g_exp = keep;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_key_layout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_decode, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_userperm, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_readdir_cookies, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unreachable, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
