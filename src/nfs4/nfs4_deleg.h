@@ -214,6 +214,19 @@ void nfs4_deleg_put_open(struct nfs4_compound *cp, struct fs_fentry *fe,
 			 uint32_t access, uint32_t want, bool deleg_cur);
 
 /**
+ * nfs4_deleg_on_lease_break - the break callback (fs_lease_break_fn) of a
+ * delegation's lease, @arg the server: the OPEN path gives it to
+ * nfs4_deleg_lease().  A local process or another gateway wants @ls's
+ * file for a change; called on a backend's thread (the posix lease
+ * thread, or another export's call for the memory backend), so it only
+ * marks the delegation (nfs4_deleg_lease_broken()) and wakes the server's
+ * lease thread, which recalls it (nfs4_deleg_lease_work()): the recall
+ * path may expire a courtesy client under the state's lock, and that
+ * closes leases, which a break callback must not do.
+ */
+void nfs4_deleg_on_lease_break(void *arg, struct fs_lease *ls);
+
+/**
  * nfs4_deleg_lease_work - the server's lease thread: leases of
  * delegations gone are closed (nfs4_deleg_reap()), and the files whose
  * lease broke have their delegations recalled (nfs4_deleg_break() with

@@ -70,17 +70,7 @@ int nfs4_deleg_change_hook(void *arg, const uint8_t *fh, uint32_t fhlen)
 	return nfs4_deleg_break(arg, 0, fh, fhlen) == NFS4_OK ? 0 : -EAGAIN;
 }
 
-/*
- * lease_broken - the break callback of a delegation's lease (@arg the
- * server): a local process or another gateway wants the file for a
- * change.  Called on a backend's thread (the posix lease thread, or
- * another export's call for the memory backend), so it only marks the
- * delegation and wakes the server's lease thread, which recalls it
- * (nfs4_deleg_lease_work()): the recall path may expire a courtesy
- * client under the state's lock, and that closes leases, which a break
- * callback must not do.
- */
-static void lease_broken(void *arg, struct fs_lease *ls)
+void nfs4_deleg_on_lease_break(void *arg, struct fs_lease *ls)
 {
 	struct rpcrdma_nfs4_server *srv = arg;
 
@@ -124,7 +114,8 @@ void nfs4_deleg_put_open(struct nfs4_compound *cp, struct fs_fentry *fe,
 	}
 	/* a lease, so a change from outside the server recalls it; a
 	 * backend without leases (-EOPNOTSUPP): the change hook alone */
-	err = nfs4_deleg_lease(srv->s4_deleg, &sid, &cp->cp_c, fe, lease_broken, srv);
+	err = nfs4_deleg_lease(srv->s4_deleg, &sid, &cp->cp_c, fe, nfs4_deleg_on_lease_break,
+				srv);
 	if (err && err != -EOPNOTSUPP) {
 		if (srv->s4_verbose)
 			fprintf(srv->s4_log, "nfs4: no read delegation for client %016llx: "
