@@ -115,4 +115,7 @@ rm -rf "$WK_LOCAL/tree-back"
 WK_ODD_BS=0 WK_READDIR_OP=READDIR
 workout 4.1
 
+log "guest memory at the end: $(free -m | awk '$1 == "Mem:" { print $3 " MiB used, " $7 " MiB available" }');" \
+    "rpcrdma-nfsd VmRSS $(($(rnfsd_rss_kb) / 1024)) MiB, ceph-osd VmRSS" \
+    "$(awk '$1 == "VmRSS:" { print int($2 / 1024) }' "/proc/$(cat "$CEPH_BASE/run/osd.0.pid")/status") MiB"
 rnfsd_term 60
