@@ -737,7 +737,7 @@ ceph_kmount() {
 	# (mount.ceph tries modprobe itself and prints "Module ceph not found":
 	# harmless, the module is loaded)
 	timeout -k 10 120 mount -t ceph "127.0.0.1:6789:$path" "$mnt" \
-		-o "name=admin,secret=$(ceph_admin_key)" 2>&1 | grep -v 'Module ceph not found' || true
+		-o "name=admin,secret=$(ceph_admin_key)" 2>&1 | grep -v 'Module ceph not found\|failed to load ceph kernel module' || true
 	awk -v m="$mnt" '$2 == m && $3 == "ceph" { f = 1 } END { exit !f }' /proc/mounts ||
 		fail "mount -t ceph 127.0.0.1:6789:$path $mnt failed"
 	at_exit "kumount '$mnt'"
