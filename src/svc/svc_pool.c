@@ -346,6 +346,9 @@ static void svc_call_grow(struct svc_dev *dev)
 		/* Kept by the context for good: not counted as handed out. */
 		SVC_DEC(svc, buf_bytes_in_use, svc_buf_cap(&cc->cc_mem));
 		cc->cc_dev = dev;
+		cc->cc_xprt = &svc_rdma_class;
+		cc->cc_svc = svc;
+		cc->cc_grp = dev->dv_grp;
 		svc_call_small_buffers(cc);
 		cc->cc_next = dev->dv_call_free;
 		dev->dv_call_free = cc;
