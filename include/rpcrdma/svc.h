@@ -329,6 +329,13 @@ int rpcrdma_svc_listen_tcp(struct rpcrdma_svc *svc, const char *addr, uint16_t p
 			   uint16_t *bound);
 
 /**
+ * rpcrdma_svc_tcp_socket - the listening socket rpcrdma_svc_listen_tcp()
+ * made (owned by @svc: for getsockname() and rpcbind registration only),
+ * or -1 when the server does not listen on TCP.
+ */
+int rpcrdma_svc_tcp_socket(const struct rpcrdma_svc *svc);
+
+/**
  * rpcrdma_svc_register - serve program @prog version @vers with @fn.
  * Call before rpcrdma_svc_run().  Return: 0, -ENOSPC (table full),
  * -EEXIST (already registered).

@@ -784,6 +784,11 @@ int rpcrdma_svc_listen_tcp(struct rpcrdma_svc *svc, const char *addr, uint16_t p
 	return rc;
 }
 
+int rpcrdma_svc_tcp_socket(const struct rpcrdma_svc *svc)
+{
+	return svc->sv_tcp_fd;
+}
+
 const struct svc_xprt_class svc_tcp_class = {
 	.xc_name = "tcp",
 	.xc_ddp = false,
