@@ -894,14 +894,38 @@ void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 		(unsigned long long)st->ss_tcp_calls_in_use);
 }
 
-/* Disconnect every connection of @grp: their posted work starts to flush. */
-static void svc_group_close_all(struct svc_group *grp)
+static void svc_rdma_close_all(struct svc_group *grp)
 {
 	struct svc_conn *conn;
 
 	for (conn = grp->gr_conns; conn; conn = conn->sx_next)
 		svc_conn_disconnected(conn);
-	svc_tcp_class.xc_close_all(grp);
+}
+
+/* RPC-over-RDMA (RFC 8166): svc_conn.c accepts, svc_recv.c receives,
+ * svc_send.c replies; a worker may post the reply itself. */
+const struct svc_xprt_class svc_rdma_class = {
+	.xc_name = "rdma",
+	.xc_ddp = true,
+	.xc_worker_posts = true,
+	.xc_send = svc_send_reply,
+	.xc_release = svc_call_drop,
+	.xc_close_all = svc_rdma_close_all,
+};
+
+/* Every transport, for what is done to all of them (a stop). */
+static const struct svc_xprt_class *const svc_xprt_classes[] = {
+	&svc_rdma_class, &svc_tcp_class,
+};
+
+/* Close every connection of @grp, every transport's: RDMA's posted work
+ * starts to flush, TCP's sockets close. */
+static void svc_group_close_all(struct svc_group *grp)
+{
+	unsigned i;
+
+	for (i = 0; i < sizeof(svc_xprt_classes) / sizeof(svc_xprt_classes[0]); i++)
+		svc_xprt_classes[i]->xc_close_all(grp);
 	svc_work_drop_all(grp); /* no worker runs them any more */
 	svc_conn_reap(grp);
 }
@@ -981,30 +1005,6 @@ static void svc_drain_all(struct rpcrdma_svc *svc)
 		svc_group_force_close(&svc->sv_groups[i], (uint32_t)(now - start));
 }
 
-static void svc_rdma_close_all(struct svc_group *grp)
-{
-	struct svc_conn *conn;
-
-	for (conn = grp->gr_conns; conn; conn = conn->sx_next)
-		svc_conn_disconnected(conn);
-}
-
-static uint32_t svc_rdma_conns(const struct svc_group *grp)
-{
-	return atomic_load(&grp->gr_nconns) - grp->gr_ntconns;
-}
-
-/* RPC-over-RDMA (RFC 8166): svc_conn.c accepts, svc_recv.c receives,
- * svc_send.c replies; a worker may post the reply itself. */
-const struct svc_xprt_class svc_rdma_class = {
-	.xc_name = "rdma",
-	.xc_ddp = true,
-	.xc_worker_posts = true,
-	.xc_send = svc_send_reply,
-	.xc_release = svc_call_drop,
-	.xc_close_all = svc_rdma_close_all,
-	.xc_conns = svc_rdma_conns,
-};
 
 void rpcrdma_svc_destroy(struct rpcrdma_svc *svc)
 {

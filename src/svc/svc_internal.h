@@ -440,14 +440,16 @@ struct svc_group {
 	atomic_uint gr_bc_pending;
 	/* TCP (svc_tcp.c): this group's connections, the sockets group 0
 	 * handed over (gr_wq_lock), free call contexts, connections with
-	 * replies queued in a batch (written by svc_tcp_flush()), the next
-	 * deadline sweep (CLOCK_MONOTONIC ms, 0: none due). */
+	 * replies queued in a batch and connections whose waiting record got
+	 * a context back (both served by svc_tcp_flush()), the next deadline
+	 * sweep (CLOCK_MONOTONIC ms, 0: none due). */
 	struct svc_tconn *gr_tconns;
 	uint32_t gr_ntconns;
 	struct svc_tcp_inbox *gr_tcp_inbox;
 	struct svc_call *gr_tcp_free;
 	uint32_t gr_tcp_nfree;
 	struct svc_tconn *gr_tcp_flush;
+	struct svc_tconn *gr_tcp_resume;
 	bool gr_tcp_batch;
 	uint64_t gr_tcp_sweep_ms;
 };

@@ -65,6 +65,12 @@ struct svc_tconn {
 	uint32_t tc_events;          /* epoll events registered */
 	bool tc_flush_queued;        /* on gr_tcp_flush */
 	struct svc_tconn *tc_flush_next;
+	/* A complete record waits in the reader for a call context (the
+	 * memory budget): the socket is not read; a context coming back
+	 * puts the connection on gr_tcp_resume, served by svc_tcp_flush(). */
+	bool tc_held;
+	bool tc_resume_queued;
+	struct svc_tconn *tc_resume_next;
 };
 
 /* The listener's epoll tag; a connection's is its address with bit 0 set. */
@@ -141,6 +147,7 @@ got:
 
 static void svc_tcp_destroy(struct svc_tconn *tc);
 static void svc_tcp_arm(struct svc_tconn *tc);
+static void svc_tcp_resume(struct svc_tconn *tc);
 
 /* Free @tc once it is closed, no call of it is out and no event of it is
  * being handled. */
@@ -162,6 +169,12 @@ static void svc_tcp_call_put(struct svc_call *cc)
 	cc->cc_state = CC_FREE;
 	tc->tc_calls_out--;
 	SVC_DEC(svc, tcp_calls_in_use, 1);
+	if (cc->cc_call_cap > SVC_TCP_KEEP_CALL_BYTES) {
+		/* A large WRITE's record: not kept idle in the pool. */
+		free(cc->cc_call);
+		cc->cc_call = NULL;
+		cc->cc_call_cap = 0;
+	}
 	if (grp->gr_tcp_nfree < SVC_TCP_KEEP_CALLS) {
 		cc->cc_next = grp->gr_tcp_free;
 		grp->gr_tcp_free = cc;
@@ -173,8 +186,16 @@ static void svc_tcp_call_put(struct svc_call *cc)
 		svc_tcp_maybe_destroy(tc);
 		return;
 	}
-	if (was_full)
+	if (tc->tc_held && !tc->tc_resume_queued) {
+		/* Its waiting record gets this context in svc_tcp_flush(),
+		 * not here: the caller may be walking this connection's
+		 * queues. */
+		tc->tc_resume_queued = true;
+		tc->tc_resume_next = grp->gr_tcp_resume;
+		grp->gr_tcp_resume = tc;
+	} else if (was_full) {
 		svc_tcp_arm(tc); /* read again */
+	}
 }
 
 void svc_tcp_free_calls(struct svc_group *grp)
@@ -197,7 +218,7 @@ static void svc_tcp_arm(struct svc_tconn *tc)
 
 	if (tc->tc_closing)
 		return;
-	if (tc->tc_calls_out < tc->tc_max_calls)
+	if (tc->tc_calls_out < tc->tc_max_calls && !tc->tc_held)
 		want |= EPOLLIN | EPOLLRDHUP;
 	if (tc->tc_out_head)
 		want |= EPOLLOUT;
@@ -244,10 +265,16 @@ static void svc_tcp_destroy(struct svc_tconn *tc)
 	struct rpcrdma_svc *svc = tc->tc_svc;
 	struct svc_tconn **pp;
 
-	/* off the batch's flush list, where a closed one may still be */
+	/* off the batch's flush and resume lists, where a closed one may
+	 * still be */
 	for (pp = &grp->gr_tcp_flush; *pp; pp = &(*pp)->tc_flush_next)
 		if (*pp == tc) {
 			*pp = tc->tc_flush_next;
+			break;
+		}
+	for (pp = &grp->gr_tcp_resume; *pp; pp = &(*pp)->tc_resume_next)
+		if (*pp == tc) {
+			*pp = tc->tc_resume_next;
 			break;
 		}
 	if (tc->tc_prev)
@@ -425,8 +452,22 @@ void svc_tcp_flush(struct svc_group *grp)
 {
 	struct svc_tconn *tc;
 
-	grp->gr_tcp_batch = false;
-	while ((tc = grp->gr_tcp_flush)) {
+	for (;;) {
+		/* Held connections that got a context back first: the
+		 * replies their records make join this flush. */
+		if ((tc = grp->gr_tcp_resume)) {
+			grp->gr_tcp_resume = tc->tc_resume_next;
+			tc->tc_resume_next = NULL;
+			tc->tc_resume_queued = false;
+			grp->gr_tcp_batch = true;
+			if (tc->tc_held && !tc->tc_closing)
+				svc_tcp_resume(tc);
+			continue;
+		}
+		grp->gr_tcp_batch = false;
+		tc = grp->gr_tcp_flush;
+		if (!tc)
+			break;
 		grp->gr_tcp_flush = tc->tc_flush_next;
 		tc->tc_flush_next = NULL;
 		tc->tc_flush_queued = false;
@@ -459,6 +500,38 @@ static void svc_tcp_deliver(struct svc_tconn *tc, struct svc_call *cc, uint8_t *
 	svc_rpc_dispatch(cc, (const struct sockaddr *)&tc->tc_peer);
 }
 
+/*
+ * The records complete in @tc's reader (@rc: what the reader said last),
+ * each into a call context and to the RPC layer.  A record that finds no
+ * context (the memory budget) stays in the reader and the connection is
+ * held (tc_held) until one of its contexts comes back.  Return: the
+ * reader's last word (SVC_RM_MORE, or a negative errno), or SVC_RM_RECORD
+ * while held.
+ */
+static int svc_tcp_records(struct svc_tconn *tc, int rc, uint64_t now)
+{
+	while (rc == SVC_RM_RECORD && !tc->tc_closing) {
+		struct svc_call *cc = svc_tcp_call_get(tc);
+		uint8_t *buf;
+		uint32_t len, cap;
+
+		if (!cc) {
+			if (!tc->tc_calls_out) {
+				svc_tcp_close(tc, "no memory for a call");
+				return SVC_RM_MORE;
+			}
+			tc->tc_held = true;
+			return SVC_RM_RECORD;
+		}
+		tc->tc_held = false;
+		rc = svc_rm_take(&tc->tc_rm, &buf, &len, &cap);
+		tc->tc_last_ms = now;
+		tc->tc_rec_ms = svc_rm_partial(&tc->tc_rm) ? now : 0;
+		svc_tcp_deliver(tc, cc, buf, len, cap);
+	}
+	return rc;
+}
+
 /* Read @tc's socket: at most SVC_TCP_READS_PER_EVENT reads, while it may
  * take calls; each complete record is dispatched at once. */
 static void svc_tcp_read(struct svc_tconn *tc, uint64_t now)
@@ -470,7 +543,7 @@ static void svc_tcp_read(struct svc_tconn *tc, uint64_t now)
 	int niov, rc;
 
 	for (turns = 0; turns < SVC_TCP_READS_PER_EVENT; turns++) {
-		if (tc->tc_closing || tc->tc_calls_out >= tc->tc_max_calls)
+		if (tc->tc_closing || tc->tc_held || tc->tc_calls_out >= tc->tc_max_calls)
 			break;
 		niov = svc_rm_iov(&tc->tc_rm, iov);
 		if (niov < 0) {
@@ -493,23 +566,9 @@ static void svc_tcp_read(struct svc_tconn *tc, uint64_t now)
 		}
 		if (!tc->tc_rec_ms)
 			tc->tc_rec_ms = now;
-		rc = svc_rm_advance(&tc->tc_rm, (size_t)n);
-		while (rc == SVC_RM_RECORD) {
-			struct svc_call *cc = svc_tcp_call_get(tc);
-			uint8_t *buf;
-			uint32_t len, cap;
-
-			if (!cc) {
-				svc_tcp_close(tc, "no memory for a call");
-				return;
-			}
-			rc = svc_rm_take(&tc->tc_rm, &buf, &len, &cap);
-			tc->tc_last_ms = now;
-			tc->tc_rec_ms = svc_rm_partial(&tc->tc_rm) ? now : 0;
-			svc_tcp_deliver(tc, cc, buf, len, cap);
-			if (tc->tc_closing)
-				return;
-		}
+		rc = svc_tcp_records(tc, svc_rm_advance(&tc->tc_rm, (size_t)n), now);
+		if (tc->tc_closing)
+			return;
 		if (rc < 0) {
 			SVC_INC(svc, tcp_bad_records, 1);
 			svc_tcp_close(tc, rc == -EMSGSIZE ? "record over the size limit"
@@ -522,6 +581,26 @@ static void svc_tcp_read(struct svc_tconn *tc, uint64_t now)
 			break; /* the socket is empty for now */
 	}
 	svc_tcp_arm(tc);
+}
+
+/* A context came back to held connection @tc: its waiting record (and
+ * what followed it in the reader) is served now. */
+static void svc_tcp_resume(struct svc_tconn *tc)
+{
+	struct rpcrdma_svc *svc = tc->tc_svc;
+	int rc;
+
+	tc->tc_busy = true;
+	rc = svc_tcp_records(tc, SVC_RM_RECORD, svc_now_ms());
+	if (!tc->tc_closing && rc < 0) {
+		SVC_INC(svc, tcp_bad_records, 1);
+		svc_tcp_close(tc, rc == -EMSGSIZE ? "record over the size limit" : "bad record");
+	}
+	if (!tc->tc_closing && !svc_rm_partial(&tc->tc_rm))
+		tc->tc_rec_ms = 0;
+	svc_tcp_arm(tc); /* read again, unless held once more */
+	tc->tc_busy = false;
+	svc_tcp_maybe_destroy(tc);
 }
 
 /* ---------- listening and accepting ---------- */
@@ -640,7 +719,10 @@ int svc_tcp_sweep(struct svc_group *grp, uint64_t now_ms)
 		if (tc->tc_closing)
 			continue;
 		tc->tc_busy = true;
-		if (tc->tc_rec_ms && now_ms - tc->tc_rec_ms >= svc->sv_tcp_record_ms) {
+		/* A held record is complete: it waits for a context of ours,
+		 * not for the peer. */
+		if (tc->tc_rec_ms && !tc->tc_held &&
+		    now_ms - tc->tc_rec_ms >= svc->sv_tcp_record_ms) {
 			SVC_INC(svc, tcp_record_timeouts, 1);
 			svc_tcp_close(tc, "record not complete within its deadline");
 		} else if (tc->tc_out_ms && now_ms - tc->tc_out_ms >= svc->sv_tcp_send_ms) {
@@ -681,11 +763,6 @@ static void svc_tcp_close_all(struct svc_group *grp)
 		next = tc->tc_next;
 		svc_tcp_maybe_destroy(tc);
 	}
-}
-
-static uint32_t svc_tcp_conns(const struct svc_group *grp)
-{
-	return grp->gr_ntconns;
 }
 
 int svc_tcp_listen(struct rpcrdma_svc *svc, const char *addr, uint16_t port, uint16_t *bound)
@@ -796,5 +873,4 @@ const struct svc_xprt_class svc_tcp_class = {
 	.xc_send = svc_tcp_send,
 	.xc_release = svc_tcp_call_put,
 	.xc_close_all = svc_tcp_close_all,
-	.xc_conns = svc_tcp_conns,
 };

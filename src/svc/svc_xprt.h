@@ -65,10 +65,8 @@ struct svc_xprt_class {
 	 * connection closing). */
 	void (*xc_release)(struct svc_call *cc);
 	/* xc_close_all - close every connection of @grp (a stop); those with
-	 * calls out go when the calls come back. */
+	 * calls out go when the calls come back.  Group thread. */
 	void (*xc_close_all)(struct svc_group *grp);
-	/* xc_conns - connections of @grp still open or closing. */
-	uint32_t (*xc_conns)(const struct svc_group *grp);
 };
 
 extern const struct svc_xprt_class svc_rdma_class;
@@ -154,8 +152,10 @@ static inline bool svc_rm_partial(const struct svc_rm *r)
 #define SVC_TCP_READS_PER_EVENT 16u
 /* Replies gathered into one sendmsg(). */
 #define SVC_TCP_SEND_IOV 64u
-/* TCP call contexts a group keeps free for reuse (more are freed). */
+/* TCP call contexts a group keeps free for reuse (more are freed), and
+ * the largest call buffer one keeps while free (a large WRITE's goes). */
 #define SVC_TCP_KEEP_CALLS 64u
+#define SVC_TCP_KEEP_CALL_BYTES (64u << 10)
 
 struct svc_tconn;
 

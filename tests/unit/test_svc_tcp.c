@@ -474,6 +474,44 @@ static void test_tcp_calls_capped(void **state)
 	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls), 6);
 }
 
+/* The memory budget: with room for two TCP call contexts only, four
+ * records sent at once are served two at a time; the connection waits
+ * for contexts to come back, it is not closed. */
+static void test_tcp_budget_waits(void **state)
+{
+	struct fixture *f = *state;
+	struct svc_group *grp = &f->svc.sv_groups[0];
+	struct epoll_event evs[8];
+	uint8_t wire[2048], call[128], want[128];
+	size_t w = 0, n, m;
+	uint32_t x;
+	int k, i;
+
+	/* Two contexts' reply buffers (128 KiB + 4 bytes each), not three. */
+	f->svc.sv_cfg.sc_memory = 3u * (128u << 10);
+	for (x = 1; x <= 4; x++) {
+		n = echo_call(call, x, 8, (uint8_t)x);
+		put32(wire + w, 0x80000000u | (uint32_t)n);
+		memcpy(wire + w + 4, call, n);
+		w += 4 + n;
+	}
+	write_all(f->peer, wire, w);
+	for (k = 0; k < 5; k++) {
+		int ne = epoll_wait(grp->gr_epoll, evs, 8, 5);
+
+		for (i = 0; i < ne; i++)
+			svc_tcp_event(grp, evs[i].data.ptr, evs[i].events);
+	}
+	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls), 2);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open), 1);
+	for (x = 1; x <= 4; x++) {
+		m = echo_reply(want, x, 8, (uint8_t)x);
+		expect_reply(f, want, m);
+	}
+	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls), 4);
+	assert_true(atomic_load(&f->svc.sv_mem_registered) <= 3u * (128u << 10));
+}
+
 /* Admission is shared with RDMA: sc_max_conns_per_host (2) from one
  * host, the third refused and counted. */
 static void test_tcp_admission(void **state)
@@ -537,6 +575,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tcp_stall, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tcp_reset_mid_reply, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tcp_calls_capped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tcp_budget_waits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tcp_admission, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tcp_no_backchannel, setup, teardown),
 	};
