@@ -274,15 +274,20 @@ void svc_pool_trim(struct svc_dev *dev)
 void svc_budget_share(struct svc_group *grp)
 {
 	struct rpcrdma_svc *svc = grp->gr_svc;
-	uint64_t short_of = atomic_load_explicit(&svc->sv_budget_short, memory_order_relaxed) &
-			    ~(1ull << grp->gr_index);
+	uint64_t short_of = atomic_load_explicit(&svc->sv_budget_short, memory_order_relaxed);
 	struct svc_dev *dev;
 	unsigned n = 0;
 
 	if (!short_of)
 		return;
+	/* Free TCP call contexts are a cache that counts against the budget:
+	 * any group short of it, this one included, gets them back. */
+	if (grp->gr_tcp_free && svc_tcp_free_calls(grp))
+		svc_budget_wake(svc, atomic_load(&svc->sv_budget_short));
 	/* Seen with a relaxed load: the trim and the wake order themselves. */
 	short_of = atomic_load(&svc->sv_budget_short) & ~(1ull << grp->gr_index);
+	if (!short_of)
+		return;
 	for (dev = grp->gr_devs; dev; dev = dev->dv_next)
 		n += svc_pool_trim_to(dev, 0);
 	if (n)

@@ -198,15 +198,18 @@ static void svc_tcp_call_put(struct svc_call *cc)
 	}
 }
 
-void svc_tcp_free_calls(struct svc_group *grp)
+uint32_t svc_tcp_free_calls(struct svc_group *grp)
 {
+	uint32_t n = 0;
 	struct svc_call *cc;
 
 	while ((cc = grp->gr_tcp_free)) {
 		grp->gr_tcp_free = cc->cc_next;
 		svc_tcp_call_free(grp->gr_svc, cc);
+		n++;
 	}
 	grp->gr_tcp_nfree = 0;
+	return n;
 }
 
 /* Register the events @tc waits for now: input while it may take calls,

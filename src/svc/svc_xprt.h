@@ -210,7 +210,9 @@ void svc_tcp_flush(struct svc_group *grp);
 uint32_t svc_tcp_conn_id(const struct svc_call *cc);
 /* svc_tcp_closing - TCP call @cc's connection is closing. */
 bool svc_tcp_closing(const struct svc_call *cc);
-/* svc_tcp_free_calls - free @grp's pooled TCP call contexts (teardown). */
-void svc_tcp_free_calls(struct svc_group *grp);
+/* svc_tcp_free_calls - free @grp's pooled TCP call contexts, their bytes
+ * back to the memory budget (teardown, or a group short of the budget:
+ * svc_budget_share()).  Group thread.  Return: how many were freed. */
+uint32_t svc_tcp_free_calls(struct svc_group *grp);
 
 #endif /* RPCRDMA_SVC_XPRT_H */
