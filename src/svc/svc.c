@@ -521,7 +521,8 @@ void svc_take_done(struct svc_group *grp)
 			svc_rpc_finish(cc);
 	}
 	svc_send_flush(grp);
-	svc_tcp_flush(grp);
+	if (grp->gr_tcp_flush || grp->gr_tcp_resume)
+		svc_tcp_flush(grp); /* TCP replies of this take, one write each connection */
 	/* Calls started by contexts these replies gave back. */
 	svc_work_flush(grp);
 }
