@@ -248,6 +248,7 @@ void svc_fini(struct rpcrdma_svc *svc)
 
 	svc_tcp_unlisten(svc);
 	for (i = 0; i < svc->sv_ngroups; i++) {
+		svc_tcp_reap(&svc->sv_groups[i]);
 		svc_tcp_free_calls(&svc->sv_groups[i]);
 		svc_group_fini(&svc->sv_groups[i]);
 	}
@@ -683,6 +684,7 @@ static int svc_group_loop(struct svc_group *grp)
 		svc_bc_run(grp); /* backchannel hook: queued calls, timeouts */
 		svc_group_send_arm(grp);
 		svc_conn_reap(grp);
+		svc_tcp_reap(grp);
 		if (!grp->gr_index && atomic_exchange(&svc->sv_dump, false))
 			svc_dump_stats_line(svc);
 	}
@@ -952,6 +954,7 @@ static void svc_group_drain_turn(struct svc_group *grp, int timeout_ms)
 	for (conn = grp->gr_conns; conn; conn = conn->sx_next)
 		svc_conn_cq_event_poll(conn);
 	svc_conn_reap(grp);
+	svc_tcp_reap(grp);
 }
 
 /* The connections of @grp still there after the drain's time: destroying

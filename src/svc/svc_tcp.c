@@ -290,8 +290,23 @@ static void svc_tcp_destroy(struct svc_tconn *tc)
 	atomic_fetch_sub(&grp->gr_nconns, 1);
 	atomic_fetch_sub(&svc->sv_nconns, 1);
 	svc_host_put(svc, tc->tc_host);
+	tc->tc_host = NULL;
 	SVC_DEC(svc, conns_open, 1);
-	free(tc);
+	/* Freed at the end of the run loop's turn (svc_tcp_reap()): an
+	 * event of it may still be in the batch epoll_wait() returned. */
+	tc->tc_next = grp->gr_tcp_dead;
+	tc->tc_prev = NULL;
+	grp->gr_tcp_dead = tc;
+}
+
+void svc_tcp_reap(struct svc_group *grp)
+{
+	struct svc_tconn *tc;
+
+	while ((tc = grp->gr_tcp_dead)) {
+		grp->gr_tcp_dead = tc->tc_next;
+		free(tc);
+	}
 }
 
 int svc_tcp_adopt(struct svc_group *grp, int fd, const struct sockaddr *peer)

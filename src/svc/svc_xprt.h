@@ -203,6 +203,10 @@ void svc_tcp_take_inbox(struct svc_group *grp);
  * (the run loop's sleep bound), or -1 when @grp has no TCP connection.
  */
 int svc_tcp_sweep(struct svc_group *grp, uint64_t now_ms);
+/* svc_tcp_reap - free @grp's TCP connections closed and let go of since
+ * the last call: after the events of one epoll_wait() batch, none of
+ * which may then name them. */
+void svc_tcp_reap(struct svc_group *grp);
 /* svc_tcp_flush - write the replies queued on @grp's connections during a
  * batch (gr_tcp_flush), one sendmsg() per connection. */
 void svc_tcp_flush(struct svc_group *grp);

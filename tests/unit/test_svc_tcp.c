@@ -512,6 +512,40 @@ static void test_tcp_budget_waits(void **state)
 	assert_true(atomic_load(&f->svc.sv_mem_registered) <= 3u * (128u << 10));
 }
 
+/* An event for a connection that a reply's failed write closed earlier in
+ * the same turn of the loop (epoll_wait() returned both): the connection
+ * is let go of but not freed until the turn ends (ASan: no use after
+ * free). */
+static void test_tcp_event_after_close(void **state)
+{
+	struct fixture *f = *state;
+	struct svc_group *grp = &f->svc.sv_groups[0];
+	struct epoll_event evs[8], ev = { 0 };
+	uint8_t call[256];
+	size_t n = echo_call(call, 3, 16, 0x33);
+	int k, ne = 0, i;
+
+	send_record(f->peer, call, n, NULL, 0);
+	/* read and queued for a worker, not served yet */
+	for (k = 0; k < 20 && !atomic_load(&f->svc.sv_ct.tcp_calls); k++) {
+		ne = epoll_wait(grp->gr_epoll, evs, 8, 5);
+		for (i = 0; i < ne; i++)
+			svc_tcp_event(grp, evs[i].data.ptr, evs[i].events);
+	}
+	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls), 1);
+	close(f->peer); /* the reply will not go; the socket reads EOF */
+	f->peer = -1;
+	assert_true(svc_worker_run_one(grp));
+	ne = epoll_wait(grp->gr_epoll, evs, 8, 100);
+	assert_true(ne >= 1);
+	ev = evs[0];
+	svc_take_done(grp); /* the reply's write fails: closed, let go of */
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open), 0);
+	svc_tcp_event(grp, ev.data.ptr, ev.events); /* the stale event */
+	svc_tcp_reap(grp);
+	assert_baseline(f);
+}
+
 /* Admission is shared with RDMA: sc_max_conns_per_host (2) from one
  * host, the third refused and counted. */
 static void test_tcp_admission(void **state)
@@ -576,6 +610,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tcp_reset_mid_reply, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tcp_calls_capped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tcp_budget_waits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tcp_event_after_close, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tcp_admission, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tcp_no_backchannel, setup, teardown),
 	};
