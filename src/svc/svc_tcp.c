@@ -54,6 +54,7 @@ struct svc_tconn {
 	struct svc_tconn *tc_next, *tc_prev; /* gr_tconns */
 	bool tc_closing;
 	bool tc_busy;                /* an event of it is being handled: not freed */
+	bool tc_dead;                /* let go of: on gr_tcp_dead, freed by svc_tcp_reap() */
 	uint32_t tc_calls_out;       /* call contexts out for it */
 	uint32_t tc_max_calls;       /* sc_credits */
 	struct svc_rm tc_rm;
@@ -153,7 +154,7 @@ static void svc_tcp_resume(struct svc_tconn *tc);
  * being handled. */
 static void svc_tcp_maybe_destroy(struct svc_tconn *tc)
 {
-	if (tc->tc_closing && !tc->tc_calls_out && !tc->tc_busy)
+	if (tc->tc_closing && !tc->tc_calls_out && !tc->tc_busy && !tc->tc_dead)
 		svc_tcp_destroy(tc);
 }
 
@@ -294,6 +295,7 @@ static void svc_tcp_destroy(struct svc_tconn *tc)
 	SVC_DEC(svc, conns_open, 1);
 	/* Freed at the end of the run loop's turn (svc_tcp_reap()): an
 	 * event of it may still be in the batch epoll_wait() returned. */
+	tc->tc_dead = true;
 	tc->tc_next = grp->gr_tcp_dead;
 	tc->tc_prev = NULL;
 	grp->gr_tcp_dead = tc;
