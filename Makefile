@@ -11,7 +11,7 @@ JOBS       ?= $(shell nproc)
 VM_JOBS    ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all build deps asan tsan check unit vm-check demo install clean fuzz fuzz-smoke fuzz-svc fuzz-nfs4 bench-wire bench soak
+.PHONY: all build deps asan tsan check unit vm-check demo install clean fuzz fuzz-smoke fuzz-svc fuzz-nfs4 fuzz-tcp bench-wire bench soak
 
 all: build
 
@@ -97,16 +97,17 @@ soak: build
 bench-wire: build
 	$(BUILD)/bench/bench_wire
 
-# The three fuzzers built (clang) and run once over their seeds, no
+# The four fuzzers built (clang) and run once over their seeds, no
 # mutation: part of make check, so a fuzzer that stops building is seen.
 fuzz-smoke: $(BUILD_FUZZ)/Makefile
-	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_wire wire_seeds fuzz_svc fuzz_nfs4
+	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_wire wire_seeds fuzz_svc fuzz_nfs4 fuzz_tcp_rm
 	rm -rf $(BUILD_FUZZ)/smoke && mkdir -p $(BUILD_FUZZ)/smoke/wire $(BUILD_FUZZ)/smoke/nfs4
 	$(BUILD_FUZZ)/tests/fuzz/wire_seeds $(BUILD_FUZZ)/smoke/wire
 	$(BUILD_FUZZ)/tests/fuzz/fuzz_wire -runs=0 -artifact_prefix=$(BUILD_FUZZ)/smoke/ $(BUILD_FUZZ)/smoke/wire
 	$(BUILD_FUZZ)/tests/fuzz/fuzz_svc -runs=0 -artifact_prefix=$(BUILD_FUZZ)/smoke/ tests/fuzz/svc-seeds
 	$(BUILD_FUZZ)/tests/fuzz/fuzz_nfs4 -runs=0 -artifact_prefix=$(BUILD_FUZZ)/smoke/ tests/fuzz/nfs4-seeds
 	$(BUILD_FUZZ)/tests/fuzz/fuzz_nfs4 -runs=64 -seed=1 -artifact_prefix=$(BUILD_FUZZ)/smoke/ $(BUILD_FUZZ)/smoke/nfs4
+	$(BUILD_FUZZ)/tests/fuzz/fuzz_tcp_rm -runs=0 -artifact_prefix=$(BUILD_FUZZ)/smoke/ tests/fuzz/tcp-rm-seeds
 
 # libFuzzer over the server's receive path through the verbs seam.
 fuzz-svc: $(BUILD_FUZZ)/Makefile
@@ -119,6 +120,12 @@ fuzz-nfs4: $(BUILD_FUZZ)/Makefile
 	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_nfs4
 	mkdir -p $(BUILD_FUZZ)/nfs4-corpus
 	$(BUILD_FUZZ)/tests/fuzz/fuzz_nfs4 -max_total_time=$(FUZZ_TIME) -max_len=4096 -artifact_prefix=$(BUILD_FUZZ)/nfs4- $(BUILD_FUZZ)/nfs4-corpus tests/fuzz/nfs4-seeds
+
+# libFuzzer over the TCP transport's record-marking reader (docs/fuzzing.md).
+fuzz-tcp: $(BUILD_FUZZ)/Makefile
+	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_tcp_rm
+	mkdir -p $(BUILD_FUZZ)/tcp-rm-corpus
+	$(BUILD_FUZZ)/tests/fuzz/fuzz_tcp_rm -max_total_time=$(FUZZ_TIME) -max_len=4096 -artifact_prefix=$(BUILD_FUZZ)/tcp-rm- $(BUILD_FUZZ)/tcp-rm-corpus tests/fuzz/tcp-rm-seeds
 
 # Reconfigure first: rpcrdma.pc takes its prefix from the configure step.
 install: build

@@ -56,7 +56,8 @@ static void usage(FILE *f)
 "Usage: " PROG " --export DIR [options]\n"
 "       " PROG " --exports FILE [options]\n"
 "Serve DIR, or the exports FILE lists (exports(5) syntax), over NFSv3 and\n"
-"NFSv4.1 on RPC-over-RDMA (RFC 8166/8267), MOUNT v3 over TCP.\n"
+"NFSv4.1 on RPC-over-RDMA (RFC 8166/8267) and on TCP (RFC 5531, port 2049),\n"
+"MOUNT v3 over TCP.\n"
 "\n"
 "  -e, --export DIR        one directory to export, read-write, to the\n"
 "                          --allow networks\n"
@@ -133,7 +134,11 @@ static void usage(FILE *f)
 "                          capturing when FILE is full)\n"
 "      --capture-data N    also write the first N bytes of every RDMA Read\n"
 "                          and RDMA Write (default 0: none)\n"
-"      --rpcbind           register MOUNT, NLM, NSM (tcp) and NFS (rdma, rdma6)\n"
+"      --tcp-port N        NFS over TCP port (default 2049; when not given and\n"
+"                          the port is taken, RDMA only, with a warning)\n"
+"      --no-tcp            serve NFS over RDMA only\n"
+"      --rpcbind           register MOUNT, NLM, NSM (tcp) and NFS (rdma, rdma6,\n"
+"                          and tcp, tcp6 when serving TCP)\n"
 "                          with rpcbind, unregistered at exit\n"
 "      --no-locking        no lock manager (clients must mount with nolock)\n"
 "      --nlm-port N        NLM v4 TCP port (default: any free port)\n"
@@ -354,7 +359,7 @@ enum { OPT_NO_ROOT_SQUASH = 256, OPT_ASYNC, OPT_STATS, OPT_RPCBIND, OPT_CREDITS,
        OPT_CAPTURE_DATA,
        OPT_NO_LOCKING, OPT_NLM_PORT, OPT_NSM_PORT, OPT_STATE_DIR, OPT_GRACE,
        OPT_MAX_LOCKS, OPT_NSM_NAME, OPT_TRANSPORT_THREADS, OPT_REPLY_POST,
-       OPT_LEASE, OPT_NFS4_CLIENTS, OPT_BACKEND };
+       OPT_LEASE, OPT_NFS4_CLIENTS, OPT_BACKEND, OPT_TCP_PORT, OPT_NO_TCP };
 
 /* SIZE: a number of bytes with an optional K, M, G or T suffix (binary). */
 static int parse_size(const char *s, uint64_t *out)
@@ -450,6 +455,8 @@ int main(int argc, char **argv)
 		{ "capture-files", required_argument, NULL, OPT_CAPTURE_FILES },
 		{ "capture-data", required_argument, NULL, OPT_CAPTURE_DATA },
 		{ "rpcbind", no_argument, NULL, OPT_RPCBIND },
+		{ "tcp-port", required_argument, NULL, OPT_TCP_PORT },
+		{ "no-tcp", no_argument, NULL, OPT_NO_TCP },
 		{ "no-locking", no_argument, NULL, OPT_NO_LOCKING },
 		{ "nlm-port", required_argument, NULL, OPT_NLM_PORT },
 		{ "nsm-port", required_argument, NULL, OPT_NSM_PORT },
@@ -490,6 +497,8 @@ int main(int argc, char **argv)
 	const char *export_arg = NULL, *listen_addr = NULL;
 	const char *key_file = DEFAULT_KEY_FILE;
 	unsigned long port = RPCRDMA_NFS_PORT, mport = RPCRDMA_MNT_PORT;
+	unsigned long tcp_port = RPCRDMA_SVC_TCP_PORT;
+	bool tcp = true, tcp_port_given = false, tcp_rpcbind = false;
 	unsigned long threads = 0, credits = 128, max_conns = 0, fcache = 0, v;
 	unsigned long fcache_idle = 0;
 	unsigned long max_conns_host = 0, idle_timeout = RPCRDMA_SVC_IDLE_DEFAULT;
@@ -714,6 +723,18 @@ int main(int argc, char **argv)
 		case OPT_RPCBIND:
 			rpcbind = true;
 			break;
+		case OPT_TCP_PORT:
+			if (parse_uint(optarg, 65535, &v) || v == 0) {
+				fprintf(stderr, PROG ": --tcp-port: expected a port 1..65535: %s\n",
+					optarg);
+				return 2;
+			}
+			tcp_port = v;
+			tcp_port_given = true;
+			break;
+		case OPT_NO_TCP:
+			tcp = false;
+			break;
 		case OPT_NO_LOCKING:
 			locking = false;
 			break;
@@ -924,6 +945,22 @@ int main(int argc, char **argv)
 				"with an rdma port, already listening on this port?)" : "");
 		goto out_export;
 	}
+	if (tcp) {
+		/* NFS over TCP beside RDMA: the same programs and exports.
+		 * The default port taken (the kernel's nfsd, say) is not an
+		 * error: RDMA is served all the same, and the log says so. */
+		err = rpcrdma_svc_listen_tcp(g_svc, listen_addr, (uint16_t)tcp_port, NULL);
+		if (err && (tcp_port_given || err != -EADDRINUSE)) {
+			fprintf(stderr, PROG ": cannot listen on TCP port %lu: %s%s\n", tcp_port,
+				strerror(-err), err == -EADDRINUSE ?
+				" (another NFS server, such as the kernel's nfsd? --no-tcp serves "
+				"RDMA only)" : "");
+			goto out_svc;
+		}
+		if (err)
+			fprintf(stderr, PROG ": TCP port %lu in use (another NFS server?): "
+				"serving NFS over RDMA only (--tcp-port N, or --no-tcp)\n", tcp_port);
+	}
 	err = rpcrdma_svc_register_flags(g_svc, RPCRDMA_NFS3_PROGRAM, RPCRDMA_NFS3_VERSION,
 					 rpcrdma_nfs3_server_dispatch, srv,
 					 workers_only ? 0 : RPCRDMA_SVC_TRY_TRANSPORT);
@@ -1028,6 +1065,15 @@ int main(int argc, char **argv)
 			fprintf(stderr, PROG ": rpcbind registration of NFS over rdma: %s\n",
 				strerror(-err));
 			goto out_mnt;
+		}
+		if (rpcrdma_svc_tcp_socket(g_svc) >= 0) {
+			err = rpcrdma_nfs3_rpcbind_set_tcp(rpcrdma_svc_tcp_socket(g_svc));
+			if (err) {
+				fprintf(stderr, PROG ": rpcbind registration of NFS over tcp: %s\n",
+					strerror(-err));
+				goto out_rpcbind;
+			}
+			tcp_rpcbind = true;
 		}
 	}
 
@@ -1134,6 +1180,8 @@ int main(int argc, char **argv)
 out_control:
 	rpcrdma_svc_control_stop(control);
 out_rpcbind:
+	if (tcp_rpcbind)
+		rpcrdma_nfs3_rpcbind_unset_tcp();
 	if (rpcbind)
 		rpcrdma_nfs3_rpcbind_unset();
 out_mnt:

@@ -447,6 +447,20 @@ int rpcrdma_nfs3_rpcbind_set(const char *listen, uint16_t port);
 /** rpcrdma_nfs3_rpcbind_unset - remove both netids' NFS v3 mappings. */
 void rpcrdma_nfs3_rpcbind_unset(void);
 
+/**
+ * rpcrdma_nfs3_rpcbind_set_tcp - register NFS v3 over TCP with the local
+ * rpcbind at listening socket @fd's port (rpcrdma_svc_tcp_socket()), under
+ * "tcp" when it takes IPv4 and "tcp6" when it takes IPv6 (a dual-stack
+ * wildcard: both), replacing an earlier mapping.
+ * Return: 0; -ECONNREFUSED (no rpcbind, or it refused); -EAFNOSUPPORT;
+ * -EBADF for @fd < 0; -errno of getsockname(2).  On failure nothing of
+ * ours stays registered.
+ */
+int rpcrdma_nfs3_rpcbind_set_tcp(int fd);
+
+/** rpcrdma_nfs3_rpcbind_unset_tcp - remove NFS v3's tcp and tcp6 mappings. */
+void rpcrdma_nfs3_rpcbind_unset_tcp(void);
+
 struct rpcrdma_mnt;
 
 /**

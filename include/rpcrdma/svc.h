@@ -277,6 +277,14 @@ struct rpcrdma_svc_stats {
 	uint64_t ss_bc_timeouts;   /* backchannel calls ended by their timeout */
 	uint64_t ss_conns_refused_host; /* of ss_conns_refused: sc_max_conns_per_host */
 	uint64_t ss_conns_idle_closed;  /* closed after sc_idle_timeout idle */
+	/* ONC RPC over TCP (rpcrdma_svc_listen_tcp()); its connections and
+	 * calls are counted in ss_connections, ss_conns_open and ss_calls too. */
+	uint64_t ss_tcp_connections;    /* TCP connections accepted */
+	uint64_t ss_tcp_calls;          /* records received over TCP */
+	uint64_t ss_tcp_bad_records;    /* closed: a record over the size cap */
+	uint64_t ss_tcp_record_timeouts; /* closed: a record not complete in time */
+	uint64_t ss_tcp_send_timeouts;  /* closed: a reply not taken in time */
+	uint64_t ss_tcp_calls_in_use;   /* gauge: TCP call contexts out */
 };
 
 struct rpcrdma_svc;
@@ -295,6 +303,37 @@ struct rpcrdma_svc;
  */
 int rpcrdma_svc_create(const struct rpcrdma_svc_config *cfg,
 		       struct rpcrdma_svc **out);
+
+/** The NFS port over TCP (RFC 7530 3.1, RFC 8881 2.9.3), --tcp-port's default. */
+#define RPCRDMA_SVC_TCP_PORT 2049
+
+/**
+ * rpcrdma_svc_listen_tcp - serve ONC RPC over TCP as well (RFC 5531
+ * section 11, record marking), on @addr (numeric IPv4 or IPv6; NULL:
+ * every address, IPv6 and IPv4) and @port (0: one the kernel picks).
+ * The same programs, workers, admission limits (sc_accept,
+ * sc_max_connections, sc_max_conns_per_host, counted together with the
+ * RDMA connections), idle timeout and memory budget serve both
+ * transports.  A record (all its fragments) is at most sc_max_payload
+ * plus 64 KiB; a connection whose record does not complete within 10 s
+ * of its first byte, or that does not take a reply within 30 s, is
+ * closed.  Calls over TCP have no backchannel (rpcrdma_svc_bc_get()
+ * answers -ENOTCONN) and no direct data placement: a DDP item goes out
+ * inside the reply.  Call before rpcrdma_svc_run().
+ * @bound: out, may be NULL: the port bound.
+ * Return: 0; -EINVAL for an address that is not numeric; -EEXIST when
+ * already listening; the negated errno of socket(2), bind(2)
+ * (-EADDRINUSE, -EACCES ...), listen(2) or epoll_ctl(2).
+ */
+int rpcrdma_svc_listen_tcp(struct rpcrdma_svc *svc, const char *addr, uint16_t port,
+			   uint16_t *bound);
+
+/**
+ * rpcrdma_svc_tcp_socket - the listening socket rpcrdma_svc_listen_tcp()
+ * made (owned by @svc: for getsockname() and rpcbind registration only),
+ * or -1 when the server does not listen on TCP.
+ */
+int rpcrdma_svc_tcp_socket(const struct rpcrdma_svc *svc);
 
 /**
  * rpcrdma_svc_register - serve program @prog version @vers with @fn.

@@ -12,7 +12,8 @@
  * bytes in decimal) written here.
  *
  * Also the TCP side programs' registration (src/common/rpcb_tcp.h): under
- * "tcp" and "tcp6", which /etc/netconfig has, through libtirpc.
+ * "tcp" and "tcp6", which /etc/netconfig has, through libtirpc; NFS v3
+ * over the service layer's own TCP transport registers the same way.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -142,6 +143,18 @@ void rpcrdma_nfs3_rpcbind_unset(void)
 	rpcb_call(cl, RPCBPROC_UNSET, "rdma", "");
 	rpcb_call(cl, RPCBPROC_UNSET, "rdma6", "");
 	clnt_destroy(cl);
+}
+
+int rpcrdma_nfs3_rpcbind_set_tcp(int fd)
+{
+	if (fd < 0)
+		return -EBADF;
+	return rpcb_tcp_set(RPCRDMA_NFS3_PROGRAM, RPCRDMA_NFS3_VERSION, fd, true);
+}
+
+void rpcrdma_nfs3_rpcbind_unset_tcp(void)
+{
+	rpcb_tcp_unset(RPCRDMA_NFS3_PROGRAM, RPCRDMA_NFS3_VERSION);
 }
 
 void rpcb_tcp_unset(uint32_t prog, uint32_t vers)

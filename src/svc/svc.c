@@ -16,7 +16,8 @@
 
 #include "svc/svc_bc.h"
 
-/* epoll tags for the two fds that are not connections */
+/* epoll tags for the two fds that are not connections (a device's
+ * completion channel's tag is its struct svc_dev; TCP's: svc_tcp_is_tag()) */
 static char svc_tag_cm, svc_tag_wake;
 
 void svc_log(struct rpcrdma_svc *svc, const char *fmt, ...)
@@ -136,7 +137,13 @@ static int svc_group_add_cm(struct svc_group *grp, struct rdma_event_channel *ch
 static void svc_group_fini(struct svc_group *grp)
 {
 	struct svc_conn_req *cr;
+	struct svc_tcp_inbox *ti;
 
+	while ((ti = grp->gr_tcp_inbox)) {
+		grp->gr_tcp_inbox = ti->ti_next;
+		close(ti->ti_fd);
+		free(ti);
+	}
 	while ((cr = grp->gr_inbox)) {
 		grp->gr_inbox = cr->cr_next;
 		rdma_reject(cr->cr_id, NULL, 0);
@@ -175,6 +182,9 @@ int svc_init(struct rpcrdma_svc *svc, const struct rpcrdma_svc_config *cfg)
 	*c = *cfg;
 	svc_cfg_defaults(c);
 	svc->sv_drain_ms = SVC_DRAIN_MS;
+	svc->sv_tcp_fd = -1;
+	svc->sv_tcp_record_ms = SVC_TCP_RECORD_MS;
+	svc->sv_tcp_send_ms = SVC_TCP_SEND_MS;
 	if (c->sc_credits > 4096 || c->sc_small_contexts > 65536 ||
 	    c->sc_call_contexts > 65536 || c->sc_inline_size < 1024 ||
 	    c->sc_inline_size > 262144 || c->sc_max_payload > (64u << 20))
@@ -213,6 +223,9 @@ int svc_init(struct rpcrdma_svc *svc, const struct rpcrdma_svc_config *cfg)
 		return -EINVAL;
 	rpcrdma_wire_limits_default(&svc->sv_limits);
 	svc->sv_limits.wl_max_chunk_bytes = c->sc_max_payload + SVC_PAYLOAD_SLACK;
+	/* TCP: a record holds the largest WRITE, a reply the largest READ. */
+	svc->sv_tcp_maxrec = c->sc_max_payload + SVC_PAYLOAD_SLACK;
+	svc->sv_tcp_reply_cap = c->sc_max_payload + SVC_PAYLOAD_SLACK;
 	pthread_mutex_init(&svc->sv_hosts_lock, NULL);
 	svc->sv_hosts_seed = (uint32_t)svc_now_ms() ^ (uint32_t)(uintptr_t)svc;
 	svc->sv_groups = calloc(c->sc_transport_threads, sizeof(*svc->sv_groups));
@@ -233,8 +246,12 @@ void svc_fini(struct rpcrdma_svc *svc)
 {
 	unsigned i;
 
-	for (i = 0; i < svc->sv_ngroups; i++)
+	svc_tcp_unlisten(svc);
+	for (i = 0; i < svc->sv_ngroups; i++) {
+		svc_tcp_reap(&svc->sv_groups[i]);
+		svc_tcp_free_calls(&svc->sv_groups[i]);
 		svc_group_fini(&svc->sv_groups[i]);
+	}
 	free(svc->sv_groups);
 	svc->sv_groups = NULL;
 	svc->sv_ngroups = 0;
@@ -505,6 +522,8 @@ void svc_take_done(struct svc_group *grp)
 			svc_rpc_finish(cc);
 	}
 	svc_send_flush(grp);
+	if (grp->gr_tcp_flush || grp->gr_tcp_resume)
+		svc_tcp_flush(grp); /* TCP replies of this take, one write each connection */
 	/* Calls started by contexts these replies gave back. */
 	svc_work_flush(grp);
 }
@@ -576,6 +595,21 @@ static int svc_idle_wait(struct svc_group *grp, int ms)
 	return ms < 0 || (uint64_t)ms > left ? (int)left : ms;
 }
 
+/* The run loop's sleep, @ms (-1: none), bounded by @grp's next TCP
+ * deadline sweep while it has TCP connections. */
+static int svc_tcp_wait(struct svc_group *grp, int ms)
+{
+	uint64_t now, left;
+
+	if (!grp->gr_tconns || !ms)
+		return ms;
+	now = svc_now_ms();
+	left = grp->gr_tcp_sweep_ms > now ? grp->gr_tcp_sweep_ms - now : 0;
+	if (left > INT32_MAX)
+		left = INT32_MAX;
+	return ms < 0 || (uint64_t)ms > left ? (int)left : ms;
+}
+
 /* One transport thread's run loop, until the server stops. */
 static int svc_group_loop(struct svc_group *grp)
 {
@@ -591,11 +625,11 @@ static int svc_group_loop(struct svc_group *grp)
 		else
 			n = epoll_wait(grp->gr_epoll, evs, 16,
 				       /* backchannel hook: wake for its deadlines */
-				       svc_bc_timeout(grp, svc_idle_wait(grp,
+				       svc_bc_timeout(grp, svc_tcp_wait(grp, svc_idle_wait(grp,
 						      svc->sv_cfg.sc_poll || grp->gr_more ||
 						      grp->gr_reap_wait ? 0 :
 						      grp->gr_lazy_sends ? (int)SVC_SEND_REAP_MS :
-						      grp->gr_handshakes ? 1000 : -1)));
+						      grp->gr_handshakes ? 1000 : -1))));
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -621,7 +655,11 @@ static int svc_group_loop(struct svc_group *grp)
 				(void)r;
 				if (grp->gr_inbox)
 					svc_take_inbox(grp);
+				if (grp->gr_tcp_inbox)
+					svc_tcp_take_inbox(grp);
 				svc_take_done(grp);
+			} else if (svc_tcp_is_tag(tag)) {
+				svc_tcp_event(grp, tag, evs[i].events);
 			} else {
 				svc_dev_cq_event(tag);
 			}
@@ -641,9 +679,12 @@ static int svc_group_loop(struct svc_group *grp)
 		if (grp->gr_idle_next_ms &&
 		    (!svc->sv_cfg.sc_poll || !(grp->gr_spins % SVC_POLL_EPOLL_EVERY)))
 			svc_conn_expire_idle(grp, svc_now_ms());
+		if (grp->gr_tconns)
+			svc_tcp_sweep(grp, svc_now_ms());
 		svc_bc_run(grp); /* backchannel hook: queued calls, timeouts */
 		svc_group_send_arm(grp);
 		svc_conn_reap(grp);
+		svc_tcp_reap(grp);
 		if (!grp->gr_index && atomic_exchange(&svc->sv_dump, false))
 			svc_dump_stats_line(svc);
 	}
@@ -791,6 +832,12 @@ void rpcrdma_svc_get_stats(struct rpcrdma_svc *svc, struct rpcrdma_svc_stats *st
 	st->ss_bc_timeouts = atomic_load(&c->bc_timeouts);
 	st->ss_conns_refused_host = atomic_load(&c->conns_refused_host);
 	st->ss_conns_idle_closed = atomic_load(&c->conns_idle_closed);
+	st->ss_tcp_connections = atomic_load(&c->tcp_connections);
+	st->ss_tcp_calls = atomic_load(&c->tcp_calls);
+	st->ss_tcp_bad_records = atomic_load(&c->tcp_bad_records);
+	st->ss_tcp_record_timeouts = atomic_load(&c->tcp_record_timeouts);
+	st->ss_tcp_send_timeouts = atomic_load(&c->tcp_send_timeouts);
+	st->ss_tcp_calls_in_use = atomic_load(&c->tcp_calls_in_use);
 }
 
 void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
@@ -808,7 +855,9 @@ void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 		"\"pool_trims\":%llu,\"send_batches\":%llu,\"transport_calls\":%llu,"
 		"\"transport_defers\":%llu,\"worker_posts\":%llu,\"bc_calls\":%llu,\"bc_replies\":%llu,"
 		"\"bc_unmatched\":%llu,\"bc_timeouts\":%llu,\"conns_refused_host\":%llu,"
-		"\"conns_idle_closed\":%llu}\n",
+		"\"conns_idle_closed\":%llu,\"tcp_connections\":%llu,\"tcp_calls\":%llu,"
+		"\"tcp_bad_records\":%llu,\"tcp_record_timeouts\":%llu,"
+		"\"tcp_send_timeouts\":%llu,\"tcp_calls_in_use\":%llu}\n",
 		(unsigned long long)st->ss_connections, (unsigned long long)st->ss_calls,
 		(unsigned long long)st->ss_replies_inline,
 		(unsigned long long)st->ss_replies_write_chunk,
@@ -840,16 +889,46 @@ void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 		(unsigned long long)st->ss_bc_calls, (unsigned long long)st->ss_bc_replies,
 		(unsigned long long)st->ss_bc_unmatched, (unsigned long long)st->ss_bc_timeouts,
 		(unsigned long long)st->ss_conns_refused_host,
-		(unsigned long long)st->ss_conns_idle_closed);
+		(unsigned long long)st->ss_conns_idle_closed,
+		(unsigned long long)st->ss_tcp_connections, (unsigned long long)st->ss_tcp_calls,
+		(unsigned long long)st->ss_tcp_bad_records,
+		(unsigned long long)st->ss_tcp_record_timeouts,
+		(unsigned long long)st->ss_tcp_send_timeouts,
+		(unsigned long long)st->ss_tcp_calls_in_use);
 }
 
-/* Disconnect every connection of @grp: their posted work starts to flush. */
-static void svc_group_close_all(struct svc_group *grp)
+static void svc_rdma_close_all(struct svc_group *grp)
 {
 	struct svc_conn *conn;
 
 	for (conn = grp->gr_conns; conn; conn = conn->sx_next)
 		svc_conn_disconnected(conn);
+}
+
+/* RPC-over-RDMA (RFC 8166): svc_conn.c accepts, svc_recv.c receives,
+ * svc_send.c replies; a worker may post the reply itself. */
+const struct svc_xprt_class svc_rdma_class = {
+	.xc_name = "rdma",
+	.xc_ddp = true,
+	.xc_worker_posts = true,
+	.xc_send = svc_send_reply,
+	.xc_release = svc_call_drop,
+	.xc_close_all = svc_rdma_close_all,
+};
+
+/* Every transport, for what is done to all of them (a stop). */
+static const struct svc_xprt_class *const svc_xprt_classes[] = {
+	&svc_rdma_class, &svc_tcp_class,
+};
+
+/* Close every connection of @grp, every transport's: RDMA's posted work
+ * starts to flush, TCP's sockets close. */
+static void svc_group_close_all(struct svc_group *grp)
+{
+	unsigned i;
+
+	for (i = 0; i < sizeof(svc_xprt_classes) / sizeof(svc_xprt_classes[0]); i++)
+		svc_xprt_classes[i]->xc_close_all(grp);
 	svc_work_drop_all(grp); /* no worker runs them any more */
 	svc_conn_reap(grp);
 }
@@ -868,13 +947,14 @@ static void svc_group_drain_turn(struct svc_group *grp, int timeout_ms)
 
 		if (tag == &svc_tag_cm)
 			svc_cm_event(grp, svc_group_cm(grp));
-		else if (tag != &svc_tag_wake)
+		else if (tag != &svc_tag_wake && !svc_tcp_is_tag(tag))
 			svc_dev_cq_event(tag);
 	}
 	/* Flushes may complete without an event when the CQ was not armed. */
 	for (conn = grp->gr_conns; conn; conn = conn->sx_next)
 		svc_conn_cq_event_poll(conn);
 	svc_conn_reap(grp);
+	svc_tcp_reap(grp);
 }
 
 /* The connections of @grp still there after the drain's time: destroying
@@ -911,6 +991,7 @@ static void svc_drain_all(struct rpcrdma_svc *svc)
 	bool open;
 	unsigned i;
 
+	svc_tcp_unlisten(svc); /* no new TCP connection from here on */
 	for (i = 0; i < svc->sv_ngroups; i++)
 		svc_group_close_all(&svc->sv_groups[i]);
 	for (;;) {
@@ -928,6 +1009,7 @@ static void svc_drain_all(struct rpcrdma_svc *svc)
 		svc_group_force_close(&svc->sv_groups[i], (uint32_t)(now - start));
 }
 
+
 void rpcrdma_svc_destroy(struct rpcrdma_svc *svc)
 {
 	unsigned i;
@@ -939,7 +1021,7 @@ void rpcrdma_svc_destroy(struct rpcrdma_svc *svc)
 		svc_dev_destroy_all(&svc->sv_groups[i]);
 	if (svc->sv_listen_id)
 		rdma_destroy_id(svc->sv_listen_id);
-	svc_fini(svc);
+	svc_fini(svc); /* the TCP listener too */
 	if (svc->sv_cm_channel)
 		rdma_destroy_event_channel(svc->sv_cm_channel);
 	svc_stats_destroy(svc);

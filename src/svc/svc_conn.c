@@ -476,6 +476,37 @@ void svc_conn_param_of(const struct rdma_cm_event *ev, struct svc_conn_param *p)
 	p->cr_qp_num = ev->param.conn.qp_num;
 }
 
+int svc_admit(struct rpcrdma_svc *svc, const struct sockaddr *peer, struct svc_host **hostp)
+{
+	const struct rpcrdma_svc_config *cfg = &svc->sv_cfg;
+	struct svc_host *host;
+	char why[128];
+
+	if (cfg->sc_accept && !cfg->sc_accept(peer, cfg->sc_accept_arg)) {
+		svc_log(svc, "refused a connection: address not allowed");
+		return -EACCES;
+	}
+	/* The places are taken before anything else, the peer's own first
+	 * (a host at its share takes nothing from the others): transport
+	 * threads accept at the same time, and a check then an add would
+	 * let two of them take the last place. */
+	host = svc_host_admit(svc, peer);
+	if (!host) {
+		if (errno == ENOMEM)
+			return -ENOMEM;
+		SVC_INC(svc, conns_refused_host, 1);
+		svc_conn_refused(svc, svc_host_why(svc, peer, why, sizeof(why)));
+		return -EBUSY;
+	}
+	if (!svc_conn_admit(svc)) {
+		svc_host_put(svc, host);
+		svc_conn_refused(svc, "--max-connections reached");
+		return -EBUSY;
+	}
+	*hostp = host;
+	return 0;
+}
+
 int svc_conn_accept(struct svc_group *grp, struct rdma_cm_id *id,
 		    const struct svc_conn_param *p)
 {
@@ -489,30 +520,11 @@ int svc_conn_accept(struct svc_group *grp, struct rdma_cm_id *id,
 	struct svc_conn *conn;
 	struct svc_host *host;
 	uint32_t peer_recv = 0;
-	char why[128];
 	int rc;
 
-	if (cfg->sc_accept && !cfg->sc_accept(peer_addr, cfg->sc_accept_arg)) {
-		svc_log(svc, "refused a connection: address not allowed");
-		return -EACCES;
-	}
-	/* The places are taken before anything else, the peer's own first
-	 * (a host at its share takes nothing from the others): transport
-	 * threads accept at the same time, and a check then an add would
-	 * let two of them take the last place. */
-	host = svc_host_admit(svc, peer_addr);
-	if (!host) {
-		if (errno == ENOMEM)
-			return -ENOMEM;
-		SVC_INC(svc, conns_refused_host, 1);
-		svc_conn_refused(svc, svc_host_why(svc, peer_addr, why, sizeof(why)));
-		return -EBUSY;
-	}
-	if (!svc_conn_admit(svc)) {
-		svc_host_put(svc, host);
-		svc_conn_refused(svc, "--max-connections reached");
-		return -EBUSY;
-	}
+	rc = svc_admit(svc, peer_addr, &host);
+	if (rc)
+		return rc;
 	if (ibv_query_device(id->verbs, &dattr)) {
 		rc = -EIO;
 		goto out_place;
@@ -993,7 +1005,11 @@ uint32_t rpcrdma_svc_req_conn_id(const struct rpcrdma_svc_req *req)
 {
 	const struct svc_call *cc = req->rq_xprt;
 
-	return cc && cc->cc_conn ? cc->cc_conn->sx_id_num : 0;
+	if (!cc)
+		return 0;
+	if (cc->cc_conn)
+		return cc->cc_conn->sx_id_num;
+	return cc->cc_tconn ? svc_tcp_conn_id(cc) : 0;
 }
 
 void svc_conn_reap(struct svc_group *grp)

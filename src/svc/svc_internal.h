@@ -52,6 +52,7 @@
 #include "rw/rw.h"
 #include "svc/svc_capture.h"
 #include "svc/svc_stats.h"
+#include "svc/svc_xprt.h"
 #include "verbs/verbs.h"
 
 #define SVC_MAX_PROGRAMS 8
@@ -167,8 +168,14 @@ struct svc_large {
 /** A (small) call context: everything one call needs from receive to Send. */
 struct svc_call {
 	struct rpcrdma_cqe cc_cqe;      /* Read-chunk and Send completions */
-	struct svc_dev *cc_dev;
-	struct svc_conn *cc_conn;       /* while in use */
+	/* The transport the call came on (svc_xprt.h), its server and group:
+	 * set when the context is made, for good. */
+	const struct svc_xprt_class *cc_xprt;
+	struct rpcrdma_svc *cc_svc;
+	struct svc_group *cc_grp;
+	struct svc_dev *cc_dev;         /* RDMA: its device; TCP: NULL */
+	struct svc_conn *cc_conn;       /* RDMA: while in use; TCP: NULL */
+	struct svc_tconn *cc_tconn;     /* TCP: while in use; RDMA: NULL */
 	enum svc_call_state cc_state;
 	struct svc_call *cc_next;       /* free list / wait, work and done queues */
 
@@ -348,7 +355,9 @@ struct svc_counters {
 		credit_grows, credit_grow_denied, sq_waits, pool_trims, send_batches,
 		transport_calls, transport_defers, worker_posts,
 		bc_calls, bc_replies, bc_unmatched, bc_timeouts, /* svc_bc.c */
-		conns_refused_host, conns_idle_closed;
+		conns_refused_host, conns_idle_closed,
+		tcp_connections, tcp_calls, tcp_bad_records, tcp_record_timeouts,
+		tcp_send_timeouts, tcp_calls_in_use; /* svc_tcp.c */
 };
 
 /* What the accept needs from a CONNECT_REQUEST event, kept after the
@@ -429,6 +438,21 @@ struct svc_group {
 	 * thread), calls of this group's connections not ended yet */
 	atomic_uint gr_bc_kicks;
 	atomic_uint gr_bc_pending;
+	/* TCP (svc_tcp.c): this group's connections, the sockets group 0
+	 * handed over (gr_wq_lock), free call contexts, connections with
+	 * replies queued in a batch and connections whose waiting record got
+	 * a context back (both served by svc_tcp_flush()), the next deadline
+	 * sweep (CLOCK_MONOTONIC ms, 0: none due). */
+	struct svc_tconn *gr_tconns;
+	uint32_t gr_ntconns;
+	struct svc_tcp_inbox *gr_tcp_inbox;
+	struct svc_call *gr_tcp_free;
+	uint32_t gr_tcp_nfree;
+	struct svc_tconn *gr_tcp_flush;
+	struct svc_tconn *gr_tcp_resume;
+	struct svc_tconn *gr_tcp_dead;  /* let go of, freed by svc_tcp_reap() */
+	bool gr_tcp_batch;
+	uint64_t gr_tcp_sweep_ms;
 };
 
 struct rpcrdma_svc {
@@ -465,6 +489,16 @@ struct rpcrdma_svc {
 	_Atomic uint64_t sv_budget_short;
 
 	uint32_t sv_drain_ms;        /* SVC_DRAIN_MS; unit tests shorten it */
+
+	/* TCP (svc_tcp.c): the listening socket (-1: none; group 0 serves
+	 * it), the record size cap (sc_max_payload plus slack), the record
+	 * and reply deadlines (SVC_TCP_RECORD_MS, SVC_TCP_SEND_MS; unit
+	 * tests shorten them), and the reply buffer of a TCP call context. */
+	int sv_tcp_fd;
+	uint32_t sv_tcp_maxrec;
+	uint32_t sv_tcp_record_ms;
+	uint32_t sv_tcp_send_ms;
+	uint32_t sv_tcp_reply_cap;
 
 	struct rpcrdma_wire_limits sv_limits;
 	struct svc_counters sv_ct;
@@ -710,6 +744,17 @@ void svc_conn_grow_credits(struct svc_conn *conn);
  */
 int svc_conn_accept(struct svc_group *grp, struct rdma_cm_id *id,
 		    const struct svc_conn_param *p);
+/*
+ * svc_admit - admission of a new connection from @peer, for every
+ * transport: sc_accept, then one of the peer host's places
+ * (sc_max_conns_per_host), then one of the server's (sc_max_connections).
+ * @hostp: out: the host's entry, given back with svc_host_put() (and the
+ * server's place by a decrement of sv_nconns) when the connection goes.
+ * Return: 0; -EACCES (sc_accept refused); -EBUSY (a place limit; counted
+ * in conns_refused, the host's also in conns_refused_host, logged once
+ * per burst); -ENOMEM.
+ */
+int svc_admit(struct rpcrdma_svc *svc, const struct sockaddr *peer, struct svc_host **hostp);
 /* svc_conn_admit - take one of the sc_max_connections places (counted in
  * sv_nconns, atomically: any transport thread may accept).  Return: true
  * when taken (given back when the connection is freed or its accept
@@ -876,8 +921,25 @@ void svc_send_submit(struct svc_conn *conn, struct ibv_send_wr *first, struct ib
 void svc_send_flush(struct svc_group *grp);
 
 /* svc_rpc.c */
-void svc_rpc_dispatch(struct svc_call *cc);
+/*
+ * svc_rpc_dispatch - the entry of every transport's calls: decode the RPC
+ * call header of cc_call[0 .. cc_call_len), answer what the RPC layer
+ * answers itself (RPC_MISMATCH, PROG_UNAVAIL, PROG_MISMATCH), and run the
+ * program's dispatch function (on this thread when registered with
+ * RPCRDMA_SVC_TRY_TRANSPORT or sc_loop_dispatch, else on a worker).
+ * @peer: the caller's address (copied into rq_peer).  Transport thread.
+ */
+void svc_rpc_dispatch(struct svc_call *cc, const struct sockaddr *peer);
+/* svc_rpc_finish - encode the reply header of a served call (cc_status)
+ * and send it through its transport (xc_send), or give it back when its
+ * connection is closing. */
 void svc_rpc_finish(struct svc_call *cc);
+
+/* svc_call_closing - the connection @cc came on is closing. */
+static inline bool svc_call_closing(const struct svc_call *cc)
+{
+	return cc->cc_conn ? atomic_load(&cc->cc_conn->sx_closing) : svc_tcp_closing(cc);
+}
 
 /* svc_worker.c */
 int svc_workers_start(struct svc_group *grp, unsigned n);

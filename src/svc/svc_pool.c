@@ -274,15 +274,20 @@ void svc_pool_trim(struct svc_dev *dev)
 void svc_budget_share(struct svc_group *grp)
 {
 	struct rpcrdma_svc *svc = grp->gr_svc;
-	uint64_t short_of = atomic_load_explicit(&svc->sv_budget_short, memory_order_relaxed) &
-			    ~(1ull << grp->gr_index);
+	uint64_t short_of = atomic_load_explicit(&svc->sv_budget_short, memory_order_relaxed);
 	struct svc_dev *dev;
 	unsigned n = 0;
 
 	if (!short_of)
 		return;
+	/* Free TCP call contexts are a cache that counts against the budget:
+	 * any group short of it, this one included, gets them back. */
+	if (grp->gr_tcp_free && svc_tcp_free_calls(grp))
+		svc_budget_wake(svc, atomic_load(&svc->sv_budget_short));
 	/* Seen with a relaxed load: the trim and the wake order themselves. */
 	short_of = atomic_load(&svc->sv_budget_short) & ~(1ull << grp->gr_index);
+	if (!short_of)
+		return;
 	for (dev = grp->gr_devs; dev; dev = dev->dv_next)
 		n += svc_pool_trim_to(dev, 0);
 	if (n)
@@ -346,6 +351,9 @@ static void svc_call_grow(struct svc_dev *dev)
 		/* Kept by the context for good: not counted as handed out. */
 		SVC_DEC(svc, buf_bytes_in_use, svc_buf_cap(&cc->cc_mem));
 		cc->cc_dev = dev;
+		cc->cc_xprt = &svc_rdma_class;
+		cc->cc_svc = svc;
+		cc->cc_grp = dev->dv_grp;
 		svc_call_small_buffers(cc);
 		cc->cc_next = dev->dv_call_free;
 		dev->dv_call_free = cc;

@@ -11,6 +11,12 @@
 
 #include "svc/svc_bc.h"
 
+/* Hand a rebuilt call to the RPC layer with its peer's address. */
+static inline void svc_recv_dispatch(struct svc_call *cc)
+{
+	svc_rpc_dispatch(cc, rdma_get_peer_addr(cc->cc_conn->sx_id));
+}
+
 void svc_recv_complete(struct svc_recv *rc, const struct ibv_wc *wc)
 {
 	struct svc_conn *conn = rc->rc_conn;
@@ -142,7 +148,7 @@ static void svc_recv_post_reads(struct svc_call *cc, uint32_t nwr)
 		if (cc->cc_chain_end[k] != UINT32_MAX)
 			cc->cc_reads_pending++;
 	if (!cc->cc_reads_pending) {
-		svc_rpc_dispatch(cc);
+		svc_recv_dispatch(cc);
 		return;
 	}
 	if (svc_conn_sq_reserve(conn, cc, nwr, true))
@@ -220,7 +226,7 @@ void svc_recv_continue(struct svc_recv *rc, struct svc_call *cc)
 		return;
 	}
 	if (cc->cc_hdr.rh_nread == 0) {
-		svc_rpc_dispatch(cc);
+		svc_recv_dispatch(cc);
 		return;
 	}
 	svc_recv_post_reads(cc, (uint32_t)n);
@@ -243,5 +249,5 @@ void svc_read_complete(struct svc_call *cc, const struct ibv_wc *wc)
 		return;
 	}
 	svc_capture_reads(cc);
-	svc_rpc_dispatch(cc);
+	svc_recv_dispatch(cc);
 }

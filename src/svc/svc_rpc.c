@@ -48,18 +48,16 @@ static void svc_rpc_reply_now(struct svc_call *cc, int status, uint32_t low, uin
 	cc->cc_reply_len = svc_rpc_reply_header(cc, cc->cc_req.rq_msg.rm_xid, status,
 						low, high);
 	svc_stats_reply(cc, status);
-	svc_send_reply(cc);
+	cc->cc_xprt->xc_send(cc);
 }
 
-void svc_rpc_dispatch(struct svc_call *cc)
+void svc_rpc_dispatch(struct svc_call *cc, const struct sockaddr *peer)
 {
-	struct svc_conn *conn = cc->cc_conn;
-	struct rpcrdma_svc *svc = conn->sx_svc;
+	struct rpcrdma_svc *svc = cc->cc_svc;
 	struct rpcrdma_svc_req *req = &cc->cc_req;
 	struct rpcrdma_rpc_msg *msg = &req->rq_msg;
 	const struct svc_program *match = NULL;
 	uint32_t low = UINT32_MAX, high = 0;
-	struct sockaddr *peer;
 	unsigned i;
 	int rc;
 
@@ -70,14 +68,14 @@ void svc_rpc_dispatch(struct svc_call *cc)
 		svc_rpc_reply_now(cc, -1, 0, 0);
 		return;
 	}
-	if (cc->cc_call_len >= 8 && msg->rm_dir == RPC_DIR_REPLY) {
+	if (cc->cc_call_len >= 8 && msg->rm_dir == RPC_DIR_REPLY && cc->cc_conn) {
 		svc_bc_reply(cc, rc); /* backchannel hook: a reply to our call? */
 		return;
 	}
 	if (rc || msg->rm_dir != RPC_DIR_CALL) {
-		/* Unreadable. */
+		/* Unreadable (or a reply on a transport without a backchannel). */
 		SVC_INC(svc, drops, 1);
-		svc_call_put(cc);
+		cc->cc_xprt->xc_release(cc);
 		return;
 	}
 	for (i = 0; i < svc->sv_nprogs; i++) {
@@ -101,7 +99,6 @@ void svc_rpc_dispatch(struct svc_call *cc)
 	req->rq_args.xs_pos = msg->rm_hdr_len;
 	rpcrdma_xdr_init(&req->rq_res, cc->cc_reply, cc->cc_reply_cap);
 	req->rq_res.xs_pos = SVC_RPC_REPLY_HDR;
-	peer = rdma_get_peer_addr(conn->sx_id);
 	memcpy(&req->rq_peer, peer, peer->sa_family == AF_INET6 ?
 	       sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
 	req->rq_xprt = cc;
@@ -138,7 +135,7 @@ void svc_rpc_dispatch(struct svc_call *cc)
 		req->rq_ddp = false;
 		req->rq_ddp_pos = req->rq_ddp_len = 0;
 	}
-	svc_work_enqueue(conn->sx_grp, cc);
+	svc_work_enqueue(cc->cc_grp, cc);
 }
 
 void svc_rpc_finish(struct svc_call *cc)
@@ -146,15 +143,16 @@ void svc_rpc_finish(struct svc_call *cc)
 	struct rpcrdma_svc_req *req = &cc->cc_req;
 	int status = cc->cc_status;
 
-	if (cc->cc_conn->sx_closing) {
-		svc_call_drop(cc);
+	if (svc_call_closing(cc)) {
+		cc->cc_xprt->xc_release(cc);
 		return;
 	}
 	if (status == RPCRDMA_SVC_SUCCESS && !rpcrdma_xdr_ok(&req->rq_res)) {
 		/* A small context's reply buffer holds all the room the call's
 		 * chunks offer (svc_call_needs_large()): a reply that overflows
-		 * it fits nowhere the Requester offered (RFC 8166 4.5.3). */
-		if (!cc->cc_large) {
+		 * it fits nowhere the Requester offered (RFC 8166 4.5.3).  Over
+		 * TCP (no chunks) the reply buffer holds the largest reply. */
+		if (cc->cc_conn && !cc->cc_large) {
 			if (cc->cc_conn->sx_svc->sv_cfg.sc_verbose)
 				svc_log(cc->cc_conn->sx_svc, "conn %u: reply larger than the room offered: ERR_CHUNK",
 					cc->cc_conn->sx_id_num);
@@ -170,5 +168,5 @@ void svc_rpc_finish(struct svc_call *cc)
 	svc_rpc_reply_header(cc, req->rq_msg.rm_xid, RPCRDMA_SVC_SUCCESS, 0, 0);
 	cc->cc_reply_len = (uint32_t)req->rq_res.xs_pos;
 	svc_stats_reply(cc, RPCRDMA_SVC_SUCCESS);
-	svc_send_reply(cc);
+	cc->cc_xprt->xc_send(cc);
 }

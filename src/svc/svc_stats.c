@@ -182,12 +182,12 @@ bool svc_stats_record(struct svc_stats *st, unsigned group, uint32_t proc, bool 
 void svc_stats_call_begin(struct svc_call *cc)
 {
 	cc->cc_st.sc_group = SVC_STATS_UNMATCHED;
-	cc->cc_st.sc_t0_ns = cc->cc_conn->sx_svc->sv_stats ? svc_stats_now_ns() : 0;
+	cc->cc_st.sc_t0_ns = cc->cc_svc->sv_stats ? svc_stats_now_ns() : 0;
 }
 
 void svc_stats_call_decoded(struct svc_call *cc, const struct svc_program *match)
 {
-	struct rpcrdma_svc *svc = cc->cc_conn->sx_svc;
+	struct rpcrdma_svc *svc = cc->cc_svc;
 
 	if (!svc->sv_stats)
 		return;
@@ -197,10 +197,10 @@ void svc_stats_call_decoded(struct svc_call *cc, const struct svc_program *match
 
 void svc_stats_reply(struct svc_call *cc, int status)
 {
-	struct svc_conn *conn = cc->cc_conn;
-	struct svc_stats *st = conn->sx_svc->sv_stats;
+	struct svc_conn *conn = cc->cc_conn; /* NULL: TCP, no per-connection block */
+	struct svc_stats *st = cc->cc_svc->sv_stats;
 	const struct rpcrdma_svc_req *req = &cc->cc_req;
-	struct svc_stats_conn *sn = conn->sx_stats;
+	struct svc_stats_conn *sn = conn ? conn->sx_stats : NULL;
 	uint64_t now, lat = 0;
 	unsigned outcome;
 

@@ -60,6 +60,12 @@ static const struct svc_prom_field svc_prom_fields[] = {
 	F(sq_waits, false, "Chains that waited for send-queue slots."),
 	F(pool_trims, false, "Idle slabs deregistered."),
 	F(send_batches, false, "Posts carrying a batch of replies."),
+	F(tcp_connections, false, "TCP connections accepted."),
+	F(tcp_calls, false, "Records received over TCP."),
+	F(tcp_bad_records, false, "TCP connections closed: a record over the size cap."),
+	F(tcp_record_timeouts, false, "TCP connections closed: a record not complete in time."),
+	F(tcp_send_timeouts, false, "TCP connections closed: a reply not taken in time."),
+	F(tcp_calls_in_use, true, "TCP call contexts in use."),
 };
 #undef F
 

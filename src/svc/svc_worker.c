@@ -41,7 +41,7 @@ static void svc_worker_serve(struct svc_group *grp, struct svc_call *cc)
 	cc->cc_status = cc->cc_fn(&cc->cc_req, cc->cc_fn_arg);
 	/* Where the provider posts from user space, the reply goes now,
 	 * from this thread: no hand-back, no wake-up of the run loop. */
-	if (svc_send_by_worker(cc))
+	if (cc->cc_xprt->xc_worker_posts && svc_send_by_worker(cc))
 		return;
 
 	pthread_mutex_lock(&grp->gr_wq_lock);
@@ -189,6 +189,6 @@ void svc_work_drop_all(struct svc_group *grp)
 		next = cc->cc_next;
 		cc->cc_next = NULL;
 		SVC_INC(grp->gr_svc, drops, 1);
-		svc_call_put(cc);
+		cc->cc_xprt->xc_release(cc);
 	}
 }

@@ -62,6 +62,8 @@ expect $ok "$reached" "${E[@]}" --idle-timeout 86400
 expect $bad "--port: expected a port 1..65535: 0" "${E[@]}" --port 0
 expect $bad "--mount-port: expected a port 1..65535: 65536" "${E[@]}" --mount-port 65536
 expect $bad "--nlm-port: expected a port 1..65535: 0" "${E[@]}" --nlm-port 0
+expect $bad "--tcp-port: expected a port 1..65535: 0" "${E[@]}" --tcp-port 0
+expect $bad "--tcp-port: expected a port 1..65535: 65536" "${E[@]}" --tcp-port 65536
 expect $bad "--nsm-port: expected a port 1..65535: x" "${E[@]}" --nsm-port x
 expect $bad "--metrics: expected ADDR:PORT, [ADDR]:PORT or :PORT" "${E[@]}" --metrics 1.2.3.4
 expect $bad "--metrics: expected ADDR:PORT, [ADDR]:PORT or :PORT" "${E[@]}" --metrics :99999

@@ -200,6 +200,7 @@ static void test_group_queues(void **state)
 			cc[i]->cc_fn = record_thread;
 			cc[i]->cc_fn_arg = &ran[i];
 			cc[i]->cc_dev = &g_dev;
+			cc[i]->cc_xprt = &svc_rdma_class;
 			svc_work_enqueue(to, cc[i]);
 			assert_int_equal(cc[i]->cc_state, CC_WORKING);
 		}
@@ -256,6 +257,7 @@ static void test_poll_handoff(void **state)
 		cc[i]->cc_fn = record_thread;
 		cc[i]->cc_fn_arg = &ran[i];
 		cc[i]->cc_dev = &g_dev;
+		cc[i]->cc_xprt = &svc_rdma_class;
 		svc_work_enqueue(&svc.sv_groups[0], cc[i]);
 	}
 	svc_work_flush(&svc.sv_groups[0]);

@@ -4,7 +4,8 @@
 # file (RDMA Read of a Read chunk) and reads it back after a remount;
 # rpcrdma-nfs gets it through an nfs://[ADDRESS]:PORT/export URL.  With
 # --rpcbind, NFS v3 is registered under netid rdma6 at the IPv6 address (and
-# not under rdma), MOUNT and NLM under tcp6 (and not under tcp: the socket
+# not under rdma), and under tcp6 at port 2049 for NFS over TCP (not tcp),
+# MOUNT and NLM under tcp6 (and not under tcp: the socket
 # takes IPv6 only), so the remount asks rpcbind for the MOUNT port over
 # tcp6 (no mountport=), as does rpcrdma-nfs given [ADDRESS]:/export; all
 # unregistered at exit.
@@ -38,9 +39,10 @@ for ((i = 0; i < 150; i++)); do
 	sleep 0.2
 done
 grep -q "serving .* on $V6S:20049" "$SLOG" || fail "rpcrdma-nfsd does not say it serves $V6S:20049"
-reg=$(bounded 20 "rpcinfo" rpcinfo 127.0.0.1 | awk '$1 == 100003 { print $3, $4 }')
-[[ "$reg" == "rdma6 $V6S.78.81" ]] || fail "rpcbind has NFS v3 as '$reg', expected 'rdma6 $V6S.78.81'"
-pass "NFS v3 registered with rpcbind under netid rdma6 at $V6S.78.81"
+reg=$(bounded 20 "rpcinfo" rpcinfo 127.0.0.1 | awk '$1 == 100003 { print $3, $4 }' | sort | tr '\n' ' ')
+want="rdma6 $V6S.78.81 tcp6 $V6S.$((NFS_TCP_PORT >> 8)).$((NFS_TCP_PORT & 255)) "
+[[ "$reg" == "$want" ]] || fail "rpcbind has NFS v3 as '$reg', expected '$want'"
+pass "NFS v3 registered with rpcbind under netid rdma6 at $V6S.78.81 and tcp6 at port $NFS_TCP_PORT"
 reg=$(bounded 20 "rpcinfo" rpcinfo 127.0.0.1 | awk '$1 == 100005 || $1 == 100021 { print $1, $2, $3, $4 }' | sort)
 mport_ua="$V6S.$((MOUNT_PORT >> 8)).$((MOUNT_PORT & 255))"
 grep -qx "100005 3 tcp6 $mport_ua" <<<"$reg" || fail "MOUNT v3 not under tcp6 at $mport_ua: '$reg'"
@@ -86,4 +88,4 @@ reg=$(bounded 20 "rpcinfo" rpcinfo 127.0.0.1 | awk '$1 == 100003 { print $3, $4 
 [[ -z "$reg" ]] || fail "NFS still registered with rpcbind after exit: $reg"
 reg=$(bounded 20 "rpcinfo" rpcinfo 127.0.0.1 | awk '$1 == 100005 || $1 == 100021 { print $1, $2, $3, $4 }')
 [[ -z "$reg" ]] || fail "MOUNT or NLM still registered with rpcbind after exit: $reg"
-pass "rdma6, and MOUNT's and NLM's tcp6 registrations removed at exit"
+pass "rdma6 and tcp6 of NFS, and MOUNT's and NLM's tcp6 registrations removed at exit"

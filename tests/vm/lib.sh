@@ -31,6 +31,14 @@ SCRATCH=${RPCRDMA_VM_SCRATCH:-/tmp}
 NFS_RDMA_PORT=20049
 # shellcheck disable=SC2034
 MOUNT_PORT=20048
+# NFS over TCP (rpcrdma-nfsd --tcp-port's default, as the kernel's nfsd).
+NFS_TCP_PORT=2049
+# The transport kmount and kmount41 mount over: rdma, or tcp for the tests
+# registered a second time with RPCRDMA_NFS_PROTO=tcp (tests/vm/CMakeLists.txt:
+# the same script, the kernel client over TCP against the same server).
+NFS_PROTO=${RPCRDMA_NFS_PROTO:-rdma}
+[[ $NFS_PROTO == rdma || $NFS_PROTO == tcp ]] ||
+	{ echo "RPCRDMA_NFS_PROTO: rdma or tcp, not '$NFS_PROTO'" >&2; exit 1; }
 # The six test files: 0 B, 1 B, one page -1/+1, 1 MiB + 3 B, 16 MiB.
 TEST_FILE_SIZES=(0 1 4095 4097 1048579 16777216)
 
@@ -234,13 +242,23 @@ knfsd_stop() {
 }
 
 # ------------------------------------------------------------------ kernel client
+# nfs_proto_opts [PROTO]: the mount options of transport PROTO (default
+# NFS_PROTO): proto=rdma,port=20049 or proto=tcp,port=2049.
+nfs_proto_opts() {
+	case ${1:-$NFS_PROTO} in
+	tcp) echo "proto=tcp,port=$NFS_TCP_PORT" ;;
+	*) echo "proto=rdma,port=$NFS_RDMA_PORT" ;;
+	esac
+}
+
 # kmount SERVER:DIR MNT [OPTS]: mount with the kernel NFSv3 client over RDMA
-# (vers=3,proto=rdma,port=20049,nolock plus OPTS, comma separated).  NFSv3 has
+# (vers=3,proto=rdma,port=20049,nolock plus OPTS, comma separated; over TCP,
+# proto=tcp,port=2049, with NFS_PROTO=tcp).  NFSv3 has
 # no mount option for the local address (clientaddr= is NFSv4 only), so the
 # client's source address is whatever the route to SERVER gives.
 kmount() {
 	local src=$1 mnt=$2 extra=${3:-}
-	local opts=vers=3,proto=rdma,port=$NFS_RDMA_PORT,nolock${extra:+,$extra}
+	local opts=vers=3,$(nfs_proto_opts),nolock${extra:+,$extra}
 	mkdir -p "$mnt"
 	vm_kmod nfsv3 rpcrdma
 	timeout -k 10 120 mount -t nfs -o "$opts" "$src" "$mnt" ||
@@ -250,11 +268,11 @@ kmount() {
 }
 
 # kmount41 SERVER:DIR MNT [OPTS]: mount with the kernel NFSv4.1 client over
-# RDMA (vers=4.1,proto=rdma,port=20049 plus OPTS); fail unless /proc/mounts
-# says vers=4.1.
+# RDMA (vers=4.1,proto=rdma,port=20049 plus OPTS; over TCP with
+# NFS_PROTO=tcp); fail unless /proc/mounts says vers=4.1.
 kmount41() {
 	local src=$1 mnt=$2 extra=${3:-} line
-	local opts=vers=4.1,proto=rdma,port=$NFS_RDMA_PORT${extra:+,$extra}
+	local opts=vers=4.1,$(nfs_proto_opts)${extra:+,$extra}
 	mkdir -p "$mnt"
 	vm_kmod nfsv4 rpcrdma
 	timeout -k 10 120 mount -t nfs -o "$opts" "$src" "$mnt" ||

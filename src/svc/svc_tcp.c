@@ -1,0 +1,896 @@
+// SPDX-License-Identifier: MIT
+/*
+ * svc_tcp.c - the TCP transport of the service layer: ONC RPC over TCP
+ * (RFC 5531 section 11, record marking) served by the transport threads
+ * (docs/design.md, "Transports").
+ *
+ * Group 0 listens and accepts; each accepted socket goes to the group with
+ * the fewest connections (RDMA's and TCP's counted together), whose run
+ * loop owns it from then on: no thread per connection, every socket
+ * non-blocking on the group's epoll set.  A readable socket is read
+ * straight into the record's buffer (svc_tcp_rm.c), one readv() per
+ * record taking the next record's mark with it; a complete record becomes
+ * a call context (struct svc_call, cc_tconn set) and goes to the RPC layer
+ * (svc_rpc_dispatch()) exactly as an RDMA call does: the same programs,
+ * workers, statistics and admission limits.  A reply is written with its
+ * record mark in front of it (the four bytes before cc_reply) by the
+ * group's thread; replies made in one batch (a record burst, a done-queue
+ * take) go out together with one sendmsg().  DDP items (NFS READ data)
+ * stay inside the reply, where the handler read them: no copy.
+ *
+ * Limits: a connection has at most sc_credits calls out (read, served,
+ * or waiting to be written); beyond it the socket is not read (the peer's
+ * next calls wait in its buffers).  A record is at most sv_tcp_maxrec
+ * bytes (a mark announcing more closes the connection at once, counted in
+ * tcp_bad_records); a record that started must end within
+ * sv_tcp_record_ms (tcp_record_timeouts), a reply must be taken by the
+ * peer within sv_tcp_send_ms (tcp_send_timeouts); a connection with
+ * nothing under way is closed after sc_idle_timeout (conns_idle_closed).
+ * The call contexts' buffers count against the memory budget (sc_memory)
+ * with the registered slabs; a connection always gets one call, so none
+ * waits for another's memory for good.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "svc/svc_internal.h"
+
+/** One TCP connection; its group's thread owns it. */
+struct svc_tconn {
+	struct rpcrdma_svc *tc_svc;
+	struct svc_group *tc_grp;
+	int tc_fd;                   /* -1 once closed */
+	uint32_t tc_id_num;          /* connection number (sv_conn_ids, shared with RDMA) */
+	struct sockaddr_storage tc_peer;
+	struct svc_host *tc_host;    /* its host's place */
+	struct svc_tconn *tc_next, *tc_prev; /* gr_tconns */
+	bool tc_closing;
+	bool tc_busy;                /* an event of it is being handled: not freed */
+	bool tc_dead;                /* let go of: on gr_tcp_dead, freed by svc_tcp_reap() */
+	uint32_t tc_calls_out;       /* call contexts out for it */
+	uint32_t tc_max_calls;       /* sc_credits */
+	struct svc_rm tc_rm;
+	uint64_t tc_rec_ms;          /* its record under way started; 0: none */
+	uint64_t tc_last_ms;         /* accepted, or a record completed */
+	struct svc_call *tc_out_head, *tc_out_tail; /* replies to write, in order */
+	size_t tc_out_off;           /* bytes of the head's record written */
+	uint64_t tc_out_ms;          /* replies waiting since (last progress); 0: none */
+	uint32_t tc_events;          /* epoll events registered */
+	bool tc_flush_queued;        /* on gr_tcp_flush */
+	struct svc_tconn *tc_flush_next;
+	/* A complete record waits in the reader for a call context (the
+	 * memory budget): the socket is not read; a context coming back
+	 * puts the connection on gr_tcp_resume, served by svc_tcp_flush(). */
+	bool tc_held;
+	bool tc_resume_queued;
+	struct svc_tconn *tc_resume_next;
+};
+
+/* The listener's epoll tag; a connection's is its address with bit 0 set. */
+static char svc_tcp_listen_tag;
+
+static void *svc_tcp_tag(struct svc_tconn *tc)
+{
+	return (void *)((uintptr_t)tc | 1u);
+}
+
+bool svc_tcp_is_tag(const void *tag)
+{
+	return tag == &svc_tcp_listen_tag || ((uintptr_t)tag & 1u);
+}
+
+/* Bytes a TCP call context counts against the memory budget: its reply
+ * buffer, with the mark's four bytes in front (its call buffer is the
+ * record it was read into, bounded by sv_tcp_maxrec per connection). */
+static uint64_t svc_tcp_call_bytes(const struct rpcrdma_svc *svc)
+{
+	return (uint64_t)svc->sv_tcp_reply_cap + 4u;
+}
+
+static void svc_tcp_call_free(struct rpcrdma_svc *svc, struct svc_call *cc)
+{
+	free(cc->cc_call);
+	free(cc->cc_reply ? cc->cc_reply - 4 : NULL);
+	atomic_fetch_sub(&svc->sv_mem_registered, svc_tcp_call_bytes(svc));
+	free(cc);
+}
+
+/* A call context for a record of @tc: a free one of the group's, or a
+ * new one while the memory budget has room (always for a connection with
+ * none out).  Return: NULL when none can be had now. */
+static struct svc_call *svc_tcp_call_get(struct svc_tconn *tc)
+{
+	struct svc_group *grp = tc->tc_grp;
+	struct rpcrdma_svc *svc = tc->tc_svc;
+	uint64_t bytes = svc_tcp_call_bytes(svc);
+	struct svc_call *cc = grp->gr_tcp_free;
+	uint8_t *reply;
+
+	if (cc) {
+		grp->gr_tcp_free = cc->cc_next;
+		grp->gr_tcp_nfree--;
+		goto got;
+	}
+	if (atomic_fetch_add(&svc->sv_mem_registered, bytes) + bytes > svc->sv_cfg.sc_memory &&
+	    tc->tc_calls_out) {
+		atomic_fetch_sub(&svc->sv_mem_registered, bytes);
+		return NULL;
+	}
+	cc = calloc(1, sizeof(*cc));
+	reply = malloc(svc->sv_tcp_reply_cap + 4u);
+	if (!cc || !reply) {
+		free(cc);
+		free(reply);
+		atomic_fetch_sub(&svc->sv_mem_registered, bytes);
+		return NULL;
+	}
+	cc->cc_xprt = &svc_tcp_class;
+	cc->cc_svc = svc;
+	cc->cc_grp = grp;
+	cc->cc_reply = reply + 4; /* the record mark goes in front */
+	cc->cc_reply_cap = svc->sv_tcp_reply_cap;
+got:
+	cc->cc_next = NULL;
+	cc->cc_tconn = tc;
+	cc->cc_state = CC_WORKING;
+	tc->tc_calls_out++;
+	SVC_INC(svc, tcp_calls_in_use, 1);
+	return cc;
+}
+
+static void svc_tcp_destroy(struct svc_tconn *tc);
+static void svc_tcp_arm(struct svc_tconn *tc);
+static void svc_tcp_resume(struct svc_tconn *tc);
+
+/* Free @tc once it is closed, no call of it is out and no event of it is
+ * being handled. */
+static void svc_tcp_maybe_destroy(struct svc_tconn *tc)
+{
+	if (tc->tc_closing && !tc->tc_calls_out && !tc->tc_busy && !tc->tc_dead)
+		svc_tcp_destroy(tc);
+}
+
+/* xc_release: give TCP call @cc back to its group's pool. */
+static void svc_tcp_call_put(struct svc_call *cc)
+{
+	struct svc_tconn *tc = cc->cc_tconn;
+	struct svc_group *grp = cc->cc_grp;
+	struct rpcrdma_svc *svc = cc->cc_svc;
+	bool was_full = tc->tc_calls_out >= tc->tc_max_calls;
+
+	cc->cc_tconn = NULL;
+	cc->cc_state = CC_FREE;
+	tc->tc_calls_out--;
+	SVC_DEC(svc, tcp_calls_in_use, 1);
+	if (cc->cc_call_cap > SVC_TCP_KEEP_CALL_BYTES) {
+		/* A large WRITE's record: not kept idle in the pool. */
+		free(cc->cc_call);
+		cc->cc_call = NULL;
+		cc->cc_call_cap = 0;
+	}
+	if (grp->gr_tcp_nfree < SVC_TCP_KEEP_CALLS) {
+		cc->cc_next = grp->gr_tcp_free;
+		grp->gr_tcp_free = cc;
+		grp->gr_tcp_nfree++;
+	} else {
+		svc_tcp_call_free(svc, cc);
+	}
+	if (tc->tc_closing) {
+		svc_tcp_maybe_destroy(tc);
+		return;
+	}
+	if (tc->tc_held && !tc->tc_resume_queued) {
+		/* Its waiting record gets this context in svc_tcp_flush(),
+		 * not here: the caller may be walking this connection's
+		 * queues. */
+		tc->tc_resume_queued = true;
+		tc->tc_resume_next = grp->gr_tcp_resume;
+		grp->gr_tcp_resume = tc;
+	} else if (was_full) {
+		svc_tcp_arm(tc); /* read again */
+	}
+}
+
+uint32_t svc_tcp_free_calls(struct svc_group *grp)
+{
+	uint32_t n = 0;
+	struct svc_call *cc;
+
+	while ((cc = grp->gr_tcp_free)) {
+		grp->gr_tcp_free = cc->cc_next;
+		svc_tcp_call_free(grp->gr_svc, cc);
+		n++;
+	}
+	grp->gr_tcp_nfree = 0;
+	return n;
+}
+
+/* Register the events @tc waits for now: input while it may take calls,
+ * output while replies wait for room in the socket. */
+static void svc_tcp_arm(struct svc_tconn *tc)
+{
+	struct epoll_event ev;
+	uint32_t want = 0;
+
+	if (tc->tc_closing)
+		return;
+	if (tc->tc_calls_out < tc->tc_max_calls && !tc->tc_held)
+		want |= EPOLLIN | EPOLLRDHUP;
+	if (tc->tc_out_head)
+		want |= EPOLLOUT;
+	if (want == tc->tc_events)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.events = want;
+	ev.data.ptr = svc_tcp_tag(tc);
+	if (epoll_ctl(tc->tc_grp->gr_epoll, EPOLL_CTL_MOD, tc->tc_fd, &ev) == 0)
+		tc->tc_events = want;
+}
+
+/* Close @tc: its socket now, its queued replies given back; the object
+ * goes when its calls out have come back. */
+static void svc_tcp_close(struct svc_tconn *tc, const char *why)
+{
+	struct rpcrdma_svc *svc = tc->tc_svc;
+	struct svc_call *cc;
+	bool busy = tc->tc_busy;
+
+	if (tc->tc_closing)
+		return;
+	tc->tc_closing = true;
+	tc->tc_busy = true; /* its last queued reply must not free it under us */
+	if (svc->sv_cfg.sc_verbose)
+		svc_log(svc, "conn %u (tcp): %s", tc->tc_id_num, why);
+	epoll_ctl(tc->tc_grp->gr_epoll, EPOLL_CTL_DEL, tc->tc_fd, NULL);
+	close(tc->tc_fd);
+	tc->tc_fd = -1;
+	svc_rm_fini(&tc->tc_rm);
+	tc->tc_rec_ms = tc->tc_out_ms = 0;
+	while ((cc = tc->tc_out_head)) {
+		tc->tc_out_head = cc->cc_next;
+		svc_tcp_call_put(cc);
+	}
+	tc->tc_out_tail = NULL;
+	tc->tc_busy = busy;
+	svc_tcp_maybe_destroy(tc);
+}
+
+static void svc_tcp_destroy(struct svc_tconn *tc)
+{
+	struct svc_group *grp = tc->tc_grp;
+	struct rpcrdma_svc *svc = tc->tc_svc;
+	struct svc_tconn **pp;
+
+	/* off the batch's flush and resume lists, where a closed one may
+	 * still be */
+	for (pp = &grp->gr_tcp_flush; *pp; pp = &(*pp)->tc_flush_next)
+		if (*pp == tc) {
+			*pp = tc->tc_flush_next;
+			break;
+		}
+	for (pp = &grp->gr_tcp_resume; *pp; pp = &(*pp)->tc_resume_next)
+		if (*pp == tc) {
+			*pp = tc->tc_resume_next;
+			break;
+		}
+	if (tc->tc_prev)
+		tc->tc_prev->tc_next = tc->tc_next;
+	else
+		grp->gr_tconns = tc->tc_next;
+	if (tc->tc_next)
+		tc->tc_next->tc_prev = tc->tc_prev;
+	grp->gr_ntconns--;
+	atomic_fetch_sub(&grp->gr_nconns, 1);
+	atomic_fetch_sub(&svc->sv_nconns, 1);
+	svc_host_put(svc, tc->tc_host);
+	tc->tc_host = NULL;
+	SVC_DEC(svc, conns_open, 1);
+	/* Freed at the end of the run loop's turn (svc_tcp_reap()): an
+	 * event of it may still be in the batch epoll_wait() returned. */
+	tc->tc_dead = true;
+	tc->tc_next = grp->gr_tcp_dead;
+	tc->tc_prev = NULL;
+	grp->gr_tcp_dead = tc;
+}
+
+void svc_tcp_reap(struct svc_group *grp)
+{
+	struct svc_tconn *tc;
+
+	while ((tc = grp->gr_tcp_dead)) {
+		grp->gr_tcp_dead = tc->tc_next;
+		free(tc);
+	}
+}
+
+int svc_tcp_adopt(struct svc_group *grp, int fd, const struct sockaddr *peer)
+{
+	struct rpcrdma_svc *svc = grp->gr_svc;
+	struct svc_tconn *tc = NULL;
+	struct svc_host *host = NULL;
+	struct epoll_event ev;
+	int one = 1, rc, fl;
+
+	rc = svc_admit(svc, peer, &host);
+	if (rc)
+		goto err_fd;
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+		rc = -errno;
+		goto err_place;
+	}
+	/* Replies are whole records written at once: no Nagle delay. */
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	tc = calloc(1, sizeof(*tc));
+	if (!tc) {
+		rc = -ENOMEM;
+		goto err_place;
+	}
+	tc->tc_svc = svc;
+	tc->tc_grp = grp;
+	tc->tc_fd = fd;
+	tc->tc_host = host;
+	tc->tc_id_num = atomic_fetch_add(&svc->sv_conn_ids, 1) + 1;
+	memcpy(&tc->tc_peer, peer, peer->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+	       peer->sa_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(sa_family_t));
+	tc->tc_max_calls = svc->sv_cfg.sc_credits;
+	tc->tc_last_ms = svc_now_ms();
+	svc_rm_init(&tc->tc_rm, svc->sv_tcp_maxrec);
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN | EPOLLRDHUP;
+	ev.data.ptr = svc_tcp_tag(tc);
+	if (epoll_ctl(grp->gr_epoll, EPOLL_CTL_ADD, fd, &ev)) {
+		rc = -errno;
+		free(tc);
+		goto err_place;
+	}
+	tc->tc_events = ev.events;
+	tc->tc_next = grp->gr_tconns;
+	if (tc->tc_next)
+		tc->tc_next->tc_prev = tc;
+	grp->gr_tconns = tc;
+	grp->gr_ntconns++;
+	atomic_fetch_add(&grp->gr_nconns, 1);
+	if (!grp->gr_tcp_sweep_ms)
+		grp->gr_tcp_sweep_ms = tc->tc_last_ms;
+	SVC_INC(svc, connections, 1);
+	SVC_INC(svc, tcp_connections, 1);
+	SVC_INC(svc, conns_open, 1);
+	if (svc->sv_cfg.sc_verbose)
+		svc_log(svc, "conn %u (tcp): accepted on transport thread %u", tc->tc_id_num,
+			grp->gr_index);
+	return 0;
+
+err_place:
+	svc_host_put(svc, host);
+	atomic_fetch_sub(&svc->sv_nconns, 1);
+err_fd:
+	close(fd);
+	return rc;
+}
+
+/* ---------- writing replies ---------- */
+
+/* Write @tc's queued replies as far as the socket takes them, up to
+ * SVC_TCP_SEND_IOV records per sendmsg(); each reply fully written gives
+ * its context back. */
+static void svc_tcp_write(struct svc_tconn *tc)
+{
+	struct iovec iov[SVC_TCP_SEND_IOV];
+	struct msghdr mh;
+	struct svc_call *cc;
+	ssize_t n;
+	unsigned k;
+
+	while (!tc->tc_closing && tc->tc_out_head) {
+		size_t off = tc->tc_out_off;
+
+		k = 0;
+		for (cc = tc->tc_out_head; cc && k < SVC_TCP_SEND_IOV; cc = cc->cc_next) {
+			iov[k].iov_base = cc->cc_reply - 4 + off;
+			iov[k].iov_len = cc->cc_reply_len + 4u - off;
+			off = 0;
+			k++;
+		}
+		memset(&mh, 0, sizeof(mh));
+		mh.msg_iov = iov;
+		mh.msg_iovlen = k;
+		n = sendmsg(tc->tc_fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				if (!tc->tc_out_ms)
+					tc->tc_out_ms = svc_now_ms();
+				break;
+			}
+			svc_tcp_close(tc, "send failed (peer reset)");
+			return;
+		}
+		tc->tc_out_ms = 0;
+		while ((cc = tc->tc_out_head) && n > 0) {
+			size_t left = cc->cc_reply_len + 4u - tc->tc_out_off;
+
+			if ((size_t)n < left) {
+				tc->tc_out_off += (size_t)n;
+				break;
+			}
+			n -= (ssize_t)left;
+			tc->tc_out_off = 0;
+			tc->tc_out_head = cc->cc_next;
+			if (!tc->tc_out_head)
+				tc->tc_out_tail = NULL;
+			svc_tcp_call_put(cc);
+		}
+		if (tc->tc_out_head && !tc->tc_out_ms)
+			tc->tc_out_ms = svc_now_ms();
+	}
+	svc_tcp_arm(tc);
+}
+
+/* xc_send: queue the reply of @cc behind its connection's others; written
+ * now, or with the batch's others by svc_tcp_flush(). */
+static void svc_tcp_send(struct svc_call *cc)
+{
+	struct svc_tconn *tc = cc->cc_tconn;
+	struct svc_group *grp = cc->cc_grp;
+	uint8_t *mark = cc->cc_reply - 4;
+	uint32_t m = 0x80000000u | cc->cc_reply_len; /* one fragment, the last */
+
+	if (tc->tc_closing) {
+		svc_tcp_call_put(cc);
+		return;
+	}
+	mark[0] = (uint8_t)(m >> 24);
+	mark[1] = (uint8_t)(m >> 16);
+	mark[2] = (uint8_t)(m >> 8);
+	mark[3] = (uint8_t)m;
+	SVC_INC(cc->cc_svc, replies_inline, 1);
+	SVC_INC(cc->cc_svc, send_bytes, cc->cc_reply_len + 4u);
+	cc->cc_state = CC_SENDING;
+	svc_call_append(&tc->tc_out_head, &tc->tc_out_tail, cc);
+	if (grp->gr_tcp_batch || grp->gr_post_batch) {
+		if (!tc->tc_flush_queued) {
+			tc->tc_flush_queued = true;
+			tc->tc_flush_next = grp->gr_tcp_flush;
+			grp->gr_tcp_flush = tc;
+		}
+		return;
+	}
+	svc_tcp_write(tc);
+}
+
+void svc_tcp_flush(struct svc_group *grp)
+{
+	struct svc_tconn *tc;
+
+	for (;;) {
+		/* Held connections that got a context back first: the
+		 * replies their records make join this flush. */
+		if ((tc = grp->gr_tcp_resume)) {
+			grp->gr_tcp_resume = tc->tc_resume_next;
+			tc->tc_resume_next = NULL;
+			tc->tc_resume_queued = false;
+			grp->gr_tcp_batch = true;
+			if (tc->tc_held && !tc->tc_closing)
+				svc_tcp_resume(tc);
+			continue;
+		}
+		grp->gr_tcp_batch = false;
+		tc = grp->gr_tcp_flush;
+		if (!tc)
+			break;
+		grp->gr_tcp_flush = tc->tc_flush_next;
+		tc->tc_flush_next = NULL;
+		tc->tc_flush_queued = false;
+		tc->tc_busy = true;
+		svc_tcp_write(tc);
+		tc->tc_busy = false;
+		svc_tcp_maybe_destroy(tc);
+	}
+}
+
+/* ---------- reading calls ---------- */
+
+/* A complete record of @tc: into call context @cc, and to the RPC layer. */
+static void svc_tcp_deliver(struct svc_tconn *tc, struct svc_call *cc, uint8_t *buf,
+			    uint32_t len, uint32_t cap)
+{
+	struct rpcrdma_svc *svc = tc->tc_svc;
+
+	if (buf) {
+		/* The record's buffer becomes the call's; the call's old one
+		 * is the reader's next. */
+		svc_rm_give(&tc->tc_rm, cc->cc_call, cc->cc_call_cap);
+		cc->cc_call = buf;
+		cc->cc_call_cap = cap;
+	}
+	cc->cc_call_len = len;
+	SVC_INC(svc, tcp_calls, 1);
+	SVC_INC(svc, recv_bytes, len);
+	svc_stats_call_begin(cc);
+	svc_rpc_dispatch(cc, (const struct sockaddr *)&tc->tc_peer);
+}
+
+/*
+ * The records complete in @tc's reader (@rc: what the reader said last),
+ * each into a call context and to the RPC layer.  A record that finds no
+ * context (the memory budget) stays in the reader and the connection is
+ * held (tc_held) until one of its contexts comes back.  Return: the
+ * reader's last word (SVC_RM_MORE, or a negative errno), or SVC_RM_RECORD
+ * while held.
+ */
+static int svc_tcp_records(struct svc_tconn *tc, int rc, uint64_t now)
+{
+	while (rc == SVC_RM_RECORD && !tc->tc_closing) {
+		struct svc_call *cc = svc_tcp_call_get(tc);
+		uint8_t *buf;
+		uint32_t len, cap;
+
+		if (!cc) {
+			if (!tc->tc_calls_out) {
+				svc_tcp_close(tc, "no memory for a call");
+				return SVC_RM_MORE;
+			}
+			tc->tc_held = true;
+			return SVC_RM_RECORD;
+		}
+		tc->tc_held = false;
+		rc = svc_rm_take(&tc->tc_rm, &buf, &len, &cap);
+		tc->tc_last_ms = now;
+		tc->tc_rec_ms = svc_rm_partial(&tc->tc_rm) ? now : 0;
+		svc_tcp_deliver(tc, cc, buf, len, cap);
+	}
+	return rc;
+}
+
+/* Read @tc's socket: at most SVC_TCP_READS_PER_EVENT reads, while it may
+ * take calls; each complete record is dispatched at once. */
+static void svc_tcp_read(struct svc_tconn *tc, uint64_t now)
+{
+	struct rpcrdma_svc *svc = tc->tc_svc;
+	struct iovec iov[2];
+	unsigned turns;
+	ssize_t n;
+	int niov, rc;
+
+	for (turns = 0; turns < SVC_TCP_READS_PER_EVENT; turns++) {
+		if (tc->tc_closing || tc->tc_held || tc->tc_calls_out >= tc->tc_max_calls)
+			break;
+		niov = svc_rm_iov(&tc->tc_rm, iov);
+		if (niov < 0) {
+			svc_tcp_close(tc, "no memory for a record");
+			return;
+		}
+		n = readv(tc->tc_fd, iov, niov);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				break;
+			svc_tcp_close(tc, "receive failed (peer reset)");
+			return;
+		}
+		if (n == 0) {
+			svc_tcp_close(tc, svc_rm_partial(&tc->tc_rm) ? "peer closed mid-record"
+								     : "peer closed");
+			return;
+		}
+		if (!tc->tc_rec_ms)
+			tc->tc_rec_ms = now;
+		rc = svc_tcp_records(tc, svc_rm_advance(&tc->tc_rm, (size_t)n), now);
+		if (tc->tc_closing)
+			return;
+		if (rc < 0) {
+			SVC_INC(svc, tcp_bad_records, 1);
+			svc_tcp_close(tc, rc == -EMSGSIZE ? "record over the size limit"
+							 : "bad record");
+			return;
+		}
+		if (!svc_rm_partial(&tc->tc_rm))
+			tc->tc_rec_ms = 0;
+		if ((size_t)n < iov[0].iov_len + (niov > 1 ? iov[1].iov_len : 0))
+			break; /* the socket is empty for now */
+	}
+	svc_tcp_arm(tc);
+}
+
+/* A context came back to held connection @tc: its waiting record (and
+ * what followed it in the reader) is served now. */
+static void svc_tcp_resume(struct svc_tconn *tc)
+{
+	struct rpcrdma_svc *svc = tc->tc_svc;
+	int rc;
+
+	tc->tc_busy = true;
+	rc = svc_tcp_records(tc, SVC_RM_RECORD, svc_now_ms());
+	if (!tc->tc_closing && rc < 0) {
+		SVC_INC(svc, tcp_bad_records, 1);
+		svc_tcp_close(tc, rc == -EMSGSIZE ? "record over the size limit" : "bad record");
+	}
+	if (!tc->tc_closing && !svc_rm_partial(&tc->tc_rm))
+		tc->tc_rec_ms = 0;
+	svc_tcp_arm(tc); /* read again, unless held once more */
+	tc->tc_busy = false;
+	svc_tcp_maybe_destroy(tc);
+}
+
+/* ---------- listening and accepting ---------- */
+
+static void svc_tcp_accept(struct svc_group *grp)
+{
+	struct rpcrdma_svc *svc = grp->gr_svc;
+	unsigned i;
+
+	for (i = 0; i < 16; i++) {
+		struct sockaddr_storage peer;
+		socklen_t plen = sizeof(peer);
+		struct svc_group *to;
+		struct svc_tcp_inbox *ti;
+		int fd;
+
+		fd = accept4(svc->sv_tcp_fd, (struct sockaddr *)&peer, &plen,
+			     SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				svc_log(svc, "tcp accept: %s", strerror(errno));
+			return;
+		}
+		if (atomic_load(&svc->sv_stop)) {
+			close(fd);
+			continue;
+		}
+		to = svc_pick_group(svc);
+		if (to == grp) {
+			svc_tcp_adopt(grp, fd, (struct sockaddr *)&peer);
+			continue;
+		}
+		ti = calloc(1, sizeof(*ti));
+		if (!ti) {
+			close(fd);
+			continue;
+		}
+		ti->ti_fd = fd;
+		ti->ti_peer = peer;
+		atomic_fetch_add(&to->gr_pending, 1);
+		pthread_mutex_lock(&to->gr_wq_lock);
+		ti->ti_next = to->gr_tcp_inbox;
+		to->gr_tcp_inbox = ti;
+		pthread_mutex_unlock(&to->gr_wq_lock);
+		svc_group_wake(to);
+	}
+}
+
+void svc_tcp_take_inbox(struct svc_group *grp)
+{
+	struct svc_tcp_inbox *ti, *next;
+
+	pthread_mutex_lock(&grp->gr_wq_lock);
+	ti = grp->gr_tcp_inbox;
+	grp->gr_tcp_inbox = NULL;
+	pthread_mutex_unlock(&grp->gr_wq_lock);
+	for (; ti; ti = next) {
+		next = ti->ti_next;
+		if (atomic_load(&grp->gr_svc->sv_stop))
+			close(ti->ti_fd);
+		else
+			svc_tcp_adopt(grp, ti->ti_fd, (struct sockaddr *)&ti->ti_peer);
+		atomic_fetch_sub(&grp->gr_pending, 1);
+		free(ti);
+	}
+}
+
+void svc_tcp_event(struct svc_group *grp, void *tag, uint32_t events)
+{
+	struct svc_tconn *tc;
+
+	if (tag == &svc_tcp_listen_tag) {
+		svc_tcp_accept(grp);
+		return;
+	}
+	tc = (struct svc_tconn *)((uintptr_t)tag & ~(uintptr_t)1u);
+	if (tc->tc_closing)
+		return;
+	tc->tc_busy = true;
+	/* Replies made while the records of this event are served go out
+	 * together, after them. */
+	grp->gr_tcp_batch = true;
+	if (events & EPOLLOUT)
+		svc_tcp_write(tc);
+	if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+		svc_tcp_read(tc, svc_now_ms());
+	svc_tcp_flush(grp);
+	svc_work_flush(grp);
+	tc->tc_busy = false;
+	svc_tcp_maybe_destroy(tc);
+}
+
+int svc_tcp_sweep(struct svc_group *grp, uint64_t now_ms)
+{
+	struct rpcrdma_svc *svc = grp->gr_svc;
+	uint32_t idle = svc->sv_cfg.sc_idle_timeout;
+	uint32_t period = svc->sv_tcp_record_ms < svc->sv_tcp_send_ms ? svc->sv_tcp_record_ms
+								       : svc->sv_tcp_send_ms;
+	struct svc_tconn *tc, *next;
+
+	if (!grp->gr_tconns) {
+		grp->gr_tcp_sweep_ms = 0;
+		return -1;
+	}
+	period /= 4;
+	if (period < 10)
+		period = 10;
+	if (period > 1000)
+		period = 1000;
+	if (grp->gr_tcp_sweep_ms && now_ms < grp->gr_tcp_sweep_ms)
+		return (int)(grp->gr_tcp_sweep_ms - now_ms);
+	for (tc = grp->gr_tconns; tc; tc = next) {
+		next = tc->tc_next;
+		if (tc->tc_closing)
+			continue;
+		tc->tc_busy = true;
+		/* A held record is complete: it waits for a context of ours,
+		 * not for the peer. */
+		if (tc->tc_rec_ms && !tc->tc_held &&
+		    now_ms - tc->tc_rec_ms >= svc->sv_tcp_record_ms) {
+			SVC_INC(svc, tcp_record_timeouts, 1);
+			svc_tcp_close(tc, "record not complete within its deadline");
+		} else if (tc->tc_out_ms && now_ms - tc->tc_out_ms >= svc->sv_tcp_send_ms) {
+			SVC_INC(svc, tcp_send_timeouts, 1);
+			svc_tcp_close(tc, "reply not taken by the peer within its deadline");
+		} else if (idle != RPCRDMA_SVC_IDLE_NEVER && !tc->tc_calls_out &&
+			   !tc->tc_rec_ms && now_ms - tc->tc_last_ms >= (uint64_t)idle * 1000u) {
+			SVC_INC(svc, conns_idle_closed, 1);
+			svc_tcp_close(tc, "idle");
+		}
+		tc->tc_busy = false;
+		next = tc->tc_next; /* still linked: freed only below */
+		svc_tcp_maybe_destroy(tc);
+	}
+	grp->gr_tcp_sweep_ms = now_ms + period;
+	return grp->gr_tconns ? (int)period : -1;
+}
+
+uint32_t svc_tcp_conn_id(const struct svc_call *cc)
+{
+	return cc->cc_tconn ? cc->cc_tconn->tc_id_num : 0;
+}
+
+bool svc_tcp_closing(const struct svc_call *cc)
+{
+	return cc->cc_tconn->tc_closing;
+}
+
+static void svc_tcp_close_all(struct svc_group *grp)
+{
+	struct svc_tconn *tc, *next;
+
+	for (tc = grp->gr_tconns; tc; tc = next) {
+		next = tc->tc_next;
+		tc->tc_busy = true;
+		svc_tcp_close(tc, "server stopping");
+		tc->tc_busy = false;
+		next = tc->tc_next;
+		svc_tcp_maybe_destroy(tc);
+	}
+}
+
+int svc_tcp_listen(struct rpcrdma_svc *svc, const char *addr, uint16_t port, uint16_t *bound)
+{
+	struct sockaddr_storage ss;
+	struct epoll_event ev;
+	socklen_t len;
+	int fd = -1, one = 1, zero = 0, rc;
+
+	if (svc->sv_tcp_fd >= 0)
+		return -EEXIST;
+	memset(&ss, 0, sizeof(ss));
+	if (addr) {
+		struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_PASSIVE,
+					  .ai_socktype = SOCK_STREAM }, *res = NULL;
+
+		if (getaddrinfo(addr, NULL, &hints, &res) || !res)
+			return -EINVAL;
+		memcpy(&ss, res->ai_addr, res->ai_addrlen);
+		len = res->ai_addrlen;
+		freeaddrinfo(res);
+		fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	} else {
+		/* Every address: IPv6 and IPv4 on one socket, IPv4 alone
+		 * where the host has no IPv6. */
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_addr = in6addr_any;
+		len = sizeof(*s6);
+		fd = socket(AF_INET6, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd >= 0)
+			(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+		if (fd < 0 && errno == EAFNOSUPPORT) {
+			struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+			memset(&ss, 0, sizeof(ss));
+			s4->sin_family = AF_INET;
+			s4->sin_addr.s_addr = htonl(INADDR_ANY);
+			len = sizeof(*s4);
+			fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		}
+	}
+	if (fd < 0)
+		return -errno;
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (ss.ss_family == AF_INET6)
+		((struct sockaddr_in6 *)&ss)->sin6_port = htons(port);
+	else
+		((struct sockaddr_in *)&ss)->sin_port = htons(port);
+	if (bind(fd, (struct sockaddr *)&ss, len) || listen(fd, 128)) {
+		rc = -errno;
+		goto err;
+	}
+	if (bound) {
+		len = sizeof(ss);
+		if (getsockname(fd, (struct sockaddr *)&ss, &len)) {
+			rc = -errno;
+			goto err;
+		}
+		*bound = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+							: ((struct sockaddr_in *)&ss)->sin_port);
+	}
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.ptr = &svc_tcp_listen_tag;
+	if (epoll_ctl(svc->sv_groups[0].gr_epoll, EPOLL_CTL_ADD, fd, &ev)) {
+		rc = -errno;
+		goto err;
+	}
+	svc->sv_tcp_fd = fd;
+	return 0;
+err:
+	close(fd);
+	return rc;
+}
+
+void svc_tcp_unlisten(struct rpcrdma_svc *svc)
+{
+	if (svc->sv_tcp_fd < 0)
+		return;
+	if (svc->sv_ngroups && svc->sv_groups[0].gr_epoll >= 0)
+		epoll_ctl(svc->sv_groups[0].gr_epoll, EPOLL_CTL_DEL, svc->sv_tcp_fd, NULL);
+	close(svc->sv_tcp_fd);
+	svc->sv_tcp_fd = -1;
+}
+
+int rpcrdma_svc_listen_tcp(struct rpcrdma_svc *svc, const char *addr, uint16_t port,
+			   uint16_t *bound)
+{
+	int rc = svc_tcp_listen(svc, addr, port, bound);
+
+	if (!rc)
+		svc_log(svc, "listening for ONC RPC over TCP on port %u",
+			bound ? *bound : port);
+	return rc;
+}
+
+int rpcrdma_svc_tcp_socket(const struct rpcrdma_svc *svc)
+{
+	return svc->sv_tcp_fd;
+}
+
+const struct svc_xprt_class svc_tcp_class = {
+	.xc_name = "tcp",
+	.xc_ddp = false,
+	.xc_worker_posts = false,
+	.xc_send = svc_tcp_send,
+	.xc_release = svc_tcp_call_put,
+	.xc_close_all = svc_tcp_close_all,
+};

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * svc_xprt.h - private to src/svc: the transport interface of the service
+ * layer (docs/design.md, "Transports").
+ *
+ * The RPC layer (svc_rpc.c), the workers (svc_worker.c) and the run loop
+ * (svc.c) serve calls of every transport alike: a transport accepts its
+ * connections, receives a whole RPC call message into a call context
+ * (struct svc_call: cc_call, cc_call_len, a reply buffer cc_reply of
+ * cc_reply_cap bytes) and hands it to svc_rpc_dispatch(); the RPC layer
+ * answers or runs the program's dispatch function (on the transport
+ * thread or a worker), encodes the reply header into cc_reply, and hands
+ * the context back through its class's xc_send.  What the two transports
+ * are:
+ *
+ *  - RDMA (svc_rdma_class; svc_conn.c, svc_recv.c, svc_send.c, svc_pool.c):
+ *    RPC-over-RDMA v1, RFC 8166.  Direct data placement: a DDP item
+ *    (rpcrdma_svc_ddp_begin()) moves by RDMA Write into the client's
+ *    Write chunk.  Its workers may post replies themselves.
+ *  - TCP (svc_tcp_class; svc_tcp.c, record marking in svc_tcp_rm.c):
+ *    ONC RPC over TCP, RFC 5531 section 11.  No direct data placement: a
+ *    DDP item stays where the handler wrote it, inside the reply, and
+ *    goes out with it in one sendmsg(); the transport thread writes.
+ *
+ * One indirect call per message at most: the reply (xc_send).  Events are
+ * told apart by their epoll tags in the run loop (a TCP connection's tag
+ * has its lowest bit set), never through the class.
+ *
+ * Owner prefixes: xc_ transport class, tc_ TCP connection, tl_ TCP
+ * listener, ti_ TCP connection handed to a group, rm_ record-marking
+ * reader.
+ */
+#ifndef RPCRDMA_SVC_XPRT_H
+#define RPCRDMA_SVC_XPRT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+struct rpcrdma_svc;
+struct svc_call;
+struct svc_group;
+
+/** What a transport does, for the layers above it. */
+struct svc_xprt_class {
+	const char *xc_name;   /* "rdma", "tcp": logs, netids, statistics */
+	/* Direct data placement (RFC 8166 3.4.6): a DDP item of a reply
+	 * moves apart from the reply, into memory the client named.  Without
+	 * it the item is sent inline, where the handler put it. */
+	bool xc_ddp;
+	/* A worker may send the reply of the call it served itself
+	 * (svc_send_by_worker()); else the call goes back to the transport
+	 * thread through the done queue. */
+	bool xc_worker_posts;
+	/*
+	 * xc_send - send the reply of @cc: the RPC reply of cc_reply_len
+	 * bytes at cc_reply (header encoded by the RPC layer; rq_ddp marks a
+	 * DDP item inside it).  The transport owns @cc from here and gives it
+	 * back when the reply is out (or the connection is gone).  Called on
+	 * the transport thread, or (xc_worker_posts) on the worker.
+	 */
+	void (*xc_send)(struct svc_call *cc);
+	/* xc_release - give @cc back without a reply (a dropped call, a
+	 * connection closing). */
+	void (*xc_release)(struct svc_call *cc);
+	/* xc_close_all - close every connection of @grp (a stop); those with
+	 * calls out go when the calls come back.  Group thread. */
+	void (*xc_close_all)(struct svc_group *grp);
+};
+
+extern const struct svc_xprt_class svc_rdma_class;
+extern const struct svc_xprt_class svc_tcp_class;
+
+/* ---------- RFC 5531 section 11 record marking (svc_tcp_rm.c) ---------- */
+
+/* Record-marking reader: gathers one record (every fragment of one RPC
+ * message) into one buffer, read straight into it from the socket. */
+struct svc_rm {
+	uint8_t *rm_buf;       /* the record so far (malloc; grows) */
+	uint32_t rm_cap;       /* bytes allocated */
+	uint32_t rm_len;       /* bytes of the record so far */
+	uint32_t rm_max;       /* most bytes of one record (all fragments) */
+	uint32_t rm_frag_left; /* bytes of the current fragment still to come */
+	bool rm_in_frag;       /* a fragment's mark was read */
+	bool rm_last;          /* the current fragment is the record's last */
+	uint8_t rm_mark[4];    /* the next fragment's mark, as it comes */
+	uint8_t rm_markgot;    /* bytes of it read */
+	uint32_t rm_frags;     /* fragments of the record so far */
+};
+
+#define SVC_RM_MORE 0      /* svc_rm_advance(): record not complete yet */
+#define SVC_RM_RECORD 1    /* a record is complete in rm_buf[0 .. rm_len) */
+/* The first allocation of a record buffer, and its growth step floor. */
+#define SVC_RM_MIN_CAP 4096u
+
+/* svc_rm_init - an empty reader whose records are at most @max bytes
+ * (all fragments together, marks not counted). */
+void svc_rm_init(struct svc_rm *r, uint32_t max);
+/* svc_rm_fini - free the reader's buffer. */
+void svc_rm_fini(struct svc_rm *r);
+/*
+ * svc_rm_iov - where the next bytes read from the socket go: @iov[0] the
+ * rest of the current fragment (as far as the buffer has room, grown
+ * first when it has none; at most a fragment's length is allocated ahead,
+ * never more than what arrived doubled), @iov[1] the next fragment's mark;
+ * or just the mark between fragments.  Reading both with one readv() takes
+ * a record's body and the next record's mark in one system call.
+ * Return: the number of iovecs (1 or 2); -ENOMEM when the buffer cannot grow.
+ */
+int svc_rm_iov(struct svc_rm *r, struct iovec iov[2]);
+/*
+ * svc_rm_advance - @n bytes were read into the iovecs svc_rm_iov() gave.
+ * Return: SVC_RM_MORE; SVC_RM_RECORD when a record is complete (the
+ * caller takes it with svc_rm_take() before the next svc_rm_iov(); bytes
+ * of the next mark read with it are kept); -EMSGSIZE when a mark
+ * announces more than rm_max bytes in all (RFC 5531 leaves the limit to
+ * the server: the connection is closed, nothing was allocated for it);
+ * -EINVAL when @n is more than the iovecs held.
+ */
+int svc_rm_advance(struct svc_rm *r, size_t n);
+/*
+ * svc_rm_take - after SVC_RM_RECORD: hand the record's buffer to the
+ * caller (*@buf, *@len bytes, *@cap allocated, NULL for an empty record
+ * with no buffer; the caller frees it or gives it back with
+ * svc_rm_give()) and start the next record with the mark bytes that came
+ * with this one's end.  Return: as svc_rm_advance() (SVC_RM_RECORD again
+ * for an empty record whose mark is all here, -EMSGSIZE for a mark over
+ * the cap).
+ */
+int svc_rm_take(struct svc_rm *r, uint8_t **buf, uint32_t *len, uint32_t *cap);
+/* svc_rm_give - let the reader reuse @buf (@cap bytes) for its next record
+ * when it has none; else @buf is freed. */
+void svc_rm_give(struct svc_rm *r, uint8_t *buf, uint32_t cap);
+/* svc_rm_partial - bytes of a record (or of its first mark) have come and
+ * the record is not complete: the connection's record deadline runs. */
+static inline bool svc_rm_partial(const struct svc_rm *r)
+{
+	return r->rm_markgot || r->rm_in_frag || r->rm_len;
+}
+
+/* ---------- the TCP transport (svc_tcp.c) ---------- */
+
+/* A TCP record's deadline: a call whose record started arriving is
+ * complete within this, or its connection is closed. */
+#define SVC_TCP_RECORD_MS 10000u
+/* A reply not taken by the peer (the socket did not drain) within this
+ * closes its connection. */
+#define SVC_TCP_SEND_MS 30000u
+/* Most records read from one connection per readiness event, so one busy
+ * peer cannot keep the run loop from the others. */
+#define SVC_TCP_READS_PER_EVENT 16u
+/* Replies gathered into one sendmsg(). */
+#define SVC_TCP_SEND_IOV 64u
+/* TCP call contexts a group keeps free for reuse (more are freed), and
+ * the largest call buffer one keeps while free (a large WRITE's goes). */
+#define SVC_TCP_KEEP_CALLS 64u
+#define SVC_TCP_KEEP_CALL_BYTES (64u << 10)
+
+struct svc_tconn;
+
+/** A socket group 0 accepted for another group (gr_tcp_inbox). */
+struct svc_tcp_inbox {
+	int ti_fd;
+	struct sockaddr_storage ti_peer;
+	struct svc_tcp_inbox *ti_next;
+};
+
+/*
+ * svc_tcp_listen - listen for ONC RPC over TCP on @addr (numeric IPv4 or
+ * IPv6; NULL: every address, dual-stack, IPv4 only without IPv6) and @port
+ * (0: one the kernel picks), served by group 0's run loop.
+ * @bound: out, may be NULL: the port bound.  Return: 0; -EINVAL (a name,
+ * not a numeric address); -EEXIST (already listening); -errno of
+ * socket(2), bind(2) (-EADDRINUSE), listen(2) or epoll_ctl(2).
+ */
+int svc_tcp_listen(struct rpcrdma_svc *svc, const char *addr, uint16_t port,
+		   uint16_t *bound);
+/* svc_tcp_unlisten - close the listening socket (no-op without one). */
+void svc_tcp_unlisten(struct rpcrdma_svc *svc);
+/*
+ * svc_tcp_adopt - serve connected socket @fd (made non-blocking here) from
+ * @peer on @grp, which must be the calling thread's group: admission
+ * (sc_accept, sc_max_conns_per_host, sc_max_connections: shared with RDMA)
+ * first.  On failure @fd is closed.  Return: 0; -EACCES (sc_accept
+ * refused); -EBUSY (a place limit, counted in conns_refused); -ENOMEM;
+ * -errno of fcntl(2) or epoll_ctl(2).
+ */
+int svc_tcp_adopt(struct svc_group *grp, int fd, const struct sockaddr *peer);
+/* svc_tcp_event - epoll @events for the TCP tag @tag (a connection's,
+ * lowest bit set, or the listener's) on @grp's run loop. */
+void svc_tcp_event(struct svc_group *grp, void *tag, uint32_t events);
+/* svc_tcp_is_tag - is epoll tag @tag a TCP connection's or listener's? */
+bool svc_tcp_is_tag(const void *tag);
+/* svc_tcp_take_inbox - serve the sockets group 0 handed to @grp. */
+void svc_tcp_take_inbox(struct svc_group *grp);
+/*
+ * svc_tcp_sweep - at @now_ms (CLOCK_MONOTONIC): close @grp's TCP
+ * connections whose record started more than the record deadline ago
+ * (sv_tcp_record_ms; counted in tcp_record_timeouts), whose reply the peer
+ * has not taken for SVC_TCP_SEND_MS, or idle for sc_idle_timeout with no
+ * call out (conns_idle_closed).  Return: ms until the next sweep is due
+ * (the run loop's sleep bound), or -1 when @grp has no TCP connection.
+ */
+int svc_tcp_sweep(struct svc_group *grp, uint64_t now_ms);
+/* svc_tcp_reap - free @grp's TCP connections closed and let go of since
+ * the last call: after the events of one epoll_wait() batch, none of
+ * which may then name them. */
+void svc_tcp_reap(struct svc_group *grp);
+/* svc_tcp_flush - write the replies queued on @grp's connections during a
+ * batch (gr_tcp_flush), one sendmsg() per connection. */
+void svc_tcp_flush(struct svc_group *grp);
+/* svc_tcp_conn_id - the connection number of TCP call @cc. */
+uint32_t svc_tcp_conn_id(const struct svc_call *cc);
+/* svc_tcp_closing - TCP call @cc's connection is closing. */
+bool svc_tcp_closing(const struct svc_call *cc);
+/* svc_tcp_free_calls - free @grp's pooled TCP call contexts, their bytes
+ * back to the memory budget (teardown, or a group short of the budget:
+ * svc_budget_share()).  Group thread.  Return: how many were freed. */
+uint32_t svc_tcp_free_calls(struct svc_group *grp);
+
+#endif /* RPCRDMA_SVC_XPRT_H */

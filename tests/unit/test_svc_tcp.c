@@ -1,0 +1,619 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_svc_tcp.c - the service layer's TCP transport (issue 36): RFC 5531
+ * section 11 record marking, its limits, and that a TCP call reaches the
+ * same dispatch as an RDMA one and its reply comes back byte-exact.
+ *
+ * No device and no VM: the server's end of a socketpair (or of a loopback
+ * TCP connection, where a reset is wanted) is handed to the transport
+ * (svc_tcp_adopt()), and the test runs the group's run loop by hand: its
+ * epoll set, then the worker step on this thread, then the done queue.
+ * Every expected reply is written out below from RFC 5531 section 9
+ * (accepted reply: xid, REPLY, MSG_ACCEPTED, AUTH_NONE verifier, SUCCESS)
+ * and the test program's definition (tprog.h: ECHO returns its opaque).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "tprog.h"
+
+#include "svc/svc_internal.h"
+
+struct fixture {
+	struct rpcrdma_svc svc;
+	int peer;                    /* the client's end */
+	struct sockaddr_in addr;     /* the client's address as the server sees it */
+};
+
+static int setup(void **state)
+{
+	struct rpcrdma_svc_config cfg = {
+		.sc_credits = 4,
+		.sc_inline_size = 1024,
+		.sc_max_payload = 65536,  /* record cap: 64 KiB + 64 KiB slack */
+		.sc_memory = 64u << 20,
+		.sc_threads = 1,
+		.sc_transport_threads = 1,
+		.sc_max_connections = 8,
+		.sc_max_conns_per_host = 2,
+		.sc_log = stderr,
+	};
+	struct fixture *f = calloc(1, sizeof(*f));
+	int sv[2];
+
+	assert_non_null(f);
+	assert_int_equal(svc_init(&f->svc, &cfg), 0);
+	assert_int_equal(rpcrdma_svc_register(&f->svc, TPROG, 1, tprog_dispatch, NULL), 0);
+	f->addr.sin_family = AF_INET;
+	f->addr.sin_addr.s_addr = htonl(0xc0000201); /* 192.0.2.1 */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	assert_int_equal(svc_tcp_adopt(&f->svc.sv_groups[0], sv[0],
+				       (struct sockaddr *)&f->addr), 0);
+	f->peer = sv[1];
+	*state = f;
+	return 0;
+}
+
+/* Everything handed back: no connection, no call context out. */
+static void assert_baseline(struct fixture *f)
+{
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open), 0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls_in_use), 0);
+	assert_int_equal(atomic_load(&f->svc.sv_nconns), 0);
+	assert_null(f->svc.sv_groups[0].gr_tconns);
+	assert_int_equal(svc_host_count(&f->svc, (struct sockaddr *)&f->addr), 0);
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	if (f->peer >= 0)
+		close(f->peer);
+	svc_tcp_class.xc_close_all(&f->svc.sv_groups[0]);
+	assert_baseline(f);
+	svc_fini(&f->svc);
+	free(f);
+	return 0;
+}
+
+/* One turn of the run loop for up to @ms: TCP events, then the calls
+ * queued for the workers run here, then their replies are sent. */
+static void pump(struct fixture *f, int ms)
+{
+	struct svc_group *grp = &f->svc.sv_groups[0];
+	struct epoll_event evs[8];
+	int n, i;
+
+	n = epoll_wait(grp->gr_epoll, evs, 8, ms);
+	for (i = 0; i < n; i++)
+		if (svc_tcp_is_tag(evs[i].data.ptr))
+			svc_tcp_event(grp, evs[i].data.ptr, evs[i].events);
+	while (svc_worker_run_one(grp))
+		;
+	svc_take_done(grp);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* An ECHO call (RFC 5531 9: xid, CALL, rpcvers 2, prog, vers, proc,
+ * AUTH_NONE cred and verifier) of @len bytes of @fill into @out; its
+ * length in bytes. */
+static size_t echo_call(uint8_t *out, uint32_t xid, uint32_t len, uint8_t fill)
+{
+	uint32_t w[] = { xid, 0, 2, TPROG, 1, TP_ECHO, 0, 0, 0, 0, len };
+	size_t i, n = 0;
+
+	for (i = 0; i < sizeof(w) / sizeof(w[0]); i++, n += 4)
+		put32(out + n, w[i]);
+	memset(out + n, fill, len);
+	n += len;
+	while (n % 4)
+		out[n++] = 0;
+	return n;
+}
+
+/* The reply to echo_call(): xid, REPLY, MSG_ACCEPTED, verifier
+ * (AUTH_NONE, 0), SUCCESS, then the opaque. */
+static size_t echo_reply(uint8_t *out, uint32_t xid, uint32_t len, uint8_t fill)
+{
+	uint32_t w[] = { xid, 1, 0, 0, 0, 0, len };
+	size_t i, n = 0;
+
+	for (i = 0; i < sizeof(w) / sizeof(w[0]); i++, n += 4)
+		put32(out + n, w[i]);
+	memset(out + n, fill, len);
+	n += len;
+	while (n % 4)
+		out[n++] = 0;
+	return n;
+}
+
+static void write_all(int fd, const void *buf, size_t n)
+{
+	const uint8_t *p = buf;
+
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		assert_true(w > 0);
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+/* Send @rec as one record cut into fragments at the offsets @cuts. */
+static void send_record(int fd, const uint8_t *rec, size_t len, const size_t *cuts,
+			unsigned ncuts)
+{
+	size_t at = 0;
+	unsigned i;
+	uint8_t mark[4];
+
+	for (i = 0; i <= ncuts; i++) {
+		size_t end = i < ncuts ? cuts[i] : len;
+
+		put32(mark, (uint32_t)(end - at) | (i == ncuts ? 0x80000000u : 0));
+		write_all(fd, mark, 4);
+		write_all(fd, rec + at, end - at);
+		at = end;
+	}
+}
+
+/* Pump until @n bytes are readable from the client's end (or 2 s);
+ * read them into @buf.  Return: bytes read (less on EOF). */
+static size_t pump_read(struct fixture *f, uint8_t *buf, size_t n)
+{
+	size_t got = 0;
+	int turns;
+
+	for (turns = 0; turns < 400 && got < n; turns++) {
+		ssize_t r;
+
+		pump(f, 5);
+		r = recv(f->peer, buf + got, n - got, MSG_DONTWAIT);
+		if (r == 0)
+			break;
+		if (r > 0)
+			got += (size_t)r;
+	}
+	return got;
+}
+
+/* Read one reply record (a single last fragment, as the server sends)
+ * and compare it with @want. */
+static void expect_reply(struct fixture *f, const uint8_t *want, size_t len)
+{
+	uint8_t *got = malloc(len + 4);
+
+	assert_non_null(got);
+	assert_int_equal(pump_read(f, got, len + 4), len + 4);
+	assert_int_equal(get32(got), 0x80000000u | (uint32_t)len);
+	assert_memory_equal(got + 4, want, len);
+	free(got);
+}
+
+/* The client's end sees the server close: EOF (or a reset). */
+static void expect_closed(struct fixture *f)
+{
+	uint8_t b[64];
+	int turns;
+
+	for (turns = 0; turns < 400; turns++) {
+		ssize_t r;
+
+		pump(f, 5);
+		r = recv(f->peer, b, sizeof(b), MSG_DONTWAIT);
+		if (r == 0 || (r < 0 && errno != EAGAIN))
+			return;
+	}
+	fail_msg("the server did not close the connection");
+}
+
+/* One record, one fragment: the echo comes back as RFC 5531 says. */
+static void test_tcp_echo(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t call[256], want[256];
+	size_t n = echo_call(call, 0x1234, 100, 0xab), m = echo_reply(want, 0x1234, 100, 0xab);
+
+	send_record(f->peer, call, n, NULL, 0);
+	expect_reply(f, want, m);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls), 1);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.calls), 1);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls_in_use), 0);
+}
+
+/* Fragments: the same call cut in three (10, 7, the rest bytes), sent one
+ * byte at a time with the loop turning in between: only the fragment
+ * whose mark has the top bit ends the record; one call, one reply. */
+static void test_tcp_fragments(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t call[512], wire[600], want[512];
+	size_t n = echo_call(call, 7, 301, 0x11), m = echo_reply(want, 7, 301, 0x11);
+	size_t cuts[] = { 10, 17 }, at = 0, w = 0, i;
+	unsigned k;
+
+	for (k = 0; k <= 2; k++) {
+		size_t end = k < 2 ? cuts[k] : n;
+
+		put32(wire + w, (uint32_t)(end - at) | (k == 2 ? 0x80000000u : 0));
+		w += 4;
+		memcpy(wire + w, call + at, end - at);
+		w += end - at;
+		at = end;
+	}
+	for (i = 0; i < w; i++) {
+		write_all(f->peer, wire + i, 1);
+		pump(f, 0);
+		if (i + 1 < w)
+			assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls), 0);
+	}
+	expect_reply(f, want, m);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls), 1);
+}
+
+/* Records back to back in one write, a zero-length fragment among them:
+ * every call answered, in order. */
+static void test_tcp_pipelined(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t wire[2048], call[256], want[256];
+	size_t w = 0, n, m;
+	uint32_t x;
+
+	for (x = 1; x <= 3; x++) {
+		n = echo_call(call, x, 20 * x, (uint8_t)x);
+		if (x == 2) { /* an empty fragment first: allowed, adds nothing */
+			put32(wire + w, 0);
+			w += 4;
+		}
+		put32(wire + w, 0x80000000u | (uint32_t)n);
+		memcpy(wire + w + 4, call, n);
+		w += 4 + n;
+	}
+	write_all(f->peer, wire, w);
+	for (x = 1; x <= 3; x++) {
+		m = echo_reply(want, x, 20 * x, (uint8_t)x);
+		expect_reply(f, want, m);
+	}
+	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls), 3);
+}
+
+/* A mark announcing 2 GiB - 1 (31 bits all set, last fragment): closed at
+ * once, nothing allocated, counted as a bad record. */
+static void test_tcp_mark_2gib(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t mark[4];
+
+	put32(mark, 0xffffffffu);
+	write_all(f->peer, mark, 4);
+	expect_closed(f);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_bad_records), 1);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls), 0);
+	assert_baseline(f);
+}
+
+/* Fragments each under the cap whose total is over it (96 KiB, then a
+ * mark for 40 KiB more: 136 KiB > 128 KiB): closed at the second mark. */
+static void test_tcp_record_over_cap(void **state)
+{
+	struct fixture *f = *state;
+	size_t first = 96u << 10;
+	uint8_t *body = calloc(1, first), mark[4];
+	int turns;
+
+	assert_non_null(body);
+	put32(mark, (uint32_t)first); /* not the last */
+	write_all(f->peer, mark, 4);
+	for (size_t at = 0; at < first;) {
+		ssize_t w = send(f->peer, body + at, first - at, MSG_DONTWAIT);
+
+		if (w > 0)
+			at += (size_t)w;
+		pump(f, 0);
+	}
+	for (turns = 0; turns < 10; turns++)
+		pump(f, 1);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open), 1);
+	put32(mark, 0x80000000u | (40u << 10));
+	write_all(f->peer, mark, 4);
+	expect_closed(f);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_bad_records), 1);
+	assert_baseline(f);
+	free(body);
+}
+
+/* A peer that stops mid-record is closed after the record deadline, and
+ * not before; another connection is served meanwhile. */
+static void test_tcp_stall(void **state)
+{
+	struct fixture *f = *state;
+	struct svc_group *grp = &f->svc.sv_groups[0];
+	uint8_t call[256], want[256], mark[4];
+	size_t n = echo_call(call, 9, 64, 0x77), m = echo_reply(want, 9, 64, 0x77);
+	struct sockaddr_in other = f->addr;
+	uint64_t t0;
+	int sv[2], peer1 = f->peer;
+
+	f->svc.sv_tcp_record_ms = 200;
+	put32(mark, 0x80000000u | (uint32_t)n);
+	write_all(peer1, mark, 4);
+	write_all(peer1, call, n / 2);
+	pump(f, 0);
+	t0 = svc_now_ms();
+	/* Another client meanwhile. */
+	other.sin_addr.s_addr = htonl(0xc0000202);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	assert_int_equal(svc_tcp_adopt(grp, sv[0], (struct sockaddr *)&other), 0);
+	f->peer = sv[1];
+	send_record(f->peer, call, n, NULL, 0);
+	expect_reply(f, want, m);
+	/* Before the deadline: still open. */
+	grp->gr_tcp_sweep_ms = 0;
+	svc_tcp_sweep(grp, t0 + 150);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open), 2);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_record_timeouts), 0);
+	/* After it: closed, counted, the other one untouched. */
+	grp->gr_tcp_sweep_ms = 0;
+	svc_tcp_sweep(grp, t0 + 1000);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_record_timeouts), 1);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open), 1);
+	assert_int_equal(recv(peer1, mark, sizeof(mark), MSG_DONTWAIT), 0); /* EOF */
+	close(peer1);
+	send_record(f->peer, call, n, NULL, 0);
+	expect_reply(f, want, m);
+}
+
+/* A reset mid-reply: a loopback TCP client asks for large replies, reads
+ * a few bytes, and resets the connection (SO_LINGER 0).  The server's
+ * writes fail, the connection goes, and every context comes back. */
+static void test_tcp_reset_mid_reply(void **state)
+{
+	struct fixture *f = *state;
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	uint16_t port = 0;
+	uint8_t call[64], b[16];
+	int fd, small = 4096, turns;
+	uint32_t x;
+
+	assert_int_equal(svc_tcp_listen(&f->svc, "127.0.0.1", 0, &port), 0);
+	assert_true(port != 0);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	sa.sin_port = htons(port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	for (turns = 0; turns < 100 && atomic_load(&f->svc.sv_ct.tcp_connections) < 2; turns++)
+		pump(f, 5);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open), 2);
+	/* Forty calls for 100,000 bytes each (the reply buffer holds 128 KiB): more than the socket buffers take
+	 * (the client's receive buffer is small; the server's send buffer
+	 * grows to 4 MiB at most by Linux's default tcp_wmem). */
+	for (x = 1; x <= 40; x++) {
+		uint32_t w[] = { 0x80000000u | 44, x, 0, 2, TPROG, 1, TP_BIG, 0, 0, 0, 0,
+				 100000 };
+
+		for (unsigned i = 0; i < 12; i++)
+			put32(call + 4 * i, w[i]);
+		write_all(fd, call, 48);
+	}
+	for (turns = 0; turns < 50; turns++)
+		pump(f, 2);
+	assert_true(atomic_load(&f->svc.sv_ct.tcp_calls_in_use) > 0); /* replies waiting */
+	assert_int_equal(recv(fd, b, sizeof(b), 0), (ssize_t)sizeof(b));
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	close(fd); /* RST */
+	for (turns = 0; turns < 200 && atomic_load(&f->svc.sv_ct.conns_open) > 1; turns++)
+		pump(f, 5);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open), 1);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls_in_use), 0);
+	svc_tcp_unlisten(&f->svc);
+}
+
+/* A connection has at most sc_credits (4) calls out: six records sent at
+ * once are read four at a time, and all are answered. */
+static void test_tcp_calls_capped(void **state)
+{
+	struct fixture *f = *state;
+	struct svc_group *grp = &f->svc.sv_groups[0];
+	struct epoll_event evs[8];
+	uint8_t wire[2048], call[128], want[128];
+	size_t w = 0, n, m;
+	uint32_t x;
+	int k, i;
+
+	for (x = 1; x <= 6; x++) {
+		n = echo_call(call, x, 8, (uint8_t)x);
+		put32(wire + w, 0x80000000u | (uint32_t)n);
+		memcpy(wire + w + 4, call, n);
+		w += 4 + n;
+	}
+	write_all(f->peer, wire, w);
+	/* The loop reads, but no worker runs: four calls out, then it stops. */
+	for (k = 0; k < 5; k++) {
+		int ne = epoll_wait(grp->gr_epoll, evs, 8, 5);
+
+		for (i = 0; i < ne; i++)
+			svc_tcp_event(grp, evs[i].data.ptr, evs[i].events);
+	}
+	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls), 4);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls_in_use), 4);
+	for (x = 1; x <= 6; x++) {
+		m = echo_reply(want, x, 8, (uint8_t)x);
+		expect_reply(f, want, m);
+	}
+	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls), 6);
+}
+
+/* The memory budget: with room for two TCP call contexts only, four
+ * records sent at once are served two at a time; the connection waits
+ * for contexts to come back, it is not closed. */
+static void test_tcp_budget_waits(void **state)
+{
+	struct fixture *f = *state;
+	struct svc_group *grp = &f->svc.sv_groups[0];
+	struct epoll_event evs[8];
+	uint8_t wire[2048], call[128], want[128];
+	size_t w = 0, n, m;
+	uint32_t x;
+	int k, i;
+
+	/* Two contexts' reply buffers (128 KiB + 4 bytes each), not three. */
+	f->svc.sv_cfg.sc_memory = 3u * (128u << 10);
+	for (x = 1; x <= 4; x++) {
+		n = echo_call(call, x, 8, (uint8_t)x);
+		put32(wire + w, 0x80000000u | (uint32_t)n);
+		memcpy(wire + w + 4, call, n);
+		w += 4 + n;
+	}
+	write_all(f->peer, wire, w);
+	for (k = 0; k < 5; k++) {
+		int ne = epoll_wait(grp->gr_epoll, evs, 8, 5);
+
+		for (i = 0; i < ne; i++)
+			svc_tcp_event(grp, evs[i].data.ptr, evs[i].events);
+	}
+	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls), 2);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open), 1);
+	for (x = 1; x <= 4; x++) {
+		m = echo_reply(want, x, 8, (uint8_t)x);
+		expect_reply(f, want, m);
+	}
+	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls), 4);
+	assert_true(atomic_load(&f->svc.sv_mem_registered) <= 3u * (128u << 10));
+}
+
+/* An event for a connection that a reply's failed write closed earlier in
+ * the same turn of the loop (epoll_wait() returned both): the connection
+ * is let go of but not freed until the turn ends (ASan: no use after
+ * free). */
+static void test_tcp_event_after_close(void **state)
+{
+	struct fixture *f = *state;
+	struct svc_group *grp = &f->svc.sv_groups[0];
+	struct epoll_event evs[8], ev = { 0 };
+	uint8_t call[256];
+	size_t n = echo_call(call, 3, 16, 0x33);
+	int k, ne = 0, i;
+
+	send_record(f->peer, call, n, NULL, 0);
+	/* read and queued for a worker, not served yet */
+	for (k = 0; k < 20 && !atomic_load(&f->svc.sv_ct.tcp_calls); k++) {
+		ne = epoll_wait(grp->gr_epoll, evs, 8, 5);
+		for (i = 0; i < ne; i++)
+			svc_tcp_event(grp, evs[i].data.ptr, evs[i].events);
+	}
+	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls), 1);
+	close(f->peer); /* the reply will not go; the socket reads EOF */
+	f->peer = -1;
+	assert_true(svc_worker_run_one(grp));
+	ne = epoll_wait(grp->gr_epoll, evs, 8, 100);
+	assert_true(ne >= 1);
+	ev = evs[0];
+	svc_take_done(grp); /* the reply's write fails: closed, let go of */
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open), 0);
+	svc_tcp_event(grp, ev.data.ptr, ev.events); /* the stale event */
+	svc_tcp_reap(grp);
+	assert_baseline(f);
+}
+
+/* Admission is shared with RDMA: sc_max_conns_per_host (2) from one
+ * host, the third refused and counted. */
+static void test_tcp_admission(void **state)
+{
+	struct fixture *f = *state;
+	struct svc_group *grp = &f->svc.sv_groups[0];
+	int a[2], b[2];
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, a), 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, b), 0);
+	assert_int_equal(svc_tcp_adopt(grp, a[0], (struct sockaddr *)&f->addr), 0);
+	assert_int_equal(svc_tcp_adopt(grp, b[0], (struct sockaddr *)&f->addr), -EBUSY);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_refused_host), 1);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open), 2);
+	/* b[0] was closed by the refusal: its peer reads EOF. */
+	assert_int_equal(recv(b[1], a, 1, MSG_DONTWAIT), 0);
+	close(a[1]);
+	close(b[1]);
+	for (int t = 0; t < 50 && atomic_load(&f->svc.sv_ct.conns_open) > 1; t++)
+		pump(f, 2);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open), 1);
+}
+
+/* A backchannel is not offered over TCP (this slice): bc_get refuses. */
+static int bc_probe(struct rpcrdma_svc_req *req, void *arg)
+{
+	struct rpcrdma_svc_bc *bc = NULL;
+
+	*(int *)arg = rpcrdma_svc_bc_get(req, &bc);
+	*((int *)arg + 1) = (int)rpcrdma_svc_req_conn_id(req);
+	return RPCRDMA_SVC_SUCCESS;
+}
+
+static void test_tcp_no_backchannel(void **state)
+{
+	struct fixture *f = *state;
+	int got[2] = { 1, 0 };
+	uint8_t call[64], want[64];
+	uint32_t w[] = { 5, 0, 2, TPROG + 1, 1, 0, 0, 0, 0, 0 };
+	uint32_t r[] = { 5, 1, 0, 0, 0, 0 };
+
+	assert_int_equal(rpcrdma_svc_register(&f->svc, TPROG + 1, 1, bc_probe, got), 0);
+	for (unsigned i = 0; i < 10; i++)
+		put32(call + 4 * i, w[i]);
+	for (unsigned i = 0; i < 6; i++)
+		put32(want + 4 * i, r[i]);
+	send_record(f->peer, call, 40, NULL, 0);
+	expect_reply(f, want, 24);
+	assert_int_equal(got[0], -ENOTCONN);
+	assert_true(got[1] > 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_tcp_echo, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tcp_fragments, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tcp_pipelined, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tcp_mark_2gib, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tcp_record_over_cap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tcp_stall, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tcp_reset_mid_reply, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tcp_calls_capped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tcp_budget_waits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tcp_event_after_close, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tcp_admission, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tcp_no_backchannel, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
