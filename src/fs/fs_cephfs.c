@@ -119,8 +119,8 @@ out:
 /* ---- handles and objects ---- */
 
 int fsc_lookup_ref(const struct rpcrdma_nfs3_export *exp, struct fsc_obj *dir,
-		      const char *name, const UserPerm *perms, Inode **in,
-		      struct ceph_statx *stx)
+		   const char *name, const UserPerm *perms, unsigned want,
+		   Inode **in, struct ceph_statx *stx)
 {
 	struct fsc_export *ce = fsc_ex(exp);
 	Inode *din = dir ? dir->co_in : ce->ce_root;
@@ -130,8 +130,7 @@ int fsc_lookup_ref(const struct rpcrdma_nfs3_export *exp, struct fsc_obj *dir,
 	if (!strcmp(name, "..") && dino == ce->ce_root_ino)
 		name = ".";
 	return fsc_api->ca_ll_lookup(ce->ce_mnt->cm_cmount, din, name, in, stx,
-				     CEPH_STATX_BASIC_STATS, AT_SYMLINK_NOFOLLOW,
-				     perms);
+				     want, AT_SYMLINK_NOFOLLOW, perms);
 }
 
 static int fsc_fh_key(const struct rpcrdma_nfs3_export *exp,
@@ -149,7 +148,11 @@ static int fsc_fh_key(const struct rpcrdma_nfs3_export *exp,
 		ino = d ? d->co_ino : ce->ce_root_ino;
 		snap = d ? d->co_snap : FSC_NOSNAP;
 	} else {
-		err = fsc_lookup_ref(exp, d, name, ce->ce_mnt->cm_root, &in, &stx);
+		/* the identity only: attributes would make the MDS revoke
+		 * caps another client holds (REMOVE and RENAME ask this of
+		 * a name before it goes) */
+		err = fsc_lookup_ref(exp, d, name, ce->ce_mnt->cm_root,
+				     CEPH_STATX_INO, &in, &stx);
 		if (err == -ENOTDIR || err == -ENAMETOOLONG)
 			return -ENOENT;
 		if (err)

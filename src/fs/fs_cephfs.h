@@ -345,11 +345,14 @@ Fh *fsc_obj_fh(struct fsc_obj *o, int acc, int *err);
  * fsc_lookup_ref - @name in directory @dir (NULL: the export's root) as
  * an inode reference in *@in (drop it with ca_ll_put) and its attributes
  * in @stx, a symlink not followed, as @perms: ".." of the export's root
- * is the root.  Return: 0, or libcephfs' negative errno (not mapped).
+ * is the root.  @want: the CEPH_STATX_* asked (stx_ino, stx_dev and the
+ * type bits of stx_mode come whatever it is; CEPH_STATX_INO alone asks
+ * libcephfs for no attribute caps, so the MDS revokes none from other
+ * clients).  Return: 0, or libcephfs' negative errno (not mapped).
  */
 int fsc_lookup_ref(const struct rpcrdma_nfs3_export *exp, struct fsc_obj *dir,
-		   const char *name, const UserPerm *perms, Inode **in,
-		   struct ceph_statx *stx);
+		   const char *name, const UserPerm *perms, unsigned want,
+		   Inode **in, struct ceph_statx *stx);
 
 /* ---- operations (fs_backend.h documents them) ---- */
 

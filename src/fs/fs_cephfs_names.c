@@ -47,7 +47,8 @@ int fsc_be_lookup(struct fs_call *c, struct fs_fentry *dir,
 	(void)dst;
 	if (!perms)
 		return -ENOMEM;
-	err = fsc_lookup_ref(c->c_exp, d, name, perms, &in, &stx);
+	err = fsc_lookup_ref(c->c_exp, d, name, perms, CEPH_STATX_BASIC_STATS,
+			     &in, &stx);
 	if (err)
 		return FSC_ERR(err, -ENOENT, -ENOTDIR, -EACCES, -ENAMETOOLONG);
 	if ((uint64_t)stx.stx_dev != d->co_snap) {

@@ -11,9 +11,11 @@
  * storage (not against NFSv3 or local access), and no delegation is ever granted
  * (OPEN_DELEGATE_NONE).  EXCLUSIVE4 and EXCLUSIVE4_1 keep the verifier in
  * the new file's atime and mtime seconds, as knfsd does, so a retried
- * create finds it; those times are never in attrset, so the client sets
- * them next.  READ data goes into the Write chunk when the client gave
- * one (RFC 8267 DDP), as NFSv3's READ does.
+ * create finds it; the reply's attrset names time_access and time_modify
+ * (RFC 8881 18.16.4: the attributes that hold the verifier), so the client
+ * sets them next (Linux sends that SETATTR only for what attrset names).
+ * READ data goes into the Write chunk when the client gave one (RFC 8267
+ * DDP), as NFSv3's READ does.
  *
  * On a sync export entry on a disk an OPEN that made a file commits its
  * directory, one that truncated an existing file the file, before the
@@ -63,6 +65,19 @@ static bool excl_matches(const struct stat *st, const uint8_t *verf)
 {
 	return (uint32_t)st->st_atim.tv_sec == load_be32(verf) &&
 	       (uint32_t)st->st_mtim.tv_sec == load_be32(verf + 4);
+}
+
+/*
+ * verf_attrset - mark in @attrset the attributes an exclusive create keeps
+ * its verifier in, time_access and time_modify (RFC 8881 18.16.4: the
+ * client then sets them with a SETATTR; a client that is not told so
+ * leaves the verifier in the times, which a WRITE does not replace on
+ * every backend: CephFS moves mtime only forward on a write).
+ */
+static void verf_attrset(uint32_t attrset[NFS4_BITMAP_WORDS])
+{
+	attrset[FATTR4_TIME_ACCESS / 32] |= 1u << (FATTR4_TIME_ACCESS % 32);
+	attrset[FATTR4_TIME_MODIFY / 32] |= 1u << (FATTR4_TIME_MODIFY % 32);
 }
 
 struct open_args {
@@ -162,7 +177,8 @@ static uint32_t open_decode(struct rpcrdma_xdr *a, struct open_args *o)
  * GUARDED4 (an existing file of EXCLUSIVE4/EXCLUSIVE4_1 is this client's
  * retry when it carries the verifier).  The file into @local (*@out, the
  * caller releases it), its attributes into @st; @attrset the attributes
- * set.  An existing name that is not a regular file: NFS4ERR_ISDIR,
+ * set, with the times of an exclusive create (verf_attrset(), also on a
+ * retry that matched).  An existing name that is not a regular file: NFS4ERR_ISDIR,
  * NFS4ERR_SYMLINK, else NFS4ERR_EXIST.
  */
 static uint32_t open_create(struct nfs4_compound *cp, struct open_args *o,
@@ -192,8 +208,13 @@ static uint32_t open_create(struct nfs4_compound *cp, struct open_args *o,
 	if (!S_ISREG(st->st_mode))
 		return type_status(st->st_mode, NFS4ERR_EXIST);
 	if (excl) {
-		if (!*created)
-			return excl_matches(st, o->oa_verf) ? NFS4_OK : NFS4ERR_EXIST;
+		if (!*created) {
+			/* a retry: the client sets the times again */
+			if (!excl_matches(st, o->oa_verf))
+				return NFS4ERR_EXIST;
+			verf_attrset(attrset);
+			return NFS4_OK;
+		}
 		sa.sa_atime_how = sa.sa_mtime_how = FS_SET_TO_CLIENT_TIME;
 		sa.sa_atime.tv_sec = load_be32(o->oa_verf);
 		sa.sa_mtime.tv_sec = load_be32(o->oa_verf + 4);
@@ -226,6 +247,8 @@ static uint32_t open_create(struct nfs4_compound *cp, struct open_args *o,
 	if (err)
 		return nfs4_errno(err);
 	memcpy(attrset, o->oa_sa.sa_set, NFS4_BITMAP_WORDS * sizeof(uint32_t));
+	if (excl)
+		verf_attrset(attrset);
 	err = fs_getattr(c, *out, st);
 	return err ? nfs4_errno(err) : NFS4_OK;
 }

@@ -56,6 +56,7 @@ static struct {
 	int pm_ngids;
 	gid_t pm_gids[16];
 	int puts;
+	unsigned lookup_want;       /* the CEPH_STATX_* the last lookup asked */
 	int64_t seek;               /* the last ceph_seekdir offset; -1 none */
 	int pos;                    /* next entry of the fake directory */
 	const char *mon_host;
@@ -144,7 +145,8 @@ static int f_lookup(struct ceph_mount_info *cm, Inode *parent, const char *name,
 		    Inode **out, struct ceph_statx *stx, unsigned want,
 		    unsigned flags, const UserPerm *p)
 {
-	(void)cm; (void)want; (void)flags; (void)p;
+	(void)cm; (void)flags; (void)p;
+	g.lookup_want = want;
 	if (!strcmp(name, "."))
 		*out = parent;
 	else if (!strcmp(name, "f"))
@@ -348,6 +350,36 @@ static void test_key_layout(void **state)
 			 -ENOENT);
 	/* the export's root identity is the walked directory's */
 	assert_int_equal(g_exp->ex_ino, ROOT_INO);
+}
+
+/* A name's key asks libcephfs for the identity only (CEPH_STATX_INO: no
+ * attribute caps, which the MDS would revoke from the other clients that
+ * hold them, as a kernel mount does of the files it made; REMOVE and
+ * RENAME ask the key of the name they take); a LOOKUP asks the basic
+ * attributes, which it answers with. */
+static void test_key_asks_no_attrs(void **state)
+{
+	uint8_t key[FS_BE_KEY_MAX];
+	uint32_t len = 0, type = 1;
+	struct fs_call c = call_as(0, 0, 0, NULL);
+	struct fs_fentry root, out;
+	struct stat dst, st;
+
+	(void)state;
+	g.lookup_want = ~0u;
+	assert_int_equal(fs_cephfs_backend.be_fh_key(g_exp, NULL, "f", key, &len, &type), 0);
+	assert_int_equal(g.lookup_want, CEPH_STATX_INO);
+
+	fs_fentry_init(&root);
+	fs_fentry_init(&out);
+	fsc_key_put(ROOT_INO, FSC_NOSNAP, FSCID, key);
+	assert_int_equal(fs_cephfs_backend.be_fh_decode(g_exp, 0, key, FSC_KEY_LEN, &root, &dst), 0);
+	g.lookup_want = 0;
+	assert_int_equal(fs_cephfs_backend.be_lookup(&c, &root, &dst, "f", &out, &st), 0);
+	assert_int_equal(g.lookup_want & CEPH_STATX_BASIC_STATS, CEPH_STATX_BASIC_STATS);
+	assert_int_equal(st.st_ino, 0x10000000abcull);
+	fs_cephfs_backend.be_release(&out);
+	fs_cephfs_backend.be_release(&root);
 }
 
 /* A handle decodes through ceph_ll_lookup_vino with its ino and snapid;
@@ -573,6 +605,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_key_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_decode, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_key_asks_no_attrs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_userperm, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_readdir_cookies, setup, teardown),

@@ -1320,16 +1320,19 @@ static void test_change_info(void **state)
 }
 
 /*
- * c_open_how - OPEN of @name in the export's root by a new owner for
+ * c_open_attrset - OPEN of @name in the export's root by a new owner for
  * reading and writing: @opentype OPEN4_CREATE with @createmode (UNCHECKED4
- * and GUARDED4 with no attributes; EXCLUSIVE4 with verifier @verf) or
- * OPEN4_NOCREATE, CLAIM_NULL.  The OPEN's status.
+ * and GUARDED4 with no attributes; EXCLUSIVE4 with verifier @verf;
+ * EXCLUSIVE4_1 with @verf and no attributes) or OPEN4_NOCREATE,
+ * CLAIM_NULL.  The OPEN's status; its attrset's first two words into
+ * @attrset (when not NULL and the OPEN succeeded).
  */
-static uint32_t c_open_how(struct env *e, const char *name, uint32_t opentype,
-			   uint32_t createmode, const uint8_t verf[8])
+static uint32_t c_open_attrset(struct env *e, const char *name, uint32_t opentype,
+			       uint32_t createmode, const uint8_t verf[8],
+			       uint32_t attrset[2])
 {
 	struct t_call *c = &e->c;
-	uint32_t n, nops = path_ops(e->dir);
+	uint32_t n, nops = path_ops(e->dir), status;
 	static unsigned owner;
 	char own[32];
 
@@ -1348,6 +1351,10 @@ static uint32_t c_open_how(struct env *e, const char *name, uint32_t opentype,
 		t_u32(c, createmode);
 		if (createmode == EXCLUSIVE4) {
 			c_fixed(c, verf, 8);
+		} else if (createmode == EXCLUSIVE4_1) {
+			c_fixed(c, verf, 8);
+			t_u32(c, 0); /* no attributes: empty bitmap, no values */
+			t_u32(c, 0);
 		} else {
 			t_u32(c, 0);
 			t_u32(c, 0);
@@ -1362,7 +1369,22 @@ static uint32_t c_open_how(struct env *e, const char *name, uint32_t opentype,
 	r_skip(c, 36);
 	for (uint32_t i = 0; i < nops; i++)
 		assert_int_equal(r_op(c, i ? OP_LOOKUP : OP_PUTROOTFH), NFS4_OK);
-	return r_op(c, OP_OPEN);
+	status = r_op(c, OP_OPEN);
+	if (status == NFS4_OK && attrset) {
+		/* stateid (16), change_info4 (20), rflags (4), then attrset */
+		r_skip(c, 40);
+		n = r_u32(c);
+		attrset[0] = n > 0 ? r_u32(c) : 0;
+		attrset[1] = n > 1 ? r_u32(c) : 0;
+	}
+	return status;
+}
+
+/* c_open_how - c_open_attrset() without the attrset. */
+static uint32_t c_open_how(struct env *e, const char *name, uint32_t opentype,
+			   uint32_t createmode, const uint8_t verf[8])
+{
+	return c_open_attrset(e, name, opentype, createmode, verf, NULL);
 }
 
 /*
@@ -1406,6 +1428,52 @@ static void test_open_names(void **state)
 	assert_int_equal(c_open_how(e, "x", OPEN4_CREATE, EXCLUSIVE4, v1), NFS4_OK);
 	assert_int_equal(c_open_how(e, "x", OPEN4_CREATE, EXCLUSIVE4, v2), NFS4ERR_EXIST);
 	assert_int_equal(c_open_how(e, "sub", OPEN4_CREATE, EXCLUSIVE4, v1), NFS4ERR_ISDIR);
+}
+
+/*
+ * RFC 8881 18.16.4: an exclusive create names in attrset the attributes
+ * that hold its verifier, here time_access (47: word 1 bit 15) and
+ * time_modify (53: word 1 bit 21), on the create and on a retry that
+ * matched, so the client sets them next (Linux's SETATTR after an
+ * EXCLUSIVE4_1 OPEN sets only what attrset names: without them the
+ * verifier stayed in the times, which a WRITE does not lower on CephFS).
+ * UNCHECKED4 and GUARDED4 keep nothing there: attrset is what the client
+ * asked for, here nothing.
+ */
+static void test_open_excl_attrset(void **state)
+{
+	struct env *e = t4_env(state);
+	static const uint8_t v1[8] = { 0x80, 0, 0, 1, 0x80, 0, 0, 2 };
+	static const uint8_t v2[8] = { 0x80, 0, 0, 1, 0x80, 0, 0, 3 };
+	const uint32_t times = 1u << 15 | 1u << 21;
+	uint32_t as[2];
+	struct stat st;
+
+	session(e);
+	memset(as, 0xff, sizeof(as));
+	assert_int_equal(c_open_attrset(e, "x41", OPEN4_CREATE, EXCLUSIVE4_1, v1, as), NFS4_OK);
+	assert_int_equal(as[0], 0);
+	assert_int_equal(as[1], times);
+	assert_int_equal(t4_stat(e, "x41", &st), 0);
+	assert_int_equal((uint32_t)st.st_atim.tv_sec, 0x80000001u);
+	assert_int_equal((uint32_t)st.st_mtim.tv_sec, 0x80000002u);
+	memset(as, 0xff, sizeof(as));
+	assert_int_equal(c_open_attrset(e, "x41", OPEN4_CREATE, EXCLUSIVE4_1, v1, as), NFS4_OK);
+	assert_int_equal(as[0], 0);
+	assert_int_equal(as[1], times);
+	assert_int_equal(c_open_attrset(e, "x41", OPEN4_CREATE, EXCLUSIVE4_1, v2, as),
+			 NFS4ERR_EXIST);
+	memset(as, 0xff, sizeof(as));
+	assert_int_equal(c_open_attrset(e, "x4", OPEN4_CREATE, EXCLUSIVE4, v1, as), NFS4_OK);
+	assert_int_equal(as[1], times);
+	memset(as, 0xff, sizeof(as));
+	assert_int_equal(c_open_attrset(e, "u", OPEN4_CREATE, UNCHECKED4, NULL, as), NFS4_OK);
+	assert_int_equal(as[0], 0);
+	assert_int_equal(as[1], 0);
+	memset(as, 0xff, sizeof(as));
+	assert_int_equal(c_open_attrset(e, "g", OPEN4_CREATE, GUARDED4, NULL, as), NFS4_OK);
+	assert_int_equal(as[0], 0);
+	assert_int_equal(as[1], 0);
 }
 
 /* One entry4 of a READDIR asking type, filehandle and fileid. */
@@ -1762,6 +1830,7 @@ int main(void)
 		T4_BOTH(test_change_info, setup, teardown),
 		T4_BOTH(test_not_regular, setup, teardown),
 		T4_BOTH(test_open_names, setup, teardown),
+		T4_BOTH(test_open_excl_attrset, setup, teardown),
 		T4_BOTH(test_readdir, setup, teardown),
 		T4_BOTH(test_namespace_statuses, setup, teardown),
 		T4_BOTH(test_permissions, setup, teardown),
