@@ -684,3 +684,74 @@ rnfsd_counter() {
 rnfsd_rss_kb() {
 	awk '$1 == "VmRSS:" { print $2 }' "/proc/$RNFSD_PID/status"
 }
+
+# ------------------------------------------------------------------ Ceph
+# (ceph-up, cephfs-gateway; docs/testbed.md "The Ceph test bed")
+
+CEPH_BASE=$SCRATCH/ceph
+
+# ceph_up: start the single-node cluster with scripts/ceph-up (base
+# CEPH_BASE, ceph.conf and the admin keyring in /etc/ceph, file system
+# "cephfs"), bounded at 300 s; the cluster is stopped at exit (after the
+# mounts registered later are gone) and the daemons' logs are printed on
+# failure.  Skips (77) when the Ceph packages are not installed.  Sets
+# CEPH_UP_SECS to the seconds it took.
+ceph_up() {
+	local t=$SECONDS
+	command -v ceph-mon >/dev/null && command -v ceph-mds >/dev/null &&
+		command -v ceph-osd >/dev/null && command -v ceph >/dev/null ||
+		skip "Ceph is not installed (scripts/install-deps installs ceph-mon ceph-osd ceph-mds ceph-common ceph-fuse)"
+	at_exit "timeout -k 5 30 '$RPCRDMA_CHECKOUT/scripts/ceph-up' --down --base '$CEPH_BASE'"
+	on_failure "_ceph_logs"
+	bounded 300 "scripts/ceph-up" "$RPCRDMA_CHECKOUT/scripts/ceph-up" -v --base "$CEPH_BASE" --timeout 240
+	CEPH_UP_SECS=$((SECONDS - t))
+	log "Ceph cluster up in $CEPH_UP_SECS s"
+}
+
+_ceph_logs() {
+	local f
+	for f in "$CEPH_BASE"/log/*; do
+		[[ -s "$f" ]] || continue
+		echo "---- $f (last 30 lines) ----"
+		tail -n 30 "$f"
+	done
+}
+
+# ceph_cli CMD...: one ceph process running each argument as a command
+# (one CLI start costs 3-5 s under TCG); stdout and stderr together.
+ceph_cli() {
+	printf '%s\n' "$@" | timeout -k 10 120 ceph --connect-timeout 60 2>&1
+}
+
+# ceph_admin_key: client.admin's secret (from /etc/ceph).
+ceph_admin_key() {
+	awk '$1 == "key" && $2 == "=" { print $3; exit }' /etc/ceph/ceph.client.admin.keyring
+}
+
+# ceph_kmount MNT [PATH]: mount CephFS PATH (default /) on MNT with the
+# guest kernel's client as client.admin; unmounted at exit.
+ceph_kmount() {
+	local mnt=$1 path=${2:-/}
+	mkdir -p "$mnt"
+	vm_kmod ceph
+	# (mount.ceph tries modprobe itself and prints "Module ceph not found":
+	# harmless, the module is loaded)
+	timeout -k 10 120 mount -t ceph "127.0.0.1:6789:$path" "$mnt" \
+		-o "name=admin,secret=$(ceph_admin_key)" 2>&1 | grep -v 'Module ceph not found' || true
+	awk -v m="$mnt" '$2 == m && $3 == "ceph" { f = 1 } END { exit !f }' /proc/mounts ||
+		fail "mount -t ceph 127.0.0.1:6789:$path $mnt failed"
+	at_exit "kumount '$mnt'"
+	log "CephFS $path mounted on $mnt (kernel client)"
+}
+
+# ceph_fuse_mount MNT: mount CephFS / on MNT with ceph-fuse; unmounted at exit.
+ceph_fuse_mount() {
+	local mnt=$1
+	mkdir -p "$mnt"
+	vm_kmod fuse
+	bounded 120 "ceph-fuse $mnt" ceph-fuse "$mnt" >/dev/null 2>&1
+	awk -v m="$mnt" '$2 == m && $3 == "fuse.ceph-fuse" { f = 1 } END { exit !f }' /proc/mounts ||
+		fail "ceph-fuse: $mnt is not mounted"
+	at_exit "kumount '$mnt'"
+	log "CephFS / mounted on $mnt (ceph-fuse)"
+}
