@@ -1081,7 +1081,7 @@ section_nfs41() {
 #                   NFSv3 over RDMA on RNFSD_PORT
 #   ceph-ganesha    nfs-ganesha's FSAL_CEPH, NFSv3 over TCP (Debian's
 #                   nfs-ganesha-ceph has no RDMA), in the foreground with its
-#                   configuration, log and pid file under W/ganesha
+#                   configuration, log and pid file in BENCH_OUT/cephfs
 #   ceph-kreexport  the kernel's nfsd re-exporting the guest kernel's CephFS
 #                   mount (exportfs ...,sync,fsid=9), NFSv3 over RDMA on 20049
 #   ceph-direct     the kernel CephFS client mounted directly (the ceiling)
@@ -1108,11 +1108,11 @@ ceph_mnt() { if [[ $1 == ceph-direct ]]; then echo "$CEPH_DIRECT"; else echo "/m
 # ganesha_start: nfs-ganesha with FSAL_CEPH exporting the file system's
 # root over NFSv3/TCP on SERVER_ADDR (NFS GANESHA_PORT, MOUNT
 # GANESHA_MNT_PORT; no NLM, no RQUOTA), in the foreground, its files in
-# W/ganesha; waits until it listens.  It registers with rpcbind, taking
+# BENCH_OUT/cephfs; waits (180 s at most) until it listens.  It registers with rpcbind, taking
 # over the kernel's NFS and MOUNT entries: kernel nfsd mounts are made
 # before it starts (ours name every port).
 ganesha_start() {
-	local d=$W/ganesha i
+	local d=$BENCH_OUT/cephfs i
 	mkdir -p "$d"
 	printf '%s\n' \
 		"NFS_CORE_PARAM {" \
@@ -1140,12 +1140,16 @@ ganesha_start() {
 	GANESHA_PID=$!
 	at_exit "kill -KILL $GANESHA_PID 2>/dev/null"
 	on_failure "echo '---- ganesha.log (last 60 lines) ----'; tail -n 60 '$d/ganesha.log' '$d/ganesha.out'"
-	for ((i = 0; i < 300; i++)); do
-		wait_tcp_listen "$SERVER_ADDR" "$GANESHA_PORT" 1 && break
+	i=$((SECONDS + 180))
+	# (ganesha listens on an IPv6 socket, [::ffff:ADDR]:PORT: any listener on the port)
+	until ss -Hltn "sport = :$GANESHA_PORT" | grep -q .; do
 		kill -0 "$GANESHA_PID" 2>/dev/null || fail "ganesha.nfsd exited before listening (see $d/ganesha.log)"
+		((SECONDS < i)) || fail "ganesha.nfsd not listening on $SERVER_ADDR:$GANESHA_PORT after 180 s (see $d/ganesha.log)"
+		sleep 0.5
 	done
-	wait_tcp_listen "$SERVER_ADDR" "$GANESHA_MNT_PORT" 30 ||
-		fail "ganesha.nfsd does not listen on $SERVER_ADDR:$GANESHA_PORT/$GANESHA_MNT_PORT (see $d/ganesha.log)"
+	sleep 1
+	ss -Hltn "sport = :$GANESHA_MNT_PORT" | grep -q . ||
+		fail "ganesha.nfsd does not listen on $SERVER_ADDR:$GANESHA_MNT_PORT (see $d/ganesha.log)"
 	log "ganesha.nfsd (pid $GANESHA_PID) serves CephFS / on TCP $SERVER_ADDR:$GANESHA_PORT (MOUNT $GANESHA_MNT_PORT)"
 }
 
@@ -1265,15 +1269,20 @@ section_cephfs() {
 		done
 	fi
 	for s in "${have[@]}"; do
+		[[ $s == ceph-direct ]] && continue
 		kumount "$(ceph_mnt "$s")"
 	done
+	# (the kernel nfsd holds the CephFS mount it exports)
+	if [[ " ${have[*]} " == *" ceph-kreexport "* ]]; then
+		timeout -k 10 10 exportfs -u "$ALLOW:$CEPH_DIRECT" || true
+	fi
+	kumount "$CEPH_DIRECT"
 	[[ -n $GANESHA_PID ]] && proc_stop "$GANESHA_PID"
 	if [[ -n $CEPH_RNFSD_PID ]]; then
 		RNFSD_PID=$CEPH_RNFSD_PID
 		rnfsd_term 30
 		grep '^{' "$W/rpcrdma-nfsd-cephfs.log" | tail -n 1 >"$BENCH_OUT/rpcrdma-nfsd-cephfs-stats.json" || true
 	fi
-	cp "$W/ganesha/ganesha.log" "$BENCH_OUT/cephfs/" 2>/dev/null || true
 	log "cephfs: section took $((SECONDS - t0)) s"
 	emit "\"section\":\"cephfs\",\"figure\":\"time\",\"section_s\":$((SECONDS - t0))"
 }

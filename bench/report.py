@@ -781,7 +781,7 @@ def cephfs_markdown(R):
         for fig, e in F.items():
             cells = [fmt((e["who"].get(w) or {}).get("cpu_us_per_op"), 0)
                      for w in ("ceph-rnfsd", "ceph-ganesha", "ceph-kreexport")]
-            L.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            L.append("| %s | %s | %s | %s | %s | %s |" % (
                 fig, " | ".join(cells),
                 fmt_ratio(e["cpu_ratio"].get("ceph-kreexport")), fmt(e["paired_cpu_ratio"].get("ceph-kreexport"), 2),
                 fmt_ratio(e["cpu_ratio"].get("ceph-ganesha")), fmt(e["paired_cpu_ratio"].get("ceph-ganesha"), 2)))
