@@ -39,6 +39,12 @@
 #              truncate, cp -a of a tree in and out, rm -rf, every byte
 #              checked) against kernel nfsd and rpcrdma-nfsd --nfs4, each
 #              phase timed, with the server's CPU
+#   cephfs     not in the default: a single-node Ceph cluster
+#              (scripts/ceph-up) and section 2's figures (seq_write
+#              seq_read rand_read meta meta8) through rpcrdma-nfsd's cephfs
+#              backend (RDMA), nfs-ganesha FSAL_CEPH (TCP), the kernel nfsd
+#              re-exporting a kernel CephFS mount (RDMA) and the kernel
+#              CephFS client directly
 # Every figure runs BENCH_REPEAT times, the servers (and clients) alternating
 # within each repeat so background noise hits both alike.
 #
@@ -236,11 +242,35 @@ start_servers() {
 	emit "\"section\":\"info\",\"mount\":\"rnfsd\",\"opts\":\"$(mount_opts "$RMNT")\",\"args\":\"${RNFSD_ARGS[*]}\""
 }
 
-# server_pids SERVER: the PIDs whose CPU time counts for SERVER.
+# server_pids SERVER: the PIDs whose CPU time counts for SERVER (section
+# cephfs's too: rpcrdma-nfsd's cephfs gateway, nfs-ganesha, the kernel
+# nfsd re-exporting CephFS; none for the direct CephFS mount).
 server_pids() {
-	if [[ $1 == knfsd ]]; then knfsd_pids; else echo "$RNFSD_PID"; fi
+	case $1 in
+	knfsd | ceph-kreexport) knfsd_pids ;;
+	ceph-rnfsd) echo "$CEPH_RNFSD_PID" ;;
+	ceph-ganesha) echo "$GANESHA_PID" ;;
+	ceph-direct) ;;
+	*) echo "$RNFSD_PID" ;;
+	esac
 }
-mnt_of() { if [[ $1 == knfsd ]]; then echo "$KMNT"; else echo "$RMNT"; fi; }
+# mnt_of SERVER: the mount whose RPCs count for SERVER's figures.
+mnt_of() {
+	case $1 in
+	knfsd) echo "$KMNT" ;;
+	ceph-*) echo "$(ceph_mnt "$1")" ;;
+	*) echo "$RMNT" ;;
+	esac
+}
+# dir_of SERVER: the directory SERVER's figures work in (the mount itself,
+# but for section cephfs, whose clients share one CephFS: a directory of
+# each's own in it).
+dir_of() {
+	case $1 in
+	ceph-*) echo "$(ceph_mnt "$1")/$1" ;;
+	*) mnt_of "$1" ;;
+	esac
+}
 
 # measure SECTION FIGURE WHO RUN SERVER MNT CMD...: run CMD (bounded), with
 # the server's CPU ticks, the mount's RPC count and the wall time around it;
@@ -361,32 +391,36 @@ server_place() {
 	fi
 }
 
-# server_figure FIGURE SERVER RUN [CPU]: one measured run of FIGURE; with
-# CPU, the workload (fio's job, the metadata script) runs on CPU alone and
-# the figure is recorded as FIGURE_split.
+# server_figure FIGURE SERVER RUN [CPU [SECTION]]: one measured run of
+# FIGURE, recorded in SECTION (default servers; section cephfs uses the same
+# jobs); with CPU, the workload (fio's job, the metadata script) runs on CPU
+# alone and the figure is recorded as FIGURE_split.
 server_figure() {
-	local fig=$1 s=$2 r=$3 cpu=${4:-} mnt label base="--name=bench --direct=1 --ioengine=libaio"
+	local fig=$1 s=$2 r=$3 cpu=${4:-} sec=${5:-servers} mnt dir label base="--name=bench --direct=1 --ioengine=libaio"
 	mnt=$(mnt_of "$s")
+	dir=$(dir_of "$s")
 	label=$fig${cpu:+_split}
 	[[ -n $cpu ]] && base+=" --cpus_allowed=$cpu"
+	local out=$FIO_DIR/$label-$s-$r.json
+	[[ $sec == servers ]] || out=$FIO_DIR/$sec-$label-$s-$r.json
 	# shellcheck disable=SC2086
 	case $fig in
 	seq_write)
-		measure servers "$label" "$s" "$r" "$s" "$mnt" fio_job "$FIO_DIR/$label-$s-$r.json" \
-			$base --filename="$mnt/$FILE" --rw=write --bs=1M --size="${FILE_MB}M" --iodepth="$SEQ_IODEPTH" --end_fsync=1 ;;
+		measure "$sec" "$label" "$s" "$r" "$s" "$mnt" fio_job "$out" \
+			$base --filename="$dir/$FILE" --rw=write --bs=1M --size="${FILE_MB}M" --iodepth="$SEQ_IODEPTH" --end_fsync=1 ;;
 	seq_read)
-		measure servers "$label" "$s" "$r" "$s" "$mnt" fio_job "$FIO_DIR/$label-$s-$r.json" \
-			$base --filename="$mnt/$FILE" --rw=read --bs=1M --size="${FILE_MB}M" --iodepth="$SEQ_IODEPTH" ;;
+		measure "$sec" "$label" "$s" "$r" "$s" "$mnt" fio_job "$out" \
+			$base --filename="$dir/$FILE" --rw=read --bs=1M --size="${FILE_MB}M" --iodepth="$SEQ_IODEPTH" ;;
 	rand_read | rand_write)
-		measure servers "$label" "$s" "$r" "$s" "$mnt" fio_job "$FIO_DIR/$label-$s-$r.json" \
-			$base --filename="$mnt/$FILE" --rw="${fig/_/}" --bs=4k --size="${FILE_MB}M" --iodepth="$IODEPTH" \
+		measure "$sec" "$label" "$s" "$r" "$s" "$mnt" fio_job "$out" \
+			$base --filename="$dir/$FILE" --rw="${fig/_/}" --bs=4k --size="${FILE_MB}M" --iodepth="$IODEPTH" \
 			--time_based --runtime="$RUNTIME" --randrepeat=0 ;;
 	meta)
-		measure servers "$label" "$s" "$r" "$s" "$mnt" meta "$mnt/meta-$label-$r" "$META_FILES" "$cpu" ;;
+		measure "$sec" "$label" "$s" "$r" "$s" "$mnt" meta "$dir/meta-$label-$r" "$META_FILES" "$cpu" ;;
 	meta8)
-		measure servers "$label" "$s" "$r" "$s" "$mnt" meta "$mnt/meta8-$label-$r" "$META_FILES" "$cpu" 8 ;;
+		measure "$sec" "$label" "$s" "$r" "$s" "$mnt" meta "$dir/meta8-$label-$r" "$META_FILES" "$cpu" 8 ;;
 	null[0-9]*)
-		measure servers "$label" "$s" "$r" "$s" "$mnt" nfs_null "$s" "${fig#null}" "$cpu" ;;
+		measure "$sec" "$label" "$s" "$r" "$s" "$mnt" nfs_null "$s" "${fig#null}" "$cpu" ;;
 	*) fail "unknown server figure $fig" ;;
 	esac
 }
@@ -1036,6 +1070,223 @@ section_nfs41() {
 	emit "\"section\":\"nfs41\",\"figure\":\"time\",\"section_s\":$((SECONDS - t0))"
 }
 
+# ================================================================ 7. cephfs
+# One single-node Ceph cluster (scripts/ceph-up, lib.sh's ceph_up) and the
+# same figures as section 2 (server_figure: its fio jobs and metadata
+# driver) through four ways to reach its file system "cephfs" from the
+# guest's kernel client, each in a directory of its own (WHO under the
+# file system's root):
+#   ceph-rnfsd      rpcrdma-nfsd's cephfs backend (exports line
+#                   cephfs://admin@cephfs/ ...(rw,no_root_squash,fsid=7)),
+#                   NFSv3 over RDMA on RNFSD_PORT
+#   ceph-ganesha    nfs-ganesha's FSAL_CEPH, NFSv3 over TCP (Debian's
+#                   nfs-ganesha-ceph has no RDMA), in the foreground with its
+#                   configuration, log and pid file in BENCH_OUT/cephfs
+#   ceph-kreexport  the kernel's nfsd re-exporting the guest kernel's CephFS
+#                   mount (exportfs ...,sync,fsid=9), NFSv3 over RDMA on 20049
+#   ceph-direct     the kernel CephFS client mounted directly (the ceiling)
+# The four take turns figure by figure within each repeat.  CPU: the
+# rpcrdma-nfsd and ganesha.nfsd processes (their libcephfs threads
+# included), the [nfsd] threads (the kernel CephFS client's work in other
+# kernel threads not counted); none for the direct mount.  With
+# BENCH_CEPHFS_STRACE=1, one more run of BENCH_CEPHFS_STRACE_FIGURES for
+# the two user-space gateways under `strace -c -f` (not a figure: strace
+# slows them): system calls per operation.
+CEPH_FIGS=${BENCH_CEPHFS_FIGURES-seq_write seq_read rand_read meta meta8}
+CEPH_WHOS=${BENCH_CEPHFS_WHO-ceph-rnfsd ceph-ganesha ceph-kreexport ceph-direct}
+CEPH_STRACE=${BENCH_CEPHFS_STRACE:-0}
+CEPH_STRACE_FIGS=${BENCH_CEPHFS_STRACE_FIGURES-rand_read meta}
+GANESHA_PORT=${BENCH_GANESHA_PORT:-12049}
+GANESHA_MNT_PORT=${BENCH_GANESHA_MNT_PORT:-12048}
+CEPH_DIRECT=/mnt/bench-ceph
+CEPH_RNFSD_PID=
+GANESHA_PID=
+
+# ceph_mnt WHO: WHO's mount point (the direct CephFS mount for ceph-direct).
+ceph_mnt() { if [[ $1 == ceph-direct ]]; then echo "$CEPH_DIRECT"; else echo "/mnt/bench-$1"; fi; }
+
+# ganesha_start: nfs-ganesha with FSAL_CEPH exporting the file system's
+# root over NFSv3/TCP on SERVER_ADDR (NFS GANESHA_PORT, MOUNT
+# GANESHA_MNT_PORT; no NLM, no RQUOTA), in the foreground, its files in
+# BENCH_OUT/cephfs; waits (180 s at most) until it listens.  It registers with rpcbind, taking
+# over the kernel's NFS and MOUNT entries: kernel nfsd mounts are made
+# before it starts (ours name every port).
+ganesha_start() {
+	local d=$BENCH_OUT/cephfs i
+	mkdir -p "$d"
+	printf '%s\n' \
+		"NFS_CORE_PARAM {" \
+		"	Protocols = 3;" \
+		"	Bind_Addr = $SERVER_ADDR;" \
+		"	NFS_Port = $GANESHA_PORT;" \
+		"	MNT_Port = $GANESHA_MNT_PORT;" \
+		"	Enable_NLM = false;" \
+		"	Enable_RQUOTA = false;" \
+		"}" \
+		"EXPORT {" \
+		"	Export_Id = 1;" \
+		"	Path = \"/\";" \
+		"	Pseudo = \"/cephfs\";" \
+		"	Protocols = 3;" \
+		"	Transports = TCP;" \
+		"	Access_Type = RW;" \
+		"	Squash = No_Root_Squash;" \
+		"	FSAL {" \
+		"		Name = CEPH;" \
+		"	}" \
+		"}" >"$d/ganesha.conf"
+	ganesha.nfsd -F -f "$d/ganesha.conf" -L "$d/ganesha.log" -p "$d/ganesha.pid" -N NIV_EVENT \
+		>"$d/ganesha.out" 2>&1 &
+	GANESHA_PID=$!
+	at_exit "kill -KILL $GANESHA_PID 2>/dev/null"
+	on_failure "echo '---- ganesha.log (last 60 lines) ----'; tail -n 60 '$d/ganesha.log' '$d/ganesha.out'"
+	i=$((SECONDS + 180))
+	# (ganesha listens on an IPv6 socket, [::ffff:ADDR]:PORT: any listener on the port)
+	until ss -Hltn "sport = :$GANESHA_PORT" | grep -q .; do
+		kill -0 "$GANESHA_PID" 2>/dev/null || fail "ganesha.nfsd exited before listening (see $d/ganesha.log)"
+		((SECONDS < i)) || fail "ganesha.nfsd not listening on $SERVER_ADDR:$GANESHA_PORT after 180 s (see $d/ganesha.log)"
+		sleep 0.5
+	done
+	sleep 1
+	ss -Hltn "sport = :$GANESHA_MNT_PORT" | grep -q . ||
+		fail "ganesha.nfsd does not listen on $SERVER_ADDR:$GANESHA_MNT_PORT (see $d/ganesha.log)"
+	log "ganesha.nfsd (pid $GANESHA_PID) serves CephFS / on TCP $SERVER_ADDR:$GANESHA_PORT (MOUNT $GANESHA_MNT_PORT)"
+}
+
+# proc_stop PID: SIGTERM PID, wait up to 30 s, then SIGKILL.
+proc_stop() {
+	kill -TERM "$1" 2>/dev/null || return 0
+	timeout -k 10 30 tail --pid="$1" -f /dev/null 2>/dev/null || kill -KILL "$1" 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
+}
+
+# ceph_warm WHO: WHO's directory made through WHO's own mount, a file
+# created, written, read and removed there (not measured).
+ceph_warm() {
+	local d t0=$SECONDS
+	d=$(dir_of "$1")
+	timeout -k 10 300 sh -c "mkdir -p '$d' && echo warm >'$d/warm' && cat '$d/warm' >/dev/null && rm '$d/warm'" ||
+		fail "warm-up of $1 ($d) failed or timed out"
+	log "cephfs warm-up $1: $((SECONDS - t0)) s"
+}
+
+# ceph_strace WHO FIGURE: one more run of FIGURE (run 0, section
+# cephfs_strace) with the gateway WHO, every thread, under strace -c -f;
+# strace's summary goes to BENCH_OUT/cephfs/strace-WHO-FIGURE.txt, and a
+# cephfs_strace row with figure "syscalls" gives its total of calls.
+ceph_strace() {
+	local who=$1 fig=$2 pid st f n
+	pid=$(server_pids "$who")
+	f=$BENCH_OUT/cephfs/strace-$who-$fig.txt
+	strace -c -f -p "$pid" -o "$f" 2>/dev/null &
+	st=$!
+	sleep 2
+	server_figure "$fig" "$who" 0 "" cephfs_strace
+	kill -INT "$st" 2>/dev/null || true
+	timeout -k 5 60 tail --pid="$st" -f /dev/null 2>/dev/null || kill -KILL "$st" 2>/dev/null || true
+	wait "$st" 2>/dev/null || true
+	n=$(awk '$NF == "total" { print ($4 ~ /^[0-9]+$/) ? $4 : $3 }' "$f" 2>/dev/null)
+	emit "\"section\":\"cephfs_strace\",\"figure\":\"syscalls\",\"of\":\"$fig\",\"who\":\"$who\",\"syscalls\":${n:-null},\"strace\":\"cephfs/${f##*/}\""
+	log "strace $who $fig: ${n:-?} system calls"
+}
+
+section_cephfs() {
+	local r s fig t0=$SECONDS nfsd have=() m
+	log "== 7. CephFS: rpcrdma-nfsd's cephfs backend (RDMA) vs nfs-ganesha FSAL_CEPH (TCP) vs kernel nfsd re-exporting a kernel CephFS mount (RDMA) vs the kernel CephFS client ($REPEAT runs)"
+	nfsd=$(rpcrdma_bin rpcrdma-nfsd)
+	for s in ceph-mon ceph-osd ceph-mds ceph; do
+		command -v "$s" >/dev/null || {
+			emit "\"section\":\"cephfs\",\"skipped\":\"not measured: Ceph is not installed (scripts/install-deps)\""
+			log "cephfs: not measured: $s not installed"
+			return 0
+		}
+	done
+	if ! grep -q 'libcephfs\.so' "$nfsd"; then
+		emit "\"section\":\"cephfs\",\"skipped\":\"not measured: rpcrdma-nfsd was built without the cephfs backend (libcephfs-dev)\""
+		log "cephfs: not measured: rpcrdma-nfsd built without libcephfs"
+		return 0
+	fi
+	for s in $CEPH_WHOS; do
+		if [[ $s == ceph-ganesha ]] && ! command -v ganesha.nfsd >/dev/null; then
+			log "cephfs: ceph-ganesha left out: ganesha.nfsd not installed (nfs-ganesha nfs-ganesha-ceph)"
+			continue
+		fi
+		have+=("$s")
+	done
+	mkdir -p "$BENCH_OUT/cephfs"
+	# (section 2's rpcrdma-nfsd has gone: MOUNT_PORT is free)
+	ceph_up
+	emit "\"section\":\"info\",\"cephfs_up_s\":$CEPH_UP_SECS"
+	ceph_kmount "$CEPH_DIRECT"
+	for s in "${have[@]}"; do
+		case $s in
+		ceph-rnfsd)
+			printf 'cephfs://admin@cephfs/ %s(rw,no_root_squash,fsid=7)\n' "$ALLOW" >"$W/cephfs.exports"
+			# shellcheck disable=SC2086
+			NFS_RDMA_PORT=$RNFSD_PORT rnfsd_start_exports "$nfsd" "$W/cephfs.exports" "$W/rpcrdma-nfsd-cephfs.log" \
+				--stats --threads 4 ${BENCH_RNFSD_ARGS:-} --handle-key "$W/handle.key"
+			CEPH_RNFSD_PID=$RNFSD_PID
+			NFS_RDMA_PORT=$RNFSD_PORT kmount "$SERVER_ADDR:/" "$(ceph_mnt "$s")" \
+				"$MOPTS,mountport=$MOUNT_PORT,mountproto=tcp"
+			;;
+		ceph-kreexport)
+			((KNFSD_UP)) || start_knfsd
+			timeout -k 10 30 exportfs -o rw,no_root_squash,insecure,no_subtree_check,sync,fsid=9 \
+				"$ALLOW:$CEPH_DIRECT" || fail "exportfs $ALLOW:$CEPH_DIRECT"
+			at_exit "timeout -k 10 10 exportfs -u '$ALLOW:$CEPH_DIRECT'"
+			kmount "$SERVER_ADDR:$CEPH_DIRECT" "$(ceph_mnt "$s")" "$MOPTS"
+			;;
+		esac
+	done
+	# last: it takes over rpcbind's NFS and MOUNT entries (ganesha_start)
+	if [[ " ${have[*]} " == *" ceph-ganesha "* ]]; then
+		ganesha_start
+		m=$(ceph_mnt ceph-ganesha)
+		mkdir -p "$m"
+		timeout -k 10 120 mount -t nfs -o "vers=3,proto=tcp,port=$GANESHA_PORT,mountport=$GANESHA_MNT_PORT,mountproto=tcp,nolock,$MOPTS" \
+			"$SERVER_ADDR:/" "$m" || fail "mount nfs-ganesha's export on $m"
+		at_exit "kumount '$m'"
+	fi
+	for s in "${have[@]}"; do
+		emit "\"section\":\"info\",\"cephfs_mount\":\"$s\",\"opts\":\"$(mount_opts "$(ceph_mnt "$s")")\""
+		ceph_warm "$s"
+	done
+	emit "\"section\":\"info\",\"cephfs_tool\":\"server_figure\",\"figures\":\"$CEPH_FIGS\",\"who\":\"${have[*]}\",\"rnfsd_args\":\"--stats --threads 4 ${BENCH_RNFSD_ARGS:-}\",\"knfsd_threads\":$(knfsd_pids | wc -l)"
+	for ((r = 1; r <= REPEAT; r++)); do
+		for fig in $CEPH_FIGS; do
+			for s in "${have[@]}"; do
+				server_figure "$fig" "$s" "$r" "" cephfs
+			done
+		done
+	done
+	if [[ $CEPH_STRACE == 1 ]] && command -v strace >/dev/null; then
+		for fig in $CEPH_STRACE_FIGS; do
+			for s in "${have[@]}"; do
+				if [[ $s == ceph-rnfsd || $s == ceph-ganesha ]]; then
+					ceph_strace "$s" "$fig"
+				fi
+			done
+		done
+	fi
+	for s in "${have[@]}"; do
+		[[ $s == ceph-direct ]] && continue
+		kumount "$(ceph_mnt "$s")"
+	done
+	# (the kernel nfsd holds the CephFS mount it exports)
+	if [[ " ${have[*]} " == *" ceph-kreexport "* ]]; then
+		timeout -k 10 10 exportfs -u "$ALLOW:$CEPH_DIRECT" || true
+	fi
+	kumount "$CEPH_DIRECT"
+	[[ -n $GANESHA_PID ]] && proc_stop "$GANESHA_PID"
+	if [[ -n $CEPH_RNFSD_PID ]]; then
+		RNFSD_PID=$CEPH_RNFSD_PID
+		rnfsd_term 30
+		grep '^{' "$W/rpcrdma-nfsd-cephfs.log" | tail -n 1 >"$BENCH_OUT/rpcrdma-nfsd-cephfs-stats.json" || true
+	fi
+	log "cephfs: section took $((SECONDS - t0)) s"
+	emit "\"section\":\"cephfs\",\"figure\":\"time\",\"section_s\":$((SECONDS - t0))"
+}
+
 # ================================================================ main
 emit "\"section\":\"info\",\"kernel\":\"$(uname -r)\",\"ncpu\":$(nproc),\"vm\":${RPCRDMA_VM:-0},\"server\":\"$SERVER_ADDR\",\"client\":\"$CLIENT_ADDR\",\"rdma_dev\":\"$RDMA_DEV\",\"repeat\":$REPEAT,\"file_mb\":$FILE_MB,\"runtime_s\":$RUNTIME,\"iodepth\":$IODEPTH,\"perftest_events\":$PERF_EVENTS,\"seq_iodepth\":$SEQ_IODEPTH,\"meta_files\":$META_FILES,\"clk_tck\":$CLK_TCK"
 command -v fio >/dev/null || fail "fio is not installed (apt-get install fio)"
@@ -1055,4 +1306,6 @@ fi
 has nfs41 && section_nfs41
 # last: it restarts rpcrdma-nfsd for every probe run
 has connections && section_connections
+# its own cluster and servers; a failure to start them ends the run here
+has cephfs && section_cephfs
 log "raw results: $RAW ($(wc -l <"$RAW") lines)"

@@ -274,6 +274,12 @@ def main():
                 info["nfs41_info"] = r
             elif "nfs41_mount" in r:
                 info.setdefault("nfs41_mounts", {})[r["nfs41_mount"]] = r.get("opts")
+            elif "cephfs_mount" in r:
+                info.setdefault("cephfs_mounts", {})[r["cephfs_mount"]] = r.get("opts")
+            elif "cephfs_tool" in r:
+                info["cephfs_info"] = r
+            elif "cephfs_up_s" in r:
+                info["cephfs_up_s"] = r["cephfs_up_s"]
             else:
                 info.update(r)
     # perftest now and then prints a 0.00 MB/s row (seen with ib_send_bw
@@ -302,7 +308,8 @@ def main():
     # ---------------------------------------------------------- 2./3. NFS figures
     figs = {}
     for r in rows:
-        if r.get("section") not in ("servers", "clients") or "figure" not in r or "error" in r:
+        if r.get("section") not in ("servers", "clients", "cephfs", "cephfs_strace") or "figure" not in r \
+                or "error" in r or "wall_s" not in r:
             continue
         rec = {"wall_s": r["wall_s"], "cpu_s": r["cpu_s"], "rpcs": r["rpcs"], "run": r.get("run")}
         if "fio" in r:
@@ -369,6 +376,7 @@ def main():
                         "paired_cpu_ratio": paired(fig, "cpu_us_per_op")}
 
     clients = client_results(rows, figs, agg, info)
+    cephfs = cephfs_results(rows, figs, agg, base_figs)
     skipped = {r["section"]: r["skipped"] for r in rows if "skipped" in r}
 
     # ---------------------------------------------------------- 4. transport
@@ -431,9 +439,11 @@ def main():
     result = {"generated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
               "info": info, "mounts": mounts, "wire": wire, "servers": servers,
               "clients": clients, "transport": transport, "connections": connections, "nfs41": nfs41,
+              "cephfs": cephfs,
               "goodput_vs_wire": goodput, "skipped": skipped,
               "errors": errors, "units": {"MBps": "2^20 bytes/s", "cpu_us_per_op": "server CPU microseconds (utime+stime) per I/O or metadata op"}}
     for name, key in (("rpcrdma-nfsd-stats.json", "rpcrdma_nfsd_final_stats"),
+                      ("rpcrdma-nfsd-cephfs-stats.json", "rpcrdma_nfsd_cephfs_final_stats"),
                       ("rpcrdma-nfsd-nfs41-stats.json", "rpcrdma_nfsd_nfs41_final_stats")):
         sp = os.path.join(d, name)
         if os.path.exists(sp):
@@ -666,6 +676,9 @@ def markdown(R):
     # 6
     if R.get("nfs41"):
         L.extend(nfs41_markdown(R))
+    # 7
+    if R.get("cephfs"):
+        L.extend(cephfs_markdown(R))
 
     if R["errors"]:
         L.append("## Errors")
@@ -674,6 +687,150 @@ def markdown(R):
             L.append("- %s" % json.dumps(e))
         L.append("")
     return "\n".join(L)
+
+
+# Section 7: the ways to CephFS, ours first; the ratios are ours / each other.
+CEPH_WHO = [("ceph-rnfsd", "rpcrdma-nfsd cephfs backend (RDMA)"),
+            ("ceph-ganesha", "nfs-ganesha FSAL_CEPH (TCP)"),
+            ("ceph-kreexport", "kernel nfsd re-export (RDMA)"),
+            ("ceph-direct", "kernel CephFS client, direct")]
+CEPH_SHORT = {"ceph-rnfsd": "rpcrdma-nfsd", "ceph-ganesha": "nfs-ganesha",
+              "ceph-kreexport": "kernel re-export", "ceph-direct": "direct"}
+# The issue's aims (issue 35): at or above the kernel's re-export on every
+# figure, 1.5x nfs-ganesha on small operations, sequential within 80 % of
+# the direct mount.
+CEPH_SMALL = ("rand_read", "rand_write", "meta", "meta8")
+
+
+def cephfs_results(rows, figs, agg, base_figs):
+    """Section 7: every figure for each way to CephFS, the ratios
+    rpcrdma-nfsd / each other (of the medians, and by run: a run measures
+    the four one after the other), CPU per op and its ratios, the aims
+    (met or not), and system calls per op of the strace runs."""
+    def paired(fig, key, a, b):
+        x = {r["run"]: r.get(key) for r in figs.get(("cephfs", fig, a), [])}
+        y = {r["run"]: r.get(key) for r in figs.get(("cephfs", fig, b), [])}
+        return stats([x[k] / y[k] for k in sorted(x, key=str)
+                      if k in y and y[k] and x[k] is not None])
+
+    out = {"figures": {}, "strace": []}
+    for fig in base_figs:
+        ws = {w: agg("cephfs", fig, w) for w, _ in CEPH_WHO}
+        if not any(ws.values()):
+            continue
+        metric = "MBps" if fig.startswith("seq") else "iops"
+        ours = ws.get("ceph-rnfsd") or {}
+        e = {"metric": metric, "who": ws, "ratio": {}, "paired_ratio": {}, "cpu_ratio": {}, "paired_cpu_ratio": {}}
+        for w, _ in CEPH_WHO[1:]:
+            o = ws.get(w) or {}
+            e["ratio"][w] = ratio(ours.get(metric), o.get(metric))
+            e["paired_ratio"][w] = paired(fig, metric, "ceph-rnfsd", w)
+            if w != "ceph-direct":
+                e["cpu_ratio"][w] = ratio(ours.get("cpu_us_per_op"), o.get("cpu_us_per_op"))
+                e["paired_cpu_ratio"][w] = paired(fig, "cpu_us_per_op", "ceph-rnfsd", w)
+        aims = []
+        aims.append(("at or above the kernel's re-export", e["ratio"].get("ceph-kreexport"), 1.0))
+        if fig in CEPH_SMALL:
+            aims.append(("1.5x nfs-ganesha", e["ratio"].get("ceph-ganesha"), 1.5))
+        if fig.startswith("seq"):
+            aims.append(("within 80 % of the direct mount", e["ratio"].get("ceph-direct"), 0.8))
+        e["aims"] = [{"aim": a, "ratio": v, "target": t, "met": None if v is None else v >= t} for a, v, t in aims]
+        out["figures"][fig] = e
+    for r in rows:
+        if r.get("section") != "cephfs_strace" or r.get("figure") != "syscalls":
+            continue
+        run = (figs.get(("cephfs_strace", r["of"], r["who"])) or [{}])[0]
+        ops = run.get("ops")
+        n = r.get("syscalls")
+        out["strace"].append({"who": r["who"], "figure": r["of"], "syscalls": n, "ops": ops,
+                              "per_op": (n / ops) if n and ops else None, "file": r.get("strace")})
+    if not out["figures"] and not out["strace"]:
+        return None
+    return out
+
+
+def cephfs_markdown(R):
+    i = R["info"]
+    C = R["cephfs"]
+    L = ["## 7. CephFS: rpcrdma-nfsd's cephfs backend vs nfs-ganesha, the kernel's re-export and the direct mount", ""]
+    names = {"seq_write": ("sequential write, %s MiB, 1 MiB O_DIRECT, iodepth %s" % (i.get("file_mb"), i.get("seq_iodepth")), "MB/s"),
+             "seq_read": ("sequential read, %s MiB, 1 MiB O_DIRECT, iodepth %s" % (i.get("file_mb"), i.get("seq_iodepth")), "MB/s"),
+             "rand_read": ("4 KiB random read, iodepth %s, %s s" % (i.get("iodepth"), i.get("runtime_s")), "IOPS"),
+             "rand_write": ("4 KiB random write, iodepth %s, %s s" % (i.get("iodepth"), i.get("runtime_s")), "IOPS"),
+             "meta": ("metadata: create+stat+rename+remove of %s files" % i.get("meta_files"), "ops/s"),
+             "meta8": ("metadata, 8 processes: %s files in all" % i.get("meta_files"), "ops/s")}
+    F = C["figures"]
+    if F:
+        L.append("| figure | unit | %s | / re-export | by run | / ganesha | by run | / direct | by run |" %
+                 " | ".join(n for _, n in CEPH_WHO))
+        L.append("| --- | --- |%s --- | --- | --- | --- | --- | --- |" % (" --- |" * len(CEPH_WHO)))
+        for fig, e in F.items():
+            name, unit = names.get(fig, (fig, ""))
+            m = e["metric"]
+            d = 0 if m == "iops" else 1
+            cells = [fmt((e["who"].get(w) or {}).get(m), d) for w, _ in CEPH_WHO]
+            rs = []
+            for w in ("ceph-kreexport", "ceph-ganesha", "ceph-direct"):
+                rs.append("**%s**" % fmt_ratio(e["ratio"].get(w)))
+                rs.append(fmt(e["paired_ratio"].get(w), 2))
+            L.append("| %s | %s | %s | %s |" % (name, unit, " | ".join(cells), " | ".join(rs)))
+        L.append("")
+        L.append("| figure | CPU µs/op rpcrdma-nfsd | CPU µs/op nfs-ganesha | CPU µs/op kernel re-export | "
+                 "CPU rpcrdma-nfsd / re-export | by run | CPU rpcrdma-nfsd / ganesha | by run |")
+        L.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
+        for fig, e in F.items():
+            cells = [fmt((e["who"].get(w) or {}).get("cpu_us_per_op"), 0)
+                     for w in ("ceph-rnfsd", "ceph-ganesha", "ceph-kreexport")]
+            L.append("| %s | %s | %s | %s | %s | %s |" % (
+                fig, " | ".join(cells),
+                fmt_ratio(e["cpu_ratio"].get("ceph-kreexport")), fmt(e["paired_cpu_ratio"].get("ceph-kreexport"), 2),
+                fmt_ratio(e["cpu_ratio"].get("ceph-ganesha")), fmt(e["paired_cpu_ratio"].get("ceph-ganesha"), 2)))
+        L.append("")
+        aims = []
+        for fig, e in F.items():
+            for a in e["aims"]:
+                aims.append("%s %s: %s (%s)" % (fig, a["aim"], fmt_ratio(a["ratio"]),
+                                               "n/a" if a["met"] is None else ("met" if a["met"] else "NOT met")))
+        L.append("Aims (issue 35), ratio of the medians: " + "; ".join(aims) + ".")
+        for mfig in ("meta", "meta8"):
+            e = F.get(mfig)
+            if not e:
+                continue
+            parts = []
+            for w, _ in CEPH_WHO:
+                a = e["who"].get(w)
+                if a and a.get("create_s"):
+                    parts.append("%s: create %.2f s, stat %.2f s, rename %.2f s, remove %.2f s" % (
+                        CEPH_SHORT[w], a["create_s"]["median"], a["stat_s"]["median"],
+                        a["rename_s"]["median"], a["remove_s"]["median"]))
+            L.append("")
+            L.append("Metadata phases%s (median): " % (" of 8 processes" if mfig == "meta8" else "") + "; ".join(parts) + ".")
+    if C["strace"]:
+        L.append("")
+        L.append("| strace -c -f of the gateway, one extra run | figure | system calls | operations | calls per op |")
+        L.append("| --- | --- | --- | --- | --- |")
+        for t in C["strace"]:
+            L.append("| %s | %s | %s | %s | %s |" % (CEPH_SHORT.get(t["who"], t["who"]), t["figure"],
+                                                   t["syscalls"], t["ops"],
+                                                   "n/a" if t["per_op"] is None else "%.1f" % t["per_op"]))
+    for w, _ in CEPH_WHO:
+        o = (i.get("cephfs_mounts") or {}).get(w)
+        if o:
+            L.append("")
+            L.append("Mount %s: `%s`" % (CEPH_SHORT[w], o))
+    L.append("")
+    ci = i.get("cephfs_info", {})
+    L.append("One single-node cluster (scripts/ceph-up: one mon, a memstore OSD, one MDS; up in %s s), "
+             "the four in turn figure by figure, each in a directory of its own under the file system's root, "
+             "with section 2's fio jobs and metadata driver. rpcrdma-nfsd `%s` exporting `cephfs://admin@cephfs/` "
+             "(NFSv3 over RDMA); nfs-ganesha with FSAL_CEPH (NFSv3 over TCP: Debian's has no RDMA); the kernel nfsd "
+             "(%s threads) exporting the guest kernel's CephFS mount (`sync,fsid=9`, NFSv3 over RDMA); the kernel "
+             "CephFS client itself. Ratios: rpcrdma-nfsd / the other (above 1: rpcrdma-nfsd faster); CPU ratio below 1: "
+             "rpcrdma-nfsd cheaper. CPU: the rpcrdma-nfsd and ganesha.nfsd processes, libcephfs's threads included; "
+             "the [nfsd] threads for the re-export, without the kernel CephFS client's work in other kernel threads "
+             "(a lower bound)." % (i.get("cephfs_up_s", "?"), ci.get("rnfsd_args", "?"), ci.get("knfsd_threads", "?")))
+    L.append("")
+    return L
 
 
 def conn_markdown(R):
