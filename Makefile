@@ -10,8 +10,11 @@ JOBS       ?= $(shell nproc)
 # VM tests at once (each guest keeps one host CPU busy): one per CPU.
 VM_JOBS    ?= $(shell nproc)
 CMAKE_ARGS ?=
+# make deb: the packages (and the build's leftovers) go here, not in the
+# checkout's parent directory
+DEB_DIR    ?= $(BUILD)/deb
 
-.PHONY: all build deps asan tsan check unit vm-check demo install clean fuzz fuzz-smoke fuzz-svc fuzz-nfs4 fuzz-tcp bench-wire bench soak
+.PHONY: all build deps asan tsan check unit vm-check demo install deb deb-check clean fuzz fuzz-smoke fuzz-svc fuzz-nfs4 fuzz-tcp bench-wire bench soak
 
 all: build
 
@@ -131,6 +134,22 @@ fuzz-tcp: $(BUILD_FUZZ)/Makefile
 install: build
 	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
 	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# Debian packages (debian/): rpcrdma-server, rpcrdma-client, librpcrdma0,
+# librpcrdma-dev (and their -dbgsym), built from a copy of the checkout
+# (tracked and new files) in $(DEB_DIR)/src, the .debs in $(DEB_DIR).
+deb:
+	@command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null || { echo "rpcrdma: dpkg-buildpackage or dh not found: apt-get install dpkg-dev debhelper (or run scripts/install-deps)" >&2; exit 1; }
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/src
+	git ls-files -co --exclude-standard -z | tar --null --ignore-failed-read -T - -cf - | tar -xf - -C $(DEB_DIR)/src
+	cd $(DEB_DIR)/src && DEB_BUILD_OPTIONS="nocheck parallel=$(JOBS)" dpkg-buildpackage -us -uc -b
+	@ls -1 $(DEB_DIR)/*.deb
+
+# The packages checked: the server's file list, lintian at error level,
+# systemd-analyze verify on the unit (scripts/deb-check; also CTest's
+# pkg/deb, label pkg).
+deb-check: deb
+	scripts/deb-check $(DEB_DIR)
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN)

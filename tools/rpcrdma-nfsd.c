@@ -26,6 +26,8 @@
 #include <rpcrdma/nlm.h>
 #include <rpcrdma/svc.h>
 
+#include "notify/nfsd_notify.h"
+
 #define PROG "rpcrdma-nfsd"
 #define DEFAULT_KEY_FILE "/var/lib/rpcrdma/nfsd-handle.key"
 #define MAX_NETS 64
@@ -310,6 +312,7 @@ static void *reload_thread(void *arg)
 		char msg[512];
 		int err;
 
+		nfsd_notify_reloading();
 		err = rpcrdma_nfs3_exports_load(rl->rl_file, &xt, msg, sizeof(msg));
 		if (!err)
 			err = rpcrdma_nfs3_server_reload(rl->rl_srv, xt, msg, sizeof(msg));
@@ -319,6 +322,7 @@ static void *reload_thread(void *arg)
 			fprintf(stderr, PROG ": SIGHUP: %s reloaded, %u exports\n",
 				rl->rl_file, rpcrdma_nfs3_exports_count(xt));
 		rpcrdma_nfs3_exports_free(xt);
+		nfsd_notify_ready(NULL);
 	}
 	return NULL;
 }
@@ -1116,8 +1120,13 @@ int main(int argc, char **argv)
 	       listen_addr ? listen_addr : "*", port, mport,
 	       nfs4 ? "NFSv3 and NFSv4.1" : "NFSv3");
 	fflush(stdout);
+	snprintf(msg, sizeof(msg), "serving %s on %s:%lu",
+		 exports_file ? exports_file : export_path,
+		 listen_addr ? listen_addr : "*", port);
+	nfsd_notify_ready(msg);
 
 	err = rpcrdma_svc_run(g_svc);
+	nfsd_notify_stopping();
 	if (err == -ENODEV)
 		fprintf(stderr, PROG ": the RDMA device serving %s was removed: "
 			"every connection closed, stopping\n",
