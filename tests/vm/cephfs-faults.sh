@@ -10,12 +10,12 @@
 #     docs/cephfs.md "Failures");
 #   - then one gateway serves `cephfs://admin@cephfs/` and the kernel client
 #     mounts it with NFSv3 over RDMA (hard, the default).  A copy writes a
-#     16 MiB + 3 B file of random bytes into the export in 256 KiB pieces,
+#     8 MiB + 3 B file of random bytes into the export in 256 KiB pieces,
 #     each write(2) followed by fsync(2) (so every piece is a WRITE and a
-#     COMMIT the gateway acknowledged: stable), 0.5 s apart, and records
+#     COMMIT the gateway acknowledged: stable), 0.3 s apart, and records
 #     after each fsync how many bytes are stable.  While it runs:
 #       1. the MDS is SIGKILLed and started again (scripts/ceph-up --stop /
-#          --start mds.a) once 1 MiB is stable;
+#          --start mds.a) once 512 KiB are stable;
 #       2. the OSD is stopped (SIGTERM: memstore saves its data) and started
 #          again; while it is down the copy does not advance by more than
 #          the piece in flight (a COMMIT needs the OSD);
@@ -23,7 +23,8 @@
 #          (same handle key and state directory);
 #     each time the copy finishes and the file, read back through a new
 #     mount after the caches were dropped, has the source's md5.
-# Each part's time is logged.  Skips (77) when rpcrdma-nfsd was built without
+# Each part's time is logged, and the longest wait for one piece (the
+# stall the fault caused).  Skips (77) when rpcrdma-nfsd was built without
 # the cephfs backend or when Ceph is not installed.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 vm_require_guest
@@ -39,7 +40,7 @@ KEY=$SCRATCH/handle.key
 STATE=$SCRATCH/state
 SRC=$SCRATCH/src.bin
 MIB=1048576
-SIZE=$((16 * MIB + 3))
+SIZE=$((8 * MIB + 3))
 MOPTS=mountport=$MOUNT_PORT,mountproto=tcp,hard
 
 mountstats_dump() {
@@ -84,13 +85,15 @@ kmount "$SERVER_ADDR:/" "$MNT" "$MOPTS"
 copy() {
 	local name=$1
 	: >"$SCRATCH/$name.stable"
-	timeout -k 10 600 python3 - "$SRC" "$MNT/$name" "$SCRATCH/$name.stable" <<'PYEOF' &
+	timeout -k 10 400 python3 - "$SRC" "$MNT/$name" "$SCRATCH/$name.stable" <<'PYEOF' &
 import os, sys, time
 src, dst, prog = sys.argv[1:4]
 piece = 256 << 10
 with open(src, "rb") as s:
     fd = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     done = 0
+    last = time.monotonic()
+    gap = 0.0
     while True:
         b = s.read(piece)
         if not b:
@@ -99,12 +102,16 @@ with open(src, "rb") as s:
         while n < len(b):
             n += os.write(fd, b[n:])
         os.fsync(fd)
+        gap = max(gap, time.monotonic() - last)
         done += len(b)
         with open(prog + ".tmp", "w") as p:
             p.write("%d\n" % done)
         os.replace(prog + ".tmp", prog)
-        time.sleep(0.5)
+        time.sleep(0.3)
+        last = time.monotonic()
     os.close(fd)
+with open(prog + ".gap", "w") as p:
+    p.write("%.1f\n" % gap)
 PYEOF
 	COPY_PID=$!
 }
@@ -124,7 +131,7 @@ finish() {
 	local name=$1 what=$2 rc=0 t=$SECONDS got
 	wait "$COPY_PID" || rc=$?
 	((rc == 0)) || fail "$what: the copy failed (status $rc, $(stable "$name") bytes stable)"
-	log "$what: the copy finished $((SECONDS - t)) s after the fault was over"
+	log "$what: the copy finished $((SECONDS - t)) s after the fault was over; the longest wait for one piece (write + fsync) $(cat "$SCRATCH/$name.stable.gap") s"
 	kumount "$MNT"
 	drop_caches
 	kmount "$SERVER_ADDR:/" "$MNT" "$MOPTS"
@@ -138,7 +145,7 @@ jukebox() { grep '^{"connections"' "$RNFSD_LOG" | tail -n 1 | grep -o '"NFS3ERR_
 t0=$SECONDS
 active0=$(ceph_clog_count 'fsmap cephfs:1 \{0=a=up:active\}')
 copy mds.bin
-wait_stable mds.bin $MIB
+wait_stable mds.bin $((MIB / 2))
 ceph_stop mds.a
 s0=$(stable mds.bin)
 log "MDS killed with $s0 bytes stable"
@@ -159,7 +166,7 @@ log "MDS part: $((SECONDS - t0)) s"
 # ---------------------------------------------------------------- 2. the OSD
 t0=$SECONDS
 copy osd.bin
-wait_stable osd.bin $MIB
+wait_stable osd.bin $((MIB / 2))
 ceph_stop osd.0
 s0=$(stable osd.bin)
 sleep 8
@@ -174,7 +181,7 @@ log "OSD part: $((SECONDS - t0)) s; gateway's NFS3ERR_JUKEBOX so far: $(rnfsd_co
 # ---------------------------------------------------------------- 3. the gateway
 t0=$SECONDS
 copy gw.bin
-wait_stable gw.bin $MIB
+wait_stable gw.bin $((MIB / 2))
 kill -KILL "$RNFSD_PID"
 wait "$RNFSD_PID" 2>/dev/null || true
 log "gateway SIGKILLed with $(stable gw.bin) bytes stable"
