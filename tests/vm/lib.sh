@@ -331,11 +331,13 @@ RNFSD_LOG=
 # its "serving" line, after which its signal handlers are installed.  Sets
 # RNFSD_PID and RNFSD_LOG; the server is killed at exit and its log printed
 # on failure.  Extra environment: put it before the call (VAR=x rnfsd_start).
+# RNFSD_ADDR=ADDR (set before the call) listens on ADDR instead of
+# SERVER_ADDR (a second server in the guest: cephfs-two-gateways).
 rnfsd_start() {
 	local bin=$1 export=$2 slog=$3
 	shift 3
 	mkdir -p "$export"
-	"$bin" --export "$export" --listen "$SERVER_ADDR" --port "$NFS_RDMA_PORT" \
+	"$bin" --export "$export" --listen "${RNFSD_ADDR:-$SERVER_ADDR}" --port "$NFS_RDMA_PORT" \
 		--mount-port "$MOUNT_PORT" --allow 192.0.2.0/24 "$@" >"$slog" 2>&1 &
 	_rnfsd_started "$bin" "$!" "$slog"
 }
@@ -345,14 +347,14 @@ rnfsd_start() {
 rnfsd_start_exports() {
 	local bin=$1 file=$2 slog=$3
 	shift 3
-	"$bin" --exports "$file" --listen "$SERVER_ADDR" --port "$NFS_RDMA_PORT" \
+	"$bin" --exports "$file" --listen "${RNFSD_ADDR:-$SERVER_ADDR}" --port "$NFS_RDMA_PORT" \
 		--mount-port "$MOUNT_PORT" "$@" >"$slog" 2>&1 &
 	_rnfsd_started "$bin" "$!" "$slog"
 }
 
 # _rnfsd_started BIN PID LOG: the wait and bookkeeping of rnfsd_start.
 _rnfsd_started() {
-	local bin=$1 slog=$3 i rc
+	local bin=$1 slog=$3 i rc addr=${RNFSD_ADDR:-$SERVER_ADDR}
 	RNFSD_PID=$2
 	RNFSD_LOG=$slog
 	at_exit "kill -KILL $RNFSD_PID 2>/dev/null"
@@ -367,8 +369,8 @@ _rnfsd_started() {
 		((i < 150)) || fail "rpcrdma-nfsd not serving after 30 s"
 		sleep 0.2
 	done
-	wait_tcp_listen "$SERVER_ADDR" "$MOUNT_PORT" 10 ||
-		fail "rpcrdma-nfsd says it serves but nothing listens on TCP $SERVER_ADDR:$MOUNT_PORT"
+	wait_tcp_listen "$addr" "$MOUNT_PORT" 10 ||
+		fail "rpcrdma-nfsd says it serves but nothing listens on TCP $addr:$MOUNT_PORT"
 	log "started $bin (pid $RNFSD_PID): $(grep -m1 '^rpcrdma-nfsd: serving ' "$slog")"
 }
 
@@ -772,4 +774,29 @@ ceph_fuse_mount() {
 		fail "ceph-fuse: $mnt is not mounted"
 	at_exit "kumount '$mnt'"
 	log "CephFS / mounted on $mnt (ceph-fuse)"
+}
+
+# ceph_stop NAME / ceph_start NAME: stop or start one daemon of the cluster
+# ceph_up started (mon.a, mds.a, osd.0) with scripts/ceph-up --stop/--start:
+# SIGKILL (osd.0: SIGTERM, waited for, so that memstore keeps its data),
+# and a start as the first one.
+ceph_stop() {
+	bounded 300 "ceph-up --stop $1" "$RPCRDMA_CHECKOUT/scripts/ceph-up" --stop "$1" --base "$CEPH_BASE"
+}
+ceph_start() {
+	bounded 60 "ceph-up --start $1" "$RPCRDMA_CHECKOUT/scripts/ceph-up" --start "$1" --base "$CEPH_BASE"
+}
+
+# ceph_clog_count PATTERN: how many lines of the mon's cluster log match
+# PATTERN (grep -E).
+ceph_clog_count() {
+	grep -cE -- "$1" "$CEPH_BASE/log/cluster.log" 2>/dev/null || true
+}
+
+# ceph_gateway_check: skip (77) unless rpcrdma-nfsd NFSD was built with the
+# cephfs backend (a cheap look that needs no cluster: the binary links
+# libcephfs).
+ceph_gateway_check() {
+	grep -q 'libcephfs\.so' "$1" ||
+		skip "$1 was built without the cephfs backend (needs libcephfs-dev at build time: cmake -DRPCRDMA_CEPHFS=AUTO or ON)"
 }

@@ -14,11 +14,17 @@
  *   vm-nfs3-fh rename SERVER SOURCE MPORT EXPORT FILE NAME
  *       mount EXPORT; RENAME NAME from the directory handle in FILE to
  *       NAME in EXPORT's root; print the status
+ *   vm-nfs3-fh read SERVER SOURCE MPORT EXPORT FILE OUT
+ *       mount EXPORT; GETATTR of the handle in FILE, then READ all of its
+ *       bytes (the size GETATTR gave) into the local file OUT; print 0,
+ *       or the client library's error of the call that failed and exit 1
+ *       (cephfs-two-gateways: a handle one gateway gave, used on another)
  *
  * Exit status 0 when the call was answered (whatever its status), 1 when
  * it was not, 2 for bad usage.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +35,56 @@
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: vm-nfs3-fh save|getattr|rename SERVER SOURCE MPORT EXPORT FILE [ID|NAME]\n");
+	fprintf(stderr, "usage: vm-nfs3-fh save|getattr|rename|read SERVER SOURCE MPORT EXPORT FILE [ID|NAME|OUT]\n");
 	return 2;
+}
+
+/*
+ * read_all - GETATTR @fh on @nc, READ its whole size into the file @out
+ * (created or truncated); print 0, or the failing call's error (the
+ * client library's errno: STALE and BADHANDLE are both ESTALE).
+ * Return: 0 when all was read, -1 when not.
+ */
+static long read_all(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh *fh,
+		     const char *out)
+{
+	uint32_t cap = rpcrdma_nfsc_rsize(nc), got;
+	struct rpcrdma_nfsc_attr attr;
+	uint64_t off = 0;
+	long ret = -1;
+	bool eof = false;
+	char *buf;
+	FILE *f;
+	int rc;
+
+	rc = rpcrdma_nfsc_getattr(nc, fh, &attr);
+	if (rc) {
+		printf("GETATTR: %s\n", strerror(-rc));
+		return -1;
+	}
+	buf = malloc(cap);
+	f = fopen(out, "w");
+	if (!buf || !f)
+		goto out;
+	while (off < attr.at_size && !eof) {
+		rc = rpcrdma_nfsc_read(nc, fh, off, buf, cap, &got, &eof);
+		if (rc) {
+			printf("READ at %llu: %s\n", (unsigned long long)off, strerror(-rc));
+			goto out;
+		}
+		if (!got && !eof)
+			goto out;
+		if (fwrite(buf, 1, got, f) != got)
+			goto out;
+		off += got;
+	}
+	printf("0\n");
+	ret = 0;
+out:
+	if (f && fclose(f))
+		ret = -1;
+	free(buf);
+	return ret;
 }
 
 static int read_fh(const char *file, struct rpcrdma_nfsc_fh *fh)
@@ -133,6 +187,10 @@ int main(int argc, char **argv)
 		nfsc_put_dirop(&k->nk_args, &fh, argv[7]);
 		nfsc_put_dirop(&k->nk_args, &root, argv[7]);
 		ret = call(nc, k);
+	} else if (!strcmp(cmd, "read") && argc == 8) {
+		if (read_fh(argv[6], &fh))
+			goto out;
+		ret = read_all(nc, &fh, argv[7]);
 	} else {
 		rpcrdma_nfsc_umount(nc);
 		return usage();
