@@ -1077,7 +1077,8 @@ section_nfs41() {
 # guest's kernel client, each in a directory of its own (WHO under the
 # file system's root):
 #   ceph-rnfsd      rpcrdma-nfsd's cephfs backend (exports line
-#                   cephfs://admin@cephfs/ ...(rw,no_root_squash,fsid=7)),
+#                   cephfs://admin@cephfs/ ...(rw,no_root_squash,fsid=7),
+#                   or BENCH_CEPHFS_EXPORT_OPTS in the parentheses),
 #                   NFSv3 over RDMA on RNFSD_PORT
 #   ceph-ganesha    nfs-ganesha's FSAL_CEPH, NFSv3 over TCP (Debian's
 #                   nfs-ganesha-ceph has no RDMA), in the foreground with its
@@ -1093,6 +1094,8 @@ section_nfs41() {
 # the two user-space gateways under `strace -c -f` (not a figure: strace
 # slows them): system calls per operation.
 CEPH_FIGS=${BENCH_CEPHFS_FIGURES-seq_write seq_read rand_read meta meta8}
+# the options of ceph-rnfsd's export line (`async`: no commit_metadata, see docs/cephfs.md "Speed")
+CEPH_XOPTS=${BENCH_CEPHFS_EXPORT_OPTS:-rw,no_root_squash,fsid=7}
 CEPH_WHOS=${BENCH_CEPHFS_WHO-ceph-rnfsd ceph-ganesha ceph-kreexport ceph-direct}
 CEPH_STRACE=${BENCH_CEPHFS_STRACE:-0}
 CEPH_STRACE_FIGS=${BENCH_CEPHFS_STRACE_FIGURES-rand_read meta}
@@ -1221,7 +1224,8 @@ section_cephfs() {
 	for s in "${have[@]}"; do
 		case $s in
 		ceph-rnfsd)
-			printf 'cephfs://admin@cephfs/ %s(rw,no_root_squash,fsid=7)\n' "$ALLOW" >"$W/cephfs.exports"
+			printf 'cephfs://admin@cephfs/ %s(%s)\n' "$ALLOW" "$CEPH_XOPTS" >"$W/cephfs.exports"
+			emit "\"section\":\"info\",\"cephfs_rnfsd_export_opts\":\"$CEPH_XOPTS\""
 			# shellcheck disable=SC2086
 			NFS_RDMA_PORT=$RNFSD_PORT rnfsd_start_exports "$nfsd" "$W/cephfs.exports" "$W/rpcrdma-nfsd-cephfs.log" \
 				--stats --threads 4 ${BENCH_RNFSD_ARGS:-} --handle-key "$W/handle.key"
