@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * svc_bc.h - private to src/svc: the server's backchannel (RFC 8167),
- * calls from the server to the client on a connection the client opened.
+ * svc_bc.h - private to src/svc: the server's backchannel, calls from the
+ * server to the client on a connection the client opened: RDMA's (RFC
+ * 8167, described below) or TCP's (svc_tcp.c: each call copied into a
+ * call context of the connection by svc_bc_take() and written as a
+ * record; no credits, no Receives, no Send completion to wait for).  The
+ * slots, xids, reply matching and deadlines here serve both; a transport
+ * class's xc_bc_send and xc_bc_each (svc_xprt.h) are its part.
  *
  * Threading: rpcrdma_svc_bc_call() may run on any thread.  It copies the
  * call into a free slot of the connection's backchannel state and queues
