@@ -655,6 +655,8 @@ void svc_bc_reply(struct svc_call *cc, int rc)
 		return;
 	}
 	SVC_INC(svc, bc_replies, 1);
+	/* Held past the release of @cc, whose connection may go with it. */
+	rpcrdma_svc_bc_hold(bc);
 	if (rc) {
 		end.be_done(end.be_arg, -EBADMSG, NULL, NULL, 0);
 	} else if (msg->rm_reply_stat == RPC_MSG_ACCEPTED) {
@@ -666,6 +668,7 @@ void svc_bc_reply(struct svc_call *cc, int rc)
 	cc->cc_xprt->xc_release(cc);
 	/* A credit came back: the next queued call may go. */
 	svc_bc_more(bc);
+	rpcrdma_svc_bc_put(bc);
 }
 
 bool svc_bc_rdma_error(struct svc_conn *conn, const uint8_t *buf, uint32_t len)

@@ -521,6 +521,10 @@ static void svc_tcp_bc_send(struct rpcrdma_svc_bc *bc)
 		cc->cc_reply_len = len;
 		svc_tcp_queue(cc);
 	}
+	/* Outside a TCP batch (the run loop's backchannel turn, which an
+	 * RDMA completion batch may surround) nobody flushes later: now. */
+	if (!tc->tc_closing && !tc->tc_grp->gr_tcp_batch && tc->tc_out_head)
+		svc_tcp_write(tc);
 }
 
 /* xc_bc_each: every TCP connection of @grp with a backchannel state. */
