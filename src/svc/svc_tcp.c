@@ -80,6 +80,7 @@ struct svc_tconn {
 	bool tc_held;
 	bool tc_resume_queued;
 	struct svc_tconn *tc_resume_next;
+	struct capture_ep *tc_capture; /* --capture: its endpoints, or NULL */
 	/* the backchannel state (svc_bc.c), made by its first user */
 	struct rpcrdma_svc_bc *_Atomic tc_bc;
 };
@@ -310,6 +311,8 @@ static void svc_tcp_destroy(struct svc_tconn *tc)
 	atomic_fetch_sub(&svc->sv_nconns, 1);
 	svc_host_put(svc, tc->tc_host);
 	tc->tc_host = NULL;
+	free(tc->tc_capture);
+	tc->tc_capture = NULL;
 	SVC_DEC(svc, conns_open, 1);
 	/* Freed at the end of the run loop's turn (svc_tcp_reap()): an
 	 * event of it may still be in the batch epoll_wait() returned. */
@@ -361,12 +364,14 @@ int svc_tcp_adopt(struct svc_group *grp, int fd, const struct sockaddr *peer)
 	       peer->sa_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(sa_family_t));
 	tc->tc_max_calls = svc->sv_cfg.sc_credits;
 	tc->tc_last_ms = svc_now_ms();
+	tc->tc_capture = svc_capture_tcp_open(svc, fd, peer);
 	svc_rm_init(&tc->tc_rm, svc->sv_tcp_maxrec);
 	memset(&ev, 0, sizeof(ev));
 	ev.events = EPOLLIN | EPOLLRDHUP;
 	ev.data.ptr = svc_tcp_tag(tc);
 	if (epoll_ctl(grp->gr_epoll, EPOLL_CTL_ADD, fd, &ev)) {
 		rc = -errno;
+		free(tc->tc_capture);
 		free(tc);
 		goto err_place;
 	}
@@ -469,6 +474,7 @@ static void svc_tcp_queue(struct svc_call *cc)
 	mark[2] = (uint8_t)(m >> 8);
 	mark[3] = (uint8_t)m;
 	SVC_INC(cc->cc_svc, send_bytes, cc->cc_reply_len + 4u);
+	svc_capture_tcp_record(cc->cc_svc, tc->tc_capture, true, cc->cc_reply, cc->cc_reply_len);
 	cc->cc_state = CC_SENDING;
 	svc_call_append(&tc->tc_out_head, &tc->tc_out_tail, cc);
 	if (grp->gr_tcp_batch || grp->gr_post_batch) {
@@ -599,6 +605,7 @@ static void svc_tcp_deliver(struct svc_tconn *tc, struct svc_call *cc, uint8_t *
 		cc->cc_call_cap = cap;
 	}
 	cc->cc_call_len = len;
+	svc_capture_tcp_record(svc, tc->tc_capture, false, cc->cc_call, len);
 	SVC_INC(svc, tcp_calls, 1);
 	SVC_INC(svc, recv_bytes, len);
 	svc_stats_call_begin(cc);

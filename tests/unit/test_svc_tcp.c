@@ -27,6 +27,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <stdio.h>
+#include <rpcrdma/capture.h>
 
 #include "tprog.h"
 
@@ -776,6 +778,101 @@ static void test_tcp_backchannel_timeout(void **state)
 	rpcrdma_svc_bc_put(bs.bs_bc);
 }
 
+/* ---------- capture of TCP traffic (docs/observability.md) ---------- */
+
+/* Is tshark on the PATH? */
+static bool have_tshark(void)
+{
+	return system("command -v tshark >/dev/null 2>&1") == 0;
+}
+
+/* Over a loopback TCP connection with a capture attached: two echo calls
+ * (one in two fragments) and their replies are written as Ethernet/IPv4/
+ * TCP frames (four), which tshark (when installed; skipped otherwise)
+ * decodes as ONC RPC: each xid once as a call (msg_type 0) of program
+ * TPROG and once as a reply (msg_type 1). */
+static void test_tcp_capture(void **state)
+{
+	struct fixture *f = *state;
+	char path[] = "/tmp/test_svc_tcp_capXXXXXX", cmd[512], line[256];
+	struct rpcrdma_capture_config cfg = { .cc_path = path, .cc_max_files = 1 };
+	struct rpcrdma_capture *cap;
+	struct rpcrdma_capture_stats st;
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	uint8_t call[256], want[256], got[300];
+	size_t n = echo_call(call, 0x1234, 40, 0x55), m = echo_reply(want, 0x1234, 40, 0x55);
+	size_t cut[] = { 20 };
+	uint16_t port = 0;
+	int fd, tmp, turns, calls = 0, replies = 0;
+	FILE *pp;
+
+	tmp = mkstemp(path);
+	assert_true(tmp >= 0);
+	close(tmp);
+	unlink(path); /* the writer makes it, O_EXCL */
+	assert_int_equal(rpcrdma_capture_open(&cfg, &cap), 0);
+	assert_int_equal(rpcrdma_svc_set_capture(&f->svc, cap), 0);
+	assert_int_equal(svc_tcp_listen(&f->svc, "127.0.0.1", 0, &port), 0);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	sa.sin_port = htons(port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	for (turns = 0; turns < 100 && atomic_load(&f->svc.sv_ct.tcp_connections) < 2; turns++)
+		pump(f, 5);
+	send_record(fd, call, n, NULL, 0);
+	n = echo_call(call, 0x1235, 40, 0x66);
+	send_record(fd, call, n, cut, 1);
+	for (size_t have = 0, need = 2 * (m + 4); have < need && turns < 500; turns++) {
+		ssize_t r;
+
+		pump(f, 5);
+		r = recv(fd, got + have, need - have, MSG_DONTWAIT);
+		if (r > 0)
+			have += (size_t)r;
+	}
+	assert_memory_equal(got + 4, want, m);
+	close(fd);
+	for (turns = 0; turns < 100 && atomic_load(&f->svc.sv_ct.conns_open) > 1; turns++)
+		pump(f, 5);
+	svc_tcp_unlisten(&f->svc);
+	f->svc.sv_capture = NULL;
+	rpcrdma_capture_close(cap, &st);
+	assert_int_equal(st.cs_drops, 0);
+	assert_int_equal(st.cs_frames, 4); /* two calls in, two replies out */
+	if (!have_tshark()) {
+		unlink(path);
+		skip();
+	}
+	/* tshark's own decode: RPC over TCP on the server's port ("Decode
+	 * As": it is not 2049), a program it does not know dissected too */
+	snprintf(cmd, sizeof(cmd),
+		 "tshark -r %s -o rpc.dissect_unknown_programs:TRUE -d tcp.port==%u,rpc "
+		 "-Y rpc -T fields -e rpc.xid -e rpc.msgtyp -e rpc.program 2>/dev/null",
+		 path, port);
+	pp = popen(cmd, "r");
+	assert_non_null(pp);
+	while (fgets(line, sizeof(line), pp)) {
+		unsigned xid, typ, prog = 0;
+
+		if (sscanf(line, "0x%x %u %u", &xid, &typ, &prog) < 2)
+			continue;
+		assert_true(xid == 0x1234 || xid == 0x1235);
+		if (typ == 0) {
+			assert_int_equal(prog, TPROG);
+			calls++;
+		} else {
+			assert_int_equal(typ, 1);
+			replies++;
+		}
+	}
+	pclose(pp);
+	if (!getenv("KEEP_PCAP"))
+		unlink(path);
+	assert_int_equal(calls, 2);
+	assert_int_equal(replies, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -793,6 +890,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tcp_backchannel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tcp_backchannel_close, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tcp_backchannel_timeout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tcp_capture, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
