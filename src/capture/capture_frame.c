@@ -108,7 +108,8 @@ size_t capture_frame_build(uint8_t *out, size_t cap, const struct capture_hdr *h
 		for (i = 0; i < niov && left; i++) {
 			size_t n = iov[i].iov_len < left ? iov[i].iov_len : left;
 
-			memcpy(p, iov[i].iov_base, n);
+			if (n)
+				memcpy(p, iov[i].iov_base, n);
 			p += n;
 			left -= n;
 		}

@@ -655,7 +655,8 @@ static void bc_expect_call(struct fixture *f, uint32_t xid, uint32_t proc,
 
 	for (unsigned i = 0; i < 10; i++)
 		put32(want + 4 * i, w[i]);
-	memcpy(want + 40, args, len);
+	if (len)
+		memcpy(want + 40, args, len);
 	svc_bc_run(&f->svc.sv_groups[0]);
 	assert_int_equal(pump_read(f, got, 4 + 40 + len), 4 + 40 + len);
 	/* one record of one fragment: last-fragment bit and its length */
@@ -671,7 +672,8 @@ static void bc_answer(struct fixture *f, uint32_t xid, const uint8_t *res, size_
 
 	for (unsigned i = 0; i < 6; i++)
 		put32(rep + 4 * i, r[i]);
-	memcpy(rep + 24, res, len);
+	if (len)
+		memcpy(rep + 24, res, len);
 	send_record(f->peer, rep, 24 + len, NULL, 0);
 }
 
