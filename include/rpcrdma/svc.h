@@ -531,7 +531,9 @@ int rpcrdma_svc_set_conn_state(struct rpcrdma_svc *svc, rpcrdma_svc_conn_state_f
 uint32_t rpcrdma_svc_req_conn_id(const struct rpcrdma_svc_req *req);
 
 
-/* ---------- Backchannel (RFC 8167): calls from the server to the client ---------- */
+/* ---------- Backchannel: calls from the server to the client ---------- */
+/* Over RDMA: RFC 8167.  Over TCP: ONC RPC calls in records on the
+ * client's connection (RFC 5531 11), in order with the replies. */
 
 /**
  * A counted reference to the connection a forward call arrived on, for
@@ -617,11 +619,13 @@ uint32_t rpcrdma_svc_bc_conn_id(const struct rpcrdma_svc_bc *bc);
 
 /**
  * rpcrdma_svc_bc_call - start a backchannel call on @bc's connection
- * (RFC 8167 5.1: an RDMA_MSG with empty chunk lists and a fresh xid).
+ * (RDMA: RFC 8167 5.1, an RDMA_MSG with empty chunk lists; TCP: one
+ * record of one fragment; a fresh xid either way).
  * Callable from any thread: the call is copied and queued on the
  * connection, and the thread that owns it is woken to send it.  It is
- * sent while the client's backchannel credit allows (RFC 8167 4.1: at
- * first one call, then the grant of its latest backchannel reply), in
+ * sent while the client's backchannel credit allows (RDMA, RFC 8167 4.1:
+ * at first one call, then the grant of its latest backchannel reply; TCP
+ * has no credits: as the slots allow), in
  * the order queued; the reply is matched by xid and handed to
  * @a->ba_done.  The timeout runs from this call, queueing included.
  * @xid: out, optional: the call's RPC xid.
@@ -629,7 +633,8 @@ uint32_t rpcrdma_svc_bc_conn_id(const struct rpcrdma_svc_bc *bc);
  * connection is closing or gone; -EAGAIN when RPCRDMA_SVC_BC_SLOTS calls
  * of this connection are queued or outstanding (try again after a
  * completion); -EMSGSIZE when the call does not fit the client's inline
- * threshold (RFC 8167 5.1: no chunks on the backchannel); -EINVAL
+ * threshold (RFC 8167 5.1: no chunks on the backchannel; TCP: the
+ * server's reply buffer size); -EINVAL
  * without ba_done or with a credential over 400 bytes; -ENOMEM.
  */
 int rpcrdma_svc_bc_call(struct rpcrdma_svc_bc *bc, const struct rpcrdma_svc_bc_args *a,

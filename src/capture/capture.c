@@ -14,6 +14,7 @@
  * is an empty file of ours; anything else is refused.  Rotation renames FILE to FILE.1 ... (rename() replaces a
  * symlink at the new name, never what it points to).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -433,6 +434,36 @@ void capture_send(struct rpcrdma_capture *cap, struct capture_ep *ep, bool out,
 		capture_emit(cap, &h, tmp, nt, n);
 		off += n;
 	} while (off < len);
+}
+
+static uint16_t capture_port(const struct sockaddr_storage *ss)
+{
+	return ntohs(ss->ss_family == AF_INET6 ? ((const struct sockaddr_in6 *)ss)->sin6_port
+					       : ((const struct sockaddr_in *)ss)->sin_port);
+}
+
+void capture_tcp(struct rpcrdma_capture *cap, struct capture_ep *ep, bool out,
+		 const struct iovec *iov, unsigned niov, size_t len)
+{
+	struct capture_hdr h = { 0 };
+	struct iovec tmp[16];
+	size_t off = 0;
+
+	capture_dir(&h, ep, out);
+	h.ch_tcp = true;
+	h.ch_sport = capture_port(h.ch_src);
+	h.ch_dport = capture_port(h.ch_dst);
+	while (off < len) {
+		size_t n = len - off < CAPTURE_TCP_SEG ? len - off : CAPTURE_TCP_SEG;
+		unsigned nt = capture_iov_skip(iov, niov, off, tmp, 16);
+		uint32_t *seq = out ? &ep->ce_seq_out : &ep->ce_seq_in;
+
+		h.ch_seq = *seq;
+		h.ch_ack = out ? ep->ce_seq_in : ep->ce_seq_out;
+		*seq += (uint32_t)n;
+		capture_emit(cap, &h, tmp, nt, n);
+		off += n;
+	}
 }
 
 void capture_rdma_write(struct rpcrdma_capture *cap, struct capture_ep *ep, bool out,

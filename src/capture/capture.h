@@ -11,6 +11,14 @@
  * 4791, checksum 0), BTH (opcode, P_Key 0xFFFF, destination QP, PSN), the
  * extension header of the opcode (RETH, AETH or IETH), payload, ICRC (zero).
  *
+ * ONC RPC over TCP (a connection of the TCP transport) is recorded as
+ * what it is: Ethernet II, IPv4 or IPv6 as above, TCP (20 bytes: the
+ * connection's ports, sequence and acknowledgment numbers that follow the
+ * bytes of each direction from 1, PSH|ACK, window 65535, checksum 0) and
+ * the stream's bytes, record marks included, cut into segments of at most
+ * CAPTURE_TCP_SEG bytes; no handshake.  Wireshark decodes it as RPC (and
+ * NFS) on port 2049, elsewhere with "Decode As".
+ *
  * Owner prefixes: ce_ endpoint, ch_ frame header fields.
  */
 #ifndef RPCRDMA_CAPTURE_INTERNAL_H
@@ -41,6 +49,8 @@
 /* Header bytes around a payload, at most: Ethernet 14, IPv6 40, UDP 8,
  * BTH 12, RETH 16, ICRC 4. */
 #define CAPTURE_MAX_HDR 94u
+/* Stream bytes per TCP segment at most (an IPv4 packet is <= 65535). */
+#define CAPTURE_TCP_SEG 65000u
 /* pcap file header and record header (tcpdump.org "pcap" format). */
 #define CAPTURE_PCAP_FILE_HDR 24u
 #define CAPTURE_PCAP_REC_HDR 16u
@@ -55,6 +65,9 @@ struct capture_ep {
 	uint32_t ce_local_qp, ce_peer_qp;
 	uint32_t ce_psn_out;  /* next PSN of frames local -> peer */
 	uint32_t ce_psn_in;   /* next PSN of frames peer -> local */
+	/* TCP (capture_tcp()): the ports in ce_local/ce_peer, and the next
+	 * sequence number of each direction */
+	uint32_t ce_seq_out, ce_seq_in;
 };
 
 /* The fields of one frame. */
@@ -70,6 +83,11 @@ struct capture_hdr {
 	uint32_t ch_msn;
 	bool ch_ieth;            /* IETH: ch_inv_rkey */
 	uint32_t ch_inv_rkey;
+	/* a TCP segment instead of RoCEv2 (the fields above but the
+	 * addresses unused): the ports, sequence and acknowledgment numbers */
+	bool ch_tcp;
+	uint16_t ch_sport, ch_dport;
+	uint32_t ch_seq, ch_ack;
 };
 
 /*
@@ -109,6 +127,12 @@ void capture_rdma_write(struct rpcrdma_capture *cap, struct capture_ep *ep, bool
 void capture_rdma_read(struct rpcrdma_capture *cap, struct capture_ep *ep, bool out,
 		       uint32_t rkey, uint64_t va, uint32_t len,
 		       const struct iovec *iov, unsigned niov);
+/* capture_tcp - @len bytes of a TCP connection's stream gathered from
+ * @iov (records with their marks), sent by the side @out names, as
+ * segments of at most CAPTURE_TCP_SEG bytes.  @ep's ce_local/ce_peer carry
+ * the ports; its sequence numbers move on by @len. */
+void capture_tcp(struct rpcrdma_capture *cap, struct capture_ep *ep, bool out,
+		 const struct iovec *iov, unsigned niov, size_t len);
 /* capture_data_bytes - cc_data_bytes of @cap (0: no RDMA data frames). */
 uint32_t capture_data_bytes(const struct rpcrdma_capture *cap);
 

@@ -58,7 +58,8 @@ size_t capture_frame_build(uint8_t *out, size_t cap, const struct capture_hdr *h
 	unsigned alen = capture_addr(h->ch_src, &src), dlen = capture_addr(h->ch_dst, &dst);
 	size_t ib = 12 + (h->ch_reth ? 16 : 0) + (h->ch_aeth ? 4 : 0) + (h->ch_ieth ? 4 : 0) +
 		    len + 4;
-	size_t udp = 8 + ib, ip = (alen == 4 ? 20 : 40), total = 14 + ip + udp, left = len;
+	size_t udp = h->ch_tcp ? 20 + len : 8 + ib, ip = (alen == 4 ? 20 : 40),
+	       total = 14 + ip + udp, left = len;
 	uint8_t *p = out, *iph;
 	unsigned i;
 
@@ -77,7 +78,7 @@ size_t capture_frame_build(uint8_t *out, size_t cap, const struct capture_hdr *h
 		p = put_be16(p, 0);          /* identification */
 		p = put_be16(p, 0x4000);     /* DF */
 		*p++ = 64;
-		*p++ = IPPROTO_UDP;
+		*p++ = h->ch_tcp ? IPPROTO_TCP : IPPROTO_UDP;
 		p = put_be16(p, 0);          /* checksum, below */
 		memcpy(p, src, 4);
 		memcpy(p + 4, dst, 4);
@@ -86,11 +87,33 @@ size_t capture_frame_build(uint8_t *out, size_t cap, const struct capture_hdr *h
 	} else {
 		p = put_be32(p, 0x60000000u);
 		p = put_be16(p, (uint16_t)udp);
-		*p++ = IPPROTO_UDP;
+		*p++ = h->ch_tcp ? IPPROTO_TCP : IPPROTO_UDP;
 		*p++ = 64;
 		memcpy(p, src, 16);
 		memcpy(p + 16, dst, 16);
 		p += 32;
+	}
+	if (h->ch_tcp) {
+		/* TCP: ports, seq, ack, data offset 5 words, PSH|ACK, window,
+		 * checksum 0 (not computed), urgent pointer 0 */
+		p = put_be16(p, h->ch_sport);
+		p = put_be16(p, h->ch_dport);
+		p = put_be32(p, h->ch_seq);
+		p = put_be32(p, h->ch_ack);
+		*p++ = 5 << 4;
+		*p++ = 0x18;
+		p = put_be16(p, 0xffff);
+		p = put_be16(p, 0);
+		p = put_be16(p, 0);
+		for (i = 0; i < niov && left; i++) {
+			size_t n = iov[i].iov_len < left ? iov[i].iov_len : left;
+
+			if (n)
+				memcpy(p, iov[i].iov_base, n);
+			p += n;
+			left -= n;
+		}
+		return left ? 0 : (size_t)(p - out);
 	}
 	/* UDP */
 	p = put_be16(p, (uint16_t)(0xC000u | (h->ch_src_qp & 0x3fffu)));

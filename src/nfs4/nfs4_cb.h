@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * nfs4_cb.h - private to src/nfs4: the NFSv4.1 back channel (RFC 8881
- * 2.10.3.1, 18.36, 20) on the RPC-over-RDMA backchannel (RFC 8167) of the
- * connection a session was created or bound on.  The callback program's
+ * 2.10.3.1, 18.36, 20) on the backchannel of the connection a session was
+ * created or bound on: RPC-over-RDMA's (RFC 8167), or a TCP connection's
+ * (ONC RPC calls in records on it, RFC 5531 11), through the service
+ * layer's rpcrdma_svc_bc_* (src/svc/svc_bc.c).  The callback program's
  * encoders (CB_COMPOUND, CB_SEQUENCE, CB_RECALL) and the decoder of its
  * replies are pure functions; the table of back channels keeps, per
  * session, the connection's handle, the callback program, the one slot of

@@ -914,6 +914,8 @@ const struct svc_xprt_class svc_rdma_class = {
 	.xc_send = svc_send_reply,
 	.xc_release = svc_call_drop,
 	.xc_close_all = svc_rdma_close_all,
+	.xc_bc_send = svc_bc_rdma_send,
+	.xc_bc_each = svc_bc_rdma_each,
 };
 
 /* Every transport, for what is done to all of them (a stop). */

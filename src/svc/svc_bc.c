@@ -31,31 +31,54 @@ void svc_conn_kick(struct svc_conn *conn)
 
 /* ======== handles ======== */
 
-static struct rpcrdma_svc_bc *svc_bc_new(struct svc_conn *conn)
+/* A connection's backchannel state, not yet shared: RDMA's @conn, or the
+ * TCP connection of call @cc. */
+static struct rpcrdma_svc_bc *svc_bc_new(struct svc_conn *conn, const struct svc_call *cc)
 {
 	struct rpcrdma_svc_bc *bc = calloc(1, sizeof(*bc));
-	uint32_t i;
+	uint32_t i, id;
 
 	if (!bc)
 		return NULL;
 	pthread_mutex_init(&bc->bc_lock, NULL);
 	bc->bc_refs = 1; /* the connection's */
-	bc->bc_svc = conn->sx_svc;
-	bc->bc_grp = conn->sx_grp;
-	bc->bc_conn = conn;
-	bc->bc_conn_id = conn->sx_id_num;
-	/* Before the client's first backchannel reply states its grant, one
-	 * call at a time (RFC 8167 4.1, RFC 8166 3.3.1). */
-	bc->bc_credits = 1;
-	bc->bc_xid_next = (uint32_t)(svc_now_ms() * 2654435761u) ^ (conn->sx_id_num << 20);
-	bc->bc_max_msg = conn->sx_inline_send > RPCRDMA_HDR_MIN_BYTES ?
-			 conn->sx_inline_send - RPCRDMA_HDR_MIN_BYTES : 0;
+	if (conn) {
+		bc->bc_svc = conn->sx_svc;
+		bc->bc_grp = conn->sx_grp;
+		bc->bc_conn = conn;
+		bc->bc_xprt = &svc_rdma_class;
+		id = conn->sx_id_num;
+		/* Before the client's first backchannel reply states its
+		 * grant, one call at a time (RFC 8167 4.1, RFC 8166 3.3.1). */
+		bc->bc_credits = 1;
+		bc->bc_max_msg = conn->sx_inline_send > RPCRDMA_HDR_MIN_BYTES ?
+				 conn->sx_inline_send - RPCRDMA_HDR_MIN_BYTES : 0;
+	} else {
+		bc->bc_svc = cc->cc_svc;
+		bc->bc_grp = cc->cc_grp;
+		bc->bc_tconn = cc->cc_tconn;
+		bc->bc_xprt = &svc_tcp_class;
+		id = svc_tcp_conn_id(cc);
+		/* ONC RPC over TCP has no credits: the back channel's slot
+		 * table (the session's) is the only bound. */
+		bc->bc_credits = SVC_BC_SLOTS;
+		bc->bc_max_msg = cc->cc_svc->sv_tcp_reply_cap;
+		bc->bc_ready = true;
+	}
+	bc->bc_conn_id = id;
+	bc->bc_xid_next = (uint32_t)(svc_now_ms() * 2654435761u) ^ (id << 20);
 	for (i = 0; i < SVC_BC_SLOTS; i++) {
 		bc->bc_calls[i].bq_bc = bc;
 		bc->bc_calls[i].bq_cqe.ce_type = RPCRDMA_CQE_BC_SEND;
 		bc->bc_calls[i].bq_cqe.ce_id = i;
 	}
 	return bc;
+}
+
+/* Still attached to a connection that takes calls (bc_lock held). */
+static bool svc_bc_up_locked(const struct rpcrdma_svc_bc *bc)
+{
+	return !bc->bc_closed && (bc->bc_conn || bc->bc_tconn);
 }
 
 static void svc_bc_free(struct rpcrdma_svc_bc *bc)
@@ -71,28 +94,28 @@ static void svc_bc_free(struct rpcrdma_svc_bc *bc)
 int rpcrdma_svc_bc_get(const struct rpcrdma_svc_req *req, struct rpcrdma_svc_bc **out)
 {
 	struct svc_call *cc = req->rq_xprt;
-	struct svc_conn *conn;
+	struct rpcrdma_svc_bc *_Atomic *slot;
 	struct rpcrdma_svc_bc *bc, *expect = NULL;
 
 	/* A request made without a connection (a test harness, a dispatch
 	 * function called directly) has no backchannel. */
-	if (!cc || !cc->cc_conn)
+	if (!cc || (!cc->cc_conn && !cc->cc_tconn))
 		return -ENOTCONN;
-	conn = cc->cc_conn;
-	bc = atomic_load(&conn->sx_bc);
+	slot = cc->cc_conn ? &cc->cc_conn->sx_bc : svc_tcp_bc_slot(cc);
+	bc = atomic_load(slot);
 
 	/* The call holds its connection: it cannot be freed meanwhile. */
 	if (!bc) {
-		bc = svc_bc_new(conn);
+		bc = svc_bc_new(cc->cc_conn, cc);
 		if (!bc)
 			return -ENOMEM;
-		if (!atomic_compare_exchange_strong(&conn->sx_bc, &expect, bc)) {
+		if (!atomic_compare_exchange_strong(slot, &expect, bc)) {
 			svc_bc_free(bc);
 			bc = expect;
 		}
 	}
 	pthread_mutex_lock(&bc->bc_lock);
-	if (bc->bc_closed || !bc->bc_conn) {
+	if (!svc_bc_up_locked(bc)) {
 		pthread_mutex_unlock(&bc->bc_lock);
 		return -ENOTCONN;
 	}
@@ -127,7 +150,7 @@ bool rpcrdma_svc_bc_connected(struct rpcrdma_svc_bc *bc)
 	bool up;
 
 	pthread_mutex_lock(&bc->bc_lock);
-	up = bc->bc_conn && !bc->bc_closed;
+	up = svc_bc_up_locked(bc);
 	pthread_mutex_unlock(&bc->bc_lock);
 	return up;
 }
@@ -196,7 +219,7 @@ int rpcrdma_svc_bc_call(struct rpcrdma_svc_bc *bc, const struct rpcrdma_svc_bc_a
 		return -ENOMEM;
 
 	pthread_mutex_lock(&bc->bc_lock);
-	if (bc->bc_closed || !bc->bc_conn) {
+	if (!svc_bc_up_locked(bc)) {
 		pthread_mutex_unlock(&bc->bc_lock);
 		free(msg);
 		return -ENOTCONN;
@@ -228,7 +251,12 @@ int rpcrdma_svc_bc_call(struct rpcrdma_svc_bc *bc, const struct rpcrdma_svc_bc_a
 	atomic_fetch_add(&bc->bc_grp->gr_bc_pending, 1);
 	atomic_store(&bc->bc_kicked, true);
 	/* bc_conn stays valid while we hold bc_lock (svc_bc_conn_gone()). */
-	svc_conn_kick(bc->bc_conn);
+	if (bc->bc_conn) {
+		svc_conn_kick(bc->bc_conn);
+	} else {
+		atomic_fetch_add(&bc->bc_grp->gr_bc_kicks, 1);
+		svc_group_wake(bc->bc_grp);
+	}
 	pthread_mutex_unlock(&bc->bc_lock);
 	return 0;
 }
@@ -454,54 +482,88 @@ static void svc_bc_service(struct svc_conn *conn, struct rpcrdma_svc_bc *bc)
 	svc_bc_send_queued(conn, bc);
 }
 
-void svc_bc_poll(struct svc_group *grp)
+void svc_bc_rdma_send(struct rpcrdma_svc_bc *bc)
+{
+	svc_bc_service(bc->bc_conn, bc);
+}
+
+void svc_bc_rdma_each(struct svc_group *grp, void (*fn)(struct rpcrdma_svc_bc *bc, void *arg),
+		      void *arg)
 {
 	struct svc_conn *conn;
 
-	if (!atomic_exchange(&grp->gr_bc_kicks, 0))
-		return;
 	for (conn = grp->gr_conns; conn; conn = conn->sx_next) {
 		struct rpcrdma_svc_bc *bc = atomic_load(&conn->sx_bc);
 
-		if (bc && atomic_exchange(&bc->bc_kicked, false))
-			svc_bc_service(conn, bc);
+		if (bc)
+			fn(bc, arg);
 	}
+}
+
+/* Every transport's connections with a backchannel, on @grp. */
+static void svc_bc_each(struct svc_group *grp, void (*fn)(struct rpcrdma_svc_bc *bc, void *arg),
+			void *arg)
+{
+	svc_rdma_class.xc_bc_each(grp, fn, arg);
+	svc_tcp_class.xc_bc_each(grp, fn, arg);
+}
+
+/* After a call ended (a reply, a timeout): the next queued ones may go. */
+static void svc_bc_more(struct rpcrdma_svc_bc *bc)
+{
+	if (bc->bc_conn) {
+		if (bc->bc_ready && !bc->bc_conn->sx_closing)
+			svc_bc_send_queued(bc->bc_conn, bc);
+	} else if (bc->bc_tconn) {
+		bc->bc_xprt->xc_bc_send(bc);
+	}
+}
+
+static void svc_bc_poll_one(struct rpcrdma_svc_bc *bc, void *arg)
+{
+	(void)arg;
+	if (atomic_exchange(&bc->bc_kicked, false))
+		bc->bc_xprt->xc_bc_send(bc);
+}
+
+void svc_bc_poll(struct svc_group *grp)
+{
+	if (!atomic_exchange(&grp->gr_bc_kicks, 0))
+		return;
+	svc_bc_each(grp, svc_bc_poll_one, NULL);
+}
+
+static void svc_bc_expire_one(struct rpcrdma_svc_bc *bc, void *arg)
+{
+	uint64_t now_ms = *(const uint64_t *)arg;
+	struct svc_bc_end ends[SVC_BC_SLOTS];
+	unsigned n = 0, i;
+
+	pthread_mutex_lock(&bc->bc_lock);
+	for (i = 0; i < SVC_BC_SLOTS; i++) {
+		struct svc_bc_call *bq = &bc->bc_calls[i];
+
+		if ((bq->bq_state != BQ_QUEUED && bq->bq_state != BQ_SENT) ||
+		    bq->bq_deadline_ms > now_ms)
+			continue;
+		if (bq->bq_state == BQ_QUEUED)
+			svc_bc_unqueue(bc, bq);
+		/* A reply that still comes is dropped as unknown. */
+		svc_bc_end_locked(bc, bq, &ends[n++]);
+	}
+	pthread_mutex_unlock(&bc->bc_lock);
+	if (!n)
+		return;
+	SVC_INC(bc->bc_svc, bc_timeouts, n);
+	svc_bc_report(ends, n, -ETIMEDOUT);
+	svc_bc_more(bc);
 }
 
 void svc_bc_expire(struct svc_group *grp, uint64_t now_ms)
 {
-	struct rpcrdma_svc *svc = grp->gr_svc;
-	struct svc_conn *conn;
-
 	if (!atomic_load(&grp->gr_bc_pending))
 		return;
-	for (conn = grp->gr_conns; conn; conn = conn->sx_next) {
-		struct rpcrdma_svc_bc *bc = atomic_load(&conn->sx_bc);
-		struct svc_bc_end ends[SVC_BC_SLOTS];
-		unsigned n = 0, i;
-
-		if (!bc)
-			continue;
-		pthread_mutex_lock(&bc->bc_lock);
-		for (i = 0; i < SVC_BC_SLOTS; i++) {
-			struct svc_bc_call *bq = &bc->bc_calls[i];
-
-			if ((bq->bq_state != BQ_QUEUED && bq->bq_state != BQ_SENT) ||
-			    bq->bq_deadline_ms > now_ms)
-				continue;
-			if (bq->bq_state == BQ_QUEUED)
-				svc_bc_unqueue(bc, bq);
-			/* A reply that still comes is dropped as unknown. */
-			svc_bc_end_locked(bc, bq, &ends[n++]);
-		}
-		pthread_mutex_unlock(&bc->bc_lock);
-		if (!n)
-			continue;
-		SVC_INC(svc, bc_timeouts, n);
-		svc_bc_report(ends, n, -ETIMEDOUT);
-		if (bc->bc_ready && !conn->sx_closing)
-			svc_bc_send_queued(conn, bc);
-	}
+	svc_bc_each(grp, svc_bc_expire_one, &now_ms);
 }
 
 void svc_bc_run(struct svc_group *grp)
@@ -511,29 +573,38 @@ void svc_bc_run(struct svc_group *grp)
 		svc_bc_expire(grp, svc_now_ms());
 }
 
+uint64_t svc_bc_deadline(struct rpcrdma_svc_bc *bc)
+{
+	uint64_t first = UINT64_MAX;
+	uint32_t i;
+
+	pthread_mutex_lock(&bc->bc_lock);
+	for (i = 0; i < SVC_BC_SLOTS; i++) {
+		const struct svc_bc_call *bq = &bc->bc_calls[i];
+
+		if ((bq->bq_state == BQ_QUEUED || bq->bq_state == BQ_SENT) &&
+		    bq->bq_deadline_ms < first)
+			first = bq->bq_deadline_ms;
+	}
+	pthread_mutex_unlock(&bc->bc_lock);
+	return first;
+}
+
+static void svc_bc_deadline_one(struct rpcrdma_svc_bc *bc, void *arg)
+{
+	uint64_t *first = arg, d = svc_bc_deadline(bc);
+
+	if (d < *first)
+		*first = d;
+}
+
 int svc_bc_timeout(struct svc_group *grp, int tmo)
 {
 	uint64_t now, first = UINT64_MAX;
-	struct svc_conn *conn;
-	uint32_t i;
 
 	if (!atomic_load(&grp->gr_bc_pending))
 		return tmo;
-	for (conn = grp->gr_conns; conn; conn = conn->sx_next) {
-		struct rpcrdma_svc_bc *bc = atomic_load(&conn->sx_bc);
-
-		if (!bc)
-			continue;
-		pthread_mutex_lock(&bc->bc_lock);
-		for (i = 0; i < SVC_BC_SLOTS; i++) {
-			const struct svc_bc_call *bq = &bc->bc_calls[i];
-
-			if ((bq->bq_state == BQ_QUEUED || bq->bq_state == BQ_SENT) &&
-			    bq->bq_deadline_ms < first)
-				first = bq->bq_deadline_ms;
-		}
-		pthread_mutex_unlock(&bc->bc_lock);
-	}
+	svc_bc_each(grp, svc_bc_deadline_one, &first);
 	if (first == UINT64_MAX)
 		return tmo;
 	now = svc_now_ms();
@@ -545,9 +616,9 @@ int svc_bc_timeout(struct svc_group *grp, int tmo)
 
 void svc_bc_reply(struct svc_call *cc, int rc)
 {
-	struct svc_conn *conn = cc->cc_conn;
-	struct rpcrdma_svc *svc = conn->sx_svc;
-	struct rpcrdma_svc_bc *bc = atomic_load(&conn->sx_bc);
+	struct rpcrdma_svc *svc = cc->cc_svc;
+	struct rpcrdma_svc_bc *bc = cc->cc_conn ? atomic_load(&cc->cc_conn->sx_bc)
+						: atomic_load(svc_tcp_bc_slot(cc));
 	const struct rpcrdma_rpc_msg *msg = &cc->cc_req.rq_msg;
 	struct svc_bc_end end = { 0 };
 	uint32_t i, grant;
@@ -562,9 +633,11 @@ void svc_bc_reply(struct svc_call *cc, int rc)
 			svc_bc_end_locked(bc, bq, &end);
 			/* RFC 8167 4.1: the reply's rdma_credit is the client's
 			 * backchannel grant; 0 is not a valid grant (RFC 8166
-			 * 3.3.1), read as 1. */
-			grant = cc->cc_hdr.rh_credits ? cc->cc_hdr.rh_credits : 1;
-			bc->bc_credits = grant < SVC_BC_SLOTS ? grant : SVC_BC_SLOTS;
+			 * 3.3.1), read as 1.  TCP has no credits. */
+			if (cc->cc_conn) {
+				grant = cc->cc_hdr.rh_credits ? cc->cc_hdr.rh_credits : 1;
+				bc->bc_credits = grant < SVC_BC_SLOTS ? grant : SVC_BC_SLOTS;
+			}
 			break;
 		}
 		pthread_mutex_unlock(&bc->bc_lock);
@@ -574,13 +647,16 @@ void svc_bc_reply(struct svc_call *cc, int rc)
 		 * out, or ended with its connection). */
 		if (svc->sv_cfg.sc_verbose)
 			svc_log(svc, "conn %u: backchannel reply xid 0x%08x matches no call: dropped",
-				conn->sx_id_num, msg->rm_xid);
+				cc->cc_conn ? cc->cc_conn->sx_id_num : svc_tcp_conn_id(cc),
+				msg->rm_xid);
 		SVC_INC(svc, bc_unmatched, 1);
 		SVC_INC(svc, drops, 1);
-		svc_call_put(cc);
+		cc->cc_xprt->xc_release(cc);
 		return;
 	}
 	SVC_INC(svc, bc_replies, 1);
+	/* Held past the release of @cc, whose connection may go with it. */
+	rpcrdma_svc_bc_hold(bc);
 	if (rc) {
 		end.be_done(end.be_arg, -EBADMSG, NULL, NULL, 0);
 	} else if (msg->rm_reply_stat == RPC_MSG_ACCEPTED) {
@@ -589,10 +665,10 @@ void svc_bc_reply(struct svc_call *cc, int rc)
 	} else {
 		end.be_done(end.be_arg, 0, msg, NULL, 0);
 	}
-	svc_call_put(cc);
+	cc->cc_xprt->xc_release(cc);
 	/* A credit came back: the next queued call may go. */
-	if (bc->bc_ready && !conn->sx_closing)
-		svc_bc_send_queued(conn, bc);
+	svc_bc_more(bc);
+	rpcrdma_svc_bc_put(bc);
 }
 
 bool svc_bc_rdma_error(struct svc_conn *conn, const uint8_t *buf, uint32_t len)
@@ -689,6 +765,45 @@ void svc_bc_conn_gone(struct svc_conn *conn)
 	bc->bc_nrecvs = 0;
 	pthread_mutex_lock(&bc->bc_lock);
 	bc->bc_conn = NULL;
+	left = --bc->bc_refs;
+	pthread_mutex_unlock(&bc->bc_lock);
+	if (!left)
+		svc_bc_free(bc);
+}
+
+uint32_t svc_bc_take(struct rpcrdma_svc_bc *bc, uint8_t *dst, uint32_t cap)
+{
+	struct svc_bc_call *bq;
+	uint32_t len = 0;
+
+	pthread_mutex_lock(&bc->bc_lock);
+	bq = bc->bc_qhead;
+	if (bq && bc->bc_in_flight < bc->bc_credits && bq->bq_len <= cap) {
+		bc->bc_qhead = bq->bq_next;
+		if (!bc->bc_qhead)
+			bc->bc_qtail = NULL;
+		bq->bq_next = NULL;
+		memcpy(dst, bq->bq_msg, bq->bq_len);
+		len = bq->bq_len;
+		free(bq->bq_msg);
+		bq->bq_msg = NULL;
+		bq->bq_state = BQ_SENT;
+		bc->bc_in_flight++;
+		SVC_INC(bc->bc_svc, bc_calls, 1);
+	}
+	pthread_mutex_unlock(&bc->bc_lock);
+	return len;
+}
+
+void svc_bc_detach(struct rpcrdma_svc_bc *bc, bool gone)
+{
+	unsigned left;
+
+	svc_bc_end_all(bc, -ENOTCONN, true);
+	if (!gone)
+		return;
+	pthread_mutex_lock(&bc->bc_lock);
+	bc->bc_tconn = NULL;
 	left = --bc->bc_refs;
 	pthread_mutex_unlock(&bc->bc_lock);
 	if (!left)

@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * svc_bc.h - private to src/svc: the server's backchannel (RFC 8167),
- * calls from the server to the client on a connection the client opened.
+ * svc_bc.h - private to src/svc: the server's backchannel, calls from the
+ * server to the client on a connection the client opened: RDMA's (RFC
+ * 8167, described below) or TCP's (svc_tcp.c: each call copied into a
+ * call context of the connection by svc_bc_take() and written as a
+ * record; no credits, no Receives, no Send completion to wait for).  The
+ * slots, xids, reply matching and deadlines here serve both; a transport
+ * class's xc_bc_send and xc_bc_each (svc_xprt.h) are its part.
  *
  * Threading: rpcrdma_svc_bc_call() may run on any thread.  It copies the
  * call into a free slot of the connection's backchannel state and queues
@@ -68,7 +73,11 @@ struct rpcrdma_svc_bc {
 	unsigned bc_refs;              /* handles, plus one while bc_conn is set */
 	struct rpcrdma_svc *bc_svc;
 	struct svc_group *bc_grp;      /* the transport thread owning bc_conn */
-	struct svc_conn *bc_conn;      /* NULL once the connection is freed */
+	struct svc_conn *bc_conn;      /* RDMA: NULL once the connection is freed */
+	struct svc_tconn *bc_tconn;    /* TCP: NULL once the connection is freed */
+	/* the connection's transport: its xc_bc_send puts queued calls on
+	 * the wire (owner thread) */
+	const struct svc_xprt_class *bc_xprt;
 	bool bc_closed;                /* closing: no new calls */
 	uint32_t bc_conn_id;           /* the connection's sx_id_num (fixed) */
 	atomic_bool bc_kicked;         /* queued work for the owner thread */
@@ -88,6 +97,27 @@ struct rpcrdma_svc_bc {
 };
 
 /* ---- hooks called from the connection code (each one line there) ---- */
+
+/*
+ * svc_bc_take - owner thread: the next queued call the client's credit
+ * allows becomes sent (BQ_SENT, counted in bc_calls): its RPC call
+ * message is copied to @dst (@cap bytes of room).  Return: its length;
+ * 0 when nothing may go now.  For a transport that copies the call into
+ * its own buffer (TCP): the slot has no Send of its own to wait for.
+ */
+uint32_t svc_bc_take(struct rpcrdma_svc_bc *bc, uint8_t *dst, uint32_t cap);
+/* svc_bc_deadline - the earliest deadline (CLOCK_MONOTONIC ms) of @bc's
+ * pending calls; UINT64_MAX for none. */
+uint64_t svc_bc_deadline(struct rpcrdma_svc_bc *bc);
+/* svc_bc_rdma_send, svc_bc_rdma_each - svc_rdma_class's xc_bc_send and
+ * xc_bc_each (svc_xprt.h). */
+void svc_bc_rdma_send(struct rpcrdma_svc_bc *bc);
+void svc_bc_rdma_each(struct svc_group *grp, void (*fn)(struct rpcrdma_svc_bc *bc, void *arg),
+		      void *arg);
+/* svc_bc_detach - a TCP connection closes (@gone false: its calls end
+ * with -ENOTCONN, new ones are refused) or is freed (@gone true: its
+ * handle field lets go of the state as well). */
+void svc_bc_detach(struct rpcrdma_svc_bc *bc, bool gone);
 
 /* svc_conn_kick - wake the transport thread (group) that owns @conn to
  * serve its queued backchannel work (any thread). */

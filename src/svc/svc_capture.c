@@ -134,3 +134,49 @@ void svc_capture_reads(struct svc_call *cc)
 				  wr->wr.rdma.remote_addr, (uint32_t)len, iov, n);
 	}
 }
+
+struct capture_ep *svc_capture_tcp_open(struct rpcrdma_svc *svc, int fd,
+					const struct sockaddr *peer)
+{
+	struct sockaddr_storage local;
+	socklen_t len = sizeof(local);
+	struct capture_ep *ep;
+
+	if (!svc->sv_capture || getsockname(fd, (struct sockaddr *)&local, &len) ||
+	    (local.ss_family != AF_INET && local.ss_family != AF_INET6))
+		return NULL;
+	ep = calloc(1, sizeof(*ep));
+	if (!ep)
+		return NULL;
+	svc_capture_addr(&ep->ce_local, (const struct sockaddr *)&local);
+	svc_capture_addr(&ep->ce_peer, peer);
+	/* each direction's stream from 1, as after a handshake at 0 */
+	ep->ce_seq_out = ep->ce_seq_in = 1;
+	return ep;
+}
+
+void svc_capture_tcp_record(struct rpcrdma_svc *svc, struct capture_ep *ep, bool out,
+			    const uint8_t *buf, uint32_t len)
+{
+	uint8_t mark[4];
+	uint32_t m = 0x80000000u | len;
+	struct iovec iov[2];
+
+	if (!ep || !svc->sv_capture)
+		return;
+	if (out) {
+		iov[0].iov_base = (void *)(buf - 4);
+		iov[0].iov_len = len + 4u;
+		capture_tcp(svc->sv_capture, ep, true, iov, 1, len + 4u);
+		return;
+	}
+	mark[0] = (uint8_t)(m >> 24);
+	mark[1] = (uint8_t)(m >> 16);
+	mark[2] = (uint8_t)(m >> 8);
+	mark[3] = (uint8_t)m;
+	iov[0].iov_base = mark;
+	iov[0].iov_len = 4;
+	iov[1].iov_base = (void *)buf;
+	iov[1].iov_len = len;
+	capture_tcp(svc->sv_capture, ep, false, iov, 2, len + 4u);
+}

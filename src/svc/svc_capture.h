@@ -7,9 +7,12 @@
 #ifndef RPCRDMA_SVC_CAPTURE_H
 #define RPCRDMA_SVC_CAPTURE_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 struct capture_ep;
+struct rpcrdma_svc;
 struct svc_call;
 struct svc_conn;
 
@@ -29,5 +32,18 @@ void svc_capture_chain(struct svc_call *cc, uint32_t nwr);
 /* svc_capture_reads - @cc's RDMA Reads completed: each as a READ REQUEST
  * and a READ RESPONSE with its data (only when cc_data_bytes is set). */
 void svc_capture_reads(struct svc_call *cc);
+
+/* svc_capture_tcp_open - TCP socket @fd from @peer was adopted: its
+ * endpoints (local address from getsockname(2); NULL without capture, a
+ * non-IP socket or memory).  Free with free(). */
+struct capture_ep *svc_capture_tcp_open(struct rpcrdma_svc *svc, int fd,
+					const struct sockaddr *peer);
+/* svc_capture_tcp_record - one record of a TCP connection with endpoints
+ * @ep: @len bytes at @buf, in one fragment behind its record mark (@out:
+ * a reply or backchannel call, with the mark in the 4 bytes before @buf
+ * already; else a call received, its mark rebuilt as one last fragment
+ * whatever fragments it came in). */
+void svc_capture_tcp_record(struct rpcrdma_svc *svc, struct capture_ep *ep, bool out,
+			    const uint8_t *buf, uint32_t len);
 
 #endif /* RPCRDMA_SVC_CAPTURE_H */

@@ -68,7 +68,8 @@ void svc_rpc_dispatch(struct svc_call *cc, const struct sockaddr *peer)
 		svc_rpc_reply_now(cc, -1, 0, 0);
 		return;
 	}
-	if (cc->cc_call_len >= 8 && msg->rm_dir == RPC_DIR_REPLY && cc->cc_conn) {
+	if (cc->cc_call_len >= 8 && msg->rm_dir == RPC_DIR_REPLY &&
+	    (cc->cc_conn || cc->cc_tconn)) {
 		svc_bc_reply(cc, rc); /* backchannel hook: a reply to our call? */
 		return;
 	}

@@ -29,6 +29,14 @@
  * The call contexts' buffers count against the memory budget (sc_memory)
  * with the registered slabs; a connection always gets one call, so none
  * waits for another's memory for good.
+ *
+ * Backchannel (RFC 8881 2.10.3.1; svc_bc.c): a call the server makes to
+ * the client on this connection (CB_NULL, CB_COMPOUND) is taken from the
+ * connection's backchannel state into a call context of the connection
+ * and written as a record like a reply, in order with them; the client's
+ * reply comes back as a record, which the RPC layer hands to svc_bc.c to
+ * be matched by xid.  Such a call counts among the connection's calls out
+ * until it is written.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -41,7 +49,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "svc/svc_internal.h"
+#include "svc/svc_bc.h"
 
 /** One TCP connection; its group's thread owns it. */
 struct svc_tconn {
@@ -72,6 +80,9 @@ struct svc_tconn {
 	bool tc_held;
 	bool tc_resume_queued;
 	struct svc_tconn *tc_resume_next;
+	struct capture_ep *tc_capture; /* --capture: its endpoints, or NULL */
+	/* the backchannel state (svc_bc.c), made by its first user */
+	struct rpcrdma_svc_bc *_Atomic tc_bc;
 };
 
 /* The listener's epoll tag; a connection's is its address with bit 0 set. */
@@ -240,6 +251,7 @@ static void svc_tcp_arm(struct svc_tconn *tc)
 static void svc_tcp_close(struct svc_tconn *tc, const char *why)
 {
 	struct rpcrdma_svc *svc = tc->tc_svc;
+	struct rpcrdma_svc_bc *bc;
 	struct svc_call *cc;
 	bool busy = tc->tc_busy;
 
@@ -259,6 +271,9 @@ static void svc_tcp_close(struct svc_tconn *tc, const char *why)
 		svc_tcp_call_put(cc);
 	}
 	tc->tc_out_tail = NULL;
+	bc = atomic_load(&tc->tc_bc);
+	if (bc)
+		svc_bc_detach(bc, false); /* its calls end with -ENOTCONN */
 	tc->tc_busy = busy;
 	svc_tcp_maybe_destroy(tc);
 }
@@ -267,7 +282,11 @@ static void svc_tcp_destroy(struct svc_tconn *tc)
 {
 	struct svc_group *grp = tc->tc_grp;
 	struct rpcrdma_svc *svc = tc->tc_svc;
+	struct rpcrdma_svc_bc *bc = atomic_exchange(&tc->tc_bc, NULL);
 	struct svc_tconn **pp;
+
+	if (bc)
+		svc_bc_detach(bc, true); /* handles still held see -ENOTCONN */
 
 	/* off the batch's flush and resume lists, where a closed one may
 	 * still be */
@@ -292,6 +311,8 @@ static void svc_tcp_destroy(struct svc_tconn *tc)
 	atomic_fetch_sub(&svc->sv_nconns, 1);
 	svc_host_put(svc, tc->tc_host);
 	tc->tc_host = NULL;
+	free(tc->tc_capture);
+	tc->tc_capture = NULL;
 	SVC_DEC(svc, conns_open, 1);
 	/* Freed at the end of the run loop's turn (svc_tcp_reap()): an
 	 * event of it may still be in the batch epoll_wait() returned. */
@@ -343,12 +364,14 @@ int svc_tcp_adopt(struct svc_group *grp, int fd, const struct sockaddr *peer)
 	       peer->sa_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(sa_family_t));
 	tc->tc_max_calls = svc->sv_cfg.sc_credits;
 	tc->tc_last_ms = svc_now_ms();
+	tc->tc_capture = svc_capture_tcp_open(svc, fd, peer);
 	svc_rm_init(&tc->tc_rm, svc->sv_tcp_maxrec);
 	memset(&ev, 0, sizeof(ev));
 	ev.events = EPOLLIN | EPOLLRDHUP;
 	ev.data.ptr = svc_tcp_tag(tc);
 	if (epoll_ctl(grp->gr_epoll, EPOLL_CTL_ADD, fd, &ev)) {
 		rc = -errno;
+		free(tc->tc_capture);
 		free(tc);
 		goto err_place;
 	}
@@ -436,25 +459,22 @@ static void svc_tcp_write(struct svc_tconn *tc)
 	svc_tcp_arm(tc);
 }
 
-/* xc_send: queue the reply of @cc behind its connection's others; written
- * now, or with the batch's others by svc_tcp_flush(). */
-static void svc_tcp_send(struct svc_call *cc)
+/* Queue the message of cc_reply_len bytes at cc_reply of @cc (a reply,
+ * or a backchannel call) behind its connection's others, its record mark
+ * in front; written now, or with the batch's others by svc_tcp_flush(). */
+static void svc_tcp_queue(struct svc_call *cc)
 {
 	struct svc_tconn *tc = cc->cc_tconn;
 	struct svc_group *grp = cc->cc_grp;
 	uint8_t *mark = cc->cc_reply - 4;
 	uint32_t m = 0x80000000u | cc->cc_reply_len; /* one fragment, the last */
 
-	if (tc->tc_closing) {
-		svc_tcp_call_put(cc);
-		return;
-	}
 	mark[0] = (uint8_t)(m >> 24);
 	mark[1] = (uint8_t)(m >> 16);
 	mark[2] = (uint8_t)(m >> 8);
 	mark[3] = (uint8_t)m;
-	SVC_INC(cc->cc_svc, replies_inline, 1);
 	SVC_INC(cc->cc_svc, send_bytes, cc->cc_reply_len + 4u);
+	svc_capture_tcp_record(cc->cc_svc, tc->tc_capture, true, cc->cc_reply, cc->cc_reply_len);
 	cc->cc_state = CC_SENDING;
 	svc_call_append(&tc->tc_out_head, &tc->tc_out_tail, cc);
 	if (grp->gr_tcp_batch || grp->gr_post_batch) {
@@ -466,6 +486,77 @@ static void svc_tcp_send(struct svc_call *cc)
 		return;
 	}
 	svc_tcp_write(tc);
+}
+
+/* xc_send: the reply of @cc goes out behind its connection's others. */
+static void svc_tcp_send(struct svc_call *cc)
+{
+	if (cc->cc_tconn->tc_closing) {
+		svc_tcp_call_put(cc);
+		return;
+	}
+	SVC_INC(cc->cc_svc, replies_inline, 1);
+	svc_tcp_queue(cc);
+}
+
+/* ---------- backchannel calls ---------- */
+
+/* xc_bc_send: @bc's queued calls, each copied into a call context of its
+ * connection and queued as a record.  A connection short of the memory
+ * budget for a context leaves them queued (the next reply or kick tries
+ * again; their deadline ends them otherwise). */
+static void svc_tcp_bc_send(struct rpcrdma_svc_bc *bc)
+{
+	struct svc_tconn *tc = bc->bc_tconn;
+
+	if (!tc || tc->tc_closing) {
+		svc_bc_detach(bc, false);
+		return;
+	}
+	while (!tc->tc_closing) {
+		struct svc_call *cc = svc_tcp_call_get(tc);
+		uint32_t len;
+
+		if (!cc)
+			break;
+		len = svc_bc_take(bc, cc->cc_reply, cc->cc_reply_cap);
+		if (!len) {
+			svc_tcp_call_put(cc);
+			break;
+		}
+		cc->cc_reply_len = len;
+		svc_tcp_queue(cc);
+	}
+	/* Outside a TCP batch (the run loop's backchannel turn, which an
+	 * RDMA completion batch may surround) nobody flushes later: now. */
+	if (!tc->tc_closing && !tc->tc_grp->gr_tcp_batch && tc->tc_out_head)
+		svc_tcp_write(tc);
+}
+
+/* xc_bc_each: every TCP connection of @grp with a backchannel state. */
+static void svc_tcp_bc_each(struct svc_group *grp,
+			    void (*fn)(struct rpcrdma_svc_bc *bc, void *arg), void *arg)
+{
+	struct svc_tconn *tc, *next;
+
+	for (tc = grp->gr_tconns; tc; tc = next) {
+		struct rpcrdma_svc_bc *bc = atomic_load(&tc->tc_bc);
+		bool busy = tc->tc_busy;
+
+		next = tc->tc_next;
+		if (!bc)
+			continue;
+		tc->tc_busy = true; /* a write failing closes it: not freed under us */
+		fn(bc, arg);
+		tc->tc_busy = busy;
+		next = tc->tc_next; /* still linked: freed only below */
+		svc_tcp_maybe_destroy(tc);
+	}
+}
+
+struct rpcrdma_svc_bc *_Atomic *svc_tcp_bc_slot(const struct svc_call *cc)
+{
+	return &cc->cc_tconn->tc_bc;
 }
 
 void svc_tcp_flush(struct svc_group *grp)
@@ -514,6 +605,7 @@ static void svc_tcp_deliver(struct svc_tconn *tc, struct svc_call *cc, uint8_t *
 		cc->cc_call_cap = cap;
 	}
 	cc->cc_call_len = len;
+	svc_capture_tcp_record(svc, tc->tc_capture, false, cc->cc_call, len);
 	SVC_INC(svc, tcp_calls, 1);
 	SVC_INC(svc, recv_bytes, len);
 	svc_stats_call_begin(cc);
@@ -749,7 +841,9 @@ int svc_tcp_sweep(struct svc_group *grp, uint64_t now_ms)
 			SVC_INC(svc, tcp_send_timeouts, 1);
 			svc_tcp_close(tc, "reply not taken by the peer within its deadline");
 		} else if (idle != RPCRDMA_SVC_IDLE_NEVER && !tc->tc_calls_out &&
-			   !tc->tc_rec_ms && now_ms - tc->tc_last_ms >= (uint64_t)idle * 1000u) {
+			   !tc->tc_rec_ms && now_ms - tc->tc_last_ms >= (uint64_t)idle * 1000u &&
+			   !(svc->sv_conn_state &&
+			     svc->sv_conn_state(tc->tc_id_num, svc->sv_conn_state_arg))) {
 			SVC_INC(svc, conns_idle_closed, 1);
 			svc_tcp_close(tc, "idle");
 		}
@@ -893,4 +987,6 @@ const struct svc_xprt_class svc_tcp_class = {
 	.xc_send = svc_tcp_send,
 	.xc_release = svc_tcp_call_put,
 	.xc_close_all = svc_tcp_close_all,
+	.xc_bc_send = svc_tcp_bc_send,
+	.xc_bc_each = svc_tcp_bc_each,
 };

@@ -41,6 +41,7 @@
 struct rpcrdma_svc;
 struct svc_call;
 struct svc_group;
+struct rpcrdma_svc_bc;
 
 /** What a transport does, for the layers above it. */
 struct svc_xprt_class {
@@ -67,6 +68,20 @@ struct svc_xprt_class {
 	/* xc_close_all - close every connection of @grp (a stop); those with
 	 * calls out go when the calls come back.  Group thread. */
 	void (*xc_close_all)(struct svc_group *grp);
+	/*
+	 * The backchannel (svc_bc.c: calls from the server to the client on
+	 * a connection of this class; the slots, xids, reply matching and
+	 * timeouts are the same for every transport).  xc_bc_send - put the
+	 * calls queued on @bc on the wire, as far as the client's credit
+	 * allows (svc_bc_take() on TCP; RDMA posts Sends from its registered
+	 * buffers); a connection closing ends them with -ENOTCONN.  Owner
+	 * thread of @bc's connection.
+	 */
+	void (*xc_bc_send)(struct rpcrdma_svc_bc *bc);
+	/* xc_bc_each - @fn(@bc, @arg) for each of @grp's connections of this
+	 * class that has a backchannel state.  Group thread. */
+	void (*xc_bc_each)(struct svc_group *grp,
+			   void (*fn)(struct rpcrdma_svc_bc *bc, void *arg), void *arg);
 };
 
 extern const struct svc_xprt_class svc_rdma_class;
@@ -214,6 +229,9 @@ void svc_tcp_flush(struct svc_group *grp);
 uint32_t svc_tcp_conn_id(const struct svc_call *cc);
 /* svc_tcp_closing - TCP call @cc's connection is closing. */
 bool svc_tcp_closing(const struct svc_call *cc);
+/* svc_tcp_bc_slot - the backchannel handle field of TCP call @cc's
+ * connection (svc_bc_attach()). */
+struct rpcrdma_svc_bc *_Atomic *svc_tcp_bc_slot(const struct svc_call *cc);
 /* svc_tcp_free_calls - free @grp's pooled TCP call contexts, their bytes
  * back to the memory budget (teardown, or a group short of the budget:
  * svc_budget_share()).  Group thread.  Return: how many were freed. */

@@ -27,10 +27,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <stdio.h>
+#include <rpcrdma/capture.h>
 
 #include "tprog.h"
 
-#include "svc/svc_internal.h"
+#include "svc/svc_bc.h"
 
 struct fixture {
 	struct rpcrdma_svc svc;
@@ -569,33 +571,308 @@ static void test_tcp_admission(void **state)
 	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open), 1);
 }
 
-/* A backchannel is not offered over TCP (this slice): bc_get refuses. */
+/* ---------- the backchannel over TCP (RFC 8881 2.10.3.1) ---------- */
+
+/* What the dispatch function of TPROG + 1 got, and each call's outcome. */
+struct bc_seen {
+	int bs_get_rc;
+	uint32_t bs_conn_id;
+	struct rpcrdma_svc_bc *bs_bc;
+	int bs_done;          /* ba_done ran this many times */
+	int bs_status;        /* its last status */
+	uint32_t bs_reply_stat, bs_accept_stat, bs_res_len;
+	uint8_t bs_res[16];
+};
+
+/* The forward call's dispatch: take the connection's backchannel. */
 static int bc_probe(struct rpcrdma_svc_req *req, void *arg)
 {
-	struct rpcrdma_svc_bc *bc = NULL;
+	struct bc_seen *bs = arg;
 
-	*(int *)arg = rpcrdma_svc_bc_get(req, &bc);
-	*((int *)arg + 1) = (int)rpcrdma_svc_req_conn_id(req);
+	bs->bs_get_rc = rpcrdma_svc_bc_get(req, &bs->bs_bc);
+	bs->bs_conn_id = rpcrdma_svc_req_conn_id(req);
 	return RPCRDMA_SVC_SUCCESS;
 }
 
-static void test_tcp_no_backchannel(void **state)
+static void bc_done(void *arg, int status, const struct rpcrdma_rpc_msg *msg,
+		    const uint8_t *res, size_t res_len)
 {
-	struct fixture *f = *state;
-	int got[2] = { 1, 0 };
+	struct bc_seen *bs = arg;
+
+	bs->bs_done++;
+	bs->bs_status = status;
+	if (msg) {
+		bs->bs_reply_stat = msg->rm_reply_stat;
+		bs->bs_accept_stat = msg->rm_accept_stat;
+	}
+	bs->bs_res_len = (uint32_t)res_len;
+	if (res && res_len <= sizeof(bs->bs_res))
+		memcpy(bs->bs_res, res, res_len);
+}
+
+/* A forward call of TPROG + 1 (xid 5, no credential) whose dispatch takes
+ * the backchannel; its reply (RFC 5531 9: accepted, SUCCESS) comes back. */
+static void bc_forward(struct fixture *f, struct bc_seen *bs)
+{
 	uint8_t call[64], want[64];
 	uint32_t w[] = { 5, 0, 2, TPROG + 1, 1, 0, 0, 0, 0, 0 };
 	uint32_t r[] = { 5, 1, 0, 0, 0, 0 };
 
-	assert_int_equal(rpcrdma_svc_register(&f->svc, TPROG + 1, 1, bc_probe, got), 0);
+	assert_int_equal(rpcrdma_svc_register(&f->svc, TPROG + 1, 1, bc_probe, bs), 0);
 	for (unsigned i = 0; i < 10; i++)
 		put32(call + 4 * i, w[i]);
 	for (unsigned i = 0; i < 6; i++)
 		put32(want + 4 * i, r[i]);
 	send_record(f->peer, call, 40, NULL, 0);
 	expect_reply(f, want, 24);
-	assert_int_equal(got[0], -ENOTCONN);
-	assert_true(got[1] > 0);
+	assert_int_equal(bs->bs_get_rc, 0);
+	assert_non_null(bs->bs_bc);
+	assert_true(bs->bs_conn_id > 0);
+	assert_int_equal(rpcrdma_svc_bc_conn_id(bs->bs_bc), bs->bs_conn_id);
+}
+
+/* Start a callback-program call (program 0x40000000, version 1, @proc,
+ * AUTH_NONE, @args) on @bs's handle. */
+static uint32_t bc_start(struct bc_seen *bs, uint32_t proc, const void *args, size_t len)
+{
+	struct rpcrdma_svc_bc_args a = {
+		.ba_prog = 0x40000000u, .ba_vers = 1, .ba_proc = proc,
+		.ba_cred_flavor = 0, .ba_args = args, .ba_args_len = len,
+		.ba_done = bc_done, .ba_done_arg = bs,
+	};
+	uint32_t xid = 0;
+
+	assert_int_equal(rpcrdma_svc_bc_call(bs->bs_bc, &a, &xid), 0);
+	return xid;
+}
+
+/* The run loop's backchannel turn, then what the client's end reads. */
+static void bc_expect_call(struct fixture *f, uint32_t xid, uint32_t proc,
+			   const uint8_t *args, size_t len)
+{
+	uint8_t got[128], want[128];
+	uint32_t w[] = { xid, 0 /* CALL */, 2, 0x40000000u, 1, proc, 0, 0, 0, 0 };
+
+	for (unsigned i = 0; i < 10; i++)
+		put32(want + 4 * i, w[i]);
+	if (len)
+		memcpy(want + 40, args, len);
+	svc_bc_run(&f->svc.sv_groups[0]);
+	assert_int_equal(pump_read(f, got, 4 + 40 + len), 4 + 40 + len);
+	/* one record of one fragment: last-fragment bit and its length */
+	assert_int_equal(get32(got), 0x80000000u | (uint32_t)(40 + len));
+	assert_memory_equal(got + 4, want, 40 + len);
+}
+
+/* The client answers @xid: accepted, SUCCESS, then @res. */
+static void bc_answer(struct fixture *f, uint32_t xid, const uint8_t *res, size_t len)
+{
+	uint8_t rep[64];
+	uint32_t r[] = { xid, 1 /* REPLY */, 0 /* MSG_ACCEPTED */, 0, 0, 0 /* SUCCESS */ };
+
+	for (unsigned i = 0; i < 6; i++)
+		put32(rep + 4 * i, r[i]);
+	if (len)
+		memcpy(rep + 24, res, len);
+	send_record(f->peer, rep, 24 + len, NULL, 0);
+}
+
+/* A backchannel call goes out on the TCP connection the forward call
+ * came on, record-marked, and the client's reply is matched by xid; a
+ * reply with another xid is dropped as unmatched. */
+static void test_tcp_backchannel(void **state)
+{
+	struct fixture *f = *state;
+	struct bc_seen bs = { .bs_get_rc = 1 };
+	const uint8_t args[8] = { 0, 0, 0, 1, 0xde, 0xad, 0xbe, 0xef };
+	const uint8_t res[4] = { 0, 0, 0, 7 };
+	uint32_t xid;
+
+	bc_forward(f, &bs);
+	assert_true(rpcrdma_svc_bc_connected(bs.bs_bc));
+	/* CB_NULL-like: procedure 0, no arguments */
+	xid = bc_start(&bs, 0, NULL, 0);
+	bc_expect_call(f, xid, 0, NULL, 0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.bc_calls), 1);
+	assert_int_equal(bs.bs_done, 0);
+	/* a reply naming another xid is not this call's */
+	bc_answer(f, xid + 1000, NULL, 0);
+	for (int t = 0; t < 50 && !atomic_load(&f->svc.sv_ct.bc_unmatched); t++)
+		pump(f, 2);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.bc_unmatched), 1);
+	assert_int_equal(bs.bs_done, 0);
+	bc_answer(f, xid, NULL, 0);
+	for (int t = 0; t < 100 && !bs.bs_done; t++)
+		pump(f, 2);
+	assert_int_equal(bs.bs_done, 1);
+	assert_int_equal(bs.bs_status, 0);
+	assert_int_equal(bs.bs_reply_stat, RPC_MSG_ACCEPTED);
+	assert_int_equal(bs.bs_accept_stat, 0);
+	assert_int_equal(bs.bs_res_len, 0);
+	/* procedure 1 with arguments: they follow the header; the results
+	 * come back to the caller */
+	xid = bc_start(&bs, 1, args, sizeof(args));
+	bc_expect_call(f, xid, 1, args, sizeof(args));
+	bc_answer(f, xid, res, sizeof(res));
+	for (int t = 0; t < 100 && bs.bs_done < 2; t++)
+		pump(f, 2);
+	assert_int_equal(bs.bs_done, 2);
+	assert_int_equal(bs.bs_status, 0);
+	assert_int_equal(bs.bs_res_len, 4);
+	assert_memory_equal(bs.bs_res, res, 4);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.bc_replies), 2);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls_in_use), 0);
+	rpcrdma_svc_bc_put(bs.bs_bc);
+}
+
+/* A call out when the connection goes ends with -ENOTCONN; the handle
+ * then refuses new calls, and is freed with its last reference. */
+static void test_tcp_backchannel_close(void **state)
+{
+	struct fixture *f = *state;
+	struct bc_seen bs = { .bs_get_rc = 1 };
+	struct rpcrdma_svc_bc_args a = { .ba_prog = 0x40000000u, .ba_vers = 1,
+					 .ba_done = bc_done, .ba_done_arg = &bs };
+	uint32_t xid;
+
+	bc_forward(f, &bs);
+	xid = bc_start(&bs, 0, NULL, 0);
+	bc_expect_call(f, xid, 0, NULL, 0);
+	close(f->peer);
+	f->peer = -1;
+	for (int t = 0; t < 100 && !bs.bs_done; t++)
+		pump(f, 2);
+	assert_int_equal(bs.bs_done, 1);
+	assert_int_equal(bs.bs_status, -ENOTCONN);
+	assert_false(rpcrdma_svc_bc_connected(bs.bs_bc));
+	assert_int_equal(rpcrdma_svc_bc_call(bs.bs_bc, &a, NULL), -ENOTCONN);
+	svc_tcp_reap(&f->svc.sv_groups[0]);
+	rpcrdma_svc_bc_put(bs.bs_bc);
+}
+
+/* No reply within the call's timeout: -ETIMEDOUT, counted. */
+static void test_tcp_backchannel_timeout(void **state)
+{
+	struct fixture *f = *state;
+	struct bc_seen bs = { .bs_get_rc = 1 };
+	struct rpcrdma_svc_bc_args a = { .ba_prog = 0x40000000u, .ba_vers = 1,
+					 .ba_timeout_ms = 20,
+					 .ba_done = bc_done, .ba_done_arg = &bs };
+	uint32_t xid;
+
+	bc_forward(f, &bs);
+	assert_int_equal(rpcrdma_svc_bc_call(bs.bs_bc, &a, &xid), 0);
+	bc_expect_call(f, xid, 0, NULL, 0);
+	for (int t = 0; t < 400 && !bs.bs_done; t++) {
+		usleep(2000); /* the deadline is 20 ms away: 0.8 s at most */
+		pump(f, 0);
+		svc_bc_run(&f->svc.sv_groups[0]);
+	}
+	assert_int_equal(bs.bs_done, 1);
+	assert_int_equal(bs.bs_status, -ETIMEDOUT);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.bc_timeouts), 1);
+	/* the late reply is dropped as unmatched */
+	bc_answer(f, xid, NULL, 0);
+	for (int t = 0; t < 50 && !atomic_load(&f->svc.sv_ct.bc_unmatched); t++)
+		pump(f, 2);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.bc_unmatched), 1);
+	assert_int_equal(bs.bs_done, 1);
+	rpcrdma_svc_bc_put(bs.bs_bc);
+}
+
+/* ---------- capture of TCP traffic (docs/observability.md) ---------- */
+
+/* Is tshark on the PATH? */
+static bool have_tshark(void)
+{
+	return system("command -v tshark >/dev/null 2>&1") == 0;
+}
+
+/* Over a loopback TCP connection with a capture attached: two echo calls
+ * (one in two fragments) and their replies are written as Ethernet/IPv4/
+ * TCP frames (four), which tshark (when installed; skipped otherwise)
+ * decodes as ONC RPC: each xid once as a call (msg_type 0) of program
+ * TPROG and once as a reply (msg_type 1). */
+static void test_tcp_capture(void **state)
+{
+	struct fixture *f = *state;
+	char path[] = "/tmp/test_svc_tcp_capXXXXXX", cmd[512], line[256];
+	struct rpcrdma_capture_config cfg = { .cc_path = path, .cc_max_files = 1 };
+	struct rpcrdma_capture *cap;
+	struct rpcrdma_capture_stats st;
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	uint8_t call[256], want[256], got[300];
+	size_t n = echo_call(call, 0x1234, 40, 0x55), m = echo_reply(want, 0x1234, 40, 0x55);
+	size_t cut[] = { 20 };
+	uint16_t port = 0;
+	int fd, tmp, turns, calls = 0, replies = 0;
+	FILE *pp;
+
+	tmp = mkstemp(path);
+	assert_true(tmp >= 0);
+	close(tmp);
+	unlink(path); /* the writer makes it, O_EXCL */
+	assert_int_equal(rpcrdma_capture_open(&cfg, &cap), 0);
+	assert_int_equal(rpcrdma_svc_set_capture(&f->svc, cap), 0);
+	assert_int_equal(svc_tcp_listen(&f->svc, "127.0.0.1", 0, &port), 0);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	sa.sin_port = htons(port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	for (turns = 0; turns < 100 && atomic_load(&f->svc.sv_ct.tcp_connections) < 2; turns++)
+		pump(f, 5);
+	send_record(fd, call, n, NULL, 0);
+	n = echo_call(call, 0x1235, 40, 0x66);
+	send_record(fd, call, n, cut, 1);
+	for (size_t have = 0, need = 2 * (m + 4); have < need && turns < 500; turns++) {
+		ssize_t r;
+
+		pump(f, 5);
+		r = recv(fd, got + have, need - have, MSG_DONTWAIT);
+		if (r > 0)
+			have += (size_t)r;
+	}
+	assert_memory_equal(got + 4, want, m);
+	close(fd);
+	for (turns = 0; turns < 100 && atomic_load(&f->svc.sv_ct.conns_open) > 1; turns++)
+		pump(f, 5);
+	svc_tcp_unlisten(&f->svc);
+	f->svc.sv_capture = NULL;
+	rpcrdma_capture_close(cap, &st);
+	assert_int_equal(st.cs_drops, 0);
+	assert_int_equal(st.cs_frames, 4); /* two calls in, two replies out */
+	if (!have_tshark()) {
+		unlink(path);
+		skip();
+	}
+	/* tshark's own decode: RPC over TCP on the server's port ("Decode
+	 * As": it is not 2049), a program it does not know dissected too */
+	snprintf(cmd, sizeof(cmd),
+		 "tshark -r %s -o rpc.dissect_unknown_programs:TRUE -d tcp.port==%u,rpc "
+		 "-Y rpc -T fields -e rpc.xid -e rpc.msgtyp -e rpc.program 2>/dev/null",
+		 path, port);
+	pp = popen(cmd, "r");
+	assert_non_null(pp);
+	while (fgets(line, sizeof(line), pp)) {
+		unsigned xid, typ, prog = 0;
+
+		if (sscanf(line, "0x%x %u %u", &xid, &typ, &prog) < 2)
+			continue;
+		assert_true(xid == 0x1234 || xid == 0x1235);
+		if (typ == 0) {
+			assert_int_equal(prog, TPROG);
+			calls++;
+		} else {
+			assert_int_equal(typ, 1);
+			replies++;
+		}
+	}
+	pclose(pp);
+	if (!getenv("KEEP_PCAP"))
+		unlink(path);
+	assert_int_equal(calls, 2);
+	assert_int_equal(replies, 2);
 }
 
 int main(void)
@@ -612,7 +889,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tcp_budget_waits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tcp_event_after_close, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tcp_admission, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_tcp_no_backchannel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tcp_backchannel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tcp_backchannel_close, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tcp_backchannel_timeout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tcp_capture, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

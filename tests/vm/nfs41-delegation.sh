@@ -17,11 +17,13 @@
 #   - the server's counters: backchannel calls all answered, no timeout;
 #   - again with --no-delegations: no delegation granted, no CB_RECALL.
 # Registered twice: vm/nfs41-delegation, and vm/nfs41-delegation-tcp with
-# RPCRDMA_NFS_PROTO=tcp, where A stays on RDMA and B and the NFSv3 writer
-# mount over TCP (issue 36's mixed case): the delegation A holds over RDMA
-# is recalled when the TCP client opens the file for writing, and the TCP
-# session, which has no back channel, is granted none (every grant in the
-# log is A's client id) and probed with no CB_NULL.
+# RPCRDMA_NFS_PROTO=tcp, which runs the case twice more (issue 36):
+#   - A over TCP, B over RDMA: A's session has its back channel on its TCP
+#     connection (CB_NULL answered there), is granted the delegation, and
+#     the CB_RECALL goes over TCP (A's only connection) when B writes;
+#   - A over RDMA, B and the NFSv3 writer over TCP (the mixed case): the
+#     delegation A holds over RDMA is recalled when the TCP client opens
+#     the file for writing.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 vm_require_guest
 
@@ -61,8 +63,11 @@ mount_as() { # ADDR MNT PROTO
 	[[ "$(mountstats_xprt "$2")" == "xprt:"*"$3"* ]] || fail "$2 is not over $3"
 }
 
-# run_case ARGS...: start the server with ARGS, mount A and B, read on A,
-# write on B, read on A again.  Leaves the server stopped.
+# run_case ARGS...: start the server with ARGS, mount A over $A_PROTO and
+# B over $B_PROTO, read on A, write on B, read on A again.  Leaves the
+# server stopped.
+A_PROTO=rdma
+B_PROTO=$NFS_PROTO
 run_case() {
 	rm -rf "$EXPORT"
 	mkdir -p "$EXPORT"
@@ -71,9 +76,9 @@ run_case() {
 	rnfsd_start "$NFSD" "$EXPORT" "$SLOG" --nfs4 --no-root-squash --stats -v \
 		--handle-key "$SCRATCH/handle.key" --listen 0.0.0.0 "$@"
 	set_identity deleg-reader
-	mount_as "$SERVER_ADDR" "$MA" rdma
+	mount_as "$SERVER_ADDR" "$MA" "$A_PROTO"
 	set_identity deleg-writer
-	mount_as "$ADDR2" "$MB" "$NFS_PROTO"
+	mount_as "$ADDR2" "$MB" "$B_PROTO"
 
 	exec 3<"$MA/f" || fail "open $MA/f for reading"
 	[[ "$(timeout -k 10 30 cat "$MA/f")" == "old data" ]] || fail "A does not read the old data"
@@ -101,35 +106,45 @@ run_case() {
 	BC_CALLS=$(rnfsd_stat bc_calls)
 }
 
+# check_case WHAT: the assertions of a run_case with delegations on.
+check_case() {
+	ids=$(sed -n 's/^nfs4: read delegation granted to client \([0-9a-f]*\)$/\1/p' "$SLOG" | sort -u)
+	[[ -n "$ids" ]] || fail "$1: no read delegation granted (server log)"
+	grep -q '^nfs4: CB_RECALL of a read delegation to client .*: sent$' "$SLOG" ||
+		fail "$1: no CB_RECALL sent (server log)"
+	grep -q '^nfs4: DELEGRETURN from client .*: NFS4_OK$' "$SLOG" ||
+		fail "$1: no DELEGRETURN (server log)"
+	((${DELEGRETURNS:-0} >= 1)) ||
+		fail "$1: client A sent no DELEGRETURN (mountstats: '${DELEGRETURNS}')"
+	grants=$(grep -c '^nfs4: read delegation granted' "$SLOG")
+	recalls=$(grep -c '^nfs4: CB_RECALL of a read delegation to client .*: sent$' "$SLOG")
+	log "$1: delegations granted: $grants, recalls sent: $recalls, DELEGRETURN from A: $DELEGRETURNS"
+	if ((grants >= 2)); then
+		((recalls >= 2)) || fail "$1: A's second delegation was not recalled for the NFSv3 write"
+		grep '^{"connections"' "$SLOG" | tail -n 1 | grep -q '"NFS3ERR_JUKEBOX":[1-9]' ||
+			fail "$1: the NFSv3 change was never answered NFS3ERR_JUKEBOX"
+	fi
+	grep '^{"connections"' "$SLOG" | tail -n 1 | grep -q '"NFS4ERR_DELAY":[1-9]' ||
+		fail "$1: B's OPEN was never answered NFS4ERR_DELAY"
+	# CB_NULL for each of the two sessions (both have a back channel, on
+	# whichever transport), and the CB_RECALL
+	((BC_CALLS >= 3)) || fail "$1: only $BC_CALLS backchannel calls"
+	# every grant is A's (B opens for writing: none for it)
+	(($(wc -w <<<"$ids") == 1)) || fail "$1: delegations granted to more than A's client: $ids"
+}
+
 # ---------------------------------------------------------------- delegations on
 run_case
-ids=$(sed -n 's/^nfs4: read delegation granted to client \([0-9a-f]*\)$/\1/p' "$SLOG" | sort -u)
-[[ -n "$ids" ]] || fail "no read delegation granted (server log)"
-grep -q '^nfs4: CB_RECALL of a read delegation to client .*: sent$' "$SLOG" ||
-	fail "no CB_RECALL sent (server log)"
-grep -q '^nfs4: DELEGRETURN from client .*: NFS4_OK$' "$SLOG" || fail "no DELEGRETURN (server log)"
-((${DELEGRETURNS:-0} >= 1)) || fail "client A sent no DELEGRETURN (mountstats: '${DELEGRETURNS}')"
-grants=$(grep -c '^nfs4: read delegation granted' "$SLOG")
-recalls=$(grep -c '^nfs4: CB_RECALL of a read delegation to client .*: sent$' "$SLOG")
-log "delegations granted: $grants, recalls sent: $recalls, DELEGRETURN from A: $DELEGRETURNS"
-if ((grants >= 2)); then
-	((recalls >= 2)) || fail "A's second delegation was not recalled for the NFSv3 write"
-	grep '^{"connections"' "$SLOG" | tail -n 1 | grep -q '"NFS3ERR_JUKEBOX":[1-9]' ||
-		fail "the NFSv3 change was never answered NFS3ERR_JUKEBOX"
-fi
-grep '^{"connections"' "$SLOG" | tail -n 1 | grep -q '"NFS4ERR_DELAY":[1-9]' ||
-	fail "B's OPEN was never answered NFS4ERR_DELAY"
+check_case "A over $A_PROTO, B over $B_PROTO"
+pass "A over $A_PROTO, B over $B_PROTO: a read delegation granted to A was recalled over A's $A_PROTO back channel when B opened the file for writing; A returned it ($DELEGRETURNS DELEGRETURN), B's OPEN waited (NFS4ERR_DELAY) and A read B's data; $BC_CALLS backchannel calls all answered"
 if [[ $NFS_PROTO == tcp ]]; then
-	# A's session's CB_NULL and the CB_RECALL; B's TCP session has no
-	# back channel, so no delegation and no probe
-	((BC_CALLS >= 2)) || fail "only $BC_CALLS backchannel calls"
-	(($(wc -w <<<"$ids") == 1)) || fail "delegations granted to more than A's client: $ids"
-	pass "the TCP client (B) was granted no delegation; every grant went to A ($ids) over RDMA"
-else
-	# CB_NULL for each of the two sessions, and the CB_RECALL
-	((BC_CALLS >= 3)) || fail "only $BC_CALLS backchannel calls"
+	# the other way round: the holder's session is on TCP, so its
+	# CB_NULL and CB_RECALL travel over its TCP connection
+	A_PROTO=tcp B_PROTO=rdma run_case
+	A_PROTO=tcp B_PROTO=rdma check_case "A over tcp, B over rdma"
+	(($(rnfsd_stat tcp_calls) > 0)) || fail "server counter tcp_calls is 0: nothing came over TCP"
+	pass "A over TCP: its session's back channel is its TCP connection; the read delegation granted over TCP was recalled there (CB_RECALL over TCP) when the RDMA client B opened for writing; A returned it ($DELEGRETURNS DELEGRETURN); $BC_CALLS backchannel calls all answered"
 fi
-pass "a read delegation granted to A was recalled over the RDMA backchannel when B opened the file for writing; A returned it ($DELEGRETURNS DELEGRETURN), B's OPEN waited (NFS4ERR_DELAY) and A read B's data; $BC_CALLS backchannel calls all answered"
 
 # ---------------------------------------------------------------- --no-delegations
 run_case --no-delegations
