@@ -1120,7 +1120,8 @@ int main(int argc, char **argv)
 	       listen_addr ? listen_addr : "*", port, mport,
 	       nfs4 ? "NFSv3 and NFSv4.1" : "NFSv3");
 	fflush(stdout);
-	snprintf(msg, sizeof(msg), "serving %s on %s:%lu",
+	/* a status line for systemd: the path cut to fit */
+	snprintf(msg, sizeof(msg), "serving %.300s on %.64s:%lu",
 		 exports_file ? exports_file : export_path,
 		 listen_addr ? listen_addr : "*", port);
 	nfsd_notify_ready(msg);
