@@ -16,7 +16,8 @@
 #   - the md5 of every file written, read through the direct CephFS mount
 #     after its caches were dropped, equals the original's;
 #   - then the same over NFSv4.1 (vers=4.1,proto=rdma) in a fresh directory
-#     tree (the NFSv3 files removed through the direct mount first);
+#     tree (the NFSv3 files removed through the direct mount first), but for
+#     the 2000-entry directory (listed and removed over NFSv3 only);
 #   - SIGTERM: the server exits 0.
 # Skips (77) when rpcrdma-nfsd was built without the cephfs backend (no
 # libcephfs-dev at build time) or when Ceph is not installed.
@@ -92,19 +93,26 @@ workout() {
 	kumount "$MNT"; drop_caches; mount_nfs "$vers"
 	wk_read
 	md5_check
-	wk_readdir_prepare
-	wk_readdir
+	if ((WK_MANY)); then
+		wk_readdir_prepare
+		wk_readdir
+	fi
 	wk_namespace
 	wk_tree_in
 	kumount "$MNT"; drop_caches; mount_nfs "$vers"
 	wk_tree_out
-	wk_rm
+	if ((WK_MANY)); then
+		wk_rm
+	else
+		bounded 60 "rm -rf tree" rm -rf "$MNT/tree"
+		[[ ! -e "$WK_EXPORT/tree" ]] || fail "rm -rf tree: still on the server"
+	fi
 	kumount "$MNT"
 	pass "NFSv$vers: the workout through the cephfs backend"
 }
 
 # ---------------------------------------------------------------- NFSv3
-WK_ODD_BS=1 WK_READDIR_OP=READDIRPLUS
+WK_ODD_BS=1 WK_READDIR_OP=READDIRPLUS WK_MANY=1
 workout 3
 
 # ---------------------------------------------------------------- NFSv4.1
@@ -112,7 +120,9 @@ workout 3
 bounded 120 "rm the NFSv3 files through the direct mount" \
 	find "$DIRECT" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
 rm -rf "$WK_LOCAL/tree-back"
-WK_ODD_BS=0 WK_READDIR_OP=READDIR
+# the 2000-entry directory only once, over NFSv3 (through Ceph each entry's
+# create and remove is a journal wait: about 200 s under TCG for both)
+WK_ODD_BS=0 WK_READDIR_OP=READDIR WK_MANY=0
 workout 4.1
 
 log "guest memory at the end: $(free -m | awk '$1 == "Mem:" { print $3 " MiB used, " $7 " MiB available" }');" \
