@@ -410,6 +410,20 @@ struct fs_cred {
 	uint32_t cr_gids[RPC_AUTH_SYS_MAX_GIDS];
 };
 
+/** fs_cred_in_group - is @gid @cr's group or one of its supplementary
+ *  groups? */
+bool fs_cred_in_group(const struct fs_cred *cr, uint32_t gid);
+/**
+ * fs_cred_may - the POSIX mode-bit check, for backends that check
+ * permissions themselves (no identity switch): has @cr every bit of @want
+ * (R_OK 4, W_OK 2, X_OK 1) on an object of @mode owned by @uid:@gid?  The
+ * owner's bits, else the group's (fs_cred_in_group), else the others';
+ * uid 0 passes every check but execute of a non-directory with no x bit
+ * at all (as the kernel's CAP_DAC_OVERRIDE).  Return: 0; -EACCES.
+ */
+int fs_cred_may(const struct fs_cred *cr, mode_t mode, uint32_t uid,
+		uint32_t gid, int want);
+
 /**
  * fs_cred_from_req - the identity to serve @req with, squashed as
  * @opts says (AUTH_NONE: anonuid/anongid).

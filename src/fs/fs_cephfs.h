@@ -303,13 +303,9 @@ int fsc_err(int err, const int *allowed, size_t n);
 	fsc_err((err), (const int[]){ __VA_ARGS__ }, \
 		sizeof((const int[]){ __VA_ARGS__ }) / sizeof(int))
 
-/** fsc_in_group - is @gid @cr's group or one of its supplementary groups? */
-bool fsc_in_group(const struct fs_cred *cr, uint32_t gid);
 /**
- * fsc_may - whether @cr has every bit of @want (R_OK, W_OK, X_OK) on an
- * object of attributes @st by its mode bits: the owner class, else the
- * group class, else other; uid 0 reads and writes always, searches
- * directories, executes where some x bit is set.  Return: 0; -EACCES.
+ * fsc_may - fs_cred_may() on @st's mode and owner (@want: R_OK, W_OK,
+ * X_OK).  Return: 0; -EACCES.
  */
 int fsc_may(const struct fs_cred *cr, const struct stat *st, int want);
 

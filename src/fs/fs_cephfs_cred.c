@@ -119,32 +119,7 @@ int fsc_err(int err, const int *allowed, size_t n)
 	return -EIO;
 }
 
-bool fsc_in_group(const struct fs_cred *cr, uint32_t gid)
-{
-	if (cr->cr_gid == gid)
-		return true;
-	for (uint32_t i = 0; i < cr->cr_ngids && i < RPC_AUTH_SYS_MAX_GIDS; i++)
-		if (cr->cr_gids[i] == gid)
-			return true;
-	return false;
-}
-
 int fsc_may(const struct fs_cred *cr, const struct stat *st, int want)
 {
-	unsigned bits;
-
-	want &= R_OK | W_OK | X_OK;
-	if (cr->cr_uid == 0) {
-		if (!(want & X_OK) || S_ISDIR(st->st_mode) ||
-		    (st->st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)))
-			return 0;
-		return -EACCES;
-	}
-	if (cr->cr_uid == st->st_uid)
-		bits = (st->st_mode >> 6) & 7;
-	else if (fsc_in_group(cr, st->st_gid))
-		bits = (st->st_mode >> 3) & 7;
-	else
-		bits = st->st_mode & 7;
-	return ((int)bits & want) == want ? 0 : -EACCES;
+	return fs_cred_may(cr, st->st_mode, st->st_uid, st->st_gid, want);
 }

@@ -221,3 +221,34 @@ void rpcrdma_nfs3_thread_release(void)
 	tl_umask_clear = false; /* the thread's owner may change its umask */
 	fs_cred_restore();
 }
+
+bool fs_cred_in_group(const struct fs_cred *cr, uint32_t gid)
+{
+	if (cr->cr_gid == gid)
+		return true;
+	for (uint32_t i = 0; i < cr->cr_ngids && i < RPC_AUTH_SYS_MAX_GIDS; i++)
+		if (cr->cr_gids[i] == gid)
+			return true;
+	return false;
+}
+
+int fs_cred_may(const struct fs_cred *cr, mode_t mode, uint32_t uid,
+		uint32_t gid, int want)
+{
+	unsigned bits;
+
+	want &= R_OK | W_OK | X_OK;
+	if (cr->cr_uid == 0) {
+		if (!(want & X_OK) || S_ISDIR(mode) ||
+		    (mode & (S_IXUSR | S_IXGRP | S_IXOTH)))
+			return 0;
+		return -EACCES;
+	}
+	if (cr->cr_uid == uid)
+		bits = (mode >> 6) & 7;
+	else if (fs_cred_in_group(cr, gid))
+		bits = (mode >> 3) & 7;
+	else
+		bits = mode & 7;
+	return ((int)bits & want) == want ? 0 : -EACCES;
+}

@@ -226,14 +226,9 @@ void fsm_hold_locked(struct fsm_node *n, struct fs_fentry *fe);
 
 /* ---- fs_memory_perm.c ---- */
 
-/** fsm_in_group - is @gid the caller's group or one of its supplementary groups? */
-bool fsm_in_group(const struct fs_cred *cr, uint32_t gid);
 /**
- * fsm_may - whether @cr has every bit of @want (FSM_R, FSM_W, FSM_X) on
- * @n by its mode: the owner class, else the group class (@cr's group or
- * a supplementary group), else other; uid 0 has read and write always,
- * search on directories, execute where some x bit is set.
- * Return: 0 or -EACCES.
+ * fsm_may - fs_cred_may() on @n's mode and owner (@want: FSM_R, FSM_W,
+ * FSM_X, which are R_OK, W_OK, X_OK).  Return: 0 or -EACCES.
  */
 int fsm_may(const struct fs_cred *cr, const struct fsm_node *n, int want);
 /** fsm_is_owner - uid 0, or the owner of @n. */

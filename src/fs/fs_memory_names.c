@@ -85,7 +85,7 @@ static int make_locked(const struct fs_cred *cr, struct fsm_node *d,
 		if (S_ISDIR(mode))
 			mode |= S_ISGID;
 		else if ((mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP) &&
-			 cr->cr_uid != 0 && !fsm_in_group(cr, gid))
+			 cr->cr_uid != 0 && !fs_cred_in_group(cr, gid))
 			mode &= ~(mode_t)S_ISGID;
 	}
 	n = fsm_node_new_locked(mx, mode, cr->cr_uid, gid, &err);

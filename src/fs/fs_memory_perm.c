@@ -13,34 +13,9 @@
 
 #include "fs_memory.h"
 
-bool fsm_in_group(const struct fs_cred *cr, uint32_t gid)
-{
-	if (cr->cr_gid == gid)
-		return true;
-	for (uint32_t i = 0; i < cr->cr_ngids && i < RPC_AUTH_SYS_MAX_GIDS; i++)
-		if (cr->cr_gids[i] == gid)
-			return true;
-	return false;
-}
-
 int fsm_may(const struct fs_cred *cr, const struct fsm_node *n, int want)
 {
-	unsigned bits;
-
-	want &= FSM_R | FSM_W | FSM_X;
-	if (cr->cr_uid == 0) {
-		if (!(want & FSM_X) || S_ISDIR(n->mn_mode) ||
-		    (n->mn_mode & (S_IXUSR | S_IXGRP | S_IXOTH)))
-			return 0;
-		return -EACCES;
-	}
-	if (cr->cr_uid == n->mn_uid)
-		bits = (n->mn_mode >> 6) & 7;
-	else if (fsm_in_group(cr, n->mn_gid))
-		bits = (n->mn_mode >> 3) & 7;
-	else
-		bits = n->mn_mode & 7;
-	return ((int)bits & want) == want ? 0 : -EACCES;
+	return fs_cred_may(cr, n->mn_mode, n->mn_uid, n->mn_gid, want);
 }
 
 bool fsm_is_owner(const struct fs_cred *cr, const struct fsm_node *n)
@@ -73,7 +48,7 @@ void fsm_kill_privs_locked(const struct fs_cred *cr, struct fsm_node *n,
 	if (cr->cr_uid == 0 || !S_ISREG(n->mn_mode))
 		return;
 	kill = privs_of(n->mn_mode);
-	if ((n->mn_mode & S_ISGID) && !fsm_in_group(cr, n->mn_gid))
+	if ((n->mn_mode & S_ISGID) && !fs_cred_in_group(cr, n->mn_gid))
 		kill |= S_ISGID;
 	if (kill) {
 		n->mn_mode &= ~kill;
@@ -166,7 +141,7 @@ static int set_owner_locked(const struct fs_cred *cr, struct fsm_node *n,
 			return -EPERM;
 		if (sa->sa_set_gid && (cr->cr_uid != n->mn_uid ||
 				       (sa->sa_gid != n->mn_gid &&
-					!fsm_in_group(cr, sa->sa_gid))))
+					!fs_cred_in_group(cr, sa->sa_gid))))
 			return -EPERM;
 	}
 	if (sa->sa_set_uid)
@@ -187,7 +162,7 @@ static int set_mode_locked(const struct fs_cred *cr, struct fsm_node *n,
 	mode &= 07777;
 	if (!fsm_is_owner(cr, n))
 		return -EPERM;
-	if (cr->cr_uid != 0 && !fsm_in_group(cr, n->mn_gid))
+	if (cr->cr_uid != 0 && !fs_cred_in_group(cr, n->mn_gid))
 		mode &= ~(uint32_t)S_ISGID;
 	n->mn_mode = (n->mn_mode & S_IFMT) | mode;
 	n->mn_ctime = *now;
