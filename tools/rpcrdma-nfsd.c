@@ -841,6 +841,13 @@ int main(int argc, char **argv)
 			"--export; with --exports FILE the file gives clients and options\n");
 		return 2;
 	}
+	/* the gateway's identity across restarts (cephfs resets its old session) */
+	err = rpcrdma_nfs3_set_instance(lcfg.lc_state_dir ? lcfg.lc_state_dir
+							   : RPCRDMA_NLM_STATE_DIR);
+	if (err) {
+		fprintf(stderr, PROG ": --state-dir: %s\n", strerror(-err));
+		return 2;
+	}
 	if (exports_file) {
 		err = rpcrdma_nfs3_exports_load(exports_file, &xt, msg, sizeof(msg));
 		if (err) {

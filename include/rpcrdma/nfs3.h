@@ -316,6 +316,18 @@ int rpcrdma_nfs3_exports_parse(const char *name, const char *text,
 			       char *err, size_t errlen);
 
 /**
+ * rpcrdma_nfs3_set_instance - note @state_dir, the server's state
+ * directory (--state-dir; copied), as its identity: the same across
+ * restarts of one server, different between servers that share a cluster.
+ * A backend whose file system keeps per-client state in a cluster (cephfs)
+ * derives its client identity from it, to reset the session its previous
+ * incarnation left (docs/cephfs.md "Grace and reclaim per gateway").  Call
+ * before opening exports; NULL forgets it.
+ * Return: 0; -ENAMETOOLONG (empty, or 4096 bytes or more); -ENOMEM.
+ */
+int rpcrdma_nfs3_set_instance(const char *state_dir);
+
+/**
  * rpcrdma_nfs3_exports_load - read and parse an exports file.
  * Return: as rpcrdma_nfs3_exports_parse(), or a negative errno from
  * opening or reading @path (-EFBIG over 1 MiB); @err says which.

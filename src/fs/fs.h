@@ -254,6 +254,15 @@ struct fs_snap *fs_snap_get(struct rpcrdma_nfs3_server *srv);
 /** fs_snap_put - drop a reference; the last frees the table. */
 void fs_snap_put(struct fs_snap *sn);
 
+/* ---- fs_instance.c: the server's identity across restarts ---- */
+
+/**
+ * fs_instance - the state directory rpcrdma_nfs3_set_instance() noted, or
+ * NULL (none: backends keep no identity across restarts).  Valid until the
+ * next rpcrdma_nfs3_set_instance().
+ */
+const char *fs_instance(void);
+
 /* ---- fs_fh.c ---- */
 
 /** Kernel file handle bytes that fit: 64 - 8 (header) - 8 (MAC). */

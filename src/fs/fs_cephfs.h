@@ -52,6 +52,7 @@
 #define FSC_FSNAME_MAX 64u          /* longest file system name */
 #define FSC_MOUNT_TIMEOUT "10"      /* client_mount_timeout, s: start fails fast */
 #define FSC_DELEG_TIMEOUT 30u       /* ceph_set_deleg_timeout, s */
+#define FSC_UUID_MAX 128u           /* "rpcrdma-HOST-HASH" */
 #define FSC_LINK_MAX 65535u         /* reported; Ceph has no fixed limit */
 
 /*
@@ -69,6 +70,10 @@ struct fs_ceph_api {
 	int (*ca_init)(struct ceph_mount_info *cmount);
 	int (*ca_select_filesystem)(struct ceph_mount_info *cmount,
 				    const char *fs_name);
+	int (*ca_start_reclaim)(struct ceph_mount_info *cmount,
+				const char *uuid, unsigned flags);
+	void (*ca_finish_reclaim)(struct ceph_mount_info *cmount);
+	void (*ca_set_uuid)(struct ceph_mount_info *cmount, const char *uuid);
 	int (*ca_mount)(struct ceph_mount_info *cmount, const char *root);
 	int64_t (*ca_get_fs_cid)(struct ceph_mount_info *cmount);
 	int (*ca_set_deleg_timeout)(struct ceph_mount_info *cmount,
@@ -187,6 +192,7 @@ struct fsc_mount {
 	uint64_t cm_fscid;              /* ceph_get_fs_cid() */
 	UserPerm *cm_root;              /* uid 0: the server's own identity */
 	bool cm_deleg;                  /* delegations enabled (deleg timeout set) */
+	char cm_uuid[FSC_UUID_MAX];     /* ceph_set_uuid(); "" none (no instance) */
 };
 
 /* The export's state (ex_be_priv). */
@@ -271,6 +277,20 @@ static inline struct fsc_obj *fsc_fe(const struct fs_fentry *fe)
  * relative path).
  */
 int fsc_opts_parse(const char *s, char *buf, size_t len, struct fsc_opts *o);
+
+/**
+ * fsc_uuid - the Ceph client uuid of a mount into @buf (@len bytes):
+ * "rpcrdma-HOST-H", HOST the first 63 bytes of @host, H 16 hex digits of
+ * SipHash over @state_dir (the server's, rpcrdma_nfs3_set_instance()), @user,
+ * @fsname, @conf and @keyring (NULL as ""), each ended by a NUL.  The same
+ * for the same gateway and mount across restarts; different for another
+ * state directory or another mount of one gateway (a mount resetting its
+ * uuid's previous session must not reset a sibling's live one).
+ * Return: 0; -ENAMETOOLONG (does not fit @len); -ENOMEM.
+ */
+int fsc_uuid(char *buf, size_t len, const char *host, const char *state_dir,
+	     const char *user, const char *fsname, const char *conf,
+	     const char *keyring);
 
 /** fsc_mount_get - one more user of @m (a lock description, a lease). */
 void fsc_mount_get(struct fsc_mount *m);

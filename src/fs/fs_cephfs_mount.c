@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "fs.h"
 #include "fs_cephfs.h"
 
 #define FSC_CONF_DEFAULT "/etc/ceph/ceph.conf"
@@ -66,6 +68,82 @@ int fsc_opts_parse(const char *s, char *buf, size_t len, struct fsc_opts *o)
 		}
 	}
 	return 0;
+}
+
+int fsc_uuid(char *buf, size_t len, const char *host, const char *state_dir,
+	     const char *user, const char *fsname, const char *conf,
+	     const char *keyring)
+{
+	static const uint8_t key[16] = "rpcrdma ceph id ";
+	const char *part[5] = { state_dir, user, fsname, conf, keyring };
+	size_t n = 0, off = 0;
+	uint8_t *in;
+	uint64_t h;
+	int w;
+
+	for (int i = 0; i < 5; i++)
+		n += (part[i] ? strlen(part[i]) : 0) + 1;
+	in = malloc(n);
+	if (!in)
+		return -ENOMEM;
+	for (int i = 0; i < 5; i++) {
+		size_t k = part[i] ? strlen(part[i]) : 0;
+
+		memcpy(in + off, part[i] ? part[i] : "", k);
+		in[off + k] = 0;
+		off += k + 1;
+	}
+	h = fs_siphash(key, in, n);
+	free(in);
+	w = snprintf(buf, len, "rpcrdma-%.63s-%016llx", host, (unsigned long long)h);
+	return w < 0 || (size_t)w >= len ? -ENAMETOOLONG : 0;
+}
+
+/*
+ * mount_uuid - @m's uuid into m->cm_uuid when the server noted its
+ * instance (rpcrdma_nfs3_set_instance()); "" otherwise.  Return: 0 or
+ * fsc_uuid()'s error.
+ */
+static int mount_uuid(struct fsc_mount *m)
+{
+	const char *inst = fs_instance();
+	char host[256];
+
+	m->cm_uuid[0] = '\0';
+	if (!inst)
+		return 0;
+	if (gethostname(host, sizeof(host)) < 0)
+		strcpy(host, "localhost");
+	host[sizeof(host) - 1] = '\0';
+	return fsc_uuid(m->cm_uuid, sizeof(m->cm_uuid), host, inst, m->cm_user,
+			m->cm_fsname, m->cm_conf, m->cm_keyring);
+}
+
+/*
+ * reclaim_reset - before @m mounts (initialized, not mounted): end the
+ * session a previous incarnation with m->cm_uuid left (SIGKILLed: its caps
+ * and open files would hold until the MDS times it out), then take that
+ * uuid.  No previous session (-ENOENT) is the normal start.  When the
+ * reset fails (an MDS without reclaim, -EOPNOTSUPP; anything else) the
+ * mount goes on without a uuid (an MDS refuses a second session with a
+ * live one's uuid) and says so on @log.
+ */
+static void reclaim_reset(FILE *log, struct fsc_mount *m)
+{
+	const struct fs_ceph_api *a = fsc_api;
+	int err;
+
+	err = a->ca_start_reclaim(m->cm_cmount, m->cm_uuid, CEPH_RECLAIM_RESET);
+	a->ca_finish_reclaim(m->cm_cmount);
+	if (err && err != -ENOENT) {
+		fprintf(log, "cephfs: cannot reset the previous session of %s: %s; its files stay held until the MDS evicts it\n",
+			m->cm_uuid, strerror(-err));
+		m->cm_uuid[0] = '\0';
+		return;
+	}
+	if (!err)
+		fprintf(log, "cephfs: reset the previous session of %s\n", m->cm_uuid);
+	a->ca_set_uuid(m->cm_cmount, m->cm_uuid);
 }
 
 static pthread_mutex_t g_mounts_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -120,7 +198,8 @@ static int mount_fail(FILE *log, struct fsc_mount *m, int err)
  * mount_new - a mounted client for @o into *@out; messages on @log.
  * Return: 0; -ENOENT (no ceph.conf, or no such file system); -EACCES
  * (the cluster refused the key); -EIO (the cluster did not answer within
- * client_mount_timeout); -ENOMEM; -EINVAL (a bad setting).
+ * client_mount_timeout); -ENOMEM; -EINVAL (a bad setting);
+ * -ENAMETOOLONG (no room for the uuid).
  */
 static int mount_new(FILE *log, const struct fsc_opts *o, struct fsc_mount **out)
 {
@@ -168,6 +247,16 @@ static int mount_new(FILE *log, const struct fsc_opts *o, struct fsc_mount **out
 			goto out_free;
 		}
 	}
+	err = mount_uuid(m);
+	if (err)
+		goto out_free;
+	err = a->ca_init(m->cm_cmount);
+	if (err) {
+		err = mount_fail(log, m, err);
+		goto out_free;
+	}
+	if (m->cm_uuid[0])
+		reclaim_reset(log, m);
 	err = a->ca_mount(m->cm_cmount, "/");
 	if (err) {
 		err = mount_fail(log, m, err);

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "fs/fs.h"
@@ -60,7 +61,17 @@ static struct {
 	int64_t seek;               /* the last ceph_seekdir offset; -1 none */
 	int pos;                    /* next entry of the fake directory */
 	const char *mon_host;
+	char calls[1024];           /* init, reclaim and mount calls in order */
+	int reclaim_err;            /* ceph_start_reclaim answers it */
 } g;
+
+static void note(const char *what, const char *arg)
+{
+	size_t n = strlen(g.calls);
+
+	snprintf(g.calls + n, sizeof(g.calls) - n, "%s%s%s;", what,
+		 arg ? "=" : "", arg ? arg : "");
+}
 
 /* the fake directory: names and the offsets telldir gives after each */
 static const struct {
@@ -90,9 +101,17 @@ static int f_conf_get(struct ceph_mount_info *cm, const char *o, char *buf, size
 	snprintf(buf, len, "%s", g.mon_host);
 	return 0;
 }
-static int f_init(struct ceph_mount_info *cm) { (void)cm; return 0; }
+static int f_init(struct ceph_mount_info *cm) { (void)cm; note("init", NULL); return 0; }
+static int f_start_reclaim(struct ceph_mount_info *cm, const char *uuid, unsigned flags)
+{
+	(void)cm;
+	note(flags == CEPH_RECLAIM_RESET ? "reset" : "reclaim", uuid);
+	return g.reclaim_err;
+}
+static void f_finish_reclaim(struct ceph_mount_info *cm) { (void)cm; note("finish", NULL); }
+static void f_set_uuid(struct ceph_mount_info *cm, const char *uuid) { (void)cm; note("uuid", uuid); }
 static int f_select(struct ceph_mount_info *cm, const char *n) { (void)cm; (void)n; return 0; }
-static int f_mount(struct ceph_mount_info *cm, const char *r) { (void)cm; (void)r; return g.mount_err; }
+static int f_mount(struct ceph_mount_info *cm, const char *r) { (void)cm; (void)r; note("mount", NULL); return g.mount_err; }
 static int64_t f_cid(struct ceph_mount_info *cm) { (void)cm; return FSCID; }
 static int f_deleg(struct ceph_mount_info *cm, uint32_t t) { (void)cm; (void)t; return 0; }
 static void f_shutdown(struct ceph_mount_info *cm) { (void)cm; }
@@ -236,6 +255,9 @@ static const struct fs_ceph_api g_fake = {
 	.ca_conf_get = f_conf_get,
 	.ca_init = f_init,
 	.ca_select_filesystem = f_select,
+	.ca_start_reclaim = f_start_reclaim,
+	.ca_finish_reclaim = f_finish_reclaim,
+	.ca_set_uuid = f_set_uuid,
 	.ca_mount = f_mount,
 	.ca_get_fs_cid = f_cid,
 	.ca_set_deleg_timeout = f_deleg,
@@ -600,6 +622,76 @@ static void test_unreachable(void **state)
 	g_exp = keep;
 }
 
+/* the uuid a gateway of state directory @dir gives client.r1's mount of
+ * the default file system, worked out from the layout fs_cephfs.h gives */
+static void expected_uuid(char *buf, size_t len, const char *dir)
+{
+	static const uint8_t key[16] = "rpcrdma ceph id ";
+	static const char rest[] = "r1\0\0/etc/ceph/ceph.conf\0";
+	uint8_t in[512];
+	size_t n = strlen(dir) + 1;
+	char host[256];
+
+	memcpy(in, dir, n);
+	memcpy(in + n, rest, sizeof(rest)); /* its NUL: the empty keyring's */
+	n += sizeof(rest);
+	assert_int_equal(gethostname(host, sizeof(host)), 0);
+	snprintf(buf, len, "rpcrdma-%.63s-%016llx", host,
+		 (unsigned long long)fs_siphash(key, in, n));
+}
+
+/* open client.r1's export (a mount of its own) and close it: a gateway's
+ * start and stop; g.calls has what the mount called */
+static void gateway_run(const char *dir, int want)
+{
+	struct rpcrdma_nfs3_export *keep = g_exp;
+
+	g.calls[0] = '\0';
+	assert_int_equal(rpcrdma_nfs3_set_instance(dir), 0);
+	assert_int_equal(open_export("user=r1"), want);
+	if (!want)
+		rpcrdma_nfs3_export_close(g_exp);
+	g_exp = keep;
+}
+
+/* A gateway's mount resets the session its previous incarnation left:
+ * init, reset with its uuid, finish, that uuid set, then mount; the uuid
+ * is the same across restarts, another state directory's is another. */
+static void test_reclaim_reset(void **state)
+{
+	char want[512], uuid_a[FSC_UUID_MAX];
+
+	(void)state;
+	expected_uuid(uuid_a, sizeof(uuid_a), "/var/lib/gw-a");
+	snprintf(want, sizeof(want), "init;reset=%s;finish;uuid=%s;mount;", uuid_a, uuid_a);
+	gateway_run("/var/lib/gw-a", 0);
+	assert_string_equal(g.calls, want);
+	/* restarted: the same uuid; no previous session is no error */
+	g.reclaim_err = -ENOENT;
+	gateway_run("/var/lib/gw-a", 0);
+	assert_string_equal(g.calls, want);
+	/* another gateway (state directory): another uuid */
+	g.reclaim_err = 0;
+	gateway_run("/var/lib/gw-b", 0);
+	assert_null(strstr(g.calls, uuid_a));
+	expected_uuid(uuid_a, sizeof(uuid_a), "/var/lib/gw-b");
+	assert_non_null(strstr(g.calls, uuid_a));
+	/* an MDS without reclaim: mounted without a uuid, and said */
+	g.reclaim_err = -EOPNOTSUPP;
+	gateway_run("/var/lib/gw-a", 0);
+	expected_uuid(uuid_a, sizeof(uuid_a), "/var/lib/gw-a");
+	snprintf(want, sizeof(want), "init;reset=%s;finish;mount;", uuid_a);
+	assert_string_equal(g.calls, want);
+	fflush(g_log);
+	assert_non_null(strstr(g_logbuf, "cannot reset the previous session"));
+	/* no instance noted: no identity, nothing reset */
+	g.reclaim_err = 0;
+	gateway_run(NULL, 0);
+	assert_string_equal(g.calls, "init;mount;");
+	/* bad state directories */
+	assert_int_equal(rpcrdma_nfs3_set_instance(""), -ENAMETOOLONG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -610,6 +702,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_readdir_cookies, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreachable, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reclaim_reset, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
