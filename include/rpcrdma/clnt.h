@@ -549,7 +549,8 @@ struct rpcrdma_nfsc_config {
 	unsigned nf_nconnect;      /* RDMA connections the calls are spread over
 				    * (like the kernel's nconnect): default 1,
 				    * at most RPCRDMA_NFSC_MAX_CONNECT */
-	unsigned nf_timeout_ms;    /* per call, default 60000 */
+	unsigned nf_timeout_ms;    /* per call, default 60000; also MOUNT's (and
+				    * rpcbind's) connect and call, 10000 when 0 */
 	FILE *nf_log;
 	int nf_verbose;
 	struct rpcrdma_capture *nf_capture; /* see cf_capture */
@@ -565,7 +566,9 @@ struct rpcrdma_nfsc;
  * @out: the mount, owned by the caller (rpcrdma_nfsc_umount()).
  *
  * Return: 0; -EINVAL; -ENOMEM; -ECONNREFUSED / -EHOSTUNREACH / -ETIMEDOUT
- * from MOUNT (libtirpc) or the transport; -ENOENT / -EACCES / -EPERM /
+ * from MOUNT (libtirpc) or the transport (MOUNT's -ETIMEDOUT: no
+ * connection or no answer within nf_timeout_ms, 10 s when 0, per
+ * attempt); other connect() errors of MOUNT; -ENOENT / -EACCES / -EPERM /
  * -ENOTDIR from the MOUNT status; errors of rpcrdma_clnt_create().
  */
 int rpcrdma_nfsc_mount(const struct rpcrdma_nfsc_config *cfg,

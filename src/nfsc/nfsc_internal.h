@@ -38,7 +38,9 @@ struct rpcrdma_clnt *nfsc_clnt_pick(struct rpcrdma_nfsc *nc);
  * nfsc_mnt - MNT the export (RFC 1813 5.2.1) over TCP; a connection or RPC
  * failure (nfsc_mnt_retryable) is tried again up to cfg->nf_retries times
  * with the transport's back-off (common/backoff.h: 0, then 250 ms
- * doubling to 8 s).  Counts attempts in nc_mnt_attempts.
+ * doubling to 8 s).  Each attempt's connect, rpcbind lookup and MNT call
+ * are given up after cfg->nf_timeout_ms (10 s when 0): -ETIMEDOUT.
+ * Counts attempts in nc_mnt_attempts.
  * Return: 0, a MOUNT status as errno, or the last connection/RPC error.
  */
 int nfsc_mnt(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_config *cfg);
@@ -50,13 +52,16 @@ void nfsc_umnt(struct rpcrdma_nfsc *nc);
  * nfsc_rpcb_getport - the TCP port @server's rpcbind on @rpcb_port (111)
  * maps @prog/@vers to, for the address family connected over ("tcp" or
  * "tcp6"): one RPCBPROC_GETADDR of rpcbind version 3 (RFC 1833 2.2.1)
- * over libtirpc's TCP client, the address taken by number.  Return: 0
- * with *@port; -ECONNREFUSED (not registered, or no rpcbind), -ETIMEDOUT,
- * -EHOSTUNREACH (no such address), -EPROTONOSUPPORT (no version 3:
- * portmap only), -EPROTO (an answer that is no universal address).
+ * over libtirpc's TCP client, the address taken by number.  Connecting
+ * and the call are each given up after @timeout_ms (10 s when 0).
+ * Return: 0 with *@port; -ECONNREFUSED (not registered, or no rpcbind),
+ * -ETIMEDOUT (no connection or no answer within @timeout_ms),
+ * -EHOSTUNREACH (no such address, or no route), another connect() error,
+ * -EPROTONOSUPPORT (no version 3: portmap only), -EPROTO (an answer that
+ * is no universal address).
  */
 int nfsc_rpcb_getport(const char *server, uint16_t rpcb_port, uint32_t prog, uint32_t vers,
-		      uint16_t *port);
+		      unsigned timeout_ms, uint16_t *port);
 
 /* Arguments never exceed this: two handles, two names, a sattr3. */
 #define NFSC_ARGS_MAX 1024u

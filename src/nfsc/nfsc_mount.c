@@ -5,7 +5,9 @@
  * MOUNT port is given, or asked of rpcbind (RFC 1833 GETADDR).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -21,6 +23,43 @@
 
 /* rpcbind's well-known port (RFC 1833). */
 #define RPCRDMA_RPCBIND_PORT 111
+/* MOUNT's and rpcbind's time limit when the mount gives none (nf_timeout_ms 0). */
+#define NFSC_MNT_TIMEOUT_MS 10000u
+
+static struct timeval ms_timeval(unsigned ms)
+{
+	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
+
+	return tv;
+}
+
+/* Connect @fd to @sa within @ms (a blocking connect() may wait for
+ * minutes on an address that drops SYNs).  0 or -errno (-ETIMEDOUT). */
+static int connect_within(int fd, const struct sockaddr *sa, socklen_t len, unsigned ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+	int flags = fcntl(fd, F_GETFL), soerr = 0, n;
+	socklen_t slen = sizeof(soerr);
+
+	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
+		return -errno;
+	if (connect(fd, sa, len) < 0) {
+		if (errno != EINPROGRESS)
+			return -errno;
+		do
+			n = poll(&pfd, 1, (int)ms);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ETIMEDOUT;
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &slen) < 0)
+			return -errno;
+		if (soerr)
+			return -soerr;
+	}
+	return fcntl(fd, F_SETFL, flags) < 0 ? -errno : 0;
+}
 
 struct nfsc_mnt_res {
 	uint32_t mr_status;
@@ -72,10 +111,12 @@ static int mnt_status_errno(uint32_t st)
 /*
  * A libtirpc TCP CLIENT for @prog/@vers on @server's @port, the address
  * looked up by number (AI_NUMERICSERV): no netconfig or name service
- * lookup for the port.  *@family: the address family connected over.
+ * lookup for the port; each address given up after @ms of connecting.
+ * *@family: the address family connected over.  *@err: -EHOSTUNREACH
+ * (the name does not resolve), connect()'s error, -ETIMEDOUT.
  */
 static CLIENT *tcp_client(const char *server, uint16_t port, rpcprog_t prog,
-			  rpcvers_t vers, int *family, int *err)
+			  rpcvers_t vers, unsigned ms, int *family, int *err)
 {
 	struct addrinfo hints, *res = NULL, *ai;
 	struct netbuf nb;
@@ -96,9 +137,9 @@ static CLIENT *tcp_client(const char *server, uint16_t port, rpcprog_t prog,
 		fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (fd < 0)
 			continue;
-		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+		*err = connect_within(fd, ai->ai_addr, ai->ai_addrlen, ms);
+		if (!*err)
 			break;
-		*err = -errno;
 		close(fd);
 		fd = -1;
 	}
@@ -121,16 +162,17 @@ static CLIENT *tcp_client(const char *server, uint16_t port, rpcprog_t prog,
 }
 
 int nfsc_rpcb_getport(const char *server, uint16_t rpcb_port, uint32_t prog, uint32_t vers,
-		      uint16_t *port)
+		      unsigned timeout_ms, uint16_t *port)
 {
-	struct timeval tv = { .tv_sec = 10 };
+	unsigned ms = timeout_ms ? timeout_ms : NFSC_MNT_TIMEOUT_MS;
+	struct timeval tv = ms_timeval(ms);
 	char *uaddr = NULL;
 	struct rpcb parms;
 	enum clnt_stat st;
 	CLIENT *clnt;
 	int family = AF_INET, rc;
 
-	clnt = tcp_client(server, rpcb_port, RPCBPROG, RPCBVERS, &family, &rc);
+	clnt = tcp_client(server, rpcb_port, RPCBPROG, RPCBVERS, ms, &family, &rc);
 	if (!clnt)
 		return rc;
 	memset(&parms, 0, sizeof(parms));
@@ -161,42 +203,49 @@ int nfsc_rpcb_getport(const char *server, uint16_t rpcb_port, uint32_t prog, uin
  * which spares libtirpc's clnt_create() its netconfig, name service and
  * services lookups; only a server whose rpcbind does not speak version 3
  * (a portmap-only host) goes through clnt_create(), which falls back to
- * portmap.
+ * portmap.  Connecting and the rpcbind call are given up after @ms.
+ * *@err: as tcp_client(), or nfsc_rpcb_getport()'s error (an answer that
+ * is no address: -ECONNREFUSED).
  */
-static CLIENT *mnt_client(const char *server, uint16_t port, int *err)
+static CLIENT *mnt_client(const char *server, uint16_t port, unsigned ms, int *err)
 {
+	struct timeval tv = ms_timeval(ms);
 	CLIENT *clnt;
 	int family, rc;
 
 	if (!port) {
 		rc = nfsc_rpcb_getport(server, RPCRDMA_RPCBIND_PORT, RPCRDMA_MNT_PROGRAM,
-				       RPCRDMA_MNT_VERSION, &port);
+				       RPCRDMA_MNT_VERSION, ms, &port);
 		if (rc == -EPROTONOSUPPORT) {
-			clnt = clnt_create(server, RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION, "tcp");
+			clnt = clnt_create_timed(server, RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION,
+						 "tcp", &tv);
 			if (!clnt)
-				*err = -ECONNREFUSED;
+				*err = rpc_createerr.cf_stat == RPC_TIMEDOUT ? -ETIMEDOUT :
+									       -ECONNREFUSED;
 			return clnt;
 		}
 		if (rc) {
-			*err = rc == -ETIMEDOUT ? rc : -ECONNREFUSED;
+			*err = rc == -EPROTO ? -ECONNREFUSED : rc;
 			return NULL;
 		}
 	}
-	return tcp_client(server, port, RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION, &family, err);
+	return tcp_client(server, port, RPCRDMA_MNT_PROGRAM, RPCRDMA_MNT_VERSION, ms, &family,
+			  err);
 }
 
 /* One MNT: 0 with the root handle in @nc, a MOUNT status as an errno, or
  * a connection or RPC error (which nfsc_mnt may retry). */
 static int nfsc_mnt_once(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_config *cfg)
 {
-	struct timeval tv = { .tv_sec = 10 };
+	unsigned ms = cfg->nf_timeout_ms ? cfg->nf_timeout_ms : NFSC_MNT_TIMEOUT_MS;
+	struct timeval tv = ms_timeval(ms);
 	struct nfsc_mnt_res res;
 	char *path = (char *)cfg->nf_export;
 	enum clnt_stat st;
 	CLIENT *clnt;
 	int rc = 0;
 
-	clnt = mnt_client(cfg->nf_server, cfg->nf_mount_port, &rc);
+	clnt = mnt_client(cfg->nf_server, cfg->nf_mount_port, ms, &rc);
 	if (!clnt)
 		return rc;
 	clnt->cl_auth = authunix_create_default();

@@ -6,13 +6,16 @@
  * answers MNT by hand (RFC 5531 record marking and reply, RFC 1813
  * mountres3) after dropping the first connections it accepts.  The
  * rpcbind lookup of MOUNT's port (RFC 1833 GETADDR) against a fake
- * rpcbind that answers one call by hand.
+ * rpcbind that answers one call by hand.  The mount's time limit
+ * (nf_timeout_ms) bounds MOUNT and rpcbind against a server that accepts
+ * and never answers, and one whose listen queue is full (SYNs dropped).
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -189,7 +192,7 @@ static int rpcb_ask(struct rpcb_server *rb, uint16_t *port)
 
 	rb->rb_fd = local_port(&rport, true);
 	assert_int_equal(pthread_create(&t, NULL, rpcb_server_run, rb), 0);
-	rc = nfsc_rpcb_getport("127.0.0.1", rport, 100005, 3, port);
+	rc = nfsc_rpcb_getport("127.0.0.1", rport, 100005, 3, 0, port);
 	pthread_join(t, NULL);
 	close(rb->rb_fd);
 	return rc;
@@ -263,7 +266,7 @@ static void test_rpcb_getport_errors(void **state)
 		assert_int_equal(port, 7);
 	}
 	local_port(&nothing, false);
-	assert_int_equal(nfsc_rpcb_getport("127.0.0.1", nothing, 100005, 3, &port),
+	assert_int_equal(nfsc_rpcb_getport("127.0.0.1", nothing, 100005, 3, 0, &port),
 			 -ECONNREFUSED);
 }
 
@@ -363,6 +366,113 @@ static void test_mount_step(void **state)
 	assert_int_equal(step, RPCRDMA_NFSC_STEP_NONE);
 }
 
+/*
+ * A server that accepts and then says nothing: it reads and keeps every
+ * connection until the test closes its listening socket (EOF then on a
+ * held one ends the thread).  ss_accepted counts connections taken.
+ */
+struct silent_server {
+	int ss_fd;
+	unsigned ss_accepted;
+};
+
+static void *silent_server_run(void *arg)
+{
+	struct silent_server *ss = arg;
+	uint8_t buf[512];
+	int c = accept(ss->ss_fd, NULL, NULL);
+
+	if (c < 0)
+		return NULL;
+	ss->ss_accepted++;
+	while (read(c, buf, sizeof(buf)) > 0)
+		; /* the call arrives and is dropped; the client hangs up */
+	close(c);
+	return NULL;
+}
+
+/*
+ * The watchdog of the tests below: the old MOUNT client waited 10 s for
+ * any answer and connect() for minutes whatever nf_timeout_ms said; a
+ * limit of 1 s must end the call long before SIGALRM (default action:
+ * the test dies, reported as a failure) at 8 s.  No time is asserted.
+ */
+#define WATCHDOG_S 8
+
+/* MOUNT to a server that accepts and never answers, limit 1 s:
+ * -ETIMEDOUT, after one connection (no retries asked). */
+static void test_mount_timeout_silent(void **state)
+{
+	struct rpcrdma_nfsc nc = { .nc_log = stderr };
+	struct rpcrdma_nfsc_config cfg = { .nf_server = "127.0.0.1", .nf_export = "/x",
+					   .nf_timeout_ms = 1000 };
+	struct silent_server ss = { 0 };
+	pthread_t t;
+
+	(void)state;
+	ss.ss_fd = local_port(&cfg.nf_mount_port, true);
+	assert_int_equal(pthread_create(&t, NULL, silent_server_run, &ss), 0);
+	alarm(WATCHDOG_S);
+	assert_int_equal(nfsc_mnt(&nc, &cfg), -ETIMEDOUT);
+	alarm(0);
+	pthread_join(t, NULL);
+	assert_int_equal(ss.ss_accepted, 1);
+	assert_int_equal(nc.nc_mnt_attempts, 1);
+	assert_null(nc.nc_mnt);
+	close(ss.ss_fd);
+}
+
+/* rpcbind (MOUNT's port asked for) that accepts and never answers:
+ * -ETIMEDOUT from the lookup within the limit. */
+static void test_rpcb_timeout_silent(void **state)
+{
+	struct silent_server ss = { 0 };
+	uint16_t rport, port = 7;
+	pthread_t t;
+
+	(void)state;
+	ss.ss_fd = local_port(&rport, true);
+	assert_int_equal(pthread_create(&t, NULL, silent_server_run, &ss), 0);
+	alarm(WATCHDOG_S);
+	assert_int_equal(nfsc_rpcb_getport("127.0.0.1", rport, 100005, 3, 1000, &port),
+			 -ETIMEDOUT);
+	alarm(0);
+	pthread_join(t, NULL);
+	assert_int_equal(ss.ss_accepted, 1);
+	assert_int_equal(port, 7);
+	close(ss.ss_fd);
+}
+
+/*
+ * A MOUNT port whose listen queue is full: Linux drops the SYN of a
+ * connection that finds the accept queue full (listen backlog 0 holds one
+ * connection, which a first plain connect takes), so connect() would
+ * retry for about two minutes (tcp_syn_retries).  With a limit of 1 s the
+ * MOUNT gives up connecting: -ETIMEDOUT.
+ */
+static void test_mount_timeout_connect(void **state)
+{
+	struct rpcrdma_nfsc nc = { .nc_log = stderr };
+	struct rpcrdma_nfsc_config cfg = { .nf_server = "127.0.0.1", .nf_export = "/x",
+					   .nf_timeout_ms = 1000 };
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	int lfd, filler;
+
+	(void)state;
+	lfd = local_port(&cfg.nf_mount_port, true);
+	assert_int_equal(listen(lfd, 0), 0);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sa.sin_port = htons(cfg.nf_mount_port);
+	filler = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(filler >= 0);
+	assert_int_equal(connect(filler, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	alarm(WATCHDOG_S);
+	assert_int_equal(nfsc_mnt(&nc, &cfg), -ETIMEDOUT);
+	alarm(0);
+	close(filler);
+	close(lfd);
+}
+
 /* The schedule, worked out by hand: 250, 500, 1000, ..., capped. */
 static void test_backoff_schedule(void **state)
 {
@@ -387,6 +497,9 @@ int main(void)
 		cmocka_unit_test(test_mount_step),
 		cmocka_unit_test(test_rpcb_getport),
 		cmocka_unit_test(test_rpcb_getport_errors),
+		cmocka_unit_test(test_mount_timeout_silent),
+		cmocka_unit_test(test_rpcb_timeout_silent),
+		cmocka_unit_test(test_mount_timeout_connect),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
