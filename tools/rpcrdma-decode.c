@@ -16,6 +16,7 @@
 
 #include <rpcrdma/wire.h>
 
+#include "cli/cli.h"
 #include "common/be.h"
 
 #define EXIT_INVALID 1
@@ -33,6 +34,7 @@ static void usage(FILE *f, const char *prog)
 		"               (default: a Responder receiving a call)\n"
 		"  -x, --hex    input is hex digits; whitespace is ignored\n"
 		"  -h, --help   show this help\n"
+		"  -V, --version  print the version and exit\n"
 		"Exit status: 0 valid, 1 invalid, 2 usage or I/O error.\n",
 		prog);
 }
@@ -250,6 +252,7 @@ int main(int argc, char **argv)
 		{ "reply", no_argument, NULL, 'r' },
 		{ "hex", no_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct rpcrdma_hdr hdr;
@@ -261,7 +264,7 @@ int main(int argc, char **argv)
 	FILE *f = stdin;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "rxh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "rxhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			reply = true;
@@ -272,6 +275,8 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout, argv[0]);
 			return 0;
+		case 'V':
+			return cli_version("rpcrdma-decode");
 		default:
 			usage(stderr, argv[0]);
 			return EXIT_USAGE;

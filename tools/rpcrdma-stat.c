@@ -18,6 +18,8 @@
 #include <rpcrdma/svc.h>
 #include <rpcrdma/wire.h>
 
+#include "cli/cli.h"
+
 #define PROG "rpcrdma-stat"
 
 static void usage(FILE *f)
@@ -37,6 +39,7 @@ static void usage(FILE *f)
 "                      one object per line)\n"
 "  -t, --timeout SECS  give up when the server has not answered within\n"
 "                      SECS seconds (1..3600, default 10)\n"
+"  -V, --version       print the version and exit\n"
 "  -h, --help          this text\n", RPCRDMA_NFS_PORT);
 }
 
@@ -137,6 +140,7 @@ int main(int argc, char **argv)
 		{ "watch", required_argument, NULL, 'w' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *req = "table\n", *sock = NULL;
@@ -145,7 +149,7 @@ int main(int argc, char **argv)
 	char path[108];
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "s:p:w:t:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:p:w:t:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			sock = optarg;
@@ -181,6 +185,8 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'V':
+			return cli_version(PROG);
 		default:
 			usage(stderr);
 			return 2;

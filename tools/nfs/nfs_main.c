@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "nfs.h"
 #include "nfs_spec.h"
 
@@ -50,17 +51,21 @@ static void usage(FILE *f)
 		"  readlink PATH         print a symbolic link's target\n"
 		"  df                    file system usage\n"
 		"options:\n"
-		"  --port N         NFS/RDMA port (default 20049)\n"
-		"  --mount-port N   MOUNT port over TCP (default: ask rpcbind)\n"
+		"  --port N         NFS/RDMA port, 1..65535 (default 20049)\n"
+		"  --mount-port N   MOUNT port over TCP, 1..65535 (default: ask rpcbind)\n"
 		"  --source ADDR    local address to connect from\n"
-		"  --rsize N        READ size in bytes (default 1 MiB, capped by the server)\n"
-		"  --wsize N        WRITE size in bytes (default 1 MiB, capped by the server)\n"
-		"  --credits N      most calls in flight (default 32)\n"
-		"  --streams N      parallel READ/WRITE calls for get/put (default 8;\n"
+		"  --rsize N        READ size in bytes, 4096..16777216 (default 1 MiB,\n"
+		"                   capped by the server)\n"
+		"  --wsize N        WRITE size in bytes, 4096..16777216 (default 1 MiB,\n"
+		"                   capped by the server)\n"
+		"  --credits N      most calls in flight, 1..1024 (default 32)\n"
+		"  --streams N      parallel READ/WRITE calls for get/put, 1..16 (default 8;\n"
 		"                   16 with --nconnect)\n"
 		"  --nconnect N     spread the calls over N RDMA connections (1..16, default 1)\n"
-		"  --timeout SEC    per call (default 60)\n"
-		"  --retries N      reconnect and resend a call up to N times (default 0)\n"
+		"  --timeout SEC    per call, 1..3600 (default 60; MOUNT's connect and\n"
+		"                   call: 10 unless given)\n"
+		"  --retries N      reconnect and resend a call up to N times, 0..1000\n"
+		"                   (default 0)\n"
 		"  --mw             get/put: expose each piece through a type 2 memory window\n"
 		"                   bound for its call only (default; per-call registration\n"
 		"                   on devices without windows)\n"
@@ -74,6 +79,7 @@ static void usage(FILE *f)
 		"  --capture FILE   write every RPC-over-RDMA message to FILE (pcap, for\n"
 		"                   Wireshark/tshark)\n"
 		"  -v, --verbose    log connection events\n"
+		"  -V, --version    print the version and exit\n"
 		"  -h, --help\n");
 }
 
@@ -91,14 +97,14 @@ int fail(const char *what, int err)
 	return 1;
 }
 
-static bool parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
+/* optarg of --@opt in @lo..@hi into *@out; false after the message
+ * naming the option and its range (cli_uint). */
+static bool opt_u32(const char *opt, unsigned long lo, unsigned long hi, const char *unit,
+		    uint32_t *out)
 {
-	char *end;
 	unsigned long v;
 
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || v < lo || v > hi)
+	if (cli_uint(PROG, opt, optarg, lo, hi, unit, &v))
 		return false;
 	*out = (uint32_t)v;
 	return true;
@@ -189,6 +195,7 @@ static void mount_failed(const char *spec, const struct rpcrdma_nfsc_config *cfg
 			 enum rpcrdma_nfsc_step step)
 {
 	unsigned port = cfg->nf_port ? cfg->nf_port : RPCRDMA_NFS_PORT;
+	char hint[256];
 
 	switch (step) {
 	case RPCRDMA_NFSC_STEP_MOUNT:
@@ -201,7 +208,8 @@ static void mount_failed(const char *spec, const struct rpcrdma_nfsc_config *cfg
 		fprintf(stderr, PROG ": %s: mount failed: RPC-over-RDMA connection to port %u: %s%s\n",
 			spec, port, strerror(-rc),
 			rc == -ECONNREFUSED ? " (MOUNT answered: is the NFS/RDMA server on "
-					      "another port? --port N)" : "");
+					      "another port? --port N)" :
+			cli_rdma_hint(rc, cfg->nf_server, hint, sizeof(hint)));
 		break;
 	case RPCRDMA_NFSC_STEP_FSINFO:
 		fprintf(stderr, PROG ": %s: mount failed: FSINFO of the export: %s\n", spec,
@@ -235,6 +243,7 @@ int main(int argc, char **argv)
 		{ "capture", required_argument, NULL, 'K' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rpcrdma_nfsc_config cfg = { .nf_log = stderr };
@@ -249,17 +258,17 @@ int main(int argc, char **argv)
 	bool lng = false, recursive = false, streams_set = false, port_set = false, mport_set = false;
 	const struct cmd *cd = NULL;
 
-	while ((c = getopt_long(argc, argv, "+vhq", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+vhqV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			if (!parse_u32(optarg, 1, 65535, &v))
-				goto bad_opt;
+			if (!opt_u32("port", 1, 65535, NULL, &v))
+				return EXIT_USAGE;
 			cfg.nf_port = (uint16_t)v;
 			port_set = true;
 			break;
 		case 'm':
-			if (!parse_u32(optarg, 1, 65535, &v))
-				goto bad_opt;
+			if (!opt_u32("mount-port", 1, 65535, NULL, &v))
+				return EXIT_USAGE;
 			cfg.nf_mount_port = (uint16_t)v;
 			mport_set = true;
 			break;
@@ -267,30 +276,30 @@ int main(int argc, char **argv)
 			cfg.nf_source = optarg;
 			break;
 		case 'r':
-			if (!parse_u32(optarg, 4096, 1u << 24, &cfg.nf_rsize))
-				goto bad_opt;
+			if (!opt_u32("rsize", 4096, 1u << 24, "bytes", &cfg.nf_rsize))
+				return EXIT_USAGE;
 			break;
 		case 'w':
-			if (!parse_u32(optarg, 4096, 1u << 24, &cfg.nf_wsize))
-				goto bad_opt;
+			if (!opt_u32("wsize", 4096, 1u << 24, "bytes", &cfg.nf_wsize))
+				return EXIT_USAGE;
 			break;
 		case 'c':
-			if (!parse_u32(optarg, 1, 1024, &cfg.nf_credits))
-				goto bad_opt;
+			if (!opt_u32("credits", 1, 1024, NULL, &cfg.nf_credits))
+				return EXIT_USAGE;
 			break;
 		case 'n':
 			streams_set = true;
-			if (!parse_u32(optarg, 1, MAX_STREAMS, &opt_streams))
-				goto bad_opt;
+			if (!opt_u32("streams", 1, MAX_STREAMS, NULL, &opt_streams))
+				return EXIT_USAGE;
 			break;
 		case 't':
-			if (!parse_u32(optarg, 1, 3600, &v))
-				goto bad_opt;
+			if (!opt_u32("timeout", 1, 3600, "seconds", &v))
+				return EXIT_USAGE;
 			cfg.nf_timeout_ms = v * 1000;
 			break;
 		case 'R':
-			if (!parse_u32(optarg, 0, 1000, &cfg.nf_retries))
-				goto bad_opt;
+			if (!opt_u32("retries", 0, 1000, NULL, &cfg.nf_retries))
+				return EXIT_USAGE;
 			opt_retries = cfg.nf_retries;
 			break;
 		case 'P':
@@ -309,8 +318,8 @@ int main(int argc, char **argv)
 			cfg.nf_remote_invalidate = true;
 			break;
 		case 'N':
-			if (!parse_u32(optarg, 1, RPCRDMA_NFSC_MAX_CONNECT, &nconnect))
-				goto bad_opt;
+			if (!opt_u32("nconnect", 1, RPCRDMA_NFSC_MAX_CONNECT, NULL, &nconnect))
+				return EXIT_USAGE;
 			cfg.nf_nconnect = nconnect;
 			break;
 		case 'q':
@@ -328,6 +337,8 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'V':
+			return cli_version(PROG);
 		default:
 			return usage_error();
 		}
@@ -391,6 +402,20 @@ int main(int argc, char **argv)
 	if (cfg.nf_credits && opt_streams > cfg.nf_credits * nconnect)
 		opt_streams = cfg.nf_credits * nconnect;
 	cfg.nf_server = sp.ns_host;
+	/* Before any packet: a name that does not resolve, and a host
+	 * without an RDMA device, are said as such (not as MOUNT's "No
+	 * route to host", nor a bare "No such device" after MOUNT). */
+	if (cli_resolve_host(PROG, sp.ns_host) ||
+	    (cfg.nf_source && cli_resolve_host(PROG, cfg.nf_source))) {
+		nfs_spec_free(&sp);
+		return 1;
+	}
+	if (!cli_rdma_devices()) {
+		fprintf(stderr, PROG ": %s: cannot mount over RDMA: %s (%s)\n", spec,
+			strerror(ENODEV), CLI_NO_RDMA_DEVICE_HINT);
+		nfs_spec_free(&sp);
+		return 1;
+	}
 	if (capture_path) {
 		struct rpcrdma_capture_config ccfg = { .cc_path = capture_path };
 
@@ -468,9 +493,6 @@ out:
 	nfs_spec_free(&sp);
 	return rc;
 
-bad_opt:
-	fprintf(stderr, PROG ": bad value '%s' for an option\n", optarg);
-	return EXIT_USAGE;
 bad_args:
 	fprintf(stderr, PROG ": %s: wrong number of arguments\n", cmd);
 	return usage_error();

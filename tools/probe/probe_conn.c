@@ -265,7 +265,8 @@ int probe_conn_open(struct probe_conn *pc, const struct probe_opts *opts)
 	}
 	if (rdma_resolve_addr(pc->pc_id, opts->po_source ? (struct sockaddr *)&src : NULL,
 			      (struct sockaddr *)&dst, PROBE_CM_TIMEOUT_MS)) {
-		rc = -errno;
+		/* devices exist (checked first), none for this address */
+		rc = errno == ENODEV || errno == EADDRNOTAVAIL ? -EHOSTUNREACH : -errno;
 		goto out_close;
 	}
 	rc = conn_cm_wait(pc, RDMA_CM_EVENT_ADDR_RESOLVED, &ev);

@@ -14,10 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "probe.h"
 
+#define PROG "rpcrdma-probe"
 #define EXIT_FAILED 1
-#define EXIT_USAGE 2
+#define EXIT_USAGE CLI_EXIT_USAGE
 
 static void usage(FILE *f, const char *prog)
 {
@@ -29,20 +31,22 @@ static void usage(FILE *f, const char *prog)
 		"       %s --list\n"
 		"Send a catalogue of crafted RPC-over-RDMA v1 transport headers to SERVER\n"
 		"and check each answer against RFC 8166.\n"
-		"  -p, --port N         RPC-over-RDMA port (default 20049)\n"
+		"  -p, --port N         RPC-over-RDMA port, 1..65535 (default 20049)\n"
 		"  -s, --source ADDR    bind this local address (RDMA and MOUNT)\n"
 		"  -e, --export PATH    MOUNT PATH for the cases that need a directory\n"
-		"  -m, --mount-port N   MOUNT v3 TCP port (default 20048)\n"
+		"  -m, --mount-port N   MOUNT v3 TCP port, 1..65535 (default 20048)\n"
 		"  -j, --json           print JSON instead of a table\n"
-		"  -t, --timeout-ms N   silence that counts as a drop (default 1000)\n"
+		"  -t, --timeout-ms N   silence that counts as a drop, 1..600000\n"
+		"                       (default 1000)\n"
 		"  -L, --linux          the server is Linux nfsd: its known differences\n"
 		"                       are reported as DIFF, not as failures\n"
 		"  -v, --verbose        progress on stderr\n"
 		"  -l, --list           print the catalogue and exit\n"
 		"  -h, --help           show this help\n"
+		"  -V, --version        print the version and exit\n"
 		"Load mode: open N connections (1..%u), one NFSv3 NULL call on each,\n"
 		"hold them all S seconds, disconnect, print one JSON object:\n"
-		"  -c, --connections N  connections to open\n"
+		"  -c, --connections N  connections to open (1..%u)\n"
 		"  -H, --hold S         seconds to hold them open (0..%u, default 0)\n"
 		"  -P, --parallel P     connection attempts under way at a time\n"
 		"                       (1..%u, default %u)\n"
@@ -50,19 +54,8 @@ static void usage(FILE *f, const char *prog)
 		"Exit status: 0 all cases pass, 1 some case fails, 2 usage or connection error;\n"
 		"load mode: 0 every connection up and its NULL call answered, 1 some\n"
 		"refused or failed (the JSON is still printed), 2 usage error or cannot start.\n",
-		prog, prog, prog, PROBE_LOAD_MAX, PROBE_HOLD_MAX, PROBE_PARALLEL_MAX,
+		prog, prog, prog, PROBE_LOAD_MAX, PROBE_LOAD_MAX, PROBE_HOLD_MAX, PROBE_PARALLEL_MAX,
 		PROBE_PARALLEL_DEFAULT, PROBE_LOAD_TIMEOUT_MS);
-}
-
-static int parse_uint(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *out > max || s[0] == '-')
-		return -EINVAL;
-	return 0;
 }
 
 int main(int argc, char **argv)
@@ -81,6 +74,7 @@ int main(int argc, char **argv)
 		{ "connections", required_argument, NULL, 'c' },
 		{ "hold", required_argument, NULL, 'H' },
 		{ "parallel", required_argument, NULL, 'P' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct probe_opts opts = {
@@ -91,16 +85,16 @@ int main(int argc, char **argv)
 	static struct probe_run run;
 	bool timeout_set = false, hold_set = false, parallel_set = false, list = false;
 	unsigned long v;
+	char hint[256];
 	int c, rc, failed;
 
-	while ((c = getopt_long(argc, argv, "p:s:e:m:jt:Lvlhc:H:P:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:s:e:m:jt:Lvlhc:H:P:V", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 		case 'm':
-			if (parse_uint(optarg, 65535, &v) || !v) {
-				fprintf(stderr, "%s: bad port '%s'\n", argv[0], optarg);
+			if (cli_uint(PROG, c == 'p' ? "port" : "mount-port", optarg, 1, 65535,
+				     NULL, &v))
 				return EXIT_USAGE;
-			}
 			if (c == 'p')
 				opts.po_port = (uint16_t)v;
 			else
@@ -116,36 +110,25 @@ int main(int argc, char **argv)
 			opts.po_json = true;
 			break;
 		case 't':
-			if (parse_uint(optarg, 600000, &v) || !v) {
-				fprintf(stderr, "%s: bad timeout '%s'\n", argv[0], optarg);
+			if (cli_uint(PROG, "timeout-ms", optarg, 1, 600000, "ms", &v))
 				return EXIT_USAGE;
-			}
 			opts.po_timeout_ms = (unsigned int)v;
 			timeout_set = true;
 			break;
 		case 'c':
-			if (parse_uint(optarg, PROBE_LOAD_MAX, &v) || !v) {
-				fprintf(stderr, "%s: --connections takes a number from 1 to %u, not '%s'\n",
-					argv[0], PROBE_LOAD_MAX, optarg);
+			if (cli_uint(PROG, "connections", optarg, 1, PROBE_LOAD_MAX, NULL, &v))
 				return EXIT_USAGE;
-			}
 			opts.po_connections = (uint32_t)v;
 			break;
 		case 'H':
-			if (parse_uint(optarg, PROBE_HOLD_MAX, &v)) {
-				fprintf(stderr, "%s: --hold takes seconds from 0 to %u, not '%s'\n",
-					argv[0], PROBE_HOLD_MAX, optarg);
+			if (cli_uint(PROG, "hold", optarg, 0, PROBE_HOLD_MAX, "seconds", &v))
 				return EXIT_USAGE;
-			}
 			opts.po_hold_s = (uint32_t)v;
 			hold_set = true;
 			break;
 		case 'P':
-			if (parse_uint(optarg, PROBE_PARALLEL_MAX, &v) || !v) {
-				fprintf(stderr, "%s: --parallel takes a number from 1 to %u, not '%s'\n",
-					argv[0], PROBE_PARALLEL_MAX, optarg);
+			if (cli_uint(PROG, "parallel", optarg, 1, PROBE_PARALLEL_MAX, NULL, &v))
 				return EXIT_USAGE;
-			}
 			opts.po_parallel = (uint32_t)v;
 			parallel_set = true;
 			break;
@@ -161,6 +144,8 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout, argv[0]);
 			return 0;
+		case 'V':
+			return cli_version(PROG);
 		default:
 			usage(stderr, argv[0]);
 			return EXIT_USAGE;
@@ -189,6 +174,16 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	opts.po_server = argv[optind];
+	/* Before any packet: a name that does not resolve and a host without
+	 * an RDMA device are said as such. */
+	if (cli_resolve_host(PROG, opts.po_server) ||
+	    (opts.po_source && cli_resolve_host(PROG, opts.po_source)))
+		return EXIT_USAGE;
+	if (!cli_rdma_devices()) {
+		fprintf(stderr, PROG ": cannot connect to %s port %u: %s (%s)\n", opts.po_server,
+			opts.po_port, strerror(ENODEV), CLI_NO_RDMA_DEVICE_HINT);
+		return EXIT_USAGE;
+	}
 	if (opts.po_connections) {
 		if (!parallel_set)
 			opts.po_parallel = PROBE_PARALLEL_DEFAULT;
@@ -207,9 +202,10 @@ int main(int argc, char **argv)
 	}
 	rc = probe_conn_open(&run.pr_conn, &opts);
 	if (rc) {
-		fprintf(stderr, "rpcrdma-probe: cannot connect to %s port %u%s%s: %s\n",
+		fprintf(stderr, PROG ": cannot connect to %s port %u%s%s: %s%s\n",
 			opts.po_server, opts.po_port, opts.po_source ? " from " : "",
-			opts.po_source ? opts.po_source : "", strerror(-rc));
+			opts.po_source ? opts.po_source : "", strerror(-rc),
+			cli_rdma_hint(rc, opts.po_server, hint, sizeof(hint)));
 		return EXIT_USAGE;
 	}
 	failed = probe_run_all(&run);
