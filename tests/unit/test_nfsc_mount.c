@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -452,13 +453,19 @@ static void test_rpcb_timeout_silent(void **state)
  */
 static void test_mount_timeout_connect(void **state)
 {
-	struct rpcrdma_nfsc nc = { .nc_log = stderr };
+	struct rpcrdma_nfsc nc = { 0 };
 	struct rpcrdma_nfsc_config cfg = { .nf_server = "127.0.0.1", .nf_export = "/x",
 					   .nf_timeout_ms = 1000 };
 	struct sockaddr_in sa = { .sin_family = AF_INET };
+	char *logged = NULL;
+	size_t loglen = 0;
 	int lfd, filler;
 
 	(void)state;
+	/* a MNT call that timed out would be logged ("MOUNT: RPC: ..."): the
+	 * connect must be what gave up, not a call sent on it */
+	nc.nc_log = open_memstream(&logged, &loglen);
+	assert_non_null(nc.nc_log);
 	lfd = local_port(&cfg.nf_mount_port, true);
 	assert_int_equal(listen(lfd, 0), 0);
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -469,6 +476,9 @@ static void test_mount_timeout_connect(void **state)
 	alarm(WATCHDOG_S);
 	assert_int_equal(nfsc_mnt(&nc, &cfg), -ETIMEDOUT);
 	alarm(0);
+	fclose(nc.nc_log);
+	assert_null(strstr(logged, "MOUNT: RPC"));
+	free(logged);
 	close(filler);
 	close(lfd);
 }
