@@ -4,7 +4,8 @@
 # The messages of the client tools (issue 37), one MODE per CTest test:
 #   version    rpcrdma-nfs, -probe, -stat and -decode --version (and -V)
 #              print "NAME VERSION", VERSION the project's (CMake's
-#              PROJECT_VERSION, given by the test's registration), exit 0
+#              PROJECT_VERSION, given by the test's registration), exit 0,
+#              and each tool's man page has its -V, --version entry
 #   options    a value outside an option's range: exit 2 and one line
 #              "NAME: --OPTION: expected LO..HI[ UNIT]: VALUE" (the ranges
 #              of the usage texts and man pages); the range's ends taken
@@ -20,6 +21,7 @@ set -u
 MODE=${1:?usage: cli_messages.sh MODE NFS PROBE STAT DECODE VERSION}
 NFS=${2:?} PROBE=${3:?} STAT=${4:?} DECODE=${5:?} VERSION=${6:?}
 BAD=nosuch-rpcrdma-host.invalid
+MAN=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../man" && pwd)
 fails=0 n=0
 
 # expect CODE TEXT CMD ARGS...: exit status CODE and TEXT in standard error.
@@ -50,6 +52,13 @@ version)
 				fails=$((fails + 1))
 			fi
 		done
+		# and its man page documents it (man/NAME.SECTION of the source tree)
+		n=$((n + 1))
+		page=$(ls "$MAN/$(basename "$t")".[18] 2>/dev/null | head -n 1)
+		if [ -z "$page" ] || ! grep -q '^\.BR \\-V ", " \\-\\-version' "$page"; then
+			echo "FAIL: $(basename "$t"): no -V, --version entry in ${page:-its man page}" >&2
+			fails=$((fails + 1))
+		fi
 	done
 	;;
 options)
