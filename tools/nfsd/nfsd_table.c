@@ -83,7 +83,7 @@ const struct nfsd_opt nfsd_opts[NFSD_NOPTS] = {
 	.no_help = "one directory to export, read-write, to the --allow networks "
 		   "(instead of an exports file)" },
 [NFSD_EXPORTS] = { "exports", 0, NFSD_STR, "FILE", .no_min = 1, .no_max = 4095,
-	.no_range = "a file in exports(5) syntax", .no_default = "/etc/rpcrdma/exports",
+	.no_range = "a file in exports(5) syntax", .no_default = RPCRDMA_EXPORTS_FILE,
 	KEY("nfsd", "exports"), .no_slot = NFSD_EXPORTS, .no_once = true,
 	.no_help = "the exports and their clients and options (SIGHUP reads it again)" },
 [NFSD_LISTEN] = { "listen", 'l', NFSD_STR, "ADDR", .no_min = 1, .no_max = 63,
@@ -231,7 +231,7 @@ const struct nfsd_opt nfsd_opts[NFSD_NOPTS] = {
 	KEY("nfsd", "verbose"), .no_slot = NFSD_VERBOSE,
 	.no_help = "more logging (repeatable; in the file: a number)" },
 [NFSD_CONFIG] = { "config", 'c', NFSD_STR, "FILE", 1, 4095, .no_range = "a file",
-	.no_default = "/etc/rpcrdma/rpcrdma.conf", .no_slot = NFSD_CONFIG,
+	.no_default = RPCRDMA_CONF_FILE, .no_slot = NFSD_CONFIG,
 	.no_help = "the configuration file (rpcrdma.conf(5); the command line overrides it)" },
 [NFSD_CHECK] = { "check", 0, FLAG(NFSD_CHECK, true), .no_default = "no",
 	.no_help = "check the configuration and the exports, tell every problem, "
