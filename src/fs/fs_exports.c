@@ -543,9 +543,6 @@ static int parse_line(struct xparse *px, struct rpcrdma_nfs3_exports *xt,
 				return PERR(px, -EINVAL, "%s: expected CLIENT(OPTIONS)", word);
 			paren[n - 1] = '\0';
 			*paren = '\0';
-			err = parse_opts(px, paren + 1, &o, &xe);
-			if (err)
-				return err;
 			if (paren == word) { /* "(opts)" alone: the world */
 				/* as exportfs: "HOST (rw)" is HOST read-only and
 				 * every host read-write, surely not what was meant */
@@ -554,8 +551,12 @@ static int parse_line(struct xparse *px, struct rpcrdma_nfs3_exports *xt,
 				      prev[0] ? "; write " : "", prev, prev[0] ? "(" : "",
 				      prev[0] ? paren + 1 : "",
 				      prev[0] ? ") without a space to give them to that client" : "");
-				strcpy(word, "*");
 			}
+			err = parse_opts(px, paren + 1, &o, &xe);
+			if (err)
+				return err;
+			if (paren == word)
+				strcpy(word, "*");
 		}
 		snprintf(prev, sizeof(prev), "%.200s", word);
 		err = parse_client(px, xs, word, &o, true);

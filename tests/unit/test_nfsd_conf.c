@@ -262,7 +262,7 @@ static void test_check_exports(void **state)
 	snprintf(text, sizeof(text),
 		 "# line 1\n"
 		 "%s/missing 10.0.0.0/8(rw)\n"      /* 2: no such directory */
-		 "%s 192.0.2.0/24 (rw)\n"           /* 3: the space */
+		 "%s 192.0.2.0/24 (rw,insecure)\n"  /* 3: the space */
 		 "%s/x host(rw\n"                   /* 4: syntax */
 		 "/tmp *(colour=blue)\n",           /* 5: unknown option */
 		 f->dir, f->dir, f->dir);
@@ -272,10 +272,10 @@ static void test_check_exports(void **state)
 	fflush(f->logf);
 	snprintf(want, sizeof(want), "%s:2: %s/missing: No such file or directory", f->exports, f->dir);
 	assert_told(f, want);
-	snprintf(want, sizeof(want), "%s:3: warning: (rw) stands alone: %s is exported to every host (*)",
+	snprintf(want, sizeof(want), "%s:3: warning: (rw,insecure) stands alone: %s is exported to every host (*)",
 		 f->exports, f->dir);
 	assert_told(f, want);
-	assert_told(f, "write 192.0.2.0/24(rw) without a space");
+	assert_told(f, "write 192.0.2.0/24(rw,insecure) without a space");
 	snprintf(want, sizeof(want), "%s:4: unterminated quote or parenthesis", f->exports);
 	assert_told(f, want);
 	snprintf(want, sizeof(want), "%s:5: unknown option 'colour=blue'", f->exports);
