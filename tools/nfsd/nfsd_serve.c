@@ -292,6 +292,85 @@ static uint32_t nfs4_default_clients(uint64_t memory)
 	return (uint32_t)n;
 }
 
+/* the end-of-run report of the open-file and directory caches and of
+ * NFSv4.1 (@srv4 NULL: none), on stderr */
+static void report_caches_nfs4(struct rpcrdma_nfs3_server *srv,
+			       struct rpcrdma_nfs4_server *srv4)
+{
+	struct rpcrdma_nfs3_fcache_stats fst;
+
+if (rpcrdma_nfs3_server_fcache_stats(srv, &fst) != 0)
+	memset(&fst, 0, sizeof(fst));
+if (fst.fcs_capacity)
+	fprintf(stderr, PROG ": open-file cache: %llu hits, %llu misses, %llu evictions, "
+		"%llu forgotten, %llu expired, %llu of %llu entries open\n",
+		(unsigned long long)fst.fcs_hits, (unsigned long long)fst.fcs_misses,
+		(unsigned long long)fst.fcs_evictions,
+		(unsigned long long)fst.fcs_forgotten,
+		(unsigned long long)fst.fcs_expired,
+		(unsigned long long)fst.fcs_entries, (unsigned long long)fst.fcs_capacity);
+if (fst.fcs_dir_capacity)
+	fprintf(stderr, PROG ": directory cache: %llu hits, %llu misses, %llu expired, "
+		"%llu of %llu entries open, %llu committed\n",
+		(unsigned long long)fst.fcs_dir_hits,
+		(unsigned long long)fst.fcs_dir_misses,
+		(unsigned long long)fst.fcs_dir_expired,
+		(unsigned long long)fst.fcs_dir_entries,
+		(unsigned long long)fst.fcs_dir_capacity,
+		(unsigned long long)fst.fcs_dir_commits);
+if (srv4) {
+	struct rpcrdma_nfs4_recovery rv;
+	struct rpcrdma_nfs4_stats n4s;
+
+	rpcrdma_nfs4_server_stats(srv4, &n4s);
+	fprintf(stderr, PROG ": nfs4 transport thread: %llu COMPOUNDs served there, "
+		"%llu sent to a worker\n",
+		(unsigned long long)n4s.n4s_transport_calls,
+		(unsigned long long)n4s.n4s_transport_defers);
+	fprintf(stderr, PROG ": nfs4 clients: %llu CLID_INUSE, %llu WRONG_CRED, "
+		"%llu CONN_NOT_BOUND_TO_SESSION, %llu SEQ_FALSE_RETRY refused\n",
+		(unsigned long long)n4s.n4s_clid_inuse,
+		(unsigned long long)n4s.n4s_wrong_cred,
+		(unsigned long long)n4s.n4s_conn_unbound,
+		(unsigned long long)n4s.n4s_false_retries);
+	rpcrdma_nfs4_server_recovery(srv4, &rv);
+	fprintf(stderr, PROG ": nfs4 recovery: %u of %u clients reclaimed, "
+		"%llu opens and %llu locks reclaimed, %llu refused in grace, "
+		"%llu refused no grace, %u clients recorded, %llu not recorded, "
+		"%llu record write errors%s\n",
+		rv.n4r_loaded - rv.n4r_pending, rv.n4r_loaded,
+		(unsigned long long)rv.n4r_open_reclaims,
+		(unsigned long long)rv.n4r_lock_reclaims,
+		(unsigned long long)rv.n4r_grace_refused,
+		(unsigned long long)rv.n4r_no_grace, rv.n4r_records,
+		(unsigned long long)rv.n4r_no_room,
+		(unsigned long long)rv.n4r_write_errors,
+		rv.n4r_in_grace ? "; still in grace" : "");
+}
+}
+
+/* the end-of-run report of the lock manager, on stderr */
+static void report_locks(struct rpcrdma_nlm *nlm)
+{
+	struct rpcrdma_nlm_stats lst;
+
+	rpcrdma_nlm_get_stats(nlm, &lst);
+	fprintf(stderr, PROG ": locks: %llu calls, %llu granted (%llu reclaimed), "
+		"%llu denied, %llu blocked, %llu callbacks (%llu failed), "
+		"%llu refused in grace, %llu refused no room, %llu stale, "
+		"%llu hosts notified, %llu hosts freed, %llu calls refused; %llu held\n",
+		(unsigned long long)lst.ns_calls, (unsigned long long)lst.ns_granted,
+		(unsigned long long)lst.ns_reclaimed, (unsigned long long)lst.ns_denied,
+		(unsigned long long)lst.ns_blocked, (unsigned long long)lst.ns_callbacks,
+		(unsigned long long)lst.ns_callback_fail,
+		(unsigned long long)lst.ns_grace_refused,
+		(unsigned long long)lst.ns_nolocks, (unsigned long long)lst.ns_stale,
+		(unsigned long long)lst.ns_notified,
+		(unsigned long long)lst.ns_freed_hosts,
+		(unsigned long long)lst.ns_refused,
+		(unsigned long long)lst.ns_ranges);
+}
+
 int nfsd_serve(const struct nfsd_conf *cf, const char *default_exports)
 {
 	static struct allow_list allow;
@@ -315,7 +394,6 @@ int nfsd_serve(const struct nfsd_conf *cf, const char *default_exports)
 	char control_buf[108];
 	struct rpcrdma_nlm *nlm = NULL;
 	struct rpcrdma_nlm_config lcfg = { 0 };
-	struct rpcrdma_nlm_stats lst;
 	bool locking = true;
 	struct sigaction sa = { 0 };
 	const char *export_arg = NULL, *listen_addr = NULL;
@@ -327,7 +405,6 @@ int nfsd_serve(const struct nfsd_conf *cf, const char *default_exports)
 	unsigned long fcache_idle = 0;
 	unsigned long max_conns_host = 0, idle_timeout = RPCRDMA_SVC_IDLE_DEFAULT;
 	bool fcache_set = false, fcache_idle_set = false;
-	struct rpcrdma_nfs3_fcache_stats fst;
 	uint64_t memory = 0;
 	struct rlimit rl;
 	bool stats_json = false, rpcbind = false, no_squash = false, poll_mode = false;
@@ -724,54 +801,7 @@ int nfsd_serve(const struct nfsd_conf *cf, const char *default_exports)
 		ret = 0;
 	if (stats_json)
 		rpcrdma_svc_stats_write(g_svc, RPCRDMA_SVC_STATS_JSON, stdout);
-	if (rpcrdma_nfs3_server_fcache_stats(srv, &fst) != 0)
-		memset(&fst, 0, sizeof(fst));
-	if (fst.fcs_capacity)
-		fprintf(stderr, PROG ": open-file cache: %llu hits, %llu misses, %llu evictions, "
-			"%llu forgotten, %llu expired, %llu of %llu entries open\n",
-			(unsigned long long)fst.fcs_hits, (unsigned long long)fst.fcs_misses,
-			(unsigned long long)fst.fcs_evictions,
-			(unsigned long long)fst.fcs_forgotten,
-			(unsigned long long)fst.fcs_expired,
-			(unsigned long long)fst.fcs_entries, (unsigned long long)fst.fcs_capacity);
-	if (fst.fcs_dir_capacity)
-		fprintf(stderr, PROG ": directory cache: %llu hits, %llu misses, %llu expired, "
-			"%llu of %llu entries open, %llu committed\n",
-			(unsigned long long)fst.fcs_dir_hits,
-			(unsigned long long)fst.fcs_dir_misses,
-			(unsigned long long)fst.fcs_dir_expired,
-			(unsigned long long)fst.fcs_dir_entries,
-			(unsigned long long)fst.fcs_dir_capacity,
-			(unsigned long long)fst.fcs_dir_commits);
-	if (srv4) {
-		struct rpcrdma_nfs4_recovery rv;
-		struct rpcrdma_nfs4_stats n4s;
-
-		rpcrdma_nfs4_server_stats(srv4, &n4s);
-		fprintf(stderr, PROG ": nfs4 transport thread: %llu COMPOUNDs served there, "
-			"%llu sent to a worker\n",
-			(unsigned long long)n4s.n4s_transport_calls,
-			(unsigned long long)n4s.n4s_transport_defers);
-		fprintf(stderr, PROG ": nfs4 clients: %llu CLID_INUSE, %llu WRONG_CRED, "
-			"%llu CONN_NOT_BOUND_TO_SESSION, %llu SEQ_FALSE_RETRY refused\n",
-			(unsigned long long)n4s.n4s_clid_inuse,
-			(unsigned long long)n4s.n4s_wrong_cred,
-			(unsigned long long)n4s.n4s_conn_unbound,
-			(unsigned long long)n4s.n4s_false_retries);
-		rpcrdma_nfs4_server_recovery(srv4, &rv);
-		fprintf(stderr, PROG ": nfs4 recovery: %u of %u clients reclaimed, "
-			"%llu opens and %llu locks reclaimed, %llu refused in grace, "
-			"%llu refused no grace, %u clients recorded, %llu not recorded, "
-			"%llu record write errors%s\n",
-			rv.n4r_loaded - rv.n4r_pending, rv.n4r_loaded,
-			(unsigned long long)rv.n4r_open_reclaims,
-			(unsigned long long)rv.n4r_lock_reclaims,
-			(unsigned long long)rv.n4r_grace_refused,
-			(unsigned long long)rv.n4r_no_grace, rv.n4r_records,
-			(unsigned long long)rv.n4r_no_room,
-			(unsigned long long)rv.n4r_write_errors,
-			rv.n4r_in_grace ? "; still in grace" : "");
-	}
+	report_caches_nfs4(srv, srv4);
 	rpcrdma_svc_metrics_stop(metrics);
 out_control:
 	rpcrdma_svc_control_stop(control);
@@ -784,21 +814,7 @@ out_mnt:
 	rpcrdma_mnt_stop(mnt);
 out_nlm:
 	if (nlm) {
-		rpcrdma_nlm_get_stats(nlm, &lst);
-		fprintf(stderr, PROG ": locks: %llu calls, %llu granted (%llu reclaimed), "
-			"%llu denied, %llu blocked, %llu callbacks (%llu failed), "
-			"%llu refused in grace, %llu refused no room, %llu stale, "
-			"%llu hosts notified, %llu hosts freed, %llu calls refused; %llu held\n",
-			(unsigned long long)lst.ns_calls, (unsigned long long)lst.ns_granted,
-			(unsigned long long)lst.ns_reclaimed, (unsigned long long)lst.ns_denied,
-			(unsigned long long)lst.ns_blocked, (unsigned long long)lst.ns_callbacks,
-			(unsigned long long)lst.ns_callback_fail,
-			(unsigned long long)lst.ns_grace_refused,
-			(unsigned long long)lst.ns_nolocks, (unsigned long long)lst.ns_stale,
-			(unsigned long long)lst.ns_notified,
-			(unsigned long long)lst.ns_freed_hosts,
-			(unsigned long long)lst.ns_refused,
-			(unsigned long long)lst.ns_ranges);
+		report_locks(nlm);
 		rpcrdma_nlm_stop(nlm);
 	}
 out_svc:
