@@ -336,6 +336,50 @@ int rpcrdma_nfs3_exports_load(const char *path,
 			      struct rpcrdma_nfs3_exports **out,
 			      char *err, size_t errlen);
 
+/**
+ * struct rpcrdma_nfs3_exports_notes - how the parser tells its problems
+ * (rpcrdma_nfs3_exports_parse_notes(), rpcrdma_nfs3_exports_load_notes()).
+ * @xn_note: called with each problem, in line order: @error true for an
+ *           error (the table is refused), false for a warning (such as
+ *           "HOST (OPTS)": an option list standing alone applies to every
+ *           host, as exportfs warns); @msg "NAME:LINE: text", valid for
+ *           the call only.  NULL: none told.
+ * @xn_arg: passed to @xn_note.
+ * @xn_keep_going: after an error line go on with the next line, so that
+ *           every error is told (rpcrdma-nfsd --check); the table is
+ *           refused all the same.
+ * @xn_check_paths: an export of the posix backend whose path is not a
+ *           directory of this machine now is an error (-ENOENT, -ENOTDIR).
+ */
+struct rpcrdma_nfs3_exports_notes {
+	void (*xn_note)(void *arg, bool error, const char *msg);
+	void *xn_arg;
+	bool xn_keep_going;
+	bool xn_check_paths;
+};
+
+/**
+ * rpcrdma_nfs3_exports_parse_notes - rpcrdma_nfs3_exports_parse() telling
+ * its warnings and errors to @notes (NULL: as rpcrdma_nfs3_exports_parse()).
+ * @err holds the first error.  Return: as rpcrdma_nfs3_exports_parse(),
+ * the first error's code when there are several; with xn_check_paths also
+ * -ENOENT or -ENOTDIR (a missing directory).
+ */
+int rpcrdma_nfs3_exports_parse_notes(const char *name, const char *text,
+				     const struct rpcrdma_nfs3_exports_notes *notes,
+				     struct rpcrdma_nfs3_exports **out,
+				     char *err, size_t errlen);
+
+/**
+ * rpcrdma_nfs3_exports_load_notes - rpcrdma_nfs3_exports_load() telling
+ * its problems to @notes (see rpcrdma_nfs3_exports_parse_notes()); a file
+ * that cannot be read is told in @err only.
+ */
+int rpcrdma_nfs3_exports_load_notes(const char *path,
+				    const struct rpcrdma_nfs3_exports_notes *notes,
+				    struct rpcrdma_nfs3_exports **out,
+				    char *err, size_t errlen);
+
 /** rpcrdma_nfs3_exports_free - free a parsed table (NULL: no-op). */
 void rpcrdma_nfs3_exports_free(struct rpcrdma_nfs3_exports *xt);
 

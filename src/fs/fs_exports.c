@@ -93,10 +93,42 @@ struct xparse {
 	unsigned p_line;
 	char *p_err;
 	size_t p_errlen;
+	const struct rpcrdma_nfs3_exports_notes *p_notes; /* NULL: none */
+	unsigned p_errors;         /* errors found so far */
 };
 
-#define PERR(px, ret, ...) \
-	xerr((px)->p_err, (px)->p_errlen, (px)->p_name, (px)->p_line, ret, __VA_ARGS__)
+static int px_note(struct xparse *px, bool error, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/*
+ * px_note - one problem of line p_line: an error (the first one's text
+ * goes to p_err) or a warning, told to the notes' callback when there is
+ * one.  Returns @ret.
+ */
+static int px_note(struct xparse *px, bool error, int ret, const char *fmt, ...)
+{
+	char buf[RPCRDMA_NFS3_EXPORTS_LINE_MAX + 256];
+	va_list ap;
+	int n;
+
+	n = px->p_line ? snprintf(buf, sizeof(buf), "%s:%u: ", px->p_name, px->p_line) :
+			 snprintf(buf, sizeof(buf), "%s: ", px->p_name);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		n = 0;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
+	va_end(ap);
+	if (error && !px->p_errors++ && px->p_err && px->p_errlen)
+		snprintf(px->p_err, px->p_errlen, "%s", buf);
+	if (px->p_notes && px->p_notes->xn_note)
+		px->p_notes->xn_note(px->p_notes->xn_arg, error, buf);
+	return ret;
+}
+
+#define PERR(px, ret, ...) px_note(px, true, ret, __VA_ARGS__)
+#define PWARN(px, ...) px_note(px, false, 0, __VA_ARGS__)
+/* keep going after an error line: --check's every problem */
+#define PX_KEEP_GOING(px) ((px)->p_notes && (px)->p_notes->xn_keep_going)
 
 /*
  * next_word - the next blank-separated word of *@sp into @buf (@cap
@@ -447,6 +479,7 @@ static int parse_line(struct xparse *px, struct rpcrdma_nfs3_exports *xt,
 	char word[RPCRDMA_NFS3_EXPORTS_LINE_MAX];
 	char url[RPCRDMA_NFS3_EXPORTS_LINE_MAX] = "";
 	char url_opts[FS_BE_OPTS_MAX] = "";
+	char prev[208] = ""; /* the client word before, for the warning */
 	int r, err;
 
 	r = next_word(&line, word, sizeof(word));
@@ -510,12 +543,22 @@ static int parse_line(struct xparse *px, struct rpcrdma_nfs3_exports *xt,
 				return PERR(px, -EINVAL, "%s: expected CLIENT(OPTIONS)", word);
 			paren[n - 1] = '\0';
 			*paren = '\0';
+			if (paren == word) { /* "(opts)" alone: the world */
+				/* as exportfs: "HOST (rw)" is HOST read-only and
+				 * every host read-write, surely not what was meant */
+				PWARN(px, "warning: (%s) stands alone: %s is exported to every "
+				      "host (*) with these options%s%s%s%s%s", paren + 1, xs->xs_path,
+				      prev[0] ? "; write " : "", prev, prev[0] ? "(" : "",
+				      prev[0] ? paren + 1 : "",
+				      prev[0] ? ") without a space to give them to that client" : "");
+			}
 			err = parse_opts(px, paren + 1, &o, &xe);
 			if (err)
 				return err;
-			if (paren == word) /* "(opts)" alone: the world */
+			if (paren == word)
 				strcpy(word, "*");
 		}
+		snprintf(prev, sizeof(prev), "%.200s", word);
 		err = parse_client(px, xs, word, &o, true);
 		if (err)
 			return err;
@@ -553,6 +596,15 @@ static int parse_line(struct xparse *px, struct rpcrdma_nfs3_exports *xt,
 			return PERR(px, -EINVAL, "%s and %s (line %u) have the same id %u: give one of them fsid=",
 				    xs->xs_path, xt->xt_specs[i].xs_path,
 				    xt->xt_specs[i].xs_line, xs->xs_id);
+	if (px->p_notes && px->p_notes->xn_check_paths && xs->xs_be == &fs_posix_backend) {
+		struct stat st;
+
+		/* a directory of this machine (other backends name theirs) */
+		if (stat(xs->xs_path, &st) < 0)
+			return PERR(px, -ENOENT, "%s: %s", xs->xs_path, strerror(errno));
+		if (!S_ISDIR(st.st_mode))
+			return PERR(px, -ENOTDIR, "%s: not a directory", xs->xs_path);
+	}
 	return 0;
 }
 
@@ -560,8 +612,17 @@ int rpcrdma_nfs3_exports_parse(const char *name, const char *text,
 			       struct rpcrdma_nfs3_exports **out,
 			       char *err, size_t errlen)
 {
+	return rpcrdma_nfs3_exports_parse_notes(name, text, NULL, out, err, errlen);
+}
+
+int rpcrdma_nfs3_exports_parse_notes(const char *name, const char *text,
+				     const struct rpcrdma_nfs3_exports_notes *notes,
+				     struct rpcrdma_nfs3_exports **out,
+				     char *err, size_t errlen)
+{
 	struct xparse px = { .p_name = name ? name : "exports", .p_err = err,
-			     .p_errlen = errlen };
+			     .p_errlen = errlen, .p_notes = notes };
+	int first_err = 0;
 	struct rpcrdma_nfs3_exports *xt;
 	char *line;
 	unsigned lineno = 1;
@@ -597,7 +658,16 @@ int rpcrdma_nfs3_exports_parse(const char *name, const char *text,
 				px.p_line = first;
 				ret = PERR(&px, -E2BIG, "line longer than %u bytes",
 					   RPCRDMA_NFS3_EXPORTS_LINE_MAX);
-				goto out;
+				if (!PX_KEEP_GOING(&px))
+					goto out;
+				/* the rest of this logical line is dropped */
+				for (; *text && *text != '\n'; text++)
+					if (*text == '\\' && text[1] == '\n') {
+						text++;
+						lineno++;
+					}
+				n = 0;
+				break;
 			}
 			line[n++] = *text == '\r' ? ' ' : *text;
 		}
@@ -607,11 +677,19 @@ int rpcrdma_nfs3_exports_parse(const char *name, const char *text,
 			lineno++;
 		}
 		px.p_line = first;
+		if (ret) { /* the line was too long: reported */
+			first_err = first_err ? first_err : ret;
+			ret = 0;
+			continue;
+		}
 		ret = parse_line(&px, xt, line);
-		if (ret)
+		if (ret && (ret == -ENOMEM || !PX_KEEP_GOING(&px)))
 			goto out;
+		if (ret && !first_err)
+			first_err = ret;
+		ret = 0;
 	}
-	ret = fs_exports_names_init(xt);
+	ret = first_err ? first_err : fs_exports_names_init(xt);
 out:
 	free(line);
 	if (ret == -ENOMEM)
@@ -627,6 +705,14 @@ out:
 int rpcrdma_nfs3_exports_load(const char *path,
 			      struct rpcrdma_nfs3_exports **out,
 			      char *err, size_t errlen)
+{
+	return rpcrdma_nfs3_exports_load_notes(path, NULL, out, err, errlen);
+}
+
+int rpcrdma_nfs3_exports_load_notes(const char *path,
+				    const struct rpcrdma_nfs3_exports_notes *notes,
+				    struct rpcrdma_nfs3_exports **out,
+				    char *err, size_t errlen)
 {
 	struct stat st;
 	char *text;
@@ -668,7 +754,7 @@ int rpcrdma_nfs3_exports_load(const char *path,
 		ret = xerr(err, errlen, path, 0, -EINVAL, "holds a NUL byte");
 		goto out_free;
 	}
-	ret = rpcrdma_nfs3_exports_parse(path, text, out, err, errlen);
+	ret = rpcrdma_nfs3_exports_parse_notes(path, text, notes, out, err, errlen);
 out_free:
 	free(text);
 out_close:

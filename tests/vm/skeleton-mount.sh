@@ -116,3 +116,64 @@ done
 	fail "server pulled only $(stat_of rdma_read_bytes) bytes by RDMA Read for 17 MiB of writes"
 (($(stat_of rdma_errors_sent) == 0)) || fail "server sent $(stat_of rdma_errors_sent) RDMA_ERRORs"
 pass "server counters: pools at baseline, Read and Write chunks used, no RDMA_ERROR"
+
+# ---- from the configuration file alone (issue 37): rpcrdma-nfsd with no
+# option reads its default rpcrdma.conf (the path --help gives) and the
+# default exports file beside it, as the systemd unit starts it; --check
+# first finds the "HOST (OPTS)" line and says so with file and line, the
+# server warns of it at start, and the kernel client mounts and writes.
+CONF=$("$NFSD" --help | tr -s '\n ' '  ' | grep -o '[^ ]*/rpcrdma/rpcrdma\.conf' | head -n 1)
+ETC=${CONF%/rpcrdma/rpcrdma.conf}
+[[ -n "$CONF" && -d "$ETC" && "$ETC" != /etc ]] ||
+	fail "no default configuration file under a directory this test may cover: '$CONF'"
+mkdir -p "$SCRATCH/etc/rpcrdma" "$SCRATCH/pub"
+mount --bind "$SCRATCH/etc" "$ETC" || fail "bind $SCRATCH/etc on $ETC"
+at_exit "umount '$ETC' 2>/dev/null"
+cat >"$CONF" <<CONF
+# written by skeleton-mount.sh
+[nfsd]
+listen = $SERVER_ADDR
+port = $NFS_RDMA_PORT
+threads = 2
+[mountd]
+mount-port = $MOUNT_PORT
+[stats]
+control = none
+CONF
+cat >"$ETC/rpcrdma/exports" <<EXP
+$EXPORT 192.0.2.0/24(rw,insecure)
+$SCRATCH/pub 192.0.2.0/24 (ro,insecure)
+EXP
+out=$("$NFSD" --check 2>&1) && fail "--check passed an exports file with 'HOST (OPTS)': $out"
+echo "$out"
+[[ "$out" == *"$ETC/rpcrdma/exports:2: warning: (ro,insecure) stands alone"* ]] ||
+	fail "--check did not name exports line 2 and its option list standing alone"
+pass "--check finds 'HOST (OPTS)' at $ETC/rpcrdma/exports:2 (exit 2)"
+CLOG=/tmp/rpcrdma-nfsd-conf.log
+"$NFSD" >"$CLOG" 2>&1 &
+cpid=$!
+at_exit "kill -KILL $cpid 2>/dev/null"
+on_failure "echo '---- rpcrdma-nfsd (configuration file) log ----'; cat '$CLOG'"
+for ((i = 0; ; i++)); do
+	grep -q '^rpcrdma-nfsd: serving ' "$CLOG" 2>/dev/null && break
+	kill -0 "$cpid" 2>/dev/null || fail "rpcrdma-nfsd with no options exited before serving"
+	((i < 150)) || fail "rpcrdma-nfsd with no options not serving after 30 s"
+	sleep 0.2
+done
+wait_tcp_listen "$SERVER_ADDR" "$MOUNT_PORT" 10 || fail "no MOUNT on $SERVER_ADDR:$MOUNT_PORT"
+grep -q "serving $ETC/rpcrdma/exports on $SERVER_ADDR:$NFS_RDMA_PORT" "$CLOG" ||
+	fail "the server does not serve the default exports file on the file's address and port"
+grep -q "exports:2: warning: (ro,insecure) stands alone" "$CLOG" ||
+	fail "no warning at start for exports line 2"
+pass "rpcrdma-nfsd with no options: $CONF's address and ports, the default exports, the warning"
+kmount "$SERVER_ADDR:$EXPORT" "$MNT" "$MOPTS"
+xprt=$(mountstats_xprt "$MNT")
+[[ "$xprt" == "xprt:"*"rdma"* ]] || fail "mount $MNT is not over RDMA: '$xprt'"
+echo configured >"$MNT/conf.txt" || fail "write through the mount of the configured server"
+kumount "$MNT"
+[[ "$(cat "$EXPORT/conf.txt")" == configured ]] || fail "the server's copy of conf.txt differs"
+kill -TERM "$cpid"
+rc=0
+wait "$cpid" || rc=$?
+((rc == 0)) || fail "rpcrdma-nfsd (configuration file) exited with status $rc after SIGTERM"
+pass "mounted over RDMA and wrote a file; SIGTERM: exit 0"
