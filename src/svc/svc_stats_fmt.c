@@ -68,22 +68,13 @@ static void svc_fmt_json_row(const struct svc_stats_snap *s, const struct svc_st
 
 void svc_stats_write_json(const struct svc_stats_snap *s, FILE *f)
 {
-	char *base = NULL;
-	size_t len = 0;
-	FILE *m;
 	uint32_t i;
 
-	/* The transport counters exactly as rpcrdma_svc_stats_json() prints
-	 * them, then the rows and connections inside the same object. */
-	m = open_memstream(&base, &len);
-	if (!m)
-		return;
-	rpcrdma_svc_stats_json(&s->ss_svc, m);
-	fclose(m);
-	while (len && (base[len - 1] == '\n' || base[len - 1] == '}'))
-		len--;
-	fwrite(base, 1, len, f);
-	free(base);
+	/* The transport counters as rpcrdma_svc_stats_json() prints them
+	 * (the private ones after), then the rows and connections inside
+	 * the same object. */
+	fputc('{', f);
+	svc_counters_json_fields(&s->ss_ct, SVC_CT_N, f);
 	fprintf(f, ",\"stats_lost\":%llu,\"lat_bucket_bounds_us\":[", (ull)s->ss_lost);
 	for (i = 0; i < SVC_STATS_LAT_FINITE; i++)
 		fprintf(f, "%s%llu", i ? "," : "", (ull)svc_stats_lat_bound_us(i));

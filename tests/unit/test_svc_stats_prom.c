@@ -407,8 +407,8 @@ static struct rpcrdma_svc *make_svc(struct svc_conn *conn)
 	svc->sv_progs[0] = (struct svc_program){ .sp_prog = 100003, .sp_vers = 3 };
 	svc->sv_progs[1] = (struct svc_program){ .sp_prog = 400000, .sp_vers = 1 };
 	svc->sv_nprogs = 2;
-	atomic_store(&svc->sv_ct.calls, 5);
-	atomic_store(&svc->sv_ct.conns_open, 1);
+	atomic_store(&svc->sv_ct.calls[SVC_XPRT_RDMA], 5);
+	atomic_store(&svc->sv_ct.conns_open[SVC_XPRT_RDMA], 1);
 	assert_int_equal(svc_stats_create(svc), 0);
 	names = rpcrdma_nfs3_proc_names(&n);
 	assert_int_equal(n, 22);
