@@ -99,22 +99,46 @@ void svc_stats_write_json(const struct svc_stats_snap *s, FILE *f)
 	fputs("]}\n", f);
 }
 
+/* The transport counters, from their list: those counted per transport
+ * one a line with the server's figure and each transport's, then every
+ * other one that is not 0, three a line. */
+static void svc_fmt_counters(const struct svc_stats_snap *s, FILE *f)
+{
+	const struct svc_ct_vals *v = &s->ss_ct;
+	unsigned i, x, col = 0;
+
+	fprintf(f, "Server transport: %-14s %12s", "", "total");
+	for (x = 0; x < SVC_XPRTS; x++)
+		fprintf(f, " %12s", svc_xprt_id_name(x));
+	fputc('\n', f);
+	for (i = 0; i < SVC_CT_N; i++) {
+		if (!svc_ct_descs[i].cd_by_xprt)
+			continue;
+		fprintf(f, "  %-30s %12llu", svc_ct_descs[i].cd_name, (ull)v->cv_total[i]);
+		for (x = 0; x < SVC_XPRTS; x++)
+			fprintf(f, " %12llu", (ull)v->cv_xprt[i][x]);
+		fputc('\n', f);
+	}
+	fputs("Other counters (those not shown are 0):\n", f);
+	for (i = 0; i < SVC_CT_N; i++) {
+		if (svc_ct_descs[i].cd_by_xprt || !v->cv_total[i])
+			continue;
+		fprintf(f, "  %-19s %10llu", svc_ct_descs[i].cd_name,
+			(ull)v->cv_total[i]);
+		if (++col == 3) {
+			fputc('\n', f);
+			col = 0;
+		}
+	}
+	if (col)
+		fputc('\n', f);
+}
+
 void svc_stats_write_table(const struct svc_stats_snap *s, FILE *f)
 {
-	const struct rpcrdma_svc_stats *t = &s->ss_svc;
 	uint32_t i, g = UINT32_MAX;
 
-	fprintf(f, "Server transport:\n"
-		"  calls %llu  connections %llu (open %llu, refused %llu, of which per host %llu, "
-		"closed idle %llu)  RDMA_ERRORs %llu  drops %llu\n"
-		"  replies: inline %llu, Write chunk %llu, Reply chunk %llu\n"
-		"  bytes: received %llu, sent %llu, RDMA Read %llu, RDMA Write %llu\n",
-		(ull)t->ss_calls, (ull)t->ss_connections, (ull)t->ss_conns_open,
-		(ull)t->ss_conns_refused, (ull)t->ss_conns_refused_host,
-		(ull)t->ss_conns_idle_closed, (ull)t->ss_rdma_errors_sent, (ull)t->ss_drops,
-		(ull)t->ss_replies_inline, (ull)t->ss_replies_write_chunk,
-		(ull)t->ss_replies_reply_chunk, (ull)t->ss_recv_bytes, (ull)t->ss_send_bytes,
-		(ull)t->ss_rdma_read_bytes, (ull)t->ss_rdma_write_bytes);
+	svc_fmt_counters(s, f);
 	for (i = 0; i < s->ss_nrows; i++) {
 		const struct svc_stats_sum *r = &s->ss_rows[i];
 		const char *name = svc_stats_proc_name(s, r);

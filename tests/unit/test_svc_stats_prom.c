@@ -408,6 +408,7 @@ static struct rpcrdma_svc *make_svc(struct svc_conn *conn)
 	svc->sv_progs[1] = (struct svc_program){ .sp_prog = 400000, .sp_vers = 1 };
 	svc->sv_nprogs = 2;
 	atomic_store(&svc->sv_ct.calls[SVC_XPRT_RDMA], 5);
+	atomic_store(&svc->sv_ct.calls[SVC_XPRT_TCP], 2);
 	atomic_store(&svc->sv_ct.conns_open[SVC_XPRT_RDMA], 1);
 	assert_int_equal(svc_stats_create(svc), 0);
 	names = rpcrdma_nfs3_proc_names(&n);
@@ -460,8 +461,13 @@ static void check_values(const struct p_doc *d)
 	const char *read[] = { "program=100003", "version=3", "procedure=READ" };
 #define READ_LABELS read[0], read[1], read[2]
 
-	assert_true(p_get(d, "rpcrdma_svc_calls_total", NULL) == 5);
-	assert_true(p_get(d, "rpcrdma_svc_conns_open", NULL) == 1);
+	/* Counted per transport: one sample each, the server's is their sum. */
+	assert_true(p_get(d, "rpcrdma_svc_calls_total", "transport=rdma", NULL) == 5);
+	assert_true(p_get(d, "rpcrdma_svc_calls_total", "transport=tcp", NULL) == 2);
+	assert_true(p_get(d, "rpcrdma_svc_conns_open", "transport=rdma", NULL) == 1);
+	assert_true(p_get(d, "rpcrdma_svc_conns_open", "transport=tcp", NULL) == 0);
+	assert_true(p_get(d, "rpcrdma_svc_drops_total", NULL) == 0);
+	assert_true(p_get(d, "rpcrdma_svc_bc_timeouts_total", NULL) == 0);
 	assert_true(p_get(d, "rpcrdma_svc_procedure_calls_total", READ_LABELS, NULL) == 2);
 	assert_true(p_get(d, "rpcrdma_svc_procedure_replies_total", READ_LABELS,
 			  "outcome=SUCCESS", NULL) == 2);
