@@ -34,9 +34,10 @@ static void usage(FILE *f)
 "                      socket path (default %u)\n"
 "      --json          one JSON object instead of the table\n"
 "      --prometheus    the Prometheus text exposition format\n"
-"  -w, --watch SECS    print again every SECS seconds (1..3600) until\n"
-"                      interrupted (the table under a time stamp; JSON as\n"
-"                      one object per line)\n"
+"  -w, --watch SECS    every SECS seconds (1..3600) until interrupted: after\n"
+"                      the table, the rates of the interval (calls/s, MB/s,\n"
+"                      latency percentiles per procedure, like nfsstat -Z);\n"
+"                      with --json or --prometheus all again (JSON lines)\n"
 "  -t, --timeout SECS  give up when the server has not answered within\n"
 "                      SECS seconds (1..3600, default 10)\n"
 "  -h, --help          this text\n", RPCRDMA_NFS_PORT);
