@@ -107,7 +107,7 @@ static void svc_fmt_counters(const struct svc_stats_snap *s, FILE *f)
 	const struct svc_ct_vals *v = &s->ss_ct;
 	unsigned i, x, col = 0;
 
-	fprintf(f, "Server transport: %-14s %12s", "", "total");
+	fprintf(f, "%-32s %12s", "Server transport:", "total");
 	for (x = 0; x < SVC_XPRTS; x++)
 		fprintf(f, " %12s", svc_xprt_id_name(x));
 	fputc('\n', f);
