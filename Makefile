@@ -77,7 +77,7 @@ demo:
 	@echo "demo: installing packages and building (output in $(DEMO_LOG))"
 	@scripts/install-deps >>$(DEMO_LOG) 2>&1 || { echo "demo: scripts/install-deps failed; its output is in $(DEMO_LOG):" >&2; tail -n 15 $(DEMO_LOG) >&2; exit 1; }
 	@$(MAKE) --no-print-directory build >>$(DEMO_LOG) 2>&1 || { echo "demo: the build failed; its output is in $(DEMO_LOG):" >&2; tail -n 15 $(DEMO_LOG) >&2; exit 1; }
-	@RPCRDMA_DEMO_LOG=$(abspath $(DEMO_LOG)) scripts/demo
+	@RPCRDMA_DEMO_LOG=$(abspath $(DEMO_LOG)) RPCRDMA_BUILD_DIR=$(abspath $(BUILD)) scripts/demo
 
 $(BUILD_FUZZ)/Makefile:
 	$(NEED_CMAKE)
