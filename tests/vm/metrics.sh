@@ -160,7 +160,8 @@ pass "rpcrdma-stat: the table and the JSON show the same counts"
 
 # rpcrdma-stat --watch: the totals, then the rates of each interval; O_DIRECT
 # writes go on all along, so WRITE is in the intervals' rows.  Watched until
-# an interval shows WRITE with calls/s and a median (at most 120 s).
+# an interval shows WRITE with calls/s and a median (at most about 120 s),
+# then stopped with SIGTERM (a background job of a script ignores SIGINT).
 (while [[ ! -e /tmp/watch.done ]]; do
 	dd if=/dev/zero of="$MNT/watch.bin" bs=64k count=16 oflag=direct status=none || exit 1
 done) &
@@ -170,12 +171,12 @@ watcher=$!
 watch_write() {
 	awk '$1 == "100003/3" && $2 == "WRITE" && $3 > 0 && $6 > 0 { f = 1 } END { exit !f }' /tmp/watch.out
 }
-for ((i = 0; i < 240; i++)); do
+for ((i = 0; i < 120; i++)); do
 	watch_write && break
 	kill -0 "$watcher" 2>/dev/null || break
-	sleep 0.5
+	sleep 1
 done
-kill -INT "$watcher" 2>/dev/null || true
+kill -TERM "$watcher" 2>/dev/null || true
 wait "$watcher" || true
 touch /tmp/watch.done
 wait "$writer" || fail "the writer during --watch failed"
