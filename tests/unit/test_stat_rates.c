@@ -174,6 +174,31 @@ static void test_parse_server_text(void **state)
 	free(svc);
 }
 
+/* A text that leaves buckets out (another exporter's, or cut short): a
+ * missing bucket holds what the one below it holds, so 3 calls up to 8 us
+ * are all in (4, 8] and none in +Inf: median rank 1.5: 4 + 4 x 1.5/3 = 6 us. */
+static void test_parse_sparse_buckets(void **state)
+{
+	static const char text[] =
+		"# TYPE rpcrdma_svc_call_duration_seconds histogram\n"
+		"rpcrdma_svc_call_duration_seconds_bucket{program=\"1\",version=\"2\",procedure=\"X\",le=\"0.000004\"} 0\n"
+		"rpcrdma_svc_call_duration_seconds_bucket{program=\"1\",version=\"2\",procedure=\"X\",le=\"0.000008\"} 3\n"
+		"rpcrdma_svc_call_duration_seconds_bucket{program=\"1\",version=\"2\",procedure=\"X\",le=\"+Inf\"} 3\n";
+	struct stat_snap *sn = malloc(sizeof(*sn));
+	const struct stat_op *op;
+	unsigned k;
+
+	(void)state;
+	assert_non_null(sn);
+	assert_int_equal(stat_snap_parse(text, sn), 0);
+	op = stat_snap_find(sn, "1/2 X");
+	assert_non_null(op);
+	for (k = 0; k < SVC_STATS_LAT_BUCKETS; k++)
+		assert_int_equal(op->so_lat[k], k == 3 ? 3 : 0);
+	assert_float_equal(svc_stats_percentile_us(op->so_lat, 0.5), 6.0, 1e-9);
+	free(sn);
+}
+
 /* The screen: a row without calls in the interval is left out. */
 static void test_print(void **state)
 {
@@ -205,6 +230,7 @@ int main(void)
 		cmocka_unit_test(test_new_row),
 		cmocka_unit_test(test_restart),
 		cmocka_unit_test(test_parse_server_text),
+		cmocka_unit_test(test_parse_sparse_buckets),
 		cmocka_unit_test(test_print),
 	};
 

@@ -189,8 +189,10 @@ int stat_snap_parse(const char *text, struct stat_snap *sn)
 					op->so_lat_sum_s = strtod(val, NULL);
 				else if (!strcmp(name, "rpcrdma_svc_call_duration_seconds_bucket") &&
 					 stat_label(labels, "le", le, sizeof(le)) &&
-					 (b = stat_bucket_of(le)) >= 0)
+					 (b = stat_bucket_of(le)) >= 0) {
 					op->so_lat[b] = v; /* cumulative until the end */
+					op->so_seen |= 1u << b;
+				}
 			} else if (!strcmp(name, "rpcrdma_svc_rdma_read_bytes_total")) {
 				sn->sn_rdma_read_bytes = v;
 			} else if (!strcmp(name, "rpcrdma_svc_rdma_write_bytes_total")) {
@@ -211,9 +213,14 @@ next:
 			break;
 		line = eol + 1;
 	}
-	/* Cumulative bucket counts to per-bucket ones. */
+	/* Cumulative bucket counts to per-bucket ones; a bucket without a
+	 * sample holds what the one below it holds. */
 	for (i = 0; i < sn->sn_nops; i++) {
 		uint64_t *l = sn->sn_ops[i].so_lat;
+
+		for (k = 1; k < SVC_STATS_LAT_BUCKETS; k++)
+			if (!(sn->sn_ops[i].so_seen & (1u << k)))
+				l[k] = l[k - 1];
 
 		for (k = SVC_STATS_LAT_BUCKETS - 1; k > 0; k--)
 			l[k] = l[k] >= l[k - 1] ? l[k] - l[k - 1] : 0;

@@ -26,6 +26,7 @@ struct stat_op {
 	uint64_t so_replies; /* the latency histogram's _count */
 	double so_lat_sum_s; /* its _sum, seconds */
 	uint64_t so_lat[SVC_STATS_LAT_BUCKETS]; /* per bucket, not cumulative */
+	uint32_t so_seen;    /* while parsing: buckets with a sample (bit k) */
 };
 
 /* One transport's figures (the samples with transport="..."). */
