@@ -69,9 +69,15 @@ check: deps
 vm-check: build
 	cd $(BUILD) && ctest --output-on-failure -j $(VM_JOBS) -L vm
 
-demo: deps
-	$(MAKE) build
-	scripts/demo
+# The demo says on the terminal what it does in about 40 lines; apt's and
+# the build's output, the VM's console and the server's log go to DEMO_LOG.
+DEMO_LOG ?= $(BUILD)/demo.log
+demo:
+	@mkdir -p $(dir $(DEMO_LOG)) && : >$(DEMO_LOG)
+	@echo "demo: installing packages and building (output in $(DEMO_LOG))"
+	@scripts/install-deps >>$(DEMO_LOG) 2>&1 || { echo "demo: scripts/install-deps failed; its output is in $(DEMO_LOG):" >&2; tail -n 15 $(DEMO_LOG) >&2; exit 1; }
+	@$(MAKE) --no-print-directory build >>$(DEMO_LOG) 2>&1 || { echo "demo: the build failed; its output is in $(DEMO_LOG):" >&2; tail -n 15 $(DEMO_LOG) >&2; exit 1; }
+	@RPCRDMA_DEMO_LOG=$(abspath $(DEMO_LOG)) RPCRDMA_BUILD_DIR=$(abspath $(BUILD)) scripts/demo
 
 $(BUILD_FUZZ)/Makefile:
 	$(NEED_CMAKE)

@@ -19,6 +19,7 @@
 #include <rpcrdma/wire.h>
 
 #include "cli/cli.h"
+#include "stat/stat_rates.h"
 
 #define PROG "rpcrdma-stat"
 
@@ -34,9 +35,10 @@ static void usage(FILE *f)
 "                      socket path (default %u)\n"
 "      --json          one JSON object instead of the table\n"
 "      --prometheus    the Prometheus text exposition format\n"
-"  -w, --watch SECS    print again every SECS seconds (1..3600) until\n"
-"                      interrupted (the table under a time stamp; JSON as\n"
-"                      one object per line)\n"
+"  -w, --watch SECS    every SECS seconds (1..3600) until interrupted: after\n"
+"                      the table, the rates of the interval (calls/s, MB/s,\n"
+"                      latency percentiles per procedure, like nfsstat -Z);\n"
+"                      with --json or --prometheus all again (JSON lines)\n"
 "  -t, --timeout SECS  give up when the server has not answered within\n"
 "                      SECS seconds (1..3600, default 10)\n"
 "  -V, --version       print the version and exit\n"
@@ -50,9 +52,9 @@ static bool timed_out(int err)
 }
 
 /* Ask the server at @path for @req, waiting at most @timeout_s seconds for
- * each step, and copy its answer to stdout, ending it with a newline.
+ * each step, and copy its answer to @out, ending it with a newline.
  * Return: 0, or 1 with a message. */
-static int fetch(const char *path, const char *req, unsigned long timeout_s)
+static int fetch(const char *path, const char *req, unsigned long timeout_s, FILE *out)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct timeval tv = { .tv_sec = (time_t)timeout_s };
@@ -94,7 +96,7 @@ static int fetch(const char *path, const char *req, unsigned long timeout_s)
 			return 1;
 		}
 		first = false;
-		fwrite(buf, 1, (size_t)n, stdout);
+		fwrite(buf, 1, (size_t)n, out);
 		last = buf[n - 1];
 	}
 	if (n < 0 && timed_out(errno))
@@ -106,12 +108,12 @@ static int fetch(const char *path, const char *req, unsigned long timeout_s)
 		return 1;
 	}
 	if (last != '\n')
-		putchar('\n');
-	fflush(stdout);
+		fputc('\n', out);
+	fflush(out);
 	return 0;
 
 no_answer:
-	fflush(stdout);
+	fflush(out);
 	fprintf(stderr, PROG ": %s: no answer within %lu s (is rpcrdma-nfsd stopped or stuck?)\n",
 		path, timeout_s);
 	close(fd);
@@ -128,6 +130,83 @@ static int parse_range(const char *s, unsigned long max, unsigned long *out)
 	errno = 0;
 	*out = strtoul(s, &end, 10);
 	return errno || *end || *out == 0 || *out > max ? -1 : 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The server's Prometheus text into @sn.  Return: 0, or 1 with a message. */
+static int snap_fetch(const char *sock, unsigned long timeout_s, struct stat_snap *sn)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	int rc;
+
+	if (!m) {
+		fprintf(stderr, PROG ": %s\n", strerror(errno));
+		return 1;
+	}
+	rc = fetch(sock, "prometheus\n", timeout_s, m);
+	fclose(m);
+	if (!rc && stat_snap_parse(text, sn)) {
+		fprintf(stderr, PROG ": %s: the server's metrics text is not readable\n", sock);
+		rc = 1;
+	}
+	free(text);
+	return rc;
+}
+
+/* --watch with the table: the totals once, then every @watch seconds the
+ * rates of the interval (calls/s, MB/s, latency percentiles of its calls)
+ * from two snapshots, like nfsstat -Z and nfsiostat.  Return: 1 on an
+ * error (interrupted: never returns). */
+static int watch_rates(const char *sock, unsigned long watch, unsigned long timeout_s)
+{
+	struct stat_snap *prev = malloc(sizeof(*prev)), *cur = malloc(sizeof(*cur)), *t;
+	double t_prev, t_cur;
+	int rc;
+
+	if (!prev || !cur) {
+		fprintf(stderr, PROG ": %s\n", strerror(ENOMEM));
+		rc = 1;
+		goto out;
+	}
+	rc = fetch(sock, "table\n", timeout_s, stdout);
+	if (rc || (rc = snap_fetch(sock, timeout_s, prev)))
+		goto out;
+	t_prev = now_s();
+	for (;;) {
+		time_t now;
+		char ts[64];
+
+		sleep((unsigned)watch);
+		if ((rc = snap_fetch(sock, timeout_s, cur)))
+			goto out;
+		t_cur = now_s();
+		if (isatty(STDOUT_FILENO))
+			fputs("\033[H\033[2J", stdout); /* home, clear screen */
+		else
+			putchar('\n');
+		now = time(NULL);
+		strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S", localtime(&now));
+		printf("%s  %s  rates over the last %.1f s\n", ts, sock, t_cur - t_prev);
+		stat_print_rates(prev, cur, t_cur - t_prev, stdout);
+		fflush(stdout);
+		t = prev;
+		prev = cur;
+		cur = t;
+		t_prev = t_cur;
+	}
+out:
+	free(prev);
+	free(cur);
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -210,19 +289,10 @@ int main(int argc, char **argv)
 		sock = path;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	if (watch && !json && !prom)
+		return watch_rates(sock, watch, timeout_s);
 	for (;;) {
-		/* The table under a time stamp; JSON and Prometheus bare, so
-		 * that a watch is JSON lines or a series of expositions. */
-		if (watch && !json && !prom && isatty(STDOUT_FILENO))
-			fputs("\033[H\033[2J", stdout); /* home, clear screen */
-		if (watch && !json && !prom) {
-			time_t now = time(NULL);
-			char ts[64];
-
-			strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S", localtime(&now));
-			printf("%s  %s  every %lu s\n", ts, sock, watch);
-		}
-		rc = fetch(sock, req, timeout_s);
+		rc = fetch(sock, req, timeout_s, stdout);
 		if (rc || !watch)
 			return rc;
 		sleep((unsigned)watch);

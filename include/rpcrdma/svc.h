@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
+#include <rpcrdma/svc_stats_list.h>
 #include <rpcrdma/wire.h>
 #include <rpcrdma/xdr.h>
 
@@ -231,60 +232,13 @@ enum rpcrdma_svc_reply_post {
 /** Most transport threads a server runs (sc_transport_threads). */
 #define RPCRDMA_SVC_MAX_TRANSPORT_THREADS 64u
 
-/** Server counters (all monotonic except the gauges marked). */
+/** Server counters: one uint64_t ss_<name> per line of
+ *  RPCRDMA_SVC_STATS_LIST (<rpcrdma/svc_stats_list.h>, which says what
+ *  each counts and which are gauges), in its order. */
 struct rpcrdma_svc_stats {
-	uint64_t ss_connections;
-	uint64_t ss_calls;
-	uint64_t ss_replies_inline;
-	uint64_t ss_replies_write_chunk; /* replies that used a Write chunk */
-	uint64_t ss_replies_reply_chunk;
-	uint64_t ss_rdma_errors_sent;
-	uint64_t ss_drops;
-	uint64_t ss_read_chunks;
-	uint64_t ss_rdma_read_bytes;
-	uint64_t ss_rdma_write_bytes;
-	uint64_t ss_send_bytes;
-	uint64_t ss_recv_bytes;
-	uint64_t ss_send_invalidates; /* replies sent With Invalidate */
-	uint64_t ss_recv_refills;  /* chained posts returning Receives */
-	uint64_t ss_post_errors;   /* posts the device refused (queue full, QP in error) */
-	uint64_t ss_ctx_waits;     /* a call waited for a free (small) call context */
-	uint64_t ss_ctx_in_use;    /* gauge: small call contexts not in their pool */
-	uint64_t ss_ctx_high;      /* high-water mark of ss_ctx_in_use */
-	uint64_t ss_large_waits;   /* a call waited for a free large call context */
-	uint64_t ss_large_in_use;  /* gauge: large call contexts not in their pool */
-	uint64_t ss_large_high;    /* high-water mark of ss_large_in_use */
-	uint64_t ss_recv_in_use;   /* gauge: receive buffers held (not posted) */
-	uint64_t ss_conns_open;    /* gauge */
-	uint64_t ss_mrs_open;      /* gauge: registered memory regions */
-	uint64_t ss_mr_bytes;      /* gauge: bytes they cover */
-	uint64_t ss_conns_refused; /* connections rejected: limit or memory */
-	uint64_t ss_buf_waits;     /* calls served after waiting for chunk buffers */
-	uint64_t ss_buf_bytes_in_use; /* gauge: pool bytes handed out to receives and
-				       * calls (a call context's own buffer excluded) */
-	uint64_t ss_buf_bytes_high;   /* high-water mark of ss_buf_bytes_in_use */
-	uint64_t ss_credit_grows;  /* grants raised */
-	uint64_t ss_credit_grow_denied; /* grants held below wish: no room in the budget */
-	uint64_t ss_sq_waits;      /* a chain waited for send-queue slots */
-	uint64_t ss_pool_trims;    /* idle slabs deregistered */
-	uint64_t ss_send_batches;  /* posts carrying the replies of one done-queue take */
-	uint64_t ss_transport_calls; /* calls served on the transport thread (no hand-off) */
-	uint64_t ss_transport_defers; /* calls tried there that asked for a worker */
-	uint64_t ss_worker_posts;     /* replies posted by the worker that served the call */
-	uint64_t ss_bc_calls;      /* backchannel calls sent (RFC 8167) */
-	uint64_t ss_bc_replies;    /* backchannel replies matched to a call */
-	uint64_t ss_bc_unmatched;  /* backchannel replies of no waiting call (dropped) */
-	uint64_t ss_bc_timeouts;   /* backchannel calls ended by their timeout */
-	uint64_t ss_conns_refused_host; /* of ss_conns_refused: sc_max_conns_per_host */
-	uint64_t ss_conns_idle_closed;  /* closed after sc_idle_timeout idle */
-	/* ONC RPC over TCP (rpcrdma_svc_listen_tcp()); its connections and
-	 * calls are counted in ss_connections, ss_conns_open and ss_calls too. */
-	uint64_t ss_tcp_connections;    /* TCP connections accepted */
-	uint64_t ss_tcp_calls;          /* records received over TCP */
-	uint64_t ss_tcp_bad_records;    /* closed: a record over the size cap */
-	uint64_t ss_tcp_record_timeouts; /* closed: a record not complete in time */
-	uint64_t ss_tcp_send_timeouts;  /* closed: a reply not taken in time */
-	uint64_t ss_tcp_calls_in_use;   /* gauge: TCP call contexts out */
+#define RPCRDMA_SVC_STATS_FIELD_(name, type, scope, help) uint64_t ss_##name;
+	RPCRDMA_SVC_STATS_LIST(RPCRDMA_SVC_STATS_FIELD_)
+#undef RPCRDMA_SVC_STATS_FIELD_
 };
 
 struct rpcrdma_svc;
@@ -389,10 +343,12 @@ void rpcrdma_svc_stop(struct rpcrdma_svc *svc);
 /** rpcrdma_svc_dump_stats - ask the run loop to print counters; async-signal-safe. */
 void rpcrdma_svc_dump_stats(struct rpcrdma_svc *svc);
 
-/** rpcrdma_svc_get_stats - copy the counters. */
+/** rpcrdma_svc_get_stats - copy the counters into @st (each counted per
+ *  transport is the sum of the transports'). */
 void rpcrdma_svc_get_stats(struct rpcrdma_svc *svc, struct rpcrdma_svc_stats *st);
 
-/** rpcrdma_svc_stats_json - print the counters to @f as one JSON object. */
+/** rpcrdma_svc_stats_json - print the counters to @f as one JSON object on
+ *  one line: "name":value per line of RPCRDMA_SVC_STATS_LIST, in its order. */
 void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f);
 
 /**

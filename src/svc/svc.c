@@ -787,114 +787,22 @@ void rpcrdma_svc_dump_stats(struct rpcrdma_svc *svc)
 
 void rpcrdma_svc_get_stats(struct rpcrdma_svc *svc, struct rpcrdma_svc_stats *st)
 {
-	const struct svc_counters *c = &svc->sv_ct;
+	struct svc_ct_vals v;
 
-	st->ss_connections = atomic_load(&c->connections);
-	st->ss_calls = atomic_load(&c->calls);
-	st->ss_replies_inline = atomic_load(&c->replies_inline);
-	st->ss_replies_write_chunk = atomic_load(&c->replies_write_chunk);
-	st->ss_replies_reply_chunk = atomic_load(&c->replies_reply_chunk);
-	st->ss_rdma_errors_sent = atomic_load(&c->rdma_errors_sent);
-	st->ss_drops = atomic_load(&c->drops);
-	st->ss_read_chunks = atomic_load(&c->read_chunks);
-	st->ss_rdma_read_bytes = atomic_load(&c->rdma_read_bytes);
-	st->ss_rdma_write_bytes = atomic_load(&c->rdma_write_bytes);
-	st->ss_send_bytes = atomic_load(&c->send_bytes);
-	st->ss_recv_bytes = atomic_load(&c->recv_bytes);
-	st->ss_send_invalidates = atomic_load(&c->send_invalidates);
-	st->ss_recv_refills = atomic_load(&c->recv_refills);
-	st->ss_post_errors = atomic_load(&c->post_errors);
-	st->ss_ctx_waits = atomic_load(&c->ctx_waits);
-	st->ss_ctx_in_use = atomic_load(&c->ctx_in_use);
-	st->ss_ctx_high = atomic_load(&c->ctx_high);
-	st->ss_large_waits = atomic_load(&c->large_waits);
-	st->ss_large_in_use = atomic_load(&c->large_in_use);
-	st->ss_large_high = atomic_load(&c->large_high);
-	st->ss_recv_in_use = atomic_load(&c->recv_in_use);
-	st->ss_conns_open = atomic_load(&c->conns_open);
-	st->ss_mrs_open = atomic_load(&c->mrs_open);
-	st->ss_mr_bytes = atomic_load(&c->mr_bytes);
-	st->ss_conns_refused = atomic_load(&c->conns_refused);
-	st->ss_buf_waits = atomic_load(&c->buf_waits);
-	st->ss_buf_bytes_in_use = atomic_load(&c->buf_bytes_in_use);
-	st->ss_buf_bytes_high = atomic_load(&c->buf_bytes_high);
-	st->ss_credit_grows = atomic_load(&c->credit_grows);
-	st->ss_credit_grow_denied = atomic_load(&c->credit_grow_denied);
-	st->ss_sq_waits = atomic_load(&c->sq_waits);
-	st->ss_pool_trims = atomic_load(&c->pool_trims);
-	st->ss_send_batches = atomic_load(&c->send_batches);
-	st->ss_transport_calls = atomic_load(&c->transport_calls);
-	st->ss_transport_defers = atomic_load(&c->transport_defers);
-	st->ss_worker_posts = atomic_load(&c->worker_posts);
-	st->ss_bc_calls = atomic_load(&c->bc_calls);
-	st->ss_bc_replies = atomic_load(&c->bc_replies);
-	st->ss_bc_unmatched = atomic_load(&c->bc_unmatched);
-	st->ss_bc_timeouts = atomic_load(&c->bc_timeouts);
-	st->ss_conns_refused_host = atomic_load(&c->conns_refused_host);
-	st->ss_conns_idle_closed = atomic_load(&c->conns_idle_closed);
-	st->ss_tcp_connections = atomic_load(&c->tcp_connections);
-	st->ss_tcp_calls = atomic_load(&c->tcp_calls);
-	st->ss_tcp_bad_records = atomic_load(&c->tcp_bad_records);
-	st->ss_tcp_record_timeouts = atomic_load(&c->tcp_record_timeouts);
-	st->ss_tcp_send_timeouts = atomic_load(&c->tcp_send_timeouts);
-	st->ss_tcp_calls_in_use = atomic_load(&c->tcp_calls_in_use);
+	svc_counters_read(&svc->sv_ct, &v);
+	svc_counters_public(&v, st);
 }
 
 void rpcrdma_svc_stats_json(const struct rpcrdma_svc_stats *st, FILE *f)
 {
-	fprintf(f, "{\"connections\":%llu,\"calls\":%llu,\"replies_inline\":%llu,"
-		"\"replies_write_chunk\":%llu,\"replies_reply_chunk\":%llu,"
-		"\"rdma_errors_sent\":%llu,\"drops\":%llu,\"read_chunks\":%llu,"
-		"\"rdma_read_bytes\":%llu,\"rdma_write_bytes\":%llu,\"send_bytes\":%llu,"
-		"\"recv_bytes\":%llu,\"send_invalidates\":%llu,\"recv_refills\":%llu,\"post_errors\":%llu,\"ctx_waits\":%llu,\"ctx_in_use\":%llu,"
-		"\"ctx_high\":%llu,\"large_waits\":%llu,\"large_in_use\":%llu,"
-		"\"large_high\":%llu,\"recv_in_use\":%llu,\"conns_open\":%llu,"
-		"\"mrs_open\":%llu,\"mr_bytes\":%llu,\"conns_refused\":%llu,"
-		"\"buf_waits\":%llu,\"buf_bytes_in_use\":%llu,\"buf_bytes_high\":%llu,"
-		"\"credit_grows\":%llu,\"credit_grow_denied\":%llu,\"sq_waits\":%llu,"
-		"\"pool_trims\":%llu,\"send_batches\":%llu,\"transport_calls\":%llu,"
-		"\"transport_defers\":%llu,\"worker_posts\":%llu,\"bc_calls\":%llu,\"bc_replies\":%llu,"
-		"\"bc_unmatched\":%llu,\"bc_timeouts\":%llu,\"conns_refused_host\":%llu,"
-		"\"conns_idle_closed\":%llu,\"tcp_connections\":%llu,\"tcp_calls\":%llu,"
-		"\"tcp_bad_records\":%llu,\"tcp_record_timeouts\":%llu,"
-		"\"tcp_send_timeouts\":%llu,\"tcp_calls_in_use\":%llu}\n",
-		(unsigned long long)st->ss_connections, (unsigned long long)st->ss_calls,
-		(unsigned long long)st->ss_replies_inline,
-		(unsigned long long)st->ss_replies_write_chunk,
-		(unsigned long long)st->ss_replies_reply_chunk,
-		(unsigned long long)st->ss_rdma_errors_sent, (unsigned long long)st->ss_drops,
-		(unsigned long long)st->ss_read_chunks,
-		(unsigned long long)st->ss_rdma_read_bytes,
-		(unsigned long long)st->ss_rdma_write_bytes,
-		(unsigned long long)st->ss_send_bytes, (unsigned long long)st->ss_recv_bytes,
-		(unsigned long long)st->ss_send_invalidates,
-		(unsigned long long)st->ss_recv_refills,
-		(unsigned long long)st->ss_post_errors,
-		(unsigned long long)st->ss_ctx_waits, (unsigned long long)st->ss_ctx_in_use,
-		(unsigned long long)st->ss_ctx_high,
-		(unsigned long long)st->ss_large_waits, (unsigned long long)st->ss_large_in_use,
-		(unsigned long long)st->ss_large_high, (unsigned long long)st->ss_recv_in_use,
-		(unsigned long long)st->ss_conns_open,
-		(unsigned long long)st->ss_mrs_open, (unsigned long long)st->ss_mr_bytes,
-		(unsigned long long)st->ss_conns_refused, (unsigned long long)st->ss_buf_waits,
-		(unsigned long long)st->ss_buf_bytes_in_use,
-		(unsigned long long)st->ss_buf_bytes_high,
-		(unsigned long long)st->ss_credit_grows,
-		(unsigned long long)st->ss_credit_grow_denied,
-		(unsigned long long)st->ss_sq_waits, (unsigned long long)st->ss_pool_trims,
-		(unsigned long long)st->ss_send_batches,
-		(unsigned long long)st->ss_transport_calls,
-		(unsigned long long)st->ss_transport_defers,
-		(unsigned long long)st->ss_worker_posts,
-		(unsigned long long)st->ss_bc_calls, (unsigned long long)st->ss_bc_replies,
-		(unsigned long long)st->ss_bc_unmatched, (unsigned long long)st->ss_bc_timeouts,
-		(unsigned long long)st->ss_conns_refused_host,
-		(unsigned long long)st->ss_conns_idle_closed,
-		(unsigned long long)st->ss_tcp_connections, (unsigned long long)st->ss_tcp_calls,
-		(unsigned long long)st->ss_tcp_bad_records,
-		(unsigned long long)st->ss_tcp_record_timeouts,
-		(unsigned long long)st->ss_tcp_send_timeouts,
-		(unsigned long long)st->ss_tcp_calls_in_use);
+	struct svc_ct_vals v = { 0 };
+
+#define SVC_CT_FROM(name, type, scope, help) v.cv_total[SVC_CT_##name] = st->ss_##name;
+	RPCRDMA_SVC_STATS_LIST(SVC_CT_FROM)
+#undef SVC_CT_FROM
+	fputc('{', f);
+	svc_counters_json_fields(&v, SVC_CT_NPUBLIC, f);
+	fputs("}\n", f);
 }
 
 static void svc_rdma_close_all(struct svc_group *grp)
@@ -975,7 +883,7 @@ static void svc_group_force_close(struct svc_group *grp, uint32_t waited_ms)
 		grp->gr_conns = conn->sx_next;
 		atomic_fetch_sub(&grp->gr_nconns, 1);
 		atomic_fetch_sub(&svc->sv_nconns, 1);
-		SVC_DEC(svc, conns_open, 1);
+		SVC_XDEC(svc, conns_open, SVC_XPRT_RDMA, 1);
 		/* First the QP, then what its work held. */
 		rpcrdma_verbs_destroy_id(conn->sx_id);
 		conn->sx_id = NULL;

@@ -438,7 +438,7 @@ static void svc_bc_send_queued(struct svc_conn *conn, struct rpcrdma_svc_bc *bc)
 		bc->bc_in_flight++;
 		bc->bc_sends++;
 		SVC_INC(svc, bc_calls, 1);
-		SVC_INC(svc, send_bytes, bq->bq_sge.length);
+		SVC_XINC(svc, send_bytes, SVC_XPRT_RDMA, bq->bq_sge.length);
 		svc_capture_send_buf(conn, bq->bq_buf.sb_addr, bq->bq_sge.length);
 		*link = &bq->bq_wr;
 		link = &bq->bq_wr.next;

@@ -608,8 +608,8 @@ int svc_conn_accept(struct svc_group *grp, struct rdma_cm_id *id,
 		svc_log(svc, "accepting again after %llu refused connections",
 			(unsigned long long)atomic_exchange(&svc->sv_refused_burst, 0));
 	}
-	SVC_INC(svc, connections, 1);
-	SVC_INC(svc, conns_open, 1);
+	SVC_XINC(svc, connections, SVC_XPRT_RDMA, 1);
+	SVC_XINC(svc, conns_open, SVC_XPRT_RDMA, 1);
 	conn->sx_stats = svc_stats_conn_open(conn);
 	conn->sx_capture = svc_capture_conn_open(conn, p->cr_qp_num);
 	if (cfg->sc_verbose || atomic_load(&svc->sv_nconns) <= 64)
@@ -982,7 +982,7 @@ void svc_conn_expire_idle(struct svc_group *grp, uint64_t now_ms)
 		if (svc->sv_conn_state && svc->sv_conn_state(conn->sx_id_num,
 							     svc->sv_conn_state_arg))
 			continue;
-		SVC_INC(svc, conns_idle_closed, 1);
+		SVC_XINC(svc, conns_idle_closed, SVC_XPRT_RDMA, 1);
 		if (svc->sv_cfg.sc_verbose || atomic_load(&svc->sv_nconns) <= 64)
 			svc_log(svc, "conn %u: idle for %llu s (--idle-timeout %u): closing",
 				conn->sx_id_num, (unsigned long long)((now_ms - conn->sx_idle_ms) / 1000u),
@@ -1033,7 +1033,7 @@ void svc_conn_reap(struct svc_group *grp)
 		*pp = conn->sx_next;
 		atomic_fetch_sub(&grp->gr_nconns, 1);
 		atomic_fetch_sub(&svc->sv_nconns, 1);
-		SVC_DEC(svc, conns_open, 1);
+		SVC_XDEC(svc, conns_open, SVC_XPRT_RDMA, 1);
 		if (svc->sv_cfg.sc_verbose || atomic_load(&svc->sv_nconns) < 64)
 			svc_log(svc, "conn %u: closed, all contexts returned", conn->sx_id_num);
 		svc_conn_destroy(conn);

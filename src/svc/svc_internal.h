@@ -51,6 +51,7 @@
 
 #include "rw/rw.h"
 #include "svc/svc_capture.h"
+#include "svc/svc_counters.h"
 #include "svc/svc_stats.h"
 #include "svc/svc_xprt.h"
 #include "verbs/verbs.h"
@@ -343,22 +344,6 @@ struct svc_program {
 	unsigned sp_flags;           /* RPCRDMA_SVC_TRY_TRANSPORT */
 };
 
-/** Counters; updated with relaxed atomics from any thread. */
-struct svc_counters {
-	_Atomic uint64_t connections, calls, replies_inline, replies_write_chunk,
-		replies_reply_chunk, rdma_errors_sent, drops, read_chunks,
-		rdma_read_bytes, rdma_write_bytes, send_bytes, recv_bytes,
-		ctx_waits, ctx_in_use, ctx_high, large_waits, large_in_use,
-		large_high, recv_in_use, conns_open,
-		send_invalidates, recv_refills, post_errors, mrs_open, mr_bytes,
-		conns_refused, buf_waits, buf_bytes_in_use, buf_bytes_high,
-		credit_grows, credit_grow_denied, sq_waits, pool_trims, send_batches,
-		transport_calls, transport_defers, worker_posts,
-		bc_calls, bc_replies, bc_unmatched, bc_timeouts, /* svc_bc.c */
-		conns_refused_host, conns_idle_closed,
-		tcp_connections, tcp_calls, tcp_bad_records, tcp_record_timeouts,
-		tcp_send_timeouts, tcp_calls_in_use; /* svc_tcp.c */
-};
 
 /* What the accept needs from a CONNECT_REQUEST event, kept after the
  * event is acknowledged (a request handed to another group). */
@@ -583,6 +568,10 @@ static inline uint32_t svc_initial_credits(const struct rpcrdma_svc_config *cfg)
 
 #define SVC_INC(svc, f, n) atomic_fetch_add_explicit(&(svc)->sv_ct.f, (n), memory_order_relaxed)
 #define SVC_DEC(svc, f, n) atomic_fetch_sub_explicit(&(svc)->sv_ct.f, (n), memory_order_relaxed)
+/* The same for a counter of scope xprt: @x is its transport (SVC_XPRT_RDMA,
+ * SVC_XPRT_TCP). */
+#define SVC_XINC(svc, f, x, n) SVC_INC(svc, f[x], n)
+#define SVC_XDEC(svc, f, x, n) SVC_DEC(svc, f[x], n)
 
 void svc_log(struct rpcrdma_svc *svc, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

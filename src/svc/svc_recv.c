@@ -28,7 +28,7 @@ void svc_recv_complete(struct svc_recv *rc, const struct ibv_wc *wc)
 		return;
 	}
 	rc->rc_len = wc->byte_len;
-	SVC_INC(conn->sx_svc, recv_bytes, wc->byte_len);
+	SVC_XINC(conn->sx_svc, recv_bytes, SVC_XPRT_RDMA, wc->byte_len);
 	svc_capture_recv(conn, rc->rc_buf, rc->rc_len);
 	/* In order: a message may not pass others waiting for a context. */
 	cc = conn->sx_dev->dv_rwait_head ? NULL : svc_call_get(conn->sx_dev, conn);

@@ -61,7 +61,7 @@ void svc_rpc_dispatch(struct svc_call *cc, const struct sockaddr *peer)
 	unsigned i;
 	int rc;
 
-	SVC_INC(svc, calls, 1);
+	SVC_XINC(svc, calls, cc->cc_xprt == &svc_tcp_class ? SVC_XPRT_TCP : SVC_XPRT_RDMA, 1);
 	memset(req, 0, sizeof(*req));
 	rc = rpcrdma_wire_decode_rpc(cc->cc_call, cc->cc_call_len, msg);
 	if (rc == -EPROTO) {

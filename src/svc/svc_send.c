@@ -288,7 +288,7 @@ static void svc_send_prepare(struct svc_call *cc, uint32_t nwr, uint32_t hdr_len
 		send->num_sge++;
 		bytes += pieces[i].rp_len;
 	}
-	SVC_INC(cc->cc_conn->sx_svc, send_bytes, bytes);
+	SVC_XINC(cc->cc_conn->sx_svc, send_bytes, SVC_XPRT_RDMA, bytes);
 }
 
 void svc_send_rdma_error(struct svc_call *cc, uint32_t xid, uint32_t code)
@@ -386,7 +386,7 @@ void svc_send_reply(struct svc_call *cc)
 		if (ddp_written)
 			SVC_INC(svc, replies_write_chunk, 1);
 		else
-			SVC_INC(svc, replies_inline, 1);
+			SVC_XINC(svc, replies_inline, SVC_XPRT_RDMA, 1);
 		svc_send_post(cc, nwr, true);
 		return;
 	}

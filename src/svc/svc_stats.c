@@ -360,7 +360,8 @@ int svc_stats_snapshot(struct rpcrdma_svc *svc, struct svc_stats_snap *out)
 	unsigned i, n = 0;
 
 	memset(out, 0, sizeof(*out));
-	rpcrdma_svc_get_stats(svc, &out->ss_svc);
+	svc_counters_read(&svc->sv_ct, &out->ss_ct);
+	svc_counters_public(&out->ss_ct, &out->ss_svc);
 	if (!st)
 		return 0;
 	rows = calloc(nslots, sizeof(*rows));

@@ -34,6 +34,8 @@
 
 #include <rpcrdma/svc.h>
 
+#include "svc/svc_counters.h"
+
 struct rpcrdma_svc;
 struct svc_call;
 struct svc_conn;
@@ -144,7 +146,8 @@ struct svc_stats_conn_sum {
 
 /* Everything a reader sees at once. */
 struct svc_stats_snap {
-	struct rpcrdma_svc_stats ss_svc;     /* the transport counters */
+	struct rpcrdma_svc_stats ss_svc;     /* the public transport counters */
+	struct svc_ct_vals ss_ct;            /* every counter, per transport too */
 	struct svc_stats_sum *ss_rows;       /* rows with calls or replies */
 	uint32_t ss_nrows;
 	struct svc_stats_conn_sum *ss_conns; /* open connections */

@@ -68,22 +68,13 @@ static void svc_fmt_json_row(const struct svc_stats_snap *s, const struct svc_st
 
 void svc_stats_write_json(const struct svc_stats_snap *s, FILE *f)
 {
-	char *base = NULL;
-	size_t len = 0;
-	FILE *m;
 	uint32_t i;
 
-	/* The transport counters exactly as rpcrdma_svc_stats_json() prints
-	 * them, then the rows and connections inside the same object. */
-	m = open_memstream(&base, &len);
-	if (!m)
-		return;
-	rpcrdma_svc_stats_json(&s->ss_svc, m);
-	fclose(m);
-	while (len && (base[len - 1] == '\n' || base[len - 1] == '}'))
-		len--;
-	fwrite(base, 1, len, f);
-	free(base);
+	/* The transport counters as rpcrdma_svc_stats_json() prints them
+	 * (the private ones after), then the rows and connections inside
+	 * the same object. */
+	fputc('{', f);
+	svc_counters_json_fields(&s->ss_ct, SVC_CT_N, f);
 	fprintf(f, ",\"stats_lost\":%llu,\"lat_bucket_bounds_us\":[", (ull)s->ss_lost);
 	for (i = 0; i < SVC_STATS_LAT_FINITE; i++)
 		fprintf(f, "%s%llu", i ? "," : "", (ull)svc_stats_lat_bound_us(i));
@@ -108,22 +99,46 @@ void svc_stats_write_json(const struct svc_stats_snap *s, FILE *f)
 	fputs("]}\n", f);
 }
 
+/* The transport counters, from their list: those counted per transport
+ * one a line with the server's figure and each transport's, then every
+ * other one that is not 0, three a line. */
+static void svc_fmt_counters(const struct svc_stats_snap *s, FILE *f)
+{
+	const struct svc_ct_vals *v = &s->ss_ct;
+	unsigned i, x, col = 0;
+
+	fprintf(f, "%-32s %12s", "Server transport:", "total");
+	for (x = 0; x < SVC_XPRTS; x++)
+		fprintf(f, " %12s", svc_xprt_id_name(x));
+	fputc('\n', f);
+	for (i = 0; i < SVC_CT_N; i++) {
+		if (!svc_ct_descs[i].cd_by_xprt)
+			continue;
+		fprintf(f, "  %-30s %12llu", svc_ct_descs[i].cd_name, (ull)v->cv_total[i]);
+		for (x = 0; x < SVC_XPRTS; x++)
+			fprintf(f, " %12llu", (ull)v->cv_xprt[i][x]);
+		fputc('\n', f);
+	}
+	fputs("Other counters (those not shown are 0):\n", f);
+	for (i = 0; i < SVC_CT_N; i++) {
+		if (svc_ct_descs[i].cd_by_xprt || !v->cv_total[i])
+			continue;
+		fprintf(f, "  %-19s %10llu", svc_ct_descs[i].cd_name,
+			(ull)v->cv_total[i]);
+		if (++col == 3) {
+			fputc('\n', f);
+			col = 0;
+		}
+	}
+	if (col)
+		fputc('\n', f);
+}
+
 void svc_stats_write_table(const struct svc_stats_snap *s, FILE *f)
 {
-	const struct rpcrdma_svc_stats *t = &s->ss_svc;
 	uint32_t i, g = UINT32_MAX;
 
-	fprintf(f, "Server transport:\n"
-		"  calls %llu  connections %llu (open %llu, refused %llu, of which per host %llu, "
-		"closed idle %llu)  RDMA_ERRORs %llu  drops %llu\n"
-		"  replies: inline %llu, Write chunk %llu, Reply chunk %llu\n"
-		"  bytes: received %llu, sent %llu, RDMA Read %llu, RDMA Write %llu\n",
-		(ull)t->ss_calls, (ull)t->ss_connections, (ull)t->ss_conns_open,
-		(ull)t->ss_conns_refused, (ull)t->ss_conns_refused_host,
-		(ull)t->ss_conns_idle_closed, (ull)t->ss_rdma_errors_sent, (ull)t->ss_drops,
-		(ull)t->ss_replies_inline, (ull)t->ss_replies_write_chunk,
-		(ull)t->ss_replies_reply_chunk, (ull)t->ss_recv_bytes, (ull)t->ss_send_bytes,
-		(ull)t->ss_rdma_read_bytes, (ull)t->ss_rdma_write_bytes);
+	svc_fmt_counters(s, f);
 	for (i = 0; i < s->ss_nrows; i++) {
 		const struct svc_stats_sum *r = &s->ss_rows[i];
 		const char *name = svc_stats_proc_name(s, r);

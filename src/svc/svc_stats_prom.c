@@ -6,7 +6,6 @@
  * end in _total; the latency histogram has cumulative _bucket samples with
  * an "le" label up to "+Inf", then _sum and _count.
  */
-#include <stddef.h>
 #include <string.h>
 
 #include "svc/svc_internal.h"
@@ -14,60 +13,6 @@
 
 typedef unsigned long long ull;
 
-/* The transport counters of struct rpcrdma_svc_stats. */
-struct svc_prom_field {
-	const char *pf_name; /* metric name without prefix and _total */
-	size_t pf_off;
-	bool pf_gauge;
-	const char *pf_help;
-};
-
-#define F(n, g, h) { #n, offsetof(struct rpcrdma_svc_stats, ss_##n), g, h }
-static const struct svc_prom_field svc_prom_fields[] = {
-	F(connections, false, "Connections accepted."),
-	F(calls, false, "RPC calls received by the transport."),
-	F(replies_inline, false, "Replies sent inline."),
-	F(replies_write_chunk, false, "Replies that used a Write chunk."),
-	F(replies_reply_chunk, false, "Replies sent through the Reply chunk."),
-	F(rdma_errors_sent, false, "RDMA_ERROR messages sent."),
-	F(drops, false, "Calls dropped without a reply."),
-	F(read_chunks, false, "Read chunks pulled by RDMA Read."),
-	F(rdma_read_bytes, false, "Bytes moved by RDMA Read."),
-	F(rdma_write_bytes, false, "Bytes moved by RDMA Write."),
-	F(send_bytes, false, "Bytes sent by Send."),
-	F(recv_bytes, false, "Bytes received by Receive."),
-	F(send_invalidates, false, "Replies sent With Invalidate."),
-	F(recv_refills, false, "Chained posts returning Receives."),
-	F(post_errors, false, "Posts the device refused."),
-	F(ctx_waits, false, "Messages that waited for a call context."),
-	F(ctx_in_use, true, "Call contexts in use."),
-	F(ctx_high, true, "Most call contexts in use at once."),
-	F(large_waits, false, "Calls that waited for a large call context."),
-	F(large_in_use, true, "Large call contexts in use."),
-	F(large_high, true, "Most large call contexts in use at once."),
-	F(recv_in_use, true, "Receive buffers held, not posted."),
-	F(conns_open, true, "Connections open."),
-	F(mrs_open, true, "Registered memory regions."),
-	F(mr_bytes, true, "Bytes of registered memory."),
-	F(conns_refused, false, "Connections refused (limit or memory)."),
-	F(conns_refused_host, false, "Connections refused: their address's share taken."),
-	F(conns_idle_closed, false, "Connections closed after the idle timeout."),
-	F(buf_waits, false, "Calls served after waiting for chunk buffers."),
-	F(buf_bytes_in_use, true, "Pool bytes handed out."),
-	F(buf_bytes_high, true, "Most pool bytes handed out at once."),
-	F(credit_grows, false, "Credit grants raised."),
-	F(credit_grow_denied, false, "Credit grants held low for lack of memory."),
-	F(sq_waits, false, "Chains that waited for send-queue slots."),
-	F(pool_trims, false, "Idle slabs deregistered."),
-	F(send_batches, false, "Posts carrying a batch of replies."),
-	F(tcp_connections, false, "TCP connections accepted."),
-	F(tcp_calls, false, "Records received over TCP."),
-	F(tcp_bad_records, false, "TCP connections closed: a record over the size cap."),
-	F(tcp_record_timeouts, false, "TCP connections closed: a record not complete in time."),
-	F(tcp_send_timeouts, false, "TCP connections closed: a reply not taken in time."),
-	F(tcp_calls_in_use, true, "TCP call contexts in use."),
-};
-#undef F
 
 static void svc_prom_family(FILE *f, const char *name, const char *type, const char *help)
 {
@@ -157,16 +102,23 @@ void svc_stats_write_prometheus(const struct svc_stats_snap *s, FILE *f)
 	const char *lat = "rpcrdma_svc_call_duration_seconds";
 	uint32_t i, k;
 
-	for (i = 0; i < sizeof(svc_prom_fields) / sizeof(svc_prom_fields[0]); i++) {
-		const struct svc_prom_field *pf = &svc_prom_fields[i];
-		uint64_t v;
+	/* The transport counters, from their list (svc_counters.h); those
+	 * counted per transport as one sample per transport. */
+	for (i = 0; i < SVC_CT_N; i++) {
+		unsigned id = svc_ct_prom_order[i], x;
+		const struct svc_ct_desc *cd = &svc_ct_descs[id];
 		char name[96];
 
-		memcpy(&v, (const char *)&s->ss_svc + pf->pf_off, sizeof(v));
-		snprintf(name, sizeof(name), "rpcrdma_svc_%s%s", pf->pf_name,
-			 pf->pf_gauge ? "" : "_total");
-		svc_prom_family(f, name, pf->pf_gauge ? "gauge" : "counter", pf->pf_help);
-		fprintf(f, "%s %llu\n", name, (ull)v);
+		snprintf(name, sizeof(name), "rpcrdma_svc_%s%s", cd->cd_name,
+			 cd->cd_gauge ? "" : "_total");
+		svc_prom_family(f, name, cd->cd_gauge ? "gauge" : "counter", cd->cd_help);
+		if (!cd->cd_by_xprt) {
+			fprintf(f, "%s %llu\n", name, (ull)s->ss_ct.cv_total[id]);
+			continue;
+		}
+		for (x = 0; x < SVC_XPRTS; x++)
+			fprintf(f, "%s{transport=\"%s\"} %llu\n", name, svc_xprt_id_name(x),
+				(ull)s->ss_ct.cv_xprt[id][x]);
 	}
 	svc_prom_family(f, "rpcrdma_svc_stats_lost_total", "counter",
 			"Statistics records lost for lack of memory.");

@@ -313,7 +313,7 @@ static void svc_tcp_destroy(struct svc_tconn *tc)
 	tc->tc_host = NULL;
 	free(tc->tc_capture);
 	tc->tc_capture = NULL;
-	SVC_DEC(svc, conns_open, 1);
+	SVC_XDEC(svc, conns_open, SVC_XPRT_TCP, 1);
 	/* Freed at the end of the run loop's turn (svc_tcp_reap()): an
 	 * event of it may still be in the batch epoll_wait() returned. */
 	tc->tc_dead = true;
@@ -384,9 +384,9 @@ int svc_tcp_adopt(struct svc_group *grp, int fd, const struct sockaddr *peer)
 	atomic_fetch_add(&grp->gr_nconns, 1);
 	if (!grp->gr_tcp_sweep_ms)
 		grp->gr_tcp_sweep_ms = tc->tc_last_ms;
-	SVC_INC(svc, connections, 1);
+	SVC_XINC(svc, connections, SVC_XPRT_TCP, 1);
 	SVC_INC(svc, tcp_connections, 1);
-	SVC_INC(svc, conns_open, 1);
+	SVC_XINC(svc, conns_open, SVC_XPRT_TCP, 1);
 	if (svc->sv_cfg.sc_verbose)
 		svc_log(svc, "conn %u (tcp): accepted on transport thread %u", tc->tc_id_num,
 			grp->gr_index);
@@ -473,7 +473,7 @@ static void svc_tcp_queue(struct svc_call *cc)
 	mark[1] = (uint8_t)(m >> 16);
 	mark[2] = (uint8_t)(m >> 8);
 	mark[3] = (uint8_t)m;
-	SVC_INC(cc->cc_svc, send_bytes, cc->cc_reply_len + 4u);
+	SVC_XINC(cc->cc_svc, send_bytes, SVC_XPRT_TCP, cc->cc_reply_len + 4u);
 	svc_capture_tcp_record(cc->cc_svc, tc->tc_capture, true, cc->cc_reply, cc->cc_reply_len);
 	cc->cc_state = CC_SENDING;
 	svc_call_append(&tc->tc_out_head, &tc->tc_out_tail, cc);
@@ -495,7 +495,7 @@ static void svc_tcp_send(struct svc_call *cc)
 		svc_tcp_call_put(cc);
 		return;
 	}
-	SVC_INC(cc->cc_svc, replies_inline, 1);
+	SVC_XINC(cc->cc_svc, replies_inline, SVC_XPRT_TCP, 1);
 	svc_tcp_queue(cc);
 }
 
@@ -607,7 +607,7 @@ static void svc_tcp_deliver(struct svc_tconn *tc, struct svc_call *cc, uint8_t *
 	cc->cc_call_len = len;
 	svc_capture_tcp_record(svc, tc->tc_capture, false, cc->cc_call, len);
 	SVC_INC(svc, tcp_calls, 1);
-	SVC_INC(svc, recv_bytes, len);
+	SVC_XINC(svc, recv_bytes, SVC_XPRT_TCP, len);
 	svc_stats_call_begin(cc);
 	svc_rpc_dispatch(cc, (const struct sockaddr *)&tc->tc_peer);
 }
@@ -844,7 +844,7 @@ int svc_tcp_sweep(struct svc_group *grp, uint64_t now_ms)
 			   !tc->tc_rec_ms && now_ms - tc->tc_last_ms >= (uint64_t)idle * 1000u &&
 			   !(svc->sv_conn_state &&
 			     svc->sv_conn_state(tc->tc_id_num, svc->sv_conn_state_arg))) {
-			SVC_INC(svc, conns_idle_closed, 1);
+			SVC_XINC(svc, conns_idle_closed, SVC_XPRT_TCP, 1);
 			svc_tcp_close(tc, "idle");
 		}
 		tc->tc_busy = false;

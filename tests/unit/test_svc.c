@@ -272,7 +272,7 @@ static void test_inline_call(void **state)
 	assert_int_equal(fv.fv_sent_len, sizeof(want));
 	assert_memory_equal(fv.fv_sent, want, sizeof(want));
 	assert_baseline(f);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.replies_inline), 1);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.replies_inline[SVC_XPRT_RDMA]), 1);
 }
 
 /* Bad version: ERR_VERS (1, 1), 28 bytes, and the Receive goes back. */
@@ -628,7 +628,7 @@ static void test_inline_call_small_context(void **state)
 	assert_int_equal(((uint32_t)atomic_load(&f->conn->sx_svc->sv_ct.large_in_use)), 1);
 	run_workers(f);
 	assert_int_equal(fv.fv_nsends, 5);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.replies_inline), 5);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.replies_inline[SVC_XPRT_RDMA]), 5);
 	assert_baseline(f);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.large_high), 1);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.ctx_high), 4);
@@ -1278,7 +1278,7 @@ static void test_admission_limit(void **state)
 	assert_int_equal(svc_conn_accept(&f->svc.sv_groups[0], &f->id, &p), -EBUSY);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_refused), 2);
 	assert_int_equal(f->svc.sv_refused_burst, 2);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open), 0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_RDMA]), 0);
 	f->svc.sv_nconns = 0;
 }
 

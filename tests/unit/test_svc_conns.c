@@ -365,7 +365,7 @@ static void assert_reaped(struct fixture *f, uint64_t closed)
 {
 	assert_true(f->conn->sx_closing);
 	assert_true(fv.fv_disconnected);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_idle_closed), closed);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_idle_closed[SVC_XPRT_RDMA]), closed);
 	fv_flush_recvs();
 	svc_conn_cq_event_poll(f->conn);
 	assert_true(f->conn->sx_reap);
@@ -386,7 +386,7 @@ static void test_idle_reaped(void **state)
 	assert_int_equal(f->svc.sv_groups[0].gr_idle_next_ms, 31000);
 	assert_false(scan(f, 31000));
 	assert_false(scan(f, 46000));
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_idle_closed), 0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_idle_closed[SVC_XPRT_RDMA]), 0);
 	assert_true(scan(f, 61000));
 	assert_reaped(f, 1);
 	/* The group has its connection still (not yet freed): scans go on. */
@@ -430,7 +430,7 @@ static void test_busy_not_reaped(void **state)
 	assert_true(svc_conn_busy(f->conn));
 	for (t = 16000; t <= 16000 + 3600 * 1000; t += 15000)
 		assert_false(scan(f, t));
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_idle_closed), 0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_idle_closed[SVC_XPRT_RDMA]), 0);
 	run_workers(f);
 	assert_false(svc_conn_busy(f->conn));
 	/* idle since the scan at 16 s: long past the timeout */
@@ -491,7 +491,7 @@ static void test_handshake_left_alone(void **state)
 	svc_conn_idle_arm(&f->svc.sv_groups[0], 1000);
 	assert_false(scan(f, 16000));
 	assert_false(scan(f, 100000));
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_idle_closed), 0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_idle_closed[SVC_XPRT_RDMA]), 0);
 }
 
 /* RPCRDMA_SVC_IDLE_NEVER: no scan is ever scheduled, nothing closed. */

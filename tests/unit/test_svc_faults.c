@@ -727,7 +727,7 @@ static void test_stop_without_flushes(void **state)
 	atomic_store(&d.svc.sv_groups[0].gr_nconns, 1);
 	atomic_store(&d.svc.sv_groups[1].gr_nconns, 1);
 	atomic_store(&d.svc.sv_nconns, 2);
-	atomic_store(&d.svc.sv_ct.conns_open, 2);
+	atomic_store(&d.svc.sv_ct.conns_open[SVC_XPRT_RDMA], 2);
 	assert_int_equal(c0->sx_calls_out, 1);
 	posted = c0->sx_recvs_posted + c1->sx_recvs_posted;
 	assert_int_equal(posted, 2 * (CREDITS + SVC_EXTRA_RECVS)); /* the call's refilled */
@@ -743,7 +743,7 @@ static void test_stop_without_flushes(void **state)
 	assert_int_equal(fv.fv_destroyed_recvs, posted);
 	assert_null(d.svc.sv_groups[0].gr_conns);
 	assert_null(d.svc.sv_groups[1].gr_conns);
-	assert_int_equal(atomic_load(&d.svc.sv_ct.conns_open), 0);
+	assert_int_equal(atomic_load(&d.svc.sv_ct.conns_open[SVC_XPRT_RDMA]), 0);
 	assert_int_equal(atomic_load(&d.svc.sv_nconns), 0);
 	assert_int_equal(atomic_load(&d.svc.sv_ct.recv_in_use), 0);
 	assert_int_equal(atomic_load(&d.svc.sv_ct.ctx_in_use), 0); /* the reply's context */

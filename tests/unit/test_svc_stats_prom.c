@@ -407,8 +407,9 @@ static struct rpcrdma_svc *make_svc(struct svc_conn *conn)
 	svc->sv_progs[0] = (struct svc_program){ .sp_prog = 100003, .sp_vers = 3 };
 	svc->sv_progs[1] = (struct svc_program){ .sp_prog = 400000, .sp_vers = 1 };
 	svc->sv_nprogs = 2;
-	atomic_store(&svc->sv_ct.calls, 5);
-	atomic_store(&svc->sv_ct.conns_open, 1);
+	atomic_store(&svc->sv_ct.calls[SVC_XPRT_RDMA], 5);
+	atomic_store(&svc->sv_ct.calls[SVC_XPRT_TCP], 2);
+	atomic_store(&svc->sv_ct.conns_open[SVC_XPRT_RDMA], 1);
 	assert_int_equal(svc_stats_create(svc), 0);
 	names = rpcrdma_nfs3_proc_names(&n);
 	assert_int_equal(n, 22);
@@ -460,8 +461,26 @@ static void check_values(const struct p_doc *d)
 	const char *read[] = { "program=100003", "version=3", "procedure=READ" };
 #define READ_LABELS read[0], read[1], read[2]
 
-	assert_true(p_get(d, "rpcrdma_svc_calls_total", NULL) == 5);
-	assert_true(p_get(d, "rpcrdma_svc_conns_open", NULL) == 1);
+	/* Counted per transport: one sample each, the server's is their sum. */
+	assert_true(p_get(d, "rpcrdma_svc_calls_total", "transport=rdma", NULL) == 5);
+	assert_true(p_get(d, "rpcrdma_svc_calls_total", "transport=tcp", NULL) == 2);
+	assert_true(p_get(d, "rpcrdma_svc_conns_open", "transport=rdma", NULL) == 1);
+	assert_true(p_get(d, "rpcrdma_svc_conns_open", "transport=tcp", NULL) == 0);
+	/* Every counter of the list is a family: one sample, or one per
+	 * transport; gauges without _total. */
+	for (unsigned i = 0; i < SVC_CT_N; i++) {
+		const struct svc_ct_desc *cd = &svc_ct_descs[i];
+		char name[96];
+
+		snprintf(name, sizeof(name), "rpcrdma_svc_%s%s", cd->cd_name,
+			 cd->cd_gauge ? "" : "_total");
+		if (cd->cd_by_xprt) {
+			assert_false(isnan(p_get(d, name, "transport=rdma", NULL)));
+			assert_false(isnan(p_get(d, name, "transport=tcp", NULL)));
+		} else {
+			assert_false(isnan(p_get(d, name, NULL)));
+		}
+	}
 	assert_true(p_get(d, "rpcrdma_svc_procedure_calls_total", READ_LABELS, NULL) == 2);
 	assert_true(p_get(d, "rpcrdma_svc_procedure_replies_total", READ_LABELS,
 			  "outcome=SUCCESS", NULL) == 2);

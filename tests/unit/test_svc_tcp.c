@@ -72,7 +72,7 @@ static int setup(void **state)
 /* Everything handed back: no connection, no call context out. */
 static void assert_baseline(struct fixture *f)
 {
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open), 0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 0);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls_in_use), 0);
 	assert_int_equal(atomic_load(&f->svc.sv_nconns), 0);
 	assert_null(f->svc.sv_groups[0].gr_tconns);
@@ -246,7 +246,7 @@ static void test_tcp_echo(void **state)
 	send_record(f->peer, call, n, NULL, 0);
 	expect_reply(f, want, m);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls), 1);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.calls), 1);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.calls[SVC_XPRT_TCP]), 1);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls_in_use), 0);
 }
 
@@ -343,7 +343,7 @@ static void test_tcp_record_over_cap(void **state)
 	}
 	for (turns = 0; turns < 10; turns++)
 		pump(f, 1);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open), 1);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 1);
 	put32(mark, 0x80000000u | (40u << 10));
 	write_all(f->peer, mark, 4);
 	expect_closed(f);
@@ -380,13 +380,13 @@ static void test_tcp_stall(void **state)
 	/* Before the deadline: still open. */
 	grp->gr_tcp_sweep_ms = 0;
 	svc_tcp_sweep(grp, t0 + 150);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open), 2);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 2);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_record_timeouts), 0);
 	/* After it: closed, counted, the other one untouched. */
 	grp->gr_tcp_sweep_ms = 0;
 	svc_tcp_sweep(grp, t0 + 1000);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_record_timeouts), 1);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open), 1);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 1);
 	assert_int_equal(recv(peer1, mark, sizeof(mark), MSG_DONTWAIT), 0); /* EOF */
 	close(peer1);
 	send_record(f->peer, call, n, NULL, 0);
@@ -416,7 +416,7 @@ static void test_tcp_reset_mid_reply(void **state)
 	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	for (turns = 0; turns < 100 && atomic_load(&f->svc.sv_ct.tcp_connections) < 2; turns++)
 		pump(f, 5);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open), 2);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 2);
 	/* Forty calls for 100,000 bytes each (the reply buffer holds 128 KiB): more than the socket buffers take
 	 * (the client's receive buffer is small; the server's send buffer
 	 * grows to 4 MiB at most by Linux's default tcp_wmem). */
@@ -434,9 +434,9 @@ static void test_tcp_reset_mid_reply(void **state)
 	assert_int_equal(recv(fd, b, sizeof(b), 0), (ssize_t)sizeof(b));
 	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 	close(fd); /* RST */
-	for (turns = 0; turns < 200 && atomic_load(&f->svc.sv_ct.conns_open) > 1; turns++)
+	for (turns = 0; turns < 200 && atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]) > 1; turns++)
 		pump(f, 5);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open), 1);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 1);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls_in_use), 0);
 	svc_tcp_unlisten(&f->svc);
 }
@@ -505,7 +505,7 @@ static void test_tcp_budget_waits(void **state)
 			svc_tcp_event(grp, evs[i].data.ptr, evs[i].events);
 	}
 	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls), 2);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open), 1);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 1);
 	for (x = 1; x <= 4; x++) {
 		m = echo_reply(want, x, 8, (uint8_t)x);
 		expect_reply(f, want, m);
@@ -542,7 +542,7 @@ static void test_tcp_event_after_close(void **state)
 	assert_true(ne >= 1);
 	ev = evs[0];
 	svc_take_done(grp); /* the reply's write fails: closed, let go of */
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open), 0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 0);
 	svc_tcp_event(grp, ev.data.ptr, ev.events); /* the stale event */
 	svc_tcp_reap(grp);
 	assert_baseline(f);
@@ -561,14 +561,14 @@ static void test_tcp_admission(void **state)
 	assert_int_equal(svc_tcp_adopt(grp, a[0], (struct sockaddr *)&f->addr), 0);
 	assert_int_equal(svc_tcp_adopt(grp, b[0], (struct sockaddr *)&f->addr), -EBUSY);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_refused_host), 1);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open), 2);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 2);
 	/* b[0] was closed by the refusal: its peer reads EOF. */
 	assert_int_equal(recv(b[1], a, 1, MSG_DONTWAIT), 0);
 	close(a[1]);
 	close(b[1]);
-	for (int t = 0; t < 50 && atomic_load(&f->svc.sv_ct.conns_open) > 1; t++)
+	for (int t = 0; t < 50 && atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]) > 1; t++)
 		pump(f, 2);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open), 1);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 1);
 }
 
 /* ---------- the backchannel over TCP (RFC 8881 2.10.3.1) ---------- */
@@ -835,7 +835,7 @@ static void test_tcp_capture(void **state)
 	}
 	assert_memory_equal(got + 4, want, m);
 	close(fd);
-	for (turns = 0; turns < 100 && atomic_load(&f->svc.sv_ct.conns_open) > 1; turns++)
+	for (turns = 0; turns < 100 && atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]) > 1; turns++)
 		pump(f, 5);
 	svc_tcp_unlisten(&f->svc);
 	f->svc.sv_capture = NULL;

@@ -7,7 +7,8 @@
 # latency histogram's _count equals its procedure's replies.  The live view:
 # rpcrdma-stat reaches the server through its default control socket
 # (/run/rpcrdma-nfsd/20049.sock) and prints the table and valid JSON with the
-# same counts.
+# same counts; --watch prints the rates of each interval.  Counters
+# counted per transport carry transport="rdma" and "tcp" samples.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 vm_require_guest
 
@@ -118,6 +119,18 @@ done
 ((compared >= 10)) || fail "only $compared procedures used: the workout is too small to compare"
 pass "the server's call counts equal the kernel client's for all $compared procedures it used"
 
+# ---- counters per transport: one sample each, the mount is RDMA's
+xprt() {
+	awk -v k="rpcrdma_svc_$1{transport=\"$2\"}" '$1 == k { v = $2; n++ } END { print (n == 1 ? v : "missing") }' "$SCRAPE"
+}
+for m in calls_total connections_total recv_bytes_total send_bytes_total conns_open; do
+	[[ "$(xprt "$m" tcp)" == 0 ]] || fail "rpcrdma_svc_$m{transport=\"tcp\"}: $(xprt "$m" tcp), expected 0 (no TCP client)"
+done
+(($(xprt calls_total rdma) > 0 && $(xprt conns_open rdma) == 1)) ||
+	fail "rpcrdma_svc_calls_total / conns_open for transport rdma: $(xprt calls_total rdma) / $(xprt conns_open rdma)"
+grep -q '^rpcrdma_svc_calls_total ' "$SCRAPE" && fail "rpcrdma_svc_calls_total has an unlabelled sample beside its transports'"
+pass "per-transport samples: rdma calls $(xprt calls_total rdma), tcp 0"
+
 # ---- every metric the Grafana dashboard queries is in the scrape
 missing=
 for m in $(grep -o 'rpcrdma_svc_[a-z0-9_]*' "$RPCRDMA_CHECKOUT/docs/grafana/rpcrdma-nfsd.json" | sort -u); do
@@ -144,6 +157,37 @@ assert len(doc["conns"]) >= 1 and doc["conns"][0]["peer"] == "192.0.2.2", doc["c
 print("rpcrdma-stat --json: READ", want, "p50", ops["READ"]["lat_p50_us"], "p99", ops["READ"]["lat_p99_us"], "us")
 PYEOF
 pass "rpcrdma-stat: the table and the JSON show the same counts"
+
+# rpcrdma-stat --watch: the totals, then the rates of each interval; O_DIRECT
+# writes go on all along, so WRITE is in the intervals' rows.  Watched until
+# an interval shows WRITE with calls/s and a median (at most about 120 s),
+# then stopped with SIGTERM (a background job of a script ignores SIGINT).
+(while [[ ! -e /tmp/watch.done ]]; do
+	dd if=/dev/zero of="$MNT/watch.bin" bs=64k count=16 oflag=direct status=none || exit 1
+done) &
+writer=$!
+"$STAT" --watch 1 >/tmp/watch.out 2>/tmp/watch.err &
+watcher=$!
+watch_write() {
+	awk '$1 == "100003/3" && $2 == "WRITE" && $3 > 0 && $6 > 0 { f = 1 } END { exit !f }' /tmp/watch.out
+}
+for ((i = 0; i < 120; i++)); do
+	watch_write && break
+	kill -0 "$watcher" 2>/dev/null || break
+	sleep 1
+done
+kill -TERM "$watcher" 2>/dev/null || true
+wait "$watcher" || true
+touch /tmp/watch.done
+wait "$writer" || fail "the writer during --watch failed"
+cat /tmp/watch.out
+grep -q '^Server transport:' /tmp/watch.out || fail "rpcrdma-stat --watch: no totals first: $(cat /tmp/watch.err)"
+grep -q 'rates over the last' /tmp/watch.out || fail "rpcrdma-stat --watch: no interval: $(cat /tmp/watch.err)"
+watch_write || fail "rpcrdma-stat --watch: no interval shows WRITE with calls/s and a median"
+awk '$1 == "rdma" && $2 > 0 { f = 1 } END { exit !f }' /tmp/watch.out ||
+	fail "rpcrdma-stat --watch: no interval shows RDMA calls/s"
+rm -f "$MNT/watch.bin" /tmp/watch.done
+pass "rpcrdma-stat --watch: per-interval rates (calls/s, MB/s, latency) per transport and procedure"
 
 kumount "$MNT"
 rnfsd_term
