@@ -27,7 +27,9 @@
  * whole cost of a reply on one machine).
  * A figure, not a test.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/errqueue.h>
