@@ -25,7 +25,7 @@ GVFS_PORT=${BENCH_GANESHA_VFS_PORT:-20055}
 GVFS_MNT_PORT=${BENCH_GANESHA_VFS_MNT_PORT:-20056}
 TCP_FIGS=${BENCH_TCP_FIGURES-seq_write seq_read rand_read rand_write meta meta8}
 TCP_WHOS=${BENCH_TCP_WHO-knfsd-tcp rnfsd-tcp ganesha-tcp}
-GVFS_EXPORT=$W/ganesha-export
+GVFS_EXPORT=  # $W/ganesha-export, set by section_servers_tcp (W is not set yet here)
 GVFS_PID=
 RNFSD_TCP_PID=
 
@@ -95,6 +95,7 @@ tcp_mount() {
 
 section_servers_tcp() {
 	local r s fig t0=$SECONDS
+	GVFS_EXPORT=$W/ganesha-export
 	log "== 2t. servers over TCP: kernel nfsd vs rpcrdma-nfsd vs nfs-ganesha (FSAL_VFS), kernel client vers=3,proto=tcp ($FILE_MB MiB file, $REPEAT runs)"
 	[[ -n ${KNFSD_UP:-} ]] || start_knfsd
 	grep -q "tcp 2049" /proc/fs/nfsd/portlist || fail "kernel nfsd does not list 'tcp 2049': $(cat /proc/fs/nfsd/portlist)"
