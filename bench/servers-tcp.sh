@@ -97,7 +97,7 @@ section_servers_tcp() {
 	local r s fig t0=$SECONDS
 	GVFS_EXPORT=$W/ganesha-export
 	log "== 2t. servers over TCP: kernel nfsd vs rpcrdma-nfsd vs nfs-ganesha (FSAL_VFS), kernel client vers=3,proto=tcp ($FILE_MB MiB file, $REPEAT runs)"
-	[[ -n ${KNFSD_UP:-} ]] || start_knfsd
+	((KNFSD_UP)) || start_knfsd
 	grep -q "tcp 2049" /proc/fs/nfsd/portlist || fail "kernel nfsd does not list 'tcp 2049': $(cat /proc/fs/nfsd/portlist)"
 	if [[ " $TCP_WHOS " == *" rnfsd-tcp "* ]]; then
 		mkdir -p "$REXPORT"
