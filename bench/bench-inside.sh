@@ -5,7 +5,7 @@
 # object per line, to $BENCH_OUT/raw.jsonl (fio's own JSON output next to it);
 # bench/report.py turns them into results.json and results.md.
 #
-# Sections (BENCH_SECTIONS, default the first five):
+# Sections (BENCH_SECTIONS, default the first six):
 #   wire       perftest ib_write_bw / ib_read_bw / ib_send_bw at 4 KiB, 64 KiB,
 #              1 MiB and ib_send_lat at 64 B, rdma_cm (-R), client -> server
 #   servers    the kernel NFS client against kernel nfsd and against
@@ -16,6 +16,10 @@
 #              rename, remove of BENCH_META_FILES files); server CPU from /proc;
 #              then the figures of BENCH_SPLIT_FIGURES again in split
 #              placement: the workload on CPU 0, every server thread on CPU 1
+#   servers_tcp section 2's figures but the NULLs over NFSv3/TCP (same kernel
+#              client): kernel nfsd, rpcrdma-nfsd (its own process, after
+#              section 2's stopped) and nfs-ganesha with FSAL_VFS
+#              (bench/servers-tcp.sh)
 #   clients    against kernel nfsd: kernel client (cp; dd O_DIRECT; fio)
 #              vs rpcrdma-nfs (and --nconnect BENCH_NFS_NCONNECT), get and
 #              put of the file, the kernel mount made again before each
@@ -51,6 +55,7 @@
 # Environment: see bench/README.md.  Needs root, fio, perftest, nfs-kernel-server.
 . "$(dirname "${BASH_SOURCE[0]}")/../tests/vm/lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/../tests/vm/workout.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/servers-tcp.sh"
 umask 022
 
 BENCH_OUT=${BENCH_OUT:?set BENCH_OUT to the results directory}
@@ -69,7 +74,7 @@ NULL_SECONDS=${BENCH_NULL_SECONDS:-3}
 # as if client and server were two machines ("" to skip).
 SERVER_FIGS=${BENCH_SERVER_FIGURES-seq_write seq_read rand_read rand_write meta meta8 null1 null8 null64}
 SPLIT_FIGS=${BENCH_SPLIT_FIGURES-rand_read rand_write meta}
-SECTIONS=${BENCH_SECTIONS:-wire servers clients transport connections}
+SECTIONS=${BENCH_SECTIONS:-wire servers servers_tcp clients transport connections}
 PERF_ITERS=${BENCH_PERF_ITERS:-4096:2000 65536:500 1048576:64}
 LAT_ITERS=${BENCH_LAT_ITERS:-1000}
 # BENCH_PERF_EVENTS=1: ib_read_bw sleeps on CQ events (-e) instead of
@@ -247,7 +252,9 @@ start_servers() {
 # nfsd re-exporting CephFS; none for the direct CephFS mount).
 server_pids() {
 	case $1 in
-	knfsd | ceph-kreexport) knfsd_pids ;;
+	knfsd | knfsd-tcp | ceph-kreexport) knfsd_pids ;;
+	rnfsd-tcp) echo "$RNFSD_TCP_PID" ;;
+	ganesha-tcp) echo "$GVFS_PID" ;;
 	ceph-rnfsd) echo "$CEPH_RNFSD_PID" ;;
 	ceph-ganesha) echo "$GANESHA_PID" ;;
 	ceph-direct) ;;
@@ -258,6 +265,7 @@ server_pids() {
 mnt_of() {
 	case $1 in
 	knfsd) echo "$KMNT" ;;
+	*-tcp) echo "/mnt/bench-$1" ;;
 	ceph-*) echo "$(ceph_mnt "$1")" ;;
 	*) echo "$RMNT" ;;
 	esac
@@ -1306,6 +1314,8 @@ if has servers; then
 	rnfsd_term 30
 	grep '^{' "$W/rpcrdma-nfsd.log" | tail -n 1 >"$BENCH_OUT/rpcrdma-nfsd-stats.json" || true
 fi
+# after section 2's rpcrdma-nfsd stopped: its own, serving TCP
+has servers_tcp && section_servers_tcp
 # its own rpcrdma-nfsd (--nfs4), stopped at its end
 has nfs41 && section_nfs41
 # last: it restarts rpcrdma-nfsd for every probe run

@@ -16,6 +16,8 @@ import statistics
 import sys
 from datetime import datetime, timezone
 
+from report_tcp import tcp_markdown, tcp_results
+
 MB = 1048576.0
 
 
@@ -280,6 +282,10 @@ def main():
                 info["cephfs_info"] = r
             elif "cephfs_up_s" in r:
                 info["cephfs_up_s"] = r["cephfs_up_s"]
+            elif "tcp_mount" in r:
+                info.setdefault("tcp_mounts", {})[r["tcp_mount"]] = r.get("opts")
+            elif "tcp_info" in r:
+                info["tcp_info"] = r
             else:
                 info.update(r)
     # perftest now and then prints a 0.00 MB/s row (seen with ib_send_bw
@@ -308,7 +314,7 @@ def main():
     # ---------------------------------------------------------- 2./3. NFS figures
     figs = {}
     for r in rows:
-        if r.get("section") not in ("servers", "clients", "cephfs", "cephfs_strace") or "figure" not in r \
+        if r.get("section") not in ("servers", "servers_tcp", "clients", "cephfs", "cephfs_strace") or "figure" not in r \
                 or "error" in r or "wall_s" not in r:
             continue
         rec = {"wall_s": r["wall_s"], "cpu_s": r["cpu_s"], "rpcs": r["rpcs"], "run": r.get("run")}
@@ -377,6 +383,7 @@ def main():
 
     clients = client_results(rows, figs, agg, info)
     cephfs = cephfs_results(rows, figs, agg, base_figs)
+    servers_tcp = tcp_results(figs, agg, base_figs, stats, ratio)
     skipped = {r["section"]: r["skipped"] for r in rows if "skipped" in r}
 
     # ---------------------------------------------------------- 4. transport
@@ -439,10 +446,11 @@ def main():
     result = {"generated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
               "info": info, "mounts": mounts, "wire": wire, "servers": servers,
               "clients": clients, "transport": transport, "connections": connections, "nfs41": nfs41,
-              "cephfs": cephfs,
+              "cephfs": cephfs, "servers_tcp": servers_tcp,
               "goodput_vs_wire": goodput, "skipped": skipped,
               "errors": errors, "units": {"MBps": "2^20 bytes/s", "cpu_us_per_op": "server CPU microseconds (utime+stime) per I/O or metadata op"}}
     for name, key in (("rpcrdma-nfsd-stats.json", "rpcrdma_nfsd_final_stats"),
+                      ("rpcrdma-nfsd-tcp-stats.json", "rpcrdma_nfsd_tcp_final_stats"),
                       ("rpcrdma-nfsd-cephfs-stats.json", "rpcrdma_nfsd_cephfs_final_stats"),
                       ("rpcrdma-nfsd-nfs41-stats.json", "rpcrdma_nfsd_nfs41_final_stats")):
         sp = os.path.join(d, name)
@@ -673,6 +681,9 @@ def markdown(R):
 
     # 5
     L.extend(conn_markdown(R))
+    # 2t
+    if R.get("servers_tcp"):
+        L.extend(tcp_markdown(R, fmt, fmt_ratio))
     # 6
     if R.get("nfs41"):
         L.extend(nfs41_markdown(R))
