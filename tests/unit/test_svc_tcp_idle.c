@@ -214,7 +214,7 @@ static void test_idle_flood(void **state)
 	wait_for(&c->tcp_calls_in_use, 0);
 	mem0 = ct(&g_svc.sv_mem_registered); /* one call context's */
 	assert_true(mem0 > 0);
-	assert_int_equal(ct(&c->conns_open), 1);
+	assert_int_equal(ct(&c->conns_open[SVC_XPRT_TCP]), 1);
 
 	/* 3,000 connections that never send; the served client between
 	 * every batch of them */
@@ -226,7 +226,7 @@ static void test_idle_flood(void **state)
 	/* the first 999 took the places left; 2,001 were refused (closed at
 	 * once), all by the server-wide limit, none by a host's */
 	wait_for(&c->conns_refused, IDLE - (LIMIT - 1));
-	assert_int_equal(ct(&c->conns_open), LIMIT);
+	assert_int_equal(ct(&c->conns_open[SVC_XPRT_TCP]), LIMIT);
 	assert_int_equal(ct(&c->conns_refused_host), 0);
 	assert_int_equal(atomic_load(&g_svc.sv_nconns), LIMIT);
 	/* a refused one may be seen closed a moment after it was counted:
@@ -260,10 +260,10 @@ static void test_idle_flood(void **state)
 			idle[i] = -1;
 			shut++;
 		}
-	wait_for(&c->conns_open, LIMIT - 10);
+	wait_for(&c->conns_open[SVC_XPRT_TCP], LIMIT - 10);
 	later = connect_from(1);
 	assert_true(echo(later, xid++));
-	assert_int_equal(ct(&c->conns_open), LIMIT - 9);
+	assert_int_equal(ct(&c->conns_open[SVC_XPRT_TCP]), LIMIT - 9);
 	assert_true(echo(served, xid++));
 
 	/* all leave: nothing is left of them */
@@ -272,7 +272,7 @@ static void test_idle_flood(void **state)
 			close(idle[i]);
 	close(later);
 	close(served);
-	wait_for(&c->conns_open, 0);
+	wait_for(&c->conns_open[SVC_XPRT_TCP], 0);
 	assert_int_equal(atomic_load(&g_svc.sv_nconns), 0);
 	assert_int_equal(ct(&c->tcp_calls_in_use), 0);
 	assert_int_equal(ct(&c->buf_bytes_in_use), 0);
@@ -285,7 +285,7 @@ static void test_idle_flood(void **state)
 
 		assert_int_equal(svc_host_count(&g_svc, (struct sockaddr *)&a), 0);
 	}
-	assert_int_equal(ct(&c->conns_idle_closed), 0);
+	assert_int_equal(ct(&c->conns_idle_closed[SVC_XPRT_TCP]), 0);
 	assert_int_equal(ct(&c->tcp_connections), LIMIT + 1);
 
 	/* stopped, the groups are this thread's: what is registered is their
