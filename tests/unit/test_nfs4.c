@@ -1812,6 +1812,112 @@ static void test_permissions(void **state)
 	assert_int_equal(st.st_size, 0);
 }
 
+/*
+ * c_cachethis - set sa_cachethis in the SEQUENCE that begins e->c's
+ * request (RFC 8881 18.46.1: the client asks the server to keep the reply
+ * for a retry).  Its offset: the tag (length and "tag!"), minorversion,
+ * numops, then SEQUENCE's opnum, sessionid (16), sequenceid, slotid and
+ * highest_slotid.
+ */
+static void c_cachethis(struct env *e)
+{
+	t_be32(e->c.args + 4 + 4 + 4 + 4 + 4 + 16 + 4 + 4 + 4, 1);
+}
+
+/* c_at_root_cached - at_root(), with sa_cachethis set */
+static void c_at_root_cached(struct env *e, uint32_t more)
+{
+	at_root(e, more);
+	c_cachethis(e);
+}
+
+/* c_replay - run e->c's request again, unchanged (same session, slot and
+ * sequence id): asserts the reply is @first (@len bytes), byte for byte */
+static void c_replay(struct env *e, const uint8_t *first, size_t len)
+{
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(e->c.rlen, len);
+	assert_memory_equal(e->c.res, first, len);
+}
+
+/*
+ * A retried non-idempotent request (RFC 8881 2.10.6.1, 15.1.10.2): REMOVE,
+ * RENAME and CREATE sent again with the same slot and sequence id get the
+ * kept reply and are not executed a second time.  Between the first
+ * execution and the retry the test changes the directory behind the
+ * server's back so that a second execution would show: "victim" made
+ * again (a second REMOVE would take it), "a" made again with other
+ * contents (a second RENAME would move it onto "b"), and for CREATE the
+ * name is there already (a second CREATE would answer EXIST).  Then the
+ * slot's next sequence id is served as new (the cache is per retry, not a
+ * slot that stopped working).
+ */
+static void test_replay_not_reexecuted(void **state)
+{
+	struct env *e = t4_env(state);
+	static uint8_t first[4096];
+	size_t len;
+	struct stat st;
+	uint32_t n;
+
+	session(e);
+	t4_mkfile(e, "victim", 0644, "v");
+	t4_mkfile(e, "a", 0644, "aaaa");
+
+	/* REMOVE */
+	c_at_root_cached(e, 1);
+	t_u32(&e->c, OP_REMOVE);
+	t_str(&e->c, "victim");
+	assert_int_equal(run_status(e), NFS4_OK);
+	assert_false(t4_exists(e, "victim"));
+	len = e->c.rlen;
+	assert_true(len <= sizeof(first));
+	memcpy(first, e->c.res, len);
+	t4_mkfile(e, "victim", 0644, "v2");
+	c_replay(e, first, len);
+	assert_true(t4_exists(e, "victim"));
+
+	/* RENAME a -> b */
+	saved_root_then(e, "", 1);
+	c_cachethis(e);
+	t_u32(&e->c, OP_RENAME);
+	t_str(&e->c, "a");
+	t_str(&e->c, "b");
+	assert_int_equal(run_status(e), NFS4_OK);
+	assert_false(t4_exists(e, "a"));
+	len = e->c.rlen;
+	memcpy(first, e->c.res, len);
+	t4_mkfile(e, "a", 0644, "zz");
+	c_replay(e, first, len);
+	assert_int_equal(t4_stat(e, "a", &st), 0);
+	assert_int_equal(st.st_size, 2);
+	assert_int_equal(t4_stat(e, "b", &st), 0);
+	assert_int_equal(st.st_size, 4);
+
+	/* CREATE of a directory */
+	c_at_root_cached(e, 1);
+	t_u32(&e->c, OP_CREATE);
+	t_u32(&e->c, NF4DIR);
+	t_str(&e->c, "newdir");
+	t_u32(&e->c, 0);
+	t_u32(&e->c, 0);
+	assert_int_equal(run_status(e), NFS4_OK);
+	assert_int_equal(t4_stat(e, "newdir", &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	len = e->c.rlen;
+	memcpy(first, e->c.res, len);
+	c_replay(e, first, len);
+	c_replay(e, first, len);
+
+	/* the slot's next sequence id: a new request, executed */
+	c_at_root_cached(e, 1);
+	t_u32(&e->c, OP_REMOVE);
+	t_str(&e->c, "victim");
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(&e->c, &n), NFS4_OK);
+	assert_false(t4_exists(e, "victim"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1833,6 +1939,7 @@ int main(void)
 		T4_BOTH(test_open_excl_attrset, setup, teardown),
 		T4_BOTH(test_readdir, setup, teardown),
 		T4_BOTH(test_namespace_statuses, setup, teardown),
+		T4_BOTH(test_replay_not_reexecuted, setup, teardown),
 		T4_BOTH(test_permissions, setup, teardown),
 	};
 
