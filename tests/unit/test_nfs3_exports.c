@@ -1806,5 +1806,5 @@ int main(void)
 	for (int be = 0; be < T_BE_COUNT; be++)
 		fails += t_run_cases(be, "exports server", server, T_NCASES(server),
 				     NULL, NULL);
-	return fails;
+	return t_exit(fails);
 }
