@@ -744,6 +744,10 @@ class Sampler(threading.Thread):
                 log("sampler: %r" % e)
 
 
+# the fewest steady samples rss_verdict() judges memory growth from
+RSS_MIN_SAMPLES = 8
+
+
 def rss_verdict(samples, slack_kib):
     """Flat memory: for each number of open connections (each connection
     registers its own buffer pool, tens of MiB, so RSS is a step function of
@@ -755,8 +759,12 @@ def rss_verdict(samples, slack_kib):
     process running, RSS still while the counters were read): a connection
     being set up is half-built memory that conns_open does not count yet."""
     run = [s for s in samples if s["tag"] == "run" and s["rss_kib"] and s.get("steady", True)]
-    if len(run) < 8:
-        return {"ok": True, "note": "too few samples to judge (%d)" % len(run)}
+    if len(run) < RSS_MIN_SAMPLES:
+        # Not judged is not flat: the soak cannot claim what it did not see
+        # (soak.sh fails the run with this note).
+        return {"ok": False, "judged": False, "steady_samples": len(run),
+                "note": "not enough samples: %d steady of the %d needed to judge memory growth"
+                        % (len(run), RSS_MIN_SAMPLES)}
     tmax = run[-1]["t"]
     levels = {}
     for s in run:
@@ -782,7 +790,8 @@ def rss_verdict(samples, slack_kib):
     main_level = max(levels, key=lambda k: levels[k]["n"])
     if "ok" not in out[main_level]:
         ok = False
-    return {"ok": ok, "slack_kib": slack_kib, "by_conns_open": out,
+    return {"ok": ok, "judged": True, "steady_samples": len(run),
+            "slack_kib": slack_kib, "by_conns_open": out,
             "main_level": main_level,
             "first_kib": run[0]["rss_kib"], "last_kib": run[-1]["rss_kib"],
             "min_kib": min(s["rss_kib"] for s in run),
