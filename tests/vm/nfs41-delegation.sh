@@ -36,6 +36,7 @@ MB=/mnt/b
 
 on_failure "echo '---- dmesg (last 40 lines) ----'; dmesg | tail -n 40"
 on_failure "echo '---- mountstats ----'; cat /proc/self/mountstats"
+on_failure "echo '---- server log (nfs4 lines) ----'; grep '^nfs4' '$SCRATCH/rpcrdma-nfsd.log' | tail -n 40"
 
 ip addr add $ADDR2/24 dev "$RPCRDMA_NETDEV" || fail "add $ADDR2"
 vm_kmod nfsv4 rpcrdma
@@ -77,7 +78,7 @@ run_case() {
 	printf 'old data\n' >"$EXPORT/f"
 	chmod 666 "$EXPORT/f"
 	rnfsd_start "$NFSD" "$EXPORT" "$SLOG" --nfs4 --no-root-squash --stats -v \
-		--handle-key "$SCRATCH/handle.key" --listen 0.0.0.0 "$@"
+		--handle-key "$SCRATCH/handle.key" --listen 0.0.0.0 --file-cache-idle 1 "$@"
 	set_identity deleg-reader
 	mount_as "$SERVER_ADDR" "$MA" "$A_PROTO"
 	set_identity deleg-writer
@@ -90,22 +91,25 @@ run_case() {
 	[[ "$(timeout -k 10 30 cat "$MA/f")" == "new data" ]] ||
 		fail "A reads '$(cat "$MA/f")' after B wrote, not the new data"
 	# A's second delegation, which the NFSv3 writer below must recall:
-	# A closes the file and opens it again (a new OPEN; while the file
-	# stays open the kernel client may reuse its open state and send
-	# none), until the server logs a second grant -- B's CLOSE may still
-	# be on its way, and the server grants nothing while B holds the file
-	# open for writing.  With delegations on, no second grant fails the
-	# case: the NFSv3 recall and JUKEBOX checks are not optional.
+	# A closes the file and opens it again (a new OPEN), until the server
+	# logs a second grant.  The server grants a read delegation only with
+	# a read lease on the file, which the kernel refuses while any
+	# descriptor has it open for writing -- the server's own, kept by its
+	# file cache since B wrote, until it is idle for --file-cache-idle
+	# (1 s here) with no open state on it; so A stays closed 3 s between
+	# tries.  With delegations on, no second grant fails the case: the
+	# NFSv3 recall and JUKEBOX checks are not optional.
 	exec 3<&-
 	if ((WANT_DELEG)); then
 		local try
-		for ((try = 1; try <= 30; try++)); do
+		for ((try = 1; try <= 20; try++)); do
+			sleep 3
 			exec 3<"$MA/f" || fail "open $MA/f for reading again"
 			(($(grep -c '^nfs4: read delegation granted' "$SLOG") >= 2)) && break
 			exec 3<&-
-			sleep 1
 		done
-		((try <= 30)) || fail "A was not granted a second delegation in 30 opens (server log: $(grep -c '^nfs4: read delegation granted' "$SLOG") grants)"
+		((try <= 20)) || fail "A was not granted a second delegation in 20 opens (server log: $(grep -c '^nfs4: read delegation granted' "$SLOG") grants; $(grep -m1 'no read delegation' "$SLOG"))"
+		log "second delegation granted at A's open number $try after B's write"
 	else
 		exec 3<"$MA/f" || fail "open $MA/f for reading again"
 	fi
