@@ -648,24 +648,49 @@ class ToolActivity:
     """Whether an rpcrdma-nfs process is running.  While one connects, the
     server is building that connection's pool (RSS climbs for a moment
     with conns_open not yet counting it), so memory samples taken then are
-    marked unsteady and not judged."""
+    marked unsteady and not judged.  The sampler holds new processes back
+    for the moment of a sample (hold/release) so that steady samples are
+    taken at all: with the tool worker never idle, a short soak had none,
+    and memory growth was never judged."""
 
     def __init__(self):
-        self.lock = threading.Lock()
+        self.cond = threading.Condition()
         self.busy = 0
         self.gen = 0
+        self.held = False
 
     def enter(self):
-        with self.lock:
+        with self.cond:
+            while self.held:
+                self.cond.wait()
             self.busy += 1
             self.gen += 1
 
     def leave(self):
-        with self.lock:
+        with self.cond:
             self.busy -= 1
+            self.cond.notify_all()
+
+    def hold(self, timeout):
+        """Start no new rpcrdma-nfs process until release(); wait (timeout
+        seconds at most) until none runs.  True when none does."""
+        end = time.monotonic() + timeout
+        with self.cond:
+            self.held = True
+            while self.busy:
+                left = end - time.monotonic()
+                if left <= 0:
+                    return False
+                self.cond.wait(left)
+            return True
+
+    def release(self):
+        with self.cond:
+            self.held = False
+            self.cond.notify_all()
 
     def snap(self):
-        with self.lock:
+        with self.cond:
             return self.busy, self.gen
 
 
@@ -739,9 +764,15 @@ class Sampler(threading.Thread):
     def run(self):
         while not self.stop.wait(self.interval):
             try:
+                # a moment without rpcrdma-nfs: 1 s more after the last
+                # one ended, for the server to take its connection down
+                if TOOL.hold(10):
+                    time.sleep(1)
                 self.sample()
             except Exception as e:
                 log("sampler: %r" % e)
+            finally:
+                TOOL.release()
 
 
 # the fewest steady samples rss_verdict() judges memory growth from
