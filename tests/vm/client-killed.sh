@@ -38,22 +38,23 @@ head -c $((16 * MIB)) "$BIG" >"$SMALL"
 cp "$SMALL" "$EXPORT/small.bin"
 rnfsd_start "$NFSD" "$EXPORT" "$SLOG" --no-root-squash --stats --handle-key "$SCRATCH/handle.key"
 
-# kill_when_grows PID FILE BYTES TOTAL: SIGKILL PID once FILE has at least
-# BYTES bytes, plus a random 0-0.3 s; wait for PID (bounded: 120 s for it to
-# reach BYTES).  Returns 0 when PID died of that SIGKILL while FILE still
+# kill_when_grows PID FILE BYTES TOTAL [MAXCS]: SIGKILL PID once FILE has
+# at least BYTES bytes (polled every 20 ms), plus a random 0..MAXCS
+# hundredths of a second (default 30); wait for PID (bounded: 120 s for it
+# to reach BYTES).  Returns 0 when PID died of that SIGKILL while FILE still
 # had fewer than TOTAL bytes (KILLED_AT: FILE's size just before the kill),
 # 1 when the transfer was over first: PID ended before, or FILE was whole
 # already (a kill while the client only closed or committed is not a kill
 # with I/O in flight).
 kill_when_grows() {
-	local pid=$1 file=$2 bytes=$3 total=$4 i rc=0
-	for ((i = 0; i < 1200; i++)); do
+	local pid=$1 file=$2 bytes=$3 total=$4 maxcs=${5:-30} i rc=0
+	for ((i = 0; i < 6000; i++)); do
 		kill -0 "$pid" 2>/dev/null || break
 		(($(stat -c %s "$file" 2>/dev/null || echo 0) >= bytes)) && break
-		sleep 0.1
+		sleep 0.02
 	done
-	((i < 1200)) || fail "$file did not reach $bytes bytes within 120 s"
-	sleep "$(random_delay 0 30)"
+	((i < 6000)) || fail "$file did not reach $bytes bytes within 120 s"
+	sleep "$(random_delay 0 "$maxcs")"
 	KILLED_AT=$(stat -c %s "$file" 2>/dev/null || echo 0)
 	kill -KILL "$pid" 2>/dev/null || true
 	wait "$pid" || rc=$?
@@ -75,7 +76,10 @@ kill_mid() {
 	for ((try = 1; try <= 3; try++)); do
 		rm -f "$rmfile"
 		"$@" </dev/null &
-		if kill_when_grows $! "$file" "$bytes" "$total"; then
+		# the random delay on the first try only: a fast transfer
+		# (64 MiB go in well under a second here) is over before
+		# 0.3 s more
+		if kill_when_grows $! "$file" "$bytes" "$total" $((try == 1 ? 30 : 0)); then
 			KILLS+=("$what at $((KILLED_AT / MIB)) MiB")
 			log "$what SIGKILLed with $((KILLED_AT / MIB)) MiB of $((total / MIB)) moved (try $try)"
 			return 0
