@@ -7,8 +7,52 @@
 #ifndef RPCRDMA_TEST_CLNT_FIXTURE_H
 #define RPCRDMA_TEST_CLNT_FIXTURE_H
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+/* CLNT_WAIT_MS - how long a test waits for a condition another thread
+ * brings about before it fails (a bound, not a measurement: generous so
+ * that a loaded machine or a sanitizer build is never mistaken for a
+ * defect) */
+#define CLNT_WAIT_MS 30000u
+
+/* clnt_fixture_ms - CLOCK_MONOTONIC in milliseconds (the client's clock
+ * for call deadlines) */
+static inline uint64_t clnt_fixture_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/*
+ * CLNT_WAIT_UNTIL - poll @cond (an expression, evaluated with @lock held,
+ * NULL: without a lock) every millisecond until it holds or CLNT_WAIT_MS
+ * have passed; fails the test in the second case.
+ */
+#define CLNT_WAIT_UNTIL(lock, cond)                                             \
+	do {                                                                    \
+		uint64_t cw_end_ = clnt_fixture_ms() + CLNT_WAIT_MS;            \
+		pthread_mutex_t *cw_lock_ = (lock);                             \
+		bool cw_ok_;                                                    \
+		for (;;) {                                                      \
+			if (cw_lock_)                                           \
+				pthread_mutex_lock(cw_lock_);                   \
+			cw_ok_ = (cond);                                        \
+			if (cw_lock_)                                           \
+				pthread_mutex_unlock(cw_lock_);                 \
+			if (cw_ok_ || clnt_fixture_ms() > cw_end_)              \
+				break;                                          \
+			usleep(1000);                                           \
+		}                                                               \
+		if (!cw_ok_)                                                    \
+			fail_msg("waited %u ms for: %s", CLNT_WAIT_MS, #cond);  \
+	} while (0)
 
 /*
  * A client made from @cfg (clnt_init) on a fake QP and CQ, its request and

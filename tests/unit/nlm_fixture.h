@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "fs/fs.h"
+#include "test_root.h"
 
 /* One backend the tests run on. */
 struct nfx_backend {
@@ -32,10 +33,10 @@ struct nfx_backend {
 static const struct nfx_backend nfx_posix = { "posix", false, true };
 static const struct nfx_backend nfx_memory = { "memory", true, false };
 
-/* may this run use @b? (posix: only as root) */
+/* may this run use @b? (posix: only as root; else noted for t_exit()) */
 static inline bool nfx_usable(const struct nfx_backend *b)
 {
-	return !b->nb_needs_root || geteuid() == 0;
+	return !b->nb_needs_root || t_root();
 }
 
 /* a call as root (no_root_squash) on @exp */

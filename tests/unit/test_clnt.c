@@ -509,9 +509,9 @@ static void test_grants(void **state)
 	s.ca.ca_res = s.res;
 	fv.fv_nsends = 0;
 	assert_int_equal(pthread_create(&t, NULL, start_thread, &s), 0);
-	usleep(50000);
+	/* the second caller is waiting for a credit, and sent nothing */
+	CLNT_WAIT_UNTIL(&cl->cl_lock, cl->cl_stats.cs_credit_waits == 1);
 	assert_int_equal(fv.fv_nsends, 0); /* held back by the credit limit */
-	assert_int_equal(cl->cl_stats.cs_credit_waits, 1);
 	send_complete(IBV_WC_SUCCESS);
 	deliver(cl, reply, build_inline_reply(reply, rl->rl_xid, 0, 0));
 	clnt_poll(cl);
@@ -749,6 +749,7 @@ static void test_async_abort_timeout(void **state)
 	struct rpcrdma_clnt_call c3 = { .ca_prog = 1, .ca_vers = 1, .ca_res = res3,
 					.ca_res_cap = sizeof(res3), .ca_timeout_ms = 10 };
 	struct async_seen s1 = { 0 }, s2 = { 0 }, s3 = { 0 };
+	uint64_t t0;
 	uint32_t x1, x2, x3;
 
 	*state = cl;
@@ -782,12 +783,18 @@ static void test_async_abort_timeout(void **state)
 	assert_int_equal(cl->cl_stats.cs_unknown_xid, 0);
 	assert_int_equal(s2.calls, 1);
 
+	/* c3's 10 ms: not timed out before them (checked only when the
+	 * check ran within them: a slow machine may be past them), timed
+	 * out once they have passed */
+	t0 = clnt_fixture_ms();
 	assert_int_equal(rpcrdma_clnt_call_async(cl, &c3, async_done, &s3, &x3), 0);
 	send_complete(IBV_WC_SUCCESS);
 	clnt_check_deadlines(cl);
-	assert_int_equal(s3.calls, 0); /* not yet */
-	usleep(20000);
-	clnt_check_deadlines(cl);
+	if (clnt_fixture_ms() < t0 + 10)
+		assert_int_equal(s3.calls, 0); /* not yet */
+	CLNT_WAIT_UNTIL(NULL,
+			(clnt_check_deadlines(cl), s3.calls == 1));
+	assert_true(clnt_fixture_ms() >= t0 + 10);
 	assert_int_equal(s3.calls, 1);
 	assert_int_equal(s3.status, -ETIMEDOUT);
 	assert_true(fv.fv_disconnected);
@@ -1777,13 +1784,7 @@ static void *batch_grant_thread(void *arg)
 	struct batch_grant *bg = arg;
 
 	/* (posts are made under the client's lock: read the count under it) */
-	pthread_mutex_lock(&bg->bg_cl->cl_lock);
-	while (fv.fv_nsends < bg->bg_sends) {
-		pthread_mutex_unlock(&bg->bg_cl->cl_lock);
-		usleep(1000);
-		pthread_mutex_lock(&bg->bg_cl->cl_lock);
-	}
-	pthread_mutex_unlock(&bg->bg_cl->cl_lock);
+	CLNT_WAIT_UNTIL(&bg->bg_cl->cl_lock, fv.fv_nsends >= bg->bg_sends);
 	grant_credits(bg->bg_cl, 3);
 	return NULL;
 }
@@ -1849,13 +1850,7 @@ static void *batch_waiter_thread(void *arg)
 /* Until the waiter's first call waits for a credit. */
 static void wait_for_credit_waiter(struct rpcrdma_clnt *cl)
 {
-	pthread_mutex_lock(&cl->cl_lock);
-	while (!cl->cl_stats.cs_credit_waits) {
-		pthread_mutex_unlock(&cl->cl_lock);
-		usleep(1000);
-		pthread_mutex_lock(&cl->cl_lock);
-	}
-	pthread_mutex_unlock(&cl->cl_lock);
+	CLNT_WAIT_UNTIL(&cl->cl_lock, cl->cl_stats.cs_credit_waits != 0);
 }
 
 /* A thread waiting for a credit does not hold its batch open meanwhile

@@ -378,7 +378,6 @@ static void test_try_call_reconnects(void **state)
 					.ca_res_cap = sizeof(res) };
 	struct seen s = { 0 };
 	uint32_t xid = 0, reconnects;
-	unsigned waited;
 	bool connected = false, wanted;
 
 	lose_connection(cl);
@@ -390,12 +389,16 @@ static void test_try_call_reconnects(void **state)
 
 	assert_int_equal(pthread_create(&cl->cl_worker, NULL, clnt_worker, cl), 0);
 	cl->cl_worker_started = true;
-	usleep(20000); /* the worker sleeps: nothing asks for a connection */
+	/* the worker sleeps: nothing asks for a connection (its only
+	 * trigger; an open without it would show below as a try that is
+	 * not -EAGAIN, or as a second reconnect) */
+	assert_false(reconnect_wanted(cl));
 	assert_int_equal(sent.opens, 0);
 	assert_int_equal(rpcrdma_clnt_try_call_async(cl, &ca, done_cb, &s, &xid), -EAGAIN);
 	assert_int_equal(sent.n, 0);
 	assert_int_equal(s.calls, 0);
-	for (waited = 0; !connected && waited < 5000; waited++) {
+	for (uint64_t end = clnt_fixture_ms() + CLNT_WAIT_MS;
+	     !connected && clnt_fixture_ms() <= end;) {
 		usleep(1000);
 		pthread_mutex_lock(&cl->cl_lock);
 		connected = cl->cl_connected && !cl->cl_reconnecting;

@@ -29,6 +29,7 @@
 
 #include "fs/fs.h"
 #include "fs/fs_backend.h"
+#include "test_root.h"
 
 #define KB 1024ull
 #define MB (1024ull * KB)
@@ -1876,10 +1877,10 @@ int main(void)
 {
 	int fails = run_backend("memory");
 
-	if (geteuid() != 0)
+	if (!t_root())
 		fprintf(stderr, "test_fs_backend: posix backend skipped "
 				"(file handles need root)\n");
 	else if (fs_backend_find("posix"))
 		fails += run_backend("posix");
-	return fails;
+	return t_exit(fails);
 }

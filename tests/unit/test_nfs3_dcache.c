@@ -255,5 +255,5 @@ int main(void)
 	for (int be = 0; be < T_BE_COUNT; be++)
 		fails += t_run_cases(be, "nfs3 directory cache", cases,
 				     T_NCASES(cases), NULL, NULL);
-	return fails;
+	return t_exit(fails);
 }

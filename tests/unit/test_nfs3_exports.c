@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <netdb.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <strings.h>
@@ -876,13 +877,23 @@ static void test_reload(void **state)
 	assert_int_equal(s_getattr(e, b, blen, "10.0.0.1", NULL), 0);
 }
 
-/* Four threads call while the main thread reloads between two tables. */
+/*
+ * Four threads call GETATTR from 10.0.0.2 while the main thread reloads
+ * between two tables: S_TABLE, which exports the directory to 10.0.0.2
+ * (read-only), and one that exports it to 10.0.0.1 only.  Every answer
+ * must be OK (0) or ACCES (13) -- whichever table a call saw whole --
+ * and nothing else (a call that saw half a table, a freed export, a
+ * dispatch error); both answers must have been seen, so the calls did
+ * overlap both tables.  A thread stops at the first other answer and
+ * keeps it in r_bad.
+ */
 struct r_arg {
 	struct s_env *e;
 	uint8_t fh[64];
 	uint32_t fhlen;
 	atomic_bool *stop;
-	unsigned ok, acces;
+	atomic_uint *ok, *acces;
+	int r_bad;       /* -1: none; else the status, or 1000 + dispatch's */
 };
 
 static void *r_thread(void *p)
@@ -890,21 +901,28 @@ static void *r_thread(void *p)
 	struct r_arg *r = p;
 	struct t_call c = { 0 };
 
+	r->r_bad = -1;
 	while (!atomic_load(r->stop)) {
 		uint32_t st;
+		int d;
 
 		t_begin(&c, 1, 1000, 1000);
 		c.req.rq_peer = addr("10.0.0.2", 1);
 		t_opaque(&c, r->fh, r->fhlen);
-		if (s_dispatch(&c, r->e->srv) != RPCRDMA_SVC_SUCCESS)
+		d = s_dispatch(&c, r->e->srv);
+		if (d != RPCRDMA_SVC_SUCCESS) {
+			r->r_bad = 1000 + d;
 			break;
+		}
 		st = r_u32(&c);
-		if (st == 0)
-			r->ok++;
-		else if (st == 13)
-			r->acces++;
-		else
+		if (st == 0) {
+			atomic_fetch_add(r->ok, 1);
+		} else if (st == 13) {
+			atomic_fetch_add(r->acces, 1);
+		} else {
+			r->r_bad = (int)st;
 			break;
+		}
 	}
 	t_free(&c);
 	return NULL;
@@ -916,28 +934,40 @@ static void test_reload_concurrent(void **state)
 	struct rpcrdma_nfs3_exports *x1 = s_table(e, S_TABLE);
 	struct rpcrdma_nfs3_exports *x2 = s_table(e, "%s 10.0.0.1(rw,fsid=1)\n");
 	atomic_bool stop = false;
+	atomic_uint ok = 0, acces = 0;
 	struct r_arg r[4];
 	pthread_t th[4];
-	unsigned ok = 0, acces = 0;
+	int i;
 
-	for (int i = 0; i < 4; i++) {
+	for (i = 0; i < 4; i++) {
 		memset(&r[i], 0, sizeof(r[i]));
 		r[i].e = e;
 		r[i].stop = &stop;
+		r[i].ok = &ok;
+		r[i].acces = &acces;
 		root_fh(e, e->dir, r[i].fh, &r[i].fhlen);
 		assert_int_equal(pthread_create(&th[i], NULL, r_thread, &r[i]), 0);
 	}
-	for (int i = 0; i < 400; i++)
+	/* 400 reloads at least; then on until both answers were seen (a
+	 * bound of 20000 reloads, not a time: a slow machine only takes
+	 * longer) */
+	for (i = 0; i < 20000; i++) {
+		if (i >= 400 && atomic_load(&ok) && atomic_load(&acces))
+			break;
 		assert_int_equal(rpcrdma_nfs3_server_reload(e->srv, i % 2 ? x1 : x2,
 							    NULL, 0), 0);
-	atomic_store(&stop, true);
-	for (int i = 0; i < 4; i++) {
-		pthread_join(th[i], NULL);
-		ok += r[i].ok;
-		acces += r[i].acces;
+		if (i % 64 == 63)
+			sched_yield();
 	}
-	/* every answer was OK or ACCES (a thread stops at anything else) */
-	assert_true(ok + acces > 0);
+	atomic_store(&stop, true);
+	for (i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		if (r[i].r_bad != -1)
+			print_error("thread %d: answer %d\n", i, r[i].r_bad);
+		assert_int_equal(r[i].r_bad, -1);
+	}
+	assert_true(atomic_load(&ok) > 0);
+	assert_true(atomic_load(&acces) > 0);
 	rpcrdma_nfs3_exports_free(x1);
 	rpcrdma_nfs3_exports_free(x2);
 }
@@ -1776,5 +1806,5 @@ int main(void)
 	for (int be = 0; be < T_BE_COUNT; be++)
 		fails += t_run_cases(be, "exports server", server, T_NCASES(server),
 				     NULL, NULL);
-	return fails;
+	return t_exit(fails);
 }

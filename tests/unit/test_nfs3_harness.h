@@ -39,6 +39,7 @@
 
 #include "fs/fs.h"
 #include "fs/fs_backend.h"
+#include "test_root.h"
 
 #define T_RES_BYTES (2u << 20)
 
@@ -857,7 +858,7 @@ static inline int t_run_cases(enum t_be be, const char *group,
 {
 	struct CMUnitTest *tests = calloc(n ? n : 1, sizeof(*tests));
 	char **names = calloc(n ? n : 1, sizeof(*names));
-	bool skipped = be == T_BE_POSIX && geteuid() != 0;
+	bool skipped = be == T_BE_POSIX && !t_root();
 	char gname[256];
 	size_t k = 0;
 	int fails;

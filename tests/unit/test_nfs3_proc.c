@@ -1305,5 +1305,5 @@ int main(void)
 		fails += run_on(T_BE_POSIX, "/dev/shm");
 	fails += run_on(T_BE_POSIX, tmp && *tmp ? tmp : "/tmp");
 	fails += run_on(T_BE_MEMORY, "/mem");
-	return fails;
+	return t_exit(fails);
 }

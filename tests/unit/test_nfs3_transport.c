@@ -780,5 +780,5 @@ int main(void)
 			     T_NCASES(cases), NULL, NULL);
 	fails += t_run_cases(T_BE_MEMORY, "nfs3 transport thread, memory rules",
 			     mem_cases, T_NCASES(mem_cases), NULL, NULL);
-	return fails;
+	return t_exit(fails);
 }

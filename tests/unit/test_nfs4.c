@@ -817,6 +817,94 @@ static void test_nfs3_recalls(void **state)
 	assert_int_equal(v3_write(e, fh, fhlen), 0);
 }
 
+/*
+ * The operator reloads the exports (SIGHUP) without the export while a
+ * client holds an open and a lock on one of its files: the file's handle
+ * is then NFS4ERR_STALE (the export is not in the table in force; docs/
+ * nfs4.md "What is shared with NFSv3"), the session goes on serving, and
+ * the state the client holds is not dropped behind its back -- on posix
+ * its lock still excludes a local process (an OFD lock of the server's
+ * description).  When the server's state ends (the server destroyed, as
+ * at its exit) the description is closed: the local process gets the
+ * bytes, and on memory the export's tree outlived the description (ASan
+ * sees any use after its free).  The NLM side of the same reload is
+ * test_nlm_svc's test_reload_drops_export.
+ */
+static void test_reload_drops_export_with_state(void **state)
+{
+	struct env *e = t4_env(state);
+	struct rpcrdma_nfs3_exports *xt;
+	uint8_t fh[128], s1[16], l1[16];
+	uint32_t fhlen, n;
+	uint64_t doff = 0, dlen = 0;
+	char other[128], text[512], err[256];
+	struct t4_locker lk;
+	int fd = -1;
+
+	session(e);
+	c_open(e, "held", "open-owner-r", OPEN4_SHARE_ACCESS_BOTH, s1, fh, &fhlen);
+	assert_int_equal(c_lock(e, fh, fhlen, WRITE_LT, 0, 10, s1, "lock-r", NULL, l1,
+				&doff, &dlen), NFS4_OK);
+	t4_locker_open(e, "held", &lk);
+	assert_int_equal(t4_locker_lock(&lk, F_WRLCK, 5, 1, false, NULL), -EAGAIN);
+	t4_locker_close(&lk);
+	if (!e->mem) {
+		char p[PATH_MAX];
+
+		snprintf(p, sizeof(p), "%s/held", e->dir);
+		fd = open(p, O_RDWR);
+		assert_true(fd >= 0);
+	}
+
+	/* the new table: another directory, not e->dir */
+	if (e->mem) {
+		snprintf(other, sizeof(other), "/mem/nfs4t-other.%d", (int)getpid());
+	} else {
+		strcpy(other, "/tmp/nfs4t-other.XXXXXX");
+		assert_non_null(mkdtemp(other));
+	}
+	snprintf(text, sizeof(text), "%s *(rw,no_root_squash,fsid=99%s)\n", other,
+		 t4_be_opt(e));
+	assert_int_equal(rpcrdma_nfs3_exports_parse("test", text, &xt, err, sizeof(err)), 0);
+	assert_int_equal(rpcrdma_nfs3_server_reload(e->srv3, xt, err, sizeof(err)), 0);
+	rpcrdma_nfs3_exports_free(xt);
+
+	/* the handle: STALE; the session: still serving */
+	c_begin(e, 1, 2);
+	c_sequence(e, e->seq++, 0);
+	t_u32(&e->c, OP_PUTFH);
+	t_opaque(&e->c, fh, fhlen);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(&e->c, &n), NFS4ERR_STALE);
+	c_begin(e, 1, 2);
+	c_sequence(e, e->seq++, 0);
+	t_u32(&e->c, OP_PUTROOTFH);
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(&e->c, &n), NFS4_OK);
+	/* the lock was not dropped behind the client's back */
+	if (fd >= 0) {
+		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+				    .l_start = 5, .l_len = 1 };
+
+		assert_int_equal(fcntl(fd, F_OFD_SETLK, &fl), -1);
+	}
+
+	/* the server's state ends: the description is closed */
+	rpcrdma_nfs4_server_destroy(e->srv4);
+	e->srv4 = NULL;
+	rpcrdma_nfs3_server_destroy(e->srv3);
+	e->srv3 = NULL;
+	if (fd >= 0) {
+		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+				    .l_start = 5, .l_len = 1 };
+
+		assert_int_equal(fcntl(fd, F_OFD_SETLK, &fl), 0);
+		close(fd);
+		rmdir(other);
+	}
+}
+
+
 static void test_pseudo_fs(void **state)
 {
 	struct env *e = t4_env(state);
@@ -1812,6 +1900,112 @@ static void test_permissions(void **state)
 	assert_int_equal(st.st_size, 0);
 }
 
+/*
+ * c_cachethis - set sa_cachethis in the SEQUENCE that begins e->c's
+ * request (RFC 8881 18.46.1: the client asks the server to keep the reply
+ * for a retry).  Its offset: the tag (length and "tag!"), minorversion,
+ * numops, then SEQUENCE's opnum, sessionid (16), sequenceid, slotid and
+ * highest_slotid.
+ */
+static void c_cachethis(struct env *e)
+{
+	t_be32(e->c.args + 4 + 4 + 4 + 4 + 4 + 16 + 4 + 4 + 4, 1);
+}
+
+/* c_at_root_cached - at_root(), with sa_cachethis set */
+static void c_at_root_cached(struct env *e, uint32_t more)
+{
+	at_root(e, more);
+	c_cachethis(e);
+}
+
+/* c_replay - run e->c's request again, unchanged (same session, slot and
+ * sequence id): asserts the reply is @first (@len bytes), byte for byte */
+static void c_replay(struct env *e, const uint8_t *first, size_t len)
+{
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(e->c.rlen, len);
+	assert_memory_equal(e->c.res, first, len);
+}
+
+/*
+ * A retried non-idempotent request (RFC 8881 2.10.6.1, 15.1.10.2): REMOVE,
+ * RENAME and CREATE sent again with the same slot and sequence id get the
+ * kept reply and are not executed a second time.  Between the first
+ * execution and the retry the test changes the directory behind the
+ * server's back so that a second execution would show: "victim" made
+ * again (a second REMOVE would take it), "a" made again with other
+ * contents (a second RENAME would move it onto "b"), and for CREATE the
+ * name is there already (a second CREATE would answer EXIST).  Then the
+ * slot's next sequence id is served as new (the cache is per retry, not a
+ * slot that stopped working).
+ */
+static void test_replay_not_reexecuted(void **state)
+{
+	struct env *e = t4_env(state);
+	static uint8_t first[4096];
+	size_t len;
+	struct stat st;
+	uint32_t n;
+
+	session(e);
+	t4_mkfile(e, "victim", 0644, "v");
+	t4_mkfile(e, "a", 0644, "aaaa");
+
+	/* REMOVE */
+	c_at_root_cached(e, 1);
+	t_u32(&e->c, OP_REMOVE);
+	t_str(&e->c, "victim");
+	assert_int_equal(run_status(e), NFS4_OK);
+	assert_false(t4_exists(e, "victim"));
+	len = e->c.rlen;
+	assert_true(len <= sizeof(first));
+	memcpy(first, e->c.res, len);
+	t4_mkfile(e, "victim", 0644, "v2");
+	c_replay(e, first, len);
+	assert_true(t4_exists(e, "victim"));
+
+	/* RENAME a -> b */
+	saved_root_then(e, "", 1);
+	c_cachethis(e);
+	t_u32(&e->c, OP_RENAME);
+	t_str(&e->c, "a");
+	t_str(&e->c, "b");
+	assert_int_equal(run_status(e), NFS4_OK);
+	assert_false(t4_exists(e, "a"));
+	len = e->c.rlen;
+	memcpy(first, e->c.res, len);
+	t4_mkfile(e, "a", 0644, "zz");
+	c_replay(e, first, len);
+	assert_int_equal(t4_stat(e, "a", &st), 0);
+	assert_int_equal(st.st_size, 2);
+	assert_int_equal(t4_stat(e, "b", &st), 0);
+	assert_int_equal(st.st_size, 4);
+
+	/* CREATE of a directory */
+	c_at_root_cached(e, 1);
+	t_u32(&e->c, OP_CREATE);
+	t_u32(&e->c, NF4DIR);
+	t_str(&e->c, "newdir");
+	t_u32(&e->c, 0);
+	t_u32(&e->c, 0);
+	assert_int_equal(run_status(e), NFS4_OK);
+	assert_int_equal(t4_stat(e, "newdir", &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	len = e->c.rlen;
+	memcpy(first, e->c.res, len);
+	c_replay(e, first, len);
+	c_replay(e, first, len);
+
+	/* the slot's next sequence id: a new request, executed */
+	c_at_root_cached(e, 1);
+	t_u32(&e->c, OP_REMOVE);
+	t_str(&e->c, "victim");
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_hdr(&e->c, &n), NFS4_OK);
+	assert_false(t4_exists(e, "victim"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1823,6 +2017,7 @@ int main(void)
 		T4_BOTH(test_getattr, setup, teardown),
 		T4_BOTH(test_open_write_read, setup, teardown),
 		T4_BOTH(test_locks, setup, teardown),
+		T4_BOTH(test_reload_drops_export_with_state, setup, teardown),
 		T4_BOTH(test_nfs3_recalls, setup, teardown),
 		T4_BOTH(test_pseudo_fs, setup, teardown),
 		T4_BOTH(test_garbage, setup, teardown),
@@ -1833,8 +2028,9 @@ int main(void)
 		T4_BOTH(test_open_excl_attrset, setup, teardown),
 		T4_BOTH(test_readdir, setup, teardown),
 		T4_BOTH(test_namespace_statuses, setup, teardown),
+		T4_BOTH(test_replay_not_reexecuted, setup, teardown),
 		T4_BOTH(test_permissions, setup, teardown),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return t_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

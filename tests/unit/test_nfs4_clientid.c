@@ -745,5 +745,5 @@ int main(void)
 		cmocka_unit_test(test_principal),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return t_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

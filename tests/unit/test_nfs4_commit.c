@@ -630,5 +630,5 @@ int main(void)
 		T4_CASE(test_memory_data_stable, setup_sync, teardown, memory),
 	};
 
-	return cmocka_run_group_tests_name("nfs4 commit_metadata", tests, NULL, NULL);
+	return t_exit(cmocka_run_group_tests_name("nfs4 commit_metadata", tests, NULL, NULL));
 }

@@ -283,5 +283,5 @@ int main(void)
 		T4_BOTH(test_sequence_too_big_leaves_slot, setup, t4_teardown),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return t_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

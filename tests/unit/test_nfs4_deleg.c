@@ -42,18 +42,17 @@ static void test_grant_and_recall(void **state)
 	assert_int_equal(nfs4_deleg_create(BOOT, 90, NULL, &t), 0);
 	/* someone writes the file: no delegation */
 	assert_false(nfs4_deleg_grant(t, A, F, 8, true, &sa));
-	/* A's: entry 0, generation 0: "DLG\0", the boot, 0 */
+	/* A's (the layout of `other` is the server's own: RFC 8881 8.2.2
+	 * makes it opaque to the client, so it is only compared whole) */
 	assert_true(nfs4_deleg_grant(t, A, F, 8, false, &sa));
 	assert_int_equal(sa.si_seqid, 1);
-	assert_int_equal(load_be32(sa.si_other), 0x444c4700);
-	assert_int_equal(load_be32(sa.si_other + 4), BOOT);
-	assert_int_equal(load_be32(sa.si_other + 8), 0);
+	assert_int_equal(nfs4_deleg_check(t, A, &sa, F, 8), NFS4_OK);
 	/* asked again: the same one */
 	assert_true(nfs4_deleg_grant(t, A, F, 8, false, &sx));
 	assert_memory_equal(&sx, &sa, sizeof(sx));
-	/* B shares the file: entry 1 */
+	/* B shares the file: a delegation of its own */
 	assert_true(nfs4_deleg_grant(t, B, F, 8, false, &sb));
-	assert_int_equal(load_be32(sb.si_other + 8), 1);
+	assert_memory_not_equal(sb.si_other, sa.si_other, 12);
 	assert_int_equal(nfs4_deleg_check(t, B, &sb, F, 8), NFS4_OK);
 	assert_int_equal(nfs4_deleg_check(t, A, &sb, F, 8), NFS4ERR_BAD_STATEID);
 	assert_int_equal(nfs4_deleg_check(t, B, &sb, G, 8), NFS4ERR_BAD_STATEID);
@@ -92,10 +91,14 @@ static void test_grant_and_recall(void **state)
 	assert_int_equal(dc.dc_returned, 2);
 	assert_int_equal(dc.dc_revoked, 0);
 	assert_int_equal(dc.dc_delays, 4);
-	/* entry 0 again, next generation: the old stateid is stale */
+	/* a new delegation after the others were returned: a stateid never
+	 * given before (RFC 8881 8.2.2: `other` is not reused while the
+	 * server's instance lives), and the returned ones stay invalid */
 	assert_true(nfs4_deleg_grant(t, C, G, 8, false, &sx));
-	assert_int_equal(load_be32(sx.si_other + 8), 1u << NFS4_DELEG_INDEX_BITS);
+	assert_memory_not_equal(sx.si_other, sa.si_other, 12);
+	assert_memory_not_equal(sx.si_other, sb.si_other, 12);
 	assert_int_equal(nfs4_deleg_check(t, A, &sa, F, 8), NFS4ERR_BAD_STATEID);
+	assert_int_equal(nfs4_deleg_check(t, C, &sx, G, 8), NFS4_OK);
 	nfs4_deleg_destroy(t);
 }
 
@@ -131,14 +134,31 @@ static void test_revoke(void **state)
 	assert_int_equal(dc.dc_returned, 0);
 	assert_int_equal(dc.dc_held, 0);
 
-	/* stale (another start) and forged (not our mark) stateids */
+	/* a stateid of another start of the server (a table made with
+	 * another boot time), and forged ones (any byte of the opaque
+	 * `other` changed): never accepted (RFC 8881 8.2.4 allows either
+	 * BAD_STATEID or STALE_STATEID for them) */
 	assert_true(nfs4_deleg_grant(t, B, G, 8, false, &sb));
-	forged = sb;
-	store_be32(forged.si_other + 4, BOOT - 1);
-	assert_int_equal(nfs4_deleg_check(t, B, &forged, G, 8), NFS4ERR_BAD_STATEID);
-	forged = sb;
-	forged.si_other[0] ^= 1;
-	assert_int_equal(nfs4_deleg_return(t, B, &forged, G, 8), NFS4ERR_BAD_STATEID);
+	{
+		struct nfs4_deleg_table *old_t;
+		struct nfs4_stateid old_s;
+		uint32_t st;
+
+		assert_int_equal(nfs4_deleg_create(BOOT - 1, 90, NULL, &old_t), 0);
+		assert_true(nfs4_deleg_grant(old_t, B, G, 8, false, &old_s));
+		nfs4_deleg_destroy(old_t);
+		st = nfs4_deleg_check(t, B, &old_s, G, 8);
+		assert_true(st == NFS4ERR_BAD_STATEID || st == NFS4ERR_STALE_STATEID);
+		for (int i = 0; i < 12; i++) {
+			forged = sb;
+			forged.si_other[i] ^= 0x21;
+			st = nfs4_deleg_check(t, B, &forged, G, 8);
+			assert_true(st == NFS4ERR_BAD_STATEID || st == NFS4ERR_STALE_STATEID);
+			st = nfs4_deleg_return(t, B, &forged, G, 8);
+			assert_true(st == NFS4ERR_BAD_STATEID || st == NFS4ERR_STALE_STATEID);
+		}
+		assert_int_equal(nfs4_deleg_check(t, B, &sb, G, 8), NFS4_OK);
+	}
 	forged = sb;
 	forged.si_seqid = 2;
 	assert_int_equal(nfs4_deleg_return(t, B, &forged, G, 8), NFS4ERR_BAD_STATEID);

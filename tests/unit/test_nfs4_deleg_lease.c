@@ -259,5 +259,5 @@ int main(void)
 		T4_CASE(test_lease_refused, setup, teardown, posix),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return t_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -491,5 +491,5 @@ int main(void)
 		T4_BOTH(test_rename_onto_itself_checks_directory, setup, teardown),
 	};
 
-	return cmocka_run_group_tests_name("nfs4 export rules", tests, NULL, NULL);
+	return t_exit(cmocka_run_group_tests_name("nfs4 export rules", tests, NULL, NULL));
 }

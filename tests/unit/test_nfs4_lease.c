@@ -822,5 +822,5 @@ int main(void)
 		T4_BOTH(test_courtesy_bound, setup, teardown),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return t_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

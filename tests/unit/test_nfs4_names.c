@@ -226,5 +226,5 @@ int main(void)
 		T4_BOTH(test_unlisted_name_is_access, setup_wild, teardown),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return t_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -391,5 +391,5 @@ int main(void)
 		T4_CASE(test_two_servers, setup, teardown, memory),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return t_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

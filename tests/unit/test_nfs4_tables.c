@@ -267,5 +267,5 @@ int main(void)
 		cmocka_unit_test(test_deleg_index),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return t_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

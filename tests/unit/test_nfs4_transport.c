@@ -721,5 +721,5 @@ int main(void)
 		T4_BOTH(test_no_credential_syscalls, setup_mem, t4_teardown),
 	};
 
-	return cmocka_run_group_tests_name("nfs4 transport thread", tests, NULL, NULL);
+	return t_exit(cmocka_run_group_tests_name("nfs4 transport thread", tests, NULL, NULL));
 }

@@ -758,5 +758,5 @@ int main(void)
 			    sizeof(posix) / sizeof(posix[0]), &nfx_posix);
 	failed += run_group("test_nlm_hostile memory", memory,
 			    sizeof(memory) / sizeof(memory[0]), &nfx_memory);
-	return failed;
+	return t_exit(failed);
 }

@@ -809,5 +809,5 @@ int main(void)
 			    &nfx_posix);
 	failed += run_group("test_nlm_svc memory", memory, sizeof(memory) / sizeof(memory[0]),
 			    &nfx_memory);
-	return failed;
+	return t_exit(failed);
 }

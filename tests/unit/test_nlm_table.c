@@ -597,5 +597,5 @@ int main(void)
 	/* every case once per backend; posix ones skip unless root */
 	const struct CMUnitTest tests[] = { CASES(posix), CASES(memory) };
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return t_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -146,15 +146,17 @@ static int record_thread(struct rpcrdma_svc_req *req, void *arg)
 	return RPCRDMA_SVC_SUCCESS;
 }
 
-/* Wait (without a deadline that decides anything) until @fd is readable;
- * return the eventfd's count. */
+/* Wait until @fd is readable (60 s at most: a bound that fails a hung
+ * test, not a measurement); return the eventfd's count. */
 static uint64_t wait_wake(int fd)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	uint64_t v = 0;
+	int waited = 0;
 
 	while (poll(&pfd, 1, 1000) == 0)
-		;
+		if (++waited == 60)
+			fail_msg("no wake-up in %d s", waited);
 	assert_int_equal(read(fd, &v, sizeof(v)), sizeof(v));
 	return v;
 }

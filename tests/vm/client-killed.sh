@@ -38,66 +38,88 @@ head -c $((16 * MIB)) "$BIG" >"$SMALL"
 cp "$SMALL" "$EXPORT/small.bin"
 rnfsd_start "$NFSD" "$EXPORT" "$SLOG" --no-root-squash --stats --handle-key "$SCRATCH/handle.key"
 
-# kill_when_grows PID FILE BYTES: SIGKILL PID once FILE has at least BYTES
-# bytes, plus a random 0-0.3 s; wait for PID (bounded: 120 s for it to reach
-# BYTES).  Returns 0 when PID died of the SIGKILL, 1 when it ended before
-# (the transfer was faster than the polling).
+# kill_when_grows PID FILE BYTES TOTAL [MAXCS]: SIGKILL PID once FILE has
+# at least BYTES bytes (polled every 20 ms), plus a random 0..MAXCS
+# hundredths of a second (default 30); wait for PID (bounded: 120 s for it
+# to reach BYTES).  Returns 0 when PID died of that SIGKILL while FILE still
+# had fewer than TOTAL bytes (KILLED_AT: FILE's size just before the kill),
+# 1 when the transfer was over first: PID ended before, or FILE was whole
+# already (a kill while the client only closed or committed is not a kill
+# with I/O in flight).
 kill_when_grows() {
-	local pid=$1 file=$2 bytes=$3 i rc=0
-	for ((i = 0; i < 1200; i++)); do
+	local pid=$1 file=$2 bytes=$3 total=$4 maxcs=${5:-30} i rc=0
+	for ((i = 0; i < 6000; i++)); do
 		kill -0 "$pid" 2>/dev/null || break
 		(($(stat -c %s "$file" 2>/dev/null || echo 0) >= bytes)) && break
-		sleep 0.1
+		sleep 0.02
 	done
-	((i < 1200)) || fail "$file did not reach $bytes bytes within 120 s"
-	sleep "$(random_delay 0 30)"
+	((i < 6000)) || fail "$file did not reach $bytes bytes within 120 s"
+	sleep "$(random_delay 0 "$maxcs")"
+	KILLED_AT=$(stat -c %s "$file" 2>/dev/null || echo 0)
 	kill -KILL "$pid" 2>/dev/null || true
 	wait "$pid" || rc=$?
-	((rc == 137)) && return 0
-	((rc == 0)) || fail "the client (pid $pid) exited with status $rc before its SIGKILL"
-	return 1
+	((rc == 0 || rc == 137)) || fail "the client (pid $pid) exited with status $rc before its SIGKILL"
+	((rc == 137 && KILLED_AT < total))
+}
+
+# kill_mid WHAT FILE RMFILE BYTES TOTAL CMD...: remove RMFILE (FILE, or its
+# name through the mount when FILE is the server's copy of a file the
+# kernel client writes), run CMD in the background and kill_when_grows it
+# at BYTES of FILE, up to 3 times until the kill lands
+# mid-transfer; fails when none did (so a pass below counts only kills with
+# I/O in flight).  KILLS gets "WHAT at N MiB" appended; after each try the
+# server must be alive.
+KILLS=()
+kill_mid() {
+	local what=$1 file=$2 rmfile=$3 bytes=$4 total=$5 try
+	shift 5
+	for ((try = 1; try <= 3; try++)); do
+		rm -f "$rmfile"
+		"$@" </dev/null &
+		# the random delay on the first try only: a fast transfer
+		# (64 MiB go in well under a second here) is over before
+		# 0.3 s more
+		if kill_when_grows $! "$file" "$bytes" "$total" $((try == 1 ? 30 : 0)); then
+			KILLS+=("$what at $((KILLED_AT / MIB)) MiB")
+			log "$what SIGKILLed with $((KILLED_AT / MIB)) MiB of $((total / MIB)) moved (try $try)"
+			return 0
+		fi
+		log "$what of $((total / MIB)) MiB was over before its SIGKILL at $((bytes / MIB)) MiB (try $try)"
+		kill -0 "$RNFSD_PID" 2>/dev/null || fail "rpcrdma-nfsd died after $what"
+	done
+	fail "$what: no SIGKILL landed mid-transfer in 3 tries"
 }
 
 # ---- rpcrdma-nfs SIGKILLed mid-get and mid-put
+KILLS=()
 for at in 1 8 24; do
-	rm -f "$SCRATCH/got"
-	"$NFS" "${COPTS[@]}" "$SPEC" get /src.bin "$SCRATCH/got" </dev/null &
-	if kill_when_grows $! "$SCRATCH/got" $((at * MIB)); then
-		log "get SIGKILLed with $(($(stat -c %s "$SCRATCH/got") / MIB)) MiB of 64 written locally"
-	else
-		log "get of 64 MiB finished before its SIGKILL (at $at MiB)"
-	fi
+	kill_mid "get" "$SCRATCH/got" "$SCRATCH/got" $((at * MIB)) $((64 * MIB)) \
+		"$NFS" "${COPTS[@]}" "$SPEC" get /src.bin "$SCRATCH/got"
 	kill -0 "$RNFSD_PID" 2>/dev/null || fail "rpcrdma-nfsd died after a client was killed mid-get"
 	rnfsd_wait_baseline 0 60
 done
-pass "rpcrdma-nfs SIGKILLed mid-get three times: server alive, pools at baseline"
+pass "rpcrdma-nfs SIGKILLed mid-get three times (${KILLS[*]}): server alive, pools at baseline"
+KILLS=()
 for at in 1 8 24; do
-	rm -f "$EXPORT/put.bin"
-	"$NFS" "${COPTS[@]}" "$SPEC" put "$BIG" /put.bin </dev/null &
-	if kill_when_grows $! "$EXPORT/put.bin" $((at * MIB)); then
-		log "put SIGKILLed with $(($(stat -c %s "$EXPORT/put.bin") / MIB)) MiB of 64 on the server"
-	else
-		log "put of 64 MiB finished before its SIGKILL (at $at MiB)"
-	fi
+	kill_mid "put" "$EXPORT/put.bin" "$EXPORT/put.bin" $((at * MIB)) $((64 * MIB)) \
+		"$NFS" "${COPTS[@]}" "$SPEC" put "$BIG" /put.bin
 	kill -0 "$RNFSD_PID" 2>/dev/null || fail "rpcrdma-nfsd died after a client was killed mid-put"
 	rnfsd_wait_baseline 0 60
 done
-pass "rpcrdma-nfs SIGKILLed mid-put three times: server alive, pools at baseline"
+pass "rpcrdma-nfs SIGKILLed mid-put three times (${KILLS[*]}): server alive, pools at baseline"
 
 # ---- the kernel client: a process doing O_DIRECT I/O SIGKILLed mid-transfer
 kmount "$SERVER_ADDR:$EXPORT" "$MNT" "$MOPTS"
 [[ "$(mountstats_xprt "$MNT")" == "xprt:"*"rdma"* ]] || fail "mount $MNT is not over RDMA"
-dd if="$BIG" of="$MNT/dio.bin" bs=1M oflag=direct status=none </dev/null &
-kill_when_grows $! "$EXPORT/dio.bin" $((8 * MIB)) &&
-	log "dd oflag=direct SIGKILLed with $(($(stat -c %s "$EXPORT/dio.bin") / MIB)) MiB of 64 on the server"
-rm -f "$SCRATCH/dio-back"
-dd if="$MNT/src.bin" of="$SCRATCH/dio-back" bs=1M iflag=direct status=none </dev/null &
-kill_when_grows $! "$SCRATCH/dio-back" $((8 * MIB)) &&
-	log "dd iflag=direct SIGKILLed with $(($(stat -c %s "$SCRATCH/dio-back") / MIB)) MiB of 64 read"
+KILLS=()
+kill_mid "dd oflag=direct" "$EXPORT/dio.bin" "$MNT/dio.bin" $((8 * MIB)) $((64 * MIB)) \
+	dd if="$BIG" of="$MNT/dio.bin" bs=1M oflag=direct status=none
+kill_mid "dd iflag=direct" "$SCRATCH/dio-back" "$SCRATCH/dio-back" $((8 * MIB)) $((64 * MIB)) \
+	dd if="$MNT/src.bin" of="$SCRATCH/dio-back" bs=1M iflag=direct status=none
 kill -0 "$RNFSD_PID" 2>/dev/null || fail "rpcrdma-nfsd died after an O_DIRECT process was killed"
 mountpoint -q "$MNT" || fail "$MNT is no longer mounted"
 rnfsd_wait_baseline 1 60
-pass "O_DIRECT dd write and read SIGKILLed mid-transfer: mount and server fine, pools at one idle connection"
+pass "O_DIRECT dd write and read SIGKILLed mid-transfer (${KILLS[*]}): mount and server fine, pools at one idle connection"
 
 # ---- later transfers are byte-exact
 bounded 120 "dd oflag=direct (full)" dd if="$SMALL" of="$MNT/dio.bin" bs=1M oflag=direct status=none

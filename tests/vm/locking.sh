@@ -4,7 +4,10 @@
 # through its lock manager (NLM v4 over TCP, NSM):
 #   1. two client processes contend for fcntl locks: byte ranges, read and
 #      write locks, a blocking wait that ends when the holder unlocks (the
-#      client's lockd queues a waiter behind a lock of its own host);
+#      client's lockd queues a waiter behind a lock of its own host); the
+#      client's own lock table settles these, so each conflict is also
+#      put to the server by another host's lock manager (nlm_call.py: NLM
+#      TEST and LOCK from owner "other-host"), which must be refused;
 #   2. flock (the client sends it as a whole-file NLM lock);
 #   3. a lock held by a local process on the server blocks a client, whose
 #      blocking wait (NLM4_BLOCKED) is granted by a GRANTED callback when
@@ -103,6 +106,25 @@ log "mounted with locking: $(grep " $MNT " /proc/mounts)"
 
 F=$MNT/f
 printf '%4096s' x >"$F"
+# Another host's lock manager: NLM TEST and LOCK sent straight to the
+# server by tests/vm/nlm_call.py (owner svid 4242 of caller "other-host"),
+# so that a conflict is settled by the server's lock table.  The kernel
+# client settles conflicts between its own processes in its own table
+# first (one host: its lockd queues a waiter itself), so the client-side
+# checks alone would pass against a server that granted everything.
+FH=$(rpcrdma_bin vm-nfs3-fh)
+bounded 60 "vm-nfs3-fh save f" "$FH" save "$SERVER_ADDR" "$CLIENT_ADDR" "$MOUNT_PORT" \
+	"$EXPORT" "$SCRATCH/fh-f" f >/dev/null || fail "vm-nfs3-fh save f"
+other() { # PROC FHFILE KIND START LEN: the nlm4_stats the server answers
+	bounded 60 "nlm_call.py $*" python3 "$VM_TEST_DIR/nlm_call.py" "$SERVER_ADDR" \
+		"$NLM_PORT" "$CLIENT_ADDR" "$1" other-host "${@:2}"
+}
+expect_other() { # WANT WHAT PROC FHFILE KIND START LEN (0 granted, 1 denied)
+	local want=$1 what=$2 got
+	shift 2
+	got=$(other "$@") || fail "$what: NLM $1 not answered"
+	[[ $got == "$want" ]] || fail "$what: NLM $1 from another host answered $got, expected $want"
+}
 lk() { timeout -k 10 120 $LOCKER "$@"; }
 # bg NAME ARGS...: a locker in the background; its pid in PID_NAME
 BG_PIDS=()
@@ -134,6 +156,12 @@ expect_rc 3 "write lock on byte 50 while 0..99 is write-locked" lk "$F" w 50 1 n
 expect_rc 3 "read lock on byte 99 while 0..99 is write-locked" lk "$F" r 99 1 nb
 expect_rc 0 "write lock 100+10 next to the held range" lk "$F" w 100 10 nb
 expect_rc 0 "read lock to the end of the file from 200" lk "$F" r 200 0 nb
+expect_other 1 "another host's TEST of byte 50 while the client write-locks 0..99" \
+	test "$SCRATCH/fh-f" w 50 1
+expect_other 1 "another host's read LOCK of byte 99 while the client write-locks 0..99" \
+	lock "$SCRATCH/fh-f" r 99 1
+expect_other 0 "another host's TEST of bytes 300..309 (nobody holds them)" \
+	test "$SCRATCH/fh-f" w 300 10
 bg P2 "$F" w 0 100 wait --ready "$SIG/p2" --release "$SIG/p2.go"
 # Two processes of one client: the client's lockd finds the conflict in its
 # own lock table and queues the waiter itself (it shows in /proc/locks);
@@ -162,6 +190,10 @@ wait_file "$SIG/r1" 60 "read lock R1"
 bg R2 "$F" r 0 100 nb --ready "$SIG/r2" --release "$SIG/r.go"
 wait_file "$SIG/r2" 60 "second read lock R2 (read locks share)"
 expect_rc 3 "write lock under two read locks" lk "$F" w 10 1 nb
+expect_other 0 "another host's TEST of a read lock under two read locks" \
+	test "$SCRATCH/fh-f" r 0 10
+expect_other 1 "another host's TEST of a write lock under two read locks" \
+	test "$SCRATCH/fh-f" w 10 1
 release r.go
 wait "$PID_R1" || fail "R1"
 wait "$PID_R2" || fail "R2"
@@ -173,6 +205,8 @@ bg FL "$F" fx 0 0 nb --ready "$SIG/fl" --release "$SIG/fl.go"
 wait_file "$SIG/fl" 60 "flock -x"
 expect_rc 3 "second flock -x" lk "$F" fx 0 0 nb
 expect_rc 3 "flock -s under flock -x" lk "$F" fs 0 0 nb
+expect_other 1 "another host's TEST under the client's flock -x (a whole-file NLM lock)" \
+	test "$SCRATCH/fh-f" r 0 0
 release fl.go
 wait "$PID_FL" || fail "flock holder"
 expect_rc 0 "flock -x after release" lk "$F" fx 0 0 nb
@@ -227,6 +261,10 @@ grep -q "proc 2 svid .* \\[100 +10\\] write -> 0" "$LOG2" || fail "no granted LO
 # a new locker on the reclaimed bytes: the client's own table has them
 # (its reclaimed lock); a local process on the server is refused too
 expect_rc 3 "client lock on the reclaimed bytes" lk "$R" w 5 1 nb
+bounded 60 "vm-nfs3-fh save r" "$FH" save "$SERVER_ADDR" "$CLIENT_ADDR" "$MOUNT_PORT" \
+	"$EXPORT" "$SCRATCH/fh-r" r >/dev/null || fail "vm-nfs3-fh save r"
+expect_other 1 "another host's TEST of the reclaimed bytes (the server's table, not the client's)" \
+	test "$SCRATCH/fh-r" w 5 1
 expect_rc 3 "server-local lock on the reclaimed bytes after the grace period" lk "$EXPORT/r" w 0 1 nb
 release h.go
 wait "$PID_H" || fail "reclaimed holder"

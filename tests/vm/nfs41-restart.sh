@@ -38,7 +38,39 @@ cat "$T/a" "$T/b" >"$T/ab"
 start_server() {
 	# a long grace: the early end (every client done) is what we expect
 	rnfsd_start "$NFSD" "$EXPORT" "$SLOG.$1" --nfs4 --no-root-squash --stats \
-		--handle-key "$SCRATCH/handle.key" --state-dir "$STATE" --grace 300
+		--handle-key "$SCRATCH/handle.key" --state-dir "$STATE" --grace 300 \
+		--listen 0.0.0.0
+}
+
+# A second NFSv4.1 client (another client identity, mounting the server's
+# second address): its locker's LOCK reaches the server, which must refuse
+# it -- a second locker on the first mount is refused by the kernel
+# client's own lock table before any LOCK is sent, so it alone would pass
+# against a server that granted everything.  other_locker prints nothing
+# and returns the locker's status (0 granted, 3 refused); the mount is
+# gone again afterwards (its DESTROY_CLIENTID leaves one record on disk).
+ADDR2=192.0.2.11
+MNT2=/mnt/other
+ip addr add $ADDR2/24 dev "$RPCRDMA_NETDEV" || fail "add $ADDR2"
+set_identity() {
+	local done=0
+	if [[ -w /sys/fs/nfs/net/nfs_client/identifier ]]; then
+		echo "$1" >/sys/fs/nfs/net/nfs_client/identifier && done=1
+	fi
+	if [[ -w /sys/module/nfs/parameters/nfs4_unique_id ]]; then
+		echo "$1" >/sys/module/nfs/parameters/nfs4_unique_id && done=1
+	fi
+	((done)) || fail "no way to set the NFSv4 client identifier"
+}
+other_locker() { # KIND START LEN
+	local rc=0
+	mkdir -p "$MNT2"
+	set_identity restart-other
+	timeout -k 10 120 mount -t nfs -o "$OPTS" "$ADDR2:$EXPORT" "$MNT2" ||
+		fail "mount -t nfs -o $OPTS $ADDR2:$EXPORT $MNT2 (the second client)"
+	timeout -k 10 120 python3 "$LOCKER" "$MNT2/lockfile" "$@" nb || rc=$?
+	kumount "$MNT2"
+	return $rc
 }
 
 start_server 0
@@ -86,8 +118,11 @@ cmp -s "$T/a" "$EXPORT/data" || fail "the server's file is not part A before the
 rc=0
 timeout -k 10 60 python3 "$LOCKER" "$MNT/lockfile" w 0 0 nb || rc=$?
 ((rc == 3)) || fail "a second locker before the restart: status $rc (3: refused expected)"
+rc=0
+other_locker w 0 0 || rc=$?
+((rc == 3)) || fail "a locker of a second NFSv4.1 client before the restart: status $rc (3: refused by the server expected)"
 [[ -s "$STATE/nfs4-clients" ]] || fail "no client record in $STATE/nfs4-clients after an OPEN"
-pass "before the restart: part A on the server, the lock excludes a second locker, a client record on disk"
+pass "before the restart: part A on the server, the lock excludes a second locker on the client and one of a second client (the server's refusal), a client record on disk"
 
 kill -KILL "$RNFSD_PID"
 wait "$RNFSD_PID" 2>/dev/null || true
@@ -122,7 +157,10 @@ timeout -k 10 120 python3 "$LOCKER" "$MNT/lockfile" w 0 0 nb || rc=$?
 rc=0
 python3 "$LOCKER" "$EXPORT/lockfile" w 0 0 nb || rc=$?
 ((rc == 3)) || fail "a lock on the server's file after the restart: status $rc (3: refused expected)"
-pass "after the restart the reclaimed lock still excludes a second locker (client and server side)"
+rc=0
+other_locker w 5 1 || rc=$?
+((rc == 3)) || fail "a locker of a second NFSv4.1 client after the restart: status $rc (3: refused by the server expected)"
+pass "after the restart the reclaimed lock still excludes a second locker (on the client, of a second client, and on the server)"
 
 touch "$T/go"
 wait_file "$T/b-done" "$writer" "the writer"
@@ -135,7 +173,8 @@ pass "data written before and after the restart through one open is intact (5000
 touch "$T/release"
 wait "$locker" || fail "the lock holder failed"
 bounded 120 "a second locker after the release" python3 "$LOCKER" "$MNT/lockfile" w 0 0 nb
-pass "after the release a second locker gets the lock"
+other_locker w 0 0 || fail "a locker of the second client after the release: status $? (0 expected)"
+pass "after the release a second locker gets the lock, and so does one of the second client"
 
 kumount "$MNT"
 rnfsd_term

@@ -648,24 +648,49 @@ class ToolActivity:
     """Whether an rpcrdma-nfs process is running.  While one connects, the
     server is building that connection's pool (RSS climbs for a moment
     with conns_open not yet counting it), so memory samples taken then are
-    marked unsteady and not judged."""
+    marked unsteady and not judged.  The sampler holds new processes back
+    for the moment of a sample (hold/release) so that steady samples are
+    taken at all: with the tool worker never idle, a short soak had none,
+    and memory growth was never judged."""
 
     def __init__(self):
-        self.lock = threading.Lock()
+        self.cond = threading.Condition()
         self.busy = 0
         self.gen = 0
+        self.held = False
 
     def enter(self):
-        with self.lock:
+        with self.cond:
+            while self.held:
+                self.cond.wait()
             self.busy += 1
             self.gen += 1
 
     def leave(self):
-        with self.lock:
+        with self.cond:
             self.busy -= 1
+            self.cond.notify_all()
+
+    def hold(self, timeout):
+        """Start no new rpcrdma-nfs process until release(); wait (timeout
+        seconds at most) until none runs.  True when none does."""
+        end = time.monotonic() + timeout
+        with self.cond:
+            self.held = True
+            while self.busy:
+                left = end - time.monotonic()
+                if left <= 0:
+                    return False
+                self.cond.wait(left)
+            return True
+
+    def release(self):
+        with self.cond:
+            self.held = False
+            self.cond.notify_all()
 
     def snap(self):
-        with self.lock:
+        with self.cond:
             return self.busy, self.gen
 
 
@@ -739,9 +764,19 @@ class Sampler(threading.Thread):
     def run(self):
         while not self.stop.wait(self.interval):
             try:
+                # a moment without rpcrdma-nfs: 1 s more after the last
+                # one ended, for the server to take its connection down
+                if TOOL.hold(10):
+                    time.sleep(1)
                 self.sample()
             except Exception as e:
                 log("sampler: %r" % e)
+            finally:
+                TOOL.release()
+
+
+# the fewest steady samples rss_verdict() judges memory growth from
+RSS_MIN_SAMPLES = 8
 
 
 def rss_verdict(samples, slack_kib):
@@ -755,8 +790,12 @@ def rss_verdict(samples, slack_kib):
     process running, RSS still while the counters were read): a connection
     being set up is half-built memory that conns_open does not count yet."""
     run = [s for s in samples if s["tag"] == "run" and s["rss_kib"] and s.get("steady", True)]
-    if len(run) < 8:
-        return {"ok": True, "note": "too few samples to judge (%d)" % len(run)}
+    if len(run) < RSS_MIN_SAMPLES:
+        # Not judged is not flat: the soak cannot claim what it did not see
+        # (soak.sh fails the run with this note).
+        return {"ok": False, "judged": False, "steady_samples": len(run),
+                "note": "not enough samples: %d steady of the %d needed to judge memory growth"
+                        % (len(run), RSS_MIN_SAMPLES)}
     tmax = run[-1]["t"]
     levels = {}
     for s in run:
@@ -782,7 +821,8 @@ def rss_verdict(samples, slack_kib):
     main_level = max(levels, key=lambda k: levels[k]["n"])
     if "ok" not in out[main_level]:
         ok = False
-    return {"ok": ok, "slack_kib": slack_kib, "by_conns_open": out,
+    return {"ok": ok, "judged": True, "steady_samples": len(run),
+            "slack_kib": slack_kib, "by_conns_open": out,
             "main_level": main_level,
             "first_kib": run[0]["rss_kib"], "last_kib": run[-1]["rss_kib"],
             "min_kib": min(s["rss_kib"] for s in run),

@@ -62,6 +62,8 @@ mism=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["mismatch
 errs=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["errors"])' "$OUT/summary.json")
 ((mism == 0)) || fail "$mism mismatches (seed $SEED): see the MISMATCH lines above"
 ((errs == 0)) || fail "$errs unexpected errors (seed $SEED): see the ERROR lines above"
+python3 -c 'import json,sys; sys.exit(not json.load(open(sys.argv[1]))["rss"].get("judged"))' "$OUT/summary.json" ||
+	fail "memory growth not judged: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rss"]["note"])' "$OUT/summary.json") (RPCRDMA_SOAK_SECONDS=$SECS, sampled every $INTERVAL s)"
 python3 -c 'import json,sys; sys.exit(not json.load(open(sys.argv[1]))["rss"]["ok"])' "$OUT/summary.json" ||
 	fail "server RSS grew after warm-up: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rss"])' "$OUT/summary.json")"
 ((rc == 0)) || fail "soak workload status $rc"

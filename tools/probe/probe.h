@@ -226,6 +226,14 @@ struct probe_run {
 #define PK_NEED_FH 0x1u /* needs the export's root file handle (--export) */
 #define PK_SPLIT_REPLY 0x2u /* Reply chunk of 16 contiguous segments */
 #define PK_BAD_HANDLE 0x4u  /* the chunk's handle was never registered */
+/*
+ * The case goes past a limit of this server's own (16 chunks per list, 16
+ * segments per chunk), not one RFC 8166 sets: it sets none, and a responder
+ * that cannot process a chunk list answers ERR_CHUNK (4.5), one that can
+ * serves the call.  Both answers are correct: pk_expect (ERR_CHUNK) or a
+ * normal REPLY (the case's own checks of it apply).
+ */
+#define PK_SERVER_LIMIT 0x8u
 /* Calls of the disconnect-under-load cases. */
 #define PROBE_ABORT_CALLS 8u
 

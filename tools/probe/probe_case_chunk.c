@@ -73,7 +73,7 @@ bool probe_case_read(struct probe_run *run, const struct probe_case *pk,
 	}
 	probe_send_observe(run, buf, probe_msg_build(buf, sizeof(buf), &h, call, call_len), xid,
 			   run->pr_opts->po_timeout_ms, ob);
-	return pk->pk_expect != PO_REPLY || probe_null_accepted(ob);
+	return ob->ob_kind != PO_REPLY || probe_null_accepted(ob);
 }
 
 /* The whole NULL call as a position-zero Read chunk (RDMA_NOMSG). */

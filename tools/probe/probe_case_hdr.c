@@ -257,5 +257,8 @@ bool probe_case_raw(struct probe_run *run, const struct probe_case *pk,
 
 	probe_send_observe(run, buf, raw_build(pc, pk->pk_arg, xid, buf, sizeof(buf)), xid,
 			   run->pr_opts->po_timeout_ms, ob);
-	return true;
+	/* a server that serves a call past its limits: the NULL call's
+	 * normal reply */
+	return !(pk->pk_flags & PK_SERVER_LIMIT) || ob->ob_kind != PO_REPLY ||
+	       probe_null_accepted(ob);
 }

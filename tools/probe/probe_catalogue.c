@@ -10,6 +10,11 @@
 
 #define RAW(name, expect, kind, what) { name, expect, probe_case_raw, kind, 0, what }
 #define READ(name, kind, what) { name, PO_ERR_CHUNK, probe_case_read, kind, 0, what }
+/* a case past this server's own limit: ERR_CHUNK or a REPLY (PK_SERVER_LIMIT) */
+#define RAW_LIMIT(name, kind, what) \
+	{ name, PO_ERR_CHUNK, probe_case_raw, kind, PK_SERVER_LIMIT, what }
+#define READ_LIMIT(name, kind, what) \
+	{ name, PO_ERR_CHUNK, probe_case_read, kind, PK_SERVER_LIMIT, what }
 #define CUT(n, expect, what) { "cut-" #n, expect, probe_case_cut, n, 0, what }
 
 const struct probe_case probe_catalogue[] = {
@@ -47,10 +52,10 @@ const struct probe_case probe_catalogue[] = {
 	    "zero-segment Write chunk in a call"),
 	RAW("reply-chunk-empty", PO_ERR_CHUNK, RAW_REPLY_EMPTY,
 	    "zero-segment Reply chunk in a call"),
-	RAW("chunk-segs", PO_ERR_CHUNK, RAW_WRITE_17SEGS,
-	    "Write chunk of 17 segments (limit 16)"),
-	RAW("write-chunks", PO_ERR_CHUNK, RAW_17_WRITES,
-	    "17 Write chunks (limit 16)"),
+	RAW_LIMIT("chunk-segs", RAW_WRITE_17SEGS,
+		  "Write chunk of 17 segments (this server's limit 16; RFC 8166 sets none)"),
+	RAW_LIMIT("write-chunks", RAW_17_WRITES,
+		  "17 Write chunks (this server's limit 16; RFC 8166 sets none)"),
 	READ("read-position-align", RD_ALIGN, "Read chunk at position 2"),
 	READ("read-position-range", RD_RANGE,
 	     "Read chunk at position 44, past the 40-byte inline body"),
@@ -64,9 +69,10 @@ const struct probe_case probe_catalogue[] = {
 	     "Read chunk of 3 x 0x60000000 bytes (sum past 2^32)"),
 	READ("nomsg-no-call-chunk", RD_NOMSG_NO_POS0,
 	     "RDMA_NOMSG with a Reply chunk but no position-zero Read chunk"),
-	RAW("read-chunks", PO_ERR_CHUNK, RAW_17_READS,
-	    "17 Read chunks of 4 bytes at positions 40, 44, ... (limit 16)"),
-	READ("chunk-segs-read", RD_17_SEGS, "Read chunk of 17 segments (limit 16)"),
+	RAW_LIMIT("read-chunks", RAW_17_READS,
+		  "17 Read chunks of 4 bytes at positions 40, 44, ... (server limit 16)"),
+	READ_LIMIT("chunk-segs-read", RD_17_SEGS,
+		   "Read chunk of 17 segments (this server's limit 16; RFC 8166 sets none)"),
 	{ "read-chunks-16", PO_REPLY, probe_case_read, RD_16_CHUNKS, 0,
 	  "16 Read chunks of 4 bytes behind a NULL call: reply" },
 	{ "read-segments-odd", PO_REPLY, probe_case_read, RD_16_ODD_SEGS, 0,
@@ -120,6 +126,7 @@ void probe_list(void)
 
 	for (i = 0; i < probe_ncases; i++)
 		printf("%-24s %-10s %s%s\n", probe_catalogue[i].pk_name,
+		       probe_catalogue[i].pk_flags & PK_SERVER_LIMIT ? "ERR_CHUNK|REPLY" :
 		       probe_outcome_name(probe_catalogue[i].pk_expect),
 		       probe_catalogue[i].pk_what,
 		       probe_catalogue[i].pk_flags & PK_NEED_FH ? " [--export]" : "");
