@@ -252,11 +252,11 @@ start_servers() {
 # nfsd re-exporting CephFS; none for the direct CephFS mount).
 server_pids() {
 	case $1 in
-	knfsd | knfsd-tcp | ceph-kreexport) knfsd_pids ;;
+	knfsd | knfsd-tcp | ceph-kreexport | ceph-kreexport4) knfsd_pids ;;
 	rnfsd-tcp) echo "$RNFSD_TCP_PID" ;;
 	ganesha-tcp) echo "$GVFS_PID" ;;
-	ceph-rnfsd) echo "$CEPH_RNFSD_PID" ;;
-	ceph-ganesha) echo "$GANESHA_PID" ;;
+	ceph-rnfsd | ceph-rnfsd4) echo "$CEPH_RNFSD_PID" ;;
+	ceph-ganesha | ceph-ganesha4) echo "$GANESHA_PID" ;;
 	ceph-direct) ;;
 	*) echo "$RNFSD_PID" ;;
 	esac
@@ -1094,7 +1094,14 @@ section_nfs41() {
 #   ceph-kreexport  the kernel's nfsd re-exporting the guest kernel's CephFS
 #                   mount (exportfs ...,sync,fsid=9), NFSv3 over RDMA on 20049
 #   ceph-direct     the kernel CephFS client mounted directly (the ceiling)
-# The four take turns figure by figure within each repeat.  CPU: the
+#   ceph-rnfsd4, ceph-ganesha4, ceph-kreexport4: the same three servers
+#                   (the same processes) mounted a second time with
+#                   NFSv4.1: vers=4.1 over RDMA for rpcrdma-nfsd (its
+#                   NFSv4.1 pseudo root "/", the state directory fresh in
+#                   W) and the re-export (the CephFS mount bound under
+#                   KEXPORT, knfsd's NFSv4 root, as ceph, exported fsid=10),
+#                   over TCP for ganesha (pseudo path /cephfs, Graceless)
+# The seven take turns figure by figure within each repeat.  CPU: the
 # rpcrdma-nfsd and ganesha.nfsd processes (their libcephfs threads
 # included), the [nfsd] threads (the kernel CephFS client's work in other
 # kernel threads not counted); none for the direct mount.  With
@@ -1104,7 +1111,7 @@ section_nfs41() {
 CEPH_FIGS=${BENCH_CEPHFS_FIGURES-seq_write seq_read rand_read meta meta8}
 # the options of ceph-rnfsd's export line (`async`: no commit_metadata, see docs/cephfs.md "Speed")
 CEPH_XOPTS=${BENCH_CEPHFS_EXPORT_OPTS:-rw,no_root_squash,fsid=7}
-CEPH_WHOS=${BENCH_CEPHFS_WHO-ceph-rnfsd ceph-ganesha ceph-kreexport ceph-direct}
+CEPH_WHOS=${BENCH_CEPHFS_WHO-ceph-rnfsd ceph-ganesha ceph-kreexport ceph-direct ceph-rnfsd4 ceph-ganesha4 ceph-kreexport4}
 CEPH_STRACE=${BENCH_CEPHFS_STRACE:-0}
 CEPH_STRACE_FIGS=${BENCH_CEPHFS_STRACE_FIGURES-rand_read meta}
 GANESHA_PORT=${BENCH_GANESHA_PORT:-12049}
@@ -1117,9 +1124,11 @@ GANESHA_PID=
 ceph_mnt() { if [[ $1 == ceph-direct ]]; then echo "$CEPH_DIRECT"; else echo "/mnt/bench-$1"; fi; }
 
 # ganesha_start: nfs-ganesha with FSAL_CEPH exporting the file system's
-# root over NFSv3/TCP on SERVER_ADDR (NFS GANESHA_PORT, MOUNT
-# GANESHA_MNT_PORT; no NLM, no RQUOTA), in the foreground, its files in
-# BENCH_OUT/cephfs; waits (180 s at most) until it listens.  It registers with rpcbind, taking
+# root over NFSv3 and NFSv4.1/TCP on SERVER_ADDR (NFS GANESHA_PORT, MOUNT
+# GANESHA_MNT_PORT; no NLM, no RQUOTA; NFSv4 pseudo path /cephfs, no
+# grace period, its recovery directory in BENCH_OUT/cephfs), in the
+# foreground, its files in BENCH_OUT/cephfs; waits (180 s at most) until
+# it listens.  It registers with rpcbind, taking
 # over the kernel's NFS and MOUNT entries: kernel nfsd mounts are made
 # before it starts (ours name every port).
 ganesha_start() {
@@ -1127,18 +1136,23 @@ ganesha_start() {
 	mkdir -p "$d"
 	printf '%s\n' \
 		"NFS_CORE_PARAM {" \
-		"	Protocols = 3;" \
+		"	Protocols = 3, 4;" \
 		"	Bind_Addr = $SERVER_ADDR;" \
 		"	NFS_Port = $GANESHA_PORT;" \
 		"	MNT_Port = $GANESHA_MNT_PORT;" \
 		"	Enable_NLM = false;" \
 		"	Enable_RQUOTA = false;" \
 		"}" \
+		"NFSv4 {" \
+		"	Graceless = true;" \
+		"	Minor_Versions = 1;" \
+		"	RecoveryRoot = \"$d/recovery\";" \
+		"}" \
 		"EXPORT {" \
 		"	Export_Id = 1;" \
 		"	Path = \"/\";" \
 		"	Pseudo = \"/cephfs\";" \
-		"	Protocols = 3;" \
+		"	Protocols = 3, 4;" \
 		"	Transports = TCP;" \
 		"	Access_Type = RW;" \
 		"	Squash = No_Root_Squash;" \
@@ -1201,9 +1215,32 @@ ceph_strace() {
 	log "strace $who $fig: ${n:-?} system calls"
 }
 
+# ceph_mount41 WHO SPEC OPTS: WHO's NFSv4.1 mount; when it fails or is
+# not NFSv4.1, WHO is noted (a cephfs row with "skipped") and put in
+# CEPH_NOT41, which section_cephfs leaves out.
+CEPH_NOT41=()
+ceph_mount41() {
+	local who=$1 mnt line
+	mnt=$(ceph_mnt "$who")
+	mkdir -p "$mnt"
+	vm_kmod nfsv4 rpcrdma
+	if timeout -k 10 120 mount -t nfs -o "$3" "$2" "$mnt"; then
+		at_exit "kumount '$mnt'"
+		line=$(awk -v m="$mnt" '$2 == m' /proc/mounts)
+		if [[ $line == *" nfs4 "*"vers=4.1"* ]]; then
+			log "mounted $2 on $mnt ($3)"
+			return 0
+		fi
+		kumount "$mnt"
+	fi
+	emit "\"section\":\"cephfs\",\"who\":\"$who\",\"skipped\":\"$(json_str "mount -t nfs -o $3 $2 failed or is not NFSv4.1")\""
+	log "cephfs: $who left out: mount -t nfs -o $3 $2 failed or is not NFSv4.1"
+	CEPH_NOT41+=("$who")
+}
+
 section_cephfs() {
 	local r s fig t0=$SECONDS nfsd have=() m
-	log "== 7. CephFS: rpcrdma-nfsd's cephfs backend (RDMA) vs nfs-ganesha FSAL_CEPH (TCP) vs kernel nfsd re-exporting a kernel CephFS mount (RDMA) vs the kernel CephFS client ($REPEAT runs)"
+	log "== 7. CephFS: rpcrdma-nfsd's cephfs backend (RDMA) vs nfs-ganesha FSAL_CEPH (TCP) vs kernel nfsd re-exporting a kernel CephFS mount (RDMA) vs the kernel CephFS client, NFSv3 and NFSv4.1 ($REPEAT runs)"
 	nfsd=$(rpcrdma_bin rpcrdma-nfsd)
 	for s in ceph-mon ceph-osd ceph-mds ceph; do
 		command -v "$s" >/dev/null || {
@@ -1218,7 +1255,7 @@ section_cephfs() {
 		return 0
 	fi
 	for s in $CEPH_WHOS; do
-		if [[ $s == ceph-ganesha ]] && ! command -v ganesha.nfsd >/dev/null; then
+		if [[ $s == ceph-ganesha* ]] && ! command -v ganesha.nfsd >/dev/null; then
 			log "cephfs: ceph-ganesha left out: ganesha.nfsd not installed (nfs-ganesha nfs-ganesha-ceph)"
 			continue
 		fi
@@ -1231,15 +1268,23 @@ section_cephfs() {
 	ceph_kmount "$CEPH_DIRECT"
 	for s in "${have[@]}"; do
 		case $s in
-		ceph-rnfsd)
-			printf 'cephfs://admin@cephfs/ %s(%s)\n' "$ALLOW" "$CEPH_XOPTS" >"$W/cephfs.exports"
-			emit "\"section\":\"info\",\"cephfs_rnfsd_export_opts\":\"$CEPH_XOPTS\""
-			# shellcheck disable=SC2086
-			NFS_RDMA_PORT=$RNFSD_PORT rnfsd_start_exports "$nfsd" "$W/cephfs.exports" "$W/rpcrdma-nfsd-cephfs.log" \
-				--stats --threads 4 ${BENCH_RNFSD_ARGS:-} --handle-key "$W/handle.key"
-			CEPH_RNFSD_PID=$RNFSD_PID
-			NFS_RDMA_PORT=$RNFSD_PORT kmount "$SERVER_ADDR:/" "$(ceph_mnt "$s")" \
-				"$MOPTS,mountport=$MOUNT_PORT,mountproto=tcp"
+		ceph-rnfsd | ceph-rnfsd4)
+			if [[ -z $CEPH_RNFSD_PID ]]; then
+				printf 'cephfs://admin@cephfs/ %s(%s)\n' "$ALLOW" "$CEPH_XOPTS" >"$W/cephfs.exports"
+				emit "\"section\":\"info\",\"cephfs_rnfsd_export_opts\":\"$CEPH_XOPTS\""
+				rm -rf "$W/cephfs-state"
+				# shellcheck disable=SC2086
+				NFS_RDMA_PORT=$RNFSD_PORT rnfsd_start_exports "$nfsd" "$W/cephfs.exports" "$W/rpcrdma-nfsd-cephfs.log" \
+					--stats --threads 4 ${BENCH_RNFSD_ARGS:-} --handle-key "$W/handle.key" \
+					--state-dir "$W/cephfs-state"
+				CEPH_RNFSD_PID=$RNFSD_PID
+			fi
+			if [[ $s == ceph-rnfsd ]]; then
+				NFS_RDMA_PORT=$RNFSD_PORT kmount "$SERVER_ADDR:/" "$(ceph_mnt "$s")" \
+					"$MOPTS,mountport=$MOUNT_PORT,mountproto=tcp"
+			else
+				ceph_mount41 "$s" "$SERVER_ADDR:/" "vers=4.1,proto=rdma,port=$RNFSD_PORT,$MOPTS"
+			fi
 			;;
 		ceph-kreexport)
 			((KNFSD_UP)) || start_knfsd
@@ -1248,17 +1293,40 @@ section_cephfs() {
 			at_exit "timeout -k 10 10 exportfs -u '$ALLOW:$CEPH_DIRECT'"
 			kmount "$SERVER_ADDR:$CEPH_DIRECT" "$(ceph_mnt "$s")" "$MOPTS"
 			;;
+		ceph-kreexport4)
+			# NFSv4 sees knfsd's fsid=0 root (KEXPORT): the CephFS
+			# mount is bound under it and exported there
+			((KNFSD_UP)) || start_knfsd
+			mkdir -p "$KEXPORT/ceph"
+			mount --bind "$CEPH_DIRECT" "$KEXPORT/ceph" || fail "mount --bind $CEPH_DIRECT $KEXPORT/ceph"
+			at_exit "umount -l '$KEXPORT/ceph'"
+			timeout -k 10 30 exportfs -o rw,no_root_squash,insecure,no_subtree_check,sync,fsid=10 \
+				"$ALLOW:$KEXPORT/ceph" || fail "exportfs $ALLOW:$KEXPORT/ceph"
+			at_exit "timeout -k 10 10 exportfs -u '$ALLOW:$KEXPORT/ceph'"
+			ceph_mount41 "$s" "$SERVER_ADDR:/ceph" "vers=4.1,proto=rdma,port=$NFS_RDMA_PORT,$MOPTS"
+			;;
 		esac
 	done
 	# last: it takes over rpcbind's NFS and MOUNT entries (ganesha_start)
-	if [[ " ${have[*]} " == *" ceph-ganesha "* ]]; then
+	if [[ " ${have[*]} " == *" ceph-ganesha"[\ 4]* ]]; then
 		ganesha_start
-		m=$(ceph_mnt ceph-ganesha)
-		mkdir -p "$m"
-		timeout -k 10 120 mount -t nfs -o "vers=3,proto=tcp,port=$GANESHA_PORT,mountport=$GANESHA_MNT_PORT,mountproto=tcp,nolock,$MOPTS" \
-			"$SERVER_ADDR:/" "$m" || fail "mount nfs-ganesha's export on $m"
-		at_exit "kumount '$m'"
+		if [[ " ${have[*]} " == *" ceph-ganesha "* ]]; then
+			m=$(ceph_mnt ceph-ganesha)
+			mkdir -p "$m"
+			timeout -k 10 120 mount -t nfs -o "vers=3,proto=tcp,port=$GANESHA_PORT,mountport=$GANESHA_MNT_PORT,mountproto=tcp,nolock,$MOPTS" \
+				"$SERVER_ADDR:/" "$m" || fail "mount nfs-ganesha's export on $m"
+			at_exit "kumount '$m'"
+		fi
+		if [[ " ${have[*]} " == *" ceph-ganesha4 "* ]]; then
+			ceph_mount41 ceph-ganesha4 "$SERVER_ADDR:/cephfs" "vers=4.1,proto=tcp,port=$GANESHA_PORT,$MOPTS"
+		fi
 	fi
+	# the NFSv4.1 ways whose mount failed are left out (noted), not the run
+	m=()
+	for s in "${have[@]}"; do
+		[[ " ${CEPH_NOT41[*]} " == *" $s "* ]] || m+=("$s")
+	done
+	have=("${m[@]}")
 	for s in "${have[@]}"; do
 		emit "\"section\":\"info\",\"cephfs_mount\":\"$s\",\"opts\":\"$(mount_opts "$(ceph_mnt "$s")")\""
 		ceph_warm "$s"
@@ -1287,6 +1355,10 @@ section_cephfs() {
 	# (the kernel nfsd holds the CephFS mount it exports)
 	if [[ " ${have[*]} " == *" ceph-kreexport "* ]]; then
 		timeout -k 10 10 exportfs -u "$ALLOW:$CEPH_DIRECT" || true
+	fi
+	if [[ " ${have[*]} " == *" ceph-kreexport4 "* ]]; then
+		timeout -k 10 10 exportfs -u "$ALLOW:$KEXPORT/ceph" || true
+		umount -l "$KEXPORT/ceph" || true
 	fi
 	kumount "$CEPH_DIRECT"
 	[[ -n $GANESHA_PID ]] && proc_stop "$GANESHA_PID"

@@ -706,7 +706,15 @@ CEPH_WHO = [("ceph-rnfsd", "rpcrdma-nfsd cephfs backend (RDMA)"),
             ("ceph-kreexport", "kernel nfsd re-export (RDMA)"),
             ("ceph-direct", "kernel CephFS client, direct")]
 CEPH_SHORT = {"ceph-rnfsd": "rpcrdma-nfsd", "ceph-ganesha": "nfs-ganesha",
-              "ceph-kreexport": "kernel re-export", "ceph-direct": "direct"}
+              "ceph-kreexport": "kernel re-export", "ceph-direct": "direct",
+              "ceph-rnfsd4": "rpcrdma-nfsd NFSv4.1", "ceph-ganesha4": "nfs-ganesha NFSv4.1",
+              "ceph-kreexport4": "kernel re-export NFSv4.1"}
+# The same servers mounted with NFSv4.1 (ganesha over TCP); the direct
+# mount is the same ceiling.  Same order as CEPH_WHO.
+CEPH_WHO41 = [("ceph-rnfsd4", "rpcrdma-nfsd cephfs backend, NFSv4.1 (RDMA)"),
+              ("ceph-ganesha4", "nfs-ganesha FSAL_CEPH, NFSv4.1 (TCP)"),
+              ("ceph-kreexport4", "kernel nfsd re-export, NFSv4.1 (RDMA)"),
+              ("ceph-direct", "kernel CephFS client, direct")]
 # The issue's aims (issue 35): at or above the kernel's re-export on every
 # figure, 1.5x nfs-ganesha on small operations, sequential within 80 % of
 # the direct mount.
@@ -724,29 +732,34 @@ def cephfs_results(rows, figs, agg, base_figs):
         return stats([x[k] / y[k] for k in sorted(x, key=str)
                       if k in y and y[k] and x[k] is not None])
 
-    out = {"figures": {}, "strace": []}
-    for fig in base_figs:
-        ws = {w: agg("cephfs", fig, w) for w, _ in CEPH_WHO}
-        if not any(ws.values()):
-            continue
-        metric = "MBps" if fig.startswith("seq") else "iops"
-        ours = ws.get("ceph-rnfsd") or {}
-        e = {"metric": metric, "who": ws, "ratio": {}, "paired_ratio": {}, "cpu_ratio": {}, "paired_cpu_ratio": {}}
-        for w, _ in CEPH_WHO[1:]:
-            o = ws.get(w) or {}
-            e["ratio"][w] = ratio(ours.get(metric), o.get(metric))
-            e["paired_ratio"][w] = paired(fig, metric, "ceph-rnfsd", w)
-            if w != "ceph-direct":
-                e["cpu_ratio"][w] = ratio(ours.get("cpu_us_per_op"), o.get("cpu_us_per_op"))
-                e["paired_cpu_ratio"][w] = paired(fig, "cpu_us_per_op", "ceph-rnfsd", w)
-        aims = []
-        aims.append(("at or above the kernel's re-export", e["ratio"].get("ceph-kreexport"), 1.0))
-        if fig in CEPH_SMALL:
-            aims.append(("1.5x nfs-ganesha", e["ratio"].get("ceph-ganesha"), 1.5))
-        if fig.startswith("seq"):
-            aims.append(("within 80 % of the direct mount", e["ratio"].get("ceph-direct"), 0.8))
-        e["aims"] = [{"aim": a, "ratio": v, "target": t, "met": None if v is None else v >= t} for a, v, t in aims]
-        out["figures"][fig] = e
+    def ways_figures(who):
+        res = {}
+        ours_w, gan, kre, direct = (w for w, _ in who)
+        for fig in base_figs:
+            ws = {w: agg("cephfs", fig, w) for w, _ in who}
+            if not ws.get(ours_w):
+                continue
+            metric = "MBps" if fig.startswith("seq") else "iops"
+            ours = ws.get(ours_w) or {}
+            e = {"metric": metric, "who": ws, "ratio": {}, "paired_ratio": {}, "cpu_ratio": {}, "paired_cpu_ratio": {}}
+            for w, _ in who[1:]:
+                o = ws.get(w) or {}
+                e["ratio"][w] = ratio(ours.get(metric), o.get(metric))
+                e["paired_ratio"][w] = paired(fig, metric, ours_w, w)
+                if w != "ceph-direct":
+                    e["cpu_ratio"][w] = ratio(ours.get("cpu_us_per_op"), o.get("cpu_us_per_op"))
+                    e["paired_cpu_ratio"][w] = paired(fig, "cpu_us_per_op", ours_w, w)
+            aims = []
+            aims.append(("at or above the kernel's re-export", e["ratio"].get(kre), 1.0))
+            if fig in CEPH_SMALL:
+                aims.append(("1.5x nfs-ganesha", e["ratio"].get(gan), 1.5))
+            if fig.startswith("seq"):
+                aims.append(("within 80 % of the direct mount", e["ratio"].get(direct), 0.8))
+            e["aims"] = [{"aim": a, "ratio": v, "target": t, "met": None if v is None else v >= t} for a, v, t in aims]
+            res[fig] = e
+        return res
+
+    out = {"figures": ways_figures(CEPH_WHO), "figures41": ways_figures(CEPH_WHO41), "strace": []}
     for r in rows:
         if r.get("section") != "cephfs_strace" or r.get("figure") != "syscalls":
             continue
@@ -755,7 +768,7 @@ def cephfs_results(rows, figs, agg, base_figs):
         n = r.get("syscalls")
         out["strace"].append({"who": r["who"], "figure": r["of"], "syscalls": n, "ops": ops,
                               "per_op": (n / ops) if n and ops else None, "file": r.get("strace")})
-    if not out["figures"] and not out["strace"]:
+    if not out["figures"] and not out["figures41"] and not out["strace"]:
         return None
     return out
 
@@ -816,6 +829,56 @@ def cephfs_markdown(R):
                         a["rename_s"]["median"], a["remove_s"]["median"]))
             L.append("")
             L.append("Metadata phases%s (median): " % (" of 8 processes" if mfig == "meta8" else "") + "; ".join(parts) + ".")
+    F41 = C.get("figures41") or {}
+    if F41:
+        # the same figures with the three servers mounted with NFSv4.1
+        ours, gan, kre, direct = (w for w, _ in CEPH_WHO41)
+        L.append("")
+        L.append("NFSv4.1 (the same server processes, mounted a second time):")
+        L.append("")
+        L.append("| figure | unit | %s | / re-export | by run | / ganesha | by run | / direct | by run |" %
+                 " | ".join(n for _, n in CEPH_WHO41))
+        L.append("| --- | --- |%s --- | --- | --- | --- | --- | --- |" % (" --- |" * len(CEPH_WHO41)))
+        for fig, e in F41.items():
+            name, unit = names.get(fig, (fig, ""))
+            m = e["metric"]
+            d = 0 if m == "iops" else 1
+            cells = [fmt((e["who"].get(w) or {}).get(m), d) for w, _ in CEPH_WHO41]
+            rs = []
+            for w in (kre, gan, direct):
+                rs.append("**%s**" % fmt_ratio(e["ratio"].get(w)))
+                rs.append(fmt(e["paired_ratio"].get(w), 2))
+            L.append("| %s | %s | %s | %s |" % (name, unit, " | ".join(cells), " | ".join(rs)))
+        L.append("")
+        L.append("| figure (NFSv4.1) | CPU µs/op rpcrdma-nfsd | CPU µs/op nfs-ganesha | CPU µs/op kernel re-export | "
+                 "CPU rpcrdma-nfsd / re-export | by run | CPU rpcrdma-nfsd / ganesha | by run |")
+        L.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
+        for fig, e in F41.items():
+            cells = [fmt((e["who"].get(w) or {}).get("cpu_us_per_op"), 0) for w in (ours, gan, kre)]
+            L.append("| %s | %s | %s | %s | %s | %s |" % (
+                fig, " | ".join(cells),
+                fmt_ratio(e["cpu_ratio"].get(kre)), fmt(e["paired_cpu_ratio"].get(kre), 2),
+                fmt_ratio(e["cpu_ratio"].get(gan)), fmt(e["paired_cpu_ratio"].get(gan), 2)))
+        L.append("")
+        aims = []
+        for fig, e in F41.items():
+            for a in e["aims"]:
+                aims.append("%s %s: %s (%s)" % (fig, a["aim"], fmt_ratio(a["ratio"]),
+                                               "n/a" if a["met"] is None else ("met" if a["met"] else "NOT met")))
+        L.append("Aims over NFSv4.1, ratio of the medians: " + "; ".join(aims) + ".")
+        for mfig in ("meta", "meta8"):
+            e = F41.get(mfig)
+            if not e:
+                continue
+            parts = []
+            for w, _ in CEPH_WHO41:
+                a = e["who"].get(w)
+                if a and a.get("create_s"):
+                    parts.append("%s: create %.2f s, stat %.2f s, rename %.2f s, remove %.2f s" % (
+                        CEPH_SHORT[w], a["create_s"]["median"], a["stat_s"]["median"],
+                        a["rename_s"]["median"], a["remove_s"]["median"]))
+            L.append("")
+            L.append("NFSv4.1 metadata phases%s (median): " % (" of 8 processes" if mfig == "meta8" else "") + "; ".join(parts) + ".")
     if C["strace"]:
         L.append("")
         L.append("| strace -c -f of the gateway, one extra run | figure | system calls | operations | calls per op |")
@@ -824,7 +887,7 @@ def cephfs_markdown(R):
             L.append("| %s | %s | %s | %s | %s |" % (CEPH_SHORT.get(t["who"], t["who"]), t["figure"],
                                                    t["syscalls"], t["ops"],
                                                    "n/a" if t["per_op"] is None else "%.1f" % t["per_op"]))
-    for w, _ in CEPH_WHO:
+    for w, _ in CEPH_WHO + CEPH_WHO41[:3]:
         o = (i.get("cephfs_mounts") or {}).get(w)
         if o:
             L.append("")
@@ -832,9 +895,10 @@ def cephfs_markdown(R):
     L.append("")
     ci = i.get("cephfs_info", {})
     L.append("One single-node cluster (scripts/ceph-up: one mon, a memstore OSD, one MDS; up in %s s), "
-             "the four in turn figure by figure, each in a directory of its own under the file system's root, "
+             "the ways in turn figure by figure, each in a directory of its own under the file system's root, "
              "with section 2's fio jobs and metadata driver. rpcrdma-nfsd `%s` exporting `cephfs://admin@cephfs/` "
-             "(NFSv3 over RDMA); nfs-ganesha with FSAL_CEPH (NFSv3 over TCP: Debian's has no RDMA); the kernel nfsd "
+             "(NFSv3 over RDMA; NFSv4.1 over RDMA for its second mount); nfs-ganesha with FSAL_CEPH (NFSv3, and "
+             "NFSv4.1 for its second mount, over TCP: Debian's has no RDMA); the kernel nfsd "
              "(%s threads) exporting the guest kernel's CephFS mount (`sync,fsid=9`, NFSv3 over RDMA); the kernel "
              "CephFS client itself. Ratios: rpcrdma-nfsd / the other (above 1: rpcrdma-nfsd faster); CPU ratio below 1: "
              "rpcrdma-nfsd cheaper. CPU: the rpcrdma-nfsd and ganesha.nfsd processes, libcephfs's threads included; "

@@ -545,7 +545,8 @@ int fs_commit_dir(struct fs_call *c, struct fs_fentry *dfe);
 
 /**
  * fs_commit_obj - fs_commit_dir() for the object of entry @fe itself
- * after SETATTR: a regular file or a directory is fsynced; other types
+ * after SETATTR, or a new one before its directory's commit (fs_commit.c):
+ * a regular file or a directory is fsynced; other types
  * have no descriptor to sync and are not (0).  Return: as
  * fs_commit_dir().
  */

@@ -10,7 +10,8 @@
  * straight between libcephfs and the caller's iovecs (the transport's
  * registered buffers): ceph_ll_readv / ceph_ll_writev, no bounce copy.
  * UNSTABLE writes stay in libcephfs' buffers until COMMIT
- * (ceph_ll_sync_inode); DATA_SYNC and FILE_SYNC sync before answering.
+ * (ceph_ll_sync_inode of the data only: be_commit); DATA_SYNC and
+ * FILE_SYNC sync before answering.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -207,14 +208,24 @@ int fsc_be_write(struct fs_call *c, struct fs_fentry *fe,
 	return 0;
 }
 
+/*
+ * be_commit: the inode's dirty data, whichever Fh wrote it, written to
+ * the OSDs and waited for; its dirty caps are left to libcephfs' own
+ * flush, @datasync or not.  What those caps hold after WRITEs is the
+ * file's size and mtime, which the MDS recovers from the objects when the
+ * gateway's session ends without them (the kernel CephFS client's fsync
+ * does not wait for them either, for that reason); attributes a SETATTR
+ * changed were committed by that SETATTR (commit_metadata).  A full sync
+ * would add a cap flush and its acknowledgement, one MDS journal write,
+ * to every COMMIT (docs/cephfs.md "Speed").
+ */
 int fsc_be_commit(struct fs_call *c, struct fs_fentry *fe, bool datasync)
 {
 	struct fsc_obj *o = fsc_fe(fe);
 
 	(void)c;
-	/* the inode's dirty data, whichever Fh wrote it */
-	return FSC_ERR(fsc_api->ca_ll_sync_inode(o->co_mnt->cm_cmount, o->co_in,
-						 datasync));
+	(void)datasync;
+	return FSC_ERR(fsc_api->ca_ll_sync_inode(o->co_mnt->cm_cmount, o->co_in, 1));
 }
 
 int fsc_be_commit_meta(struct fs_call *c, struct fs_fentry *fe)

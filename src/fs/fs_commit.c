@@ -13,7 +13,14 @@
  * procedures (commit_metadata(): the file system's own hook, or a
  * metadata writeback of the directory); "async" exports skip it.  Here:
  * fsync(2) of the directory the name was added to or taken from (both of
- * RENAME's when they differ); after SETATTR, of the regular file or
+ * RENAME's when they differ); a CREATE or MKDIR (NFSv4: an OPEN that
+ * creates, CREATE) first commits the new regular file or directory, its
+ * attributes set after it was made (an exclusive create's verifier in its
+ * times), then the directory, as knfsd's nfsd_create_setattr() commits
+ * child then parent (the second costs nothing where the first committed
+ * the whole change: a journalling file system; CephFS, where syncing the
+ * new inode waits for the MDS's safe reply of the create itself,
+ * docs/cephfs.md "Speed"); after SETATTR, of the regular file or
  * directory itself (an fsync, so a file's dirty data is written too:
  * there is no system call for its inode alone; other types have no
  * descriptor to sync and are left to the next journal commit).  On the

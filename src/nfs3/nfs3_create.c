@@ -43,8 +43,8 @@ static int created_sattr(struct fs_call *c, struct fs_fentry *fe,
 /*
  * create_finish - the common tail of CREATE, MKDIR, SYMLINK and MKNOD
  * (RFC 1813 3.3.8 to 3.3.11): on @stat NFS3_OK the new object is @fe with
- * attributes @st: its handle, commit_metadata of the directory, then the
- * result (post_op_fh3, post_op_attr, the directory's wcc_data; on failure
+ * attributes @st: its handle, commit_metadata (@made: this call made @fe)
+ * of the new object and then of the directory, then the result (post_op_fh3, post_op_attr, the directory's wcc_data; on failure
  * wcc_data only).  A regular file or directory goes to its cache with its
  * handle (fs_fcache_adopt()), so the calls that follow (the SETATTR after
  * an exclusive CREATE, GETATTR, the new directory's operations) find it;
@@ -52,7 +52,7 @@ static int created_sattr(struct fs_call *c, struct fs_fentry *fe,
  */
 static int create_finish(struct fs_call *c, struct nfs3_dirop *d,
 			 uint32_t stat, struct fs_fentry *fe,
-			 const struct stat *st)
+			 const struct stat *st, bool made)
 {
 	uint8_t fh[RPCRDMA_NFS3_FHSIZE];
 	uint32_t fhlen = 0;
@@ -61,7 +61,17 @@ static int create_finish(struct fs_call *c, struct nfs3_dirop *d,
 
 	if (stat == NFS3_OK) {
 		have_fh = fs_fh_of(c, fe, "", fh, &fhlen) == 0;
-		err = fs_commit_dir(c, d->d_fe);
+		/*
+		 * The new object first (the attributes set after it was
+		 * made: an EXCLUSIVE verifier must be on stable storage,
+		 * RFC 1813 3.3.8), then its name, as knfsd commits child
+		 * then parent (nfsd_create_setattr()): on a journalling
+		 * file system, or CephFS (docs/cephfs.md "Speed"), the
+		 * first wait covers the second.
+		 */
+		err = made ? fs_commit_obj(c, fe) : 0;
+		if (!err)
+			err = fs_commit_dir(c, d->d_fe);
 		if (err)
 			stat = nfs3_errno_to_stat(err);
 	}
@@ -167,7 +177,7 @@ int nfs3_proc_create(struct fs_call *c)
 out_err:
 	stat = nfs3_errno_to_stat(err);
 out:
-	return create_finish(c, &d, stat, fe, &st);
+	return create_finish(c, &d, stat, fe, &st, created);
 }
 
 int nfs3_proc_mkdir(struct fs_call *c)
@@ -204,7 +214,7 @@ int nfs3_proc_mkdir(struct fs_call *c)
 		err = created_sattr(c, fe, &st, &sa, true);
 	stat = nfs3_errno_to_stat(err);
 out:
-	return create_finish(c, &d, stat, fe, &st);
+	return create_finish(c, &d, stat, fe, &st, true);
 }
 
 int nfs3_proc_symlink(struct fs_call *c)
@@ -246,7 +256,7 @@ int nfs3_proc_symlink(struct fs_call *c)
 	}
 	stat = nfs3_errno_to_stat(err);
 out:
-	return create_finish(c, &d, stat, fe, &st);
+	return create_finish(c, &d, stat, fe, &st, true);
 }
 
 /* Largest major and minor numbers a Linux dev_t holds (12 and 20 bits). */
@@ -345,5 +355,5 @@ int nfs3_proc_mknod(struct fs_call *c)
 		err = created_sattr(c, fe, &st, &sa, false);
 	stat = nfs3_errno_to_stat(err);
 out:
-	return create_finish(c, &d, stat, fe, &st);
+	return create_finish(c, &d, stat, fe, &st, true);
 }

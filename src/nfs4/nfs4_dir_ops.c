@@ -113,6 +113,9 @@ uint32_t nfs4_op_create(struct nfs4_compound *cp)
 	/* owner, group, times; the mode went with the creation */
 	sa.sa3.sa_set_size = false;
 	err = fs_setattr(c, obj, &st, &sa.sa3, true);
+	/* the new object (its attributes), then its name: fs_commit.c */
+	if (!err)
+		err = fs_commit_obj(c, obj);
 	if (!err)
 		err = fs_commit_dir(c, fe);
 	if (err)

@@ -255,18 +255,23 @@ static uint32_t open_create(struct nfs4_compound *cp, struct open_args *o,
 
 /*
  * open_commit - commit_metadata (fs_commit.c) of what an OPEN with
- * create changed, before the reply, on a sync entry on a disk: directory
- * @dfe when the file was made (@created), else the file @fe when an
- * existing one was truncated (@attrset has the size), as a SETATTR of the
- * size commits it; nothing when nothing changed.
+ * create changed, before the reply, on a sync entry on a disk: when the
+ * file was made (@created) the new file @fe (its createattrs, an
+ * exclusive create's verifier: RFC 8881 18.16.3) and then directory @dfe,
+ * as knfsd commits child then parent; else the file @fe when an existing
+ * one was truncated (@attrset has the size), as a SETATTR of the size
+ * commits it; nothing when nothing changed.
  */
 static uint32_t open_commit(struct nfs4_compound *cp, struct fs_fentry *dfe,
 			    struct fs_fentry *fe, bool created, const uint32_t *attrset)
 {
 	int err = 0;
 
-	if (created)
-		err = fs_commit_dir(&cp->cp_c, dfe);
+	if (created) {
+		err = fs_commit_obj(&cp->cp_c, fe);
+		if (!err)
+			err = fs_commit_dir(&cp->cp_c, dfe);
+	}
 	else if (attrset[0] & (1u << FATTR4_SIZE))
 		err = fs_commit_obj(&cp->cp_c, fe);
 	return nfs4_errno(err);

@@ -7,8 +7,8 @@
  * handle decodes to and when it is STALE, the UserPerm built from the
  * caller's (squashed) credentials, errno mapping (a cluster that times
  * out: -EAGAIN; an error an operation does not list: -EIO), readdir
- * cookies given back as libcephfs made them, and the message of a
- * cluster that cannot be reached.
+ * cookies given back as libcephfs made them, COMMIT's data-only sync, and
+ * the message of a cluster that cannot be reached.
  */
 #define _FILE_OFFSET_BITS 64
 #include <errno.h>
@@ -63,6 +63,8 @@ static struct {
 	const char *mon_host;
 	char calls[1024];           /* init, reclaim and mount calls in order */
 	int reclaim_err;            /* ceph_start_reclaim answers it */
+	int syncs;                  /* ceph_ll_sync_inode calls */
+	int sync_dataonly;          /* the last one's syncdataonly */
 } g;
 
 static void note(const char *what, const char *arg)
@@ -248,6 +250,15 @@ static void f_seekdir(struct ceph_mount_info *cm, struct ceph_dir_result *d,
 			g.pos = (int)i + 1;
 }
 
+static int f_sync_inode(struct ceph_mount_info *cm, Inode *in, int dataonly)
+{
+	(void)cm;
+	(void)in;
+	g.syncs++;
+	g.sync_dataonly = dataonly;
+	return 0;
+}
+
 static const struct fs_ceph_api g_fake = {
 	.ca_create = f_create,
 	.ca_conf_read_file = f_conf_read_file,
@@ -264,6 +275,7 @@ static const struct fs_ceph_api g_fake = {
 	.ca_shutdown = f_shutdown,
 	.ca_userperm_new = f_perm_new,
 	.ca_userperm_destroy = f_perm_destroy,
+	.ca_ll_sync_inode = f_sync_inode,
 	.ca_ll_walk = f_walk,
 	.ca_ll_lookup_vino = f_lookup_vino,
 	.ca_ll_lookup = f_lookup,
@@ -539,6 +551,35 @@ static void test_errors(void **state)
 	fs_cephfs_backend.be_release(&root);
 }
 
+/*
+ * COMMIT syncs the data only, asked for fdatasync or fsync alike (the
+ * MDS recovers size and mtime; a full sync would wait for a cap flush);
+ * commit_metadata syncs everything (syncdataonly 0: the unsafe requests
+ * and the dirty caps are what it is for).
+ */
+static void test_commit_syncs_data_only(void **state)
+{
+	struct fs_fentry root;
+	struct fs_call c = call_as(1000, 1000, 0, NULL);
+	struct stat st;
+
+	(void)state;
+	fs_fentry_init(&root);
+	assert_int_equal(fs_root(g_exp, &root, &(struct fs_fentry *){ NULL }, &st), 0);
+	g.sync_dataonly = -1;
+	assert_int_equal(fs_cephfs_backend.be_commit(&c, &root, false), 0);
+	assert_int_equal(g.syncs, 1);
+	assert_int_equal(g.sync_dataonly, 1);
+	g.sync_dataonly = -1;
+	assert_int_equal(fs_cephfs_backend.be_commit(&c, &root, true), 0);
+	assert_int_equal(g.syncs, 2);
+	assert_int_equal(g.sync_dataonly, 1);
+	assert_int_equal(fs_cephfs_backend.be_commit_meta(&c, &root), 0);
+	assert_int_equal(g.syncs, 3);
+	assert_int_equal(g.sync_dataonly, 0);
+	fs_cephfs_backend.be_release(&root);
+}
+
 struct seen {
 	int n, stop_at;
 	char names[8][8];
@@ -700,6 +741,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_key_asks_no_attrs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_userperm, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_commit_syncs_data_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_readdir_cookies, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreachable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reclaim_reset, setup, teardown),

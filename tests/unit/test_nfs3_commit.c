@@ -3,7 +3,9 @@
  * test_nfs3_commit.c - commit_metadata (src/fs/fs_commit.c): after a
  * successful CREATE, MKDIR, SYMLINK, MKNOD, REMOVE, RMDIR, RENAME or LINK
  * on a sync export entry the directory (each of RENAME's two) is fsynced
- * before the reply, exactly once, and after SETATTR its file or directory; nothing for a failed call, an async
+ * before the reply, exactly once, a new regular file or directory (CREATE,
+ * MKDIR) before it, as knfsd commits child then parent, and after SETATTR
+ * its file or directory; nothing for a failed call, an async
  * entry or a file system in memory; a failed fsync is the call's error
  * (NFS3ERR_IO, as knfsd answers); a caller who may write a directory but
  * not read it is committed all the same; and these calls are never served
@@ -184,24 +186,29 @@ static void test_each_procedure_commits_its_directory(void **state)
 	uint8_t sub[64], file[64];
 	uint32_t sublen, filelen;
 
+	/* CREATE and MKDIR: the new object, then the directory (knfsd's
+	 * nfsd_create_setattr(): child, then parent) */
 	assert_int_equal(do_create(e, e->exp, "f"), 0);
-	assert_int_equal(g_syncs, 1);
-	assert_int_equal(g_ino[0], root);
+	assert_int_equal(g_syncs, 2);
+	assert_int_equal(g_ino[0], ino_of(e, "f"));
+	assert_int_equal(g_ino[1], root);
 
 	begin(e, P_MKDIR, 1000);
 	diropargs(e, e->root, e->rootlen, "d");
 	t_sattr_mode(&e->c, 0755);
 	assert_int_equal(run(e, e->exp), 0);
-	assert_int_equal(g_syncs, 2);
-	assert_int_equal(g_ino[1], root);
+	assert_int_equal(g_syncs, 4);
+	assert_int_equal(g_ino[2], ino_of(e, "d"));
+	assert_int_equal(g_ino[3], root);
+	g_syncs = 0;
 
 	begin(e, P_SYMLINK, 1000);
 	diropargs(e, e->root, e->rootlen, "s");
 	t_sattr_none(&e->c);
 	t_str(&e->c, "f");
 	assert_int_equal(run(e, e->exp), 0);
-	assert_int_equal(g_syncs, 3);
-	assert_int_equal(g_ino[2], root);
+	assert_int_equal(g_syncs, 1); /* a symlink has nothing to sync */
+	assert_int_equal(g_ino[0], root);
 
 	/* MKNOD of a FIFO, in the subdirectory: that one is committed */
 	lookup(e, e->root, e->rootlen, "d", sub, &sublen);
@@ -210,8 +217,8 @@ static void test_each_procedure_commits_its_directory(void **state)
 	t_u32(&e->c, 7); /* NF3FIFO */
 	t_sattr_mode(&e->c, 0600);
 	assert_int_equal(run(e, e->exp), 0);
-	assert_int_equal(g_syncs, 4);
-	assert_int_equal(g_ino[3], ino_of(e, "d"));
+	assert_int_equal(g_syncs, 2);
+	assert_int_equal(g_ino[1], ino_of(e, "d"));
 
 	/* LINK f into d: d changed */
 	lookup(e, e->root, e->rootlen, "f", file, &filelen);
@@ -219,25 +226,25 @@ static void test_each_procedure_commits_its_directory(void **state)
 	t_opaque(&e->c, file, filelen);
 	diropargs(e, sub, sublen, "f2");
 	assert_int_equal(run(e, e->exp), 0);
-	assert_int_equal(g_syncs, 5);
-	assert_int_equal(g_ino[4], ino_of(e, "d"));
+	assert_int_equal(g_syncs, 3);
+	assert_int_equal(g_ino[2], ino_of(e, "d"));
 
 	/* RENAME within the root: one directory, one fsync */
 	begin(e, P_RENAME, 1000);
 	diropargs(e, e->root, e->rootlen, "s");
 	diropargs(e, e->root, e->rootlen, "s2");
 	assert_int_equal(run(e, e->exp), 0);
-	assert_int_equal(g_syncs, 6);
-	assert_int_equal(g_ino[5], root);
+	assert_int_equal(g_syncs, 4);
+	assert_int_equal(g_ino[3], root);
 
 	/* RENAME from the root into d: both */
 	begin(e, P_RENAME, 1000);
 	diropargs(e, e->root, e->rootlen, "s2");
 	diropargs(e, sub, sublen, "s3");
 	assert_int_equal(run(e, e->exp), 0);
-	assert_int_equal(g_syncs, 8);
-	assert_int_equal(g_ino[6], root);
-	assert_int_equal(g_ino[7], ino_of(e, "d"));
+	assert_int_equal(g_syncs, 6);
+	assert_int_equal(g_ino[4], root);
+	assert_int_equal(g_ino[5], ino_of(e, "d"));
 
 	g_syncs = 0;
 	begin(e, P_REMOVE, 1000);
@@ -259,7 +266,7 @@ static void test_each_procedure_commits_its_directory(void **state)
 	assert_int_equal(g_syncs, 4);
 	assert_int_equal(g_ino[3], root);
 	assert_int_equal(rpcrdma_nfs3_fcache_stats(e->exp, &s), 0);
-	assert_int_equal(s.fcs_dir_commits, 12);
+	assert_int_equal(s.fcs_dir_commits, 14);
 }
 
 /* SETATTR @fh to mode @mode: the status */
@@ -335,14 +342,14 @@ static void test_failure_commits_nothing(void **state)
 
 	assert_int_equal(do_remove(e, "missing"), 2); /* NFS3ERR_NOENT */
 	assert_int_equal(do_create(e, e->exp, "x"), 0);
-	assert_int_equal(g_syncs, 1);
+	assert_int_equal(g_syncs, 2);
 	assert_int_equal(do_create(e, e->exp, "x"), 17); /* GUARDED: EXIST */
-	assert_int_equal(g_syncs, 1);
+	assert_int_equal(g_syncs, 2);
 	/* and calls that change no name never commit */
 	begin(e, P_GETATTR, 1000);
 	t_opaque(&e->c, e->root, e->rootlen);
 	assert_int_equal(run(e, e->exp), 0);
-	assert_int_equal(g_syncs, 1);
+	assert_int_equal(g_syncs, 2);
 }
 
 /* An async entry, and a file system in memory: never. */
@@ -361,7 +368,7 @@ static void test_async_and_memory_fs_commit_nothing(void **state)
 	assert_int_equal(g_syncs, 0);
 	e->exp->ex_mem_fs = false;
 	assert_int_equal(do_create(e, e->exp, "a"), 0);
-	assert_int_equal(g_syncs, 1);
+	assert_int_equal(g_syncs, 2); /* the new file, its directory */
 }
 
 /* The exports(5) option reaches the call: "async" on the entry. */
@@ -426,21 +433,22 @@ static void test_write_only_directory(void **state)
 	t_u32(&e->c, 0); /* UNCHECKED */
 	t_sattr_mode(&e->c, 0600);
 	assert_int_equal(run(e, e->exp), 0);
-	assert_int_equal(g_syncs, 1);
-	assert_int_equal(g_ino[0], ino_of(e, "drop"));
+	assert_int_equal(g_syncs, 2);
+	assert_int_equal(g_ino[0], ino_of(e, "drop/in"));
+	assert_int_equal(g_ino[1], ino_of(e, "drop"));
 	/* the descriptor is kept: the next commit opens nothing */
 	begin(e, P_REMOVE, 1000);
 	diropargs(e, sub, sublen, "in");
 	assert_int_equal(run(e, e->exp), 0);
-	assert_int_equal(g_syncs, 2);
-	assert_int_equal(g_ino[1], ino_of(e, "drop"));
+	assert_int_equal(g_syncs, 3);
+	assert_int_equal(g_ino[2], ino_of(e, "drop"));
 	assert_int_equal(chmod(p, 0700), 0);
 	begin(e, P_CREATE, 1001);
 	diropargs(e, sub, sublen, "no");
 	t_u32(&e->c, 0);
 	t_sattr_mode(&e->c, 0600);
 	assert_int_equal(run(e, e->exp), 13); /* NFS3ERR_ACCES */
-	assert_int_equal(g_syncs, 2);
+	assert_int_equal(g_syncs, 3);
 }
 
 /*

@@ -4,7 +4,8 @@
  * through src/nfs4): on a sync export entry on a disk, OPEN that creates
  * a file and CREATE, REMOVE, RENAME (both directories when they differ,
  * else one) and LINK fsync the directory they changed before the reply,
- * exactly once each; SETATTR, and OPEN that truncates an existing file,
+ * exactly once each, OPEN and CREATE the new regular file or directory
+ * before it (knfsd commits child, then parent); SETATTR, and OPEN that truncates an existing file,
  * fsync the object; nothing for an operation that failed or changed
  * nothing, for an async entry or a file system in memory; a failed fsync
  * is the operation's error (NFS4ERR_IO, as knfsd answers).  WRITE with
@@ -371,58 +372,64 @@ static void test_namespace_ops_commit_their_directory(void **state)
 	ino_t r = ino_of(e, ".");
 
 	t4_fh_of(e, "", root, &rootlen);
+	/* OPEN that creates: the new file, then its directory (knfsd's
+	 * nfsd_create_setattr(): child, then parent) */
 	assert_int_equal(c_open_create(e, root, rootlen, "n", UINT64_MAX), NFS4_OK);
-	assert_int_equal(g_syncs, 1);
-	synced(0, r);
+	assert_int_equal(g_syncs, 2);
+	synced(0, ino_of(e, "n"));
+	synced(1, r);
 	/* opened again: it exists, nothing changed, nothing committed */
 	assert_int_equal(c_open_create(e, root, rootlen, "n", UINT64_MAX), NFS4_OK);
-	assert_int_equal(g_syncs, 1);
-
-	assert_int_equal(c_create(e, root, rootlen, NF4DIR, "d", NULL), NFS4_OK);
 	assert_int_equal(g_syncs, 2);
-	synced(1, r);
+
+	/* CREATE of a directory: the new one, then its parent */
+	assert_int_equal(c_create(e, root, rootlen, NF4DIR, "d", NULL), NFS4_OK);
+	assert_int_equal(g_syncs, 4);
+	synced(2, ino_of(e, "d"));
+	synced(3, r);
+	/* a symlink has nothing to sync: its directory only */
 	assert_int_equal(c_create(e, root, rootlen, NF4LNK, "s", "n"), NFS4_OK);
-	assert_int_equal(g_syncs, 3);
-	synced(2, r);
+	assert_int_equal(g_syncs, 5);
+	synced(4, r);
 	/* a FIFO in d: d is committed */
 	t4_fh_of(e, "d", d, &dlen);
 	assert_int_equal(c_create(e, d, dlen, NF4FIFO, "p", NULL), NFS4_OK);
-	assert_int_equal(g_syncs, 4);
-	synced(3, ino_of(e, "d"));
+	assert_int_equal(g_syncs, 6);
+	synced(5, ino_of(e, "d"));
 
 	/* LINK n into d as n2: d changed */
 	t4_fh_of(e, "n", n, &nlen);
 	assert_int_equal(c_two_fh(e, n, nlen, d, dlen, OP_LINK, "n2", NULL), NFS4_OK);
-	assert_int_equal(g_syncs, 5);
-	synced(4, ino_of(e, "d"));
+	assert_int_equal(g_syncs, 7);
+	synced(6, ino_of(e, "d"));
 	assert_true(ino_of(e, "d/n2") == ino_of(e, "n"));
 
 	/* RENAME within the root: one directory, one fsync */
 	assert_int_equal(c_two_fh(e, root, rootlen, root, rootlen, OP_RENAME, "s", "s2"),
 			 NFS4_OK);
-	assert_int_equal(g_syncs, 6);
-	synced(5, r);
+	assert_int_equal(g_syncs, 8);
+	synced(7, r);
 	/* RENAME from the root into d: both, the source first */
 	assert_int_equal(c_two_fh(e, root, rootlen, d, dlen, OP_RENAME, "s2", "s3"),
 			 NFS4_OK);
-	assert_int_equal(g_syncs, 8);
-	synced(6, r);
-	synced(7, ino_of(e, "d"));
+	assert_int_equal(g_syncs, 10);
+	synced(8, r);
+	synced(9, ino_of(e, "d"));
 
 	assert_int_equal(c_remove(e, d, dlen, "s3"), NFS4_OK);
-	assert_int_equal(g_syncs, 9);
-	synced(8, ino_of(e, "d"));
+	assert_int_equal(g_syncs, 11);
+	synced(10, ino_of(e, "d"));
 	assert_int_equal(c_remove(e, d, dlen, "p"), NFS4_OK);
 	assert_int_equal(c_remove(e, d, dlen, "n2"), NFS4_OK);
-	assert_int_equal(g_syncs, 11);
-	synced(9, ino_of(e, "d"));
-	synced(10, ino_of(e, "d"));
+	assert_int_equal(g_syncs, 13);
+	synced(11, ino_of(e, "d"));
+	synced(12, ino_of(e, "d"));
 	/* RMDIR is REMOVE of a directory: its parent */
 	assert_int_equal(c_remove(e, root, rootlen, "d"), NFS4_OK);
-	assert_int_equal(g_syncs, 12);
-	synced(11, r);
+	assert_int_equal(g_syncs, 14);
+	synced(13, r);
 	/* every one counted by the server */
-	assert_int_equal(commits(e), 12);
+	assert_int_equal(commits(e), 14);
 }
 
 /* Operations that fail changed nothing: nothing to commit. */
@@ -529,7 +536,7 @@ static void test_memory_fs_commits_nothing(void **state)
 	assert_int_equal(g_syncs, 0);
 	export_of(e)->ex_mem_fs = false;
 	assert_int_equal(c_create(e, root, rootlen, NF4DIR, "d", NULL), NFS4_OK);
-	assert_int_equal(g_syncs, 1);
+	assert_int_equal(g_syncs, 2); /* the new directory, its parent */
 }
 
 /* fsync fails: the operation answers NFS4ERR_IO (the change was made). */

@@ -7,7 +7,8 @@
 #     rpcrdma-nfsd refuses to start, exits non-zero, and its message names
 #     the monitors ("cephfs: cannot mount file system cephfs as
 #     client.admin: the cluster (monitors [...]) did not answer: ...",
-#     docs/cephfs.md "Failures");
+#     docs/cephfs.md "Failures"; run alongside the parts below, on ports
+#     of its own, and checked after the MDS part);
 #   - then one gateway serves `cephfs://admin@cephfs/` and the kernel client
 #     mounts it with NFSv3 over RDMA (hard, the default).  A copy writes a
 #     8 MiB + 3 B file of random bytes into the export in 256 KiB pieces,
@@ -54,24 +55,37 @@ head -c "$SIZE" /dev/urandom >"$SRC"
 SUM=$(md5sum <"$SRC")
 
 # ---------------------------------------------------------------- unreachable
-t0=$SECONDS
+# started in the background (its own ports and state directory): it waits
+# out client_mount_timeout (10 s) while the gateway and the MDS part run,
+# and is checked after the MDS part
 BAD=$SCRATCH/bad-ceph
 mkdir -p "$BAD"
 MONS='[v2:127.0.0.1:3390,v1:127.0.0.1:6799]'
 printf '[global]\nmon host = %s\nauth client required = cephx\n[client]\nkeyring = /etc/ceph/ceph.client.admin.keyring\n' \
 	"$MONS" >"$BAD/ceph.conf"
 printf 'cephfs://admin@cephfs/ -backend=cephfs:conf=%s 192.0.2.0/24(rw,fsid=7)\n' "$BAD/ceph.conf" >"$SCRATCH/bad-exports"
-rc=0
-timeout -k 10 120 "$NFSD" --exports "$SCRATCH/bad-exports" --listen "$SERVER_ADDR" \
-	--port "$NFS_RDMA_PORT" --mount-port "$MOUNT_PORT" --handle-key "$KEY" \
-	--state-dir "$STATE" --control none >"$SCRATCH/bad.log" 2>&1 || rc=$?
-t_bad=$((SECONDS - t0))
-log "rpcrdma-nfsd with an unreachable cluster: status $rc after $t_bad s: $(tr '\n' '|' <"$SCRATCH/bad.log")"
-((rc != 0 && rc != 124 && rc != 137)) || fail "rpcrdma-nfsd with an unreachable cluster: status $rc, expected a refusal"
-grep -qF "cephfs: cannot mount file system cephfs as client.admin: the cluster (monitors $MONS) did not answer" "$SCRATCH/bad.log" ||
-	fail "no message naming the monitors $MONS: $(cat "$SCRATCH/bad.log")"
-grep -q '^rpcrdma-nfsd: serving' "$SCRATCH/bad.log" && fail "rpcrdma-nfsd said it serves"
-pass "an unreachable cluster at start: rpcrdma-nfsd exits $rc after $t_bad s, naming the monitors $MONS"
+(
+	t0=$SECONDS rc=0
+	timeout -k 10 120 "$NFSD" --exports "$SCRATCH/bad-exports" --listen "$SERVER_ADDR" \
+		--port $((NFS_RDMA_PORT + 10)) --mount-port $((MOUNT_PORT + 10)) --handle-key "$KEY" \
+		--state-dir "$SCRATCH/bad-state" --control none >"$SCRATCH/bad.log" 2>&1 || rc=$?
+	echo "$rc $((SECONDS - t0))" >"$SCRATCH/bad.rc"
+) &
+BAD_PID=$!
+at_exit "kill $BAD_PID 2>/dev/null"
+
+# bad_check: the unreachable cluster's refusal, once its start has ended
+bad_check() {
+	local rc t_bad
+	wait "$BAD_PID" || true
+	read -r rc t_bad <"$SCRATCH/bad.rc" || fail "the unreachable-cluster start left no status"
+	log "rpcrdma-nfsd with an unreachable cluster: status $rc after $t_bad s: $(tr '\n' '|' <"$SCRATCH/bad.log")"
+	((rc != 0 && rc != 124 && rc != 137)) || fail "rpcrdma-nfsd with an unreachable cluster: status $rc, expected a refusal"
+	grep -qF "cephfs: cannot mount file system cephfs as client.admin: the cluster (monitors $MONS) did not answer" "$SCRATCH/bad.log" ||
+		fail "no message naming the monitors $MONS: $(cat "$SCRATCH/bad.log")"
+	grep -q '^rpcrdma-nfsd: serving' "$SCRATCH/bad.log" && fail "rpcrdma-nfsd said it serves"
+	pass "an unreachable cluster at start: rpcrdma-nfsd exits $rc after $t_bad s, naming the monitors $MONS"
+}
 
 # ---------------------------------------------------------------- the gateway
 printf '%s\n' 'cephfs://admin@cephfs/ 192.0.2.0/24(rw,no_root_squash,fsid=7)' >"$EXPORTS"
@@ -162,6 +176,7 @@ done
 log "MDS up:active again $((SECONDS - t0)) s into the part; states seen: $(grep -o 'fsmap cephfs:1 {0=a=up:[a-z]*}' "$CEPH_BASE/log/cluster.log" | tail -n 5 | sed 's/.*up://; s/}//' | paste -sd ' ' -)"
 finish mds.bin "MDS restarted mid-copy"
 log "MDS part: $((SECONDS - t0)) s"
+bad_check
 
 # ---------------------------------------------------------------- 2. the OSD
 t0=$SECONDS
