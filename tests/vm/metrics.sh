@@ -121,7 +121,7 @@ pass "the server's call counts equal the kernel client's for all $compared proce
 # ---- every metric the Grafana dashboard queries is in the scrape
 missing=
 for m in $(grep -o 'rpcrdma_svc_[a-z0-9_]*' "$RPCRDMA_CHECKOUT/docs/grafana/rpcrdma-nfsd.json" | sort -u); do
-	grep -q "^$m[{ ]" "$SCRAPE" || missing+=" $m"
+	grep -q "^${m}[{ ]" "$SCRAPE" || missing+=" $m"
 done
 [[ -z "$missing" ]] || fail "docs/grafana/rpcrdma-nfsd.json queries metrics the server does not export:$missing"
 pass "every metric docs/grafana/rpcrdma-nfsd.json queries is exported"
