@@ -97,7 +97,7 @@ static int uaddr(int af, const char *addr, uint16_t port, char *buf, size_t len)
 		snprintf(a, sizeof(a), "%s", af == AF_INET ? "0.0.0.0" : "::");
 	else if (inet_pton(af, addr, bin) != 1 || !inet_ntop(af, bin, a, sizeof(a)))
 		return -EINVAL;
-	snprintf(buf, len, "%s.%u.%u", a, port >> 8, port & 0xff);
+	snprintf(buf, len, "%s.%u.%u", a, (unsigned)port >> 8, (unsigned)port & 0xff);
 	return 0;
 }
 

@@ -469,7 +469,8 @@ void svc_conn_param_of(const struct rdma_cm_event *ev, struct svc_conn_param *p)
 	memset(p, 0, sizeof(*p));
 	if (!ev->param.conn.private_data)
 		len = 0;
-	memcpy(p->cr_pdata, ev->param.conn.private_data, len);
+	if (len) /* memcpy's source must be valid even for 0 bytes */
+		memcpy(p->cr_pdata, ev->param.conn.private_data, len);
 	p->cr_pdata_len = len;
 	p->cr_initiator_depth = ev->param.conn.initiator_depth;
 	p->cr_responder_resources = ev->param.conn.responder_resources;

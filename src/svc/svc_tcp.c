@@ -870,7 +870,6 @@ static void svc_tcp_close_all(struct svc_group *grp)
 	struct svc_tconn *tc, *next;
 
 	for (tc = grp->gr_tconns; tc; tc = next) {
-		next = tc->tc_next;
 		tc->tc_busy = true;
 		svc_tcp_close(tc, "server stopping");
 		tc->tc_busy = false;

@@ -189,7 +189,7 @@ static void test_abort_window_late_write(void **state)
 {
 	struct rpcrdma_clnt *cl = make_clnt(state, RPCRDMA_CLNT_REG_WINDOWS, true);
 	static uint8_t data[8192];
-	uint8_t res[64], reply[64], zero[8] = { 0 };
+	uint8_t res[64] = { 0 }, reply[64], zero[8] = { 0 }; /* res: compared with zero below */
 	struct rpcrdma_clnt_call ca;
 	struct seen s = { 0 };
 	uint32_t xid, handle;

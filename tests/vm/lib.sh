@@ -258,7 +258,8 @@ nfs_proto_opts() {
 # client's source address is whatever the route to SERVER gives.
 kmount() {
 	local src=$1 mnt=$2 extra=${3:-}
-	local opts=vers=3,$(nfs_proto_opts),nolock${extra:+,$extra}
+	local opts
+	opts=vers=3,$(nfs_proto_opts),nolock${extra:+,$extra}
 	mkdir -p "$mnt"
 	vm_kmod nfsv3 rpcrdma
 	timeout -k 10 120 mount -t nfs -o "$opts" "$src" "$mnt" ||
@@ -272,7 +273,8 @@ kmount() {
 # NFS_PROTO=tcp); fail unless /proc/mounts says vers=4.1.
 kmount41() {
 	local src=$1 mnt=$2 extra=${3:-} line
-	local opts=vers=4.1,$(nfs_proto_opts)${extra:+,$extra}
+	local opts
+	opts=vers=4.1,$(nfs_proto_opts)${extra:+,$extra}
 	mkdir -p "$mnt"
 	vm_kmod nfsv4 rpcrdma
 	timeout -k 10 120 mount -t nfs -o "$opts" "$src" "$mnt" ||

@@ -134,7 +134,7 @@ pass "per-transport samples: rdma calls $(xprt calls_total rdma), tcp 0"
 # ---- every metric the Grafana dashboard queries is in the scrape
 missing=
 for m in $(grep -o 'rpcrdma_svc_[a-z0-9_]*' "$RPCRDMA_CHECKOUT/docs/grafana/rpcrdma-nfsd.json" | sort -u); do
-	grep -q "^$m[{ ]" "$SCRAPE" || missing+=" $m"
+	grep -q "^${m}[{ ]" "$SCRAPE" || missing+=" $m"
 done
 [[ -z "$missing" ]] || fail "docs/grafana/rpcrdma-nfsd.json queries metrics the server does not export:$missing"
 pass "every metric docs/grafana/rpcrdma-nfsd.json queries is exported"
