@@ -90,11 +90,35 @@ kill_mid() {
 	fail "$what: no SIGKILL landed mid-transfer in 3 tries"
 }
 
+# paced_get OUT: rpcrdma-nfs get of /src.bin to its standard output, a
+# FIFO that a reader copies into OUT at most 1 MiB per 50 ms (20 MiB/s):
+# an unpaced get of 64 MiB is over between two polls of kill_when_grows
+# here, so the kill would land after it.  The function becomes rpcrdma-nfs
+# (exec), so the background job's pid is the client's; the reader ends at
+# the FIFO's end of file when the client dies.
+paced_get() {
+	local fifo=$SCRATCH/get.fifo
+	rm -f "$fifo"
+	mkfifo "$fifo"
+	python3 -c '
+import sys, time
+src = open(sys.argv[1], "rb")
+out = open(sys.argv[2], "wb", buffering=0)
+while True:
+    b = src.read(1 << 20)
+    if not b:
+        break
+    out.write(b)
+    time.sleep(0.05)
+' "$fifo" "$1" &
+	exec "$NFS" "${COPTS[@]}" "$SPEC" get /src.bin - >"$fifo"
+}
+
 # ---- rpcrdma-nfs SIGKILLed mid-get and mid-put
 KILLS=()
 for at in 1 8 24; do
 	kill_mid "get" "$SCRATCH/got" "$SCRATCH/got" $((at * MIB)) $((64 * MIB)) \
-		"$NFS" "${COPTS[@]}" "$SPEC" get /src.bin "$SCRATCH/got"
+		paced_get "$SCRATCH/got"
 	kill -0 "$RNFSD_PID" 2>/dev/null || fail "rpcrdma-nfsd died after a client was killed mid-get"
 	rnfsd_wait_baseline 0 60
 done
