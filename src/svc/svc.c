@@ -417,7 +417,8 @@ static int svc_hand_over(struct svc_group *to, struct rdma_cm_id *id,
 	atomic_fetch_add(&to->gr_pending, 1);
 	pthread_mutex_lock(&to->gr_wq_lock);
 	cr->cr_next = to->gr_inbox;
-	to->gr_inbox = cr;
+	/* atomic: the group's loop peeks at it without the lock */
+	__atomic_store_n(&to->gr_inbox, cr, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&to->gr_wq_lock);
 	svc_group_wake(to);
 	return 0;
@@ -430,7 +431,7 @@ static void svc_take_inbox(struct svc_group *grp)
 
 	pthread_mutex_lock(&grp->gr_wq_lock);
 	cr = grp->gr_inbox;
-	grp->gr_inbox = NULL;
+	__atomic_store_n(&grp->gr_inbox, NULL, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&grp->gr_wq_lock);
 	for (; cr; cr = next) {
 		next = cr->cr_next;
@@ -653,9 +654,12 @@ static int svc_group_loop(struct svc_group *grp)
 				ssize_t r = read(grp->gr_wake_fd, &v, sizeof(v));
 
 				(void)r;
-				if (grp->gr_inbox)
+				/* a peek outside gr_wq_lock (the lists are
+				 * pushed under it, atomically, and taken
+				 * under it): an empty inbox costs no lock */
+				if (__atomic_load_n(&grp->gr_inbox, __ATOMIC_RELAXED))
 					svc_take_inbox(grp);
-				if (grp->gr_tcp_inbox)
+				if (__atomic_load_n(&grp->gr_tcp_inbox, __ATOMIC_RELAXED))
 					svc_tcp_take_inbox(grp);
 				svc_take_done(grp);
 			} else if (svc_tcp_is_tag(tag)) {

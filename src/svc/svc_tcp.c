@@ -757,7 +757,8 @@ static void svc_tcp_accept(struct svc_group *grp)
 		atomic_fetch_add(&to->gr_pending, 1);
 		pthread_mutex_lock(&to->gr_wq_lock);
 		ti->ti_next = to->gr_tcp_inbox;
-		to->gr_tcp_inbox = ti;
+		/* atomic: the group's loop peeks at it without the lock */
+		__atomic_store_n(&to->gr_tcp_inbox, ti, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&to->gr_wq_lock);
 		svc_group_wake(to);
 	}
@@ -769,7 +770,7 @@ void svc_tcp_take_inbox(struct svc_group *grp)
 
 	pthread_mutex_lock(&grp->gr_wq_lock);
 	ti = grp->gr_tcp_inbox;
-	grp->gr_tcp_inbox = NULL;
+	__atomic_store_n(&grp->gr_tcp_inbox, NULL, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&grp->gr_wq_lock);
 	for (; ti; ti = next) {
 		next = ti->ti_next;
