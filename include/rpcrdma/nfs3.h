@@ -327,6 +327,21 @@ int rpcrdma_nfs3_exports_parse(const char *name, const char *text,
  */
 int rpcrdma_nfs3_set_instance(const char *state_dir);
 
+/** Longest grace period rpcrdma_nfs3_set_instance_grace() takes, seconds. */
+#define RPCRDMA_NFS3_INSTANCE_GRACE_MAX 86400u
+
+/**
+ * rpcrdma_nfs3_set_instance_grace - note that this server's grace period
+ * (its longest, NLM's or NFSv4.1's) lasts @sec seconds from now (0: none).
+ * A backend shared by several servers (cephfs with grace=DIR) announces
+ * its end to the others when it opens its first export, before it resets
+ * its previous incarnation's session, and those servers refuse new locks
+ * and opens until then (docs/cephfs.md "Grace across gateways").  Call
+ * before opening exports.  Return: 0; -EINVAL (@sec over
+ * RPCRDMA_NFS3_INSTANCE_GRACE_MAX).
+ */
+int rpcrdma_nfs3_set_instance_grace(uint32_t sec);
+
 /**
  * rpcrdma_nfs3_exports_load - read and parse an exports file.
  * Return: as rpcrdma_nfs3_exports_parse(), or a negative errno from
