@@ -452,6 +452,25 @@ int fsc_be_export_open(struct rpcrdma_nfs3_export *exp, const char *path,
 	err = mount_get_for(log, &o, &ce->ce_mnt);
 	if (err)
 		goto out_free;
+	if (o.co_grace) {
+		Inode *gdir;
+
+		/* a grace directory that is not there would hold every lock
+		 * off ("cannot tell"): refused now instead */
+		err = fsc_api->ca_ll_walk(ce->ce_mnt->cm_cmount, o.co_grace, &gdir, &stx,
+					  CEPH_STATX_MODE, 0, ce->ce_mnt->cm_root);
+		if (!err) {
+			fsc_api->ca_ll_put(ce->ce_mnt->cm_cmount, gdir);
+			if (!S_ISDIR(stx.stx_mode))
+				err = -ENOTDIR;
+		}
+		if (err) {
+			fprintf(log, "cephfs: grace=%s: %s (make it, writable by client.%s)\n",
+				o.co_grace, strerror(-err), o.co_user);
+			err = FSC_ERR(err, -ENOENT, -ENOTDIR, -EACCES);
+			goto out_put;
+		}
+	}
 	err = fsc_api->ca_ll_walk(ce->ce_mnt->cm_cmount, path, &ce->ce_root, &stx,
 				  CEPH_STATX_BASIC_STATS, 0, ce->ce_mnt->cm_root);
 	if (err) {

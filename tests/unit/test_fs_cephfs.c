@@ -208,6 +208,8 @@ static int f_walk(struct ceph_mount_info *cm, const char *name, Inode **i,
 		stx->stx_mtime.tv_sec = (time_t)g.gver;
 		return 0;
 	}
+	if (!strcmp(name, "/nowhere"))
+		return -ENOENT;
 	*i = (Inode *)&g_root;
 	fill(&g_root, stx);
 	return 0;
@@ -944,6 +946,11 @@ static void test_grace_announce(void **state)
 	snprintf(want, sizeof(want), "init;reset=%s;finish;uuid=%s;mount;", uuid, uuid);
 	assert_string_equal(g.calls, want);
 	rpcrdma_nfs3_export_close(g_exp);
+	/* a grace directory that is not there: the export is refused (it
+	 * would hold every lock off), said */
+	assert_int_equal(open_export("user=r1:grace=/nowhere"), -ENOENT);
+	fflush(g_log);
+	assert_non_null(strstr(g_logbuf, "grace=/nowhere: No such file or directory"));
 	assert_int_equal(rpcrdma_nfs3_set_instance_grace(86401), -EINVAL);
 	assert_int_equal(rpcrdma_nfs3_set_instance(NULL), 0);
 	g_exp = keep;
