@@ -321,7 +321,7 @@ int rpcrdma_nfs3_exports_parse(const char *name, const char *text,
  * restarts of one server, different between servers that share a cluster.
  * A backend whose file system keeps per-client state in a cluster (cephfs)
  * derives its client identity from it, to reset the session its previous
- * incarnation left (docs/cephfs.md "Grace and reclaim per gateway").  Call
+ * incarnation left (docs/cephfs.md "A restarted gateway ends its old Ceph session").  Call
  * before opening exports; NULL forgets it.
  * Return: 0; -ENAMETOOLONG (empty, or 4096 bytes or more); -ENOMEM.
  */
