@@ -19,8 +19,8 @@
  *   fs_cephfs_dir.c    readdir with libcephfs' own offsets as cookies
  *   fs_cephfs_lock.c   byte-range locks (ceph_ll_setlk/getlk) and leases
  *                      (ceph_ll_delegation)
- *   fs_cephfs_grace.c  the grace period across gateways: one record file
- *                      per gateway in the grace= directory, written
+ *   fs_cephfs_grace.c  the grace period across gateways: one record per
+ *                      gateway under the grace= directory, written
  *                      before the session reset, read by be_cluster_grace
  *
  * Identity: the backend never switches the thread's identity.  Calls
@@ -60,6 +60,7 @@
 #define FSC_GRACE_SLACK 10          /* s added to a grace record's end: the
 				     * protocols' grace starts after the mount */
 #define FSC_GRACE_REC_MAX 64u       /* longest record file read */
+#define FSC_GRACE_REC_LEN 37u       /* "rpcrdma-grace 1 " 20 digits "\n" */
 
 /*
  * The seam: every libcephfs function the backend calls.  fsc_api points
@@ -202,11 +203,6 @@ struct fsc_mount {
 	/* the grace period across gateways (fs_cephfs_grace.c) */
 	char *cm_grace;                 /* grace= directory; NULL: none */
 	char cm_grace_name[FSC_UUID_MAX]; /* this gateway's record ("" none) */
-	pthread_mutex_t cm_grace_mu;    /* the cache below */
-	bool cm_grace_cached;
-	uint64_t cm_grace_ver;          /* the directory's change attribute */
-	struct timespec cm_grace_mtime; /* ... and mtime, when scanned */
-	int64_t cm_grace_end;           /* the peers' latest end (REALTIME s) */
 };
 
 /* The export's state (ex_be_priv). */
@@ -315,13 +311,13 @@ void fsc_mount_put(struct fsc_mount *m);
 /* ---- fs_cephfs_grace.c ---- */
 
 /**
- * fsc_grace_announce - write this gateway's record, @name (its Ceph uuid),
- * saying its grace period ends at @end (CLOCK_REALTIME s), into the grace
- * directory @cm is mounted at (its root), as
- * "rpcrdma-grace 1 END\n": written to ".NAME.tmp", synced, renamed over
- * NAME, the directory synced, so a peer reads the whole record or the
- * old one.  @perm: the server's.  Return: 0; libcephfs' errors (-EACCES,
- * -ENOENT, -EIO ...).
+ * fsc_grace_announce - write this gateway's record NAME/record (@name:
+ * its Ceph uuid; NAME made when missing), saying its grace period ends at
+ * @end (CLOCK_REALTIME s), under the grace directory @cm is mounted at
+ * (its root), as "rpcrdma-grace 1 END\n" with END in 20 digits, in place
+ * by one write, then synced, so a peer reads the whole record or the old
+ * one.  @perm: the server's.  Return: 0; libcephfs' errors (-EACCES,
+ * -ENOENT, -ENOTDIR, -EIO ...).
  */
 int fsc_grace_announce(struct ceph_mount_info *cm, const UserPerm *perm,
 		       const char *name, int64_t end);

@@ -4,22 +4,32 @@
  * (docs/cephfs.md "Grace across gateways").
  *
  * The record lives in the file system itself, in a directory the
- * exports name (grace=/DIR) and every gateway's Ceph user may write: one
- * file per gateway, named by its Ceph uuid (rpcrdma-HOST-HASH), holding
- * "rpcrdma-grace 1 END\n", END the CLOCK_REALTIME second its grace period
- * after a start ends.  A starting gateway writes its file through a
- * client of its own mounted at DIR (fs_cephfs_mount.c) before its real
- * mount resets the previous incarnation's session (which drops that
- * session's locks); the other gateways read the directory through their
- * mount before granting a new lock or open (be_cluster_grace) and refuse
- * while some other gateway's END lies ahead.  A gateway that died and
- * never returns holds the cluster at most until its END.
+ * exports name (grace=/DIR) and every gateway's Ceph user may write: per
+ * gateway a directory DIR/NAME, NAME its Ceph uuid (rpcrdma-HOST-HASH),
+ * holding one file, "record": "rpcrdma-grace 1 END\n", END the
+ * CLOCK_REALTIME second its grace period after a start ends, 20 digits
+ * (so every record has the same size and is rewritten in place by one
+ * write).  A starting gateway writes its record through a client of its
+ * own mounted at DIR (fs_cephfs_mount.c) before its real mount resets the
+ * previous incarnation's session (which drops that session's locks); the
+ * other gateways read every other gateway's record through their mount
+ * before granting a new lock or open (be_cluster_grace) and refuse while
+ * some END lies ahead.  A gateway that died and never returns holds the
+ * cluster at most until its END.
  *
- * Reading costs one ceph_ll_walk of DIR (answered from libcephfs' cache
- * while this client holds the directory's caps, which the MDS revokes
- * when another client changes it); the records are read again only when
- * the directory's change attribute or mtime moved (a record is replaced
- * by a rename, which moves both).
+ * Why in place, in a directory of its own: the killed predecessor's
+ * session still holds whatever caps it had until the reset, and the MDS
+ * would wait for it (the session timeout, 60 s) before letting anyone
+ * change what it had cached: the directory DIR (which it read) and other
+ * gateways' records.  It never reads its own record (the scan skips its
+ * own name before looking it up), and a rewrite in place changes neither
+ * DIR nor DIR/NAME, so the write needs no caps of the dead session.
+ * Only a gateway's very first record makes DIR/NAME (a create in DIR).
+ *
+ * Reading walks DIR, reads it and each other gateway's record, every
+ * time: libcephfs answers from its cache while it holds the caps, and the
+ * MDS revokes them from readers when a record is written, so a new record
+ * is seen at once.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -32,6 +42,7 @@
 #include "fs_cephfs.h"
 
 #define REC_MAGIC "rpcrdma-grace 1 "
+#define REC_FILE "record"
 
 int fsc_grace_parse(const char *buf, size_t len, int64_t *end)
 {
@@ -49,40 +60,67 @@ int fsc_grace_parse(const char *buf, size_t len, int64_t *end)
 	return 0;
 }
 
+/* sub_get - @name in @dir, a directory (made when @make and missing). */
+static int sub_get(struct ceph_mount_info *cm, const UserPerm *perm, Inode *dir,
+		   const char *name, bool make, Inode **out)
+{
+	const struct fs_ceph_api *a = fsc_api;
+	struct ceph_statx stx;
+	int err;
+
+	err = a->ca_ll_lookup(cm, dir, name, out, &stx, CEPH_STATX_MODE, 0, perm);
+	if (err == -ENOENT && make)
+		err = a->ca_ll_mkdir(cm, dir, name, 0755, out, &stx, CEPH_STATX_MODE, 0, perm);
+	if (!err && !S_ISDIR(stx.stx_mode)) {
+		a->ca_ll_put(cm, *out);
+		err = -ENOTDIR;
+	}
+	return err;
+}
+
 int fsc_grace_announce(struct ceph_mount_info *cm, const UserPerm *perm,
 		       const char *name, int64_t end)
 {
 	const struct fs_ceph_api *a = fsc_api;
-	char tmp[FSC_UUID_MAX + 8], text[48];
+	char text[FSC_GRACE_REC_LEN + 1];
 	struct ceph_statx stx;
 	struct iovec iov;
-	Inode *dir = NULL, *in = NULL;
+	Inode *dir = NULL, *sub = NULL, *in = NULL;
 	Fh *fh = NULL;
 	int64_t w;
-	int n, err;
+	int err;
 
-	snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
-	n = snprintf(text, sizeof(text), REC_MAGIC "%" PRId64 "\n", end);
+	snprintf(text, sizeof(text), REC_MAGIC "%020" PRId64 "\n", end);
 	err = a->ca_ll_walk(cm, "/", &dir, &stx, 0, 0, perm);
 	if (err)
 		return err;
-	err = a->ca_ll_create(cm, dir, tmp, 0644, O_WRONLY | O_CREAT | O_TRUNC,
-			      &in, &fh, &stx, 0, 0, perm);
+	err = sub_get(cm, perm, dir, name, true, &sub);
 	if (err)
 		goto out_dir;
+	err = a->ca_ll_lookup(cm, sub, REC_FILE, &in, &stx, 0, 0, perm);
+	if (!err) {
+		err = a->ca_ll_open(cm, in, O_WRONLY, &fh, perm);
+		if (err)
+			a->ca_ll_put(cm, in);
+	} else if (err == -ENOENT) {
+		err = a->ca_ll_create(cm, sub, REC_FILE, 0644, O_WRONLY | O_CREAT,
+				      &in, &fh, &stx, 0, 0, perm);
+	}
+	if (err)
+		goto out_sub;
+	/* one write of the whole fixed-size record: a reader sees it all or
+	 * the previous one (one object, written atomically) */
 	iov.iov_base = text;
-	iov.iov_len = (size_t)n;
+	iov.iov_len = FSC_GRACE_REC_LEN;
 	w = a->ca_ll_writev(cm, fh, &iov, 1, 0);
-	if (w != n)
+	if (w != (int64_t)FSC_GRACE_REC_LEN)
 		err = w < 0 ? (int)w : -EIO;
 	if (!err)
 		err = a->ca_ll_fsync(cm, fh, 0);
 	a->ca_ll_close(cm, fh);
 	a->ca_ll_put(cm, in);
-	if (!err)
-		err = a->ca_ll_rename(cm, dir, tmp, dir, name, perm);
-	if (!err)
-		err = a->ca_ll_sync_inode(cm, dir, 0);
+out_sub:
+	a->ca_ll_put(cm, sub);
 out_dir:
 	a->ca_ll_put(cm, dir);
 	return err;
@@ -97,13 +135,17 @@ static int read_one(struct fsc_mount *m, Inode *dir, const char *name, int64_t *
 	char buf[FSC_GRACE_REC_MAX];
 	struct ceph_statx stx;
 	struct iovec iov = { buf, sizeof(buf) };
-	Inode *in = NULL;
+	Inode *sub = NULL, *in = NULL;
 	Fh *fh = NULL;
 	int64_t r;
 	int err;
 
 	*end = 0;
-	err = a->ca_ll_lookup(m->cm_cmount, dir, name, &in, &stx, 0, 0, m->cm_root);
+	err = sub_get(m->cm_cmount, m->cm_root, dir, name, false, &sub);
+	if (err) /* gone meanwhile, or a stray file: no record */
+		return err == -ENOENT || err == -ENOTDIR ? 0 : err;
+	err = a->ca_ll_lookup(m->cm_cmount, sub, REC_FILE, &in, &stx, 0, 0, m->cm_root);
+	a->ca_ll_put(m->cm_cmount, sub);
 	if (err)
 		return err == -ENOENT ? 0 : err;
 	err = a->ca_ll_open(m->cm_cmount, in, O_RDONLY, &fh, m->cm_root);
@@ -158,32 +200,16 @@ int fsc_be_cluster_grace(struct rpcrdma_nfs3_export *exp)
 	struct ceph_statx stx;
 	struct timespec now;
 	Inode *dir = NULL;
-	int64_t end;
+	int64_t end = 0;
 	int err;
 
 	if (!m->cm_grace)
 		return 0;
-	pthread_mutex_lock(&m->cm_grace_mu);
-	err = a->ca_ll_walk(m->cm_cmount, m->cm_grace, &dir, &stx,
-			    CEPH_STATX_VERSION | CEPH_STATX_MTIME, 0, m->cm_root);
-	if (err)
-		goto out;
-	if (!m->cm_grace_cached || stx.stx_version != m->cm_grace_ver ||
-	    stx.stx_mtime.tv_sec != m->cm_grace_mtime.tv_sec ||
-	    stx.stx_mtime.tv_nsec != m->cm_grace_mtime.tv_nsec) {
-		m->cm_grace_cached = false;
+	err = a->ca_ll_walk(m->cm_cmount, m->cm_grace, &dir, &stx, 0, 0, m->cm_root);
+	if (!err) {
 		err = scan(m, dir, &end);
-		if (!err) {
-			m->cm_grace_end = end;
-			m->cm_grace_ver = stx.stx_version;
-			m->cm_grace_mtime = stx.stx_mtime;
-			m->cm_grace_cached = true;
-		}
+		a->ca_ll_put(m->cm_cmount, dir);
 	}
-	a->ca_ll_put(m->cm_cmount, dir);
-	end = m->cm_grace_end;
-out:
-	pthread_mutex_unlock(&m->cm_grace_mu);
 	if (err)
 		return -EAGAIN;
 	clock_gettime(CLOCK_REALTIME, &now);

@@ -164,8 +164,6 @@ static void mount_free(struct fsc_mount *m)
 		fsc_api->ca_shutdown(m->cm_cmount);
 	if (m->cm_root)
 		fsc_api->ca_userperm_destroy(m->cm_root);
-	if (m->cm_grace)
-		pthread_mutex_destroy(&m->cm_grace_mu);
 	free(m->cm_grace);
 	free(m->cm_conf);
 	free(m->cm_keyring);
@@ -315,7 +313,6 @@ static int mount_new(FILE *log, const struct fsc_opts *o, struct fsc_mount **out
 			err = -ENOMEM;
 			goto out_free;
 		}
-		pthread_mutex_init(&m->cm_grace_mu, NULL);
 	}
 	err = mount_config(log, m);
 	if (err)

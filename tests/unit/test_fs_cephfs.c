@@ -9,8 +9,8 @@
  * out: -EAGAIN; an error an operation does not list: -EIO), readdir
  * cookies given back as libcephfs made them, the message of a
  * cluster that cannot be reached, and the grace period across gateways
- * (a record per gateway in the grace= directory: written before the
- * session reset, read by be_cluster_grace).
+ * (a record per gateway under the grace= directory: written in place
+ * before the session reset, read by be_cluster_grace).
  */
 #define _FILE_OFFSET_BITS 64
 #include <errno.h>
@@ -73,10 +73,12 @@ static struct {
 	uint64_t gver;              /* its change attribute */
 	int gpos;                   /* its readdir cursor */
 	int greads;                 /* records read (ll_open of one) */
-	struct grec {
+	struct grec {               /* a gateway's directory NAME ... */
 		bool used;
+		bool has_rec;           /* ... and its file "record" */
 		char name[FSC_UUID_MAX + 8];
 		char text[FSC_GRACE_REC_MAX];
+		char sub;               /* its address: NAME's Inode */
 	} grec[6];
 } g;
 
@@ -97,9 +99,19 @@ static void grec_put(const char *name, const char *text)
 			r = &g.grec[i];
 	assert_non_null(r);
 	r->used = true;
+	r->has_rec = text != NULL;
 	snprintf(r->name, sizeof(r->name), "%s", name);
-	snprintf(r->text, sizeof(r->text), "%s", text);
+	snprintf(r->text, sizeof(r->text), "%s", text ? text : "");
 	g.gver++;
+}
+
+/* the record whose directory Inode @in is, or NULL */
+static struct grec *grec_of_sub(Inode *in)
+{
+	for (int i = 0; i < 6; i++)
+		if (in == (Inode *)&g.grec[i].sub)
+			return &g.grec[i];
+	return NULL;
 }
 
 static struct grec *grec_find(const char *name)
@@ -235,8 +247,19 @@ static int f_lookup(struct ceph_mount_info *cm, Inode *parent, const char *name,
 
 		if (!r)
 			return -ENOENT;
+		*out = (Inode *)&r->sub;
+		memset(stx, 0, sizeof(*stx));
+		stx->stx_mode = S_IFDIR | 0755;
+		return 0;
+	}
+	if (grec_of_sub(parent)) {
+		struct grec *r = grec_of_sub(parent);
+
+		if (strcmp(name, "record") || !r->has_rec)
+			return -ENOENT;
 		*out = (Inode *)r;
 		memset(stx, 0, sizeof(*stx));
+		stx->stx_mode = S_IFREG | 0644;
 		return 0;
 	}
 	if (!strcmp(name, "."))
@@ -265,7 +288,15 @@ static int f_mkdir(struct ceph_mount_info *cm, Inode *parent, const char *name,
 		   mode_t mode, Inode **out, struct ceph_statx *stx,
 		   unsigned want, unsigned flags, const UserPerm *p)
 {
-	(void)cm; (void)parent; (void)name; (void)mode; (void)want; (void)flags;
+	(void)cm; (void)mode; (void)want; (void)flags;
+	if (parent == (Inode *)&g_gdir) {
+		grec_put(name, NULL);
+		note("gmkdir", NULL);
+		*out = (Inode *)&grec_find(name)->sub;
+		memset(stx, 0, sizeof(*stx));
+		stx->stx_mode = S_IFDIR | 0755;
+		return 0;
+	}
 	g.op_perm = p;
 	if (g.op_err)
 		return g.op_err;
@@ -349,13 +380,12 @@ static int f_create_rec(struct ceph_mount_info *cm, Inode *parent, const char *n
 			struct ceph_statx *stx, unsigned want, unsigned lflags,
 			const UserPerm *p)
 {
-	struct grec *r;
+	struct grec *r = grec_of_sub(parent);
 
 	(void)cm; (void)mode; (void)oflags; (void)want; (void)lflags; (void)p;
-	if (parent != (Inode *)&g_gdir)
+	if (!r || strcmp(name, "record"))
 		return -EACCES;
-	grec_put(name, "");
-	r = grec_find(name);
+	r->has_rec = true;
 	*outp = (Inode *)r;
 	*fhp = (Fh *)r;
 	memset(stx, 0, sizeof(*stx));
@@ -372,11 +402,13 @@ static int64_t f_writev(struct ceph_mount_info *cm, Fh *fh, const struct iovec *
 	assert_true(iov[0].iov_len < sizeof(r->text));
 	memcpy(r->text, iov[0].iov_base, iov[0].iov_len);
 	r->text[iov[0].iov_len] = '\0';
+	note("record", r->name);
 	return (int64_t)iov[0].iov_len;
 }
 static int f_fsync(struct ceph_mount_info *cm, Fh *fh, int dataonly)
 {
 	(void)cm; (void)fh; (void)dataonly;
+	note("gsync", NULL);
 	return 0;
 }
 static int f_sync_inode(struct ceph_mount_info *cm, Inode *in, int dataonly)
@@ -406,8 +438,9 @@ static int f_rename(struct ceph_mount_info *cm, Inode *parent, const char *name,
 static int f_open(struct ceph_mount_info *cm, Inode *in, int flags, Fh **fh,
 		  const UserPerm *p)
 {
-	(void)cm; (void)flags; (void)p;
-	g.greads++;
+	(void)cm; (void)p;
+	if ((flags & O_ACCMODE) == O_RDONLY)
+		g.greads++;
 	*fh = (Fh *)in;
 	return 0;
 }
@@ -914,13 +947,23 @@ static void test_grace_announce(void **state)
 	g.calls[0] = '\0';
 	assert_int_equal(open_export("user=r1:grace=" GRACE_DIR), 0);
 	exp = g_exp;
-	snprintf(want, sizeof(want), "mount=" GRACE_DIR ";record=%s;gsync;init;reset=%s;finish;uuid=%s;mount;",
+	/* the first record of this gateway: its directory made */
+	snprintf(want, sizeof(want), "mount=" GRACE_DIR ";gmkdir;record=%s;gsync;init;reset=%s;finish;uuid=%s;mount;",
 		 uuid, uuid, uuid);
 	assert_string_equal(g.calls, want);
 	end = rec_end(uuid);
 	assert_true(end >= t0 + 90 + 10 && end <= now_sec() + 90 + 10);
-	snprintf(tmp, sizeof(tmp), ".%s.tmp", uuid);
-	assert_null(grec_find(tmp)); /* renamed over */
+	assert_int_equal(strlen(grec_find(uuid)->text), 37); /* 16 + 20 digits + \n */
+	rpcrdma_nfs3_export_close(exp);
+	/* restarted: the record rewritten in place, nothing made in the
+	 * directory (the dead predecessor's caps on it would hold that up) */
+	g.calls[0] = '\0';
+	assert_int_equal(open_export("user=r1:grace=" GRACE_DIR), 0);
+	exp = g_exp;
+	snprintf(want, sizeof(want), "mount=" GRACE_DIR ";record=%s;gsync;init;reset=%s;finish;uuid=%s;mount;",
+		 uuid, uuid, uuid);
+	assert_string_equal(g.calls, want);
+	(void)tmp;
 	/* its own record is not another gateway's grace */
 	assert_int_equal(fs_cluster_grace(exp), 0);
 	rpcrdma_nfs3_export_close(exp);
@@ -958,8 +1001,7 @@ static void test_grace_announce(void **state)
 
 /* be_cluster_grace: another gateway's record whose end lies ahead holds
  * the cluster in grace; an ended, stray, half-written or absurd one does
- * not; the records are read again only when the directory changed; a
- * directory that cannot be read is "cannot tell". */
+ * not; a directory that cannot be read is "cannot tell". */
 static void test_cluster_grace(void **state)
 {
 	struct rpcrdma_nfs3_export *keep = g_exp, *exp;
@@ -993,7 +1035,7 @@ static void test_cluster_grace(void **state)
 	assert_int_equal(fs_cluster_grace(exp), 1);
 	reads = g.greads;
 	assert_int_equal(fs_cluster_grace(exp), 1);
-	assert_int_equal(g.greads, reads); /* unchanged directory: not read again */
+	assert_int_equal(g.greads, reads + 1); /* read every time */
 	/* B's grace ended */
 	snprintf(text, sizeof(text), "rpcrdma-grace 1 %lld\n", (long long)(t - 1));
 	grec_put("rpcrdma-hostb-0123456789abcdef", text);
