@@ -320,11 +320,22 @@ static int mount_new(FILE *log, const struct fsc_opts *o, struct fsc_mount **out
 	err = mount_uuid(m);
 	if (err)
 		goto out_free;
-	/* the others hold new locks off before this one's old locks go */
+	/* the others hold new locks off before this one's old locks go; a
+	 * start without a grace period writes a record that has ended, so
+	 * that the record's directory exists before anyone could hold caps
+	 * on it that a dead session keeps */
 	clock_gettime(CLOCK_REALTIME, &now);
 	end = fs_instance_grace_end();
-	if (m->cm_grace && m->cm_uuid[0] && end > now.tv_sec) {
-		err = grace_announce(log, m, end + FSC_GRACE_SLACK);
+	if (m->cm_grace && m->cm_uuid[0]) {
+		struct timespec t2;
+
+		end = end > now.tv_sec ? end + FSC_GRACE_SLACK : now.tv_sec;
+		err = grace_announce(log, m, end);
+		clock_gettime(CLOCK_REALTIME, &t2);
+		/* a write that waited (for the MDS) ate into the grace period the
+		 * record promises: once more, pushed back by the wait */
+		if (!err && end > now.tv_sec && t2.tv_sec - now.tv_sec > 1)
+			err = grace_announce(log, m, end + (t2.tv_sec - now.tv_sec));
 		if (err)
 			goto out_free;
 	}

@@ -982,20 +982,28 @@ static void test_grace_announce(void **state)
 	assert_null(strstr(g.calls, "reset"));
 
 	/* no grace period this start (--grace 0, or a mount made after it
-	 * ended): no record, the reset alone */
+	 * ended): a record that has ended (no slack), written all the same
+	 * (its directory exists before a session that could die reads it) */
 	assert_int_equal(rpcrdma_nfs3_set_instance_grace(0), 0);
 	g.calls[0] = '\0';
+	t0 = now_sec();
 	assert_int_equal(open_export("user=r1:grace=" GRACE_DIR), 0);
-	snprintf(want, sizeof(want), "init;reset=%s;finish;uuid=%s;mount;", uuid, uuid);
+	snprintf(want, sizeof(want), "mount=" GRACE_DIR ";record=%s;gsync;init;reset=%s;finish;uuid=%s;mount;",
+		 uuid, uuid, uuid);
 	assert_string_equal(g.calls, want);
+	end = rec_end(uuid);
+	assert_true(end >= t0 && end <= now_sec());
 	rpcrdma_nfs3_export_close(g_exp);
-	/* a grace directory that is not there: the export is refused (it
-	 * would hold every lock off), said */
+	assert_int_equal(rpcrdma_nfs3_set_instance_grace(86401), -EINVAL);
+	/* no instance (a library user): nothing written; a grace directory
+	 * that is not there refuses the export all the same (it would hold
+	 * every lock off), said */
+	assert_int_equal(rpcrdma_nfs3_set_instance(NULL), 0);
+	g.calls[0] = '\0';
 	assert_int_equal(open_export("user=r1:grace=/nowhere"), -ENOENT);
+	assert_string_equal(g.calls, "init;mount;");
 	fflush(g_log);
 	assert_non_null(strstr(g_logbuf, "grace=/nowhere: No such file or directory"));
-	assert_int_equal(rpcrdma_nfs3_set_instance_grace(86401), -EINVAL);
-	assert_int_equal(rpcrdma_nfs3_set_instance(NULL), 0);
 	g_exp = keep;
 }
 
