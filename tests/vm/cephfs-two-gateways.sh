@@ -67,7 +67,7 @@ LOCKER="python3 $VM_TEST_DIR/locker.py"
 SIG=$SCRATCH/sig
 LOCKD_PORT=4045             # the client lockd's port (rpcbind's answer)
 NLM_A=4046 NSM_A=4047 NLM_B=4048 NSM_B=4049
-GRACE_A=20                  # A's --grace at its restart (its record: + 10 s)
+GRACE_A=45                  # A's --grace at its restart (its record: + 10 s)
 GRACE_DIR=/.rpcrdma-grace   # the gateways' grace records, in the file system
 MA=/mnt/a MB=/mnt/b
 ORIG=$SCRATCH/orig
@@ -271,6 +271,18 @@ kill -STOP "$statd_pid" || fail "SIGSTOP rpc.statd"
 at_exit "kill -CONT $statd_pid 2>/dev/null"
 kill -KILL "$PID_A"
 wait "$PID_A" 2>/dev/null || true
+# B's locker asks as soon as A has reset its old session (the lock is gone
+# at the MDS: without a cluster grace B would grant it now), not after
+# rnfsd_start's wait for "serving", which takes long in a loaded guest
+(
+	for ((i = 0; i < 3000; i++)); do
+		grep -q "cephfs: reset the previous session of " "$SCRATCH/gw-a2.log" 2>/dev/null && break
+		sleep 0.1
+	done
+	exec timeout -k 10 300 $LOCKER "$MB/two/gr" w 0 100 nb
+) &
+PID_GB=$!
+BG_PIDS+=($!)
 RNFSD_ADDR=$ADDR_A rnfsd_start_exports "$NFSD" "$EXPORTS" "$SCRATCH/gw-a2.log" "${A_ARGS[@]}" \
 	--grace "$GRACE_A"
 PID_A=$RNFSD_PID LOG_A=$RNFSD_LOG
@@ -282,7 +294,6 @@ grep -q "cephfs: reset the previous session of " "$LOG_A" || fail "A did not res
    $(grep -n "reset the previous session" "$LOG_A" | cut -d: -f1) ]] ||
 	fail "A reset its old session before it announced its grace period"
 # B, the same bytes, in A's grace: refused, not granted
-bg GB "$MB/two/gr" w 0 100 nb
 wait_log "$LOG_B" "proc 2 svid .* \\[0 +100\\] write -> 4" 30 \
 	"B refuses a new lock with NLM4_DENIED_GRACE_PERIOD during A's grace"
 grep -q "proc 2 svid .* \\[0 +100\\] write -> 0" "$LOG_B" &&
