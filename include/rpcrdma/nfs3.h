@@ -321,11 +321,26 @@ int rpcrdma_nfs3_exports_parse(const char *name, const char *text,
  * restarts of one server, different between servers that share a cluster.
  * A backend whose file system keeps per-client state in a cluster (cephfs)
  * derives its client identity from it, to reset the session its previous
- * incarnation left (docs/cephfs.md "Grace and reclaim per gateway").  Call
+ * incarnation left (docs/cephfs.md "A restarted gateway ends its old Ceph session").  Call
  * before opening exports; NULL forgets it.
  * Return: 0; -ENAMETOOLONG (empty, or 4096 bytes or more); -ENOMEM.
  */
 int rpcrdma_nfs3_set_instance(const char *state_dir);
+
+/** Longest grace period rpcrdma_nfs3_set_instance_grace() takes, seconds. */
+#define RPCRDMA_NFS3_INSTANCE_GRACE_MAX 86400u
+
+/**
+ * rpcrdma_nfs3_set_instance_grace - note that this server's grace period
+ * (its longest, NLM's or NFSv4.1's) lasts @sec seconds from now (0: none).
+ * A backend shared by several servers (cephfs with grace=DIR) announces
+ * its end to the others when it opens its first export, before it resets
+ * its previous incarnation's session, and those servers refuse new locks
+ * and opens until then (docs/cephfs.md "Grace across gateways").  Call
+ * before opening exports.  Return: 0; -EINVAL (@sec over
+ * RPCRDMA_NFS3_INSTANCE_GRACE_MAX).
+ */
+int rpcrdma_nfs3_set_instance_grace(uint32_t sec);
 
 /**
  * rpcrdma_nfs3_exports_load - read and parse an exports file.

@@ -114,6 +114,14 @@ struct rpcrdma_nlm_config {
 	 *  tried once more. */
 	int (*lc_conflict)(void *arg, dev_t dev, ino_t ino);
 	void *lc_conflict_arg;
+	/** Optional: is another server of the cluster behind the file NFS
+	 *  handle @fh (@len bytes) names in its grace period?  1 (or a
+	 *  negative errno: cannot tell) refuses a LOCK that is no reclaim,
+	 *  a TEST and a SHARE that is no reclaim with
+	 *  NLM4_DENIED_GRACE_PERIOD, as this server's own grace period does;
+	 *  0 lets them through.  @arg: lc_open_arg.
+	 *  rpcrdma_nlm_nfs3_cluster_grace() for the NFSv3 server's handles. */
+	int (*lc_cluster_grace)(void *arg, const uint8_t *fh, uint32_t len);
 	FILE *lc_log;            /* NULL: stderr */
 	int lc_verbose;
 };
@@ -203,6 +211,16 @@ void rpcrdma_nlm_ports(const struct rpcrdma_nlm *nlm, uint16_t *nlm_port,
 int rpcrdma_nlm_nfs3_open(void *server, const struct rpcrdma_nlm_caller *who,
 			  const uint8_t *fh, uint32_t len, int acc,
 			  struct rpcrdma_nlm_file *file);
+
+/**
+ * rpcrdma_nlm_nfs3_cluster_grace - an lc_cluster_grace for the NFSv3
+ * server's handles (@server as for rpcrdma_nlm_nfs3_open()): whether
+ * another gateway of the export's storage is in its grace period, as the
+ * export's backend tells (cephfs with grace=DIR; never for posix or
+ * memory).  Return: 1 (in grace); 0 (not, or not one of the server's
+ * handles: the LOCK then fails as it would); -EAGAIN (cannot tell now).
+ */
+int rpcrdma_nlm_nfs3_cluster_grace(void *server, const uint8_t *fh, uint32_t len);
 
 #ifdef __cplusplus
 }

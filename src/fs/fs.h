@@ -263,6 +263,24 @@ void fs_snap_put(struct fs_snap *sn);
  */
 const char *fs_instance(void);
 
+/**
+ * fs_instance_grace_end - when this server's grace period after its start
+ * ends, in CLOCK_REALTIME seconds (rpcrdma_nfs3_set_instance_grace()), or
+ * 0 (none noted).  What a backend shared by several servers announces to
+ * the others before it takes over its previous incarnation's state.
+ */
+int64_t fs_instance_grace_end(void);
+
+/**
+ * fs_cluster_grace - is another server of @exp's storage in its grace
+ * period (be_cluster_grace)?  A protocol then refuses new locks and opens
+ * on @exp (NLM4_DENIED_GRACE_PERIOD, NFS4ERR_GRACE) as in its own grace
+ * period; reclaims follow its own grace period's rules.  Return: 1 (in
+ * grace), 0 (not, or a backend without the member: posix, memory); -EAGAIN
+ * (cannot tell now: the protocol answers as in grace, the client retries).
+ */
+int fs_cluster_grace(struct rpcrdma_nfs3_export *exp);
+
 /* ---- fs_fh.c ---- */
 
 /** Kernel file handle bytes that fit: 64 - 8 (header) - 8 (MAC). */

@@ -389,6 +389,23 @@ struct fs_backend {
 	 */
 	int (*be_share)(struct fs_call *c, struct fs_fentry *fe, uint64_t owner,
 			uint32_t access, uint32_t deny);
+
+	/* ---- the grace period across servers (RFC 8881 8.4.2.1) ---- */
+
+	/**
+	 * be_cluster_grace - is another server on @exp's storage (a gateway
+	 * of the same cluster) in its grace period after a restart, when
+	 * its clients reclaim what the storage dropped with its previous
+	 * incarnation?  This server's own grace period is not asked (the
+	 * protocols keep it).  Server identity; may wait for the storage.
+	 * A backend that has one makes its own grace period known to the
+	 * others (fs_instance_grace_end()) before it releases its previous
+	 * incarnation's locks.  Optional (NULL: no server beside this one
+	 * can hold locks on the storage, or the backend cannot tell: 0).
+	 * Return: 1 (another server is in grace); 0 (none, or not
+	 * configured for @exp); -EAGAIN (the record cannot be read now).
+	 */
+	int (*be_cluster_grace)(struct rpcrdma_nfs3_export *exp);
 };
 
 /** fs_posix_backend - local kernel file systems (fs_posix.c). */

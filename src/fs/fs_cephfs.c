@@ -291,4 +291,5 @@ const struct fs_backend fs_cephfs_backend = {
 	.be_lock_close = fsc_be_lock_close,
 	.be_lease_open = fsc_be_lease_open,
 	.be_lease_close = fsc_be_lease_close,
+	.be_cluster_grace = fsc_be_cluster_grace,
 };

@@ -19,6 +19,9 @@
  *   fs_cephfs_dir.c    readdir with libcephfs' own offsets as cookies
  *   fs_cephfs_lock.c   byte-range locks (ceph_ll_setlk/getlk) and leases
  *                      (ceph_ll_delegation)
+ *   fs_cephfs_grace.c  the grace period across gateways: one record per
+ *                      gateway under the grace= directory, written
+ *                      before the session reset, read by be_cluster_grace
  *
  * Identity: the backend never switches the thread's identity.  Calls
  * that make or take away names run with the caller's UserPerm (libcephfs
@@ -54,6 +57,10 @@
 #define FSC_DELEG_TIMEOUT 30u       /* ceph_set_deleg_timeout, s */
 #define FSC_UUID_MAX 128u           /* "rpcrdma-HOST-HASH" */
 #define FSC_LINK_MAX 65535u         /* reported; Ceph has no fixed limit */
+#define FSC_GRACE_SLACK 10          /* s added to a grace record's end: the
+				     * protocols' grace starts after the mount */
+#define FSC_GRACE_REC_MAX 64u       /* longest record file read */
+#define FSC_GRACE_REC_LEN 37u       /* "rpcrdma-grace 1 " 20 digits "\n" */
 
 /*
  * The seam: every libcephfs function the backend calls.  fsc_api points
@@ -193,6 +200,9 @@ struct fsc_mount {
 	UserPerm *cm_root;              /* uid 0: the server's own identity */
 	bool cm_deleg;                  /* delegations enabled (deleg timeout set) */
 	char cm_uuid[FSC_UUID_MAX];     /* ceph_set_uuid(); "" none (no instance) */
+	/* the grace period across gateways (fs_cephfs_grace.c) */
+	char *cm_grace;                 /* grace= directory; NULL: none */
+	char cm_grace_name[FSC_UUID_MAX]; /* this gateway's record ("" none) */
 };
 
 /* The export's state (ex_be_priv). */
@@ -253,6 +263,7 @@ struct fsc_opts {
 	char co_fsname[FSC_FSNAME_MAX]; /* "": the default file system */
 	const char *co_conf;            /* points into the options copy */
 	const char *co_keyring;
+	const char *co_grace;           /* grace=/DIR; NULL: none */
 };
 
 /** The export's state. */
@@ -296,6 +307,29 @@ int fsc_uuid(char *buf, size_t len, const char *host, const char *state_dir,
 void fsc_mount_get(struct fsc_mount *m);
 /** fsc_mount_put - one user fewer; the last unmounts and frees @m. */
 void fsc_mount_put(struct fsc_mount *m);
+
+/* ---- fs_cephfs_grace.c ---- */
+
+/**
+ * fsc_grace_announce - write this gateway's record NAME/record (@name:
+ * its Ceph uuid; NAME made when missing), saying its grace period ends at
+ * @end (CLOCK_REALTIME s), under the grace directory @cm is mounted at
+ * (its root), as "rpcrdma-grace 1 END\n" with END in 20 digits, in place
+ * by one write, then synced, so a peer reads the whole record or the old
+ * one.  @perm: the server's.  Return: 0; libcephfs' errors (-EACCES,
+ * -ENOENT, -ENOTDIR, -EIO ...).
+ */
+int fsc_grace_announce(struct ceph_mount_info *cm, const UserPerm *perm,
+		       const char *name, int64_t end);
+
+/**
+ * fsc_grace_parse - the end of a record's text @buf (@len bytes), into
+ * *@end.  Return: 0; -EBADMSG (not "rpcrdma-grace 1 END\n").
+ */
+int fsc_grace_parse(const char *buf, size_t len, int64_t *end);
+
+/** fsc_be_cluster_grace - be_cluster_grace (fs_backend.h). */
+int fsc_be_cluster_grace(struct rpcrdma_nfs3_export *exp);
 
 /* ---- fs_cephfs_cred.c ---- */
 

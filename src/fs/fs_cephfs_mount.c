@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fs.h"
@@ -63,6 +64,8 @@ int fsc_opts_parse(const char *s, char *buf, size_t len, struct fsc_opts *o)
 			o->co_conf = val;
 		} else if (!strcmp(opt, "keyring") && val[0] == '/') {
 			o->co_keyring = val;
+		} else if (!strcmp(opt, "grace") && val[0] == '/') {
+			o->co_grace = val;
 		} else {
 			return -EINVAL;
 		}
@@ -161,6 +164,7 @@ static void mount_free(struct fsc_mount *m)
 		fsc_api->ca_shutdown(m->cm_cmount);
 	if (m->cm_root)
 		fsc_api->ca_userperm_destroy(m->cm_root);
+	free(m->cm_grace);
 	free(m->cm_conf);
 	free(m->cm_keyring);
 	free(m);
@@ -195,17 +199,101 @@ static int mount_fail(FILE *log, struct fsc_mount *m, int err)
 }
 
 /*
+ * mount_config - @m's client created as client.cm_user, its ceph.conf
+ * read, keyring and timeouts set, its file system selected (not yet
+ * initialized).  Return: mount_new()'s errors.
+ */
+static int mount_config(FILE *log, struct fsc_mount *m)
+{
+	const struct fs_ceph_api *a = fsc_api;
+	int err;
+
+	err = a->ca_create(&m->cm_cmount, m->cm_user);
+	if (err) {
+		m->cm_cmount = NULL;
+		fprintf(log, "cephfs: ceph_create(client.%s): %s\n", m->cm_user,
+			strerror(-err));
+		return err == -ENOMEM ? -ENOMEM : -EINVAL;
+	}
+	err = a->ca_conf_read_file(m->cm_cmount, m->cm_conf);
+	if (err) {
+		fprintf(log, "cephfs: cannot read %s: %s\n", m->cm_conf, strerror(-err));
+		return -ENOENT;
+	}
+	if ((m->cm_keyring && (err = a->ca_conf_set(m->cm_cmount, "keyring", m->cm_keyring))) ||
+	    (err = a->ca_conf_set(m->cm_cmount, "client_mount_timeout", FSC_MOUNT_TIMEOUT)) ||
+	    (err = a->ca_conf_set(m->cm_cmount, "client_permissions", "true"))) {
+		fprintf(log, "cephfs: ceph_conf_set: %s\n", strerror(-err));
+		return -EINVAL;
+	}
+	if (m->cm_fsname[0]) {
+		err = a->ca_select_filesystem(m->cm_cmount, m->cm_fsname);
+		if (err)
+			return mount_fail(log, m, err);
+	}
+	return 0;
+}
+
+/*
+ * grace_announce - before @m resets its previous incarnation's session:
+ * this gateway's record (named m->cm_uuid, ending at @end) into
+ * m->cm_grace, through a client of its own mounted at that directory (a
+ * Ceph user whose caps allow only a path may mount it), unmounted once
+ * the record is synced.  Return: 0; -ENOENT, -EACCES, -EIO (said on @log:
+ * the gateway does not start, or its peers could grant what its clients
+ * are about to reclaim); -ENOMEM.
+ */
+static int grace_announce(FILE *log, const struct fsc_mount *m, int64_t end)
+{
+	const struct fs_ceph_api *a = fsc_api;
+	struct fsc_mount *t;
+	int err;
+
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	strcpy(t->cm_user, m->cm_user);
+	strcpy(t->cm_fsname, m->cm_fsname);
+	t->cm_conf = strdup(m->cm_conf);
+	t->cm_keyring = m->cm_keyring ? strdup(m->cm_keyring) : NULL;
+	t->cm_root = a->ca_userperm_new(0, 0, 0, NULL);
+	if (!t->cm_conf || (m->cm_keyring && !t->cm_keyring) || !t->cm_root) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = mount_config(log, t);
+	if (err)
+		goto out;
+	err = a->ca_mount(t->cm_cmount, m->cm_grace);
+	if (!err)
+		err = fsc_grace_announce(t->cm_cmount, t->cm_root, m->cm_uuid, end);
+	if (err) {
+		fprintf(log, "cephfs: cannot write the grace record %s/%s as client.%s: %s; not starting (the other gateways would not hold new locks off while this one's clients reclaim)\n",
+			m->cm_grace, m->cm_uuid, m->cm_user, strerror(-err));
+		err = err == -ENOENT || err == -ENOTDIR ? -ENOENT :
+		      err == -EACCES || err == -EPERM ? -EACCES : -EIO;
+		goto out;
+	}
+	fprintf(log, "cephfs: grace period announced in %s/%s until %lld\n",
+		m->cm_grace, m->cm_uuid, (long long)end);
+out:
+	mount_free(t);
+	return err;
+}
+
+/*
  * mount_new - a mounted client for @o into *@out; messages on @log.
- * Return: 0; -ENOENT (no ceph.conf, or no such file system); -EACCES
- * (the cluster refused the key); -EIO (the cluster did not answer within
- * client_mount_timeout); -ENOMEM; -EINVAL (a bad setting);
- * -ENAMETOOLONG (no room for the uuid).
+ * Return: 0; -ENOENT (no ceph.conf, or no such file system, or no grace
+ * directory); -EACCES (the cluster refused the key, or the grace record);
+ * -EIO (the cluster did not answer within client_mount_timeout);
+ * -ENOMEM; -EINVAL (a bad setting); -ENAMETOOLONG (no room for the uuid).
  */
 static int mount_new(FILE *log, const struct fsc_opts *o, struct fsc_mount **out)
 {
 	const struct fs_ceph_api *a = fsc_api;
 	struct fsc_mount *m;
-	int64_t cid;
+	struct timespec now;
+	int64_t cid, end;
 	int err;
 
 	m = calloc(1, sizeof(*m));
@@ -219,37 +307,40 @@ static int mount_new(FILE *log, const struct fsc_opts *o, struct fsc_mount **out
 		err = -ENOMEM;
 		goto out_free;
 	}
-	err = a->ca_create(&m->cm_cmount, m->cm_user);
-	if (err) {
-		m->cm_cmount = NULL;
-		fprintf(log, "cephfs: ceph_create(client.%s): %s\n", m->cm_user,
-			strerror(-err));
-		err = err == -ENOMEM ? -ENOMEM : -EINVAL;
-		goto out_free;
-	}
-	err = a->ca_conf_read_file(m->cm_cmount, m->cm_conf);
-	if (err) {
-		fprintf(log, "cephfs: cannot read %s: %s\n", m->cm_conf, strerror(-err));
-		err = -ENOENT;
-		goto out_free;
-	}
-	if ((m->cm_keyring && (err = a->ca_conf_set(m->cm_cmount, "keyring", m->cm_keyring))) ||
-	    (err = a->ca_conf_set(m->cm_cmount, "client_mount_timeout", FSC_MOUNT_TIMEOUT)) ||
-	    (err = a->ca_conf_set(m->cm_cmount, "client_permissions", "true"))) {
-		fprintf(log, "cephfs: ceph_conf_set: %s\n", strerror(-err));
-		err = -EINVAL;
-		goto out_free;
-	}
-	if (m->cm_fsname[0]) {
-		err = a->ca_select_filesystem(m->cm_cmount, m->cm_fsname);
-		if (err) {
-			err = mount_fail(log, m, err);
+	if (o->co_grace) {
+		m->cm_grace = strdup(o->co_grace);
+		if (!m->cm_grace) {
+			err = -ENOMEM;
 			goto out_free;
 		}
 	}
+	err = mount_config(log, m);
+	if (err)
+		goto out_free;
 	err = mount_uuid(m);
 	if (err)
 		goto out_free;
+	/* the others hold new locks off before this one's old locks go; a
+	 * start without a grace period writes a record that has ended, so
+	 * that the record's directory exists before anyone could hold caps
+	 * on it that a dead session keeps */
+	clock_gettime(CLOCK_REALTIME, &now);
+	end = fs_instance_grace_end();
+	if (m->cm_grace && m->cm_uuid[0]) {
+		struct timespec t2;
+
+		end = end > now.tv_sec ? end + FSC_GRACE_SLACK : now.tv_sec;
+		err = grace_announce(log, m, end);
+		clock_gettime(CLOCK_REALTIME, &t2);
+		/* a write that waited (for the MDS) ate into the grace period the
+		 * record promises: once more, pushed back by the wait */
+		if (!err && end > now.tv_sec && t2.tv_sec - now.tv_sec > 1)
+			err = grace_announce(log, m, end + (t2.tv_sec - now.tv_sec));
+		if (err)
+			goto out_free;
+	}
+	if (m->cm_grace)
+		strcpy(m->cm_grace_name, m->cm_uuid);
 	err = a->ca_init(m->cm_cmount);
 	if (err) {
 		err = mount_fail(log, m, err);
@@ -297,7 +388,13 @@ static int mount_get_for(FILE *log, const struct fsc_opts *o,
 		    !strcmp(m->cm_fsname, o->co_fsname) &&
 		    !strcmp(m->cm_conf, conf) && str_eq(m->cm_keyring, o->co_keyring))
 			break;
-	if (!m) {
+	if (m && !str_eq(m->cm_grace, o->co_grace)) {
+		/* one client, one uuid: one grace directory */
+		fprintf(log, "cephfs: grace=%s differs from grace=%s of another export as client.%s of this file system\n",
+			o->co_grace ? o->co_grace : "(none)",
+			m->cm_grace ? m->cm_grace : "(none)", m->cm_user);
+		err = -EINVAL;
+	} else if (!m) {
 		err = mount_new(log, o, &m);
 		if (!err) {
 			m->cm_next = g_mounts;
@@ -353,7 +450,7 @@ int fsc_be_export_open(struct rpcrdma_nfs3_export *exp, const char *path,
 		return -EINVAL;
 	err = fsc_opts_parse(opts, buf, sizeof(buf), &o);
 	if (err) {
-		fprintf(log, "cephfs: %s: bad options '%s' (fs=, user=, conf=/FILE, keyring=/FILE)\n",
+		fprintf(log, "cephfs: %s: bad options '%s' (fs=, user=, conf=/FILE, keyring=/FILE, grace=/DIR)\n",
 			path, opts ? opts : "");
 		return err;
 	}
@@ -363,6 +460,25 @@ int fsc_be_export_open(struct rpcrdma_nfs3_export *exp, const char *path,
 	err = mount_get_for(log, &o, &ce->ce_mnt);
 	if (err)
 		goto out_free;
+	if (o.co_grace) {
+		Inode *gdir;
+
+		/* a grace directory that is not there would hold every lock
+		 * off ("cannot tell"): refused now instead */
+		err = fsc_api->ca_ll_walk(ce->ce_mnt->cm_cmount, o.co_grace, &gdir, &stx,
+					  CEPH_STATX_MODE, 0, ce->ce_mnt->cm_root);
+		if (!err) {
+			fsc_api->ca_ll_put(ce->ce_mnt->cm_cmount, gdir);
+			if (!S_ISDIR(stx.stx_mode))
+				err = -ENOTDIR;
+		}
+		if (err) {
+			fprintf(log, "cephfs: grace=%s: %s (make it, writable by client.%s)\n",
+				o.co_grace, strerror(-err), o.co_user);
+			err = FSC_ERR(err, -ENOENT, -ENOTDIR, -EACCES);
+			goto out_put;
+		}
+	}
 	err = fsc_api->ca_ll_walk(ce->ce_mnt->cm_cmount, path, &ce->ce_root, &stx,
 				  CEPH_STATX_BASIC_STATS, 0, ce->ce_mnt->cm_root);
 	if (err) {

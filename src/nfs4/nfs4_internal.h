@@ -688,6 +688,10 @@ uint32_t nfs4_recover_check(struct nfs4_recover *rc, const uint8_t *owner,
  */
 void nfs4_recover_note(struct nfs4_recover *rc, const uint8_t *owner,
 		       uint32_t len, enum nfs4_recover_event ev);
+/** nfs4_recover_count_grace - one more NFS4ERR_GRACE answered (for a
+ *  cluster grace: rs_grace_refused). */
+void nfs4_recover_count_grace(struct nfs4_recover *rc);
+
 /** nfs4_recover_in_grace - is the grace period on at @now (ends it when due)? */
 bool nfs4_recover_in_grace(struct nfs4_recover *rc, time_t now);
 /** nfs4_recover_pending - has the table changed since the last write? */
@@ -726,6 +730,14 @@ uint32_t nfs4_client_owner(struct nfs4_state *st, uint64_t clientid,
  * NFS4ERR_NO_GRACE, NFS4ERR_STALE_CLIENTID.
  */
 uint32_t nfs4_grace_gate(struct nfs4_compound *cp, bool reclaim);
+
+/**
+ * nfs4_grace_cluster - is another gateway of the current handle's export's
+ * cluster in its grace period (fs_cluster_grace())?  Return: NFS4_OK (no,
+ * or no export handle); NFS4ERR_GRACE (yes, or the backend cannot tell
+ * now), counted as refused in grace.
+ */
+uint32_t nfs4_grace_cluster(struct nfs4_compound *cp);
 /** nfs4_grace_note - nfs4_recover_note() for the COMPOUND's client. */
 void nfs4_grace_note(struct nfs4_compound *cp, enum nfs4_recover_event ev);
 

@@ -212,6 +212,9 @@ uint32_t nfs4_op_lockt(struct nfs4_compound *cp)
 	 * reclaimed (RFC 8881 18.11.4) */
 	if (nfs4_recover_in_grace(cp->cp_srv->s4_recover, nfs4_mono_sec()))
 		return NFS4ERR_GRACE;
+	status = nfs4_grace_cluster(cp); /* ... or one another gateway is to reclaim */
+	if (status)
+		return status;
 	status = lock_range(type, offset, length, &lr);
 	if (!status)
 		status = nfs4_cur_file(cp, false, &local, &fe, &st_);

@@ -339,6 +339,13 @@ bool nfs4_recover_in_grace(struct nfs4_recover *rc, time_t now)
 	return in;
 }
 
+void nfs4_recover_count_grace(struct nfs4_recover *rc)
+{
+	pthread_mutex_lock(&rc->rc_lock);
+	rc->rc_st.rs_grace_refused++;
+	pthread_mutex_unlock(&rc->rc_lock);
+}
+
 uint32_t nfs4_recover_check(struct nfs4_recover *rc, const uint8_t *owner,
 			    uint32_t len, bool reclaim, time_t now)
 {

@@ -7,7 +7,9 @@
  * handle names must list the caller, a ro entry allows no write access,
  * and the caller's squashed identity must have the access the lock needs.
  * NLM SHARE's reservations join the layer's table here too
- * (nlm_fs_share()), where NFSv4.1 opens and other servers meet them.
+ * (nlm_fs_share()), where NFSv4.1 opens and other servers meet them, and
+ * the grace period of the export's other gateways is asked here
+ * (rpcrdma_nlm_nfs3_cluster_grace()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -128,6 +130,22 @@ out:
 	fs_fcache_put(fe);
 	fs_snap_put(sn);
 	return err;
+}
+
+int rpcrdma_nlm_nfs3_cluster_grace(void *server, const uint8_t *fh, uint32_t len)
+{
+	struct fs_snap *sn;
+	unsigned i;
+	int in = 0;
+
+	if (len < FS_FH_OVERHEAD || fh[0] != FS_FH_VERSION)
+		return 0;
+	sn = fs_snap_get(server);
+	i = fs_snap_index(sn, (uint32_t)fh[2] << 8 | fh[3]);
+	if (i < sn->sn_xt->xt_n)
+		in = fs_cluster_grace(sn->sn_exp[i]);
+	fs_snap_put(sn);
+	return in;
 }
 
 int nlm_fs_share(struct rpcrdma_nfs3_server *srv, const uint8_t *fh, uint32_t len,

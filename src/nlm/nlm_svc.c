@@ -54,6 +54,16 @@ bool nlm_in_grace(const struct rpcrdma_nlm *n)
 	return in;
 }
 
+/* nlm_grace_for - this server's grace period, or another gateway's of the
+ * file's cluster (lc_cluster_grace; cannot tell: as in grace) */
+static bool nlm_grace_for(struct rpcrdma_nlm *n, const struct nlm_args *a)
+{
+	if (nlm_in_grace(n))
+		return true;
+	return n->n_cfg.lc_cluster_grace &&
+	       n->n_cfg.lc_cluster_grace(n->n_cfg.lc_open_arg, a->a_fh, a->a_fhlen) != 0;
+}
+
 void nlm_kick(struct rpcrdma_nlm *n)
 {
 	pthread_mutex_lock(&n->n_mu);
@@ -286,12 +296,12 @@ static void nlm_dispatch(struct svc_req *rq, SVCXPRT *xprt)
 	switch (proc) {
 	case NLMPROC4_TEST:
 		xr = (xdrproc_t)nlm_xdr_testres;
-		r->r_stat = nlm_in_grace(n) ? NLM4_DENIED_GRACE_PERIOD
-					    : nlm_table_test(&n->n_table, &la, &r->r_holder);
+		r->r_stat = nlm_grace_for(n, a) ? NLM4_DENIED_GRACE_PERIOD
+						: nlm_table_test(&n->n_table, &la, &r->r_holder);
 		break;
 	case NLMPROC4_LOCK: case NLMPROC4_NM_LOCK:
-		if (nlm_in_grace(n) && !a->a_reclaim)
-			r->r_stat = NLM4_DENIED_GRACE_PERIOD;
+		if (!a->a_reclaim && nlm_grace_for(n, a))
+			r->r_stat = NLM4_DENIED_GRACE_PERIOD; /* ours or a peer's */
 		else if (!nlm_in_grace(n) && a->a_reclaim)
 			r->r_stat = NLM4_DENIED_GRACE_PERIOD; /* too late to reclaim */
 		else
@@ -319,7 +329,7 @@ static void nlm_dispatch(struct svc_req *rq, SVCXPRT *xprt)
 		break;
 	case NLMPROC4_SHARE: case NLMPROC4_UNSHARE:
 		la.la_svid = 0;
-		if (nlm_in_grace(n) && !a->a_reclaim && proc == NLMPROC4_SHARE)
+		if (!a->a_reclaim && proc == NLMPROC4_SHARE && nlm_grace_for(n, a))
 			r->r_stat = NLM4_DENIED_GRACE_PERIOD;
 		else
 			r->r_stat = nlm_table_share(&n->n_table, &la, a->a_mode,

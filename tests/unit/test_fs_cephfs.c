@@ -7,8 +7,10 @@
  * handle decodes to and when it is STALE, the UserPerm built from the
  * caller's (squashed) credentials, errno mapping (a cluster that times
  * out: -EAGAIN; an error an operation does not list: -EIO), readdir
- * cookies given back as libcephfs made them, COMMIT's data-only sync, and
- * the message of a cluster that cannot be reached.
+ * cookies given back as libcephfs made them, COMMIT's data-only sync, the
+ * message of a cluster that cannot be reached, and the grace period across
+ * gateways (a record per gateway under the grace= directory: written in
+ * place before the session reset, read by be_cluster_grace).
  */
 #define _FILE_OFFSET_BITS 64
 #include <errno.h>
@@ -21,6 +23,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -65,7 +68,61 @@ static struct {
 	int reclaim_err;            /* ceph_start_reclaim answers it */
 	int syncs;                  /* ceph_ll_sync_inode calls */
 	int sync_dataonly;          /* the last one's syncdataonly */
+	/* the grace directory, as every gateway sees it */
+	bool at_grace;              /* the last ceph_mount was of the grace dir */
+	int gmount_err;             /* ceph_mount of the grace dir answers it */
+	int gwalk_err;              /* a walk to it answers it */
+	uint64_t gver;              /* its change attribute */
+	int gpos;                   /* its readdir cursor */
+	int greads;                 /* records read (ll_open of one) */
+	struct grec {               /* a gateway's directory NAME ... */
+		bool used;
+		bool has_rec;           /* ... and its file "record" */
+		char name[FSC_UUID_MAX + 8];
+		char text[FSC_GRACE_REC_MAX];
+		char sub;               /* its address: NAME's Inode */
+	} grec[6];
 } g;
+
+static struct fake_inode g_gdir = { 0x10000000777ull, FSC_NOSNAP, S_IFDIR | 0755, 2 };
+#define GRACE_DIR "/gw-grace"
+
+/* a record as another gateway (or the test) leaves it; bumps the
+ * directory's change attribute as a rename into it does */
+static void grec_put(const char *name, const char *text)
+{
+	struct grec *r = NULL;
+
+	for (int i = 0; i < 6 && !r; i++)
+		if (g.grec[i].used && !strcmp(g.grec[i].name, name))
+			r = &g.grec[i];
+	for (int i = 0; i < 6 && !r; i++)
+		if (!g.grec[i].used)
+			r = &g.grec[i];
+	assert_non_null(r);
+	r->used = true;
+	r->has_rec = text != NULL;
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	snprintf(r->text, sizeof(r->text), "%s", text ? text : "");
+	g.gver++;
+}
+
+/* the record whose directory Inode @in is, or NULL */
+static struct grec *grec_of_sub(Inode *in)
+{
+	for (int i = 0; i < 6; i++)
+		if (in == (Inode *)&g.grec[i].sub)
+			return &g.grec[i];
+	return NULL;
+}
+
+static struct grec *grec_find(const char *name)
+{
+	for (int i = 0; i < 6; i++)
+		if (g.grec[i].used && !strcmp(g.grec[i].name, name))
+			return &g.grec[i];
+	return NULL;
+}
 
 static void note(const char *what, const char *arg)
 {
@@ -113,7 +170,15 @@ static int f_start_reclaim(struct ceph_mount_info *cm, const char *uuid, unsigne
 static void f_finish_reclaim(struct ceph_mount_info *cm) { (void)cm; note("finish", NULL); }
 static void f_set_uuid(struct ceph_mount_info *cm, const char *uuid) { (void)cm; note("uuid", uuid); }
 static int f_select(struct ceph_mount_info *cm, const char *n) { (void)cm; (void)n; return 0; }
-static int f_mount(struct ceph_mount_info *cm, const char *r) { (void)cm; (void)r; note("mount", NULL); return g.mount_err; }
+static int f_mount(struct ceph_mount_info *cm, const char *r)
+{
+	(void)cm;
+	g.at_grace = strcmp(r, "/") != 0;
+	note("mount", g.at_grace ? r : NULL);
+	if (g.at_grace)
+		return strcmp(r, GRACE_DIR) ? -ENOENT : g.gmount_err;
+	return g.mount_err;
+}
 static int64_t f_cid(struct ceph_mount_info *cm) { (void)cm; return FSCID; }
 static int f_deleg(struct ceph_mount_info *cm, uint32_t t) { (void)cm; (void)t; return 0; }
 static void f_shutdown(struct ceph_mount_info *cm) { (void)cm; }
@@ -147,7 +212,18 @@ static int f_walk(struct ceph_mount_info *cm, const char *name, Inode **i,
 		  struct ceph_statx *stx, unsigned want, unsigned flags,
 		  const UserPerm *p)
 {
-	(void)cm; (void)name; (void)want; (void)flags; (void)p;
+	(void)cm; (void)want; (void)flags; (void)p;
+	if (!strcmp(name, GRACE_DIR) || (g.at_grace && !strcmp(name, "/"))) {
+		if (g.gwalk_err)
+			return g.gwalk_err;
+		*i = (Inode *)&g_gdir;
+		fill(&g_gdir, stx);
+		stx->stx_version = g.gver;
+		stx->stx_mtime.tv_sec = (time_t)g.gver;
+		return 0;
+	}
+	if (!strcmp(name, "/nowhere"))
+		return -ENOENT;
 	*i = (Inode *)&g_root;
 	fill(&g_root, stx);
 	return 0;
@@ -168,6 +244,26 @@ static int f_lookup(struct ceph_mount_info *cm, Inode *parent, const char *name,
 {
 	(void)cm; (void)flags; (void)p;
 	g.lookup_want = want;
+	if (parent == (Inode *)&g_gdir) {
+		struct grec *r = grec_find(name);
+
+		if (!r)
+			return -ENOENT;
+		*out = (Inode *)&r->sub;
+		memset(stx, 0, sizeof(*stx));
+		stx->stx_mode = S_IFDIR | 0755;
+		return 0;
+	}
+	if (grec_of_sub(parent)) {
+		struct grec *r = grec_of_sub(parent);
+
+		if (strcmp(name, "record") || !r->has_rec)
+			return -ENOENT;
+		*out = (Inode *)r;
+		memset(stx, 0, sizeof(*stx));
+		stx->stx_mode = S_IFREG | 0644;
+		return 0;
+	}
 	if (!strcmp(name, "."))
 		*out = parent;
 	else if (!strcmp(name, "f"))
@@ -194,7 +290,15 @@ static int f_mkdir(struct ceph_mount_info *cm, Inode *parent, const char *name,
 		   mode_t mode, Inode **out, struct ceph_statx *stx,
 		   unsigned want, unsigned flags, const UserPerm *p)
 {
-	(void)cm; (void)parent; (void)name; (void)mode; (void)want; (void)flags;
+	(void)cm; (void)mode; (void)want; (void)flags;
+	if (parent == (Inode *)&g_gdir) {
+		grec_put(name, NULL);
+		note("gmkdir", NULL);
+		*out = (Inode *)&grec_find(name)->sub;
+		memset(stx, 0, sizeof(*stx));
+		stx->stx_mode = S_IFDIR | 0755;
+		return 0;
+	}
 	g.op_perm = p;
 	if (g.op_err)
 		return g.op_err;
@@ -212,7 +316,12 @@ static int f_unlink(struct ceph_mount_info *cm, Inode *in, const char *name,
 static int f_opendir(struct ceph_mount_info *cm, Inode *in,
 		     struct ceph_dir_result **d, const UserPerm *p)
 {
-	(void)cm; (void)in; (void)p;
+	(void)cm; (void)p;
+	if (in == (Inode *)&g_gdir) {
+		g.gpos = 0;
+		*d = (struct ceph_dir_result *)&g.gpos;
+		return 0;
+	}
 	g.pos = 0;
 	*d = (struct ceph_dir_result *)&g.pos;
 	return 0;
@@ -225,7 +334,24 @@ static int f_releasedir(struct ceph_mount_info *cm, struct ceph_dir_result *d)
 static int f_readdir_r(struct ceph_mount_info *cm, struct ceph_dir_result *d,
 		       struct dirent *de)
 {
-	(void)cm; (void)d;
+	(void)cm;
+	if (d == (struct ceph_dir_result *)&g.gpos) {
+		/* ".", "..", then the records */
+		while (g.gpos < 8) {
+			int k = g.gpos++;
+
+			memset(de, 0, sizeof(*de));
+			if (k < 2) {
+				strcpy(de->d_name, k ? ".." : ".");
+				return 1;
+			}
+			if (g.grec[k - 2].used) {
+				snprintf(de->d_name, sizeof(de->d_name), "%s", g.grec[k - 2].name);
+				return 1;
+			}
+		}
+		return 0;
+	}
 	if (g.pos >= (int)(sizeof(g_dir) / sizeof(g_dir[0])))
 		return 0;
 	memset(de, 0, sizeof(*de));
@@ -258,8 +384,97 @@ static int f_sync_inode(struct ceph_mount_info *cm, Inode *in, int dataonly)
 	g.sync_dataonly = dataonly;
 	return 0;
 }
+/* the grace directory's files: an Fh is the record itself */
+static int f_create_rec(struct ceph_mount_info *cm, Inode *parent, const char *name,
+			mode_t mode, int oflags, Inode **outp, Fh **fhp,
+			struct ceph_statx *stx, unsigned want, unsigned lflags,
+			const UserPerm *p)
+{
+	struct grec *r = grec_of_sub(parent);
+
+	(void)cm; (void)mode; (void)oflags; (void)want; (void)lflags; (void)p;
+	if (!r || strcmp(name, "record"))
+		return -EACCES;
+	r->has_rec = true;
+	*outp = (Inode *)r;
+	*fhp = (Fh *)r;
+	memset(stx, 0, sizeof(*stx));
+	return 0;
+}
+static int64_t f_writev(struct ceph_mount_info *cm, Fh *fh, const struct iovec *iov,
+			int iovcnt, int64_t off)
+{
+	struct grec *r = (struct grec *)fh;
+
+	(void)cm;
+	assert_int_equal(iovcnt, 1);
+	assert_int_equal(off, 0);
+	assert_true(iov[0].iov_len < sizeof(r->text));
+	memcpy(r->text, iov[0].iov_base, iov[0].iov_len);
+	r->text[iov[0].iov_len] = '\0';
+	note("record", r->name);
+	return (int64_t)iov[0].iov_len;
+}
+static int f_fsync(struct ceph_mount_info *cm, Fh *fh, int dataonly)
+{
+	(void)cm; (void)fh; (void)dataonly;
+	note("gsync", NULL);
+	return 0;
+}
+static int f_sync_inode(struct ceph_mount_info *cm, Inode *in, int dataonly)
+{
+	(void)cm; (void)dataonly;
+	if (in == (Inode *)&g_gdir)
+		note("gsync", NULL);
+	return 0;
+}
+static int f_rename(struct ceph_mount_info *cm, Inode *parent, const char *name,
+		    Inode *newparent, const char *newname, const UserPerm *p)
+{
+	struct grec *r = grec_find(name), *old = grec_find(newname);
+
+	(void)cm; (void)p;
+	assert_ptr_equal(parent, &g_gdir);
+	assert_ptr_equal(newparent, &g_gdir);
+	if (!r)
+		return -ENOENT;
+	if (old)
+		old->used = false;
+	snprintf(r->name, sizeof(r->name), "%s", newname);
+	g.gver++;
+	note("record", newname);
+	return 0;
+}
+static int f_open(struct ceph_mount_info *cm, Inode *in, int flags, Fh **fh,
+		  const UserPerm *p)
+{
+	(void)cm; (void)p;
+	if ((flags & O_ACCMODE) == O_RDONLY)
+		g.greads++;
+	*fh = (Fh *)in;
+	return 0;
+}
+static int64_t f_readv(struct ceph_mount_info *cm, Fh *fh, const struct iovec *iov,
+		       int iovcnt, int64_t off)
+{
+	struct grec *r = (struct grec *)fh;
+	size_t n = strlen(r->text);
+
+	(void)cm; (void)iovcnt; (void)off;
+	if (n > iov[0].iov_len)
+		n = iov[0].iov_len;
+	memcpy(iov[0].iov_base, r->text, n);
+	return (int64_t)n;
+}
 
 static const struct fs_ceph_api g_fake = {
+	.ca_ll_create = f_create_rec,
+	.ca_ll_writev = f_writev,
+	.ca_ll_fsync = f_fsync,
+	.ca_ll_sync_inode = f_sync_inode,
+	.ca_ll_rename = f_rename,
+	.ca_ll_open = f_open,
+	.ca_ll_readv = f_readv,
 	.ca_create = f_create,
 	.ca_conf_read_file = f_conf_read_file,
 	.ca_conf_set = f_conf_set,
@@ -733,6 +948,168 @@ static void test_reclaim_reset(void **state)
 	assert_int_equal(rpcrdma_nfs3_set_instance(""), -ENAMETOOLONG);
 }
 
+/* the end a record says, checked against the text format by hand */
+static int64_t rec_end(const char *name)
+{
+	struct grec *r = grec_find(name);
+	long long end;
+	char nl;
+
+	assert_non_null(r);
+	assert_int_equal(sscanf(r->text, "rpcrdma-grace 1 %lld%c", &end, &nl), 2);
+	assert_int_equal(nl, '\n');
+	return end;
+}
+
+static int64_t now_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec;
+}
+
+/* A gateway with grace= writes its record (its grace end plus the 10 s
+ * slack) through a client mounted at the grace directory, and only then
+ * resets its predecessor's session: no moment where the old locks are
+ * gone and the others do not know. */
+static void test_grace_announce(void **state)
+{
+	struct rpcrdma_nfs3_export *keep = g_exp, *exp;
+	char uuid[FSC_UUID_MAX], tmp[FSC_UUID_MAX + 8], want[1024];
+	int64_t t0, end;
+
+	(void)state;
+	expected_uuid(uuid, sizeof(uuid), "/var/lib/gw-a");
+	assert_int_equal(rpcrdma_nfs3_set_instance("/var/lib/gw-a"), 0);
+	t0 = now_sec();
+	assert_int_equal(rpcrdma_nfs3_set_instance_grace(90), 0);
+	g.calls[0] = '\0';
+	assert_int_equal(open_export("user=r1:grace=" GRACE_DIR), 0);
+	exp = g_exp;
+	/* the first record of this gateway: its directory made */
+	snprintf(want, sizeof(want), "mount=" GRACE_DIR ";gmkdir;record=%s;gsync;init;reset=%s;finish;uuid=%s;mount;",
+		 uuid, uuid, uuid);
+	assert_string_equal(g.calls, want);
+	end = rec_end(uuid);
+	assert_true(end >= t0 + 90 + 10 && end <= now_sec() + 90 + 10);
+	assert_int_equal(strlen(grec_find(uuid)->text), 37); /* 16 + 20 digits + \n */
+	rpcrdma_nfs3_export_close(exp);
+	/* restarted: the record rewritten in place, nothing made in the
+	 * directory (the dead predecessor's caps on it would hold that up) */
+	g.calls[0] = '\0';
+	assert_int_equal(open_export("user=r1:grace=" GRACE_DIR), 0);
+	exp = g_exp;
+	snprintf(want, sizeof(want), "mount=" GRACE_DIR ";record=%s;gsync;init;reset=%s;finish;uuid=%s;mount;",
+		 uuid, uuid, uuid);
+	assert_string_equal(g.calls, want);
+	(void)tmp;
+	/* its own record is not another gateway's grace */
+	assert_int_equal(fs_cluster_grace(exp), 0);
+	rpcrdma_nfs3_export_close(exp);
+
+	/* the grace directory cannot be written: no start, nothing reset */
+	g.gmount_err = -EACCES;
+	g.calls[0] = '\0';
+	assert_int_equal(open_export("user=r1:grace=" GRACE_DIR), -EACCES);
+	assert_null(strstr(g.calls, "reset"));
+	assert_null(strstr(g.calls, "init"));
+	fflush(g_log);
+	assert_non_null(strstr(g_logbuf, "cannot write the grace record"));
+	/* ... nor a directory that is not there */
+	g.gmount_err = 0;
+	assert_int_equal(open_export("user=r1:grace=/nowhere"), -ENOENT);
+	assert_null(strstr(g.calls, "reset"));
+
+	/* no grace period this start (--grace 0, or a mount made after it
+	 * ended): a record that has ended (no slack), written all the same
+	 * (its directory exists before a session that could die reads it) */
+	assert_int_equal(rpcrdma_nfs3_set_instance_grace(0), 0);
+	g.calls[0] = '\0';
+	t0 = now_sec();
+	assert_int_equal(open_export("user=r1:grace=" GRACE_DIR), 0);
+	snprintf(want, sizeof(want), "mount=" GRACE_DIR ";record=%s;gsync;init;reset=%s;finish;uuid=%s;mount;",
+		 uuid, uuid, uuid);
+	assert_string_equal(g.calls, want);
+	end = rec_end(uuid);
+	assert_true(end >= t0 && end <= now_sec());
+	rpcrdma_nfs3_export_close(g_exp);
+	assert_int_equal(rpcrdma_nfs3_set_instance_grace(86401), -EINVAL);
+	/* no instance (a library user): nothing written; a grace directory
+	 * that is not there refuses the export all the same (it would hold
+	 * every lock off), said */
+	assert_int_equal(rpcrdma_nfs3_set_instance(NULL), 0);
+	g.calls[0] = '\0';
+	assert_int_equal(open_export("user=r1:grace=/nowhere"), -ENOENT);
+	assert_string_equal(g.calls, "init;mount;");
+	fflush(g_log);
+	assert_non_null(strstr(g_logbuf, "grace=/nowhere: No such file or directory"));
+	g_exp = keep;
+}
+
+/* be_cluster_grace: another gateway's record whose end lies ahead holds
+ * the cluster in grace; an ended, stray, half-written or absurd one does
+ * not; a directory that cannot be read is "cannot tell". */
+static void test_cluster_grace(void **state)
+{
+	struct rpcrdma_nfs3_export *keep = g_exp, *exp;
+	char text[64];
+	int reads;
+	int64_t t;
+
+	(void)state;
+	assert_int_equal(fsc_grace_parse("rpcrdma-grace 1 12\n", 19, &t), 0);
+	assert_int_equal(t, 12);
+	assert_int_equal(fsc_grace_parse("rpcrdma-grace 1 12", 18, &t), -EBADMSG);
+	assert_int_equal(fsc_grace_parse("rpcrdma-grace 2 12\n", 19, &t), -EBADMSG);
+	assert_int_equal(fsc_grace_parse("rpcrdma-grace 1 \n", 17, &t), -EBADMSG);
+	assert_int_equal(fsc_grace_parse("rpcrdma-grace 1 99999999999999999999\n", 37, &t),
+			 -EBADMSG);
+
+	assert_int_equal(open_export("user=r2:grace=" GRACE_DIR), 0);
+	exp = g_exp;
+	g_exp = keep;
+	/* another export of the setup's mount cannot name another directory */
+	assert_int_equal(open_export("fs=cephfs:user=nfs:grace=" GRACE_DIR), -EINVAL);
+	g_exp = keep;
+	/* an export without grace= never asks */
+	assert_int_equal(fs_cluster_grace(keep), 0);
+	assert_int_equal(g.greads, 0);
+
+	assert_int_equal(fs_cluster_grace(exp), 0); /* empty */
+	t = now_sec();
+	snprintf(text, sizeof(text), "rpcrdma-grace 1 %lld\n", (long long)(t + 60));
+	grec_put("rpcrdma-hostb-0123456789abcdef", text);
+	assert_int_equal(fs_cluster_grace(exp), 1);
+	reads = g.greads;
+	assert_int_equal(fs_cluster_grace(exp), 1);
+	assert_int_equal(g.greads, reads + 1); /* read every time */
+	/* B's grace ended */
+	snprintf(text, sizeof(text), "rpcrdma-grace 1 %lld\n", (long long)(t - 1));
+	grec_put("rpcrdma-hostb-0123456789abcdef", text);
+	assert_int_equal(fs_cluster_grace(exp), 0);
+	/* a stray file, and a record being written (dot name) */
+	grec_put("README", "not a record\n");
+	snprintf(text, sizeof(text), "rpcrdma-grace 1 %lld\n", (long long)(t + 60));
+	grec_put(".rpcrdma-hostc-0000000000000001.tmp", text);
+	assert_int_equal(fs_cluster_grace(exp), 0);
+	/* more than a day (and the slack) ahead: a record of no grace period */
+	snprintf(text, sizeof(text), "rpcrdma-grace 1 %lld\n", (long long)(t + 86400 + 100));
+	grec_put("rpcrdma-hostc-0000000000000001", text);
+	assert_int_equal(fs_cluster_grace(exp), 0);
+	/* two gateways: the one still in grace counts */
+	snprintf(text, sizeof(text), "rpcrdma-grace 1 %lld\n", (long long)(t + 30));
+	grec_put("rpcrdma-hostc-0000000000000001", text);
+	assert_int_equal(fs_cluster_grace(exp), 1);
+	/* the cluster does not answer: cannot tell */
+	g.gwalk_err = -ETIMEDOUT;
+	assert_int_equal(fs_cluster_grace(exp), -EAGAIN);
+	g.gwalk_err = 0;
+	assert_int_equal(fs_cluster_grace(exp), 1);
+	rpcrdma_nfs3_export_close(exp);
+	g_exp = keep;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -745,6 +1122,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_readdir_cookies, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreachable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reclaim_reset, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_grace_announce, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cluster_grace, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,6 +12,7 @@
 
 #include "common/be.h"
 #include "nfs4/nfs4_deleg.h"
+#include "fs/fs_backend.h"
 
 static int setup(void **state)
 {
@@ -2006,6 +2007,99 @@ static void test_replay_not_reexecuted(void **state)
 	assert_false(t4_exists(e, "victim"));
 }
 
+/* another gateway's grace, as a cluster backend reports it */
+static int peer4_grace;
+static struct fs_backend peer4_be;
+
+static int peer4_grace_fn(struct rpcrdma_nfs3_export *exp)
+{
+	(void)exp;
+	return peer4_grace;
+}
+
+/*
+ * Another gateway of the export's cluster in its grace period
+ * (fs_cluster_grace(), cephfs with grace=): a new OPEN, a new LOCK and
+ * LOCKT are NFS4ERR_GRACE, as in this server's own grace (RFC 8881
+ * 8.4.2.1: a lock granted now could be one that gateway's client is
+ * about to reclaim), counted as refused in grace; "cannot tell" too; in
+ * this server's own grace its client's reclaims (OPEN CLAIM_PREVIOUS,
+ * LOCK reclaim) go through all the same.  posix and memory never say so.
+ * Fails before the change: the OPEN and LOCK are NFS4_OK.
+ */
+static void test_cluster_grace(void **state)
+{
+	struct env *e = t4_env(state);
+	struct rpcrdma_nfs4_recovery rv;
+	const struct fs_backend *own;
+	struct rpcrdma_nfs3_export *exp;
+	uint8_t fh[128], sid[16], sid2[16];
+	char sdir[96], tmp[64] = "", cmd[96];
+	struct fs_snap *sn;
+	uint32_t fhlen;
+
+	if (e->mem) {
+		strcpy(tmp, "/tmp/nfs4s.XXXXXX");
+		assert_non_null(mkdtemp(tmp));
+	}
+	snprintf(sdir, sizeof(sdir), "%s/.state", e->mem ? tmp : e->dir);
+	e->log = fopen("/dev/null", "w");
+	assert_non_null(e->log);
+	sn = fs_snap_get(e->srv3);
+	exp = sn->sn_exp[0];
+	fs_snap_put(sn);
+	assert_int_equal(fs_cluster_grace(exp), 0); /* posix, memory */
+	own = exp->ex_be;
+	peer4_be = *own;
+	peer4_be.be_cluster_grace = peer4_grace_fn;
+	exp->ex_be = &peer4_be;
+
+	/* no grace of its own; an OPEN and a lock while no peer is in grace */
+	restart(e, sdir);
+	session(e);
+	c_open(e, "g", "owner-1", OPEN4_SHARE_ACCESS_BOTH, sid, fh, &fhlen);
+	assert_int_equal(c_lock_new(e, fh, fhlen, sid, "lo-1", false), NFS4_OK);
+	/* another gateway in grace: nothing new */
+	peer4_grace = 1;
+	assert_int_equal(c_open_fh(e, fh, fhlen, "owner-2", CLAIM_FH, sid2), NFS4ERR_GRACE);
+	assert_int_equal(c_lock_new(e, fh, fhlen, sid, "lo-2", false), NFS4ERR_GRACE);
+	assert_int_equal(c_read_kind(e, "g", true), NFS4ERR_GRACE);
+	peer4_grace = -EAGAIN;
+	assert_int_equal(c_lock_new(e, fh, fhlen, sid, "lo-2", false), NFS4ERR_GRACE);
+	assert_int_equal(rpcrdma_nfs4_server_recovery(e->srv4, &rv), 0);
+	assert_false(rv.n4r_in_grace);
+	assert_int_equal(rv.n4r_grace_refused, 4);
+	/* ... and a reclaim is late here as ever */
+	assert_int_equal(c_lock_new(e, fh, fhlen, sid, "lo-1", true), NFS4ERR_NO_GRACE);
+	peer4_grace = 0;
+	assert_int_equal(c_read_kind(e, "g", true), NFS4ERR_DENIED); /* lo-1 holds */
+
+	/* this server restarted: its own grace; the peer's too */
+	restart(e, sdir);
+	session(e);
+	peer4_grace = 1;
+	assert_int_equal(c_open_fh(e, fh, fhlen, "owner-1", CLAIM_PREVIOUS, sid), NFS4_OK);
+	assert_int_equal(c_lock_new(e, fh, fhlen, sid, "lo-1", true), NFS4_OK);
+	assert_int_equal(c_open_fh(e, fh, fhlen, "owner-3", CLAIM_FH, sid2), NFS4ERR_GRACE);
+	/* its own grace over (every client done), the peer's not */
+	assert_int_equal(c_reclaim_complete(e), NFS4_OK);
+	assert_int_equal(rpcrdma_nfs4_server_recovery(e->srv4, &rv), 0);
+	assert_false(rv.n4r_in_grace);
+	assert_int_equal(c_open_fh(e, fh, fhlen, "owner-3", CLAIM_FH, sid2), NFS4ERR_GRACE);
+	peer4_grace = 0;
+	assert_int_equal(c_open_fh(e, fh, fhlen, "owner-3", CLAIM_FH, sid2), NFS4_OK);
+	assert_int_equal(c_lock_new(e, fh, fhlen, sid2, "lo-3", false), NFS4ERR_DENIED);
+
+	exp->ex_be = own;
+	rpcrdma_nfs4_server_destroy(e->srv4);
+	e->srv4 = NULL;
+	fclose(e->log);
+	if (e->mem) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+		assert_int_equal(system(cmd), 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2022,6 +2116,7 @@ int main(void)
 		T4_BOTH(test_pseudo_fs, setup, teardown),
 		T4_BOTH(test_garbage, setup, teardown),
 		T4_BOTH(test_restart_grace, setup, teardown),
+		T4_BOTH(test_cluster_grace, setup, teardown),
 		T4_BOTH(test_change_info, setup, teardown),
 		T4_BOTH(test_not_regular, setup, teardown),
 		T4_BOTH(test_open_names, setup, teardown),

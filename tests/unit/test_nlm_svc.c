@@ -13,7 +13,9 @@
  * a fake client lock manager found through a fake portmapper; then a restart with a grace period:
  * the state number advanced, the host's record kept, a plain LOCK refused
  * NLM4_DENIED_GRACE_PERIOD and a reclaim granted; SM_NOTIFY from the
- * host releases its locks.  Every case runs once per backend of the
+ * host releases its locks; another gateway's grace period (a backend
+ * that says so) refuses a new LOCK, TEST and SHARE and lets a reclaim
+ * through.  Every case runs once per backend of the
  * file-serving layer: posix (a temporary directory; as root only, for
  * file handles: skipped otherwise) and memory (always, root or not).  The
  * client calls with AUTH_SYS root: the lock manager checks files for the
@@ -40,6 +42,7 @@
 #include "nfs3/nfs3_internal.h"
 #include "common/rpc_tcp.h"
 #include "nlm_fixture.h"
+#include "fs/fs_backend.h"
 
 #include <rpc/pmap_prot.h>
 
@@ -195,6 +198,7 @@ static int start(uint32_t grace)
 		.lc_open_arg = env.srv,
 		.lc_nsm_name = "testserver",
 		.lc_allow = allow_fn,
+		.lc_cluster_grace = rpcrdma_nlm_nfs3_cluster_grace,
 	};
 	int err = -EADDRINUSE;
 
@@ -665,6 +669,84 @@ static void test_restart_grace(void **state)
 	assert_int_equal(stat(path, &sb), -1); /* record removed */
 }
 
+/* the backend of a cluster: the export's own, saying another gateway
+ * is in grace when peer_grace says so (1, 0, or an error) */
+static int peer_grace;
+static struct fs_backend cluster_be;
+
+static int peer_grace_fn(struct rpcrdma_nfs3_export *exp)
+{
+	(void)exp;
+	return peer_grace;
+}
+
+/*
+ * Another gateway of the export's cluster in its grace period (what
+ * cephfs with grace= reports; fs_cluster_grace()): a LOCK that is no
+ * reclaim, a TEST and a SHARE are NLM4_DENIED_GRACE_PERIOD, as in this
+ * server's own grace (the lock they would take could be one a client of
+ * that gateway is about to reclaim through it); UNLOCK is served; a
+ * reclaim in this server's own grace is granted.  The backends as they
+ * are (posix, memory) never say so.  Fails before the change: the LOCK
+ * is GRANTED outside this server's own grace.
+ */
+static void test_cluster_grace(void **state)
+{
+	const struct fs_backend *own;
+	struct rpcrdma_nlm_stats st;
+	struct nlm_args a;
+	CLIENT *cl;
+
+	(void)state;
+	need_env();
+	assert_int_equal(fs_cluster_grace(env.exp), 0); /* posix, memory */
+	own = env.exp->ex_be;
+	cluster_be = *own;
+	cluster_be.be_cluster_grace = peer_grace_fn;
+	env.exp->ex_be = &cluster_be;
+	peer_grace = 1;
+
+	/* this server in its own grace (test_restart_grace's start): its
+	 * client's reclaim goes through, a peer's grace or not */
+	stop();
+	assert_int_equal(start(60), 0);
+	cl = client(env.nlm_port, RPCRDMA_NLM_PROGRAM, RPCRDMA_NLM_VERSION);
+	lock_args(&a, 7, "owner-a", 0, 10, true);
+	a.a_reclaim = true;
+	assert_int_equal(call(cl, NLMPROC4_LOCK, &a), NLM4_GRANTED);
+	client_done(cl);
+
+	/* this server out of grace, the peer in it */
+	stop();
+	assert_int_equal(start(UINT32_MAX), 0);
+	cl = client(env.nlm_port, RPCRDMA_NLM_PROGRAM, RPCRDMA_NLM_VERSION);
+	lock_args(&a, 9, "owner-c", 0, 10, true);
+	assert_int_equal(call(cl, NLMPROC4_LOCK, &a), NLM4_DENIED_GRACE_PERIOD);
+	assert_int_equal(call(cl, NLMPROC4_TEST, &a), NLM4_DENIED_GRACE_PERIOD);
+	a.a_access = 1;
+	assert_int_equal(call(cl, NLMPROC4_SHARE, &a), NLM4_DENIED_GRACE_PERIOD);
+	/* a reclaim here is late as ever (this server has no grace) */
+	a.a_reclaim = true;
+	assert_int_equal(call(cl, NLMPROC4_LOCK, &a), NLM4_DENIED_GRACE_PERIOD);
+	a.a_reclaim = false;
+	/* cannot tell: as in grace */
+	peer_grace = -EAGAIN;
+	assert_int_equal(call(cl, NLMPROC4_LOCK, &a), NLM4_DENIED_GRACE_PERIOD);
+	rpcrdma_nlm_get_stats(env.nlm, &st);
+	assert_int_equal(st.ns_grace_refused, 5);
+	assert_int_equal(st.ns_ranges, 0);
+	/* the peer's grace over: granted; UNLOCK is served in a peer's grace */
+	peer_grace = 0;
+	assert_int_equal(call(cl, NLMPROC4_LOCK, &a), NLM4_GRANTED);
+	peer_grace = 1;
+	assert_int_equal(call(cl, NLMPROC4_UNLOCK, &a), NLM4_GRANTED);
+	client_done(cl);
+	rpcrdma_nlm_get_stats(env.nlm, &st);
+	assert_int_equal(st.ns_ranges, 0);
+	env.exp->ex_be = own;
+	peer_grace = 0;
+}
+
 /*
  * The operator reloads an exports table without the export while a
  * client holds a lock on one of its files: the lock manager keeps the
@@ -786,6 +868,7 @@ static void test_share_layer(void **state)
 	{ #b ": test_granted_delivered", test_granted_delivered, NULL,     \
 	  NULL, NULL },                                                 \
 	{ #b ": test_restart_grace", test_restart_grace, NULL, NULL, NULL }, \
+	{ #b ": test_cluster_grace", test_cluster_grace, NULL, NULL, NULL }, \
 	{ #b ": test_reload_drops_export", test_reload_drops_export, NULL, \
 	  NULL, NULL }
 

@@ -32,6 +32,19 @@
 #     revokes A's, libcephfs calls the delegation's break callback, A sends
 #     CB_RECALL, the client returns the delegation, B's write goes through
 #     and A's mount reads B's bytes;
+#   - grace across gateways (docs/cephfs.md "Grace across gateways"): both
+#     serve with grace=/.rpcrdma-grace.  A client of A holds a write lock;
+#     the client's rpc.statd is stopped (so A's reboot notification, and
+#     with it the reclaim, waits: the window made wide), A is SIGKILLed and
+#     restarted with --grace $GRACE_A: it writes its grace record, then
+#     resets its old Ceph session (the MDS drops the lock).  A client of B
+#     asks for the same bytes, non-blocking: B answers
+#     NLM4_DENIED_GRACE_PERIOD (the kernel client waits and asks again).
+#     statd continued: A's client reclaims (granted).  Once A's grace is
+#     over B's answer is NLM4_DENIED, the locker through B is refused, and
+#     again afterwards; the reclaimed holder still holds until it lets go.
+#     Without the cluster grace B grants the lock in the window (its log
+#     "-> 0") and A's client's reclaim is refused: the lock is lost;
 #   - SIGTERM: both gateways exit 0.
 # Skips (77) when rpcrdma-nfsd was built without the cephfs backend, when
 # Ceph is not installed, or without nft / rpc.statd / python3.
@@ -54,6 +67,8 @@ LOCKER="python3 $VM_TEST_DIR/locker.py"
 SIG=$SCRATCH/sig
 LOCKD_PORT=4045             # the client lockd's port (rpcbind's answer)
 NLM_A=4046 NSM_A=4047 NLM_B=4048 NSM_B=4049
+GRACE_A=45                  # A's --grace at its restart (its record: + 10 s)
+GRACE_DIR=/.rpcrdma-grace   # the gateways' grace records, in the file system
 MA=/mnt/a MB=/mnt/b
 ORIG=$SCRATCH/orig
 mkdir -p "$SIG" "$ORIG"
@@ -94,12 +109,18 @@ EOF
 at_exit "nft delete table ip rpcrdma_cephfs2 2>/dev/null"
 
 # ---- the two gateways ----
-printf '%s\n' 'cephfs://admin@cephfs/ 192.0.2.0/24(rw,no_root_squash,insecure,fsid=7)' >"$EXPORTS"
+# the grace directory, made through Ceph (docs/cephfs.md)
+ceph_kmount /mnt/cephfs
+mkdir -p "/mnt/cephfs$GRACE_DIR" || fail "mkdir $GRACE_DIR in CephFS"
+kumount /mnt/cephfs
+printf '%s\n' "cephfs://admin@cephfs/ 192.0.2.0/24(rw,no_root_squash,insecure,fsid=7,backend=cephfs:grace=$GRACE_DIR)" >"$EXPORTS"
 # (--grace 0: nothing to reclaim on a first start; the fault test restarts)
 RNFSD_ADDR=$ADDR_A rnfsd_start_exports "$NFSD" "$EXPORTS" "$SCRATCH/gw-a.log" \
 	--handle-key "$KEY" --state-dir "$SCRATCH/state-a" --nlm-port "$NLM_A" --nsm-port "$NSM_A" \
 	--control "$SCRATCH/gw-a.sock" --grace 0 --threads 4 --stats -v
 PID_A=$RNFSD_PID LOG_A=$RNFSD_LOG
+A_ARGS=(--handle-key "$KEY" --state-dir "$SCRATCH/state-a" --nlm-port "$NLM_A" --nsm-port "$NSM_A"
+	--control "$SCRATCH/gw-a.sock" --threads 4 --stats -v)
 RNFSD_ADDR=$ADDR_B rnfsd_start_exports "$NFSD" "$EXPORTS" "$SCRATCH/gw-b.log" \
 	--handle-key "$KEY" --state-dir "$SCRATCH/state-b" --nlm-port "$NLM_B" --nsm-port "$NSM_B" \
 	--control "$SCRATCH/gw-b.sock" --grace 0 --threads 4 --stats -v
@@ -173,7 +194,7 @@ bg() { # NAME LOCKER-ARGS...: a locker in the background, its pid in PID_NAME
 	BG_PIDS+=($!)
 }
 stop_lockers() {
-	touch "$SIG"/{ha,wb,hb,wa}.go
+	touch "$SIG"/{ha,wb,hb,wa,hg}.go
 	((${#BG_PIDS[@]})) && kill -KILL "${BG_PIDS[@]}" 2>/dev/null
 	return 0
 }
@@ -239,6 +260,62 @@ wait "$PID_WA" || fail "holder through A failed"
 expect_rc 0 "write lock through B after everyone let go" lk "$MB/two/lk" w 0 0 nb
 pass "the same the other way round: a lock through B blocks a locker through A until it is released"
 log "locks part: $((SECONDS - t0)) s"
+
+# ---------------------------------------------------------------- grace
+t0=$SECONDS
+printf '%4096s' x >"$MA/two/gr"
+bg HG "$MA/two/gr" w 0 100 nb --ready "$SIG/hg" --release "$SIG/hg.go"
+wait_file "$SIG/hg" 60 "write lock 0+100 through A before A's restart"
+# the client's reboot notifications wait (A's SM_NOTIFY, hence its reclaim)
+kill -STOP "$statd_pid" || fail "SIGSTOP rpc.statd"
+at_exit "kill -CONT $statd_pid 2>/dev/null"
+kill -KILL "$PID_A"
+wait "$PID_A" 2>/dev/null || true
+# B's locker asks as soon as A has reset its old session (the lock is gone
+# at the MDS: without a cluster grace B would grant it now), not after
+# rnfsd_start's wait for "serving", which takes long in a loaded guest
+(
+	for ((i = 0; i < 3000; i++)); do
+		grep -q "cephfs: reset the previous session of " "$SCRATCH/gw-a2.log" 2>/dev/null && break
+		sleep 0.1
+	done
+	exec timeout -k 10 300 $LOCKER "$MB/two/gr" w 0 100 nb
+) &
+PID_GB=$!
+BG_PIDS+=($!)
+RNFSD_ADDR=$ADDR_A rnfsd_start_exports "$NFSD" "$EXPORTS" "$SCRATCH/gw-a2.log" "${A_ARGS[@]}" \
+	--grace "$GRACE_A"
+PID_A=$RNFSD_PID LOG_A=$RNFSD_LOG
+t_a=$SECONDS
+grep -q "cephfs: grace period announced in $GRACE_DIR/" "$LOG_A" || fail "A did not announce its grace period"
+grep -q "cephfs: reset the previous session of " "$LOG_A" || fail "A did not reset its killed predecessor's session"
+# the announcement came before the reset (the lock's drop)
+# (a record whose write waited is written twice: the first line counts)
+[[ $(grep -n "grace period announced" "$LOG_A" | head -n 1 | cut -d: -f1) -lt \
+   $(grep -n "reset the previous session" "$LOG_A" | head -n 1 | cut -d: -f1) ]] ||
+	fail "A reset its old session before it announced its grace period"
+# B, the same bytes, in A's grace: refused, not granted
+wait_log "$LOG_B" "proc 2 svid .* \\[0 +100\\] write -> 4" 30 \
+	"B refuses a new lock with NLM4_DENIED_GRACE_PERIOD during A's grace"
+grep -q "proc 2 svid .* \\[0 +100\\] write -> 0" "$LOG_B" &&
+	fail "B granted the lock A's client is to reclaim"
+pass "A restarted (SIGKILL): its grace announced, then its old session reset; B refused a new lock on A's client's bytes with NLM4_DENIED_GRACE_PERIOD $((SECONDS - t_a)) s after A's start"
+kill -CONT "$statd_pid" || fail "SIGCONT rpc.statd"
+wait_log "$LOG_A" "nsm: notified $CLIENT_ADDR" 60 "A's SM_NOTIFY to the client"
+wait_log "$LOG_A" "proc 2 svid .* \\[0 +100\\] write.*reclaim -> 0" $((GRACE_A - 1)) \
+	"A's client's reclaim granted"
+rc=0
+wait "$PID_GB" || rc=$?
+((rc == 3)) || fail "the locker through B: status $rc, expected 3 (refused: A's client holds the bytes again)"
+grep -q "proc 2 svid .* \\[0 +100\\] write -> 1" "$LOG_B" ||
+	fail "B did not answer NLM4_DENIED once A's grace was over"
+grep -q "proc 2 svid .* \\[0 +100\\] write -> 0" "$LOG_B" && fail "B granted the lock"
+expect_rc 3 "write lock on byte 50 through B after A's grace" lk "$MB/two/gr" w 50 1 nb
+pass "A's client reclaimed its lock through A; after A's grace ($((SECONDS - t_a)) s after its start) B answers NLM4_DENIED: the lock is still held"
+touch "$SIG/hg.go"
+wait "$PID_HG" || fail "the reclaimed holder through A"
+expect_rc 0 "write lock through B once A's client let go" lk "$MB/two/gr" w 0 100 nb
+log "grace part: $((SECONDS - t0)) s"
 
 kumount "$MA"
 kumount "$MB"

@@ -492,6 +492,22 @@ int nfsd_serve(const struct nfsd_conf *cf, const char *default_exports)
 		fprintf(stderr, PROG ": --state-dir: %s\n", strerror(-err));
 		return 2;
 	}
+	/* how long this start's grace period lasts, the longest of NLM's and
+	 * NFSv4.1's: a cephfs export with grace=DIR tells the other gateways
+	 * before it resets its previous session (docs/cephfs.md) */
+	{
+		uint32_t g = lcfg.lc_grace_sec, g4;
+
+		if (g == UINT32_MAX) {
+			g = 0;
+		} else if (g == 0) {
+			g4 = lease ? lease : 90; /* NFSv4.1: the lease */
+			g = locking ? RPCRDMA_NLM_GRACE_DEFAULT : 0;
+			if (nfs4 && g4 > g)
+				g = g4;
+		}
+		(void)rpcrdma_nfs3_set_instance_grace(g); /* --grace <= 86400 */
+	}
 	if (exports_file) {
 		unsigned told = 0;
 		struct rpcrdma_nfs3_exports_notes notes = start_notes;
@@ -707,6 +723,8 @@ int nfsd_serve(const struct nfsd_conf *cf, const char *default_exports)
 		/* an NLM LOCK against expired NFSv4.1 clients' locks wins */
 		lcfg.lc_conflict = srv4 ? rpcrdma_nfs4_server_revoke_file : NULL;
 		lcfg.lc_conflict_arg = srv4;
+		/* another gateway's grace period (cephfs grace=DIR) */
+		lcfg.lc_cluster_grace = rpcrdma_nlm_nfs3_cluster_grace;
 		lcfg.lc_log = stderr;
 		lcfg.lc_verbose = verbose;
 		err = rpcrdma_nlm_start(&lcfg, &nlm);
