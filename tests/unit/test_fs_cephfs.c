@@ -376,14 +376,6 @@ static void f_seekdir(struct ceph_mount_info *cm, struct ceph_dir_result *d,
 			g.pos = (int)i + 1;
 }
 
-static int f_sync_inode(struct ceph_mount_info *cm, Inode *in, int dataonly)
-{
-	(void)cm;
-	(void)in;
-	g.syncs++;
-	g.sync_dataonly = dataonly;
-	return 0;
-}
 /* the grace directory's files: an Fh is the record itself */
 static int f_create_rec(struct ceph_mount_info *cm, Inode *parent, const char *name,
 			mode_t mode, int oflags, Inode **outp, Fh **fhp,
@@ -421,11 +413,17 @@ static int f_fsync(struct ceph_mount_info *cm, Fh *fh, int dataonly)
 	note("gsync", NULL);
 	return 0;
 }
+/* ceph_ll_sync_inode: counted (COMMIT's data-only sync); the grace
+ * directory's sync noted in the call order */
 static int f_sync_inode(struct ceph_mount_info *cm, Inode *in, int dataonly)
 {
-	(void)cm; (void)dataonly;
-	if (in == (Inode *)&g_gdir)
+	(void)cm;
+	if (in == (Inode *)&g_gdir) {
 		note("gsync", NULL);
+		return 0;
+	}
+	g.syncs++;
+	g.sync_dataonly = dataonly;
 	return 0;
 }
 static int f_rename(struct ceph_mount_info *cm, Inode *parent, const char *name,
@@ -490,7 +488,6 @@ static const struct fs_ceph_api g_fake = {
 	.ca_shutdown = f_shutdown,
 	.ca_userperm_new = f_perm_new,
 	.ca_userperm_destroy = f_perm_destroy,
-	.ca_ll_sync_inode = f_sync_inode,
 	.ca_ll_walk = f_walk,
 	.ca_ll_lookup_vino = f_lookup_vino,
 	.ca_ll_lookup = f_lookup,
