@@ -309,6 +309,40 @@ mountstats_ops() {
 		       on && $1 == op { print $2; exit }' /proc/self/mountstats
 }
 
+# nlm_testbed LOCKD_PORT NLM_PORT: the arrangement for kernel mounts WITH
+# locking against rpcrdma-nfsd in one guest (docs/testbed.md, "Locking"):
+# rpcbind and rpc.statd (stopped at exit), the client's lockd on TCP port
+# LOCKD_PORT (nlm_tcpport; it owns program 100021 in rpcbind), and an
+# nftables rule that sends the client's NLM connections to
+# SERVER_ADDR:LOCKD_PORT to rpcrdma-nfsd's --nlm-port NLM_PORT instead
+# (callbacks go to CLIENT_ADDR, which the rule leaves alone).  Skips the
+# test when nft or rpc.statd is missing.
+nlm_testbed() {
+	local lockd_port=$1 nlm_port=$2
+	command -v nft >/dev/null || skip "nft is not installed (apt-get install nftables)"
+	command -v rpc.statd >/dev/null || skip "rpc.statd is not installed (nfs-common)"
+	mkdir -p /run/rpcbind /var/lib/nfs/sm /var/lib/nfs/sm.bak
+	rpcbind -w -f &
+	at_exit "kill $! 2>/dev/null"
+	for _ in $(seq 50); do [[ -S /run/rpcbind.sock ]] && break; sleep 0.2; done
+	[[ -S /run/rpcbind.sock ]] || fail "rpcbind did not start"
+	rpc.statd --no-notify -F &
+	at_exit "kill $! 2>/dev/null"
+	for _ in $(seq 100); do rpcinfo -T tcp 127.0.0.1 100024 1 >/dev/null 2>&1 && break; sleep 0.2; done
+	rpcinfo -T tcp 127.0.0.1 100024 1 >/dev/null 2>&1 || fail "rpc.statd did not register"
+	vm_kmod lockd nfsv3 rpcrdma
+	echo "$lockd_port" >/proc/sys/fs/nfs/nlm_tcpport
+	nft -f - <<-EOF || fail "nft: cannot add the NLM redirect"
+	table ip rpcrdma_nlm_testbed {
+		chain out {
+			type nat hook output priority -100; policy accept;
+			ip daddr $SERVER_ADDR tcp dport $lockd_port dnat to $SERVER_ADDR:$nlm_port
+		}
+	}
+	EOF
+	at_exit "nft delete table ip rpcrdma_nlm_testbed 2>/dev/null"
+}
+
 # ------------------------------------------------------------------ rpcrdma-nfsd
 # (kernel-client-interop, asan-interop)
 

@@ -1,7 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # locking: the kernel client mounts rpcrdma-nfsd WITHOUT nolock and locks
-# through its lock manager (NLM v4 over TCP, NSM):
+# through its lock manager (NLM v4 over TCP, NSM).  NFSv3 itself goes over
+# RDMA, or over TCP when registered as vm/locking-tcp with
+# RPCRDMA_NFS_PROTO=tcp (issue 36; /proc/self/mountstats says which); the
+# NLM side is the same either way:
 #   1. two client processes contend for fcntl locks: byte ranges, read and
 #      write locks, a blocking wait that ends when the holder unlocks (the
 #      client's lockd queues a waiter behind a lock of its own host); the
@@ -29,8 +32,6 @@
 . "$(dirname "$0")/lib.sh"
 
 vm_require_guest
-command -v nft >/dev/null || skip "nft is not installed (apt-get install nftables)"
-command -v rpc.statd >/dev/null || skip "rpc.statd is not installed (nfs-common)"
 command -v python3 >/dev/null || skip "python3 is not installed"
 
 NFSD=$(rpcrdma_bin rpcrdma-nfsd)
@@ -47,28 +48,7 @@ GRACE=20
 mkdir -p "$SIG" "$EXPORT"
 
 # ---- rpcbind, rpc.statd, lockd on a fixed port, the NAT rule ----
-mkdir -p /run/rpcbind /var/lib/nfs/sm /var/lib/nfs/sm.bak
-rpcbind -w -f &
-rpcbind_pid=$!
-at_exit "kill $rpcbind_pid 2>/dev/null"
-for _ in $(seq 50); do [[ -S /run/rpcbind.sock ]] && break; sleep 0.2; done
-[[ -S /run/rpcbind.sock ]] || fail "rpcbind did not start"
-rpc.statd --no-notify -F &
-statd_pid=$!
-at_exit "kill $statd_pid 2>/dev/null"
-for _ in $(seq 100); do rpcinfo -T tcp 127.0.0.1 100024 1 >/dev/null 2>&1 && break; sleep 0.2; done
-rpcinfo -T tcp 127.0.0.1 100024 1 >/dev/null 2>&1 || fail "rpc.statd did not register"
-vm_kmod lockd nfsv3 rpcrdma
-echo "$LOCKD_PORT" >/proc/sys/fs/nfs/nlm_tcpport
-nft -f - <<EOF || fail "nft: cannot add the NLM redirect"
-table ip rpcrdma_locking {
-	chain out {
-		type nat hook output priority -100; policy accept;
-		ip daddr $SERVER_ADDR tcp dport $LOCKD_PORT dnat to $SERVER_ADDR:$NLM_PORT
-	}
-}
-EOF
-at_exit "nft delete table ip rpcrdma_locking 2>/dev/null"
+nlm_testbed "$LOCKD_PORT" "$NLM_PORT"
 
 SERVER_ARGS=(--handle-key "$KEY" --state-dir "$STATE" --nlm-port "$NLM_PORT"
 	     --nsm-port "$NSM_PORT" --grace "$GRACE" --no-root-squash -v)
@@ -95,13 +75,15 @@ wait_file() { # PATH SECS WHAT
 }
 wait_log "$LOG1" "grace period over" $((GRACE + 30)) "first grace period"
 
-opts=vers=3,proto=rdma,port=$NFS_RDMA_PORT,mountport=$MOUNT_PORT,mountproto=tcp
+opts=vers=3,$(nfs_proto_opts),mountport=$MOUNT_PORT,mountproto=tcp
 mkdir -p "$MNT"
 timeout -k 10 120 mount -t nfs -o "$opts" "$SERVER_ADDR:$EXPORT" "$MNT" ||
 	fail "mount -o $opts (with locking)"
 at_exit "kumount '$MNT'"
 at_exit stop_lockers
 grep -q " $MNT nfs .*nolock" /proc/mounts && fail "the mount has nolock: $(grep " $MNT " /proc/mounts)"
+xprt=$(mountstats_xprt "$MNT")
+[[ "$xprt" == "xprt:"*"$NFS_PROTO"* ]] || fail "mount $MNT is not over $NFS_PROTO: '$xprt'"
 log "mounted with locking: $(grep " $MNT " /proc/mounts)"
 
 F=$MNT/f
@@ -292,6 +274,8 @@ release h2.go
 wait "$PID_H2" || fail "H2"
 log "reboot notification released the client's locks: ok"
 
+xprt=$(mountstats_xprt "$MNT")
+[[ "$xprt" == "xprt:"*"$NFS_PROTO"* ]] || fail "after the restart $MNT is not over $NFS_PROTO: '$xprt'"
 kumount "$MNT"
 rnfsd_term
 grep "locks:" "$LOG2" || true
