@@ -232,6 +232,11 @@ static int parse_value(struct nfsd_conf *cf, const struct nfsd_opt *o, const cha
 
 	nfsd_opt_range(o, range, sizeof(range));
 	snprintf(quoted, sizeof(quoted), "'%.150s'", v ? v : "");
+	/* only a flag (--no-X, "X = yes") or a count (-v) stands alone */
+	if (!v && o->no_type != NFSD_FLAG && o->no_type != NFSD_COUNT) {
+		tell(cf, o, from, file, line, quoted, "needs a value");
+		return -EINVAL;
+	}
 	switch (o->no_type) {
 	case NFSD_FLAG:
 		if (!v) {
