@@ -11,6 +11,10 @@
 #     iflag=direct bs=1M read of 64 MiB, each SIGKILLed mid-transfer; the
 #     mount stays usable and the server's pools settle at one idle
 #     connection;
+# a kill counts only when it killed the client (status 137) before the
+# destination held the whole source (compared byte for byte; up to three
+# tries per point, else the test fails); the get writes through a reader
+# paced at 20 MiB/s, or it would be over between two polls;
 # then later transfers (16 MiB) are byte-exact: a full O_DIRECT write and a
 # cp through the mount (compared with the server's copies), an O_DIRECT read
 # of the server's file through the mount after a cache drop, an rpcrdma-nfs
@@ -38,16 +42,18 @@ head -c $((16 * MIB)) "$BIG" >"$SMALL"
 cp "$SMALL" "$EXPORT/small.bin"
 rnfsd_start "$NFSD" "$EXPORT" "$SLOG" --no-root-squash --stats --handle-key "$SCRATCH/handle.key"
 
-# kill_when_grows PID FILE BYTES TOTAL [MAXCS]: SIGKILL PID once FILE has
+# kill_when_grows PID FILE BYTES SRC [MAXCS]: SIGKILL PID once FILE has
 # at least BYTES bytes (polled every 20 ms), plus a random 0..MAXCS
 # hundredths of a second (default 30); wait for PID (bounded: 120 s for it
-# to reach BYTES).  Returns 0 when PID died of that SIGKILL while FILE still
-# had fewer than TOTAL bytes (KILLED_AT: FILE's size just before the kill),
-# 1 when the transfer was over first: PID ended before, or FILE was whole
-# already (a kill while the client only closed or committed is not a kill
-# with I/O in flight).
+# to reach BYTES).  Returns 0 when PID died of that SIGKILL before FILE
+# held all of SRC (compared half a second after the kill; KILLED_AT:
+# FILE's size just before the kill), 1 when the transfer was over first:
+# PID ended before, or FILE was whole already (a kill while the client only
+# closed or committed is not a kill with I/O in flight).  The content, not
+# the size, tells: a put's WRITEs land out of order, so the server's file
+# can be 64 MiB long while earlier parts are still on their way.
 kill_when_grows() {
-	local pid=$1 file=$2 bytes=$3 total=$4 maxcs=${5:-30} i rc=0
+	local pid=$1 file=$2 bytes=$3 src=$4 maxcs=${5:-30} i rc=0
 	for ((i = 0; i < 6000; i++)); do
 		kill -0 "$pid" 2>/dev/null || break
 		(($(stat -c %s "$file" 2>/dev/null || echo 0) >= bytes)) && break
@@ -59,29 +65,32 @@ kill_when_grows() {
 	kill -KILL "$pid" 2>/dev/null || true
 	wait "$pid" || rc=$?
 	((rc == 0 || rc == 137)) || fail "the client (pid $pid) exited with status $rc before its SIGKILL"
-	((rc == 137 && KILLED_AT < total))
+	((rc == 137)) || return 1
+	sleep 0.5
+	! cmp -s "$file" "$src"
 }
 
-# kill_mid WHAT FILE RMFILE BYTES TOTAL CMD...: remove RMFILE (FILE, or its
+# kill_mid WHAT FILE RMFILE BYTES SRC CMD...: remove RMFILE (FILE, or its
 # name through the mount when FILE is the server's copy of a file the
 # kernel client writes), run CMD in the background and kill_when_grows it
-# at BYTES of FILE, up to 3 times until the kill lands
-# mid-transfer; fails when none did (so a pass below counts only kills with
-# I/O in flight).  KILLS gets "WHAT at N MiB" appended; after each try the
-# server must be alive.
+# at BYTES of FILE, up to 3 times until the kill lands mid-transfer (FILE
+# not yet all of SRC); fails when none did (so a pass below counts only
+# kills with I/O in flight).  KILLS gets "WHAT at N MiB" appended; after
+# each try the server must be alive.
 KILLS=()
 kill_mid() {
-	local what=$1 file=$2 rmfile=$3 bytes=$4 total=$5 try
+	local what=$1 file=$2 rmfile=$3 bytes=$4 src=$5 total try
 	shift 5
+	total=$(stat -c %s "$src")
 	for ((try = 1; try <= 3; try++)); do
 		rm -f "$rmfile"
 		"$@" </dev/null &
 		# the random delay on the first try only: a fast transfer
 		# (64 MiB go in well under a second here) is over before
 		# 0.3 s more
-		if kill_when_grows $! "$file" "$bytes" "$total" $((try == 1 ? 30 : 0)); then
+		if kill_when_grows $! "$file" "$bytes" "$src" $((try == 1 ? 30 : 0)); then
 			KILLS+=("$what at $((KILLED_AT / MIB)) MiB")
-			log "$what SIGKILLed with $((KILLED_AT / MIB)) MiB of $((total / MIB)) moved (try $try)"
+			log "$what SIGKILLed with $((KILLED_AT / MIB)) MiB of $((total / MIB)) in its file, not all of it (try $try)"
 			return 0
 		fi
 		log "$what of $((total / MIB)) MiB was over before its SIGKILL at $((bytes / MIB)) MiB (try $try)"
@@ -117,7 +126,7 @@ while True:
 # ---- rpcrdma-nfs SIGKILLed mid-get and mid-put
 KILLS=()
 for at in 1 8 24; do
-	kill_mid "get" "$SCRATCH/got" "$SCRATCH/got" $((at * MIB)) $((64 * MIB)) \
+	kill_mid "get" "$SCRATCH/got" "$SCRATCH/got" $((at * MIB)) "$BIG" \
 		paced_get "$SCRATCH/got"
 	kill -0 "$RNFSD_PID" 2>/dev/null || fail "rpcrdma-nfsd died after a client was killed mid-get"
 	rnfsd_wait_baseline 0 60
@@ -125,7 +134,7 @@ done
 pass "rpcrdma-nfs SIGKILLed mid-get three times (${KILLS[*]}): server alive, pools at baseline"
 KILLS=()
 for at in 1 8 24; do
-	kill_mid "put" "$EXPORT/put.bin" "$EXPORT/put.bin" $((at * MIB)) $((64 * MIB)) \
+	kill_mid "put" "$EXPORT/put.bin" "$EXPORT/put.bin" $((at * MIB)) "$BIG" \
 		"$NFS" "${COPTS[@]}" "$SPEC" put "$BIG" /put.bin
 	kill -0 "$RNFSD_PID" 2>/dev/null || fail "rpcrdma-nfsd died after a client was killed mid-put"
 	rnfsd_wait_baseline 0 60
@@ -136,9 +145,9 @@ pass "rpcrdma-nfs SIGKILLed mid-put three times (${KILLS[*]}): server alive, poo
 kmount "$SERVER_ADDR:$EXPORT" "$MNT" "$MOPTS"
 [[ "$(mountstats_xprt "$MNT")" == "xprt:"*"rdma"* ]] || fail "mount $MNT is not over RDMA"
 KILLS=()
-kill_mid "dd oflag=direct" "$EXPORT/dio.bin" "$MNT/dio.bin" $((8 * MIB)) $((64 * MIB)) \
+kill_mid "dd oflag=direct" "$EXPORT/dio.bin" "$MNT/dio.bin" $((8 * MIB)) "$BIG" \
 	dd if="$BIG" of="$MNT/dio.bin" bs=1M oflag=direct status=none
-kill_mid "dd iflag=direct" "$SCRATCH/dio-back" "$SCRATCH/dio-back" $((8 * MIB)) $((64 * MIB)) \
+kill_mid "dd iflag=direct" "$SCRATCH/dio-back" "$SCRATCH/dio-back" $((8 * MIB)) "$BIG" \
 	dd if="$MNT/src.bin" of="$SCRATCH/dio-back" bs=1M iflag=direct status=none
 kill -0 "$RNFSD_PID" 2>/dev/null || fail "rpcrdma-nfsd died after an O_DIRECT process was killed"
 mountpoint -q "$MNT" || fail "$MNT is no longer mounted"
