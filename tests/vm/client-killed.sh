@@ -14,7 +14,8 @@
 # a kill counts only when it killed the client (status 137) before the
 # destination held the whole source (compared byte for byte; up to three
 # tries per point, else the test fails); the get writes through a reader
-# paced at 20 MiB/s, or it would be over between two polls;
+# paced at 20 MiB/s and the put sends 64 KiB WRITEs two at a time (still
+# with Read chunks), or either would be over before the kill here;
 # then later transfers (16 MiB) are byte-exact: a full O_DIRECT write and a
 # cp through the mount (compared with the server's copies), an O_DIRECT read
 # of the server's file through the mount after a cache drop, an rpcrdma-nfs
@@ -135,7 +136,7 @@ pass "rpcrdma-nfs SIGKILLed mid-get three times (${KILLS[*]}): server alive, poo
 KILLS=()
 for at in 1 8 24; do
 	kill_mid "put" "$EXPORT/put.bin" "$EXPORT/put.bin" $((at * MIB)) "$BIG" \
-		"$NFS" "${COPTS[@]}" "$SPEC" put "$BIG" /put.bin
+		"$NFS" "${COPTS[@]}" --wsize 65536 --streams 2 "$SPEC" put "$BIG" /put.bin
 	kill -0 "$RNFSD_PID" 2>/dev/null || fail "rpcrdma-nfsd died after a client was killed mid-put"
 	rnfsd_wait_baseline 0 60
 done
