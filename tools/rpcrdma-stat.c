@@ -120,18 +120,6 @@ no_answer:
 	return 1;
 }
 
-/* @s as a decimal number 1..@max into *@out.  Return: 0, or -1. */
-static int parse_range(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-
-	if (!*s || *s == '-')
-		return -1;
-	errno = 0;
-	*out = strtoul(s, &end, 10);
-	return errno || *end || *out == 0 || *out > max ? -1 : 0;
-}
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -234,10 +222,8 @@ int main(int argc, char **argv)
 			sock = optarg;
 			break;
 		case 'p':
-			if (parse_range(optarg, 65535, &port)) {
-				fprintf(stderr, PROG ": --port: expected 1..65535: %s\n", optarg);
-				return 2;
-			}
+			if (cli_uint(PROG, "port", optarg, 1, 65535, NULL, &port))
+				return CLI_EXIT_USAGE;
 			break;
 		case 'j':
 			req = "json\n";
@@ -248,18 +234,12 @@ int main(int argc, char **argv)
 			prom = true;
 			break;
 		case 't':
-			if (parse_range(optarg, 3600, &timeout_s)) {
-				fprintf(stderr, PROG ": --timeout: expected 1..3600 seconds: %s\n",
-					optarg);
-				return 2;
-			}
+			if (cli_uint(PROG, "timeout", optarg, 1, 3600, "seconds", &timeout_s))
+				return CLI_EXIT_USAGE;
 			break;
 		case 'w':
-			if (parse_range(optarg, 3600, &watch)) {
-				fprintf(stderr, PROG ": --watch: expected 1..3600 seconds: %s\n",
-					optarg);
-				return 2;
-			}
+			if (cli_uint(PROG, "watch", optarg, 1, 3600, "seconds", &watch))
+				return CLI_EXIT_USAGE;
 			break;
 		case 'h':
 			usage(stdout);

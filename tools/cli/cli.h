@@ -11,6 +11,7 @@
 #define RPCRDMA_TOOLS_CLI_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* The exit status of a usage error (a bad option, a missing argument). */
 #define CLI_EXIT_USAGE 2
@@ -20,6 +21,16 @@
 #define CLI_NO_RDMA_DEVICE_HINT                                                       \
 	"no RDMA device: see `rdma link show`; "                                       \
 	"Soft-RoCE: `rdma link add rxe0 type rxe netdev IFACE`"
+
+/*
+ * cli_parse_u64 - @arg as a decimal number into *@out, printing nothing:
+ * digits only (no sign, no leading blanks, not empty, nothing after).
+ * The parser under cli_uint(), for a tool that words its own message
+ * (rpcrdma-nfsd's option table names a configuration file and line).
+ * Return: 0, -EINVAL (not digits only), or -ERANGE (above UINT64_MAX);
+ * *@out untouched on an error.
+ */
+int cli_parse_u64(const char *arg, uint64_t *out);
 
 /*
  * cli_uint - the value @arg of option --@opt as a decimal number in

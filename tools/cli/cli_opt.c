@@ -4,33 +4,41 @@
  * for the command-line tools (cli.h).
  */
 #include <errno.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cli/cli.h"
 #include "common/version.h"
 
+int cli_parse_u64(const char *arg, uint64_t *out)
+{
+	unsigned long long v;
+	char *end = NULL;
+
+	/* strtoull takes a sign and leading blanks: only digits here */
+	if (arg[0] < '0' || arg[0] > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (errno || *end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
 int cli_uint(const char *prog, const char *opt, const char *arg, unsigned long lo,
 	     unsigned long hi, const char *unit, unsigned long *out)
 {
-	unsigned long v = 0;
-	char *end = NULL;
-	bool ok;
+	uint64_t v = 0;
 
-	/* strtoul takes a sign and leading blanks: only digits here */
-	ok = arg[0] >= '0' && arg[0] <= '9';
-	if (ok) {
-		errno = 0;
-		v = strtoul(arg, &end, 10);
-		ok = !errno && !*end && v >= lo && v <= hi;
-	}
-	if (!ok) {
+	if (cli_parse_u64(arg, &v) || v < lo || v > hi) {
 		fprintf(stderr, "%s: --%s: expected %lu..%lu%s%s: %s\n", prog, opt, lo, hi,
 			unit ? " " : "", unit ? unit : "", arg);
 		return -EINVAL;
 	}
-	*out = v;
+	*out = (unsigned long)v;
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cli/cli.h"
 #include "common/version.h"
 #include "nfsd_opts.h"
 
@@ -163,21 +164,6 @@ static int parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 static int parse_bool(const char *s, uint64_t *out)
 {
 	static const char *const yes[] = { "yes", "y", "true", "on", "1" };
@@ -256,7 +242,7 @@ static int parse_value(struct nfsd_conf *cf, const struct nfsd_opt *o, const cha
 		}
 		__attribute__((fallthrough)); /* the file's number */
 	case NFSD_UINT:
-		if (parse_u64(v, &u)) {
+		if (cli_parse_u64(v, &u)) { /* too large: not a number either */
 			snprintf(what, sizeof(what), "is not a number (range %s)", range);
 			tell(cf, o, from, file, line, quoted, what);
 			return -EINVAL;

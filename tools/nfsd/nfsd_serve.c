@@ -27,6 +27,7 @@
 #include <rpcrdma/nlm.h>
 #include <rpcrdma/svc.h>
 
+#include "cli/cli.h"
 #include "notify/nfsd_notify.h"
 #include "nfsd_opts.h"
 #include "nfsd_serve.h"
@@ -621,8 +622,7 @@ int nfsd_serve(const struct nfsd_conf *cf, const char *default_exports)
 	if (err) {
 		fprintf(stderr, PROG ": cannot listen on %s port %lu: %s%s\n",
 			listen_addr ? listen_addr : "any address", port, strerror(-err),
-			err == -ENODEV ? " (no RDMA device: see `rdma link show`; "
-					 "Soft-RoCE: `rdma link add rxe0 type rxe netdev IFACE`)" :
+			err == -ENODEV ? " (" CLI_NO_RDMA_DEVICE_HINT ")" :
 			err == -EADDRINUSE || (err == -EADDRNOTAVAIL && !listen_addr) ?
 				" (is another NFS/RDMA server, such as the kernel's nfsd "
 				"with an rdma port, already listening on this port?)" : "");
