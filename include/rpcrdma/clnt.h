@@ -565,11 +565,16 @@ struct rpcrdma_nfsc;
  * @cfg: configuration (strings used during the call only).
  * @out: the mount, owned by the caller (rpcrdma_nfsc_umount()).
  *
- * Return: 0; -EINVAL; -ENOMEM; -ECONNREFUSED / -EHOSTUNREACH / -ETIMEDOUT
- * from MOUNT (libtirpc) or the transport (MOUNT's -ETIMEDOUT: no
- * connection or no answer within nf_timeout_ms, 10 s when 0, per
- * attempt); other connect() errors of MOUNT; -ENOENT / -EACCES / -EPERM /
- * -ENOTDIR from the MOUNT status; errors of rpcrdma_clnt_create().
+ * Return: 0; -EINVAL; -ENOMEM; -ENXIO when nf_server does not resolve
+ * (getaddrinfo(3) found no address: not retried, nothing sent);
+ * -ECONNREFUSED / -EHOSTUNREACH / -ETIMEDOUT from MOUNT (libtirpc) or the
+ * transport (MOUNT's -EHOSTUNREACH: no route to an address the name has;
+ * -ETIMEDOUT: no connection or no answer within nf_timeout_ms, 10 s when
+ * 0, per attempt); other connect() errors of MOUNT; -ENOENT / -EACCES /
+ * -EPERM / -ENOTDIR from the MOUNT status; errors of
+ * rpcrdma_clnt_create().  A failed MOUNT call's libtirpc message
+ * ("RPC: Timed out") goes to nf_log only when nf_verbose; the error is
+ * the caller's to tell.
  */
 int rpcrdma_nfsc_mount(const struct rpcrdma_nfsc_config *cfg,
 		       struct rpcrdma_nfsc **out);

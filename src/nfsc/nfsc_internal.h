@@ -41,7 +41,10 @@ struct rpcrdma_clnt *nfsc_clnt_pick(struct rpcrdma_nfsc *nc);
  * doubling to 8 s).  Each attempt's connect, rpcbind lookup and MNT call
  * are given up after cfg->nf_timeout_ms (10 s when 0): -ETIMEDOUT.
  * Counts attempts in nc_mnt_attempts.
- * Return: 0, a MOUNT status as errno, or the last connection/RPC error.
+ * Nothing of libtirpc's is written to nc_log unless nc_verbose (the
+ * failed call's clnt_sperrno()); a retry is noted there.
+ * Return: 0, a MOUNT status as errno, -ENXIO (the server's name does not
+ * resolve: not retried), or the last connection/RPC error.
  */
 int nfsc_mnt(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_config *cfg);
 /* nfsc_mnt_retryable - @rc is a connection or RPC failure worth retrying
@@ -56,7 +59,8 @@ void nfsc_umnt(struct rpcrdma_nfsc *nc);
  * and the call are each given up after @timeout_ms (10 s when 0).
  * Return: 0 with *@port; -ECONNREFUSED (not registered, or no rpcbind),
  * -ETIMEDOUT (no connection or no answer within @timeout_ms),
- * -EHOSTUNREACH (no such address, or no route), another connect() error,
+ * -ENXIO (@server does not resolve: getaddrinfo(3) failed), -ENOMEM,
+ * -EHOSTUNREACH (no route to the address), another connect() error,
  * -EPROTONOSUPPORT (no version 3: portmap only), -EPROTO (an answer that
  * is no universal address).
  */

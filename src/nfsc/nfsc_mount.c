@@ -112,8 +112,9 @@ static int mnt_status_errno(uint32_t st)
  * A libtirpc TCP CLIENT for @prog/@vers on @server's @port, the address
  * looked up by number (AI_NUMERICSERV): no netconfig or name service
  * lookup for the port; each address given up after @ms of connecting.
- * *@family: the address family connected over.  *@err: -EHOSTUNREACH
- * (the name does not resolve), connect()'s error, -ETIMEDOUT.
+ * *@family: the address family connected over.  *@err: -ENXIO (the
+ * name does not resolve: not retried, unlike an unreachable address),
+ * -ENOMEM, connect()'s error, -ETIMEDOUT.
  */
 static CLIENT *tcp_client(const char *server, uint16_t port, rpcprog_t prog,
 			  rpcvers_t vers, unsigned ms, int *family, int *err)
@@ -122,14 +123,15 @@ static CLIENT *tcp_client(const char *server, uint16_t port, rpcprog_t prog,
 	struct netbuf nb;
 	char sport[8];
 	CLIENT *clnt;
-	int fd = -1;
+	int fd = -1, rc;
 
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_flags = AI_NUMERICSERV;
 	snprintf(sport, sizeof(sport), "%u", port);
-	if (getaddrinfo(server, sport, &hints, &res)) {
-		*err = -EHOSTUNREACH;
+	rc = getaddrinfo(server, sport, &hints, &res);
+	if (rc) {
+		*err = rc == EAI_MEMORY ? -ENOMEM : -ENXIO;
 		return NULL;
 	}
 	*err = -ECONNREFUSED;
@@ -253,7 +255,9 @@ static int nfsc_mnt_once(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_conf
 	st = clnt_call(clnt, MOUNTPROC3_MNT, (xdrproc_t)nfsc_xdr_dirpath, (caddr_t)&path,
 		       (xdrproc_t)nfsc_xdr_mnt_res, (caddr_t)&res, tv);
 	if (st != RPC_SUCCESS) {
-		if (nc->nc_log)
+		/* libtirpc's words only when verbose: the caller says the
+		 * failure in its own (from the errno) */
+		if (nc->nc_log && nc->nc_verbose)
 			fprintf(nc->nc_log, "rpcrdma-nfsc: MOUNT: %s\n", clnt_sperrno(st));
 		rc = st == RPC_TIMEDOUT ? -ETIMEDOUT : -ECONNREFUSED;
 		goto err;
