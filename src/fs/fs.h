@@ -203,7 +203,10 @@ bool fs_names_on_transport(void);
 /**
  * fs_names_set_resolver - use @r (static storage; NULL: libc's) and
  * forget every cached name and counter.  Lookups under way when it is
- * called have their answers dropped.  For tests.
+ * called have their answers dropped, and it returns only once they have
+ * ended: no function of the resolver replaced is called after it returns
+ * (a caller whose fake resolver holds lookups back lets them go first,
+ * else this waits for as long as they are held).  For tests.
  */
 void fs_names_set_resolver(const struct fs_resolver *r);
 

@@ -80,6 +80,7 @@ static struct {
 	pthread_cond_t nn_work;     /* resolvers: a PENDING entry is free to take */
 	pthread_cond_t nn_done;     /* waiters: an entry was resolved */
 	unsigned nn_threads;        /* resolver threads started */
+	unsigned nn_inflight;       /* lookups a resolver took and has not ended */
 	uint32_t nn_gen;
 	uint64_t nn_seq;            /* last ne_seq given */
 	const struct fs_resolver *nn_res;
@@ -321,12 +322,14 @@ static void *resolver_main(void *arg)
 		k = e->ne_key;
 		gen = e->ne_gen;
 		r = res();
+		nn.nn_inflight++; /* fs_names_set_resolver() waits for it */
 		pthread_mutex_unlock(&nn.nn_lock);
 
 		name[0] = '\0';
 		state = resolve(r, &k, name, &again);
 
 		pthread_mutex_lock(&nn.nn_lock);
+		nn.nn_inflight--;
 		if (e->ne_gen == gen && e->ne_state == NE_PENDING) {
 			uint64_t ttl = state == NE_NAME ? FS_NAMES_TTL_SEC :
 				       again ? FS_NAMES_AGAIN_TTL_SEC : FS_NAMES_NEG_TTL_SEC;
@@ -519,8 +522,13 @@ void fs_names_set_resolver(const struct fs_resolver *r)
 		nn.nn_e[i].ne_stale = false;
 		nn.nn_e[i].ne_gen = ++nn.nn_gen;
 	}
-	memset(&nn.nn_stats, 0, sizeof(nn.nn_stats));
 	pthread_cond_broadcast(&nn.nn_done);
+	/* no PENDING entry is left to take: wait until the lookups under
+	 * way have left the resolver they were given (its functions are
+	 * not called after this returns); then the counters start at 0 */
+	while (nn.nn_inflight)
+		pthread_cond_wait(&nn.nn_done, &nn.nn_lock);
+	memset(&nn.nn_stats, 0, sizeof(nn.nn_stats));
 	pthread_mutex_unlock(&nn.nn_lock);
 }
 

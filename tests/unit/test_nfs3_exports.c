@@ -1058,6 +1058,8 @@ static struct {
 	struct fk_ptr ptr[16];
 	struct fk_fwd fwd[8];
 	bool gate_closed;
+	bool closing;                  /* the test ends: nothing is held or hangs */
+	unsigned active;               /* calls of the fake under way */
 	unsigned hang_epoch;           /* a hanging lookup ends when it changes */
 	const char *released[8];       /* hanging addresses let go */
 	char log[32][INET6_ADDRSTRLEN]; /* the addresses of the reverse lookups, in order */
@@ -1073,7 +1075,7 @@ static _Thread_local bool fk_transport; /* "this thread is a transport thread" *
  * now (EAI_AGAIN).  fk.lock held. */
 static bool fk_hangs(const char *a)
 {
-	return !strncmp(a, "198.51.100.", 11) || !strncmp(a, "10.", 3);
+	return !fk.closing && (!strncmp(a, "198.51.100.", 11) || !strncmp(a, "10.", 3));
 }
 
 static bool fk_released(const char *a)
@@ -1106,16 +1108,18 @@ static int fk_getnameinfo(const struct sockaddr *sa, socklen_t salen, char *host
 	fk.ptr_calls++;
 	if (pthread_equal(pthread_self(), fk.test_thread) || fk_transport)
 		fk.inline_calls++;
+	fk.active++;
 	pthread_cond_broadcast(&fk.cond);
-	while (fk.gate_closed)
+	while (fk.gate_closed && !fk.closing)
 		if (pthread_cond_timedwait(&fk.cond, &fk.lock, &dl) == ETIMEDOUT)
 			break;
 	if (fk_hangs(a)) {
 		unsigned epoch = fk.hang_epoch;
 
-		while (fk.hang_epoch == epoch && !fk_released(a))
+		while (fk.hang_epoch == epoch && !fk_released(a) && !fk.closing)
 			if (pthread_cond_timedwait(&fk.cond, &fk.lock, &dl) == ETIMEDOUT)
 				break;
+		fk.active--;
 		pthread_mutex_unlock(&fk.lock);
 		return EAI_AGAIN;
 	}
@@ -1132,6 +1136,7 @@ static int fk_getnameinfo(const struct sockaddr *sa, socklen_t salen, char *host
 		rc = 0;
 		break;
 	}
+	fk.active--;
 	pthread_mutex_unlock(&fk.lock);
 	return rc;
 }
@@ -1148,6 +1153,7 @@ static int fk_getaddrinfo(const char *node, const char *service,
 	fk.fwd_calls++;
 	if (pthread_equal(pthread_self(), fk.test_thread) || fk_transport)
 		fk.inline_calls++;
+	fk.active++; /* a call under way: fk_teardown checks none is left */
 	for (unsigned i = 0; i < 8 && fk.fwd[i].ff_name; i++) {
 		if (strcasecmp(fk.fwd[i].ff_name, node))
 			continue;
@@ -1168,6 +1174,7 @@ static int fk_getaddrinfo(const char *node, const char *service,
 		rc = head ? 0 : EAI_NODATA;
 		break;
 	}
+	fk.active--;
 	pthread_mutex_unlock(&fk.lock);
 	*res = head;
 	return rc;
@@ -1209,6 +1216,8 @@ static const struct fs_resolver fk_resolver = {
  * 192.0.2.67 claims a name without a forward record; 192.0.2.68's
  * reverse record is an address; 192.0.2.11 is host.other.org both ways;
  * 192.0.2.12 has no reverse record; 192.0.2.13's lookups fail for now. */
+static unsigned fk_count(const unsigned *field);
+
 static void fk_reset(void)
 {
 	static const struct fk_ptr ptr[] = {
@@ -1233,6 +1242,7 @@ static void fk_reset(void)
 	memcpy(fk.ptr, ptr, sizeof(ptr));
 	memcpy(fk.fwd, fwd, sizeof(fwd));
 	fk.gate_closed = false;
+	fk.closing = false;
 	memset(fk.released, 0, sizeof(fk.released));
 	memset(fk.log, 0, sizeof(fk.log));
 	fk.ptr_calls = fk.fwd_calls = fk.inline_calls = 0;
@@ -1241,6 +1251,9 @@ static void fk_reset(void)
 	atomic_store(&fk.now, 1000 * SEC);
 	fk_transport = false;
 	fs_names_set_resolver(&fk_resolver);
+	/* nothing of an earlier test's lookups is under way in the fake:
+	 * its calls and log are this test's alone */
+	assert_int_equal(fk_count(&fk.active), 0);
 }
 
 static int fk_setup(void **state)
@@ -1250,16 +1263,25 @@ static int fk_setup(void **state)
 	return 0;
 }
 
+/*
+ * fk_teardown - every lookup held or hanging ends, and none begun from
+ * here on is held (a resolver finishing one may take the next queued
+ * before the cache is reset: it must not hang into the next test); the
+ * cache reset waits until the fake is left (fs_names_set_resolver()), so
+ * the next test's counts and log are its own.
+ */
 static int fk_teardown(void **state)
 {
 	(void)state;
 	pthread_mutex_lock(&fk.lock);
 	fk.gate_closed = false;
+	fk.closing = true;
 	fk.hang_epoch++; /* hanging lookups end */
 	pthread_cond_broadcast(&fk.cond);
 	pthread_mutex_unlock(&fk.lock);
 	fk_transport = false;
 	fs_names_set_resolver(NULL);
+	assert_int_equal(fk_count(&fk.active), 0);
 	return 0;
 }
 
