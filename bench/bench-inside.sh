@@ -1123,59 +1123,84 @@ GANESHA_PID=
 # ceph_mnt WHO: WHO's mount point (the direct CephFS mount for ceph-direct).
 ceph_mnt() { if [[ $1 == ceph-direct ]]; then echo "$CEPH_DIRECT"; else echo "/mnt/bench-$1"; fi; }
 
-# ganesha_start: nfs-ganesha with FSAL_CEPH exporting the file system's
-# root over NFSv3 and NFSv4.1/TCP on SERVER_ADDR (NFS GANESHA_PORT, MOUNT
-# GANESHA_MNT_PORT; no NLM, no RQUOTA; NFSv4 pseudo path /cephfs, no
-# grace period, its recovery directory in BENCH_OUT/cephfs), in the
-# foreground, its files in BENCH_OUT/cephfs; waits (180 s at most) until
-# it listens.  It registers with rpcbind, taking
-# over the kernel's NFS and MOUNT entries: kernel nfsd mounts are made
-# before it starts (ours name every port).
-ganesha_start() {
-	local d=$BENCH_OUT/cephfs i
+# ganesha_fsal_start FSAL DIR PROTOCOLS EXPORT_ID PATH PSEUDO PORT MNT_PORT [SECTYPE]:
+# ganesha.nfsd in the foreground, configured as its documentation says
+# (ganesha-core-config(8), ganesha-export-config(8)): NFS_CORE_PARAM with
+# PROTOCOLS ("3", or "3, 4"), Bind_Addr SERVER_ADDR, NFS_Port PORT,
+# MNT_Port MNT_PORT, no NLM, no RQUOTA; with NFSv4 in PROTOCOLS an NFSv4
+# block (Graceless, Minor_Versions 1, RecoveryRoot DIR/recovery); one
+# EXPORT (Export_Id, Path PATH, Pseudo PSEUDO, PROTOCOLS, Transports TCP,
+# Access_Type RW, No_Root_Squash, SecType SECTYPE when given, FSAL { Name
+# = FSAL; }).  Its configuration, log, pid file and output in DIR.  Waits
+# (180 s at most) until it listens on PORT and MNT_PORT; its pid in
+# GANESHA_STARTED.  It registers with rpcbind, taking over the kernel's NFS
+# and MOUNT entries: mounts of the kernel's nfsd are made before it starts,
+# and every other mount names its ports.
+GANESHA_STARTED=
+ganesha_fsal_start() {
+	local fsal=$1 d=$2 protos=$3 id=$4 path=$5 pseudo=$6 port=$7 mport=$8 sectype=${9:-} i v4=() sec=()
 	mkdir -p "$d"
+	[[ $protos == *4* ]] && v4=("NFSv4 {" "	Graceless = true;" "	Minor_Versions = 1;" \
+		"	RecoveryRoot = \"$d/recovery\";" "}")
+	[[ -n $sectype ]] && sec=("	SecType = $sectype;")
 	printf '%s\n' \
 		"NFS_CORE_PARAM {" \
-		"	Protocols = 3, 4;" \
+		"	Protocols = $protos;" \
 		"	Bind_Addr = $SERVER_ADDR;" \
-		"	NFS_Port = $GANESHA_PORT;" \
-		"	MNT_Port = $GANESHA_MNT_PORT;" \
+		"	NFS_Port = $port;" \
+		"	MNT_Port = $mport;" \
 		"	Enable_NLM = false;" \
 		"	Enable_RQUOTA = false;" \
 		"}" \
-		"NFSv4 {" \
-		"	Graceless = true;" \
-		"	Minor_Versions = 1;" \
-		"	RecoveryRoot = \"$d/recovery\";" \
-		"}" \
+		"${v4[@]}" \
 		"EXPORT {" \
-		"	Export_Id = 1;" \
-		"	Path = \"/\";" \
-		"	Pseudo = \"/cephfs\";" \
-		"	Protocols = 3, 4;" \
+		"	Export_Id = $id;" \
+		"	Path = \"$path\";" \
+		"	Pseudo = \"$pseudo\";" \
+		"	Protocols = $protos;" \
 		"	Transports = TCP;" \
 		"	Access_Type = RW;" \
 		"	Squash = No_Root_Squash;" \
+		"${sec[@]}" \
 		"	FSAL {" \
-		"		Name = CEPH;" \
+		"		Name = $fsal;" \
 		"	}" \
 		"}" >"$d/ganesha.conf"
 	ganesha.nfsd -F -f "$d/ganesha.conf" -L "$d/ganesha.log" -p "$d/ganesha.pid" -N NIV_EVENT \
 		>"$d/ganesha.out" 2>&1 &
-	GANESHA_PID=$!
-	at_exit "kill -KILL $GANESHA_PID 2>/dev/null"
-	on_failure "echo '---- ganesha.log (last 60 lines) ----'; tail -n 60 '$d/ganesha.log' '$d/ganesha.out'"
+	GANESHA_STARTED=$!
+	at_exit "kill -KILL $GANESHA_STARTED 2>/dev/null"
+	on_failure "echo '---- ganesha.nfsd ($fsal) log (last 60 lines) ----'; tail -n 60 '$d/ganesha.log' '$d/ganesha.out'"
 	i=$((SECONDS + 180))
 	# (ganesha listens on an IPv6 socket, [::ffff:ADDR]:PORT: any listener on the port)
-	until ss -Hltn "sport = :$GANESHA_PORT" | grep -q .; do
-		kill -0 "$GANESHA_PID" 2>/dev/null || fail "ganesha.nfsd exited before listening (see $d/ganesha.log)"
-		((SECONDS < i)) || fail "ganesha.nfsd not listening on $SERVER_ADDR:$GANESHA_PORT after 180 s (see $d/ganesha.log)"
+	until ss -Hltn "sport = :$port" | grep -q .; do
+		kill -0 "$GANESHA_STARTED" 2>/dev/null || fail "ganesha.nfsd ($fsal) exited before listening (see $d/ganesha.log)"
+		((SECONDS < i)) || fail "ganesha.nfsd ($fsal) not listening on $SERVER_ADDR:$port after 180 s (see $d/ganesha.log)"
 		sleep 0.5
 	done
 	sleep 1
-	ss -Hltn "sport = :$GANESHA_MNT_PORT" | grep -q . ||
-		fail "ganesha.nfsd does not listen on $SERVER_ADDR:$GANESHA_MNT_PORT (see $d/ganesha.log)"
-	log "ganesha.nfsd (pid $GANESHA_PID) serves CephFS / on TCP $SERVER_ADDR:$GANESHA_PORT (MOUNT $GANESHA_MNT_PORT)"
+	ss -Hltn "sport = :$mport" | grep -q . ||
+		fail "ganesha.nfsd ($fsal) does not listen on $SERVER_ADDR:$mport (see $d/ganesha.log)"
+	log "ganesha.nfsd (pid $GANESHA_STARTED) serves $path (FSAL_$fsal) on TCP $SERVER_ADDR:$port (MOUNT $mport)"
+}
+
+# ganesha_version: nfs-ganesha's version: the package's (dpkg), else the
+# binary's own (`ganesha.nfsd -v`: "NFS-Ganesha Release = V4.3"), as the
+# guest's /var is a fresh tmpfs without the dpkg database.
+ganesha_version() {
+	local v
+	v=$(dpkg-query -W -f '${Version}' nfs-ganesha 2>/dev/null) || v=
+	[[ -n $v ]] || v=$(ganesha.nfsd -v 2>/dev/null | sed -n 's/.*Release = V\{0,1\}//p' | head -n 1)
+	echo "$v"
+}
+
+# ganesha_start: nfs-ganesha with FSAL_CEPH exporting the file system's
+# root over NFSv3 and NFSv4.1/TCP (NFS GANESHA_PORT, MOUNT
+# GANESHA_MNT_PORT; NFSv4 pseudo path /cephfs, no grace period), its
+# files in BENCH_OUT/cephfs (ganesha_fsal_start).
+ganesha_start() {
+	ganesha_fsal_start CEPH "$BENCH_OUT/cephfs" "3, 4" 1 / /cephfs "$GANESHA_PORT" "$GANESHA_MNT_PORT"
+	GANESHA_PID=$GANESHA_STARTED
 }
 
 # proc_stop PID: SIGTERM PID, wait up to 30 s, then SIGKILL.

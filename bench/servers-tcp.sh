@@ -31,49 +31,14 @@ RNFSD_TCP_PID=
 
 # ganesha_vfs_start: ganesha.nfsd exporting GVFS_EXPORT with FSAL_VFS over
 # NFSv3/TCP on SERVER_ADDR (NFS GVFS_PORT, MOUNT GVFS_MNT_PORT; no NLM,
-# no RQUOTA), in the foreground, its files in BENCH_OUT/ganesha-vfs; waits
-# (180 s at most) until it listens.  It registers with rpcbind, taking
-# over the kernel's NFS and MOUNT entries: every mount here names its ports.
+# no RQUOTA), its files in BENCH_OUT/ganesha-vfs (bench-inside.sh's
+# ganesha_fsal_start).  It registers with rpcbind, taking over the
+# kernel's NFS and MOUNT entries: every mount here names its ports.
 ganesha_vfs_start() {
-	local d=$BENCH_OUT/ganesha-vfs i
-	mkdir -p "$d" "$GVFS_EXPORT"
-	printf '%s\n' \
-		"NFS_CORE_PARAM {" \
-		"	Protocols = 3;" \
-		"	Bind_Addr = $SERVER_ADDR;" \
-		"	NFS_Port = $GVFS_PORT;" \
-		"	MNT_Port = $GVFS_MNT_PORT;" \
-		"	Enable_NLM = false;" \
-		"	Enable_RQUOTA = false;" \
-		"}" \
-		"EXPORT {" \
-		"	Export_Id = 2;" \
-		"	Path = \"$GVFS_EXPORT\";" \
-		"	Pseudo = \"/ganesha-vfs\";" \
-		"	Protocols = 3;" \
-		"	Transports = TCP;" \
-		"	Access_Type = RW;" \
-		"	Squash = No_Root_Squash;" \
-		"	SecType = sys;" \
-		"	FSAL {" \
-		"		Name = VFS;" \
-		"	}" \
-		"}" >"$d/ganesha.conf"
-	ganesha.nfsd -F -f "$d/ganesha.conf" -L "$d/ganesha.log" -p "$d/ganesha.pid" -N NIV_EVENT \
-		>"$d/ganesha.out" 2>&1 &
-	GVFS_PID=$!
-	at_exit "kill -KILL $GVFS_PID 2>/dev/null"
-	on_failure "echo '---- ganesha-vfs log (last 60 lines) ----'; tail -n 60 '$d/ganesha.log' '$d/ganesha.out'"
-	i=$((SECONDS + 180))
-	until ss -Hltn "sport = :$GVFS_PORT" | grep -q .; do
-		kill -0 "$GVFS_PID" 2>/dev/null || fail "ganesha.nfsd (VFS) exited before listening (see $d/ganesha.log)"
-		((SECONDS < i)) || fail "ganesha.nfsd (VFS) not listening on $SERVER_ADDR:$GVFS_PORT after 180 s"
-		sleep 0.5
-	done
-	sleep 1
-	ss -Hltn "sport = :$GVFS_MNT_PORT" | grep -q . ||
-		fail "ganesha.nfsd (VFS) does not listen on $SERVER_ADDR:$GVFS_MNT_PORT (see $d/ganesha.log)"
-	log "ganesha.nfsd (pid $GVFS_PID) serves $GVFS_EXPORT (FSAL_VFS) on TCP $SERVER_ADDR:$GVFS_PORT (MOUNT $GVFS_MNT_PORT)"
+	mkdir -p "$GVFS_EXPORT"
+	ganesha_fsal_start VFS "$BENCH_OUT/ganesha-vfs" 3 2 "$GVFS_EXPORT" /ganesha-vfs \
+		"$GVFS_PORT" "$GVFS_MNT_PORT" sys
+	GVFS_PID=$GANESHA_STARTED
 }
 
 # tcp_mount WHO: the kernel client's NFSv3/TCP mount of WHO on /mnt/bench-WHO.
@@ -117,7 +82,7 @@ section_servers_tcp() {
 		ganesha_vfs_start
 		tcp_mount ganesha-tcp
 	fi
-	emit "\"section\":\"info\",\"tcp_info\":1,\"figures\":\"$TCP_FIGS\",\"who\":\"$TCP_WHOS\",\"rnfsd_args\":\"${RNFSD_ARGS[*]}\",\"knfsd_threads\":$(knfsd_pids | wc -l),\"ganesha\":\"$(dpkg-query -W -f '${Version}' nfs-ganesha 2>/dev/null)\""
+	emit "\"section\":\"info\",\"tcp_info\":1,\"figures\":\"$TCP_FIGS\",\"who\":\"$TCP_WHOS\",\"rnfsd_args\":\"${RNFSD_ARGS[*]}\",\"knfsd_threads\":$(knfsd_pids | wc -l),\"ganesha\":\"$(ganesha_version)\""
 	for ((r = 1; r <= REPEAT; r++)); do
 		for fig in $TCP_FIGS; do
 			for s in $TCP_WHOS; do
