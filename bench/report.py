@@ -16,6 +16,7 @@ import statistics
 import sys
 from datetime import datetime, timezone
 
+from report_table import aims, aims_sentence, cpu_table, figure_names, figure_table, pairer, ways_entry
 from report_tcp import tcp_markdown, tcp_results
 
 MB = 1048576.0
@@ -726,11 +727,7 @@ def cephfs_results(rows, figs, agg, base_figs):
     rpcrdma-nfsd / each other (of the medians, and by run: a run measures
     the four one after the other), CPU per op and its ratios, the aims
     (met or not), and system calls per op of the strace runs."""
-    def paired(fig, key, a, b):
-        x = {r["run"]: r.get(key) for r in figs.get(("cephfs", fig, a), [])}
-        y = {r["run"]: r.get(key) for r in figs.get(("cephfs", fig, b), [])}
-        return stats([x[k] / y[k] for k in sorted(x, key=str)
-                      if k in y and y[k] and x[k] is not None])
+    paired = pairer(figs, "cephfs", stats)
 
     def ways_figures(who):
         res = {}
@@ -739,23 +736,14 @@ def cephfs_results(rows, figs, agg, base_figs):
             ws = {w: agg("cephfs", fig, w) for w, _ in who}
             if not ws.get(ours_w):
                 continue
-            metric = "MBps" if fig.startswith("seq") else "iops"
-            ours = ws.get(ours_w) or {}
-            e = {"metric": metric, "who": ws, "ratio": {}, "paired_ratio": {}, "cpu_ratio": {}, "paired_cpu_ratio": {}}
-            for w, _ in who[1:]:
-                o = ws.get(w) or {}
-                e["ratio"][w] = ratio(ours.get(metric), o.get(metric))
-                e["paired_ratio"][w] = paired(fig, metric, ours_w, w)
-                if w != "ceph-direct":
-                    e["cpu_ratio"][w] = ratio(ours.get("cpu_us_per_op"), o.get("cpu_us_per_op"))
-                    e["paired_cpu_ratio"][w] = paired(fig, "cpu_us_per_op", ours_w, w)
-            aims = []
-            aims.append(("at or above the kernel's re-export", e["ratio"].get(kre), 1.0))
+            e = ways_entry(fig, ws, ours_w, [w for w, _ in who[1:]], paired, ratio,
+                           no_cpu=("ceph-direct",))
+            goals = [("at or above the kernel's re-export", e["ratio"].get(kre), 1.0)]
             if fig in CEPH_SMALL:
-                aims.append(("1.5x nfs-ganesha", e["ratio"].get(gan), 1.5))
+                goals.append(("1.5x nfs-ganesha", e["ratio"].get(gan), 1.5))
             if fig.startswith("seq"):
-                aims.append(("within 80 % of the direct mount", e["ratio"].get(direct), 0.8))
-            e["aims"] = [{"aim": a, "ratio": v, "target": t, "met": None if v is None else v >= t} for a, v, t in aims]
+                goals.append(("within 80 % of the direct mount", e["ratio"].get(direct), 0.8))
+            e["aims"] = aims(goals)
             res[fig] = e
         return res
 
@@ -773,112 +761,60 @@ def cephfs_results(rows, figs, agg, base_figs):
     return out
 
 
+def cephfs_phases(F, who, prefix):
+    """Markdown lines: the metadata figures' phases (median seconds) of
+    each way of @who in @F, after @prefix ("Metadata phases")."""
+    L = []
+    for mfig in ("meta", "meta8"):
+        e = F.get(mfig)
+        if not e:
+            continue
+        parts = []
+        for w, _ in who:
+            a = e["who"].get(w)
+            if a and a.get("create_s"):
+                parts.append("%s: create %.2f s, stat %.2f s, rename %.2f s, remove %.2f s" % (
+                    CEPH_SHORT[w], a["create_s"]["median"], a["stat_s"]["median"],
+                    a["rename_s"]["median"], a["remove_s"]["median"]))
+        L.append("")
+        L.append("%s%s (median): " % (prefix, " of 8 processes" if mfig == "meta8" else "") + "; ".join(parts) + ".")
+    return L
+
+
+def cephfs_ways_markdown(F, who, names, cpu_figure, aims_prefix, phases_prefix):
+    """Markdown lines of one protocol's ways to CephFS (@who, ours first):
+    the figure table with ours / re-export, ganesha and direct, the CPU
+    table (its first column @cpu_figure), the aims and the metadata phases."""
+    ours, gan, kre, direct = (w for w, _ in who)
+    versus = [(kre, "re-export"), (gan, "ganesha"), (direct, "direct")]
+    L = figure_table(F, who, versus, names, fmt, fmt_ratio)
+    L.append("")
+    L.extend(cpu_table(F, "| %s | CPU µs/op rpcrdma-nfsd | CPU µs/op nfs-ganesha | CPU µs/op kernel re-export | "
+                          "CPU rpcrdma-nfsd / re-export | by run | CPU rpcrdma-nfsd / ganesha | by run |" % cpu_figure,
+                       [ours, gan, kre], [kre, gan], fmt, fmt_ratio))
+    L.append("")
+    L.append(aims_prefix + aims_sentence(F, fmt_ratio) + ".")
+    L.extend(cephfs_phases(F, who, phases_prefix))
+    return L
+
+
 def cephfs_markdown(R):
     i = R["info"]
     C = R["cephfs"]
     L = ["## 7. CephFS: rpcrdma-nfsd's cephfs backend vs nfs-ganesha, the kernel's re-export and the direct mount", ""]
-    names = {"seq_write": ("sequential write, %s MiB, 1 MiB O_DIRECT, iodepth %s" % (i.get("file_mb"), i.get("seq_iodepth")), "MB/s"),
-             "seq_read": ("sequential read, %s MiB, 1 MiB O_DIRECT, iodepth %s" % (i.get("file_mb"), i.get("seq_iodepth")), "MB/s"),
-             "rand_read": ("4 KiB random read, iodepth %s, %s s" % (i.get("iodepth"), i.get("runtime_s")), "IOPS"),
-             "rand_write": ("4 KiB random write, iodepth %s, %s s" % (i.get("iodepth"), i.get("runtime_s")), "IOPS"),
-             "meta": ("metadata: create+stat+rename+remove of %s files" % i.get("meta_files"), "ops/s"),
-             "meta8": ("metadata, 8 processes: %s files in all" % i.get("meta_files"), "ops/s")}
+    names = figure_names(i, seq_iodepth=True)
     F = C["figures"]
     if F:
-        L.append("| figure | unit | %s | / re-export | by run | / ganesha | by run | / direct | by run |" %
-                 " | ".join(n for _, n in CEPH_WHO))
-        L.append("| --- | --- |%s --- | --- | --- | --- | --- | --- |" % (" --- |" * len(CEPH_WHO)))
-        for fig, e in F.items():
-            name, unit = names.get(fig, (fig, ""))
-            m = e["metric"]
-            d = 0 if m == "iops" else 1
-            cells = [fmt((e["who"].get(w) or {}).get(m), d) for w, _ in CEPH_WHO]
-            rs = []
-            for w in ("ceph-kreexport", "ceph-ganesha", "ceph-direct"):
-                rs.append("**%s**" % fmt_ratio(e["ratio"].get(w)))
-                rs.append(fmt(e["paired_ratio"].get(w), 2))
-            L.append("| %s | %s | %s | %s |" % (name, unit, " | ".join(cells), " | ".join(rs)))
-        L.append("")
-        L.append("| figure | CPU µs/op rpcrdma-nfsd | CPU µs/op nfs-ganesha | CPU µs/op kernel re-export | "
-                 "CPU rpcrdma-nfsd / re-export | by run | CPU rpcrdma-nfsd / ganesha | by run |")
-        L.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
-        for fig, e in F.items():
-            cells = [fmt((e["who"].get(w) or {}).get("cpu_us_per_op"), 0)
-                     for w in ("ceph-rnfsd", "ceph-ganesha", "ceph-kreexport")]
-            L.append("| %s | %s | %s | %s | %s | %s |" % (
-                fig, " | ".join(cells),
-                fmt_ratio(e["cpu_ratio"].get("ceph-kreexport")), fmt(e["paired_cpu_ratio"].get("ceph-kreexport"), 2),
-                fmt_ratio(e["cpu_ratio"].get("ceph-ganesha")), fmt(e["paired_cpu_ratio"].get("ceph-ganesha"), 2)))
-        L.append("")
-        aims = []
-        for fig, e in F.items():
-            for a in e["aims"]:
-                aims.append("%s %s: %s (%s)" % (fig, a["aim"], fmt_ratio(a["ratio"]),
-                                               "n/a" if a["met"] is None else ("met" if a["met"] else "NOT met")))
-        L.append("Aims (issue 35), ratio of the medians: " + "; ".join(aims) + ".")
-        for mfig in ("meta", "meta8"):
-            e = F.get(mfig)
-            if not e:
-                continue
-            parts = []
-            for w, _ in CEPH_WHO:
-                a = e["who"].get(w)
-                if a and a.get("create_s"):
-                    parts.append("%s: create %.2f s, stat %.2f s, rename %.2f s, remove %.2f s" % (
-                        CEPH_SHORT[w], a["create_s"]["median"], a["stat_s"]["median"],
-                        a["rename_s"]["median"], a["remove_s"]["median"]))
-            L.append("")
-            L.append("Metadata phases%s (median): " % (" of 8 processes" if mfig == "meta8" else "") + "; ".join(parts) + ".")
+        L.extend(cephfs_ways_markdown(F, CEPH_WHO, names, "figure", "Aims (issue 35), ratio of the medians: ",
+                                      "Metadata phases"))
     F41 = C.get("figures41") or {}
     if F41:
         # the same figures with the three servers mounted with NFSv4.1
-        ours, gan, kre, direct = (w for w, _ in CEPH_WHO41)
         L.append("")
         L.append("NFSv4.1 (the same server processes, mounted a second time):")
         L.append("")
-        L.append("| figure | unit | %s | / re-export | by run | / ganesha | by run | / direct | by run |" %
-                 " | ".join(n for _, n in CEPH_WHO41))
-        L.append("| --- | --- |%s --- | --- | --- | --- | --- | --- |" % (" --- |" * len(CEPH_WHO41)))
-        for fig, e in F41.items():
-            name, unit = names.get(fig, (fig, ""))
-            m = e["metric"]
-            d = 0 if m == "iops" else 1
-            cells = [fmt((e["who"].get(w) or {}).get(m), d) for w, _ in CEPH_WHO41]
-            rs = []
-            for w in (kre, gan, direct):
-                rs.append("**%s**" % fmt_ratio(e["ratio"].get(w)))
-                rs.append(fmt(e["paired_ratio"].get(w), 2))
-            L.append("| %s | %s | %s | %s |" % (name, unit, " | ".join(cells), " | ".join(rs)))
-        L.append("")
-        L.append("| figure (NFSv4.1) | CPU µs/op rpcrdma-nfsd | CPU µs/op nfs-ganesha | CPU µs/op kernel re-export | "
-                 "CPU rpcrdma-nfsd / re-export | by run | CPU rpcrdma-nfsd / ganesha | by run |")
-        L.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
-        for fig, e in F41.items():
-            cells = [fmt((e["who"].get(w) or {}).get("cpu_us_per_op"), 0) for w in (ours, gan, kre)]
-            L.append("| %s | %s | %s | %s | %s | %s |" % (
-                fig, " | ".join(cells),
-                fmt_ratio(e["cpu_ratio"].get(kre)), fmt(e["paired_cpu_ratio"].get(kre), 2),
-                fmt_ratio(e["cpu_ratio"].get(gan)), fmt(e["paired_cpu_ratio"].get(gan), 2)))
-        L.append("")
-        aims = []
-        for fig, e in F41.items():
-            for a in e["aims"]:
-                aims.append("%s %s: %s (%s)" % (fig, a["aim"], fmt_ratio(a["ratio"]),
-                                               "n/a" if a["met"] is None else ("met" if a["met"] else "NOT met")))
-        L.append("Aims over NFSv4.1, ratio of the medians: " + "; ".join(aims) + ".")
-        for mfig in ("meta", "meta8"):
-            e = F41.get(mfig)
-            if not e:
-                continue
-            parts = []
-            for w, _ in CEPH_WHO41:
-                a = e["who"].get(w)
-                if a and a.get("create_s"):
-                    parts.append("%s: create %.2f s, stat %.2f s, rename %.2f s, remove %.2f s" % (
-                        CEPH_SHORT[w], a["create_s"]["median"], a["stat_s"]["median"],
-                        a["rename_s"]["median"], a["remove_s"]["median"]))
-            L.append("")
-            L.append("NFSv4.1 metadata phases%s (median): " % (" of 8 processes" if mfig == "meta8" else "") + "; ".join(parts) + ".")
+        L.extend(cephfs_ways_markdown(F41, CEPH_WHO41, names, "figure (NFSv4.1)",
+                                      "Aims over NFSv4.1, ratio of the medians: ", "NFSv4.1 metadata phases"))
     if C["strace"]:
         L.append("")
         L.append("| strace -c -f of the gateway, one extra run | figure | system calls | operations | calls per op |")
