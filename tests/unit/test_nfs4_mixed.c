@@ -14,6 +14,15 @@
  * a CB_RECALL goes over the connection the back channel is on, its
  * CB_SEQUENCE sequence id carried across the move.
  *
+ * And the back channel after the client reconnects (issue 38), over
+ * either transport: the connection carrying it ends (the client closes
+ * it, or the server's fault path does), the client connects again;
+ * SEQUENCE on the new connection reports SEQ4_STATUS_CB_PATH_DOWN and
+ * CB_PATH_DOWN_SESSION (RFC 8881 18.46.3) and no callback goes anywhere
+ * until BIND_CONN_TO_SESSION moves the back channel there (18.34); the
+ * recall of a delegation granted before the disconnect then comes on the
+ * new connection with the next CB_SEQUENCE sequence id (2.10.6.1).
+ *
  * Every expected value is from the RFCs: the COMPOUND layouts of RFC 8881
  * 18.34, 18.35, 18.36, 18.46 (constants written out below, not taken from
  * the server's headers), ONC RPC messages of RFC 5531 9 and 11 (record
@@ -673,6 +682,105 @@ static struct nfs4_cb_counts cb_counts(struct fixture *f)
 	return cc;
 }
 
+/* ---- tests ---- */
+
+static enum via other_via(enum via via)
+{
+	return via == VIA_TCP ? VIA_RDMA : VIA_TCP;
+}
+
+static uint32_t conn_id_of(struct fixture *f, enum via via)
+{
+	return via == VIA_TCP ? f->tcp_conn_id : f->conn->sx_id_num;
+}
+
+/* The session is made over @via with its back channel there: the probe
+ * comes and is answered there, the other connection has no back channel,
+ * SEQUENCE over @via reports the path up. */
+static void start_session(struct fixture *f, enum via via)
+{
+	session_on(f, via);
+	answer_probe(f, via);
+	wait_probes_ok(f, 1);
+	assert_true(has_state(f, conn_id_of(f, via)));
+	assert_false(has_state(f, conn_id_of(f, other_via(via))));
+	assert_int_equal(sequence_on(f, via), 0);
+}
+
+/*
+ * The back channel moves to the connection over @to: BIND_CONN_TO_SESSION
+ * asking @dir (CDFC4_BACK: CDFS4_BACK granted; CDFC4_BACK_OR_BOTH:
+ * CDFS4_BOTH), the CB_NULL probe comes there (the server's @probes-th
+ * answered one) and nothing on the other connection; SEQUENCE on both
+ * reports the path up; a CB_RECALL goes over @to with CB_SEQUENCE id
+ * @seqid, nothing over the other.
+ */
+static void move_back_channel(struct fixture *f, enum via to, uint32_t dir, uint64_t probes,
+			      uint32_t seqid)
+{
+	enum via other = other_via(to);
+	uint32_t got = 0;
+
+	assert_int_equal(bind_on(f, to, dir, &got), NFS4_OK);
+	assert_int_equal(got, dir == X_CDFC4_BACK ? X_CDFS4_BACK : X_CDFS4_BOTH);
+	answer_probe(f, to);
+	wait_probes_ok(f, probes);
+	expect_quiet(f, other);
+	assert_true(has_state(f, conn_id_of(f, to)));
+	assert_false(has_state(f, conn_id_of(f, other)));
+	assert_int_equal(sequence_on(f, to), 0);
+	assert_int_equal(sequence_on(f, other), 0);
+	recall_over(f, to, seqid);
+	expect_quiet(f, other);
+}
+
+/*
+ * The session is made over TCP with its back channel there; an RDMA
+ * connection sends SEQUENCE (bound to the fore channel by it, RFC 8881
+ * 2.10.3.1), then BIND_CONN_TO_SESSION asking for the back channel or
+ * both: CDFS4_BOTH, the CB_NULL probe comes on the RDMA connection and
+ * nothing on TCP; SEQUENCE on both reports the path up.  The TCP
+ * connection then closes: the back channel on RDMA is not touched.
+ */
+static void test_tcp_session_binds_rdma(void **state)
+{
+	struct fixture *f = *state;
+	struct svc_group *grp = &f->svc.sv_groups[0];
+
+	start_session(f, VIA_TCP);
+	assert_int_equal(sequence_on(f, VIA_RDMA), 0);
+	recall_over(f, VIA_TCP, 1);
+	move_back_channel(f, VIA_RDMA, X_CDFC4_BACK_OR_BOTH, 2, 2);
+
+	/* the TCP connection goes: the path (on RDMA) stays up */
+	close(f->peer);
+	f->peer = -1;
+	for (int t = 0; t < 400 && grp->gr_tconns; t++)
+		pump(f, 5);
+	assert_null(grp->gr_tconns);
+	assert_int_equal(sequence_on(f, VIA_RDMA), 0);
+	assert_true(has_state(f, f->conn->sx_id_num));
+	recall_over(f, VIA_RDMA, 3);
+}
+
+/*
+ * The other way: made over RDMA with the back channel there, a TCP
+ * connection binds for the back channel only (CDFC4_BACK: CDFS4_BACK) as
+ * its first COMPOUND, the probe comes over TCP, answered there; SEQUENCE
+ * on both reports the path up; then back to RDMA (CDFC4_BACK_OR_BOTH),
+ * the probe over RDMA.  The back channel's slot table is the session's,
+ * whichever connection carries it: its sequence id goes on (RFC 8881
+ * 2.10.6.1).
+ */
+static void test_rdma_session_binds_tcp(void **state)
+{
+	struct fixture *f = *state;
+
+	start_session(f, VIA_RDMA);
+	move_back_channel(f, VIA_TCP, X_CDFC4_BACK, 2, 1);
+	move_back_channel(f, VIA_RDMA, X_CDFC4_BACK_OR_BOTH, 3, 2);
+}
+
 /* ---- the client's connection goes, and a new one comes ---- */
 
 /* How a connection ends. */
@@ -768,7 +876,7 @@ static void reconnect(struct fixture *f, enum via via, enum drop how, uint32_t d
 		pump(f, 5);
 	assert_int_equal(cb_counts(f).cc_recall_ok, 1);
 
-	old_id = via == VIA_TCP ? f->tcp_conn_id : f->conn->sx_id_num;
+	old_id = conn_id_of(f, via);
 	assert_true(has_state(f, old_id));
 	if (via == VIA_TCP) {
 		drop_tcp(f, how);
@@ -788,7 +896,7 @@ static void reconnect(struct fixture *f, enum via via, enum drop how, uint32_t d
 	assert_int_equal(got, dir == X_CDFC4_BACK ? X_CDFS4_BACK : X_CDFS4_BOTH);
 	answer_probe(f, via);
 	wait_probes_ok(f, 2);
-	assert_true(has_state(f, via == VIA_TCP ? f->tcp_conn_id : f->conn->sx_id_num));
+	assert_true(has_state(f, conn_id_of(f, via)));
 	assert_int_equal(sequence_on(f, via), 0);
 	assert_int_equal(nfs4_deleg_break(f->e->srv4, 0, fh2, len2), NFS4ERR_DELAY);
 	expect_recall(f, via, 2, &d2, fh2, len2);
@@ -817,95 +925,6 @@ static void test_tcp_client_reconnects(void **state)
 static void test_tcp_server_resets(void **state)
 {
 	reconnect(*state, VIA_TCP, DROP_SERVER, X_CDFC4_BACK_OR_BOTH);
-}
-
-/* ---- tests ---- */
-
-/*
- * The session is made over TCP with its back channel there; an RDMA
- * connection sends SEQUENCE (bound to the fore channel by it, RFC 8881
- * 2.10.3.1), then BIND_CONN_TO_SESSION asking for the back channel or
- * both: CDFS4_BOTH, the CB_NULL probe comes on the RDMA connection and
- * nothing on TCP; SEQUENCE on both reports the path up.  The TCP
- * connection then closes: the back channel on RDMA is not touched.
- */
-static void test_tcp_session_binds_rdma(void **state)
-{
-	struct fixture *f = *state;
-	uint32_t got = 0, rdma_id = f->conn->sx_id_num;
-	struct svc_group *grp = &f->svc.sv_groups[0];
-
-	session_on(f, VIA_TCP);
-	answer_probe_tcp(f);
-	wait_probes_ok(f, 1);
-	assert_true(has_state(f, f->tcp_conn_id));
-	assert_false(has_state(f, rdma_id));
-	assert_int_equal(sequence_on(f, VIA_TCP), 0);
-	assert_int_equal(sequence_on(f, VIA_RDMA), 0);
-	recall_over(f, VIA_TCP, 1);
-
-	assert_int_equal(bind_on(f, VIA_RDMA, X_CDFC4_BACK_OR_BOTH, &got), NFS4_OK);
-	assert_int_equal(got, X_CDFS4_BOTH);
-	answer_probe_rdma(f);
-	wait_probes_ok(f, 2);
-	tcp_expect_quiet(f);
-	assert_true(has_state(f, rdma_id));
-	assert_false(has_state(f, f->tcp_conn_id));
-	assert_int_equal(sequence_on(f, VIA_RDMA), 0);
-	assert_int_equal(sequence_on(f, VIA_TCP), 0);
-	recall_over(f, VIA_RDMA, 2);
-	tcp_expect_quiet(f);
-
-	/* the TCP connection goes: the path (on RDMA) stays up */
-	close(f->peer);
-	f->peer = -1;
-	for (int t = 0; t < 400 && grp->gr_tconns; t++)
-		pump(f, 5);
-	assert_null(grp->gr_tconns);
-	assert_int_equal(sequence_on(f, VIA_RDMA), 0);
-	assert_true(has_state(f, rdma_id));
-	recall_over(f, VIA_RDMA, 3);
-}
-
-/*
- * The other way: made over RDMA with the back channel there, a TCP
- * connection binds for the back channel only (CDFC4_BACK: CDFS4_BACK),
- * the probe comes over TCP, answered there; SEQUENCE on both reports the
- * path up; then back to RDMA (CDFC4_BACK_OR_BOTH), the probe over RDMA.
- */
-static void test_rdma_session_binds_tcp(void **state)
-{
-	struct fixture *f = *state;
-	uint32_t got = 0, rdma_id = f->conn->sx_id_num;
-
-	session_on(f, VIA_RDMA);
-	answer_probe_rdma(f);
-	wait_probes_ok(f, 1);
-	assert_true(has_state(f, rdma_id));
-	assert_int_equal(sequence_on(f, VIA_RDMA), 0);
-
-	assert_int_equal(bind_on(f, VIA_TCP, X_CDFC4_BACK, &got), NFS4_OK);
-	assert_int_equal(got, X_CDFS4_BACK);
-	answer_probe_tcp(f);
-	wait_probes_ok(f, 2);
-	assert_true(has_state(f, f->tcp_conn_id));
-	assert_false(has_state(f, rdma_id));
-	assert_int_equal(sequence_on(f, VIA_TCP), 0);
-	assert_int_equal(sequence_on(f, VIA_RDMA), 0);
-	recall_over(f, VIA_TCP, 1);
-
-	assert_int_equal(bind_on(f, VIA_RDMA, X_CDFC4_BACK_OR_BOTH, &got), NFS4_OK);
-	assert_int_equal(got, X_CDFS4_BOTH);
-	answer_probe_rdma(f);
-	wait_probes_ok(f, 3);
-	tcp_expect_quiet(f);
-	assert_true(has_state(f, rdma_id));
-	assert_false(has_state(f, f->tcp_conn_id));
-	assert_int_equal(sequence_on(f, VIA_TCP) & (X_SEQ4_PATH_DOWN | X_SEQ4_PATH_DOWN_SESSION), 0);
-	/* the back channel's slot table is the session's, whichever
-	 * connection carries it: its sequence id goes on (RFC 8881 2.10.6.1) */
-	recall_over(f, VIA_RDMA, 2);
-	tcp_expect_quiet(f);
 }
 
 int main(void)
