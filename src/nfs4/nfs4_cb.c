@@ -222,7 +222,7 @@ static struct nfs4_cb_chan *chan_find_locked(struct nfs4_cb_table *t, const uint
 }
 
 /* chan_path_locked - @ch's path, DOWN once its connection is gone (closed
- * by the client, or by the server: a fault, the idle timer) while it was
+ * by the client, or by the server: a fault, a bad record) while it was
  * up or being probed: nothing can reach the client there any more (RFC
  * 8881 2.10.3.1), so SEQUENCE says so (18.46.3) and callbacks look for
  * another path.  Lock order: ct_lock, then the handle's own lock. */
