@@ -131,6 +131,7 @@ static const struct nfs4_cb_ops svc_ops = {
 	.co_get = rpcrdma_svc_bc_get,
 	.co_call = rpcrdma_svc_bc_call,
 	.co_put = rpcrdma_svc_bc_put,
+	.co_connected = rpcrdma_svc_bc_connected,
 };
 
 size_t nfs4_cb_table_bytes(const struct nfs4_sizes *sz)
@@ -218,6 +219,19 @@ static struct nfs4_cb_chan *chan_find_locked(struct nfs4_cb_table *t, const uint
 	if (!ch || memcmp(ch->ch_sid, sid, NFS4_SESSIONID_SIZE))
 		return NULL;
 	return ch;
+}
+
+/* chan_path_locked - @ch's path, DOWN once its connection is gone (closed
+ * by the client, or by the server: a fault, a bad record) while it was
+ * up or being probed: nothing can reach the client there any more (RFC
+ * 8881 2.10.3.1), so SEQUENCE says so (18.46.3) and callbacks look for
+ * another path.  Lock order: ct_lock, then the handle's own lock. */
+static enum nfs4_cb_path chan_path_locked(struct nfs4_cb_table *t, struct nfs4_cb_chan *ch)
+{
+	if ((ch->ch_path == NFS4_CB_UP || ch->ch_path == NFS4_CB_PROBING) &&
+	    t->ct_ops.co_connected && !t->ct_ops.co_connected(ch->ch_bc))
+		ch->ch_path = NFS4_CB_DOWN;
+	return ch->ch_path;
 }
 
 /* An AUTH_SYS credential of the server (RFC 5531 appendix A): stamp 0,
@@ -444,7 +458,7 @@ enum nfs4_cb_path nfs4_cb_path(struct nfs4_cb_table *t, const uint8_t sid[16])
 
 	pthread_mutex_lock(&t->ct_lock);
 	ch = chan_find_locked(t, sid);
-	p = ch ? ch->ch_path : NFS4_CB_NONE;
+	p = ch ? chan_path_locked(t, ch) : NFS4_CB_NONE;
 	pthread_mutex_unlock(&t->ct_lock);
 	return p;
 }
@@ -457,13 +471,14 @@ uint32_t nfs4_cb_seq_flags(struct nfs4_cb_table *t, const uint8_t sid[16],
 
 	pthread_mutex_lock(&t->ct_lock);
 	ch = chan_find_locked(t, sid);
-	down = ch && ch->ch_path == NFS4_CB_DOWN;
+	down = ch && chan_path_locked(t, ch) == NFS4_CB_DOWN;
 	/* the other sessions matter only when this one is down */
 	for (uint32_t i = 0; down && i < t->ct_n; i++) {
 		struct nfs4_cb_chan *c = t->ct_chans[i];
 
 		if (c && c->ch_clientid == clientid &&
-		    (c->ch_path == NFS4_CB_UP || c->ch_path == NFS4_CB_PROBING))
+		    (chan_path_locked(t, c) == NFS4_CB_UP ||
+		     c->ch_path == NFS4_CB_PROBING))
 			any_up = true;
 	}
 	pthread_mutex_unlock(&t->ct_lock);
@@ -494,7 +509,7 @@ int nfs4_cb_recall(struct nfs4_cb_table *t, uint64_t clientid,
 		struct nfs4_cb_chan *c = t->ct_chans[i];
 
 		if (!c || c->ch_clientid != clientid ||
-		    (c->ch_path != NFS4_CB_UP && c->ch_path != NFS4_CB_PROBING))
+		    (chan_path_locked(t, c) != NFS4_CB_UP && c->ch_path != NFS4_CB_PROBING))
 			continue;
 		if (c->ch_slot_busy) {
 			busy = true;

@@ -76,15 +76,20 @@ int nfs4_cb_decode_compound(const uint8_t *p, size_t len, struct nfs4_cb_res *ou
 /* ---- the table of back channels ---- */
 
 /** How the table reaches the transport: the rpcrdma_svc_bc_* functions,
- *  or a unit test's. */
+ *  or a unit test's.  co_connected may be NULL (the connection is taken
+ *  to be there until a call fails with -ENOTCONN). */
 struct nfs4_cb_ops {
 	int (*co_get)(const struct rpcrdma_svc_req *req, struct rpcrdma_svc_bc **out);
 	int (*co_call)(struct rpcrdma_svc_bc *bc, const struct rpcrdma_svc_bc_args *a,
 		       uint32_t *xid);
 	void (*co_put)(struct rpcrdma_svc_bc *bc);
+	bool (*co_connected)(struct rpcrdma_svc_bc *bc);
 };
 
-/** The path of one back channel (RFC 8881 18.46.3, 2.10.3.1). */
+/** The path of one back channel (RFC 8881 18.46.3, 2.10.3.1).  A channel
+ *  whose connection closed (the client's side or the server's) is down
+ *  from then on, whatever it was: the client learns it from SEQUENCE's
+ *  sr_status_flags and binds a new connection (BIND_CONN_TO_SESSION). */
 enum nfs4_cb_path {
 	NFS4_CB_NONE = 0, /* not asked for, or not bound */
 	NFS4_CB_PROBING,  /* bound; the CB_NULL probe has not answered yet */

@@ -508,36 +508,27 @@ int svc_admit(struct rpcrdma_svc *svc, const struct sockaddr *peer, struct svc_h
 	return 0;
 }
 
-int svc_conn_accept(struct svc_group *grp, struct rdma_cm_id *id,
-		    const struct svc_conn_param *p)
+int svc_conn_new(struct svc_group *grp, struct rdma_cm_id *id, struct ibv_pd *pd,
+		 const struct svc_conn_param *p, struct svc_conn **out)
 {
 	struct rpcrdma_svc *svc = grp->gr_svc;
 	const struct rpcrdma_svc_config *cfg = &svc->sv_cfg;
-	struct rdma_conn_param param;
-	struct rpcrdma_cm_private peer, ours;
-	struct ibv_device_attr dattr;
-	uint8_t pdata[RPCRDMA_CM_PRIVATE_BYTES];
-	struct sockaddr *peer_addr = rdma_get_peer_addr(id);
+	struct rpcrdma_cm_private peer;
 	struct svc_conn *conn;
 	struct svc_host *host;
 	uint32_t peer_recv = 0;
 	int rc;
 
-	rc = svc_admit(svc, peer_addr, &host);
+	rc = svc_admit(svc, rdma_get_peer_addr(id), &host);
 	if (rc)
 		return rc;
-	if (ibv_query_device(id->verbs, &dattr)) {
-		rc = -EIO;
-		goto out_place;
-	}
-
 	conn = calloc(1, sizeof(*conn));
 	if (!conn) {
-		rc = -ENOMEM;
-		goto out_place;
+		svc_host_put(svc, host);
+		atomic_fetch_sub(&svc->sv_nconns, 1); /* the place svc_conn_admit() took */
+		return -ENOMEM;
 	}
 	conn->sx_host = host; /* given back by svc_conn_destroy() */
-	host = NULL;
 	conn->sx_svc = svc;
 	conn->sx_grp = grp;
 	conn->sx_id = id;
@@ -545,10 +536,10 @@ int svc_conn_accept(struct svc_group *grp, struct rdma_cm_id *id,
 	conn->sx_max_credits = cfg->sc_credits;
 	conn->sx_credits = svc_initial_credits(cfg);
 	conn->sx_inline_recv = cfg->sc_inline_size;
-	conn->sx_dev = svc_dev_get(grp, id->verbs, NULL);
+	conn->sx_dev = svc_dev_get(grp, pd ? NULL : id->verbs, pd);
 	if (!conn->sx_dev) {
 		rc = -errno;
-		goto out_err;
+		goto fail;
 	}
 
 	memset(&peer, 0, sizeof(peer));
@@ -557,17 +548,86 @@ int svc_conn_accept(struct svc_group *grp, struct rdma_cm_id *id,
 		peer_recv = peer.cp_recv_size;
 		conn->sx_peer_rsi = peer.cp_flags & RPCRDMA_CM_FLAG_RSI;
 	}
+	conn->sx_peer_recv = peer_recv;
 	conn->sx_inline_send = rpcrdma_wire_inline_threshold(cfg->sc_inline_size,
 							     peer_recv);
 
 	/* Receive buffers first: a full pool refuses before any QP exists. */
 	rc = svc_conn_alloc_pools(conn);
-	if (rc == -EAGAIN) {
+	if (rc)
+		goto fail;
+	*out = conn;
+	return 0;
+fail:
+	svc_conn_new_fail(conn, rc);
+	/* logged with the place given back: "(N open)" counts the open ones */
+	if (rc == -EAGAIN)
 		svc_conn_refused(svc, "memory budget's receive share in use");
+	return rc;
+}
+
+void svc_conn_new_fail(struct svc_conn *conn, int rc)
+{
+	struct rpcrdma_svc *svc = conn->sx_svc;
+
+	if (rc != -EAGAIN)
+		svc_log(svc, "conn %u: accept failed: %s", conn->sx_id_num, strerror(-rc));
+	conn->sx_id = NULL; /* the caller rejects and destroys the cm_id */
+	conn->sx_recvs_posted = 0;
+	svc_conn_destroy(conn); /* its receive buffers and host place back */
+	atomic_fetch_sub(&svc->sv_nconns, 1); /* the place svc_conn_admit() took */
+}
+
+void svc_conn_opened(struct svc_conn *conn, const struct svc_conn_param *p,
+		     uint32_t read_depth)
+{
+	struct rpcrdma_svc *svc = conn->sx_svc;
+	struct svc_group *grp = conn->sx_grp;
+
+	conn->sx_next = grp->gr_conns;
+	grp->gr_conns = conn;
+	atomic_fetch_add(&grp->gr_nconns, 1); /* sv_nconns: svc_conn_admit() */
+	conn->sx_accepted_ms = svc_now_ms();
+	conn->sx_idle_ms = conn->sx_accepted_ms;
+	svc_conn_idle_arm(grp, conn->sx_accepted_ms);
+	grp->gr_handshakes++;
+	if (atomic_load(&svc->sv_refused_burst)) {
+		svc_log(svc, "accepting again after %llu refused connections",
+			(unsigned long long)atomic_exchange(&svc->sv_refused_burst, 0));
+	}
+	SVC_XINC(svc, connections, SVC_XPRT_RDMA, 1);
+	SVC_XINC(svc, conns_open, SVC_XPRT_RDMA, 1);
+	conn->sx_stats = svc_stats_conn_open(conn);
+	conn->sx_capture = svc_capture_conn_open(conn, p->cr_qp_num);
+	if (svc->sv_cfg.sc_verbose || atomic_load(&svc->sv_nconns) <= 64)
+		svc_log(svc, "conn %u: accepted%s%u; peer inline receive %u (%s), our inline %u, "
+			"credits %u (up to %u), read depth %u",
+			conn->sx_id_num, svc->sv_ngroups > 1 ? " on transport thread " : "",
+			svc->sv_ngroups > 1 ? grp->gr_index : 0, conn->sx_inline_send,
+			!conn->sx_peer_recv ? "no private data" :
+			conn->sx_peer_rsi ? "private data, Send With Invalidate ok" : "private data",
+			conn->sx_inline_recv, conn->sx_credits, conn->sx_max_credits,
+			read_depth);
+}
+
+int svc_conn_accept(struct svc_group *grp, struct rdma_cm_id *id,
+		    const struct svc_conn_param *p)
+{
+	const struct rpcrdma_svc_config *cfg = &grp->gr_svc->sv_cfg;
+	struct rdma_conn_param param;
+	struct rpcrdma_cm_private ours;
+	struct ibv_device_attr dattr;
+	uint8_t pdata[RPCRDMA_CM_PRIVATE_BYTES];
+	struct svc_conn *conn;
+	int rc;
+
+	rc = svc_conn_new(grp, id, NULL, p, &conn);
+	if (rc)
+		return rc;
+	if (ibv_query_device(id->verbs, &dattr)) {
+		rc = -EIO;
 		goto out_err;
 	}
-	if (rc)
-		goto out_err;
 	rc = svc_conn_create_qp(conn, &dattr);
 	if (rc)
 		goto out_err;
@@ -598,43 +658,13 @@ int svc_conn_accept(struct svc_group *grp, struct rdma_cm_id *id,
 		id->context = NULL;
 		goto out_err;
 	}
-	conn->sx_next = grp->gr_conns;
-	grp->gr_conns = conn;
-	atomic_fetch_add(&grp->gr_nconns, 1); /* sv_nconns: svc_conn_admit() */
-	conn->sx_accepted_ms = svc_now_ms();
-	conn->sx_idle_ms = conn->sx_accepted_ms;
-	svc_conn_idle_arm(grp, conn->sx_accepted_ms);
-	grp->gr_handshakes++;
-	if (atomic_load(&svc->sv_refused_burst)) {
-		svc_log(svc, "accepting again after %llu refused connections",
-			(unsigned long long)atomic_exchange(&svc->sv_refused_burst, 0));
-	}
-	SVC_XINC(svc, connections, SVC_XPRT_RDMA, 1);
-	SVC_XINC(svc, conns_open, SVC_XPRT_RDMA, 1);
-	conn->sx_stats = svc_stats_conn_open(conn);
-	conn->sx_capture = svc_capture_conn_open(conn, p->cr_qp_num);
-	if (cfg->sc_verbose || atomic_load(&svc->sv_nconns) <= 64)
-		svc_log(svc, "conn %u: accepted%s%u; peer inline receive %u (%s), our inline %u, "
-			"credits %u (up to %u), read depth %u",
-			conn->sx_id_num, svc->sv_ngroups > 1 ? " on transport thread " : "",
-			svc->sv_ngroups > 1 ? grp->gr_index : 0, conn->sx_inline_send,
-			!peer_recv ? "no private data" :
-			conn->sx_peer_rsi ? "private data, Send With Invalidate ok" : "private data",
-			conn->sx_inline_recv, conn->sx_credits, conn->sx_max_credits,
-			param.initiator_depth);
+	svc_conn_opened(conn, p, param.initiator_depth);
 	return 0;
 
 out_err:
-	if (rc != -EAGAIN)
-		svc_log(svc, "conn %u: accept failed: %s", conn->sx_id_num, strerror(-rc));
-	conn->sx_id = NULL; /* the caller rejects and destroys the cm_id */
 	if (id->qp)
 		rdma_destroy_qp(id);
-	conn->sx_recvs_posted = 0;
-	svc_conn_destroy(conn);
-out_place:
-	svc_host_put(svc, host); /* NULL once the connection holds it */
-	atomic_fetch_sub(&svc->sv_nconns, 1); /* the place svc_conn_admit() took */
+	svc_conn_new_fail(conn, rc);
 	return rc;
 }
 

@@ -305,6 +305,7 @@ struct svc_conn {
 	uint32_t sx_inline_recv;     /* our receive buffer size */
 	uint32_t sx_inline_send;     /* most bytes the peer receives inline */
 	bool sx_peer_rsi;            /* peer accepts Send With Invalidate */
+	uint32_t sx_peer_recv;       /* peer's inline receive size (private data; 0: none) */
 
 	struct svc_recv *sx_recvs;   /* array of sx_max_credits + extra */
 	uint32_t sx_nrecvs;          /* with a buffer: credits + extra */
@@ -733,6 +734,36 @@ void svc_conn_grow_credits(struct svc_conn *conn);
  */
 int svc_conn_accept(struct svc_group *grp, struct rdma_cm_id *id,
 		    const struct svc_conn_param *p);
+/*
+ * svc_conn_new - svc_conn_accept()'s first part, everything short of the
+ * QP: admission (svc_admit() of @id's peer address), the connection
+ * object on @grp's device for @id (@pd: unit tests only, as
+ * svc_dev_get()), the inline sizes from the request's private data @p
+ * (RFC 8797), and its receive buffers from the memory budget's receive
+ * share: sx_credits + SVC_EXTRA_RECVS of sc_inline_size bytes.
+ * Return: 0 and the connection in *@out (not yet on the group's list);
+ * the errors of svc_admit(); -EAGAIN when the receive share cannot hold
+ * its receive buffers (counted in conns_refused, logged once per burst
+ * "refusing connections: memory budget's receive share in use (N open)");
+ * -ENOMEM; a verbs error.  On failure nothing is held.
+ */
+int svc_conn_new(struct svc_group *grp, struct rdma_cm_id *id, struct ibv_pd *pd,
+		 const struct svc_conn_param *p, struct svc_conn **out);
+/*
+ * svc_conn_new_fail - undo svc_conn_new() for a connection that was not
+ * opened (@rc its error, logged unless -EAGAIN): its receive buffers,
+ * host place and server place (a QP the caller destroyed first); the
+ * caller rejects @id.
+ */
+void svc_conn_new_fail(struct svc_conn *conn, int rc);
+/*
+ * svc_conn_opened - svc_conn_accept()'s last part, after rdma_accept():
+ * @conn joins its group (and the idle scan), "accepting again after N
+ * refused connections" ends a burst of refusals, counters, statistics,
+ * capture (@p's QP number) and the log line (@read_depth granted).
+ */
+void svc_conn_opened(struct svc_conn *conn, const struct svc_conn_param *p,
+		     uint32_t read_depth);
 /*
  * svc_admit - admission of a new connection from @peer, for every
  * transport: sc_accept, then one of the peer host's places

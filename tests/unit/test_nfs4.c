@@ -1254,6 +1254,42 @@ static uint32_t c_reclaim_complete(struct env *e)
 	return r_op(c, OP_RECLAIM_COMPLETE);
 }
 
+/* The state directory of a restart test: the export's ".state", or on
+ * the memory backend (the records are the server's own files: on a real
+ * directory) ".state" in a temporary directory of its own; the server's
+ * log goes to /dev/null meanwhile.  t4_state_dir_end() undoes it all. */
+struct t4_sdir {
+	char sd_path[96];
+	char sd_tmp[64];   /* memory: the temporary directory; else "" */
+};
+
+static void t4_state_dir(struct env *e, struct t4_sdir *sd)
+{
+	sd->sd_tmp[0] = 0;
+	if (e->mem) {
+		strcpy(sd->sd_tmp, "/tmp/nfs4s.XXXXXX");
+		assert_non_null(mkdtemp(sd->sd_tmp));
+	}
+	snprintf(sd->sd_path, sizeof(sd->sd_path), "%s/.state", e->mem ? sd->sd_tmp : e->dir);
+	e->log = fopen("/dev/null", "w");
+	assert_non_null(e->log);
+}
+
+/* The server goes (teardown() finds none), its log closed, the temporary
+ * directory removed. */
+static void t4_state_dir_end(struct env *e, struct t4_sdir *sd)
+{
+	char cmd[96];
+
+	rpcrdma_nfs4_server_destroy(e->srv4);
+	e->srv4 = NULL;
+	fclose(e->log);
+	if (sd->sd_tmp[0]) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", sd->sd_tmp);
+		assert_int_equal(system(cmd), 0);
+	}
+}
+
 /* the server restarted over the same state directory */
 static void restart(struct env *e, const char *state_dir)
 {
@@ -1271,19 +1307,12 @@ static void test_restart_grace(void **state)
 	struct env *e = t4_env(state);
 	struct rpcrdma_nfs4_recovery rv;
 	uint8_t fh[128], sid[16], sid2[16];
-	char sdir[96], tmp[64] = "";
+	struct t4_sdir sd;
 	uint32_t fhlen;
 
-	/* the records are the server's own files: on a real directory */
-	if (e->mem) {
-		strcpy(tmp, "/tmp/nfs4s.XXXXXX");
-		assert_non_null(mkdtemp(tmp));
-	}
-	snprintf(sdir, sizeof(sdir), "%s/.state", e->mem ? tmp : e->dir);
-	e->log = fopen("/dev/null", "w");
-	assert_non_null(e->log);
+	t4_state_dir(e, &sd);
 	/* the first start: no record, no grace; an OPEN records the client */
-	restart(e, sdir);
+	restart(e, sd.sd_path);
 	assert_int_equal(rpcrdma_nfs4_server_recovery(e->srv4, &rv), 0);
 	assert_false(rv.n4r_in_grace);
 	session(e);
@@ -1296,7 +1325,7 @@ static void test_restart_grace(void **state)
 	assert_int_equal(rv.n4r_records, 1);
 
 	/* the restart: the client's record loaded, a grace period */
-	restart(e, sdir);
+	restart(e, sd.sd_path);
 	assert_int_equal(rpcrdma_nfs4_server_recovery(e->srv4, &rv), 0);
 	assert_true(rv.n4r_in_grace);
 	assert_int_equal(rv.n4r_loaded, 1);
@@ -1321,15 +1350,7 @@ static void test_restart_grace(void **state)
 	assert_int_equal(c_remove(e, "f"), NFS4_OK);
 	/* the reclaimed lock holds against another owner */
 	assert_int_equal(c_lock_new(e, fh, fhlen, sid2, "lo-3", false), NFS4ERR_DENIED);
-	rpcrdma_nfs4_server_destroy(e->srv4);
-	e->srv4 = NULL;
-	fclose(e->log);
-	if (e->mem) {
-		char cmd[96];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-		assert_int_equal(system(cmd), 0);
-	}
+	t4_state_dir_end(e, &sd);
 }
 
 /* c_read_kind - LOOKUP @name in the export, then READ (anonymous stateid)
@@ -2034,17 +2055,11 @@ static void test_cluster_grace(void **state)
 	const struct fs_backend *own;
 	struct rpcrdma_nfs3_export *exp;
 	uint8_t fh[128], sid[16], sid2[16];
-	char sdir[96], tmp[64] = "", cmd[96];
+	struct t4_sdir sd;
 	struct fs_snap *sn;
 	uint32_t fhlen;
 
-	if (e->mem) {
-		strcpy(tmp, "/tmp/nfs4s.XXXXXX");
-		assert_non_null(mkdtemp(tmp));
-	}
-	snprintf(sdir, sizeof(sdir), "%s/.state", e->mem ? tmp : e->dir);
-	e->log = fopen("/dev/null", "w");
-	assert_non_null(e->log);
+	t4_state_dir(e, &sd);
 	sn = fs_snap_get(e->srv3);
 	exp = sn->sn_exp[0];
 	fs_snap_put(sn);
@@ -2055,7 +2070,7 @@ static void test_cluster_grace(void **state)
 	exp->ex_be = &peer4_be;
 
 	/* no grace of its own; an OPEN and a lock while no peer is in grace */
-	restart(e, sdir);
+	restart(e, sd.sd_path);
 	session(e);
 	c_open(e, "g", "owner-1", OPEN4_SHARE_ACCESS_BOTH, sid, fh, &fhlen);
 	assert_int_equal(c_lock_new(e, fh, fhlen, sid, "lo-1", false), NFS4_OK);
@@ -2075,7 +2090,7 @@ static void test_cluster_grace(void **state)
 	assert_int_equal(c_read_kind(e, "g", true), NFS4ERR_DENIED); /* lo-1 holds */
 
 	/* this server restarted: its own grace; the peer's too */
-	restart(e, sdir);
+	restart(e, sd.sd_path);
 	session(e);
 	peer4_grace = 1;
 	assert_int_equal(c_open_fh(e, fh, fhlen, "owner-1", CLAIM_PREVIOUS, sid), NFS4_OK);
@@ -2091,13 +2106,7 @@ static void test_cluster_grace(void **state)
 	assert_int_equal(c_lock_new(e, fh, fhlen, sid2, "lo-3", false), NFS4ERR_DENIED);
 
 	exp->ex_be = own;
-	rpcrdma_nfs4_server_destroy(e->srv4);
-	e->srv4 = NULL;
-	fclose(e->log);
-	if (e->mem) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-		assert_int_equal(system(cmd), 0);
-	}
+	t4_state_dir_end(e, &sd);
 }
 
 int main(void)

@@ -167,7 +167,7 @@ static void f_put(struct rpcrdma_svc_bc *bc)
 	F.puts++;
 }
 
-static const struct nfs4_cb_ops fops = { f_get, f_call, f_put };
+static const struct nfs4_cb_ops fops = { f_get, f_call, f_put, NULL };
 
 static int setup(void **state)
 {

@@ -88,7 +88,7 @@ static inline void no_bc_put(struct rpcrdma_svc_bc *bc)
 	(void)bc;
 }
 
-static const struct nfs4_cb_ops no_bc = { no_bc_get, no_bc_call, no_bc_put };
+static const struct nfs4_cb_ops no_bc = { no_bc_get, no_bc_call, no_bc_put, NULL };
 
 /* ---- the harness's own file operations (as root), on either backend ---- */
 

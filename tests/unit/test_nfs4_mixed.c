@@ -14,6 +14,15 @@
  * a CB_RECALL goes over the connection the back channel is on, its
  * CB_SEQUENCE sequence id carried across the move.
  *
+ * And the back channel after the client reconnects (issue 38), over
+ * either transport: the connection carrying it ends (the client closes
+ * it, or the server's fault path does), the client connects again;
+ * SEQUENCE on the new connection reports SEQ4_STATUS_CB_PATH_DOWN and
+ * CB_PATH_DOWN_SESSION (RFC 8881 18.46.3) and no callback goes anywhere
+ * until BIND_CONN_TO_SESSION moves the back channel there (18.34); the
+ * recall of a delegation granted before the disconnect then comes on the
+ * new connection with the next CB_SEQUENCE sequence id (2.10.6.1).
+ *
  * Every expected value is from the RFCs: the COMPOUND layouts of RFC 8881
  * 18.34, 18.35, 18.36, 18.46 (constants written out below, not taken from
  * the server's headers), ONC RPC messages of RFC 5531 9 and 11 (record
@@ -32,6 +41,7 @@
 
 #include "test_nfs4_harness.h"
 
+#include "nfs4/nfs4_deleg.h"
 #include "svc/svc_bc.h"
 #include "svc/svc_internal.h"
 #include "svc/svc_xprt.h"
@@ -87,6 +97,56 @@ static bool on_send(const uint8_t *msg, uint32_t len, const struct fv_wr *wr, vo
 	return false;
 }
 
+/* 127.0.0.1, the address the exports allow */
+static struct sockaddr_in loopback(void)
+{
+	struct sockaddr_in lo = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+
+	return lo;
+}
+
+/* A new RDMA connection on the fake device (its QP fresh), numbered as an
+ * accepted one is, with its Receives posted: f->conn. */
+static void connect_rdma(struct fixture *f)
+{
+	struct svc_group *grp = &f->svc.sv_groups[0];
+
+	fv_qp_reset();
+	f->id.qp = &f->qp;
+	f->id.route.addr.dst_sin = loopback();
+	f->conn = calloc(1, sizeof(*f->conn));
+	assert_non_null(f->conn);
+	f->conn->sx_svc = &f->svc;
+	f->conn->sx_grp = grp;
+	f->conn->sx_id = &f->id;
+	f->conn->sx_id_num = atomic_fetch_add(&f->svc.sv_conn_ids, 1) + 1;
+	f->conn->sx_dev = svc_dev_get(grp, NULL, &f->pd);
+	assert_non_null(f->conn->sx_dev);
+	f->conn->sx_credits = 8;
+	f->conn->sx_max_credits = 8;
+	f->conn->sx_inline_recv = 1024;
+	f->conn->sx_inline_send = 1024;
+	assert_int_equal(svc_conn_alloc_pools(f->conn), 0);
+	assert_int_equal(svc_conn_post_all_recvs(f->conn), 0);
+	grp->gr_conns = f->conn;
+}
+
+/* A new TCP connection (a socketpair, from 127.0.0.1 as the exports
+ * want): f->peer is the client's end. */
+static void connect_tcp(struct fixture *f)
+{
+	struct svc_group *grp = &f->svc.sv_groups[0];
+	struct sockaddr_in lo = loopback();
+	int sv[2];
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	assert_int_equal(svc_tcp_adopt(grp, sv[0], (const struct sockaddr *)&lo), 0);
+	f->peer = sv[1];
+	assert_non_null(grp->gr_tconns);
+	f->tcp_conn_id = atomic_load(&f->svc.sv_conn_ids);
+}
+
 static int setup(void **state)
 {
 	struct rpcrdma_svc_config cfg = {
@@ -101,12 +161,8 @@ static int setup(void **state)
 		.sc_max_connections = 8,
 		.sc_log = stderr,
 	};
-	struct sockaddr_in lo = { .sin_family = AF_INET,
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	struct fixture *f = calloc(1, sizeof(*f));
-	struct svc_group *grp;
 	void *st = (void *)&t4_memory;
-	int sv[2];
 
 	assert_non_null(f);
 	/* the server of the harness, with the real back channel (the
@@ -125,33 +181,8 @@ static int setup(void **state)
 	assert_int_equal(rpcrdma_svc_register(&f->svc, 100003, 4,
 					      rpcrdma_nfs4_server_dispatch, f->e->srv4), 0);
 	rpcrdma_svc_set_conn_state(&f->svc, rpcrdma_nfs4_server_conn_has_state, f->e->srv4);
-	grp = &f->svc.sv_groups[0];
-
-	/* the RDMA connection, numbered as an accepted one is */
-	f->id.qp = &f->qp;
-	f->id.route.addr.dst_sin = lo;
-	f->conn = calloc(1, sizeof(*f->conn));
-	assert_non_null(f->conn);
-	f->conn->sx_svc = &f->svc;
-	f->conn->sx_grp = grp;
-	f->conn->sx_id = &f->id;
-	f->conn->sx_id_num = atomic_fetch_add(&f->svc.sv_conn_ids, 1) + 1;
-	f->conn->sx_dev = svc_dev_get(grp, NULL, &f->pd);
-	assert_non_null(f->conn->sx_dev);
-	f->conn->sx_credits = 8;
-	f->conn->sx_max_credits = 8;
-	f->conn->sx_inline_recv = 1024;
-	f->conn->sx_inline_send = 1024;
-	assert_int_equal(svc_conn_alloc_pools(f->conn), 0);
-	assert_int_equal(svc_conn_post_all_recvs(f->conn), 0);
-	grp->gr_conns = f->conn;
-
-	/* the TCP connection, from 127.0.0.1 as the exports want */
-	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-	assert_int_equal(svc_tcp_adopt(grp, sv[0], (struct sockaddr *)&lo), 0);
-	f->peer = sv[1];
-	assert_non_null(grp->gr_tconns);
-	f->tcp_conn_id = f->conn->sx_id_num + 1;
+	connect_rdma(f);
+	connect_tcp(f);
 	f->xid = 0x100;
 	*state = f;
 	return 0;
@@ -521,34 +552,42 @@ static void recall_done(void *arg, int status)
 }
 
 /*
- * A CB_RECALL of a made-up delegation stateid (seqid 1, other 0x10..0x1b)
- * and a 5-byte handle "abcde" goes out over @via, where the back channel
- * is, as CB_COMPOUND (RFC 8881 20.2, 20.9, 16.2.2: callback program
- * version 1 procedure 1, AUTH_NONE) with CB_SEQUENCE on slot 0 and
- * sequence id @seqid; the client answers NFS4_OK to both and the
- * server's callback is told NFS4_OK.
+ * The CB_RECALL of delegation stateid @st of the handle @fh (@fhlen bytes,
+ * a multiple of 4 here) comes over @via, where the back channel is, as
+ * CB_COMPOUND (RFC 8881 20.2, 20.9, 16.2.2: callback program version 1
+ * procedure 1, AUTH_NONE) with CB_SEQUENCE on slot 0 and sequence id
+ * @seqid; the client answers NFS4_OK to both.
  */
-static void recall_over(struct fixture *f, enum via via, uint32_t seqid)
+static void expect_recall(struct fixture *f, enum via via, uint32_t seqid,
+			  const struct nfs4_stateid *st, const uint8_t *fh, uint32_t fhlen)
 {
-	struct nfs4_stateid st = { .si_seqid = 1 };
-	const uint8_t fh[5] = { 'a', 'b', 'c', 'd', 'e' };
 	const uint32_t call[] = { 0, 2, X_CB_PROG, 1, 1, 0, 0, 0, 0 };
 	uint8_t rec[512], rep[256], *p = rep;
 	const uint8_t *m;
-	uint32_t len, xid, w[] = {
-		0, 1, 0, 2,                                   /* tag, minor, ident, 2 ops */
-		11, 0, 0, 0, 0, 0 /* seqid */, 0, 0, 0, 0,     /* CB_SEQUENCE */
-		4, 1, 0x10111213, 0x14151617, 0x18191a1b, 0, 5, 0x61626364, 0x65000000,
-	};
-	unsigned done = g_recalls_done;
+	uint32_t len, xid, w[64], nw = 0;
 
+	/* tag, minor, ident, 2 ops; CB_SEQUENCE (11): the session, @seqid,
+	 * slot 0, highest 0, no cache, no referring calls; CB_RECALL (4):
+	 * the stateid, truncate false, the handle */
+	w[nw++] = 0;
+	w[nw++] = 1;
+	w[nw++] = 0;
+	w[nw++] = 2;
+	w[nw++] = 11;
 	for (int i = 0; i < 4; i++)
-		w[5 + i] = get32(f->e->sid + 4 * i);
-	w[9] = seqid;
-	for (int i = 0; i < 12; i++)
-		st.si_other[i] = (uint8_t)(0x10 + i);
-	assert_int_equal(nfs4_cb_recall(f->e->srv4->s4_cb, f->e->clientid, &st, false,
-					fh, sizeof(fh), recall_done, NULL), 0);
+		w[nw++] = get32(f->e->sid + 4 * i);
+	w[nw++] = seqid;
+	for (int i = 0; i < 4; i++)
+		w[nw++] = 0;
+	w[nw++] = 4;
+	w[nw++] = st->si_seqid;
+	for (int i = 0; i < 3; i++)
+		w[nw++] = get32(st->si_other + 4 * i);
+	w[nw++] = 0;
+	w[nw++] = fhlen;
+	assert_int_equal(fhlen % 4, 0);
+	for (uint32_t i = 0; i < fhlen / 4; i++)
+		w[nw++] = get32(fh + 4 * i);
 	if (via == VIA_TCP) {
 		len = tcp_next_record(f, rec, sizeof(rec));
 		m = rec;
@@ -559,10 +598,10 @@ static void recall_over(struct fixture *f, enum via via, uint32_t seqid)
 		m += 28;
 		len -= 28;
 	}
-	assert_int_equal(len, 40 + sizeof(w));
+	assert_int_equal(len, 40 + 4 * nw);
 	for (unsigned i = 0; i < 9; i++)
 		assert_int_equal(get32(m + 4 + 4 * i), call[i]);
-	for (unsigned i = 0; i < sizeof(w) / 4; i++)
+	for (unsigned i = 0; i < nw; i++)
 		assert_int_equal(get32(m + 40 + 4 * i), w[i]);
 	xid = get32(m);
 	if (via == VIA_RDMA)
@@ -589,13 +628,111 @@ static void recall_over(struct fixture *f, enum via via, uint32_t seqid)
 		tcp_send_record(f, rep, (size_t)(p - rep));
 	else
 		assert_int_equal(fv_deliver(rep, (uint32_t)(p - rep)), 0);
+}
+
+/*
+ * A CB_RECALL of a made-up delegation stateid (seqid 1, other 0x10..0x1b)
+ * and an 8-byte handle "abcdefgh" goes out over @via, where the back
+ * channel is, with sequence id @seqid; the client answers NFS4_OK and the
+ * server's callback is told NFS4_OK.
+ */
+static void recall_over(struct fixture *f, enum via via, uint32_t seqid)
+{
+	struct nfs4_stateid st = { .si_seqid = 1 };
+	const uint8_t fh[8] = { 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h' };
+	unsigned done = g_recalls_done;
+
+	for (int i = 0; i < 12; i++)
+		st.si_other[i] = (uint8_t)(0x10 + i);
+	assert_int_equal(nfs4_cb_recall(f->e->srv4->s4_cb, f->e->clientid, &st, false,
+					fh, sizeof(fh), recall_done, NULL), 0);
+	expect_recall(f, via, seqid, &st, fh, sizeof(fh));
 	for (int t = 0; t < 400 && g_recalls_done == done; t++)
 		pump(f, 5);
 	assert_int_equal(g_recalls_done, done + 1);
 	assert_int_equal(g_recall_status, NFS4_OK);
 }
 
+/* The CB_NULL probe over @via, answered there. */
+static void answer_probe(struct fixture *f, enum via via)
+{
+	if (via == VIA_TCP)
+		answer_probe_tcp(f);
+	else
+		answer_probe_rdma(f);
+}
+
+/* Nothing more came over @via after a few turns. */
+static void expect_quiet(struct fixture *f, enum via via)
+{
+	if (via == VIA_TCP) {
+		tcp_expect_quiet(f);
+		return;
+	}
+	for (int t = 0; t < 5; t++)
+		pump(f, 2);
+	assert_int_equal(f->sends.n, f->sends_seen);
+}
+
+static struct nfs4_cb_counts cb_counts(struct fixture *f)
+{
+	struct nfs4_cb_counts cc;
+
+	nfs4_cb_counts(f->e->srv4->s4_cb, &cc);
+	return cc;
+}
+
 /* ---- tests ---- */
+
+static enum via other_via(enum via via)
+{
+	return via == VIA_TCP ? VIA_RDMA : VIA_TCP;
+}
+
+static uint32_t conn_id_of(struct fixture *f, enum via via)
+{
+	return via == VIA_TCP ? f->tcp_conn_id : f->conn->sx_id_num;
+}
+
+/* The session is made over @via with its back channel there: the probe
+ * comes and is answered there, the other connection has no back channel,
+ * SEQUENCE over @via reports the path up. */
+static void start_session(struct fixture *f, enum via via)
+{
+	session_on(f, via);
+	answer_probe(f, via);
+	wait_probes_ok(f, 1);
+	assert_true(has_state(f, conn_id_of(f, via)));
+	assert_false(has_state(f, conn_id_of(f, other_via(via))));
+	assert_int_equal(sequence_on(f, via), 0);
+}
+
+/*
+ * The back channel moves to the connection over @to: BIND_CONN_TO_SESSION
+ * asking @dir (CDFC4_BACK: CDFS4_BACK granted; CDFC4_BACK_OR_BOTH:
+ * CDFS4_BOTH), the CB_NULL probe comes there (the server's @probes-th
+ * answered one) and nothing on the other connection; SEQUENCE on both
+ * reports the path up; a CB_RECALL goes over @to with CB_SEQUENCE id
+ * @seqid, nothing over the other.
+ */
+static void move_back_channel(struct fixture *f, enum via to, uint32_t dir, uint64_t probes,
+			      uint32_t seqid)
+{
+	enum via other = other_via(to);
+	uint32_t got = 0;
+
+	assert_int_equal(bind_on(f, to, dir, &got), NFS4_OK);
+	assert_int_equal(got, dir == X_CDFC4_BACK ? X_CDFS4_BACK : X_CDFS4_BOTH);
+	answer_probe(f, to);
+	wait_probes_ok(f, probes);
+	expect_quiet(f, other);
+	assert_true(has_state(f, conn_id_of(f, to)));
+	assert_false(has_state(f, conn_id_of(f, other)));
+	assert_int_equal(sequence_on(f, to), 0);
+	assert_int_equal(sequence_on(f, other), 0);
+	recall_over(f, to, seqid);
+	expect_quiet(f, other);
+}
 
 /*
  * The session is made over TCP with its back channel there; an RDMA
@@ -608,29 +745,12 @@ static void recall_over(struct fixture *f, enum via via, uint32_t seqid)
 static void test_tcp_session_binds_rdma(void **state)
 {
 	struct fixture *f = *state;
-	uint32_t got = 0, rdma_id = f->conn->sx_id_num;
 	struct svc_group *grp = &f->svc.sv_groups[0];
 
-	session_on(f, VIA_TCP);
-	answer_probe_tcp(f);
-	wait_probes_ok(f, 1);
-	assert_true(has_state(f, f->tcp_conn_id));
-	assert_false(has_state(f, rdma_id));
-	assert_int_equal(sequence_on(f, VIA_TCP), 0);
+	start_session(f, VIA_TCP);
 	assert_int_equal(sequence_on(f, VIA_RDMA), 0);
 	recall_over(f, VIA_TCP, 1);
-
-	assert_int_equal(bind_on(f, VIA_RDMA, X_CDFC4_BACK_OR_BOTH, &got), NFS4_OK);
-	assert_int_equal(got, X_CDFS4_BOTH);
-	answer_probe_rdma(f);
-	wait_probes_ok(f, 2);
-	tcp_expect_quiet(f);
-	assert_true(has_state(f, rdma_id));
-	assert_false(has_state(f, f->tcp_conn_id));
-	assert_int_equal(sequence_on(f, VIA_RDMA), 0);
-	assert_int_equal(sequence_on(f, VIA_TCP), 0);
-	recall_over(f, VIA_RDMA, 2);
-	tcp_expect_quiet(f);
+	move_back_channel(f, VIA_RDMA, X_CDFC4_BACK_OR_BOTH, 2, 2);
 
 	/* the TCP connection goes: the path (on RDMA) stays up */
 	close(f->peer);
@@ -639,49 +759,172 @@ static void test_tcp_session_binds_rdma(void **state)
 		pump(f, 5);
 	assert_null(grp->gr_tconns);
 	assert_int_equal(sequence_on(f, VIA_RDMA), 0);
-	assert_true(has_state(f, rdma_id));
+	assert_true(has_state(f, f->conn->sx_id_num));
 	recall_over(f, VIA_RDMA, 3);
 }
 
 /*
  * The other way: made over RDMA with the back channel there, a TCP
- * connection binds for the back channel only (CDFC4_BACK: CDFS4_BACK),
- * the probe comes over TCP, answered there; SEQUENCE on both reports the
- * path up; then back to RDMA (CDFC4_BACK_OR_BOTH), the probe over RDMA.
+ * connection binds for the back channel only (CDFC4_BACK: CDFS4_BACK) as
+ * its first COMPOUND, the probe comes over TCP, answered there; SEQUENCE
+ * on both reports the path up; then back to RDMA (CDFC4_BACK_OR_BOTH),
+ * the probe over RDMA.  The back channel's slot table is the session's,
+ * whichever connection carries it: its sequence id goes on (RFC 8881
+ * 2.10.6.1).
  */
 static void test_rdma_session_binds_tcp(void **state)
 {
 	struct fixture *f = *state;
-	uint32_t got = 0, rdma_id = f->conn->sx_id_num;
 
-	session_on(f, VIA_RDMA);
-	answer_probe_rdma(f);
+	start_session(f, VIA_RDMA);
+	move_back_channel(f, VIA_TCP, X_CDFC4_BACK, 2, 1);
+	move_back_channel(f, VIA_RDMA, X_CDFC4_BACK_OR_BOTH, 3, 2);
+}
+
+/* ---- the client's connection goes, and a new one comes ---- */
+
+/* How a connection ends. */
+enum drop {
+	DROP_CLIENT, /* the client closes it (RDMA: DISCONNECTED; TCP: EOF) */
+	DROP_SERVER, /* the server ends it (RDMA: a Receive completes in error;
+		      * TCP: a record mark over the size limit) */
+};
+
+/* The RDMA connection ends (@how) and is freed once its Receives flushed,
+ * as the run loop frees it. */
+static void drop_rdma(struct fixture *f, enum drop how)
+{
+	struct svc_group *grp = &f->svc.sv_groups[0];
+
+	if (how == DROP_CLIENT) {
+		svc_conn_cm_event(&f->svc, f->conn, RDMA_CM_EVENT_DISCONNECTED);
+	} else {
+		struct ibv_recv_wr *wr = fv_take_recv();
+
+		fv_push(wr->wr_id, IBV_WC_LOC_PROT_ERR, IBV_WC_RECV, 0, 1);
+		pump(f, 0);
+	}
+	assert_true(f->conn->sx_closing);
+	fv_qp_to_error(); /* what the disconnect does to a real QP */
+	for (int t = 0; t < 400 && !f->conn->sx_reap; t++)
+		pump(f, 1);
+	assert_true(f->conn->sx_reap);
+	grp->gr_conns = NULL;
+	f->conn->sx_id = NULL;
+	svc_conn_destroy(f->conn);
+	f->conn = NULL;
+}
+
+/* The TCP connection ends (@how); the server frees it. */
+static void drop_tcp(struct fixture *f, enum drop how)
+{
+	struct svc_group *grp = &f->svc.sv_groups[0];
+	uint8_t mark[4];
+
+	if (how == DROP_CLIENT) {
+		close(f->peer);
+		f->peer = -1;
+	} else {
+		put32(mark, 0x80000000u | 0x7fffffffu);
+		write_all(f->peer, mark, sizeof(mark));
+	}
+	for (int t = 0; t < 400 && grp->gr_tconns; t++)
+		pump(f, 5);
+	assert_null(grp->gr_tconns);
+	if (f->peer >= 0) {
+		close(f->peer);
+		f->peer = -1;
+	}
+}
+
+/*
+ * One NFSv4.1 client over @via (RFC 8881 2.10.3.1, 2.10.5, 18.34, 18.46.3;
+ * RFC 8167 for RDMA): its session and back channel on one connection,
+ * two read delegations (files d1, d2) granted, d1's recalled there
+ * (CB_SEQUENCE sequence id 1).  The connection ends (@how); the client
+ * connects again.  Its first SEQUENCE on the new connection binds it to
+ * the fore channel only: sr_status_flags say CB_PATH_DOWN and
+ * CB_PATH_DOWN_SESSION (the session's only back channel is gone), again
+ * on the second, and an NFSv3 write of d2 (the recall path) finds no way
+ * to the client: nothing is sent.  BIND_CONN_TO_SESSION asking for the
+ * back channel (@dir: CDFC4_BACK or CDFC4_BACK_OR_BOTH) moves it to the
+ * new connection: the CB_NULL probe comes there, SEQUENCE reports the path
+ * up, and the write's retry recalls d2 over the new connection with
+ * sequence id 2 (the session's slot table, RFC 8881 2.10.6.1).
+ */
+static void reconnect(struct fixture *f, enum via via, enum drop how, uint32_t dir)
+{
+	struct nfs4_deleg_table *dt = f->e->srv4->s4_deleg;
+	struct nfs4_stateid d1, d2;
+	uint8_t fh1[NFS4_FHSIZE], fh2[NFS4_FHSIZE];
+	uint32_t len1, len2, got = 0, old_id;
+
+	t4_mkfile(f->e, "d1", 0644, "one");
+	t4_mkfile(f->e, "d2", 0644, "two");
+
+	session_on(f, via);
+	answer_probe(f, via);
 	wait_probes_ok(f, 1);
-	assert_true(has_state(f, rdma_id));
-	assert_int_equal(sequence_on(f, VIA_RDMA), 0);
+	assert_int_equal(sequence_on(f, via), 0);
+	t4_fh_of(f->e, "d1", fh1, &len1); /* (SEQUENCE with no connection) */
+	t4_fh_of(f->e, "d2", fh2, &len2);
+	assert_true(nfs4_deleg_grant(dt, f->e->clientid, fh1, len1, false, &d1));
+	assert_true(nfs4_deleg_grant(dt, f->e->clientid, fh2, len2, false, &d2));
+	assert_int_equal(nfs4_deleg_break(f->e->srv4, 0, fh1, len1), NFS4ERR_DELAY);
+	expect_recall(f, via, 1, &d1, fh1, len1);
+	for (int t = 0; t < 400 && cb_counts(f).cc_recall_ok < 1; t++)
+		pump(f, 5);
+	assert_int_equal(cb_counts(f).cc_recall_ok, 1);
 
-	assert_int_equal(bind_on(f, VIA_TCP, X_CDFC4_BACK, &got), NFS4_OK);
-	assert_int_equal(got, X_CDFS4_BACK);
-	answer_probe_tcp(f);
+	old_id = conn_id_of(f, via);
+	assert_true(has_state(f, old_id));
+	if (via == VIA_TCP) {
+		drop_tcp(f, how);
+		connect_tcp(f);
+	} else {
+		drop_rdma(f, how);
+		connect_rdma(f);
+	}
+	/* the new connection: fore channel only, the path down */
+	assert_int_equal(sequence_on(f, via), X_SEQ4_PATH_DOWN | X_SEQ4_PATH_DOWN_SESSION);
+	assert_int_equal(sequence_on(f, via), X_SEQ4_PATH_DOWN | X_SEQ4_PATH_DOWN_SESSION);
+	assert_int_equal(nfs4_deleg_break(f->e->srv4, 0, fh2, len2), NFS4ERR_DELAY);
+	expect_quiet(f, via);
+	assert_int_equal(cb_counts(f).cc_recalls, 1);
+
+	assert_int_equal(bind_on(f, via, dir, &got), NFS4_OK);
+	assert_int_equal(got, dir == X_CDFC4_BACK ? X_CDFS4_BACK : X_CDFS4_BOTH);
+	answer_probe(f, via);
 	wait_probes_ok(f, 2);
-	assert_true(has_state(f, f->tcp_conn_id));
-	assert_false(has_state(f, rdma_id));
-	assert_int_equal(sequence_on(f, VIA_TCP), 0);
-	assert_int_equal(sequence_on(f, VIA_RDMA), 0);
-	recall_over(f, VIA_TCP, 1);
+	assert_true(has_state(f, conn_id_of(f, via)));
+	assert_int_equal(sequence_on(f, via), 0);
+	assert_int_equal(nfs4_deleg_break(f->e->srv4, 0, fh2, len2), NFS4ERR_DELAY);
+	expect_recall(f, via, 2, &d2, fh2, len2);
+	for (int t = 0; t < 400 && cb_counts(f).cc_recall_ok < 2; t++)
+		pump(f, 5);
+	assert_int_equal(cb_counts(f).cc_recall_ok, 2);
+	assert_int_equal(cb_counts(f).cc_failures, 0);
+	expect_quiet(f, via);
+}
 
-	assert_int_equal(bind_on(f, VIA_RDMA, X_CDFC4_BACK_OR_BOTH, &got), NFS4_OK);
-	assert_int_equal(got, X_CDFS4_BOTH);
-	answer_probe_rdma(f);
-	wait_probes_ok(f, 3);
-	tcp_expect_quiet(f);
-	assert_true(has_state(f, rdma_id));
-	assert_false(has_state(f, f->tcp_conn_id));
-	assert_int_equal(sequence_on(f, VIA_TCP) & (X_SEQ4_PATH_DOWN | X_SEQ4_PATH_DOWN_SESSION), 0);
-	/* the back channel's slot table is the session's, whichever
-	 * connection carries it: its sequence id goes on (RFC 8881 2.10.6.1) */
-	recall_over(f, VIA_RDMA, 2);
-	tcp_expect_quiet(f);
+static void test_rdma_client_reconnects(void **state)
+{
+	reconnect(*state, VIA_RDMA, DROP_CLIENT, X_CDFC4_BACK_OR_BOTH);
+}
+
+static void test_rdma_server_resets(void **state)
+{
+	reconnect(*state, VIA_RDMA, DROP_SERVER, X_CDFC4_BACK);
+}
+
+static void test_tcp_client_reconnects(void **state)
+{
+	reconnect(*state, VIA_TCP, DROP_CLIENT, X_CDFC4_BACK);
+}
+
+static void test_tcp_server_resets(void **state)
+{
+	reconnect(*state, VIA_TCP, DROP_SERVER, X_CDFC4_BACK_OR_BOTH);
 }
 
 int main(void)
@@ -689,6 +932,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_tcp_session_binds_rdma, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rdma_session_binds_tcp, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rdma_client_reconnects, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rdma_server_resets, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tcp_client_reconnects, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tcp_server_resets, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
