@@ -393,6 +393,72 @@ static void test_tcp_stall(void **state)
 	expect_reply(f, want, m);
 }
 
+/* A program whose every call the caller's credential is too weak for. */
+#define WEAKPROG 0x2000009au
+
+static int weak_dispatch(struct rpcrdma_svc_req *req, void *arg)
+{
+	(void)arg;
+	req->rq_auth_stat = RPCRDMA_AUTH_TOOWEAK;
+	return RPCRDMA_SVC_AUTH_ERROR;
+}
+
+/* @n words big-endian into @out; their length in bytes */
+static size_t words(uint8_t *out, const uint32_t *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		put32(out + 4 * i, w[i]);
+	return 4 * n;
+}
+
+/*
+ * The replies RFC 5531 section 9 gives calls the server does not run,
+ * over TCP (one record each): an RPC version other than 2 is MSG_DENIED
+ * RPC_MISMATCH with low = high = 2; arguments that do not decode are
+ * MSG_ACCEPTED GARBAGE_ARGS; an unknown procedure PROC_UNAVAIL; a
+ * dispatch function that refuses the credential is MSG_DENIED AUTH_ERROR
+ * with its auth_stat (AUTH_TOOWEAK, 5).  The connection serves on.
+ */
+static void test_tcp_rpc_rejects(void **state)
+{
+	struct fixture *f = *state;
+	/* xid, CALL, rpcvers, prog, vers, proc, cred AUTH_NONE, verf AUTH_NONE */
+	static const uint32_t badvers[] = { 0x31, 0, 3, TPROG, 1, TP_NULL, 0, 0, 0, 0 };
+	static const uint32_t badvers_r[] = { 0x31, 1, 1, 0, 2, 2 };
+	/* ECHO of an opaque said to be 1000 bytes, 4 of them there */
+	static const uint32_t garbage[] = { 0x32, 0, 2, TPROG, 1, TP_ECHO, 0, 0, 0, 0, 1000, 0 };
+	static const uint32_t garbage_r[] = { 0x32, 1, 0, 0, 0, 4 };
+	static const uint32_t noproc[] = { 0x33, 0, 2, TPROG, 1, 9, 0, 0, 0, 0 };
+	static const uint32_t noproc_r[] = { 0x33, 1, 0, 0, 0, 3 };
+	static const uint32_t weak[] = { 0x34, 0, 2, WEAKPROG, 1, 0, 0, 0, 0, 0 };
+	static const uint32_t weak_r[] = { 0x34, 1, 1, 1, 5 };
+	uint8_t call[64], want[64], echo[256];
+	size_t n, m;
+
+	assert_int_equal(rpcrdma_svc_register(&f->svc, WEAKPROG, 1, weak_dispatch, NULL), 0);
+	n = words(call, badvers, 10);
+	m = words(want, badvers_r, 6);
+	send_record(f->peer, call, n, NULL, 0);
+	expect_reply(f, want, m);
+	n = words(call, garbage, 12);
+	m = words(want, garbage_r, 6);
+	send_record(f->peer, call, n, NULL, 0);
+	expect_reply(f, want, m);
+	n = words(call, noproc, 10);
+	m = words(want, noproc_r, 6);
+	send_record(f->peer, call, n, NULL, 0);
+	expect_reply(f, want, m);
+	n = words(call, weak, 10);
+	m = words(want, weak_r, 5);
+	send_record(f->peer, call, n, NULL, 0);
+	expect_reply(f, want, m);
+	/* and an echo as before */
+	n = echo_call(echo, 0x35, 16, 0x11);
+	send_record(f->peer, echo, n, NULL, 0);
+	m = echo_reply(echo, 0x35, 16, 0x11);
+	expect_reply(f, echo, m);
+}
+
 /* rpcrdma_svc_conn_state_fn of the idle test: the answer it gives, and
  * the connection it was asked about */
 static bool g_keep;
@@ -985,6 +1051,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tcp_stall, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tcp_idle_close, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tcp_send_deadline, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tcp_rpc_rejects, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tcp_reset_mid_reply, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tcp_calls_capped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tcp_budget_waits, setup, teardown),
