@@ -13,7 +13,9 @@
  * a fake client lock manager found through a fake portmapper; then a restart with a grace period:
  * the state number advanced, the host's record kept, a plain LOCK refused
  * NLM4_DENIED_GRACE_PERIOD and a reclaim granted; SM_NOTIFY from the
- * host releases its locks; another gateway's grace period (a backend
+ * host releases its locks (SM_NOTIFY naming another host does not;
+ * SM_STAT is STAT_FAIL with our state; MON and the rest PROC_UNAVAIL);
+ * another gateway's grace period (a backend
  * that says so) refuses a new LOCK, TEST and SHARE and lets a reclaim
  * through.  Every case runs once per backend of the
  * file-serving layer: posix (a temporary directory; as root only, for
@@ -475,6 +477,71 @@ static void test_garbage(void **state)
 	client_done(cl);
 }
 
+/*
+ * The NSM side of the lock manager: SM_NULL answers; SM_STAT is answered
+ * STAT_FAIL (this NSM monitors nobody for other programs: MON is the
+ * host's rpc.statd's job) with our state number, 1 on the first start
+ * with a fresh state directory (XNFS: odd while up, counting from 1);
+ * MON, UNMON, UNMON_ALL and SIMU_CRASH are PROC_UNAVAIL; SM_STAT and
+ * SM_NOTIFY without their arguments are GARBAGE_ARGS; an SM_NOTIFY that
+ * names another host than the lock holder releases nothing.
+ */
+static void test_nsm_procedures(void **state)
+{
+	static const uint32_t unavail[] = { SM_MON, 3, 4, 5 }; /* MON UNMON UNMON_ALL SIMU_CRASH */
+	struct rpcrdma_nlm_stats st;
+	struct nsm_stat_res res;
+	struct nsm_args na;
+	struct nlm_args a;
+	uint64_t freed;
+	CLIENT *cl, *ncl;
+
+	(void)state;
+	need_env();
+	ncl = client(env.nsm_port, RPCRDMA_NSM_PROGRAM, RPCRDMA_NSM_VERSION);
+	assert_int_equal(clnt_call(ncl, SM_NULL, (xdrproc_t)nlm_xdr_void, NULL,
+				   (xdrproc_t)nlm_xdr_void, NULL, tmo), RPC_SUCCESS);
+	memset(&na, 0, sizeof(na));
+	strcpy(na.na_name, "testclient");
+	memset(&res, 0xff, sizeof(res));
+	assert_int_equal(clnt_call(ncl, SM_STAT, (xdrproc_t)nsm_xdr_sm_name, (caddr_t)&na,
+				   (xdrproc_t)nsm_xdr_stat_res, (caddr_t)&res, tmo),
+			 RPC_SUCCESS);
+	assert_int_equal(res.sr_res, 1);   /* stat_fail */
+	assert_int_equal(res.sr_state, 1); /* first start, fresh directory */
+	for (size_t i = 0; i < sizeof(unavail) / sizeof(unavail[0]); i++)
+		assert_int_equal(clnt_call(ncl, unavail[i], (xdrproc_t)nsm_xdr_sm_name,
+					   (caddr_t)&na, (xdrproc_t)nlm_xdr_void, NULL, tmo),
+				 RPC_PROCUNAVAIL);
+	assert_int_equal(clnt_call(ncl, SM_STAT, (xdrproc_t)nlm_xdr_void, NULL,
+				   (xdrproc_t)nsm_xdr_stat_res, (caddr_t)&res, tmo),
+			 RPC_CANTDECODEARGS);
+	assert_int_equal(clnt_call(ncl, SM_NOTIFY, (xdrproc_t)nlm_xdr_void, NULL,
+				   (xdrproc_t)nlm_xdr_void, NULL, tmo), RPC_CANTDECODEARGS);
+
+	/* a lock of "testclient"; "otherclient" reboots: the lock stays */
+	nfx_mkfile(env.exp, "nsm", 0644, 0, 0);
+	cl = client(env.nlm_port, RPCRDMA_NLM_PROGRAM, RPCRDMA_NLM_VERSION);
+	lock_args(&a, 31, "owner-n", 0, 1, true);
+	nfx_fh(env.exp, "nsm", a.a_fh, &a.a_fhlen);
+	assert_int_equal(call(cl, NLMPROC4_LOCK, &a), NLM4_GRANTED);
+	rpcrdma_nlm_get_stats(env.nlm, &st);
+	assert_int_equal(st.ns_ranges, 1);
+	freed = st.ns_freed_hosts;
+	strcpy(na.na_name, "otherclient");
+	na.na_state = 3;
+	assert_int_equal(clnt_call(ncl, SM_NOTIFY, (xdrproc_t)nsm_xdr_stat_chge, (caddr_t)&na,
+				   (xdrproc_t)nlm_xdr_void, NULL, tmo), RPC_SUCCESS);
+	rpcrdma_nlm_get_stats(env.nlm, &st);
+	assert_int_equal(st.ns_ranges, 1);
+	assert_int_equal(st.ns_freed_hosts, freed);
+	assert_int_equal(call(cl, NLMPROC4_UNLOCK, &a), NLM4_GRANTED);
+	rpcrdma_nlm_get_stats(env.nlm, &st);
+	assert_int_equal(st.ns_ranges, 0);
+	client_done(cl);
+	client_done(ncl);
+}
+
 /* a blocked lock becomes grantable, but the GRANTED callback cannot be
  * delivered (no NLM at the caller): the lock is released, not leaked */
 static void test_callback_undeliverable(void **state)
@@ -862,6 +929,7 @@ static void test_share_layer(void **state)
 	{ #b ": test_share_layer", test_share_layer, NULL, NULL, NULL },    \
 	{ #b ": test_procedures", test_procedures, NULL, NULL, NULL },      \
 	{ #b ": test_garbage", test_garbage, NULL, NULL, NULL },            \
+	{ #b ": test_nsm_procedures", test_nsm_procedures, NULL, NULL, NULL }, \
 	{ #b ": test_callback_undeliverable", test_callback_undeliverable, \
 	  NULL, NULL, NULL },                                           \
 	{ #b ": test_msg_res", test_msg_res, NULL, NULL, NULL },            \

@@ -3,7 +3,9 @@
  * test_svc_control.c - the control socket: its answers are the statistics
  * rpcrdma_svc_stats_write() prints, byte for byte; bad requests get an
  * error line; the socket is mode 0600 in a directory made 0700; a stale
- * socket file is replaced, a live one refused.
+ * socket file is replaced, a live one refused; a peer of another user
+ * (SO_PEERCRED), let through the file modes, is refused (as root only:
+ * the case needs setuid; skipped otherwise, exit 77).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,8 +18,11 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+
+#include "test_root.h"
 
 #include "svc/svc_internal.h"
 #include "svc/svc_stats.h"
@@ -52,6 +57,61 @@ static char *ask(const char *req)
 	close(fd);
 	buf[len] = '\0';
 	return buf;
+}
+
+/*
+ * A process of another user (uid 65534) that gets past the file modes
+ * (opened up here: the directory 0711, the socket 0666) asks for the
+ * table: the server checks the peer's credentials itself and answers only
+ * "error: permission denied".  The child reports what it read through a
+ * pipe.
+ */
+static void other_user_refused(void)
+{
+	char got[128] = "";
+	ssize_t n, len = 0;
+	int p[2], status;
+	pid_t pid;
+
+	if (!t_root())
+		return;
+	assert_int_equal(chmod(g_dir, 0711), 0);
+	assert_int_equal(chmod(g_path, 0666), 0);
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+		char buf[128];
+		ssize_t r, k = 0;
+		int fd;
+
+		close(p[0]);
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", g_path);
+		fd = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+			_exit(3);
+		/* the server may have answered and closed already */
+		(void)send(fd, "table\n", 6, MSG_NOSIGNAL);
+		while ((r = recv(fd, buf + k, sizeof(buf) - 1 - (size_t)k, 0)) > 0)
+			k += r;
+		if (write(p[1], buf, (size_t)k) != k)
+			_exit(5);
+		_exit(0);
+	}
+	close(p[1]);
+	while ((n = read(p[0], got + len, sizeof(got) - 1 - (size_t)len)) > 0)
+		len += n;
+	close(p[0]);
+	got[len] = '\0';
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_string_equal(got, "error: permission denied\n");
+	assert_int_equal(chmod(g_path, 0600), 0);
+	assert_int_equal(chmod(g_dir, 0700), 0);
 }
 
 static char *expected(struct rpcrdma_svc *svc, enum rpcrdma_svc_stats_format fmt)
@@ -112,6 +172,7 @@ static void test_control(void **state)
 	got = ask("stats please\n");
 	assert_string_equal(got, "error: unknown request (table, json or prometheus)\n");
 	free(got);
+	other_user_refused();
 
 	rpcrdma_svc_control_stop(ct);
 	assert_int_equal(lstat(g_path, &st), -1);
@@ -150,5 +211,5 @@ int main(void)
 		cmocka_unit_test(test_control),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return t_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -207,7 +207,7 @@ static const char *test_status_name(uint32_t s)
 }
 
 /* Rows of other programs, procedures past the table and unmatched calls;
- * names; connection blocks; the JSON line. */
+ * names; connection blocks; the JSON line and the text table. */
 static void test_rows_and_json(void **state)
 {
 	static const char *const names[] = { "NULL", "GETATTR" };
@@ -265,6 +265,55 @@ static void test_rows_and_json(void **state)
 				    "\"credits\":32,\"count\":0,\"bytes_in\":0,\"bytes_out\":0,"
 				    "\"rdma_errors\":0}]}\n"));
 	assert_null(strchr(buf, '\n') + 1 == buf + len ? NULL : "more than one line");
+	free(buf);
+
+	/* The same snapshot as the table rpcrdma-stat prints: each row's
+	 * fields (GETATTR: 1 call, no RPC error, 1 program error -- status 2
+	 * --, p50 3.0, p99 4.0 (3.98), mean 3000 ns = 3.0 us, 120 and 100
+	 * bytes; program 400000's "other" row: 2 calls, both PROC_UNAVAIL),
+	 * the unmatched calls' heading, the statuses other than 0 by name,
+	 * and the connection's row. */
+	buf = NULL;
+	len = 0;
+	m = open_memstream(&buf, &len);
+	assert_non_null(m);
+	svc_stats_write_table(&s, m);
+	fclose(m);
+	{
+		char name[16], peer[64];
+		unsigned long long calls, rpc_err, prog_err, bin, bout, v[5];
+		double p50, p99, mean;
+		const char *at;
+
+		at = strstr(buf, "\nProgram 100003 version 3:\n");
+		assert_non_null(at);
+		at = strstr(at, "  GETATTR ");
+		assert_non_null(at);
+		assert_int_equal(sscanf(at, "%15s %llu %llu %llu %lf %lf %lf %llu %llu", name, &calls,
+					&rpc_err, &prog_err, &p50, &p99, &mean, &bin, &bout), 9);
+		assert_true(calls == 1 && rpc_err == 0 && prog_err == 1 && bin == 120 && bout == 100);
+		assert_true(p50 == 3.0 && p99 == 4.0 && mean == 3.0);
+		at = strstr(buf, "\nProgram 400000 version 1:\n");
+		assert_non_null(at);
+		at = strstr(at, "  other ");
+		assert_non_null(at);
+		assert_int_equal(sscanf(at, "%15s %llu %llu %llu", name, &calls, &rpc_err,
+					&prog_err), 4);
+		assert_true(calls == 2 && rpc_err == 2 && prog_err == 0);
+		assert_non_null(strstr(buf, "\nCalls to no registered program or version:\n"));
+		assert_non_null(strstr(buf, "\nProgram statuses other than 0:\n"
+					    "  100003/3 GETATTR: NFS3ERR_NOENT 1\n"));
+		at = strstr(buf, "\nConnections open: 1\n");
+		assert_non_null(at);
+		at = strstr(at, "rdma_errors\n");
+		assert_non_null(at);
+		assert_int_equal(sscanf(at + 12, "%llu %63s %llu %llu %llu %llu %llu %llu", &v[0],
+					peer, &v[1], &v[2], &v[3], &v[4], &bin, &bout), 8);
+		assert_int_equal(v[0], 7);
+		assert_string_equal(peer, "192.0.2.2");
+		assert_true(v[1] == 0 && v[2] == 32 && v[3] == 0 && v[4] == 0 && bin == 0 &&
+			    bout == 0);
+	}
 	free(buf);
 	svc_stats_snap_free(&s);
 	svc_stats_conn_close(svc, conn.sx_stats);

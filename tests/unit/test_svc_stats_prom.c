@@ -617,6 +617,35 @@ static void test_http_endpoint(void **state)
 	want = render(svc);
 	assert_string_equal(body, want);
 	free(want);
+	/* Another method: 405 (RFC 9110 15.5.6); another path: 404 (15.5.5);
+	 * HEAD is GET without the body (9.3.2). */
+	{
+		static const char *const reqs[] = {
+			"POST /metrics HTTP/1.0\r\nHost: x\r\nContent-Length: 0\r\n\r\n",
+			"GET /metric HTTP/1.0\r\nHost: x\r\n\r\n",
+			"HEAD /metrics HTTP/1.0\r\nHost: x\r\n\r\n",
+		};
+		static const char *const codes[] = { " 405", " 404", " 200" };
+
+		for (unsigned i = 0; i < 3; i++) {
+			fd = socket(AF_INET, SOCK_STREAM, 0);
+			assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+			assert_int_equal(send(fd, reqs[i], strlen(reqs[i]), 0),
+					 (ssize_t)strlen(reqs[i]));
+			len = 0;
+			while ((n = recv(fd, buf + len, cap - 1 - len, 0)) > 0)
+				len += (size_t)n;
+			buf[len] = '\0';
+			close(fd);
+			assert_true(len > 12 && !strncmp(buf, "HTTP/1.", 7));
+			assert_memory_equal(buf + 8, codes[i], 4);
+			if (i == 2) { /* no body after the header */
+				body = strstr(buf, "\r\n\r\n");
+				assert_non_null(body);
+				assert_string_equal(body + 4, "");
+			}
+		}
+	}
 	free(buf);
 	rpcrdma_svc_metrics_stop(mt);
 	free_svc(svc, &conn);

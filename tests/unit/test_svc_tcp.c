@@ -393,6 +393,171 @@ static void test_tcp_stall(void **state)
 	expect_reply(f, want, m);
 }
 
+/* A program whose every call the caller's credential is too weak for. */
+#define WEAKPROG 0x2000009au
+
+static int weak_dispatch(struct rpcrdma_svc_req *req, void *arg)
+{
+	(void)arg;
+	req->rq_auth_stat = RPCRDMA_AUTH_TOOWEAK;
+	return RPCRDMA_SVC_AUTH_ERROR;
+}
+
+/* @n words big-endian into @out; their length in bytes */
+static size_t words(uint8_t *out, const uint32_t *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		put32(out + 4 * i, w[i]);
+	return 4 * n;
+}
+
+/*
+ * The replies RFC 5531 section 9 gives calls the server does not run,
+ * over TCP (one record each): an RPC version other than 2 is MSG_DENIED
+ * RPC_MISMATCH with low = high = 2; arguments that do not decode are
+ * MSG_ACCEPTED GARBAGE_ARGS; an unknown procedure PROC_UNAVAIL; a
+ * dispatch function that refuses the credential is MSG_DENIED AUTH_ERROR
+ * with its auth_stat (AUTH_TOOWEAK, 5).  The connection serves on.
+ */
+static void test_tcp_rpc_rejects(void **state)
+{
+	struct fixture *f = *state;
+	/* xid, CALL, rpcvers, prog, vers, proc, cred AUTH_NONE, verf AUTH_NONE */
+	static const uint32_t badvers[] = { 0x31, 0, 3, TPROG, 1, TP_NULL, 0, 0, 0, 0 };
+	static const uint32_t badvers_r[] = { 0x31, 1, 1, 0, 2, 2 };
+	/* ECHO of an opaque said to be 1000 bytes, 4 of them there */
+	static const uint32_t garbage[] = { 0x32, 0, 2, TPROG, 1, TP_ECHO, 0, 0, 0, 0, 1000, 0 };
+	static const uint32_t garbage_r[] = { 0x32, 1, 0, 0, 0, 4 };
+	static const uint32_t noproc[] = { 0x33, 0, 2, TPROG, 1, 9, 0, 0, 0, 0 };
+	static const uint32_t noproc_r[] = { 0x33, 1, 0, 0, 0, 3 };
+	static const uint32_t weak[] = { 0x34, 0, 2, WEAKPROG, 1, 0, 0, 0, 0, 0 };
+	static const uint32_t weak_r[] = { 0x34, 1, 1, 1, 5 };
+	uint8_t call[64], want[64], echo[256];
+	size_t n, m;
+
+	assert_int_equal(rpcrdma_svc_register(&f->svc, WEAKPROG, 1, weak_dispatch, NULL), 0);
+	n = words(call, badvers, 10);
+	m = words(want, badvers_r, 6);
+	send_record(f->peer, call, n, NULL, 0);
+	expect_reply(f, want, m);
+	n = words(call, garbage, 12);
+	m = words(want, garbage_r, 6);
+	send_record(f->peer, call, n, NULL, 0);
+	expect_reply(f, want, m);
+	n = words(call, noproc, 10);
+	m = words(want, noproc_r, 6);
+	send_record(f->peer, call, n, NULL, 0);
+	expect_reply(f, want, m);
+	n = words(call, weak, 10);
+	m = words(want, weak_r, 5);
+	send_record(f->peer, call, n, NULL, 0);
+	expect_reply(f, want, m);
+	/* and an echo as before */
+	n = echo_call(echo, 0x35, 16, 0x11);
+	send_record(f->peer, echo, n, NULL, 0);
+	m = echo_reply(echo, 0x35, 16, 0x11);
+	expect_reply(f, echo, m);
+}
+
+/* rpcrdma_svc_conn_state_fn of the idle test: the answer it gives, and
+ * the connection it was asked about */
+static bool g_keep;
+static uint32_t g_asked;
+
+static bool keep_conn(uint32_t conn_id, void *arg)
+{
+	(void)arg;
+	g_asked = conn_id;
+	return g_keep;
+}
+
+/*
+ * The idle timeout on TCP (sc_idle_timeout left 0: 360 s, knfsd's six
+ * minutes, include/rpcrdma/svc.h): a connection whose last call was
+ * answered is kept at 359 s of silence, and at 361 s while the upper
+ * layer says it holds state (rpcrdma_svc_set_conn_state(): a session's
+ * back channel); when it no longer does, it is closed, counted in
+ * conns_idle_closed, and the peer reads end of file.  The sweep is
+ * called with the times it is to see, so no clock is waited for.
+ */
+static void test_tcp_idle_close(void **state)
+{
+	struct fixture *f = *state;
+	struct svc_group *grp = &f->svc.sv_groups[0];
+	uint8_t call[256], want[256], b[4];
+	size_t n = echo_call(call, 21, 8, 0x5a), m = echo_reply(want, 21, 8, 0x5a);
+	uint64_t t0;
+
+	assert_int_equal(f->svc.sv_cfg.sc_idle_timeout, 360);
+	assert_int_equal(rpcrdma_svc_set_conn_state(&f->svc, keep_conn, NULL), 0);
+	send_record(f->peer, call, n, NULL, 0);
+	expect_reply(f, want, m);
+	t0 = svc_now_ms(); /* the last message was before this */
+	grp->gr_tcp_sweep_ms = 0;
+	svc_tcp_sweep(grp, t0 + 359000 - 1000); /* under 360 s since it */
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 1);
+	g_keep = true;
+	g_asked = 0;
+	grp->gr_tcp_sweep_ms = 0;
+	svc_tcp_sweep(grp, t0 + 361000);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 1);
+	assert_int_not_equal(g_asked, 0); /* asked about this one */
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_idle_closed[SVC_XPRT_TCP]), 0);
+	g_keep = false;
+	grp->gr_tcp_sweep_ms = 0;
+	svc_tcp_sweep(grp, t0 + 361000);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_idle_closed[SVC_XPRT_TCP]), 1);
+	assert_int_equal(recv(f->peer, b, sizeof(b), MSG_DONTWAIT), 0); /* EOF */
+}
+
+/*
+ * A peer that sends calls and never reads the replies: once the server's
+ * write would block, the reply has sv_tcp_send_ms to be taken; a sweep
+ * before that keeps the connection, one after it closes it, counted in
+ * tcp_send_timeouts (not as idle: its calls are out), and every context
+ * comes back (the teardown's baseline).
+ */
+static void test_tcp_send_deadline(void **state)
+{
+	struct fixture *f = *state;
+	struct svc_group *grp = &f->svc.sv_groups[0];
+	static uint8_t call[61000];
+	size_t n = echo_call(call, 0, 60000, 0x33);
+	int small = 4096, sv[2];
+	uint64_t t0;
+
+	/* a connection of its own with small buffers both sides */
+	close(f->peer);
+	f->peer = -1;
+	pump(f, 5); /* the fixture's connection goes */
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	assert_int_equal(setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small)), 0);
+	assert_int_equal(setsockopt(sv[1], SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)), 0);
+	assert_int_equal(svc_tcp_adopt(grp, sv[0], (struct sockaddr *)&f->addr), 0);
+	f->peer = sv[1];
+	f->svc.sv_tcp_send_ms = 60000;
+	for (uint32_t i = 0; i < 2; i++) {
+		put32(call, 100 + i);
+		send_record(f->peer, call, n, NULL, 0);
+		for (int k = 0; k < 20; k++)
+			pump(f, 5);
+	}
+	t0 = svc_now_ms();
+	grp->gr_tcp_sweep_ms = 0;
+	svc_tcp_sweep(grp, t0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 1);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_send_timeouts), 0);
+	grp->gr_tcp_sweep_ms = 0;
+	svc_tcp_sweep(grp, t0 + 61000);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_send_timeouts), 1);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 0);
+	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_idle_closed[SVC_XPRT_TCP]), 0);
+	for (int k = 0; k < 20; k++)
+		pump(f, 5); /* the replies' contexts come back */
+}
+
 /* A reset mid-reply: a loopback TCP client asks for large replies, reads
  * a few bytes, and resets the connection (SO_LINGER 0).  The server's
  * writes fail, the connection goes, and every context comes back. */
@@ -884,6 +1049,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tcp_mark_2gib, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tcp_record_over_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tcp_stall, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tcp_idle_close, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tcp_send_deadline, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tcp_rpc_rejects, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tcp_reset_mid_reply, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tcp_calls_capped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tcp_budget_waits, setup, teardown),
