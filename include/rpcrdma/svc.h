@@ -160,7 +160,9 @@ int rpcrdma_svc_ddp_pipe(struct rpcrdma_svc_req *req, size_t max);
  * rpcrdma_svc_ddp_piped - finish the DDP item of rpcrdma_svc_ddp_pipe():
  * @len bytes (<= max) are in the pipe.  Only the XDR pad (zeroed) goes into
  * rq_res; the transport sends the reply with the pipe's bytes between what
- * rq_res held before this call and what follows.
+ * rq_res held before this call and what follows.  @len must be what the
+ * pipe holds (checked with FIONREAD): otherwise no item is recorded and
+ * the pipe's bytes are dropped.
  */
 void rpcrdma_svc_ddp_piped(struct rpcrdma_svc_req *req, size_t len);
 

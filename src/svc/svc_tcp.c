@@ -229,7 +229,10 @@ uint32_t svc_tcp_free_calls(struct svc_group *grp)
 }
 
 /* Register the events @tc waits for now: input while it may take calls,
- * output while replies wait for room in the socket. */
+ * output while replies wait for room in the socket (a write left them:
+ * tc_out_ms).  Replies queued in a batch and not tried yet are written by
+ * the batch's flush, which arms after: no EPOLLOUT for them, or every call
+ * would cost two epoll_ctl() (EPOLLOUT on, then off once written). */
 static void svc_tcp_arm(struct svc_tconn *tc)
 {
 	struct epoll_event ev;
@@ -239,7 +242,7 @@ static void svc_tcp_arm(struct svc_tconn *tc)
 		return;
 	if (tc->tc_calls_out < tc->tc_max_calls && !tc->tc_held)
 		want |= EPOLLIN | EPOLLRDHUP;
-	if (tc->tc_out_head)
+	if (tc->tc_out_head && tc->tc_out_ms)
 		want |= EPOLLOUT;
 	if (want == tc->tc_events)
 		return;
@@ -475,6 +478,10 @@ static void svc_tcp_write(struct svc_tconn *tc)
 					return;
 				}
 				continue;
+			}
+			if (n == 0) { /* never with bytes in the pipe */
+				svc_tcp_close(tc, "reply data lost from its pipe");
+				return;
 			}
 			if (n > 0)
 				SVC_INC(svc, tcp_spliced_bytes, (uint64_t)n);

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "svc/svc_internal.h"
@@ -83,8 +84,14 @@ void rpcrdma_svc_ddp_piped(struct rpcrdma_svc_req *req, size_t len)
 	struct rpcrdma_xdr *xs = &req->rq_res;
 	size_t pad = RPCRDMA_XDR_ALIGN(len) - len;
 
+	int held;
+
+	/* What the pipe holds is what goes on the wire: a count that is not
+	 * it leaves no DDP item (the reply says what the caller encoded,
+	 * without the data: the caller's bug shows, the stream stays whole). */
 	if (!cc || !cc->cc_pipe_dirty || req->rq_ddp || len > cc->cc_pipe_cap ||
-	    pad > rpcrdma_xdr_remaining(xs))
+	    pad > rpcrdma_xdr_remaining(xs) || ioctl(cc->cc_pipe_rd, FIONREAD, &held) ||
+	    (size_t)held != len)
 		return;
 	req->rq_ddp = true;
 	req->rq_ddp_pos = xs->xs_pos;
