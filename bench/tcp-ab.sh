@@ -81,8 +81,8 @@ for ((r = 1; r <= REPS; r++)); do
 	done
 done
 if ((STRACE)); then
-	for who in new newrdma ${OLD_PID:+old}; do
-		for fig in meta seq_write seq_read; do
+	for who in ${RPCRDMA_AB_STRACE_WHOS:-new newrdma ${OLD_PID:+old}}; do
+		for fig in ${RPCRDMA_AB_STRACE_FIGS:-meta seq_write seq_read}; do
 			p=$(pids_of $who | head -1)
 			strace -c -f -q -p "$p" -o "$OUT/strace-$fig-$who.txt" & sp=$!
 			sleep 2
