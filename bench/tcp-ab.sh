@@ -93,7 +93,7 @@ if ((STRACE)); then
 			seq_read) fio --name=b --direct=1 --ioengine=libaio --filename=$m/f --rw=read --bs=1M --size=8M --iodepth=1 >/dev/null ;;
 			esac
 			r1=$(rpcs $m)
-			kill -INT $sp; wait $sp
+			kill -INT $sp; wait $sp || true
 			log "STRACE $fig $who: rpcs $((r1 - r0)); $(awk '/total/ { print $4 " syscalls" }' "$OUT/strace-$fig-$who.txt")"
 			echo "STRACE $fig $who rpcs $((r1 - r0))" >>"$OUT/results.txt"
 			sed -n 1,40p "$OUT/strace-$fig-$who.txt" >>"$OUT/results.txt"
