@@ -39,7 +39,7 @@ mnt k "$SERVER_ADDR:$SCRATCH/kexp" proto=tcp,port=2049
 mnt new "$SERVER_ADDR:$SCRATCH/rnew" proto=tcp,port=20053,mountport=20058,mountproto=tcp
 [[ -n ${OLD_PID:-} ]] && mnt old "$SERVER_ADDR:$SCRATCH/rold" proto=tcp,port=20063,mountport=20068,mountproto=tcp
 [[ " $WHOS " == *" new256 "* ]] && mnt new256 "$SERVER_ADDR:$SCRATCH/rnew" proto=tcp,port=20053,mountport=20058,mountproto=tcp,rsize=262144,wsize=262144,nosharecache
-mnt newrdma "$SERVER_ADDR:$SCRATCH/rnew" proto=rdma,port=20054,mountport=20058,mountproto=tcp,nosharecache
+((${RPCRDMA_AB_RDMA:-1})) && mnt newrdma "$SERVER_ADDR:$SCRATCH/rnew" proto=rdma,port=20054,mountport=20058,mountproto=tcp,nosharecache
 
 pids_of() { case $1 in new | new256 | newrdma) echo "$NEW_PID" ;; old) echo "$OLD_PID" ;;
 	k) for d in /proc/[0-9]*; do read -r c <"$d/comm" 2>/dev/null; [[ $c == nfsd ]] && echo "${d#/proc/}"; done ;; esac; }
