@@ -131,6 +131,41 @@ uint8_t *rpcrdma_svc_ddp_begin(struct rpcrdma_svc_req *req, size_t max);
  */
 void rpcrdma_svc_ddp_end(struct rpcrdma_svc_req *req, size_t len);
 
+/** Smallest DDP item rpcrdma_svc_ddp_pipe() takes: below it a copy into
+ *  the reply costs less than the pipe's extra system calls. */
+#define RPCRDMA_SVC_DDP_PIPE_MIN (64u << 10)
+
+/**
+ * rpcrdma_svc_ddp_pipe - a pipe to put up to @max bytes of DDP-eligible
+ * result data in instead of the reply buffer, for a transport that sends
+ * them straight from there (TCP: splice() from the pipe to the socket, so
+ * file data spliced into it from the page cache is never copied through
+ * user space).  In place of rpcrdma_svc_ddp_begin(): the caller moves the
+ * data into the returned descriptor (splice(2) from a file, at most @max
+ * bytes; it never blocks on the pipe, which holds @max) and then calls
+ * rpcrdma_svc_ddp_piped() with the count, or returns without it (what it
+ * put in the pipe is then dropped).  Only from a worker (not with
+ * rq_transport set: splice from a file may wait for the disk).
+ * Return: the pipe's write end (owned by the transport: do not close);
+ * -EOPNOTSUPP where the transport has no such path (RDMA: the data goes by
+ * RDMA Write; --capture on; @max under RPCRDMA_SVC_DDP_PIPE_MIN; a pipe of
+ * @max bytes refused by the kernel's pipe limits): use
+ * rpcrdma_svc_ddp_begin(); -EAGAIN with rq_transport set; -EBUSY when the
+ * reply already has a DDP item; -ENOSPC when rq_res has no room for @max
+ * bytes and pad.
+ */
+int rpcrdma_svc_ddp_pipe(struct rpcrdma_svc_req *req, size_t max);
+
+/**
+ * rpcrdma_svc_ddp_piped - finish the DDP item of rpcrdma_svc_ddp_pipe():
+ * @len bytes (<= max) are in the pipe.  Only the XDR pad (zeroed) goes into
+ * rq_res; the transport sends the reply with the pipe's bytes between what
+ * rq_res held before this call and what follows.  @len must be what the
+ * pipe holds (checked with FIONREAD): otherwise no item is recorded and
+ * the pipe's bytes are dropped.
+ */
+void rpcrdma_svc_ddp_piped(struct rpcrdma_svc_req *req, size_t len);
+
 /** Server configuration; zero fields take the defaults noted. */
 struct rpcrdma_svc_config {
 	const char *sc_listen;      /* address to bind; NULL: any (IPv6 and IPv4) */

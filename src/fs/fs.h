@@ -783,6 +783,9 @@ int fs_open(struct fs_call *c, struct fs_fentry *fe, const struct stat *st,
  *  (fs_never_waits()). */
 ssize_t fs_read(struct fs_call *c, struct fs_fentry *fe, const struct iovec *iov,
 		int iovcnt, uint64_t off, bool nowait);
+/** fs_read_pipe - be_read_pipe(); -EOPNOTSUPP where the backend has none. */
+ssize_t fs_read_pipe(struct fs_call *c, struct fs_fentry *fe, int pipefd,
+		     uint64_t off, size_t len);
 /** fs_write - be_write(). */
 int fs_write(struct fs_call *c, struct fs_fentry *fe, const struct iovec *iov,
 	     int iovcnt, uint64_t off, uint32_t stable, size_t *done);

@@ -187,6 +187,17 @@ struct fs_backend {
 			   const struct iovec *iov, int iovcnt, uint64_t off,
 			   bool nowait);
 	/**
+	 * be_read_pipe - up to @len bytes of @fe from offset @off into the
+	 * pipe @pipefd (its write end, non-blocking, room for @len) by
+	 * splice(2): page-cache pages referenced, not copied; stopping
+	 * short only at the end of the file; be_open(O_RDONLY) done; may
+	 * wait for the disk.  NULL where the backend has no descriptor
+	 * (memory, cephfs).  Return: bytes moved; -EOPNOTSUPP (the file
+	 * cannot be spliced: nothing moved, ask be_read()); -EIO; -EINVAL.
+	 */
+	ssize_t (*be_read_pipe)(struct fs_call *c, struct fs_fentry *fe,
+				int pipefd, uint64_t off, size_t len);
+	/**
 	 * be_write - the iovecs' bytes into @fe at @off, as stable as
 	 * @stable asks (enum fs_stable_how; RFC 1813 3.3.7, RFC 8881
 	 * 18.32.3); be_open(O_WRONLY) done.  *@done: bytes written (fewer

@@ -473,6 +473,42 @@ static int posix_symlink(struct fs_call *c, struct fs_fentry *dir,
 	return posix_lookup(c, dir, dst, name, out, st);
 }
 
+/*
+ * posix_read_pipe - splice(2) from the file's descriptor into @pipefd: the
+ * pipe takes references to the page-cache pages, so READ data reaches
+ * the socket without passing through user space.
+ */
+static ssize_t posix_read_pipe(struct fs_call *c, struct fs_fentry *fe,
+			       int pipefd, uint64_t off, size_t len)
+{
+	int fd = fs_fcache_fd(fe, O_RDONLY);
+	size_t done = 0;
+
+	(void)c;
+	if (fd < 0)
+		return -EBADF; /* no fs_open(O_RDONLY) */
+	if (off > INT64_MAX || len > INT64_MAX - off)
+		return -EINVAL;
+	while (done < len) {
+		loff_t at = (loff_t)(off + done);
+		ssize_t n = splice(fd, &at, pipefd, NULL, len - done, SPLICE_F_MOVE);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (done && errno == EAGAIN)
+				break; /* the pipe is full: short */
+			if (!done && (errno == EINVAL || errno == EAGAIN))
+				return -EOPNOTSUPP;
+			return -errno;
+		}
+		if (n == 0)
+			break; /* end of the file */
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
 static ssize_t posix_readlink(struct fs_call *c, struct fs_fentry *fe,
 			      char *buf, size_t len)
 {
@@ -718,6 +754,7 @@ const struct fs_backend fs_posix_backend = {
 	.be_lookup_attr = posix_lookup_attr,
 	.be_open = posix_open,
 	.be_read = posix_read,
+	.be_read_pipe = posix_read_pipe,
 	.be_write = posix_write,
 	.be_commit = posix_commit,
 	.be_commit_meta = fs_posix_commit_meta,

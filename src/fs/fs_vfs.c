@@ -145,6 +145,14 @@ ssize_t fs_read(struct fs_call *c, struct fs_fentry *fe, const struct iovec *iov
 					nowait && !fs_never_waits(c->c_exp));
 }
 
+ssize_t fs_read_pipe(struct fs_call *c, struct fs_fentry *fe, int pipefd,
+		     uint64_t off, size_t len)
+{
+	if (!c->c_exp->ex_be->be_read_pipe)
+		return -EOPNOTSUPP;
+	return c->c_exp->ex_be->be_read_pipe(c, fe, pipefd, off, len);
+}
+
 int fs_write(struct fs_call *c, struct fs_fentry *fe, const struct iovec *iov,
 	     int iovcnt, uint64_t off, uint32_t stable, size_t *done)
 {

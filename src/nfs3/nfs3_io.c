@@ -58,6 +58,30 @@ int nfs3_proc_readlink(struct fs_call *c)
 	return RPCRDMA_SVC_SUCCESS;
 }
 
+/*
+ * READ data straight from the file to the transport (a large READ on a
+ * worker, over TCP from the posix backend: rpcrdma_svc_ddp_pipe()).
+ * Return: bytes in the pipe (the DDP item finished); -EOPNOTSUPP when
+ * that path is not open here (read into the reply instead); another
+ * negative errno of the read.
+ */
+static ssize_t nfs3_read_piped(struct fs_call *c, struct fs_fentry *fe,
+			       uint64_t offset, uint32_t count)
+{
+	ssize_t n;
+	int pfd;
+
+	if (c->c_nowait || count < RPCRDMA_SVC_DDP_PIPE_MIN)
+		return -EOPNOTSUPP;
+	pfd = rpcrdma_svc_ddp_pipe(c->c_req, count);
+	if (pfd < 0)
+		return -EOPNOTSUPP;
+	n = fs_read_pipe(c, fe, pfd, offset, count);
+	if (n >= 0)
+		rpcrdma_svc_ddp_piped(c->c_req, (size_t)n);
+	return n;
+}
+
 int nfs3_proc_read(struct fs_call *c)
 {
 	struct rpcrdma_xdr *res = c->c_res, patch;
@@ -69,7 +93,7 @@ int nfs3_proc_read(struct fs_call *c)
 	uint8_t *attrp, *countp, *eofp, *lenp, *data;
 	size_t start, room;
 	ssize_t n = 0;
-	bool eof;
+	bool eof, piped;
 	int err;
 
 	fh = nfs3_get_fh(c->c_args, &fhlen);
@@ -110,10 +134,19 @@ int nfs3_proc_read(struct fs_call *c)
 	room = rpcrdma_xdr_remaining(res) & ~(size_t)3;
 	if (count > room)
 		count = (uint32_t)room;
-	data = count ? rpcrdma_svc_ddp_begin(c->c_req, count) : NULL;
-	if (count && !data)
+	n = nfs3_read_piped(c, fe, offset, count);
+	if (n < 0 && n != -EOPNOTSUPP) {
+		err = (int)n;
+		res->xs_pos = start;
+		goto out_err;
+	}
+	piped = n >= 0; /* the data is in the transport's pipe */
+	if (!piped)
+		n = 0;
+	data = count && !piped ? rpcrdma_svc_ddp_begin(c->c_req, count) : NULL;
+	if (count && !piped && !data)
 		count = 0;
-	if (count) {
+	if (data) {
 		/* straight into the reply's buffer (the transport's, no copy);
 		 * on the transport thread only what needs no disk */
 		struct iovec iov = { .iov_base = data, .iov_len = count };

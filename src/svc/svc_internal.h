@@ -189,6 +189,13 @@ struct svc_call {
 	uint32_t cc_reply_cap;
 	uint32_t cc_reply_len;
 	uint32_t cc_reply_lkey;
+	/* TCP: a pipe a READ's data goes out from (rpcrdma_svc_ddp_pipe()),
+	 * made at its first use and kept with the context. */
+	uint32_t cc_pipe_cap;           /* its size in bytes; 0: no pipe */
+	int cc_pipe_rd, cc_pipe_wr;     /* its ends, while cc_pipe_cap */
+	uint32_t cc_pipe_len;           /* this reply's DDP bytes in it; 0: none */
+	uint32_t cc_pipe_pos;           /* where they go: offset in cc_reply */
+	bool cc_pipe_dirty;             /* handed out: may hold bytes not yet sent */
 	struct rpcrdma_hdr cc_rhdr;     /* the reply's transport header */
 	uint8_t *cc_hdrbuf;             /* reply transport header (registered) */
 	uint32_t cc_hdr_cap;

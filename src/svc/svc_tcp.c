@@ -108,6 +108,7 @@ static uint64_t svc_tcp_call_bytes(const struct rpcrdma_svc *svc)
 
 static void svc_tcp_call_free(struct rpcrdma_svc *svc, struct svc_call *cc)
 {
+	svc_tcp_pipe_close(cc);
 	free(cc->cc_call);
 	free(cc->cc_reply ? cc->cc_reply - 4 : NULL);
 	atomic_fetch_sub(&svc->sv_mem_registered, svc_tcp_call_bytes(svc));
@@ -179,6 +180,9 @@ static void svc_tcp_call_put(struct svc_call *cc)
 
 	cc->cc_tconn = NULL;
 	cc->cc_state = CC_FREE;
+	if (cc->cc_pipe_dirty)
+		svc_tcp_pipe_close(cc); /* may hold bytes never sent */
+	cc->cc_pipe_len = 0;
 	tc->tc_calls_out--;
 	SVC_DEC(svc, tcp_calls_in_use, 1);
 	if (cc->cc_call_cap > SVC_TCP_KEEP_CALL_BYTES) {
@@ -225,7 +229,10 @@ uint32_t svc_tcp_free_calls(struct svc_group *grp)
 }
 
 /* Register the events @tc waits for now: input while it may take calls,
- * output while replies wait for room in the socket. */
+ * output while replies wait for room in the socket (a write left them:
+ * tc_out_ms).  Replies queued in a batch and not tried yet are written by
+ * the batch's flush, which arms after: no EPOLLOUT for them, or every call
+ * would cost two epoll_ctl() (EPOLLOUT on, then off once written). */
 static void svc_tcp_arm(struct svc_tconn *tc)
 {
 	struct epoll_event ev;
@@ -235,7 +242,7 @@ static void svc_tcp_arm(struct svc_tconn *tc)
 		return;
 	if (tc->tc_calls_out < tc->tc_max_calls && !tc->tc_held)
 		want |= EPOLLIN | EPOLLRDHUP;
-	if (tc->tc_out_head)
+	if (tc->tc_out_head && tc->tc_out_ms)
 		want |= EPOLLOUT;
 	if (want == tc->tc_events)
 		return;
@@ -402,11 +409,49 @@ err_fd:
 
 /* ---------- writing replies ---------- */
 
-/* Write @tc's queued replies as far as the socket takes them, up to
- * SVC_TCP_SEND_IOV records per sendmsg(); each reply fully written gives
- * its context back. */
+/* Bytes of @cc's record on the wire: mark, reply, DDP bytes in its pipe. */
+static size_t svc_tcp_rec_len(const struct svc_call *cc)
+{
+	return 4u + (size_t)cc->cc_reply_len + cc->cc_pipe_len;
+}
+
+/* Splicing @cc's pipe to the socket is not supported here (-EINVAL): what
+ * is left in the pipe is read back into the reply, in its place, and the
+ * record goes on from the buffer.  Return: 0; -EIO. */
+static int svc_tcp_unpipe(struct svc_call *cc, size_t sent)
+{
+	uint8_t *at = cc->cc_reply + cc->cc_pipe_pos;
+	size_t tail = cc->cc_reply_len - cc->cc_pipe_pos, len = cc->cc_pipe_len;
+	size_t got = sent;
+
+	if (cc->cc_pipe_pos + len + tail > cc->cc_reply_cap)
+		return -EIO;
+	memmove(at + len, at, tail);
+	while (got < len) {
+		ssize_t n = read(cc->cc_pipe_rd, at + got, len - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -EIO;
+		got += (size_t)n;
+	}
+	cc->cc_reply_len += (uint32_t)len;
+	cc->cc_pipe_len = 0;
+	cc->cc_pipe_dirty = false;
+	return 0;
+}
+
+/*
+ * Write @tc's queued replies as far as the socket takes them: up to
+ * SVC_TCP_SEND_IOV records per sendmsg(); a record with DDP bytes in a
+ * pipe in three steps, its head by sendmsg(MSG_MORE) with the records
+ * before it, the pipe's bytes by splice(), its tail with the records
+ * after it.  Each reply fully written gives its context back.
+ */
 static void svc_tcp_write(struct svc_tconn *tc)
 {
+	struct rpcrdma_svc *svc = tc->tc_svc;
 	struct iovec iov[SVC_TCP_SEND_IOV];
 	struct msghdr mh;
 	struct svc_call *cc;
@@ -415,18 +460,59 @@ static void svc_tcp_write(struct svc_tconn *tc)
 
 	while (!tc->tc_closing && tc->tc_out_head) {
 		size_t off = tc->tc_out_off;
+		size_t head;
+		bool more = false;
 
-		k = 0;
-		for (cc = tc->tc_out_head; cc && k < SVC_TCP_SEND_IOV; cc = cc->cc_next) {
-			iov[k].iov_base = cc->cc_reply - 4 + off;
-			iov[k].iov_len = cc->cc_reply_len + 4u - off;
-			off = 0;
-			k++;
+		cc = tc->tc_out_head;
+		head = 4u + cc->cc_pipe_pos;
+		if (cc->cc_pipe_len && off >= head && off < head + cc->cc_pipe_len) {
+			size_t left = head + cc->cc_pipe_len - off;
+			unsigned fl = SPLICE_F_NONBLOCK;
+
+			if (svc_tcp_rec_len(cc) > head + cc->cc_pipe_len || cc->cc_next)
+				fl |= SPLICE_F_MORE;
+			n = splice(cc->cc_pipe_rd, NULL, tc->tc_fd, NULL, left, fl);
+			if (n < 0 && (errno == EINVAL || errno == EOPNOTSUPP)) {
+				if (svc_tcp_unpipe(cc, off - head)) {
+					svc_tcp_close(tc, "reply data lost from its pipe");
+					return;
+				}
+				continue;
+			}
+			if (n == 0) { /* never with bytes in the pipe */
+				svc_tcp_close(tc, "reply data lost from its pipe");
+				return;
+			}
+			if (n > 0)
+				SVC_INC(svc, tcp_spliced_bytes, (uint64_t)n);
+		} else {
+			k = 0;
+			for (; cc && k < SVC_TCP_SEND_IOV; cc = cc->cc_next) {
+				uint8_t *base = cc->cc_reply - 4;
+				size_t len = svc_tcp_rec_len(cc);
+
+				head = 4u + cc->cc_pipe_pos;
+				if (cc->cc_pipe_len && off < head) {
+					/* up to its pipe's bytes, which follow */
+					iov[k].iov_base = base + off;
+					iov[k].iov_len = head - off;
+					k++;
+					more = true;
+					break;
+				}
+				if (cc->cc_pipe_len) /* its tail, after the pipe's bytes */
+					base -= cc->cc_pipe_len;
+				iov[k].iov_base = base + off;
+				iov[k].iov_len = len - off;
+				off = 0;
+				k++;
+			}
+			memset(&mh, 0, sizeof(mh));
+			mh.msg_iov = iov;
+			mh.msg_iovlen = k;
+			n = sendmsg(tc->tc_fd, &mh,
+				    MSG_DONTWAIT | MSG_NOSIGNAL | (more ? MSG_MORE : 0));
 		}
-		memset(&mh, 0, sizeof(mh));
-		mh.msg_iov = iov;
-		mh.msg_iovlen = k;
-		n = sendmsg(tc->tc_fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -440,7 +526,7 @@ static void svc_tcp_write(struct svc_tconn *tc)
 		}
 		tc->tc_out_ms = 0;
 		while ((cc = tc->tc_out_head) && n > 0) {
-			size_t left = cc->cc_reply_len + 4u - tc->tc_out_off;
+			size_t left = svc_tcp_rec_len(cc) - tc->tc_out_off;
 
 			if ((size_t)n < left) {
 				tc->tc_out_off += (size_t)n;
@@ -451,6 +537,7 @@ static void svc_tcp_write(struct svc_tconn *tc)
 			tc->tc_out_head = cc->cc_next;
 			if (!tc->tc_out_head)
 				tc->tc_out_tail = NULL;
+			cc->cc_pipe_dirty = false; /* its pipe is empty again */
 			svc_tcp_call_put(cc);
 		}
 		if (tc->tc_out_head && !tc->tc_out_ms)
@@ -467,13 +554,14 @@ static void svc_tcp_queue(struct svc_call *cc)
 	struct svc_tconn *tc = cc->cc_tconn;
 	struct svc_group *grp = cc->cc_grp;
 	uint8_t *mark = cc->cc_reply - 4;
-	uint32_t m = 0x80000000u | cc->cc_reply_len; /* one fragment, the last */
+	/* one fragment, the last */
+	uint32_t m = 0x80000000u | (cc->cc_reply_len + cc->cc_pipe_len);
 
 	mark[0] = (uint8_t)(m >> 24);
 	mark[1] = (uint8_t)(m >> 16);
 	mark[2] = (uint8_t)(m >> 8);
 	mark[3] = (uint8_t)m;
-	SVC_XINC(cc->cc_svc, send_bytes, SVC_XPRT_TCP, cc->cc_reply_len + 4u);
+	SVC_XINC(cc->cc_svc, send_bytes, SVC_XPRT_TCP, svc_tcp_rec_len(cc));
 	svc_capture_tcp_record(cc->cc_svc, tc->tc_capture, true, cc->cc_reply, cc->cc_reply_len);
 	cc->cc_state = CC_SENDING;
 	svc_call_append(&tc->tc_out_head, &tc->tc_out_tail, cc);
@@ -496,6 +584,20 @@ static void svc_tcp_send(struct svc_call *cc)
 		return;
 	}
 	SVC_XINC(cc->cc_svc, replies_inline, SVC_XPRT_TCP, 1);
+	if (cc->cc_pipe_dirty) {
+		const struct rpcrdma_svc_req *req = &cc->cc_req;
+
+		/* The pipe's bytes go only as the DDP item the handler
+		 * finished (not in an error reply, which drops rq_res). */
+		if (req->rq_ddp && cc->cc_pipe_len && req->rq_ddp_len == cc->cc_pipe_len &&
+		    cc->cc_pipe_pos <= cc->cc_reply_len) {
+			SVC_INC(cc->cc_svc, tcp_spliced_replies, 1);
+		} else {
+			svc_tcp_pipe_close(cc);
+		}
+	} else {
+		cc->cc_pipe_len = 0;
+	}
 	svc_tcp_queue(cc);
 }
 
@@ -854,6 +956,11 @@ int svc_tcp_sweep(struct svc_group *grp, uint64_t now_ms)
 	}
 	grp->gr_tcp_sweep_ms = now_ms + period;
 	return grp->gr_tconns ? (int)period : -1;
+}
+
+bool svc_tcp_capturing(const struct svc_call *cc)
+{
+	return cc->cc_tconn && cc->cc_tconn->tc_capture;
 }
 
 uint32_t svc_tcp_conn_id(const struct svc_call *cc)

@@ -227,6 +227,12 @@ void svc_tcp_reap(struct svc_group *grp);
 void svc_tcp_flush(struct svc_group *grp);
 /* svc_tcp_conn_id - the connection number of TCP call @cc. */
 uint32_t svc_tcp_conn_id(const struct svc_call *cc);
+/* svc_tcp_capturing - TCP call @cc's connection is captured (--capture):
+ * its replies go whole through the buffer, where the capture sees them. */
+bool svc_tcp_capturing(const struct svc_call *cc);
+/* svc_tcp_pipe_close - close @cc's pipe (svc_tcp_pipe.c), whatever it
+ * holds; its next rpcrdma_svc_ddp_pipe() makes another. */
+void svc_tcp_pipe_close(struct svc_call *cc);
 /* svc_tcp_closing - TCP call @cc's connection is closing. */
 bool svc_tcp_closing(const struct svc_call *cc);
 /* svc_tcp_bc_slot - the backchannel handle field of TCP call @cc's
