@@ -521,6 +521,18 @@ int rpcrdma_svc_set_conn_state(struct rpcrdma_svc *svc, rpcrdma_svc_conn_state_f
  */
 uint32_t rpcrdma_svc_req_conn_id(const struct rpcrdma_svc_req *req);
 
+/**
+ * rpcrdma_svc_req_ddp - whether @req arrived on a transport with direct
+ * data placement (RDMA: a DDP item moves by RDMA Read/Write into memory
+ * the client named, RFC 8166 3.4.6; RFC 8267 2.2.1 names NFSv3 READ and
+ * WRITE data eligible) or on one that carries every byte inline in the
+ * record (TCP, RFC 5531 11).  Upper layers use it for size preferences
+ * (NFSv3 FSINFO rtpref/wtpref).  Callable from the dispatch function
+ * while @req is alive.  Return: true for RDMA, and for a request built
+ * outside a transport (rq_xprt NULL); false for TCP.
+ */
+bool rpcrdma_svc_req_ddp(const struct rpcrdma_svc_req *req);
+
 
 /* ---------- Backchannel: calls from the server to the client ---------- */
 /* Over RDMA: RFC 8167.  Over TCP: ONC RPC calls in records on the

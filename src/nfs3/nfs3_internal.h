@@ -91,6 +91,19 @@ bool nfs3_transport_ok(const struct rpcrdma_nfs3_export *exp, unsigned flags,
  *  delays every connection more than a hand-off costs. */
 #define NFS3_TRANSPORT_MAX_IO 65536u
 
+/*
+ * FSINFO's rtpref/wtpref on a transport without direct data placement
+ * (TCP): 256 KiB.  rtmax/wtmax stay the export's payload limit (1 MiB by
+ * default) on every transport; a client that is not told a size (the
+ * Linux client without rsize=/wsize=) uses the preferred one.  Over TCP a
+ * 1 MiB reply does not fit a loopback socket's send buffer at once and
+ * goes out over several wake-ups: measured in the VM (docs/bench.md,
+ * "TCP READ from the page cache"), 256 KiB READs gave 1.6x the MB/s of
+ * 1 MiB ones at 0.7x the CPU per MB.  The kernel's nfsd offers 256 KiB
+ * to the same guest (its maximum follows the machine's memory).
+ */
+#define NFS3_TCP_PREF_IO (256u * 1024u)
+
 /* ---- nfs3_args.c: argument types (RFC 1813 section 2) ---- */
 
 /*

@@ -1043,6 +1043,15 @@ uint32_t rpcrdma_svc_req_conn_id(const struct rpcrdma_svc_req *req)
 	return cc->cc_tconn ? svc_tcp_conn_id(cc) : 0;
 }
 
+bool rpcrdma_svc_req_ddp(const struct rpcrdma_svc_req *req)
+{
+	const struct svc_call *cc = req->rq_xprt;
+
+	/* A request without a transport (a unit test's) is taken as RDMA's,
+	 * the library's first transport. */
+	return !cc || !cc->cc_xprt || cc->cc_xprt->xc_ddp;
+}
+
 void svc_conn_reap(struct svc_group *grp)
 {
 	struct rpcrdma_svc *svc = grp->gr_svc;

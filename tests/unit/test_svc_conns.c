@@ -510,6 +510,7 @@ static void test_idle_never(void **state)
 
 static uint32_t g_req_id, g_bc_id;
 static int g_bc_rc;
+static int g_req_ddp = -1;
 
 static int id_dispatch(struct rpcrdma_svc_req *req, void *arg)
 {
@@ -517,6 +518,7 @@ static int id_dispatch(struct rpcrdma_svc_req *req, void *arg)
 
 	(void)arg;
 	g_req_id = rpcrdma_svc_req_conn_id(req);
+	g_req_ddp = rpcrdma_svc_req_ddp(req);
 	g_bc_rc = rpcrdma_svc_bc_get(req, &bc);
 	if (!g_bc_rc) {
 		g_bc_id = rpcrdma_svc_bc_conn_id(bc);
@@ -539,8 +541,11 @@ static void test_conn_id(void **state)
 	assert_int_equal(g_req_id, 7);
 	assert_int_equal(g_bc_rc, 0);
 	assert_int_equal(g_bc_id, 7);
+	/* an RDMA call: its transport places DDP items (RFC 8166 3.4.6) */
+	assert_int_equal(g_req_ddp, 1);
 	memset(&req, 0, sizeof(req));
 	assert_int_equal(rpcrdma_svc_req_conn_id(&req), 0);
+	assert_true(rpcrdma_svc_req_ddp(&req));
 }
 
 /* ---------- NFSv4.1: a back channel is state ---------- */

@@ -38,6 +38,7 @@
 #define FILE_BYTES 300000u
 
 static int file_fd = -1;
+static int seen_ddp = -1; /* rpcrdma_svc_req_ddp() of the last call */
 
 static uint8_t pattern(uint64_t i)
 {
@@ -52,6 +53,7 @@ static int fprog_dispatch(struct rpcrdma_svc_req *req, void *arg)
 	int pfd;
 
 	(void)arg;
+	seen_ddp = rpcrdma_svc_req_ddp(req);
 	off = rpcrdma_xdr_get_u32(&req->rq_args);
 	count = rpcrdma_xdr_get_u32(&req->rq_args);
 	if (!rpcrdma_xdr_ok(&req->rq_args))
@@ -262,6 +264,8 @@ static void test_splice_replies(void **state)
 	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_spliced_bytes),
 			 100001 + 65538 + 262144 + 70001);
 	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls_in_use), 0);
+	/* TCP carries every byte in the record: no direct data placement */
+	assert_int_equal(seen_ddp, 0);
 	free(want);
 	free(got);
 }

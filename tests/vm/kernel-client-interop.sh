@@ -76,6 +76,15 @@ rnfsd_start "$NFSD" "$EXPORT" "$SLOG" --no-root-squash --stats --threads 4 \
 # ---------------------------------------------------------------- 1. write
 mount_export
 pass "kernel client mounted $SERVER_ADDR:$EXPORT over $NFS_PROTO"
+# The Linux client takes FSINFO's preferred sizes when the mount names none
+# (RFC 1813 3.3.19 rtpref/wtpref, capped by rtmax/wtmax): 256 KiB over TCP
+# (NFS3_TCP_PREF_IO), the export's 1 MiB limit otherwise.
+if [[ $NFS_PROTO == tcp ]]; then
+	opts=$(awk -v m="$MNT" '$2 == m { print $4 }' /proc/mounts)
+	[[ ,$opts, == *,rsize=262144,* && ,$opts, == *,wsize=262144,* ]] ||
+		fail "over TCP the client should use FSINFO's preferred 256 KiB: $opts"
+	pass "over TCP the client took rsize and wsize 262144 from FSINFO's rtpref/wtpref"
+fi
 wk_write
 log "$(mountstats_xprt "$MNT")"
 log "ops: $(ops_summary)"
