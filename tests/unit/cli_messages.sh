@@ -70,8 +70,8 @@ options)
 	expect 2 "rpcrdma-nfs: --port: expected 1..65535: 65536" "$NFS" --port 65536 $S ls
 	expect 2 "rpcrdma-nfs: --port: expected 1..65535: 0" "$NFS" --port 0 $S ls
 	expect 2 "rpcrdma-nfs: --mount-port: expected 1..65535: -1" "$NFS" --mount-port -1 $S ls
-	expect 2 "rpcrdma-nfs: --rsize: expected 4096..16777216 bytes: 4095" "$NFS" --rsize 4095 $S ls
-	expect 2 "rpcrdma-nfs: --wsize: expected 4096..16777216 bytes: 16777217" "$NFS" --wsize 16777217 $S ls
+	expect 2 "rpcrdma-nfs: --rsize: expected 1024..16777216 bytes: 1023" "$NFS" --rsize 1023 $S ls
+	expect 2 "rpcrdma-nfs: --wsize: expected 1024..16777216 bytes: 16777217" "$NFS" --wsize 16777217 $S ls
 	expect 1 "$resolve" "$NFS" --rsize 4096 --wsize 16777216 $BAD:/x ls
 	expect 2 "rpcrdma-nfs: --streams: expected 1..16: 17" "$NFS" --streams 17 $S ls
 	expect 2 "rpcrdma-nfs: --nconnect: expected 1..16: 0" "$NFS" --nconnect 0 $S ls

@@ -107,6 +107,9 @@ int cmd_put_tree(struct rpcrdma_nfsc *nc, const char *local, const char *remote)
 int cmd_ls(struct rpcrdma_nfsc *nc, const char *path, bool lng);
 int cmd_stat(struct rpcrdma_nfsc *nc, const char *path);
 int cmd_df(struct rpcrdma_nfsc *nc, const char *spec);
+/* The NFSv3 NULL procedure (RFC 1813 3.3.0) once; 0 when answered, else
+ * the exit status after fail()'s message. */
+int cmd_null(struct rpcrdma_nfsc *nc);
 void print_stats(struct rpcrdma_nfsc *nc);
 
 /* nfs_names.c */

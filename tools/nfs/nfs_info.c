@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * nfs_info.c - rpcrdma-nfs ls, stat and df, and the --stats counters.
+ * nfs_info.c - rpcrdma-nfs ls, stat, df and null, and the --stats counters.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -184,6 +184,13 @@ int cmd_stat(struct rpcrdma_nfsc *nc, const char *path)
 	printf("Access: %u.%09u\nModify: %u.%09u\nChange: %u.%09u\n", a.at_atime_s,
 	       a.at_atime_ns, a.at_mtime_s, a.at_mtime_ns, a.at_ctime_s, a.at_ctime_ns);
 	return 0;
+}
+
+int cmd_null(struct rpcrdma_nfsc *nc)
+{
+	int rc = rpcrdma_nfsc_null(nc);
+
+	return rc ? fail("null", rc) : 0;
 }
 
 int cmd_df(struct rpcrdma_nfsc *nc, const char *spec)

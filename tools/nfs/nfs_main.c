@@ -50,13 +50,14 @@ static void usage(FILE *f)
 		"  chmod MODE PATH       set the permission bits (octal)\n"
 		"  readlink PATH         print a symbolic link's target\n"
 		"  df                    file system usage\n"
+		"  null                  the NFS NULL procedure (a ping); exit 0 when answered\n"
 		"options:\n"
 		"  --port N         NFS/RDMA port, 1..65535 (default 20049)\n"
 		"  --mount-port N   MOUNT port over TCP, 1..65535 (default: ask rpcbind)\n"
 		"  --source ADDR    local address to connect from\n"
-		"  --rsize N        READ size in bytes, 4096..16777216 (default 1 MiB,\n"
+		"  --rsize N        READ size in bytes, 1024..16777216 (default 1 MiB,\n"
 		"                   capped by the server)\n"
-		"  --wsize N        WRITE size in bytes, 4096..16777216 (default 1 MiB,\n"
+		"  --wsize N        WRITE size in bytes, 1024..16777216 (default 1 MiB,\n"
 		"                   capped by the server)\n"
 		"  --credits N      most calls in flight, 1..1024 (default 32)\n"
 		"  --streams N      parallel READ/WRITE calls for get/put, 1..16 (default 8;\n"
@@ -186,7 +187,7 @@ struct cmd {
 static const struct cmd cmds[] = {
 	{ "ls", -1 }, { "get", 2 }, { "put", 2 }, { "cat", 1 }, { "stat", 1 },
 	{ "mkdir", 1 }, { "rm", 1 }, { "rmdir", 1 }, { "mv", 2 }, { "ln", 3 },
-	{ "readlink", 1 }, { "df", 0 }, { "chmod", 2 },
+	{ "readlink", 1 }, { "df", 0 }, { "chmod", 2 }, { "null", 0 },
 };
 
 /* The message of a failed mount of @spec: which step failed, with a hint
@@ -276,11 +277,11 @@ int main(int argc, char **argv)
 			cfg.nf_source = optarg;
 			break;
 		case 'r':
-			if (!opt_u32("rsize", 4096, 1u << 24, "bytes", &cfg.nf_rsize))
+			if (!opt_u32("rsize", 1024, 1u << 24, "bytes", &cfg.nf_rsize))
 				return EXIT_USAGE;
 			break;
 		case 'w':
-			if (!opt_u32("wsize", 4096, 1u << 24, "bytes", &cfg.nf_wsize))
+			if (!opt_u32("wsize", 1024, 1u << 24, "bytes", &cfg.nf_wsize))
 				return EXIT_USAGE;
 			break;
 		case 'c':
@@ -471,6 +472,8 @@ int main(int argc, char **argv)
 		rc = cmd_chmod(nc, args[0], args[1]);
 	else if (!strcmp(cmd, "readlink"))
 		rc = cmd_readlink(nc, args[0]);
+	else if (!strcmp(cmd, "null"))
+		rc = cmd_null(nc);
 	else
 		rc = cmd_df(nc, spec);
 	if (opt_stats)
