@@ -12,9 +12,10 @@
 # runs only those.  Each part uses the variables set here and lib.sh's
 # helpers, and must leave the server serving for the next part.
 #
-# Test-bed arrangement as in locking.sh: one guest, one rpcbind and one
-# rpc.statd; the client's lockd listens on a fixed port and an nftables
-# rule sends the client's NLM connections to rpcrdma-nfsd's NLM port.
+# Test-bed arrangement as in locking.sh (lib.sh's nlm_testbed): one guest,
+# one rpcbind and one rpc.statd; the client's lockd listens on a fixed port
+# and an nftables rule sends the client's NLM connections to rpcrdma-nfsd's
+# NLM port.
 . "$(dirname "$0")/lib.sh"
 
 vm_require_guest
@@ -46,28 +47,7 @@ ip addr add "$INTRUDER_ADDR/24" dev "${RPCRDMA_NETDEV:-rr0}" ||
 	fail "cannot add $INTRUDER_ADDR to ${RPCRDMA_NETDEV:-rr0}"
 
 # ---- rpcbind, rpc.statd, lockd on a fixed port, the NAT rule ----
-mkdir -p /run/rpcbind /var/lib/nfs/sm /var/lib/nfs/sm.bak
-rpcbind -w -f &
-rpcbind_pid=$!
-at_exit "kill $rpcbind_pid 2>/dev/null"
-for _ in $(seq 50); do [[ -S /run/rpcbind.sock ]] && break; sleep 0.2; done
-[[ -S /run/rpcbind.sock ]] || fail "rpcbind did not start"
-rpc.statd --no-notify -F &
-statd_pid=$!
-at_exit "kill $statd_pid 2>/dev/null"
-for _ in $(seq 100); do rpcinfo -T tcp 127.0.0.1 100024 1 >/dev/null 2>&1 && break; sleep 0.2; done
-rpcinfo -T tcp 127.0.0.1 100024 1 >/dev/null 2>&1 || fail "rpc.statd did not register"
-vm_kmod lockd nfsv3 rpcrdma
-echo "$LOCKD_PORT" >/proc/sys/fs/nfs/nlm_tcpport
-nft -f - <<NFT || fail "nft: cannot add the NLM redirect"
-table ip rpcrdma_hostile {
-	chain out {
-		type nat hook output priority -100; policy accept;
-		ip daddr $SERVER_ADDR tcp dport $LOCKD_PORT dnat to $SERVER_ADDR:$NLM_PORT
-	}
-}
-NFT
-at_exit "nft delete table ip rpcrdma_hostile 2>/dev/null"
+nlm_testbed "$LOCKD_PORT" "$NLM_PORT"
 
 cat >"$EXPORTS" <<EXP
 $EXPORT_A $CLIENT_ADDR(rw,no_root_squash,insecure,fsid=1) $INTRUDER_ADDR(rw,no_root_squash,insecure)
