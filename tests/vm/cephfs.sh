@@ -35,9 +35,10 @@
 vm_require_guest
 
 read -ra SCENARIOS <<<"${CEPHFS_SCENARIOS:-ceph-up cephfs-gateway cephfs-two-gateways cephfs-faults}"
-# Each script's bound (its harness timeout when it ran alone, less the boot):
+# Each script's bound (about its harness timeout when it ran alone, more for
+# the gateway: 750-850 s at load 10-18):
 # it is SIGTERMed (its EXIT trap cleans up) and then SIGKILLed 30 s later.
-declare -A LIMIT=([ceph-up]=480 [cephfs-gateway]=800 [cephfs-two-gateways]=480 [cephfs-faults]=800)
+declare -A LIMIT=([ceph-up]=480 [cephfs-gateway]=1000 [cephfs-two-gateways]=600 [cephfs-faults]=900)
 CLEAN=/mnt/cephfs-between
 
 for s in "${SCENARIOS[@]}"; do
