@@ -13,14 +13,12 @@
 # helpers, and must leave the server serving for the next part.
 #
 # Test-bed arrangement as in locking.sh (lib.sh's nlm_testbed): one guest,
-# one rpcbind and one rpc.statd; the client's lockd listens on a fixed port
-# and an nftables rule sends the client's NLM connections to rpcrdma-nfsd's
-# NLM port.
+# one rpcbind and one rpc.statd; the client's lockd listens on a fixed
+# port and an nftables rule sends the client's NLM connections to
+# rpcrdma-nfsd's NLM port.
 . "$(dirname "$0")/lib.sh"
 
 vm_require_guest
-command -v nft >/dev/null || skip "nft is not installed (apt-get install nftables)"
-command -v rpc.statd >/dev/null || skip "rpc.statd is not installed (nfs-common)"
 command -v python3 >/dev/null || skip "python3 is not installed"
 
 NFSD=$(rpcrdma_bin rpcrdma-nfsd)
@@ -46,7 +44,7 @@ mkdir -p "$SIG" "$EXPORT_A" "$EXPORT_B" "$CAPDIR"
 ip addr add "$INTRUDER_ADDR/24" dev "${RPCRDMA_NETDEV:-rr0}" ||
 	fail "cannot add $INTRUDER_ADDR to ${RPCRDMA_NETDEV:-rr0}"
 
-# ---- rpcbind, rpc.statd, lockd on a fixed port, the NAT rule ----
+# ---- rpcbind, rpc.statd, lockd on a fixed port, the NAT rule (lib.sh) ----
 nlm_testbed "$LOCKD_PORT" "$NLM_PORT"
 
 cat >"$EXPORTS" <<EXP

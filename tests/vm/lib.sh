@@ -315,9 +315,8 @@ mountstats_ops() {
 # LOCKD_PORT (nlm_tcpport; it owns program 100021 in rpcbind), and an
 # nftables rule that sends the client's NLM connections to
 # SERVER_ADDR:LOCKD_PORT to rpcrdma-nfsd's --nlm-port NLM_PORT instead
-# (callbacks go to CLIENT_ADDR, which the rule leaves alone).  Sets
-# NLM_STATD_PID to rpc.statd's pid (a test may SIGSTOP it to hold reboot
-# notifications back).  Skips the test when nft or rpc.statd is missing.
+# (callbacks go to CLIENT_ADDR, which the rule leaves alone).  Skips the
+# test when nft or rpc.statd is missing.
 nlm_testbed() {
 	local lockd_port=$1 nlm_port=$2
 	command -v nft >/dev/null || skip "nft is not installed (apt-get install nftables)"
@@ -328,6 +327,8 @@ nlm_testbed() {
 	for _ in $(seq 50); do [[ -S /run/rpcbind.sock ]] && break; sleep 0.2; done
 	[[ -S /run/rpcbind.sock ]] || fail "rpcbind did not start"
 	rpc.statd --no-notify -F &
+	# NLM_STATD_PID: rpc.statd's pid, for a test that SIGSTOPs it to hold
+	# the reboot notifications back (cephfs-two-gateways)
 	# shellcheck disable=SC2034
 	NLM_STATD_PID=$!
 	at_exit "kill $! 2>/dev/null"
