@@ -74,6 +74,7 @@ ORIG=$SCRATCH/orig
 mkdir -p "$SIG" "$ORIG"
 
 ip addr add "$ADDR_B/24" dev "$RPCRDMA_NETDEV" || fail "add $ADDR_B"
+at_exit "ip addr del '$ADDR_B/24' dev '$RPCRDMA_NETDEV' 2>/dev/null"
 # connections to B come from the client address, as scripts/vm arranges it
 # for 192.0.2.1: B's GRANTED callbacks then go to the client's lockd at
 # 192.0.2.2 (a callback to 192.0.2.1's lockd port would be sent to A's NLM
@@ -84,24 +85,15 @@ ceph_up
 t_up=$SECONDS
 
 # ---- rpcbind, rpc.statd, the client's lockd on a fixed port, NAT rules ----
-mkdir -p /run/rpcbind /var/lib/nfs/sm /var/lib/nfs/sm.bak
-rpcbind -w -f &
-rpcbind_pid=$!
-at_exit "kill $rpcbind_pid 2>/dev/null"
-for _ in $(seq 50); do [[ -S /run/rpcbind.sock ]] && break; sleep 0.2; done
-[[ -S /run/rpcbind.sock ]] || fail "rpcbind did not start"
-rpc.statd --no-notify -F &
-statd_pid=$!
-at_exit "kill $statd_pid 2>/dev/null"
-for _ in $(seq 100); do rpcinfo -T tcp 127.0.0.1 100024 1 >/dev/null 2>&1 && break; sleep 0.2; done
-rpcinfo -T tcp 127.0.0.1 100024 1 >/dev/null 2>&1 || fail "rpc.statd did not register"
-vm_kmod lockd nfsv3 nfsv4 rpcrdma
-echo "$LOCKD_PORT" >/proc/sys/fs/nfs/nlm_tcpport
-nft -f - <<EOF || fail "nft: cannot add the NLM redirects"
+# (lib.sh's nlm_testbed: its rule sends the client's NLM connections to
+# A's address to A's NLM port; the rule for B's address is added here)
+nlm_testbed "$LOCKD_PORT" "$NLM_A"
+statd_pid=$NLM_STATD_PID
+vm_kmod nfsv4
+nft -f - <<EOF || fail "nft: cannot add the NLM redirect for B"
 table ip rpcrdma_cephfs2 {
 	chain out {
 		type nat hook output priority -100; policy accept;
-		ip daddr $ADDR_A tcp dport $LOCKD_PORT dnat to $ADDR_A:$NLM_A
 		ip daddr $ADDR_B tcp dport $LOCKD_PORT dnat to $ADDR_B:$NLM_B
 	}
 }

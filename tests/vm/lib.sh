@@ -327,6 +327,10 @@ nlm_testbed() {
 	for _ in $(seq 50); do [[ -S /run/rpcbind.sock ]] && break; sleep 0.2; done
 	[[ -S /run/rpcbind.sock ]] || fail "rpcbind did not start"
 	rpc.statd --no-notify -F &
+	# NLM_STATD_PID: rpc.statd's pid, for a test that SIGSTOPs it to hold
+	# the reboot notifications back (cephfs-two-gateways)
+	# shellcheck disable=SC2034
+	NLM_STATD_PID=$!
 	at_exit "kill $! 2>/dev/null"
 	for _ in $(seq 100); do rpcinfo -T tcp 127.0.0.1 100024 1 >/dev/null 2>&1 && break; sleep 0.2; done
 	rpcinfo -T tcp 127.0.0.1 100024 1 >/dev/null 2>&1 || fail "rpc.statd did not register"
@@ -752,16 +756,41 @@ CEPH_BASE=$SCRATCH/ceph
 # mounts registered later are gone) and the daemons' logs are printed on
 # failure.  Skips (77) when the Ceph packages are not installed.  Sets
 # CEPH_UP_SECS to the seconds it took.
+# A cluster that runs already (started before this script: vm/cephfs,
+# tests/vm/cephfs.sh, runs the Ceph scripts one after another on one
+# cluster) is used and left running (CEPH_SHARED=1, else 0); scripts/ceph-up
+# is still called (idempotent: it says "already up" and fails when one of
+# the daemons is gone).
 ceph_up() {
 	local t=$SECONDS
 	command -v ceph-mon >/dev/null && command -v ceph-mds >/dev/null &&
 		command -v ceph-osd >/dev/null && command -v ceph >/dev/null ||
 		skip "Ceph is not installed (scripts/install-deps installs ceph-mon ceph-osd ceph-mds ceph-common ceph-fuse)"
-	at_exit "timeout -k 5 30 '$RPCRDMA_CHECKOUT/scripts/ceph-up' --down --base '$CEPH_BASE'"
+	# shellcheck disable=SC2034
+	CEPH_SHARED=0
+	if "$RPCRDMA_CHECKOUT/scripts/ceph-up" --status -q --base "$CEPH_BASE"; then
+		# shellcheck disable=SC2034
+		CEPH_SHARED=1
+		log "a Ceph cluster runs already in $CEPH_BASE (started before this script): using it, leaving it up"
+	else
+		at_exit "timeout -k 5 30 '$RPCRDMA_CHECKOUT/scripts/ceph-up' --down --base '$CEPH_BASE'"
+	fi
 	on_failure "_ceph_logs"
 	bounded 300 "scripts/ceph-up" "$RPCRDMA_CHECKOUT/scripts/ceph-up" -v --base "$CEPH_BASE" --timeout 240
 	CEPH_UP_SECS=$((SECONDS - t))
 	log "Ceph cluster up in $CEPH_UP_SECS s"
+}
+
+# ceph_down_check: scripts/ceph-up --down, then check that the daemons are
+# gone and that /etc/ceph/ceph.conf and CEPH_BASE were removed.
+ceph_down_check() {
+	local d
+	bounded 60 "scripts/ceph-up --down" "$RPCRDMA_CHECKOUT/scripts/ceph-up" --down --base "$CEPH_BASE"
+	for d in ceph-mon ceph-osd ceph-mds; do
+		! pidof "$d" >/dev/null || fail "$d still runs after --down"
+	done
+	[[ ! -e /etc/ceph/ceph.conf && ! -e "$CEPH_BASE" ]] || fail "--down left /etc/ceph/ceph.conf or $CEPH_BASE"
+	pass "scripts/ceph-up --down: daemons gone, files removed"
 }
 
 _ceph_logs() {
