@@ -1114,6 +1114,11 @@ CEPH_XOPTS=${BENCH_CEPHFS_EXPORT_OPTS:-rw,no_root_squash,fsid=7}
 CEPH_WHOS=${BENCH_CEPHFS_WHO-ceph-rnfsd ceph-ganesha ceph-kreexport ceph-direct ceph-rnfsd4 ceph-ganesha4 ceph-kreexport4}
 CEPH_STRACE=${BENCH_CEPHFS_STRACE:-0}
 CEPH_STRACE_FIGS=${BENCH_CEPHFS_STRACE_FIGURES-rand_read meta}
+# 1: after every ceph-rnfsd / ceph-rnfsd4 run, the gateway's libcephfs
+# counters (its admin socket's perf dump: object cacher hits and misses),
+# and after the runs one more run of BENCH_CEPHFS_STRACE_FIGURES per way
+# under `perf record -a -g -e cpu-clock` (BENCH_OUT/cephfs/perf-*)
+CEPH_PROBE=${BENCH_CEPHFS_PROBE:-0}
 GANESHA_PORT=${BENCH_GANESHA_PORT:-12049}
 GANESHA_MNT_PORT=${BENCH_GANESHA_MNT_PORT:-12048}
 CEPH_DIRECT=/mnt/bench-ceph
@@ -1193,6 +1198,38 @@ ceph_warm() {
 	timeout -k 10 300 sh -c "mkdir -p '$d' && echo warm >'$d/warm' && cat '$d/warm' >/dev/null && rm '$d/warm'" ||
 		fail "warm-up of $1 ($d) failed or timed out"
 	log "cephfs warm-up $1: $((SECONDS - t0)) s"
+}
+
+# ceph_counters WHO FIGURE RUN: rpcrdma-nfsd's libcephfs counters (its
+# client admin socket's `perf dump`) into
+# BENCH_OUT/cephfs/counters-WHO-FIGURE-RUN.json.
+ceph_counters() {
+	local a
+	for a in "$CEPH_BASE"/run/*."$CEPH_RNFSD_PID".asok; do
+		[[ -S $a ]] || continue
+		timeout -k 5 60 ceph --admin-daemon "$a" perf dump \
+			>"$BENCH_OUT/cephfs/counters-$1-$2-$3.json" 2>&1 || true
+	done
+}
+
+# ceph_perf WHO FIGURE: one more run of FIGURE (run 0, section
+# cephfs_perf) with the whole guest under perf record (cpu-clock, call
+# graphs); the report goes to BENCH_OUT/cephfs/perf-WHO-FIGURE.txt.
+ceph_perf() {
+	local who=$1 fig=$2 st d=$BENCH_OUT/cephfs
+	perf record -a -g -e cpu-clock -o "$d/perf-$who-$fig.data" >/dev/null 2>&1 &
+	st=$!
+	sleep 2
+	server_figure "$fig" "$who" 0 "" cephfs_perf
+	kill -INT "$st" 2>/dev/null || true
+	timeout -k 5 120 tail --pid="$st" -f /dev/null 2>/dev/null || kill -KILL "$st" 2>/dev/null || true
+	wait "$st" 2>/dev/null || true
+	timeout -k 5 300 perf report -i "$d/perf-$who-$fig.data" --stdio --no-children \
+		--sort comm,dso,sym >"$d/perf-$who-$fig.txt" 2>&1 || true
+	timeout -k 5 300 perf report -i "$d/perf-$who-$fig.data" --stdio --no-children -g none \
+		--sort comm,dso,sym >"$d/perf-$who-$fig-flat.txt" 2>&1 || true
+	rm -f "$d/perf-$who-$fig.data"
+	log "perf $who $fig: done"
 }
 
 # ceph_strace WHO FIGURE: one more run of FIGURE (run 0, section
@@ -1336,6 +1373,9 @@ section_cephfs() {
 		for fig in $CEPH_FIGS; do
 			for s in "${have[@]}"; do
 				server_figure "$fig" "$s" "$r" "" cephfs
+				if [[ $CEPH_PROBE == 1 && $s == ceph-rnfsd* ]]; then
+					ceph_counters "$s" "$fig" "$r"
+				fi
 			done
 		done
 	done
@@ -1345,6 +1385,13 @@ section_cephfs() {
 				if [[ $s == ceph-rnfsd || $s == ceph-ganesha ]]; then
 					ceph_strace "$s" "$fig"
 				fi
+			done
+		done
+	fi
+	if [[ $CEPH_PROBE == 1 ]] && command -v perf >/dev/null; then
+		for fig in $CEPH_STRACE_FIGS; do
+			for s in "${have[@]}"; do
+				ceph_perf "$s" "$fig"
 			done
 		done
 	fi
