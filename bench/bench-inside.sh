@@ -1119,6 +1119,10 @@ CEPH_STRACE_FIGS=${BENCH_CEPHFS_STRACE_FIGURES-rand_read meta}
 # and after the runs one more run of BENCH_CEPHFS_STRACE_FIGURES per way
 # under `perf record -a -g -e cpu-clock` (BENCH_OUT/cephfs/perf-*)
 CEPH_PROBE=${BENCH_CEPHFS_PROBE:-0}
+# libcephfs settings for ceph-rnfsd alone, `name = value` lines separated
+# by `;` (e.g. "client_oc_target_dirty = 0"): its export then names a copy
+# of /etc/ceph/ceph.conf with these in its [client] section (conf=)
+CEPH_RNFSD_CONF=${BENCH_CEPHFS_RNFSD_CONF:-}
 GANESHA_PORT=${BENCH_GANESHA_PORT:-12049}
 GANESHA_MNT_PORT=${BENCH_GANESHA_MNT_PORT:-12048}
 CEPH_DIRECT=/mnt/bench-ceph
@@ -1307,7 +1311,16 @@ section_cephfs() {
 		case $s in
 		ceph-rnfsd | ceph-rnfsd4)
 			if [[ -z $CEPH_RNFSD_PID ]]; then
-				printf 'cephfs://admin@cephfs/ %s(%s)\n' "$ALLOW" "$CEPH_XOPTS" >"$W/cephfs.exports"
+				local xo=$CEPH_XOPTS l
+				if [[ -n $CEPH_RNFSD_CONF ]]; then
+					cp /etc/ceph/ceph.conf "$W/rnfsd-ceph.conf"
+					IFS=';' read -ra l <<<"$CEPH_RNFSD_CONF"
+					printf '[client]\n' >>"$W/rnfsd-ceph.conf"
+					printf '%s\n' "${l[@]}" >>"$W/rnfsd-ceph.conf"
+					xo+=",backend=cephfs:conf=$W/rnfsd-ceph.conf"
+					emit "\"section\":\"info\",\"cephfs_rnfsd_conf\":\"$(json_str "$CEPH_RNFSD_CONF")\""
+				fi
+				printf 'cephfs://admin@cephfs/ %s(%s)\n' "$ALLOW" "$xo" >"$W/cephfs.exports"
 				emit "\"section\":\"info\",\"cephfs_rnfsd_export_opts\":\"$CEPH_XOPTS\""
 				rm -rf "$W/cephfs-state"
 				# shellcheck disable=SC2086
