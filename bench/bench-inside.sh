@@ -1220,19 +1220,21 @@ ceph_counters() {
 # cephfs_perf) with the whole guest under perf record (cpu-clock, call
 # graphs); the report goes to BENCH_OUT/cephfs/perf-WHO-FIGURE.txt.
 ceph_perf() {
-	local who=$1 fig=$2 st d=$BENCH_OUT/cephfs
-	perf record -a -g -e cpu-clock -o "$d/perf-$who-$fig.data" >/dev/null 2>&1 &
+	local who=$1 fig=$2 st d=$BENCH_OUT/cephfs data=$W/perf.data
+	# (the data in the guest's scratch: written to BENCH_OUT, a 9p share,
+	# perf's own writes were a fifth of the samples)
+	perf record -a -g -e cpu-clock --proc-map-timeout 5000 -o "$data" >/dev/null 2>&1 &
 	st=$!
 	sleep 2
 	server_figure "$fig" "$who" 0 "" cephfs_perf
 	kill -INT "$st" 2>/dev/null || true
 	timeout -k 5 120 tail --pid="$st" -f /dev/null 2>/dev/null || kill -KILL "$st" 2>/dev/null || true
 	wait "$st" 2>/dev/null || true
-	timeout -k 5 300 perf report -i "$d/perf-$who-$fig.data" --stdio --no-children \
+	timeout -k 5 300 perf report -i "$data" --stdio --no-children \
 		--sort comm,dso,sym >"$d/perf-$who-$fig.txt" 2>&1 || true
-	timeout -k 5 300 perf report -i "$d/perf-$who-$fig.data" --stdio --no-children -g none \
+	timeout -k 5 300 perf report -i "$data" --stdio --no-children -g none \
 		--sort comm,dso,sym >"$d/perf-$who-$fig-flat.txt" 2>&1 || true
-	rm -f "$d/perf-$who-$fig.data"
+	rm -f "$data"
 	log "perf $who $fig: done"
 }
 
