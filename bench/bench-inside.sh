@@ -1114,6 +1114,15 @@ CEPH_XOPTS=${BENCH_CEPHFS_EXPORT_OPTS:-rw,no_root_squash,fsid=7}
 CEPH_WHOS=${BENCH_CEPHFS_WHO-ceph-rnfsd ceph-ganesha ceph-kreexport ceph-direct ceph-rnfsd4 ceph-ganesha4 ceph-kreexport4}
 CEPH_STRACE=${BENCH_CEPHFS_STRACE:-0}
 CEPH_STRACE_FIGS=${BENCH_CEPHFS_STRACE_FIGURES-rand_read meta}
+# 1: after every ceph-rnfsd / ceph-rnfsd4 run, the gateway's libcephfs
+# counters (its admin socket's perf dump: object cacher hits and misses),
+# and after the runs one more run of BENCH_CEPHFS_STRACE_FIGURES per way
+# under `perf record -a -g -e cpu-clock` (BENCH_OUT/cephfs/perf-*)
+CEPH_PROBE=${BENCH_CEPHFS_PROBE:-0}
+# libcephfs settings for ceph-rnfsd alone, `name = value` lines separated
+# by `;` (e.g. "client_oc_target_dirty = 0"): its export then names a copy
+# of /etc/ceph/ceph.conf with these in its [client] section (conf=)
+CEPH_RNFSD_CONF=${BENCH_CEPHFS_RNFSD_CONF:-}
 GANESHA_PORT=${BENCH_GANESHA_PORT:-12049}
 GANESHA_MNT_PORT=${BENCH_GANESHA_MNT_PORT:-12048}
 CEPH_DIRECT=/mnt/bench-ceph
@@ -1220,6 +1229,40 @@ ceph_warm() {
 	log "cephfs warm-up $1: $((SECONDS - t0)) s"
 }
 
+# ceph_counters WHO FIGURE RUN: rpcrdma-nfsd's libcephfs counters (its
+# client admin socket's `perf dump`) into
+# BENCH_OUT/cephfs/counters-WHO-FIGURE-RUN.json.
+ceph_counters() {
+	local a
+	for a in "$CEPH_BASE"/run/*."$CEPH_RNFSD_PID".asok; do
+		[[ -S $a ]] || continue
+		timeout -k 5 60 ceph --admin-daemon "$a" perf dump \
+			>"$BENCH_OUT/cephfs/counters-$1-$2-$3.json" 2>&1 || true
+	done
+}
+
+# ceph_perf WHO FIGURE: one more run of FIGURE (run 0, section
+# cephfs_perf) with the whole guest under perf record (cpu-clock, call
+# graphs); the report goes to BENCH_OUT/cephfs/perf-WHO-FIGURE.txt.
+ceph_perf() {
+	local who=$1 fig=$2 st d=$BENCH_OUT/cephfs data=$W/perf.data
+	# (the data in the guest's scratch: written to BENCH_OUT, a 9p share,
+	# perf's own writes were a fifth of the samples)
+	perf record -a -g -e cpu-clock --proc-map-timeout 5000 -o "$data" >/dev/null 2>&1 &
+	st=$!
+	sleep 2
+	server_figure "$fig" "$who" 0 "" cephfs_perf
+	kill -INT "$st" 2>/dev/null || true
+	timeout -k 5 120 tail --pid="$st" -f /dev/null 2>/dev/null || kill -KILL "$st" 2>/dev/null || true
+	wait "$st" 2>/dev/null || true
+	timeout -k 5 300 perf report -i "$data" --stdio --no-children \
+		--sort comm,dso,sym >"$d/perf-$who-$fig.txt" 2>&1 || true
+	timeout -k 5 300 perf report -i "$data" --stdio --no-children -g none \
+		--sort comm,dso,sym >"$d/perf-$who-$fig-flat.txt" 2>&1 || true
+	rm -f "$data"
+	log "perf $who $fig: done"
+}
+
 # ceph_strace WHO FIGURE: one more run of FIGURE (run 0, section
 # cephfs_strace) with the gateway WHO, every thread, under strace -c -f;
 # strace's summary goes to BENCH_OUT/cephfs/strace-WHO-FIGURE.txt, and a
@@ -1295,7 +1338,16 @@ section_cephfs() {
 		case $s in
 		ceph-rnfsd | ceph-rnfsd4)
 			if [[ -z $CEPH_RNFSD_PID ]]; then
-				printf 'cephfs://admin@cephfs/ %s(%s)\n' "$ALLOW" "$CEPH_XOPTS" >"$W/cephfs.exports"
+				local xo=$CEPH_XOPTS l
+				if [[ -n $CEPH_RNFSD_CONF ]]; then
+					cp /etc/ceph/ceph.conf "$W/rnfsd-ceph.conf"
+					IFS=';' read -ra l <<<"$CEPH_RNFSD_CONF"
+					printf '[client]\n' >>"$W/rnfsd-ceph.conf"
+					printf '%s\n' "${l[@]}" >>"$W/rnfsd-ceph.conf"
+					xo+=",backend=cephfs:conf=$W/rnfsd-ceph.conf"
+					emit "\"section\":\"info\",\"cephfs_rnfsd_conf\":\"$(json_str "$CEPH_RNFSD_CONF")\""
+				fi
+				printf 'cephfs://admin@cephfs/ %s(%s)\n' "$ALLOW" "$xo" >"$W/cephfs.exports"
 				emit "\"section\":\"info\",\"cephfs_rnfsd_export_opts\":\"$CEPH_XOPTS\""
 				rm -rf "$W/cephfs-state"
 				# shellcheck disable=SC2086
@@ -1361,6 +1413,9 @@ section_cephfs() {
 		for fig in $CEPH_FIGS; do
 			for s in "${have[@]}"; do
 				server_figure "$fig" "$s" "$r" "" cephfs
+				if [[ $CEPH_PROBE == 1 && $s == ceph-rnfsd* ]]; then
+					ceph_counters "$s" "$fig" "$r"
+				fi
 			done
 		done
 	done
@@ -1370,6 +1425,13 @@ section_cephfs() {
 				if [[ $s == ceph-rnfsd || $s == ceph-ganesha ]]; then
 					ceph_strace "$s" "$fig"
 				fi
+			done
+		done
+	fi
+	if [[ $CEPH_PROBE == 1 ]] && command -v perf >/dev/null; then
+		for fig in $CEPH_STRACE_FIGS; do
+			for s in "${have[@]}"; do
+				ceph_perf "$s" "$fig"
 			done
 		done
 	fi

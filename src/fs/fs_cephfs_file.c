@@ -11,7 +11,7 @@
  * registered buffers): ceph_ll_readv / ceph_ll_writev, no bounce copy.
  * UNSTABLE writes stay in libcephfs' buffers until COMMIT
  * (ceph_ll_sync_inode of the data only: be_commit); DATA_SYNC and
- * FILE_SYNC sync before answering.
+ * FILE_SYNC sync the data (ceph_ll_fsync, data only) before answering.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -199,9 +199,12 @@ int fsc_be_write(struct fs_call *c, struct fs_fentry *fe,
 	*done = rw_all(o, fh, true, iov, iovcnt, off, &err);
 	if (err)
 		return *done ? 0 : FSC_ERR(err, -EFBIG);
+	/* DATA_SYNC and FILE_SYNC: the data, as be_commit (the size and
+	 * mtime in the dirty caps are the MDS's to recover; waiting for
+	 * their flush is one MDS journal write per WRITE, and the Linux
+	 * client sends a lone O_DIRECT or flushed WRITE as FILE_SYNC) */
 	if (stable != FS_UNSTABLE) {
-		err = fsc_api->ca_ll_fsync(o->co_mnt->cm_cmount, fh,
-					   stable == FS_DATA_SYNC);
+		err = fsc_api->ca_ll_fsync(o->co_mnt->cm_cmount, fh, 1);
 		if (err)
 			return FSC_ERR(err);
 	}

@@ -68,6 +68,9 @@ static struct {
 	int reclaim_err;            /* ceph_start_reclaim answers it */
 	int syncs;                  /* ceph_ll_sync_inode calls */
 	int sync_dataonly;          /* the last one's syncdataonly */
+	int fsyncs;                 /* ceph_ll_fsync calls on the file "f" */
+	int fsync_dataonly;         /* the last one's syncdataonly */
+	size_t written;             /* bytes ceph_ll_writev took into "f" */
 	/* the grace directory, as every gateway sees it */
 	bool at_grace;              /* the last ceph_mount was of the grace dir */
 	int gmount_err;             /* ceph_mount of the grace dir answers it */
@@ -399,6 +402,14 @@ static int64_t f_writev(struct ceph_mount_info *cm, Fh *fh, const struct iovec *
 	struct grec *r = (struct grec *)fh;
 
 	(void)cm;
+	if (fh == (Fh *)&g_file) {
+		size_t n = 0;
+
+		for (int i = 0; i < iovcnt; i++)
+			n += iov[i].iov_len;
+		g.written += n;
+		return (int64_t)n;
+	}
 	assert_int_equal(iovcnt, 1);
 	assert_int_equal(off, 0);
 	assert_true(iov[0].iov_len < sizeof(r->text));
@@ -409,7 +420,12 @@ static int64_t f_writev(struct ceph_mount_info *cm, Fh *fh, const struct iovec *
 }
 static int f_fsync(struct ceph_mount_info *cm, Fh *fh, int dataonly)
 {
-	(void)cm; (void)fh; (void)dataonly;
+	(void)cm;
+	if (fh == (Fh *)&g_file) {
+		g.fsyncs++;
+		g.fsync_dataonly = dataonly;
+		return 0;
+	}
 	note("gsync", NULL);
 	return 0;
 }
@@ -792,6 +808,45 @@ static void test_commit_syncs_data_only(void **state)
 	fs_cephfs_backend.be_release(&root);
 }
 
+/*
+ * A WRITE asked to be DATA_SYNC or FILE_SYNC syncs the file's data only
+ * before it answers, as COMMIT does (the MDS recovers size and mtime from
+ * the objects; the kernel CephFS client's fsync does not wait for their
+ * cap flush either); an UNSTABLE one does not sync.
+ */
+static void test_stable_write_syncs_data_only(void **state)
+{
+	struct fs_call c = call_as(0, 0, 0, NULL);
+	struct fs_fentry root, f;
+	struct stat dst, st;
+	uint8_t key[FSC_KEY_LEN];
+	char buf[8] = "abcdefg";
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	size_t done = 0;
+
+	(void)state;
+	fs_fentry_init(&root);
+	fs_fentry_init(&f);
+	fsc_key_put(ROOT_INO, FSC_NOSNAP, FSCID, key);
+	assert_int_equal(fs_cephfs_backend.be_fh_decode(g_exp, 0, key, FSC_KEY_LEN, &root, &dst), 0);
+	assert_int_equal(fs_cephfs_backend.be_lookup(&c, &root, &dst, "f", &f, &st), 0);
+	assert_int_equal(fs_cephfs_backend.be_write(&c, &f, &iov, 1, 0, FS_UNSTABLE, &done), 0);
+	assert_int_equal(done, sizeof(buf));
+	assert_int_equal(g.fsyncs, 0);
+	assert_int_equal(g.syncs, 0);
+	g.fsync_dataonly = -1;
+	assert_int_equal(fs_cephfs_backend.be_write(&c, &f, &iov, 1, 8, FS_FILE_SYNC, &done), 0);
+	assert_int_equal(g.fsyncs, 1);
+	assert_int_equal(g.fsync_dataonly, 1);
+	g.fsync_dataonly = -1;
+	assert_int_equal(fs_cephfs_backend.be_write(&c, &f, &iov, 1, 16, FS_DATA_SYNC, &done), 0);
+	assert_int_equal(g.fsyncs, 2);
+	assert_int_equal(g.fsync_dataonly, 1);
+	assert_int_equal(g.written, 3 * sizeof(buf));
+	fs_cephfs_backend.be_release(&f);
+	fs_cephfs_backend.be_release(&root);
+}
+
 struct seen {
 	int n, stop_at;
 	char names[8][8];
@@ -1116,6 +1171,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_userperm, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commit_syncs_data_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stable_write_syncs_data_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_readdir_cookies, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreachable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reclaim_reset, setup, teardown),
