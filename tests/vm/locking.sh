@@ -85,8 +85,15 @@ if [[ $VM_ROLE == server ]]; then
 fi
 server_start() { # LOG: start rpcrdma-nfsd; sets RNFSD_PID, RNFSD_LOG
 	if two_host; then
-		srv "rnfsd_start '$NFSD' '$EXPORT' '$1' ${SERVER_ARGS[*]@Q} &&
-		     echo \$RNFSD_PID >'$RPID_FILE'" || fail "rpcrdma-nfsd did not start in the server guest"
+		# (a start refused "Address already in use" is tried again, 5 times
+		# at most, and said in the log: see server_kill)
+		srv "for t in 1 2 3 4 5 6; do
+			if (rnfsd_start '$NFSD' '$EXPORT' '$1' ${SERVER_ARGS[*]@Q} &&
+			    echo \$RNFSD_PID >'$RPID_FILE'); then exit 0; fi
+			grep -q 'Address already in use' '$1' || exit 1
+			log \"RETRY: rpcrdma-nfsd start \$t: RDMA port in use; cm_ids: \$(rdma res show cm_id | tr '\n' ';')\"
+			sleep 5
+		     done; exit 1" || fail "rpcrdma-nfsd did not start in the server guest"
 		RNFSD_PID=$(cat "$RPID_FILE")
 		RNFSD_LOG=$1
 		on_failure "echo '---- rpcrdma-nfsd log (server guest, last 150 lines) ----'; tail -n 150 '$1'"
@@ -99,11 +106,21 @@ server_start() { # LOG: start rpcrdma-nfsd; sets RNFSD_PID, RNFSD_LOG
 # when the last thread exits; the leader shows Z before that)
 server_gone='[[ ! -e /proc/$RNFSD_PID ]] || { grep -q "^State:.*Z" /proc/$RNFSD_PID/status &&
 	[[ $(ls /proc/$RNFSD_PID/task 2>/dev/null | wc -l) -le 1 ]]; }'
+# Two hosts: its RDMA listener's port stays taken while the kernel tears
+# down its connection to the other host (seen: "Address already in use" at
+# once after the process was gone), so wait until no cm_id holds it.
 server_kill() { # SIGKILL, wait until it is gone
 	if two_host; then
 		srv "kill -KILL $RNFSD_PID; RNFSD_PID=$RNFSD_PID
-		     for i in \$(seq 100); do $server_gone && exit 0; sleep 0.1; done; exit 1" ||
-			fail "rpcrdma-nfsd still there 10 s after SIGKILL"
+		     for i in \$(seq 100); do $server_gone && break; sleep 0.1; done
+		     $server_gone || { echo 'still running 10 s after SIGKILL'; exit 1; }
+		     for i in \$(seq 600); do
+			rdma res show cm_id | grep -q 'src-addr $SERVER_ADDR:$NFS_RDMA_PORT ' || break
+			sleep 0.1
+		     done
+		     log \"rdma cm_ids after the kill: \$(rdma res show cm_id | grep -c .)\"
+		     ! rdma res show cm_id | grep 'src-addr $SERVER_ADDR:$NFS_RDMA_PORT '" ||
+			fail "rpcrdma-nfsd or its RDMA port still there 70 s after SIGKILL"
 	else
 		kill -KILL "$RNFSD_PID"
 		wait "$RNFSD_PID" 2>/dev/null || true
