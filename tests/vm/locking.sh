@@ -87,10 +87,18 @@ server_start() { # LOG: start rpcrdma-nfsd; sets RNFSD_PID, RNFSD_LOG
 	if two_host; then
 		# (a start refused "Address already in use" is tried again, 5 times
 		# at most, and said in the log: see server_kill)
+		# The server writes its log on the server guest's tmpfs; one tail
+		# copies it to the shared directory (with the server's threads
+		# writing there over 9p directly, lines came out as NUL bytes).
+		local own=$SCRATCH/${1##*/}
 		srv "for t in 1 2 3 4 5 6; do
-			if (rnfsd_start '$NFSD' '$EXPORT' '$1' ${SERVER_ARGS[*]@Q} &&
-			    echo \$RNFSD_PID >'$RPID_FILE'); then exit 0; fi
-			grep -q 'Address already in use' '$1' || exit 1
+			if (rnfsd_start '$NFSD' '$EXPORT' '$own' ${SERVER_ARGS[*]@Q} &&
+			    echo \$RNFSD_PID >'$RPID_FILE'); then
+				(tail -n +1 -F '$own' >'$1' 2>/dev/null &)
+				exit 0
+			fi
+			cp '$own' '$1'
+			grep -q 'Address already in use' '$own' || exit 1
 			log \"RETRY: rpcrdma-nfsd start \$t: RDMA port in use; cm_ids: \$(rdma res show cm_id | tr '\n' ';')\"
 			sleep 5
 		     done; exit 1" || fail "rpcrdma-nfsd did not start in the server guest"
