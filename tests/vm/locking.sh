@@ -95,7 +95,11 @@ server_start() { # LOG: start rpcrdma-nfsd; sets RNFSD_PID, RNFSD_LOG
 			if (rnfsd_start '$NFSD' '$EXPORT' '$own' ${SERVER_ARGS[*]@Q} &&
 			    echo \$RNFSD_PID >'$RPID_FILE'); then
 				(tail -n +1 -F '$own' >'$1' 2>/dev/null &)
-				exit 0
+				for i in \$(seq 100); do
+					((\$(stat -c %s '$1') >= \$(stat -c %s '$own'))) && exit 0
+					sleep 0.1
+				done
+				exit 1
 			fi
 			cp '$own' '$1'
 			grep -q 'Address already in use' '$own' || exit 1
