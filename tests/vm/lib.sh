@@ -380,16 +380,20 @@ two_host() { [[ -n "$VM_ROLE" ]]; }
 # stderr together sent back; returns when the client says it is done (its
 # exit) or after LIMIT seconds (default 600) without it.
 vm_agent() {
-	local d=$VM_SHARED/agent n=0 rc t0=$SECONDS limit=${1:-600}
+	local d=$VM_SHARED/agent n=0 rc t0=$SECONDS limit=${1:-600} req id
 	mkdir -p "$d"
 	: >"$d/ready"
 	log "agent: serving the client guest's requests"
 	while :; do
-		if [[ -e $d/req.$n ]]; then
+		req=
+		for req in "$d"/req.*; do [[ -e $req && $req != *.tmp ]] && break; req=; done
+		if [[ -n $req ]]; then
+			id=${req##*/req.}
 			rc=0
-			(eval "$(cat "$d/req.$n")") </dev/null >"$d/out.$n" 2>&1 &
+			(eval "$(cat "$req")") </dev/null >"$d/out.$id" 2>&1 &
 			wait $! || rc=$?
-			echo "$rc" >"$d/rc.$n.tmp" && mv "$d/rc.$n.tmp" "$d/rc.$n"
+			mv "$req" "$d/done.$id"
+			echo "$rc" >"$d/rc.$id.tmp" && mv "$d/rc.$id.tmp" "$d/rc.$id"
 			n=$((n + 1))
 			continue
 		fi
@@ -400,7 +404,6 @@ vm_agent() {
 	log "agent: served $n requests; the client guest is done (status $(cat "$d/done"))"
 }
 
-_srv_n=0
 # srv SNIPPET: run the bash SNIPPET on the server host: in the server
 # guest through vm_agent (two-host mode; waits for the agent, 300 s at
 # most), or here in a subshell (one guest).  Prints its output (stdout and
@@ -410,11 +413,17 @@ srv() {
 		(eval "$1")
 		return
 	fi
-	local d=$VM_SHARED/agent n=$_srv_n i
-	_srv_n=$((n + 1))
-	if ((n == 0)); then
+	# a name of its own (srv also runs in $(...) subshells, so no counter):
+	# nanoseconds since the epoch, in order as the agent takes them
+	local d=$VM_SHARED/agent n i
+	n=$(date +%s%N)-$BASHPID
+	if [[ ! -e $d/ready || ! -e $d/client-started ]]; then
 		for ((i = 0; i < 3000; i++)); do [[ -e $d/ready ]] && break; sleep 0.1; done
 		[[ -e $d/ready ]] || fail "the server guest's agent did not start in 300 s"
+	fi
+	if [[ -z ${_srv_done_set:-} ]]; then
+		_srv_done_set=1
+		: >"$d/client-started"
 		at_exit "echo \$rc >'$d/done'"
 	fi
 	printf '%s\n' "$1" >"$d/req.$n.tmp" && mv "$d/req.$n.tmp" "$d/req.$n"
