@@ -317,9 +317,23 @@ mountstats_ops() {
 # SERVER_ADDR:LOCKD_PORT to rpcrdma-nfsd's --nlm-port NLM_PORT instead
 # (callbacks go to CLIENT_ADDR, which the rule leaves alone).  Skips the
 # test when nft or rpc.statd is missing.
+#
+# In the two-host mode (scripts/vm run2) there is nothing to redirect: the
+# server guest gets rpcbind only (rpcrdma-nfsd, started with --rpcbind,
+# registers its NLM and NSM there), the client guest rpcbind, rpc.statd and
+# its lockd on a port of its choosing; the ports are not used.
 nlm_testbed() {
 	local lockd_port=$1 nlm_port=$2
-	command -v nft >/dev/null || skip "nft is not installed (apt-get install nftables)"
+	if [[ "${VM_ROLE:-}" == server ]]; then
+		mkdir -p /run/rpcbind
+		rpcbind -w -f &
+		at_exit "kill $! 2>/dev/null"
+		for _ in $(seq 50); do [[ -S /run/rpcbind.sock ]] && break; sleep 0.2; done
+		[[ -S /run/rpcbind.sock ]] || fail "rpcbind did not start"
+		return 0
+	fi
+	[[ "${VM_ROLE:-}" == client ]] ||
+		command -v nft >/dev/null || skip "nft is not installed (apt-get install nftables)"
 	command -v rpc.statd >/dev/null || skip "rpc.statd is not installed (nfs-common)"
 	mkdir -p /run/rpcbind /var/lib/nfs/sm /var/lib/nfs/sm.bak
 	rpcbind -w -f &
@@ -335,6 +349,7 @@ nlm_testbed() {
 	for _ in $(seq 100); do rpcinfo -T tcp 127.0.0.1 100024 1 >/dev/null 2>&1 && break; sleep 0.2; done
 	rpcinfo -T tcp 127.0.0.1 100024 1 >/dev/null 2>&1 || fail "rpc.statd did not register"
 	vm_kmod lockd nfsv3 rpcrdma
+	[[ "${VM_ROLE:-}" == client ]] && return 0
 	echo "$lockd_port" >/proc/sys/fs/nfs/nlm_tcpport
 	nft -f - <<-EOF || fail "nft: cannot add the NLM redirect"
 	table ip rpcrdma_nlm_testbed {
@@ -345,6 +360,81 @@ nlm_testbed() {
 	}
 	EOF
 	at_exit "nft delete table ip rpcrdma_nlm_testbed 2>/dev/null"
+}
+
+# ------------------------------------------------------------------ two hosts
+# (scripts/vm run2; docs/testbed.md "Two hosts").  The test script runs in
+# both guests; RPCRDMA_VM_ROLE says which one this is.  The usual shape: the
+# server guest sets up and then serves `srv` requests (vm_agent) until the
+# client guest, which drives the test, exits.
+VM_ROLE=${RPCRDMA_VM_ROLE:-}
+# The directory both guests share (/srv/shared), and the capture of every
+# frame on the link that scripts/vm writes into it (link.pcap, growing).
+VM_SHARED=${RPCRDMA_VM_SHARED:-}
+# shellcheck disable=SC2034
+VM_LINK_PCAP=${RPCRDMA_VM_LINK_PCAP:-}
+
+# two_host: true in the two-host mode (either guest).
+two_host() { [[ -n "$VM_ROLE" ]]; }
+
+# vm_agent: in the server guest, run the bash snippets that the client
+# guest sends with `srv`, one at a time in order, each in a subshell of the
+# calling script (its functions and variables are there; what it changes is
+# not kept: keep state in files), with stdin /dev/null and stdout and
+# stderr together sent back; returns when the client says it is done (its
+# exit) or after LIMIT seconds (default 600) without it.
+vm_agent() {
+	local d=$VM_SHARED/agent n=0 rc t0=$SECONDS limit=${1:-600} req id
+	mkdir -p "$d"
+	: >"$d/ready"
+	log "agent: serving the client guest's requests"
+	while :; do
+		req=
+		for req in "$d"/req.*; do [[ -e $req && $req != *.tmp ]] && break; req=; done
+		if [[ -n $req ]]; then
+			id=${req##*/req.}
+			rc=0
+			(eval "$(cat "$req")") </dev/null >"$d/out.$id" 2>&1 &
+			wait $! || rc=$?
+			mv "$req" "$d/done.$id"
+			echo "$rc" >"$d/rc.$id.tmp" && mv "$d/rc.$id.tmp" "$d/rc.$id"
+			n=$((n + 1))
+			continue
+		fi
+		[[ -e $d/done ]] && break
+		((SECONDS - t0 < limit)) || fail "agent: the client guest did not finish within $limit s"
+		sleep 0.1
+	done
+	log "agent: served $n requests; the client guest is done (status $(cat "$d/done"))"
+}
+
+# srv SNIPPET: run the bash SNIPPET on the server host: in the server
+# guest through vm_agent (two-host mode; waits for the agent, 300 s at
+# most), or here in a subshell (one guest).  Prints its output (stdout and
+# stderr together in the two-host mode); returns its status.
+srv() {
+	if ! two_host; then
+		(eval "$1")
+		return
+	fi
+	# a name of its own (srv also runs in $(...) subshells, so no counter):
+	# nanoseconds since the epoch, in order as the agent takes them
+	local d=$VM_SHARED/agent n i
+	n=$(date +%s%N)-$BASHPID
+	if [[ ! -e $d/ready || ! -e $d/client-started ]]; then
+		for ((i = 0; i < 3000; i++)); do [[ -e $d/ready ]] && break; sleep 0.1; done
+		[[ -e $d/ready ]] || fail "the server guest's agent did not start in 300 s"
+	fi
+	if [[ -z ${_srv_done_set:-} ]]; then
+		_srv_done_set=1
+		: >"$d/client-started"
+		at_exit "echo \$rc >'$d/done'"
+	fi
+	printf '%s\n' "$1" >"$d/req.$n.tmp" && mv "$d/req.$n.tmp" "$d/req.$n"
+	for ((i = 0; i < 3000; i++)); do [[ -e $d/rc.$n ]] && break; sleep 0.1; done
+	[[ -e $d/rc.$n ]] || fail "the server guest did not answer in 300 s: $1"
+	cat "$d/out.$n"
+	return "$(cat "$d/rc.$n")"
 }
 
 # ------------------------------------------------------------------ rpcrdma-nfsd
