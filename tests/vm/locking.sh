@@ -138,6 +138,14 @@ server_kill() { # SIGKILL, wait until it is gone
 		wait "$RNFSD_PID" 2>/dev/null || true
 	fi
 }
+log_sync() { # LOG: two hosts: wait until the shared copy of LOG holds all the server wrote
+	two_host || return 0
+	local own=$SCRATCH/${1##*/}
+	srv "for i in \$(seq 100); do
+		((\$(stat -c %s '$1') >= \$(stat -c %s '$own'))) && exit 0
+		sleep 0.1
+	     done; exit 1" || fail "the shared copy of $1 did not catch up in 10 s"
+}
 server_term() { # SIGTERM, exit 0 (two hosts: gone within 30 s; its log says how)
 	if two_host; then
 		srv "kill -TERM $RNFSD_PID; RNFSD_PID=$RNFSD_PID
@@ -421,6 +429,7 @@ wait_log "$LOG2" "proc 2 svid .* \\[100 +10\\] write -> 4" 60 \
 rc=0
 wait "$PID_N" || rc=$?
 ((rc == 0)) || fail "new locker: status $rc after the grace period, expected 0"
+log_sync "$LOG2"
 grep -q "grace period over" "$LOG2" || fail "the new locker got its lock before the grace period ended"
 grep -q "proc 2 svid .* \\[100 +10\\] write -> 0" "$LOG2" || fail "no granted LOCK for the new locker"
 # a new locker on the reclaimed bytes: the client's own table has them
@@ -462,6 +471,7 @@ xprt=$(mountstats_xprt "$MNT")
 two_host && wire_checks
 kumount "$MNT"
 server_term
+log_sync "$LOG2"
 grep "locks:" "$LOG2" || true
 grep -q "locks: .* 0 held" "$LOG2" || fail "locks still held at exit"
 pass "locking"
