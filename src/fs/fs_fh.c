@@ -44,7 +44,10 @@ struct sip_state {
 	uint64_t v0, v1, v2, v3;
 };
 
-static void sip_round(struct sip_state *s)
+/* Inlined: with the state in registers a handle's MAC is about half the
+ * instructions of calls that go through memory (it is computed for every
+ * handle a LOOKUP, CREATE or REMOVE makes). */
+static inline __attribute__((always_inline)) void sip_round(struct sip_state *s)
 {
 	s->v0 += s->v1;
 	s->v1 = rotl64(s->v1, 13) ^ s->v0;
@@ -58,7 +61,8 @@ static void sip_round(struct sip_state *s)
 	s->v2 = rotl64(s->v2, 32);
 }
 
-static void sip_block(struct sip_state *s, uint64_t m)
+static inline __attribute__((always_inline)) void sip_block(struct sip_state *s,
+							     uint64_t m)
 {
 	s->v3 ^= m;
 	sip_round(s);

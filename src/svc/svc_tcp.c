@@ -9,7 +9,8 @@
  * loop owns it from then on: no thread per connection, every socket
  * non-blocking on the group's epoll set.  A readable socket is read
  * straight into the record's buffer (svc_tcp_rm.c), one readv() per
- * record taking the next record's mark with it; a complete record becomes
+ * record taking the next record's mark with it (an idle connection's
+ * next call, mark and body, with one read ahead); a complete record becomes
  * a call context (struct svc_call, cc_tconn set) and goes to the RPC layer
  * (svc_rpc_dispatch()) exactly as an RDMA call does: the same programs,
  * workers, statistics and admission limits.  A reply is written with its
@@ -717,18 +718,22 @@ static void svc_tcp_deliver(struct svc_tconn *tc, struct svc_call *cc, uint8_t *
 /*
  * The records complete in @tc's reader (@rc: what the reader said last),
  * each into a call context and to the RPC layer.  A record that finds no
- * context (the memory budget) stays in the reader and the connection is
- * held (tc_held) until one of its contexts comes back.  Return: the
+ * context (the memory budget, or the connection's sc_credits calls out)
+ * stays in the reader and the connection is held (tc_held) until one of
+ * its contexts comes back.  Return: the
  * reader's last word (SVC_RM_MORE, or a negative errno), or SVC_RM_RECORD
  * while held.
  */
 static int svc_tcp_records(struct svc_tconn *tc, int rc, uint64_t now)
 {
 	while (rc == SVC_RM_RECORD && !tc->tc_closing) {
-		struct svc_call *cc = svc_tcp_call_get(tc);
+		struct svc_call *cc;
 		uint8_t *buf;
 		uint32_t len, cap;
 
+		/* One read ahead may bring several small records: beyond the
+		 * connection's calls out they wait in the reader as well. */
+		cc = tc->tc_calls_out < tc->tc_max_calls ? svc_tcp_call_get(tc) : NULL;
 		if (!cc) {
 			if (!tc->tc_calls_out) {
 				svc_tcp_close(tc, "no memory for a call");

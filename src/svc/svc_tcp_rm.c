@@ -14,6 +14,13 @@
  * for it, and the buffer grows only as bytes actually arrive (at most
  * doubling), so a peer announcing a large fragment and sending nothing
  * costs one small buffer.
+ *
+ * Between records the reader reads ahead: one read of up to SVC_RM_AHEAD
+ * bytes into a buffer of its own takes the next mark and, for a small
+ * call, its whole body (an idle connection's call would otherwise cost
+ * two reads, the mark alone and then the body).  Those bytes are copied
+ * into the mark and the record (svc_rm_feed()); what lies beyond the
+ * record stays for the next one.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -32,6 +39,9 @@ void svc_rm_fini(struct svc_rm *r)
 	free(r->rm_buf);
 	r->rm_buf = NULL;
 	r->rm_cap = r->rm_len = 0;
+	free(r->rm_ahead);
+	r->rm_ahead = NULL;
+	r->rm_ahead_len = r->rm_ahead_off = 0;
 }
 
 /* Make room for more of the current fragment: double the buffer (at
@@ -57,6 +67,22 @@ static int svc_rm_grow(struct svc_rm *r)
 int svc_rm_iov(struct svc_rm *r, struct iovec iov[2])
 {
 	int n = 0;
+
+	r->rm_ahead_read = false;
+	/* Between records, nothing read ahead left: read ahead (when its
+	 * buffer cannot be had, the mark alone as below). */
+	if (!r->rm_in_frag && !r->rm_markgot && !r->rm_len &&
+	    r->rm_ahead_off == r->rm_ahead_len) {
+		if (!r->rm_ahead)
+			r->rm_ahead = malloc(SVC_RM_AHEAD);
+		if (r->rm_ahead) {
+			r->rm_ahead_len = r->rm_ahead_off = 0;
+			r->rm_ahead_read = true;
+			iov[0].iov_base = r->rm_ahead;
+			iov[0].iov_len = SVC_RM_AHEAD;
+			return 1;
+		}
+	}
 
 	if (r->rm_in_frag && r->rm_frag_left) {
 		uint32_t room;
@@ -117,8 +143,48 @@ static int svc_rm_step(struct svc_rm *r)
 	}
 }
 
+/* Feed the bytes read ahead to the mark and the record until they are
+ * used up or a record is complete (the rest waits for svc_rm_take()). */
+static int svc_rm_feed(struct svc_rm *r)
+{
+	for (;;) {
+		uint32_t avail = r->rm_ahead_len - r->rm_ahead_off, take;
+		int rc = svc_rm_step(r);
+
+		if (rc != SVC_RM_MORE || !avail)
+			return rc;
+		if (r->rm_in_frag) {
+			if (r->rm_cap == r->rm_len && svc_rm_grow(r))
+				return -ENOMEM;
+			take = r->rm_cap - r->rm_len;
+			if (take > r->rm_frag_left)
+				take = r->rm_frag_left;
+			if (take > avail)
+				take = avail;
+			memcpy(r->rm_buf + r->rm_len, r->rm_ahead + r->rm_ahead_off, take);
+			r->rm_len += take;
+			r->rm_frag_left -= take;
+		} else {
+			take = (uint32_t)sizeof(r->rm_mark) - r->rm_markgot;
+			if (take > avail)
+				take = avail;
+			memcpy(r->rm_mark + r->rm_markgot, r->rm_ahead + r->rm_ahead_off, take);
+			r->rm_markgot += (uint8_t)take;
+		}
+		r->rm_ahead_off += take;
+	}
+}
+
 int svc_rm_advance(struct svc_rm *r, size_t n)
 {
+	if (r->rm_ahead_read) {
+		r->rm_ahead_read = false;
+		if (n > SVC_RM_AHEAD)
+			return -EINVAL;
+		r->rm_ahead_len = (uint32_t)n;
+		r->rm_ahead_off = 0;
+		return svc_rm_feed(r);
+	}
 	/* In the order svc_rm_iov() laid them out: the fragment's bytes ... */
 	if (r->rm_in_frag && r->rm_frag_left) {
 		uint32_t take = r->rm_cap - r->rm_len;
@@ -150,8 +216,9 @@ int svc_rm_take(struct svc_rm *r, uint8_t **buf, uint32_t *len, uint32_t *cap)
 	r->rm_in_frag = r->rm_last = false;
 	r->rm_frag_left = 0;
 	r->rm_frags = 0;
-	/* The next record's mark may have come with this one's end. */
-	return svc_rm_step(r);
+	/* The next record's mark (or more of it, read ahead) may have come
+	 * with this one's end. */
+	return svc_rm_feed(r);
 }
 
 void svc_rm_give(struct svc_rm *r, uint8_t *buf, uint32_t cap)

@@ -102,12 +102,19 @@ struct svc_rm {
 	uint8_t rm_mark[4];    /* the next fragment's mark, as it comes */
 	uint8_t rm_markgot;    /* bytes of it read */
 	uint32_t rm_frags;     /* fragments of the record so far */
+	uint8_t *rm_ahead;     /* bytes read ahead between records (malloc, SVC_RM_AHEAD) */
+	uint32_t rm_ahead_len; /* bytes in rm_ahead */
+	uint32_t rm_ahead_off; /* of which already fed to the record */
+	bool rm_ahead_read;    /* the last svc_rm_iov() gave rm_ahead */
 };
 
 #define SVC_RM_MORE 0      /* svc_rm_advance(): record not complete yet */
 #define SVC_RM_RECORD 1    /* a record is complete in rm_buf[0 .. rm_len) */
 /* The first allocation of a record buffer, and its growth step floor. */
 #define SVC_RM_MIN_CAP 4096u
+/* Bytes read at once between records (the mark and what follows it): a
+ * small call's mark and body in one system call. */
+#define SVC_RM_AHEAD 4096u
 
 /* svc_rm_init - an empty reader whose records are at most @max bytes
  * (all fragments together, marks not counted). */
@@ -120,7 +127,12 @@ void svc_rm_fini(struct svc_rm *r);
  * first when it has none; at most a fragment's length is allocated ahead,
  * never more than what arrived doubled), @iov[1] the next fragment's mark;
  * or just the mark between fragments.  Reading both with one readv() takes
- * a record's body and the next record's mark in one system call.
+ * a record's body and the next record's mark in one system call.  Between
+ * records (no byte of the next mark yet) it is one iovec of SVC_RM_AHEAD
+ * bytes of the reader's own, which svc_rm_advance() copies into the mark
+ * and the record: a small call's mark and body come with one system call
+ * (bytes beyond the record are kept for the next one; a longer fragment's
+ * rest is then read straight into the record's buffer).
  * Return: the number of iovecs (1 or 2); -ENOMEM when the buffer cannot grow.
  */
 int svc_rm_iov(struct svc_rm *r, struct iovec iov[2]);
@@ -151,7 +163,8 @@ void svc_rm_give(struct svc_rm *r, uint8_t *buf, uint32_t cap);
  * the record is not complete: the connection's record deadline runs. */
 static inline bool svc_rm_partial(const struct svc_rm *r)
 {
-	return r->rm_markgot || r->rm_in_frag || r->rm_len;
+	return r->rm_markgot || r->rm_in_frag || r->rm_len ||
+	       r->rm_ahead_off < r->rm_ahead_len;
 }
 
 /* ---------- the TCP transport (svc_tcp.c) ---------- */
