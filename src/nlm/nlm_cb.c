@@ -215,7 +215,7 @@ static int cb_call(struct rpcrdma_nlm *n, const struct sockaddr_storage *addr,
 		   uint32_t vers, uint32_t proc, xdrproc_t xa, void *args, xdrproc_t xr,
 		   void *res)
 {
-	uint16_t port;
+	uint16_t port = 0; /* set by cb_getport() on success; 0 quiets -Wmaybe-uninitialized at -O0 */
 	int fd, err;
 
 	if (cb_host_dead(n, addr))
