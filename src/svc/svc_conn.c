@@ -538,7 +538,9 @@ int svc_conn_new(struct svc_group *grp, struct rdma_cm_id *id, struct ibv_pd *pd
 	conn->sx_inline_recv = cfg->sc_inline_size;
 	conn->sx_dev = svc_dev_get(grp, pd ? NULL : id->verbs, pd);
 	if (!conn->sx_dev) {
-		rc = errno ? -errno : -ENOMEM; /* never 0: *out stays unset */
+		rc = -errno;
+		if (rc >= 0) /* never 0 here: *out stays unset */
+			rc = -ENOMEM;
 		goto fail;
 	}
 
