@@ -488,6 +488,11 @@ struct rpcrdma_svc {
 	 * and reply deadlines (SVC_TCP_RECORD_MS, SVC_TCP_SEND_MS; unit
 	 * tests shorten them), and the reply buffer of a TCP call context. */
 	int sv_tcp_fd;
+	/* While listening: a descriptor held in reserve (/dev/null, or -1)
+	 * to accept and close a connection with when the process has none
+	 * left (svc_tcp_shed()); the shortage logged once. Group 0's. */
+	int sv_tcp_spare;
+	bool sv_tcp_fd_short;
 	uint32_t sv_tcp_maxrec;
 	uint32_t sv_tcp_record_ms;
 	uint32_t sv_tcp_send_ms;

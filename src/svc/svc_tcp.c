@@ -824,6 +824,37 @@ static void svc_tcp_resume(struct svc_tconn *tc)
 
 /* ---------- listening and accepting ---------- */
 
+/*
+ * The process is out of descriptors (@err: EMFILE, ENFILE): the connection
+ * at the head of the backlog is accepted with the descriptor kept in
+ * reserve and closed at once (the peer reads end of file, as past
+ * --max-connections; counted in conns_refused), and the reserve is taken
+ * again.  Left in the backlog, it would keep the level-triggered listening
+ * socket readable: every turn of group 0's loop would try again, in vain.
+ * Return: true when one was closed (the backlog may hold more); false
+ * when the reserve could not be had (another thread took the descriptor).
+ */
+static bool svc_tcp_shed(struct rpcrdma_svc *svc, int err)
+{
+	int fd = -1;
+
+	if (!svc->sv_tcp_fd_short) {
+		svc->sv_tcp_fd_short = true;
+		svc_log(svc, "tcp accept: out of file descriptors (%s): connections closed at once until some are free",
+			strerror(err));
+	}
+	if (svc->sv_tcp_spare >= 0) {
+		close(svc->sv_tcp_spare);
+		fd = accept4(svc->sv_tcp_fd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0) {
+			close(fd);
+			SVC_INC(svc, conns_refused, 1);
+		}
+	}
+	svc->sv_tcp_spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	return fd >= 0;
+}
+
 static void svc_tcp_accept(struct svc_group *grp)
 {
 	struct rpcrdma_svc *svc = grp->gr_svc;
@@ -839,12 +870,19 @@ static void svc_tcp_accept(struct svc_group *grp)
 		fd = accept4(svc->sv_tcp_fd, (struct sockaddr *)&peer, &plen,
 			     SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
-			if (errno == EINTR || errno == ECONNABORTED)
+			int err = errno;
+
+			if (err == EINTR || err == ECONNABORTED)
 				continue;
-			if (errno != EAGAIN && errno != EWOULDBLOCK)
-				svc_log(svc, "tcp accept: %s", strerror(errno));
+			if (err == EMFILE || err == ENFILE) {
+				if (svc_tcp_shed(svc, err))
+					continue;
+			} else if (err != EAGAIN && err != EWOULDBLOCK) {
+				svc_log(svc, "tcp accept: %s", strerror(err));
+			}
 			return;
 		}
+		svc->sv_tcp_fd_short = false;
 		if (atomic_load(&svc->sv_stop)) {
 			close(fd);
 			continue;
@@ -1060,6 +1098,8 @@ int svc_tcp_listen(struct rpcrdma_svc *svc, const char *addr, uint16_t port, uin
 		goto err;
 	}
 	svc->sv_tcp_fd = fd;
+	svc->sv_tcp_spare = open("/dev/null", O_RDONLY | O_CLOEXEC); /* -1: none */
+	svc->sv_tcp_fd_short = false;
 	return 0;
 err:
 	close(fd);
@@ -1074,6 +1114,9 @@ void svc_tcp_unlisten(struct rpcrdma_svc *svc)
 		epoll_ctl(svc->sv_groups[0].gr_epoll, EPOLL_CTL_DEL, svc->sv_tcp_fd, NULL);
 	close(svc->sv_tcp_fd);
 	svc->sv_tcp_fd = -1;
+	if (svc->sv_tcp_spare >= 0)
+		close(svc->sv_tcp_spare);
+	svc->sv_tcp_spare = -1;
 }
 
 int rpcrdma_svc_listen_tcp(struct rpcrdma_svc *svc, const char *addr, uint16_t port,
