@@ -37,11 +37,11 @@
 #include <cmocka.h>
 
 #include "fake_verbs.h"
-#include "test_words.h"
 #include "tprog.h"
 
 #include "svc/svc_internal.h"
 #include "svc/svc_xprt.h"
+#include "svc_tcp_fixture.h"
 
 #define LIMIT 1000u
 #define IDLE 3000u
@@ -113,17 +113,7 @@ static int teardown(void **state)
 /* A connection to the server from 127.0.0.@host (blocking). */
 static int connect_from(unsigned host)
 {
-	struct sockaddr_in me = { .sin_family = AF_INET,
-				  .sin_addr.s_addr = htonl(0x7f000000u | host) };
-	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(g_port),
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
-
-	assert_true(fd >= 0);
-	assert_int_equal(bind(fd, (struct sockaddr *)&me, sizeof(me)), 0);
-	assert_int_equal(connect(fd, (struct sockaddr *)&to, sizeof(to)), 0);
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	return fd;
+	return tcp_connect_loopback(g_port, host, 0);
 }
 
 /* Read exactly @n bytes (poll bound: 20 s, a hang only).  Return: bytes
