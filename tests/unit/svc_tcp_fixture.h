@@ -80,11 +80,10 @@ static inline void tcp_fixture_free(struct tcp_fixture *f)
 	free(f);
 }
 
-/* One turn of the run loop for up to @ms milliseconds: TCP events, then
- * the calls queued for the workers run here, then their replies go. */
-static inline void tcp_fixture_pump(struct tcp_fixture *f, int ms)
+/* One turn of @grp's run loop for up to @ms milliseconds: TCP events,
+ * then the calls queued for the workers run here, then their replies go. */
+static inline void tcp_group_pump(struct svc_group *grp, int ms)
 {
-	struct svc_group *grp = &f->tf_svc.sv_groups[0];
 	struct epoll_event evs[8];
 	int n, i;
 
@@ -95,6 +94,12 @@ static inline void tcp_fixture_pump(struct tcp_fixture *f, int ms)
 	while (svc_worker_run_one(grp))
 		;
 	svc_take_done(grp);
+}
+
+/* One turn of the fixture's server's run loop (tcp_group_pump()). */
+static inline void tcp_fixture_pump(struct tcp_fixture *f, int ms)
+{
+	tcp_group_pump(&f->tf_svc.sv_groups[0], ms);
 }
 
 /* Pump (5 ms turns, at most @turns) until @n bytes came from @fd; read
