@@ -183,9 +183,12 @@ struct addrinfo;
 
 /*
  * The resolver's seam, for the unit tests: the lookups, the clock the
- * TTLs count in (ns, monotonic) and the test "am I on a transport
- * thread".  The default is libc's getnameinfo/getaddrinfo/freeaddrinfo,
- * CLOCK_MONOTONIC and rpcrdma_svc_on_transport_thread().
+ * TTLs count in (ns, monotonic), the test "am I on a transport thread"
+ * and how a caller waits for a lookup (nr_cond_timedwait: on the cache's
+ * condition and lock, until @abstime, CLOCK_REALTIME; 0 when woken,
+ * ETIMEDOUT at the deadline; NULL: pthread_cond_timedwait()).  The default
+ * is libc's getnameinfo/getaddrinfo/freeaddrinfo, CLOCK_MONOTONIC,
+ * rpcrdma_svc_on_transport_thread() and pthread_cond_timedwait().
  */
 struct fs_resolver {
 	int (*nr_getnameinfo)(const struct sockaddr *sa, socklen_t salen, char *host,
@@ -195,6 +198,8 @@ struct fs_resolver {
 	void (*nr_freeaddrinfo)(struct addrinfo *res);
 	uint64_t (*nr_now_ns)(void);
 	bool (*nr_on_transport)(void);
+	int (*nr_cond_timedwait)(pthread_cond_t *cond, pthread_mutex_t *mutex,
+				 const struct timespec *abstime);
 };
 
 /** fs_names_on_transport - rpcrdma_svc_on_transport_thread(), through the seam. */

@@ -116,6 +116,18 @@ static const struct fs_resolver *res(void)
 	return r ? r : &fs_libc_resolver;
 }
 
+/* names_wait - wait on nn_done until @dl (CLOCK_REALTIME), through the
+ * seam; nn_lock held.  Return: 0 (woken), ETIMEDOUT, another error of
+ * pthread_cond_timedwait(). */
+static int names_wait(const struct timespec *dl)
+{
+	const struct fs_resolver *r = res();
+
+	if (r->nr_cond_timedwait)
+		return r->nr_cond_timedwait(&nn.nn_done, &nn.nn_lock, dl);
+	return pthread_cond_timedwait(&nn.nn_done, &nn.nn_lock, dl);
+}
+
 /* key_of - @sa as a key; false when it is neither IPv4 nor IPv6. */
 static bool key_of(const struct sockaddr *sa, struct fs_name_key *k)
 {
@@ -488,7 +500,7 @@ enum fs_name_result fs_name_of(const struct sockaddr *peer, bool wait,
 		/* the entry may be given to another address once resolved:
 		 * look it up by key each time */
 		while ((e = find(&k)) && e->ne_state == NE_PENDING)
-			if (pthread_cond_timedwait(&nn.nn_done, &nn.nn_lock, &dl) == ETIMEDOUT)
+			if (names_wait(&dl) == ETIMEDOUT)
 				break;
 	}
 	if (!e || e->ne_state == NE_PENDING) {

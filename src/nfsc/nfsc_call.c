@@ -51,7 +51,7 @@ int nfsc_status_errno(uint32_t status)
 }
 
 /* Begin call @proc of NFS version 3 in @k (caller's memory): empty
- * arguments, results into k->nk_resbuf (NFSC_RES_INLINE bytes). */
+ * arguments, results into k->nk_resbuf (NFSC_RES_INLINE bytes expected). */
 void nk_begin(struct nfsc_call *k, uint32_t proc)
 {
 	memset(&k->nk_ca, 0, sizeof(k->nk_ca));
@@ -59,7 +59,8 @@ void nk_begin(struct nfsc_call *k, uint32_t proc)
 	k->nk_ca.ca_vers = RPCRDMA_NFS3_VERSION;
 	k->nk_ca.ca_proc = proc;
 	k->nk_ca.ca_res = k->nk_resbuf;
-	k->nk_ca.ca_res_cap = sizeof(k->nk_resbuf);
+	k->nk_ca.ca_res_cap = NFSC_RES_INLINE;
+	k->nk_ddp_res_max = 0;
 	rpcrdma_xdr_init(&k->nk_args, k->nk_argbuf, sizeof(k->nk_argbuf));
 }
 
@@ -82,6 +83,34 @@ int nk_args_done(struct rpcrdma_nfsc *nc, struct nfsc_call *k)
 	k->nk_ca.ca_args_len = (uint32_t)k->nk_args.xs_pos;
 	k->nk_ca.ca_timeout_ms = nc->nc_timeout_ms;
 	return 0;
+}
+
+/*
+ * nk_route - the connection for begun call @k (nfsc_clnt_pick()), and
+ * whether @k's DDP-eligible result data goes in a Write chunk.  A Write
+ * chunk is offered only when the largest reply k->nk_ddp_res_max allows
+ * (that many results after the largest RPC reply header) does not fit the
+ * connection's inline receive size, or k->nk_resbuf, whole: otherwise the
+ * Responder sends the data inline (RFC 8166 3.4.2 and 3.5 leave the
+ * choice to the Requester; inline saves a registration and an RDMA
+ * Write).  Then ca_rddp_cap is 0 (ca_rddp stays: nfsc_take_ddp() copies
+ * the data there) and ca_res_cap is that largest reply, so that no Reply
+ * chunk is offered either.
+ */
+struct rpcrdma_clnt *nk_route(struct rpcrdma_nfsc *nc, struct nfsc_call *k)
+{
+	struct rpcrdma_clnt *cl = nfsc_clnt_pick(nc);
+	uint64_t reply_max;
+
+	if (!k->nk_ca.ca_rddp_cap || !k->nk_ddp_res_max)
+		return cl;
+	reply_max = NFSC_RPC_REPLY_HDR_MAX + k->nk_ddp_res_max;
+	if (reply_max > sizeof(k->nk_resbuf) ||
+	    reply_max + rpcrdma_wire_max_hdr_size(0, 0, 0, 0) > rpcrdma_clnt_inline_recv(cl))
+		return cl;
+	k->nk_ca.ca_rddp_cap = 0;
+	k->nk_ca.ca_res_cap = (uint32_t)reply_max;
+	return cl;
 }
 
 /* Position nk_res after the nfsstat3 of a completed call; map the status. */
@@ -108,7 +137,7 @@ int nk_call(struct rpcrdma_nfsc *nc, struct nfsc_call *k)
 	int rc = nk_args_done(nc, k);
 
 	if (!rc)
-		rc = rpcrdma_clnt_call(nfsc_clnt_pick(nc), &k->nk_ca);
+		rc = rpcrdma_clnt_call(nk_route(nc, k), &k->nk_ca);
 	if (rc)
 		return rc;
 	return nk_status(k);

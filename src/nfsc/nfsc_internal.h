@@ -71,6 +71,15 @@ int nfsc_rpcb_getport(const char *server, uint16_t rpcb_port, uint32_t prog, uin
 #define NFSC_ARGS_MAX 1024u
 /* Results of every procedure but READDIR(PLUS) fit here, inline. */
 #define NFSC_RES_INLINE 2048u
+/* The results buffer: also room for a whole READ or READLINK reply whose
+ * data comes inline (at most the default inline threshold, 4096). */
+#define NFSC_RES_BUF 4096u
+/* The largest RPC reply header (RFC 5531 9): xid, REPLY, MSG_ACCEPTED,
+ * the verifier's flavor, length and at most 400 bytes, accept_stat. */
+#define NFSC_RPC_REPLY_HDR_MAX (24u + 400u)
+/* fattr3 and post_op_attr (RFC 1813 2.6): 84 bytes, 4 + 84. */
+#define NFSC_FATTR3_BYTES 84u
+#define NFSC_POST_OP_ATTR_MAX (4u + NFSC_FATTR3_BYTES)
 /* READDIRPLUS reply size asked for (maxcount) and its dircount. */
 #define NFSC_RDP_MAXCOUNT 32768u
 #define NFSC_RDP_DIRCOUNT 8192u
@@ -82,8 +91,11 @@ struct nfsc_call {
 	struct rpcrdma_clnt_call nk_ca;
 	struct rpcrdma_xdr nk_args;
 	struct rpcrdma_xdr nk_res;   /* after the status word */
+	/* The largest results (after the RPC reply header, status word
+	 * included) with the DDP-eligible data inline; 0: none expected. */
+	uint64_t nk_ddp_res_max;
 	uint8_t nk_argbuf[NFSC_ARGS_MAX];
-	uint8_t nk_resbuf[NFSC_RES_INLINE];
+	uint8_t nk_resbuf[NFSC_RES_BUF];
 };
 
 /*
@@ -97,6 +109,7 @@ int nfsc_status_errno(uint32_t status);
 void nk_begin(struct nfsc_call *k, uint32_t proc);
 struct nfsc_call *nk_new(uint32_t proc);
 int nk_args_done(struct rpcrdma_nfsc *nc, struct nfsc_call *k);
+struct rpcrdma_clnt *nk_route(struct rpcrdma_nfsc *nc, struct nfsc_call *k);
 int nk_status(struct nfsc_call *k);
 int nk_call(struct rpcrdma_nfsc *nc, struct nfsc_call *k);
 int nk_fh_query(struct rpcrdma_nfsc *nc, uint32_t proc, const struct rpcrdma_nfsc_fh *fh,

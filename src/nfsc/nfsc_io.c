@@ -21,6 +21,9 @@ void nk_put_read(struct nfsc_call *k, const struct rpcrdma_nfsc_fh *fh,
 	rpcrdma_xdr_put_u32(&k->nk_args, count);
 	k->nk_ca.ca_rddp = buf;
 	k->nk_ca.ca_rddp_cap = count;
+	/* READ3res (RFC 1813 3.3.6): status, post_op_attr, count, eof, data<>. */
+	k->nk_ddp_res_max = 4 + NFSC_POST_OP_ATTR_MAX + 4 + 4 + 4 +
+			    RPCRDMA_XDR_ALIGN((uint64_t)count);
 }
 
 /* WRITE3args for a begun call; the data<> length word ends ca_args. */
@@ -137,6 +140,9 @@ int rpcrdma_nfsc_readlink(struct rpcrdma_nfsc *nc, const struct rpcrdma_nfsc_fh 
 	nfsc_put_fh(&k->nk_args, fh);
 	k->nk_ca.ca_rddp = buf;
 	k->nk_ca.ca_rddp_cap = cap - 1;
+	/* READLINK3res (RFC 1813 3.3.5): status, post_op_attr, nfspath3. */
+	k->nk_ddp_res_max = 4 + NFSC_POST_OP_ATTR_MAX + 4 +
+			    RPCRDMA_XDR_ALIGN((uint64_t)cap - 1);
 	rc = nk_call(nc, k);
 	if (!rc) {
 		nfsc_get_post_op_attr(&k->nk_res, NULL);

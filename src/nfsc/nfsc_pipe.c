@@ -140,7 +140,7 @@ static int nfsc_pipe_run(struct nfsc_pipe *np, const struct rpcrdma_nfsc_fh *fh,
 			nk_put_read(k, fh, off, np->np_buf + i * np->np_piece_len, len);
 		rc = nk_args_done(np->np_nc, k);
 		if (!rc)
-			rc = rpcrdma_clnt_call_async(nfsc_clnt_pick(np->np_nc), &k->nk_ca,
+			rc = rpcrdma_clnt_call_async(nk_route(np->np_nc, k), &k->nk_ca,
 						     nfsc_pipe_done, ps, NULL);
 		if (rc) {
 			pthread_mutex_lock(&np->np_lock);

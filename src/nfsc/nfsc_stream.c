@@ -116,7 +116,7 @@ static int nfsc_stream_send(struct nfsc_stream *st, struct nfsc_sslot *ss)
 			     ss->ss_len - ss->ss_done, st->st_stable);
 	rc = nk_args_done(st->st_nc, k);
 	if (!rc)
-		rc = rpcrdma_clnt_call_async(nfsc_clnt_pick(st->st_nc), &k->nk_ca,
+		rc = rpcrdma_clnt_call_async(nk_route(st->st_nc, k), &k->nk_ca,
 					     nfsc_stream_done, ss, NULL);
 	if (rc) {
 		pthread_mutex_lock(&st->st_lock);

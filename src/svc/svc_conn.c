@@ -291,7 +291,7 @@ static int svc_conn_create_qp(struct svc_conn *conn,
 }
 
 /* Log refusals once per burst: the first, then a count when accepting again. */
-static void svc_conn_refused(struct rpcrdma_svc *svc, const char *why)
+void svc_conn_refused(struct rpcrdma_svc *svc, const char *why)
 {
 	SVC_INC(svc, conns_refused, 1);
 	if (!atomic_fetch_add(&svc->sv_refused_burst, 1))

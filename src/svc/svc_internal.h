@@ -787,6 +787,11 @@ void svc_conn_opened(struct svc_conn *conn, const struct svc_conn_param *p,
  * per burst); -ENOMEM.
  */
 int svc_admit(struct rpcrdma_svc *svc, const struct sockaddr *peer, struct svc_host **hostp);
+/* svc_conn_refused - a connection refused for @why (a phrase): counted in
+ * conns_refused, logged once per burst of refusals with the connections
+ * open ("refusing connections: WHY (N open)"); the burst ends when a
+ * connection is accepted again. */
+void svc_conn_refused(struct rpcrdma_svc *svc, const char *why);
 /* svc_conn_admit - take one of the sc_max_connections places (counted in
  * sv_nconns, atomically: any transport thread may accept).  Return: true
  * when taken (given back when the connection is freed or its accept

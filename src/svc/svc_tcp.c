@@ -29,7 +29,11 @@
  * nothing under way is closed after sc_idle_timeout (conns_idle_closed).
  * The call contexts' buffers count against the memory budget (sc_memory)
  * with the registered slabs; a connection always gets one call, so none
- * waits for another's memory for good.
+ * waits for another's memory for good.  Each connection's read-ahead
+ * buffer (SVC_RM_AHEAD bytes, svc_tcp_rm.c) counts from adoption to close
+ * as an RDMA connection's receive buffers do: in the budget's receive
+ * share (half of sc_memory) and in the budget; a connection the share
+ * cannot hold is refused (closed at once, counted in conns_refused).
  *
  * Backchannel (RFC 8881 2.10.3.1; svc_bc.c): a call the server makes to
  * the client on this connection (CB_NULL, CB_COMPOUND) is taken from the
@@ -105,6 +109,27 @@ bool svc_tcp_is_tag(const void *tag)
 static uint64_t svc_tcp_call_bytes(const struct rpcrdma_svc *svc)
 {
 	return (uint64_t)svc->sv_tcp_reply_cap + 4u;
+}
+
+/* Reserve a connection's read-ahead buffer in the receive share and the
+ * budget (as svc_buf_get() does a receive buffer).  Return: false, nothing
+ * held, when the receive share cannot hold it. */
+static bool svc_tcp_ahead_reserve(struct rpcrdma_svc *svc)
+{
+	if (atomic_fetch_add(&svc->sv_recv_bytes_held, SVC_RM_AHEAD) + SVC_RM_AHEAD >
+	    svc->sv_cfg.sc_memory / 2) {
+		atomic_fetch_sub(&svc->sv_recv_bytes_held, SVC_RM_AHEAD);
+		return false;
+	}
+	atomic_fetch_add(&svc->sv_mem_registered, SVC_RM_AHEAD);
+	return true;
+}
+
+/* Give back what svc_tcp_ahead_reserve() took. */
+static void svc_tcp_ahead_release(struct rpcrdma_svc *svc)
+{
+	atomic_fetch_sub(&svc->sv_mem_registered, SVC_RM_AHEAD);
+	atomic_fetch_sub(&svc->sv_recv_bytes_held, SVC_RM_AHEAD);
 }
 
 static void svc_tcp_call_free(struct rpcrdma_svc *svc, struct svc_call *cc)
@@ -273,6 +298,7 @@ static void svc_tcp_close(struct svc_tconn *tc, const char *why)
 	close(tc->tc_fd);
 	tc->tc_fd = -1;
 	svc_rm_fini(&tc->tc_rm);
+	svc_tcp_ahead_release(svc);
 	tc->tc_rec_ms = tc->tc_out_ms = 0;
 	while ((cc = tc->tc_out_head)) {
 		tc->tc_out_head = cc->cc_next;
@@ -351,17 +377,21 @@ int svc_tcp_adopt(struct svc_group *grp, int fd, const struct sockaddr *peer)
 	rc = svc_admit(svc, peer, &host);
 	if (rc)
 		goto err_fd;
+	if (!svc_tcp_ahead_reserve(svc)) {
+		rc = -EAGAIN;
+		goto err_place;
+	}
 	fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) {
 		rc = -errno;
-		goto err_place;
+		goto err_ahead;
 	}
 	/* Replies are whole records written at once: no Nagle delay. */
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	tc = calloc(1, sizeof(*tc));
 	if (!tc) {
 		rc = -ENOMEM;
-		goto err_place;
+		goto err_ahead;
 	}
 	tc->tc_svc = svc;
 	tc->tc_grp = grp;
@@ -381,7 +411,7 @@ int svc_tcp_adopt(struct svc_group *grp, int fd, const struct sockaddr *peer)
 		rc = -errno;
 		free(tc->tc_capture);
 		free(tc);
-		goto err_place;
+		goto err_ahead;
 	}
 	tc->tc_events = ev.events;
 	tc->tc_next = grp->gr_tconns;
@@ -400,9 +430,14 @@ int svc_tcp_adopt(struct svc_group *grp, int fd, const struct sockaddr *peer)
 			grp->gr_index);
 	return 0;
 
+err_ahead:
+	svc_tcp_ahead_release(svc);
 err_place:
 	svc_host_put(svc, host);
 	atomic_fetch_sub(&svc->sv_nconns, 1);
+	/* logged with the place given back, as an RDMA connection's */
+	if (rc == -EAGAIN)
+		svc_conn_refused(svc, "memory budget's receive share in use");
 err_fd:
 	close(fd);
 	return rc;

@@ -210,9 +210,12 @@ void svc_tcp_unlisten(struct rpcrdma_svc *svc);
  * svc_tcp_adopt - serve connected socket @fd (made non-blocking here) from
  * @peer on @grp, which must be the calling thread's group: admission
  * (sc_accept, sc_max_conns_per_host, sc_max_connections: shared with RDMA)
- * first.  On failure @fd is closed.  Return: 0; -EACCES (sc_accept
- * refused); -EBUSY (a place limit, counted in conns_refused); -ENOMEM;
- * -errno of fcntl(2) or epoll_ctl(2).
+ * first, then its read-ahead buffer (SVC_RM_AHEAD bytes) reserved in the
+ * budget's receive share as an RDMA connection's Receives are.  On failure
+ * @fd is closed.  Return: 0; -EACCES (sc_accept refused); -EBUSY (a place
+ * limit, counted in conns_refused); -EAGAIN (the receive share cannot hold
+ * the read-ahead buffer, counted in conns_refused); -ENOMEM; -errno of
+ * fcntl(2) or epoll_ctl(2).
  */
 int svc_tcp_adopt(struct svc_group *grp, int fd, const struct sockaddr *peer);
 /* svc_tcp_event - epoll @events for the TCP tag @tag (a connection's,

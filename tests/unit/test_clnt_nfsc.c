@@ -33,7 +33,7 @@
 struct scripted {
 	uint8_t res[40960];     /* results after the RPC reply header */
 	uint32_t res_len;
-	const uint8_t *ddp;     /* DDP data for the Write chunk */
+	const uint8_t *ddp;     /* DDP data: the Write chunk, else inline */
 	uint32_t ddp_len;
 };
 
@@ -132,6 +132,14 @@ static bool serve(const uint8_t *msg, uint32_t len, const struct fv_wr *wr, void
 	p = put32(p, 0);
 	memcpy(p, sc->res, sc->res_len);
 	call_len = 24 + sc->res_len;
+	if (sc->ddp && !h.rh_nwrite) {
+		/* No Write chunk offered: the data inline, where the results
+		 * end (READ's and READLINK's last item), with its XDR pad. */
+		memcpy(call + call_len, sc->ddp, sc->ddp_len);
+		call_len += sc->ddp_len;
+		while (call_len & 3)
+			call[call_len++] = 0;
+	}
 
 	rr = rpcrdma_container_of((struct rpcrdma_cqe *)(uintptr_t)fv_take_recv()->wr_id,
 				  struct clnt_recv, rr_cqe);
@@ -231,8 +239,49 @@ static void assert_args(unsigned call, const uint32_t *w, unsigned n)
 
 #define FH_WORDS 8, 0x524f4f54, 0x46482121 /* opaque<64> "ROOTFH!!" */
 
-/* READ: arguments fh, offset, count; data lands in the Write chunk. */
-static void test_read_write_chunk(void **state)
+/*
+ * Where READ's data goes (RFC 8166 3.4.2, 3.5: the Requester chooses).
+ * Worked out by hand: our inline receive is 4096 bytes; a transport header
+ * without chunks is 7 words, 28 bytes (RFC 8166 4.2: xid, vers, credits,
+ * proc, three empty lists); the largest RPC reply header 24 + 400 bytes
+ * (RFC 5531 9: xid, REPLY, MSG_ACCEPTED, verifier flavor and length and a
+ * body of at most 400 bytes, accept_stat).  That leaves 4096 - 28 - 424 =
+ * 3644 bytes of results.  READ3res (RFC 1813 3.3.6) before the data:
+ * status 4, post_op_attr 4 + 84, count 4, eof 4, the data's length 4:
+ * 104 bytes.  So a count up to 3540 fits inline (its data rounded up to 4
+ * bytes), 3541 (3544 rounded) does not.
+ */
+#define READ_INLINE_MAX 3540u
+
+/* Read @count bytes, the server returning them all; return whether the
+ * call offered a Write chunk.  Checks the data, and that a call without a
+ * Write chunk offered no Reply chunk either (its whole reply fits). */
+static bool read_offers_write_chunk(uint32_t count)
+{
+	static uint8_t data[4096], buf[4096];
+	uint32_t res[5] = { 0, 0, count, 1, count }; /* OK, no attr, count, eof, len */
+	uint32_t nread = 0, i;
+	struct scripted *sc;
+	bool eof = false;
+	unsigned n = sv.next;
+
+	for (i = 0; i < count; i++)
+		data[i] = (uint8_t)(i * 7 + count);
+	memset(buf, 0, sizeof(buf));
+	sc = script(res, 5);
+	sc->ddp = data;
+	sc->ddp_len = count;
+	assert_int_equal(rpcrdma_nfsc_read(&nc, &nc.nc_root, 0, buf, count, &nread, &eof), 0);
+	assert_int_equal(nread, count);
+	assert_true(eof);
+	assert_memory_equal(buf, data, count);
+	if (!sv.write_chunk[n])
+		assert_false(sv.reply_chunk[n]);
+	return sv.write_chunk[n];
+}
+
+/* READ: arguments fh, offset, count; a small READ's data comes inline. */
+static void test_read_small_inline(void **state)
 {
 	static const uint32_t want[] = { FH_WORDS, 1, 2, 5 };
 	static const uint32_t res[] = { 0, 0, 5, 1, 5 }; /* OK, no attr, count, eof, len */
@@ -250,11 +299,32 @@ static void test_read_write_chunk(void **state)
 	assert_int_equal(sv.procs[0], NFSPROC3_READ);
 	assert_int_equal(sv.args_len[0], 24);
 	assert_args(0, want, 6);
-	assert_true(sv.write_chunk[0]);
+	assert_false(sv.write_chunk[0]);
 	assert_false(sv.reply_chunk[0]);
 	assert_int_equal(nread, 5);
 	assert_true(eof);
 	assert_string_equal(buf, "hello");
+}
+
+/* The boundary: one byte below, at and above READ_INLINE_MAX. */
+static void test_read_write_chunk_boundary(void **state)
+{
+	(void)state;
+	assert_false(read_offers_write_chunk(READ_INLINE_MAX - 1));
+	assert_false(read_offers_write_chunk(READ_INLINE_MAX));
+	assert_true(read_offers_write_chunk(READ_INLINE_MAX + 1));
+	assert_true(read_offers_write_chunk(4096));
+}
+
+/* A smaller inline receive (the server's inline send size, RFC 8797)
+ * moves the boundary: 1024 - 28 - 424 - 104 = 468. */
+static void test_read_write_chunk_peer_inline(void **state)
+{
+	struct rpcrdma_clnt *cl = *state;
+
+	cl->cl_inline_recv = 1024;
+	assert_false(read_offers_write_chunk(468));
+	assert_true(read_offers_write_chunk(469));
 }
 
 /* A server that ignores the Write chunk and returns the data inline. */
@@ -423,22 +493,44 @@ static void test_errors(void **state)
 	}
 }
 
-/* READLINK: a 1000-byte target arrives through the Write chunk. */
-static void test_readlink(void **state)
+/* READLINK of a 1000-byte target with a buffer of @cap bytes (cap - 1 for
+ * the pathname, the last for its NUL); return whether a Write chunk was
+ * offered. */
+static bool readlink_offers_write_chunk(uint32_t cap)
 {
 	static const uint32_t res[] = { 0, 0, 1000 };
 	static char target[1000], buf[4097];
 	struct scripted *sc;
+	unsigned n = sv.next;
 
-	(void)state;
+	assert_true(cap <= sizeof(buf));
 	memset(target, 'd', sizeof(target));
+	memset(buf, 0, sizeof(buf));
 	sc = script(res, 3);
 	sc->ddp = (const uint8_t *)target;
 	sc->ddp_len = 1000;
-	assert_int_equal(rpcrdma_nfsc_readlink(&nc, &nc.nc_root, buf, sizeof(buf)), 0);
-	assert_true(sv.write_chunk[0]);
+	assert_int_equal(rpcrdma_nfsc_readlink(&nc, &nc.nc_root, buf, cap), 0);
 	assert_int_equal(strlen(buf), 1000);
 	assert_int_equal(buf[999], 'd');
+	assert_false(sv.reply_chunk[n]);
+	return sv.write_chunk[n];
+}
+
+/*
+ * READLINK: the pathname is DDP-eligible (RFC 8267 4.2); a Write chunk is
+ * offered only when the longest pathname the buffer takes may not come
+ * inline.  READLINK3res (RFC 1813 3.3.5) before the pathname: status 4,
+ * post_op_attr 4 + 84, length 4: 96 bytes; 3644 bytes of results fit
+ * inline (see READ_INLINE_MAX), so a pathname of up to 3548 bytes: a
+ * buffer of 3549.  The 1000-byte target arrives either way.
+ */
+static void test_readlink(void **state)
+{
+	(void)state;
+	assert_true(readlink_offers_write_chunk(4097));
+	assert_true(readlink_offers_write_chunk(3550));
+	assert_false(readlink_offers_write_chunk(3549));
+	assert_false(readlink_offers_write_chunk(3548));
 }
 
 /* Pipelined READ: three pieces of rsize 8 (8, 8, 4), two in flight; the
@@ -869,7 +961,10 @@ static void test_setattr_pathconf(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_read_write_chunk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_small_inline, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_write_chunk_boundary, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_write_chunk_peer_inline, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_read_inline_data, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_read_chunk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_readdirplus, setup, teardown),

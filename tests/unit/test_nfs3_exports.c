@@ -1066,6 +1066,13 @@ static struct {
 	unsigned ptr_calls, fwd_calls, inline_calls;
 	pthread_t test_thread;
 	_Atomic uint64_t now;
+	/* The callers' waits for a lookup (fk_cond_timedwait): with
+	 * wait_seam set, a wait returns at once as if its deadline had come,
+	 * counted in waits, its deadline kept in wait_dl; only the test's
+	 * own thread waits then (transport threads never do). */
+	bool wait_seam;
+	unsigned waits;
+	struct timespec wait_dl[4];
 } fk = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
 
 static _Thread_local bool fk_transport; /* "this thread is a transport thread" */
@@ -1200,12 +1207,27 @@ static bool fk_on_transport(void)
 	return fk_transport;
 }
 
+/* A caller's wait for a lookup: the real one, or with fk.wait_seam the
+ * deadline reached at once (recorded), so that no test waits for time. */
+static int fk_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *mutex,
+			     const struct timespec *abstime)
+{
+	if (!fk.wait_seam)
+		return pthread_cond_timedwait(cond, mutex, abstime);
+	assert_true(pthread_equal(pthread_self(), fk.test_thread));
+	if (fk.waits < 4)
+		fk.wait_dl[fk.waits] = *abstime;
+	fk.waits++;
+	return ETIMEDOUT;
+}
+
 static const struct fs_resolver fk_resolver = {
 	.nr_getnameinfo = fk_getnameinfo,
 	.nr_getaddrinfo = fk_getaddrinfo,
 	.nr_freeaddrinfo = fk_freeaddrinfo,
 	.nr_now_ns = fk_now,
 	.nr_on_transport = fk_on_transport,
+	.nr_cond_timedwait = fk_cond_timedwait,
 };
 
 #define SEC 1000000000ull
@@ -1247,6 +1269,9 @@ static void fk_reset(void)
 	memset(fk.log, 0, sizeof(fk.log));
 	fk.ptr_calls = fk.fwd_calls = fk.inline_calls = 0;
 	fk.test_thread = pthread_self();
+	fk.wait_seam = false;
+	fk.waits = 0;
+	memset(fk.wait_dl, 0, sizeof(fk.wait_dl));
 	pthread_mutex_unlock(&fk.lock);
 	atomic_store(&fk.now, 1000 * SEC);
 	fk_transport = false;
@@ -1663,31 +1688,43 @@ static void test_names_oldest_first(void **state)
 	assert_int_equal(fk_count(&fk.inline_calls), 0);
 }
 
-/* On a transport thread a miss does not wait and looks nothing up there:
+/* Nanoseconds from @a to @b (CLOCK_REALTIME readings). */
+static int64_t ts_diff_ns(const struct timespec *a, const struct timespec *b)
+{
+	return (int64_t)(b->tv_sec - a->tv_sec) * 1000000000 + (b->tv_nsec - a->tv_nsec);
+}
+
+/*
+ * On a transport thread a miss does not wait and looks nothing up there:
  * "not known yet" at once, the lookup queued for a resolver thread (held
  * here at the gate); once it is answered, the transport thread matches
  * from the cache.  Off the transport thread a caller waits at most
- * FS_NAMES_WAIT_MS from when the lookup was queued. */
+ * FS_NAMES_WAIT_MS from when the lookup was queued.  No clock is waited
+ * for: the callers' waits go through the seam (fk_cond_timedwait), which
+ * records each wait's deadline and ends it at once, so the test asserts
+ * whether a caller waited and until when, not how long it took.
+ */
 static void test_names_transport_thread(void **state)
 {
 	struct rpcrdma_nfs3_exports *xt;
 	struct sockaddr_storage p10 = addr("192.0.2.10", 1), p11 = addr("192.0.2.11", 1);
 	struct rpcrdma_nfs3_xopts o;
 	struct fs_names_stats st;
-	struct timespec t0, t1;
-	long ms;
+	struct timespec before, after;
+	const int64_t wait_ns = FS_NAMES_WAIT_MS * 1000000ll;
 
 	(void)state;
 	xt = parse_ok("/a *.example.com(rw) *.other.org(ro)\n");
+	fk.wait_seam = true;
 	fk_gate(true);
 	fk_transport = true;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	assert_int_equal(fs_exports_match_peer(xt, 0, (struct sockaddr *)&p10, true, &o),
 			 FS_XM_UNKNOWN);
 	assert_false(rpcrdma_nfs3_exports_match(xt, 0, (struct sockaddr *)&p10, &o));
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
-	assert_true(ms < FS_NAMES_WAIT_MS); /* never waited for the gate */
+	/* never waited for the gate: no wait began, none timed out */
+	assert_int_equal(fk.waits, 0);
+	fs_names_get_stats(&st);
+	assert_int_equal(st.ns_timeouts, 0);
 	/* one lookup queued (not two), taken by a resolver thread */
 	fk_wait_ptr_calls(1);
 	fs_names_get_stats(&st);
@@ -1699,35 +1736,39 @@ static void test_names_transport_thread(void **state)
 	assert_false(o.xo_ro);
 	assert_int_equal(fk_count(&fk.ptr_calls), 1);
 	assert_int_equal(fk_count(&fk.inline_calls), 0);
+	assert_int_equal(fk.waits, 0);
 
-	/* a worker waits, but not for ever: the gate held, FS_NAMES_WAIT_MS */
+	/* a worker waits, but not for ever: the gate held, it waits once,
+	 * until FS_NAMES_WAIT_MS after the lookup was queued (during its
+	 * call), then "not known yet" */
 	fk_transport = false;
 	fk_gate(true);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	clock_gettime(CLOCK_REALTIME, &before);
 	assert_int_equal(fs_exports_match_peer(xt, 0, (struct sockaddr *)&p11, true, &o),
 			 FS_XM_UNKNOWN);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
-	assert_true(ms >= FS_NAMES_WAIT_MS - 10 && ms < FS_NAMES_WAIT_MS + 2000);
+	clock_gettime(CLOCK_REALTIME, &after);
+	assert_int_equal(fk.waits, 1);
+	assert_true(ts_diff_ns(&before, &fk.wait_dl[0]) >= wait_ns);
+	assert_true(ts_diff_ns(&after, &fk.wait_dl[0]) <= wait_ns);
 	fs_names_get_stats(&st);
 	assert_int_equal(st.ns_timeouts, 1);
-	/* the next caller of the hanging lookup does not wait again: the
-	 * wait counts from when the lookup was queued */
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* the next caller of the hanging lookup waits for the same deadline,
+	 * not a new one: the wait counts from when the lookup was queued */
 	assert_int_equal(fs_exports_match_peer(xt, 0, (struct sockaddr *)&p11, true, &o),
 			 FS_XM_UNKNOWN);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
-	assert_true(ms < FS_NAMES_WAIT_MS / 2);
+	assert_int_equal(fk.waits, 2);
+	assert_int_equal(fk.wait_dl[1].tv_sec, fk.wait_dl[0].tv_sec);
+	assert_int_equal(fk.wait_dl[1].tv_nsec, fk.wait_dl[0].tv_nsec);
 	fs_names_get_stats(&st);
 	assert_int_equal(st.ns_timeouts, 2);
 	assert_int_equal(st.ns_queued, 2);
 	fk_gate(false);
-	/* once answered, the answer */
+	/* once answered, the answer, without waiting */
 	names_wait_resolved(2);
 	assert_int_equal(fs_exports_match_peer(xt, 0, (struct sockaddr *)&p11, true, &o),
 			 FS_XM_YES);
 	assert_true(o.xo_ro);
+	assert_int_equal(fk.waits, 2);
 	assert_int_equal(fk_count(&fk.ptr_calls), 2);
 	assert_int_equal(fk_count(&fk.inline_calls), 0);
 	rpcrdma_nfs3_exports_free(xt);

@@ -27,6 +27,18 @@
  * makes room for one more, and "accepting again after N refused
  * connections" ends the burst.  At the end, every connection closed,
  * nothing is held: no buffer, no byte of the receive share, no place.
+ *
+ * TCP connections share the receive share: each counts its read-ahead
+ * buffer of 4 KiB (rpcrdma-nfsd(8) --memory; docs/design.md "TCP
+ * connections").  With 340 RDMA connections open:
+ *
+ *   RDMA           = 340 x 96 KiB          = 32640 KiB
+ *   left           = 32768 - 32640         = 128 KiB
+ *   TCP admitted   = floor(128 / 4)        = 32    (the share then full)
+ *
+ * so the 33rd TCP connection is refused (closed at once, conns_refused),
+ * and with the 32 gone the 341st RDMA connection fits again (32736 KiB)
+ * while the 342nd does not.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -44,9 +56,12 @@
 #include "tprog.h"
 
 #include "svc/svc_internal.h"
+#include "svc/svc_xprt.h"
+#include "svc_tcp_fixture.h"
 
 #define MIB (1024ull * 1024)
 #define ADMITTED 341u       /* worked out above */
+#define TCP_ADMITTED 32u    /* beside 340 RDMA connections, worked out above */
 #define MAX_CONNS 1024u
 
 struct fixture {
@@ -262,10 +277,81 @@ static void test_refused_by_memory(void **state)
 	assert_int_equal(atomic_load(&f->svc.sv_recv_bytes_held), 0);
 }
 
+/* A TCP connection from 192.0.2.1 adopted by group 0: the result of
+ * svc_tcp_adopt(); the client's end in *@peer_fd (-1 when refused). */
+static int adopt_tcp(struct fixture *f, int *peer_fd)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	int sv[2], rc;
+
+	assert_int_equal(inet_pton(AF_INET, "192.0.2.1", &sin.sin_addr), 1);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	rc = svc_tcp_adopt(&f->svc.sv_groups[0], sv[0], (struct sockaddr *)&sin);
+	*peer_fd = sv[1];
+	if (rc) {
+		uint8_t b;
+
+		/* refused: the server's end closed at once, the client reads EOF */
+		assert_int_equal(recv(sv[1], &b, 1, 0), 0);
+		close(sv[1]);
+		*peer_fd = -1;
+	}
+	return rc;
+}
+
+/* TCP connections' read-ahead buffers in the receive share, beside RDMA
+ * connections' Receives: the counts worked out at the top. */
+static void test_tcp_read_ahead_counted(void **state)
+{
+	struct fixture *f = *state;
+	struct svc_counters *ct = &f->svc.sv_ct;
+	struct svc_group *grp = &f->svc.sv_groups[0];
+	int peer[TCP_ADMITTED + 1];
+	unsigned i;
+
+	for (i = 0; i < ADMITTED - 1; i++)
+		assert_int_equal(connect_one(f, i), 0);
+	for (i = 0; i < TCP_ADMITTED; i++)
+		assert_int_equal(adopt_tcp(f, &peer[i]), 0);
+	assert_int_equal(atomic_load(&f->svc.sv_recv_bytes_held), 32 * MIB);
+	/* the 33rd: refused for memory, counted, logged */
+	assert_int_equal(adopt_tcp(f, &peer[TCP_ADMITTED]), -EAGAIN);
+	assert_int_equal(atomic_load(&ct->conns_refused), 1);
+	assert_int_equal(atomic_load(&ct->conns_refused_host), 0);
+	assert_int_equal(atomic_load(&f->svc.sv_nconns), ADMITTED - 1 + TCP_ADMITTED);
+	assert_int_equal(log_count(f, "refusing connections: memory budget's receive share "
+				   "in use (372 open)"), 1);
+	/* an RDMA connection neither (96 KiB wanted, nothing left) */
+	assert_int_equal(connect_one(f, ADMITTED - 1), -EAGAIN);
+	assert_int_equal(atomic_load(&ct->conns_refused), 2);
+	/* one TCP connection goes (the client closes): one more comes */
+	close(peer[5]);
+	for (i = 0; i < 100 && atomic_load(&ct->conns_open[SVC_XPRT_TCP]) == TCP_ADMITTED; i++)
+		tcp_group_pump(grp, 5);
+	assert_int_equal(atomic_load(&ct->conns_open[SVC_XPRT_TCP]), TCP_ADMITTED - 1);
+	assert_int_equal(atomic_load(&f->svc.sv_recv_bytes_held), 32 * MIB - 4096);
+	assert_int_equal(adopt_tcp(f, &peer[5]), 0);
+	assert_int_equal(atomic_load(&f->svc.sv_recv_bytes_held), 32 * MIB);
+	/* all TCP ones go: the 341st RDMA connection fits, the 342nd not */
+	for (i = 0; i < TCP_ADMITTED; i++)
+		close(peer[i]);
+	svc_tcp_class.xc_close_all(grp);
+	assert_int_equal(atomic_load(&ct->conns_open[SVC_XPRT_TCP]), 0);
+	assert_int_equal(atomic_load(&f->svc.sv_recv_bytes_held), (ADMITTED - 1) * 96 * 1024ull);
+	assert_int_equal(connect_one(f, ADMITTED - 1), 0);
+	assert_int_equal(connect_one(f, ADMITTED), -EAGAIN);
+	served(f, 0x6001);
+	for (i = 0; i < ADMITTED; i++)
+		close_one(f, i);
+	assert_int_equal(atomic_load(&f->svc.sv_recv_bytes_held), 0);
+	assert_int_equal(atomic_load(&f->svc.sv_nconns), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_refused_by_memory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tcp_read_ahead_counted, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -33,13 +33,9 @@
 #include "tprog.h"
 
 #include "svc/svc_bc.h"
+#include "svc_tcp_fixture.h"
 
-struct fixture {
-	struct rpcrdma_svc svc;
-	int peer;                    /* the client's end */
-	struct sockaddr_in addr;     /* the client's address as the server sees it */
-};
-
+/* The server, its one socketpair connection from 192.0.2.1. */
 static int setup(void **state)
 {
 	struct rpcrdma_svc_config cfg = {
@@ -53,73 +49,29 @@ static int setup(void **state)
 		.sc_max_conns_per_host = 2,
 		.sc_log = stderr,
 	};
-	struct fixture *f = calloc(1, sizeof(*f));
-	int sv[2];
 
-	assert_non_null(f);
-	assert_int_equal(svc_init(&f->svc, &cfg), 0);
-	assert_int_equal(rpcrdma_svc_register(&f->svc, TPROG, 1, tprog_dispatch, NULL), 0);
-	f->addr.sin_family = AF_INET;
-	f->addr.sin_addr.s_addr = htonl(0xc0000201); /* 192.0.2.1 */
-	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-	assert_int_equal(svc_tcp_adopt(&f->svc.sv_groups[0], sv[0],
-				       (struct sockaddr *)&f->addr), 0);
-	f->peer = sv[1];
-	*state = f;
+	*state = tcp_fixture_new(&cfg, TPROG, tprog_dispatch);
 	return 0;
 }
 
 /* Everything handed back: no connection, no call context out. */
-static void assert_baseline(struct fixture *f)
+static void assert_baseline(struct tcp_fixture *f)
 {
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 0);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls_in_use), 0);
-	assert_int_equal(atomic_load(&f->svc.sv_nconns), 0);
-	assert_null(f->svc.sv_groups[0].gr_tconns);
-	assert_int_equal(svc_host_count(&f->svc, (struct sockaddr *)&f->addr), 0);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.conns_open[SVC_XPRT_TCP]), 0);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.tcp_calls_in_use), 0);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_nconns), 0);
+	assert_null(f->tf_svc.sv_groups[0].gr_tconns);
+	assert_int_equal(svc_host_count(&f->tf_svc, (struct sockaddr *)&f->tf_addr), 0);
 }
 
 static int teardown(void **state)
 {
-	struct fixture *f = *state;
+	struct tcp_fixture *f = *state;
 
-	if (f->peer >= 0)
-		close(f->peer);
-	svc_tcp_class.xc_close_all(&f->svc.sv_groups[0]);
+	tcp_fixture_close(f);
 	assert_baseline(f);
-	svc_fini(&f->svc);
-	free(f);
+	tcp_fixture_free(f);
 	return 0;
-}
-
-/* One turn of the run loop for up to @ms: TCP events, then the calls
- * queued for the workers run here, then their replies are sent. */
-static void pump(struct fixture *f, int ms)
-{
-	struct svc_group *grp = &f->svc.sv_groups[0];
-	struct epoll_event evs[8];
-	int n, i;
-
-	n = epoll_wait(grp->gr_epoll, evs, 8, ms);
-	for (i = 0; i < n; i++)
-		if (svc_tcp_is_tag(evs[i].data.ptr))
-			svc_tcp_event(grp, evs[i].data.ptr, evs[i].events);
-	while (svc_worker_run_one(grp))
-		;
-	svc_take_done(grp);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
 /* An ECHO call (RFC 5531 9: xid, CALL, rpcvers 2, prog, vers, proc,
@@ -155,19 +107,6 @@ static size_t echo_reply(uint8_t *out, uint32_t xid, uint32_t len, uint8_t fill)
 	return n;
 }
 
-static void write_all(int fd, const void *buf, size_t n)
-{
-	const uint8_t *p = buf;
-
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		assert_true(w > 0);
-		p += w;
-		n -= (size_t)w;
-	}
-}
-
 /* Send @rec as one record cut into fragments at the offsets @cuts. */
 static void send_record(int fd, const uint8_t *rec, size_t len, const size_t *cuts,
 			unsigned ncuts)
@@ -180,35 +119,21 @@ static void send_record(int fd, const uint8_t *rec, size_t len, const size_t *cu
 		size_t end = i < ncuts ? cuts[i] : len;
 
 		put32(mark, (uint32_t)(end - at) | (i == ncuts ? 0x80000000u : 0));
-		write_all(fd, mark, 4);
-		write_all(fd, rec + at, end - at);
+		tcp_write_all(fd, mark, 4);
+		tcp_write_all(fd, rec + at, end - at);
 		at = end;
 	}
 }
 
-/* Pump until @n bytes are readable from the client's end (or 2 s);
- * read them into @buf.  Return: bytes read (less on EOF). */
-static size_t pump_read(struct fixture *f, uint8_t *buf, size_t n)
+/* Pump until @n bytes came from the client's end (400 turns at most). */
+static size_t pump_read(struct tcp_fixture *f, uint8_t *buf, size_t n)
 {
-	size_t got = 0;
-	int turns;
-
-	for (turns = 0; turns < 400 && got < n; turns++) {
-		ssize_t r;
-
-		pump(f, 5);
-		r = recv(f->peer, buf + got, n - got, MSG_DONTWAIT);
-		if (r == 0)
-			break;
-		if (r > 0)
-			got += (size_t)r;
-	}
-	return got;
+	return tcp_fixture_pump_read(f, f->tf_peer, buf, n, 400);
 }
 
 /* Read one reply record (a single last fragment, as the server sends)
  * and compare it with @want. */
-static void expect_reply(struct fixture *f, const uint8_t *want, size_t len)
+static void expect_reply(struct tcp_fixture *f, const uint8_t *want, size_t len)
 {
 	uint8_t *got = malloc(len + 4);
 
@@ -220,7 +145,7 @@ static void expect_reply(struct fixture *f, const uint8_t *want, size_t len)
 }
 
 /* The client's end sees the server close: EOF (or a reset). */
-static void expect_closed(struct fixture *f)
+static void expect_closed(struct tcp_fixture *f)
 {
 	uint8_t b[64];
 	int turns;
@@ -228,8 +153,8 @@ static void expect_closed(struct fixture *f)
 	for (turns = 0; turns < 400; turns++) {
 		ssize_t r;
 
-		pump(f, 5);
-		r = recv(f->peer, b, sizeof(b), MSG_DONTWAIT);
+		tcp_fixture_pump(f, 5);
+		r = recv(f->tf_peer, b, sizeof(b), MSG_DONTWAIT);
 		if (r == 0 || (r < 0 && errno != EAGAIN))
 			return;
 	}
@@ -239,15 +164,15 @@ static void expect_closed(struct fixture *f)
 /* One record, one fragment: the echo comes back as RFC 5531 says. */
 static void test_tcp_echo(void **state)
 {
-	struct fixture *f = *state;
+	struct tcp_fixture *f = *state;
 	uint8_t call[256], want[256];
 	size_t n = echo_call(call, 0x1234, 100, 0xab), m = echo_reply(want, 0x1234, 100, 0xab);
 
-	send_record(f->peer, call, n, NULL, 0);
+	send_record(f->tf_peer, call, n, NULL, 0);
 	expect_reply(f, want, m);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls), 1);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.calls[SVC_XPRT_TCP]), 1);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls_in_use), 0);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.tcp_calls), 1);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.calls[SVC_XPRT_TCP]), 1);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.tcp_calls_in_use), 0);
 }
 
 /* Fragments: the same call cut in three (10, 7, the rest bytes), sent one
@@ -255,7 +180,7 @@ static void test_tcp_echo(void **state)
  * whose mark has the top bit ends the record; one call, one reply. */
 static void test_tcp_fragments(void **state)
 {
-	struct fixture *f = *state;
+	struct tcp_fixture *f = *state;
 	uint8_t call[512], wire[600], want[512];
 	size_t n = echo_call(call, 7, 301, 0x11), m = echo_reply(want, 7, 301, 0x11);
 	size_t cuts[] = { 10, 17 }, at = 0, w = 0, i;
@@ -271,20 +196,20 @@ static void test_tcp_fragments(void **state)
 		at = end;
 	}
 	for (i = 0; i < w; i++) {
-		write_all(f->peer, wire + i, 1);
-		pump(f, 0);
+		tcp_write_all(f->tf_peer, wire + i, 1);
+		tcp_fixture_pump(f, 0);
 		if (i + 1 < w)
-			assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls), 0);
+			assert_int_equal(atomic_load(&f->tf_svc.sv_ct.tcp_calls), 0);
 	}
 	expect_reply(f, want, m);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls), 1);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.tcp_calls), 1);
 }
 
 /* Records back to back in one write, a zero-length fragment among them:
  * every call answered, in order. */
 static void test_tcp_pipelined(void **state)
 {
-	struct fixture *f = *state;
+	struct tcp_fixture *f = *state;
 	uint8_t wire[2048], call[256], want[256];
 	size_t w = 0, n, m;
 	uint32_t x;
@@ -299,26 +224,26 @@ static void test_tcp_pipelined(void **state)
 		memcpy(wire + w + 4, call, n);
 		w += 4 + n;
 	}
-	write_all(f->peer, wire, w);
+	tcp_write_all(f->tf_peer, wire, w);
 	for (x = 1; x <= 3; x++) {
 		m = echo_reply(want, x, 20 * x, (uint8_t)x);
 		expect_reply(f, want, m);
 	}
-	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls), 3);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.tcp_calls), 3);
 }
 
 /* A mark announcing 2 GiB - 1 (31 bits all set, last fragment): closed at
  * once, nothing allocated, counted as a bad record. */
 static void test_tcp_mark_2gib(void **state)
 {
-	struct fixture *f = *state;
+	struct tcp_fixture *f = *state;
 	uint8_t mark[4];
 
 	put32(mark, 0xffffffffu);
-	write_all(f->peer, mark, 4);
+	tcp_write_all(f->tf_peer, mark, 4);
 	expect_closed(f);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_bad_records), 1);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls), 0);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.tcp_bad_records), 1);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.tcp_calls), 0);
 	assert_baseline(f);
 }
 
@@ -326,28 +251,28 @@ static void test_tcp_mark_2gib(void **state)
  * mark for 40 KiB more: 136 KiB > 128 KiB): closed at the second mark. */
 static void test_tcp_record_over_cap(void **state)
 {
-	struct fixture *f = *state;
+	struct tcp_fixture *f = *state;
 	size_t first = 96u << 10;
 	uint8_t *body = calloc(1, first), mark[4];
 	int turns;
 
 	assert_non_null(body);
 	put32(mark, (uint32_t)first); /* not the last */
-	write_all(f->peer, mark, 4);
+	tcp_write_all(f->tf_peer, mark, 4);
 	for (size_t at = 0; at < first;) {
-		ssize_t w = send(f->peer, body + at, first - at, MSG_DONTWAIT);
+		ssize_t w = send(f->tf_peer, body + at, first - at, MSG_DONTWAIT);
 
 		if (w > 0)
 			at += (size_t)w;
-		pump(f, 0);
+		tcp_fixture_pump(f, 0);
 	}
 	for (turns = 0; turns < 10; turns++)
-		pump(f, 1);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 1);
+		tcp_fixture_pump(f, 1);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.conns_open[SVC_XPRT_TCP]), 1);
 	put32(mark, 0x80000000u | (40u << 10));
-	write_all(f->peer, mark, 4);
+	tcp_write_all(f->tf_peer, mark, 4);
 	expect_closed(f);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_bad_records), 1);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.tcp_bad_records), 1);
 	assert_baseline(f);
 	free(body);
 }
@@ -356,40 +281,40 @@ static void test_tcp_record_over_cap(void **state)
  * not before; another connection is served meanwhile. */
 static void test_tcp_stall(void **state)
 {
-	struct fixture *f = *state;
-	struct svc_group *grp = &f->svc.sv_groups[0];
+	struct tcp_fixture *f = *state;
+	struct svc_group *grp = &f->tf_svc.sv_groups[0];
 	uint8_t call[256], want[256], mark[4];
 	size_t n = echo_call(call, 9, 64, 0x77), m = echo_reply(want, 9, 64, 0x77);
-	struct sockaddr_in other = f->addr;
+	struct sockaddr_in other = f->tf_addr;
 	uint64_t t0;
-	int sv[2], peer1 = f->peer;
+	int sv[2], peer1 = f->tf_peer;
 
-	f->svc.sv_tcp_record_ms = 200;
+	f->tf_svc.sv_tcp_record_ms = 200;
 	put32(mark, 0x80000000u | (uint32_t)n);
-	write_all(peer1, mark, 4);
-	write_all(peer1, call, n / 2);
-	pump(f, 0);
+	tcp_write_all(peer1, mark, 4);
+	tcp_write_all(peer1, call, n / 2);
+	tcp_fixture_pump(f, 0);
 	t0 = svc_now_ms();
 	/* Another client meanwhile. */
 	other.sin_addr.s_addr = htonl(0xc0000202);
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
 	assert_int_equal(svc_tcp_adopt(grp, sv[0], (struct sockaddr *)&other), 0);
-	f->peer = sv[1];
-	send_record(f->peer, call, n, NULL, 0);
+	f->tf_peer = sv[1];
+	send_record(f->tf_peer, call, n, NULL, 0);
 	expect_reply(f, want, m);
 	/* Before the deadline: still open. */
 	grp->gr_tcp_sweep_ms = 0;
 	svc_tcp_sweep(grp, t0 + 150);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 2);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_record_timeouts), 0);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.conns_open[SVC_XPRT_TCP]), 2);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.tcp_record_timeouts), 0);
 	/* After it: closed, counted, the other one untouched. */
 	grp->gr_tcp_sweep_ms = 0;
 	svc_tcp_sweep(grp, t0 + 1000);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_record_timeouts), 1);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 1);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.tcp_record_timeouts), 1);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.conns_open[SVC_XPRT_TCP]), 1);
 	assert_int_equal(recv(peer1, mark, sizeof(mark), MSG_DONTWAIT), 0); /* EOF */
 	close(peer1);
-	send_record(f->peer, call, n, NULL, 0);
+	send_record(f->tf_peer, call, n, NULL, 0);
 	expect_reply(f, want, m);
 }
 
@@ -403,14 +328,6 @@ static int weak_dispatch(struct rpcrdma_svc_req *req, void *arg)
 	return RPCRDMA_SVC_AUTH_ERROR;
 }
 
-/* @n words big-endian into @out; their length in bytes */
-static size_t words(uint8_t *out, const uint32_t *w, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		put32(out + 4 * i, w[i]);
-	return 4 * n;
-}
-
 /*
  * The replies RFC 5531 section 9 gives calls the server does not run,
  * over TCP (one record each): an RPC version other than 2 is MSG_DENIED
@@ -421,7 +338,7 @@ static size_t words(uint8_t *out, const uint32_t *w, size_t n)
  */
 static void test_tcp_rpc_rejects(void **state)
 {
-	struct fixture *f = *state;
+	struct tcp_fixture *f = *state;
 	/* xid, CALL, rpcvers, prog, vers, proc, cred AUTH_NONE, verf AUTH_NONE */
 	static const uint32_t badvers[] = { 0x31, 0, 3, TPROG, 1, TP_NULL, 0, 0, 0, 0 };
 	static const uint32_t badvers_r[] = { 0x31, 1, 1, 0, 2, 2 };
@@ -435,26 +352,26 @@ static void test_tcp_rpc_rejects(void **state)
 	uint8_t call[64], want[64], echo[256];
 	size_t n, m;
 
-	assert_int_equal(rpcrdma_svc_register(&f->svc, WEAKPROG, 1, weak_dispatch, NULL), 0);
-	n = words(call, badvers, 10);
-	m = words(want, badvers_r, 6);
-	send_record(f->peer, call, n, NULL, 0);
+	assert_int_equal(rpcrdma_svc_register(&f->tf_svc, WEAKPROG, 1, weak_dispatch, NULL), 0);
+	n = tcp_words(call, badvers, 10);
+	m = tcp_words(want, badvers_r, 6);
+	send_record(f->tf_peer, call, n, NULL, 0);
 	expect_reply(f, want, m);
-	n = words(call, garbage, 12);
-	m = words(want, garbage_r, 6);
-	send_record(f->peer, call, n, NULL, 0);
+	n = tcp_words(call, garbage, 12);
+	m = tcp_words(want, garbage_r, 6);
+	send_record(f->tf_peer, call, n, NULL, 0);
 	expect_reply(f, want, m);
-	n = words(call, noproc, 10);
-	m = words(want, noproc_r, 6);
-	send_record(f->peer, call, n, NULL, 0);
+	n = tcp_words(call, noproc, 10);
+	m = tcp_words(want, noproc_r, 6);
+	send_record(f->tf_peer, call, n, NULL, 0);
 	expect_reply(f, want, m);
-	n = words(call, weak, 10);
-	m = words(want, weak_r, 5);
-	send_record(f->peer, call, n, NULL, 0);
+	n = tcp_words(call, weak, 10);
+	m = tcp_words(want, weak_r, 5);
+	send_record(f->tf_peer, call, n, NULL, 0);
 	expect_reply(f, want, m);
 	/* and an echo as before */
 	n = echo_call(echo, 0x35, 16, 0x11);
-	send_record(f->peer, echo, n, NULL, 0);
+	send_record(f->tf_peer, echo, n, NULL, 0);
 	m = echo_reply(echo, 0x35, 16, 0x11);
 	expect_reply(f, echo, m);
 }
@@ -482,33 +399,33 @@ static bool keep_conn(uint32_t conn_id, void *arg)
  */
 static void test_tcp_idle_close(void **state)
 {
-	struct fixture *f = *state;
-	struct svc_group *grp = &f->svc.sv_groups[0];
+	struct tcp_fixture *f = *state;
+	struct svc_group *grp = &f->tf_svc.sv_groups[0];
 	uint8_t call[256], want[256], b[4];
 	size_t n = echo_call(call, 21, 8, 0x5a), m = echo_reply(want, 21, 8, 0x5a);
 	uint64_t t0;
 
-	assert_int_equal(f->svc.sv_cfg.sc_idle_timeout, 360);
-	assert_int_equal(rpcrdma_svc_set_conn_state(&f->svc, keep_conn, NULL), 0);
-	send_record(f->peer, call, n, NULL, 0);
+	assert_int_equal(f->tf_svc.sv_cfg.sc_idle_timeout, 360);
+	assert_int_equal(rpcrdma_svc_set_conn_state(&f->tf_svc, keep_conn, NULL), 0);
+	send_record(f->tf_peer, call, n, NULL, 0);
 	expect_reply(f, want, m);
 	t0 = svc_now_ms(); /* the last message was before this */
 	grp->gr_tcp_sweep_ms = 0;
 	svc_tcp_sweep(grp, t0 + 359000 - 1000); /* under 360 s since it */
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 1);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.conns_open[SVC_XPRT_TCP]), 1);
 	g_keep = true;
 	g_asked = 0;
 	grp->gr_tcp_sweep_ms = 0;
 	svc_tcp_sweep(grp, t0 + 361000);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 1);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.conns_open[SVC_XPRT_TCP]), 1);
 	assert_int_not_equal(g_asked, 0); /* asked about this one */
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_idle_closed[SVC_XPRT_TCP]), 0);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.conns_idle_closed[SVC_XPRT_TCP]), 0);
 	g_keep = false;
 	grp->gr_tcp_sweep_ms = 0;
 	svc_tcp_sweep(grp, t0 + 361000);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 0);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_idle_closed[SVC_XPRT_TCP]), 1);
-	assert_int_equal(recv(f->peer, b, sizeof(b), MSG_DONTWAIT), 0); /* EOF */
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.conns_open[SVC_XPRT_TCP]), 0);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.conns_idle_closed[SVC_XPRT_TCP]), 1);
+	assert_int_equal(recv(f->tf_peer, b, sizeof(b), MSG_DONTWAIT), 0); /* EOF */
 }
 
 /*
@@ -520,42 +437,42 @@ static void test_tcp_idle_close(void **state)
  */
 static void test_tcp_send_deadline(void **state)
 {
-	struct fixture *f = *state;
-	struct svc_group *grp = &f->svc.sv_groups[0];
+	struct tcp_fixture *f = *state;
+	struct svc_group *grp = &f->tf_svc.sv_groups[0];
 	static uint8_t call[61000];
 	size_t n = echo_call(call, 0, 60000, 0x33);
 	int small = 4096, sv[2];
 	uint64_t t0;
 
 	/* a connection of its own with small buffers both sides */
-	close(f->peer);
-	f->peer = -1;
-	pump(f, 5); /* the fixture's connection goes */
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 0);
+	close(f->tf_peer);
+	f->tf_peer = -1;
+	tcp_fixture_pump(f, 5); /* the fixture's connection goes */
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.conns_open[SVC_XPRT_TCP]), 0);
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
 	assert_int_equal(setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small)), 0);
 	assert_int_equal(setsockopt(sv[1], SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)), 0);
-	assert_int_equal(svc_tcp_adopt(grp, sv[0], (struct sockaddr *)&f->addr), 0);
-	f->peer = sv[1];
-	f->svc.sv_tcp_send_ms = 60000;
+	assert_int_equal(svc_tcp_adopt(grp, sv[0], (struct sockaddr *)&f->tf_addr), 0);
+	f->tf_peer = sv[1];
+	f->tf_svc.sv_tcp_send_ms = 60000;
 	for (uint32_t i = 0; i < 2; i++) {
 		put32(call, 100 + i);
-		send_record(f->peer, call, n, NULL, 0);
+		send_record(f->tf_peer, call, n, NULL, 0);
 		for (int k = 0; k < 20; k++)
-			pump(f, 5);
+			tcp_fixture_pump(f, 5);
 	}
 	t0 = svc_now_ms();
 	grp->gr_tcp_sweep_ms = 0;
 	svc_tcp_sweep(grp, t0);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 1);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_send_timeouts), 0);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.conns_open[SVC_XPRT_TCP]), 1);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.tcp_send_timeouts), 0);
 	grp->gr_tcp_sweep_ms = 0;
 	svc_tcp_sweep(grp, t0 + 61000);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_send_timeouts), 1);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 0);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_idle_closed[SVC_XPRT_TCP]), 0);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.tcp_send_timeouts), 1);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.conns_open[SVC_XPRT_TCP]), 0);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.conns_idle_closed[SVC_XPRT_TCP]), 0);
 	for (int k = 0; k < 20; k++)
-		pump(f, 5); /* the replies' contexts come back */
+		tcp_fixture_pump(f, 5); /* the replies' contexts come back */
 }
 
 /* A reset mid-reply: a loopback TCP client asks for large replies, reads
@@ -563,25 +480,14 @@ static void test_tcp_send_deadline(void **state)
  * writes fail, the connection goes, and every context comes back. */
 static void test_tcp_reset_mid_reply(void **state)
 {
-	struct fixture *f = *state;
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
-	uint16_t port = 0;
-	uint8_t call[64], b[16];
-	int fd, small = 4096, turns;
+	struct tcp_fixture *f = *state;
+	uint16_t port;
+	uint8_t call[64];
+	int fd, turns;
 	uint32_t x;
 
-	assert_int_equal(svc_tcp_listen(&f->svc, "127.0.0.1", 0, &port), 0);
-	assert_true(port != 0);
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert_true(fd >= 0);
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
-	sa.sin_port = htons(port);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	for (turns = 0; turns < 100 && atomic_load(&f->svc.sv_ct.tcp_connections) < 2; turns++)
-		pump(f, 5);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 2);
+	fd = tcp_fixture_second_client(f, &port);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.conns_open[SVC_XPRT_TCP]), 2);
 	/* Forty calls for 100,000 bytes each (the reply buffer holds 128 KiB): more than the socket buffers take
 	 * (the client's receive buffer is small; the server's send buffer
 	 * grows to 4 MiB at most by Linux's default tcp_wmem). */
@@ -591,27 +497,20 @@ static void test_tcp_reset_mid_reply(void **state)
 
 		for (unsigned i = 0; i < 12; i++)
 			put32(call + 4 * i, w[i]);
-		write_all(fd, call, 48);
+		tcp_write_all(fd, call, 48);
 	}
 	for (turns = 0; turns < 50; turns++)
-		pump(f, 2);
-	assert_true(atomic_load(&f->svc.sv_ct.tcp_calls_in_use) > 0); /* replies waiting */
-	assert_int_equal(recv(fd, b, sizeof(b), 0), (ssize_t)sizeof(b));
-	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-	close(fd); /* RST */
-	for (turns = 0; turns < 200 && atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]) > 1; turns++)
-		pump(f, 5);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 1);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls_in_use), 0);
-	svc_tcp_unlisten(&f->svc);
+		tcp_fixture_pump(f, 2);
+	assert_true(atomic_load(&f->tf_svc.sv_ct.tcp_calls_in_use) > 0); /* replies waiting */
+	tcp_fixture_reset_second(f, fd);
 }
 
 /* A connection has at most sc_credits (4) calls out: six records sent at
  * once are read four at a time, and all are answered. */
 static void test_tcp_calls_capped(void **state)
 {
-	struct fixture *f = *state;
-	struct svc_group *grp = &f->svc.sv_groups[0];
+	struct tcp_fixture *f = *state;
+	struct svc_group *grp = &f->tf_svc.sv_groups[0];
 	struct epoll_event evs[8];
 	uint8_t wire[2048], call[128], want[128];
 	size_t w = 0, n, m;
@@ -624,7 +523,7 @@ static void test_tcp_calls_capped(void **state)
 		memcpy(wire + w + 4, call, n);
 		w += 4 + n;
 	}
-	write_all(f->peer, wire, w);
+	tcp_write_all(f->tf_peer, wire, w);
 	/* The loop reads, but no worker runs: four calls out, then it stops. */
 	for (k = 0; k < 5; k++) {
 		int ne = epoll_wait(grp->gr_epoll, evs, 8, 5);
@@ -632,13 +531,13 @@ static void test_tcp_calls_capped(void **state)
 		for (i = 0; i < ne; i++)
 			svc_tcp_event(grp, evs[i].data.ptr, evs[i].events);
 	}
-	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls), 4);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls_in_use), 4);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.tcp_calls), 4);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.tcp_calls_in_use), 4);
 	for (x = 1; x <= 6; x++) {
 		m = echo_reply(want, x, 8, (uint8_t)x);
 		expect_reply(f, want, m);
 	}
-	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls), 6);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.tcp_calls), 6);
 }
 
 /* The memory budget: with room for two TCP call contexts only, four
@@ -646,8 +545,8 @@ static void test_tcp_calls_capped(void **state)
  * for contexts to come back, it is not closed. */
 static void test_tcp_budget_waits(void **state)
 {
-	struct fixture *f = *state;
-	struct svc_group *grp = &f->svc.sv_groups[0];
+	struct tcp_fixture *f = *state;
+	struct svc_group *grp = &f->tf_svc.sv_groups[0];
 	struct epoll_event evs[8];
 	uint8_t wire[2048], call[128], want[128];
 	size_t w = 0, n, m;
@@ -655,28 +554,28 @@ static void test_tcp_budget_waits(void **state)
 	int k, i;
 
 	/* Two contexts' reply buffers (128 KiB + 4 bytes each), not three. */
-	f->svc.sv_cfg.sc_memory = 3u * (128u << 10);
+	f->tf_svc.sv_cfg.sc_memory = 3u * (128u << 10);
 	for (x = 1; x <= 4; x++) {
 		n = echo_call(call, x, 8, (uint8_t)x);
 		put32(wire + w, 0x80000000u | (uint32_t)n);
 		memcpy(wire + w + 4, call, n);
 		w += 4 + n;
 	}
-	write_all(f->peer, wire, w);
+	tcp_write_all(f->tf_peer, wire, w);
 	for (k = 0; k < 5; k++) {
 		int ne = epoll_wait(grp->gr_epoll, evs, 8, 5);
 
 		for (i = 0; i < ne; i++)
 			svc_tcp_event(grp, evs[i].data.ptr, evs[i].events);
 	}
-	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls), 2);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 1);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.tcp_calls), 2);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.conns_open[SVC_XPRT_TCP]), 1);
 	for (x = 1; x <= 4; x++) {
 		m = echo_reply(want, x, 8, (uint8_t)x);
 		expect_reply(f, want, m);
 	}
-	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls), 4);
-	assert_true(atomic_load(&f->svc.sv_mem_registered) <= 3u * (128u << 10));
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.tcp_calls), 4);
+	assert_true(atomic_load(&f->tf_svc.sv_mem_registered) <= 3u * (128u << 10));
 }
 
 /* An event for a connection that a reply's failed write closed earlier in
@@ -685,29 +584,29 @@ static void test_tcp_budget_waits(void **state)
  * free). */
 static void test_tcp_event_after_close(void **state)
 {
-	struct fixture *f = *state;
-	struct svc_group *grp = &f->svc.sv_groups[0];
+	struct tcp_fixture *f = *state;
+	struct svc_group *grp = &f->tf_svc.sv_groups[0];
 	struct epoll_event evs[8], ev = { 0 };
 	uint8_t call[256];
 	size_t n = echo_call(call, 3, 16, 0x33);
 	int k, ne = 0, i;
 
-	send_record(f->peer, call, n, NULL, 0);
+	send_record(f->tf_peer, call, n, NULL, 0);
 	/* read and queued for a worker, not served yet */
-	for (k = 0; k < 20 && !atomic_load(&f->svc.sv_ct.tcp_calls); k++) {
+	for (k = 0; k < 20 && !atomic_load(&f->tf_svc.sv_ct.tcp_calls); k++) {
 		ne = epoll_wait(grp->gr_epoll, evs, 8, 5);
 		for (i = 0; i < ne; i++)
 			svc_tcp_event(grp, evs[i].data.ptr, evs[i].events);
 	}
-	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls), 1);
-	close(f->peer); /* the reply will not go; the socket reads EOF */
-	f->peer = -1;
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.tcp_calls), 1);
+	close(f->tf_peer); /* the reply will not go; the socket reads EOF */
+	f->tf_peer = -1;
 	assert_true(svc_worker_run_one(grp));
 	ne = epoll_wait(grp->gr_epoll, evs, 8, 100);
 	assert_true(ne >= 1);
 	ev = evs[0];
 	svc_take_done(grp); /* the reply's write fails: closed, let go of */
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 0);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.conns_open[SVC_XPRT_TCP]), 0);
 	svc_tcp_event(grp, ev.data.ptr, ev.events); /* the stale event */
 	svc_tcp_reap(grp);
 	assert_baseline(f);
@@ -717,23 +616,23 @@ static void test_tcp_event_after_close(void **state)
  * host, the third refused and counted. */
 static void test_tcp_admission(void **state)
 {
-	struct fixture *f = *state;
-	struct svc_group *grp = &f->svc.sv_groups[0];
+	struct tcp_fixture *f = *state;
+	struct svc_group *grp = &f->tf_svc.sv_groups[0];
 	int a[2], b[2];
 
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, a), 0);
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, b), 0);
-	assert_int_equal(svc_tcp_adopt(grp, a[0], (struct sockaddr *)&f->addr), 0);
-	assert_int_equal(svc_tcp_adopt(grp, b[0], (struct sockaddr *)&f->addr), -EBUSY);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_refused_host), 1);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 2);
+	assert_int_equal(svc_tcp_adopt(grp, a[0], (struct sockaddr *)&f->tf_addr), 0);
+	assert_int_equal(svc_tcp_adopt(grp, b[0], (struct sockaddr *)&f->tf_addr), -EBUSY);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.conns_refused_host), 1);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.conns_open[SVC_XPRT_TCP]), 2);
 	/* b[0] was closed by the refusal: its peer reads EOF. */
 	assert_int_equal(recv(b[1], a, 1, MSG_DONTWAIT), 0);
 	close(a[1]);
 	close(b[1]);
-	for (int t = 0; t < 50 && atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]) > 1; t++)
-		pump(f, 2);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 1);
+	for (int t = 0; t < 50 && atomic_load(&f->tf_svc.sv_ct.conns_open[SVC_XPRT_TCP]) > 1; t++)
+		tcp_fixture_pump(f, 2);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.conns_open[SVC_XPRT_TCP]), 1);
 }
 
 /* ---------- the backchannel over TCP (RFC 8881 2.10.3.1) ---------- */
@@ -777,18 +676,18 @@ static void bc_done(void *arg, int status, const struct rpcrdma_rpc_msg *msg,
 
 /* A forward call of TPROG + 1 (xid 5, no credential) whose dispatch takes
  * the backchannel; its reply (RFC 5531 9: accepted, SUCCESS) comes back. */
-static void bc_forward(struct fixture *f, struct bc_seen *bs)
+static void bc_forward(struct tcp_fixture *f, struct bc_seen *bs)
 {
 	uint8_t call[64], want[64];
 	uint32_t w[] = { 5, 0, 2, TPROG + 1, 1, 0, 0, 0, 0, 0 };
 	uint32_t r[] = { 5, 1, 0, 0, 0, 0 };
 
-	assert_int_equal(rpcrdma_svc_register(&f->svc, TPROG + 1, 1, bc_probe, bs), 0);
+	assert_int_equal(rpcrdma_svc_register(&f->tf_svc, TPROG + 1, 1, bc_probe, bs), 0);
 	for (unsigned i = 0; i < 10; i++)
 		put32(call + 4 * i, w[i]);
 	for (unsigned i = 0; i < 6; i++)
 		put32(want + 4 * i, r[i]);
-	send_record(f->peer, call, 40, NULL, 0);
+	send_record(f->tf_peer, call, 40, NULL, 0);
 	expect_reply(f, want, 24);
 	assert_int_equal(bs->bs_get_rc, 0);
 	assert_non_null(bs->bs_bc);
@@ -812,7 +711,7 @@ static uint32_t bc_start(struct bc_seen *bs, uint32_t proc, const void *args, si
 }
 
 /* The run loop's backchannel turn, then what the client's end reads. */
-static void bc_expect_call(struct fixture *f, uint32_t xid, uint32_t proc,
+static void bc_expect_call(struct tcp_fixture *f, uint32_t xid, uint32_t proc,
 			   const uint8_t *args, size_t len)
 {
 	uint8_t got[128], want[128];
@@ -822,7 +721,7 @@ static void bc_expect_call(struct fixture *f, uint32_t xid, uint32_t proc,
 		put32(want + 4 * i, w[i]);
 	if (len)
 		memcpy(want + 40, args, len);
-	svc_bc_run(&f->svc.sv_groups[0]);
+	svc_bc_run(&f->tf_svc.sv_groups[0]);
 	assert_int_equal(pump_read(f, got, 4 + 40 + len), 4 + 40 + len);
 	/* one record of one fragment: last-fragment bit and its length */
 	assert_int_equal(get32(got), 0x80000000u | (uint32_t)(40 + len));
@@ -830,7 +729,7 @@ static void bc_expect_call(struct fixture *f, uint32_t xid, uint32_t proc,
 }
 
 /* The client answers @xid: accepted, SUCCESS, then @res. */
-static void bc_answer(struct fixture *f, uint32_t xid, const uint8_t *res, size_t len)
+static void bc_answer(struct tcp_fixture *f, uint32_t xid, const uint8_t *res, size_t len)
 {
 	uint8_t rep[64];
 	uint32_t r[] = { xid, 1 /* REPLY */, 0 /* MSG_ACCEPTED */, 0, 0, 0 /* SUCCESS */ };
@@ -839,7 +738,7 @@ static void bc_answer(struct fixture *f, uint32_t xid, const uint8_t *res, size_
 		put32(rep + 4 * i, r[i]);
 	if (len)
 		memcpy(rep + 24, res, len);
-	send_record(f->peer, rep, 24 + len, NULL, 0);
+	send_record(f->tf_peer, rep, 24 + len, NULL, 0);
 }
 
 /* A backchannel call goes out on the TCP connection the forward call
@@ -847,7 +746,7 @@ static void bc_answer(struct fixture *f, uint32_t xid, const uint8_t *res, size_
  * reply with another xid is dropped as unmatched. */
 static void test_tcp_backchannel(void **state)
 {
-	struct fixture *f = *state;
+	struct tcp_fixture *f = *state;
 	struct bc_seen bs = { .bs_get_rc = 1 };
 	const uint8_t args[8] = { 0, 0, 0, 1, 0xde, 0xad, 0xbe, 0xef };
 	const uint8_t res[4] = { 0, 0, 0, 7 };
@@ -858,17 +757,17 @@ static void test_tcp_backchannel(void **state)
 	/* CB_NULL-like: procedure 0, no arguments */
 	xid = bc_start(&bs, 0, NULL, 0);
 	bc_expect_call(f, xid, 0, NULL, 0);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.bc_calls), 1);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.bc_calls), 1);
 	assert_int_equal(bs.bs_done, 0);
 	/* a reply naming another xid is not this call's */
 	bc_answer(f, xid + 1000, NULL, 0);
-	for (int t = 0; t < 50 && !atomic_load(&f->svc.sv_ct.bc_unmatched); t++)
-		pump(f, 2);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.bc_unmatched), 1);
+	for (int t = 0; t < 50 && !atomic_load(&f->tf_svc.sv_ct.bc_unmatched); t++)
+		tcp_fixture_pump(f, 2);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.bc_unmatched), 1);
 	assert_int_equal(bs.bs_done, 0);
 	bc_answer(f, xid, NULL, 0);
 	for (int t = 0; t < 100 && !bs.bs_done; t++)
-		pump(f, 2);
+		tcp_fixture_pump(f, 2);
 	assert_int_equal(bs.bs_done, 1);
 	assert_int_equal(bs.bs_status, 0);
 	assert_int_equal(bs.bs_reply_stat, RPC_MSG_ACCEPTED);
@@ -880,13 +779,13 @@ static void test_tcp_backchannel(void **state)
 	bc_expect_call(f, xid, 1, args, sizeof(args));
 	bc_answer(f, xid, res, sizeof(res));
 	for (int t = 0; t < 100 && bs.bs_done < 2; t++)
-		pump(f, 2);
+		tcp_fixture_pump(f, 2);
 	assert_int_equal(bs.bs_done, 2);
 	assert_int_equal(bs.bs_status, 0);
 	assert_int_equal(bs.bs_res_len, 4);
 	assert_memory_equal(bs.bs_res, res, 4);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.bc_replies), 2);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls_in_use), 0);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.bc_replies), 2);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.tcp_calls_in_use), 0);
 	rpcrdma_svc_bc_put(bs.bs_bc);
 }
 
@@ -894,7 +793,7 @@ static void test_tcp_backchannel(void **state)
  * then refuses new calls, and is freed with its last reference. */
 static void test_tcp_backchannel_close(void **state)
 {
-	struct fixture *f = *state;
+	struct tcp_fixture *f = *state;
 	struct bc_seen bs = { .bs_get_rc = 1 };
 	struct rpcrdma_svc_bc_args a = { .ba_prog = 0x40000000u, .ba_vers = 1,
 					 .ba_done = bc_done, .ba_done_arg = &bs };
@@ -903,22 +802,22 @@ static void test_tcp_backchannel_close(void **state)
 	bc_forward(f, &bs);
 	xid = bc_start(&bs, 0, NULL, 0);
 	bc_expect_call(f, xid, 0, NULL, 0);
-	close(f->peer);
-	f->peer = -1;
+	close(f->tf_peer);
+	f->tf_peer = -1;
 	for (int t = 0; t < 100 && !bs.bs_done; t++)
-		pump(f, 2);
+		tcp_fixture_pump(f, 2);
 	assert_int_equal(bs.bs_done, 1);
 	assert_int_equal(bs.bs_status, -ENOTCONN);
 	assert_false(rpcrdma_svc_bc_connected(bs.bs_bc));
 	assert_int_equal(rpcrdma_svc_bc_call(bs.bs_bc, &a, NULL), -ENOTCONN);
-	svc_tcp_reap(&f->svc.sv_groups[0]);
+	svc_tcp_reap(&f->tf_svc.sv_groups[0]);
 	rpcrdma_svc_bc_put(bs.bs_bc);
 }
 
 /* No reply within the call's timeout: -ETIMEDOUT, counted. */
 static void test_tcp_backchannel_timeout(void **state)
 {
-	struct fixture *f = *state;
+	struct tcp_fixture *f = *state;
 	struct bc_seen bs = { .bs_get_rc = 1 };
 	struct rpcrdma_svc_bc_args a = { .ba_prog = 0x40000000u, .ba_vers = 1,
 					 .ba_timeout_ms = 20,
@@ -930,17 +829,17 @@ static void test_tcp_backchannel_timeout(void **state)
 	bc_expect_call(f, xid, 0, NULL, 0);
 	for (int t = 0; t < 400 && !bs.bs_done; t++) {
 		usleep(2000); /* the deadline is 20 ms away: 0.8 s at most */
-		pump(f, 0);
-		svc_bc_run(&f->svc.sv_groups[0]);
+		tcp_fixture_pump(f, 0);
+		svc_bc_run(&f->tf_svc.sv_groups[0]);
 	}
 	assert_int_equal(bs.bs_done, 1);
 	assert_int_equal(bs.bs_status, -ETIMEDOUT);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.bc_timeouts), 1);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.bc_timeouts), 1);
 	/* the late reply is dropped as unmatched */
 	bc_answer(f, xid, NULL, 0);
-	for (int t = 0; t < 50 && !atomic_load(&f->svc.sv_ct.bc_unmatched); t++)
-		pump(f, 2);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.bc_unmatched), 1);
+	for (int t = 0; t < 50 && !atomic_load(&f->tf_svc.sv_ct.bc_unmatched); t++)
+		tcp_fixture_pump(f, 2);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.bc_unmatched), 1);
 	assert_int_equal(bs.bs_done, 1);
 	rpcrdma_svc_bc_put(bs.bs_bc);
 }
@@ -960,7 +859,7 @@ static bool have_tshark(void)
  * TPROG and once as a reply (msg_type 1). */
 static void test_tcp_capture(void **state)
 {
-	struct fixture *f = *state;
+	struct tcp_fixture *f = *state;
 	char path[] = "/tmp/test_svc_tcp_capXXXXXX", cmd[512], line[256];
 	struct rpcrdma_capture_config cfg = { .cc_path = path, .cc_max_files = 1 };
 	struct rpcrdma_capture *cap;
@@ -978,32 +877,32 @@ static void test_tcp_capture(void **state)
 	close(tmp);
 	unlink(path); /* the writer makes it, O_EXCL */
 	assert_int_equal(rpcrdma_capture_open(&cfg, &cap), 0);
-	assert_int_equal(rpcrdma_svc_set_capture(&f->svc, cap), 0);
-	assert_int_equal(svc_tcp_listen(&f->svc, "127.0.0.1", 0, &port), 0);
+	assert_int_equal(rpcrdma_svc_set_capture(&f->tf_svc, cap), 0);
+	assert_int_equal(svc_tcp_listen(&f->tf_svc, "127.0.0.1", 0, &port), 0);
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	assert_true(fd >= 0);
 	sa.sin_port = htons(port);
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	for (turns = 0; turns < 100 && atomic_load(&f->svc.sv_ct.tcp_connections) < 2; turns++)
-		pump(f, 5);
+	for (turns = 0; turns < 100 && atomic_load(&f->tf_svc.sv_ct.tcp_connections) < 2; turns++)
+		tcp_fixture_pump(f, 5);
 	send_record(fd, call, n, NULL, 0);
 	n = echo_call(call, 0x1235, 40, 0x66);
 	send_record(fd, call, n, cut, 1);
 	for (size_t have = 0, need = 2 * (m + 4); have < need && turns < 500; turns++) {
 		ssize_t r;
 
-		pump(f, 5);
+		tcp_fixture_pump(f, 5);
 		r = recv(fd, got + have, need - have, MSG_DONTWAIT);
 		if (r > 0)
 			have += (size_t)r;
 	}
 	assert_memory_equal(got + 4, want, m);
 	close(fd);
-	for (turns = 0; turns < 100 && atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]) > 1; turns++)
-		pump(f, 5);
-	svc_tcp_unlisten(&f->svc);
-	f->svc.sv_capture = NULL;
+	for (turns = 0; turns < 100 && atomic_load(&f->tf_svc.sv_ct.conns_open[SVC_XPRT_TCP]) > 1; turns++)
+		tcp_fixture_pump(f, 5);
+	svc_tcp_unlisten(&f->tf_svc);
+	f->tf_svc.sv_capture = NULL;
 	rpcrdma_capture_close(cap, &st);
 	assert_int_equal(st.cs_drops, 0);
 	assert_int_equal(st.cs_frames, 4); /* two calls in, two replies out */

@@ -17,7 +17,9 @@
  * served between the batches of connections; when some idle ones close,
  * a new client gets a place and is served; when all close, no connection,
  * call context out, host place or buffer byte is left, and only the free
- * call contexts the groups keep for reuse stay registered.
+ * call contexts the groups keep for reuse stay registered.  Each open
+ * connection holds its 4 KiB read-ahead buffer in the budget's receive
+ * share: 1,000 x 4 KiB at the limit, nothing when all are gone.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -37,11 +39,11 @@
 #include <cmocka.h>
 
 #include "fake_verbs.h"
-#include "test_words.h"
 #include "tprog.h"
 
 #include "svc/svc_internal.h"
 #include "svc/svc_xprt.h"
+#include "svc_tcp_fixture.h"
 
 #define LIMIT 1000u
 #define IDLE 3000u
@@ -113,17 +115,7 @@ static int teardown(void **state)
 /* A connection to the server from 127.0.0.@host (blocking). */
 static int connect_from(unsigned host)
 {
-	struct sockaddr_in me = { .sin_family = AF_INET,
-				  .sin_addr.s_addr = htonl(0x7f000000u | host) };
-	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(g_port),
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
-
-	assert_true(fd >= 0);
-	assert_int_equal(bind(fd, (struct sockaddr *)&me, sizeof(me)), 0);
-	assert_int_equal(connect(fd, (struct sockaddr *)&to, sizeof(to)), 0);
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	return fd;
+	return tcp_connect_loopback(g_port, host, 0);
 }
 
 /* Read exactly @n bytes (poll bound: 20 s, a hang only).  Return: bytes
@@ -212,7 +204,11 @@ static void test_idle_flood(void **state)
 	served = connect_from(1);
 	assert_true(echo(served, xid++));
 	wait_for(&c->tcp_calls_in_use, 0);
-	mem0 = ct(&g_svc.sv_mem_registered); /* one call context's */
+	/* the connection's read-ahead buffer (4 KiB, rpcrdma-nfsd(8)
+	 * --memory) is in the receive share and the budget; the rest is one
+	 * call context's */
+	assert_int_equal(ct(&g_svc.sv_recv_bytes_held), 4096);
+	mem0 = ct(&g_svc.sv_mem_registered) - 4096;
 	assert_true(mem0 > 0);
 	assert_int_equal(ct(&c->conns_open[SVC_XPRT_TCP]), 1);
 
@@ -229,6 +225,7 @@ static void test_idle_flood(void **state)
 	assert_int_equal(ct(&c->conns_open[SVC_XPRT_TCP]), LIMIT);
 	assert_int_equal(ct(&c->conns_refused_host), 0);
 	assert_int_equal(atomic_load(&g_svc.sv_nconns), LIMIT);
+	assert_int_equal(ct(&g_svc.sv_recv_bytes_held), LIMIT * 4096ull);
 	/* a refused one may be seen closed a moment after it was counted:
 	 * look again (up to 20 s in all: a hang only) */
 	for (int t = 0; t < 400 && shut < IDLE - (LIMIT - 1); t++) {
@@ -276,6 +273,7 @@ static void test_idle_flood(void **state)
 	assert_int_equal(atomic_load(&g_svc.sv_nconns), 0);
 	assert_int_equal(ct(&c->tcp_calls_in_use), 0);
 	assert_int_equal(ct(&c->buf_bytes_in_use), 0);
+	assert_int_equal(ct(&g_svc.sv_recv_bytes_held), 0);
 	/* the call contexts the two served clients used are kept free for
 	 * reuse by their groups (at most one each here): nothing else */
 	assert_true(ct(&g_svc.sv_mem_registered) <= 2 * mem0);

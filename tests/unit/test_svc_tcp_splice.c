@@ -30,6 +30,7 @@
 #include <cmocka.h>
 
 #include "svc/svc_internal.h"
+#include "svc_tcp_fixture.h"
 
 #define FPROG 0x20000098u
 #define FP_READ 1      /* offset, count in; count, data (piped), trailer out */
@@ -71,12 +72,8 @@ static int fprog_dispatch(struct rpcrdma_svc_req *req, void *arg)
 	return req->rq_msg.rm_proc == FP_READ ? RPCRDMA_SVC_SUCCESS : RPCRDMA_SVC_SYSTEM_ERR;
 }
 
-struct fixture {
-	struct rpcrdma_svc svc;
-	int peer;
-	struct sockaddr_in addr;
-	int fds_before;
-};
+/* Descriptors open before the server was made: teardown finds as many. */
+static int fds_before;
 
 /* Descriptors this process has open now. */
 static int count_fds(void)
@@ -105,13 +102,10 @@ static int setup(void **state)
 		.sc_max_conns_per_host = 4,
 		.sc_log = stderr,
 	};
-	struct fixture *f = calloc(1, sizeof(*f));
 	char path[] = "/tmp/test_svc_tcp_spliceXXXXXX";
 	uint8_t *buf = malloc(FILE_BYTES);
-	int sv[2];
 	uint32_t i;
 
-	assert_non_null(f);
 	assert_non_null(buf);
 	file_fd = mkstemp(path);
 	assert_true(file_fd >= 0);
@@ -120,56 +114,22 @@ static int setup(void **state)
 		buf[i] = pattern(i);
 	assert_int_equal(write(file_fd, buf, FILE_BYTES), (ssize_t)FILE_BYTES);
 	free(buf);
-	f->fds_before = count_fds();
-	assert_int_equal(svc_init(&f->svc, &cfg), 0);
-	assert_int_equal(rpcrdma_svc_register(&f->svc, FPROG, 1, fprog_dispatch, NULL), 0);
-	f->addr.sin_family = AF_INET;
-	f->addr.sin_addr.s_addr = htonl(0xc0000201); /* 192.0.2.1 */
-	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-	assert_int_equal(svc_tcp_adopt(&f->svc.sv_groups[0], sv[0],
-				       (struct sockaddr *)&f->addr), 0);
-	f->peer = sv[1];
-	*state = f;
+	fds_before = count_fds();
+	*state = tcp_fixture_new(&cfg, FPROG, fprog_dispatch);
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	struct fixture *f = *state;
+	struct tcp_fixture *f = *state;
 
-	if (f->peer >= 0)
-		close(f->peer);
-	svc_tcp_class.xc_close_all(&f->svc.sv_groups[0]);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls_in_use), 0);
-	svc_fini(&f->svc);
+	tcp_fixture_close(f);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.tcp_calls_in_use), 0);
+	tcp_fixture_free(f);
 	/* every pipe closed with its context */
-	assert_int_equal(count_fds(), f->fds_before);
+	assert_int_equal(count_fds(), fds_before);
 	close(file_fd);
-	free(f);
 	return 0;
-}
-
-static void pump(struct fixture *f, int ms)
-{
-	struct svc_group *grp = &f->svc.sv_groups[0];
-	struct epoll_event evs[8];
-	int n, i;
-
-	n = epoll_wait(grp->gr_epoll, evs, 8, ms);
-	for (i = 0; i < n; i++)
-		if (svc_tcp_is_tag(evs[i].data.ptr))
-			svc_tcp_event(grp, evs[i].data.ptr, evs[i].events);
-	while (svc_worker_run_one(grp))
-		;
-	svc_take_done(grp);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
 }
 
 /* A FILE call as one record (mark included): 52 bytes. */
@@ -214,23 +174,10 @@ static size_t want_err(uint8_t *out, uint32_t xid)
 	return 28;
 }
 
-/* Pump until @n bytes came from @fd (or 4 s); return how many. */
-static size_t pump_read(struct fixture *f, int fd, uint8_t *buf, size_t n)
+/* Pump until @n bytes came from @fd (800 turns at most); return how many. */
+static size_t pump_read(struct tcp_fixture *f, int fd, uint8_t *buf, size_t n)
 {
-	size_t got = 0;
-	int turns;
-
-	for (turns = 0; turns < 800 && got < n; turns++) {
-		ssize_t r;
-
-		pump(f, 5);
-		r = recv(fd, buf + got, n - got, MSG_DONTWAIT);
-		if (r == 0)
-			break;
-		if (r > 0)
-			got += (size_t)r;
-	}
-	return got;
+	return tcp_fixture_pump_read(f, fd, buf, n, 800);
 }
 
 /* Pipelined READs from the pipe, odd sizes (pads of 3, 2 and 0 bytes),
@@ -239,7 +186,7 @@ static size_t pump_read(struct fixture *f, int fd, uint8_t *buf, size_t n)
  * worked out, in order. */
 static void test_splice_replies(void **state)
 {
-	struct fixture *f = *state;
+	struct tcp_fixture *f = *state;
 	static const uint32_t calls[][3] = {
 		{ FP_READ, 3, 100001 },
 		{ FP_READ, 70000, 65538 },
@@ -253,17 +200,17 @@ static void test_splice_replies(void **state)
 	assert_non_null(want);
 	assert_non_null(got);
 	for (i = 0; i < nc; i++) {
-		send_call(f->peer, 0x100 + (uint32_t)i, calls[i][0], calls[i][1], calls[i][2]);
+		send_call(f->tf_peer, 0x100 + (uint32_t)i, calls[i][0], calls[i][1], calls[i][2]);
 		wlen += calls[i][0] == FP_READ
 			? want_read(want + wlen, 0x100 + (uint32_t)i, calls[i][1], calls[i][2])
 			: want_err(want + wlen, 0x100 + (uint32_t)i);
 	}
-	assert_int_equal(pump_read(f, f->peer, got, wlen), wlen);
+	assert_int_equal(pump_read(f, f->tf_peer, got, wlen), wlen);
 	assert_memory_equal(got, want, wlen);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_spliced_replies), 4);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_spliced_bytes),
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.tcp_spliced_replies), 4);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.tcp_spliced_bytes),
 			 100001 + 65538 + 262144 + 70001);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls_in_use), 0);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.tcp_calls_in_use), 0);
 	/* TCP carries every byte in the record: no direct data placement */
 	assert_int_equal(seen_ddp, 0);
 	free(want);
@@ -275,37 +222,19 @@ static void test_splice_replies(void **state)
  * back, and teardown finds no pipe left open. */
 static void test_splice_reset_mid_reply(void **state)
 {
-	struct fixture *f = *state;
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
-	uint16_t port = 0;
-	uint8_t b[16];
-	int fd, small = 4096, turns;
+	struct tcp_fixture *f = *state;
+	uint16_t port;
+	int fd, turns;
 	uint32_t x;
 
-	assert_int_equal(svc_tcp_listen(&f->svc, "127.0.0.1", 0, &port), 0);
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert_true(fd >= 0);
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
-	sa.sin_port = htons(port);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	for (turns = 0; turns < 100 && atomic_load(&f->svc.sv_ct.tcp_connections) < 2; turns++)
-		pump(f, 5);
+	fd = tcp_fixture_second_client(f, &port);
 	for (x = 1; x <= 40; x++)
 		send_call(fd, x, FP_READ, x * 1000, 262144);
 	for (turns = 0; turns < 50; turns++)
-		pump(f, 2);
-	assert_true(atomic_load(&f->svc.sv_ct.tcp_calls_in_use) > 0); /* replies waiting */
-	assert_true(atomic_load(&f->svc.sv_ct.tcp_spliced_replies) > 0);
-	assert_int_equal(recv(fd, b, sizeof(b), 0), (ssize_t)sizeof(b));
-	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-	close(fd); /* RST */
-	for (turns = 0; turns < 200 && atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]) > 1; turns++)
-		pump(f, 5);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]), 1);
-	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_calls_in_use), 0);
-	svc_tcp_unlisten(&f->svc);
+		tcp_fixture_pump(f, 2);
+	assert_true(atomic_load(&f->tf_svc.sv_ct.tcp_calls_in_use) > 0); /* replies waiting */
+	assert_true(atomic_load(&f->tf_svc.sv_ct.tcp_spliced_replies) > 0);
+	tcp_fixture_reset_second(f, fd);
 	/* the other connection still served, from a pipe */
 	{
 		uint8_t *want = malloc(270000), *got = malloc(270000);
@@ -313,9 +242,9 @@ static void test_splice_reset_mid_reply(void **state)
 
 		assert_non_null(want);
 		assert_non_null(got);
-		send_call(f->peer, 0x77, FP_READ, 12345, 100000);
+		send_call(f->tf_peer, 0x77, FP_READ, 12345, 100000);
 		w = want_read(want, 0x77, 12345, 100000);
-		assert_int_equal(pump_read(f, f->peer, got, w), w);
+		assert_int_equal(pump_read(f, f->tf_peer, got, w), w);
 		assert_memory_equal(got, want, w);
 		free(want);
 		free(got);
@@ -326,20 +255,20 @@ static void test_splice_reset_mid_reply(void **state)
  * no pipe: the caller copies into the reply instead. */
 static void test_splice_refused(void **state)
 {
-	struct fixture *f = *state;
+	struct tcp_fixture *f = *state;
 	struct rpcrdma_svc_req req;
 
 	memset(&req, 0, sizeof(req));
 	assert_int_equal(rpcrdma_svc_ddp_pipe(&req, 1u << 20), -EOPNOTSUPP); /* no transport */
-	send_call(f->peer, 0x5, FP_READ, 0, RPCRDMA_SVC_DDP_PIPE_MIN - 4);
+	send_call(f->tf_peer, 0x5, FP_READ, 0, RPCRDMA_SVC_DDP_PIPE_MIN - 4);
 	{
 		uint8_t got[28], want[28];
 
 		want_err(want, 0x5);
-		assert_int_equal(pump_read(f, f->peer, got, 28), 28);
+		assert_int_equal(pump_read(f, f->tf_peer, got, 28), 28);
 		assert_memory_equal(got, want, 28);
 	}
-	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_spliced_replies), 0);
+	assert_int_equal(atomic_load(&f->tf_svc.sv_ct.tcp_spliced_replies), 0);
 }
 
 int main(void)
