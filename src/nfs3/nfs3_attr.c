@@ -215,19 +215,21 @@ int nfs3_proc_fsinfo(struct fs_call *c)
 	struct fs_fentry local, *fe;
 	struct stat st;
 	uint32_t max = c->c_exp->ex_max_payload;
-	uint32_t pref = max;
+	uint32_t pref = max, wmax = max;
 	int accept;
 
 	if (get_object(c, &local, &fe, &st, &accept))
 		return accept;
+	/* over TCP: 256 KiB preferred, and the most a WRITE should carry
+	 * (NFS3_TCP_PREF_IO says why) */
 	if (c->c_req && !rpcrdma_svc_req_ddp(c->c_req) && pref > NFS3_TCP_PREF_IO)
-		pref = NFS3_TCP_PREF_IO;
+		pref = wmax = NFS3_TCP_PREF_IO;
 	rpcrdma_xdr_put_u32(c->c_res, NFS3_OK);
 	nfs3_put_post_op_attr(c->c_res, c->c_exp, &st);
 	rpcrdma_xdr_put_u32(c->c_res, max);     /* rtmax */
 	rpcrdma_xdr_put_u32(c->c_res, pref);    /* rtpref */
 	rpcrdma_xdr_put_u32(c->c_res, 4096);    /* rtmult */
-	rpcrdma_xdr_put_u32(c->c_res, max);     /* wtmax */
+	rpcrdma_xdr_put_u32(c->c_res, wmax);    /* wtmax */
 	rpcrdma_xdr_put_u32(c->c_res, pref);    /* wtpref */
 	rpcrdma_xdr_put_u32(c->c_res, 4096);    /* wtmult */
 	rpcrdma_xdr_put_u32(c->c_res, 65536);   /* dtpref */

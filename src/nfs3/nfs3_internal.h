@@ -93,9 +93,16 @@ bool nfs3_transport_ok(const struct rpcrdma_nfs3_export *exp, unsigned flags,
 
 /*
  * FSINFO's rtpref/wtpref on a transport without direct data placement
- * (TCP): 256 KiB.  rtmax/wtmax stay the export's payload limit (1 MiB by
- * default) on every transport; a client that is not told a size (the
- * Linux client without rsize=/wsize=) uses the preferred one.  Over TCP a
+ * (TCP): 256 KiB, and its wtmax there too.  rtmax stays the export's
+ * payload limit (1 MiB by default) on every transport, wtmax on RDMA; a
+ * client that is not told a size (the Linux client without
+ * rsize=/wsize=) uses the preferred one, and one told more writes no
+ * more than wtmax.  A 1 MiB WRITE over TCP is read whole, then written,
+ * then answered, with nothing overlapping at one call in flight, where
+ * four 256 KiB ones overlap the reading of one with the writing of
+ * another: measured in the VM (docs/bench.md, session 24), 1 MiB
+ * sequential writes went at 0.67 of the kernel's nfsd, 256 KiB ones at
+ * 1.16 (a larger WRITE is still served).  Reads: over TCP a
  * 1 MiB reply does not fit a loopback socket's send buffer at once and
  * goes out over several wake-ups: measured in the VM (docs/bench.md,
  * "TCP READ from the page cache"), 256 KiB READs gave 1.6x the MB/s of

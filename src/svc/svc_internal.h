@@ -434,13 +434,16 @@ struct svc_group {
 	/* TCP (svc_tcp.c): this group's connections, the sockets group 0
 	 * handed over (gr_wq_lock), free call contexts, connections with
 	 * replies queued in a batch and connections whose waiting record got
-	 * a context back (both served by svc_tcp_flush()), the next deadline
-	 * sweep (CLOCK_MONOTONIC ms, 0: none due). */
+	 * a context back (both served by svc_tcp_flush()), large record
+	 * buffers kept (SVC_TCP_KEEP_BIG), the next deadline sweep
+	 * (CLOCK_MONOTONIC ms, 0: none due). */
 	struct svc_tconn *gr_tconns;
 	uint32_t gr_ntconns;
 	struct svc_tcp_inbox *gr_tcp_inbox;
 	struct svc_call *gr_tcp_free;
 	uint32_t gr_tcp_nfree;
+	struct svc_tcp_big *gr_tcp_big; /* kept large record buffers */
+	uint32_t gr_tcp_nbig;
 	struct svc_tconn *gr_tcp_flush;
 	struct svc_tconn *gr_tcp_resume;
 	struct svc_tconn *gr_tcp_dead;  /* let go of, freed by svc_tcp_reap() */

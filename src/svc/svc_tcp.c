@@ -77,6 +77,7 @@ struct svc_tconn {
 	size_t tc_out_off;           /* bytes of the head's record written */
 	uint64_t tc_out_ms;          /* replies waiting since (last progress); 0: none */
 	uint32_t tc_events;          /* epoll events registered */
+	uint32_t tc_lowat;           /* the socket's SO_RCVLOWAT (1: the default) */
 	bool tc_flush_queued;        /* on gr_tcp_flush */
 	struct svc_tconn *tc_flush_next;
 	/* A complete record waits in the reader for a call context (the
@@ -139,6 +140,71 @@ static void svc_tcp_call_free(struct rpcrdma_svc *svc, struct svc_call *cc)
 	free(cc->cc_reply ? cc->cc_reply - 4 : NULL);
 	atomic_fetch_sub(&svc->sv_mem_registered, svc_tcp_call_bytes(svc));
 	free(cc);
+}
+
+/** A large record buffer kept by its group (gr_tcp_big); this header
+ * sits in the buffer's first bytes while it is kept. */
+struct svc_tcp_big {
+	struct svc_tcp_big *tb_next;
+	uint32_t tb_cap;
+};
+
+/* Keep large record buffer @buf (@cap bytes) for a later large record
+ * while @grp keeps fewer than SVC_TCP_KEEP_BIG and the memory budget has
+ * room for it; else free it (a small or NULL one too). */
+static void svc_tcp_big_put(struct svc_group *grp, uint8_t *buf, uint32_t cap)
+{
+	struct rpcrdma_svc *svc = grp->gr_svc;
+	struct svc_tcp_big *tb = (struct svc_tcp_big *)buf;
+
+	if (!buf)
+		return;
+	if (cap <= SVC_TCP_KEEP_CALL_BYTES || grp->gr_tcp_nbig >= SVC_TCP_KEEP_BIG)
+		goto drop;
+	if (atomic_fetch_add(&svc->sv_mem_registered, cap) + cap > svc->sv_cfg.sc_memory) {
+		atomic_fetch_sub(&svc->sv_mem_registered, cap);
+		goto drop;
+	}
+	tb->tb_cap = cap;
+	tb->tb_next = grp->gr_tcp_big;
+	grp->gr_tcp_big = tb;
+	grp->gr_tcp_nbig++;
+	return;
+drop:
+	free(buf);
+}
+
+/* A kept large record buffer of @grp of at least @want bytes (its size in
+ * *@cap), its bytes back to the memory budget.  Return: NULL: none. */
+static uint8_t *svc_tcp_big_get(struct svc_group *grp, uint32_t want, uint32_t *cap)
+{
+	struct svc_tcp_big **pp, *tb;
+
+	for (pp = &grp->gr_tcp_big; (tb = *pp); pp = &tb->tb_next) {
+		if (tb->tb_cap < want)
+			continue;
+		*pp = tb->tb_next;
+		grp->gr_tcp_nbig--;
+		*cap = tb->tb_cap;
+		atomic_fetch_sub(&grp->gr_svc->sv_mem_registered, tb->tb_cap);
+		return (uint8_t *)tb;
+	}
+	return NULL;
+}
+
+/* @tc's reader is in a fragment its buffer cannot hold whole: a kept large
+ * buffer that can takes the record so far, so the rest is read straight
+ * into it (the reader's old buffer goes). */
+static void svc_tcp_big_adopt(struct svc_tconn *tc, uint32_t want)
+{
+	struct svc_group *grp = tc->tc_grp;
+	uint32_t cap, old_cap;
+	uint8_t *buf = svc_tcp_big_get(grp, want, &cap), *old;
+
+	if (!buf)
+		return;
+	old = svc_rm_adopt(&tc->tc_rm, buf, cap, &old_cap);
+	svc_tcp_big_put(grp, old, old_cap); /* refused: kept again */
 }
 
 /* A call context for a record of @tc: a free one of the group's, or a
@@ -212,8 +278,9 @@ static void svc_tcp_call_put(struct svc_call *cc)
 	tc->tc_calls_out--;
 	SVC_DEC(svc, tcp_calls_in_use, 1);
 	if (cc->cc_call_cap > SVC_TCP_KEEP_CALL_BYTES) {
-		/* A large WRITE's record: not kept idle in the pool. */
-		free(cc->cc_call);
+		/* A large WRITE's record: not kept idle in the context, but
+		 * among the group's few large buffers for the next one. */
+		svc_tcp_big_put(grp, cc->cc_call, cc->cc_call_cap);
 		cc->cc_call = NULL;
 		cc->cc_call_cap = 0;
 	}
@@ -242,8 +309,14 @@ static void svc_tcp_call_put(struct svc_call *cc)
 
 uint32_t svc_tcp_free_calls(struct svc_group *grp)
 {
-	uint32_t n = 0;
+	uint32_t n = 0, cap;
 	struct svc_call *cc;
+	uint8_t *buf;
+
+	while ((buf = svc_tcp_big_get(grp, 0, &cap))) {
+		free(buf);
+		n++;
+	}
 
 	while ((cc = grp->gr_tcp_free)) {
 		grp->gr_tcp_free = cc->cc_next;
@@ -401,6 +474,7 @@ int svc_tcp_adopt(struct svc_group *grp, int fd, const struct sockaddr *peer)
 	memcpy(&tc->tc_peer, peer, peer->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
 	       peer->sa_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(sa_family_t));
 	tc->tc_max_calls = svc->sv_cfg.sc_credits;
+	tc->tc_lowat = 1;
 	tc->tc_last_ms = svc_now_ms();
 	tc->tc_capture = svc_capture_tcp_open(svc, fd, peer);
 	svc_rm_init(&tc->tc_rm, svc->sv_tcp_maxrec);
@@ -786,12 +860,34 @@ static int svc_tcp_records(struct svc_tconn *tc, int rc, uint64_t now)
 	return rc;
 }
 
+/* Have @tc's socket wake its reader once @want bytes are in it
+ * (SO_RCVLOWAT), when it says otherwise now.  A lowat that cannot be
+ * lowered closes the connection: the peer's last bytes might never wake
+ * it. */
+static void svc_tcp_lowat(struct svc_tconn *tc, uint32_t want)
+{
+	int v = (int)want;
+
+	if (want == tc->tc_lowat || tc->tc_closing)
+		return;
+	if (setsockopt(tc->tc_fd, SOL_SOCKET, SO_RCVLOWAT, &v, sizeof(v)) == 0)
+		tc->tc_lowat = want;
+	else if (want < tc->tc_lowat)
+		svc_tcp_close(tc, "cannot lower SO_RCVLOWAT");
+}
+
 /* Read @tc's socket: at most SVC_TCP_READS_PER_EVENT reads, while it may
- * take calls; each complete record is dispatched at once. */
+ * take calls; each complete record is dispatched at once.  A large
+ * fragment is read into a kept large buffer when the group has one, and
+ * when the socket runs dry in its middle the socket's SO_RCVLOWAT is
+ * raised to the fragment's rest (the peer must send that much): one
+ * wake-up and about one read for the rest rather than one per segment
+ * burst.  It is 1 again whenever the loop ends otherwise. */
 static void svc_tcp_read(struct svc_tconn *tc, uint64_t now)
 {
 	struct rpcrdma_svc *svc = tc->tc_svc;
 	struct iovec iov[2];
+	uint32_t lowat = 1, want;
 	unsigned turns;
 	ssize_t n;
 	int niov, rc;
@@ -799,6 +895,9 @@ static void svc_tcp_read(struct svc_tconn *tc, uint64_t now)
 	for (turns = 0; turns < SVC_TCP_READS_PER_EVENT; turns++) {
 		if (tc->tc_closing || tc->tc_held || tc->tc_calls_out >= tc->tc_max_calls)
 			break;
+		want = svc_rm_want(&tc->tc_rm);
+		if (want > SVC_TCP_KEEP_CALL_BYTES && tc->tc_grp->gr_tcp_big)
+			svc_tcp_big_adopt(tc, want);
 		niov = svc_rm_iov(&tc->tc_rm, iov);
 		if (niov < 0) {
 			svc_tcp_close(tc, "no memory for a record");
@@ -808,8 +907,10 @@ static void svc_tcp_read(struct svc_tconn *tc, uint64_t now)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				lowat = svc_rm_frag_left(&tc->tc_rm);
 				break;
+			}
 			svc_tcp_close(tc, "receive failed (peer reset)");
 			return;
 		}
@@ -831,9 +932,18 @@ static void svc_tcp_read(struct svc_tconn *tc, uint64_t now)
 		}
 		if (!svc_rm_partial(&tc->tc_rm))
 			tc->tc_rec_ms = 0;
-		if ((size_t)n < iov[0].iov_len + (niov > 1 ? iov[1].iov_len : 0))
-			break; /* the socket is empty for now */
+		if ((size_t)n < iov[0].iov_len + (niov > 1 ? iov[1].iov_len : 0)) {
+			/* the socket is empty for now */
+			if (!tc->tc_held)
+				lowat = svc_rm_frag_left(&tc->tc_rm);
+			break;
+		}
 	}
+	if (lowat < SVC_TCP_LOWAT_MIN)
+		lowat = 1;
+	else if (lowat > SVC_TCP_LOWAT_MAX)
+		lowat = SVC_TCP_LOWAT_MAX;
+	svc_tcp_lowat(tc, lowat);
 	svc_tcp_arm(tc);
 }
 
@@ -1044,6 +1154,11 @@ bool svc_tcp_capturing(const struct svc_call *cc)
 uint32_t svc_tcp_conn_id(const struct svc_call *cc)
 {
 	return cc->cc_tconn ? cc->cc_tconn->tc_id_num : 0;
+}
+
+int svc_tcp_sockfd(const struct svc_tconn *tc)
+{
+	return tc->tc_fd;
 }
 
 bool svc_tcp_closing(const struct svc_call *cc)

@@ -230,3 +230,29 @@ void svc_rm_give(struct svc_rm *r, uint8_t *buf, uint32_t cap)
 	r->rm_buf = buf;
 	r->rm_cap = cap;
 }
+
+uint32_t svc_rm_want(const struct svc_rm *r)
+{
+	uint64_t need;
+
+	if (!r->rm_in_frag || !r->rm_frag_left)
+		return 0;
+	need = (uint64_t)r->rm_len + r->rm_frag_left; /* <= rm_max: svc_rm_mark() */
+	return need > r->rm_cap ? (uint32_t)need : 0;
+}
+
+uint8_t *svc_rm_adopt(struct svc_rm *r, uint8_t *buf, uint32_t cap, uint32_t *old_cap)
+{
+	uint8_t *old = r->rm_buf;
+
+	if (!buf || cap < r->rm_len) { /* refused: the caller's back */
+		*old_cap = cap;
+		return buf;
+	}
+	*old_cap = r->rm_cap;
+	if (r->rm_len)
+		memcpy(buf, r->rm_buf, r->rm_len);
+	r->rm_buf = buf;
+	r->rm_cap = cap;
+	return old;
+}

@@ -159,6 +159,30 @@ int svc_rm_take(struct svc_rm *r, uint8_t **buf, uint32_t *len, uint32_t *cap);
 /* svc_rm_give - let the reader reuse @buf (@cap bytes) for its next record
  * when it has none; else @buf is freed. */
 void svc_rm_give(struct svc_rm *r, uint8_t *buf, uint32_t cap);
+/*
+ * svc_rm_want - the bytes a buffer must hold for the current fragment to
+ * be read into it whole: the record so far and the fragment's rest
+ * (rm_len + rm_frag_left, at most rm_max), when that is more than the
+ * reader's buffer holds; 0 when it holds it, or between fragments.  The
+ * transport offers a buffer it keeps (svc_rm_adopt()) so a large record
+ * is read with as few reads as the socket allows, not one per doubling.
+ */
+uint32_t svc_rm_want(const struct svc_rm *r);
+/*
+ * svc_rm_adopt - the reader moves the record so far (rm_len bytes) into
+ * @buf (@cap bytes, at least rm_len; the reader owns it from now on) and
+ * goes on reading into it.  Return: the reader's buffer before (NULL when
+ * it had none; the caller owns it, its size in *@old_cap); @buf itself
+ * (refused, nothing changed) when it is NULL or smaller than rm_len.
+ */
+uint8_t *svc_rm_adopt(struct svc_rm *r, uint8_t *buf, uint32_t cap, uint32_t *old_cap);
+/* svc_rm_frag_left - bytes of the current fragment still to come (0
+ * between fragments): bytes the peer must still send, so the transport
+ * may wait for that many (SO_RCVLOWAT) without waiting for good. */
+static inline uint32_t svc_rm_frag_left(const struct svc_rm *r)
+{
+	return r->rm_in_frag ? r->rm_frag_left : 0;
+}
 /* svc_rm_partial - bytes of a record (or of its first mark) have come and
  * the record is not complete: the connection's record deadline runs. */
 static inline bool svc_rm_partial(const struct svc_rm *r)
@@ -184,6 +208,19 @@ static inline bool svc_rm_partial(const struct svc_rm *r)
  * the largest call buffer one keeps while free (a large WRITE's goes). */
 #define SVC_TCP_KEEP_CALLS 64u
 #define SVC_TCP_KEEP_CALL_BYTES (64u << 10)
+/* Large record buffers (over SVC_TCP_KEEP_CALL_BYTES: WRITE's data) a
+ * group keeps for the next large records, counted against the memory
+ * budget: a 1 MiB WRITE is read straight into memory that is already
+ * there, not into a buffer grown by doubling from 4 KiB (eight reads,
+ * reallocations, fresh pages faulted in for every call). */
+#define SVC_TCP_KEEP_BIG 8u
+/* A fragment with at least this much still to come: the socket's
+ * SO_RCVLOWAT is raised to its rest, so the connection wakes once the
+ * fragment is there rather than once per segment burst. */
+#define SVC_TCP_LOWAT_MIN (64u << 10)
+/* The most SO_RCVLOWAT is raised to (the kernel caps it at half the
+ * receive buffer's limit besides). */
+#define SVC_TCP_LOWAT_MAX (1u << 20)
 
 struct svc_tconn;
 
@@ -249,6 +286,9 @@ bool svc_tcp_capturing(const struct svc_call *cc);
 /* svc_tcp_pipe_close - close @cc's pipe (svc_tcp_pipe.c), whatever it
  * holds; its next rpcrdma_svc_ddp_pipe() makes another. */
 void svc_tcp_pipe_close(struct svc_call *cc);
+/* svc_tcp_sockfd - connection @tc's socket (-1 once closed): for the
+ * unit tests' look at its options. */
+int svc_tcp_sockfd(const struct svc_tconn *tc);
 /* svc_tcp_closing - TCP call @cc's connection is closing. */
 bool svc_tcp_closing(const struct svc_call *cc);
 /* svc_tcp_bc_slot - the backchannel handle field of TCP call @cc's

@@ -84,6 +84,14 @@ if [[ $NFS_PROTO == tcp ]]; then
 	[[ ,$opts, == *,rsize=262144,* && ,$opts, == *,wsize=262144,* ]] ||
 		fail "over TCP the client should use FSINFO's preferred 256 KiB: $opts"
 	pass "over TCP the client took rsize and wsize 262144 from FSINFO's rtpref/wtpref"
+	# Asked for 1 MiB both ways: READs of 1 MiB (rtmax, the export's
+	# payload), WRITEs of 256 KiB (wtmax over TCP, NFS3_TCP_PREF_IO).
+	kmount "$SERVER_ADDR:$EXPORT" /mnt/wtmax "${MOPTS:+$MOPTS,}rsize=1048576,wsize=1048576,nosharecache"
+	opts=$(awk '$2 == "/mnt/wtmax" { print $4 }' /proc/mounts)
+	[[ ,$opts, == *,rsize=1048576,* && ,$opts, == *,wsize=262144,* ]] ||
+		fail "over TCP asking for 1 MiB should give rsize 1048576 and wsize 262144 (wtmax): $opts"
+	kumount /mnt/wtmax
+	pass "over TCP a 1 MiB mount took rsize 1048576 (rtmax) and wsize 262144 (wtmax)"
 fi
 wk_write
 log "$(mountstats_xprt "$MNT")"
