@@ -14,6 +14,8 @@
  *                      mapping
  *   fs_cephfs.c        handles, objects, attributes, statfs, the table
  *   fs_cephfs_file.c   access, open, read, write, commit, setattr
+ *   fs_cephfs_direct.c stable WRITEs of files created here straight to
+ *                      the OSDs (an O_DIRECT Fh), while none is cached
  *   fs_cephfs_names.c  lookup, create, mkdir, mknod, symlink, readlink,
  *                      link, unlink, rename
  *   fs_cephfs_dir.c    readdir with libcephfs' own offsets as cookies
