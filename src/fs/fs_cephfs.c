@@ -214,6 +214,9 @@ static void fsc_release(struct fs_fentry *fe)
 		fsc_api->ca_ll_close(cm, fh);
 	if (o->co_fh_old)
 		fsc_api->ca_ll_close(cm, o->co_fh_old);
+	fh = atomic_load(&o->co_fh_direct);
+	if (fh)
+		fsc_api->ca_ll_close(cm, fh);
 	fsc_api->ca_ll_put(cm, o->co_in);
 	pthread_mutex_destroy(&o->co_lock);
 	free(o);

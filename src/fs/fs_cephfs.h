@@ -14,6 +14,8 @@
  *                      mapping
  *   fs_cephfs.c        handles, objects, attributes, statfs, the table
  *   fs_cephfs_file.c   access, open, read, write, commit, setattr
+ *   fs_cephfs_direct.c stable WRITEs of files created here straight to
+ *                      the OSDs (an O_DIRECT Fh), while none is cached
  *   fs_cephfs_names.c  lookup, create, mkdir, mknod, symlink, readlink,
  *                      link, unlink, rename
  *   fs_cephfs_dir.c    readdir with libcephfs' own offsets as cookies
@@ -61,6 +63,7 @@
 				     * protocols' grace starts after the mount */
 #define FSC_GRACE_REC_MAX 64u       /* longest record file read */
 #define FSC_GRACE_REC_LEN 37u       /* "rpcrdma-grace 1 " 20 digits "\n" */
+#define FSC_DIRECT_MAX 64u          /* files on the direct path per mount */
 
 /*
  * The seam: every libcephfs function the backend calls.  fsc_api points
@@ -185,6 +188,15 @@ void fs_cephfs_set_api(const struct fs_ceph_api *api);
 /** fs_cephfs_backend - CephFS through libcephfs (fs_cephfs.c). */
 extern const struct fs_backend fs_cephfs_backend;
 
+/* A file created by this gateway whose data has never been in
+ * libcephfs' object cache here (fs_cephfs_direct.c). */
+struct fsc_direct {
+	uint64_t cd_ino;
+	bool cd_used;
+	bool cd_closing;                /* a cached use waits for cd_inflight */
+	unsigned cd_inflight;           /* direct writes under way */
+};
+
 /* One mount of a file system, shared by the exports that name the same
  * user, file system, ceph.conf and keyring (fs_cephfs_mount.c). */
 struct fsc_mount {
@@ -203,6 +215,13 @@ struct fsc_mount {
 	/* the grace period across gateways (fs_cephfs_grace.c) */
 	char *cm_grace;                 /* grace= directory; NULL: none */
 	char cm_grace_name[FSC_UUID_MAX]; /* this gateway's record ("" none) */
+	/* files whose stable WRITEs go straight to the OSDs
+	 * (fs_cephfs_direct.c): cm_direct_lock guards the table */
+	pthread_mutex_t cm_direct_lock;
+	pthread_cond_t cm_direct_cond;  /* an entry's writes drained or it left */
+	bool cm_direct_ready;           /* lock and cond initialised */
+	unsigned cm_direct_next;        /* the slot a new file tries first */
+	struct fsc_direct cm_direct[FSC_DIRECT_MAX];
 };
 
 /* The export's state (ex_be_priv). */
@@ -225,6 +244,10 @@ struct fsc_obj {
 	Fh *co_fh_old;                  /* a read-only Fh a read-write one
 					 * replaced (calls may still use it):
 					 * closed with the object */
+	Fh *_Atomic co_fh_direct;       /* O_DIRECT, for stable WRITEs
+					 * (fs_cephfs_direct.c); NULL: none yet */
+	_Atomic bool co_cached;         /* the inode's data may be in the
+					 * object cache: no direct path */
 };
 
 /* A lock description (fs_lockd's ld_owner): its own Fh, so closing it
@@ -403,6 +426,44 @@ Fh *fsc_obj_fh(struct fsc_obj *o, int acc, int *err);
 int fsc_lookup_ref(const struct rpcrdma_nfs3_export *exp, struct fsc_obj *dir,
 		   const char *name, const UserPerm *perms, unsigned want,
 		   Inode **in, struct ceph_statx *stx);
+
+/* ---- stable WRITEs straight to the OSDs (fs_cephfs_direct.c) ---- */
+
+/**
+ * fsc_direct_init - @m's table of files on the direct path, empty.
+ * Return: 0, or a negative errno of pthread_mutex_init/pthread_cond_init.
+ */
+int fsc_direct_init(struct fsc_mount *m);
+
+/** fsc_direct_fini - undo fsc_direct_init() (nothing if it did not run). */
+void fsc_direct_fini(struct fsc_mount *m);
+
+/**
+ * fsc_direct_created - inode @ino was just created by this gateway (its
+ * data is in no cache): its stable WRITEs may go straight to the OSDs.
+ * Without room in the table (every entry has writes in flight) the file
+ * stays on the cached path.
+ */
+void fsc_direct_created(struct fsc_mount *m, uint64_t ino);
+
+/**
+ * fsc_direct_forget - @o's data is about to go through libcephfs' object
+ * cache (a READ, an UNSTABLE WRITE): its inode leaves the direct path for
+ * good, once the direct writes in flight have finished (waits for them).
+ */
+void fsc_direct_forget(struct fsc_obj *o);
+
+/**
+ * fsc_direct_begin - the O_DIRECT Fh a stable WRITE of @o goes through,
+ * opened on first need with the server's identity, or NULL: the cached
+ * path (the inode not created here, or cached since, or the open failed).
+ * A non-NULL answer must be followed by fsc_direct_end() once the write
+ * returned.
+ */
+Fh *fsc_direct_begin(struct fsc_obj *o);
+
+/** fsc_direct_end - a direct write fsc_direct_begin() allowed is over. */
+void fsc_direct_end(struct fsc_obj *o);
 
 /* ---- operations (fs_backend.h documents them) ---- */
 

@@ -10,8 +10,11 @@
  * straight between libcephfs and the caller's iovecs (the transport's
  * registered buffers): ceph_ll_readv / ceph_ll_writev, no bounce copy.
  * UNSTABLE writes stay in libcephfs' buffers until COMMIT
- * (ceph_ll_sync_inode of the data only: be_commit); DATA_SYNC and
- * FILE_SYNC sync the data (ceph_ll_fsync, data only) before answering.
+ * (ceph_ll_sync_inode of the data only: be_commit).  DATA_SYNC and
+ * FILE_SYNC WRITEs of a file this gateway created and never read or wrote
+ * through the cache go straight to the OSDs through an O_DIRECT Fh
+ * (fs_cephfs_direct.c); others sync the data (ceph_ll_fsync, data only)
+ * before answering.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -172,6 +175,7 @@ ssize_t fsc_be_read(struct fs_call *c, struct fs_fentry *fe,
 		return -EINVAL;
 	if (off > INT64_MAX)
 		return -EINVAL;
+	fsc_direct_forget(o); /* the read fills the object cache */
 	fh = fsc_obj_fh(o, O_RDONLY, &err);
 	if (!fh)
 		return err == -EACCES || err == -ESTALE ? -EIO : FSC_ERR(err, -EISDIR);
@@ -187,15 +191,27 @@ int fsc_be_write(struct fs_call *c, struct fs_fentry *fe,
 {
 	struct fsc_obj *o = fsc_fe(fe);
 	int err = 0;
-	Fh *fh;
+	Fh *fh, *dfh;
 
 	(void)c;
 	*done = 0;
 	if (off > INT64_MAX)
 		return -EFBIG;
+	/* the cached Fh read-write in any case: be_lease_open tells a
+	 * file written here by it */
 	fh = fsc_obj_fh(o, O_WRONLY, &err);
 	if (!fh)
 		return err == -ENOSPC || err == -EDQUOT ? err : -EIO;
+	dfh = stable != FS_UNSTABLE ? fsc_direct_begin(o) : NULL;
+	if (dfh) {
+		/* to the OSDs and back: nothing left to sync */
+		*done = rw_all(o, dfh, true, iov, iovcnt, off, &err);
+		fsc_direct_end(o);
+		if (err)
+			return *done ? 0 : FSC_ERR(err, -EFBIG);
+		return 0;
+	}
+	fsc_direct_forget(o); /* the write goes into the object cache */
 	*done = rw_all(o, fh, true, iov, iovcnt, off, &err);
 	if (err)
 		return *done ? 0 : FSC_ERR(err, -EFBIG);

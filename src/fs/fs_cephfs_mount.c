@@ -167,6 +167,7 @@ static void mount_free(struct fsc_mount *m)
 	free(m->cm_grace);
 	free(m->cm_conf);
 	free(m->cm_keyring);
+	fsc_direct_fini(m);
 	free(m);
 }
 
@@ -299,6 +300,11 @@ static int mount_new(FILE *log, const struct fsc_opts *o, struct fsc_mount **out
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
+	err = fsc_direct_init(m);
+	if (err) {
+		free(m);
+		return err;
+	}
 	strcpy(m->cm_user, o->co_user);
 	strcpy(m->cm_fsname, o->co_fsname);
 	m->cm_conf = strdup(o->co_conf ? o->co_conf : FSC_CONF_DEFAULT);

@@ -92,6 +92,8 @@ int fsc_be_create(struct fs_call *c, struct fs_fentry *dir,
 	if (err)
 		return FSC_ERR(err, MAKE_ERRS);
 	*created = true;
+	/* a new inode: nothing of it is cached */
+	fsc_direct_created(d->co_mnt, stx.stx_ino);
 	if (verf) {
 		/* an exclusive create's verifier, in the times' seconds
 		 * until the client's SETATTR */

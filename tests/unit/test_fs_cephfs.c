@@ -70,7 +70,11 @@ static struct {
 	int sync_dataonly;          /* the last one's syncdataonly */
 	int fsyncs;                 /* ceph_ll_fsync calls on the file "f" */
 	int fsync_dataonly;         /* the last one's syncdataonly */
-	size_t written;             /* bytes ceph_ll_writev took into "f" */
+	size_t written;             /* bytes ceph_ll_writev took into "f"
+				     * through its cached Fh */
+	size_t dwritten;            /* ... through its O_DIRECT Fh */
+	int dopens, dcloses;        /* O_DIRECT Fh of "f" opened, closed */
+	int reads;                  /* ceph_ll_readv calls on "f" */
 	/* the grace directory, as every gateway sees it */
 	bool at_grace;              /* the last ceph_mount was of the grace dir */
 	int gmount_err;             /* ceph_mount of the grace dir answers it */
@@ -288,7 +292,15 @@ static int f_getattr(struct ceph_mount_info *cm, Inode *in, struct ceph_statx *s
 		stx->stx_nlink = g.nlink;
 	return 0;
 }
-static int f_close(struct ceph_mount_info *cm, Fh *fh) { (void)cm; (void)fh; return 0; }
+/* "f"'s O_DIRECT Fh (its cached one is the Inode itself) */
+static char g_file_dfh;
+static int f_close(struct ceph_mount_info *cm, Fh *fh)
+{
+	(void)cm;
+	if (fh == (Fh *)&g_file_dfh)
+		g.dcloses++;
+	return 0;
+}
 static int f_mkdir(struct ceph_mount_info *cm, Inode *parent, const char *name,
 		   mode_t mode, Inode **out, struct ceph_statx *stx,
 		   unsigned want, unsigned flags, const UserPerm *p)
@@ -387,7 +399,15 @@ static int f_create_rec(struct ceph_mount_info *cm, Inode *parent, const char *n
 {
 	struct grec *r = grec_of_sub(parent);
 
-	(void)cm; (void)mode; (void)oflags; (void)want; (void)lflags; (void)p;
+	(void)cm; (void)mode; (void)want; (void)lflags; (void)p;
+	if (parent == (Inode *)&g_root && !strcmp(name, "new")) {
+		/* a new file (the test's "f" again: its fakes count) */
+		assert_int_equal(oflags & (O_CREAT | O_EXCL), O_CREAT | O_EXCL);
+		*outp = (Inode *)&g_file;
+		*fhp = (Fh *)&g_file;
+		fill(&g_file, stx);
+		return 0;
+	}
 	if (!r || strcmp(name, "record"))
 		return -EACCES;
 	r->has_rec = true;
@@ -402,12 +422,15 @@ static int64_t f_writev(struct ceph_mount_info *cm, Fh *fh, const struct iovec *
 	struct grec *r = (struct grec *)fh;
 
 	(void)cm;
-	if (fh == (Fh *)&g_file) {
+	if (fh == (Fh *)&g_file || fh == (Fh *)&g_file_dfh) {
 		size_t n = 0;
 
 		for (int i = 0; i < iovcnt; i++)
 			n += iov[i].iov_len;
-		g.written += n;
+		if (fh == (Fh *)&g_file)
+			g.written += n;
+		else
+			g.dwritten += n;
 		return (int64_t)n;
 	}
 	assert_int_equal(iovcnt, 1);
@@ -463,6 +486,14 @@ static int f_open(struct ceph_mount_info *cm, Inode *in, int flags, Fh **fh,
 		  const UserPerm *p)
 {
 	(void)cm; (void)p;
+	if (flags & O_DIRECT) {
+		/* only "f", for writing alone */
+		assert_ptr_equal(in, &g_file);
+		assert_int_equal(flags & O_ACCMODE, O_WRONLY);
+		g.dopens++;
+		*fh = (Fh *)&g_file_dfh;
+		return 0;
+	}
 	if ((flags & O_ACCMODE) == O_RDONLY)
 		g.greads++;
 	*fh = (Fh *)in;
@@ -472,9 +503,16 @@ static int64_t f_readv(struct ceph_mount_info *cm, Fh *fh, const struct iovec *i
 		       int iovcnt, int64_t off)
 {
 	struct grec *r = (struct grec *)fh;
-	size_t n = strlen(r->text);
+	size_t n;
 
 	(void)cm; (void)iovcnt; (void)off;
+	if (fh == (Fh *)&g_file) {
+		g.reads++;
+		memset(iov[0].iov_base, 'x', iov[0].iov_len);
+		return (int64_t)iov[0].iov_len;
+	}
+	assert_ptr_not_equal(fh, &g_file_dfh);
+	n = strlen(r->text);
 	if (n > iov[0].iov_len)
 		n = iov[0].iov_len;
 	memcpy(iov[0].iov_base, r->text, n);
@@ -843,6 +881,115 @@ static void test_stable_write_syncs_data_only(void **state)
 	assert_int_equal(g.fsyncs, 2);
 	assert_int_equal(g.fsync_dataonly, 1);
 	assert_int_equal(g.written, 3 * sizeof(buf));
+	/* a file found, not made here: never the O_DIRECT path (libcephfs
+	 * may cache its data) */
+	assert_int_equal(g.dopens, 0);
+	assert_int_equal(g.dwritten, 0);
+	fs_cephfs_backend.be_release(&f);
+	fs_cephfs_backend.be_release(&root);
+}
+
+/* make_new - decode the root into @root and create "new" (the fake's
+ * "f") in it into @f. */
+static void make_new(struct fs_call *c, struct fs_fentry *root,
+		     struct fs_fentry *f)
+{
+	uint8_t key[FSC_KEY_LEN];
+	struct stat dst, st;
+	bool created = false;
+
+	fs_fentry_init(root);
+	fs_fentry_init(f);
+	fsc_key_put(ROOT_INO, FSC_NOSNAP, FSCID, key);
+	assert_int_equal(fs_cephfs_backend.be_fh_decode(g_exp, 0, key, FSC_KEY_LEN, root, &dst), 0);
+	assert_int_equal(fs_cephfs_backend.be_create(c, root, &dst, "new", 0644, false,
+						     NULL, f, &st, &created), 0);
+	assert_true(created);
+}
+
+/*
+ * A file this gateway created: its DATA_SYNC and FILE_SYNC WRITEs go
+ * through one O_DIRECT Fh (libcephfs writes them to the OSDs and returns
+ * when they have them) with no fsync; once an UNSTABLE WRITE put its data
+ * in the object cache, stable WRITEs go through the cache and are synced
+ * (an O_DIRECT write would leave the cached copy stale); COMMIT syncs the
+ * data; releasing the object closes the O_DIRECT Fh.
+ */
+static void test_stable_write_direct(void **state)
+{
+	struct fs_call c = call_as(0, 0, 0, NULL);
+	struct fs_fentry root, f;
+	char buf[8] = "abcdefg";
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	size_t done = 0;
+
+	(void)state;
+	make_new(&c, &root, &f);
+	assert_int_equal(fs_cephfs_backend.be_write(&c, &f, &iov, 1, 0, FS_FILE_SYNC, &done), 0);
+	assert_int_equal(done, sizeof(buf));
+	assert_int_equal(g.dopens, 1);
+	assert_int_equal(g.dwritten, sizeof(buf));
+	assert_int_equal(g.written, 0);
+	assert_int_equal(g.fsyncs, 0);
+	assert_int_equal(fs_cephfs_backend.be_write(&c, &f, &iov, 1, 8, FS_DATA_SYNC, &done), 0);
+	assert_int_equal(g.dopens, 1); /* the same Fh */
+	assert_int_equal(g.dwritten, 2 * sizeof(buf));
+	assert_int_equal(g.fsyncs, 0);
+	/* UNSTABLE: into the cache, no sync */
+	assert_int_equal(fs_cephfs_backend.be_write(&c, &f, &iov, 1, 16, FS_UNSTABLE, &done), 0);
+	assert_int_equal(g.written, sizeof(buf));
+	assert_int_equal(g.dwritten, 2 * sizeof(buf));
+	assert_int_equal(g.fsyncs, 0);
+	/* now cached: a stable WRITE through the cache, then synced */
+	g.fsync_dataonly = -1;
+	assert_int_equal(fs_cephfs_backend.be_write(&c, &f, &iov, 1, 0, FS_FILE_SYNC, &done), 0);
+	assert_int_equal(g.written, 2 * sizeof(buf));
+	assert_int_equal(g.dwritten, 2 * sizeof(buf));
+	assert_int_equal(g.fsyncs, 1);
+	assert_int_equal(g.fsync_dataonly, 1);
+	/* COMMIT: the data synced */
+	g.sync_dataonly = -1;
+	assert_int_equal(fs_cephfs_backend.be_commit(&c, &f, false), 0);
+	assert_int_equal(g.syncs, 1);
+	assert_int_equal(g.sync_dataonly, 1);
+	assert_int_equal(g.dcloses, 0);
+	fs_cephfs_backend.be_release(&f);
+	assert_int_equal(g.dcloses, 1);
+	fs_cephfs_backend.be_release(&root);
+}
+
+/*
+ * A READ of a created file, through another object of the same inode (a
+ * LOOKUP's), takes the file off the direct path for every object of it:
+ * the READ filled the object cache, which an O_DIRECT write would leave
+ * stale.
+ */
+static void test_read_ends_direct(void **state)
+{
+	struct fs_call c = call_as(0, 0, 0, NULL);
+	struct fs_fentry root, f, f2;
+	struct stat dst, st;
+	char buf[8] = "abcdefg", rbuf[8];
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct iovec riov = { .iov_base = rbuf, .iov_len = sizeof(rbuf) };
+	size_t done = 0;
+
+	(void)state;
+	make_new(&c, &root, &f);
+	assert_int_equal(fs_cephfs_backend.be_write(&c, &f, &iov, 1, 0, FS_FILE_SYNC, &done), 0);
+	assert_int_equal(g.dwritten, sizeof(buf));
+	fs_fentry_init(&f2);
+	assert_int_equal(fs_cephfs_backend.be_getattr(g_exp, &root, &dst), 0);
+	assert_int_equal(fs_cephfs_backend.be_lookup(&c, &root, &dst, "f", &f2, &st), 0);
+	assert_int_equal(fs_cephfs_backend.be_read(&c, &f2, &riov, 1, 0, false), (ssize_t)sizeof(rbuf));
+	assert_int_equal(g.reads, 1);
+	g.fsync_dataonly = -1;
+	assert_int_equal(fs_cephfs_backend.be_write(&c, &f, &iov, 1, 0, FS_FILE_SYNC, &done), 0);
+	assert_int_equal(g.dwritten, sizeof(buf));
+	assert_int_equal(g.written, sizeof(buf));
+	assert_int_equal(g.fsyncs, 1);
+	assert_int_equal(g.fsync_dataonly, 1);
+	fs_cephfs_backend.be_release(&f2);
 	fs_cephfs_backend.be_release(&f);
 	fs_cephfs_backend.be_release(&root);
 }
@@ -1172,6 +1319,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commit_syncs_data_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stable_write_syncs_data_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stable_write_direct, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_ends_direct, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_readdir_cookies, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreachable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reclaim_reset, setup, teardown),
