@@ -16,6 +16,7 @@
 
 #include "fs.h"
 #include "fs_backend.h"
+#include "fs_posix.h"
 
 void fs_fentry_init(struct fs_fentry *fe)
 {
@@ -113,6 +114,41 @@ int fs_lookup(struct fs_call *c, struct fs_fentry *dir, const struct stat *dst,
 	*out = NULL;
 	fs_fentry_init(local);
 	return filled(be, be->be_lookup(c, dir, dst, name, local, st), local, out);
+}
+
+int fs_lookup_fh(struct fs_call *c, struct fs_fentry *dir,
+		 const struct stat *dst, const char *name, uint8_t *fh,
+		 uint32_t *lenp, struct stat *st)
+{
+	const struct rpcrdma_nfs3_export *exp = c->c_exp;
+	struct fs_fentry local, *fe;
+	struct fs_fcache_mark m;
+	bool here;
+	int err;
+
+	if (exp->ex_be == &fs_posix_backend &&
+	    (exp->ex_fcache || exp->ex_dcache) && strcmp(name, ".") != 0 &&
+	    strcmp(name, "..") != 0) {
+		/* the mark first: an entry made after it may hold another
+		 * object that took a freed number */
+		fs_fcache_mark(exp, &m);
+		err = fs_stat_at(exp, dir->fe_path, name, st, &here);
+		if (err == -ENOENT)
+			return err; /* what the open would have said */
+		if (!err && here &&
+		    (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode)) &&
+		    fs_fcache_fh_of_ino(exp, &m, st->st_dev, st->st_ino, fh,
+					lenp) == 0)
+			return 0;
+		/* not cached, another mount, or an error to have as the
+		 * open gives it: the object opened and its handle made */
+	}
+	err = fs_lookup(c, dir, dst, name, &local, &fe, st);
+	if (err)
+		return err;
+	err = fs_fh_of(c, fe, "", fh, lenp);
+	fs_fcache_put(fe);
+	return err;
 }
 
 int fs_lookup_attr(struct fs_call *c, struct fs_fentry *dir,
