@@ -808,12 +808,14 @@ int fs_access(struct fs_call *c, struct fs_fentry *fe, const struct stat *st,
  * entry's (fs_fcache_fh_of_ino()): one system call rather than an open,
  * an fstat, a name_to_handle_at and a close.  The handle is the same
  * either way.
+ * @st_ok: NULL, or out: whether *@st was filled (also when only the
+ * handle failed: READDIRPLUS then has attributes without a handle).
  * Return: 0, -ENOENT, -EACCES, -EXDEV (a mount), -EOVERFLOW, or another
  * negative errno of the lookup.
  */
 int fs_lookup_fh(struct fs_call *c, struct fs_fentry *dir,
 		 const struct stat *dst, const char *name, uint8_t *fh,
-		 uint32_t *lenp, struct stat *st);
+		 uint32_t *lenp, struct stat *st, bool *st_ok);
 
 /** fs_lookup - be_lookup() into @local (*@out). */
 int fs_lookup(struct fs_call *c, struct fs_fentry *dir, const struct stat *dst,

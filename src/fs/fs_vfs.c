@@ -118,14 +118,17 @@ int fs_lookup(struct fs_call *c, struct fs_fentry *dir, const struct stat *dst,
 
 int fs_lookup_fh(struct fs_call *c, struct fs_fentry *dir,
 		 const struct stat *dst, const char *name, uint8_t *fh,
-		 uint32_t *lenp, struct stat *st)
+		 uint32_t *lenp, struct stat *st, bool *st_ok)
 {
 	const struct rpcrdma_nfs3_export *exp = c->c_exp;
 	struct fs_fentry local, *fe;
 	struct fs_fcache_mark m;
-	bool here;
+	bool here, ok_unused;
 	int err;
 
+	if (!st_ok)
+		st_ok = &ok_unused;
+	*st_ok = false;
 	if (exp->ex_be == &fs_posix_backend &&
 	    (exp->ex_fcache || exp->ex_dcache) && strcmp(name, ".") != 0 &&
 	    strcmp(name, "..") != 0) {
@@ -138,14 +141,17 @@ int fs_lookup_fh(struct fs_call *c, struct fs_fentry *dir,
 		if (!err && here &&
 		    (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode)) &&
 		    fs_fcache_fh_of_ino(exp, &m, st->st_dev, st->st_ino, fh,
-					lenp) == 0)
+					lenp) == 0) {
+			*st_ok = true;
 			return 0;
+		}
 		/* not cached, another mount, or an error to have as the
 		 * open gives it: the object opened and its handle made */
 	}
 	err = fs_lookup(c, dir, dst, name, &local, &fe, st);
 	if (err)
 		return err;
+	*st_ok = true;
 	err = fs_fh_of(c, fe, "", fh, lenp);
 	fs_fcache_put(fe);
 	return err;

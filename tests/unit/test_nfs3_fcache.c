@@ -619,13 +619,60 @@ static bool same_fh(const struct t_fh *a, const struct t_fh *b)
 	return a->len == b->len && memcmp(a->fh, b->fh, a->len) == 0;
 }
 
+/* rdplus_find - READDIRPLUS of the root in one call: @name's handle and
+ * attributes (false: not listed) */
+static bool rdplus_find(struct t_env *e, const char *name, struct t_fh *f,
+			struct t_fattr *a)
+{
+	struct t_call *c = &e->c;
+	bool found = false;
+
+	t_begin(c, 17, 0, 0);
+	t_opaque(c, e->root, e->rootlen);
+	t_u64(c, 0);
+	t_u64(c, 0); /* cookie verifier */
+	t_u32(c, 8192);
+	t_u32(c, 32768);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 0);
+	assert_true(r_post_op(c, NULL));
+	c->rpos += 8;
+	while (r_u32(c)) {
+		struct t_fattr x;
+		struct t_fh h = { .len = 0 };
+		uint32_t n;
+		const uint8_t *p;
+		bool is;
+
+		r_u64(c);
+		p = r_opaque(c, &n);
+		is = n == strlen(name) && memcmp(p, name, n) == 0;
+		r_u64(c);
+		if (!r_post_op(c, &x))
+			memset(&x, 0, sizeof(x));
+		if (r_u32(c)) {
+			p = r_opaque(c, &h.len);
+			assert_true(h.len <= 64);
+			memcpy(h.fh, p, h.len);
+		}
+		if (is) {
+			*f = h;
+			*a = x;
+			found = true;
+		}
+	}
+	assert_int_equal(r_u32(c), 1); /* eof */
+	return found;
+}
+
 /*
  * LOOKUP of an object a cache entry holds takes the entry's handle
  * (fs_lookup_fh): the handle must be byte for byte the one the long way
  * makes (name_to_handle_at), of the object the name names now (not of
  * the cached object the name named before), with its attributes now
  * (link count after a link, size after a write behind the server's
- * back), for files and directories; a name gone is NOENT.
+ * back), for files and directories; a name gone is NOENT.  READDIRPLUS
+ * (which resolves its names the same way) lists the same handles.
  */
 static void test_lookup_cached(void **state)
 {
@@ -668,6 +715,14 @@ static void test_lookup_cached(void **state)
 	lookup_attr(e, "b", &f2, &b);
 	assert_true(same_fh(&f, &f2));
 	assert_int_equal(b.size, 7);
+	/* READDIRPLUS takes its handles the same way */
+	assert_true(rdplus_find(e, "b", &f2, &b));
+	assert_true(same_fh(&f, &f2));
+	assert_int_equal(b.size, 7);
+	assert_int_equal(b.nlink, 2);
+	assert_true(rdplus_find(e, "a", &f2, &b));
+	assert_true(same_fh(&g, &f2));
+	assert_int_equal(b.size, 10);
 
 	/* a name removed: NOENT, cached or not */
 	assert_int_equal(do_remove(e, "b"), 0);
