@@ -802,20 +802,20 @@ int fs_access(struct fs_call *c, struct fs_fentry *fe, const struct stat *st,
  * directory @dir (attributes @dst) into @fh (RPCRDMA_NFS3_FHSIZE bytes;
  * *@lenp used) and its attributes into @st, after fs_become_caller().
  * ".." of the export root is the root; no symlink followed, no mount
- * crossed.  For the posix backend, when an entry of the export's caches
- * holds the object the name names (the same st_dev and st_ino, seen by
- * one statx(2) by name on the export's mount), the handle is that
- * entry's (fs_fcache_fh_of_ino()): one system call rather than an open,
- * an fstat, a name_to_handle_at and a close.  The handle is the same
- * either way.
+ * crossed.  For the posix backend the object is looked at with statx(2)
+ * and, when an entry of the export's caches holds the same object, the
+ * handle is that entry's (fs_fcache_fh_of_ino()) rather than
+ * name_to_handle_at()'s: one system call less; with @hint_ino (the
+ * d_ino READDIR gave; 0: none) of an object the caches hold, one statx()
+ * by name is all.  The handle is the same either way.
  * @st_ok: NULL, or out: whether *@st was filled (also when only the
  * handle failed: READDIRPLUS then has attributes without a handle).
  * Return: 0, -ENOENT, -EACCES, -EXDEV (a mount), -EOVERFLOW, or another
  * negative errno of the lookup.
  */
 int fs_lookup_fh(struct fs_call *c, struct fs_fentry *dir,
-		 const struct stat *dst, const char *name, uint8_t *fh,
-		 uint32_t *lenp, struct stat *st, bool *st_ok);
+		 const struct stat *dst, const char *name, uint64_t hint_ino,
+		 uint8_t *fh, uint32_t *lenp, struct stat *st, bool *st_ok);
 
 /** fs_lookup - be_lookup() into @local (*@out). */
 int fs_lookup(struct fs_call *c, struct fs_fentry *dir, const struct stat *dst,

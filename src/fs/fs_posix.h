@@ -161,8 +161,8 @@ static inline void fs_close_fd(int fd)
 }
 
 /**
- * fs_stat_at - the attributes of @name in directory @dirfd, not following
- * a symlink, with one statx(2) (STATX_BASIC_STATS and STATX_MNT_ID) into
+ * fs_stat_at - the attributes of @name in directory @dirfd (""\: of
+ * @dirfd itself), not following a symlink, with one statx(2) (STATX_BASIC_STATS and STATX_MNT_ID) into
  * @st, as fstat(2) of the object would give them.  *@here: true when the
  * object is on the export's mount (its mount id and st_dev are the
  * export's), false when it is another mount or the kernel did not say.

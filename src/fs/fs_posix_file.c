@@ -170,10 +170,12 @@ int fs_stat_at(const struct rpcrdma_nfs3_export *exp, int dirfd,
 	       const char *name, struct stat *st, bool *here)
 {
 	struct statx sx;
+	int flags = AT_SYMLINK_NOFOLLOW | AT_STATX_SYNC_AS_STAT;
 
 	*here = false;
-	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_STATX_SYNC_AS_STAT,
-		  STATX_BASIC_STATS | STATX_MNT_ID, &sx) < 0)
+	if (!name[0])
+		flags |= AT_EMPTY_PATH; /* the descriptor itself */
+	if (statx(dirfd, name, flags, STATX_BASIC_STATS | STATX_MNT_ID, &sx) < 0)
 		return -errno;
 	memset(st, 0, sizeof(*st));
 	st->st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);

@@ -106,8 +106,8 @@ int nfs3_proc_lookup(struct fs_call *c)
 	if (!err) /* ".." of the export root is the root; no symlink
 		   * followed, no mount crossed (-EXDEV); the handle from a
 		   * cache entry of the same object where there is one */
-		err = fs_lookup_fh(c, dfe, &dst, name.n_buf, fh, &fhlen, &st,
-				   NULL);
+		err = fs_lookup_fh(c, dfe, &dst, name.n_buf, 0, fh, &fhlen,
+				   &st, NULL);
 	stat = nfs3_errno_to_stat(err);
 out:
 	rpcrdma_xdr_put_u32(c->c_res, stat);

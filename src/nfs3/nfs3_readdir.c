@@ -48,10 +48,10 @@ static void rd_fill_plus(struct fs_call *c, struct fs_fentry *dir,
 	bool st_ok;
 
 	/* resolve through the LOOKUP rules ("..", mounts, no symlinks; the
-	 * handle of a cached object from its entry); a name the caller may
-	 * not search the directory for has neither */
-	if (fs_lookup_fh(c, dir, dst, e->e_name, e->e_fh, &e->e_fhlen,
-			 &e->e_st, &st_ok) < 0)
+	 * handle of a cached object from its entry, d_ino the hint); a name
+	 * the caller may not search the directory for has neither */
+	if (fs_lookup_fh(c, dir, dst, e->e_name, e->e_fileid, e->e_fh,
+			 &e->e_fhlen, &e->e_st, &st_ok) < 0)
 		e->e_fhlen = 0;
 	if (!st_ok)
 		return;
