@@ -365,6 +365,13 @@ struct fs_fentry {
 	const struct fs_backend *fe_be; /* whose object it holds; NULL: none */
 	uint32_t fe_fhlen;
 	uint8_t fe_fh[RPCRDMA_NFS3_FHSIZE];
+	/* the object's identity while hashed (its descriptors pin it, so no
+	 * other object of the file system has it meanwhile), and the cache
+	 * clock its insertion took: the inode index (fs_fcache_fh_of_ino) */
+	struct fs_fentry *fe_inext;     /* inode index chain; fc_ino_lock */
+	dev_t fe_dev;
+	ino_t fe_ino;
+	uint64_t fe_born;
 };
 
 struct fs_fcache;
@@ -417,6 +424,33 @@ int fs_dcache_get(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
  */
 void fs_fcache_adopt(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
 		     uint32_t len, struct fs_fentry *fe, const struct stat *st);
+
+/* The two caches' clocks at one moment (fs_fcache_mark()). */
+struct fs_fcache_mark {
+	uint64_t fm_clock[2]; /* ex_fcache, ex_dcache */
+};
+
+/**
+ * fs_fcache_mark - note the clocks of @exp's two caches into @m, before
+ * a lookup by name whose result fs_fcache_fh_of_ino() is to match.
+ */
+void fs_fcache_mark(const struct rpcrdma_nfs3_export *exp,
+		    struct fs_fcache_mark *m);
+
+/**
+ * fs_fcache_fh_of_ino - the handle of the object with identity @dev,
+ * @ino, taken from an entry of @exp's caches that was inserted before
+ * @m was noted and is still cached: its descriptors then held that
+ * object from before @m to now, so an object of the same @dev and @ino
+ * seen in between (a stat by name after fs_fcache_mark()) is that
+ * object, and its handle is the one name_to_handle_at() would give.
+ * @fh: out, RPCRDMA_NFS3_FHSIZE bytes; @lenp: out, its length.
+ * Return: 0, or -ENOENT (no such entry: make the handle the long way).
+ * Locking: the caches' inode-index locks, never across a system call.
+ */
+int fs_fcache_fh_of_ino(const struct rpcrdma_nfs3_export *exp,
+			const struct fs_fcache_mark *m, dev_t dev, ino_t ino,
+			uint8_t *fh, uint32_t *lenp);
 
 /**
  * fs_fcache_put - drop a reference (NULL: no-op); the last one closes.
@@ -768,6 +802,26 @@ int fs_setattr(struct fs_call *c, struct fs_fentry *fe, const struct stat *pre,
 /** fs_access - be_access(): 0 when the caller has all of @mode. */
 int fs_access(struct fs_call *c, struct fs_fentry *fe, const struct stat *st,
 	      int mode);
+/**
+ * fs_lookup_fh - LOOKUP's answer (RFC 1813 3.3.3): the handle of @name in
+ * directory @dir (attributes @dst) into @fh (RPCRDMA_NFS3_FHSIZE bytes;
+ * *@lenp used) and its attributes into @st, after fs_become_caller().
+ * ".." of the export root is the root; no symlink followed, no mount
+ * crossed.  For the posix backend the object is looked at with statx(2)
+ * and, when an entry of the export's caches holds the same object, the
+ * handle is that entry's (fs_fcache_fh_of_ino()) rather than
+ * name_to_handle_at()'s: one system call less; with @hint_ino (the
+ * d_ino READDIR gave; 0: none) of an object the caches hold, one statx()
+ * by name is all.  The handle is the same either way.
+ * @st_ok: NULL, or out: whether *@st was filled (also when only the
+ * handle failed: READDIRPLUS then has attributes without a handle).
+ * Return: 0, -ENOENT, -EACCES, -EXDEV (a mount), -EOVERFLOW, or another
+ * negative errno of the lookup.
+ */
+int fs_lookup_fh(struct fs_call *c, struct fs_fentry *dir,
+		 const struct stat *dst, const char *name, uint64_t hint_ino,
+		 uint8_t *fh, uint32_t *lenp, struct stat *st, bool *st_ok);
+
 /** fs_lookup - be_lookup() into @local (*@out). */
 int fs_lookup(struct fs_call *c, struct fs_fentry *dir, const struct stat *dst,
 	      const char *name, struct fs_fentry *local, struct fs_fentry **out,

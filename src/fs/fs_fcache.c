@@ -96,7 +96,45 @@ struct fs_fcache {
 	uint64_t fc_mark;                /* fc_clock as the last sweep left it */
 	pthread_mutex_t fc_free_lock;
 	struct fs_fentry *fc_free;     /* unused entries (linked by fe_hnext) */
+	/* hashed entries by (fe_dev, fe_ino), chained by fe_inext; taken
+	 * after a shard lock, never before one */
+	pthread_mutex_t fc_ino_lock;
+	struct fs_fentry **fc_ino;
+	uint32_t fc_ino_mask;
 };
+
+static uint64_t ino_hash(dev_t dev, ino_t ino)
+{
+	uint64_t x = (uint64_t)ino * 0x9e3779b97f4a7c15ull ^ (uint64_t)dev;
+
+	return x ^ (x >> 29);
+}
+
+/* ino_add, ino_del - @fe into or out of the inode index; shard lock held */
+static void ino_add(struct fs_fcache *fc, struct fs_fentry *fe)
+{
+	struct fs_fentry **b;
+
+	pthread_mutex_lock(&fc->fc_ino_lock);
+	b = &fc->fc_ino[ino_hash(fe->fe_dev, fe->fe_ino) & fc->fc_ino_mask];
+	fe->fe_inext = *b;
+	*b = fe;
+	pthread_mutex_unlock(&fc->fc_ino_lock);
+}
+
+static void ino_del(struct fs_fcache *fc, struct fs_fentry *fe)
+{
+	struct fs_fentry **pp;
+
+	pthread_mutex_lock(&fc->fc_ino_lock);
+	pp = &fc->fc_ino[ino_hash(fe->fe_dev, fe->fe_ino) & fc->fc_ino_mask];
+	while (*pp && *pp != fe)
+		pp = &(*pp)->fe_inext;
+	if (*pp)
+		*pp = fe->fe_inext;
+	fe->fe_inext = NULL;
+	pthread_mutex_unlock(&fc->fc_ino_lock);
+}
 
 static uint64_t fh_hash(const uint8_t *fh, uint32_t len)
 {
@@ -190,7 +228,12 @@ int fs_fcache_create(uint32_t entries, struct fs_fcache **out)
 		;
 	fc->fc_entries = calloc(entries, sizeof(*fc->fc_entries));
 	fc->fc_shards = aligned_alloc(64, sizeof(*fc->fc_shards) * nsh);
-	if (!fc->fc_entries || !fc->fc_shards) {
+	for (fc->fc_ino_mask = 1; fc->fc_ino_mask < 2 * entries;
+	     fc->fc_ino_mask <<= 1)
+		;
+	fc->fc_ino = calloc(fc->fc_ino_mask, sizeof(*fc->fc_ino));
+	fc->fc_ino_mask--;
+	if (!fc->fc_entries || !fc->fc_shards || !fc->fc_ino) {
 		err = -ENOMEM;
 		goto out_free;
 	}
@@ -214,6 +257,7 @@ int fs_fcache_create(uint32_t entries, struct fs_fcache **out)
 	}
 	pthread_mutex_init(&fc->fc_free_lock, NULL);
 	pthread_mutex_init(&fc->fc_sweep_lock, NULL);
+	pthread_mutex_init(&fc->fc_ino_lock, NULL);
 	*out = fc;
 	return 0;
 
@@ -223,6 +267,7 @@ out_shards:
 		free(fc->fc_shards[i].sh_buckets);
 	}
 out_free:
+	free(fc->fc_ino);
 	free(fc->fc_shards);
 	free(fc->fc_entries);
 	free(fc);
@@ -241,6 +286,8 @@ void fs_fcache_destroy(struct fs_fcache *fc)
 	}
 	pthread_mutex_destroy(&fc->fc_free_lock);
 	pthread_mutex_destroy(&fc->fc_sweep_lock);
+	pthread_mutex_destroy(&fc->fc_ino_lock);
+	free(fc->fc_ino);
 	free(fc->fc_shards);
 	free(fc->fc_entries);
 	free(fc);
@@ -304,6 +351,7 @@ static bool unhash(struct fs_fshard *sh, struct fs_fentry *fe)
 		pp = &(*pp)->fe_hnext;
 	*pp = fe->fe_hnext;
 	fe->fe_hnext = NULL;
+	ino_del(sh->sh_cache, fe);
 	lru_unlink(sh, fe);
 	fe->fe_hashed = false;
 	sh->sh_count--;
@@ -483,6 +531,9 @@ static void cache_insert(struct fs_fcache *fc, uint64_t h,
 	fe->fe_shard = sh;
 	fe->fe_stamp = atomic_fetch_add_explicit(&fc->fc_clock, 1,
 						 memory_order_relaxed) + 1;
+	fe->fe_born = fe->fe_stamp;
+	fe->fe_dev = ost->st_dev;
+	fe->fe_ino = ost->st_ino;
 	fe->fe_hash = h;
 	fe->fe_fhlen = len;
 	memcpy(fe->fe_fh, fh, len);
@@ -493,10 +544,59 @@ static void cache_insert(struct fs_fcache *fc, uint64_t h,
 	fe->fe_hnext = *bucket_of(sh, h);
 	*bucket_of(sh, h) = fe;
 	lru_push(sh, fe);
+	ino_add(fc, fe);
 	sh->sh_count++;
 	pthread_mutex_unlock(&sh->sh_lock);
 	if (out)
 		*out = fe;
+}
+
+static uint64_t clock_of(const struct fs_fcache *fc)
+{
+	return fc ? atomic_load_explicit(&((struct fs_fcache *)fc)->fc_clock,
+					 memory_order_seq_cst) : 0;
+}
+
+void fs_fcache_mark(const struct rpcrdma_nfs3_export *exp,
+		    struct fs_fcache_mark *m)
+{
+	m->fm_clock[0] = clock_of(exp->ex_fcache);
+	m->fm_clock[1] = clock_of(exp->ex_dcache);
+}
+
+/* ino_find - fs_fcache_fh_of_ino() in one cache, born at most @mark */
+static int ino_find(struct fs_fcache *fc, uint64_t mark, dev_t dev,
+		    ino_t ino, uint8_t *fh, uint32_t *lenp)
+{
+	int err = -ENOENT;
+
+	if (!fc)
+		return -ENOENT;
+	pthread_mutex_lock(&fc->fc_ino_lock);
+	for (struct fs_fentry *fe = fc->fc_ino[ino_hash(dev, ino) &
+					       fc->fc_ino_mask];
+	     fe; fe = fe->fe_inext) {
+		/* born after the mark: it may hold another object of the
+		 * same number (the one seen was freed, the number reused) */
+		if (fe->fe_ino != ino || fe->fe_dev != dev ||
+		    fe->fe_born > mark)
+			continue;
+		memcpy(fh, fe->fe_fh, fe->fe_fhlen);
+		*lenp = fe->fe_fhlen;
+		err = 0;
+		break;
+	}
+	pthread_mutex_unlock(&fc->fc_ino_lock);
+	return err;
+}
+
+int fs_fcache_fh_of_ino(const struct rpcrdma_nfs3_export *exp,
+			const struct fs_fcache_mark *m, dev_t dev, ino_t ino,
+			uint8_t *fh, uint32_t *lenp)
+{
+	if (ino_find(exp->ex_fcache, m->fm_clock[0], dev, ino, fh, lenp) == 0)
+		return 0;
+	return ino_find(exp->ex_dcache, m->fm_clock[1], dev, ino, fh, lenp);
 }
 
 /* The cache of @exp that keeps objects of @type, or NULL. */

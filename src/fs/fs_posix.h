@@ -161,6 +161,17 @@ static inline void fs_close_fd(int fd)
 }
 
 /**
+ * fs_stat_at - the attributes of @name in directory @dirfd (""\: of
+ * @dirfd itself), not following a symlink, with one statx(2) (STATX_BASIC_STATS and STATX_MNT_ID) into
+ * @st, as fstat(2) of the object would give them.  *@here: true when the
+ * object is on the export's mount (its mount id and st_dev are the
+ * export's), false when it is another mount or the kernel did not say.
+ * Return: 0 or statx's negative errno (-ENOENT, -EACCES, -ENOTDIR...).
+ */
+int fs_stat_at(const struct rpcrdma_nfs3_export *exp, int dirfd,
+	       const char *name, struct stat *st, bool *here);
+
+/**
  * fs_lookup_at - open @name in directory @dirfd (attributes @dst) with
  * O_PATH|O_NOFOLLOW; "." is the directory and ".." of the export root is
  * the root.  @name must already be checked (nfs3_name_check).

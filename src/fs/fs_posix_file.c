@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -163,6 +164,41 @@ bool fs_unlink_fh(struct fs_call *c, int dirfd, const char *name,
 {
 	return c->c_exp->ex_fcache &&
 	       fs_fh_make(c->c_exp, dirfd, name, fh, len) == 0;
+}
+
+int fs_stat_at(const struct rpcrdma_nfs3_export *exp, int dirfd,
+	       const char *name, struct stat *st, bool *here)
+{
+	struct statx sx;
+	int flags = AT_SYMLINK_NOFOLLOW | AT_STATX_SYNC_AS_STAT;
+
+	*here = false;
+	if (!name[0])
+		flags |= AT_EMPTY_PATH; /* the descriptor itself */
+	if (statx(dirfd, name, flags, STATX_BASIC_STATS | STATX_MNT_ID, &sx) < 0)
+		return -errno;
+	memset(st, 0, sizeof(*st));
+	st->st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+	st->st_ino = sx.stx_ino;
+	st->st_mode = sx.stx_mode;
+	st->st_nlink = sx.stx_nlink;
+	st->st_uid = sx.stx_uid;
+	st->st_gid = sx.stx_gid;
+	st->st_rdev = makedev(sx.stx_rdev_major, sx.stx_rdev_minor);
+	st->st_size = (off_t)sx.stx_size;
+	st->st_blksize = (blksize_t)sx.stx_blksize;
+	st->st_blocks = (blkcnt_t)sx.stx_blocks;
+	st->st_atim.tv_sec = sx.stx_atime.tv_sec;
+	st->st_atim.tv_nsec = sx.stx_atime.tv_nsec;
+	st->st_mtim.tv_sec = sx.stx_mtime.tv_sec;
+	st->st_mtim.tv_nsec = sx.stx_mtime.tv_nsec;
+	st->st_ctim.tv_sec = sx.stx_ctime.tv_sec;
+	st->st_ctim.tv_nsec = sx.stx_ctime.tv_nsec;
+	*here = (sx.stx_mask & STATX_MNT_ID) &&
+		(sx.stx_mask & STATX_BASIC_STATS) == STATX_BASIC_STATS &&
+		sx.stx_mnt_id == (uint64_t)(uint32_t)exp->ex_mnt_id &&
+		st->st_dev == exp->ex_dev;
+	return 0;
 }
 
 int fs_lookup_at(const struct rpcrdma_nfs3_export *exp, int dirfd,

@@ -68,7 +68,9 @@ void nfs3_dirop_put_wcc(struct fs_call *c, struct nfs3_dirop *d)
  * LOOKUP (RFC 1813 3.3.3).  The directory's post_op_attr are those its
  * cache entry was read with at the start of the call (a lookup changes
  * nothing in it).  The object found is not cached: a handle a client only
- * looked up turns STALE once its file is unlinked, as without a cache.
+ * looked up turns STALE once its file is unlinked, as without a cache;
+ * when a cache entry already holds it, its handle is that entry's
+ * (fs_lookup_fh()).
  */
 int nfs3_proc_lookup(struct fs_call *c)
 {
@@ -77,7 +79,7 @@ int nfs3_proc_lookup(struct fs_call *c)
 	struct fs_name name;
 	struct stat dst, st;
 	uint8_t fh[RPCRDMA_NFS3_FHSIZE];
-	struct fs_fentry dlocal, local, *dfe = NULL, *fe = NULL;
+	struct fs_fentry dlocal, *dfe = NULL;
 	int err;
 	uint32_t stat;
 
@@ -101,15 +103,11 @@ int nfs3_proc_lookup(struct fs_call *c)
 	if (stat)
 		goto out;
 	err = fs_become_caller(c);
-	if (!err) {
-		/* ".." of the export root is the root; no symlink followed,
-		 * no mount crossed (-EXDEV) */
-		err = fs_lookup(c, dfe, &dst, name.n_buf, &local, &fe, &st);
-		if (err)
-			fe = NULL;
-	}
-	if (!err)
-		err = fs_fh_of(c, fe, "", fh, &fhlen);
+	if (!err) /* ".." of the export root is the root; no symlink
+		   * followed, no mount crossed (-EXDEV); the handle from a
+		   * cache entry of the same object where there is one */
+		err = fs_lookup_fh(c, dfe, &dst, name.n_buf, 0, fh, &fhlen,
+				   &st, NULL);
 	stat = nfs3_errno_to_stat(err);
 out:
 	rpcrdma_xdr_put_u32(c->c_res, stat);
@@ -118,7 +116,6 @@ out:
 		nfs3_put_post_op_attr(c->c_res, c->c_exp, &st);
 	}
 	nfs3_put_post_op_attr(c->c_res, c->c_exp, dfe ? &dst : NULL);
-	fs_fcache_put(fe);
 	fs_fcache_put(dfe);
 	return RPCRDMA_SVC_SUCCESS;
 }

@@ -45,17 +45,18 @@ struct rd_entry {
 static void rd_fill_plus(struct fs_call *c, struct fs_fentry *dir,
 			 const struct stat *dst, struct rd_entry *e)
 {
-	struct fs_fentry local, *fe;
+	bool st_ok;
 
-	/* resolve through the LOOKUP rules ("..", mounts, no symlinks); a
-	 * name the caller may not search the directory for has neither */
-	if (fs_lookup(c, dir, dst, e->e_name, &local, &fe, &e->e_st) < 0)
+	/* resolve through the LOOKUP rules ("..", mounts, no symlinks; the
+	 * handle of a cached object from its entry, d_ino the hint); a name
+	 * the caller may not search the directory for has neither */
+	if (fs_lookup_fh(c, dir, dst, e->e_name, e->e_fileid, e->e_fh,
+			 &e->e_fhlen, &e->e_st, &st_ok) < 0)
+		e->e_fhlen = 0;
+	if (!st_ok)
 		return;
 	e->e_have_attr = true;
 	e->e_fileid = (uint64_t)e->e_st.st_ino;
-	if (fs_fh_of(c, fe, "", e->e_fh, &e->e_fhlen) < 0)
-		e->e_fhlen = 0;
-	fs_fcache_put(fe);
 }
 
 static size_t rd_dir_bytes(const struct rd_entry *e)

@@ -596,6 +596,153 @@ static void test_rename(void **state)
 	assert_string_equal(buf, "payload");
 }
 
+/* lookup_attr - LOOKUP of @name: its handle into @f, attributes into @a */
+static void lookup_attr(struct t_env *e, const char *name, struct t_fh *f,
+			struct t_fattr *a)
+{
+	struct t_call *c = &e->c;
+	const uint8_t *p;
+
+	t_begin(c, P_LOOKUP, 0, 0);
+	t_opaque(c, e->root, e->rootlen);
+	t_str(c, name);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 0);
+	p = r_opaque(c, &f->len);
+	assert_true(f->len <= 64);
+	memcpy(f->fh, p, f->len);
+	assert_true(r_post_op(c, a));
+}
+
+static bool same_fh(const struct t_fh *a, const struct t_fh *b)
+{
+	return a->len == b->len && memcmp(a->fh, b->fh, a->len) == 0;
+}
+
+/* rdplus_find - READDIRPLUS of the root in one call: @name's handle and
+ * attributes (false: not listed) */
+static bool rdplus_find(struct t_env *e, const char *name, struct t_fh *f,
+			struct t_fattr *a)
+{
+	struct t_call *c = &e->c;
+	bool found = false;
+
+	t_begin(c, 17, 0, 0);
+	t_opaque(c, e->root, e->rootlen);
+	t_u64(c, 0);
+	t_u64(c, 0); /* cookie verifier */
+	t_u32(c, 8192);
+	t_u32(c, 32768);
+	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(c), 0);
+	assert_true(r_post_op(c, NULL));
+	c->rpos += 8;
+	while (r_u32(c)) {
+		struct t_fattr x;
+		struct t_fh h = { .len = 0 };
+		uint32_t n;
+		const uint8_t *p;
+		bool is;
+
+		r_u64(c);
+		p = r_opaque(c, &n);
+		is = n == strlen(name) && memcmp(p, name, n) == 0;
+		r_u64(c);
+		if (!r_post_op(c, &x))
+			memset(&x, 0, sizeof(x));
+		if (r_u32(c)) {
+			p = r_opaque(c, &h.len);
+			assert_true(h.len <= 64);
+			memcpy(h.fh, p, h.len);
+		}
+		if (is) {
+			*f = h;
+			*a = x;
+			found = true;
+		}
+	}
+	assert_int_equal(r_u32(c), 1); /* eof */
+	return found;
+}
+
+/*
+ * LOOKUP of an object a cache entry holds takes the entry's handle
+ * (fs_lookup_fh): the handle must be byte for byte the one the long way
+ * makes (name_to_handle_at), of the object the name names now (not of
+ * the cached object the name named before), with its attributes now
+ * (link count after a link, size after a write behind the server's
+ * back), for files and directories; a name gone is NOENT.  READDIRPLUS
+ * (which resolves its names the same way) lists the same handles.
+ */
+static void test_lookup_cached(void **state)
+{
+	struct t_env *e = *state;
+	struct t_fh f, f2, g, d, d2;
+	struct t_fattr a, b;
+	char buf[64];
+
+	make_file(e, "a", "abc", 0666, 0, 0);
+	lookup_attr(e, "a", &f, &a);          /* not cached: the long way */
+	assert_int_equal(do_read(e, &f, 1000, buf, 32), 0); /* now cached */
+	assert_int_equal(stats(e).fcs_entries, 1);
+	lookup_attr(e, "a", &f2, &b);         /* cached: the entry's handle */
+	assert_true(same_fh(&f, &f2));
+	assert_int_equal(b.size, 3);
+	assert_int_equal(b.nlink, 1);
+	assert_int_equal(b.mode & 07777, 0666);
+
+	/* attributes now, not the entry's */
+	assert_int_equal(t_fs_link(e->exp, e->dir, "a", "a2"), 0);
+	lookup_attr(e, "a", &f2, &b);
+	assert_true(same_fh(&f, &f2));
+	assert_int_equal(b.nlink, 2);
+	assert_int_equal(do_write(e, &f, 1000, 3, "defg"), 0);
+	lookup_attr(e, "a2", &f2, &b);
+	assert_true(same_fh(&f, &f2));
+	assert_int_equal(b.size, 7);
+
+	/* the name moved on: another object, another handle */
+	assert_int_equal(t_fs_rename(e->exp, e->dir, "a", "b"), 0);
+	make_file(e, "a", "a new file", 0604, 0, 0);
+	lookup_attr(e, "a", &g, &b);
+	assert_false(same_fh(&f, &g));
+	assert_int_equal(b.size, 10);
+	assert_int_equal(b.nlink, 1);
+	assert_int_equal(b.mode & 07777, 0604);
+	assert_int_equal(do_read(e, &g, 1000, buf, 32), 0); /* cache it too */
+	lookup_attr(e, "a", &f2, &b);
+	assert_true(same_fh(&g, &f2));
+	lookup_attr(e, "b", &f2, &b);
+	assert_true(same_fh(&f, &f2));
+	assert_int_equal(b.size, 7);
+	/* READDIRPLUS takes its handles the same way */
+	assert_true(rdplus_find(e, "b", &f2, &b));
+	assert_true(same_fh(&f, &f2));
+	assert_int_equal(b.size, 7);
+	assert_int_equal(b.nlink, 2);
+	assert_true(rdplus_find(e, "a", &f2, &b));
+	assert_true(same_fh(&g, &f2));
+	assert_int_equal(b.size, 10);
+
+	/* a name removed: NOENT, cached or not */
+	assert_int_equal(do_remove(e, "b"), 0);
+	assert_int_equal(t_fs_unlink(e->exp, e->dir, "a2"), 0);
+	t_begin(&e->c, P_LOOKUP, 0, 0);
+	t_opaque(&e->c, e->root, e->rootlen);
+	t_str(&e->c, "b");
+	assert_int_equal(t_run(&e->c, e->exp), RPCRDMA_SVC_SUCCESS);
+	assert_int_equal(r_u32(&e->c), 2); /* NFS3ERR_NOENT */
+
+	/* a directory through the directory cache */
+	assert_int_equal(t_fs_mkdir(e->exp, e->dir, "d", 0755), 0);
+	lookup_attr(e, "d", &d, &a);
+	assert_int_equal(do_getattr(e, &d, &b), 0); /* now cached */
+	lookup_attr(e, "d", &d2, &b);
+	assert_true(same_fh(&d, &d2));
+	assert_int_equal(b.type, 2); /* NF3DIR */
+	assert_int_equal(b.nlink, a.nlink);
+}
+
 /*
  * A descriptor opened for reading never serves a write: WRITE after READ
  * opens (and keeps) an O_WRONLY one, and is refused where the caller may
@@ -1158,6 +1305,7 @@ static const struct t_case cases[] = {
 	T_CASE(test_unlink_local, setup_default, env_teardown, T_ANY),
 	T_CASE(test_remove_forgets, setup_default, env_teardown, T_ANY),
 	T_CASE(test_rename, setup_default, env_teardown, T_ANY),
+	T_CASE(test_lookup_cached, setup_default, env_teardown, T_ANY),
 	T_CASE(test_never_widen, setup_default, env_teardown, T_POSIX_ONLY),
 	T_CASE(test_permission_recheck, setup_default, env_teardown, T_ANY),
 	T_CASE(test_groups_recheck, setup_default, env_teardown, T_ANY),
