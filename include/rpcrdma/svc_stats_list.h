@@ -92,6 +92,7 @@
 	X(tcp_bad_records, counter, all, "TCP connections closed: a record over the size cap.") \
 	X(tcp_record_timeouts, counter, all, "TCP connections closed: a record not complete in time.") \
 	X(tcp_send_timeouts, counter, all, "TCP connections closed: a reply not taken in time.") \
+	X(tcp_mem_waits, counter, all, "TCP records that waited for the memory budget to grow their buffer.") \
 	X(tcp_calls_in_use, gauge, all, "TCP call contexts in use.") \
 	X(tcp_spliced_replies, counter, all, "READ replies over TCP whose data went from the file by splice().") \
 	X(tcp_spliced_bytes, counter, all, "Bytes of READ data sent over TCP by splice().")
