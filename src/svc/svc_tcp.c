@@ -1205,6 +1205,16 @@ void svc_tcp_event(struct svc_group *grp, void *tag, uint32_t events)
 	tc = (struct svc_tconn *)((uintptr_t)tag & ~(uintptr_t)1u);
 	if (tc->tc_closing)
 		return;
+	if ((events & (EPOLLHUP | EPOLLERR)) && (tc->tc_memwait || tc->tc_held)) {
+		/* Not read while it waits, so the reader would not see the
+		 * reset, and the level-triggered event would come back every
+		 * turn: the connection is gone, its record with it. */
+		tc->tc_busy = true;
+		svc_tcp_close(tc, "peer reset while its record waited for memory");
+		tc->tc_busy = false;
+		svc_tcp_maybe_destroy(tc);
+		return;
+	}
 	tc->tc_busy = true;
 	/* Replies made while the records of this event are served go out
 	 * together, after them. */
