@@ -34,6 +34,13 @@
  * as an RDMA connection's receive buffers do: in the budget's receive
  * share (half of sc_memory) and in the budget; a connection the share
  * cannot hold is refused (closed at once, counted in conns_refused).
+ * A record's buffer counts from its first byte to its end (tc_rm_charged,
+ * then cc_call_cap): growth beyond SVC_RM_MIN_CAP the budget cannot hold
+ * is not made, the connection is not read (tc_memwait; the rest waits in
+ * the socket, TCP's flow control holds the peer back) until memory comes
+ * back in its group or its sweep comes (tcp_mem_waits); the record
+ * deadline still runs, so incomplete records give their memory back
+ * within sv_tcp_record_ms whatever the peers do: no deadlock.
  *
  * Backchannel (RFC 8881 2.10.3.1; svc_bc.c): a call the server makes to
  * the client on this connection (CB_NULL, CB_COMPOUND) is taken from the
