@@ -348,8 +348,10 @@ static void h_send_some(int fd, const uint8_t *buf, size_t len, size_t *off)
  *    wrote everything (H_HOGS MiB; measured 34.9 MB now, 50.3 MB before);
  *  - tcp_mem_waits counts the waits, logged once for the episode;
  *  - another client's small call is answered meanwhile;
- *  - half the hogs reset (closed at once, though not read: EPOLLHUP), the
- *    others are closed by the record deadline; the charge is back to where
+ *  - half the hogs reset (closed at once, though not read: EPOLLHUP); the
+ *    memory they let go of wakes the others, whose records the budget
+ *    then holds (their peers write all they meant to); those are closed
+ *    by the record deadline; the charge is back to where
  *    it was before the hogs came;
  *  - a legitimate 1 MiB record is then read and answered, byte-exact.
  */
@@ -423,6 +425,22 @@ static void test_record_memory(void **state)
 		h_pump(f, 5);
 	assert_int_equal(atomic_load(&svc->sv_ct.conns_open[SVC_XPRT_TCP]),
 			 H_HOGS - H_HOGS / 2 + 1);
+	/* the memory they let go of wakes the others, whose records so far
+	 * (24 of 1 MiB and 44 bytes) the budget now holds: read whole */
+	for (turns = 0, idle = 0; turns < 20000 && idle < 50; turns++) {
+		size_t before = total;
+
+		h_pump(f, 1);
+		total = 0;
+		for (i = H_HOGS / 2; i < H_HOGS; i++) {
+			h_send_some(hog[i], big, rec - 1, &off[i]);
+			total += off[i];
+		}
+		idle = total == before ? idle + 1 : 0;
+	}
+	for (i = H_HOGS / 2; i < H_HOGS; i++)
+		assert_int_equal(off[i], rec - 1);
+	assert_true(atomic_load(&svc->sv_mem_registered) <= bound + svc->sv_tcp_reply_cap + 4u + SVC_RM_MIN_CAP);
 	/* the rest: their records' deadline (a sweep as if it had passed) */
 	svc_tcp_sweep(grp, svc_now_ms() + svc->sv_tcp_record_ms + 1);
 	assert_int_equal(atomic_load(&svc->sv_ct.tcp_record_timeouts), H_HOGS - H_HOGS / 2);
