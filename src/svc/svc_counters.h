@@ -30,7 +30,8 @@
  * the public ones in the JSON line, the Prometheus text and the table.
  * Add a new counter at the end of this list.
  */
-#define SVC_STATS_PRIVATE_LIST(X)
+#define SVC_STATS_PRIVATE_LIST(X) \
+	X(tcp_mem_waits, counter, all, "TCP records that waited for the memory budget to grow their buffer.")
 
 /* Every counter: the public ones, then the private ones. */
 #define SVC_COUNTERS_LIST(X) RPCRDMA_SVC_STATS_LIST(X) SVC_STATS_PRIVATE_LIST(X)

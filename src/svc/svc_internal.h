@@ -496,6 +496,9 @@ struct rpcrdma_svc {
 	 * left (svc_tcp_shed()); the shortage logged once. Group 0's. */
 	int sv_tcp_spare;
 	bool sv_tcp_fd_short;
+	/* TCP connections (every group's) whose record waits for the memory
+	 * budget to grow its buffer (svc_tcp.c): 0 -> 1 and back logged. */
+	atomic_uint sv_tcp_memwaits;
 	uint32_t sv_tcp_maxrec;
 	uint32_t sv_tcp_record_ms;
 	uint32_t sv_tcp_send_ms;

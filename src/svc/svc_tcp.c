@@ -34,6 +34,13 @@
  * as an RDMA connection's receive buffers do: in the budget's receive
  * share (half of sc_memory) and in the budget; a connection the share
  * cannot hold is refused (closed at once, counted in conns_refused).
+ * A record's buffer counts from its first byte to its end (tc_rm_charged,
+ * then cc_call_cap): growth beyond SVC_RM_MIN_CAP the budget cannot hold
+ * is not made, the connection is not read (tc_memwait; the rest waits in
+ * the socket, TCP's flow control holds the peer back) until memory comes
+ * back in its group or its sweep comes (tcp_mem_waits); the record
+ * deadline still runs, so incomplete records give their memory back
+ * within sv_tcp_record_ms whatever the peers do: no deadlock.
  *
  * Backchannel (RFC 8881 2.10.3.1; svc_bc.c): a call the server makes to
  * the client on this connection (CB_NULL, CB_COMPOUND) is taken from the
@@ -71,6 +78,10 @@ struct svc_tconn {
 	uint32_t tc_calls_out;       /* call contexts out for it */
 	uint32_t tc_max_calls;       /* sc_credits */
 	struct svc_rm tc_rm;
+	uint32_t tc_rm_charged;      /* bytes of the reader's buffer in sv_mem_registered */
+	/* The reader's buffer cannot grow within the memory budget: the
+	 * socket is not read until memory comes back (svc_tcp_mem_kick()). */
+	bool tc_memwait;
 	uint64_t tc_rec_ms;          /* its record under way started; 0: none */
 	uint64_t tc_last_ms;         /* accepted, or a record completed */
 	struct svc_call *tc_out_head, *tc_out_tail; /* replies to write, in order */
@@ -133,10 +144,43 @@ static void svc_tcp_ahead_release(struct rpcrdma_svc *svc)
 	atomic_fetch_sub(&svc->sv_recv_bytes_held, SVC_RM_AHEAD);
 }
 
+/* Make the budget's charge for @tc's reader buffer its size again after
+ * the reader changed it (grew it with bytes read ahead, took, adopted,
+ * was given or freed a buffer). */
+static void svc_tcp_rm_sync(struct svc_tconn *tc)
+{
+	uint32_t cap = tc->tc_rm.rm_cap;
+
+	if (cap >= tc->tc_rm_charged)
+		atomic_fetch_add(&tc->tc_svc->sv_mem_registered, cap - tc->tc_rm_charged);
+	else
+		atomic_fetch_sub(&tc->tc_svc->sv_mem_registered, tc->tc_rm_charged - cap);
+	tc->tc_rm_charged = cap;
+}
+
+/* Charge growing @tc's reader buffer to @cap bytes to the memory budget:
+ * always up to SVC_RM_MIN_CAP (every connection may hold one small
+ * record, as it may one call context), beyond it only while the budget
+ * has room.  Return: false, nothing charged, when it has none. */
+static bool svc_tcp_rm_charge(struct svc_tconn *tc, uint32_t cap)
+{
+	struct rpcrdma_svc *svc = tc->tc_svc;
+	uint64_t more = cap - tc->tc_rm.rm_cap;
+
+	if (atomic_fetch_add(&svc->sv_mem_registered, more) + more > svc->sv_cfg.sc_memory &&
+	    cap > SVC_RM_MIN_CAP) {
+		atomic_fetch_sub(&svc->sv_mem_registered, more);
+		return false;
+	}
+	tc->tc_rm_charged += (uint32_t)more;
+	return true;
+}
+
 static void svc_tcp_call_free(struct rpcrdma_svc *svc, struct svc_call *cc)
 {
 	svc_tcp_pipe_close(cc);
 	free(cc->cc_call);
+	atomic_fetch_sub(&svc->sv_mem_registered, cc->cc_call_cap);
 	free(cc->cc_reply ? cc->cc_reply - 4 : NULL);
 	atomic_fetch_sub(&svc->sv_mem_registered, svc_tcp_call_bytes(svc));
 	free(cc);
@@ -204,7 +248,10 @@ static void svc_tcp_big_adopt(struct svc_tconn *tc, uint32_t want)
 	if (!buf)
 		return;
 	old = svc_rm_adopt(&tc->tc_rm, buf, cap, &old_cap);
-	svc_tcp_big_put(grp, old, old_cap); /* refused: kept again */
+	/* the reader's charge follows its buffer; the one it let go of is
+	 * charged again if it is kept (as a refused one is) */
+	svc_tcp_rm_sync(tc);
+	svc_tcp_big_put(grp, old, old_cap);
 }
 
 /* A call context for a record of @tc: a free one of the group's, or a
@@ -254,6 +301,59 @@ static void svc_tcp_destroy(struct svc_tconn *tc);
 static void svc_tcp_arm(struct svc_tconn *tc);
 static void svc_tcp_resume(struct svc_tconn *tc);
 
+/* Have @tc served by svc_tcp_flush() (svc_tcp_resume()): its held record
+ * got a context back, or memory came back for its waiting reader. */
+static void svc_tcp_resume_queue(struct svc_tconn *tc)
+{
+	struct svc_group *grp = tc->tc_grp;
+
+	if (tc->tc_resume_queued || tc->tc_closing)
+		return;
+	tc->tc_resume_queued = true;
+	tc->tc_resume_next = grp->gr_tcp_resume;
+	grp->gr_tcp_resume = tc;
+}
+
+/* Memory came back to the budget (a context or buffer let go of, a
+ * connection closed, or the periodic sweep): @grp's connections waiting
+ * for it try again in svc_tcp_flush(). */
+static void svc_tcp_mem_kick(struct svc_group *grp)
+{
+	struct svc_tconn *tc;
+
+	if (!atomic_load(&grp->gr_svc->sv_tcp_memwaits))
+		return;
+	for (tc = grp->gr_tconns; tc; tc = tc->tc_next)
+		if (tc->tc_memwait)
+			svc_tcp_resume_queue(tc);
+}
+
+/* @tc's reader cannot grow within the budget: stop reading it (counted
+ * in tcp_mem_waits; the first of an episode logged). */
+static void svc_tcp_memwait_begin(struct svc_tconn *tc)
+{
+	struct rpcrdma_svc *svc = tc->tc_svc;
+
+	if (tc->tc_memwait)
+		return;
+	tc->tc_memwait = true;
+	SVC_INC(svc, tcp_mem_waits, 1);
+	if (atomic_fetch_add(&svc->sv_tcp_memwaits, 1) == 0)
+		svc_log(svc, "tcp: memory budget (--memory) in use: connections in mid-record are not read until some is free");
+}
+
+/* @tc's reader grew, or @tc closed: it waits for memory no more. */
+static void svc_tcp_memwait_end(struct svc_tconn *tc)
+{
+	struct rpcrdma_svc *svc = tc->tc_svc;
+
+	if (!tc->tc_memwait)
+		return;
+	tc->tc_memwait = false;
+	if (atomic_fetch_sub(&svc->sv_tcp_memwaits, 1) == 1)
+		svc_log(svc, "tcp: memory budget has room again: every connection is read");
+}
+
 /* Free @tc once it is closed, no call of it is out and no event of it is
  * being handled. */
 static void svc_tcp_maybe_destroy(struct svc_tconn *tc)
@@ -279,7 +379,9 @@ static void svc_tcp_call_put(struct svc_call *cc)
 	SVC_DEC(svc, tcp_calls_in_use, 1);
 	if (cc->cc_call_cap > SVC_TCP_KEEP_CALL_BYTES) {
 		/* A large WRITE's record: not kept idle in the context, but
-		 * among the group's few large buffers for the next one. */
+		 * among the group's few large buffers for the next one (which
+		 * charges it anew). */
+		atomic_fetch_sub(&svc->sv_mem_registered, cc->cc_call_cap);
 		svc_tcp_big_put(grp, cc->cc_call, cc->cc_call_cap);
 		cc->cc_call = NULL;
 		cc->cc_call_cap = 0;
@@ -291,17 +393,16 @@ static void svc_tcp_call_put(struct svc_call *cc)
 	} else {
 		svc_tcp_call_free(svc, cc);
 	}
+	svc_tcp_mem_kick(grp);
 	if (tc->tc_closing) {
 		svc_tcp_maybe_destroy(tc);
 		return;
 	}
-	if (tc->tc_held && !tc->tc_resume_queued) {
+	if (tc->tc_held) {
 		/* Its waiting record gets this context in svc_tcp_flush(),
 		 * not here: the caller may be walking this connection's
 		 * queues. */
-		tc->tc_resume_queued = true;
-		tc->tc_resume_next = grp->gr_tcp_resume;
-		grp->gr_tcp_resume = tc;
+		svc_tcp_resume_queue(tc);
 	} else if (was_full) {
 		svc_tcp_arm(tc); /* read again */
 	}
@@ -339,7 +440,7 @@ static void svc_tcp_arm(struct svc_tconn *tc)
 
 	if (tc->tc_closing)
 		return;
-	if (tc->tc_calls_out < tc->tc_max_calls && !tc->tc_held)
+	if (tc->tc_calls_out < tc->tc_max_calls && !tc->tc_held && !tc->tc_memwait)
 		want |= EPOLLIN | EPOLLRDHUP;
 	if (tc->tc_out_head && tc->tc_out_ms)
 		want |= EPOLLOUT;
@@ -371,7 +472,10 @@ static void svc_tcp_close(struct svc_tconn *tc, const char *why)
 	close(tc->tc_fd);
 	tc->tc_fd = -1;
 	svc_rm_fini(&tc->tc_rm);
+	svc_tcp_rm_sync(tc);
+	svc_tcp_memwait_end(tc);
 	svc_tcp_ahead_release(svc);
+	svc_tcp_mem_kick(tc->tc_grp);
 	tc->tc_rec_ms = tc->tc_out_ms = 0;
 	while ((cc = tc->tc_out_head)) {
 		tc->tc_out_head = cc->cc_next;
@@ -783,7 +887,7 @@ void svc_tcp_flush(struct svc_group *grp)
 			tc->tc_resume_next = NULL;
 			tc->tc_resume_queued = false;
 			grp->gr_tcp_batch = true;
-			if (tc->tc_held && !tc->tc_closing)
+			if ((tc->tc_held || tc->tc_memwait) && !tc->tc_closing)
 				svc_tcp_resume(tc);
 			continue;
 		}
@@ -810,12 +914,15 @@ static void svc_tcp_deliver(struct svc_tconn *tc, struct svc_call *cc, uint8_t *
 	struct rpcrdma_svc *svc = tc->tc_svc;
 
 	if (buf) {
-		/* The record's buffer becomes the call's; the call's old one
-		 * is the reader's next. */
+		/* The record's buffer becomes the call's, its charge with it;
+		 * the call's old one is the reader's next (or freed). */
+		atomic_fetch_sub(&svc->sv_mem_registered, cc->cc_call_cap);
+		tc->tc_rm_charged -= cap;
 		svc_rm_give(&tc->tc_rm, cc->cc_call, cc->cc_call_cap);
 		cc->cc_call = buf;
 		cc->cc_call_cap = cap;
 	}
+	svc_tcp_rm_sync(tc); /* the reader's buffer now: given, or grown by bytes read ahead */
 	cc->cc_call_len = len;
 	svc_capture_tcp_record(svc, tc->tc_capture, false, cc->cc_call, len);
 	SVC_INC(svc, tcp_calls, 1);
@@ -898,7 +1005,18 @@ static void svc_tcp_read(struct svc_tconn *tc, uint64_t now)
 		want = svc_rm_want(&tc->tc_rm);
 		if (want > SVC_TCP_KEEP_CALL_BYTES && tc->tc_grp->gr_tcp_big)
 			svc_tcp_big_adopt(tc, want);
+		/* Growing the record's buffer is charged first: what the
+		 * budget cannot hold stays in the socket (TCP's flow control
+		 * holds the peer back) until memory comes back; the record's
+		 * deadline still runs. */
+		want = svc_rm_grow_cap(&tc->tc_rm);
+		if (want && !svc_tcp_rm_charge(tc, want)) {
+			svc_tcp_memwait_begin(tc);
+			break;
+		}
+		svc_tcp_memwait_end(tc);
 		niov = svc_rm_iov(&tc->tc_rm, iov);
+		svc_tcp_rm_sync(tc);
 		if (niov < 0) {
 			svc_tcp_close(tc, "no memory for a record");
 			return;
@@ -921,7 +1039,9 @@ static void svc_tcp_read(struct svc_tconn *tc, uint64_t now)
 		}
 		if (!tc->tc_rec_ms)
 			tc->tc_rec_ms = now;
-		rc = svc_tcp_records(tc, svc_rm_advance(&tc->tc_rm, (size_t)n), now);
+		rc = svc_rm_advance(&tc->tc_rm, (size_t)n);
+		svc_tcp_rm_sync(tc); /* bytes read ahead may have grown it */
+		rc = svc_tcp_records(tc, rc, now);
 		if (tc->tc_closing)
 			return;
 		if (rc < 0) {
@@ -948,13 +1068,21 @@ static void svc_tcp_read(struct svc_tconn *tc, uint64_t now)
 }
 
 /* A context came back to held connection @tc: its waiting record (and
- * what followed it in the reader) is served now. */
+ * what followed it in the reader) is served now.  Or memory may have come
+ * back for @tc's waiting reader: it is read again (and waits again if
+ * the budget still cannot hold its growth). */
 static void svc_tcp_resume(struct svc_tconn *tc)
 {
 	struct rpcrdma_svc *svc = tc->tc_svc;
 	int rc;
 
 	tc->tc_busy = true;
+	if (!tc->tc_held) {
+		svc_tcp_read(tc, svc_now_ms());
+		tc->tc_busy = false;
+		svc_tcp_maybe_destroy(tc);
+		return;
+	}
 	rc = svc_tcp_records(tc, SVC_RM_RECORD, svc_now_ms());
 	if (!tc->tc_closing && rc < 0) {
 		SVC_INC(svc, tcp_bad_records, 1);
@@ -1084,6 +1212,16 @@ void svc_tcp_event(struct svc_group *grp, void *tag, uint32_t events)
 	tc = (struct svc_tconn *)((uintptr_t)tag & ~(uintptr_t)1u);
 	if (tc->tc_closing)
 		return;
+	if ((events & (EPOLLHUP | EPOLLERR)) && (tc->tc_memwait || tc->tc_held)) {
+		/* Not read while it waits, so the reader would not see the
+		 * reset, and the level-triggered event would come back every
+		 * turn: the connection is gone, its record with it. */
+		tc->tc_busy = true;
+		svc_tcp_close(tc, "peer reset while its record waited for memory");
+		tc->tc_busy = false;
+		svc_tcp_maybe_destroy(tc);
+		return;
+	}
 	tc->tc_busy = true;
 	/* Replies made while the records of this event are served go out
 	 * together, after them. */
@@ -1141,6 +1279,13 @@ int svc_tcp_sweep(struct svc_group *grp, uint64_t now_ms)
 		tc->tc_busy = false;
 		next = tc->tc_next; /* still linked: freed only below */
 		svc_tcp_maybe_destroy(tc);
+	}
+	/* Memory another group let go of: the waiting readers try again
+	 * at least once a period. */
+	svc_tcp_mem_kick(grp);
+	if (grp->gr_tcp_resume) {
+		svc_tcp_flush(grp);
+		svc_work_flush(grp);
 	}
 	grp->gr_tcp_sweep_ms = now_ms + period;
 	return grp->gr_tconns ? (int)period : -1;

@@ -44,18 +44,33 @@ void svc_rm_fini(struct svc_rm *r)
 	r->rm_ahead_len = r->rm_ahead_off = 0;
 }
 
-/* Make room for more of the current fragment: double the buffer (at
- * least SVC_RM_MIN_CAP), never beyond what the fragment still needs. */
-static int svc_rm_grow(struct svc_rm *r)
+/* The size the buffer grows to for more of the current fragment: double
+ * (at least SVC_RM_MIN_CAP), never beyond what the fragment still needs. */
+static uint32_t svc_rm_grow_size(const struct svc_rm *r)
 {
 	uint64_t want = r->rm_cap ? (uint64_t)r->rm_cap * 2 : SVC_RM_MIN_CAP;
 	uint64_t need = (uint64_t)r->rm_len + r->rm_frag_left;
-	uint8_t *nb;
 
 	if (want > need)
 		want = need;
 	if (want < SVC_RM_MIN_CAP)
 		want = SVC_RM_MIN_CAP;
+	return (uint32_t)want; /* need <= rm_max: svc_rm_mark() */
+}
+
+uint32_t svc_rm_grow_cap(const struct svc_rm *r)
+{
+	if (r->rm_in_frag && r->rm_frag_left && r->rm_cap == r->rm_len)
+		return svc_rm_grow_size(r);
+	return 0;
+}
+
+/* Make room for more of the current fragment (svc_rm_grow_size()). */
+static int svc_rm_grow(struct svc_rm *r)
+{
+	uint32_t want = svc_rm_grow_size(r);
+	uint8_t *nb;
+
 	nb = realloc(r->rm_buf, (size_t)want);
 	if (!nb)
 		return -ENOMEM;

@@ -169,6 +169,15 @@ void svc_rm_give(struct svc_rm *r, uint8_t *buf, uint32_t cap);
  */
 uint32_t svc_rm_want(const struct svc_rm *r);
 /*
+ * svc_rm_grow_cap - the size (bytes) the reader's buffer grows to in the
+ * next svc_rm_iov() (it doubles, at least SVC_RM_MIN_CAP, at most what
+ * the fragment still needs: <= rm_max); 0 when that call does not grow
+ * it.  The transport charges the growth to its memory budget before it
+ * lets the reader grow (svc_tcp.c); growth while bytes read ahead are fed
+ * (svc_rm_advance(), svc_rm_take()) is at most SVC_RM_MIN_CAP a record.
+ */
+uint32_t svc_rm_grow_cap(const struct svc_rm *r);
+/*
  * svc_rm_adopt - the reader moves the record so far (rm_len bytes) into
  * @buf (@cap bytes, at least rm_len; the reader owns it from now on) and
  * goes on reading into it.  Return: the reader's buffer before (NULL when
