@@ -513,6 +513,22 @@ struct rpcrdma_svc {
 /* svc_call_append - put @cc at the tail of the FIFO *@head .. *@tail
  * (linked through cc_next): the wait lists and the work, batch and done
  * queues are all such FIFOs. */
+/*
+ * svc_mem_reserve - count @bytes against @svc's memory budget (sc_memory,
+ * shared by every group and device) unless that would pass it; @must:
+ * count them anyway (a caller's guaranteed minimum).  Give them back with
+ * atomic_fetch_sub() on sv_mem_registered.  Return: true when counted.
+ */
+static inline bool svc_mem_reserve(struct rpcrdma_svc *svc, uint64_t bytes, bool must)
+{
+	if (atomic_fetch_add(&svc->sv_mem_registered, bytes) + bytes > svc->sv_cfg.sc_memory &&
+	    !must) {
+		atomic_fetch_sub(&svc->sv_mem_registered, bytes);
+		return false;
+	}
+	return true;
+}
+
 static inline void svc_call_append(struct svc_call **head, struct svc_call **tail,
 				   struct svc_call *cc)
 {

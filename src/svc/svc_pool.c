@@ -110,11 +110,8 @@ static int svc_slab_new(struct svc_dev *dev, unsigned c)
 	struct svc_slab *sl;
 
 	/* Reserved before registering: every group shares the budget. */
-	if (atomic_fetch_add(&svc->sv_mem_registered, svc->sv_slab_bytes) +
-	    svc->sv_slab_bytes > svc->sv_cfg.sc_memory) {
-		atomic_fetch_sub(&svc->sv_mem_registered, svc->sv_slab_bytes);
+	if (!svc_mem_reserve(svc, svc->sv_slab_bytes, false))
 		return -EAGAIN;
-	}
 	sl = calloc(1, sizeof(*sl));
 	if (!sl)
 		goto nomem;

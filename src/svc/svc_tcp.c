@@ -167,11 +167,8 @@ static bool svc_tcp_rm_charge(struct svc_tconn *tc, uint32_t cap)
 	struct rpcrdma_svc *svc = tc->tc_svc;
 	uint64_t more = cap - tc->tc_rm.rm_cap;
 
-	if (atomic_fetch_add(&svc->sv_mem_registered, more) + more > svc->sv_cfg.sc_memory &&
-	    cap > SVC_RM_MIN_CAP) {
-		atomic_fetch_sub(&svc->sv_mem_registered, more);
+	if (!svc_mem_reserve(svc, more, cap <= SVC_RM_MIN_CAP))
 		return false;
-	}
 	tc->tc_rm_charged += (uint32_t)more;
 	return true;
 }
@@ -205,10 +202,8 @@ static void svc_tcp_big_put(struct svc_group *grp, uint8_t *buf, uint32_t cap)
 		return;
 	if (cap <= SVC_TCP_KEEP_CALL_BYTES || grp->gr_tcp_nbig >= SVC_TCP_KEEP_BIG)
 		goto drop;
-	if (atomic_fetch_add(&svc->sv_mem_registered, cap) + cap > svc->sv_cfg.sc_memory) {
-		atomic_fetch_sub(&svc->sv_mem_registered, cap);
+	if (!svc_mem_reserve(svc, cap, false))
 		goto drop;
-	}
 	tb->tb_cap = cap;
 	tb->tb_next = grp->gr_tcp_big;
 	grp->gr_tcp_big = tb;
@@ -270,11 +265,8 @@ static struct svc_call *svc_tcp_call_get(struct svc_tconn *tc)
 		grp->gr_tcp_nfree--;
 		goto got;
 	}
-	if (atomic_fetch_add(&svc->sv_mem_registered, bytes) + bytes > svc->sv_cfg.sc_memory &&
-	    tc->tc_calls_out) {
-		atomic_fetch_sub(&svc->sv_mem_registered, bytes);
+	if (!svc_mem_reserve(svc, bytes, !tc->tc_calls_out))
 		return NULL;
-	}
 	cc = calloc(1, sizeof(*cc));
 	reply = malloc(svc->sv_tcp_reply_cap + 4u);
 	if (!cc || !reply) {

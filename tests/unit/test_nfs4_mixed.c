@@ -40,6 +40,7 @@
 #include "test_words.h"
 
 #include "test_nfs4_harness.h"
+#include "svc_tcp_fixture.h"
 
 #include "nfs4/nfs4_deleg.h"
 #include "svc/svc_bc.h"
@@ -263,27 +264,14 @@ static uint8_t *put_rdma_hdr(uint8_t *p, uint32_t xid, uint32_t credits)
 	return put32(p, 0);
 }
 
-static void write_all(int fd, const void *buf, size_t n)
-{
-	const uint8_t *p = buf;
-
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		assert_true(w > 0);
-		p += w;
-		n -= (size_t)w;
-	}
-}
-
 /* One record, one last fragment (RFC 5531 11). */
 static void tcp_send_record(struct fixture *f, const uint8_t *rec, size_t len)
 {
 	uint8_t mark[4];
 
 	put32(mark, 0x80000000u | (uint32_t)len);
-	write_all(f->peer, mark, 4);
-	write_all(f->peer, rec, len);
+	tcp_write_all(f->peer, mark, 4);
+	tcp_write_all(f->peer, rec, len);
 }
 
 /* Pump until @n bytes came from the server's end of the TCP connection
@@ -826,7 +814,7 @@ static void drop_tcp(struct fixture *f, enum drop how)
 		f->peer = -1;
 	} else {
 		put32(mark, 0x80000000u | 0x7fffffffu);
-		write_all(f->peer, mark, sizeof(mark));
+		tcp_write_all(f->peer, mark, sizeof(mark));
 	}
 	for (int t = 0; t < 400 && grp->gr_tconns; t++)
 		pump(f, 5);

@@ -864,7 +864,6 @@ static void test_tcp_capture(void **state)
 	struct rpcrdma_capture_config cfg = { .cc_path = path, .cc_max_files = 1 };
 	struct rpcrdma_capture *cap;
 	struct rpcrdma_capture_stats st;
-	struct sockaddr_in sa = { .sin_family = AF_INET };
 	uint8_t call[256], want[256], got[300];
 	size_t n = echo_call(call, 0x1234, 40, 0x55), m = echo_reply(want, 0x1234, 40, 0x55);
 	size_t cut[] = { 20 };
@@ -879,11 +878,7 @@ static void test_tcp_capture(void **state)
 	assert_int_equal(rpcrdma_capture_open(&cfg, &cap), 0);
 	assert_int_equal(rpcrdma_svc_set_capture(&f->tf_svc, cap), 0);
 	assert_int_equal(svc_tcp_listen(&f->tf_svc, "127.0.0.1", 0, &port), 0);
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert_true(fd >= 0);
-	sa.sin_port = htons(port);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	fd = tcp_connect_loopback(port, 0, 0);
 	for (turns = 0; turns < 100 && atomic_load(&f->tf_svc.sv_ct.tcp_connections) < 2; turns++)
 		tcp_fixture_pump(f, 5);
 	send_record(fd, call, n, NULL, 0);
@@ -989,7 +984,6 @@ static void test_tcp_big_kept(void **state)
 static void test_tcp_lowat(void **state)
 {
 	struct tcp_fixture *f = *state;
-	struct sockaddr_in sa = { .sin_family = AF_INET };
 	struct svc_group *grp = &f->tf_svc.sv_groups[0];
 	uint32_t len = 100000;
 	uint8_t *call = malloc(len + 64), *want = malloc(len + 64), *got = malloc(len + 68);
@@ -1002,11 +996,7 @@ static void test_tcp_lowat(void **state)
 	assert_non_null(want);
 	assert_non_null(got);
 	assert_int_equal(svc_tcp_listen(&f->tf_svc, "127.0.0.1", 0, &port), 0);
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert_true(fd >= 0);
-	sa.sin_port = htons(port);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	fd = tcp_connect_loopback(port, 0, 0);
 	for (turns = 0; turns < 100 && atomic_load(&f->tf_svc.sv_ct.tcp_connections) < 2; turns++)
 		tcp_fixture_pump(f, 5);
 	assert_non_null(grp->gr_tconns);
