@@ -107,7 +107,6 @@ static int svc_group_init(struct rpcrdma_svc *svc, struct svc_group *grp, unsign
 	if (grp->gr_wake_fd < 0)
 		return -errno;
 	pthread_mutex_init(&grp->gr_wq_lock, NULL);
-	pthread_cond_init(&grp->gr_wq_cond, NULL);
 	grp->gr_epoll = epoll_create1(EPOLL_CLOEXEC);
 	if (grp->gr_epoll < 0)
 		return -errno;
@@ -157,7 +156,6 @@ static void svc_group_fini(struct svc_group *grp)
 	if (grp->gr_wake_fd >= 0) {
 		close(grp->gr_wake_fd);
 		pthread_mutex_destroy(&grp->gr_wq_lock);
-		pthread_cond_destroy(&grp->gr_wq_cond);
 	}
 	grp->gr_epoll = grp->gr_wake_fd = -1;
 	grp->gr_cm_channel = NULL;
@@ -639,8 +637,7 @@ static int svc_group_loop(struct svc_group *grp)
 		if (svc->sv_cfg.sc_poll) {
 			for (struct svc_conn *conn = grp->gr_conns; conn; conn = conn->sx_next)
 				svc_conn_cq_event_poll(conn);
-			if (atomic_exchange_explicit(&grp->gr_done_ready, false,
-						     memory_order_acquire))
+			if (svc_done_pending(grp))
 				svc_take_done(grp);
 		}
 		svc_poll_more(grp);

@@ -39,6 +39,7 @@
 #define RPCRDMA_SVC_INTERNAL_H
 
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -404,28 +405,30 @@ struct svc_group {
 	struct svc_conn_req *gr_inbox;
 	_Atomic uint32_t gr_pending;
 
-	/* work queue (run loop -> workers) and done queue (workers -> loop) */
+	/* work queue (run loop -> workers, gr_wq_lock) and done queue
+	 * (workers -> loop: a lock-free stack, newest first, taken whole by
+	 * svc_done_take_all(); see svc_worker.c) */
 	pthread_mutex_t gr_wq_lock;
-	pthread_cond_t gr_wq_cond;
 	struct svc_call *gr_wq_head, *gr_wq_tail;
-	struct svc_call *gr_done_head, *gr_done_tail;
+	_Atomic(struct svc_call *) gr_done;
 	bool gr_wq_quit;
-	bool gr_done_woken;      /* the run loop's eventfd was written for the
-				  * done queue and it has not taken it yet */
-	/* sc_poll: the done queue is not empty (workers set it instead of
-	 * writing the eventfd; the spinning run loop looks at it). */
-	atomic_bool gr_done_ready;
+	/* Idle workers, each asleep on its own semaphore (gr_wq_lock): the
+	 * flusher takes one off per call it hands over and wakes only it. */
+	struct svc_worker *gr_wq_idle_list;
+	/* Workers woken by svc_work_flush() since the start (gr_wq_lock;
+	 * read by unit tests: one per call handed to an idle worker). */
+	uint64_t gr_wq_wakes;
 	unsigned gr_spins;       /* sc_poll: run-loop turns, for SVC_POLL_EPOLL_EVERY */
 	/* Another group gave registered memory back for this one, which
 	 * was short of the budget: its run loop kicks its devices' waiters. */
 	atomic_bool gr_budget_kick;
-	unsigned gr_wq_idle;     /* workers waiting on gr_wq_cond */
+	unsigned gr_wq_idle;     /* workers on gr_wq_idle_list */
 	/* Calls dispatched by the run loop since its last flush: handed to
 	 * the workers together, with one lock and one wake per idle worker
 	 * needed (run-loop thread only). */
 	struct svc_call *gr_batch_head, *gr_batch_tail;
 	unsigned gr_batch_n;
-	pthread_t *gr_workers;
+	struct svc_worker *gr_workers;
 	unsigned gr_nworkers;
 	/* backchannel (svc_bc.c): kicks since the loop last looked (any
 	 * thread), calls of this group's connections not ended yet */
@@ -1001,23 +1004,52 @@ static inline bool svc_call_closing(const struct svc_call *cc)
 }
 
 /* svc_worker.c */
+/* One worker thread of a group: its thread, and the semaphore it sleeps
+ * on while idle (posted once each time a flusher takes it off
+ * gr_wq_idle_list to hand it a call, or by svc_workers_stop()). */
+struct svc_worker {
+	pthread_t wk_thread;
+	struct svc_group *wk_grp;
+	sem_t wk_sem;
+	struct svc_worker *wk_next_idle; /* on gr_wq_idle_list (gr_wq_lock) */
+};
+/*
+ * svc_workers_start - start @n worker threads for @grp (none: calls are
+ * served by whoever calls svc_worker_run_one()).  Return: 0, or a
+ * negative errno of calloc/sem_init/pthread_create (-ENOMEM, -EAGAIN);
+ * the workers started are stopped again then.
+ */
 int svc_workers_start(struct svc_group *grp, unsigned n);
+/* svc_workers_stop - tell @grp's workers to end, wake the idle ones, and
+ * join them all: each serves what is still on the work queue first. */
 void svc_workers_stop(struct svc_group *grp);
 /* svc_work_enqueue - add @cc to the run loop's batch for the workers
  * (run-loop thread); svc_work_flush() hands the batch over. */
 void svc_work_enqueue(struct svc_group *grp, struct svc_call *cc);
-/* svc_work_flush - append the batch to the work queue under one lock and
- * wake as many idle workers as it has calls (no wake when none sleeps). */
+/* svc_work_flush - append the batch to the work queue under one lock,
+ * take one idle worker off gr_wq_idle_list per call (as many as there
+ * are), and post each one's semaphore after the lock is let go of: no
+ * wake when none sleeps, and a woken worker never waits for the lock its
+ * waker holds.  Run-loop thread. */
 void svc_work_flush(struct svc_group *grp);
 /* svc_work_drop_all - with the workers stopped and every connection
  * closing: calls still queued will not run; give them back (drops). */
 void svc_work_drop_all(struct svc_group *grp);
+/* svc_done_take_all - the calls @grp's workers finished since the last
+ * take, oldest first (cc_next), or NULL; one atomic exchange, no lock.
+ * Run-loop thread (the only taker). */
 struct svc_call *svc_done_take_all(struct svc_group *grp);
+/* svc_done_pending - a worker finished a call not taken yet (the
+ * spinning run loop of sc_poll looks at it every turn). */
+static inline bool svc_done_pending(struct svc_group *grp)
+{
+	return atomic_load_explicit(&grp->gr_done, memory_order_relaxed) != NULL;
+}
 /*
  * svc_worker_run_one - one step of a worker: take the oldest call on the
  * work queue, if any, run its dispatch function, move it to the done queue
- * and wake the run loop.  Worker threads loop on it; unit tests call it to
- * run dispatch on their own thread, then svc_take_done() to send the reply.
+ * and wake the run loop.  Unit tests call it to run dispatch on their own
+ * thread, then svc_take_done() to send the reply.
  * Return: true when it served a call, false when the queue was empty.
  */
 bool svc_worker_run_one(struct svc_group *grp);

@@ -3,15 +3,38 @@
  * svc_worker.c - worker threads that run dispatch functions.
  *
  * Every transport thread (group) has its own workers, work queue and done
- * queue, under a lock of its own: groups share nothing on this path.  The
- * run loop collects the calls of one completion drain and hands them to
- * the work queue together (svc_work_flush()), waking only as many idle
- * workers as there are calls; a worker runs the dispatch function and
- * moves the context to the done queue, and writes the run loop's eventfd
- * only when no write is pending since the loop last took the done queue:
- * under load, many replies come back per wake-up.  With sc_poll the run
- * loop spins, and a worker only sets gr_done_ready: under load (workers
- * busy, the loop spinning) the hand-off makes no system call at all.
+ * queue: groups share nothing on this path.  The hand-off costs as few
+ * system calls as the threads' sleeping allows (issue 36: under qemu TCG
+ * one costs ~16 us, a context switch more):
+ *
+ *  - Run loop -> workers.  The run loop collects the calls of one
+ *    completion drain (or one TCP event) and appends them to the work
+ *    queue under one acquisition of gr_wq_lock (svc_work_flush()).  Each
+ *    idle worker sleeps on a semaphore of its own, listed on
+ *    gr_wq_idle_list; the flusher takes one of them off the list per call
+ *    it hands over and posts their semaphores only after it let go of the
+ *    lock.  So exactly one futex wake per sleeping worker needed, none
+ *    when every worker is busy (a busy worker looks at the queue again
+ *    before it sleeps), and the woken worker finds the lock free, where a
+ *    condition variable signalled under the lock had it block on the mutex
+ *    its waker still held (two more futex calls and a context switch).
+ *  - Workers -> run loop.  A worker pushes the finished call on the done
+ *    queue, a lock-free stack (gr_done: one compare-and-swap, no lock),
+ *    and writes the run loop's eventfd only when the stack was empty: the
+ *    push that made it non-empty wakes the loop, the others ride along.
+ *    The run loop takes the whole stack with one atomic exchange and
+ *    reverses it (oldest first).  Under load, many replies come back per
+ *    wake-up.  With sc_poll the loop spins and looks at gr_done itself,
+ *    and no worker writes the eventfd: the hand-off makes no system call.
+ *
+ * One call in flight (the single-process metadata mix) thus costs a futex
+ * wake and wait, an eventfd write and read: four system calls and two
+ * context switches, where the calls a program serves on the transport
+ * thread (RPCRDMA_SVC_TRY_TRANSPORT, rq_transport) cost none.  A call that
+ * must run on a worker (credentials, the disk) is never run on the run-loop
+ * thread instead, not even when the group is idle: while it waited for the
+ * disk every other connection of the group would wait with it, and the
+ * run-loop thread must never change its credentials (docs/design.md).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,7 +42,7 @@
 
 #include "svc/svc_internal.h"
 
-/* Take the oldest queued call, or NULL; sv_wq_lock held. */
+/* Take the oldest queued call, or NULL; gr_wq_lock held. */
 static struct svc_call *svc_wq_take(struct svc_group *grp)
 {
 	struct svc_call *cc = grp->gr_wq_head;
@@ -28,35 +51,39 @@ static struct svc_call *svc_wq_take(struct svc_group *grp)
 		grp->gr_wq_head = cc->cc_next;
 		if (!grp->gr_wq_head)
 			grp->gr_wq_tail = NULL;
+		cc->cc_next = NULL;
 	}
 	return cc;
 }
 
+/* Push @cc on @grp's done queue; wake the run loop when it was empty
+ * (and the loop sleeps: not with sc_poll). */
+static void svc_done_push(struct svc_group *grp, struct svc_call *cc)
+{
+	struct svc_call *old = atomic_load_explicit(&grp->gr_done, memory_order_relaxed);
+
+	do {
+		cc->cc_next = old;
+	} while (!atomic_compare_exchange_weak_explicit(&grp->gr_done, &old, cc,
+							memory_order_release,
+							memory_order_relaxed));
+	/* A push onto a non-empty stack needs no wake: the push that made
+	 * it non-empty wrote the eventfd (or is about to), and the loop
+	 * takes the whole stack after reading it. */
+	if (!old && !grp->gr_svc->sv_cfg.sc_poll)
+		svc_group_wake(grp);
+}
+
 /* Run @cc's dispatch function and put it on the done queue; called
- * without sv_wq_lock, returns without it. */
+ * without gr_wq_lock. */
 static void svc_worker_serve(struct svc_group *grp, struct svc_call *cc)
 {
-	bool wake;
-
 	cc->cc_status = cc->cc_fn(&cc->cc_req, cc->cc_fn_arg);
 	/* Where the provider posts from user space, the reply goes now,
 	 * from this thread: no hand-back, no wake-up of the run loop. */
 	if (cc->cc_xprt->xc_worker_posts && svc_send_by_worker(cc))
 		return;
-
-	pthread_mutex_lock(&grp->gr_wq_lock);
-	svc_call_append(&grp->gr_done_head, &grp->gr_done_tail, cc);
-	if (grp->gr_svc->sv_cfg.sc_poll) {
-		/* The run loop spins: a flag, no system call. */
-		atomic_store_explicit(&grp->gr_done_ready, true, memory_order_release);
-		wake = false;
-	} else {
-		wake = !grp->gr_done_woken;
-		grp->gr_done_woken = true;
-	}
-	pthread_mutex_unlock(&grp->gr_wq_lock);
-	if (wake)
-		svc_group_wake(grp);
+	svc_done_push(grp, cc);
 }
 
 bool svc_worker_run_one(struct svc_group *grp)
@@ -74,28 +101,32 @@ bool svc_worker_run_one(struct svc_group *grp)
 
 static void *svc_worker_main(void *arg)
 {
-	struct svc_group *grp = arg;
+	struct svc_worker *wk = arg;
+	struct svc_group *grp = wk->wk_grp;
+	struct svc_call *cc;
 
+	pthread_mutex_lock(&grp->gr_wq_lock);
 	for (;;) {
-		pthread_mutex_lock(&grp->gr_wq_lock);
-		while (!grp->gr_wq_head && !grp->gr_wq_quit) {
-			grp->gr_wq_idle++;
-			pthread_cond_wait(&grp->gr_wq_cond, &grp->gr_wq_lock);
-			grp->gr_wq_idle--;
-		}
-		pthread_mutex_unlock(&grp->gr_wq_lock);
-		/* Another worker may take it first: then wait again.  After
-		 * a quit, the queue is drained before the thread ends. */
-		if (!svc_worker_run_one(grp)) {
-			bool quit;
-
-			pthread_mutex_lock(&grp->gr_wq_lock);
-			quit = grp->gr_wq_quit && !grp->gr_wq_head;
+		cc = svc_wq_take(grp);
+		if (cc) {
 			pthread_mutex_unlock(&grp->gr_wq_lock);
-			if (quit)
-				break;
+			svc_worker_serve(grp, cc);
+			pthread_mutex_lock(&grp->gr_wq_lock);
+			continue;
 		}
+		/* After a quit, the queue is drained before the thread ends. */
+		if (grp->gr_wq_quit)
+			break;
+		wk->wk_next_idle = grp->gr_wq_idle_list;
+		grp->gr_wq_idle_list = wk;
+		grp->gr_wq_idle++;
+		pthread_mutex_unlock(&grp->gr_wq_lock);
+		/* Posted once by whoever took this worker off the list. */
+		while (sem_wait(&wk->wk_sem) && errno == EINTR)
+			;
+		pthread_mutex_lock(&grp->gr_wq_lock);
 	}
+	pthread_mutex_unlock(&grp->gr_wq_lock);
 	return NULL;
 }
 
@@ -110,30 +141,73 @@ int svc_workers_start(struct svc_group *grp, unsigned n)
 	if (!grp->gr_workers)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		rc = pthread_create(&grp->gr_workers[i], NULL, svc_worker_main, grp);
-		if (rc) {
-			grp->gr_nworkers = i;
-			svc_workers_stop(grp);
-			return -rc;
+		struct svc_worker *wk = &grp->gr_workers[i];
+
+		wk->wk_grp = grp;
+		if (sem_init(&wk->wk_sem, 0, 0)) {
+			rc = errno;
+			goto fail;
 		}
+		rc = pthread_create(&wk->wk_thread, NULL, svc_worker_main, wk);
+		if (rc) {
+			sem_destroy(&wk->wk_sem);
+			goto fail;
+		}
+		grp->gr_nworkers = i + 1;
 	}
-	grp->gr_nworkers = n;
 	return 0;
+fail:
+	svc_workers_stop(grp);
+	return -rc;
+}
+
+/* Take up to @max idle workers off @grp's list (gr_wq_lock held); return
+ * the first, linked by wk_next_idle. */
+static struct svc_worker *svc_idle_take(struct svc_group *grp, unsigned max)
+{
+	struct svc_worker *first = grp->gr_wq_idle_list, *last = NULL, *wk;
+
+	for (wk = first; wk && max; wk = wk->wk_next_idle, max--) {
+		last = wk;
+		grp->gr_wq_idle--;
+		grp->gr_wq_wakes++;
+	}
+	if (!last)
+		return NULL;
+	grp->gr_wq_idle_list = last->wk_next_idle;
+	last->wk_next_idle = NULL;
+	return first;
+}
+
+/* Post the semaphores of the workers svc_idle_take() took (no lock). */
+static void svc_idle_post(struct svc_worker *wk)
+{
+	struct svc_worker *next;
+
+	for (; wk; wk = next) {
+		next = wk->wk_next_idle; /* the worker may relist itself at once */
+		sem_post(&wk->wk_sem);
+	}
 }
 
 void svc_workers_stop(struct svc_group *grp)
 {
+	struct svc_worker *idle;
 	unsigned i;
 
 	pthread_mutex_lock(&grp->gr_wq_lock);
 	grp->gr_wq_quit = true;
-	pthread_cond_broadcast(&grp->gr_wq_cond);
+	idle = svc_idle_take(grp, grp->gr_nworkers);
 	pthread_mutex_unlock(&grp->gr_wq_lock);
-	for (i = 0; i < grp->gr_nworkers; i++)
-		pthread_join(grp->gr_workers[i], NULL);
+	svc_idle_post(idle);
+	for (i = 0; i < grp->gr_nworkers; i++) {
+		pthread_join(grp->gr_workers[i].wk_thread, NULL);
+		sem_destroy(&grp->gr_workers[i].wk_sem);
+	}
 	free(grp->gr_workers);
 	grp->gr_workers = NULL;
 	grp->gr_nworkers = 0;
+	grp->gr_wq_quit = false; /* a restart (unit tests) starts afresh */
 }
 
 void svc_work_enqueue(struct svc_group *grp, struct svc_call *cc)
@@ -145,7 +219,8 @@ void svc_work_enqueue(struct svc_group *grp, struct svc_call *cc)
 
 void svc_work_flush(struct svc_group *grp)
 {
-	unsigned n = grp->gr_batch_n, wake;
+	unsigned n = grp->gr_batch_n;
+	struct svc_worker *wake;
 
 	if (!n)
 		return;
@@ -157,22 +232,26 @@ void svc_work_flush(struct svc_group *grp)
 	grp->gr_wq_tail = grp->gr_batch_tail;
 	/* A worker that is busy now looks at the queue again before it
 	 * sleeps: only sleeping ones need a wake, one per call. */
-	for (wake = n < grp->gr_wq_idle ? n : grp->gr_wq_idle; wake > 0; wake--)
-		pthread_cond_signal(&grp->gr_wq_cond);
+	wake = svc_idle_take(grp, n);
 	pthread_mutex_unlock(&grp->gr_wq_lock);
+	svc_idle_post(wake);
 	grp->gr_batch_head = grp->gr_batch_tail = NULL;
 	grp->gr_batch_n = 0;
 }
 
 struct svc_call *svc_done_take_all(struct svc_group *grp)
 {
-	struct svc_call *list;
+	struct svc_call *cc, *next, *list = NULL;
 
-	pthread_mutex_lock(&grp->gr_wq_lock);
-	list = grp->gr_done_head;
-	grp->gr_done_head = grp->gr_done_tail = NULL;
-	grp->gr_done_woken = false;
-	pthread_mutex_unlock(&grp->gr_wq_lock);
+	if (!svc_done_pending(grp))
+		return NULL; /* the common empty case: no write to the line */
+	cc = atomic_exchange_explicit(&grp->gr_done, NULL, memory_order_acquire);
+	/* The stack is newest first: reverse it. */
+	for (; cc; cc = next) {
+		next = cc->cc_next;
+		cc->cc_next = list;
+		list = cc;
+	}
 	return list;
 }
 

@@ -213,7 +213,7 @@ static void run_workers(struct fixture *f)
 	if (f->svc.sv_cfg.sc_loop_dispatch) {
 		/* Served, and its reply posted, on this thread already. */
 		assert_null(f->svc.sv_groups[0].gr_wq_head);
-		assert_null(f->svc.sv_groups[0].gr_done_head);
+		assert_false(svc_done_pending(&f->svc.sv_groups[0]));
 	}
 	while (svc_worker_run_one(&f->svc.sv_groups[0]))
 		;
@@ -1402,7 +1402,7 @@ static void test_handoff_batched(void **state)
 	assert_int_equal(v, 1);
 	posts = fv.fv_send_post_calls;
 	svc_take_done(&f->svc.sv_groups[0]);
-	assert_false(f->svc.sv_groups[0].gr_done_woken);
+	assert_false(svc_done_pending(&f->svc.sv_groups[0]));
 	assert_int_equal(fv.fv_nsends, 3);
 	/* ... and go out chained, with one post. */
 	assert_int_equal(fv.fv_send_post_calls, posts + 1);
@@ -1823,7 +1823,7 @@ static void test_worker_posts_reply(void **state)
 	posts = fv.fv_send_post_calls;
 	assert_true(svc_worker_run_one(&f->svc.sv_groups[0]));
 	assert_int_equal(fv.fv_send_post_calls, posts + 1);
-	assert_null(f->svc.sv_groups[0].gr_done_head);
+	assert_false(svc_done_pending(&f->svc.sv_groups[0]));
 	assert_false(take_wake(f));
 	assert_int_equal(atomic_load(&f->svc.sv_ct.worker_posts), 1);
 	/* One slot held (the Send), not the longest chain's eight. */
@@ -1855,7 +1855,7 @@ static void test_worker_post_hands_back(void **state)
 	posts = fv.fv_send_post_calls;
 	assert_true(svc_worker_run_one(&f->svc.sv_groups[0]));
 	assert_int_equal(fv.fv_send_post_calls, posts);
-	assert_non_null(f->svc.sv_groups[0].gr_done_head);
+	assert_true(svc_done_pending(&f->svc.sv_groups[0]));
 	assert_true(take_wake(f));
 	assert_int_equal(atomic_load(&f->conn->sx_sq_free), SVC_SMALL_MAX_WR - 1);
 	svc_take_done(&f->svc.sv_groups[0]);
@@ -1896,7 +1896,7 @@ static void test_worker_post_failure(void **state)
 	fv.fv_fail_send_post_at = fv.fv_send_post_calls + 1;
 	assert_true(svc_worker_run_one(&f->svc.sv_groups[0]));
 	assert_int_equal(atomic_load(&f->svc.sv_ct.worker_posts), 0);
-	assert_non_null(f->svc.sv_groups[0].gr_done_head);
+	assert_true(svc_done_pending(&f->svc.sv_groups[0]));
 	assert_true(take_wake(f));
 	assert_int_equal(atomic_load(&f->conn->sx_sq_free), slots);
 	assert_false(f->conn->sx_closing);
@@ -1926,7 +1926,7 @@ static void test_worker_posts_err_chunk(void **state)
 	p = put32(p, 3000);
 	deliver(f, msg, (uint32_t)(p - msg));
 	assert_true(svc_worker_run_one(&f->svc.sv_groups[0]));
-	assert_null(f->svc.sv_groups[0].gr_done_head);
+	assert_false(svc_done_pending(&f->svc.sv_groups[0]));
 	assert_int_equal(atomic_load(&f->svc.sv_ct.worker_posts), 1);
 	svc_conn_cq_event_poll(f->conn);
 	assert_int_equal(fv.fv_sent_len, sizeof(want));

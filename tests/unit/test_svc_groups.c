@@ -219,14 +219,14 @@ static void test_group_queues(void **state)
 		assert_true(wakes >= 1 && wakes <= NCALLS);
 		for (i = 0; i < NCALLS; i++) {
 			assert_int_equal(ran[i].rn_calls, 1);
-			assert_true(pthread_equal(ran[i].rn_thread, to->gr_workers[0]));
-			assert_false(pthread_equal(ran[i].rn_thread, other->gr_workers[0]));
+			assert_true(pthread_equal(ran[i].rn_thread, to->gr_workers[0].wk_thread));
+			assert_false(pthread_equal(ran[i].rn_thread, other->gr_workers[0].wk_thread));
 			free(cc[i]);
 		}
 		assert_false(readable(other->gr_wake_fd));
 		pthread_mutex_lock(&other->gr_wq_lock);
 		assert_null(other->gr_wq_head);
-		assert_null(other->gr_done_head);
+		assert_false(svc_done_pending(other));
 		pthread_mutex_unlock(&other->gr_wq_lock);
 	}
 	for (g = 0; g < 2; g++) {
@@ -238,7 +238,7 @@ static void test_group_queues(void **state)
 
 /*
  * sc_poll: the run loop spins, so a worker that finishes a call only sets
- * gr_done_ready and never writes the eventfd: four calls come back on the
+ * gr_done (the loop looks at it) and never writes the eventfd: four calls come back on the
  * done queue, in order, with the eventfd never readable.
  */
 static void test_poll_handoff(void **state)
@@ -264,7 +264,7 @@ static void test_poll_handoff(void **state)
 	}
 	svc_work_flush(&svc.sv_groups[0]);
 	while (n < 4) {
-		if (!atomic_exchange(&svc.sv_groups[0].gr_done_ready, false)) {
+		if (!svc_done_pending(&svc.sv_groups[0])) {
 			/* A worker that wrote the eventfd instead fails here. */
 			assert_false(readable(svc.sv_groups[0].gr_wake_fd));
 			sched_yield();
