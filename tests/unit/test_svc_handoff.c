@@ -5,8 +5,9 @@
  * worker sleeps on its own semaphore and svc_work_flush() wakes exactly
  * one per call it hands over, none when every worker is busy (counted
  * in gr_wq_wakes); a call queued while every worker is busy is still
- * served; the done queue gives the calls back oldest first; a stop serves
- * what is queued before the workers end.  Expected counts are worked out
+ * served; the done queue gives the calls back oldest first and wakes the
+ * run loop once per push onto an empty queue; a stop serves what is
+ * queued before the workers end; the loop's eventfd is edge-triggered.  Expected counts are worked out
  * by hand from those rules.
  */
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -357,12 +359,46 @@ static void test_done_queue(void **state)
 	svc_fini(&svc);
 }
 
+/*
+ * The run loop's eventfd is edge-triggered and never read: each wake
+ * (svc_group_wake(), a worker's first push) is reported by epoll once,
+ * and nothing more is until the next wake, although the eventfd stays
+ * readable (its count, 1 then 2, is never taken).  Level-triggered and
+ * unread, every epoll_wait would report it again: the loop would spin.
+ */
+static void test_wake_edge(void **state)
+{
+	struct rpcrdma_svc_config cfg = { .sc_threads = 1, .sc_transport_threads = 1,
+					  .sc_log = stderr };
+	struct rpcrdma_svc svc;
+	struct svc_group *grp;
+	struct epoll_event ev[4];
+	struct pollfd pfd;
+	unsigned i;
+
+	(void)state;
+	memset(&svc, 0, sizeof(svc));
+	assert_int_equal(svc_init(&svc, &cfg), 0);
+	grp = &svc.sv_groups[0];
+	assert_int_equal(epoll_wait(grp->gr_epoll, ev, 4, 0), 0);
+	for (i = 0; i < 2; i++) {
+		svc_group_wake(grp);
+		assert_int_equal(epoll_wait(grp->gr_epoll, ev, 4, 0), 1);
+		assert_int_equal(epoll_wait(grp->gr_epoll, ev, 4, 0), 0);
+	}
+	pfd.fd = grp->gr_wake_fd;
+	pfd.events = POLLIN;
+	assert_int_equal(poll(&pfd, 1, 0), 1);
+	svc_fini(&svc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_wakes_per_call),
 		cmocka_unit_test(test_quit_drains),
 		cmocka_unit_test(test_done_queue),
+		cmocka_unit_test(test_wake_edge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
