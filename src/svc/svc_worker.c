@@ -22,14 +22,16 @@
  *    queue, a lock-free stack (gr_done: one compare-and-swap, no lock),
  *    and writes the run loop's eventfd only when the stack was empty: the
  *    push that made it non-empty wakes the loop, the others ride along.
- *    The run loop takes the whole stack with one atomic exchange and
- *    reverses it (oldest first).  Under load, many replies come back per
- *    wake-up.  With sc_poll the loop spins and looks at gr_done itself,
- *    and no worker writes the eventfd: the hand-off makes no system call.
+ *    The eventfd is edge-triggered in the loop's epoll set and never
+ *    read (svc_group_init()).  The run loop takes the whole stack with
+ *    one atomic exchange and reverses it (oldest first).  Under load, many
+ *    replies come back per wake-up.  With sc_poll the loop spins and looks
+ *    at gr_done itself, and no worker writes the eventfd: the hand-off
+ *    makes no system call.
  *
- * One call in flight (the single-process metadata mix) thus costs a futex
- * wake and wait, an eventfd write and read: four system calls and two
- * context switches, where the calls a program serves on the transport
+ * One call in flight thus costs a futex wake and wait and an eventfd
+ * write (besides the epoll_wait the loop sleeps in): three system calls
+ * and two context switches, where the calls a program serves on the transport
  * thread (RPCRDMA_SVC_TRY_TRANSPORT, rq_transport) cost none.  A call that
  * must run on a worker (credentials, the disk) is never run on the run-loop
  * thread instead, not even when the group is idle: while it waited for the
