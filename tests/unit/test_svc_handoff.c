@@ -7,8 +7,8 @@
  * in gr_wq_wakes); a call queued while every worker is busy is still
  * served; the done queue gives the calls back oldest first and wakes the
  * run loop once per push onto an empty queue; a stop serves what is
- * queued before the workers end; the loop's eventfd is edge-triggered.  Expected counts are worked out
- * by hand from those rules.
+ * queued before the workers end; the loop's eventfd is edge-triggered.
+ * Expected counts are worked out by hand from those rules.
  */
 #include <errno.h>
 #include <poll.h>
