@@ -359,6 +359,13 @@ uint32_t nfs4_reclaim_complete(struct nfs4_state *st, uint64_t clientid,
 /** nfs4_session_check - is @sid a live session? NFS4_OK/NFS4ERR_BADSESSION. */
 uint32_t nfs4_session_check(struct nfs4_state *st, const uint8_t sid[16]);
 
+/**
+ * nfs4_state_session_live - nfs4_session_check() as the back-channel
+ * table asks it (nfs4_cb_set_live(); @st a struct nfs4_state): true when
+ * @sid is a live session.  Takes the state's lock, never the table's.
+ */
+bool nfs4_state_session_live(void *st, const uint8_t sid[16]);
+
 /*
  * The same for an in-process caller that has no RPC credential (unit
  * tests, the fuzzer): principal 0 (no credential hashes to it but by a

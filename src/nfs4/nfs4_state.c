@@ -927,6 +927,11 @@ uint32_t nfs4_session_check(struct nfs4_state *st, const uint8_t sid[16])
 	return status;
 }
 
+bool nfs4_state_session_live(void *st, const uint8_t sid[16])
+{
+	return nfs4_session_check(st, sid) == NFS4_OK;
+}
+
 uint32_t nfs4_sequence_as(struct nfs4_state *st, const struct nfs4_who *who,
 			  const uint8_t sid[16],
 		       uint32_t seqid, uint32_t slot, uint32_t highest,

@@ -336,6 +336,7 @@ static struct env *second(struct env *e)
 	assert_int_equal(rpcrdma_nfs4_server_create(e2->srv3, NULL, &e2->srv4), 0);
 	nfs4_cb_table_destroy(e2->srv4->s4_cb);
 	assert_int_equal(nfs4_cb_table_create(&no_bc, &e2->srv4->s4_sizes, &e2->srv4->s4_cb), 0);
+	nfs4_cb_set_live(e2->srv4->s4_cb, nfs4_state_session_live, e2->srv4->s4_state);
 	return e2;
 }
 
