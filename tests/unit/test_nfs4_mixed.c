@@ -992,6 +992,25 @@ static void test_create_session_replay_after_destroy(void **state)
 	assert_int_equal(cb_counts(f).cc_probes, 2);
 }
 
+/*
+ * A session the state drops without DESTROY_SESSION (here its client,
+ * a courtesy client after a lease without renewal, expired by a
+ * conflict: RFC 8881 8.4.3) leaves no back channel that keeps its
+ * connection from the idle timeout (rpcrdma_nfs4_server_conn_has_state()).
+ * Before, the leftover channel counted until another session reused the
+ * table entry.
+ */
+static void test_expired_client_holds_no_connection(void **state)
+{
+	struct fixture *f = *state;
+
+	start_session(f, VIA_TCP);
+	assert_true(has_state(f, f->tcp_conn_id));
+	nfs4_clock_advance(NFS4_LEASE_SECONDS + 1);
+	assert_true(nfs4_state_expire_courtesy(f->e->srv4->s4_state, f->e->clientid));
+	assert_false(has_state(f, f->tcp_conn_id));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1002,6 +1021,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tcp_client_reconnects, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tcp_server_resets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_session_replay_after_destroy,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_expired_client_holds_no_connection,
 						setup, teardown),
 	};
 
