@@ -115,6 +115,8 @@ struct nfs4_cb_table {
 	uint32_t ct_n;             /* sz_sessions */
 	struct nfs4_cb_chan **ct_chans; /* ct_n, by session index */
 	struct nfs4_cb_counts ct_counts;
+	nfs4_cb_live_fn ct_live;   /* is a session live (NULL: all are) */
+	void *ct_live_arg;
 };
 
 /* One call in flight. */
@@ -162,6 +164,21 @@ int nfs4_cb_table_create(const struct nfs4_cb_ops *ops, const struct nfs4_sizes 
 	t->ct_ops = ops ? *ops : svc_ops;
 	*out = t;
 	return 0;
+}
+
+void nfs4_cb_set_live(struct nfs4_cb_table *t, nfs4_cb_live_fn fn, void *arg)
+{
+	pthread_mutex_lock(&t->ct_lock);
+	t->ct_live = fn;
+	t->ct_live_arg = arg;
+	pthread_mutex_unlock(&t->ct_lock);
+}
+
+/* sid_live_locked - is session @sid live (ct_lock held; the state's lock
+ * is taken inside: the table's lock comes first) */
+static bool sid_live_locked(const struct nfs4_cb_table *t, const uint8_t sid[16])
+{
+	return !t->ct_live || t->ct_live(t->ct_live_arg, sid);
 }
 
 /* chan_put_locked - drop a reference; the last one frees the channel and
@@ -359,6 +376,18 @@ int nfs4_cb_bind(struct nfs4_cb_table *t, const struct rpcrdma_svc_req *req,
 	ch->ch_refs = 2; /* the table's and the probe's */
 
 	pthread_mutex_lock(&t->ct_lock);
+	/* only one session of the table's index is live at a time, so once
+	 * @sid is, any other channel in its entry is a leftover; checked
+	 * under ct_lock, so the session cannot go and its entry be bound by
+	 * the next one in between */
+	if (!sid_live_locked(t, sid)) {
+		pthread_mutex_unlock(&t->ct_lock);
+		err = -ENOENT;
+		t->ct_ops.co_put(bc);
+		free(ch);
+		free(cc);
+		return err;
+	}
 	old = t->ct_chans[i];
 	if (old) {
 		if (!memcmp(old->ch_sid, sid, NFS4_SESSIONID_SIZE))
@@ -408,7 +437,8 @@ bool nfs4_cb_on_conn(struct nfs4_cb_table *t, uint32_t conn_id)
 		return false;
 	pthread_mutex_lock(&t->ct_lock);
 	for (uint32_t i = 0; i < t->ct_n && !found; i++)
-		found = t->ct_chans[i] && t->ct_chans[i]->ch_conn_id == conn_id;
+		found = t->ct_chans[i] && t->ct_chans[i]->ch_conn_id == conn_id &&
+			sid_live_locked(t, t->ct_chans[i]->ch_sid);
 	pthread_mutex_unlock(&t->ct_lock);
 	return found;
 }

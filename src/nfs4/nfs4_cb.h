@@ -107,6 +107,23 @@ struct nfs4_sizes;
  */
 int nfs4_cb_table_create(const struct nfs4_cb_ops *ops, const struct nfs4_sizes *sz,
 			 struct nfs4_cb_table **out);
+/**
+ * nfs4_cb_live_fn - is session @sid live (@arg: the owner's state)?
+ * Called with the table's lock held, so it must not call back into the
+ * table (lock order: the table's lock, then the state's).
+ */
+typedef bool (*nfs4_cb_live_fn)(void *arg, const uint8_t sid[16]);
+
+/**
+ * nfs4_cb_set_live - the table asks @fn(@arg, sid) before it binds a back
+ * channel for a session (nfs4_cb_bind()) and when it tells whether a
+ * connection carries one (nfs4_cb_on_conn()): a session that is gone gets
+ * no channel and its leftover channel holds no connection.  Without it
+ * (tests of the table alone) every session counts as live.  Set before
+ * the table is used.
+ */
+void nfs4_cb_set_live(struct nfs4_cb_table *t, nfs4_cb_live_fn fn, void *arg);
+
 /** nfs4_cb_table_destroy - drop every channel's handle (NULL ignored);
  *  callbacks still in flight keep their channel until they end. */
 void nfs4_cb_table_destroy(struct nfs4_cb_table *t);
@@ -118,9 +135,15 @@ void nfs4_cb_table_destroy(struct nfs4_cb_table *t);
  * BIND_CONN_TO_SESSION for the back channel, 18.34.3), calling program
  * @prog (csa_cb_program) with AUTH_SYS (@authsys, the client offered it)
  * or AUTH_NONE, and a CB_NULL probe is sent.  A channel of the same
- * session before is replaced (its slot sequence kept).
+ * session before is replaced (its slot sequence kept), and so is a
+ * leftover channel of a session that is gone (the table entry is the
+ * session table's index).  A session that is not live
+ * (nfs4_cb_set_live()) gets nothing: a CREATE_SESSION replayed after
+ * DESTROY_SESSION (RFC 8881 18.36.4) must not take the entry from the
+ * session that has it now, another client's.
  * Return: 0; -ENOTCONN (the connection is gone); -ENOMEM; -ENOSPC
- * (@sid is not one of the server's).  On failure the session's path is
+ * (@sid is not one of the server's); -ENOENT (the session is gone: the
+ * table is left as it was).  On another failure the session's path is
  * down.
  */
 int nfs4_cb_bind(struct nfs4_cb_table *t, const struct rpcrdma_svc_req *req,
@@ -139,7 +162,9 @@ int nfs4_cb_rebind(struct nfs4_cb_table *t, const struct rpcrdma_svc_req *req,
 /**
  * nfs4_cb_on_conn - is the back channel of some session bound to the
  * connection numbered @conn_id (rpcrdma_svc_req_conn_id() of the request
- * that bound it)?  Any thread.  Return: false for @conn_id 0.
+ * that bound it) and still live (nfs4_cb_set_live(): a session the state
+ * dropped without DESTROY_SESSION, an expired or replaced client's, holds
+ * no connection open)?  Any thread.  Return: false for @conn_id 0.
  */
 bool nfs4_cb_on_conn(struct nfs4_cb_table *t, uint32_t conn_id);
 

@@ -578,7 +578,9 @@ uint32_t nfs4_op_setattr(struct nfs4_compound *cp)
 	if (sa.sa3.sa_set_size) {
 		status = nfs4_open_find(cp->cp_srv->s4_state, cp->cp_clientid, &sid,
 					cp->cp_cur.fh_data, cp->cp_cur.fh_len, &access);
-		if (!status && !(access & OPEN4_SHARE_ACCESS_WRITE))
+		if (!status && nfs4_stateid_special(&sid))
+			status = nfs4_special_write(cp, access);
+		else if (!status && !(access & OPEN4_SHARE_ACCESS_WRITE))
 			status = NFS4ERR_OPENMODE;
 		if (status)
 			goto out_none;

@@ -359,6 +359,13 @@ uint32_t nfs4_reclaim_complete(struct nfs4_state *st, uint64_t clientid,
 /** nfs4_session_check - is @sid a live session? NFS4_OK/NFS4ERR_BADSESSION. */
 uint32_t nfs4_session_check(struct nfs4_state *st, const uint8_t sid[16]);
 
+/**
+ * nfs4_state_session_live - nfs4_session_check() as the back-channel
+ * table asks it (nfs4_cb_set_live(); @st a struct nfs4_state): true when
+ * @sid is a live session.  Takes the state's lock, never the table's.
+ */
+bool nfs4_state_session_live(void *st, const uint8_t sid[16]);
+
 /*
  * The same for an in-process caller that has no RPC credential (unit
  * tests, the fuzzer): principal 0 (no credential hashes to it but by a
@@ -471,8 +478,18 @@ static inline uint64_t nfs4_share_owner(uint32_t idx, uint32_t gen)
 void nfs4_state_set_shares(struct nfs4_state *st, struct rpcrdma_nfs3_server *srv);
 
 /**
+ * nfs4_stateid_special - is @sid the anonymous stateid (other all zero,
+ * seqid 0, or 1: the current stateid taken as it), or the READ bypass one
+ * (all ones) (RFC 8881 8.2.3)?
+ */
+bool nfs4_stateid_special(const struct nfs4_stateid *sid);
+
+/**
  * nfs4_open_find - check a stateid for an I/O operation of @clientid on
- * @fh (RFC 8881 8.2.2): the special stateids (all zero, all ones) pass;
+ * @fh (RFC 8881 8.2.2): the special stateids (nfs4_stateid_special())
+ * pass with the access no open of the file denies (9.7: OPEN4_SHARE_ACCESS_BOTH
+ * less the union of their deny modes, deny-read not counted for the READ
+ * bypass stateid), which the caller answers NFS4ERR_LOCKED when short;
  * an open state of that file: its share access in *@access.
  * Return: NFS4_OK; NFS4ERR_BAD_STATEID; NFS4ERR_OLD_STATEID (a seqid
  * other than 0 that is older than the state's).
@@ -927,6 +944,15 @@ uint32_t nfs4_op_open_downgrade(struct nfs4_compound *cp);
 uint32_t nfs4_op_read(struct nfs4_compound *cp);
 uint32_t nfs4_op_write(struct nfs4_compound *cp);
 uint32_t nfs4_op_commit(struct nfs4_compound *cp);
+/**
+ * nfs4_special_write - may WRITE or SETATTR of the size with a special
+ * stateid (nfs4_stateid_special(); @access what nfs4_open_find() gave for
+ * it) change the current file?  Other clients' read delegations of it are
+ * recalled first, as an OPEN for writing recalls them (RFC 8881 10.4.4).
+ * Return: NFS4_OK; NFS4ERR_LOCKED (an open of the file denies writing,
+ * 8.2.3, 9.7); NFS4ERR_DELAY (a delegation is being recalled).
+ */
+uint32_t nfs4_special_write(struct nfs4_compound *cp, uint32_t access);
 /* nfs4_deleg_ops.c */
 uint32_t nfs4_op_delegreturn(struct nfs4_compound *cp);
 /* nfs4_lock_ops.c */

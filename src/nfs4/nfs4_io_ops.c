@@ -504,6 +504,8 @@ uint32_t nfs4_op_read(struct nfs4_compound *cp)
 	if (status == NFS4ERR_BAD_STATEID) /* a read delegation's (8.2.2) */
 		status = nfs4_deleg_check(cp->cp_srv->s4_deleg, cp->cp_clientid, &sid,
 					  cp->cp_cur.fh_data, cp->cp_cur.fh_len);
+	else if (!status && nfs4_stateid_special(&sid) && !(access & OPEN4_SHARE_ACCESS_READ))
+		status = NFS4ERR_LOCKED; /* an open denies reading (8.2.3, 9.7) */
 	if (status)
 		goto out;
 	err = fs_become_caller(&cp->cp_c);
@@ -555,6 +557,16 @@ out:
 	return status;
 }
 
+uint32_t nfs4_special_write(struct nfs4_compound *cp, uint32_t access)
+{
+	if (!(access & OPEN4_SHARE_ACCESS_WRITE))
+		return NFS4ERR_LOCKED;
+	/* no OPEN for writing recalled the others' delegations: this does,
+	 * as an OPEN would (NFS4ERR_DELAY until they are returned) */
+	return nfs4_deleg_break(cp->cp_srv, cp->cp_clientid, cp->cp_cur.fh_data,
+				cp->cp_cur.fh_len);
+}
+
 uint32_t nfs4_op_write(struct nfs4_compound *cp)
 {
 	struct rpcrdma_xdr *a = cp->cp_args, *r = cp->cp_res;
@@ -582,7 +594,9 @@ uint32_t nfs4_op_write(struct nfs4_compound *cp)
 	if (!status)
 		status = nfs4_open_find(cp->cp_srv->s4_state, cp->cp_clientid, &sid,
 					cp->cp_cur.fh_data, cp->cp_cur.fh_len, &access);
-	if (!status && !(access & OPEN4_SHARE_ACCESS_WRITE))
+	if (!status && nfs4_stateid_special(&sid))
+		status = nfs4_special_write(cp, access);
+	else if (!status && !(access & OPEN4_SHARE_ACCESS_WRITE))
 		status = NFS4ERR_OPENMODE;
 	if (status)
 		goto out;

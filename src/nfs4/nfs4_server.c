@@ -221,6 +221,9 @@ int rpcrdma_nfs4_server_create(struct rpcrdma_nfs3_server *nfs3,
 		free(srv);
 		return err;
 	}
+	/* back channels only for live sessions (a replayed CREATE_SESSION
+	 * of a destroyed one must not take another session's entry) */
+	nfs4_cb_set_live(srv->s4_cb, nfs4_state_session_live, srv->s4_state);
 	/* A client the state drops loses its record and its delegations. */
 	nfs4_state_set_forget(srv->s4_state, forget_client, srv);
 	/* open states' share reservations mirrored in the layer's table */

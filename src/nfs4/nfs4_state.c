@@ -927,6 +927,11 @@ uint32_t nfs4_session_check(struct nfs4_state *st, const uint8_t sid[16])
 	return status;
 }
 
+bool nfs4_state_session_live(void *st, const uint8_t sid[16])
+{
+	return nfs4_session_check(st, sid) == NFS4_OK;
+}
+
 uint32_t nfs4_sequence_as(struct nfs4_state *st, const struct nfs4_who *who,
 			  const uint8_t sid[16],
 		       uint32_t seqid, uint32_t slot, uint32_t highest,
@@ -1475,6 +1480,14 @@ void nfs4_state_set_shares(struct nfs4_state *st, struct rpcrdma_nfs3_server *sr
 	pthread_mutex_unlock(&st->st_lock);
 }
 
+bool nfs4_stateid_special(const struct nfs4_stateid *sid)
+{
+	/* anonymous (all zero; seqid 1 with other zero is the "current
+	 * stateid", treated as anonymous) and READ bypass (all ones) */
+	return (other_is(sid->si_other, 0) && sid->si_seqid <= 1) ||
+	       (other_is(sid->si_other, 0xff) && sid->si_seqid == UINT32_MAX);
+}
+
 uint32_t nfs4_open_find(struct nfs4_state *st, uint64_t clientid,
 			const struct nfs4_stateid *sid, const uint8_t *fh,
 			uint32_t fhlen, uint32_t *access)
@@ -1482,11 +1495,24 @@ uint32_t nfs4_open_find(struct nfs4_state *st, uint64_t clientid,
 	struct nfs4_open *op;
 	uint32_t status;
 
-	/* anonymous (all zero; seqid 1 with other zero is the "current
-	 * stateid", treated as anonymous) and READ bypass (all ones) */
-	if ((other_is(sid->si_other, 0) && sid->si_seqid <= 1) ||
-	    (other_is(sid->si_other, 0xff) && sid->si_seqid == UINT32_MAX)) {
-		*access = OPEN4_SHARE_ACCESS_BOTH;
+	if (nfs4_stateid_special(sid)) {
+		/* no open of its own: what the file's opens deny, anyone's
+		 * (RFC 8881 8.2.3, 9.7); the READ bypass stateid reads past
+		 * deny-read.  OPEN4_SHARE_DENY_* are the access bits. */
+		uint32_t denied = 0;
+
+		pthread_mutex_lock(&st->st_lock);
+		for (unsigned i = 0; i < st->st_opens_hi; i++) {
+			const struct nfs4_open *o = &st->st_opens[i];
+
+			if (o->op_used && o->op_fhlen == fhlen &&
+			    memcmp(o->op_fh, fh, fhlen) == 0)
+				denied |= o->op_deny;
+		}
+		pthread_mutex_unlock(&st->st_lock);
+		if (other_is(sid->si_other, 0xff))
+			denied &= ~(uint32_t)OPEN4_SHARE_ACCESS_READ;
+		*access = OPEN4_SHARE_ACCESS_BOTH & ~denied;
 		return NFS4_OK;
 	}
 	pthread_mutex_lock(&st->st_lock);

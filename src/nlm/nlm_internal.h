@@ -270,6 +270,17 @@ struct nlm_share {
 /** What a host (or the state directory) learns from the table. */
 typedef void (*nlm_host_event_fn)(void *arg, struct nlm_host *h, bool first);
 
+/**
+ * NLM_MACHINE_SHARE - what one machine (nlm_host_equal(): an IPv4
+ * address, an IPv6 /64), all its caller_names and owners together, may
+ * hold of a table bound @max (t_max): a quarter, at least 2 (a LOCK needs
+ * room for two ranges), as the NFSv4.1 tables' NFS4_HOST_SHARE.  Without
+ * it one peer filled every bound and the others got NLM4_DENIED_NOLOCKS
+ * until it let go, which nothing but its own FREE_ALL or SM_NOTIFY makes
+ * it do.
+ */
+#define NLM_MACHINE_SHARE(max) ((max) / 4u < 2u ? 2u : (max) / 4u)
+
 struct nlm_table {
 	pthread_mutex_t t_lock;
 	struct nlm_host *t_hosts;

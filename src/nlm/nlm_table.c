@@ -63,6 +63,32 @@ static struct nlm_host *host_find(struct nlm_table *t, const struct sockaddr *pe
 	return NULL;
 }
 
+/* What one machine (nlm_host_equal()) holds of each bounded list. */
+struct nlm_use {
+	uint32_t u_hosts, u_holders, u_ranges, u_waiters, u_shares;
+};
+
+/* machine_use - the entries of the machine at @peer, all its caller_names
+ * together (t_lock held; one pass over each list) */
+static void machine_use(const struct nlm_table *t, const struct sockaddr *peer,
+			struct nlm_use *u)
+{
+	memset(u, 0, sizeof(*u));
+	for (const struct nlm_host *h = t->t_hosts; h; h = h->h_next)
+		u->u_hosts += nlm_host_equal((const struct sockaddr *)&h->h_addr, peer);
+	for (const struct nlm_holder *ho = t->t_holders; ho; ho = ho->ho_next)
+		if (nlm_host_equal((const struct sockaddr *)&ho->ho_owner.o_host->h_addr, peer)) {
+			u->u_holders++;
+			u->u_ranges += ho->ho_set.rs_n;
+		}
+	for (const struct nlm_waiter *w = t->t_waiters; w; w = w->w_next)
+		u->u_waiters += nlm_host_equal((const struct sockaddr *)&w->w_owner.o_host->h_addr,
+					       peer);
+	for (const struct nlm_share *sh = t->t_shares; sh; sh = sh->sh_next)
+		u->u_shares += nlm_host_equal((const struct sockaddr *)&sh->sh_owner.o_host->h_addr,
+					      peer);
+}
+
 static struct nlm_host *host_of(struct nlm_table *t, const struct nlm_lockargs *a)
 {
 	return host_find(t, a->la_peer, caller_of(a));
@@ -75,7 +101,13 @@ static struct nlm_host *host_get(struct nlm_table *t, const struct nlm_lockargs 
 	struct nlm_host *h = host_of(t, a);
 
 	if (!h) {
+		struct nlm_use u;
+
 		if (t->t_nhosts >= t->t_max)
+			return NULL;
+		/* new caller_names from one machine: its share only */
+		machine_use(t, a->la_peer, &u);
+		if (u.u_hosts >= NLM_MACHINE_SHARE(t->t_max))
 			return NULL;
 		h = calloc(1, sizeof(*h));
 		if (!h)
@@ -387,11 +419,17 @@ static int take(struct nlm_table *t, struct nlm_host *h, const struct nlm_owner 
 		const uint8_t *fh, uint32_t fhlen, const struct nlm_range *r)
 {
 	int type = r->nr_excl ? F_WRLCK : F_RDLCK;
+	uint32_t share = NLM_MACHINE_SHARE(t->t_max);
+	struct nlm_use u;
 	int delta, err;
 
 	if (!ho && t->t_nholders >= t->t_max)
 		return -ENOSPC;
 	if (t->t_nranges + 2 > t->t_max)
+		return -ENOSPC;
+	/* and the machine's share of both, all its caller_names together */
+	machine_use(t, (const struct sockaddr *)&h->h_addr, &u);
+	if ((!ho && u.u_holders >= share) || u.u_ranges + 2 > share)
 		return -ENOSPC;
 	if (ho && !holder_may(ho, acc))
 		return -EBADF;
@@ -526,7 +564,11 @@ uint32_t nlm_table_lock(struct nlm_table *t, const struct nlm_lockargs *a,
 	stat = NLM4_BLOCKED;
 	w = waiter_find(t, h, a, dev, ino, &r, false);
 	if (!w) {
-		if (t->t_nwaiters >= t->t_max || !(w = calloc(1, sizeof(*w)))) {
+		struct nlm_use u;
+
+		machine_use(t, (const struct sockaddr *)&h->h_addr, &u);
+		if (t->t_nwaiters >= t->t_max || u.u_waiters >= NLM_MACHINE_SHARE(t->t_max) ||
+		    !(w = calloc(1, sizeof(*w)))) {
 			t->t_stats.ns_nolocks++;
 			stat = NLM4_DENIED_NOLOCKS;
 			goto out;
@@ -740,7 +782,10 @@ uint32_t nlm_table_share(struct nlm_table *t, const struct nlm_lockargs *a,
 		}
 		goto out;
 	}
-	if (!mine && t->t_nshares >= t->t_max) {
+	struct nlm_use u;
+
+	machine_use(t, (const struct sockaddr *)&h->h_addr, &u);
+	if (!mine && (t->t_nshares >= t->t_max || u.u_shares >= NLM_MACHINE_SHARE(t->t_max))) {
 		t->t_stats.ns_nolocks++;
 		stat = NLM4_DENIED_NOLOCKS;
 		goto out;

@@ -568,6 +568,7 @@ static inline int t4_setup_exports(void **state, const char *const *lines,
 	nfs4_cb_table_destroy(e->srv4->s4_cb);
 	if (nfs4_cb_table_create(&no_bc, &e->srv4->s4_sizes, &e->srv4->s4_cb))
 		return -1;
+	nfs4_cb_set_live(e->srv4->s4_cb, nfs4_state_session_live, e->srv4->s4_state);
 	if (e->mem) {
 		/* what the posix directories hold: roots of mode 0777 (a
 		 * memory root is 01777), "f", the subdirectories */

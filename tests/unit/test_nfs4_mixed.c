@@ -51,6 +51,7 @@
 #define X_OP_BIND_CONN 41u
 #define X_OP_EXCHANGE_ID 42u
 #define X_OP_CREATE_SESSION 43u
+#define X_OP_DESTROY_SESSION 44u
 #define X_OP_SEQUENCE 53u
 #define X_CDFC4_BACK 0x2u
 #define X_CDFC4_BACK_OR_BOTH 0x7u
@@ -174,6 +175,7 @@ static int setup(void **state)
 	nfs4_cb_table_destroy(f->e->srv4->s4_cb);
 	assert_int_equal(nfs4_cb_table_create(NULL, &f->e->srv4->s4_sizes,
 					      &f->e->srv4->s4_cb), 0);
+	nfs4_cb_set_live(f->e->srv4->s4_cb, nfs4_state_session_live, f->e->srv4->s4_state);
 
 	fv_reset();
 	fv.fv_on_send = on_send;
@@ -376,9 +378,10 @@ static void run_on(struct fixture *f, enum via via)
 	c->rpos = 0;
 }
 
-/* EXCHANGE_ID and CREATE_SESSION (asking for the back channel on this
- * connection, CREATE_SESSION4_FLAG_CONN_BACK_CHAN) over @via: e->sid. */
-static void session_on(struct fixture *f, enum via via)
+/* EXCHANGE_ID of client owner @owner and CREATE_SESSION (asking for the
+ * back channel on this connection, CREATE_SESSION4_FLAG_CONN_BACK_CHAN)
+ * over @via: e->clientid, e->sid; the csa_sequence it used. */
+static uint32_t session_of_on(struct fixture *f, enum via via, const char *owner)
 {
 	struct env *e = f->e;
 	struct t_call *c = &e->c;
@@ -388,7 +391,7 @@ static void session_on(struct fixture *f, enum via via)
 	t_u32(c, X_OP_EXCHANGE_ID);
 	t_u32(c, 0x11111111);
 	t_u32(c, 0x22222222);
-	t_str(c, "mixed-transports");
+	t_str(c, owner);
 	t_u32(c, 0);
 	t_u32(c, 0);            /* SP4_NONE */
 	t_u32(c, 0);
@@ -410,6 +413,13 @@ static void session_on(struct fixture *f, enum via via)
 	assert_int_equal(r_u32(c), X_FLAG_CONN_BACK_CHAN);
 	(void)r_opaque(c, &len);
 	e->seq = 1;
+	return seq;
+}
+
+/* session_of_on() of the owner every test but one uses */
+static void session_on(struct fixture *f, enum via via)
+{
+	(void)session_of_on(f, via, "mixed-transports");
 }
 
 /* SEQUENCE alone (slot 0) over @via: its sr_status_flags. */
@@ -915,6 +925,92 @@ static void test_tcp_server_resets(void **state)
 	reconnect(*state, VIA_TCP, DROP_SERVER, X_CDFC4_BACK_OR_BOTH);
 }
 
+/*
+ * A hostile client cannot take another client's back channel with a
+ * retried CREATE_SESSION (issue found by session 25's review).  Client A
+ * makes a session over TCP with a back channel, then destroys it
+ * (DESTROY_SESSION, RFC 8881 18.37); client B makes one over RDMA, which
+ * gets the table entry A's had (the lowest free one), its probe answered.
+ * A then sends its CREATE_SESSION again with the same csa_sequence: RFC
+ * 8881 18.36.4 has the server answer it as the first time (the old
+ * session id), but that session is gone, so no back channel is bound for
+ * it: nothing goes out over A's connection, and B's path stays where it
+ * was — up on its RDMA connection, which keeps its state, and a CB_RECALL
+ * for B still goes there.  (Before the fix the replay bound a back
+ * channel for the dead session in B's entry: B's channel was dropped, its
+ * recalls found no path, and its SEQUENCE did not even say so.)
+ */
+static void test_create_session_replay_after_destroy(void **state)
+{
+	struct fixture *f = *state;
+	struct env *e = f->e;
+	uint8_t a_sid[16], b_sid[16];
+	uint64_t a_clid, b_clid;
+	uint32_t a_seq, n, len;
+
+	a_seq = session_of_on(f, VIA_TCP, "hostile-a");
+	answer_probe(f, VIA_TCP);
+	wait_probes_ok(f, 1);
+	memcpy(a_sid, e->sid, 16);
+	a_clid = e->clientid;
+	c_begin(e, 1, 1);
+	t_u32(&e->c, X_OP_DESTROY_SESSION);
+	c_fixed(&e->c, a_sid, 16);
+	run_on(f, VIA_TCP);
+	assert_int_equal(r_hdr(&e->c, &n), NFS4_OK);
+	assert_false(has_state(f, f->tcp_conn_id));
+
+	(void)session_of_on(f, VIA_RDMA, "victim-b");
+	answer_probe(f, VIA_RDMA);
+	wait_probes_ok(f, 2);
+	memcpy(b_sid, e->sid, 16);
+	b_clid = e->clientid;
+	/* the case looked for: B's session in A's old table entry */
+	assert_memory_equal(a_sid + 14, b_sid + 14, 2);
+	assert_true(has_state(f, f->conn->sx_id_num));
+
+	/* A's CREATE_SESSION again: the same answer, no back channel */
+	c_create_session(e, a_clid, a_seq);
+	run_on(f, VIA_TCP);
+	assert_int_equal(r_hdr(&e->c, &n), NFS4_OK);
+	assert_int_equal(r_op(&e->c, X_OP_CREATE_SESSION), NFS4_OK);
+	assert_memory_equal(e->c.res + e->c.rpos, a_sid, 16);
+	r_skip(&e->c, 16);
+	assert_int_equal(r_u32(&e->c), a_seq);
+	assert_int_equal(r_u32(&e->c) & X_FLAG_CONN_BACK_CHAN, 0);
+	(void)r_opaque(&e->c, &len);
+	expect_quiet(f, VIA_TCP);
+	assert_false(has_state(f, f->tcp_conn_id));
+
+	/* B's back channel untouched */
+	assert_true(has_state(f, f->conn->sx_id_num));
+	assert_int_equal(nfs4_cb_path(e->srv4->s4_cb, b_sid), NFS4_CB_UP);
+	memcpy(e->sid, b_sid, 16);
+	e->clientid = b_clid;
+	assert_int_equal(sequence_on(f, VIA_RDMA), 0);
+	recall_over(f, VIA_RDMA, 1);
+	assert_int_equal(cb_counts(f).cc_probes, 2);
+}
+
+/*
+ * A session the state drops without DESTROY_SESSION (here its client,
+ * a courtesy client after a lease without renewal, expired by a
+ * conflict: RFC 8881 8.4.3) leaves no back channel that keeps its
+ * connection from the idle timeout (rpcrdma_nfs4_server_conn_has_state()).
+ * Before, the leftover channel counted until another session reused the
+ * table entry.
+ */
+static void test_expired_client_holds_no_connection(void **state)
+{
+	struct fixture *f = *state;
+
+	start_session(f, VIA_TCP);
+	assert_true(has_state(f, f->tcp_conn_id));
+	nfs4_clock_advance(NFS4_LEASE_SECONDS + 1);
+	assert_true(nfs4_state_expire_courtesy(f->e->srv4->s4_state, f->e->clientid));
+	assert_false(has_state(f, f->tcp_conn_id));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -924,6 +1020,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rdma_server_resets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tcp_client_reconnects, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tcp_server_resets, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_create_session_replay_after_destroy,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_expired_client_holds_no_connection,
+						setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,6 +23,7 @@
 
 #include "common/be.h"
 #include "nlm/nlm_internal.h"
+#include "nfs4/nfs4_deleg.h"
 
 enum { R = OPEN4_SHARE_ACCESS_READ, W = OPEN4_SHARE_ACCESS_WRITE };
 /* OPEN4_SHARE_DENY_* (RFC 8881 18.16.1): the same bits */
@@ -336,6 +337,7 @@ static struct env *second(struct env *e)
 	assert_int_equal(rpcrdma_nfs4_server_create(e2->srv3, NULL, &e2->srv4), 0);
 	nfs4_cb_table_destroy(e2->srv4->s4_cb);
 	assert_int_equal(nfs4_cb_table_create(&no_bc, &e2->srv4->s4_sizes, &e2->srv4->s4_cb), 0);
+	nfs4_cb_set_live(e2->srv4->s4_cb, nfs4_state_session_live, e2->srv4->s4_state);
 	return e2;
 }
 
@@ -383,12 +385,131 @@ static void test_two_servers(void **state)
 	assert_int_equal(open_(e, &a, "owner-A", R, DENY_W, sa), NFS4_OK);
 }
 
+/* ---- I/O with the special stateids (RFC 8881 8.2.3) ---- */
+
+/*
+ * special_io - PUTFH @fh, then @op (OP_READ, OP_WRITE, or OP_SETATTR of
+ * the size 0) by @c with a special stateid: @ones false the anonymous one
+ * (seqid 0, other all zero), true the READ bypass one (all ones).  The
+ * operation's status.
+ */
+static uint32_t special_io(struct env *e, struct cl *c, const uint8_t *fh, uint32_t fhlen,
+			   uint32_t op, bool ones)
+{
+	struct t_call *t = &e->c;
+	uint8_t sid[16];
+	uint32_t n;
+
+	memset(sid, ones ? 0xff : 0, sizeof(sid));
+	use(e, c);
+	c_begin(e, 1, 3);
+	c_sequence(e, c->seq++, 0);
+	t_u32(t, OP_PUTFH);
+	t_opaque(t, fh, fhlen);
+	t_u32(t, op);
+	c_fixed(t, sid, 16);
+	if (op == OP_READ) {
+		t_u64(t, 0);
+		t_u32(t, 4);
+	} else if (op == OP_WRITE) {
+		t_u64(t, 0);
+		t_u32(t, UNSTABLE4);
+		t_str(t, "abcd");
+	} else {
+		/* fattr4: bitmap { size (word 0, bit 4) }, attr_vals: 8 bytes */
+		t_u32(t, 1);
+		t_u32(t, 1u << 4);
+		t_u32(t, 8);
+		t_u64(t, 0);
+	}
+	assert_int_equal(c_run(e), RPCRDMA_SVC_SUCCESS);
+	(void)r_hdr(t, &n);
+	assert_int_equal(r_op(t, OP_SEQUENCE), NFS4_OK);
+	r_skip(t, 36);
+	assert_int_equal(r_op(t, OP_PUTFH), NFS4_OK);
+	return r_op(t, op);
+}
+
+/*
+ * A special stateid does not get around another client's share
+ * reservation (RFC 8881 8.2.3: I/O with the anonymous stateid is subject
+ * to the deny modes of the file's opens, 9.7; the READ bypass stateid
+ * only to deny-write): client A opens "f" for reading and writing,
+ * denying both; client B's WRITE, SETATTR of the size and READ with the
+ * anonymous stateid are NFS4ERR_LOCKED (what knfsd answers a share
+ * conflict with a special stateid), its READ with the bypass stateid is
+ * served, its WRITE with it not.  A's CLOSE lifts it.  Before the fix all
+ * of B's operations were served, the deny modes ignored.
+ */
+static void test_special_stateid_shares(void **state)
+{
+	struct env *e = t4_env(state);
+	struct cl a, b;
+	uint8_t fh[NFS4_FHSIZE], sa[16];
+	uint32_t fhlen;
+
+	new_client(e, "client-A", &a);
+	use(e, &a);
+	t4_fh_of(e, "f", fh, &fhlen);
+	a.seq = e->seq;
+	new_client(e, "client-B", &b);
+
+	assert_int_equal(open_(e, &a, "owner-A", R | W, DENY_R | DENY_W, sa), NFS4_OK);
+	assert_int_equal(special_io(e, &b, fh, fhlen, OP_WRITE, false), NFS4ERR_LOCKED);
+	assert_int_equal(special_io(e, &b, fh, fhlen, OP_SETATTR, false), NFS4ERR_LOCKED);
+	assert_int_equal(special_io(e, &b, fh, fhlen, OP_READ, false), NFS4ERR_LOCKED);
+	assert_int_equal(special_io(e, &b, fh, fhlen, OP_READ, true), NFS4_OK);
+	assert_int_equal(special_io(e, &b, fh, fhlen, OP_WRITE, true), NFS4ERR_LOCKED);
+	/* deny-read only: writing with the anonymous stateid is served */
+	assert_int_equal(downgrade(e, &a, fh, fhlen, sa, R, DENY_R), NFS4_OK);
+	assert_int_equal(special_io(e, &b, fh, fhlen, OP_READ, false), NFS4ERR_LOCKED);
+	assert_int_equal(special_io(e, &b, fh, fhlen, OP_WRITE, false), NFS4_OK);
+	assert_int_equal(close_(e, &a, fh, fhlen, sa), NFS4_OK);
+	assert_int_equal(special_io(e, &b, fh, fhlen, OP_READ, false), NFS4_OK);
+	assert_int_equal(special_io(e, &b, fh, fhlen, OP_SETATTR, false), NFS4_OK);
+}
+
+/*
+ * A WRITE or a SETATTR of the size with the anonymous stateid recalls
+ * another client's read delegation of the file as an OPEN for writing
+ * does (RFC 8881 10.4.4): NFS4ERR_DELAY while it is out, and the file
+ * unchanged.  Before the fix the write went through under the holder's
+ * delegation (on the memory backend, whose lease sees no change made
+ * through its own export; posix's kernel lease happened to catch it).
+ */
+static void test_special_stateid_recalls(void **state)
+{
+	struct env *e = t4_env(state);
+	struct nfs4_stateid d;
+	struct cl a, b;
+	uint8_t fh[NFS4_FHSIZE];
+	uint32_t fhlen;
+
+	new_client(e, "client-A", &a);
+	use(e, &a);
+	t4_fh_of(e, "f", fh, &fhlen);
+	a.seq = e->seq;
+	new_client(e, "client-B", &b);
+	assert_true(nfs4_deleg_grant(e->srv4->s4_deleg, a.id, fh, fhlen, false, &d));
+
+	assert_int_equal(special_io(e, &b, fh, fhlen, OP_WRITE, false), NFS4ERR_DELAY);
+	assert_int_equal(special_io(e, &b, fh, fhlen, OP_SETATTR, false), NFS4ERR_DELAY);
+	assert_int_equal(special_io(e, &b, fh, fhlen, OP_READ, false), NFS4_OK);
+	/* the holder's own writes do not recall its delegation */
+	assert_int_equal(special_io(e, &a, fh, fhlen, OP_WRITE, false), NFS4_OK);
+	assert_int_equal(nfs4_deleg_return(e->srv4->s4_deleg, a.id, &d, fh, fhlen), NFS4_OK);
+	assert_int_equal(special_io(e, &b, fh, fhlen, OP_WRITE, false), NFS4_OK);
+	assert_int_equal(special_io(e, &b, fh, fhlen, OP_SETATTR, false), NFS4_OK);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T4_BOTH(test_nlm_and_open, setup, teardown),
 		T4_BOTH(test_state_end_drops, setup, teardown),
 		T4_CASE(test_two_servers, setup, teardown, memory),
+		T4_BOTH(test_special_stateid_shares, setup, teardown),
+		T4_BOTH(test_special_stateid_recalls, setup, teardown),
 	};
 
 	return t_exit(cmocka_run_group_tests(tests, NULL, NULL));

@@ -45,6 +45,7 @@ static void remake(struct env *e, uint32_t clients)
 	assert_int_equal(rpcrdma_nfs4_server_create(e->srv3, &cfg, &e->srv4), 0);
 	nfs4_cb_table_destroy(e->srv4->s4_cb);
 	assert_int_equal(nfs4_cb_table_create(&no_bc, &e->srv4->s4_sizes, &e->srv4->s4_cb), 0);
+	nfs4_cb_set_live(e->srv4->s4_cb, nfs4_state_session_live, e->srv4->s4_state);
 }
 
 static struct nfs4_state_counts counts(struct env *e)

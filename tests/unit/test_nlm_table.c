@@ -433,8 +433,9 @@ static void test_bounds_and_leaks(void **state)
 	int fds = count_fds(), granted = 0;
 	bool posix = !e->b->nb_memory;
 
-	/* at most 6 records: each lock needs room for 2 more */
-	t->t_max = 6;
+	/* at most 6 records: each lock needs room for 2 more (one host's
+	 * share, a quarter of the table: NLM_MACHINE_SHARE(24) = 6) */
+	t->t_max = 24;
 	for (int i = 0; i < 10; i++) {
 		a = args(&host_a, "a", (uint64_t)i * 10, 1, true);
 		uint32_t st = nlm_table_lock(t, &a, false, NULL, 0, NULL);
@@ -580,6 +581,92 @@ static void test_hosts_by_name_and_address(void **state)
 	assert_int_equal(t->t_nhosts, 0);
 }
 
+/*
+ * One machine cannot take the table from the others (session 25's
+ * review): with t_max 16 a peer address holds at most a quarter, 4, of
+ * the ranges (a LOCK needs room for 2: 3 locks), lock descriptions,
+ * waiters, shares and hosts, whatever caller_names it uses; another
+ * machine still gets its own quarter.  Before, one peer took all 16
+ * ranges (15 of its 20 LOCKs granted) and B got NLM4_DENIED_NOLOCKS.
+ */
+static void test_one_machine_share(void **state)
+{
+	struct nlm_table *t = table_of(state);
+	struct nlm_lockargs a;
+	struct who w;
+	char name[32], oh[32];
+	int granted = 0;
+
+	t->t_max = 16;
+	/* B, another machine, holds byte 0 */
+	a = args(&host_b, "a", 0, 1, true);
+	assert_int_equal(nlm_table_lock(t, &a, false, NULL, 0, NULL), NLM4_GRANTED);
+	/* A's blocked requests for it: at most 4 waiters */
+	for (int i = 0; i < 10; i++) {
+		w = host_a;
+		w.svid = 500 + (uint32_t)i;
+		a = args(&w, "a", 0, 1, true);
+		uint32_t st = nlm_table_lock(t, &a, true, NULL, 0, NULL);
+
+		if (st == NLM4_BLOCKED)
+			granted++;
+		else
+			assert_int_equal(st, NLM4_DENIED_NOLOCKS);
+	}
+	assert_int_equal(granted, 4);
+	assert_int_equal(t->t_nwaiters, 4);
+	/* A under twenty more caller_names and owners, one range each:
+	 * 3 locks (4 ranges at most, a LOCK needs room for 2), and 4 hosts
+	 * in all with "clienta" of the waiters */
+	granted = 0;
+	for (int i = 0; i < 20; i++) {
+		w = host_a;
+		snprintf(name, sizeof(name), "clienta-%d", i);
+		snprintf(oh, sizeof(oh), "%d@clienta", i);
+		w.name = name;
+		w.oh = oh;
+		w.svid = 100 + (uint32_t)i;
+		a = args(&w, "a", 10 + (uint64_t)i * 10, 1, true);
+		uint32_t st = nlm_table_lock(t, &a, false, NULL, 0, NULL);
+
+		if (st == NLM4_GRANTED)
+			granted++;
+		else
+			assert_int_equal(st, NLM4_DENIED_NOLOCKS);
+	}
+	assert_int_equal(granted, 3);
+	assert_int_equal(t->t_nranges, 4);
+	assert_int_equal(t->t_nhosts, 5);
+	/* B has its own quarter: two more locks, not a third */
+	for (int i = 0; i < 2; i++) {
+		a = args(&host_b, "a", 1000 + (uint64_t)i * 10, 1, true);
+		assert_int_equal(nlm_table_lock(t, &a, false, NULL, 0, NULL), NLM4_GRANTED);
+	}
+	a = args(&host_b, "a", 2000, 1, true);
+	assert_int_equal(nlm_table_lock(t, &a, false, NULL, 0, NULL), NLM4_DENIED_NOLOCKS);
+	/* shares: four owners of A's at most */
+	granted = 0;
+	for (int i = 0; i < 6; i++) {
+		w = host_a;
+		snprintf(oh, sizeof(oh), "share-%d", i);
+		w.oh = oh;
+		a = args(&w, "b", 0, 0, false);
+		uint32_t st = nlm_table_share(t, &a, 0, 1, false);
+
+		if (st == NLM4_GRANTED)
+			granted++;
+		else
+			assert_int_equal(st, NLM4_DENIED_NOLOCKS);
+	}
+	assert_int_equal(granted, 4);
+	assert_int_equal(nlm_table_free_host(t, "192.0.2.2", (struct sockaddr *)&host_a.addr), 4);
+	assert_int_equal(nlm_table_free_host(t, "clientb", (struct sockaddr *)&host_b.addr), 1);
+	assert_int_equal(t->t_nranges, 0);
+	assert_int_equal(t->t_nwaiters, 0);
+	assert_int_equal(t->t_nhosts, 0);
+	assert_int_equal(live_descs, 0);
+}
+
 #define CASE(b, f) { #b ": " #f, f, setup, teardown, (void *)&nfx_##b }
 #define CASES(b)                                      \
 	CASE(b, test_conflict_and_owner),             \
@@ -590,7 +677,8 @@ static void test_hosts_by_name_and_address(void **state)
 	CASE(b, test_bounds_and_leaks),               \
 	CASE(b, test_share),                          \
 	CASE(b, test_free_host_from_sender_only),     \
-	CASE(b, test_hosts_by_name_and_address)
+	CASE(b, test_hosts_by_name_and_address),     \
+	CASE(b, test_one_machine_share)
 
 int main(void)
 {
