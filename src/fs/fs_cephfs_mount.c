@@ -183,8 +183,11 @@ static int mount_fail(FILE *log, struct fsc_mount *m, int err)
 	    !mons[0])
 		snprintf(mons, sizeof(mons), "none configured");
 	if (err == -ENOENT && m->cm_fsname[0]) {
-		fprintf(log, "cephfs: no file system named '%s' on the cluster of %s (monitors %s)\n",
-			m->cm_fsname, m->cm_conf, mons);
+		/* libcephfs also answers -ENOENT when client.USER has no keyring */
+		fprintf(log, "cephfs: no file system named '%s' on the cluster of %s (monitors %s), or no keyring for client.%s (%s%s%s)\n",
+			m->cm_fsname, m->cm_conf, mons, m->cm_user,
+			m->cm_keyring ? m->cm_keyring : "ceph.conf's keyring=, by default /etc/ceph/ceph.client.",
+			m->cm_keyring ? "" : m->cm_user, m->cm_keyring ? "" : ".keyring");
 		return -ENOENT;
 	}
 	if (err == -EACCES || err == -EPERM) {

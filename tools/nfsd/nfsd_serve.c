@@ -470,7 +470,8 @@ static int serve_mount(struct serve *sv)
 	if (err) {
 		fprintf(stderr, PROG ": MOUNT on TCP port %lu: %s%s\n", sv->sv_mport,
 			strerror(-err), rpcbind && err == -ECONNREFUSED ?
-			" (--rpcbind: is rpcbind running?)" : "");
+			" (--rpcbind: is rpcbind running?)" : err == -EADDRINUSE ?
+			" (another MOUNT server, such as rpc.mountd or a second rpcrdma-nfsd? --mount-port N)" : "");
 		return 1;
 	}
 	return 0;
