@@ -31,6 +31,7 @@
 #include "nfsd_opts.h"
 #include "nfsd_report.h"
 #include "nfsd_serve.h"
+#include "nfsd_statelock.h"
 
 #define PROG NFSD_PROG
 #define DEFAULT_KEY_FILE "/var/lib/rpcrdma/nfsd-handle.key"
@@ -53,6 +54,7 @@ struct serve {
 	unsigned long sv_port;        /* NFS over RDMA */
 	unsigned long sv_mport;       /* MOUNT over TCP */
 	int sv_verbose;
+	int sv_state_fd;              /* the state directory's lock */
 	struct rpcrdma_nfs3_exports *sv_xt;
 	struct rpcrdma_nfs3_server *sv_srv;
 	struct rpcrdma_nfs4_server *sv_srv4;
@@ -138,6 +140,33 @@ static uint32_t grace_sec(const struct nfsd_conf *cf)
 static const char *state_dir(const struct nfsd_conf *cf)
 {
 	return nfsd_s(cf, NFSD_STATE_DIR) ? nfsd_s(cf, NFSD_STATE_DIR) : RPCRDMA_NLM_STATE_DIR;
+}
+
+/*
+ * serve_state_lock - the state directory for this process alone, before
+ * anything in it is read or written: a second server on the same
+ * directory is refused naming the first one's pid (nfsd_statelock.h).
+ * Return: 0, or 1 (held elsewhere, or not creatable).
+ */
+static int serve_state_lock(struct serve *sv)
+{
+	const char *dir = state_dir(sv->sv_cf);
+	pid_t pid;
+	int fd = nfsd_state_lock(dir, &pid);
+
+	if (fd == -EBUSY) {
+		fprintf(stderr, PROG ": state directory %s is in use by another rpcrdma-nfsd"
+			" (pid %ld); each server needs its own --state-dir\n", dir, (long)pid);
+		return 1;
+	}
+	if (fd < 0) {
+		fprintf(stderr, PROG ": state directory %s: %s%s\n", dir, strerror(-fd),
+			(fd == -EACCES || fd == -EPERM) && geteuid() ?
+				" (rpcrdma-nfsd runs as root)" : "");
+		return 1;
+	}
+	sv->sv_state_fd = fd;
+	return 0;
 }
 
 /*
@@ -620,6 +649,7 @@ int nfsd_serve(const struct nfsd_conf *cf, const char *default_exports)
 	int ret = 1;
 
 	memset(&sv, 0, sizeof(sv));
+	sv.sv_state_fd = -1;
 	sv.sv_cf = cf;
 	sv.sv_exports_file = nfsd_s(cf, NFSD_EXPORTS);
 	if (!nfsd_s(cf, NFSD_EXPORT) && !sv.sv_exports_file)
@@ -637,6 +667,8 @@ int nfsd_serve(const struct nfsd_conf *cf, const char *default_exports)
 	if (ret)
 		return ret;
 	ret = 1;
+	if (serve_state_lock(&sv))
+		goto out_xt;
 	if (serve_nfs3(&sv))
 		goto out_xt;
 	if (serve_reload(&sv))
@@ -676,5 +708,7 @@ out_export:
 	rpcrdma_nfs3_server_destroy(sv.sv_srv);
 out_xt:
 	rpcrdma_nfs3_exports_free(sv.sv_xt);
+	if (sv.sv_state_fd >= 0)
+		close(sv.sv_state_fd);
 	return ret;
 }
