@@ -229,6 +229,9 @@ struct fsc_export {
 	struct fsc_mount *ce_mnt;
 	Inode *ce_root;                 /* the exported directory, referenced */
 	uint64_t ce_root_ino;
+	bool ce_direct;                 /* files created through this export
+					 * may take the direct path (direct=,
+					 * on unless off) */
 };
 
 /* An object (fe_node): an inode reference, and the Fh its data goes
@@ -287,6 +290,8 @@ struct fsc_opts {
 	const char *co_conf;            /* points into the options copy */
 	const char *co_keyring;
 	const char *co_grace;           /* grace=/DIR; NULL: none */
+	bool co_nodirect;               /* direct=off: no O_DIRECT stable
+					 * WRITEs of files made here */
 };
 
 /** The export's state. */
@@ -305,7 +310,8 @@ static inline struct fsc_obj *fsc_fe(const struct fs_fentry *fe)
 
 /**
  * fsc_opts_parse - the backend's options @s (comma-separated: fs=NAME,
- * user=NAME, conf=FILE, keyring=FILE; an absolute path for a file) into
+ * user=NAME, conf=FILE, keyring=FILE, grace=DIR, direct=on|off; an
+ * absolute path for a file or directory) into
  * @o, whose strings point into @buf (a copy of @s, @len bytes).
  * Return: 0; -EINVAL (an unknown option, an empty or too long value, a
  * relative path).

@@ -12,8 +12,9 @@
  * range first but does not drop clean cached data, so a read through the
  * cached Fh afterwards could answer what the range held before.  Hence the
  * direct path is only taken for a file whose data has never been in this
- * gateway's object cache: one this process created (be_create), for as long
- * as no READ and no UNSTABLE WRITE went through the cache.  The mount keeps
+ * gateway's object cache: one this process created (be_create, through an
+ * export without backend=cephfs:direct=off), for as long as no READ and no
+ * UNSTABLE WRITE went through the cache.  The mount keeps
  * those files' inode numbers (cm_direct, a small table: a file that finds
  * no room simply stays on the cached path); the first cached use of one
  * takes it out of the table, after waiting for its direct writes in

@@ -66,6 +66,9 @@ int fsc_opts_parse(const char *s, char *buf, size_t len, struct fsc_opts *o)
 			o->co_keyring = val;
 		} else if (!strcmp(opt, "grace") && val[0] == '/') {
 			o->co_grace = val;
+		} else if (!strcmp(opt, "direct") &&
+			   (!strcmp(val, "on") || !strcmp(val, "off"))) {
+			o->co_nodirect = !strcmp(val, "off");
 		} else {
 			return -EINVAL;
 		}
@@ -459,7 +462,7 @@ int fsc_be_export_open(struct rpcrdma_nfs3_export *exp, const char *path,
 		return -EINVAL;
 	err = fsc_opts_parse(opts, buf, sizeof(buf), &o);
 	if (err) {
-		fprintf(log, "cephfs: %s: bad options '%s' (fs=, user=, conf=/FILE, keyring=/FILE, grace=/DIR)\n",
+		fprintf(log, "cephfs: %s: bad options '%s' (fs=, user=, conf=/FILE, keyring=/FILE, grace=/DIR, direct=on|off)\n",
 			path, opts ? opts : "");
 		return err;
 	}
@@ -503,6 +506,7 @@ int fsc_be_export_open(struct rpcrdma_nfs3_export *exp, const char *path,
 		goto out_put;
 	}
 	ce->ce_root_ino = stx.stx_ino;
+	ce->ce_direct = !o.co_nodirect;
 	/* st_dev: from the file system's id, the same on every gateway */
 	for (int i = 0; i < 8; i++)
 		id[i] = (uint8_t)(ce->ce_mnt->cm_fscid >> (56 - 8 * i));

@@ -92,8 +92,10 @@ int fsc_be_create(struct fs_call *c, struct fs_fentry *dir,
 	if (err)
 		return FSC_ERR(err, MAKE_ERRS);
 	*created = true;
-	/* a new inode: nothing of it is cached */
-	fsc_direct_created(d->co_mnt, stx.stx_ino);
+	/* a new inode: nothing of it is cached (direct=off: its stable
+	 * WRITEs go through the cache all the same) */
+	if (fsc_ex(c->c_exp)->ce_direct)
+		fsc_direct_created(d->co_mnt, stx.stx_ino);
 	if (verf) {
 		/* an exclusive create's verifier, in the times' seconds
 		 * until the client's SETATTR */

@@ -959,6 +959,54 @@ static void test_stable_write_direct(void **state)
 }
 
 /*
+ * direct=off on an export: a file created through it is not on the direct
+ * path, so its FILE_SYNC WRITE goes into the object cache and is synced
+ * (ceph_ll_fsync, data only), no O_DIRECT Fh is opened; the export sharing
+ * its mount without the option still writes its new files direct.  A value
+ * other than on or off refuses the export.
+ */
+static void test_direct_off(void **state)
+{
+	struct rpcrdma_nfs3_export *keep = g_exp, *off;
+	struct fs_call c = call_as(0, 0, 0, NULL);
+	struct fs_fentry root, f;
+	char buf[8] = "abcdefg";
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	size_t done = 0;
+
+	(void)state;
+	assert_int_equal(open_export("fs=cephfs:user=nfs:direct=maybe"), -EINVAL);
+	assert_int_equal(open_export("fs=cephfs:user=nfs:direct=off"), 0);
+	off = g_exp;
+	c.c_exp = off;
+	make_new(&c, &root, &f);
+	g.fsync_dataonly = -1;
+	assert_int_equal(fs_cephfs_backend.be_write(&c, &f, &iov, 1, 0, FS_FILE_SYNC, &done), 0);
+	assert_int_equal(done, sizeof(buf));
+	assert_int_equal(g.dopens, 0);
+	assert_int_equal(g.dwritten, 0);
+	assert_int_equal(g.written, sizeof(buf));
+	assert_int_equal(g.fsyncs, 1);
+	assert_int_equal(g.fsync_dataonly, 1);
+	fs_cephfs_backend.be_release(&f);
+	fs_cephfs_backend.be_release(&root);
+	rpcrdma_nfs3_export_close(off);
+	/* the other export of the same mount (direct=on by default) */
+	g_exp = keep;
+	c.c_exp = keep;
+	assert_int_equal(open_export("fs=cephfs:user=nfs:direct=on"), 0);
+	rpcrdma_nfs3_export_close(g_exp);
+	g_exp = keep;
+	make_new(&c, &root, &f);
+	assert_int_equal(fs_cephfs_backend.be_write(&c, &f, &iov, 1, 0, FS_FILE_SYNC, &done), 0);
+	assert_int_equal(g.dopens, 1);
+	assert_int_equal(g.dwritten, sizeof(buf));
+	assert_int_equal(g.fsyncs, 1);
+	fs_cephfs_backend.be_release(&f);
+	fs_cephfs_backend.be_release(&root);
+}
+
+/*
  * A READ of a created file, through another object of the same inode (a
  * LOOKUP's), takes the file off the direct path for every object of it:
  * the READ filled the object cache, which an O_DIRECT write would leave
@@ -1321,6 +1369,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stable_write_syncs_data_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stable_write_direct, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_ends_direct, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_direct_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_readdir_cookies, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreachable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reclaim_reset, setup, teardown),
