@@ -807,12 +807,14 @@ int fs_access(struct fs_call *c, struct fs_fentry *fe, const struct stat *st,
  * directory @dir (attributes @dst) into @fh (RPCRDMA_NFS3_FHSIZE bytes;
  * *@lenp used) and its attributes into @st, after fs_become_caller().
  * ".." of the export root is the root; no symlink followed, no mount
- * crossed.  For the posix backend the object is looked at with statx(2)
- * and, when an entry of the export's caches holds the same object, the
- * handle is that entry's (fs_fcache_fh_of_ino()) rather than
- * name_to_handle_at()'s: one system call less; with @hint_ino (the
- * d_ino READDIR gave; 0: none) of an object the caches hold, one statx()
- * by name is all.  The handle is the same either way.
+ * crossed.  On an export with a cache, a backend's be_lookup_fh answers
+ * for a name other than "." and ".." (posix: the object is looked at with
+ * statx(2) and, when an entry of the export's caches holds the same
+ * object, the handle is that entry's (fs_fcache_fh_of_ino()) rather than
+ * name_to_handle_at()'s: one system call less; with @hint_ino (the d_ino
+ * READDIR gave; 0: none) of an object the caches hold, one statx() by
+ * name is all); otherwise be_lookup() and the object's handle.  The
+ * handle is the same either way.
  * @st_ok: NULL, or out: whether *@st was filled (also when only the
  * handle failed: READDIRPLUS then has attributes without a handle).
  * Return: 0, -ENOENT, -EACCES, -EXDEV (a mount), -EOVERFLOW, or another

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "fs_backend.h"
 #include "fs_posix.h"
 
 void fs_proc_path(char *buf, size_t len, int fd)
@@ -164,6 +165,71 @@ bool fs_unlink_fh(struct fs_call *c, int dirfd, const char *name,
 {
 	return c->c_exp->ex_fcache &&
 	       fs_fh_make(c->c_exp, dirfd, name, fh, len) == 0;
+}
+
+/*
+ * fs_posix_lookup_fh - be_lookup_fh of the posix backend.  With @hint_ino (READDIRPLUS: the entry's d_ino) of
+ * an object the caches hold, first one statx() by name: when it sees that
+ * object, the entry's handle (an entry made after the mark is not taken:
+ * it may hold another object that took a number freed meanwhile).
+ * Otherwise the object is opened (O_PATH) and looked at with statx() on
+ * the descriptor, which also gives its mount; the handle is a cache
+ * entry's when one holds the same object (both descriptors keep their
+ * objects alive, so the same st_dev and st_ino is the same object), else
+ * name_to_handle_at()'s.  So a miss costs what it did (openat, one stat,
+ * name_to_handle_at, close), a hit one system call less, a READDIRPLUS
+ * entry whose object is cached one system call in all.
+ */
+int fs_posix_lookup_fh(struct fs_call *c, struct fs_fentry *dir,
+		       const struct stat *dst, const char *name,
+		       uint64_t hint_ino, uint8_t *fh, uint32_t *lenp,
+		       struct stat *st, bool *st_ok)
+{
+	const struct rpcrdma_nfs3_export *exp = c->c_exp;
+	static const struct fs_fcache_mark any = {
+		.fm_clock = { UINT64_MAX, UINT64_MAX } };
+	uint8_t key[FS_BE_KEY_MAX];
+	uint32_t keylen = 0, type = 0;
+	struct fs_fcache_mark m;
+	bool here;
+	int fd, err;
+
+	(void)dst;
+	if (hint_ino && fs_fcache_fh_of_ino(exp, &any, exp->ex_dev,
+					    (ino_t)hint_ino, fh, lenp) == 0) {
+		fs_fcache_mark(exp, &m);
+		err = fs_stat_at(exp, dir->fe_path, name, st, &here);
+		if (err == -ENOENT)
+			return err; /* what the open would have said */
+		if (!err && here &&
+		    (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode)) &&
+		    fs_fcache_fh_of_ino(exp, &m, st->st_dev, st->st_ino, fh,
+					lenp) == 0) {
+			*st_ok = true;
+			return 0;
+		}
+	}
+	fd = openat(dir->fe_path, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = fs_stat_at(exp, fd, "", st, &here);
+	if (err)
+		goto out;
+	if (st->st_dev != exp->ex_dev) {
+		err = -EXDEV; /* a mount inside the export: not crossed */
+		goto out;
+	}
+	*st_ok = true;
+	if (here && (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode)) &&
+	    fs_fcache_fh_of_ino(exp, &any, st->st_dev, st->st_ino, fh,
+				lenp) == 0)
+		goto out;
+	err = fs_posix_key(exp, fd, "", key, &keylen, &type);
+	if (!err)
+		err = fs_fh_encode(exp, type, key, keylen, fh, lenp);
+out:
+	close(fd);
+	return err;
 }
 
 int fs_stat_at(const struct rpcrdma_nfs3_export *exp, int dirfd,
