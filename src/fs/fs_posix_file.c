@@ -92,14 +92,41 @@ int fs_reopen(struct fs_call *c, int fd, const struct stat *st, int flags)
 }
 
 /*
+ * remember - the caller passed the check for @acc on @fe: remember it with
+ * the attributes @st fetched before the check; without them, for a READ
+ * that checks after it read (c_check_after), have fs_open_recheck() check
+ * again with the attributes it fetches then, and remember that.
+ */
+static void remember(struct fs_call *c, struct fs_fentry *fe,
+		     const struct stat *st, int acc)
+{
+	if (!c->c_as_caller)
+		return;
+	if (st)
+		fs_fcache_grant(fe, &c->c_cred, st, acc);
+	else if (c->c_check_after && fe->fe_shard)
+		c->c_unchecked = true;
+}
+
+/*
  * fs_file_fd - a descriptor of @fe's regular file open for @acc (O_RDONLY or
  * O_WRONLY; the entry owns it), for the caller (fs_become_caller done).
  * A descriptor the cache already holds is used only after the caller
  * passes the same check an open would make: faccessat(AT_EACCESS), which
  * checks the thread's fsuid, fsgid, groups and capabilities, with the
  * overrides of may_override().  Otherwise the file is re-opened as the
- * caller (fs_reopen()) and the descriptor kept in the entry.
- * @st: the file's attributes, or NULL (fetched only when needed).
+ * caller (fs_reopen()) and the descriptor kept in the entry.  Either
+ * decision for the caller is remembered in the entry with the attributes
+ * @st it was made under (fs_fcache_grant()), so the same caller's next
+ * READ or WRITE skips the faccessat while the file's ctime, mode, owner
+ * and group stay as they were (fs_fcache_granted()); another caller, or
+ * any change of the attributes (chmod, chown, an ACL: the ctime moves),
+ * is checked again.  A READ that checks after it read (c_check_after)
+ * and has no attributes before: a remembered decision for the caller
+ * lets the descriptor be used now (c_unchecked set) and
+ * fs_open_recheck() compares the attributes fetched after the read.
+ * @st: the file's attributes fetched by this call, or NULL (fetched only
+ * when needed; then nothing is remembered or skipped).
  * Return: the descriptor, or a negative errno (-EACCES, ...).
  */
 int fs_file_fd(struct fs_call *c, struct fs_fentry *fe,
@@ -108,17 +135,30 @@ int fs_file_fd(struct fs_call *c, struct fs_fentry *fe,
 	int fd = fs_fcache_fd(fe, acc);
 
 	if (fd >= 0) {
-		if (faccessat(fe->fe_path, "", acc == O_RDONLY ? R_OK : W_OK,
-			      AT_EMPTY_PATH | AT_EACCESS) == 0)
+		if (c->c_as_caller &&
+		    fs_fcache_granted(fe, &c->c_cred, st, acc))
+			return fd; /* this caller passed, nothing changed since */
+		if (c->c_as_caller && !st && c->c_check_after &&
+		    fs_fcache_granted_to(fe, &c->c_cred, acc)) {
+			c->c_unchecked = true; /* fs_open_recheck() decides */
 			return fd;
-		if (errno != EACCES)
-			return -errno;
-		return may_override(c, fe->fe_path, st, acc) ? fd : -EACCES;
+		}
+		if (faccessat(fe->fe_path, "", acc == O_RDONLY ? R_OK : W_OK,
+			      AT_EMPTY_PATH | AT_EACCESS) < 0) {
+			if (errno != EACCES)
+				return -errno;
+			if (!may_override(c, fe->fe_path, st, acc))
+				return -EACCES;
+		}
+		remember(c, fe, st, acc);
+		return fd;
 	}
 	fd = fs_reopen(c, fe->fe_path, st, acc);
 	if (fd < 0)
 		return fd;
-	return fs_fcache_set_fd(fe, acc, fd);
+	fd = fs_fcache_set_fd(fe, acc, fd);
+	remember(c, fe, st, acc);
+	return fd;
 }
 
 int fs_dir_may_write(int dirfd)

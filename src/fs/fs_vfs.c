@@ -162,6 +162,21 @@ int fs_open(struct fs_call *c, struct fs_fentry *fe, const struct stat *st,
 	return c->c_exp->ex_be->be_open(c, fe, st, acc);
 }
 
+int fs_open_recheck(struct fs_call *c, struct fs_fentry *fe,
+		    const struct stat *st, int acc)
+{
+	bool later = c->c_check_after;
+	int err;
+
+	if (!c->c_unchecked)
+		return 0;
+	c->c_unchecked = false;
+	c->c_check_after = false; /* now: no skipping */
+	err = c->c_exp->ex_be->be_open(c, fe, st, acc);
+	c->c_check_after = later;
+	return err;
+}
+
 ssize_t fs_read(struct fs_call *c, struct fs_fentry *fe, const struct iovec *iov,
 		int iovcnt, uint64_t off, bool nowait)
 {
