@@ -524,6 +524,9 @@ void fs_fcache_grant(struct fs_fentry *fe, const struct fs_cred *cr,
  * another tick, takes it away).  Process-wide.
  */
 void fs_fcache_set_grant_age(int seconds);
+/** fs_fcache_grant_keeps - would fs_fcache_grant() keep a decision made
+ *  under @st (its ctime old enough)? */
+bool fs_fcache_grant_keeps(const struct stat *st);
 
 /**
  * fs_fcache_forget - after REMOVE or RENAME took away a name, or when a
@@ -655,6 +658,9 @@ struct fs_call {
 	 * c_unchecked when it did */
 	bool c_check_after;
 	bool c_unchecked;
+	/* checked before the read without attributes: fs_open_recheck()
+	 * checks again only to remember the decision, when it can be kept */
+	bool c_keep;
 };
 
 /* ---- fs_commit.c: commit_metadata ---- */
@@ -897,7 +903,9 @@ int fs_lookup_fh(struct fs_call *c, struct fs_fentry *dir,
  * make it now with @st, the attributes fetched after the read (NULL:
  * none; then the file system is asked), before the data is sent; a
  * refusal means the data must be dropped.  Nothing when the check was
- * made.  Clears c_unchecked.  Return: 0; fs_open()'s errors (-EACCES, ...).
+ * made, but to remember it (c_keep) where it can be kept
+ * (fs_fcache_grant_keeps()).  Clears c_unchecked and c_keep.  Return: 0;
+ * fs_open()'s errors (-EACCES, ...).
  */
 int fs_open_recheck(struct fs_call *c, struct fs_fentry *fe,
 		    const struct stat *st, int acc);

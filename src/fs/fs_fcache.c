@@ -743,6 +743,15 @@ void fs_fcache_set_grant_age(int seconds)
 	grant_age = seconds;
 }
 
+bool fs_fcache_grant_keeps(const struct stat *st)
+{
+	struct timespec now;
+
+	/* the coarse clock is read in user space (vDSO): no system call */
+	return clock_gettime(CLOCK_REALTIME_COARSE, &now) == 0 &&
+	       st->st_ctim.tv_sec <= now.tv_sec - grant_age;
+}
+
 static uint32_t grant_bit(int acc)
 {
 	return acc == O_RDONLY ? FS_GRANT_READ : FS_GRANT_WRITE;
@@ -800,13 +809,9 @@ void fs_fcache_grant(struct fs_fentry *fe, const struct fs_cred *cr,
 {
 	struct fs_fshard *sh = fe->fe_shard;
 	struct fs_grant *g = &fe->fe_grant;
-	struct timespec now;
 
-	if (!sh || !st || cr->cr_ngids > RPC_AUTH_SYS_MAX_GIDS)
-		return;
-	/* the coarse clock is read in user space (vDSO): no system call */
-	if (clock_gettime(CLOCK_REALTIME_COARSE, &now) < 0 ||
-	    st->st_ctim.tv_sec > now.tv_sec - grant_age)
+	if (!sh || !st || cr->cr_ngids > RPC_AUTH_SYS_MAX_GIDS ||
+	    !fs_fcache_grant_keeps(st))
 		return;
 	pthread_mutex_lock(&sh->sh_lock);
 	if (!(g->gr_acc && same_attrs(g, st) && same_cred(&g->gr_cred, cr))) {

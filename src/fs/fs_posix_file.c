@@ -95,7 +95,8 @@ int fs_reopen(struct fs_call *c, int fd, const struct stat *st, int flags)
  * remember - the caller passed the check for @acc on @fe: remember it with
  * the attributes @st fetched before the check; without them, for a READ
  * that checks after it read (c_check_after), have fs_open_recheck() check
- * again with the attributes it fetches then, and remember that.
+ * again with the attributes it fetches then, and remember that, where
+ * they let it be kept (c_keep).
  */
 static void remember(struct fs_call *c, struct fs_fentry *fe,
 		     const struct stat *st, int acc)
@@ -105,7 +106,7 @@ static void remember(struct fs_call *c, struct fs_fentry *fe,
 	if (st)
 		fs_fcache_grant(fe, &c->c_cred, st, acc);
 	else if (c->c_check_after && fe->fe_shard)
-		c->c_unchecked = true;
+		c->c_keep = true;
 }
 
 /*

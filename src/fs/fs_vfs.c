@@ -168,9 +168,17 @@ int fs_open_recheck(struct fs_call *c, struct fs_fentry *fe,
 	bool later = c->c_check_after;
 	int err;
 
+	if (c->c_keep && !c->c_unchecked) {
+		/* checked before the read: again only to remember it */
+		c->c_keep = false;
+		if (!st || !fs_fcache_grant_keeps(st))
+			return 0;
+		c->c_unchecked = true;
+	}
 	if (!c->c_unchecked)
 		return 0;
 	c->c_unchecked = false;
+	c->c_keep = false;
 	c->c_check_after = false; /* now: no skipping */
 	err = c->c_exp->ex_be->be_open(c, fe, st, acc);
 	c->c_check_after = later;
