@@ -118,7 +118,10 @@ static void make_file(struct t_env *e, const char *name, const char *data,
 	assert_int_equal(t_fs_chmod(e->exp, e->dir, name, mode), 0);
 }
 
-static void lookup(struct t_env *e, const char *name, struct t_fh *f)
+/* lookup_attr - LOOKUP of @name: its handle into @f, attributes into @a
+ * (NULL: not read) */
+static void lookup_attr(struct t_env *e, const char *name, struct t_fh *f,
+			struct t_fattr *a)
 {
 	struct t_call *c = &e->c;
 	const uint8_t *p;
@@ -131,6 +134,13 @@ static void lookup(struct t_env *e, const char *name, struct t_fh *f)
 	p = r_opaque(c, &f->len);
 	assert_true(f->len <= 64);
 	memcpy(f->fh, p, f->len);
+	if (a)
+		assert_true(r_post_op(c, a));
+}
+
+static void lookup(struct t_env *e, const char *name, struct t_fh *f)
+{
+	lookup_attr(e, name, f, NULL);
 }
 
 static void set_groups(struct t_call *c, uint32_t n, const uint32_t *gids)
@@ -605,24 +615,6 @@ static void test_rename(void **state)
 	assert_int_equal(do_read(e, &t, 1000, buf, 32), S_STALE);
 	assert_int_equal(do_read(e, &f, 1000, buf, 32), 0);
 	assert_string_equal(buf, "payload");
-}
-
-/* lookup_attr - LOOKUP of @name: its handle into @f, attributes into @a */
-static void lookup_attr(struct t_env *e, const char *name, struct t_fh *f,
-			struct t_fattr *a)
-{
-	struct t_call *c = &e->c;
-	const uint8_t *p;
-
-	t_begin(c, P_LOOKUP, 0, 0);
-	t_opaque(c, e->root, e->rootlen);
-	t_str(c, name);
-	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
-	assert_int_equal(r_u32(c), 0);
-	p = r_opaque(c, &f->len);
-	assert_true(f->len <= 64);
-	memcpy(f->fh, p, f->len);
-	assert_true(r_post_op(c, a));
 }
 
 static bool same_fh(const struct t_fh *a, const struct t_fh *b)
