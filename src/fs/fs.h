@@ -348,6 +348,31 @@ int fs_fh_decode(const struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
  * when it was decoded from one (fe_fhlen 0 otherwise).
  */
 struct fs_fshard;
+/* a caller's identity after squashing (fs_cred.c) */
+struct fs_cred {
+	uint32_t cr_uid;
+	uint32_t cr_gid;
+	uint32_t cr_ngids;
+	uint32_t cr_gids[RPC_AUTH_SYS_MAX_GIDS];
+};
+
+/*
+ * struct fs_grant - an access decision a cache entry remembers
+ * (fs_fcache_granted()): caller @gr_cred passed the check for the bits
+ * in @gr_acc (FS_GRANT_READ, FS_GRANT_WRITE) on the file while its
+ * attributes were @gr_ctim, @gr_mode, @gr_uid, @gr_gid.
+ */
+struct fs_grant {
+	uint32_t gr_acc;                /* FS_GRANT_*; 0: no decision */
+	struct fs_cred gr_cred;
+	struct timespec gr_ctim;
+	mode_t gr_mode;
+	uid_t gr_uid;
+	gid_t gr_gid;
+};
+
+enum { FS_GRANT_READ = 1u << 0, FS_GRANT_WRITE = 1u << 1 };
+
 struct fs_fentry {
 	struct fs_fentry *fe_hnext;   /* hash chain, or free list */
 	struct fs_fentry *fe_prev;    /* LRU list of the shard */
@@ -372,6 +397,7 @@ struct fs_fentry {
 	dev_t fe_dev;
 	ino_t fe_ino;
 	uint64_t fe_born;
+	struct fs_grant fe_grant;       /* shard lock; cached entries only */
 };
 
 struct fs_fcache;
@@ -459,6 +485,50 @@ int fs_fcache_fh_of_ino(const struct rpcrdma_nfs3_export *exp,
 void fs_fcache_put(struct fs_fentry *fe);
 
 /**
+ * fs_fcache_granted - may the cached descriptor of entry @fe for @acc
+ * (O_RDONLY, O_WRONLY) serve caller @cr without asking the file system
+ * again?  True when the entry remembers that @cr passed the check for
+ * @acc (fs_fcache_grant()) and the file's attributes @st (fresh: fetched
+ * by this call) still have the ctime, mode, owner and group they had:
+ * every change of permission (chmod, chown, an ACL) changes the ctime.
+ * False for an entry of one call (nothing is remembered).
+ */
+bool fs_fcache_granted(struct fs_fentry *fe, const struct fs_cred *cr,
+		       const struct stat *st, int acc);
+/**
+ * fs_fcache_granted_to - fs_fcache_granted() without the attributes:
+ * does @fe remember a decision for @cr and @acc at all?  Only for a
+ * caller that compares the attributes after (fs_open_recheck()).
+ */
+bool fs_fcache_granted_to(struct fs_fentry *fe, const struct fs_cred *cr,
+			  int acc);
+/**
+ * fs_fcache_grant - remember that caller @cr passed the check for @acc
+ * on @fe while its attributes were @st (fresh), so the next call of the
+ * same caller skips it (fs_fcache_granted()).  A decision for another
+ * caller replaces the one held (one caller a file is the common case).
+ * Nothing is remembered while @st's ctime is less than
+ * FS_GRANT_CTIME_AGE seconds old: a change in the same tick of the file
+ * system's clock could leave the ctime as it was.  No-op for an entry of
+ * one call.
+ */
+void fs_fcache_grant(struct fs_fentry *fe, const struct fs_cred *cr,
+		     const struct stat *st, int acc);
+/* seconds a ctime must be behind the clock before a decision is kept */
+#define FS_GRANT_CTIME_AGE 2
+/**
+ * fs_fcache_set_grant_age - the seconds fs_fcache_grant() wants a ctime
+ * behind the clock (FS_GRANT_CTIME_AGE until set), for the unit tests,
+ * which would otherwise wait for their files to age; 0 keeps a decision
+ * on any file (then only a change of mode, owner or group, or a ctime of
+ * another tick, takes it away).  Process-wide.
+ */
+void fs_fcache_set_grant_age(int seconds);
+/** fs_fcache_grant_keeps - would fs_fcache_grant() keep a decision made
+ *  under @st (its ctime old enough)? */
+bool fs_fcache_grant_keeps(const struct stat *st);
+
+/**
  * fs_fcache_forget - after REMOVE or RENAME took away a name, or when a
  * directory is found with no links: drop the handle's object from the
  * caches (closed when its last call ends), as knfsd closes cached files on
@@ -471,13 +541,6 @@ void fs_fcache_forget(struct rpcrdma_nfs3_export *exp, const uint8_t *fh,
 		      uint32_t len);
 
 /* ---- fs_cred.c ---- */
-
-struct fs_cred {
-	uint32_t cr_uid;
-	uint32_t cr_gid;
-	uint32_t cr_ngids;
-	uint32_t cr_gids[RPC_AUTH_SYS_MAX_GIDS];
-};
 
 /** fs_cred_in_group - is @gid @cr's group or one of its supplementary
  *  groups? */
@@ -588,6 +651,16 @@ struct fs_call {
 	 * (RWF_NOWAIT); c_defer set when the call must move to a worker */
 	bool c_nowait;
 	bool c_defer;
+	/* READ: the handler checks the caller's access again after the read,
+	 * with the attributes it fetches then, before any data leaves
+	 * (fs_open_recheck()); fs_open() may then skip the check of a cached
+	 * descriptor whose entry remembers this caller's decision, and sets
+	 * c_unchecked when it did */
+	bool c_check_after;
+	bool c_unchecked;
+	/* checked before the read without attributes: fs_open_recheck()
+	 * checks again only to remember the decision, when it can be kept */
+	bool c_keep;
 };
 
 /* ---- fs_commit.c: commit_metadata ---- */
@@ -807,12 +880,14 @@ int fs_access(struct fs_call *c, struct fs_fentry *fe, const struct stat *st,
  * directory @dir (attributes @dst) into @fh (RPCRDMA_NFS3_FHSIZE bytes;
  * *@lenp used) and its attributes into @st, after fs_become_caller().
  * ".." of the export root is the root; no symlink followed, no mount
- * crossed.  For the posix backend the object is looked at with statx(2)
- * and, when an entry of the export's caches holds the same object, the
- * handle is that entry's (fs_fcache_fh_of_ino()) rather than
- * name_to_handle_at()'s: one system call less; with @hint_ino (the
- * d_ino READDIR gave; 0: none) of an object the caches hold, one statx()
- * by name is all.  The handle is the same either way.
+ * crossed.  On an export with a cache, a backend's be_lookup_fh answers
+ * for a name other than "." and ".." (posix: the object is looked at with
+ * statx(2) and, when an entry of the export's caches holds the same
+ * object, the handle is that entry's (fs_fcache_fh_of_ino()) rather than
+ * name_to_handle_at()'s: one system call less; with @hint_ino (the d_ino
+ * READDIR gave; 0: none) of an object the caches hold, one statx() by
+ * name is all); otherwise be_lookup() and the object's handle.  The
+ * handle is the same either way.
  * @st_ok: NULL, or out: whether *@st was filled (also when only the
  * handle failed: READDIRPLUS then has attributes without a handle).
  * Return: 0, -ENOENT, -EACCES, -EXDEV (a mount), -EOVERFLOW, or another
@@ -821,6 +896,19 @@ int fs_access(struct fs_call *c, struct fs_fentry *fe, const struct stat *st,
 int fs_lookup_fh(struct fs_call *c, struct fs_fentry *dir,
 		 const struct stat *dst, const char *name, uint64_t hint_ino,
 		 uint8_t *fh, uint32_t *lenp, struct stat *st, bool *st_ok);
+
+/**
+ * fs_open_recheck - after a READ moved data for a call that set
+ * c_check_after: when fs_open() skipped the access check (c_unchecked),
+ * make it now with @st, the attributes fetched after the read (NULL:
+ * none; then the file system is asked), before the data is sent; a
+ * refusal means the data must be dropped.  Nothing when the check was
+ * made, but to remember it (c_keep) where it can be kept
+ * (fs_fcache_grant_keeps()).  Clears c_unchecked and c_keep.  Return: 0;
+ * fs_open()'s errors (-EACCES, ...).
+ */
+int fs_open_recheck(struct fs_call *c, struct fs_fentry *fe,
+		    const struct stat *st, int acc);
 
 /** fs_lookup - be_lookup() into @local (*@out). */
 int fs_lookup(struct fs_call *c, struct fs_fentry *dir, const struct stat *dst,

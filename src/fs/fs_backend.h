@@ -49,6 +49,10 @@ enum {
 	/* nothing the backend does waits for a disk: every operation may run
 	 * on the transport thread */
 	FS_BE_NEVER_WAITS = 1u << 1,
+	/* an export's path names a directory of this machine, which the
+	 * exports check (xn_check_paths) stats; other
+	 * backends' paths name what only they can reach */
+	FS_BE_LOCAL_PATH = 1u << 2,
 };
 
 /* Largest key a backend puts in a handle (the rest is the layer's). */
@@ -165,6 +169,29 @@ struct fs_backend {
 	int (*be_lookup_attr)(struct fs_call *c, struct fs_fentry *dir,
 			      const struct stat *dst, const char *name,
 			      struct stat *st);
+	/**
+	 * be_lookup_fh - LOOKUP's answer without an object (fs_lookup_fh()):
+	 * the handle of @name in directory @dir (attributes @dst) into @fh
+	 * (RPCRDMA_NFS3_FHSIZE bytes; *@lenp used), the same bytes
+	 * fs_fh_encode() makes of be_fh_key()'s key, and its attributes into
+	 * @st (*@st_ok set once they are there, also when only the handle
+	 * then fails).  A symlink is not followed and a mount not crossed, as
+	 * be_lookup().  The backend may take the handle from an entry of the
+	 * export's caches that holds the same object (fs_fcache_fh_of_ino());
+	 * @hint_ino: the file id READDIR gave for @name (0: none), which it
+	 * may use to look for such an entry before it looks at @name.  The
+	 * layer calls it only for a name other than "." and "..", and only
+	 * on an export with an open-file or directory cache.  Needs search
+	 * permission on @dir.  Optional (NULL: the layer asks be_lookup(),
+	 * wraps be_fh_key() of the object and drops it).  Return: 0;
+	 * -ENOENT; -ENOTDIR; -EACCES; -EXDEV (a mount inside the export, or
+	 * an object on another file system); -ENAMETOOLONG; -EOVERFLOW (key
+	 * too long).
+	 */
+	int (*be_lookup_fh)(struct fs_call *c, struct fs_fentry *dir,
+			    const struct stat *dst, const char *name,
+			    uint64_t hint_ino, uint8_t *fh, uint32_t *lenp,
+			    struct stat *st, bool *st_ok);
 	/**
 	 * be_open - prepare @fe (a regular file, attributes @st or NULL)
 	 * for be_read (@acc O_RDONLY) or be_write (O_WRONLY) by this caller:

@@ -596,7 +596,7 @@ static int parse_line(struct xparse *px, struct rpcrdma_nfs3_exports *xt,
 			return PERR(px, -EINVAL, "%s and %s (line %u) have the same id %u: give one of them fsid=",
 				    xs->xs_path, xt->xt_specs[i].xs_path,
 				    xt->xt_specs[i].xs_line, xs->xs_id);
-	if (px->p_notes && px->p_notes->xn_check_paths && xs->xs_be == &fs_posix_backend) {
+	if (px->p_notes && px->p_notes->xn_check_paths && (xs->xs_be->be_flags & FS_BE_LOCAL_PATH)) {
 		struct stat st;
 
 		/* a directory of this machine (other backends name theirs) */

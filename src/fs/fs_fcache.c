@@ -64,6 +64,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fs.h"
@@ -164,6 +165,7 @@ static void entry_close(struct fs_fentry *fe)
 	fe->fe_be = NULL;
 	fe->fe_node = NULL;
 	fe->fe_rfd = fe->fe_wfd = fe->fe_path = -1;
+	fe->fe_grant.gr_acc = 0;
 }
 
 /* move_object - the object of @from into @to; @from then holds nothing. */
@@ -177,6 +179,7 @@ static void move_object(struct fs_fentry *to, struct fs_fentry *from)
 	from->fe_path = from->fe_rfd = from->fe_wfd = -1;
 	from->fe_node = NULL;
 	from->fe_be = NULL;
+	to->fe_grant.gr_acc = 0;
 }
 
 /* Raise the soft RLIMIT_NOFILE to hold @want descriptors; the number held. */
@@ -729,6 +732,98 @@ int fs_fcache_set_fd(struct fs_fentry *fe, int acc, int fd)
 		return fd;
 	close(fd); /* another call stored one first */
 	return expect;
+}
+
+/* ---- access decisions of cached descriptors ---- */
+
+static _Atomic int grant_age = FS_GRANT_CTIME_AGE;
+
+void fs_fcache_set_grant_age(int seconds)
+{
+	grant_age = seconds;
+}
+
+bool fs_fcache_grant_keeps(const struct stat *st)
+{
+	struct timespec now;
+
+	/* the coarse clock is read in user space (vDSO): no system call */
+	return clock_gettime(CLOCK_REALTIME_COARSE, &now) == 0 &&
+	       st->st_ctim.tv_sec <= now.tv_sec - grant_age;
+}
+
+static uint32_t grant_bit(int acc)
+{
+	return acc == O_RDONLY ? FS_GRANT_READ : FS_GRANT_WRITE;
+}
+
+static bool same_cred(const struct fs_cred *a, const struct fs_cred *b)
+{
+	return a->cr_uid == b->cr_uid && a->cr_gid == b->cr_gid &&
+	       a->cr_ngids == b->cr_ngids &&
+	       memcmp(a->cr_gids, b->cr_gids,
+		      a->cr_ngids * sizeof(a->cr_gids[0])) == 0;
+}
+
+static bool same_attrs(const struct fs_grant *g, const struct stat *st)
+{
+	return g->gr_ctim.tv_sec == st->st_ctim.tv_sec &&
+	       g->gr_ctim.tv_nsec == st->st_ctim.tv_nsec &&
+	       g->gr_mode == st->st_mode && g->gr_uid == st->st_uid &&
+	       g->gr_gid == st->st_gid;
+}
+
+bool fs_fcache_granted(struct fs_fentry *fe, const struct fs_cred *cr,
+		       const struct stat *st, int acc)
+{
+	struct fs_fshard *sh = fe->fe_shard;
+	const struct fs_grant *g = &fe->fe_grant;
+	bool ok;
+
+	if (!sh || !st)
+		return false;
+	pthread_mutex_lock(&sh->sh_lock);
+	ok = (g->gr_acc & grant_bit(acc)) && same_attrs(g, st) &&
+	     same_cred(&g->gr_cred, cr);
+	pthread_mutex_unlock(&sh->sh_lock);
+	return ok;
+}
+
+bool fs_fcache_granted_to(struct fs_fentry *fe, const struct fs_cred *cr,
+			  int acc)
+{
+	struct fs_fshard *sh = fe->fe_shard;
+	const struct fs_grant *g = &fe->fe_grant;
+	bool ok;
+
+	if (!sh)
+		return false;
+	pthread_mutex_lock(&sh->sh_lock);
+	ok = (g->gr_acc & grant_bit(acc)) && same_cred(&g->gr_cred, cr);
+	pthread_mutex_unlock(&sh->sh_lock);
+	return ok;
+}
+
+void fs_fcache_grant(struct fs_fentry *fe, const struct fs_cred *cr,
+		     const struct stat *st, int acc)
+{
+	struct fs_fshard *sh = fe->fe_shard;
+	struct fs_grant *g = &fe->fe_grant;
+
+	if (!sh || !st || cr->cr_ngids > RPC_AUTH_SYS_MAX_GIDS ||
+	    !fs_fcache_grant_keeps(st))
+		return;
+	pthread_mutex_lock(&sh->sh_lock);
+	if (!(g->gr_acc && same_attrs(g, st) && same_cred(&g->gr_cred, cr))) {
+		g->gr_acc = 0; /* another caller's, or older attributes */
+		g->gr_cred = *cr;
+		g->gr_ctim = st->st_ctim;
+		g->gr_mode = st->st_mode;
+		g->gr_uid = st->st_uid;
+		g->gr_gid = st->st_gid;
+	}
+	g->gr_acc |= grant_bit(acc);
+	pthread_mutex_unlock(&sh->sh_lock);
 }
 
 static void cache_forget(struct fs_fcache *fc, const uint8_t *fh,

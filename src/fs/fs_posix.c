@@ -741,7 +741,7 @@ static void posix_lock_close(struct fs_lockd *ld)
 
 const struct fs_backend fs_posix_backend = {
 	.be_name = "posix",
-	.be_flags = FS_BE_SWITCHES_IDENTITY,
+	.be_flags = FS_BE_SWITCHES_IDENTITY | FS_BE_LOCAL_PATH,
 	.be_export_open = posix_export_open,
 	.be_export_close = posix_export_close,
 	.be_fh_key = posix_fh_key,
@@ -752,6 +752,7 @@ const struct fs_backend fs_posix_backend = {
 	.be_access = posix_access,
 	.be_lookup = posix_lookup,
 	.be_lookup_attr = posix_lookup_attr,
+	.be_lookup_fh = fs_posix_lookup_fh,
 	.be_open = posix_open,
 	.be_read = posix_read,
 	.be_read_pipe = posix_read_pipe,

@@ -114,6 +114,17 @@ int fs_file_fd(struct fs_call *c, struct fs_fentry *fe,
 bool fs_unlink_fh(struct fs_call *c, int dirfd, const char *name,
 		  uint8_t *fh, uint32_t *len);
 /**
+ * fs_posix_lookup_fh - be_lookup_fh of the posix backend (fs_backend.h):
+ * the handle and attributes of @name in @dir by statx(2), from a cache
+ * entry that holds the same object where one does, else
+ * name_to_handle_at()'s.  Return: 0; -ENOENT; -EACCES; -EXDEV;
+ * -EOVERFLOW; another negative errno of openat(2) or statx(2).
+ */
+int fs_posix_lookup_fh(struct fs_call *c, struct fs_fentry *dir,
+		       const struct stat *dst, const char *name,
+		       uint64_t hint_ino, uint8_t *fh, uint32_t *lenp,
+		       struct stat *st, bool *st_ok);
+/**
  * fs_dir_may_write - whether the caller (fs_become_caller() done) may
  * add and take away names in directory @dirfd (write and search
  * permission), checked before LINK, RENAME and MKNOD try the operation:

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "fs_backend.h"
 #include "fs_posix.h"
 
 void fs_proc_path(char *buf, size_t len, int fd)
@@ -91,14 +92,42 @@ int fs_reopen(struct fs_call *c, int fd, const struct stat *st, int flags)
 }
 
 /*
+ * remember - the caller passed the check for @acc on @fe: remember it with
+ * the attributes @st fetched before the check; without them, for a READ
+ * that checks after it read (c_check_after), have fs_open_recheck() check
+ * again with the attributes it fetches then, and remember that, where
+ * they let it be kept (c_keep).
+ */
+static void remember(struct fs_call *c, struct fs_fentry *fe,
+		     const struct stat *st, int acc)
+{
+	if (!c->c_as_caller)
+		return;
+	if (st)
+		fs_fcache_grant(fe, &c->c_cred, st, acc);
+	else if (c->c_check_after && fe->fe_shard)
+		c->c_keep = true;
+}
+
+/*
  * fs_file_fd - a descriptor of @fe's regular file open for @acc (O_RDONLY or
  * O_WRONLY; the entry owns it), for the caller (fs_become_caller done).
  * A descriptor the cache already holds is used only after the caller
  * passes the same check an open would make: faccessat(AT_EACCESS), which
  * checks the thread's fsuid, fsgid, groups and capabilities, with the
  * overrides of may_override().  Otherwise the file is re-opened as the
- * caller (fs_reopen()) and the descriptor kept in the entry.
- * @st: the file's attributes, or NULL (fetched only when needed).
+ * caller (fs_reopen()) and the descriptor kept in the entry.  Either
+ * decision for the caller is remembered in the entry with the attributes
+ * @st it was made under (fs_fcache_grant()), so the same caller's next
+ * READ or WRITE skips the faccessat while the file's ctime, mode, owner
+ * and group stay as they were (fs_fcache_granted()); another caller, or
+ * any change of the attributes (chmod, chown, an ACL: the ctime moves),
+ * is checked again.  A READ that checks after it read (c_check_after)
+ * and has no attributes before: a remembered decision for the caller
+ * lets the descriptor be used now (c_unchecked set) and
+ * fs_open_recheck() compares the attributes fetched after the read.
+ * @st: the file's attributes fetched by this call, or NULL (fetched only
+ * when needed; then nothing is remembered or skipped).
  * Return: the descriptor, or a negative errno (-EACCES, ...).
  */
 int fs_file_fd(struct fs_call *c, struct fs_fentry *fe,
@@ -107,17 +136,30 @@ int fs_file_fd(struct fs_call *c, struct fs_fentry *fe,
 	int fd = fs_fcache_fd(fe, acc);
 
 	if (fd >= 0) {
-		if (faccessat(fe->fe_path, "", acc == O_RDONLY ? R_OK : W_OK,
-			      AT_EMPTY_PATH | AT_EACCESS) == 0)
+		if (c->c_as_caller &&
+		    fs_fcache_granted(fe, &c->c_cred, st, acc))
+			return fd; /* this caller passed, nothing changed since */
+		if (c->c_as_caller && !st && c->c_check_after &&
+		    fs_fcache_granted_to(fe, &c->c_cred, acc)) {
+			c->c_unchecked = true; /* fs_open_recheck() decides */
 			return fd;
-		if (errno != EACCES)
-			return -errno;
-		return may_override(c, fe->fe_path, st, acc) ? fd : -EACCES;
+		}
+		if (faccessat(fe->fe_path, "", acc == O_RDONLY ? R_OK : W_OK,
+			      AT_EMPTY_PATH | AT_EACCESS) < 0) {
+			if (errno != EACCES)
+				return -errno;
+			if (!may_override(c, fe->fe_path, st, acc))
+				return -EACCES;
+		}
+		remember(c, fe, st, acc);
+		return fd;
 	}
 	fd = fs_reopen(c, fe->fe_path, st, acc);
 	if (fd < 0)
 		return fd;
-	return fs_fcache_set_fd(fe, acc, fd);
+	fd = fs_fcache_set_fd(fe, acc, fd);
+	remember(c, fe, st, acc);
+	return fd;
 }
 
 int fs_dir_may_write(int dirfd)
@@ -164,6 +206,71 @@ bool fs_unlink_fh(struct fs_call *c, int dirfd, const char *name,
 {
 	return c->c_exp->ex_fcache &&
 	       fs_fh_make(c->c_exp, dirfd, name, fh, len) == 0;
+}
+
+/*
+ * fs_posix_lookup_fh - be_lookup_fh of the posix backend.  With @hint_ino (READDIRPLUS: the entry's d_ino) of
+ * an object the caches hold, first one statx() by name: when it sees that
+ * object, the entry's handle (an entry made after the mark is not taken:
+ * it may hold another object that took a number freed meanwhile).
+ * Otherwise the object is opened (O_PATH) and looked at with statx() on
+ * the descriptor, which also gives its mount; the handle is a cache
+ * entry's when one holds the same object (both descriptors keep their
+ * objects alive, so the same st_dev and st_ino is the same object), else
+ * name_to_handle_at()'s.  So a miss costs what it did (openat, one stat,
+ * name_to_handle_at, close), a hit one system call less, a READDIRPLUS
+ * entry whose object is cached one system call in all.
+ */
+int fs_posix_lookup_fh(struct fs_call *c, struct fs_fentry *dir,
+		       const struct stat *dst, const char *name,
+		       uint64_t hint_ino, uint8_t *fh, uint32_t *lenp,
+		       struct stat *st, bool *st_ok)
+{
+	const struct rpcrdma_nfs3_export *exp = c->c_exp;
+	static const struct fs_fcache_mark any = {
+		.fm_clock = { UINT64_MAX, UINT64_MAX } };
+	uint8_t key[FS_BE_KEY_MAX];
+	uint32_t keylen = 0, type = 0;
+	struct fs_fcache_mark m;
+	bool here;
+	int fd, err;
+
+	(void)dst;
+	if (hint_ino && fs_fcache_fh_of_ino(exp, &any, exp->ex_dev,
+					    (ino_t)hint_ino, fh, lenp) == 0) {
+		fs_fcache_mark(exp, &m);
+		err = fs_stat_at(exp, dir->fe_path, name, st, &here);
+		if (err == -ENOENT)
+			return err; /* what the open would have said */
+		if (!err && here &&
+		    (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode)) &&
+		    fs_fcache_fh_of_ino(exp, &m, st->st_dev, st->st_ino, fh,
+					lenp) == 0) {
+			*st_ok = true;
+			return 0;
+		}
+	}
+	fd = openat(dir->fe_path, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = fs_stat_at(exp, fd, "", st, &here);
+	if (err)
+		goto out;
+	if (st->st_dev != exp->ex_dev) {
+		err = -EXDEV; /* a mount inside the export: not crossed */
+		goto out;
+	}
+	*st_ok = true;
+	if (here && (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode)) &&
+	    fs_fcache_fh_of_ino(exp, &any, st->st_dev, st->st_ino, fh,
+				lenp) == 0)
+		goto out;
+	err = fs_posix_key(exp, fd, "", key, &keylen, &type);
+	if (!err)
+		err = fs_fh_encode(exp, type, key, keylen, fh, lenp);
+out:
+	close(fd);
+	return err;
 }
 
 int fs_stat_at(const struct rpcrdma_nfs3_export *exp, int dirfd,

@@ -11,12 +11,10 @@
  * releases it (fs_fcache_put()).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 
 #include "fs.h"
 #include "fs_backend.h"
-#include "fs_posix.h"
 
 void fs_fentry_init(struct fs_fentry *fe)
 {
@@ -116,70 +114,6 @@ int fs_lookup(struct fs_call *c, struct fs_fentry *dir, const struct stat *dst,
 	return filled(be, be->be_lookup(c, dir, dst, name, local, st), local, out);
 }
 
-/*
- * posix_lookup_fh - fs_lookup_fh() on the posix backend, for a name other
- * than "." and "..".  With @hint_ino (READDIRPLUS: the entry's d_ino) of
- * an object the caches hold, first one statx() by name: when it sees that
- * object, the entry's handle (an entry made after the mark is not taken:
- * it may hold another object that took a number freed meanwhile).
- * Otherwise the object is opened (O_PATH) and looked at with statx() on
- * the descriptor, which also gives its mount; the handle is a cache
- * entry's when one holds the same object (both descriptors keep their
- * objects alive, so the same st_dev and st_ino is the same object), else
- * name_to_handle_at()'s.  So a miss costs what it did (openat, one stat,
- * name_to_handle_at, close), a hit one system call less, a READDIRPLUS
- * entry whose object is cached one system call in all.
- */
-static int posix_lookup_fh(const struct rpcrdma_nfs3_export *exp,
-			   struct fs_fentry *dir, const char *name,
-			   uint64_t hint_ino, uint8_t *fh, uint32_t *lenp,
-			   struct stat *st, bool *st_ok)
-{
-	static const struct fs_fcache_mark any = {
-		.fm_clock = { UINT64_MAX, UINT64_MAX } };
-	uint8_t key[FS_BE_KEY_MAX];
-	uint32_t keylen = 0, type = 0;
-	struct fs_fcache_mark m;
-	bool here;
-	int fd, err;
-
-	if (hint_ino && fs_fcache_fh_of_ino(exp, &any, exp->ex_dev,
-					    (ino_t)hint_ino, fh, lenp) == 0) {
-		fs_fcache_mark(exp, &m);
-		err = fs_stat_at(exp, dir->fe_path, name, st, &here);
-		if (err == -ENOENT)
-			return err; /* what the open would have said */
-		if (!err && here &&
-		    (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode)) &&
-		    fs_fcache_fh_of_ino(exp, &m, st->st_dev, st->st_ino, fh,
-					lenp) == 0) {
-			*st_ok = true;
-			return 0;
-		}
-	}
-	fd = openat(dir->fe_path, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	err = fs_stat_at(exp, fd, "", st, &here);
-	if (err)
-		goto out;
-	if (st->st_dev != exp->ex_dev) {
-		err = -EXDEV; /* a mount inside the export: not crossed */
-		goto out;
-	}
-	*st_ok = true;
-	if (here && (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode)) &&
-	    fs_fcache_fh_of_ino(exp, &any, st->st_dev, st->st_ino, fh,
-				lenp) == 0)
-		goto out;
-	err = fs_posix_key(exp, fd, "", key, &keylen, &type);
-	if (!err)
-		err = fs_fh_encode(exp, type, key, keylen, fh, lenp);
-out:
-	close(fd);
-	return err;
-}
-
 int fs_lookup_fh(struct fs_call *c, struct fs_fentry *dir,
 		 const struct stat *dst, const char *name, uint64_t hint_ino,
 		 uint8_t *fh, uint32_t *lenp, struct stat *st, bool *st_ok)
@@ -192,11 +126,10 @@ int fs_lookup_fh(struct fs_call *c, struct fs_fentry *dir,
 	if (!st_ok)
 		st_ok = &ok_unused;
 	*st_ok = false;
-	if (exp->ex_be == &fs_posix_backend &&
-	    (exp->ex_fcache || exp->ex_dcache) && strcmp(name, ".") != 0 &&
-	    strcmp(name, "..") != 0)
-		return posix_lookup_fh(exp, dir, name, hint_ino, fh, lenp, st,
-				       st_ok);
+	if (exp->ex_be->be_lookup_fh && (exp->ex_fcache || exp->ex_dcache) &&
+	    strcmp(name, ".") != 0 && strcmp(name, "..") != 0)
+		return exp->ex_be->be_lookup_fh(c, dir, dst, name, hint_ino, fh,
+						lenp, st, st_ok);
 	err = fs_lookup(c, dir, dst, name, &local, &fe, st);
 	if (err)
 		return err;
@@ -227,6 +160,29 @@ int fs_open(struct fs_call *c, struct fs_fentry *fe, const struct stat *st,
 	    int acc)
 {
 	return c->c_exp->ex_be->be_open(c, fe, st, acc);
+}
+
+int fs_open_recheck(struct fs_call *c, struct fs_fentry *fe,
+		    const struct stat *st, int acc)
+{
+	bool later = c->c_check_after;
+	int err;
+
+	if (c->c_keep && !c->c_unchecked) {
+		/* checked before the read: again only to remember it */
+		c->c_keep = false;
+		if (!st || !fs_fcache_grant_keeps(st))
+			return 0;
+		c->c_unchecked = true;
+	}
+	if (!c->c_unchecked)
+		return 0;
+	c->c_unchecked = false;
+	c->c_keep = false;
+	c->c_check_after = false; /* now: no skipping */
+	err = c->c_exp->ex_be->be_open(c, fe, st, acc);
+	c->c_check_after = later;
+	return err;
 }
 
 ssize_t fs_read(struct fs_call *c, struct fs_fentry *fe, const struct iovec *iov,

@@ -73,6 +73,10 @@ static ssize_t nfs3_read_piped(struct fs_call *c, struct fs_fentry *fe,
 
 	if (c->c_nowait || count < RPCRDMA_SVC_DDP_PIPE_MIN)
 		return -EOPNOTSUPP;
+	/* the data leaves through the pipe: the access is checked first */
+	n = fs_open_recheck(c, fe, NULL, O_RDONLY);
+	if (n < 0)
+		return n;
 	pfd = rpcrdma_svc_ddp_pipe(c->c_req, count);
 	if (pfd < 0)
 		return -EOPNOTSUPP;
@@ -93,7 +97,7 @@ int nfs3_proc_read(struct fs_call *c)
 	uint8_t *attrp, *countp, *eofp, *lenp, *data;
 	size_t start, room;
 	ssize_t n = 0;
-	bool eof, piped;
+	bool eof, piped, have_post;
 	int err;
 
 	fh = nfs3_get_fh(c->c_args, &fhlen);
@@ -112,6 +116,9 @@ int nfs3_proc_read(struct fs_call *c)
 		err = -EINVAL;
 	if (!err)
 		err = fs_become_caller(c);
+	/* the access of a cached descriptor may be checked against the
+	 * attributes fetched after the read (fs_open_recheck(), below) */
+	c->c_check_after = true;
 	if (!err)
 		err = fs_open(c, fe, NULL, O_RDONLY);
 	if (err)
@@ -165,10 +172,19 @@ int nfs3_proc_read(struct fs_call *c)
 			res->xs_pos = start;
 			goto out_err;
 		}
-		rpcrdma_svc_ddp_end(c->c_req, (size_t)n);
 	}
+	have_post = fs_getattr(c, fe, &post) == 0;
+	/* a check skipped for this caller's cached descriptor: now, with the
+	 * attributes after the read, before the data goes (dropped if not) */
+	err = fs_open_recheck(c, fe, have_post ? &post : NULL, O_RDONLY);
+	if (err) {
+		res->xs_pos = start;
+		goto out_err;
+	}
+	if (data)
+		rpcrdma_svc_ddp_end(c->c_req, (size_t)n);
 	rpcrdma_xdr_init(&patch, attrp, NFS3_POST_OP_ATTR_BYTES);
-	if (fs_getattr(c, fe, &post) == 0) {
+	if (have_post) {
 		nfs3_put_post_op_attr(&patch, c->c_exp, &post);
 		eof = offset + (uint64_t)n >= (uint64_t)post.st_size;
 	} else { /* no attributes: a short read is the end */

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "test_nfs3_harness.h"
@@ -117,7 +118,10 @@ static void make_file(struct t_env *e, const char *name, const char *data,
 	assert_int_equal(t_fs_chmod(e->exp, e->dir, name, mode), 0);
 }
 
-static void lookup(struct t_env *e, const char *name, struct t_fh *f)
+/* lookup_attr - LOOKUP of @name: its handle into @f, attributes into @a
+ * (NULL: not read) */
+static void lookup_attr(struct t_env *e, const char *name, struct t_fh *f,
+			struct t_fattr *a)
 {
 	struct t_call *c = &e->c;
 	const uint8_t *p;
@@ -130,6 +134,13 @@ static void lookup(struct t_env *e, const char *name, struct t_fh *f)
 	p = r_opaque(c, &f->len);
 	assert_true(f->len <= 64);
 	memcpy(f->fh, p, f->len);
+	if (a)
+		assert_true(r_post_op(c, a));
+}
+
+static void lookup(struct t_env *e, const char *name, struct t_fh *f)
+{
+	lookup_attr(e, name, f, NULL);
 }
 
 static void set_groups(struct t_call *c, uint32_t n, const uint32_t *gids)
@@ -174,15 +185,18 @@ static uint32_t do_read(struct t_env *e, const struct t_fh *f, uint32_t uid,
 	return do_read_g(e, f, uid, uid, 0, NULL, out, len);
 }
 
-/* WRITE @data at @off as @uid, with @stable: the status. */
-static uint32_t do_write_s(struct t_env *e, const struct t_fh *f, uint32_t uid,
-			   uint64_t off, const char *data, uint32_t stable,
-			   uint8_t verf[8])
+/* WRITE @data at @off as @uid:@gid (+ @ngids groups), with @stable: the
+ * status. */
+static uint32_t do_write_gs(struct t_env *e, const struct t_fh *f,
+			    uint32_t uid, uint32_t gid, uint32_t ngids,
+			    const uint32_t *gids, uint64_t off,
+			    const char *data, uint32_t stable, uint8_t verf[8])
 {
 	struct t_call *c = &e->c;
 	uint32_t st, len = (uint32_t)strlen(data);
 
-	t_begin(c, P_WRITE, uid, uid);
+	t_begin(c, P_WRITE, uid, gid);
+	set_groups(c, ngids, gids);
 	t_opaque(c, f->fh, f->len);
 	t_u64(c, off);
 	t_u32(c, len);
@@ -198,6 +212,13 @@ static uint32_t do_write_s(struct t_env *e, const struct t_fh *f, uint32_t uid,
 			memcpy(verf, c->res + c->rpos, 8);
 	}
 	return st;
+}
+
+static uint32_t do_write_s(struct t_env *e, const struct t_fh *f, uint32_t uid,
+			   uint64_t off, const char *data, uint32_t stable,
+			   uint8_t verf[8])
+{
+	return do_write_gs(e, f, uid, uid, 0, NULL, off, data, stable, verf);
 }
 
 static uint32_t do_write(struct t_env *e, const struct t_fh *f, uint32_t uid,
@@ -596,24 +617,6 @@ static void test_rename(void **state)
 	assert_string_equal(buf, "payload");
 }
 
-/* lookup_attr - LOOKUP of @name: its handle into @f, attributes into @a */
-static void lookup_attr(struct t_env *e, const char *name, struct t_fh *f,
-			struct t_fattr *a)
-{
-	struct t_call *c = &e->c;
-	const uint8_t *p;
-
-	t_begin(c, P_LOOKUP, 0, 0);
-	t_opaque(c, e->root, e->rootlen);
-	t_str(c, name);
-	assert_int_equal(t_run(c, e->exp), RPCRDMA_SVC_SUCCESS);
-	assert_int_equal(r_u32(c), 0);
-	p = r_opaque(c, &f->len);
-	assert_true(f->len <= 64);
-	memcpy(f->fh, p, f->len);
-	assert_true(r_post_op(c, a));
-}
-
 static bool same_fh(const struct t_fh *a, const struct t_fh *b)
 {
 	return a->len == b->len && memcmp(a->fh, b->fh, a->len) == 0;
@@ -860,6 +863,88 @@ static void test_groups_recheck(void **state)
 	assert_int_equal(do_read_g(e, &f, 1000, 1000, 0, NULL, buf, 32), S_ACCES);
 	assert_int_equal(do_read_g(e, &f, 1000, 4321, 0, NULL, buf, 32), 0);
 	assert_int_equal(stats(e).fcs_hits, 2);
+}
+
+/* granted - does @f's cached entry remember that @uid:@gid (+ groups)
+ * passed the check for @acc? */
+static bool granted(struct t_env *e, const struct t_fh *f, uint32_t uid,
+		    uint32_t gid, uint32_t ngids, const uint32_t *gids, int acc)
+{
+	struct fs_cred cr = { .cr_uid = uid, .cr_gid = gid, .cr_ngids = ngids };
+	struct fs_fentry local, *fe;
+	struct stat st;
+	bool ok;
+
+	for (uint32_t i = 0; i < ngids; i++)
+		cr.cr_gids[i] = gids[i];
+	assert_int_equal(fs_fcache_get(e->exp, f->fh, f->len, &local, &fe, &st),
+			 0);
+	ok = fs_fcache_granted(fe, &cr, &st, acc);
+	fs_fcache_put(fe);
+	return ok;
+}
+
+/*
+ * The access decision a cached entry remembers (fs_fcache_grant(): READ
+ * checks the caller's access after the read, with the attributes it
+ * fetches then, and remembers it while the file's ctime is old enough)
+ * serves its own caller only, and only while the file's permissions stay
+ * as they were: another caller without permission is refused while it is
+ * held, the same user without the group that gave it access too, and a
+ * chmod or chgrp on the server takes effect at the next READ.
+ */
+static void test_grant_recheck(void **state)
+{
+	struct t_env *e = *state;
+	const uint32_t grp[] = { 4321 };
+	struct t_fh f;
+	char buf[64];
+
+	make_file(e, "g", "for the group", 0640, 0, 4321);
+	lookup(e, "g", &f);
+	/* a ctime of the last FS_GRANT_CTIME_AGE seconds: nothing kept */
+	assert_int_equal(do_read_g(e, &f, 1000, 1000, 1, grp, buf, 32), 0);
+	assert_false(granted(e, &f, 1000, 1000, 1, grp, O_RDONLY));
+
+	fs_fcache_set_grant_age(0); /* the files need not age from here */
+	assert_int_equal(do_read_g(e, &f, 1000, 1000, 1, grp, buf, 32), 0);
+	assert_string_equal(buf, "for the group");
+	assert_true(granted(e, &f, 1000, 1000, 1, grp, O_RDONLY));
+	assert_false(granted(e, &f, 1000, 1000, 1, grp, O_WRONLY));
+	assert_int_equal(do_read_g(e, &f, 1000, 1000, 1, grp, buf, 32), 0);
+	assert_string_equal(buf, "for the group");
+
+	/* other callers, the decision for 1000 held: refused, and it stays */
+	assert_false(granted(e, &f, 1001, 1001, 0, NULL, O_RDONLY));
+	assert_int_equal(do_read(e, &f, 1001, buf, 32), S_ACCES);
+	assert_int_equal(do_read(e, &f, 1000, buf, 32), S_ACCES);
+	assert_true(granted(e, &f, 1000, 1000, 1, grp, O_RDONLY));
+	assert_int_equal(do_read_g(e, &f, 1000, 1000, 1, grp, buf, 32), 0);
+
+	/* chmod on the server: the next READ of the same caller is refused */
+	assert_int_equal(t_fs_chmod(e->exp, e->dir, "g", 0600), 0);
+	assert_false(granted(e, &f, 1000, 1000, 1, grp, O_RDONLY));
+	buf[0] = '\0';
+	assert_int_equal(do_read_g(e, &f, 1000, 1000, 1, grp, buf, 32), S_ACCES);
+	assert_string_equal(buf, "");
+
+	/* allowed and remembered again, then the group changes (chgrp) */
+	assert_int_equal(t_fs_chmod(e->exp, e->dir, "g", 0640), 0);
+	assert_int_equal(do_read_g(e, &f, 1000, 1000, 1, grp, buf, 32), 0);
+	assert_true(granted(e, &f, 1000, 1000, 1, grp, O_RDONLY));
+	assert_int_equal(t_fs_chown(e->exp, e->dir, "g", 0, 4322), 0);
+	assert_int_equal(do_read_g(e, &f, 1000, 1000, 1, grp, buf, 32), S_ACCES);
+
+	/* a WRITE changes the ctime itself: its decision does not outlive it */
+	assert_int_equal(t_fs_chmod(e->exp, e->dir, "g", 0666), 0);
+	assert_int_equal(do_write(e, &f, 1000, 0, "F"), 0);
+	assert_false(granted(e, &f, 1000, 1000, 0, NULL, O_WRONLY));
+	assert_int_equal(t_fs_chmod(e->exp, e->dir, "g", 0644), 0);
+	assert_int_equal(do_write(e, &f, 1000, 1, "O"), S_ACCES);
+	assert_int_equal(t_fs_read(e->exp, e->dir, "g", buf, 13, 0), 13);
+	buf[13] = '\0';
+	assert_string_equal(buf, "For the group");
+	fs_fcache_set_grant_age(FS_GRANT_CTIME_AGE);
 }
 
 /*
@@ -1309,6 +1394,7 @@ static const struct t_case cases[] = {
 	T_CASE(test_never_widen, setup_default, env_teardown, T_POSIX_ONLY),
 	T_CASE(test_permission_recheck, setup_default, env_teardown, T_ANY),
 	T_CASE(test_groups_recheck, setup_default, env_teardown, T_ANY),
+	T_CASE(test_grant_recheck, setup_default, env_teardown, T_POSIX_ONLY),
 	T_CASE(test_owner_override_kept, setup_default, env_teardown, T_ANY),
 	T_CASE(test_verifier_restart, setup_default, env_teardown, T_ANY),
 	T_CASE(test_cache_off, setup_off, env_teardown, T_ANY),

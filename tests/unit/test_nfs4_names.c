@@ -23,7 +23,13 @@ static struct {
 	pthread_cond_t cond;
 	bool held;       /* reverse lookups wait while set */
 	unsigned calls;  /* reverse lookups begun */
-} fk = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, 0 };
+	/* a caller's wait for a lookup (fk_cond_timedwait): with wait_seam
+	 * set, it returns at once as if its deadline had come, counted in
+	 * waits, the deadline kept in wait_dl (only the test's thread waits) */
+	bool wait_seam;
+	unsigned waits;
+	struct timespec wait_dl;
+} fk = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
 
 static int fk_getnameinfo(const struct sockaddr *sa, socklen_t salen, char *host,
 			  socklen_t hostlen, char *serv, socklen_t servlen, int flags)
@@ -90,13 +96,31 @@ static bool fk_on_transport(void)
 	return false; /* the harness calls as a worker would */
 }
 
+static int fk_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *mutex,
+			     const struct timespec *abstime)
+{
+	if (!fk.wait_seam)
+		return pthread_cond_timedwait(cond, mutex, abstime);
+	fk.wait_dl = *abstime;
+	fk.waits++;
+	return ETIMEDOUT;
+}
+
 static const struct fs_resolver fk_resolver = {
 	.nr_getnameinfo = fk_getnameinfo,
 	.nr_getaddrinfo = fk_getaddrinfo,
 	.nr_freeaddrinfo = fk_freeaddrinfo,
 	.nr_now_ns = fk_now,
 	.nr_on_transport = fk_on_transport,
+	.nr_cond_timedwait = fk_cond_timedwait,
 };
+
+/* ts_diff_ns - @b - @a in nanoseconds. */
+static int64_t ts_diff_ns(const struct timespec *a, const struct timespec *b)
+{
+	return (int64_t)(b->tv_sec - a->tv_sec) * 1000000000ll +
+	       (b->tv_nsec - a->tv_nsec);
+}
 
 static void fk_hold(bool held)
 {
@@ -163,7 +187,8 @@ static void test_pending_name_is_delay(void **state)
 	struct env *e = t4_env(state);
 	uint8_t fh[NFS4_FHSIZE] = { 0 };
 	uint32_t fhlen;
-	struct timespec t0, t1;
+	const int64_t wait_ns = FS_NAMES_WAIT_MS * 1000000ll;
+	struct timespec t0, t1, before, after;
 
 	session(e);
 	t4_fh_of(e, "f", fh, &fhlen);
@@ -171,11 +196,19 @@ static void test_pending_name_is_delay(void **state)
 
 	fk_hold(true);
 	fs_names_set_resolver(&fk_resolver); /* forget the name */
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* the worker waits, boundedly: once, until FS_NAMES_WAIT_MS after
+	 * the lookup was queued (during the call); the seam ends the wait
+	 * at once as its deadline would, so no clock of the host's decides */
+	fk.waits = 0;
+	fk.wait_seam = true;
+	clock_gettime(CLOCK_REALTIME, &before);
 	assert_int_equal(putfh_getattr(e, fh, fhlen), NFS4ERR_DELAY);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	/* the worker waited, boundedly (FS_NAMES_WAIT_MS) */
-	assert_true(t1.tv_sec - t0.tv_sec < 10); /* generous: a loaded host */
+	clock_gettime(CLOCK_REALTIME, &after);
+	fk.wait_seam = false;
+	assert_int_equal(fk.waits, 1);
+	assert_true(ts_diff_ns(&before, &fk.wait_dl) >= wait_ns);
+	assert_true(ts_diff_ns(&after, &fk.wait_dl) <= wait_ns);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 
 	/* released: served once the resolver has answered (bounded by
 	 * time, not by a number of tries: a loaded host schedules the
