@@ -499,6 +499,9 @@ struct rpcrdma_svc {
 	/* TCP connections (every group's) whose record waits for the memory
 	 * budget to grow its buffer (svc_tcp.c): 0 -> 1 and back logged. */
 	atomic_uint sv_tcp_memwaits;
+	/* TCP connections (every group's) with calls out: the fair share's
+	 * divisor (svc_tcp_share()). */
+	atomic_uint sv_tcp_active;
 	uint32_t sv_tcp_maxrec;
 	uint32_t sv_tcp_record_ms;
 	uint32_t sv_tcp_send_ms;

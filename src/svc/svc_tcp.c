@@ -86,7 +86,11 @@ struct svc_tconn {
 	uint64_t tc_last_ms;         /* accepted, or a record completed */
 	struct svc_call *tc_out_head, *tc_out_tail; /* replies to write, in order */
 	size_t tc_out_off;           /* bytes of the head's record written */
-	uint64_t tc_out_ms;          /* replies waiting since (last progress); 0: none */
+	/* Replies wait for the peer since tc_out_ms (0: none wait): the
+	 * deadline's window, which ends when tc_out_mark (the last reply
+	 * queued when it began) is written whole, not at any byte. */
+	uint64_t tc_out_ms;
+	struct svc_call *tc_out_mark;
 	uint32_t tc_events;          /* epoll events registered */
 	uint32_t tc_lowat;           /* the socket's SO_RCVLOWAT (1: the default) */
 	bool tc_flush_queued;        /* on gr_tcp_flush */
@@ -121,6 +125,30 @@ bool svc_tcp_is_tag(const void *tag)
 static uint64_t svc_tcp_call_bytes(const struct rpcrdma_svc *svc)
 {
 	return (uint64_t)svc->sv_tcp_reply_cap + 4u;
+}
+
+/* The calls @tc may have out now (read, served, or replies waiting to be
+ * written): its fair share of the memory budget, half of sc_memory
+ * divided among the TCP connections with calls out (sv_tcp_active, @tc
+ * counted), in call contexts of svc_tcp_call_bytes(), at least
+ * SVC_TCP_SHARE_FLOOR, at most sc_credits.  Beyond it the connection is
+ * not read until its calls come back: a peer that does not take its
+ * replies holds its share, not the budget. */
+static uint32_t svc_tcp_share(const struct svc_tconn *tc)
+{
+	struct rpcrdma_svc *svc = tc->tc_svc;
+	uint64_t active = atomic_load(&svc->sv_tcp_active) + (tc->tc_calls_out ? 0 : 1);
+	uint64_t share = svc->sv_cfg.sc_memory / 2 / active / svc_tcp_call_bytes(svc);
+
+	if (share < SVC_TCP_SHARE_FLOOR)
+		share = SVC_TCP_SHARE_FLOOR;
+	return share < tc->tc_max_calls ? (uint32_t)share : tc->tc_max_calls;
+}
+
+/* @tc may take one more call now (svc_tcp_share()). */
+static bool svc_tcp_room(const struct svc_tconn *tc)
+{
+	return tc->tc_calls_out < svc_tcp_share(tc);
 }
 
 /* Reserve a connection's read-ahead buffer in the receive share and the
@@ -284,7 +312,8 @@ got:
 	cc->cc_next = NULL;
 	cc->cc_tconn = tc;
 	cc->cc_state = CC_WORKING;
-	tc->tc_calls_out++;
+	if (!tc->tc_calls_out++)
+		atomic_fetch_add(&svc->sv_tcp_active, 1);
 	SVC_INC(svc, tcp_calls_in_use, 1);
 	return cc;
 }
@@ -360,14 +389,15 @@ static void svc_tcp_call_put(struct svc_call *cc)
 	struct svc_tconn *tc = cc->cc_tconn;
 	struct svc_group *grp = cc->cc_grp;
 	struct rpcrdma_svc *svc = cc->cc_svc;
-	bool was_full = tc->tc_calls_out >= tc->tc_max_calls;
+	bool was_full = !svc_tcp_room(tc);
 
 	cc->cc_tconn = NULL;
 	cc->cc_state = CC_FREE;
 	if (cc->cc_pipe_dirty)
 		svc_tcp_pipe_close(cc); /* may hold bytes never sent */
 	cc->cc_pipe_len = 0;
-	tc->tc_calls_out--;
+	if (!--tc->tc_calls_out)
+		atomic_fetch_sub(&svc->sv_tcp_active, 1);
 	SVC_DEC(svc, tcp_calls_in_use, 1);
 	if (cc->cc_call_cap > SVC_TCP_KEEP_CALL_BYTES) {
 		/* A large WRITE's record: not kept idle in the context, but
@@ -395,7 +425,7 @@ static void svc_tcp_call_put(struct svc_call *cc)
 		 * not here: the caller may be walking this connection's
 		 * queues. */
 		svc_tcp_resume_queue(tc);
-	} else if (was_full) {
+	} else if (was_full && svc_tcp_room(tc)) {
 		svc_tcp_arm(tc); /* read again */
 	}
 }
@@ -432,7 +462,7 @@ static void svc_tcp_arm(struct svc_tconn *tc)
 
 	if (tc->tc_closing)
 		return;
-	if (tc->tc_calls_out < tc->tc_max_calls && !tc->tc_held && !tc->tc_memwait)
+	if (svc_tcp_room(tc) && !tc->tc_held && !tc->tc_memwait)
 		want |= EPOLLIN | EPOLLRDHUP;
 	if (tc->tc_out_head && tc->tc_out_ms)
 		want |= EPOLLOUT;
@@ -469,6 +499,7 @@ static void svc_tcp_close(struct svc_tconn *tc, const char *why)
 	svc_tcp_ahead_release(svc);
 	svc_tcp_mem_kick(tc->tc_grp);
 	tc->tc_rec_ms = tc->tc_out_ms = 0;
+	tc->tc_out_mark = NULL;
 	while ((cc = tc->tc_out_head)) {
 		tc->tc_out_head = cc->cc_next;
 		svc_tcp_call_put(cc);
@@ -723,14 +754,15 @@ static void svc_tcp_write(struct svc_tconn *tc)
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN || errno == EWOULDBLOCK) {
-				if (!tc->tc_out_ms)
+				if (!tc->tc_out_ms) {
 					tc->tc_out_ms = svc_now_ms();
+					tc->tc_out_mark = tc->tc_out_tail;
+				}
 				break;
 			}
 			svc_tcp_close(tc, "send failed (peer reset)");
 			return;
 		}
-		tc->tc_out_ms = 0;
 		while ((cc = tc->tc_out_head) && n > 0) {
 			size_t left = svc_tcp_rec_len(cc) - tc->tc_out_off;
 
@@ -744,10 +776,20 @@ static void svc_tcp_write(struct svc_tconn *tc)
 			if (!tc->tc_out_head)
 				tc->tc_out_tail = NULL;
 			cc->cc_pipe_dirty = false; /* its pipe is empty again */
+			if (cc == tc->tc_out_mark) {
+				/* what waited when the window began is taken */
+				tc->tc_out_mark = NULL;
+				tc->tc_out_ms = 0;
+			}
 			svc_tcp_call_put(cc);
 		}
-		if (tc->tc_out_head && !tc->tc_out_ms)
+		if (!tc->tc_out_head) {
+			tc->tc_out_ms = 0;
+			tc->tc_out_mark = NULL;
+		} else if (!tc->tc_out_ms) {
 			tc->tc_out_ms = svc_now_ms();
+			tc->tc_out_mark = tc->tc_out_tail;
+		}
 	}
 	svc_tcp_arm(tc);
 }
@@ -941,7 +983,7 @@ static int svc_tcp_records(struct svc_tconn *tc, int rc, uint64_t now)
 
 		/* One read ahead may bring several small records: beyond the
 		 * connection's calls out they wait in the reader as well. */
-		cc = tc->tc_calls_out < tc->tc_max_calls ? svc_tcp_call_get(tc) : NULL;
+		cc = svc_tcp_room(tc) ? svc_tcp_call_get(tc) : NULL;
 		if (!cc) {
 			if (!tc->tc_calls_out) {
 				svc_tcp_close(tc, "no memory for a call");
@@ -992,7 +1034,7 @@ static void svc_tcp_read(struct svc_tconn *tc, uint64_t now)
 	int niov, rc;
 
 	for (turns = 0; turns < SVC_TCP_READS_PER_EVENT; turns++) {
-		if (tc->tc_closing || tc->tc_held || tc->tc_calls_out >= tc->tc_max_calls)
+		if (tc->tc_closing || tc->tc_held || !svc_tcp_room(tc))
 			break;
 		want = svc_rm_want(&tc->tc_rm);
 		if (want > SVC_TCP_KEEP_CALL_BYTES && tc->tc_grp->gr_tcp_big)
