@@ -20,12 +20,14 @@
  * stay inside the reply, where the handler read them: no copy.
  *
  * Limits: a connection has at most sc_credits calls out (read, served,
- * or waiting to be written); beyond it the socket is not read (the peer's
+ * or waiting to be written), and at most its fair share of the memory
+ * budget (svc_tcp_share()); beyond it the socket is not read (the peer's
  * next calls wait in its buffers).  A record is at most sv_tcp_maxrec
  * bytes (a mark announcing more closes the connection at once, counted in
  * tcp_bad_records); a record that started must end within
- * sv_tcp_record_ms (tcp_record_timeouts), a reply must be taken by the
- * peer within sv_tcp_send_ms (tcp_send_timeouts); a connection with
+ * sv_tcp_record_ms (tcp_record_timeouts), the replies waiting when the
+ * socket first refused bytes must be taken whole by the peer within
+ * sv_tcp_send_ms (tcp_send_timeouts; a byte now and then is no progress); a connection with
  * nothing under way is closed after sc_idle_timeout (conns_idle_closed).
  * The call contexts' buffers count against the memory budget (sc_memory)
  * with the registered slabs; a connection always gets one call, so none
