@@ -61,6 +61,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "svc/svc_bc.h"
@@ -84,6 +85,9 @@ struct svc_tconn {
 	/* The reader's buffer cannot grow within the memory budget: the
 	 * socket is not read until memory comes back (svc_tcp_mem_kick()). */
 	bool tc_memwait;
+	/* the peer closed its side while the reader waited, and the socket
+	 * holds the fragment's rest: EPOLLRDHUP no more (level-triggered) */
+	bool tc_rdhup_seen;
 	uint64_t tc_rec_ms;          /* its record under way started; 0: none */
 	uint64_t tc_last_ms;         /* accepted, or a record completed */
 	struct svc_call *tc_out_head, *tc_out_tail; /* replies to write, in order */
@@ -466,6 +470,8 @@ static void svc_tcp_arm(struct svc_tconn *tc)
 		return;
 	if (svc_tcp_room(tc) && !tc->tc_held && !tc->tc_memwait)
 		want |= EPOLLIN | EPOLLRDHUP;
+	else if (tc->tc_memwait && !tc->tc_rdhup_seen)
+		want |= EPOLLRDHUP; /* a FIN while it waits: svc_tcp_event() */
 	if (tc->tc_out_head && tc->tc_out_ms)
 		want |= EPOLLOUT;
 	if (want == tc->tc_events)
@@ -1248,6 +1254,23 @@ void svc_tcp_event(struct svc_group *grp, void *tag, uint32_t events)
 	tc = (struct svc_tconn *)((uintptr_t)tag & ~(uintptr_t)1u);
 	if (tc->tc_closing)
 		return;
+	if ((events & EPOLLRDHUP) && tc->tc_memwait && !(events & (EPOLLHUP | EPOLLERR))) {
+		int avail = 0;
+
+		/* The peer closed its side (FIN) while its record waits for
+		 * memory: unless the socket holds the fragment's rest, the
+		 * record can never end; closed now, not at its deadline. */
+		tc->tc_busy = true;
+		if (ioctl(tc->tc_fd, FIONREAD, &avail) || (uint32_t)avail < svc_rm_frag_left(&tc->tc_rm)) {
+			svc_tcp_close(tc, "peer closed mid-record while its record waited for memory");
+		} else {
+			tc->tc_rdhup_seen = true;
+			svc_tcp_arm(tc);
+		}
+		tc->tc_busy = false;
+		svc_tcp_maybe_destroy(tc);
+		return;
+	}
 	if ((events & (EPOLLHUP | EPOLLERR)) && (tc->tc_memwait || tc->tc_held)) {
 		/* Not read while it waits, so the reader would not see the
 		 * reset, and the level-triggered event would come back every

@@ -362,7 +362,8 @@ static void test_record_memory(void **state)
 	struct svc_group *grp = &svc->sv_groups[0];
 	const size_t rec = 4u + 44u + H_REC; /* mark, ECHO call's header, opaque */
 	uint8_t *big = malloc(rec), *got = malloc(rec);
-	int hog[H_HOGS], small, legit, rb = 16384, turns, idle;
+	int hog[H_HOGS], small, legit, fin, rb = 16384, turns, idle;
+	uint64_t waits;
 	size_t off[H_HOGS], total = 0, have = 0;
 	uint64_t base, peak = 0, bound;
 	unsigned i;
@@ -418,6 +419,27 @@ static void test_record_memory(void **state)
 	h_connect(f, small);
 	h_echo(f, small, 0x200);
 	assert_true(atomic_load(&svc->sv_mem_registered) <= bound + svc->sv_tcp_reply_cap + 4u + SVC_RM_MIN_CAP);
+
+	/* A peer whose record waits for memory closes its side (FIN, not
+	 * RST): noticed at once (EPOLLRDHUP), not at its record deadline (no
+	 * sweep here).  Its 10,000 bytes after the mark fit the sockets'
+	 * buffers, so its FIN reaches the server (a FIN behind bytes the
+	 * server has not taken stays in the peer's socket, as for the hogs);
+	 * the reader takes 4 KiB (what every connection may hold) and cannot
+	 * grow within the budget, spent here by hand (the room the hogs left
+	 * depends on the order they were read in). */
+	atomic_fetch_add(&svc->sv_mem_registered, H_MEMORY);
+	fin = h_socket();
+	h_connect(f, fin);
+	assert_int_equal(send(fin, big, 48 + 10000, MSG_NOSIGNAL), 48 + 10000);
+	assert_int_equal(shutdown(fin, SHUT_WR), 0);
+	waits = atomic_load(&svc->sv_ct.tcp_mem_waits);
+	assert_true(h_sees_eof(f, fin));
+	assert_int_equal(atomic_load(&svc->sv_ct.tcp_mem_waits), waits + 1);
+	assert_int_equal(atomic_load(&svc->sv_ct.conns_open[SVC_XPRT_TCP]), H_HOGS + 1);
+	assert_int_equal(atomic_load(&svc->sv_ct.tcp_record_timeouts), 0);
+	close(fin);
+	atomic_fetch_sub(&svc->sv_mem_registered, H_MEMORY);
 
 	/* half the hogs reset: closed though their sockets are not read */
 	for (i = 0; i < H_HOGS / 2; i++)
