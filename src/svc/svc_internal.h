@@ -499,6 +499,14 @@ struct rpcrdma_svc {
 	/* TCP connections (every group's) whose record waits for the memory
 	 * budget to grow its buffer (svc_tcp.c): 0 -> 1 and back logged. */
 	atomic_uint sv_tcp_memwaits;
+	/* Its log lines: an episode's first line at most once per
+	 * sv_tcp_memwait_log_ms (SVC_TCP_MEMWAIT_LOG_MS; unit tests change
+	 * it), the last logged one's start (0: none yet), episodes not
+	 * logged since, and whether the one under way was logged. */
+	uint32_t sv_tcp_memwait_log_ms;
+	_Atomic uint64_t sv_tcp_memwait_logged_ms;
+	atomic_uint sv_tcp_memwait_quiet;
+	atomic_bool sv_tcp_memwait_said;
 	/* TCP connections (every group's) with calls out: the fair share's
 	 * divisor (svc_tcp_share()). */
 	atomic_uint sv_tcp_active;

@@ -365,8 +365,22 @@ static void svc_tcp_memwait_begin(struct svc_tconn *tc)
 		return;
 	tc->tc_memwait = true;
 	SVC_INC(svc, tcp_mem_waits, 1);
-	if (atomic_fetch_add(&svc->sv_tcp_memwaits, 1) == 0)
-		svc_log(svc, "tcp: memory budget (--memory) in use: connections in mid-record are not read until some is free");
+	if (atomic_fetch_add(&svc->sv_tcp_memwaits, 1) == 0) {
+		uint64_t now = svc_now_ms(), last = atomic_load(&svc->sv_tcp_memwait_logged_ms);
+
+		/* an episode begins: logged at most once per
+		 * sv_tcp_memwait_log_ms (a budget at its edge may begin and
+		 * end one per call), with those not logged since */
+		if (last && now - last < svc->sv_tcp_memwait_log_ms) {
+			atomic_fetch_add(&svc->sv_tcp_memwait_quiet, 1);
+			atomic_store(&svc->sv_tcp_memwait_said, false);
+			return;
+		}
+		atomic_store(&svc->sv_tcp_memwait_logged_ms, now ? now : 1);
+		atomic_store(&svc->sv_tcp_memwait_said, true);
+		svc_log(svc, "tcp: memory budget (--memory) in use: connections in mid-record are not read until some is free (%u such times not logged before)",
+			atomic_exchange(&svc->sv_tcp_memwait_quiet, 0));
+	}
 }
 
 /* @tc's reader grew, or @tc closed: it waits for memory no more. */
@@ -377,7 +391,8 @@ static void svc_tcp_memwait_end(struct svc_tconn *tc)
 	if (!tc->tc_memwait)
 		return;
 	tc->tc_memwait = false;
-	if (atomic_fetch_sub(&svc->sv_tcp_memwaits, 1) == 1)
+	if (atomic_fetch_sub(&svc->sv_tcp_memwaits, 1) == 1 &&
+	    atomic_exchange(&svc->sv_tcp_memwait_said, false))
 		svc_log(svc, "tcp: memory budget has room again: every connection is read");
 }
 

@@ -214,6 +214,9 @@ static inline bool svc_rm_partial(const struct svc_rm *r)
  * (calls read, served, replies waiting to be written) hold at most half
  * the budget divided among the TCP connections with calls under way. */
 #define SVC_TCP_SHARE_FLOOR 8u
+/* The memory-wait episodes of TCP readers are logged at most once per
+ * this (the others counted in the next line logged). */
+#define SVC_TCP_MEMWAIT_LOG_MS 60000u
 /* Most records read from one connection per readiness event, so one busy
  * peer cannot keep the run loop from the others. */
 #define SVC_TCP_READS_PER_EVENT 16u

@@ -702,12 +702,58 @@ static void test_share_slow_readers(void **state)
 	assert_int_equal(atomic_load(&svc->sv_mem_registered), base);
 }
 
+/* One memory-wait episode: a peer sends the first 10,000 bytes of a 1 MiB
+ * ECHO record and closes its side; with the budget spent its reader waits
+ * for memory, and is closed at once for the FIN. */
+static void h_memwait_episode(struct hfix *f)
+{
+	uint8_t w[48 + 10000];
+	int fd = h_socket();
+	uint64_t waits = atomic_load(&f->svc.sv_ct.tcp_mem_waits);
+
+	h_echo_call(w, 0x55, 10000);
+	h_put32(w, 0x80000000u | (44u + H_REC));
+	h_put32(w + 44, H_REC);
+	h_connect(f, fd);
+	assert_int_equal(send(fd, w, sizeof(w), MSG_NOSIGNAL), (ssize_t)sizeof(w));
+	assert_int_equal(shutdown(fd, SHUT_WR), 0);
+	assert_true(h_sees_eof(f, fd));
+	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_mem_waits), waits + 1);
+	close(fd);
+}
+
+/*
+ * The memory-wait log lines are rate-limited: three episodes in a row
+ * (well within SVC_TCP_MEMWAIT_LOG_MS) log one start and one end line
+ * (before: three of each); the next episode logged (the limit set to 0
+ * here, as if the minute had passed) says how many were not.
+ */
+static void test_memwait_log(void **state)
+{
+	struct hfix *f = *state;
+	struct rpcrdma_svc *svc = &f->svc;
+
+	atomic_fetch_add(&svc->sv_mem_registered, H_MEMORY); /* the budget spent */
+	for (int i = 0; i < 3; i++)
+		h_memwait_episode(f);
+	assert_int_equal(h_log_count(f, "connections in mid-record are not read"), 1);
+	assert_int_equal(h_log_count(f, "has room again"), 1);
+	assert_int_equal(h_log_count(f, "(0 such times not logged before)"), 1);
+	svc->sv_tcp_memwait_log_ms = 0;
+	h_memwait_episode(f);
+	assert_int_equal(h_log_count(f, "connections in mid-record are not read"), 2);
+	assert_int_equal(h_log_count(f, "(2 such times not logged before)"), 1);
+	assert_int_equal(h_log_count(f, "has room again"), 2);
+	atomic_fetch_sub(&svc->sv_mem_registered, H_MEMORY);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_accept_out_of_fds, h_setup, h_teardown),
 		cmocka_unit_test_setup_teardown(test_record_memory, h_setup_mem, h_teardown),
 		cmocka_unit_test_setup_teardown(test_share_honest, h_setup_share, h_teardown),
+		cmocka_unit_test_setup_teardown(test_memwait_log, h_setup_mem, h_teardown),
 		cmocka_unit_test_setup_teardown(test_share_slow_readers, h_setup_share, h_teardown),
 	};
 
