@@ -446,6 +446,7 @@ struct svc_group {
 	uint32_t gr_tcp_nbig;
 	struct svc_tconn *gr_tcp_flush;
 	struct svc_tconn *gr_tcp_resume;
+	struct svc_tconn *gr_tcp_memwait; /* its readers waiting for memory */
 	struct svc_tconn *gr_tcp_dead;  /* let go of, freed by svc_tcp_reap() */
 	bool gr_tcp_batch;
 	uint64_t gr_tcp_sweep_ms;

@@ -85,6 +85,7 @@ struct svc_tconn {
 	/* The reader's buffer cannot grow within the memory budget: the
 	 * socket is not read until memory comes back (svc_tcp_mem_kick()). */
 	bool tc_memwait;
+	struct svc_tconn *tc_mw_next, *tc_mw_prev; /* gr_tcp_memwait while tc_memwait */
 	/* the peer closed its side while the reader waited, and the socket
 	 * holds the fragment's rest: EPOLLRDHUP no more (level-triggered) */
 	bool tc_rdhup_seen;
@@ -348,11 +349,9 @@ static void svc_tcp_mem_kick(struct svc_group *grp)
 {
 	struct svc_tconn *tc;
 
-	if (!atomic_load(&grp->gr_svc->sv_tcp_memwaits))
-		return;
-	for (tc = grp->gr_tconns; tc; tc = tc->tc_next)
-		if (tc->tc_memwait)
-			svc_tcp_resume_queue(tc);
+	/* the waiting ones alone, not every connection of the group */
+	for (tc = grp->gr_tcp_memwait; tc; tc = tc->tc_mw_next)
+		svc_tcp_resume_queue(tc);
 }
 
 /* @tc's reader cannot grow within the budget: stop reading it (counted
@@ -364,6 +363,11 @@ static void svc_tcp_memwait_begin(struct svc_tconn *tc)
 	if (tc->tc_memwait)
 		return;
 	tc->tc_memwait = true;
+	tc->tc_mw_prev = NULL;
+	tc->tc_mw_next = tc->tc_grp->gr_tcp_memwait;
+	if (tc->tc_mw_next)
+		tc->tc_mw_next->tc_mw_prev = tc;
+	tc->tc_grp->gr_tcp_memwait = tc;
 	SVC_INC(svc, tcp_mem_waits, 1);
 	if (atomic_fetch_add(&svc->sv_tcp_memwaits, 1) == 0) {
 		uint64_t now = svc_now_ms(), last = atomic_load(&svc->sv_tcp_memwait_logged_ms);
@@ -391,6 +395,13 @@ static void svc_tcp_memwait_end(struct svc_tconn *tc)
 	if (!tc->tc_memwait)
 		return;
 	tc->tc_memwait = false;
+	if (tc->tc_mw_prev)
+		tc->tc_mw_prev->tc_mw_next = tc->tc_mw_next;
+	else
+		tc->tc_grp->gr_tcp_memwait = tc->tc_mw_next;
+	if (tc->tc_mw_next)
+		tc->tc_mw_next->tc_mw_prev = tc->tc_mw_prev;
+	tc->tc_mw_next = tc->tc_mw_prev = NULL;
 	if (atomic_fetch_sub(&svc->sv_tcp_memwaits, 1) == 1 &&
 	    atomic_exchange(&svc->sv_tcp_memwait_said, false))
 		svc_log(svc, "tcp: memory budget has room again: every connection is read");
