@@ -183,7 +183,7 @@ fuzz-nfs4: $(BUILD_FUZZ)/Makefile
 fuzz-tcp: $(BUILD_FUZZ)/Makefile
 	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_tcp_rm
 	mkdir -p $(BUILD_FUZZ)/tcp-rm-corpus
-	$(BUILD_FUZZ)/tests/fuzz/fuzz_tcp_rm -max_total_time=$(FUZZ_TIME) -max_len=4096 -artifact_prefix=$(BUILD_FUZZ)/tcp-rm- $(BUILD_FUZZ)/tcp-rm-corpus tests/fuzz/tcp-rm-seeds
+	$(BUILD_FUZZ)/tests/fuzz/fuzz_tcp_rm -max_total_time=$(FUZZ_TIME) -max_len=262144 -artifact_prefix=$(BUILD_FUZZ)/tcp-rm- $(BUILD_FUZZ)/tcp-rm-corpus tests/fuzz/tcp-rm-seeds
 
 # Reconfigure first: rpcrdma.pc takes its prefix from the configure step.
 install: build

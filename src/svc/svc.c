@@ -186,6 +186,7 @@ int svc_init(struct rpcrdma_svc *svc, const struct rpcrdma_svc_config *cfg)
 	svc->sv_tcp_fd = -1;
 	svc->sv_tcp_record_ms = SVC_TCP_RECORD_MS;
 	svc->sv_tcp_send_ms = SVC_TCP_SEND_MS;
+	svc->sv_tcp_memwait_log_ms = SVC_TCP_MEMWAIT_LOG_MS;
 	if (c->sc_credits > 4096 || c->sc_small_contexts > 65536 ||
 	    c->sc_call_contexts > 65536 || c->sc_inline_size < 1024 ||
 	    c->sc_inline_size > 262144 || c->sc_max_payload > (64u << 20))

@@ -449,6 +449,7 @@ struct svc_group {
 	uint32_t gr_tcp_nbig;
 	struct svc_tconn *gr_tcp_flush;
 	struct svc_tconn *gr_tcp_resume;
+	struct svc_tconn *gr_tcp_memwait; /* its readers waiting for memory */
 	struct svc_tconn *gr_tcp_dead;  /* let go of, freed by svc_tcp_reap() */
 	bool gr_tcp_batch;
 	uint64_t gr_tcp_sweep_ms;
@@ -502,6 +503,17 @@ struct rpcrdma_svc {
 	/* TCP connections (every group's) whose record waits for the memory
 	 * budget to grow its buffer (svc_tcp.c): 0 -> 1 and back logged. */
 	atomic_uint sv_tcp_memwaits;
+	/* Its log lines: an episode's first line at most once per
+	 * sv_tcp_memwait_log_ms (SVC_TCP_MEMWAIT_LOG_MS; unit tests change
+	 * it), the last logged one's start (0: none yet), episodes not
+	 * logged since, and whether the one under way was logged. */
+	uint32_t sv_tcp_memwait_log_ms;
+	_Atomic uint64_t sv_tcp_memwait_logged_ms;
+	atomic_uint sv_tcp_memwait_quiet;
+	atomic_bool sv_tcp_memwait_said;
+	/* TCP connections (every group's) with calls out: the fair share's
+	 * divisor (svc_tcp_share()). */
+	atomic_uint sv_tcp_active;
 	uint32_t sv_tcp_maxrec;
 	uint32_t sv_tcp_record_ms;
 	uint32_t sv_tcp_send_ms;

@@ -20,12 +20,14 @@
  * stay inside the reply, where the handler read them: no copy.
  *
  * Limits: a connection has at most sc_credits calls out (read, served,
- * or waiting to be written); beyond it the socket is not read (the peer's
+ * or waiting to be written), and at most its fair share of the memory
+ * budget (svc_tcp_share()); beyond it the socket is not read (the peer's
  * next calls wait in its buffers).  A record is at most sv_tcp_maxrec
  * bytes (a mark announcing more closes the connection at once, counted in
  * tcp_bad_records); a record that started must end within
- * sv_tcp_record_ms (tcp_record_timeouts), a reply must be taken by the
- * peer within sv_tcp_send_ms (tcp_send_timeouts); a connection with
+ * sv_tcp_record_ms (tcp_record_timeouts), the replies waiting when the
+ * socket first refused bytes must be taken whole by the peer within
+ * sv_tcp_send_ms (tcp_send_timeouts; a byte now and then is no progress); a connection with
  * nothing under way is closed after sc_idle_timeout (conns_idle_closed).
  * The call contexts' buffers count against the memory budget (sc_memory)
  * with the registered slabs; a connection always gets one call, so none
@@ -59,6 +61,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "svc/svc_bc.h"
@@ -82,11 +85,19 @@ struct svc_tconn {
 	/* The reader's buffer cannot grow within the memory budget: the
 	 * socket is not read until memory comes back (svc_tcp_mem_kick()). */
 	bool tc_memwait;
+	struct svc_tconn *tc_mw_next, *tc_mw_prev; /* gr_tcp_memwait while tc_memwait */
+	/* the peer closed its side while the reader waited, and the socket
+	 * holds the fragment's rest: EPOLLRDHUP no more (level-triggered) */
+	bool tc_rdhup_seen;
 	uint64_t tc_rec_ms;          /* its record under way started; 0: none */
 	uint64_t tc_last_ms;         /* accepted, or a record completed */
 	struct svc_call *tc_out_head, *tc_out_tail; /* replies to write, in order */
 	size_t tc_out_off;           /* bytes of the head's record written */
-	uint64_t tc_out_ms;          /* replies waiting since (last progress); 0: none */
+	/* Replies wait for the peer since tc_out_ms (0: none wait): the
+	 * deadline's window, which ends when tc_out_mark (the last reply
+	 * queued when it began) is written whole, not at any byte. */
+	uint64_t tc_out_ms;
+	struct svc_call *tc_out_mark;
 	uint32_t tc_events;          /* epoll events registered */
 	uint32_t tc_lowat;           /* the socket's SO_RCVLOWAT (1: the default) */
 	bool tc_flush_queued;        /* on gr_tcp_flush */
@@ -121,6 +132,30 @@ bool svc_tcp_is_tag(const void *tag)
 static uint64_t svc_tcp_call_bytes(const struct rpcrdma_svc *svc)
 {
 	return (uint64_t)svc->sv_tcp_reply_cap + 4u;
+}
+
+/* The calls @tc may have out now (read, served, or replies waiting to be
+ * written): its fair share of the memory budget, half of sc_memory
+ * divided among the TCP connections with calls out (sv_tcp_active, @tc
+ * counted), in call contexts of svc_tcp_call_bytes(), at least
+ * SVC_TCP_SHARE_FLOOR, at most sc_credits.  Beyond it the connection is
+ * not read until its calls come back: a peer that does not take its
+ * replies holds its share, not the budget. */
+static uint32_t svc_tcp_share(const struct svc_tconn *tc)
+{
+	struct rpcrdma_svc *svc = tc->tc_svc;
+	uint64_t active = atomic_load(&svc->sv_tcp_active) + (tc->tc_calls_out ? 0 : 1);
+	uint64_t share = svc->sv_cfg.sc_memory / 2 / active / svc_tcp_call_bytes(svc);
+
+	if (share < SVC_TCP_SHARE_FLOOR)
+		share = SVC_TCP_SHARE_FLOOR;
+	return share < tc->tc_max_calls ? (uint32_t)share : tc->tc_max_calls;
+}
+
+/* @tc may take one more call now (svc_tcp_share()). */
+static bool svc_tcp_room(const struct svc_tconn *tc)
+{
+	return tc->tc_calls_out < svc_tcp_share(tc);
 }
 
 /* Reserve a connection's read-ahead buffer in the receive share and the
@@ -284,7 +319,8 @@ got:
 	cc->cc_next = NULL;
 	cc->cc_tconn = tc;
 	cc->cc_state = CC_WORKING;
-	tc->tc_calls_out++;
+	if (!tc->tc_calls_out++)
+		atomic_fetch_add(&svc->sv_tcp_active, 1);
 	SVC_INC(svc, tcp_calls_in_use, 1);
 	return cc;
 }
@@ -313,11 +349,9 @@ static void svc_tcp_mem_kick(struct svc_group *grp)
 {
 	struct svc_tconn *tc;
 
-	if (!atomic_load(&grp->gr_svc->sv_tcp_memwaits))
-		return;
-	for (tc = grp->gr_tconns; tc; tc = tc->tc_next)
-		if (tc->tc_memwait)
-			svc_tcp_resume_queue(tc);
+	/* the waiting ones alone, not every connection of the group */
+	for (tc = grp->gr_tcp_memwait; tc; tc = tc->tc_mw_next)
+		svc_tcp_resume_queue(tc);
 }
 
 /* @tc's reader cannot grow within the budget: stop reading it (counted
@@ -329,9 +363,28 @@ static void svc_tcp_memwait_begin(struct svc_tconn *tc)
 	if (tc->tc_memwait)
 		return;
 	tc->tc_memwait = true;
+	tc->tc_mw_prev = NULL;
+	tc->tc_mw_next = tc->tc_grp->gr_tcp_memwait;
+	if (tc->tc_mw_next)
+		tc->tc_mw_next->tc_mw_prev = tc;
+	tc->tc_grp->gr_tcp_memwait = tc;
 	SVC_INC(svc, tcp_mem_waits, 1);
-	if (atomic_fetch_add(&svc->sv_tcp_memwaits, 1) == 0)
-		svc_log(svc, "tcp: memory budget (--memory) in use: connections in mid-record are not read until some is free");
+	if (atomic_fetch_add(&svc->sv_tcp_memwaits, 1) == 0) {
+		uint64_t now = svc_now_ms(), last = atomic_load(&svc->sv_tcp_memwait_logged_ms);
+
+		/* an episode begins: logged at most once per
+		 * sv_tcp_memwait_log_ms (a budget at its edge may begin and
+		 * end one per call), with those not logged since */
+		if (last && now - last < svc->sv_tcp_memwait_log_ms) {
+			atomic_fetch_add(&svc->sv_tcp_memwait_quiet, 1);
+			atomic_store(&svc->sv_tcp_memwait_said, false);
+			return;
+		}
+		atomic_store(&svc->sv_tcp_memwait_logged_ms, now ? now : 1);
+		atomic_store(&svc->sv_tcp_memwait_said, true);
+		svc_log(svc, "tcp: memory budget (--memory) in use: connections in mid-record are not read until some is free (%u such times not logged before)",
+			atomic_exchange(&svc->sv_tcp_memwait_quiet, 0));
+	}
 }
 
 /* @tc's reader grew, or @tc closed: it waits for memory no more. */
@@ -342,7 +395,15 @@ static void svc_tcp_memwait_end(struct svc_tconn *tc)
 	if (!tc->tc_memwait)
 		return;
 	tc->tc_memwait = false;
-	if (atomic_fetch_sub(&svc->sv_tcp_memwaits, 1) == 1)
+	if (tc->tc_mw_prev)
+		tc->tc_mw_prev->tc_mw_next = tc->tc_mw_next;
+	else
+		tc->tc_grp->gr_tcp_memwait = tc->tc_mw_next;
+	if (tc->tc_mw_next)
+		tc->tc_mw_next->tc_mw_prev = tc->tc_mw_prev;
+	tc->tc_mw_next = tc->tc_mw_prev = NULL;
+	if (atomic_fetch_sub(&svc->sv_tcp_memwaits, 1) == 1 &&
+	    atomic_exchange(&svc->sv_tcp_memwait_said, false))
 		svc_log(svc, "tcp: memory budget has room again: every connection is read");
 }
 
@@ -360,14 +421,15 @@ static void svc_tcp_call_put(struct svc_call *cc)
 	struct svc_tconn *tc = cc->cc_tconn;
 	struct svc_group *grp = cc->cc_grp;
 	struct rpcrdma_svc *svc = cc->cc_svc;
-	bool was_full = tc->tc_calls_out >= tc->tc_max_calls;
+	bool was_full = !svc_tcp_room(tc);
 
 	cc->cc_tconn = NULL;
 	cc->cc_state = CC_FREE;
 	if (cc->cc_pipe_dirty)
 		svc_tcp_pipe_close(cc); /* may hold bytes never sent */
 	cc->cc_pipe_len = 0;
-	tc->tc_calls_out--;
+	if (!--tc->tc_calls_out)
+		atomic_fetch_sub(&svc->sv_tcp_active, 1);
 	SVC_DEC(svc, tcp_calls_in_use, 1);
 	if (cc->cc_call_cap > SVC_TCP_KEEP_CALL_BYTES) {
 		/* A large WRITE's record: not kept idle in the context, but
@@ -395,7 +457,7 @@ static void svc_tcp_call_put(struct svc_call *cc)
 		 * not here: the caller may be walking this connection's
 		 * queues. */
 		svc_tcp_resume_queue(tc);
-	} else if (was_full) {
+	} else if (was_full && svc_tcp_room(tc)) {
 		svc_tcp_arm(tc); /* read again */
 	}
 }
@@ -432,8 +494,10 @@ static void svc_tcp_arm(struct svc_tconn *tc)
 
 	if (tc->tc_closing)
 		return;
-	if (tc->tc_calls_out < tc->tc_max_calls && !tc->tc_held && !tc->tc_memwait)
+	if (svc_tcp_room(tc) && !tc->tc_held && !tc->tc_memwait)
 		want |= EPOLLIN | EPOLLRDHUP;
+	else if (tc->tc_memwait && !tc->tc_rdhup_seen)
+		want |= EPOLLRDHUP; /* a FIN while it waits: svc_tcp_event() */
 	if (tc->tc_out_head && tc->tc_out_ms)
 		want |= EPOLLOUT;
 	if (want == tc->tc_events)
@@ -469,6 +533,7 @@ static void svc_tcp_close(struct svc_tconn *tc, const char *why)
 	svc_tcp_ahead_release(svc);
 	svc_tcp_mem_kick(tc->tc_grp);
 	tc->tc_rec_ms = tc->tc_out_ms = 0;
+	tc->tc_out_mark = NULL;
 	while ((cc = tc->tc_out_head)) {
 		tc->tc_out_head = cc->cc_next;
 		svc_tcp_call_put(cc);
@@ -723,14 +788,15 @@ static void svc_tcp_write(struct svc_tconn *tc)
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN || errno == EWOULDBLOCK) {
-				if (!tc->tc_out_ms)
+				if (!tc->tc_out_ms) {
 					tc->tc_out_ms = svc_now_ms();
+					tc->tc_out_mark = tc->tc_out_tail;
+				}
 				break;
 			}
 			svc_tcp_close(tc, "send failed (peer reset)");
 			return;
 		}
-		tc->tc_out_ms = 0;
 		while ((cc = tc->tc_out_head) && n > 0) {
 			size_t left = svc_tcp_rec_len(cc) - tc->tc_out_off;
 
@@ -744,10 +810,20 @@ static void svc_tcp_write(struct svc_tconn *tc)
 			if (!tc->tc_out_head)
 				tc->tc_out_tail = NULL;
 			cc->cc_pipe_dirty = false; /* its pipe is empty again */
+			if (cc == tc->tc_out_mark) {
+				/* what waited when the window began is taken */
+				tc->tc_out_mark = NULL;
+				tc->tc_out_ms = 0;
+			}
 			svc_tcp_call_put(cc);
 		}
-		if (tc->tc_out_head && !tc->tc_out_ms)
+		if (!tc->tc_out_head) {
+			tc->tc_out_ms = 0;
+			tc->tc_out_mark = NULL;
+		} else if (!tc->tc_out_ms) {
 			tc->tc_out_ms = svc_now_ms();
+			tc->tc_out_mark = tc->tc_out_tail;
+		}
 	}
 	svc_tcp_arm(tc);
 }
@@ -941,7 +1017,7 @@ static int svc_tcp_records(struct svc_tconn *tc, int rc, uint64_t now)
 
 		/* One read ahead may bring several small records: beyond the
 		 * connection's calls out they wait in the reader as well. */
-		cc = tc->tc_calls_out < tc->tc_max_calls ? svc_tcp_call_get(tc) : NULL;
+		cc = svc_tcp_room(tc) ? svc_tcp_call_get(tc) : NULL;
 		if (!cc) {
 			if (!tc->tc_calls_out) {
 				svc_tcp_close(tc, "no memory for a call");
@@ -992,7 +1068,7 @@ static void svc_tcp_read(struct svc_tconn *tc, uint64_t now)
 	int niov, rc;
 
 	for (turns = 0; turns < SVC_TCP_READS_PER_EVENT; turns++) {
-		if (tc->tc_closing || tc->tc_held || tc->tc_calls_out >= tc->tc_max_calls)
+		if (tc->tc_closing || tc->tc_held || !svc_tcp_room(tc))
 			break;
 		want = svc_rm_want(&tc->tc_rm);
 		if (want > SVC_TCP_KEEP_CALL_BYTES && tc->tc_grp->gr_tcp_big)
@@ -1204,6 +1280,23 @@ void svc_tcp_event(struct svc_group *grp, void *tag, uint32_t events)
 	tc = (struct svc_tconn *)((uintptr_t)tag & ~(uintptr_t)1u);
 	if (tc->tc_closing)
 		return;
+	if ((events & EPOLLRDHUP) && tc->tc_memwait && !(events & (EPOLLHUP | EPOLLERR))) {
+		int avail = 0;
+
+		/* The peer closed its side (FIN) while its record waits for
+		 * memory: unless the socket holds the fragment's rest, the
+		 * record can never end; closed now, not at its deadline. */
+		tc->tc_busy = true;
+		if (ioctl(tc->tc_fd, FIONREAD, &avail) || (uint32_t)avail < svc_rm_frag_left(&tc->tc_rm)) {
+			svc_tcp_close(tc, "peer closed mid-record while its record waited for memory");
+		} else {
+			tc->tc_rdhup_seen = true;
+			svc_tcp_arm(tc);
+		}
+		tc->tc_busy = false;
+		svc_tcp_maybe_destroy(tc);
+		return;
+	}
 	if ((events & (EPOLLHUP | EPOLLERR)) && (tc->tc_memwait || tc->tc_held)) {
 		/* Not read while it waits, so the reader would not see the
 		 * reset, and the level-triggered event would come back every

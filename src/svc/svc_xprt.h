@@ -205,9 +205,18 @@ static inline bool svc_rm_partial(const struct svc_rm *r)
 /* A TCP record's deadline: a call whose record started arriving is
  * complete within this, or its connection is closed. */
 #define SVC_TCP_RECORD_MS 10000u
-/* A reply not taken by the peer (the socket did not drain) within this
- * closes its connection. */
+/* Replies waiting for the peer (its socket did not drain) must all be
+ * taken within this, counted from when they began to wait: a peer taking
+ * one byte now and then does not restart it (svc_tcp_write()). */
 #define SVC_TCP_SEND_MS 30000u
+/* The call contexts a TCP connection is sure of within the memory budget
+ * whatever its fair share (svc_tcp_share()): beyond these, its contexts
+ * (calls read, served, replies waiting to be written) hold at most half
+ * the budget divided among the TCP connections with calls under way. */
+#define SVC_TCP_SHARE_FLOOR 8u
+/* The memory-wait episodes of TCP readers are logged at most once per
+ * this (the others counted in the next line logged). */
+#define SVC_TCP_MEMWAIT_LOG_MS 60000u
 /* Most records read from one connection per readiness event, so one busy
  * peer cannot keep the run loop from the others. */
 #define SVC_TCP_READS_PER_EVENT 16u

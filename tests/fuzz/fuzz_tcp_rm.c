@@ -3,10 +3,14 @@
  * fuzz_tcp_rm.c - libFuzzer target over the TCP transport's record-marking
  * reader (src/svc/svc_tcp_rm.c, RFC 5531 section 11).
  *
- * Input: byte 0 picks the record cap (64 bytes << (b % 12)), bytes 1..8 the
- * sizes of the reads (each 1..256 bytes, taken in turn, and never more
- * than the iovecs the reader offers, as readv() would), the rest is the
- * byte stream from the peer.  The reader must find exactly the records,
+ * Input: byte 0 picks the record cap (64 bytes << (b % 12)), bytes 1..8 four
+ * 16-bit read sizes (each 1..8192 bytes, taken in turn, and never more
+ * than the iovecs the reader offers, as readv() would: reads past the
+ * 4 KiB read-ahead and into large records), the rest is the byte stream
+ * from the peer.  Bit 0 of a read size's high byte also has the reader,
+ * when it wants a larger buffer for the fragment (svc_rm_want()), adopt
+ * a fresh one of that size or 1..255 bytes more, as the transport's kept
+ * large buffers (svc_tcp_big_adopt()); what it lets go of is freed.  The reader must find exactly the records,
  * and stop at exactly the mark, that a plain one-pass parse of the whole
  * stream finds (reference below, written from the RFC's wording): the same
  * bytes in each record, -EMSGSIZE at the first mark whose fragment would
@@ -94,7 +98,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		want = iov[0].iov_len + (niov > 1 ? iov[1].iov_len : 0);
 		if (!want)
 			abort(); /* the reader must always ask for something */
-		take = 1 + data[1 + k++ % 8];
+		{
+			size_t at2 = 1 + 2 * (k++ % 4);
+			uint32_t w = svc_rm_want(&rm), oc;
+
+			take = 1 + (((size_t)data[at2] << 8 | data[at2 + 1]) % 8192);
+			if (w && (data[at2] & 1)) {
+				uint32_t cap2 = w + data[at2 + 1] % 256;
+				uint8_t *nb = malloc(cap2), *old;
+
+				if (!nb)
+					abort();
+				old = svc_rm_adopt(&rm, nb, cap2, &oc);
+				if (old == nb)
+					abort(); /* w holds the record so far: never refused */
+				free(old);
+				niov = svc_rm_iov(&rm, iov);
+				if (niov < 0)
+					abort();
+				want = iov[0].iov_len + (niov > 1 ? iov[1].iov_len : 0);
+			}
+		}
 		if (take > want)
 			take = want;
 		if (take > n - at)

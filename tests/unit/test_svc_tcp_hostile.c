@@ -362,7 +362,8 @@ static void test_record_memory(void **state)
 	struct svc_group *grp = &svc->sv_groups[0];
 	const size_t rec = 4u + 44u + H_REC; /* mark, ECHO call's header, opaque */
 	uint8_t *big = malloc(rec), *got = malloc(rec);
-	int hog[H_HOGS], small, legit, rb = 16384, turns, idle;
+	int hog[H_HOGS], small, legit, fin, rb = 16384, turns, idle;
+	uint64_t waits;
 	size_t off[H_HOGS], total = 0, have = 0;
 	uint64_t base, peak = 0, bound;
 	unsigned i;
@@ -418,6 +419,27 @@ static void test_record_memory(void **state)
 	h_connect(f, small);
 	h_echo(f, small, 0x200);
 	assert_true(atomic_load(&svc->sv_mem_registered) <= bound + svc->sv_tcp_reply_cap + 4u + SVC_RM_MIN_CAP);
+
+	/* A peer whose record waits for memory closes its side (FIN, not
+	 * RST): noticed at once (EPOLLRDHUP), not at its record deadline (no
+	 * sweep here).  Its 10,000 bytes after the mark fit the sockets'
+	 * buffers, so its FIN reaches the server (a FIN behind bytes the
+	 * server has not taken stays in the peer's socket, as for the hogs);
+	 * the reader takes 4 KiB (what every connection may hold) and cannot
+	 * grow within the budget, spent here by hand (the room the hogs left
+	 * depends on the order they were read in). */
+	atomic_fetch_add(&svc->sv_mem_registered, H_MEMORY);
+	fin = h_socket();
+	h_connect(f, fin);
+	assert_int_equal(send(fin, big, 48 + 10000, MSG_NOSIGNAL), 48 + 10000);
+	assert_int_equal(shutdown(fin, SHUT_WR), 0);
+	waits = atomic_load(&svc->sv_ct.tcp_mem_waits);
+	assert_true(h_sees_eof(f, fin));
+	assert_int_equal(atomic_load(&svc->sv_ct.tcp_mem_waits), waits + 1);
+	assert_int_equal(atomic_load(&svc->sv_ct.conns_open[SVC_XPRT_TCP]), H_HOGS + 1);
+	assert_int_equal(atomic_load(&svc->sv_ct.tcp_record_timeouts), 0);
+	close(fin);
+	atomic_fetch_sub(&svc->sv_mem_registered, H_MEMORY);
 
 	/* half the hogs reset: closed though their sockets are not read */
 	for (i = 0; i < H_HOGS / 2; i++)
@@ -483,11 +505,256 @@ static void test_record_memory(void **state)
 	free(got);
 }
 
+/* ---------- fair share (slow readers) ---------- */
+
+/* Replies of 64 KiB at most: a call context counts 64 KiB + 64 KiB of
+ * slack + its 4-byte mark = 131,076 bytes (svc_tcp_call_bytes()); half of
+ * a 64 MiB budget holds 33,554,432 / 131,076 = 255 of them. */
+#define F_CREDITS 128u
+#define F_CTX 131076u
+#define F_HOGS 7u
+
+static int h_setup_share(void **state)
+{
+	struct rpcrdma_svc_config cfg = {
+		.sc_credits = F_CREDITS,
+		.sc_inline_size = 1024,
+		.sc_max_payload = 65536,
+		.sc_memory = 64u << 20,
+		.sc_threads = 1,
+		.sc_transport_threads = 1,
+		.sc_max_connections = 32,
+		.sc_max_conns_per_host = 32,
+	};
+
+	return h_init(state, cfg);
+}
+
+/* An ECHO call (RFC 5531 9, tprog.h) of an opaque of @len bytes of 0x3c,
+ * xid @xid, as one record, into @out; its length. */
+static size_t h_echo_call(uint8_t *out, uint32_t xid, uint32_t len)
+{
+	const uint32_t w[] = { 0x80000000u | (44u + len), xid, 0, 2, TPROG, 1, TP_ECHO,
+			       0, 0, 0, 0, len };
+
+	for (size_t i = 0; i < 12; i++)
+		h_put32(out + 4 * i, w[i]);
+	memset(out + 48, 0x3c, len);
+	return 48u + len;
+}
+
+/* Send @n small ECHO calls (8 bytes each) on @fd at once; turn the
+ * loop's TCP events alone (no worker step: nothing comes back) until the
+ * server's TCP calls in use stay the same for 20 turns, the most the
+ * connection may have out at once read; then turn it whole until the @n
+ * replies (40 bytes each with the mark) are read.  Return: the calls in
+ * use above @base after the first part. */
+static uint32_t h_burst(struct hfix *f, int fd, unsigned n, uint32_t base)
+{
+	struct svc_group *grp = &f->svc.sv_groups[0];
+	uint8_t *w = malloc((size_t)n * 56), r[4096];
+	size_t want = (size_t)n * 40, got = 0, len = 0;
+	uint32_t out, last = 0;
+	int same = 0;
+
+	assert_non_null(w);
+	for (unsigned i = 0; i < n; i++)
+		len += h_echo_call(w + len, 0x9000 + i, 8);
+	assert_int_equal(send(fd, w, len, MSG_NOSIGNAL), (ssize_t)len);
+	free(w);
+	for (int turns = 0; turns < 2000 && same < 20; turns++) {
+		struct epoll_event evs[8];
+		int k = epoll_wait(grp->gr_epoll, evs, 8, 2);
+
+		for (int i = 0; i < k; i++)
+			if (svc_tcp_is_tag(evs[i].data.ptr))
+				svc_tcp_event(grp, evs[i].data.ptr, evs[i].events);
+		out = (uint32_t)atomic_load(&f->svc.sv_ct.tcp_calls_in_use);
+		same = out == last ? same + 1 : 0;
+		last = out;
+	}
+	for (int turns = 0; turns < 2000 && got < want; turns++) {
+		ssize_t m;
+
+		h_pump(f, 2);
+		m = recv(fd, r, sizeof(r), MSG_DONTWAIT);
+		if (m == 0)
+			break;
+		if (m > 0)
+			got += (size_t)m;
+	}
+	assert_int_equal(got, want);
+	return last - base;
+}
+
+/*
+ * An honest client alone (other connections open but idle) has all its
+ * sc_credits calls out at once: its share is half the budget over the one
+ * connection with calls out, 255 contexts, more than its 128 credits.
+ */
+static void test_share_honest(void **state)
+{
+	struct hfix *f = *state;
+	int idle[4], c;
+
+	for (unsigned i = 0; i < 4; i++) {
+		idle[i] = h_socket();
+		h_connect(f, idle[i]);
+	}
+	c = h_socket();
+	h_connect(f, c);
+	h_echo(f, c, 1);
+	assert_int_equal(h_burst(f, c, F_CREDITS, 0), F_CREDITS);
+	for (unsigned i = 0; i < 4; i++)
+		close(idle[i]);
+	close(c);
+	for (int turns = 0; turns < 100 && atomic_load(&f->svc.sv_ct.conns_open[SVC_XPRT_TCP]);
+	     turns++)
+		h_pump(f, 5);
+}
+
+/*
+ * F_HOGS slow readers each send an ECHO of 60 KiB whose reply their small
+ * socket buffers cannot take (it waits in the server: the connection has a
+ * call out), then 128 small calls, and read nothing.  Each may have
+ * 33,554,432 / 7 / 131,076 = 36 calls out (its share among the 7 busy
+ * connections); before the fix each took its 128 credits (7 x 128 x
+ * 131,076 = 117 MB, more than the 64 MiB budget) and the honest client
+ * then had one call at a time.  Now the hogs hold 7 x 36 = 252 contexts
+ * and the honest client, the eighth busy connection, has its share out at
+ * once: 33,554,432 / 8 / 131,076 = 31 calls (31.999).  The hogs take a few bytes now
+ * and then (16 KiB each, less than their first reply): the send deadline is
+ * not restarted by that, a sweep past it closes them (tcp_send_timeouts;
+ * with the deadline restarted by any byte, as before, none is), and the budget's charge is back where
+ * it was before they came.
+ */
+static void test_share_slow_readers(void **state)
+{
+	struct hfix *f = *state;
+	struct rpcrdma_svc *svc = &f->svc;
+	struct svc_group *grp = &svc->sv_groups[0];
+	int hog[F_HOGS], c, sb = 4096, turns;
+	uint8_t *w = malloc(48 + 61440), small[128 * 56], b[1024];
+	size_t len, slen = 0;
+	uint64_t base, t0;
+	uint32_t held;
+
+	assert_non_null(w);
+	assert_int_equal(setsockopt(svc->sv_tcp_fd, SOL_SOCKET, SO_SNDBUF, &sb, sizeof(sb)), 0);
+	base = atomic_load(&svc->sv_mem_registered);
+	c = h_socket();
+	h_connect(f, c);
+	h_echo(f, c, 2);
+	for (unsigned i = 0; i < 128; i++)
+		slen += h_echo_call(small + slen, 0x100 + i, 8);
+	len = h_echo_call(w, 0x77, 61440);
+	for (unsigned i = 0; i < F_HOGS; i++) {
+		int rb = 4096;
+
+		hog[i] = h_socket();
+		setsockopt(hog[i], SOL_SOCKET, SO_RCVBUF, &rb, sizeof(rb));
+		h_connect(f, hog[i]);
+		assert_int_equal(send(hog[i], w, len, MSG_NOSIGNAL), (ssize_t)len);
+	}
+	for (turns = 0; turns < 100; turns++)
+		h_pump(f, 2);
+	assert_int_equal(atomic_load(&svc->sv_tcp_active), F_HOGS);
+	for (unsigned i = 0; i < F_HOGS; i++)
+		assert_int_equal(send(hog[i], small, slen, MSG_NOSIGNAL), (ssize_t)slen);
+	for (turns = 0; turns < 200; turns++)
+		h_pump(f, 2);
+	held = (uint32_t)atomic_load(&svc->sv_ct.tcp_calls_in_use);
+	assert_int_equal(held, F_HOGS * 36u);
+	/* the honest client: its share at once */
+	assert_int_equal(h_burst(f, c, 64, held), 31u);
+
+	/* the hogs take 16 KiB each after the replies began to wait, with
+	 * the server writing as they do (a deadline restarted by any byte
+	 * would start again here): that is not their first reply whole, no
+	 * progress on the deadline's window */
+	t0 = svc_now_ms();
+	usleep(5000);
+	for (unsigned i = 0; i < F_HOGS; i++)
+		for (size_t taken = 0; taken < 16384;) {
+			ssize_t m = recv(hog[i], b, sizeof(b), 0);
+
+			assert_true(m > 0);
+			taken += (size_t)m;
+			h_pump(f, 1);
+		}
+	for (turns = 0; turns < 20; turns++)
+		h_pump(f, 2);
+	svc_tcp_sweep(grp, t0 + svc->sv_tcp_send_ms + 1);
+	assert_int_equal(atomic_load(&svc->sv_ct.tcp_send_timeouts), F_HOGS);
+	assert_int_equal(atomic_load(&svc->sv_ct.conns_open[SVC_XPRT_TCP]), 1);
+	for (unsigned i = 0; i < F_HOGS; i++)
+		close(hog[i]);
+	for (turns = 0; turns < 20; turns++)
+		h_pump(f, 2);
+	assert_int_equal(atomic_load(&svc->sv_ct.tcp_calls_in_use), 0);
+	assert_int_equal(atomic_load(&svc->sv_tcp_active), 0);
+	h_echo(f, c, 3);
+	close(c);
+	free(w);
+	for (turns = 0; turns < 100 && atomic_load(&svc->sv_ct.conns_open[SVC_XPRT_TCP]); turns++)
+		h_pump(f, 5);
+	svc_tcp_free_calls(grp);
+	assert_int_equal(atomic_load(&svc->sv_mem_registered), base);
+}
+
+/* One memory-wait episode: a peer sends the first 10,000 bytes of a 1 MiB
+ * ECHO record and closes its side; with the budget spent its reader waits
+ * for memory, and is closed at once for the FIN. */
+static void h_memwait_episode(struct hfix *f)
+{
+	uint8_t w[48 + 10000];
+	int fd = h_socket();
+	uint64_t waits = atomic_load(&f->svc.sv_ct.tcp_mem_waits);
+
+	h_echo_call(w, 0x55, 10000);
+	h_put32(w, 0x80000000u | (44u + H_REC));
+	h_put32(w + 44, H_REC);
+	h_connect(f, fd);
+	assert_int_equal(send(fd, w, sizeof(w), MSG_NOSIGNAL), (ssize_t)sizeof(w));
+	assert_int_equal(shutdown(fd, SHUT_WR), 0);
+	assert_true(h_sees_eof(f, fd));
+	assert_int_equal(atomic_load(&f->svc.sv_ct.tcp_mem_waits), waits + 1);
+	close(fd);
+}
+
+/*
+ * The memory-wait log lines are rate-limited: three episodes in a row
+ * (well within SVC_TCP_MEMWAIT_LOG_MS) log one start and one end line
+ * (before: three of each); the next episode logged (the limit set to 0
+ * here, as if the minute had passed) says how many were not.
+ */
+static void test_memwait_log(void **state)
+{
+	struct hfix *f = *state;
+	struct rpcrdma_svc *svc = &f->svc;
+
+	atomic_fetch_add(&svc->sv_mem_registered, H_MEMORY); /* the budget spent */
+	for (int i = 0; i < 3; i++)
+		h_memwait_episode(f);
+	assert_int_equal(h_log_count(f, "connections in mid-record are not read"), 1);
+	assert_int_equal(h_log_count(f, "has room again"), 1);
+	assert_int_equal(h_log_count(f, "(0 such times not logged before)"), 1);
+	svc->sv_tcp_memwait_log_ms = 0;
+	h_memwait_episode(f);
+	assert_int_equal(h_log_count(f, "connections in mid-record are not read"), 2);
+	assert_int_equal(h_log_count(f, "(2 such times not logged before)"), 1);
+	assert_int_equal(h_log_count(f, "has room again"), 2);
+	atomic_fetch_sub(&svc->sv_mem_registered, H_MEMORY);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_accept_out_of_fds, h_setup, h_teardown),
 		cmocka_unit_test_setup_teardown(test_record_memory, h_setup_mem, h_teardown),
+		cmocka_unit_test_setup_teardown(test_share_honest, h_setup_share, h_teardown),
+		cmocka_unit_test_setup_teardown(test_memwait_log, h_setup_mem, h_teardown),
+		cmocka_unit_test_setup_teardown(test_share_slow_readers, h_setup_share, h_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
