@@ -32,7 +32,7 @@
 
 #define NLM_CB_TIMEOUT_S 5
 
-uint16_t nlm_cb_rpcbind_port = 111;
+_Atomic uint16_t nlm_cb_rpcbind_port = 111; /* a test may change it while callbacks run */
 
 /* a TCP connection to @addr:@port from @local (port 0), bounded in time */
 static int cb_connect(const struct sockaddr_storage *addr, socklen_t alen,

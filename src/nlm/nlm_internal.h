@@ -570,7 +570,7 @@ int nlm_cb_granted(struct rpcrdma_nlm *n, const struct nlm_grant *g);
 /** nlm_cb_res - send a queued _RES callback. Return: 0 or -errno. */
 int nlm_cb_res(struct rpcrdma_nlm *n, const struct nlm_msgres *m);
 /** The port callbacks ask a host's rpcbind at (111; unit tests change it). */
-extern uint16_t nlm_cb_rpcbind_port;
+extern _Atomic uint16_t nlm_cb_rpcbind_port;
 /** nlm_cb_notify - SM_NOTIFY (our name, state) to the host's statd. */
 int nlm_cb_notify(struct rpcrdma_nlm *n, const struct nsm_record *r);
 

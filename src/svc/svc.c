@@ -18,7 +18,8 @@
 
 /* epoll tags for the two fds that are not connections (a device's
  * completion channel's tag is its struct svc_dev; TCP's: svc_tcp_is_tag()) */
-static char svc_tag_cm, svc_tag_wake;
+/* aligned: a TCP connection's tag is its address with the low bit set */
+static _Alignas(8) char svc_tag_cm, svc_tag_wake;
 
 void svc_log(struct rpcrdma_svc *svc, const char *fmt, ...)
 {

@@ -644,7 +644,7 @@ static bool callbacks_idle(void)
 
 static void test_dead_callbacks_hold_no_one(void **state)
 {
-	uint16_t port, port2, saved = nlm_cb_rpcbind_port;
+	uint16_t port, port2, saved = atomic_load(&nlm_cb_rpcbind_port);
 	struct rpcrdma_nlm_stats st0, st;
 	struct nlm_args a;
 	struct fh f;
